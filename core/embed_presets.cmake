@@ -1,0 +1,10 @@
+# Writes OUT: a C++ source holding each file of FILES (relative to DIR) as a raw string.
+string(REPLACE "," ";" FILES "${FILES}")
+set(body "// Generated from models/ by core/embed_presets.cmake. Do not edit.\n#include \"embedded.hpp\"\n\nnamespace kvplan::detail {\nnamespace {\nconstexpr EmbeddedFile kFiles[] = {\n")
+foreach(f IN LISTS FILES)
+  file(READ "${DIR}/${f}" text)
+  string(APPEND body "    {\"${f}\", R\"kvplan_json(${text})kvplan_json\"},\n")
+endforeach()
+string(APPEND body "};\n}  // namespace\n\nstd::span<const EmbeddedFile> embedded_files() { return kFiles; }\n\n}  // namespace kvplan::detail\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,48 @@
+// Report rendering shared by every subcommand and the GUI: output formats, human units, tables.
+//
+//   human_bytes(1073741824) == "1.00 GiB (1.07 GB)"
+//   Table t{{"term", "value"}, {{"L", "32"}}};  render(t, OutputFormat::md) == "| term | value |\n..."
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvplan/formula.hpp"
+
+namespace kvplan {
+
+enum class OutputFormat { table, json, md, csv, junit };
+
+// Parses "table", "text" (= table), "json", "md"/"markdown", "csv", "junit"; `allowed` lists the
+// ones a subcommand supports. Throws Error naming --format.
+OutputFormat parse_output_format(const std::string& name, const std::vector<OutputFormat>& allowed);
+std::string to_string(OutputFormat f);
+
+// "1.00 GiB (1.07 GB)"; below 1 KiB: "512 B".
+std::string human_bytes(std::uint64_t bytes);
+// "12.3K", "1.05M" style compact counts are avoided: integers are printed with thin grouping
+// "1,048,576".
+std::string grouped(std::uint64_t n);
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+std::string render_text(const Table& t);      // aligned columns, numbers right-aligned
+std::string render_markdown(const Table& t);  // GitHub table, | escaped
+std::string render_csv(const Table& t);       // RFC 4180 quoting
+
+// `kvplan size`: the formula's factors, per-token / per-request / total bytes.
+struct SizeReport {
+  ModelSpec model;
+  KvCostInput input;
+  KvCost cost;
+};
+SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
+                            const std::string& source = "arguments");
+// JSON keys: model, kv_dtype, policy, context, batch, block_size, bytes_per_token,
+// bytes_per_request, total_bytes, factors{L, n, H_kv, d_k, d_v, b, B}, groups[...].
+std::string render(const SizeReport& r, OutputFormat f);
+
+}  // namespace kvplan

@@ -1,0 +1,54 @@
+#include "kvplan/gpu.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "embedded.hpp"
+#include "json_read.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+
+GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
+  const auto j = detail::parse_json_text(text, source);
+  detail::JsonObject o(j, source, "");
+  const auto version = o.uint("kvplan_gpu", 1, 1000);
+  if (version != 1)
+    throw Error(source, "/kvplan_gpu", "unsupported schema version " + std::to_string(version));
+  GpuSpec g;
+  g.id = o.str("id");
+  g.name = o.opt_str("name").value_or(g.id);
+  g.source = o.str("source");
+  g.memory_bytes = o.uint("memory_bytes", std::uint64_t{1} << 30, std::uint64_t{1} << 44);
+  g.bandwidth_gbps = o.number("bandwidth_gbps", 1, 1e6);
+  g.price_per_hour = o.opt_number("price_per_hour", 0, 1e6).value_or(0);
+  o.finish();
+  return g;
+}
+
+GpuSpec load_gpu(const std::string& id_or_path) {
+  const std::string rel = "gpus/" + id_or_path + ".json";
+  for (const auto& f : detail::embedded_files())
+    if (rel == f.path) return parse_gpu_json(f.text, "preset " + id_or_path);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(id_or_path, ec)) {
+    std::string ids;
+    for (const auto& g : list_gpu_presets()) ids += (ids.empty() ? "" : ", ") + g.id;
+    throw Error("--gpu", "gpu",
+                "unknown GPU \"" + id_or_path + "\" (presets: " + ids +
+                    "; or give --gpu-memory-gib)");
+  }
+  return parse_gpu_json(detail::read_text_file(id_or_path, "GPU file"), id_or_path);
+}
+
+std::vector<GpuSpec> list_gpu_presets() {
+  std::vector<GpuSpec> out;
+  for (const auto& f : detail::embedded_files()) {
+    std::string path = f.path;
+    if (path.rfind("gpus/", 0) == 0) out.push_back(parse_gpu_json(f.text, path));
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.id < b.id; });
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,57 @@
+// Private to core: strict reading of JSON objects with errors that name the file and the JSON
+// pointer of the field. Unknown keys are refused so a typo fails loudly.
+//
+//   JsonObject o(j, "deploy.json", "/hardware");
+//   auto n = o.uint("gpus", 1, 4096);          // "deploy.json: /hardware/gpus: must be ..."
+//   o.finish();                                // throws on keys nobody read
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kvplan::detail {
+
+// Parses text as JSON; throws Error(source, "", "invalid JSON: ... at byte N").
+nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+// Reads a whole file (limit 64 MiB); throws Error when unreadable or too large.
+std::string read_text_file(const std::string& path, const std::string& what = "file");
+
+class JsonObject {
+ public:
+  JsonObject(const nlohmann::json& j, std::string source, std::string pointer);
+
+  bool has(const std::string& key) const;
+  const nlohmann::json& raw(const std::string& key);  // marks it read; throws if missing
+  std::string pointer(const std::string& key) const { return pointer_ + "/" + key; }
+  const std::string& source() const { return source_; }
+
+  std::uint64_t uint(const std::string& key, std::uint64_t min, std::uint64_t max);
+  std::optional<std::uint64_t> opt_uint(const std::string& key, std::uint64_t min,
+                                        std::uint64_t max);
+  double number(const std::string& key, double min, double max);
+  std::optional<double> opt_number(const std::string& key, double min, double max);
+  std::string str(const std::string& key);
+  std::optional<std::string> opt_str(const std::string& key);
+  std::optional<bool> opt_bool(const std::string& key);
+  JsonObject object(const std::string& key);
+  std::optional<JsonObject> opt_object(const std::string& key);
+  std::vector<std::string> strings(const std::string& key);
+
+  // Throws naming the first key that was never read.
+  void finish() const;
+
+ private:
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  const nlohmann::json& j_;
+  std::string source_, pointer_;
+  std::set<std::string> read_;
+};
+
+// Value as text for messages (strings quoted, long values cut).
+std::string show(const nlohmann::json& v);
+
+}  // namespace kvplan::detail

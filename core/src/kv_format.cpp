@@ -1,0 +1,150 @@
+#include "kvplan/kv_format.hpp"
+
+#include <numeric>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "spec_parse.hpp"
+
+namespace kvplan {
+
+namespace {
+
+struct PlainName {
+  const char* name;
+  KvDtype dtype;
+};
+constexpr PlainName kPlain[] = {{"fp32", KvDtype::fp32},         {"fp16", KvDtype::fp16},
+                                {"bf16", KvDtype::bf16},         {"fp8", KvDtype::fp8_e4m3},
+                                {"fp8_e4m3", KvDtype::fp8_e4m3}, {"fp8_e5m2", KvDtype::fp8_e5m2},
+                                {"int8", KvDtype::int8}};
+
+std::uint64_t plain_elem_bytes(KvDtype d) {
+  switch (d) {
+    case KvDtype::fp32: return 4;
+    case KvDtype::fp16:
+    case KvDtype::bf16: return 2;
+    case KvDtype::fp8_e4m3:
+    case KvDtype::fp8_e5m2:
+    case KvDtype::int8: return 1;
+    case KvDtype::kivi: break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+KvFormat parse_kv_format(std::string_view spec, const std::string& source,
+                         const std::string& field) {
+  auto opts = detail::split_spec(spec, source, field);
+  for (const auto& p : kPlain) {
+    if (opts.head != p.name) continue;
+    if (!opts.values.empty())
+      throw Error(source, field, "format '" + opts.head + "' takes no options, got '" +
+                                     std::string(spec) + "'");
+    return KvFormat{.dtype = p.dtype};
+  }
+  if (opts.head != "kivi") {
+    throw Error(source, field,
+                "unknown KV format '" + std::string(spec) +
+                    "' (expected fp32, fp16, bf16, fp8, fp8_e5m2, int8 or "
+                    "kivi:bits=2|4|8,group=G,residual=R)");
+  }
+  KvFormat f{.dtype = KvDtype::kivi};
+  for (const auto& [key, value] : opts.values) {
+    std::string sub = field + "." + key;
+    if (key == "bits") {
+      f.bits = static_cast<std::uint32_t>(detail::parse_uint(value, 2, 8, source, sub));
+      if (f.bits != 2 && f.bits != 4 && f.bits != 8)
+        throw Error(source, sub, "bits must be 2, 4 or 8, got " + value);
+    } else if (key == "group") {
+      f.group = static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1u << 20, source, sub));
+    } else if (key == "residual") {
+      f.residual =
+          static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1u << 24, source, sub));
+    } else {
+      throw Error(source, sub, "unknown kivi option '" + key + "' (expected bits, group, residual)");
+    }
+  }
+  if (f.residual % f.group != 0)
+    throw Error(source, field + ".residual",
+                "must be a multiple of group (" + std::to_string(f.group) + "), got " +
+                    std::to_string(f.residual));
+  return f;
+}
+
+std::string to_string(const KvFormat& f) {
+  switch (f.dtype) {
+    case KvDtype::fp32: return "fp32";
+    case KvDtype::fp16: return "fp16";
+    case KvDtype::bf16: return "bf16";
+    case KvDtype::fp8_e4m3: return "fp8";
+    case KvDtype::fp8_e5m2: return "fp8_e5m2";
+    case KvDtype::int8: return "int8";
+    case KvDtype::kivi:
+      return "kivi:bits=" + std::to_string(f.bits) + ",group=" + std::to_string(f.group) +
+             ",residual=" + std::to_string(f.residual);
+  }
+  return "?";
+}
+
+double nominal_bytes_per_element(const KvFormat& f) {
+  if (f.dtype == KvDtype::kivi) return f.bits / 8.0;
+  return static_cast<double>(plain_elem_bytes(f.dtype));
+}
+
+std::uint64_t kivi_group_bytes(const KvFormat& f) {
+  return 4 * ceil_div(std::uint64_t{f.group} * f.bits, 32) + 2 + 2;
+}
+
+void validate_stream(const KvFormat& f, StreamRole role, std::uint32_t width,
+                     std::uint32_t block_size, const std::string& source) {
+  if (block_size == 0) throw Error(source, "block_size", "must be at least 1 token, got 0");
+  if (width == 0) throw Error(source, "head_dim", "stream width must be positive, got 0");
+  if (f.dtype != KvDtype::kivi) return;
+  if (role == StreamRole::latent)
+    throw Error(source, "kv-dtype",
+                "kivi quantizes keys per channel and values per token; it does not apply to an "
+                "MLA latent cache (use fp8 or int8)");
+  if (f.bits != 2 && f.bits != 4 && f.bits != 8)
+    throw Error(source, "kv-dtype.bits", "must be 2, 4 or 8, got " + std::to_string(f.bits));
+  if (f.group == 0 || width % f.group != 0)
+    throw Error(source, "kv-dtype.group",
+                "group (" + std::to_string(f.group) + ") must divide the head dim (" +
+                    std::to_string(width) + "): value groups are channels");
+  if (f.residual == 0 || f.residual % f.group != 0)
+    throw Error(source, "kv-dtype.residual",
+                "residual (" + std::to_string(f.residual) + ") must be a positive multiple of group (" +
+                    std::to_string(f.group) + ")");
+}
+
+std::uint64_t stream_bytes(const KvFormat& f, StreamRole role, std::uint32_t width,
+                           std::uint64_t tokens, std::uint32_t block_size) {
+  const std::uint64_t S = block_size;
+  const std::uint64_t d = width;
+  auto paged = [&](std::uint64_t n) { return round_up(n, S, "cache tokens"); };
+  switch (f.dtype) {
+    case KvDtype::int8:
+      return mul(paged(tokens), d + 4, "int8 stream bytes");
+    case KvDtype::kivi: {
+      const std::uint64_t G = f.group, R = f.residual, P = kivi_group_bytes(f);
+      if (role == StreamRole::key) {
+        const std::uint64_t q = tokens / R * R;
+        const std::uint64_t unit = std::lcm(S, G);
+        const std::uint64_t quant = mul(mul(round_up(q, unit, "kivi key tokens") / G, d), P);
+        const std::uint64_t resid = mul(mul(paged(tokens % R), d), 2);
+        return add(quant, resid, "kivi key stream bytes");
+      }
+      const std::uint64_t q = tokens > R ? tokens - R : 0;
+      const std::uint64_t window = tokens < R ? tokens : R;
+      const std::uint64_t quant = mul(mul(paged(q), d / G), P);
+      const std::uint64_t resid = mul(mul(paged(window), d), 2);
+      return add(quant, resid, "kivi value stream bytes");
+    }
+    default:
+      return mul(mul(paged(tokens), d, "stream elements"), plain_elem_bytes(f.dtype),
+                 "stream bytes");
+  }
+}
+
+}  // namespace kvplan

@@ -1,0 +1,234 @@
+#include "kvplan/report.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+
+namespace {
+
+const char* kind_name(AttentionKind k) {
+  switch (k) {
+    case AttentionKind::full: return "full";
+    case AttentionKind::sliding: return "sliding";
+    case AttentionKind::mla: return "mla";
+    case AttentionKind::none: return "none";
+  }
+  return "?";
+}
+
+bool looks_numeric(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || c == ',' || c == '.' || c == '-' || c == '%' || c == 'x'))
+      return false;
+  return true;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+OutputFormat parse_output_format(const std::string& name, const std::vector<OutputFormat>& allowed) {
+  OutputFormat f;
+  if (name == "table" || name == "text") f = OutputFormat::table;
+  else if (name == "json") f = OutputFormat::json;
+  else if (name == "md" || name == "markdown") f = OutputFormat::md;
+  else if (name == "csv") f = OutputFormat::csv;
+  else if (name == "junit") f = OutputFormat::junit;
+  else f = static_cast<OutputFormat>(-1);
+  for (auto a : allowed)
+    if (a == f) return f;
+  std::string list;
+  for (auto a : allowed) list += (list.empty() ? "" : ", ") + to_string(a);
+  throw Error("--format", "format", "\"" + name + "\" is not one of " + list);
+}
+
+std::string to_string(OutputFormat f) {
+  switch (f) {
+    case OutputFormat::table: return "table";
+    case OutputFormat::json: return "json";
+    case OutputFormat::md: return "md";
+    case OutputFormat::csv: return "csv";
+    case OutputFormat::junit: return "junit";
+  }
+  return "?";
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  static const char* bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  static const char* dec[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
+  double b = static_cast<double>(bytes), d = b;
+  int i = 0, j = 0;
+  b /= 1024;
+  while (b >= 1024 && i < 5) b /= 1024, ++i;
+  d /= 1000;
+  while (d >= 1000 && j < 5) d /= 1000, ++j;
+  return fixed(b, 2) + " " + bin[i] + " (" + fixed(d, 2) + " " + dec[j] + ")";
+}
+
+std::string grouped(std::uint64_t n) {
+  std::string s = std::to_string(n), out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+std::string render_text(const Table& t) {
+  std::vector<std::size_t> w(t.header.size(), 0);
+  auto widen = [&](const std::vector<std::string>& r) {
+    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  };
+  widen(t.header);
+  for (const auto& r : t.rows) widen(r);
+  auto line = [&](const std::vector<std::string>& r, bool header) {
+    std::string s;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const std::string cell = i < r.size() ? r[i] : "";
+      const std::string pad(w[i] - cell.size(), ' ');
+      const bool right = !header && i > 0 && looks_numeric(cell);
+      s += (i ? "  " : "") + (right ? pad + cell : cell + (i + 1 < w.size() ? pad : ""));
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line(t.header, true);
+  std::size_t total = 0;
+  for (auto x : w) total += x;
+  out += std::string(total + 2 * (w.empty() ? 0 : w.size() - 1), '-') + "\n";
+  for (const auto& r : t.rows) out += line(r, false);
+  return out;
+}
+
+std::string render_markdown(const Table& t) {
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
+    return o;
+  };
+  std::string out = "|";
+  for (const auto& h : t.header) {
+    out += ' ';
+    out += esc(h);
+    out += " |";
+  }
+  out += "\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += i ? " ---: |" : " --- |";
+  out += "\n";
+  for (const auto& r : t.rows) {
+    out += "|";
+    for (std::size_t i = 0; i < t.header.size(); ++i) {
+      out += ' ';
+      out += esc(i < r.size() ? r[i] : "");
+      out += " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_csv(const Table& t) {
+  auto cell = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+  };
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string s;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (i) s += ',';
+      s += cell(r[i]);
+    }
+    return s + "\n";
+  };
+  std::string out = line(t.header);
+  for (const auto& r : t.rows) out += line(r);
+  return out;
+}
+
+SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
+                            const std::string& source) {
+  return SizeReport{model, input, kv_cost(model, input, source)};
+}
+
+std::string render(const SizeReport& r, OutputFormat f) {
+  const auto& c = r.cost;
+  const auto& in = r.input;
+  const std::string fmt = to_string(in.format), pol = to_string(in.policy);
+  if (f == OutputFormat::json) {
+    nlohmann::json j;
+    j["model"] = r.model.id;
+    j["kv_dtype"] = fmt;
+    j["policy"] = pol;
+    j["context"] = in.context;
+    j["batch"] = in.batch;
+    j["block_size"] = in.block_size;
+    j["tp"] = in.tp;
+    j["bytes_per_token"] = c.bytes_per_token;
+    j["bytes_per_request"] = c.bytes_per_request;
+    j["total_bytes"] = c.total_bytes;
+    j["factors"] = {{"L", c.cached_layers},          {"n", in.context},
+                    {"H_kv", c.kv_heads_per_rank},   {"d_k", r.model.head_dim_k},
+                    {"d_v", r.model.head_dim_v},     {"b", c.nominal_bytes_per_element},
+                    {"B", in.batch}};
+    j["groups"] = nlohmann::json::array();
+    for (const auto& g : c.groups) {
+      j["groups"].push_back({{"kind", kind_name(g.kind)}, {"window", g.window},
+                             {"layers", g.layers}, {"retained_tokens", g.retained},
+                             {"kv_heads", g.kv_heads}, {"k_width", g.k_width},
+                             {"v_width", g.v_width}, {"bytes_per_layer", g.bytes_per_layer},
+                             {"bytes", g.bytes}});
+    }
+    return j.dump(2) + "\n";
+  }
+  Table factors{{"factor", "meaning", "value"}, {}};
+  factors.rows.push_back({"L", "layers holding a KV cache", std::to_string(c.cached_layers)});
+  factors.rows.push_back({"n", "tokens per sequence", grouped(in.context)});
+  if (r.model.is_mla()) {
+    factors.rows.push_back({"latent", "MLA latent width (kv_lora_rank + rope)",
+                            std::to_string(r.model.head_dim_k)});
+  } else {
+    factors.rows.push_back({"H_kv", "KV heads (per rank)", std::to_string(c.kv_heads_per_rank)});
+    factors.rows.push_back({"d_k + d_v", "K and V widths per head",
+                            std::to_string(r.model.head_dim_k) + " + " +
+                                std::to_string(r.model.head_dim_v)});
+  }
+  factors.rows.push_back({"b", "bytes per element (" + fmt + ")", fixed(c.nominal_bytes_per_element, 2)});
+  factors.rows.push_back({"B", "sequences in flight", grouped(in.batch)});
+
+  Table groups{{"layers", "attention", "kept tokens", "bytes per layer", "bytes"}, {}};
+  for (const auto& g : c.groups) {
+    std::string kind = kind_name(g.kind);
+    if (g.kind == AttentionKind::sliding) kind += " (window " + grouped(g.window) + ")";
+    groups.rows.push_back({std::to_string(g.layers), kind, grouped(g.retained),
+                           grouped(g.bytes_per_layer), grouped(g.bytes)});
+  }
+  Table totals{{"quantity", "bytes", "human"}, {}};
+  totals.rows.push_back({"per token", grouped(c.bytes_per_token), human_bytes(c.bytes_per_token)});
+  totals.rows.push_back({"per request", grouped(c.bytes_per_request), human_bytes(c.bytes_per_request)});
+  totals.rows.push_back({"total (B requests)", grouped(c.total_bytes), human_bytes(c.total_bytes)});
+
+  if (f == OutputFormat::csv) return render_csv(totals);
+  const std::string title = "KV cache of " + r.model.id + ": " + fmt + ", policy " + pol +
+                            ", n = " + grouped(in.context) + ", B = " + grouped(in.batch) +
+                            (in.block_size > 1 ? ", blocks of " + std::to_string(in.block_size) : "") +
+                            (in.tp > 1 ? ", per rank at TP " + std::to_string(in.tp) : "");
+  if (f == OutputFormat::md) {
+    return "### " + title + "\n\n" + render_markdown(factors) + "\n" + render_markdown(groups) +
+           "\n" + render_markdown(totals);
+  }
+  return title + "\n\n" + render_text(factors) + "\n" + render_text(groups) + "\n" +
+         render_text(totals);
+}
+
+}  // namespace kvplan
