@@ -29,6 +29,79 @@ std::uint32_t kv_heads_per_rank(const ModelSpec& model, std::uint32_t tp,
   return 1;
 }
 
+KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, bool include_draft_layers,
+                     const std::string& source) {
+  KvLayout out;
+  out.kv_heads = kv_heads_per_rank(model, tp, source);
+  out.mla = model.is_mla();
+  out.k_width = out.mla ? model.latent_width() : model.head_dim_k;
+  out.v_width = out.mla ? 0 : model.head_dim_v;
+  auto add_layer = [&](AttentionKind kind, std::uint64_t window) {
+    if (kind == AttentionKind::none) return;
+    for (auto& g : out.groups) {
+      if (g.kind == kind && g.window == window) {
+        ++g.layers;
+        return;
+      }
+    }
+    out.groups.push_back({kind, window, 1});
+  };
+  for (const auto& l : model.layers) add_layer(l.kind, l.window);
+  if (include_draft_layers)
+    for (std::uint32_t i = 0; i < model.draft_layers; ++i)
+      add_layer(out.mla ? AttentionKind::mla : AttentionKind::full, 0);
+  return out;
+}
+
+void validate_format(const KvLayout& layout, const KvFormat& format, std::uint32_t block_size,
+                     const std::string& source) {
+  validate_stream(format, layout.mla ? StreamRole::latent : StreamRole::key, layout.k_width,
+                  block_size, source);
+  if (!layout.mla) validate_stream(format, StreamRole::value, layout.v_width, block_size, source);
+}
+
+namespace {
+
+std::uint64_t layer_bytes(const KvLayout& l, const KvFormat& f, std::uint64_t kept,
+                          std::uint32_t block) {
+  std::uint64_t b =
+      stream_bytes(f, l.mla ? StreamRole::latent : StreamRole::key, l.k_width, kept, block);
+  if (!l.mla) b = add(b, stream_bytes(f, StreamRole::value, l.v_width, kept, block));
+  return mul(b, l.kv_heads, "bytes per layer");
+}
+
+std::uint64_t kept_in(const KvLayout::Group& g, std::uint64_t policy_kept) {
+  return g.kind == AttentionKind::sliding ? std::min(policy_kept, g.window) : policy_kept;
+}
+
+// Marginal bytes of one more token in one layer (all heads on the rank), away from kivi's
+// fp16 residual.
+std::uint64_t token_bytes(const KvLayout& l, const KvFormat& f) {
+  auto per_stream = [&](StreamRole role, std::uint32_t w) -> std::uint64_t {
+    if (w == 0) return 0;
+    if (f.dtype != KvDtype::kivi) return stream_bytes(f, role, w, 1, 1);
+    const std::uint64_t P = kivi_group_bytes(f);
+    return role == StreamRole::key ? ceil_div(std::uint64_t{w} * P, f.group)
+                                   : std::uint64_t{w} / f.group * P;
+  };
+  return mul(l.kv_heads, per_stream(l.mla ? StreamRole::latent : StreamRole::key, l.k_width) +
+                             per_stream(StreamRole::value, l.v_width));
+}
+
+}  // namespace
+
+std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
+                            const RetentionPolicy& policy, std::uint64_t n,
+                            std::uint32_t block_size, std::optional<std::uint64_t> prefill) {
+  const std::uint64_t policy_kept = retained(policy, n, prefill);
+  std::uint64_t total = 0;
+  for (const auto& g : layout.groups) {
+    const std::uint64_t b = layer_bytes(layout, format, kept_in(g, policy_kept), block_size);
+    total = add(total, mul(b, g.layers), "bytes per request");
+  }
+  return total;
+}
+
 KvCost kv_cost(const ModelSpec& model, const KvCostInput& in, const std::string& source) {
   if (in.context > kMaxContext)
     throw Error(source, "context", "must be at most 2^40 tokens, got " + std::to_string(in.context));
@@ -38,64 +111,24 @@ KvCost kv_cost(const ModelSpec& model, const KvCostInput& in, const std::string&
   if (in.prefill && *in.prefill > in.context)
     throw Error(source, "prefill", "prompt length exceeds the context length");
 
+  const KvLayout layout = make_layout(model, in.tp, in.include_draft_layers, source);
+  validate_format(layout, in.format, in.block_size, source);
+
   KvCost out;
-  out.kv_heads_per_rank = kv_heads_per_rank(model, in.tp, source);
+  out.kv_heads_per_rank = layout.kv_heads;
   out.nominal_bytes_per_element = nominal_bytes_per_element(in.format);
-  const std::uint64_t heads = out.kv_heads_per_rank;
-
-  const bool mla = model.is_mla();
-  const StreamRole k_role = mla ? StreamRole::latent : StreamRole::key;
-  const std::uint32_t kw = mla ? model.latent_width() : model.head_dim_k;
-  const std::uint32_t vw = mla ? 0 : model.head_dim_v;
-  validate_stream(in.format, k_role, kw, in.block_size, source);
-  if (!mla) validate_stream(in.format, StreamRole::value, vw, in.block_size, source);
-
   const std::uint64_t policy_kept = retained(in.policy, in.context, in.prefill);
-
-  // Marginal per-token bytes of each stream, away from kivi's fp16 residual.
-  auto per_token = [&](StreamRole role, std::uint32_t w) -> std::uint64_t {
-    if (w == 0) return 0;
-    if (in.format.dtype != KvDtype::kivi) return stream_bytes(in.format, role, w, 1, 1);
-    const std::uint64_t P = kivi_group_bytes(in.format);
-    return role == StreamRole::key ? ceil_div(std::uint64_t{w} * P, in.format.group)
-                                   : std::uint64_t{w} / in.format.group * P;
-  };
-  const std::uint64_t token_bytes_one_layer =
-      mul(heads, per_token(k_role, kw) + per_token(StreamRole::value, vw));
-
-  auto layer_bytes = [&](std::uint64_t kept) {
-    std::uint64_t b = stream_bytes(in.format, k_role, kw, kept, in.block_size);
-    if (!mla) b = add(b, stream_bytes(in.format, StreamRole::value, vw, kept, in.block_size));
-    return mul(b, heads, "bytes per layer");
-  };
-
-  auto add_layer = [&](AttentionKind kind, std::uint64_t window) {
-    if (kind == AttentionKind::none) return;
-    std::uint64_t kept = policy_kept;
-    if (kind == AttentionKind::sliding) kept = std::min(kept, window);
-    for (auto& g : out.groups) {
-      if (g.kind == kind && g.window == window) {
-        ++g.layers;
-        g.bytes = add(g.bytes, g.bytes_per_layer);
-        return;
-      }
-    }
-    LayerGroupCost g{.kind = kind, .window = window, .layers = 1, .retained = kept,
-                     .kv_heads = out.kv_heads_per_rank, .k_width = kw, .v_width = vw,
-                     .bytes_per_layer = layer_bytes(kept)};
-    g.bytes = g.bytes_per_layer;
-    out.groups.push_back(g);
-  };
-  for (const auto& l : model.layers) add_layer(l.kind, l.window);
-  if (in.include_draft_layers)
-    for (std::uint32_t i = 0; i < model.draft_layers; ++i)
-      add_layer(mla ? AttentionKind::mla : AttentionKind::full, 0);
-
-  for (const auto& g : out.groups) {
+  for (const auto& g : layout.groups) {
+    LayerGroupCost c{.kind = g.kind, .window = g.window, .layers = g.layers,
+                     .retained = kept_in(g, policy_kept), .kv_heads = layout.kv_heads,
+                     .k_width = layout.k_width, .v_width = layout.v_width};
+    c.bytes_per_layer = layer_bytes(layout, in.format, c.retained, in.block_size);
+    c.bytes = mul(c.bytes_per_layer, g.layers, "bytes per request");
+    out.groups.push_back(c);
     out.cached_layers += g.layers;
-    out.bytes_per_request = add(out.bytes_per_request, g.bytes, "bytes per request");
+    out.bytes_per_request = add(out.bytes_per_request, c.bytes, "bytes per request");
   }
-  out.bytes_per_token = mul(token_bytes_one_layer, out.cached_layers, "bytes per token");
+  out.bytes_per_token = mul(token_bytes(layout, in.format), out.cached_layers, "bytes per token");
   out.total_bytes = mul(out.bytes_per_request, in.batch, "total bytes");
   return out;
 }

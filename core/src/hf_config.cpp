@@ -84,8 +84,7 @@ std::vector<LayerSpec> layers_from_layer_types(JsonObject& o, std::uint64_t num_
     if (types[i] == "full_attention") continue;
     if (types[i] != "sliding_attention")
       throw Error(o.source(), o.pointer("layer_types") + "/" + std::to_string(i),
-                  "expected \"full_attention\" or \"sliding_attention\", got \"" + types[i] +
-                      "\"");
+                  "expected \"full_attention\" or \"sliding_attention\", got \"" + types[i] + "\"");
     if (!window) window = o.uint("sliding_window", 1, kMaxContext);
     layers[i] = {AttentionKind::sliding, *window};
   }
@@ -146,12 +145,12 @@ std::uint64_t estimate_params(JsonObject& o, const Shape& s) {
     Counter a;
     if (m.q_lora_rank > 0) {
       a.add(Counter::mul(h, m.q_lora_rank) + m.q_lora_rank);  // q_a_proj, q_a_layernorm
-      a.add(Counter::mul(m.q_lora_rank, s.q_heads, qk));       // q_b_proj
+      a.add(Counter::mul(m.q_lora_rank, s.q_heads, qk));      // q_b_proj
     } else {
       a.add(Counter::mul(h, s.q_heads, qk));  // q_proj
     }
     a.add(Counter::mul(h, m.kv_lora_rank + m.qk_rope_head_dim));  // kv_a_proj_with_mqa
-    a.add(m.kv_lora_rank);                                         // kv_a_layernorm
+    a.add(m.kv_lora_rank);                                        // kv_a_layernorm
     a.add(Counter::mul(m.kv_lora_rank, s.q_heads, m.qk_nope_head_dim + m.v_head_dim));
     a.add(Counter::mul(s.q_heads, m.v_head_dim, h));  // o_proj
     attention = a.total;
@@ -163,8 +162,11 @@ std::uint64_t estimate_params(JsonObject& o, const Shape& s) {
     a.add(Counter::mul(2, h, kv_width));
     a.add(Counter::mul(q_width, h));
     // Qwen2 always biases q, k and v (not o) without saying so in the config.
-    if (attn_bias) a.add(q_width + 2 * kv_width + h);
-    else if (s.model_type == "qwen2") a.add(q_width + 2 * kv_width);
+    if (attn_bias) {
+      a.add(q_width + 2 * kv_width + h);
+    } else if (s.model_type == "qwen2") {
+      a.add(q_width + 2 * kv_width);
+    }
     attention = a.total;
   }
   // Gemma 2 normalizes before and after both attention and MLP.

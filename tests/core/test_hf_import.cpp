@@ -165,7 +165,7 @@ TEST(HfImport, DeepSeekV3_MlaLatentAndDraftLayer) {
   EXPECT_EQ(m.head_dim_v, 0u);
   EXPECT_EQ(m.draft_layers, 1u);
   EXPECT_EQ(m.hidden_size, 7168u);
-  EXPECT_EQ(m.weight_dtype, "fp8");  // quantization_config.quant_method, not torch_dtype
+  EXPECT_EQ(m.weight_dtype, "fp8");    // quantization_config.quant_method, not torch_dtype
   expect_params_near(m, 671e9, 0.01);  // model card: 671B, MTP module excluded
 }
 
@@ -231,14 +231,14 @@ TEST_F(HfMalformed, HeadsAsStringNamesFieldAndValue) {
 }
 
 TEST_F(HfMalformed, HiddenSizeNotDivisibleByHeads) {
-  base_["hidden_size"] = 4000;
+  base_["hidden_size"] = 4100;  // 4100 / 32 heads is not whole
   const auto e = error_of(write("indivisible.json", base_));
   EXPECT_EQ(e.field(), "/hidden_size");
-  EXPECT_NE(std::string(e.what()).find("4000"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("4100"), std::string::npos) << e.what();
 }
 
 TEST_F(HfMalformed, ExplicitHeadDimNeedsNoDivisibility) {
-  base_["hidden_size"] = 4000;
+  base_["hidden_size"] = 4100;
   base_["head_dim"] = 128;
   const auto m = kvplan::load_model(write("explicit_head_dim.json", base_));
   EXPECT_EQ(m.head_dim_k, 128u);

@@ -56,6 +56,33 @@ struct KvCost {
   std::uint64_t total_bytes = 0;         // bytes_per_request · B
 };
 
+// The cache shape of a model on one rank, computed once and reused by solvers that evaluate the
+// formula many times (binary searches, sweeps): layers grouped by (kind, window), heads and widths.
+struct KvLayout {
+  struct Group {
+    AttentionKind kind = AttentionKind::full;
+    std::uint64_t window = 0;
+    std::uint32_t layers = 0;
+  };
+  std::vector<Group> groups;
+  std::uint32_t kv_heads = 0;  // per rank
+  std::uint32_t k_width = 0;   // MLA: latent width
+  std::uint32_t v_width = 0;   // 0 for MLA
+  bool mla = false;
+};
+
+// Throws Error on a TP that does not fit the heads.
+KvLayout make_layout(const ModelSpec& model, std::uint32_t tp = 1, bool include_draft_layers = true,
+                     const std::string& source = "arguments");
+// Validates a format and block size against a layout (kivi groups, MLA); throws Error.
+void validate_format(const KvLayout& layout, const KvFormat& format, std::uint32_t block_size,
+                     const std::string& source = "arguments");
+// Exact bytes of one request of n tokens on one rank; no allocation. Assumes validate_format.
+std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
+                            const RetentionPolicy& policy, std::uint64_t n,
+                            std::uint32_t block_size,
+                            std::optional<std::uint64_t> prefill = std::nullopt);
+
 // Validates the input against the model (throws Error naming `source` and the field) and
 // computes the breakdown with checked arithmetic.
 KvCost kv_cost(const ModelSpec& model, const KvCostInput& input,

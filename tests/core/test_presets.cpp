@@ -1,0 +1,191 @@
+// Every model and GPU preset compiled in from models/: invariants, agreement with the published
+// Hugging Face configs in tests/data/hf, and a few numbers checked by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+
+namespace {
+
+using kvplan::AttentionKind;
+using kvplan::ModelSpec;
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+std::string hf_path(const std::string& name) {
+  return std::string(KVPLAN_TEST_DATA_DIR) + "/hf/" + name + ".json";
+}
+
+// K plus V elements one token adds to the cache across all layers (MLA: the latent only).
+std::uint64_t kv_elements_per_token(const ModelSpec& m) {
+  return static_cast<std::uint64_t>(m.cached_layers()) * m.num_kv_heads *
+         (m.head_dim_k + m.head_dim_v);
+}
+
+TEST(ModelPresets, ExpectedIdsArePresent) {
+  std::set<std::string> ids;
+  for (const auto& p : kvplan::list_model_presets()) ids.insert(p.id);
+  for (const char* id :
+       {"llama-2-7b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+        "mistral-7b-v0.1", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "gemma-2-9b", "gemma-2-27b",
+        "phi-3-mini", "deepseek-v2-lite", "deepseek-v3"})
+    EXPECT_TRUE(ids.count(id)) << id;
+}
+
+TEST(ModelPresets, EveryPresetHoldsItsInvariants) {
+  const auto presets = kvplan::list_model_presets();
+  ASSERT_FALSE(presets.empty());
+  for (const auto& p : presets) {
+    SCOPED_TRACE(p.id);
+    const auto m = kvplan::load_model(p.id);
+    EXPECT_EQ(m.id, p.id);
+    EXPECT_FALSE(m.name.empty());
+    EXPECT_EQ(m.source.rfind("https://", 0), 0u) << m.source;
+    EXPECT_GT(m.layers.size(), 0u);
+    EXPECT_GT(m.num_q_heads, 0u);
+    EXPECT_GT(m.num_kv_heads, 0u);
+    EXPECT_GT(m.head_dim_k, 0u);
+    if (m.is_mla()) {
+      EXPECT_EQ(m.num_kv_heads, 1u);
+      EXPECT_EQ(m.head_dim_k, m.latent_width());
+      EXPECT_EQ(m.head_dim_v, 0u);
+      EXPECT_EQ(m.cached_layers(), m.layers.size());
+    } else {
+      EXPECT_EQ(m.num_q_heads % m.num_kv_heads, 0u);
+      EXPECT_GT(m.head_dim_v, 0u);
+    }
+    for (const auto& l : m.layers) {
+      if (l.kind == AttentionKind::sliding) {
+        EXPECT_GT(l.window, 0u);
+      }
+    }
+    EXPECT_GT(m.num_params, 0u);
+    EXPECT_FALSE(m.num_params_estimated);
+    EXPECT_GT(m.max_context, 0u);
+    EXPECT_GT(m.hidden_size, 0u);
+    EXPECT_TRUE(kvplan::validate(m).empty());
+  }
+}
+
+// Preset id -> the published config it was written from.
+const std::map<std::string, std::string>& hf_configs() {
+  static const std::map<std::string, std::string> k = {{"llama-2-7b", "llama-2-7b"},
+                                                       {"llama-3.1-8b", "llama-3.1-8b"},
+                                                       {"mistral-7b-v0.1", "mistral-7b-v0.1"},
+                                                       {"mixtral-8x7b", "mixtral-8x7b"},
+                                                       {"qwen2.5-7b", "qwen2.5-7b"},
+                                                       {"gemma-2-9b", "gemma-2-9b"},
+                                                       {"phi-3-mini", "phi-3-mini-4k-instruct"},
+                                                       {"deepseek-v2-lite", "deepseek-v2-lite"},
+                                                       {"deepseek-v3", "deepseek-v3"}};
+  return k;
+}
+
+TEST(ModelPresets, AgreeWithTheirHuggingFaceConfigs) {
+  for (const auto& [id, file] : hf_configs()) {
+    SCOPED_TRACE(id);
+    const auto preset = kvplan::load_model(id);
+    const auto hf = kvplan::load_model(hf_path(file));
+    EXPECT_EQ(preset.layers, hf.layers);
+    EXPECT_EQ(preset.num_q_heads, hf.num_q_heads);
+    EXPECT_EQ(preset.num_kv_heads, hf.num_kv_heads);
+    EXPECT_EQ(preset.head_dim_k, hf.head_dim_k);
+    EXPECT_EQ(preset.head_dim_v, hf.head_dim_v);
+    EXPECT_EQ(preset.kv_lora_rank, hf.kv_lora_rank);
+    EXPECT_EQ(preset.qk_rope_head_dim, hf.qk_rope_head_dim);
+    EXPECT_EQ(preset.draft_layers, hf.draft_layers);
+    EXPECT_EQ(preset.max_context, hf.max_context);
+    EXPECT_EQ(preset.hidden_size, hf.hidden_size);
+    // Gemma 2 is published as float32 but trained and served in bfloat16.
+    if (id != "gemma-2-9b") {
+      EXPECT_EQ(preset.weight_dtype, hf.weight_dtype);
+    }
+    const double rel =
+        (static_cast<double>(hf.num_params) - static_cast<double>(preset.num_params)) /
+        static_cast<double>(preset.num_params);
+    EXPECT_LT(std::abs(rel), 0.02)
+        << "estimate " << hf.num_params << ", preset " << preset.num_params;
+  }
+}
+
+TEST(ModelPresets, Llama31_8B_ByHand) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  EXPECT_EQ(m.layers.size(), 32u);
+  EXPECT_EQ(m.num_kv_heads, 8u);
+  EXPECT_EQ(m.head_dim_k, 128u);
+  // 32 layers x 8 heads x 128 x (K + V) = 65536 elements: 128 KiB per token in fp16.
+  EXPECT_EQ(kv_elements_per_token(m), 65536u);
+  EXPECT_EQ(m.num_params, 8030261248u);
+  EXPECT_EQ(m.max_context, 131072u);
+}
+
+TEST(ModelPresets, Gemma2_27B_ByHand) {
+  const auto m = kvplan::load_model("gemma-2-27b");
+  ASSERT_EQ(m.layers.size(), 46u);
+  std::size_t sliding = 0;
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    EXPECT_EQ(m.layers[i].kind, i % 2 == 0 ? AttentionKind::sliding : AttentionKind::full) << i;
+    if (m.layers[i].kind == AttentionKind::sliding) {
+      EXPECT_EQ(m.layers[i].window, 4096u);
+      ++sliding;
+    }
+  }
+  EXPECT_EQ(sliding, 23u);
+  EXPECT_EQ(m.num_q_heads, 32u);
+  EXPECT_EQ(m.num_kv_heads, 16u);
+  EXPECT_EQ(m.head_dim_k, 128u);
+  // 46 layers x 16 heads x 128 x 2 = 188416 elements per token (before windows cap 23 layers).
+  EXPECT_EQ(kv_elements_per_token(m), 188416u);
+}
+
+TEST(ModelPresets, DeepSeekV3_ByHand) {
+  const auto m = kvplan::load_model("deepseek-v3");
+  EXPECT_TRUE(m.is_mla());
+  EXPECT_EQ(m.layers.size(), 61u);
+  EXPECT_EQ(m.kv_lora_rank, 512u);
+  EXPECT_EQ(m.qk_rope_head_dim, 64u);
+  // One 576-wide latent per layer: 61 x 576 = 35136 elements per token, plus the MTP layer.
+  EXPECT_EQ(kv_elements_per_token(m), 35136u);
+  EXPECT_EQ(m.draft_layers, 1u);
+  EXPECT_EQ(m.weight_dtype, "fp8");
+  EXPECT_EQ(m.max_context, 163840u);
+}
+
+TEST(GpuPresets, TheTenPresets) {
+  const std::set<std::string> want = {"a100-40gb",  "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb",
+                                      "h200-141gb", "b200",      "l40s",          "l4",
+                                      "rtx-4090",   "mi300x"};
+  const std::set<std::string> datacenter_40g = {"a100-40gb",      "a100-80gb",  "h100-sxm-80gb",
+                                                "h100-pcie-80gb", "h200-141gb", "b200",
+                                                "l40s",           "mi300x"};
+  std::set<std::string> ids;
+  for (const auto& g : kvplan::list_gpu_presets()) {
+    SCOPED_TRACE(g.id);
+    ids.insert(g.id);
+    EXPECT_FALSE(g.name.empty());
+    EXPECT_EQ(g.source.rfind("https://", 0), 0u) << g.source;
+    EXPECT_GT(g.bandwidth_gbps, 0.0);
+    EXPECT_EQ(g.memory_bytes % kMiB, 0u);  // drivers report whole MiB
+    if (datacenter_40g.count(g.id)) {
+      EXPECT_GE(g.memory_bytes, 40 * kGiB);
+    }
+  }
+  EXPECT_EQ(ids, want);
+}
+
+TEST(GpuPresets, DriverReportedMemory) {
+  EXPECT_EQ(kvplan::load_gpu("h100-sxm-80gb").memory_bytes, 85520809984u);  // 81559 MiB
+  EXPECT_EQ(kvplan::load_gpu("a100-80gb").memory_bytes, 81920 * kMiB);
+  EXPECT_EQ(kvplan::load_gpu("a100-40gb").memory_bytes, 40960 * kMiB);
+  EXPECT_EQ(kvplan::load_gpu("h200-141gb").memory_bytes, 143771 * kMiB);
+  EXPECT_EQ(kvplan::load_gpu("mi300x").memory_bytes, 205822885888u);  // rocm-smi VRAM total
+}
+
+}  // namespace
