@@ -15,10 +15,11 @@ constexpr std::uint64_t kMaxFileBytes = 64ull << 20;
 nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for syntax, out_of_range for numbers like 1e400: both are invalid input.
     std::string what = e.what();
-    auto pos = what.find("parse error");
-    throw Error(source, "", "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+    auto pos = what.find("] ");
+    throw Error(source, "", "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
   }
 }
 
