@@ -1,0 +1,184 @@
+// The reference model: llama2.c checkpoints ("legacy" export, float32) and their tokenizer, with
+// a float32 forward pass whose attention is delegated to an AttentionBackend, so the same model
+// runs over llama2.c's own plain cache (ReferenceAttention) or over kvplan's block pool and
+// kernels with a compressed cache (see replay.hpp).
+//
+//   auto m = Llama2cModel::load("stories260K.bin");       // dim 64, 5 layers, 8 heads, 4 KV heads
+//   auto tok = Tokenizer::load("tok512.bin", m.config().vocab_size);
+//   ReferenceAttention cache(m.config());
+//   Llama2cRunner run(m);
+//   std::string text = generate(run, cache, tok, {.steps = 256});   // "Once upon a time, ..."
+//
+// Files are validated against their length before anything is read; a bad file throws
+// kvplan::Error naming the file and the field.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kvplan/model.hpp"
+#include "kvplan/sim/trace.hpp"
+
+namespace kvplan::sim {
+
+struct Llama2cConfig {
+  std::uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0;
+  std::uint32_t vocab_size = 0, seq_len = 0;
+  bool shared_classifier = true;  // vocab_size positive in the header
+  std::uint32_t head_size() const { return dim / n_heads; }
+  std::uint32_t kv_dim() const { return n_kv_heads * head_size(); }
+};
+
+class Llama2cModel {
+ public:
+  static Llama2cModel load(const std::string& path);
+  const Llama2cConfig& config() const { return cfg_; }
+  const std::string& path() const { return path_; }
+  // The architecture as a core ModelSpec (id = file stem), for kv_cost.
+  ModelSpec spec() const;
+  // llama2.c's RoPE: theta 10000, all head_size channels, interleaved pairs.
+  RopeSpec rope() const { return {10000.0, cfg_.head_size(), RopeStyle::interleaved}; }
+
+  // Weights, row-major float32 (shapes as the README of stories260K lists them).
+  std::span<const float> embedding() const;          // [vocab][dim]
+  std::span<const float> rms_att(std::uint32_t l) const;  // [dim]
+  std::span<const float> wq(std::uint32_t l) const;  // [H·hs][dim]
+  std::span<const float> wk(std::uint32_t l) const;  // [Hkv·hs][dim]
+  std::span<const float> wv(std::uint32_t l) const;  // [Hkv·hs][dim]
+  std::span<const float> wo(std::uint32_t l) const;  // [dim][H·hs]
+  std::span<const float> rms_ffn(std::uint32_t l) const;
+  std::span<const float> w1(std::uint32_t l) const;  // [hidden][dim]
+  std::span<const float> w2(std::uint32_t l) const;  // [dim][hidden]
+  std::span<const float> w3(std::uint32_t l) const;  // [hidden][dim]
+  std::span<const float> rms_final() const;          // [dim]
+  std::span<const float> classifier() const;         // [vocab][dim]
+
+ private:
+  struct Offsets {
+    std::size_t emb, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final, cls;
+  };
+  std::string path_;
+  Llama2cConfig cfg_;
+  std::vector<float> w_;
+  Offsets off_{};
+};
+
+// The attention of one layer for one new token: q [H·hs], k and v [Hkv·hs], all before RoPE;
+// writes the attention output [H·hs]. Positions are 0, 1, 2, ... per sequence.
+class AttentionBackend {
+ public:
+  virtual ~AttentionBackend() = default;
+  virtual void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+                      std::span<const float> k, std::span<const float> v,
+                      std::span<float> out) = 0;
+};
+
+// llama2.c's attention, exactly: RoPE on q and k, a float32 cache [L][seq_len][kv_dim], scores
+// scaled by 1/sqrtf(hs), softmax with max subtraction, weighted sum of values.
+class ReferenceAttention final : public AttentionBackend {
+ public:
+  ReferenceAttention(std::uint32_t layers, std::uint32_t q_heads, std::uint32_t kv_heads,
+                     std::uint32_t head_dim, RopeSpec rope);
+  explicit ReferenceAttention(const Llama2cModel& m)
+      : ReferenceAttention(m.config().n_layers, m.config().n_heads, m.config().n_kv_heads,
+                           m.config().head_size(), m.rope()) {}
+  void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+              std::span<const float> k, std::span<const float> v, std::span<float> out) override;
+  // Softmax probabilities of the last attend() call for query head h, positions [0, pos].
+  std::span<const float> last_probs(std::uint32_t h) const;
+  void reset();
+
+ private:
+  std::uint32_t layers_, hq_, hkv_, d_;
+  RopeSpec rope_;
+  std::vector<std::vector<float>> k_, v_;  // per layer, [pos][Hkv·d]
+  std::vector<float> qr_, att_;
+  std::uint64_t last_len_ = 0;
+};
+
+// Records the pre-RoPE q, k, v of every layer into a TraceBuilder, then forwards to `inner`.
+class CapturingAttention final : public AttentionBackend {
+ public:
+  CapturingAttention(AttentionBackend& inner, TraceBuilder& out) : inner_(inner), out_(out) {}
+  void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+              std::span<const float> k, std::span<const float> v, std::span<float> out) override {
+    out_.append(layer, q, k, v);
+    inner_.attend(layer, pos, q, k, v, out);
+  }
+
+ private:
+  AttentionBackend& inner_;
+  TraceBuilder& out_;
+};
+
+// The forward pass (activation buffers of one sequence).
+class Llama2cRunner {
+ public:
+  explicit Llama2cRunner(const Llama2cModel& m);
+  // Logits [vocab] for `token` at position `pos` (pos < seq_len).
+  std::span<const float> forward(std::int32_t token, std::uint64_t pos, AttentionBackend& attn);
+  const Llama2cModel& model() const { return m_; }
+
+ private:
+  const Llama2cModel& m_;
+  std::vector<float> x_, xb_, xb2_, hb_, hb2_, q_, k_, v_, att_out_, logits_;
+};
+
+class Tokenizer {
+ public:
+  static Tokenizer load(const std::string& path, std::uint32_t vocab_size);
+  std::uint32_t size() const { return static_cast<std::uint32_t>(vocab_.size()); }
+  const std::string& piece(std::int32_t id) const { return vocab_.at(static_cast<std::size_t>(id)); }
+  // llama2.c's decode: after BOS (1) a leading space is dropped; "<0xXX>" pieces become that byte.
+  std::string decode(std::int32_t prev, std::int32_t token) const;
+  // llama2.c's BPE encode (dummy-prefix space, UTF-8 codepoints, byte fallback, merges by score).
+  std::vector<std::int32_t> encode(const std::string& text, bool bos, bool eos) const;
+  // Decodes a token stream (first token usually BOS) into printable text, as llama2.c prints it
+  // (safe_printf drops single non-printable bytes).
+  std::string detokenize(std::span<const std::int32_t> tokens) const;
+
+ private:
+  std::vector<std::string> vocab_;
+  std::vector<float> scores_;
+  std::vector<std::pair<std::string, std::int32_t>> sorted_;
+  std::int32_t lookup(const std::string& s) const;
+};
+
+// llama2.c's sampler: temperature 0 = argmax (lowest index wins ties); otherwise softmax(logits/T)
+// sampled with llama2.c's xorshift RNG from `seed`.
+class Sampler {
+ public:
+  Sampler(float temperature, std::uint64_t seed) : temperature_(temperature), state_(seed) {}
+  std::int32_t sample(std::span<const float> logits);
+
+ private:
+  float temperature_;
+  std::uint64_t state_;
+  std::vector<float> probs_;
+};
+
+struct GenerateOptions {
+  std::string prompt;        // empty: start from BOS alone
+  std::uint32_t steps = 256; // positions to run (llama2.c's -n), clamped to seq_len
+  float temperature = 0.0f;
+  std::uint64_t seed = 42;
+};
+
+struct Generation {
+  std::vector<std::int32_t> tokens;  // BOS, prompt, generated (up to the stop)
+  std::string text;                  // what llama2.c prints
+};
+
+// llama2.c's generate loop: forces the prompt, then samples; stops at BOS or after `steps`.
+// `on_piece` (optional) receives each printed piece as it is produced.
+Generation generate(Llama2cRunner& run, AttentionBackend& attn, const Tokenizer& tok,
+                    const GenerateOptions& opt,
+                    const std::function<void(const std::string&)>& on_piece = {});
+
+// Whitespace-separated token ids; throws Error naming the file and the line on a bad id.
+std::vector<std::int32_t> read_token_file(const std::string& path, std::uint32_t vocab_size);
+
+}  // namespace kvplan::sim

@@ -1,0 +1,501 @@
+#include "kvplan/sim/llama2c.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan::sim {
+
+namespace {
+
+std::vector<char> read_file(const std::string& path, std::uint64_t max_bytes) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path, "", "cannot read: " + ec.message());
+  if (size > max_bytes)
+    throw Error(path, "", "file is " + std::to_string(size) + " bytes, over the limit of " +
+                              std::to_string(max_bytes));
+  std::ifstream is(path, std::ios::binary);
+  if (!is) throw Error(path, "", "cannot open");
+  std::vector<char> buf(size);
+  is.read(buf.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uint64_t>(is.gcount()) != size) throw Error(path, "", "short read");
+  return buf;
+}
+
+void rmsnorm(float* o, const float* x, const float* w, std::uint32_t n) {
+  float ss = 0.0f;
+  for (std::uint32_t j = 0; j < n; ++j) ss += x[j] * x[j];
+  ss /= static_cast<float>(n);
+  ss += 1e-5f;
+  ss = 1.0f / sqrtf(ss);
+  for (std::uint32_t j = 0; j < n; ++j) o[j] = w[j] * (ss * x[j]);
+}
+
+// xout[d] = W[d][n] · x[n], llama2.c's loop order.
+void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::uint32_t d) {
+  for (std::uint32_t i = 0; i < d; ++i) {
+    float val = 0.0f;
+    const float* row = w + static_cast<std::size_t>(i) * n;
+    for (std::uint32_t j = 0; j < n; ++j) val += row[j] * x[j];
+    xout[i] = val;
+  }
+}
+
+}  // namespace
+
+// --------------------------------------------------------------------------------- the model
+
+Llama2cModel Llama2cModel::load(const std::string& path) {
+  Llama2cModel m;
+  m.path_ = path;
+  const auto buf = read_file(path, std::uint64_t{1} << 36);
+  if (buf.size() < 28)
+    throw Error(path, "header", "file is " + std::to_string(buf.size()) +
+                                    " bytes, shorter than the 28-byte llama2.c header");
+  std::int32_t h[7];
+  std::memcpy(h, buf.data(), 28);
+  const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size",
+                          "seq_len"};
+  const std::int32_t max[7] = {1 << 16, 1 << 18, 1 << 10, 1 << 10, 1 << 10, 1 << 21, 1 << 22};
+  for (int i = 0; i < 7; ++i) {
+    const std::int64_t v = i == 5 ? std::abs(static_cast<std::int64_t>(h[i])) : h[i];
+    if (v <= 0 || v > max[i])
+      throw Error(path, std::string("header/") + names[i],
+                  "must be in [1, " + std::to_string(max[i]) + "], got " + std::to_string(h[i]) +
+                      " (not a llama2.c checkpoint?)");
+  }
+  Llama2cConfig& c = m.cfg_;
+  c.dim = static_cast<std::uint32_t>(h[0]);
+  c.hidden_dim = static_cast<std::uint32_t>(h[1]);
+  c.n_layers = static_cast<std::uint32_t>(h[2]);
+  c.n_heads = static_cast<std::uint32_t>(h[3]);
+  c.n_kv_heads = static_cast<std::uint32_t>(h[4]);
+  c.shared_classifier = h[5] > 0;
+  c.vocab_size = static_cast<std::uint32_t>(std::abs(h[5]));
+  c.seq_len = static_cast<std::uint32_t>(h[6]);
+  if (c.dim % c.n_heads != 0)
+    throw Error(path, "header/n_heads", "must divide dim (" + std::to_string(c.dim) + "), got " +
+                                            std::to_string(c.n_heads));
+  if (c.n_heads % c.n_kv_heads != 0)
+    throw Error(path, "header/n_kv_heads",
+                "must divide n_heads (" + std::to_string(c.n_heads) + "), got " +
+                    std::to_string(c.n_kv_heads));
+  if (c.head_size() % 2 != 0)
+    throw Error(path, "header/n_heads",
+                "head size dim/n_heads must be even for RoPE, got " + std::to_string(c.head_size()));
+  const std::uint64_t L = c.n_layers, d = c.dim, hs = c.head_size(), hid = c.hidden_dim;
+  const std::uint64_t qd = c.n_heads * hs, kvd = c.n_kv_heads * hs, V = c.vocab_size;
+  std::uint64_t at = 0;
+  auto take = [&](std::uint64_t n) {
+    const std::uint64_t o = at;
+    at = add(at, n, "checkpoint size");
+    return static_cast<std::size_t>(o);
+  };
+  Offsets& o = m.off_;
+  o.emb = take(mul(V, d));
+  o.rms_att = take(mul(L, d));
+  o.wq = take(mul(mul(L, qd), d));
+  o.wk = take(mul(mul(L, kvd), d));
+  o.wv = take(mul(mul(L, kvd), d));
+  o.wo = take(mul(mul(L, d), qd));
+  o.rms_ffn = take(mul(L, d));
+  o.w1 = take(mul(mul(L, hid), d));
+  o.w2 = take(mul(mul(L, d), hid));
+  o.w3 = take(mul(mul(L, hid), d));
+  o.rms_final = take(d);
+  take(mul(c.seq_len, hs));  // the legacy RoPE table (real and imaginary halves), skipped
+  o.cls = c.shared_classifier ? o.emb : take(mul(V, d));
+  const std::uint64_t expect = add(28, mul(at, 4));
+  if (buf.size() != expect)
+    throw Error(path, "file size",
+                std::to_string(buf.size()) + " bytes, but the header (dim " + std::to_string(d) +
+                    ", hidden " + std::to_string(hid) + ", layers " + std::to_string(L) +
+                    ", heads " + std::to_string(c.n_heads) + "/" + std::to_string(c.n_kv_heads) +
+                    ", vocab " + std::to_string(h[5]) + ", seq_len " + std::to_string(c.seq_len) +
+                    ") needs exactly " + std::to_string(expect) + " (truncated or not legacy format)");
+  m.w_.resize(at);
+  std::memcpy(m.w_.data(), buf.data() + 28, at * 4);
+  for (float x : m.w_)
+    if (!std::isfinite(x)) throw Error(path, "weights", "contain a NaN or infinity");
+  return m;
+}
+
+ModelSpec Llama2cModel::spec() const {
+  ModelSpec s;
+  s.id = std::filesystem::path(path_).stem().string();
+  s.name = s.id + " (llama2.c)";
+  s.source = path_;
+  s.layers.assign(cfg_.n_layers, LayerSpec{});
+  s.num_q_heads = cfg_.n_heads;
+  s.num_kv_heads = cfg_.n_kv_heads;
+  s.head_dim_k = s.head_dim_v = cfg_.head_size();
+  s.hidden_size = cfg_.dim;
+  s.max_context = cfg_.seq_len;
+  s.weight_dtype = "fp32";
+  s.num_params = w_.size();
+  return s;
+}
+
+std::span<const float> Llama2cModel::embedding() const {
+  return {w_.data() + off_.emb, std::size_t{cfg_.vocab_size} * cfg_.dim};
+}
+#define KVPLAN_LAYER_SPAN(fn, base, rows, cols)                                      \
+  std::span<const float> Llama2cModel::fn(std::uint32_t l) const {                   \
+    const std::size_t n = std::size_t{rows} * (cols);                                \
+    return {w_.data() + off_.base + l * n, n};                                        \
+  }
+KVPLAN_LAYER_SPAN(rms_att, rms_att, 1, cfg_.dim)
+KVPLAN_LAYER_SPAN(wq, wq, cfg_.n_heads* cfg_.head_size(), cfg_.dim)
+KVPLAN_LAYER_SPAN(wk, wk, cfg_.kv_dim(), cfg_.dim)
+KVPLAN_LAYER_SPAN(wv, wv, cfg_.kv_dim(), cfg_.dim)
+KVPLAN_LAYER_SPAN(wo, wo, cfg_.dim, cfg_.n_heads* cfg_.head_size())
+KVPLAN_LAYER_SPAN(rms_ffn, rms_ffn, 1, cfg_.dim)
+KVPLAN_LAYER_SPAN(w1, w1, cfg_.hidden_dim, cfg_.dim)
+KVPLAN_LAYER_SPAN(w2, w2, cfg_.dim, cfg_.hidden_dim)
+KVPLAN_LAYER_SPAN(w3, w3, cfg_.hidden_dim, cfg_.dim)
+#undef KVPLAN_LAYER_SPAN
+std::span<const float> Llama2cModel::rms_final() const { return {w_.data() + off_.rms_final, cfg_.dim}; }
+std::span<const float> Llama2cModel::classifier() const {
+  return {w_.data() + off_.cls, std::size_t{cfg_.vocab_size} * cfg_.dim};
+}
+
+// ------------------------------------------------------------------- llama2.c's own attention
+
+ReferenceAttention::ReferenceAttention(std::uint32_t layers, std::uint32_t q_heads,
+                                       std::uint32_t kv_heads, std::uint32_t head_dim,
+                                       RopeSpec rope)
+    : layers_(layers), hq_(q_heads), hkv_(kv_heads), d_(head_dim), rope_(rope) {
+  k_.resize(layers);
+  v_.resize(layers);
+  qr_.resize(std::size_t{q_heads} * head_dim);
+}
+
+void ReferenceAttention::reset() {
+  for (auto& x : k_) x.clear();
+  for (auto& x : v_) x.clear();
+  last_len_ = 0;
+}
+
+void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+                                std::span<const float> k, std::span<const float> v,
+                                std::span<float> out) {
+  const std::size_t kvw = std::size_t{hkv_} * d_;
+  auto& K = k_.at(layer);
+  auto& Vc = v_.at(layer);
+  if (K.size() != pos * kvw)
+    throw Error(ErrorKind::internal, "reference attention", "pos",
+                "positions must be appended in order, got " + std::to_string(pos));
+  K.insert(K.end(), k.begin(), k.end());
+  Vc.insert(Vc.end(), v.begin(), v.end());
+  for (std::uint32_t h = 0; h < hkv_; ++h)
+    apply_rope(rope_, std::span<float>(K.data() + pos * kvw + h * d_, d_), pos);
+  std::copy(q.begin(), q.end(), qr_.begin());
+  for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
+  const std::uint64_t n = pos + 1;
+  att_.resize(std::size_t{hq_} * n);
+  last_len_ = n;
+  const std::uint32_t group = hq_ / hkv_;
+  const float scale = sqrtf(static_cast<float>(d_));
+  for (std::uint32_t h = 0; h < hq_; ++h) {
+    const float* qh = qr_.data() + h * d_;
+    float* att = att_.data() + h * n;
+    const std::size_t koff = (h / group) * d_;
+    for (std::uint64_t t = 0; t < n; ++t) {
+      const float* kt = K.data() + t * kvw + koff;
+      float score = 0.0f;
+      for (std::uint32_t i = 0; i < d_; ++i) score += qh[i] * kt[i];
+      att[t] = score / scale;
+    }
+    float mx = att[0];
+    for (std::uint64_t t = 1; t < n; ++t) mx = std::max(mx, att[t]);
+    float sum = 0.0f;
+    for (std::uint64_t t = 0; t < n; ++t) {
+      att[t] = expf(att[t] - mx);
+      sum += att[t];
+    }
+    for (std::uint64_t t = 0; t < n; ++t) att[t] /= sum;
+    float* o = out.data() + h * d_;
+    std::fill(o, o + d_, 0.0f);
+    for (std::uint64_t t = 0; t < n; ++t) {
+      const float* vt = Vc.data() + t * kvw + koff;
+      const float a = att[t];
+      for (std::uint32_t i = 0; i < d_; ++i) o[i] += a * vt[i];
+    }
+  }
+}
+
+std::span<const float> ReferenceAttention::last_probs(std::uint32_t h) const {
+  return {att_.data() + h * last_len_, static_cast<std::size_t>(last_len_)};
+}
+
+// ----------------------------------------------------------------------------- forward pass
+
+Llama2cRunner::Llama2cRunner(const Llama2cModel& m) : m_(m) {
+  const auto& c = m.config();
+  x_.resize(c.dim);
+  xb_.resize(c.dim);
+  xb2_.resize(c.dim);
+  hb_.resize(c.hidden_dim);
+  hb2_.resize(c.hidden_dim);
+  q_.resize(std::size_t{c.n_heads} * c.head_size());
+  att_out_.resize(q_.size());
+  k_.resize(c.kv_dim());
+  v_.resize(c.kv_dim());
+  logits_.resize(c.vocab_size);
+}
+
+std::span<const float> Llama2cRunner::forward(std::int32_t token, std::uint64_t pos,
+                                              AttentionBackend& attn) {
+  const auto& c = m_.config();
+  if (token < 0 || static_cast<std::uint32_t>(token) >= c.vocab_size)
+    throw Error(m_.path(), "token", "id " + std::to_string(token) + " outside the vocabulary of " +
+                                        std::to_string(c.vocab_size));
+  if (pos >= c.seq_len)
+    throw Error(m_.path(), "seq_len", "position " + std::to_string(pos) +
+                                          " beyond the model's context of " +
+                                          std::to_string(c.seq_len) + " tokens");
+  const std::uint32_t dim = c.dim, hid = c.hidden_dim, qd = c.n_heads * c.head_size();
+  std::copy_n(m_.embedding().data() + static_cast<std::size_t>(token) * dim, dim, x_.data());
+  for (std::uint32_t l = 0; l < c.n_layers; ++l) {
+    rmsnorm(xb_.data(), x_.data(), m_.rms_att(l).data(), dim);
+    matmul(q_.data(), xb_.data(), m_.wq(l).data(), dim, qd);
+    matmul(k_.data(), xb_.data(), m_.wk(l).data(), dim, c.kv_dim());
+    matmul(v_.data(), xb_.data(), m_.wv(l).data(), dim, c.kv_dim());
+    attn.attend(l, pos, q_, k_, v_, att_out_);
+    matmul(xb2_.data(), att_out_.data(), m_.wo(l).data(), qd, dim);
+    for (std::uint32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
+    rmsnorm(xb_.data(), x_.data(), m_.rms_ffn(l).data(), dim);
+    matmul(hb_.data(), xb_.data(), m_.w1(l).data(), dim, hid);
+    matmul(hb2_.data(), xb_.data(), m_.w3(l).data(), dim, hid);
+    for (std::uint32_t i = 0; i < hid; ++i) {
+      float val = hb_[i];
+      val *= (1.0f / (1.0f + expf(-val)));
+      val *= hb2_[i];
+      hb_[i] = val;
+    }
+    matmul(xb_.data(), hb_.data(), m_.w2(l).data(), hid, dim);
+    for (std::uint32_t i = 0; i < dim; ++i) x_[i] += xb_[i];
+  }
+  rmsnorm(x_.data(), x_.data(), m_.rms_final().data(), dim);
+  matmul(logits_.data(), x_.data(), m_.classifier().data(), dim, c.vocab_size);
+  return logits_;
+}
+
+// -------------------------------------------------------------------------------- tokenizer
+
+Tokenizer Tokenizer::load(const std::string& path, std::uint32_t vocab_size) {
+  const auto buf = read_file(path, std::uint64_t{1} << 30);
+  Tokenizer t;
+  std::size_t at = 0;
+  auto need = [&](std::size_t n, const std::string& field) {
+    if (buf.size() - at < n)
+      throw Error(path, field,
+                  "file ends at byte " + std::to_string(buf.size()) + " (truncated tokenizer, or " +
+                      "its vocabulary is smaller than the model's " + std::to_string(vocab_size) +
+                      ")");
+  };
+  need(4, "max_token_length");
+  std::int32_t max_len = 0;
+  std::memcpy(&max_len, buf.data(), 4);
+  at = 4;
+  if (max_len <= 0 || max_len > (1 << 16))
+    throw Error(path, "max_token_length", "must be in [1, 65536], got " + std::to_string(max_len));
+  t.vocab_.reserve(vocab_size);
+  t.scores_.reserve(vocab_size);
+  for (std::uint32_t i = 0; i < vocab_size; ++i) {
+    const std::string field = "token " + std::to_string(i);
+    need(8, field);
+    float score;
+    std::int32_t len;
+    std::memcpy(&score, buf.data() + at, 4);
+    std::memcpy(&len, buf.data() + at + 4, 4);
+    at += 8;
+    if (len < 0 || len > max_len)
+      throw Error(path, field + " /length",
+                  "must be in [0, max_token_length " + std::to_string(max_len) + "], got " +
+                      std::to_string(len));
+    need(static_cast<std::size_t>(len), field + " /bytes");
+    t.vocab_.emplace_back(buf.data() + at, static_cast<std::size_t>(len));
+    t.scores_.push_back(score);
+    at += static_cast<std::size_t>(len);
+  }
+  if (at != buf.size())
+    throw Error(path, "file size",
+                std::to_string(buf.size() - at) + " trailing bytes after " +
+                    std::to_string(vocab_size) + " tokens (tokenizer for another vocabulary?)");
+  for (std::uint32_t i = 0; i < vocab_size; ++i) t.sorted_.emplace_back(t.vocab_[i], i);
+  std::stable_sort(t.sorted_.begin(), t.sorted_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return t;
+}
+
+std::int32_t Tokenizer::lookup(const std::string& s) const {
+  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), s,
+                             [](const auto& e, const std::string& k) { return e.first < k; });
+  return it != sorted_.end() && it->first == s ? it->second : -1;
+}
+
+std::string Tokenizer::decode(std::int32_t prev, std::int32_t token) const {
+  const std::string& p = piece(token);
+  std::string_view piece_view = p;
+  if (prev == 1 && !piece_view.empty() && piece_view[0] == ' ') piece_view.remove_prefix(1);
+  unsigned int byte = 0;
+  char tail = 0;
+  if (piece_view.size() == 6 && piece_view.substr(0, 3) == "<0x" && piece_view[5] == '>' &&
+      std::sscanf(std::string(piece_view).c_str(), "<0x%02X%c", &byte, &tail) == 2 && tail == '>')
+    return std::string(1, static_cast<char>(byte));
+  return std::string(piece_view);
+}
+
+std::vector<std::int32_t> Tokenizer::encode(const std::string& text, bool bos, bool eos) const {
+  std::vector<std::int32_t> tokens;
+  if (bos) tokens.push_back(1);
+  if (!text.empty()) {
+    const std::int32_t sp = lookup(" ");
+    if (sp >= 0) tokens.push_back(sp);
+  }
+  std::string buf;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) != 0x80) buf.clear();
+    buf.push_back(static_cast<char>(c));
+    if (i + 1 < text.size() && (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80 &&
+        buf.size() < 4)
+      continue;
+    const std::int32_t id = lookup(buf);
+    if (id >= 0) {
+      tokens.push_back(id);
+    } else {
+      for (unsigned char b : buf) tokens.push_back(static_cast<std::int32_t>(b) + 3);
+    }
+    buf.clear();
+  }
+  while (true) {
+    float best = -1e10f;
+    std::int32_t best_id = -1;
+    std::size_t best_i = 0;
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+      const std::int32_t id = lookup(vocab_[tokens[i]] + vocab_[tokens[i + 1]]);
+      if (id >= 0 && scores_[id] > best) {
+        best = scores_[id];
+        best_id = id;
+        best_i = i;
+      }
+    }
+    if (best_id < 0) break;
+    tokens[best_i] = best_id;
+    tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(best_i) + 1);
+  }
+  if (eos) tokens.push_back(2);
+  return tokens;
+}
+
+namespace {
+std::string printable(const std::string& piece) {
+  if (piece.empty()) return piece;
+  if (piece.size() == 1) {
+    const unsigned char b = static_cast<unsigned char>(piece[0]);
+    if (!(std::isprint(b) || std::isspace(b))) return {};
+  }
+  return piece;
+}
+}  // namespace
+
+std::string Tokenizer::detokenize(std::span<const std::int32_t> tokens) const {
+  std::string out;
+  for (std::size_t i = 1; i < tokens.size(); ++i) out += printable(decode(tokens[i - 1], tokens[i]));
+  return out;
+}
+
+// ------------------------------------------------------------------------- sampling, generate
+
+std::int32_t Sampler::sample(std::span<const float> logits) {
+  if (temperature_ <= 0.0f) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < logits.size(); ++i)
+      if (logits[i] > logits[best]) best = i;
+    return static_cast<std::int32_t>(best);
+  }
+  probs_.resize(logits.size());
+  float mx = logits[0] / temperature_;
+  for (std::size_t i = 0; i < logits.size(); ++i) mx = std::max(mx, logits[i] / temperature_);
+  float sum = 0.0f;
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    probs_[i] = expf(logits[i] / temperature_ - mx);
+    sum += probs_[i];
+  }
+  // llama2.c's random_f32: xorshift* on a 64-bit state.
+  state_ ^= state_ >> 12;
+  state_ ^= state_ << 25;
+  state_ ^= state_ >> 27;
+  const auto r = static_cast<std::uint32_t>((state_ * 0x2545F4914F6CDD1Dull) >> 32);
+  const float coin = static_cast<float>(r >> 8) / 16777216.0f;
+  float cdf = 0.0f;
+  for (std::size_t i = 0; i < probs_.size(); ++i) {
+    cdf += probs_[i] / sum;
+    if (coin < cdf) return static_cast<std::int32_t>(i);
+  }
+  return static_cast<std::int32_t>(probs_.size() - 1);
+}
+
+Generation generate(Llama2cRunner& run, AttentionBackend& attn, const Tokenizer& tok,
+                    const GenerateOptions& opt,
+                    const std::function<void(const std::string&)>& on_piece) {
+  Generation g;
+  const std::vector<std::int32_t> prompt = tok.encode(opt.prompt, true, false);
+  Sampler sampler(opt.temperature, opt.seed);
+  const std::uint64_t steps = std::min<std::uint64_t>(opt.steps, run.model().config().seq_len);
+  std::int32_t token = prompt[0];
+  g.tokens.push_back(token);
+  for (std::uint64_t pos = 0; pos < steps; ++pos) {
+    const auto logits = run.forward(token, pos, attn);
+    const std::int32_t next = pos + 1 < prompt.size() ? prompt[pos + 1] : sampler.sample(logits);
+    if (next == 1) break;
+    const std::string piece = printable(tok.decode(token, next));
+    g.text += piece;
+    if (on_piece) on_piece(piece);
+    g.tokens.push_back(next);
+    token = next;
+  }
+  return g;
+}
+
+std::vector<std::int32_t> read_token_file(const std::string& path, std::uint32_t vocab_size) {
+  std::ifstream is(path);
+  if (!is) throw Error(path, "", "cannot open token file");
+  std::vector<std::int32_t> out;
+  std::string line;
+  std::uint64_t lineno = 0;
+  while (std::getline(is, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    std::string word;
+    while (ls >> word) {
+      std::int64_t v = -1;
+      try {
+        std::size_t used = 0;
+        v = std::stoll(word, &used);
+        if (used != word.size()) v = -1;
+      } catch (const std::exception&) {
+        v = -1;
+      }
+      if (v < 0 || v >= vocab_size)
+        throw Error(path, "line " + std::to_string(lineno),
+                    "token '" + word + "' is not an id in [0, " + std::to_string(vocab_size) + ")");
+      out.push_back(static_cast<std::int32_t>(v));
+    }
+  }
+  if (out.empty()) throw Error(path, "", "no token ids (expected whitespace-separated integers)");
+  return out;
+}
+
+}  // namespace kvplan::sim

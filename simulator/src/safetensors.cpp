@@ -1,0 +1,397 @@
+#include "kvplan/sim/safetensors.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan::sim {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::uint16_t load_u16(const std::byte* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;  // little-endian hosts only (static_assert below)
+}
+static_assert(std::endian::native == std::endian::little, "kvplan assumes a little-endian host");
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+std::string_view to_string(DType d) {
+  switch (d) {
+    case DType::f32: return "F32";
+    case DType::f16: return "F16";
+    case DType::bf16: return "BF16";
+    case DType::i32: return "I32";
+  }
+  return "?";
+}
+
+std::size_t dtype_bytes(DType d) {
+  switch (d) {
+    case DType::f32:
+    case DType::i32: return 4;
+    case DType::f16:
+    case DType::bf16: return 2;
+  }
+  return 0;
+}
+
+DType parse_dtype(std::string_view name, const std::string& source, const std::string& field) {
+  if (name == "F32") return DType::f32;
+  if (name == "F16") return DType::f16;
+  if (name == "BF16") return DType::bf16;
+  if (name == "I32") return DType::i32;
+  throw Error(source, field,
+              "unsupported dtype '" + std::string(name) + "' (expected F32, F16, BF16 or I32)");
+}
+
+std::uint64_t TensorInfo::elements() const {
+  std::uint64_t n = 1;
+  for (auto d : shape) n = mul(n, d, "tensor elements");
+  return n;
+}
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = (h & 0x8000u) << 16;
+  std::uint32_t exp = (h >> 10) & 0x1f;
+  std::uint32_t mant = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      exp = 127 - 15 + 1;
+      while ((mant & 0x400u) == 0) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ffu;
+      bits = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+std::uint16_t float_to_half(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) {  // inf or nan
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
+  }
+  if (absx >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow
+  if (absx < 0x38800000u) {  // subnormal half or zero
+    if (absx < 0x33000000u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t e = absx >> 23;
+    const std::uint32_t m = (absx & 0x7fffffu) | 0x800000u;
+    const std::uint32_t shift = 126 - e;  // value = m · 2^(e-150) = v · 2^-24
+    std::uint32_t v = m >> shift;
+    const std::uint32_t rem = m & ((1u << shift) - 1);
+    const std::uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (v & 1u))) ++v;
+    return static_cast<std::uint16_t>(sign | v);
+  }
+  std::uint32_t v = ((absx >> 23) - 112) << 10 | ((absx >> 13) & 0x3ffu);
+  const std::uint32_t rem = absx & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (v & 1u))) ++v;
+  return static_cast<std::uint16_t>(sign | v);
+}
+
+float bf16_to_float(std::uint16_t h) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
+}
+
+std::uint16_t float_to_bf16(float f) {
+  std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<std::uint16_t>(x >> 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+SafetensorsFile::SafetensorsFile(SafetensorsFile&& o) noexcept { *this = std::move(o); }
+
+SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& o) noexcept {
+  if (this == &o) return *this;
+  if (base_) munmap(const_cast<std::byte*>(base_), size_);
+  path_ = std::move(o.path_);
+  base_ = std::exchange(o.base_, nullptr);
+  size_ = std::exchange(o.size_, 0);
+  data_start_ = o.data_start_;
+  tensors_ = std::move(o.tensors_);
+  metadata_ = std::move(o.metadata_);
+  return *this;
+}
+
+SafetensorsFile::~SafetensorsFile() {
+  if (base_) munmap(const_cast<std::byte*>(base_), size_);
+}
+
+SafetensorsFile SafetensorsFile::open(const std::string& path, const SafetensorsLimits& limits) {
+  SafetensorsFile f;
+  f.path_ = path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path, "", "cannot open: " + errno_text());
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const std::string msg = errno_text();
+    ::close(fd);
+    throw Error(path, "", "cannot stat: " + msg);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error(path, "", "not a regular file");
+  }
+  f.size_ = static_cast<std::uint64_t>(st.st_size);
+  if (f.size_ < 8) {
+    ::close(fd);
+    throw Error(path, "header length",
+                "file is " + std::to_string(f.size_) +
+                    " bytes, shorter than the 8-byte header length (truncated?)");
+  }
+  void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) throw Error(path, "", "cannot mmap: " + errno_text());
+  f.base_ = static_cast<const std::byte*>(p);
+  f.parse(limits);
+  return f;
+}
+
+void SafetensorsFile::parse(const SafetensorsLimits& lim) {
+  std::uint64_t n = 0;
+  std::memcpy(&n, base_, 8);
+  if (n > lim.max_header_bytes)
+    throw Error(path_, "header length",
+                "declares a " + std::to_string(n) + "-byte JSON header, over the limit of " +
+                    std::to_string(lim.max_header_bytes) + " bytes (not a safetensors file?)");
+  if (n > size_ - 8)
+    throw Error(path_, "header length",
+                "declares a " + std::to_string(n) + "-byte JSON header but only " +
+                    std::to_string(size_ - 8) + " bytes follow (truncated or lying header)");
+  if (n < 2) throw Error(path_, "header", "JSON header of " + std::to_string(n) + " bytes");
+  data_start_ = 8 + n;
+  const std::uint64_t data_len = size_ - data_start_;
+  const char* hb = reinterpret_cast<const char*>(base_ + 8);
+  if (hb[0] != '{')
+    throw Error(path_, "header", "JSON header must start with '{' (not a safetensors file?)");
+  json h;
+  try {
+    h = json::parse(hb, hb + n);
+  } catch (const json::exception& e) {
+    throw Error(path_, "header", std::string("invalid JSON: ") + e.what());
+  }
+  if (!h.is_object()) throw Error(path_, "header", "JSON header must be an object");
+  if (h.size() > lim.max_tensors + 1)
+    throw Error(path_, "header",
+                std::to_string(h.size()) + " entries, over the limit of " +
+                    std::to_string(lim.max_tensors) + " tensors");
+
+  for (auto it = h.begin(); it != h.end(); ++it) {
+    const std::string& name = it.key();
+    const json& v = it.value();
+    if (name == "__metadata__") {
+      if (!v.is_object()) throw Error(path_, "__metadata__", "must be an object of strings");
+      for (auto m = v.begin(); m != v.end(); ++m) {
+        if (!m.value().is_string())
+          throw Error(path_, "__metadata__/" + m.key(),
+                      "metadata values must be strings, got " + std::string(m.value().type_name()));
+        metadata_[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    const std::string where = "tensor '" + name + "'";
+    if (!v.is_object()) throw Error(path_, where, "must be an object with dtype, shape, data_offsets");
+    for (auto f = v.begin(); f != v.end(); ++f) {
+      if (f.key() != "dtype" && f.key() != "shape" && f.key() != "data_offsets")
+        throw Error(path_, where + " /" + f.key(),
+                    "unknown field (expected dtype, shape, data_offsets)");
+    }
+    TensorInfo t;
+    t.name = name;
+    if (!v.contains("dtype") || !v["dtype"].is_string())
+      throw Error(path_, where + " /dtype", "missing or not a string");
+    t.dtype = parse_dtype(v["dtype"].get<std::string>(), path_, where + " /dtype");
+    if (!v.contains("shape") || !v["shape"].is_array())
+      throw Error(path_, where + " /shape", "missing or not an array");
+    const json& shape = v["shape"];
+    if (shape.size() > lim.max_rank)
+      throw Error(path_, where + " /shape",
+                  "rank " + std::to_string(shape.size()) + " over the limit of " +
+                      std::to_string(lim.max_rank));
+    for (const auto& d : shape) {
+      if (!d.is_number_unsigned())
+        throw Error(path_, where + " /shape",
+                    "dimensions must be non-negative integers, got " + d.dump());
+      const auto dim = d.get<std::uint64_t>();
+      if (dim > lim.max_dim)
+        throw Error(path_, where + " /shape",
+                    "dimension " + std::to_string(dim) + " over the limit of " +
+                        std::to_string(lim.max_dim) + " (absurd size)");
+      t.shape.push_back(dim);
+    }
+    if (!v.contains("data_offsets") || !v["data_offsets"].is_array() ||
+        v["data_offsets"].size() != 2 || !v["data_offsets"][0].is_number_unsigned() ||
+        !v["data_offsets"][1].is_number_unsigned())
+      throw Error(path_, where + " /data_offsets", "must be [begin, end], two non-negative integers");
+    t.begin = v["data_offsets"][0].get<std::uint64_t>();
+    t.end = v["data_offsets"][1].get<std::uint64_t>();
+    if (t.begin > t.end)
+      throw Error(path_, where + " /data_offsets",
+                  "begin " + std::to_string(t.begin) + " after end " + std::to_string(t.end));
+    if (t.end > data_len)
+      throw Error(path_, where + " /data_offsets",
+                  "[" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                      ") lies outside the data section of " + std::to_string(data_len) +
+                      " bytes (truncated file or bad offsets)");
+    std::uint64_t bytes = 0;
+    try {
+      bytes = mul(t.elements(), dtype_bytes(t.dtype), "tensor bytes");
+    } catch (const Error&) {
+      throw Error(path_, where + " /shape", "size overflows 64-bit arithmetic (absurd shape)");
+    }
+    if (bytes > lim.max_tensor_bytes)
+      throw Error(path_, where + " /shape",
+                  std::to_string(bytes) + " bytes, over the limit of " +
+                      std::to_string(lim.max_tensor_bytes));
+    if (bytes != t.end - t.begin)
+      throw Error(path_, where + " /data_offsets",
+                  "spans " + std::to_string(t.end - t.begin) + " bytes but shape and dtype " +
+                      std::string(to_string(t.dtype)) + " need " + std::to_string(bytes));
+    tensors_.push_back(std::move(t));
+  }
+
+  // Tensors must tile the data section exactly: sorted by offset, each begins where the previous
+  // ended, the last ends at the end of the file.
+  std::vector<const TensorInfo*> order;
+  order.reserve(tensors_.size());
+  for (const auto& t : tensors_) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const TensorInfo* a, const TensorInfo* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  std::uint64_t at = 0;
+  const TensorInfo* prev = nullptr;
+  for (const TensorInfo* t : order) {
+    if (t->begin < at)
+      throw Error(path_, "tensor '" + t->name + "' /data_offsets",
+                  "[" + std::to_string(t->begin) + ", " + std::to_string(t->end) +
+                      ") overlaps tensor '" + prev->name + "' [" + std::to_string(prev->begin) +
+                      ", " + std::to_string(prev->end) + ")");
+    if (t->begin > at)
+      throw Error(path_, "tensor '" + t->name + "' /data_offsets",
+                  "begins at " + std::to_string(t->begin) + ", leaving a gap of " +
+                      std::to_string(t->begin - at) + " bytes after " +
+                      (prev ? "tensor '" + prev->name + "'" : std::string("the header")));
+    at = t->end;
+    prev = t;
+  }
+  if (at != data_len)
+    throw Error(path_, "data section",
+                std::to_string(data_len - at) +
+                    " trailing bytes not covered by any tensor (data section is " +
+                    std::to_string(data_len) + " bytes, tensors cover " + std::to_string(at) + ")");
+  std::sort(tensors_.begin(), tensors_.end(),
+            [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
+}
+
+const TensorInfo* SafetensorsFile::find(std::string_view name) const {
+  auto it = std::lower_bound(tensors_.begin(), tensors_.end(), name,
+                             [](const TensorInfo& t, std::string_view n) { return t.name < n; });
+  return it != tensors_.end() && it->name == name ? &*it : nullptr;
+}
+
+const TensorInfo& SafetensorsFile::at(std::string_view name) const {
+  if (const TensorInfo* t = find(name)) return *t;
+  throw Error(path_, "tensor '" + std::string(name) + "'", "missing");
+}
+
+std::span<const std::byte> SafetensorsFile::bytes(const TensorInfo& t) const {
+  return {base_ + data_start_ + t.begin, static_cast<std::size_t>(t.end - t.begin)};
+}
+
+void SafetensorsFile::read_f32(const TensorInfo& t, std::uint64_t first,
+                               std::span<float> out) const {
+  const std::uint64_t n = t.elements();
+  if (first > n || out.size() > n - first)
+    throw Error(path_, "tensor '" + t.name + "'",
+                "read of elements [" + std::to_string(first) + ", " +
+                    std::to_string(first + out.size()) + ") outside its " + std::to_string(n));
+  const std::byte* p = base_ + data_start_ + t.begin + first * dtype_bytes(t.dtype);
+  switch (t.dtype) {
+    case DType::f32: std::memcpy(out.data(), p, out.size() * 4); break;
+    case DType::f16:
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = half_to_float(load_u16(p + 2 * i));
+      break;
+    case DType::bf16:
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(load_u16(p + 2 * i));
+      break;
+    case DType::i32:
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        std::int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        out[i] = static_cast<float>(v);
+      }
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  json h = json::object();
+  if (!metadata.empty()) {
+    json m = json::object();
+    for (const auto& [k, v] : metadata) m[k] = v;
+    h["__metadata__"] = m;
+  }
+  std::uint64_t at = 0;
+  for (const auto& t : tensors) {
+    std::uint64_t n = 1;
+    for (auto d : t.shape) n = mul(n, d, "tensor elements");
+    const std::uint64_t bytes = mul(n, dtype_bytes(t.dtype));
+    if (bytes != t.data.size())
+      throw Error(path, "tensor '" + t.name + "'",
+                  "has " + std::to_string(t.data.size()) + " bytes of data, shape needs " +
+                      std::to_string(bytes));
+    if (h.contains(t.name)) throw Error(path, "tensor '" + t.name + "'", "written twice");
+    h[t.name] = {{"dtype", std::string(to_string(t.dtype))},
+                 {"shape", t.shape},
+                 {"data_offsets", {at, at + bytes}}};
+    at += bytes;
+  }
+  std::string header = h.dump();
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::ofstream os(path, std::ios::binary | std::ios::trunc);
+  if (!os) throw Error(path, "", "cannot open for writing: " + errno_text());
+  const std::uint64_t n = header.size();
+  os.write(reinterpret_cast<const char*>(&n), 8);
+  os.write(header.data(), static_cast<std::streamsize>(header.size()));
+  for (const auto& t : tensors)
+    os.write(reinterpret_cast<const char*>(t.data.data()),
+             static_cast<std::streamsize>(t.data.size()));
+  os.close();
+  if (!os) throw Error(path, "", "write failed: " + errno_text());
+}
+
+}  // namespace kvplan::sim

@@ -1,0 +1,246 @@
+#include "kvplan/sim/trace.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan::sim {
+
+void apply_rope(const RopeSpec& rope, std::span<float> x, std::uint64_t pos) {
+  const std::uint32_t dims = rope.dims;
+  const float theta = static_cast<float>(rope.theta);
+  const float p = static_cast<float>(pos);
+  if (rope.style == RopeStyle::interleaved) {
+    for (std::uint32_t i = 0; i + 1 < dims; i += 2) {
+      const float freq = 1.0f / powf(theta, static_cast<float>(i) / static_cast<float>(dims));
+      const float val = p * freq;
+      const float c = cosf(val), s = sinf(val);
+      const float v0 = x[i], v1 = x[i + 1];
+      x[i] = v0 * c - v1 * s;
+      x[i + 1] = v0 * s + v1 * c;
+    }
+  } else {
+    const std::uint32_t h = dims / 2;
+    for (std::uint32_t j = 0; j < h; ++j) {
+      const float freq =
+          1.0f / powf(theta, static_cast<float>(2 * j) / static_cast<float>(dims));
+      const float val = p * freq;
+      const float c = cosf(val), s = sinf(val);
+      const float v0 = x[j], v1 = x[j + h];
+      x[j] = v0 * c - v1 * s;
+      x[j + h] = v0 * s + v1 * c;
+    }
+  }
+}
+
+namespace {
+
+std::uint32_t parse_u32_field(const std::map<std::string, std::string>& m, const std::string& key,
+                              const std::string& path, std::uint32_t max) {
+  auto it = m.find(key);
+  if (it == m.end()) throw Error(path, "__metadata__/" + key, "missing");
+  std::uint32_t v = 0;
+  const auto& s = it->second;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v > max)
+    throw Error(path, "__metadata__/" + key,
+                "must be an integer in [0, " + std::to_string(max) + "], got '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+TraceFile TraceFile::open(const std::string& path) {
+  TraceFile t(SafetensorsFile::open(path));
+  const auto& md = t.file_.metadata();
+  TraceInfo& info = t.info_;
+  info.metadata = md;
+  auto need = [&](const std::string& key) -> const std::string& {
+    auto it = md.find(key);
+    if (it == md.end())
+      throw Error(path, "__metadata__/" + key, "missing (a kvplan trace needs format, version, "
+                                               "model, rope_theta, rope_dims, rope_style)");
+    return it->second;
+  };
+  if (need("format") != "kvplan-trace")
+    throw Error(path, "__metadata__/format", "must be 'kvplan-trace', got '" + md.at("format") + "'");
+  info.version = need("version");
+  if (info.version != "1")
+    throw Error(path, "__metadata__/version", "unsupported version '" + info.version + "' (1)");
+  info.model = need("model");
+  {
+    const std::string& s = need("rope_theta");
+    char* end = nullptr;
+    info.rope.theta = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !(info.rope.theta > 0) ||
+        !std::isfinite(info.rope.theta))
+      throw Error(path, "__metadata__/rope_theta", "must be a positive number, got '" + s + "'");
+  }
+  need("rope_dims");
+  info.rope.dims = parse_u32_field(md, "rope_dims", path, 1u << 16);
+  const std::string& style = need("rope_style");
+  if (style == "interleaved") {
+    info.rope.style = RopeStyle::interleaved;
+  } else if (style == "half") {
+    info.rope.style = RopeStyle::half;
+  } else {
+    throw Error(path, "__metadata__/rope_style",
+                "must be 'interleaved' or 'half', got '" + style + "'");
+  }
+
+  // Layers: layers.0 .. layers.{L-1}, each with q, k, v; nothing else but `tokens`.
+  std::uint32_t layers = 0;
+  for (const auto& ti : t.file_.tensors()) {
+    const std::string& n = ti.name;
+    if (n == "tokens") continue;
+    std::uint32_t l = 0;
+    const char* b = n.data() + 7;
+    if (n.rfind("layers.", 0) != 0)
+      throw Error(path, "tensor '" + n + "'", "unexpected tensor (expected layers.{l}.q|k|v, tokens)");
+    auto [p, ec] = std::from_chars(b, n.data() + n.size(), l);
+    const std::string rest(p, n.data() + n.size());
+    if (ec != std::errc() || (rest != ".q" && rest != ".k" && rest != ".v") || l >= (1u << 16))
+      throw Error(path, "tensor '" + n + "'", "unexpected tensor (expected layers.{l}.q|k|v, tokens)");
+    layers = std::max(layers, l + 1);
+  }
+  if (layers == 0) throw Error(path, "layers.0.q", "missing: a trace needs at least one layer");
+  info.layers = layers;
+  const std::uint32_t rope_dims = info.rope.dims;
+  for (std::uint32_t l = 0; l < layers; ++l) {
+    const std::string pre = "layers." + std::to_string(l) + ".";
+    const TensorInfo& q = t.file_.at(pre + "q");
+    const TensorInfo& k = t.file_.at(pre + "k");
+    const TensorInfo& v = t.file_.at(pre + "v");
+    for (const TensorInfo* x : {&q, &k, &v}) {
+      const std::string where = "tensor '" + x->name + "' /shape";
+      if (x->shape.size() != 3)
+        throw Error(path, where, "must be [T, heads, head_dim], got rank " +
+                                     std::to_string(x->shape.size()));
+      if (x->dtype == DType::i32)
+        throw Error(path, "tensor '" + x->name + "' /dtype", "must be F32, F16 or BF16, got I32");
+      if (x->shape[1] == 0 || x->shape[2] == 0 || x->shape[1] > 4096 || x->shape[2] > 4096)
+        throw Error(path, where, "heads and head_dim must be in [1, 4096]");
+    }
+    if (l == 0) {
+      info.tokens = q.shape[0];
+      info.q_heads = static_cast<std::uint32_t>(q.shape[1]);
+      info.kv_heads = static_cast<std::uint32_t>(k.shape[1]);
+      info.head_dim = static_cast<std::uint32_t>(q.shape[2]);
+      info.dtype = q.dtype;
+    }
+    for (const TensorInfo* x : {&q, &k, &v}) {
+      const std::uint64_t heads = x == &q ? info.q_heads : info.kv_heads;
+      if (x->shape[0] != info.tokens || x->shape[1] != heads || x->shape[2] != info.head_dim)
+        throw Error(path, "tensor '" + x->name + "' /shape",
+                    "[" + std::to_string(x->shape[0]) + ", " + std::to_string(x->shape[1]) + ", " +
+                        std::to_string(x->shape[2]) + "] disagrees with layers.0 ([" +
+                        std::to_string(info.tokens) + ", " + std::to_string(heads) + ", " +
+                        std::to_string(info.head_dim) + "])");
+      if (x->dtype != info.dtype)
+        throw Error(path, "tensor '" + x->name + "' /dtype",
+                    std::string(to_string(x->dtype)) + " differs from layers.0.q (" +
+                        std::string(to_string(info.dtype)) + ")");
+    }
+    t.q_.push_back(&q);
+    t.k_.push_back(&k);
+    t.v_.push_back(&v);
+  }
+  if (info.q_heads % info.kv_heads != 0)
+    throw Error(path, "tensor 'layers.0.k' /shape",
+                "KV heads (" + std::to_string(info.kv_heads) + ") must divide query heads (" +
+                    std::to_string(info.q_heads) + ")");
+  if (rope_dims > info.head_dim || rope_dims % 2 != 0)
+    throw Error(path, "__metadata__/rope_dims",
+                "must be even and at most head_dim (" + std::to_string(info.head_dim) + "), got " +
+                    std::to_string(rope_dims));
+  if (const TensorInfo* tok = t.file_.find("tokens")) {
+    if (tok->dtype != DType::i32)
+      throw Error(path, "tensor 'tokens' /dtype", "must be I32, got " + std::string(to_string(tok->dtype)));
+    if (tok->shape.size() != 1 || tok->shape[0] != info.tokens)
+      throw Error(path, "tensor 'tokens' /shape",
+                  "must be [" + std::to_string(info.tokens) + "] (T of the layers)");
+    t.tokens_.resize(info.tokens);
+    std::memcpy(t.tokens_.data(), t.file_.bytes(*tok).data(), info.tokens * 4);
+  }
+  return t;
+}
+
+void TraceFile::read(TraceTensor which, std::uint32_t layer, std::uint64_t token,
+                     std::span<float> out) const {
+  const auto& vec = which == TraceTensor::q ? q_ : which == TraceTensor::k ? k_ : v_;
+  const std::size_t width = which == TraceTensor::q ? info_.q_width() : info_.kv_width();
+  if (layer >= vec.size() || token >= info_.tokens || out.size() != width)
+    throw Error(ErrorKind::internal, path(), "read",
+                "layer " + std::to_string(layer) + " token " + std::to_string(token) +
+                    " out of range");
+  file_.read_f32(*vec[layer], token * width, out);
+}
+
+TraceBuilder::TraceBuilder(TraceInfo info) : info_(std::move(info)) {
+  q_.resize(info_.layers);
+  k_.resize(info_.layers);
+  v_.resize(info_.layers);
+}
+
+void TraceBuilder::append(std::uint32_t layer, std::span<const float> q, std::span<const float> k,
+                          std::span<const float> v) {
+  if (layer >= info_.layers || q.size() != info_.q_width() || k.size() != info_.kv_width() ||
+      v.size() != info_.kv_width())
+    throw Error(ErrorKind::internal, "trace builder", "append", "row of the wrong width");
+  q_[layer].insert(q_[layer].end(), q.begin(), q.end());
+  k_[layer].insert(k_[layer].end(), k.begin(), k.end());
+  v_[layer].insert(v_[layer].end(), v.begin(), v.end());
+}
+
+void TraceBuilder::write(const std::string& path, DType dtype) const {
+  if (dtype == DType::i32) throw Error(path, "dtype", "a trace stores F32, F16 or BF16");
+  const std::uint64_t T = info_.layers ? rows(0) : 0;
+  for (std::uint32_t l = 0; l < info_.layers; ++l)
+    if (rows(l) != T)
+      throw Error(ErrorKind::internal, path, "layers." + std::to_string(l),
+                  "has " + std::to_string(rows(l)) + " rows, layer 0 has " + std::to_string(T));
+  if (!tokens_.empty() && tokens_.size() != T)
+    throw Error(ErrorKind::internal, path, "tokens",
+                std::to_string(tokens_.size()) + " tokens for " + std::to_string(T) + " rows");
+  std::vector<std::vector<std::byte>> store;
+  std::vector<TensorView> views;
+  auto convert = [&](const std::vector<float>& src) {
+    std::vector<std::byte> b(src.size() * dtype_bytes(dtype));
+    if (dtype == DType::f32) {
+      std::memcpy(b.data(), src.data(), b.size());
+    } else {
+      for (std::size_t i = 0; i < src.size(); ++i) {
+        const std::uint16_t h = dtype == DType::f16 ? float_to_half(src[i]) : float_to_bf16(src[i]);
+        std::memcpy(b.data() + 2 * i, &h, 2);
+      }
+    }
+    return b;
+  };
+  store.reserve(3 * info_.layers + 1);
+  for (std::uint32_t l = 0; l < info_.layers; ++l) {
+    const std::string pre = "layers." + std::to_string(l) + ".";
+    store.push_back(convert(q_[l]));
+    views.push_back({pre + "q", dtype, {T, info_.q_heads, info_.head_dim}, store.back()});
+    store.push_back(convert(k_[l]));
+    views.push_back({pre + "k", dtype, {T, info_.kv_heads, info_.head_dim}, store.back()});
+    store.push_back(convert(v_[l]));
+    views.push_back({pre + "v", dtype, {T, info_.kv_heads, info_.head_dim}, store.back()});
+  }
+  if (!tokens_.empty())
+    views.push_back({"tokens", DType::i32, {T}, std::as_bytes(std::span(tokens_))});
+  std::map<std::string, std::string> md = info_.metadata;
+  md["format"] = "kvplan-trace";
+  md["version"] = "1";
+  md["model"] = info_.model;
+  char theta[64];
+  std::snprintf(theta, sizeof theta, "%.17g", info_.rope.theta);
+  md["rope_theta"] = theta;
+  md["rope_dims"] = std::to_string(info_.rope.dims);
+  md["rope_style"] = info_.rope.style == RopeStyle::interleaved ? "interleaved" : "half";
+  write_safetensors(path, views, md);
+}
+
+}  // namespace kvplan::sim
