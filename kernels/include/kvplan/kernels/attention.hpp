@@ -1,0 +1,97 @@
+// Attention over a paged, possibly quantized KV cache: decode (one query per head) and prefill
+// (many queries, causal), with GQA, dequantization on the fly, a numerically stable softmax and,
+// on request, the attention probabilities per retained token (H2O and SnapKV score with them).
+//
+// GQA: query head h reads KV head h / (num_q_heads / num_kv_heads).
+// Scale: `scale`, or 1/sqrt(head_dim) when scale is 0.
+// Softmax: p_t = exp(s_t - max_s) / sum exp(s - max_s), accumulated in float (cpu) or double
+// (cpu_ref dot products and sums).
+// RoPE and positions: keys sit in the cache after RoPE at their original positions. With
+// PositionMode::original they are used as stored. With PositionMode::cache the key in slot i is
+// rotated, when read, by (i - original_position): RoPE rotations compose, so it reads as if
+// rotated at its cache position i (Hugging Face SinkCache re-rotates the same way). The caller
+// rotates the query itself: at its original position (original) or at cache position
+// num_tokens - 1 for decode (cache).
+//
+//   DecodeAttentionParams p{.kv = pool.view(seq, layer), .num_q_heads = 32, .q = q /*[32, d]*/,
+//                           .out = out /*[32, d]*/, .probs = probs /*[32, n] or nullptr*/};
+//   Status s = decode_attention(p, Backend::cpu);
+#pragma once
+
+#include <cstdint>
+
+#include "kvplan/kernels/common.hpp"
+#include "kvplan/kernels/paged_kv.hpp"
+#include "kvplan/policy.hpp"
+
+namespace kvplan::kernels {
+
+enum class RopeStyle {
+  none,         // no rotary embedding (positions=cache is then a no-op)
+  interleaved,  // pairs (2i, 2i+1), as llama2.c
+  half,         // pairs (i, i + dims/2), as Hugging Face Llama
+};
+
+struct RopeParams {
+  RopeStyle style = RopeStyle::none;
+  float theta = 10000.f;
+  std::uint32_t dims = 0;  // rotated dims from the start of the head (even); 0 = head_dim
+};
+
+// Rotates x[0..d) in place by `position` (may be negative): pair i (i < dims/2) turns by
+// position · theta^(-2i/dims) radians. Angles and sin/cos in double, result rounded to float.
+KVPLAN_HOST_DEVICE void rope_rotate(float* x, std::uint32_t d, const RopeParams& r,
+                                    double position) {
+  if (r.style == RopeStyle::none) return;
+  const std::uint32_t dims = r.dims ? r.dims : d;
+  const std::uint32_t half = dims / 2;
+  for (std::uint32_t i = 0; i < half; ++i) {
+    const double freq = std::pow(static_cast<double>(r.theta), -2.0 * i / dims);
+    const double a = position * freq, c = std::cos(a), s = std::sin(a);
+    const std::uint32_t i0 = r.style == RopeStyle::interleaved ? 2 * i : i;
+    const std::uint32_t i1 = r.style == RopeStyle::interleaved ? 2 * i + 1 : i + half;
+    const double x0 = x[i0], x1 = x[i1];
+    x[i0] = static_cast<float>(x0 * c - x1 * s);
+    x[i1] = static_cast<float>(x0 * s + x1 * c);
+  }
+}
+// Rotates every head of x [heads, d].
+void rope_apply(float* x, std::uint32_t heads, std::uint32_t d, const RopeParams& r,
+                double position);
+
+struct DecodeAttentionParams {
+  PagedKvView kv{};               // n = kv.num_tokens retained tokens, n >= 1
+  std::uint32_t num_q_heads = 0;  // a multiple of kv.num_kv_heads
+  const float* q = nullptr;       // [num_q_heads, head_dim], RoPE applied by the caller
+  float* out = nullptr;           // [num_q_heads, head_dim]
+  float* probs = nullptr;         // optional [num_q_heads, n]: softmax over the retained slots
+  float scale = 0.f;              // 0 -> 1/sqrt(head_dim)
+  RopeParams rope{};              // used by PositionMode::cache
+  PositionMode positions = PositionMode::original;
+};
+
+struct PrefillAttentionParams {
+  PagedKvView kv{};  // keys/values of the prompt (slots 0..n-1)
+  std::uint32_t num_q_heads = 0;
+  std::uint32_t num_queries = 0;              // T_q
+  const float* q = nullptr;                   // [T_q, num_q_heads, head_dim], RoPE applied
+  const std::int32_t* q_positions = nullptr;  // [T_q]; slot t is visible to query i iff
+                                              // kv position of t <= q_positions[i] (causal)
+  float* out = nullptr;                       // optional [T_q, num_q_heads, head_dim]
+  float* probs = nullptr;  // optional [num_q_heads, T_q, n]; masked entries are 0
+  float scale = 0.f;
+  RopeParams rope{};
+  PositionMode positions = PositionMode::original;
+};
+
+Status validate(const DecodeAttentionParams& p);
+Status validate(const PrefillAttentionParams& p);
+
+Status decode_attention_ref(const DecodeAttentionParams& p);  // naive spec, double accumulation
+Status decode_attention_cpu(const DecodeAttentionParams& p);  // tiled, group-wise dequantization
+Status decode_attention(const DecodeAttentionParams& p, Backend b = Backend::cpu);
+
+Status prefill_attention_ref(const PrefillAttentionParams& p);
+Status prefill_attention(const PrefillAttentionParams& p, Backend b = Backend::cpu);
+
+}  // namespace kvplan::kernels

@@ -1,0 +1,217 @@
+#include "kvplan/kernels/eviction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace kvplan::kernels {
+namespace {
+
+Status check_common(std::uint32_t heads, const std::int32_t* positions, std::uint32_t stride,
+                    std::uint32_t n, const char* who) {
+  if (heads == 0) return Status::Invalid(std::string(who) + ": num_kv_heads must be >= 1");
+  if (n > 0 && (!positions || stride < n))
+    return Status::Invalid(std::string(who) + ": positions [num_kv_heads, stride >= n] required");
+  return Status::Ok();
+}
+
+// Fills keep from per-head ascending slot lists of equal length.
+void fill_keep(const std::vector<std::vector<std::int32_t>>& slots, const std::int32_t* positions,
+               std::uint32_t stride, KeepSet* keep) {
+  keep->num_kv_heads = static_cast<std::uint32_t>(slots.size());
+  keep->count = slots.empty() ? 0 : static_cast<std::uint32_t>(slots[0].size());
+  keep->slots.clear();
+  keep->positions.clear();
+  for (std::size_t h = 0; h < slots.size(); ++h)
+    for (std::int32_t s : slots[h]) {
+      keep->slots.push_back(s);
+      keep->positions.push_back(positions[h * stride + static_cast<std::uint32_t>(s)]);
+    }
+}
+
+// The `k` highest of score[0..m) by (score desc, position asc); returned ascending by slot.
+std::vector<std::int32_t> top_k(const float* score, const std::int32_t* pos, std::uint32_t m,
+                                std::uint64_t k) {
+  std::vector<std::int32_t> idx(m);
+  std::iota(idx.begin(), idx.end(), 0);
+  k = std::min<std::uint64_t>(k, m);
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(),
+                    [&](std::int32_t a, std::int32_t b) {
+                      if (score[a] != score[b]) return score[a] > score[b];
+                      return pos[a] < pos[b];
+                    });
+  idx.resize(k);
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+float combine(const float* x, std::uint32_t stride, std::uint32_t count, GqaReduce r) {
+  float acc = x[0];
+  for (std::uint32_t g = 1; g < count; ++g)
+    acc = r == GqaReduce::max ? std::max(acc, x[g * stride]) : acc + x[g * stride];
+  return r == GqaReduce::mean ? acc / static_cast<float>(count) : acc;
+}
+
+}  // namespace
+
+Status validate(const StreamingSelectParams& p) {
+  return check_common(p.num_kv_heads, p.positions, p.positions_stride, p.num_tokens,
+                      "streaming_select");
+}
+Status validate(const H2oAccumulateParams& p) {
+  if (p.num_kv_heads == 0 || p.num_q_heads == 0 || p.num_q_heads % p.num_kv_heads != 0)
+    return Status::Invalid(
+        "h2o_accumulate: num_q_heads must be a positive multiple of num_kv_heads");
+  if (p.num_tokens > 0 && (!p.probs || !p.scores))
+    return Status::Invalid("h2o_accumulate: probs and scores must not be null");
+  return Status::Ok();
+}
+Status validate(const H2oSelectParams& p) {
+  if (Status s =
+          check_common(p.num_kv_heads, p.positions, p.positions_stride, p.num_tokens, "h2o_select");
+      !s.ok())
+    return s;
+  if (p.num_tokens > 0 && !p.scores) return Status::Invalid("h2o_select: scores must not be null");
+  return Status::Ok();
+}
+Status validate(const SnapKvSelectParams& p) {
+  if (Status s = check_common(p.num_kv_heads, p.positions, p.positions_stride, p.num_tokens,
+                              "snapkv_select");
+      !s.ok())
+    return s;
+  if (p.num_q_heads == 0 || p.num_q_heads % p.num_kv_heads != 0)
+    return Status::Invalid(
+        "snapkv_select: num_q_heads must be a positive multiple of num_kv_heads");
+  if (p.kernel == 0) return Status::Invalid("snapkv_select: kernel must be >= 1, got 0");
+  if (p.num_queries > p.num_tokens)
+    return Status::Invalid("snapkv_select: num_queries " + std::to_string(p.num_queries) +
+                           " exceeds num_tokens " + std::to_string(p.num_tokens));
+  if (p.num_tokens > 0 && p.num_queries > 0 && !p.probs)
+    return Status::Invalid("snapkv_select: probs must not be null");
+  return Status::Ok();
+}
+
+Status streaming_select_ref(const StreamingSelectParams& p, KeepSet* keep) {
+  if (Status s = validate(p); !s.ok()) return s;
+  const std::uint64_t n = p.num_tokens;
+  std::vector<std::int32_t> slots;
+  for (std::uint64_t t = 0; t < n; ++t)
+    if (n <= p.sink + p.window || t < p.sink || t >= n - p.window)
+      slots.push_back(static_cast<std::int32_t>(t));
+  fill_keep(std::vector<std::vector<std::int32_t>>(p.num_kv_heads, slots), p.positions,
+            p.positions_stride, keep);
+  return Status::Ok();
+}
+
+Status h2o_accumulate_ref(const H2oAccumulateParams& p) {
+  if (Status s = validate(p); !s.ok()) return s;
+  const std::uint32_t group = p.num_q_heads / p.num_kv_heads, n = p.num_tokens;
+  for (std::uint32_t h = 0; h < p.num_kv_heads; ++h)
+    for (std::uint32_t t = 0; t < n; ++t)
+      p.scores[std::uint64_t{h} * n + t] +=
+          combine(p.probs + std::uint64_t{h} * group * n + t, n, group, p.gqa);
+  return Status::Ok();
+}
+
+Status h2o_select_ref(const H2oSelectParams& p, KeepSet* keep) {
+  if (Status s = validate(p); !s.ok()) return s;
+  const std::uint32_t n = p.num_tokens;
+  std::vector<std::vector<std::int32_t>> slots(p.num_kv_heads);
+  for (std::uint32_t h = 0; h < p.num_kv_heads; ++h) {
+    if (n <= p.heavy + p.recent) {
+      slots[h].resize(n);
+      std::iota(slots[h].begin(), slots[h].end(), 0);
+      continue;
+    }
+    const std::uint32_t older = n - static_cast<std::uint32_t>(p.recent);
+    slots[h] = top_k(p.scores + std::uint64_t{h} * n,
+                     p.positions + std::uint64_t{h} * p.positions_stride, older, p.heavy);
+    for (std::uint32_t t = older; t < n; ++t) slots[h].push_back(static_cast<std::int32_t>(t));
+  }
+  fill_keep(slots, p.positions, p.positions_stride, keep);
+  return Status::Ok();
+}
+
+Status snapkv_select_ref(const SnapKvSelectParams& p, KeepSet* keep) {
+  if (Status s = validate(p); !s.ok()) return s;
+  const std::uint32_t n = p.num_tokens, w = p.num_queries;
+  const std::uint32_t group = p.num_q_heads / p.num_kv_heads;
+  std::vector<std::vector<std::int32_t>> slots(p.num_kv_heads);
+  std::vector<float> votes(std::uint64_t{group} * n), combined(n), pooled(n);
+  const std::uint32_t wk = static_cast<std::uint32_t>(std::min<std::uint64_t>(w, p.budget));
+  const std::uint32_t prefix = n - wk;  // candidates scored by the votes
+  for (std::uint32_t h = 0; h < p.num_kv_heads; ++h) {
+    // Votes of each query head of the group over all slots.
+    for (std::uint32_t g = 0; g < group; ++g) {
+      const float* pr = p.probs + std::uint64_t{h * group + g} * w * n;
+      for (std::uint32_t t = 0; t < n; ++t) {
+        float s = 0.f;
+        for (std::uint32_t i = 0; i < w; ++i) s += pr[std::uint64_t{i} * n + t];
+        votes[std::uint64_t{g} * n + t] = s;
+      }
+    }
+    for (std::uint32_t t = 0; t < n; ++t) combined[t] = combine(votes.data() + t, n, group, p.gqa);
+    // 1D pooling over the candidates [0, prefix), stride 1, padding kernel/2.
+    const std::int64_t pad = p.kernel / 2;
+    for (std::uint32_t t = 0; t < prefix; ++t) {
+      float acc = p.pool == PoolKind::max ? -INFINITY : 0.f;
+      for (std::int64_t j = static_cast<std::int64_t>(t) - pad;
+           j < static_cast<std::int64_t>(t) - pad + p.kernel; ++j) {
+        if (j < 0 || j >= prefix) continue;  // padding: -inf for max, 0 for avg
+        acc = p.pool == PoolKind::max ? std::max(acc, combined[j]) : acc + combined[j];
+      }
+      pooled[t] = p.pool == PoolKind::avg ? acc / static_cast<float>(p.kernel) : acc;
+    }
+    for (std::uint32_t t = prefix; t < n; ++t) pooled[t] = combined[t];
+    if (p.pooled) std::copy(pooled.begin(), pooled.end(), p.pooled + std::uint64_t{h} * n);
+    if (n <= p.budget) {
+      slots[h].resize(n);
+      std::iota(slots[h].begin(), slots[h].end(), 0);
+      continue;
+    }
+    slots[h] = top_k(pooled.data(), p.positions + std::uint64_t{h} * p.positions_stride, prefix,
+                     p.budget - wk);
+    for (std::uint32_t t = prefix; t < n; ++t) slots[h].push_back(static_cast<std::int32_t>(t));
+  }
+  fill_keep(slots, p.positions, p.positions_stride, keep);
+  return Status::Ok();
+}
+
+#define KVPLAN_DISPATCH_CPU_ONLY(name, ...)                           \
+  switch (b) {                                                        \
+    case Backend::cpu_ref:                                            \
+    case Backend::cpu:                                                \
+      return name##_ref(__VA_ARGS__);                                 \
+    case Backend::cuda:                                               \
+      return Status::Unimplemented(#name ": CUDA backend not built"); \
+  }                                                                   \
+  return Status::Invalid(#name ": unknown backend")
+
+Status streaming_select(const StreamingSelectParams& p, KeepSet* keep, Backend b) {
+  KVPLAN_DISPATCH_CPU_ONLY(streaming_select, p, keep);
+}
+Status h2o_accumulate(const H2oAccumulateParams& p, Backend b) {
+  KVPLAN_DISPATCH_CPU_ONLY(h2o_accumulate, p);
+}
+Status h2o_select(const H2oSelectParams& p, KeepSet* keep, Backend b) {
+  KVPLAN_DISPATCH_CPU_ONLY(h2o_select, p, keep);
+}
+Status snapkv_select(const SnapKvSelectParams& p, KeepSet* keep, Backend b) {
+  KVPLAN_DISPATCH_CPU_ONLY(snapkv_select, p, keep);
+}
+
+H2oSelectParams h2o_params(const RetentionPolicy& policy, std::uint64_t n) {
+  H2oSelectParams p;
+  p.heavy = policy.heavy.at(n);
+  p.recent = policy.recent.at(n);
+  if (p.heavy + p.recent == 0) p.recent = 1;
+  return p;
+}
+
+std::uint64_t snapkv_budget(const RetentionPolicy& policy, std::uint64_t prompt) {
+  return std::max<std::uint64_t>(1, policy.budget.at(prompt));
+}
+
+}  // namespace kvplan::kernels

@@ -1,0 +1,176 @@
+#include "kvplan/kernels/quantize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kvplan::kernels {
+namespace {
+
+bool is_fp8(KvDtype d) { return d == KvDtype::fp8_e4m3 || d == KvDtype::fp8_e5m2; }
+
+}  // namespace
+
+Status validate(const QuantizeParams& p, bool dequantize) {
+  std::string problems;
+  auto add = [&](const std::string& m) { problems += (problems.empty() ? "" : "; ") + m; };
+  if (p.width == 0) add("width must be >= 1");
+  if (p.format.dtype == KvDtype::kivi) {
+    const auto& f = p.format;
+    if (f.bits != 2 && f.bits != 4 && f.bits != 8)
+      add("kivi bits must be 2, 4 or 8, got " + std::to_string(f.bits));
+    if (f.group == 0) {
+      add("kivi group must be >= 1");
+    } else {
+      if (p.role == StreamRole::value && p.width % f.group != 0)
+        add("kivi group " + std::to_string(f.group) + " must divide head dim " +
+            std::to_string(p.width));
+      if (p.role == StreamRole::key && p.tokens % f.group != 0)
+        add("kivi key tokens " + std::to_string(p.tokens) + " must be a multiple of group " +
+            std::to_string(f.group));
+      if (f.residual == 0 || f.residual % f.group != 0)
+        add("kivi residual " + std::to_string(f.residual) +
+            " must be a positive multiple of group " + std::to_string(f.group));
+    }
+    if (p.role == StreamRole::latent) add("kivi is not available for MLA latents");
+  }
+  if (is_fp8(p.format.dtype) && !(std::isfinite(p.fp8_scale) && p.fp8_scale > 0.f))
+    add("fp8 scale must be finite and > 0, got " + std::to_string(p.fp8_scale));
+  if (p.tokens > 0) {
+    if (!dequantize && (!p.in || !p.out)) add("quantize needs in and out");
+    if (dequantize && (!p.codes || !p.dequant)) add("dequantize needs codes and dequant");
+  }
+  return problems.empty() ? Status::Ok() : Status::Invalid(problems);
+}
+
+std::uint64_t quantized_bytes(const KvFormat& f, StreamRole role, std::uint32_t width,
+                              std::uint64_t tokens) {
+  switch (f.dtype) {
+    case KvDtype::int8:
+      return tokens * int8_record_bytes(width);
+    case KvDtype::kivi: {
+      const std::uint64_t P = kivi_record_bytes(f.group, f.bits);
+      if (role == StreamRole::key) return tokens / f.group * width * P;
+      return tokens * (width / f.group) * P;
+    }
+    default:
+      return tokens * width * plain_element_bytes(f.dtype);
+  }
+}
+
+std::uint64_t bytes_for(const KvFormat& f, StreamRole role, std::uint32_t width,
+                        std::uint64_t tokens) {
+  if (f.dtype != KvDtype::kivi) return quantized_bytes(f, role, width, tokens);
+  const std::uint64_t R = f.residual;
+  if (role == StreamRole::key) {
+    const std::uint64_t q = tokens / R * R;
+    return quantized_bytes(f, role, width, q) + (tokens - q) * width * 2;
+  }
+  const std::uint64_t q = tokens > R ? tokens - R : 0;
+  return quantized_bytes(f, role, width, q) + (tokens - q) * width * 2;
+}
+
+Status quantize_ref(const QuantizeParams& p) {
+  if (Status s = validate(p, false); !s.ok()) return s;
+  const std::uint32_t d = p.width;
+  const KvFormat& f = p.format;
+  switch (f.dtype) {
+    case KvDtype::int8:
+      for (std::uint32_t t = 0; t < p.tokens; ++t)
+        int8_encode_record(p.in + std::uint64_t{t} * d, d, p.out + std::uint64_t{t} * (d + 4));
+      break;
+    case KvDtype::kivi: {
+      const std::uint32_t G = f.group, P = kivi_record_bytes(G, f.bits);
+      if (p.role == StreamRole::key) {
+        for (std::uint32_t g = 0; g < p.tokens / G; ++g)
+          for (std::uint32_t c = 0; c < d; ++c)
+            kivi_encode_record(p.in + std::uint64_t{g} * G * d + c, d, G, f.bits,
+                               p.out + (std::uint64_t{g} * d + c) * P);
+      } else {
+        for (std::uint32_t t = 0; t < p.tokens; ++t)
+          for (std::uint32_t j = 0; j < d / G; ++j)
+            kivi_encode_record(p.in + std::uint64_t{t} * d + j * G, 1, G, f.bits,
+                               p.out + (std::uint64_t{t} * (d / G) + j) * P);
+      }
+      break;
+    }
+    default: {
+      const std::uint32_t eb = plain_element_bytes(f.dtype);
+      const std::uint64_t n = std::uint64_t{p.tokens} * d;
+      for (std::uint64_t i = 0; i < n; ++i)
+        plain_encode(f.dtype, p.in[i], p.fp8_scale, p.out + i * eb);
+    }
+  }
+  return Status::Ok();
+}
+
+Status dequantize_ref(const QuantizeParams& p) {
+  if (Status s = validate(p, true); !s.ok()) return s;
+  const std::uint32_t d = p.width;
+  const KvFormat& f = p.format;
+  switch (f.dtype) {
+    case KvDtype::int8:
+      for (std::uint32_t t = 0; t < p.tokens; ++t)
+        for (std::uint32_t c = 0; c < d; ++c)
+          p.dequant[std::uint64_t{t} * d + c] =
+              int8_decode(p.codes + std::uint64_t{t} * (d + 4), d, c);
+      break;
+    case KvDtype::kivi: {
+      const std::uint32_t G = f.group, P = kivi_record_bytes(G, f.bits);
+      if (p.role == StreamRole::key) {
+        for (std::uint32_t t = 0; t < p.tokens; ++t)
+          for (std::uint32_t c = 0; c < d; ++c)
+            p.dequant[std::uint64_t{t} * d + c] =
+                kivi_decode(p.codes + (std::uint64_t{t / G} * d + c) * P, G, f.bits, t % G);
+      } else {
+        for (std::uint32_t t = 0; t < p.tokens; ++t)
+          for (std::uint32_t c = 0; c < d; ++c)
+            p.dequant[std::uint64_t{t} * d + c] =
+                kivi_decode(p.codes + (std::uint64_t{t} * (d / G) + c / G) * P, G, f.bits, c % G);
+      }
+      break;
+    }
+    default: {
+      const std::uint32_t eb = plain_element_bytes(f.dtype);
+      const std::uint64_t n = std::uint64_t{p.tokens} * d;
+      for (std::uint64_t i = 0; i < n; ++i)
+        p.dequant[i] = plain_decode(f.dtype, p.codes + i * eb, p.fp8_scale);
+    }
+  }
+  return Status::Ok();
+}
+
+float fp8_calibrated_scale(const float* x, std::size_t n, Fp8Kind kind) {
+  float amax = 0.f;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(x[i])) amax = std::max(amax, std::fabs(x[i]));
+  return amax > 0.f ? amax / fp8_traits(kind).max_finite : 1.f;
+}
+
+Status quantize(const QuantizeParams& p, Backend b) {
+  switch (b) {
+    case Backend::cpu_ref:
+      return quantize_ref(p);
+    case Backend::cpu:
+      return quantize_cpu(p);
+    case Backend::cuda:
+      return Status::Unimplemented("quantize: CUDA backend not built");
+  }
+  return Status::Invalid("quantize: unknown backend");
+}
+
+Status dequantize(const QuantizeParams& p, Backend b) {
+  switch (b) {
+    case Backend::cpu_ref:
+      return dequantize_ref(p);
+    case Backend::cpu:
+      return dequantize_cpu(p);
+    case Backend::cuda:
+      return Status::Unimplemented("dequantize: CUDA backend not built");
+  }
+  return Status::Invalid("dequantize: unknown backend");
+}
+
+}  // namespace kvplan::kernels
