@@ -185,9 +185,8 @@ void ReferenceAttention::reset() {
   last_len_ = 0;
 }
 
-void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
-                                std::span<const float> k, std::span<const float> v,
-                                std::span<float> out) {
+void ReferenceAttention::append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
+                                std::span<const float> v) {
   const std::size_t kvw = std::size_t{hkv_} * d_;
   auto& K = k_.at(layer);
   auto& Vc = v_.at(layer);
@@ -198,6 +197,15 @@ void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::spa
   Vc.insert(Vc.end(), v.begin(), v.end());
   for (std::uint32_t h = 0; h < hkv_; ++h)
     apply_rope(rope_, std::span<float>(K.data() + pos * kvw + h * d_, d_), pos);
+}
+
+void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+                                std::span<const float> k, std::span<const float> v,
+                                std::span<float> out) {
+  append(layer, pos, k, v);
+  const std::size_t kvw = std::size_t{hkv_} * d_;
+  const auto& K = k_[layer];
+  const auto& Vc = v_[layer];
   std::copy(q.begin(), q.end(), qr_.begin());
   for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
   const std::uint64_t n = pos + 1;

@@ -87,6 +87,9 @@ class ReferenceAttention final : public AttentionBackend {
                            m.config().head_size(), m.rope()) {}
   void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
               std::span<const float> k, std::span<const float> v, std::span<float> out) override;
+  // Appends k, v at `pos` without computing attention (steps a replay does not score).
+  void append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
+              std::span<const float> v);
   // Softmax probabilities of the last attend() call for query head h, positions [0, pos].
   std::span<const float> last_probs(std::uint32_t h) const;
   void reset();

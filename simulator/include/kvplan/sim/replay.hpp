@@ -1,0 +1,147 @@
+// The replay engine: runs attention data (a trace, or the llama2.c reference model in the loop)
+// token by token through kvplan's own KV cache — the kernels' paged block pool, decode attention
+// and eviction — for several configurations (KV format × retention policy × block size), and
+// measures what each one holds and what it does to the model.
+//
+//   auto m = Llama2cModel::load("stories260K.bin");
+//   std::vector<ReplayConfig> cfgs = {parse_config("fp16", "full", 16),
+//                                     parse_config("fp16", "streaming:sink=4,window=28", 16)};
+//   ReplayReport r = replay_model(m, tokens, cfgs, {.eval_from = 32});
+//   r.configs[1].mean_kl > 0; r.configs[1].bytes_match == true
+//
+// Memory: after every step (append, evict, attend) the pool's bytes_held() is compared with
+// kvplan::kv_cost for the same configuration at that context (bytes_per_request), on a ModelSpec
+// built from the model or trace. They must be equal at every step; the result says so.
+// SnapKV compresses once at the end of the prefill (`prefill` tokens); before that the cache holds
+// the whole prompt, and the prediction is the full-policy cost (kv_cost with policy full).
+//
+// Fidelity (per layer, mean over scored steps): relative L2 error of the attention output against
+// llama2.c-style attention over the full float32 cache fed the same q, k, v; attention mass the
+// full cache puts on the positions the configuration retained.
+// Model in the loop (teacher-forced): KL(full ‖ config) of the next-token distribution, top-1
+// agreement and perplexity, scoring positions t >= eval_from (logits at t predict token t+1).
+// The full-cache run is the same kernel path with fp32 and policy full, so fp32+full gives KL 0.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kvplan/kernels/kernels.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/policy.hpp"
+#include "kvplan/sim/llama2c.hpp"
+#include "kvplan/sim/trace.hpp"
+
+namespace kvplan::sim {
+
+struct ReplayConfig {
+  KvFormat format{};
+  RetentionPolicy policy{};
+  std::uint32_t block_size = 16;  // tokens per cache block
+};
+// "fp16 | streaming:sink=4,window=28 | S=16"
+std::string label(const ReplayConfig& c);
+// Parses the spec strings (errors name the flag).
+ReplayConfig parse_config(const std::string& kv_dtype, const std::string& policy,
+                          std::uint32_t block_size);
+
+// The attention of one configuration through the kernels. Keys are stored after RoPE at their
+// original positions; with positions=cache the kernels re-rotate them to their cache slots and
+// the query is rotated at the last slot.
+class KernelAttention final : public AttentionBackend {
+ public:
+  // `prefill`: SnapKV's prompt length (compress after that many tokens); ignored otherwise.
+  KernelAttention(const ReplayConfig& cfg, std::uint32_t layers, std::uint32_t q_heads,
+                  std::uint32_t kv_heads, std::uint32_t head_dim, RopeSpec rope,
+                  kernels::Backend backend = kernels::Backend::cpu,
+                  std::uint64_t prefill = 0, const std::string& source = "replay");
+  void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+              std::span<const float> k, std::span<const float> v, std::span<float> out) override;
+  std::uint64_t bytes_held() const;  // every layer, bytes in blocks the pools hold
+  std::uint32_t retained(std::uint32_t layer) const;
+  // Original positions of the tokens layer `layer`, KV head `h` retains.
+  std::span<const std::int32_t> positions(std::uint32_t layer, std::uint32_t h) const;
+  const ReplayConfig& config() const { return cfg_; }
+
+ private:
+  void check(const kernels::Status& s, const char* what) const;
+  void snapkv_compress(std::uint32_t layer, std::uint64_t n);
+  ReplayConfig cfg_;
+  std::uint32_t layers_, hq_, hkv_, d_;
+  RopeSpec rope_;
+  kernels::RopeParams krope_{};
+  kernels::Backend backend_;
+  std::uint64_t prefill_;
+  std::string source_;
+  std::vector<kernels::PagedKvPool> pools_;  // one single-layer pool per layer
+  std::vector<std::uint32_t> seqs_;
+  std::vector<std::vector<std::vector<float>>> scores_;  // h2o: [layer][kv head][slot]
+  // snapkv: the prompt in float32 (post-RoPE) and the last `window` rotated queries, per layer
+  std::vector<std::vector<float>> shadow_k_, shadow_v_, obs_q_;
+  std::vector<float> qr_, probs_, flat_;
+};
+
+struct ConfigResult {
+  ReplayConfig config{};
+  std::string label;
+  std::uint64_t steps = 0;  // tokens replayed
+  // Memory, bytes of the one sequence: final and peak over the steps.
+  std::uint64_t predicted_bytes = 0, measured_bytes = 0;
+  std::uint64_t predicted_peak_bytes = 0, measured_peak_bytes = 0;
+  bool bytes_match = true;                        // equal at every step
+  std::int64_t first_mismatch_step = -1;          // -1: none
+  std::uint64_t retained_tokens = 0;              // per layer per head at the end (layer 0)
+  // Fidelity against the full float32 cache on the same inputs, per layer (mean over steps).
+  std::vector<double> layer_rel_error, layer_mass;
+  double rel_error = 0, attention_mass = 1;       // means over layers
+  // Model in the loop (NaN on traces).
+  bool model_in_loop = false;
+  double mean_kl = 0, max_kl = 0, top1_agreement = 1, perplexity = 0;
+  std::uint64_t scored = 0;                       // positions scored
+  double seconds = 0, tokens_per_second = 0;
+};
+
+struct ReplayReport {
+  std::string source;       // checkpoint or trace path
+  std::string model;
+  std::uint64_t tokens = 0;
+  std::uint64_t eval_from = 0;
+  std::uint64_t prefill = 0;  // SnapKV prompt length used
+  bool model_in_loop = false;
+  double baseline_perplexity = 0;  // the full-cache run (model only)
+  std::vector<ConfigResult> configs;
+  bool all_bytes_match() const;
+};
+
+struct ReplayOptions {
+  std::uint64_t eval_from = 0;   // score positions >= eval_from
+  std::optional<std::uint64_t> prefill;  // SnapKV prompt; default eval_from, else tokens / 2
+  std::uint64_t max_tokens = 0;  // 0 = all
+  std::uint64_t fidelity_every = 1;  // trace replay: score fidelity every k-th step (>= 1)
+  kernels::Backend backend = kernels::Backend::cpu;
+  // Called after each step with (steps done, total steps).
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+// Teacher-forced replay of `tokens` through the model, every configuration in lockstep.
+ReplayReport replay_model(const Llama2cModel& model, std::span<const std::int32_t> tokens,
+                          const std::vector<ReplayConfig>& configs, const ReplayOptions& opt = {});
+
+// Replay of a trace's q, k, v through every configuration.
+ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig>& configs,
+                          const ReplayOptions& opt = {});
+
+// A ModelSpec for kv_cost from a trace (full-attention layers, heads and dims of the trace).
+ModelSpec spec_from_trace(const TraceInfo& info, const std::string& source);
+
+// Predicted bytes of one sequence after `n` tokens under `cfg` (SnapKV: `prefill`, uncompressed
+// before n reaches it), the number the pool must hold.
+std::uint64_t predicted_bytes(const ModelSpec& spec, const ReplayConfig& cfg, std::uint64_t n,
+                              std::uint64_t prefill);
+
+}  // namespace kvplan::sim

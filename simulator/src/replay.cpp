@@ -1,0 +1,544 @@
+#include "kvplan/sim/replay.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numeric>
+
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+
+namespace kvplan::sim {
+
+namespace kn = kvplan::kernels;
+
+std::string label(const ReplayConfig& c) {
+  return to_string(c.format) + " | " + to_string(c.policy) + " | S=" + std::to_string(c.block_size);
+}
+
+ReplayConfig parse_config(const std::string& kv_dtype, const std::string& policy,
+                          std::uint32_t block_size) {
+  if (block_size == 0) throw Error("--block-size", "block-size", "must be at least 1 token, got 0");
+  return {parse_kv_format(kv_dtype), parse_policy(policy), block_size};
+}
+
+ModelSpec spec_from_trace(const TraceInfo& info, const std::string& source) {
+  ModelSpec s;
+  s.id = info.model.empty() ? "trace" : info.model;
+  s.name = s.id + " (trace)";
+  s.source = source;
+  s.layers.assign(info.layers, LayerSpec{});
+  s.num_q_heads = info.q_heads;
+  s.num_kv_heads = info.kv_heads;
+  s.head_dim_k = s.head_dim_v = info.head_dim;
+  s.max_context = info.tokens;
+  return s;
+}
+
+std::uint64_t predicted_bytes(const ModelSpec& spec, const ReplayConfig& cfg, std::uint64_t n,
+                              std::uint64_t prefill) {
+  KvCostInput in{.context = n, .batch = 1, .format = cfg.format, .policy = cfg.policy,
+                 .block_size = cfg.block_size};
+  if (cfg.policy.kind == PolicyKind::snapkv) {
+    if (n < prefill) {
+      in.policy = RetentionPolicy{};  // the prompt is not compressed until the prefill ends
+    } else {
+      in.prefill = prefill;
+    }
+  }
+  return kv_cost(spec, in, "replay").bytes_per_request;
+}
+
+bool ReplayReport::all_bytes_match() const {
+  return std::all_of(configs.begin(), configs.end(), [](const auto& c) { return c.bytes_match; });
+}
+
+// ------------------------------------------------------------------------ KernelAttention
+
+KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
+                                 std::uint32_t q_heads, std::uint32_t kv_heads,
+                                 std::uint32_t head_dim, RopeSpec rope, kn::Backend backend,
+                                 std::uint64_t prefill, const std::string& source)
+    : cfg_(cfg),
+      layers_(layers),
+      hq_(q_heads),
+      hkv_(kv_heads),
+      d_(head_dim),
+      rope_(rope),
+      backend_(backend),
+      prefill_(prefill),
+      source_(source) {
+  const bool kivi = cfg.format.dtype == KvDtype::kivi;
+  if (kivi && (cfg.policy.kind == PolicyKind::streaming || cfg.policy.kind == PolicyKind::h2o))
+    throw Error(source, "policy",
+                "'" + to_string(cfg.policy) + "' with '" + to_string(cfg.format) +
+                    "': the kernels cannot evict single tokens from a KIVI cache (its key groups "
+                    "span " + std::to_string(cfg.format.group) +
+                    " tokens); use full or snapkv with kivi");
+  if (cfg.policy.kind == PolicyKind::snapkv && prefill == 0)
+    throw Error(source, "prefill", "snapkv needs a prompt length of at least 1 token");
+  validate_stream(cfg.format, StreamRole::key, head_dim, cfg.block_size, source);
+  if (backend == kn::Backend::cuda)
+    throw Error(source, "backend", "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
+  krope_.style = rope.style == RopeStyle::interleaved ? kn::RopeStyle::interleaved
+                                                      : kn::RopeStyle::half;
+  if (rope.dims == 0) krope_.style = kn::RopeStyle::none;
+  krope_.theta = static_cast<float>(rope.theta);
+  krope_.dims = rope.dims;
+  // One single-layer pool per layer, so a layer's cache can be rebuilt on its own (SnapKV on
+  // a KIVI cache) without touching the others.
+  const kn::PoolConfig pc{.format = cfg.format,
+                          .num_layers = 1,
+                          .num_kv_heads = kv_heads,
+                          .head_dim = head_dim,
+                          .block_size = cfg.block_size};
+  check(kn::validate(pc), "pool config");
+  pools_.resize(layers);
+  seqs_.resize(layers);
+  for (std::uint32_t l = 0; l < layers; ++l) {
+    check(pools_[l].init(pc), "pool init");
+    seqs_[l] = pools_[l].add_sequence();
+  }
+  scores_.assign(layers, std::vector<std::vector<float>>(kv_heads));
+  shadow_k_.resize(layers);
+  shadow_v_.resize(layers);
+  obs_q_.resize(layers);
+  qr_.resize(std::size_t{q_heads} * head_dim);
+}
+
+void KernelAttention::check(const kn::Status& s, const char* what) const {
+  if (!s.ok())
+    throw Error(s.code == kn::StatusCode::invalid_argument ? ErrorKind::invalid_input
+                                                           : ErrorKind::internal,
+                source_, label(cfg_), std::string(what) + ": " + s.message);
+}
+
+std::uint64_t KernelAttention::bytes_held() const {
+  std::uint64_t b = 0;
+  for (std::uint32_t l = 0; l < layers_; ++l) b += pools_[l].bytes_held(seqs_[l]);
+  return b;
+}
+
+std::uint32_t KernelAttention::retained(std::uint32_t layer) const {
+  return pools_[layer].num_tokens(seqs_[layer], 0);
+}
+
+std::span<const std::int32_t> KernelAttention::positions(std::uint32_t layer,
+                                                         std::uint32_t h) const {
+  return {pools_[layer].positions(seqs_[layer], 0, h), pools_[layer].num_tokens(seqs_[layer], 0)};
+}
+
+void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+                             std::span<const float> k, std::span<const float> v,
+                             std::span<float> out) {
+  std::vector<float>& kr = flat_;
+  kr.assign(k.begin(), k.end());
+  for (std::uint32_t h = 0; h < hkv_; ++h) apply_rope(rope_, {kr.data() + h * d_, d_}, pos);
+  const RetentionPolicy& P = cfg_.policy;
+  const bool snap_prefill = P.kind == PolicyKind::snapkv && pos < prefill_;
+  if (snap_prefill) {
+    shadow_k_[layer].insert(shadow_k_[layer].end(), kr.begin(), kr.end());
+    shadow_v_[layer].insert(shadow_v_[layer].end(), v.begin(), v.end());
+  }
+  check(pools_[layer].append(seqs_[layer], 0, kr.data(), v.data(), static_cast<std::int32_t>(pos)), "append");
+
+  // Evict before attending: budgets count the current token.
+  std::uint32_t n = pools_[layer].num_tokens(seqs_[layer], 0);
+  if (P.kind == PolicyKind::streaming && n > P.sink + P.window) {
+    const kn::PagedKvView view = pools_[layer].view(seqs_[layer], 0);
+    kn::KeepSet keep;
+    check(kn::streaming_select({.num_kv_heads = hkv_, .num_tokens = n,
+                                .positions = view.positions,
+                                .positions_stride = view.positions_stride,
+                                .sink = P.sink, .window = P.window},
+                               &keep, backend_),
+          "streaming_select");
+    check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
+  } else if (P.kind == PolicyKind::h2o) {
+    auto& sc = scores_[layer];
+    for (auto& s : sc) s.push_back(0.0f);
+    kn::H2oSelectParams hp = kn::h2o_params(P, pos + 1);
+    if (n > hp.heavy + hp.recent) {
+      const kn::PagedKvView view = pools_[layer].view(seqs_[layer], 0);
+      std::vector<float> flat(std::size_t{hkv_} * n);
+      for (std::uint32_t h = 0; h < hkv_; ++h) std::copy(sc[h].begin(), sc[h].end(), flat.begin() + h * n);
+      hp.num_kv_heads = hkv_;
+      hp.num_tokens = n;
+      hp.scores = flat.data();
+      hp.positions = view.positions;
+      hp.positions_stride = view.positions_stride;
+      kn::KeepSet keep;
+      check(kn::h2o_select(hp, &keep, backend_), "h2o_select");
+      std::vector<float> kept(std::size_t{hkv_} * keep.count);
+      kn::gather_slots(flat.data(), n, keep, kept.data());
+      check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
+      for (std::uint32_t h = 0; h < hkv_; ++h)
+        sc[h].assign(kept.begin() + h * keep.count, kept.begin() + (h + 1) * keep.count);
+    }
+  }
+
+  n = pools_[layer].num_tokens(seqs_[layer], 0);
+  std::copy(q.begin(), q.end(), qr_.begin());
+  const std::uint64_t qpos = P.positions == PositionMode::cache ? n - 1 : pos;
+  for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, {qr_.data() + h * d_, d_}, qpos);
+  const bool want_probs = P.kind == PolicyKind::h2o;
+  if (want_probs) probs_.resize(std::size_t{hq_} * n);
+  check(kn::decode_attention({.kv = pools_[layer].view(seqs_[layer], 0),
+                              .num_q_heads = hq_,
+                              .q = qr_.data(),
+                              .out = out.data(),
+                              .probs = want_probs ? probs_.data() : nullptr,
+                              .rope = krope_,
+                              .positions = P.positions},
+                             backend_),
+        "decode_attention");
+  if (P.kind == PolicyKind::h2o) {
+    auto& sc = scores_[layer];
+    std::vector<float> flat(std::size_t{hkv_} * n);
+    for (std::uint32_t h = 0; h < hkv_; ++h) std::copy(sc[h].begin(), sc[h].end(), flat.begin() + h * n);
+    check(kn::h2o_accumulate({.num_q_heads = hq_, .num_kv_heads = hkv_, .num_tokens = n,
+                              .probs = probs_.data(), .scores = flat.data(), .gqa = P.gqa},
+                             backend_),
+          "h2o_accumulate");
+    for (std::uint32_t h = 0; h < hkv_; ++h)
+      sc[h].assign(flat.begin() + h * n, flat.begin() + (h + 1) * n);
+  }
+  if (snap_prefill) {
+    // Keep the queries of the observation window, rotated at their original positions.
+    std::vector<float> qo(q.begin(), q.end());
+    for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, {qo.data() + h * d_, d_}, pos);
+    auto& obs = obs_q_[layer];
+    obs.insert(obs.end(), qo.begin(), qo.end());
+    const std::size_t keep_rows = std::max<std::uint64_t>(1, P.window);
+    if (obs.size() > keep_rows * qo.size())
+      obs.erase(obs.begin(), obs.end() - static_cast<std::ptrdiff_t>(keep_rows * qo.size()));
+    if (pos + 1 == prefill_) snapkv_compress(layer, prefill_);
+  }
+}
+
+void KernelAttention::snapkv_compress(std::uint32_t layer, std::uint64_t n64) {
+  const RetentionPolicy& P = cfg_.policy;
+  const auto n = static_cast<std::uint32_t>(n64);
+  const std::size_t qw = std::size_t{hq_} * d_;
+  const auto w = static_cast<std::uint32_t>(obs_q_[layer].size() / qw);
+  std::vector<std::int32_t> pos(std::size_t{hkv_} * n), qpos(w);
+  for (std::uint32_t h = 0; h < hkv_; ++h) std::iota(pos.begin() + h * n, pos.begin() + (h + 1) * n, 0);
+  std::iota(qpos.begin(), qpos.end(), static_cast<std::int32_t>(n - w));
+  const std::uint32_t table = 0;
+  const kn::PagedKvView dense =
+      kn::dense_view(shadow_k_[layer].data(), shadow_v_[layer].data(), n, hkv_, d_, pos.data(), &table);
+  std::vector<float> probs(std::size_t{hq_} * w * n);
+  check(kn::prefill_attention({.kv = dense, .num_q_heads = hq_, .num_queries = w,
+                               .q = obs_q_[layer].data(), .q_positions = qpos.data(),
+                               .probs = probs.data(), .rope = krope_},
+                              backend_),
+        "prefill_attention");
+  kn::KeepSet keep;
+  check(kn::snapkv_select({.num_q_heads = hq_, .num_kv_heads = hkv_, .num_tokens = n,
+                           .num_queries = w, .probs = probs.data(), .positions = pos.data(),
+                           .positions_stride = n, .budget = kn::snapkv_budget(P, n),
+                           .kernel = P.kernel, .pool = P.pool, .gqa = P.gqa},
+                          &keep, backend_),
+        "snapkv_select");
+  if (keep.count < n) {
+    if (cfg_.format.dtype != KvDtype::kivi) {
+      check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
+    } else {
+      // KIVI groups keys across tokens: rebuild this layer from the float32 prompt, appending
+      // only the kept tokens of each head, as SnapKV + KIVI does before decoding.
+      const std::uint32_t m = keep.count;
+      std::vector<float> kk(std::size_t{m} * hkv_ * d_), vv(kk.size());
+      std::vector<std::int32_t> kp(std::size_t{m} * hkv_);
+      for (std::uint32_t h = 0; h < hkv_; ++h)
+        for (std::uint32_t i = 0; i < m; ++i) {
+          const std::size_t src = static_cast<std::size_t>(keep.slots[std::size_t{h} * m + i]);
+          const std::size_t dst = (std::size_t{i} * hkv_ + h) * d_;
+          std::copy_n(shadow_k_[layer].data() + (src * hkv_ + h) * d_, d_, kk.data() + dst);
+          std::copy_n(shadow_v_[layer].data() + (src * hkv_ + h) * d_, d_, vv.data() + dst);
+          kp[std::size_t{i} * hkv_ + h] = keep.positions[std::size_t{h} * m + i];
+        }
+      check(pools_[layer].free_sequence(seqs_[layer]), "free_sequence");
+      seqs_[layer] = pools_[layer].add_sequence();
+      check(pools_[layer].append_tokens(seqs_[layer], 0, m, kk.data(), vv.data(), kp.data(), true),
+            "append_tokens");
+    }
+  }
+  shadow_k_[layer].clear();
+  shadow_k_[layer].shrink_to_fit();
+  shadow_v_[layer].clear();
+  shadow_v_[layer].shrink_to_fit();
+  obs_q_[layer].clear();
+}
+
+// ------------------------------------------------------------------------------ measuring
+
+namespace {
+
+struct FidelityAcc {
+  std::vector<double> err, mass;
+  std::vector<std::uint64_t> count;
+  explicit FidelityAcc(std::uint32_t layers) : err(layers), mass(layers), count(layers) {}
+  void add(std::uint32_t layer, std::span<const float> out, std::span<const float> ref,
+           const ReferenceAttention& R, const KernelAttention& K, std::uint32_t hq,
+           std::uint32_t hkv) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const double dlt = static_cast<double>(out[i]) - ref[i];
+      num += dlt * dlt;
+      den += static_cast<double>(ref[i]) * ref[i];
+    }
+    err[layer] += den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    double m = 0;
+    const std::uint32_t group = hq / hkv;
+    for (std::uint32_t h = 0; h < hq; ++h) {
+      const auto probs = R.last_probs(h);
+      for (std::int32_t p : K.positions(layer, h / group))
+        if (static_cast<std::size_t>(p) < probs.size()) m += probs[static_cast<std::size_t>(p)];
+    }
+    mass[layer] += m / hq;
+    ++count[layer];
+  }
+  void finish(ConfigResult& r) const {
+    r.layer_rel_error.resize(err.size());
+    r.layer_mass.resize(err.size());
+    double se = 0, sm = 0;
+    for (std::size_t l = 0; l < err.size(); ++l) {
+      r.layer_rel_error[l] = count[l] ? err[l] / static_cast<double>(count[l]) : 0;
+      r.layer_mass[l] = count[l] ? mass[l] / static_cast<double>(count[l]) : 1;
+      se += r.layer_rel_error[l];
+      sm += r.layer_mass[l];
+    }
+    r.rel_error = err.empty() ? 0 : se / static_cast<double>(err.size());
+    r.attention_mass = err.empty() ? 1 : sm / static_cast<double>(err.size());
+  }
+};
+
+// Kernel attention of one configuration plus a float32 full-cache shadow fed the same inputs.
+class MeasuredAttention final : public AttentionBackend {
+ public:
+  MeasuredAttention(KernelAttention& k, const Llama2cModel& m)
+      : kern_(k), shadow_(m), acc_(m.config().n_layers), hq_(m.config().n_heads),
+        hkv_(m.config().n_kv_heads), ref_(std::size_t{hq_} * m.config().head_size()) {}
+  void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+              std::span<const float> k, std::span<const float> v, std::span<float> out) override {
+    kern_.attend(layer, pos, q, k, v, out);
+    shadow_.attend(layer, pos, q, k, v, ref_);
+    if (score) acc_.add(layer, out, ref_, shadow_, kern_, hq_, hkv_);
+  }
+  bool score = false;
+  const FidelityAcc& acc() const { return acc_; }
+
+ private:
+  KernelAttention& kern_;
+  ReferenceAttention shadow_;
+  FidelityAcc acc_;
+  std::uint32_t hq_, hkv_;
+  std::vector<float> ref_;
+};
+
+void log_softmax(std::span<const float> logits, std::vector<double>& out) {
+  out.resize(logits.size());
+  double mx = -std::numeric_limits<double>::infinity();
+  for (float x : logits) mx = std::max(mx, static_cast<double>(x));
+  double sum = 0;
+  for (float x : logits) sum += std::exp(static_cast<double>(x) - mx);
+  const double lse = mx + std::log(sum);
+  for (std::size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<double>(logits[i]) - lse;
+}
+
+std::size_t argmax(std::span<const float> x) {
+  std::size_t b = 0;
+  for (std::size_t i = 1; i < x.size(); ++i)
+    if (x[i] > x[b]) b = i;
+  return b;
+}
+
+void track_bytes(ConfigResult& r, std::uint64_t step, std::uint64_t predicted,
+                 std::uint64_t measured) {
+  r.predicted_bytes = predicted;
+  r.measured_bytes = measured;
+  r.predicted_peak_bytes = std::max(r.predicted_peak_bytes, predicted);
+  r.measured_peak_bytes = std::max(r.measured_peak_bytes, measured);
+  if (predicted != measured && r.bytes_match) {
+    r.bytes_match = false;
+    r.first_mismatch_step = static_cast<std::int64_t>(step);
+  }
+}
+
+std::uint64_t resolve_prefill(const ReplayOptions& opt, std::uint64_t T) {
+  std::uint64_t p = opt.prefill.value_or(opt.eval_from > 0 ? opt.eval_from : T / 2);
+  return std::clamp<std::uint64_t>(p, 1, std::max<std::uint64_t>(T, 1));
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+ReplayReport replay_model(const Llama2cModel& model, std::span<const std::int32_t> tokens,
+                          const std::vector<ReplayConfig>& configs, const ReplayOptions& opt) {
+  const auto& c = model.config();
+  std::uint64_t T = std::min<std::uint64_t>(tokens.size(), c.seq_len);
+  if (opt.max_tokens) T = std::min(T, opt.max_tokens);
+  if (T < 2) throw Error(model.path(), "tokens", "need at least 2 tokens to score, got " + std::to_string(T));
+  if (opt.eval_from + 1 >= T)
+    throw Error("--eval-from", "eval-from",
+                std::to_string(opt.eval_from) + " leaves no position to score in " +
+                    std::to_string(T) + " tokens");
+  if (configs.empty()) throw Error("replay", "configs", "no configuration to replay");
+  ReplayReport rep;
+  rep.source = model.path();
+  rep.model = model.spec().id;
+  rep.tokens = T;
+  rep.eval_from = opt.eval_from;
+  rep.prefill = resolve_prefill(opt, T);
+  rep.model_in_loop = true;
+  const ModelSpec spec = model.spec();
+  const std::uint32_t hs = c.head_size();
+
+  ReplayConfig base_cfg{.format = KvFormat{.dtype = KvDtype::fp32}, .policy = {}, .block_size = 1};
+  KernelAttention base(base_cfg, c.n_layers, c.n_heads, c.n_kv_heads, hs, model.rope(),
+                       opt.backend, rep.prefill, model.path());
+  Llama2cRunner base_run(model);
+  struct Slot {
+    std::unique_ptr<KernelAttention> kern;
+    std::unique_ptr<MeasuredAttention> meas;
+    std::unique_ptr<Llama2cRunner> run;
+    ConfigResult r;
+    double nll = 0, kl = 0;
+    std::uint64_t agree = 0;
+  };
+  std::vector<Slot> slots;
+  for (const auto& cfg : configs) {
+    Slot s;
+    s.kern = std::make_unique<KernelAttention>(cfg, c.n_layers, c.n_heads, c.n_kv_heads, hs,
+                                               model.rope(), opt.backend, rep.prefill,
+                                               model.path());
+    s.meas = std::make_unique<MeasuredAttention>(*s.kern, model);
+    s.run = std::make_unique<Llama2cRunner>(model);
+    s.r.config = cfg;
+    s.r.label = label(cfg);
+    s.r.model_in_loop = true;
+    slots.push_back(std::move(s));
+  }
+  std::vector<float> base_logits;
+  std::vector<double> lp_base, lp;
+  double base_nll = 0;
+  std::uint64_t scored = 0;
+  for (std::uint64_t t = 0; t < T; ++t) {
+    const bool score = t >= opt.eval_from && t + 1 < T;
+    const auto bl = base_run.forward(tokens[t], t, base);
+    base_logits.assign(bl.begin(), bl.end());
+    log_softmax(base_logits, lp_base);
+    const std::size_t base_top = argmax(base_logits);
+    if (score) {
+      base_nll -= lp_base[static_cast<std::size_t>(tokens[t + 1])];
+      ++scored;
+    }
+    for (auto& s : slots) {
+      const auto t0 = Clock::now();
+      s.meas->score = score;
+      const auto logits = s.run->forward(tokens[t], t, *s.meas);
+      s.r.seconds += since(t0);
+      track_bytes(s.r, t, predicted_bytes(spec, s.r.config, t + 1, rep.prefill),
+                  s.kern->bytes_held());
+      if (!score) continue;
+      log_softmax(logits, lp);
+      double kl = 0;
+      for (std::size_t i = 0; i < lp.size(); ++i) {
+        const double p = std::exp(lp_base[i]);
+        if (p > 0) kl += p * (lp_base[i] - lp[i]);
+      }
+      s.kl += kl;
+      s.r.max_kl = std::max(s.r.max_kl, kl);
+      s.agree += argmax(logits) == base_top ? 1 : 0;
+      s.nll -= lp[static_cast<std::size_t>(tokens[t + 1])];
+    }
+    if (opt.progress) opt.progress(t + 1, T);
+  }
+  rep.baseline_perplexity = std::exp(base_nll / static_cast<double>(scored));
+  for (auto& s : slots) {
+    s.r.steps = T;
+    s.r.scored = scored;
+    s.r.mean_kl = s.kl / static_cast<double>(scored);
+    s.r.top1_agreement = static_cast<double>(s.agree) / static_cast<double>(scored);
+    s.r.perplexity = std::exp(s.nll / static_cast<double>(scored));
+    s.r.retained_tokens = s.kern->retained(0);
+    s.r.tokens_per_second = s.r.seconds > 0 ? static_cast<double>(T) / s.r.seconds : 0;
+    s.meas->acc().finish(s.r);
+    rep.configs.push_back(std::move(s.r));
+  }
+  return rep;
+}
+
+ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig>& configs,
+                          const ReplayOptions& opt) {
+  const TraceInfo& info = trace.info();
+  std::uint64_t T = info.tokens;
+  if (opt.max_tokens) T = std::min(T, opt.max_tokens);
+  if (T == 0) throw Error(trace.path(), "tokens", "the trace holds no tokens");
+  if (configs.empty()) throw Error("replay", "configs", "no configuration to replay");
+  ReplayReport rep;
+  rep.source = trace.path();
+  rep.model = info.model;
+  rep.tokens = T;
+  rep.eval_from = opt.eval_from;
+  rep.prefill = resolve_prefill(opt, T);
+  const ModelSpec spec = spec_from_trace(info, trace.path());
+  const std::uint64_t every = std::max<std::uint64_t>(1, opt.fidelity_every);
+  ReferenceAttention ref(info.layers, info.q_heads, info.kv_heads, info.head_dim, info.rope);
+  std::vector<std::unique_ptr<KernelAttention>> kerns;
+  std::vector<ConfigResult> results;
+  std::vector<FidelityAcc> accs;
+  for (const auto& cfg : configs) {
+    kerns.push_back(std::make_unique<KernelAttention>(cfg, info.layers, info.q_heads,
+                                                      info.kv_heads, info.head_dim, info.rope,
+                                                      opt.backend, rep.prefill, trace.path()));
+    ConfigResult r;
+    r.config = cfg;
+    r.label = label(cfg);
+    r.mean_kl = r.max_kl = r.top1_agreement = r.perplexity = std::nan("");
+    results.push_back(std::move(r));
+    accs.emplace_back(info.layers);
+  }
+  std::vector<float> q(info.q_width()), k(info.kv_width()), v(info.kv_width()),
+      ref_out(info.q_width()), out(info.q_width());
+  for (std::uint64_t t = 0; t < T; ++t) {
+    const bool score = t >= opt.eval_from && ((t - opt.eval_from) % every == 0 || t + 1 == T);
+    for (std::uint32_t l = 0; l < info.layers; ++l) {
+      trace.read(TraceTensor::q, l, t, q);
+      trace.read(TraceTensor::k, l, t, k);
+      trace.read(TraceTensor::v, l, t, v);
+      if (score) {
+        ref.attend(l, t, q, k, v, ref_out);
+      } else {
+        ref.append(l, t, k, v);
+      }
+      for (std::size_t i = 0; i < kerns.size(); ++i) {
+        const auto t0 = Clock::now();
+        kerns[i]->attend(l, t, q, k, v, out);
+        results[i].seconds += since(t0);
+        if (score) accs[i].add(l, out, ref_out, ref, *kerns[i], info.q_heads, info.kv_heads);
+      }
+    }
+    for (std::size_t i = 0; i < kerns.size(); ++i)
+      track_bytes(results[i], t, predicted_bytes(spec, configs[i], t + 1, rep.prefill),
+                  kerns[i]->bytes_held());
+    if (opt.progress) opt.progress(t + 1, T);
+  }
+  for (std::size_t i = 0; i < kerns.size(); ++i) {
+    ConfigResult& r = results[i];
+    r.steps = T;
+    r.retained_tokens = kerns[i]->retained(0);
+    r.tokens_per_second = r.seconds > 0 ? static_cast<double>(T) / r.seconds : 0;
+    accs[i].finish(r);
+    rep.configs.push_back(std::move(r));
+  }
+  return rep;
+}
+
+}  // namespace kvplan::sim
