@@ -1,0 +1,272 @@
+// Quantize / dequantize per format: error bounds against double-precision math, the fast CPU
+// path bit-identical to the reference, bytes equal to core's stream_bytes, bad params refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kvplan/kernels/quantize.hpp"
+#include "kvplan/kv_format.hpp"
+
+namespace kvplan::kernels {
+namespace {
+
+struct QCase {
+  std::string format;
+  StreamRole role;
+  std::uint32_t width;
+  std::uint32_t tokens;
+};
+
+std::string case_name(const QCase& c) {
+  std::string s = c.format + (c.role == StreamRole::key ? "_key" : "_value") + "_d" +
+                  std::to_string(c.width) + "_t" + std::to_string(c.tokens);
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+std::vector<float> random_rows(std::uint32_t tokens, std::uint32_t width, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  std::vector<float> x(std::uint64_t{tokens} * width);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = nd(rng) * (1.f + static_cast<float>(i % 7));
+  // Constant rows/groups exercise max == min.
+  if (tokens > 2)
+    for (std::uint32_t c = 0; c < width; ++c) x[std::uint64_t{1} * width + c] = 0.25f;
+  return x;
+}
+
+class Quantize : public ::testing::TestWithParam<QCase> {};
+
+TEST_P(Quantize, ErrorBoundsBytesAndFastPathParity) {
+  const QCase& c = GetParam();
+  const KvFormat f = parse_kv_format(c.format);
+  const auto x = random_rows(c.tokens, c.width, 7 + c.width + c.tokens);
+  const std::uint64_t bytes = quantized_bytes(f, c.role, c.width, c.tokens);
+  std::vector<std::uint8_t> ref(bytes), fast(bytes, 0xCD);
+  std::vector<float> back(x.size()), back_fast(x.size());
+  QuantizeParams p{.format = f,
+                   .role = c.role,
+                   .tokens = c.tokens,
+                   .width = c.width,
+                   .in = x.data(),
+                   .out = ref.data(),
+                   .codes = ref.data(),
+                   .dequant = back.data()};
+  if (f.dtype == KvDtype::fp8_e4m3 || f.dtype == KvDtype::fp8_e5m2)
+    p.fp8_scale = fp8_calibrated_scale(
+        x.data(), x.size(), f.dtype == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2);
+  ASSERT_TRUE(quantize(p, Backend::cpu_ref).ok());
+  ASSERT_TRUE(dequantize(p, Backend::cpu_ref).ok());
+  QuantizeParams q = p;
+  q.out = fast.data();
+  q.codes = fast.data();
+  q.dequant = back_fast.data();
+  ASSERT_TRUE(quantize(q, Backend::cpu).ok());
+  ASSERT_TRUE(dequantize(q, Backend::cpu).ok());
+  EXPECT_EQ(ref, fast) << "fast quantize path must be bit-identical";
+  for (std::size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(float_bits(back[i]), float_bits(back_fast[i])) << i;
+
+  const std::uint32_t d = c.width;
+  auto at = [&](std::uint32_t t, std::uint32_t ch) { return std::uint64_t{t} * d + ch; };
+  switch (f.dtype) {
+    case KvDtype::fp32:
+      EXPECT_EQ(back, x);
+      break;
+    case KvDtype::fp16:
+    case KvDtype::bf16: {
+      const double rel = f.dtype == KvDtype::fp16 ? 0x1p-11 : 0x1p-8;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        ASSERT_LE(std::fabs(static_cast<double>(back[i]) - x[i]), rel * std::fabs(x[i]) + 0x1p-24);
+      break;
+    }
+    case KvDtype::fp8_e4m3:
+    case KvDtype::fp8_e5m2: {
+      const bool e4 = f.dtype == KvDtype::fp8_e4m3;
+      const double rel = e4 ? 0x1p-4 : 0x1p-3, sub = e4 ? 0x1p-10 : 0x1p-17;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        ASSERT_LE(std::fabs(static_cast<double>(back[i]) - x[i]),
+                  (rel * std::fabs(x[i]) + sub * p.fp8_scale) * 1.000001)
+            << i;
+      break;
+    }
+    case KvDtype::int8:
+      for (std::uint32_t t = 0; t < c.tokens; ++t) {
+        double amax = 0;
+        for (std::uint32_t ch = 0; ch < d; ++ch)
+          amax = std::max(amax, std::fabs(double{x[at(t, ch)]}));
+        const double scale = amax / 127;
+        for (std::uint32_t ch = 0; ch < d; ++ch)
+          ASSERT_LE(std::fabs(double{back[at(t, ch)]} - x[at(t, ch)]),
+                    scale / 2 * (1 + 1e-5) + 1e-12)
+              << "token " << t << " channel " << ch;
+      }
+      break;
+    case KvDtype::kivi: {
+      const std::uint32_t G = f.group;
+      const double levels = (1u << f.bits) - 1;
+      // One group = G tokens of a channel (keys) or G channels of a token (values).
+      auto check_group = [&](auto idx) {
+        double mn = INFINITY, mx = -INFINITY;
+        for (std::uint32_t j = 0; j < G; ++j) {
+          mn = std::min(mn, double{x[idx(j)]});
+          mx = std::max(mx, double{x[idx(j)]});
+        }
+        const double s = (mx - mn) / levels;
+        const double sh = half_to_float(float_to_half_sat(static_cast<float>(s)));
+        const double zh = half_to_float(float_to_half_sat(static_cast<float>(mn)));
+        // s/2 from rounding to a level, plus what fp16 storage of scale and zero moved the grid.
+        const double bound = s / 2 + std::fabs(zh - mn) + levels * std::fabs(sh - s) +
+                             1e-6 * (std::fabs(mn) + std::fabs(mx));
+        for (std::uint32_t j = 0; j < G; ++j)
+          ASSERT_LE(std::fabs(double{back[idx(j)]} - x[idx(j)]), bound);
+        if (mx == mn) {
+          for (std::uint32_t j = 0; j < G; ++j) ASSERT_EQ(double{back[idx(j)]}, zh);
+        }
+      };
+      if (c.role == StreamRole::key) {
+        for (std::uint32_t g = 0; g < c.tokens / G; ++g)
+          for (std::uint32_t ch = 0; ch < d; ++ch)
+            check_group([&](std::uint32_t j) { return at(g * G + j, ch); });
+      } else {
+        for (std::uint32_t t = 0; t < c.tokens; ++t)
+          for (std::uint32_t g = 0; g < d / G; ++g)
+            check_group([&](std::uint32_t j) { return at(t, g * G + j); });
+      }
+      break;
+    }
+  }
+  // Cache bytes for these tokens equal core's cost model (unpaged).
+  for (std::uint64_t n : {0u, 1u, 5u, 127u, 128u, 129u, 300u})
+    EXPECT_EQ(bytes_for(f, c.role, c.width, n), stream_bytes(f, c.role, c.width, n, 1)) << n;
+}
+
+std::vector<QCase> quantize_cases() {
+  std::vector<QCase> out;
+  for (const char* f : {"fp32", "fp16", "bf16", "fp8", "fp8_e5m2", "int8",
+                        "kivi:bits=2,group=32,residual=64", "kivi:bits=4,group=32,residual=128",
+                        "kivi:bits=8,group=16,residual=32", "kivi:bits=4,group=8,residual=8"})
+    for (StreamRole r : {StreamRole::key, StreamRole::value})
+      for (std::uint32_t d : {64u, 128u}) out.push_back({f, r, d, 64});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, Quantize, ::testing::ValuesIn(quantize_cases()),
+                         [](const auto& info) { return case_name(info.param); });
+
+TEST(QuantizeInt8, WorkedExampleFromHeader) {
+  const float x[3] = {1.f, -2.f, 0.5f};
+  std::uint8_t rec[7];
+  int8_encode_record(x, 3, rec);
+  EXPECT_EQ(static_cast<std::int8_t>(rec[0]), 64);  // 1 / (2/127) = 63.5 -> 64 (even)
+  EXPECT_EQ(static_cast<std::int8_t>(rec[1]), -127);
+  EXPECT_EQ(static_cast<std::int8_t>(rec[2]), 32);  // 31.75 -> 32
+  EXPECT_EQ(int8_record_scale(rec, 3), 2.f / 127.f);
+}
+
+TEST(QuantizeKivi, PackingPutsFirstValueInLowestBits) {
+  // Values 0..15 over one group of 16 at 4 bits: min 0, max 15 -> scale 1, codes = values.
+  float x[16];
+  for (int i = 0; i < 16; ++i) x[i] = static_cast<float>(i);
+  std::uint8_t rec[12];
+  kivi_encode_record(x, 1, 16, 4, rec);
+  std::uint32_t w0, w1;
+  std::memcpy(&w0, rec, 4);
+  std::memcpy(&w1, rec + 4, 4);
+  EXPECT_EQ(w0, 0x76543210u);
+  EXPECT_EQ(w1, 0xFEDCBA98u);
+  std::uint16_t sh, zh;
+  std::memcpy(&sh, rec + 8, 2);
+  std::memcpy(&zh, rec + 10, 2);
+  EXPECT_EQ(sh, 0x3C00);                     // 1.0
+  EXPECT_EQ(zh, 0x0000);                     // 0.0
+  EXPECT_EQ(kivi_record_bytes(32, 2), 12u);  // 2 words + scale + zero
+  EXPECT_EQ(kivi_record_bytes(16, 8), 20u);
+}
+
+TEST(QuantizeKivi, ConstantGroupHasZeroScaleAndNoNan) {
+  float x[32];
+  std::fill(x, x + 32, -3.25f);
+  std::uint8_t rec[12];
+  kivi_encode_record(x, 1, 32, 2, rec);
+  for (std::uint32_t j = 0; j < 32; ++j) EXPECT_EQ(kivi_decode(rec, 32, 2, j), -3.25f);
+}
+
+struct BadCase {
+  std::string name;
+  QuantizeParams p;
+  std::string expect;
+};
+
+TEST(QuantizeValidate, RejectsBadParamsWithClearMessage) {
+  float in[64] = {};
+  std::uint8_t out[1024];
+  auto kivi = [](std::uint32_t bits, std::uint32_t group, std::uint32_t residual) {
+    KvFormat f;
+    f.dtype = KvDtype::kivi;
+    f.bits = bits;
+    f.group = group;
+    f.residual = residual;
+    return f;
+  };
+  const BadCase cases[] = {
+      {"bits3",
+       {.format = kivi(3, 16, 32),
+        .role = StreamRole::value,
+        .tokens = 1,
+        .width = 32,
+        .in = in,
+        .out = out},
+       "bits must be 2, 4 or 8, got 3"},
+      {"group_not_dividing",
+       {.format = kivi(2, 24, 48),
+        .role = StreamRole::value,
+        .tokens = 1,
+        .width = 32,
+        .in = in,
+        .out = out},
+       "must divide head dim 32"},
+      {"key_tokens",
+       {.format = kivi(2, 16, 32),
+        .role = StreamRole::key,
+        .tokens = 3,
+        .width = 16,
+        .in = in,
+        .out = out},
+       "multiple of group 16"},
+      {"residual",
+       {.format = kivi(2, 16, 24),
+        .role = StreamRole::value,
+        .tokens = 1,
+        .width = 32,
+        .in = in,
+        .out = out},
+       "residual 24"},
+      {"fp8_scale",
+       {.format = KvFormat{.dtype = KvDtype::fp8_e4m3},
+        .tokens = 1,
+        .width = 8,
+        .fp8_scale = 0.f,
+        .in = in,
+        .out = out},
+       "fp8 scale"},
+      {"null",
+       {.format = KvFormat{.dtype = KvDtype::fp16}, .tokens = 1, .width = 8},
+       "needs in and out"},
+  };
+  for (const BadCase& c : cases) {
+    const Status s = quantize(c.p, Backend::cpu_ref);
+    EXPECT_FALSE(s.ok()) << c.name;
+    EXPECT_NE(s.message.find(c.expect), std::string::npos) << c.name << ": " << s.message;
+    EXPECT_FALSE(quantize(c.p, Backend::cpu).ok()) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace kvplan::kernels
