@@ -394,4 +394,47 @@ void write_safetensors(const std::string& path, const std::vector<TensorView>& t
   if (!os) throw Error(path, "", "write failed: " + errno_text());
 }
 
+SafetensorsStreamWriter::SafetensorsStreamWriter(std::string path, const std::vector<Decl>& tensors,
+                                                 const std::map<std::string, std::string>& metadata)
+    : path_(std::move(path)) {
+  json h = json::object();
+  if (!metadata.empty()) h["__metadata__"] = metadata;
+  for (const auto& t : tensors) {
+    std::uint64_t n = 1;
+    for (auto d : t.shape) n = mul(n, d, "tensor elements");
+    const std::uint64_t bytes = mul(n, dtype_bytes(t.dtype));
+    h[t.name] = {{"dtype", std::string(to_string(t.dtype))},
+                 {"shape", t.shape},
+                 {"data_offsets", {expected_, expected_ + bytes}}};
+    expected_ = add(expected_, bytes);
+  }
+  std::string header = h.dump();
+  header.append((8 - header.size() % 8) % 8, ' ');
+  f_ = std::fopen(path_.c_str(), "wb");
+  if (!f_) throw Error(path_, "", "cannot open for writing: " + errno_text());
+  const std::uint64_t n = header.size();
+  if (std::fwrite(&n, 8, 1, f_) != 1 || std::fwrite(header.data(), 1, n, f_) != n)
+    throw Error(path_, "", "write failed: " + errno_text());
+}
+
+void SafetensorsStreamWriter::write(std::span<const std::byte> bytes) {
+  if (!f_ || written_ + bytes.size() > expected_)
+    throw Error(ErrorKind::internal, path_, "", "more data than the declared tensors");
+  if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
+    throw Error(path_, "", "write failed: " + errno_text());
+  written_ += bytes.size();
+}
+
+void SafetensorsStreamWriter::finish() {
+  if (written_ != expected_)
+    throw Error(ErrorKind::internal, path_, "", "data ends before the declared tensors");
+  const bool bad = std::fclose(f_) != 0;
+  f_ = nullptr;
+  if (bad) throw Error(path_, "", "write failed: " + errno_text());
+}
+
+SafetensorsStreamWriter::~SafetensorsStreamWriter() {
+  if (f_) std::fclose(f_);
+}
+
 }  // namespace kvplan::sim

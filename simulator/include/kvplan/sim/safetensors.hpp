@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <span>
 #include <string>
@@ -96,6 +97,32 @@ struct TensorView {
 // multiple of 8 bytes). Throws Error naming the file when a size does not match or on I/O errors.
 void write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
                        const std::map<std::string, std::string>& metadata);
+
+// Streams a safetensors file whose tensors are known up front but whose data is produced piece by
+// piece (synthetic traces of 128K tokens are never held in memory whole). write() takes the
+// tensors' bytes in declaration order; finish() checks every byte arrived.
+class SafetensorsStreamWriter {
+ public:
+  struct Decl {
+    std::string name;
+    DType dtype = DType::f32;
+    std::vector<std::uint64_t> shape;
+  };
+  SafetensorsStreamWriter(std::string path, const std::vector<Decl>& tensors,
+                          const std::map<std::string, std::string>& metadata);
+  void write(std::span<const std::byte> bytes);
+  void finish();
+
+ private:
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  std::uint64_t expected_ = 0, written_ = 0;
+
+ public:
+  ~SafetensorsStreamWriter();
+  SafetensorsStreamWriter(const SafetensorsStreamWriter&) = delete;
+  SafetensorsStreamWriter& operator=(const SafetensorsStreamWriter&) = delete;
+};
 
 // IEEE half and bfloat16 conversions (round to nearest even), used by readers and writers.
 float half_to_float(std::uint16_t h);

@@ -1,0 +1,168 @@
+#include "kvplan/sim/synth.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kvplan/error.hpp"
+
+namespace kvplan::sim {
+
+namespace {
+
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t key_of(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  std::uint64_t s = seed;
+  s ^= splitmix(s) + a;
+  s ^= splitmix(s) + b;
+  s ^= splitmix(s) + c;
+  return splitmix(s);
+}
+
+struct Normal {
+  std::uint64_t state;
+  bool have = false;
+  double spare = 0;
+  double next() {
+    if (have) {
+      have = false;
+      return spare;
+    }
+    const double u1 = (static_cast<double>(splitmix(state) >> 11) + 0.5) / 9007199254740992.0;
+    const double u2 = static_cast<double>(splitmix(state) >> 11) / 9007199254740992.0;
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    spare = r * std::sin(2 * M_PI * u2);
+    have = true;
+    return r * std::cos(2 * M_PI * u2);
+  }
+};
+
+// A unit vector in the lowest-frequency RoPE pairs of a head.
+std::vector<double> direction(std::uint64_t key, std::uint32_t d, const RopeSpec& rope) {
+  std::vector<double> u(d, 0.0);
+  Normal n{key};
+  const std::uint32_t dims = rope.dims ? rope.dims : d;
+  const std::uint32_t pairs = dims / 2, use = std::max<std::uint32_t>(1, pairs / 4);
+  double norm = 0;
+  for (std::uint32_t j = pairs - use; j < pairs; ++j) {
+    const std::uint32_t i0 = rope.style == RopeStyle::interleaved ? 2 * j : j;
+    const std::uint32_t i1 = rope.style == RopeStyle::interleaved ? 2 * j + 1 : j + pairs;
+    u[i0] = n.next();
+    u[i1] = n.next();
+    norm += u[i0] * u[i0] + u[i1] * u[i1];
+  }
+  for (auto& x : u) x /= std::sqrt(norm);
+  return u;
+}
+
+}  // namespace
+
+void write_synthetic_trace(const std::string& path, const SynthOptions& o) {
+  std::vector<Problem> p;
+  if (o.tokens == 0 || o.tokens > SynthOptions::max_tokens)
+    p.push_back({"tokens", "must be in [1, 131072], got " + std::to_string(o.tokens)});
+  if (o.layers == 0 || o.layers > 256) p.push_back({"layers", "must be in [1, 256]"});
+  if (o.kv_heads == 0 || o.q_heads == 0 || o.q_heads % o.kv_heads != 0 || o.q_heads > 256)
+    p.push_back({"heads", "KV heads must divide query heads (<= 256), got " +
+                              std::to_string(o.q_heads) + "/" + std::to_string(o.kv_heads)});
+  if (o.head_dim < 2 || o.head_dim % 2 != 0 || o.head_dim > 1024)
+    p.push_back({"head_dim", "must be even, in [2, 1024], got " + std::to_string(o.head_dim)});
+  if (o.rope.dims > o.head_dim || o.rope.dims % 2 != 0)
+    p.push_back({"rope_dims", "must be even and at most head_dim"});
+  if (o.outlier_channels > o.head_dim) p.push_back({"outlier_channels", "more than head_dim"});
+  if (!(o.heavy_fraction >= 0 && o.heavy_fraction <= 1))
+    p.push_back({"heavy_fraction", "must be in [0, 1]"});
+  if (o.dtype == DType::i32) p.push_back({"dtype", "must be F32, F16 or BF16"});
+  throw_if_any("synthetic trace", p);
+
+  RopeSpec rope = o.rope;
+  if (rope.dims == 0) rope.dims = o.head_dim;
+  const std::uint32_t d = o.head_dim, group = o.q_heads / o.kv_heads;
+  std::map<std::string, std::string> md = {
+      {"format", "kvplan-trace"},
+      {"version", "1"},
+      {"model", "synthetic"},
+      {"rope_theta", std::to_string(rope.theta)},
+      {"rope_dims", std::to_string(rope.dims)},
+      {"rope_style", rope.style == RopeStyle::interleaved ? "interleaved" : "half"},
+      {"synthetic", "seed=" + std::to_string(o.seed) + ",sinks=" + std::to_string(o.sinks) +
+                        ",heavy_fraction=" + std::to_string(o.heavy_fraction) +
+                        ",outlier_channels=" + std::to_string(o.outlier_channels)}};
+  std::vector<SafetensorsStreamWriter::Decl> decls;
+  for (std::uint32_t l = 0; l < o.layers; ++l) {
+    const std::string pre = "layers." + std::to_string(l) + ".";
+    decls.push_back({pre + "q", o.dtype, {o.tokens, o.q_heads, d}});
+    decls.push_back({pre + "k", o.dtype, {o.tokens, o.kv_heads, d}});
+    decls.push_back({pre + "v", o.dtype, {o.tokens, o.kv_heads, d}});
+  }
+  SafetensorsStreamWriter w(path, decls, md);
+  const double sq = std::sqrt(static_cast<double>(d));
+  std::vector<std::byte> row;
+  std::vector<float> vals;
+  auto emit = [&]() {
+    row.resize(vals.size() * dtype_bytes(o.dtype));
+    for (std::size_t i = 0; i < vals.size(); ++i) {
+      if (o.dtype == DType::f32) {
+        std::memcpy(row.data() + 4 * i, &vals[i], 4);
+      } else {
+        const std::uint16_t h =
+            o.dtype == DType::f16 ? float_to_half(vals[i]) : float_to_bf16(vals[i]);
+        std::memcpy(row.data() + 2 * i, &h, 2);
+      }
+    }
+    w.write(row);
+  };
+  for (std::uint32_t l = 0; l < o.layers; ++l) {
+    std::vector<std::vector<double>> u(o.kv_heads), hv(o.kv_heads);
+    for (std::uint32_t h = 0; h < o.kv_heads; ++h) {
+      u[h] = direction(key_of(o.seed, l, 100 + h, 1), d, rope);
+      hv[h] = direction(key_of(o.seed, l, 100 + h, 2), d, rope);
+    }
+    std::vector<bool> outlier(d, false);
+    {
+      std::uint64_t s = key_of(o.seed, l, 7, 7);
+      for (std::uint32_t c = 0; c < o.outlier_channels;) {
+        const auto ch = static_cast<std::uint32_t>(splitmix(s) % d);
+        if (!outlier[ch]) {
+          outlier[ch] = true;
+          ++c;
+        }
+      }
+    }
+    auto heavy = [&](std::uint64_t t) {
+      return static_cast<double>(key_of(o.seed, 9, 9, t) >> 11) / 9007199254740992.0 <
+             o.heavy_fraction;
+    };
+    for (int kind = 0; kind < 3; ++kind) {
+      const std::uint32_t heads = kind == 0 ? o.q_heads : o.kv_heads;
+      vals.resize(std::size_t{heads} * d);
+      for (std::uint64_t t = 0; t < o.tokens; ++t) {
+        Normal n{key_of(o.seed, l, static_cast<std::uint64_t>(kind), t)};
+        for (std::uint32_t h = 0; h < heads; ++h) {
+          const std::uint32_t kvh = kind == 0 ? h / group : h;
+          for (std::uint32_t c = 0; c < d; ++c) {
+            double x = n.next();
+            if (kind == 0) {
+              x += sq * 0.25 * (u[kvh][c] + hv[kvh][c]);
+            } else if (kind == 1) {
+              if (t < o.sinks) x += o.sink_strength * sq * u[kvh][c];
+              if (heavy(t)) x += o.heavy_strength * sq * hv[kvh][c];
+              if (outlier[c]) x *= o.outlier_scale;
+            }
+            vals[std::size_t{h} * d + c] = static_cast<float>(x);
+          }
+        }
+        emit();
+      }
+    }
+  }
+  w.finish();
+}
+
+}  // namespace kvplan::sim
