@@ -1,0 +1,213 @@
+// The capacity planner: how many requests of N tokens a serving deployment holds, the longest
+// context at concurrency B, how many GPUs of which type to order, and what a KV format or a
+// retention policy changes. Each number follows one engine's own arithmetic (vLLM V1, SGLang,
+// TensorRT-LLM), which docs/deploy.md spells out with its sources.
+//
+// Worked example (tests/core/test_planner.cpp): llama-3.1-8b, fp16, vLLM V1, block 16, a measured
+// "Available KV cache memory" of 40 GiB on one GPU:
+//   page (one block, one layer) = 16 · 8 · (128 + 128) · 2        = 65536 bytes
+//   num_gpu_blocks              = 42949672960 // 65536 // 32       = 20480
+//   "GPU KV cache size"         = 20480 // 1 group · 16            = 327680 tokens
+//   "Maximum concurrency for 32,768 tokens per request"
+//                               = 20480 / ceil(32768 / 16)         = 10.00x
+//
+// Units: bytes, tokens and requests are exact unsigned integers with checked arithmetic;
+// fractions (gpu_memory_utilization) are exact parts per million.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/formula.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/policy.hpp"
+#include "kvplan/report.hpp"
+
+namespace kvplan {
+
+// Whose arithmetic a number follows.
+//   vllm:   budget = total · gpu_memory_utilization − weights − reserve; block 16; hybrid
+//           (sliding + full) models in KV-cache groups; sliding layers cost
+//           ceil(min(W − 1 + max_num_batched_tokens, max_model_len) / block) + 1 pages.
+//   sglang: budget = total · mem_fraction_static − weights (activations and CUDA graphs live in
+//           the 1 − mem_fraction_static share); page 1 token; every layer costs full attention.
+//   trtllm: budget = (total − weights − reserve) · free_gpu_memory_fraction; 32 tokens per
+//           block; every layer costs full attention.
+enum class Engine { vllm, sglang, trtllm };
+
+Engine parse_engine(const std::string& name, const std::string& source, const std::string& field);
+std::string to_string(Engine e);
+// The engine's default block size (tokens per page): vLLM 16, SGLang 1, TensorRT-LLM 32.
+std::uint32_t default_block_size(Engine e);
+// The engine's default memory fraction in ppm: vLLM 900000, SGLang 880000, TensorRT-LLM 900000.
+std::uint32_t default_memory_fraction_ppm(Engine e);
+
+// Default reserve per GPU for the activation peak, CUDA graphs and non-torch memory (vLLM,
+// TensorRT-LLM): 2 GiB. See docs/deploy.md for how it was chosen and how to measure yours.
+inline constexpr std::uint64_t kDefaultReserveBytes = std::uint64_t{2} << 30;
+// vLLM V1's default max_num_batched_tokens for the OpenAI server (chunked prefill).
+inline constexpr std::uint64_t kDefaultMaxNumBatchedTokens = 8192;
+
+// "0.9" -> 900000, exact; throws Error(source, field) outside (0, 1] or past 6 decimals.
+std::uint32_t parse_fraction_ppm(const std::string& text, const std::string& source,
+                                 const std::string& field);
+// "23.47" GiB -> floor(23.47 · 2^30) bytes, exact decimal arithmetic; at most 9 decimals,
+// at most 1 PiB. Throws Error(source, field) otherwise.
+std::uint64_t parse_gib(const std::string& text, const std::string& source,
+                        const std::string& field);
+// A double from a JSON file to ppm (rounded to 6 decimals); throws outside (0, 1].
+std::uint32_t fraction_to_ppm(double v, const std::string& source, const std::string& field);
+
+struct PlanInput {
+  Engine engine = Engine::vllm;
+  KvFormat format{};
+  RetentionPolicy policy{};
+  std::uint32_t block_size = 0;  // tokens per page; 0 = the engine's default
+  std::uint32_t tp = 1;          // tensor-parallel ranks per replica
+  std::uint32_t pp = 1;          // pipeline stages per replica
+  std::uint32_t gpus = 0;  // GPUs in all; 0 = tp · pp (one replica); else replicas = gpus / (tp·pp)
+  std::uint64_t context = 0;      // max_model_len: tokens per request (n)
+  std::uint64_t concurrency = 1;  // requests in flight the deployment must hold (B), all replicas
+  std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;  // vLLM sliding pages
+  // Memory model of one GPU.
+  std::uint64_t gpu_memory_bytes = 0;               // total device memory
+  std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)
+  std::string weight_dtype;                         // empty = the model's
+  std::optional<std::uint64_t> reserve_bytes;       // per GPU; default kDefaultReserveBytes
+  std::optional<std::uint64_t> available_kv_bytes;  // measured, per rank: skips the memory model
+};
+
+// One GPU's memory, as the engine splits it.
+struct MemoryBudget {
+  std::uint64_t total_bytes = 0;      // device memory
+  std::uint32_t fraction_ppm = 0;     // utilization / mem_fraction_static / free fraction
+  std::uint64_t requested_bytes = 0;  // vLLM/SGLang: floor(total · fraction)
+  std::uint64_t weight_bytes = 0;     // ceil(num_params · bytes_per_param / (tp · pp))
+  std::uint64_t reserve_bytes = 0;    // activations, CUDA graphs, runtime
+  std::uint64_t available_bytes = 0;  // "Available KV cache memory", 0 when nothing is left
+  std::uint64_t shortfall_bytes = 0;  // > 0 when weights + reserve exceed the budget
+  bool measured = false;              // available_bytes was given, not modelled
+};
+
+// One pipeline stage's KV pool (every TP rank of a stage is identical).
+struct StageCapacity {
+  std::uint32_t stage = 0;
+  std::uint32_t cached_layers = 0;  // layers holding a KV cache on this stage
+  std::uint32_t group_size = 0;  // vLLM: layers per KV-cache group (num_layers of get_num_blocks)
+  std::uint32_t kv_cache_groups = 0;     // vLLM: groups sharing the block pool
+  std::uint64_t num_blocks = 0;          // available // page // group_size
+  std::uint64_t blocks_per_request = 0;  // pages one request at `context` takes from the pool
+  std::uint64_t bytes_per_request = 0;   // KV bytes of one request at `context` on this rank
+  std::uint64_t startup_bytes = 0;  // vLLM check_enough_kv_cache_memory: Σ layers pages · page
+};
+
+struct Capacity {
+  Engine engine = Engine::vllm;
+  std::uint32_t block_size = 0;
+  std::uint32_t replicas = 1;
+  MemoryBudget memory;
+  bool paged = true;                  // false for kivi: no uniform page, byte-exact pool instead
+  std::uint64_t page_bytes = 0;       // one block of one layer on one rank (paged only)
+  std::vector<StageCapacity> stages;  // one per pipeline stage
+  // The engine's figures for one replica (the worst stage; vLLM takes the minimum over ranks):
+  std::uint64_t num_gpu_blocks = 0;   // paged only
+  std::uint64_t kv_cache_tokens = 0;  // "GPU KV cache size: N tokens"
+  std::uint64_t blocks_per_request = 0;
+  std::uint64_t bytes_per_request = 0;
+  // "Maximum concurrency for `context` tokens per request: X.XXx" = numerator / denominator.
+  std::uint64_t concurrency_numerator = 0;
+  std::uint64_t concurrency_denominator = 1;
+  double max_concurrency = 0;                  // numerator / denominator, one replica
+  std::uint64_t max_requests_per_replica = 0;  // floor of the above
+  std::uint64_t max_requests = 0;              // · replicas
+  bool fits_one_request = false;               // vLLM would start (one request at `context` fits)
+  std::uint64_t estimated_max_model_len = 0;   // longest single request that fits (any engine)
+};
+
+// The memory budget of one GPU (per rank). Throws Error naming `source` on bad input (no GPU
+// memory, TP/PP that do not divide).
+MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in,
+                           const std::string& source = "arguments");
+
+// The KV capacity of the deployment at in.context. Validates the input (throws Error).
+Capacity plan_capacity(const ModelSpec& model, const PlanInput& in,
+                       const std::string& source = "arguments");
+
+// Longest context (tokens) at which `concurrency` requests fit in all replicas, capped at
+// `cap` tokens (pass the model's max_context, or 0 for 2^40). 0 when not even one token fits.
+std::uint64_t max_context_at_concurrency(const ModelSpec& model, const PlanInput& in,
+                                         std::uint64_t concurrency, std::uint64_t cap,
+                                         const std::string& source = "arguments");
+
+// True when (tp) is a valid tensor-parallel size for the model: it divides the attention heads
+// and either divides the KV heads or is a multiple of them (replication).
+bool valid_tp(const ModelSpec& model, std::uint32_t tp);
+
+// One row of the order table: the smallest order of one GPU type that holds
+// in.concurrency requests of in.context tokens.
+struct OrderOption {
+  GpuSpec gpu;
+  bool feasible = false;
+  std::uint32_t gpus = 0;  // in all
+  std::uint32_t tp = 0, pp = 0, replicas = 0;
+  std::uint64_t max_requests = 0;  // what that order holds at in.context
+  double cost_per_hour = 0;        // gpus · price, 0 when the price is unknown
+  std::string reason;              // why not feasible
+};
+// Searches tp in {1, 2, 4, 8} (valid for the model), pp in 1..16 and data-parallel replicas,
+// minimizing the GPU count, then pp, then tp. `max_gpus` bounds the search.
+OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec& gpu,
+                     std::uint32_t max_gpus = 1024, const std::string& source = "arguments");
+// All GPU types, feasible first, by count; by cost first when every feasible row has a price.
+std::vector<OrderOption> order_table(const ModelSpec& model, const PlanInput& in,
+                                     const std::vector<GpuSpec>& gpus,
+                                     const std::string& source = "arguments");
+
+// One row of the what-if table: the same deployment with another format or policy.
+struct WhatIf {
+  std::string format, policy;
+  bool engine_native = false;           // the engine implements this format and policy
+  std::uint64_t bytes_per_request = 0;  // at in.context, per rank
+  std::uint64_t max_requests = 0;       // at in.context, all replicas
+  std::uint64_t max_context = 0;        // at in.concurrency (capped at the model's max_context)
+  std::uint64_t kv_cache_tokens = 0;
+  std::uint32_t min_gpus = 0;  // of the same GPU type for the SLO, 0 = none found
+};
+// Formats fp16, fp8, int8, kivi-4, kivi-2 under full attention, then fp16 under
+// streaming:sink=4,window=4092, h2o:keep=0.2,recent=0.1 and snapkv:budget=2048; plus the
+// input's own format/policy when it is not among them.
+std::vector<WhatIf> what_if(const ModelSpec& model, const PlanInput& in,
+                            const std::optional<GpuSpec>& gpu,
+                            const std::string& source = "arguments");
+
+// True when `e` implements the format and policy natively (vLLM/SGLang/TRT-LLM: fp16, bf16,
+// fp32, fp8 variants under full attention; int8 on TensorRT-LLM).
+bool engine_supports(Engine e, const KvFormat& f, const RetentionPolicy& p);
+
+// Everything `kvplan plan` prints.
+struct PlanReport {
+  ModelSpec model;
+  std::optional<GpuSpec> gpu;  // absent with only --gpu-memory-gib / --available-kv-gib
+  PlanInput input;
+  Capacity capacity;               // at input.context
+  std::uint64_t max_context = 0;   // at input.concurrency, capped at the model's max_context
+  std::vector<OrderOption> order;  // empty unless requested
+  std::vector<WhatIf> what_if;     // empty unless requested
+  std::optional<std::string> vllm, sglang;  // engine commands that realize the plan
+  std::string vllm_why, sglang_why;         // why not, when absent
+};
+PlanReport make_plan_report(const ModelSpec& model, const std::optional<GpuSpec>& gpu,
+                            const PlanInput& input, const std::vector<GpuSpec>& order_gpus,
+                            bool with_what_if, const std::string& source = "arguments");
+// table, json, md. JSON keys: model, gpu, engine, kv_dtype, policy, tp, pp, gpus, replicas,
+// block_size, context, concurrency, memory{...}, page_bytes, num_gpu_blocks, kv_cache_tokens,
+// blocks_per_request, bytes_per_request, max_concurrency (vLLM's ratio), max_requests,
+// fits_one_request, estimated_max_model_len, max_context, stages[], order[], what_if[],
+// engine_flags{vllm, sglang}.
+std::string render(const PlanReport& r, OutputFormat f);
+
+}  // namespace kvplan

@@ -1,0 +1,508 @@
+#include "kvplan/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "planner_eval.hpp"
+#include "spec_parse.hpp"
+
+namespace kvplan {
+
+namespace {
+constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 40;  // kv_cost's context limit
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+}  // namespace
+
+Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {
+  if (name == "vllm") return Engine::vllm;
+  if (name == "sglang") return Engine::sglang;
+  if (name == "trtllm" || name == "tensorrt-llm") return Engine::trtllm;
+  throw Error(source, field, "unknown engine \"" + name + "\" (expected vllm, sglang or trtllm)");
+}
+
+std::string to_string(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return "vllm";
+    case Engine::sglang:
+      return "sglang";
+    case Engine::trtllm:
+      return "trtllm";
+  }
+  return "?";
+}
+
+std::uint32_t default_block_size(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return 16;
+    case Engine::sglang:
+      return 1;
+    case Engine::trtllm:
+      return 32;
+  }
+  return 16;
+}
+
+std::uint32_t default_memory_fraction_ppm(Engine e) {
+  return e == Engine::sglang ? 880000 : 900000;
+}
+
+std::uint32_t parse_fraction_ppm(const std::string& text, const std::string& source,
+                                 const std::string& field) {
+  return detail::parse_ppm(text, source, field);
+}
+
+std::uint32_t fraction_to_ppm(double v, const std::string& source, const std::string& field) {
+  if (!(v > 0 && v <= 1))
+    throw Error(source, field, "must be a fraction in (0, 1], got " + std::to_string(v));
+  const auto ppm = static_cast<std::uint32_t>(std::llround(v * 1e6));
+  if (ppm == 0) throw Error(source, field, "rounds to 0 at 6 decimals");
+  return ppm;
+}
+
+std::uint64_t parse_gib(const std::string& text, const std::string& source,
+                        const std::string& field) {
+  auto bad = [&](const std::string& why) {
+    return Error(source, field, why + ", got '" + text + "'");
+  };
+  const auto dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (whole.empty() && frac.empty()) throw bad("expected a number of GiB");
+  if (frac.size() > 9) throw bad("at most 9 decimals");
+  for (char c : whole + frac)
+    if (c < '0' || c > '9') throw bad("expected a non-negative decimal number of GiB");
+  const std::uint64_t w =
+      whole.empty() ? 0 : detail::parse_uint(whole, 0, std::uint64_t{1} << 20, source, field);
+  std::uint64_t f = 0, scale = 1;
+  for (char c : frac) f = f * 10 + static_cast<std::uint64_t>(c - '0'), scale *= 10;
+  // f < 10^9 and 2^30 < 1.1e9: the product stays below 2^60.
+  return w * kGiB + f * kGiB / scale;
+}
+
+bool valid_tp(const ModelSpec& model, std::uint32_t tp) {
+  if (tp == 0) return false;
+  if (model.num_q_heads % tp != 0) return false;
+  if (model.is_mla()) return true;
+  const std::uint32_t h = model.num_kv_heads;
+  return h == 0 ? false : (tp <= h ? h % tp == 0 : tp % h == 0);
+}
+
+bool engine_supports(Engine, const KvFormat& f, const RetentionPolicy& p) {
+  if (!is_full(p)) return false;
+  switch (f.dtype) {
+    case KvDtype::fp32:
+    case KvDtype::fp16:
+    case KvDtype::bf16:
+    case KvDtype::fp8_e4m3:
+    case KvDtype::fp8_e5m2:
+      return true;
+    case KvDtype::int8:
+    case KvDtype::kivi:
+      return false;
+  }
+  return false;
+}
+
+MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const std::string& source) {
+  MemoryBudget m;
+  m.total_bytes = in.gpu_memory_bytes;
+  m.fraction_ppm =
+      in.memory_fraction_ppm ? in.memory_fraction_ppm : default_memory_fraction_ppm(in.engine);
+  if (in.memory_fraction_ppm > 1000000)
+    throw Error(source, "gpu_memory_utilization", "must be at most 1.0");
+  if (in.tp == 0) throw Error(source, "tp", "must be at least 1, got 0");
+  if (in.pp == 0) throw Error(source, "pp", "must be at least 1, got 0");
+  if (in.available_kv_bytes) {
+    m.measured = true;
+    m.available_bytes = *in.available_kv_bytes;
+    return m;
+  }
+  if (in.gpu_memory_bytes == 0)
+    throw Error(source, "gpu",
+                "no GPU memory to plan with: give a GPU preset, the GPU memory in GiB, or the "
+                "measured available KV cache memory");
+  if (model.num_params == 0)
+    throw Error(source, "model",
+                model.id +
+                    " has no num_params, so its weight memory is unknown: give the "
+                    "measured available KV cache memory instead");
+  const std::string dtype = in.weight_dtype.empty() ? model.weight_dtype : in.weight_dtype;
+  const double bpp = weight_bytes_per_param(dtype, source, "weight_dtype");
+  const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
+  const std::uint64_t all_weights = ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
+  m.weight_bytes = ceil_div(all_weights, mul(in.tp, in.pp));
+  const bool sglang = in.engine == Engine::sglang;
+  m.reserve_bytes = in.reserve_bytes.value_or(sglang ? 0 : kDefaultReserveBytes);
+  const auto frac = [&](std::uint64_t bytes) {
+    // bytes <= 2^44 (16 TiB) and ppm <= 10^6 keep the product below 2^64; mul() checks it.
+    return mul(bytes, m.fraction_ppm, "memory fraction") / 1000000u;
+  };
+  const std::uint64_t needed = add(m.weight_bytes, m.reserve_bytes);
+  if (in.engine == Engine::trtllm) {
+    // free_gpu_memory_fraction applies to what is free after weights and activations.
+    m.requested_bytes = m.total_bytes > needed ? m.total_bytes - needed : 0;
+    m.available_bytes = frac(m.requested_bytes);
+    if (m.total_bytes < needed) m.shortfall_bytes = needed - m.total_bytes;
+  } else {
+    m.requested_bytes = frac(m.total_bytes);
+    if (m.requested_bytes >= needed) {
+      m.available_bytes = m.requested_bytes - needed;
+    } else {
+      m.shortfall_bytes = needed - m.requested_bytes;
+    }
+  }
+  return m;
+}
+
+namespace detail {
+
+PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
+    : model(m), in(input), source(src) {
+  bs = in.block_size ? in.block_size : default_block_size(in.engine);
+  if (bs > (1u << 20))
+    throw Error(source, "block_size", "must be at most 1048576 tokens, got " + std::to_string(bs));
+  if (in.tp == 0) throw Error(source, "tp", "must be at least 1, got 0");
+  if (in.pp == 0) throw Error(source, "pp", "must be at least 1, got 0");
+  if (model.num_q_heads % in.tp != 0)
+    throw Error(source, "tp",
+                "tensor parallelism " + std::to_string(in.tp) + " does not divide the " +
+                    std::to_string(model.num_q_heads) + " attention heads of " + model.id);
+  heads = kv_heads_per_rank(model, in.tp, source);
+  if (in.pp > model.layers.size())
+    throw Error(source, "pp",
+                "pipeline parallelism " + std::to_string(in.pp) + " exceeds the " +
+                    std::to_string(model.layers.size()) + " layers of " + model.id);
+  const std::uint64_t per_replica = mul(in.tp, in.pp);
+  if (in.gpus == 0) {
+    replicas = 1;
+  } else if (in.gpus % per_replica != 0) {
+    throw Error(source, "gpus",
+                std::to_string(in.gpus) + " GPUs are not a whole number of replicas of TP " +
+                    std::to_string(in.tp) + " × PP " + std::to_string(in.pp) + " = " +
+                    std::to_string(per_replica) + " GPUs");
+  } else {
+    replicas = static_cast<std::uint32_t>(in.gpus / per_replica);
+  }
+  if (in.context == 0) throw Error(source, "context", "must be at least 1 token, got 0");
+  if (in.context > kMaxTokens)
+    throw Error(source, "context",
+                "must be at most 2^40 tokens, got " + std::to_string(in.context));
+  mem = memory_budget(model, in, source);
+  paged = in.format.dtype != KvDtype::kivi;
+
+  // vLLM's get_pp_indices: L // pp layers each, the remainder to the stages before the last.
+  const std::uint32_t L = static_cast<std::uint32_t>(model.layers.size());
+  std::vector<std::uint32_t> counts(in.pp, L / in.pp);
+  for (std::uint32_t i = 2; i < L % in.pp + 2; ++i) ++counts[in.pp - i];
+  std::uint32_t first = 0;
+  for (std::uint32_t s = 0; s < in.pp; ++s) {
+    Stage st;
+    st.sub = model;
+    st.sub.layers.assign(model.layers.begin() + first, model.layers.begin() + first + counts[s]);
+    st.sub.draft_layers = s + 1 == in.pp ? model.draft_layers : 0;  // MTP sits after the last layer
+    first += counts[s];
+    std::vector<LayerSpec> cached;
+    for (const auto& l : st.sub.layers)
+      if (l.kind != AttentionKind::none) cached.push_back(l);
+    for (std::uint32_t d = 0; d < st.sub.draft_layers; ++d)
+      cached.push_back({model.is_mla() ? AttentionKind::mla : AttentionKind::full, 0});
+    st.cached = static_cast<std::uint32_t>(cached.size());
+    // Validates the format against the widths and gives the byte-exact cost (kivi mode).
+    st.kv = kv_cost(st.sub, make_cost_input(in.context), source);
+    for (const auto& l : cached) {
+      // vLLM groups by spec type; SGLang and TensorRT-LLM give every layer a full-attention cache.
+      const bool sliding = l.kind == AttentionKind::sliding && in.engine == Engine::vllm;
+      const std::uint64_t window = sliding ? l.window : 0;
+      auto it = std::find_if(st.types.begin(), st.types.end(), [&](const LayerType& t) {
+        return t.sliding == sliding && t.window == window;
+      });
+      if (it == st.types.end())
+        st.types.push_back({sliding, window, 1});
+      else
+        ++it->count;
+    }
+    if (st.cached > 0) {
+      // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type;
+      // each type splits into ceil(count / group_size) groups (the last one padded).
+      st.group_size = st.cached;
+      if (st.types.size() > 1) {
+        st.group_size = std::numeric_limits<std::uint32_t>::max();
+        for (const auto& t : st.types) st.group_size = std::min(st.group_size, t.count);
+      }
+      for (std::size_t t = 0; t < st.types.size(); ++t)
+        for (std::uint32_t g = 0; g < ceil_div(st.types[t].count, st.group_size); ++g)
+          st.group_types.push_back(t);
+    }
+    stages.push_back(std::move(st));
+  }
+  bool any = false;
+  for (const auto& st : stages) any = any || st.cached > 0;
+  if (!any) throw Error(source, "model", model.id + " has no layer with a KV cache");
+
+  if (paged) {
+    // One block of one layer on one rank: kv_cache_interface.py page_size_bytes, plus the
+    // per-token-head scales of int8.
+    if (model.is_mla()) {
+      page = stream_bytes(in.format, StreamRole::latent, model.latent_width(), bs, bs);
+    } else {
+      page = mul(heads,
+                 add(stream_bytes(in.format, StreamRole::key, model.head_dim_k, bs, bs),
+                     stream_bytes(in.format, StreamRole::value, model.head_dim_v, bs, bs)),
+                 "page bytes");
+    }
+    min_blocks = std::numeric_limits<std::uint64_t>::max();
+    for (auto& st : stages) {
+      if (st.cached == 0) continue;
+      st.num_blocks = mem.available_bytes / page / st.group_size;
+      min_blocks = std::min(min_blocks, st.num_blocks);
+    }
+  }
+}
+
+KvCostInput PlanEval::make_cost_input(std::uint64_t n) const {
+  return KvCostInput{.context = n,
+                     .batch = 1,
+                     .format = in.format,
+                     .policy = in.policy,
+                     .block_size = bs,
+                     .tp = in.tp};
+}
+
+std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
+  const std::uint64_t r = retained(in.policy, n);
+  if (!t.sliding) return ceil_div(r, bs);
+  if (is_full(in.policy)) {
+    // SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one
+    // chunk of newly scheduled tokens, never more than max_model_len; +1 because the window
+    // need not start at a block boundary.
+    const std::uint64_t w = add(t.window - 1, in.max_num_batched_tokens, "sliding tokens");
+    return ceil_div(std::min(w, n), bs) + 1;
+  }
+  return ceil_div(std::min(r, t.window), bs);
+}
+
+std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) const {
+  std::uint64_t b = 0;
+  for (auto t : st.group_types) b = add(b, pages(st.types[t], n), "blocks per request");
+  return b;
+}
+
+std::uint64_t PlanEval::startup_bytes(const Stage& st, std::uint64_t n) const {
+  std::uint64_t p = 0;
+  for (const auto& t : st.types) p = add(p, mul(pages(t, n), t.count), "pages");
+  return mul(p, page, "bytes per request");
+}
+
+std::uint64_t PlanEval::request_bytes(const Stage& st, std::uint64_t n) const {
+  if (st.cached == 0) return 0;
+  if (paged) return startup_bytes(st, n);
+  return kv_cost(st.sub, make_cost_input(n), source).bytes_per_request;
+}
+
+bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
+  if (per_replica == 0) return true;
+  for (const auto& st : stages) {
+    if (st.cached == 0) continue;
+    if (paged) {
+      // The block pool: every rank uses the minimum block count over all ranks.
+      const std::uint64_t need = mul(per_replica, blocks_per_request(st, n), "blocks");
+      if (need > min_blocks) return false;
+      if (in.engine == Engine::vllm && startup_bytes(st, n) > mem.available_bytes) return false;
+    } else {
+      if (mul(per_replica, request_bytes(st, n), "bytes") > mem.available_bytes) return false;
+    }
+  }
+  return true;
+}
+
+std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap) const {
+  if (cap == 0) cap = kMaxTokens;
+  cap = std::min(cap, kMaxTokens);
+  if (!fits(1, per_replica)) return 0;
+  std::uint64_t lo = 1, hi = cap;  // fits(lo) holds
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid, per_replica))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+}  // namespace detail
+
+Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::string& source) {
+  const detail::PlanEval ev(model, in, source);
+  Capacity c;
+  c.engine = in.engine;
+  c.block_size = ev.bs;
+  c.replicas = ev.replicas;
+  c.memory = ev.mem;
+  c.paged = ev.paged;
+  c.page_bytes = ev.page;
+  const std::uint64_t n = in.context;
+  std::uint64_t worst_den = 0;
+  const detail::PlanEval::Stage* worst = nullptr;
+  for (const auto& st : ev.stages) {
+    StageCapacity s;
+    s.stage = static_cast<std::uint32_t>(c.stages.size());
+    s.cached_layers = st.cached;
+    s.group_size = st.group_size;
+    s.kv_cache_groups = static_cast<std::uint32_t>(st.group_types.size());
+    s.num_blocks = st.num_blocks;
+    if (st.cached > 0) {
+      s.bytes_per_request = ev.request_bytes(st, n);
+      if (ev.paged) {
+        s.blocks_per_request = ev.blocks_per_request(st, n);
+        s.startup_bytes = ev.startup_bytes(st, n);
+      } else {
+        s.startup_bytes = s.bytes_per_request;
+      }
+      const std::uint64_t den = ev.paged ? s.blocks_per_request : s.bytes_per_request;
+      if (!worst || den > worst_den) worst = &st, worst_den = den;
+    }
+    c.stages.push_back(s);
+  }
+  const auto& ws = c.stages[static_cast<std::size_t>(worst - ev.stages.data())];
+  c.blocks_per_request = ws.blocks_per_request;
+  c.bytes_per_request = ws.bytes_per_request;
+  if (ev.paged) {
+    c.num_gpu_blocks = ev.min_blocks;
+    c.kv_cache_tokens = mul(ev.min_blocks / std::max<std::uint32_t>(ws.kv_cache_groups, 1), ev.bs,
+                            "kv cache tokens");
+    c.concurrency_numerator = ev.min_blocks;
+    c.concurrency_denominator = std::max<std::uint64_t>(worst_den, 1);
+  } else {
+    // kivi has no uniform page: the pool holds available / (marginal bytes per token) tokens.
+    std::uint64_t per_token = 0;
+    for (const auto& st : ev.stages) per_token = std::max(per_token, st.kv.bytes_per_token);
+    c.kv_cache_tokens = per_token ? ev.mem.available_bytes / per_token : 0;
+    c.concurrency_numerator = ev.mem.available_bytes;
+    c.concurrency_denominator = std::max<std::uint64_t>(worst_den, 1);
+  }
+  c.max_concurrency =
+      static_cast<double>(c.concurrency_numerator) / static_cast<double>(c.concurrency_denominator);
+  // floor(blocks / blocks_per_request of the worst stage) passes the pool check of every stage;
+  // vLLM also refuses to start when one request at max_model_len does not fit.
+  c.fits_one_request = ev.fits(n, 1);
+  c.max_requests_per_replica =
+      c.fits_one_request ? c.concurrency_numerator / c.concurrency_denominator : 0;
+  c.max_requests = mul(c.max_requests_per_replica, ev.replicas, "requests");
+  c.estimated_max_model_len = ev.longest(1, std::max(n, model.max_context));
+  return c;
+}
+
+std::uint64_t max_context_at_concurrency(const ModelSpec& model, const PlanInput& in,
+                                         std::uint64_t concurrency, std::uint64_t cap,
+                                         const std::string& source) {
+  const detail::PlanEval ev(model, in, source);
+  return ev.longest(ceil_div(concurrency, ev.replicas), cap);
+}
+
+OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec& gpu,
+                     std::uint32_t max_gpus, const std::string& source) {
+  OrderOption best;
+  best.gpu = gpu;
+  best.reason = "no TP size in {1, 2, 4, 8} × PP 1..16 up to " + std::to_string(max_gpus) +
+                " GPUs holds one request of " + std::to_string(in.context) + " tokens";
+  const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
+  for (std::uint32_t pp = 1; pp <= 16 && pp <= model.layers.size(); ++pp) {
+    for (std::uint32_t tp : {1u, 2u, 4u, 8u}) {
+      if (!valid_tp(model, tp)) continue;
+      const std::uint32_t unit = tp * pp;
+      if (unit > max_gpus || (best.feasible && unit > best.gpus)) continue;
+      PlanInput c = in;
+      c.tp = tp;
+      c.pp = pp;
+      c.gpus = 0;
+      c.gpu_memory_bytes = gpu.memory_bytes;
+      c.available_kv_bytes.reset();
+      const Capacity cap = plan_capacity(model, c, source);
+      if (cap.max_requests_per_replica == 0) continue;
+      const std::uint64_t replicas = ceil_div(want, cap.max_requests_per_replica);
+      if (replicas > max_gpus / unit) continue;
+      const auto total = static_cast<std::uint32_t>(replicas * unit);
+      // Fewest GPUs; then fewer pipeline stages; then smaller TP (fewer all-reduces).
+      if (!best.feasible || total < best.gpus) {
+        best.feasible = true;
+        best.gpus = total;
+        best.tp = tp;
+        best.pp = pp;
+        best.replicas = static_cast<std::uint32_t>(replicas);
+        best.max_requests = cap.max_requests_per_replica * replicas;
+        best.reason.clear();
+      }
+    }
+  }
+  best.cost_per_hour = best.feasible ? best.gpus * gpu.price_per_hour : 0;
+  return best;
+}
+
+std::vector<OrderOption> order_table(const ModelSpec& model, const PlanInput& in,
+                                     const std::vector<GpuSpec>& gpus, const std::string& source) {
+  std::vector<OrderOption> rows;
+  for (const auto& g : gpus) rows.push_back(min_gpus(model, in, g, 1024, source));
+  bool priced = false;
+  for (const auto& r : rows) priced = priced || (r.feasible && r.gpu.price_per_hour > 0);
+  std::stable_sort(rows.begin(), rows.end(), [&](const OrderOption& a, const OrderOption& b) {
+    if (a.feasible != b.feasible) return a.feasible;
+    if (!a.feasible) return a.gpu.id < b.gpu.id;
+    if (priced) {
+      // Priced rows first, cheapest first; unpriced rows after them.
+      const bool ap = a.gpu.price_per_hour > 0, bp = b.gpu.price_per_hour > 0;
+      if (ap != bp) return ap;
+      if (ap && a.cost_per_hour != b.cost_per_hour) return a.cost_per_hour < b.cost_per_hour;
+    }
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    return a.gpu.id < b.gpu.id;
+  });
+  return rows;
+}
+
+std::vector<WhatIf> what_if(const ModelSpec& model, const PlanInput& in,
+                            const std::optional<GpuSpec>& gpu, const std::string& source) {
+  std::vector<std::pair<std::string, std::string>> combos = {
+      {"fp16", "full"},
+      {"fp8", "full"},
+      {"int8", "full"},
+      {"kivi:bits=4,group=32,residual=128", "full"},
+      {"kivi:bits=2,group=32,residual=128", "full"},
+      {"fp16", "streaming:sink=4,window=4092"},
+      {"fp16", "h2o:keep=0.2,recent=0.1"},
+      {"fp16", "snapkv:budget=2048"}};
+  const std::pair<std::string, std::string> own{to_string(in.format), to_string(in.policy)};
+  if (std::find(combos.begin(), combos.end(), own) == combos.end())
+    combos.insert(combos.begin(), own);
+  std::vector<WhatIf> rows;
+  for (const auto& [f, p] : combos) {
+    PlanInput c = in;
+    c.format = parse_kv_format(f, source, "what-if format");
+    c.policy = parse_policy(p, source, "what-if policy");
+    WhatIf w{
+        .format = f, .policy = p, .engine_native = engine_supports(in.engine, c.format, c.policy)};
+    try {
+      const Capacity cap = plan_capacity(model, c, source);
+      w.bytes_per_request = cap.bytes_per_request;
+      w.max_requests = cap.max_requests;
+      w.kv_cache_tokens = cap.kv_cache_tokens;
+      w.max_context = max_context_at_concurrency(
+          model, c, std::max<std::uint64_t>(in.concurrency, 1), model.max_context, source);
+      if (gpu) {
+        const OrderOption o = min_gpus(model, c, *gpu, 1024, source);
+        w.min_gpus = o.feasible ? o.gpus : 0;
+      }
+    } catch (const Error&) {
+      continue;  // the format does not apply to this model (e.g. kivi on an MLA latent)
+    }
+    rows.push_back(w);
+  }
+  return rows;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,57 @@
+// Private to core: the planner's evaluator. It fixes one deployment (memory budget, pipeline
+// stages, vLLM KV-cache groups, page size) and answers "do B requests of n tokens fit?" cheaply,
+// so the solvers can binary-search n and search GPU counts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvplan/formula.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan::detail {
+
+struct PlanEval {
+  // One KV-cache spec type of a stage: full attention (MLA included) or sliding with a window.
+  struct LayerType {
+    bool sliding = false;
+    std::uint64_t window = 0;
+    std::uint32_t count = 0;  // layers of this type on the stage
+  };
+  struct Stage {
+    ModelSpec sub;  // the stage's layers (draft layers on the last stage)
+    KvCost kv;      // kv_cost of one request at in.context
+    std::vector<LayerType> types;
+    std::vector<std::size_t> group_types;  // one entry per KV-cache group: index into types
+    std::uint32_t cached = 0;              // layers with a cache
+    std::uint32_t group_size = 0;
+    std::uint64_t num_blocks = 0;  // this stage's own available // page // group_size
+  };
+
+  PlanEval(const ModelSpec& model, const PlanInput& in, const std::string& source);
+
+  KvCostInput make_cost_input(std::uint64_t n) const;
+  std::uint64_t pages(const LayerType& t, std::uint64_t n) const;  // one layer, one request
+  std::uint64_t blocks_per_request(const Stage& st, std::uint64_t n) const;  // Σ over groups
+  std::uint64_t startup_bytes(const Stage& st, std::uint64_t n) const;  // Σ over layers · page
+  std::uint64_t request_bytes(const Stage& st, std::uint64_t n) const;  // engine's bytes
+  // per_replica requests of n tokens fit on every stage.
+  bool fits(std::uint64_t n, std::uint64_t per_replica) const;
+  // Longest n in [1, cap] (cap 0 = 2^40) with fits(n, per_replica); 0 when n = 1 does not fit.
+  std::uint64_t longest(std::uint64_t per_replica, std::uint64_t cap) const;
+
+  const ModelSpec& model;
+  PlanInput in;
+  std::string source;
+  std::uint32_t bs = 16;
+  std::uint32_t heads = 0;  // KV heads per rank
+  std::uint32_t replicas = 1;
+  MemoryBudget mem;
+  bool paged = true;
+  std::uint64_t page = 0;
+  std::uint64_t min_blocks = 0;  // minimum over stages (vLLM: over all ranks)
+  std::vector<Stage> stages;
+};
+
+}  // namespace kvplan::detail

@@ -1,0 +1,386 @@
+// The capacity planner by hand: every expected number is derived in the comment above it.
+#include <gtest/gtest.h>
+
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+
+ModelSpec plain(std::uint32_t layers, std::uint32_t q, std::uint32_t kv, std::uint32_t d) {
+  ModelSpec m;
+  m.id = "test";
+  m.layers.assign(layers, LayerSpec{});
+  m.num_q_heads = q;
+  m.num_kv_heads = kv;
+  m.head_dim_k = m.head_dim_v = d;
+  m.num_params = 1000;
+  return m;
+}
+
+PlanInput measured(std::uint64_t available, std::uint64_t context,
+                   const std::string& fmt = "fp16") {
+  PlanInput in;
+  in.format = parse_kv_format(fmt);
+  in.context = context;
+  in.available_kv_bytes = available;
+  return in;
+}
+
+// vLLM V1 parity, the worked example of planner.hpp and docs/deploy.md.
+TEST(PlannerVllm, Llama8bFp16With40GiB) {
+  const auto m = load_model("llama-3.1-8b");
+  const auto c = plan_capacity(m, measured(40 * GiB, 32768));
+  // page_size_bytes = 2 · block 16 · 8 heads · 128 · 2 bytes = 65536
+  EXPECT_EQ(c.page_bytes, 65536u);
+  // 42949672960 // 65536 // 32 layers = 20480
+  EXPECT_EQ(c.num_gpu_blocks, 20480u);
+  // "GPU KV cache size": 20480 // 1 group · 16 = 327680 tokens
+  EXPECT_EQ(c.kv_cache_tokens, 327680u);
+  // cdiv(32768, 16) = 2048 blocks per request; 20480 / 2048 = 10.00x
+  EXPECT_EQ(c.blocks_per_request, 2048u);
+  EXPECT_DOUBLE_EQ(c.max_concurrency, 10.0);
+  EXPECT_EQ(c.max_requests, 10u);
+  EXPECT_TRUE(c.fits_one_request);
+  // One request of 32768 tokens = 4 GiB, the formula's 131072 B/token · 32768.
+  EXPECT_EQ(c.bytes_per_request, 4 * GiB);
+}
+
+TEST(PlannerVllm, FractionalConcurrencyAndOddContext) {
+  const auto m = load_model("llama-3.1-8b");
+  // 10 GiB: 10737418240 // 65536 // 32 = 5120 blocks; 5000 tokens need cdiv(5000,16) = 313
+  // blocks; 5120 / 313 = 16.357...x, 16 whole requests.
+  const auto c = plan_capacity(m, measured(10 * GiB, 5000));
+  EXPECT_EQ(c.num_gpu_blocks, 5120u);
+  EXPECT_EQ(c.blocks_per_request, 313u);
+  EXPECT_NEAR(c.max_concurrency, 5120.0 / 313.0, 1e-12);
+  EXPECT_EQ(c.max_requests, 16u);
+}
+
+TEST(PlannerVllm, Fp8HalvesThePage) {
+  const auto m = load_model("llama-3.1-8b");
+  const auto c = plan_capacity(m, measured(40 * GiB, 32768, "fp8"));
+  // 16 · 8 · 256 · 1 = 32768 B page; 40 GiB // 32768 // 32 = 40960 blocks
+  EXPECT_EQ(c.page_bytes, 32768u);
+  EXPECT_EQ(c.num_gpu_blocks, 40960u);
+  EXPECT_EQ(c.max_requests, 20u);
+}
+
+TEST(PlannerVllm, Int8PageCountsScales) {
+  const auto m = load_model("llama-3.1-8b");
+  const auto c = plan_capacity(m, measured(40 * GiB, 32768, "int8"));
+  // 16 tokens · 8 heads · ((128 + 4) + (128 + 4)) bytes = 33792
+  EXPECT_EQ(c.page_bytes, 33792u);
+  EXPECT_EQ(c.num_gpu_blocks, 40 * GiB / 33792 / 32);
+}
+
+TEST(PlannerVllm, TpAboveKvHeadsReplicates) {
+  const auto m = load_model("llama-3.1-8b");  // 8 KV heads, 32 query heads
+  auto in = measured(GiB, 1024);
+  in.tp = 16;
+  const auto c = plan_capacity(m, in);
+  // one KV head per rank: 16 · 1 · 256 · 2 = 8192; 2^30 // 8192 // 32 = 4096 blocks
+  EXPECT_EQ(c.page_bytes, 8192u);
+  EXPECT_EQ(c.num_gpu_blocks, 4096u);
+  EXPECT_EQ(c.kv_cache_tokens, 65536u);
+  in.tp = 4;  // 2 heads per rank
+  EXPECT_EQ(plan_capacity(m, in).page_bytes, 16u * 2 * 256 * 2);
+}
+
+TEST(PlannerVllm, MlaLatentIsNotSharded) {
+  ModelSpec m = plain(4, 16, 16, 128);
+  m.kv_lora_rank = 512;
+  m.qk_rope_head_dim = 64;
+  for (auto& l : m.layers) l.kind = AttentionKind::mla;
+  auto in = measured(18432u * 4 * 100, 160);
+  // page = 16 · (512 + 64) · 2 = 18432 at any TP; 18432·4·100 // 18432 // 4 = 100 blocks
+  for (std::uint32_t tp : {1u, 8u}) {
+    in.tp = tp;
+    const auto c = plan_capacity(m, in);
+    EXPECT_EQ(c.page_bytes, 18432u) << tp;
+    EXPECT_EQ(c.num_gpu_blocks, 100u) << tp;
+    EXPECT_EQ(c.kv_cache_tokens, 1600u) << tp;
+    EXPECT_EQ(c.max_requests, 10u) << tp;  // 160 tokens = 10 blocks
+  }
+}
+
+TEST(PlannerVllm, HybridSlidingWindowGroups) {
+  const auto m = load_model("gemma-2-9b");       // 21 sliding (W 4096) + 21 full, 8 KV heads, d 256
+  const std::uint64_t page = 16u * 8 * 512 * 2;  // 131072
+  auto in = measured(page * 21 * 1000, 8192);
+  auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.page_bytes, page);
+  // group_size = min(21, 21) = 21; num_gpu_blocks = available // page // 21 = 1000
+  EXPECT_EQ(c.num_gpu_blocks, 1000u);
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_EQ(c.stages[0].group_size, 21u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 2u);
+  // tokens = 1000 // 2 groups · 16 = 8000
+  EXPECT_EQ(c.kv_cache_tokens, 8000u);
+  // full: cdiv(8192, 16) = 512; sliding: cdiv(min(4095 + 8192, 8192), 16) + 1 = 513
+  EXPECT_EQ(c.blocks_per_request, 1025u);
+  EXPECT_FALSE(c.fits_one_request);
+  EXPECT_EQ(c.max_requests, 0u);
+  // estimate_max_model_len: 21·(cdiv(n,16) + cdiv(n,16) + 1) ≤ 21000 -> cdiv(n,16) ≤ 499 -> 7984
+  EXPECT_EQ(c.estimated_max_model_len, 7984u);
+  // A smaller chunk shrinks the sliding pages: cdiv(min(4095 + 2048, 8192), 16) + 1 = 385
+  in.max_num_batched_tokens = 2048;
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.blocks_per_request, 512u + 385u);
+  EXPECT_EQ(c.max_requests, 1u);
+}
+
+TEST(PlannerVllm, PipelineStagesSplitLayersLikeGetPpIndices) {
+  const auto m = plain(32, 8, 8, 128);
+  auto in = measured(GiB, 1024);
+  in.pp = 3;
+  const auto c = plan_capacity(m, in);
+  // 32 // 3 = 10 each, the 2 left over go to stages 1 and 0 (partitions[-2], [-3]): 11, 11, 10
+  ASSERT_EQ(c.stages.size(), 3u);
+  EXPECT_EQ(c.stages[0].cached_layers, 11u);
+  EXPECT_EQ(c.stages[1].cached_layers, 11u);
+  EXPECT_EQ(c.stages[2].cached_layers, 10u);
+  // page 16 · 8 · 256 · 2 = 65536; the busiest stage: 2^30 // 65536 // 11 = 1489 blocks
+  EXPECT_EQ(c.num_gpu_blocks, 1489u);
+}
+
+TEST(PlannerVllm, DraftLayersAddToTheLastStage) {
+  ModelSpec m = plain(4, 8, 8, 128);
+  m.draft_layers = 1;
+  const auto c = plan_capacity(m, measured(65536u * 5 * 10, 16));
+  // 5 cached layers: 65536·5·10 // 65536 // 5 = 10 blocks
+  EXPECT_EQ(c.stages[0].cached_layers, 5u);
+  EXPECT_EQ(c.num_gpu_blocks, 10u);
+}
+
+TEST(PlannerVllm, PagedBytesAgreeWithKvCost) {
+  for (const char* id : {"llama-3.1-8b", "qwen2.5-7b", "llama-2-7b"}) {
+    const auto m = load_model(id);
+    for (const char* f : {"fp16", "fp8", "int8"}) {
+      for (std::uint64_t n : {1u, 15u, 16u, 17u, 4097u}) {
+        auto in = measured(80 * GiB, n, f);
+        const auto c = plan_capacity(m, in);
+        const auto k = kv_cost(m, KvCostInput{.context = n, .format = in.format, .block_size = 16});
+        EXPECT_EQ(c.bytes_per_request, k.bytes_per_request) << id << " " << f << " " << n;
+      }
+    }
+  }
+}
+
+TEST(PlannerSglang, TokensFromMemFractionStatic) {
+  const auto m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.engine = Engine::sglang;
+  in.context = 8192;
+  in.gpu_memory_bytes = 80 * GiB;
+  const auto c = plan_capacity(m, in);
+  // floor(80 GiB · 0.88) = 75591424409; − weights 8030261248 · 2 = 59530901913 available
+  EXPECT_EQ(c.memory.requested_bytes, 75591424409u);
+  EXPECT_EQ(c.memory.weight_bytes, 16060522496u);
+  EXPECT_EQ(c.memory.reserve_bytes, 0u);
+  EXPECT_EQ(c.memory.available_bytes, 59530901913u);
+  // max_total_num_tokens = available // cell_size (131072 B/token), page size 1
+  EXPECT_EQ(c.kv_cache_tokens, 454184u);
+  EXPECT_EQ(c.max_requests, 454184u / 8192);
+}
+
+TEST(PlannerTrtllm, FreeFractionAfterWeights) {
+  const auto m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.engine = Engine::trtllm;
+  in.context = 8192;
+  in.gpu_memory_bytes = 80 * GiB;
+  const auto c = plan_capacity(m, in);
+  // free = 80 GiB − 16060522496 − 2 GiB = 67691339776; · 0.9 = 60922205798
+  EXPECT_EQ(c.memory.available_bytes, 60922205798u);
+  // blocks of 32 tokens · 131072 B: 14524 blocks, 464768 tokens
+  EXPECT_EQ(c.num_gpu_blocks, 14524u);
+  EXPECT_EQ(c.kv_cache_tokens, 464768u);
+  EXPECT_EQ(c.max_requests, 14524u / 256);
+}
+
+TEST(PlannerMemory, VllmBudgetAndShardedWeights) {
+  const auto m = load_model("llama-3.1-70b");
+  PlanInput in;
+  in.context = 8192;
+  in.gpu_memory_bytes = 85520809984;  // h100-sxm-80gb
+  in.tp = 4;
+  in.reserve_bytes = 3 * GiB;
+  in.memory_fraction_ppm = 950000;
+  const auto b = memory_budget(m, in);
+  // floor(85520809984 · 0.95) = 81244769484
+  EXPECT_EQ(b.requested_bytes, 81244769484u);
+  EXPECT_EQ(b.weight_bytes, (m.num_params * 2 + 3) / 4);
+  EXPECT_EQ(b.available_bytes, b.requested_bytes - b.weight_bytes - 3 * GiB);
+  // int4 weights: half a byte per parameter
+  in.weight_dtype = "int4";
+  EXPECT_EQ(memory_budget(m, in).weight_bytes, ((m.num_params + 1) / 2 + 3) / 4);
+}
+
+TEST(PlannerMemory, WeightsThatDoNotFitLeaveNothing) {
+  const auto m = load_model("llama-3.1-70b");
+  PlanInput in;
+  in.context = 4096;
+  in.gpu_memory_bytes = load_gpu("l4").memory_bytes;
+  const auto c = plan_capacity(m, in);
+  EXPECT_GT(c.memory.shortfall_bytes, 0u);
+  EXPECT_EQ(c.memory.available_bytes, 0u);
+  EXPECT_EQ(c.max_requests, 0u);
+  EXPECT_FALSE(c.fits_one_request);
+}
+
+TEST(PlannerKivi, BytesFromKvCost) {
+  const auto m = load_model("llama-3.1-8b");
+  const auto in = measured(40 * GiB, 32768, "kivi:bits=2,group=32,residual=128");
+  const auto c = plan_capacity(m, in);
+  const auto k = kv_cost(m, KvCostInput{.context = 32768, .format = in.format, .block_size = 16});
+  EXPECT_FALSE(c.paged);
+  EXPECT_EQ(c.bytes_per_request, k.bytes_per_request);
+  EXPECT_EQ(c.max_requests, 40 * GiB / k.bytes_per_request);
+  EXPECT_EQ(c.kv_cache_tokens, 40 * GiB / k.bytes_per_token);
+}
+
+TEST(PlannerPolicy, StreamingBudgetBoundsPages) {
+  const auto m = load_model("llama-3.1-8b");
+  auto in = measured(40 * GiB, 32768);
+  in.policy = parse_policy("streaming:sink=4,window=4092");
+  const auto c = plan_capacity(m, in);
+  // 4096 tokens kept: cdiv(4096, 16) = 256 blocks; 20480 / 256 = 80
+  EXPECT_EQ(c.blocks_per_request, 256u);
+  EXPECT_EQ(c.max_requests, 80u);
+}
+
+TEST(PlannerSolvers, MaxContextAtConcurrency) {
+  const auto m = load_model("llama-3.1-8b");
+  const auto in = measured(40 * GiB, 32768);
+  // 20480 blocks / 10 requests = 2048 blocks = 32768 tokens
+  EXPECT_EQ(max_context_at_concurrency(m, in, 10, m.max_context), 32768u);
+  // 20480 / 3 = 6826 blocks = 109216 tokens
+  EXPECT_EQ(max_context_at_concurrency(m, in, 3, m.max_context), 109216u);
+  // one request could hold 327680 tokens, capped at the model's 131072 positions
+  EXPECT_EQ(max_context_at_concurrency(m, in, 1, m.max_context), 131072u);
+  EXPECT_EQ(max_context_at_concurrency(m, in, 1, 0), 327680u);
+  // 20481 requests do not fit even at one token (one block each)
+  EXPECT_EQ(max_context_at_concurrency(m, in, 20481, 0), 0u);
+}
+
+TEST(PlannerSolvers, ReplicasMultiplyRequests) {
+  const auto m = load_model("llama-3.1-8b");
+  auto in = measured(40 * GiB, 32768);
+  in.gpus = 3;
+  EXPECT_EQ(plan_capacity(m, in).max_requests, 30u);
+  // 25 requests over 3 replicas: 9 per replica -> 20480 / 9 = 2275 blocks = 36400 tokens
+  EXPECT_EQ(max_context_at_concurrency(m, in, 25, 0), 36400u);
+}
+
+TEST(PlannerSolvers, MinGpusAndOrderTable) {
+  const auto m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.context = 32768;
+  in.concurrency = 64;
+  auto h100 = load_gpu("h100-sxm-80gb");
+  // TP 1 holds 13 (see the CLI golden), TP 2 holds 31 per replica, TP 4 holds 65 -> 4 GPUs
+  const auto o = min_gpus(m, in, h100);
+  ASSERT_TRUE(o.feasible);
+  EXPECT_EQ(o.gpus, 4u);
+  EXPECT_GE(o.max_requests, 64u);
+  // Every smaller order fails: 3 GPUs hold 3 · 13 = 39 at TP 1.
+  PlanInput c = in;
+  c.gpu_memory_bytes = h100.memory_bytes;
+  c.tp = 1;
+  const auto tp1 = plan_capacity(m, c).max_requests;
+  c.tp = 2;
+  const auto tp2 = plan_capacity(m, c).max_requests;
+  EXPECT_EQ(tp1, 13u);
+  EXPECT_LT(tp1 * 3, 64u);
+  EXPECT_LT(tp2 * 2, 64u);  // 4 GPUs as 2 × TP 2 fall short too, so TP 4 is the layout
+  EXPECT_EQ(o.tp, 4u);
+  h100.price_per_hour = 2;
+  auto h200 = load_gpu("h200-141gb");
+  h200.price_per_hour = 10;
+  const auto rows = order_table(m, in, {h200, h100});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].gpu.id, "h100-sxm-80gb");  // 4 · $2 < 3 · $10
+  EXPECT_DOUBLE_EQ(rows[0].cost_per_hour, 8.0);
+  // Infeasible within the bound
+  EXPECT_FALSE(min_gpus(load_model("llama-3.1-405b"), in, load_gpu("rtx-4090"), 8).feasible);
+}
+
+TEST(PlannerSolvers, WhatIfRanksFormats) {
+  const auto m = load_model("llama-3.1-8b");
+  auto in = measured(40 * GiB, 32768);
+  in.concurrency = 8;
+  const auto rows = what_if(m, in, std::nullopt);
+  ASSERT_GE(rows.size(), 8u);
+  EXPECT_EQ(rows[0].format, "fp16");
+  EXPECT_EQ(rows[0].max_requests, 10u);
+  EXPECT_EQ(rows[1].format, "fp8");
+  EXPECT_EQ(rows[1].max_requests, 20u);
+  EXPECT_TRUE(rows[1].engine_native);
+  EXPECT_FALSE(rows[2].engine_native);  // int8
+  // kivi-2 holds more than kivi-4 holds more than fp8
+  EXPECT_GT(rows[4].max_requests, rows[3].max_requests);
+  EXPECT_GT(rows[3].max_requests, rows[1].max_requests);
+}
+
+TEST(PlannerProperties, MonotoneNeverNegativeNeverOvercommitted) {
+  for (const char* id : {"llama-3.1-8b", "gemma-2-9b", "deepseek-v2-lite", "mistral-7b-v0.1"}) {
+    const auto m = load_model(id);
+    for (const char* f : {"fp16", "fp8", "int8", "kivi:bits=2,group=32,residual=128"}) {
+      if (m.is_mla() && std::string(f).rfind("kivi", 0) == 0) continue;
+      std::uint64_t last_requests = 0, last_tokens = 0;
+      for (std::uint64_t mib = 0; mib <= 64 * 1024; mib += 1531) {
+        const std::uint64_t avail = mib << 20;
+        auto in = measured(avail, 4096, f);
+        const auto c = plan_capacity(m, in);
+        EXPECT_GE(c.max_requests, last_requests) << id << f << mib;
+        EXPECT_GE(c.kv_cache_tokens, last_tokens) << id << f << mib;
+        last_requests = c.max_requests;
+        last_tokens = c.kv_cache_tokens;
+        EXPECT_LE(c.max_requests * c.bytes_per_request, avail) << id << f << mib;
+        if (c.paged) {
+          EXPECT_LE(c.num_gpu_blocks * c.page_bytes * c.stages[0].group_size, avail);
+          EXPECT_LE(c.max_requests * c.blocks_per_request, c.num_gpu_blocks);
+        }
+        // One more request never fits.
+        if (c.fits_one_request) {
+          EXPECT_LT(max_context_at_concurrency(m, in, c.max_requests + 1, 4096), 4096u);
+        }
+      }
+    }
+  }
+}
+
+TEST(PlannerErrors, NameTheField) {
+  const auto m = load_model("llama-3.1-8b");
+  auto in = measured(GiB, 1024);
+  in.tp = 3;
+  try {
+    plan_capacity(m, in, "--tp");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "tp");
+    EXPECT_NE(std::string(e.what()).find("does not divide"), std::string::npos) << e.what();
+  }
+  in.tp = 2;
+  in.gpus = 3;
+  EXPECT_THROW(plan_capacity(m, in), Error);
+  in.gpus = 0;
+  in.context = 0;
+  EXPECT_THROW(plan_capacity(m, in), Error);
+  PlanInput none;
+  none.context = 10;
+  EXPECT_THROW(plan_capacity(m, none), Error);  // no GPU memory at all
+  EXPECT_THROW(parse_gib("1.2.3", "--x", "x"), Error);
+  EXPECT_THROW(parse_gib("-1", "--x", "x"), Error);
+  EXPECT_EQ(parse_gib("1.5", "--x", "x"), GiB + GiB / 2);
+  EXPECT_EQ(parse_gib("0.000000001", "--x", "x"), 1u);  // floor(2^30 / 10^9)
+  EXPECT_EQ(parse_fraction_ppm("0.92", "--x", "x"), 920000u);
+  EXPECT_THROW(parse_fraction_ppm("1.2", "--x", "x"), Error);
+}
+
+}  // namespace
+}  // namespace kvplan
