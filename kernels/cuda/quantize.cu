@@ -1,0 +1,168 @@
+// CUDA quantize / dequantize: the encoders and decoders of quantize.hpp, run per element
+// (plain formats, dequantization), per warp (int8 records: the absmax is a warp reduction) or per
+// thread (KIVI records, whose key records are coalesced across channels). Compiled with
+// --fmad=false (CMakeLists.txt): KIVI's code·scale + zero must not fuse into an FMA, or the
+// dequantized values would differ from the CPU reference in the last bit.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "cuda_common.hpp"
+
+namespace kvplan::kernels {
+namespace {
+
+using cuda_detail::Stage;
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(std::uint64_t work) {
+  const std::uint64_t blocks = (work + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, cuda_detail::sm_count() * 32ull)));
+}
+
+__global__ void quantize_plain_kernel(KvDtype dtype, float scale, const float* __restrict__ in,
+                                      std::uint8_t* __restrict__ out, std::uint64_t count,
+                                      std::uint32_t eb) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    plain_encode(dtype, in[i], scale, out + i * eb);
+}
+
+__global__ void dequantize_plain_kernel(KvDtype dtype, float scale,
+                                        const std::uint8_t* __restrict__ codes,
+                                        float* __restrict__ out, std::uint64_t count,
+                                        std::uint32_t eb) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    out[i] = plain_decode(dtype, codes + i * eb, scale);
+}
+
+// One warp per token record. The same arithmetic as int8_encode_record: absmax (fmax is exact
+// in any order), scale = absmax / 127, code = clamp(rint(x / scale), -127, 127).
+__global__ void quantize_int8_kernel(const float* __restrict__ in, std::uint8_t* __restrict__ out,
+                                     std::uint32_t tokens, std::uint32_t d) {
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
+  for (std::uint64_t t = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32; t < tokens;
+       t += warps) {
+    const float* x = in + t * d;
+    std::uint8_t* rec = out + t * int8_record_bytes(d);
+    float amax = 0.f;
+    for (std::uint32_t i = lane; i < d; i += 32) amax = fmaxf(amax, fabsf(x[i]));
+    for (int o = 16; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float scale = amax / 127.f;
+    for (std::uint32_t i = lane; i < d; i += 32) {
+      float q = scale > 0.f ? rintf(x[i] / scale) : 0.f;
+      q = fminf(127.f, fmaxf(-127.f, q));
+      rec[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(q));
+    }
+    if (lane == 0) memcpy(rec + d, &scale, 4);
+  }
+}
+
+__global__ void dequantize_int8_kernel(const std::uint8_t* __restrict__ codes,
+                                       float* __restrict__ out, std::uint32_t tokens,
+                                       std::uint32_t d) {
+  const std::uint64_t count = std::uint64_t{tokens} * d;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    out[i] = int8_decode(codes + (i / d) * int8_record_bytes(d), d, static_cast<std::uint32_t>(i % d));
+}
+
+// One thread per KIVI record: key records (g, c) read channel c of G tokens (coalesced across
+// c); value records (t, j) read G consecutive channels of token t.
+__global__ void quantize_kivi_kernel(bool keys, const float* __restrict__ in,
+                                     std::uint8_t* __restrict__ out, std::uint32_t tokens,
+                                     std::uint32_t d, std::uint32_t G, std::uint32_t bits) {
+  const std::uint32_t P = kivi_record_bytes(G, bits);
+  const std::uint64_t records = keys ? std::uint64_t{tokens / G} * d : std::uint64_t{tokens} * (d / G);
+  for (std::uint64_t r = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; r < records;
+       r += std::uint64_t{gridDim.x} * blockDim.x) {
+    if (keys) {
+      const std::uint64_t g = r / d, c = r % d;
+      kivi_encode_record(in + g * G * d + c, d, G, bits, out + r * P);
+    } else {
+      const std::uint64_t t = r / (d / G), j = r % (d / G);
+      kivi_encode_record(in + t * d + j * G, 1, G, bits, out + r * P);
+    }
+  }
+}
+
+__global__ void dequantize_kivi_kernel(bool keys, const std::uint8_t* __restrict__ codes,
+                                       float* __restrict__ out, std::uint32_t tokens,
+                                       std::uint32_t d, std::uint32_t G, std::uint32_t bits) {
+  const std::uint32_t P = kivi_record_bytes(G, bits);
+  const std::uint64_t count = std::uint64_t{tokens} * d;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t t = i / d, c = i % d;
+    out[i] = keys ? kivi_decode(codes + ((t / G) * d + c) * P, G, bits, static_cast<std::uint32_t>(t % G))
+                  : kivi_decode(codes + (t * (d / G) + c / G) * P, G, bits, static_cast<std::uint32_t>(c % G));
+  }
+}
+
+}  // namespace
+
+Status quantize_cuda(const QuantizeParams& p, CudaStream stream) {
+  if (Status s = validate(p, false); !s.ok()) return s;
+  if (p.tokens == 0) return Status::Ok();
+  const cudaStream_t st = cuda_detail::to_cuda(stream);
+  Stage stage(st);
+  const std::uint32_t d = p.width;
+  const std::uint64_t n = std::uint64_t{p.tokens} * d;
+  const float* in = nullptr;
+  std::uint8_t* out = nullptr;
+  if (Status s = stage.in(p.in, n, &in); !s.ok()) return s;
+  if (Status s = stage.out(p.out, quantized_bytes(p.format, p.role, d, p.tokens), &out); !s.ok())
+    return s;
+  const KvFormat& f = p.format;
+  switch (f.dtype) {
+    case KvDtype::int8:
+      quantize_int8_kernel<<<grid_for(std::uint64_t{p.tokens} * 32), kThreads, 0, st>>>(in, out, p.tokens, d);
+      break;
+    case KvDtype::kivi: {
+      const bool keys = p.role == StreamRole::key;
+      const std::uint64_t records = keys ? std::uint64_t{p.tokens / f.group} * d : std::uint64_t{p.tokens} * (d / f.group);
+      quantize_kivi_kernel<<<grid_for(records), kThreads, 0, st>>>(keys, in, out, p.tokens, d, f.group, f.bits);
+      break;
+    }
+    default:
+      quantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(f.dtype, p.fp8_scale, in, out, n,
+                                                               plain_element_bytes(f.dtype));
+  }
+  KVPLAN_CUDA_CHECK_LAUNCH();
+  return stage.finish();
+}
+
+Status dequantize_cuda(const QuantizeParams& p, CudaStream stream) {
+  if (Status s = validate(p, true); !s.ok()) return s;
+  if (p.tokens == 0) return Status::Ok();
+  const cudaStream_t st = cuda_detail::to_cuda(stream);
+  Stage stage(st);
+  const std::uint32_t d = p.width;
+  const std::uint64_t n = std::uint64_t{p.tokens} * d;
+  const std::uint8_t* codes = nullptr;
+  float* out = nullptr;
+  if (Status s = stage.in(p.codes, quantized_bytes(p.format, p.role, d, p.tokens), &codes); !s.ok())
+    return s;
+  if (Status s = stage.out(p.dequant, n, &out); !s.ok()) return s;
+  const KvFormat& f = p.format;
+  switch (f.dtype) {
+    case KvDtype::int8:
+      dequantize_int8_kernel<<<grid_for(n), kThreads, 0, st>>>(codes, out, p.tokens, d);
+      break;
+    case KvDtype::kivi:
+      dequantize_kivi_kernel<<<grid_for(n), kThreads, 0, st>>>(p.role == StreamRole::key, codes, out,
+                                                               p.tokens, d, f.group, f.bits);
+      break;
+    default:
+      dequantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(f.dtype, p.fp8_scale, codes, out, n,
+                                                                plain_element_bytes(f.dtype));
+  }
+  KVPLAN_CUDA_CHECK_LAUNCH();
+  return stage.finish();
+}
+
+}  // namespace kvplan::kernels
