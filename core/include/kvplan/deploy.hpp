@@ -1,0 +1,80 @@
+// Deployment checks for CI: a deployment file (model, hardware, engine settings, compression,
+// SLOs; schema in docs/deploy.md) or an engine command line, checked against the planner.
+//
+//   Deployment d = kvplan::load_deploy("deploy.json");
+//   CheckReport r = kvplan::run_check(d);
+//   r.passed()  // exit 0 when every check holds, 1 otherwise; bad files throw Error (exit 2)
+//   render(r, OutputFormat::junit)  // one <testcase> per check
+//
+// Minimal file (every other key optional, unknown keys refused):
+//   {"kvplan_deploy": 1, "model": "llama-3.1-8b",
+//    "hardware": {"gpu": "h100-sxm-80gb", "gpus": 1},
+//    "engine": {"name": "vllm", "max_model_len": 32768},
+//    "slo": {"context": 32768, "concurrency": 16}}
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/engine_args.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/report.hpp"
+
+namespace kvplan {
+
+struct Slo {
+  std::uint64_t context = 0;                         // tokens per request the deployment must serve
+  std::uint64_t concurrency = 1;                     // such requests in flight, all replicas
+  std::optional<std::uint64_t> min_kv_cache_tokens;  // "GPU KV cache size" floor, per replica
+  std::optional<double> max_cost_per_hour;           // USD for all GPUs
+};
+
+struct Deployment {
+  std::string source;  // the file (or flag) it came from
+  std::string name;
+  ModelSpec model;
+  GpuSpec gpu;     // a preset, or {id "custom", memory_bytes} from gpu_memory_gib
+  PlanInput plan;  // plan.context = max_model_len; plan.concurrency = slo.concurrency
+  std::optional<std::uint64_t> max_num_seqs;  // per replica, as the engine caps it
+  Slo slo;
+  std::vector<std::string> warnings;  // unknown or unmodelled engine flags
+};
+
+// Parses a deployment file (schema version 1). Every problem is an Error naming `source` and the
+// JSON pointer of the field. `base_dir` resolves a relative model path.
+Deployment parse_deploy_json(const std::string& text, const std::string& source,
+                             const std::string& base_dir = "");
+Deployment load_deploy(const std::string& path);
+
+// A deployment from an engine command line; the SLO defaults to max_model_len × max_num_seqs
+// (what the command promises). `model_override` replaces the command's model when not empty.
+Deployment deploy_from_engine(const EngineArgs& args, const GpuSpec& gpu, std::uint32_t gpus,
+                              const std::string& model_override, const std::string& source);
+
+struct CheckItem {
+  std::string id;     // weights_fit, engine_starts, context, concurrency, max_num_seqs, ...
+  std::string title;  // one line: what is checked
+  bool passed = false;
+  std::string detail;  // what was found, by how much it misses
+  std::string fix;     // the cheapest fix found, empty when passed or none found
+};
+
+struct CheckReport {
+  Deployment deploy;
+  Capacity capacity;                  // at max_model_len
+  std::uint64_t requests_at_slo = 0;  // requests of slo.context that fit, all replicas
+  std::vector<CheckItem> items;
+  bool passed() const;
+  std::size_t failures() const;
+};
+
+CheckReport run_check(const Deployment& d);
+
+// text (table), json, md (for a PR comment), junit (one testcase per check).
+std::string render(const CheckReport& r, OutputFormat f);
+
+}  // namespace kvplan

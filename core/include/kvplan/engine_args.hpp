@@ -1,0 +1,72 @@
+// Engine command lines both ways: read a vLLM or SGLang launch command into a plan, and print the
+// flags that realize a plan.
+//
+//   EngineArgs a = kvplan::parse_engine_command(Engine::vllm,
+//       "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 32768 "
+//       "--kv-cache-dtype fp8 --gpu-memory-utilization 0.92 --max-num-seqs 64", "--vllm");
+//   a.tp == 2, a.max_model_len == 32768, *a.kv_cache_dtype == "fp8", a.memory_fraction_ppm ==
+//   920000 kvplan::resolve_engine_model("meta-llama/Llama-3.1-8B").id == "llama-3.1-8b"
+//
+// Flags kvplan does not know land in `unknown` (never silently dropped); known flags that do not
+// change the KV cache land in `ignored`; known flags that change it in ways kvplan does not model
+// land in `not_modelled`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/kv_format.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan {
+
+struct EngineArgs {
+  Engine engine = Engine::vllm;
+  std::string model;  // as written: a Hugging Face repo id or a local path
+  std::optional<std::uint32_t> tp, pp, dp;
+  std::optional<std::uint64_t> max_model_len;  // vLLM --max-model-len, SGLang --context-length
+  std::optional<std::uint64_t> max_num_seqs;   // vLLM --max-num-seqs, SGLang --max-running-requests
+  std::optional<std::uint64_t> max_num_batched_tokens;  // vLLM; SGLang --chunked-prefill-size
+  std::optional<std::uint32_t>
+      memory_fraction_ppm;                    // --gpu-memory-utilization / --mem-fraction-static
+  std::optional<std::uint32_t> block_size;    // vLLM --block-size, SGLang --page-size
+  std::optional<std::string> kv_cache_dtype;  // the engine's spelling
+  std::optional<std::string> weight_dtype;    // kvplan's name, from --dtype / --quantization
+  std::vector<std::string> unknown;           // flags kvplan does not know, as written
+  std::vector<std::string> ignored;           // known flags without effect on the KV cache
+  std::vector<std::string> not_modelled;      // known flags that change it, not modelled
+};
+
+// Splits a command line like a POSIX shell (single and double quotes, backslash escapes,
+// line continuations); throws Error(source) on an unterminated quote.
+std::vector<std::string> split_command_line(const std::string& line, const std::string& source);
+
+// Parses "vllm serve MODEL ..." / "python -m vllm.entrypoints.openai.api_server --model M ..."
+// (engine vllm) or "python -m sglang.launch_server --model-path M ..." (engine sglang).
+// Leading VAR=value assignments are skipped. Throws Error(source, flag) on a bad value.
+EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source);
+
+// The KV format an engine's --kv-cache-dtype means for this model ("auto" = the model's 16-bit
+// dtype, bf16 when its weights are quantized). Throws Error(source, field) on an unknown value.
+KvFormat engine_kv_format(Engine engine, const std::string& kv_cache_dtype, const ModelSpec& model,
+                          const std::string& source, const std::string& field);
+
+// A model named on an engine command line: a local file or directory (config.json), else a
+// preset matched by the repo name ("meta-llama/Llama-3.1-8B-Instruct" -> llama-3.1-8b).
+// Throws Error(source, "model") naming the presets when nothing matches.
+ModelSpec resolve_engine_model(const std::string& name, const std::string& source);
+
+// The Hugging Face repo id of a model from its source URL, else its id.
+std::string hf_repo_id(const ModelSpec& model);
+
+// The command that realizes `in` on vLLM / SGLang, or std::nullopt with `why` set when the
+// engine cannot (a format or policy it does not implement, an engine-specific block size).
+std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput& in,
+                                        std::string* why = nullptr);
+std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInput& in,
+                                          std::string* why = nullptr);
+
+}  // namespace kvplan

@@ -1,0 +1,481 @@
+#include "kvplan/deploy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "json_read.hpp"
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+std::uint64_t gib_to_bytes(double gib) {
+  return static_cast<std::uint64_t>(std::floor(gib * kGiB));
+}
+
+const char* fraction_key(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return "gpu_memory_utilization";
+    case Engine::sglang:
+      return "mem_fraction_static";
+    case Engine::trtllm:
+      return "free_gpu_memory_fraction";
+  }
+  return "gpu_memory_utilization";
+}
+
+// Re-throws an Error of a library call as one naming the deployment file and a pointer.
+template <class F>
+auto at_field(const std::string& source, const std::string& pointer, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::invalid_input) throw;
+    throw Error(source, pointer, e.message());
+  }
+}
+
+// Checks what the planner would refuse, naming the field of the file.
+void validate_parallelism(const Deployment& d) {
+  const auto& m = d.model;
+  const auto& p = d.plan;
+  if (!valid_tp(m, p.tp))
+    throw Error(d.source, "/engine/tensor_parallel_size",
+                "tensor parallelism " + std::to_string(p.tp) + " does not fit the " +
+                    std::to_string(m.num_q_heads) + " attention heads and " +
+                    std::to_string(m.num_kv_heads) + " KV heads of " + m.id +
+                    " (it must divide the attention heads and divide or be a multiple of the KV "
+                    "heads)");
+  if (p.pp > m.layers.size())
+    throw Error(d.source, "/engine/pipeline_parallel_size",
+                "pipeline parallelism " + std::to_string(p.pp) + " exceeds the " +
+                    std::to_string(m.layers.size()) + " layers of " + m.id);
+  if (p.gpus % (p.tp * p.pp) != 0)
+    throw Error(d.source, "/hardware/gpus",
+                std::to_string(p.gpus) + " GPUs are not a whole number of replicas of TP " +
+                    std::to_string(p.tp) + " × PP " + std::to_string(p.pp));
+}
+
+}  // namespace
+
+Deployment parse_deploy_json(const std::string& text, const std::string& source,
+                             const std::string& base_dir) {
+  const auto j = detail::parse_json_text(text, source);
+  if (!j.is_object()) throw Error(source, "", "expected a JSON object");
+  detail::JsonObject o(j, source, "");
+  const auto version = o.uint("kvplan_deploy", 1, 1000);
+  if (version != 1)
+    throw Error(source, "/kvplan_deploy",
+                "unsupported schema version " + std::to_string(version) + " (this kvplan reads 1)");
+  Deployment d;
+  d.source = source;
+  d.name = o.opt_str("name").value_or(std::filesystem::path(source).stem().string());
+
+  const std::string model = o.str("model");
+  d.model = at_field(source, "/model", [&] {
+    std::error_code ec;
+    const auto rel = std::filesystem::path(base_dir) / model;
+    if (!base_dir.empty() && std::filesystem::path(model).is_relative() &&
+        std::filesystem::is_regular_file(rel, ec))
+      return load_model(rel.string());
+    return load_model(model);
+  });
+
+  auto hw = o.object("hardware");
+  const auto gpu_id = hw.opt_str("gpu");
+  const auto mem_gib = hw.opt_number("gpu_memory_gib", 1, 16384);
+  if (gpu_id && mem_gib)
+    throw Error(source, "/hardware/gpu_memory_gib",
+                "give either \"gpu\" or \"gpu_memory_gib\", not both");
+  if (gpu_id) {
+    d.gpu = at_field(source, "/hardware/gpu", [&] { return load_gpu(*gpu_id); });
+  } else if (mem_gib) {
+    d.gpu.id = "custom";
+    d.gpu.name = "custom GPU";
+    d.gpu.memory_bytes = gib_to_bytes(*mem_gib);
+  } else {
+    throw Error(source, "/hardware/gpu", "missing required field (or give \"gpu_memory_gib\")");
+  }
+  if (auto price = hw.opt_number("price_per_hour", 0, 1e6)) d.gpu.price_per_hour = *price;
+  d.plan.gpus = static_cast<std::uint32_t>(hw.opt_uint("gpus", 1, 65536).value_or(0));
+  hw.finish();
+
+  auto en = o.object("engine");
+  d.plan.engine = parse_engine(en.str("name"), source, "/engine/name");
+  const Engine e = d.plan.engine;
+  d.plan.tp = static_cast<std::uint32_t>(en.opt_uint("tensor_parallel_size", 1, 4096).value_or(1));
+  d.plan.pp =
+      static_cast<std::uint32_t>(en.opt_uint("pipeline_parallel_size", 1, 4096).value_or(1));
+  if (d.plan.gpus == 0) d.plan.gpus = d.plan.tp * d.plan.pp;
+  d.plan.context =
+      en.opt_uint("max_model_len", 1, std::uint64_t{1} << 40).value_or(d.model.max_context);
+  if (d.plan.context == 0)
+    throw Error(source, "/engine/max_model_len",
+                "missing, and " + d.model.id + " has no max_context to default to");
+  d.max_num_seqs = en.opt_uint("max_num_seqs", 1, std::uint64_t{1} << 32);
+  for (Engine other : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    const std::string key = fraction_key(other);
+    if (other != e && en.has(key))
+      throw Error(source, en.pointer(key),
+                  "is a " + to_string(other) + " setting; engine " + to_string(e) + " uses \"" +
+                      fraction_key(e) + "\"");
+  }
+  if (auto f = en.opt_number(fraction_key(e), 0, 1))
+    d.plan.memory_fraction_ppm = fraction_to_ppm(*f, source, en.pointer(fraction_key(e)));
+  if (auto bs = en.opt_uint("block_size", 1, 1u << 20))
+    d.plan.block_size = static_cast<std::uint32_t>(*bs);
+  if (auto t = en.opt_uint("max_num_batched_tokens", 1, std::uint64_t{1} << 40))
+    d.plan.max_num_batched_tokens = *t;
+  if (auto w = en.opt_str("weight_dtype")) {
+    weight_bytes_per_param(*w, source, en.pointer("weight_dtype"));
+    d.plan.weight_dtype = *w;
+  }
+  if (auto r = en.opt_number("reserve_gib", 0, 16384)) d.plan.reserve_bytes = gib_to_bytes(*r);
+  if (auto a = en.opt_number("available_kv_gib", 0, 16384))
+    d.plan.available_kv_bytes = gib_to_bytes(*a);
+  const std::string kv = en.opt_str("kv_cache_dtype").value_or("auto");
+  d.plan.format = engine_kv_format(e, kv, d.model, source, en.pointer("kv_cache_dtype"));
+  en.finish();
+
+  if (auto c = o.opt_object("compression")) {
+    if (auto f = c->opt_str("kv_format"))
+      d.plan.format = parse_kv_format(*f, source, c->pointer("kv_format"));
+    if (auto p = c->opt_str("policy"))
+      d.plan.policy = parse_policy(*p, source, c->pointer("policy"));
+    c->finish();
+  }
+
+  auto slo = o.object("slo");
+  d.slo.context = slo.opt_uint("context", 1, std::uint64_t{1} << 40).value_or(d.plan.context);
+  d.slo.concurrency = slo.uint("concurrency", 1, std::uint64_t{1} << 32);
+  d.slo.min_kv_cache_tokens = slo.opt_uint("min_kv_cache_tokens", 1, std::uint64_t{1} << 50);
+  d.slo.max_cost_per_hour = slo.opt_number("max_cost_per_hour", 0, 1e9);
+  slo.finish();
+  o.finish();
+  d.plan.concurrency = d.slo.concurrency;
+  d.plan.gpu_memory_bytes = d.gpu.memory_bytes;
+
+  validate_parallelism(d);
+  // Format against the model's widths (kivi groups, MLA latents), naming the field.
+  const std::string fmt_ptr = j.contains("compression") ? "/compression" : "/engine/kv_cache_dtype";
+  at_field(source, fmt_ptr, [&] { return plan_capacity(d.model, d.plan, "plan"); });
+  return d;
+}
+
+Deployment load_deploy(const std::string& path) {
+  const std::string text = detail::read_text_file(path, "deployment file");
+  return parse_deploy_json(text, path, std::filesystem::path(path).parent_path().string());
+}
+
+Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint32_t gpus,
+                              const std::string& model_override, const std::string& source) {
+  Deployment d;
+  d.source = source;
+  d.model =
+      model_override.empty() ? resolve_engine_model(a.model, source) : load_model(model_override);
+  d.name = hf_repo_id(d.model);
+  d.gpu = gpu;
+  auto& p = d.plan;
+  p.engine = a.engine;
+  p.tp = a.tp.value_or(1);
+  p.pp = a.pp.value_or(1);
+  const std::uint32_t replicas = a.dp.value_or(1);
+  p.gpus = gpus ? gpus : p.tp * p.pp * replicas;
+  if (gpus && a.dp && gpus != p.tp * p.pp * replicas)
+    throw Error(source, "--gpus",
+                std::to_string(gpus) + " GPUs disagree with TP × PP × DP = " +
+                    std::to_string(p.tp * p.pp * replicas) + " of the command line");
+  p.context = a.max_model_len.value_or(d.model.max_context);
+  if (p.context == 0)
+    throw Error(source, "--max-model-len", "not given, and " + d.model.id + " has no max_context");
+  p.block_size = a.block_size.value_or(0);
+  if (a.max_num_batched_tokens) p.max_num_batched_tokens = *a.max_num_batched_tokens;
+  p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
+  p.weight_dtype = a.weight_dtype.value_or("");
+  p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
+                              "--kv-cache-dtype");
+  p.gpu_memory_bytes = gpu.memory_bytes;
+  // vLLM V1 defaults max_num_seqs to 256 on data-center GPUs; SGLang derives it from the pool.
+  d.max_num_seqs = a.max_num_seqs;
+  if (!d.max_num_seqs && a.engine == Engine::vllm) d.max_num_seqs = 256;
+  d.slo.context = p.context;
+  d.slo.concurrency = d.max_num_seqs.value_or(1) * (p.gpus / (p.tp * p.pp));
+  p.concurrency = d.slo.concurrency;
+  for (const auto& f : a.unknown)
+    d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
+  for (const auto& f : a.not_modelled)
+    d.warnings.push_back("flag " + f + " changes memory in a way kvplan does not model");
+  if (!valid_tp(d.model, p.tp))
+    throw Error(source, a.engine == Engine::vllm ? "--tensor-parallel-size" : "--tp",
+                "tensor parallelism " + std::to_string(p.tp) + " does not fit the " +
+                    std::to_string(d.model.num_q_heads) + " attention heads and " +
+                    std::to_string(d.model.num_kv_heads) + " KV heads of " + d.model.id);
+  plan_capacity(d.model, p, source);  // validates the rest
+  return d;
+}
+
+bool CheckReport::passed() const { return failures() == 0; }
+std::size_t CheckReport::failures() const {
+  return static_cast<std::size_t>(
+      std::count_if(items.begin(), items.end(), [](const CheckItem& i) { return !i.passed; }));
+}
+
+namespace {
+
+CheckItem item(std::string id, std::string title) {
+  CheckItem i;
+  i.id = std::move(id);
+  i.title = std::move(title);
+  return i;
+}
+
+std::string pct(std::uint64_t part, std::uint64_t whole) {
+  if (whole == 0) return "";
+  char b[32];
+  std::snprintf(b, sizeof b, " (%.1f%%)",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return b;
+}
+
+std::string kv_flag(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return "--kv-cache-dtype fp8";
+    case Engine::sglang:
+      return "--kv-cache-dtype fp8_e4m3";
+    case Engine::trtllm:
+      return "kv_cache_dtype fp8";
+  }
+  return "";
+}
+
+std::string fraction_flag(Engine e, std::uint32_t ppm) {
+  const std::string v = "0." + std::to_string(ppm / 10000);
+  switch (e) {
+    case Engine::vllm:
+      return "--gpu-memory-utilization " + v;
+    case Engine::sglang:
+      return "--mem-fraction-static " + v;
+    case Engine::trtllm:
+      return "free_gpu_memory_fraction " + v;
+  }
+  return "";
+}
+
+struct Eval {
+  Capacity at_mml;
+  std::uint64_t at_slo = 0;  // requests of slo.context, all replicas
+};
+
+Eval evaluate(const Deployment& d, const PlanInput& p) {
+  Eval e;
+  e.at_mml = plan_capacity(d.model, p, d.source);
+  PlanInput s = p;
+  s.context = d.slo.context;
+  e.at_slo = plan_capacity(d.model, s, d.source).max_requests;
+  return e;
+}
+
+// The capacity checks a fix must repair together.
+bool capacity_ok(const Deployment& d, const Eval& e) {
+  if (e.at_mml.memory.shortfall_bytes > 0) return false;
+  if (!e.at_mml.fits_one_request) return false;
+  if (e.at_slo < d.slo.concurrency) return false;
+  if (d.slo.min_kv_cache_tokens && e.at_mml.kv_cache_tokens < *d.slo.min_kv_cache_tokens)
+    return false;
+  return true;
+}
+
+// Cheapest first: settings that cost nothing, then more GPUs of the same type.
+std::string find_fix(const Deployment& d) {
+  const auto& p = d.plan;
+  struct Try {
+    PlanInput in;
+    std::string says;
+  };
+  std::vector<Try> tries;
+  const bool sixteen = p.format.dtype == KvDtype::fp16 || p.format.dtype == KvDtype::bf16 ||
+                       p.format.dtype == KvDtype::fp32;
+  const std::uint32_t f =
+      p.memory_fraction_ppm ? p.memory_fraction_ppm : default_memory_fraction_ppm(p.engine);
+  PlanInput fp8 = p;
+  fp8.format = KvFormat{.dtype = KvDtype::fp8_e4m3};
+  PlanInput more = p;
+  more.memory_fraction_ppm = 950000;
+  PlanInput both = fp8;
+  both.memory_fraction_ppm = 950000;
+  if (sixteen && is_full(p.policy)) tries.push_back({fp8, "fits with " + kv_flag(p.engine)});
+  if (f < 950000 && !p.available_kv_bytes)
+    tries.push_back({more, "fits with " + fraction_flag(p.engine, 950000)});
+  if (sixteen && is_full(p.policy) && f < 950000 && !p.available_kv_bytes)
+    tries.push_back(
+        {both, "fits with " + kv_flag(p.engine) + " " + fraction_flag(p.engine, 950000)});
+  for (const auto& t : tries)
+    if (capacity_ok(d, evaluate(d, t.in))) return t.says;
+
+  PlanInput want = p;
+  want.context = std::max(d.slo.context, p.context);
+  want.available_kv_bytes.reset();
+  for (std::uint64_t ctx : {d.slo.context, want.context}) {
+    want.context = ctx;
+    const OrderOption o = min_gpus(d.model, want, d.gpu, 4096, d.source);
+    if (!o.feasible) continue;
+    PlanInput got = p;
+    got.tp = o.tp;
+    got.pp = o.pp;
+    got.gpus = o.gpus;
+    got.available_kv_bytes.reset();
+    if (!capacity_ok(d, evaluate(d, got))) continue;
+    std::string s = o.gpus > p.gpus ? "needs " + std::to_string(o.gpus - p.gpus) + " more " +
+                                          d.gpu.id + " (" + std::to_string(o.gpus) + " in all: "
+                                    : "fits on " + std::to_string(o.gpus) + " " + d.gpu.id + " as ";
+    s += "TP " + std::to_string(o.tp) + (o.pp > 1 ? " × PP " + std::to_string(o.pp) : "") + " × " +
+         std::to_string(o.replicas) + " replica" + (o.replicas > 1 ? "s" : "") +
+         (o.gpus > p.gpus ? ")" : "");
+    return s;
+  }
+  return "no fix found with fp8, a higher memory fraction or up to 4096 " + d.gpu.id;
+}
+
+}  // namespace
+
+CheckReport run_check(const Deployment& d) {
+  CheckReport r;
+  r.deploy = d;
+  const Eval e = evaluate(d, d.plan);
+  r.capacity = e.at_mml;
+  r.requests_at_slo = e.at_slo;
+  const auto& c = r.capacity;
+  const auto& m = c.memory;
+  std::string fix;
+  auto cap_fix = [&] {
+    if (fix.empty()) fix = find_fix(d);
+    return fix;
+  };
+
+  {
+    CheckItem i = item("weights_fit", "weights and reserve fit in the GPU memory budget");
+    i.passed = m.shortfall_bytes == 0;
+    i.detail = m.measured ? "measured available KV cache memory " + human_bytes(m.available_bytes)
+               : i.passed ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
+                                human_bytes(m.reserve_bytes) + " leave " +
+                                human_bytes(m.available_bytes) + " for the KV cache per GPU"
+                          : "weights " + human_bytes(m.weight_bytes) + " + reserve " +
+                                human_bytes(m.reserve_bytes) + " exceed the budget by " +
+                                human_bytes(m.shortfall_bytes) + " per GPU";
+    if (!i.passed) i.fix = cap_fix();
+    r.items.push_back(i);
+  }
+  {
+    CheckItem i =
+        item("engine_starts", "one request of max_model_len " + std::to_string(d.plan.context) +
+                                  " tokens fits (the engine starts)");
+    i.passed = c.fits_one_request;
+    if (i.passed) {
+      i.detail = "one request takes " + human_bytes(c.bytes_per_request) + " of " +
+                 human_bytes(m.available_bytes) + " per GPU";
+    } else {
+      i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
+                 human_bytes(c.bytes_per_request) + ", only " + human_bytes(m.available_bytes) +
+                 " is available; the longest that fits is " +
+                 std::to_string(c.estimated_max_model_len) + " tokens";
+      i.fix = cap_fix();
+    }
+    r.items.push_back(i);
+  }
+  {
+    CheckItem i = item("context", "SLO context " + std::to_string(d.slo.context) +
+                                      " tokens within max_model_len and the model's limit");
+    const bool engine_ok = d.slo.context <= d.plan.context;
+    const bool model_ok = d.model.max_context == 0 || d.slo.context <= d.model.max_context;
+    i.passed = engine_ok && model_ok;
+    if (!engine_ok) {
+      i.detail = "max_model_len " + std::to_string(d.plan.context) + " is " +
+                 std::to_string(d.slo.context - d.plan.context) + " tokens short of the SLO";
+      i.fix = "set max_model_len to " + std::to_string(d.slo.context);
+    } else if (!model_ok) {
+      i.detail = d.model.id + " supports " + std::to_string(d.model.max_context) +
+                 " positions, the SLO asks " + std::to_string(d.slo.context);
+      i.fix = "lower the SLO context to " + std::to_string(d.model.max_context) +
+              " or use a long-context model";
+    } else {
+      i.detail = "max_model_len " + std::to_string(d.plan.context) + ", model limit " +
+                 (d.model.max_context ? std::to_string(d.model.max_context) : "unknown");
+    }
+    r.items.push_back(i);
+  }
+  {
+    CheckItem i =
+        item("concurrency", std::to_string(d.slo.concurrency) + " concurrent requests of " +
+                                std::to_string(d.slo.context) + " tokens fit in the KV cache");
+    i.passed = e.at_slo >= d.slo.concurrency;
+    i.detail = "holds " + std::to_string(e.at_slo) + " requests of " +
+               std::to_string(d.slo.context) + " tokens on " + std::to_string(d.plan.gpus) +
+               " GPU" + (d.plan.gpus > 1 ? "s" : "");
+    if (!i.passed) {
+      const auto short_by = d.slo.concurrency - e.at_slo;
+      i.detail += ", needs " + std::to_string(d.slo.concurrency) + ": short by " +
+                  std::to_string(short_by) + pct(short_by, d.slo.concurrency);
+      i.fix = cap_fix();
+    }
+    r.items.push_back(i);
+  }
+  if (d.max_num_seqs) {
+    const std::uint32_t replicas = d.plan.gpus / (d.plan.tp * d.plan.pp);
+    const std::uint64_t cap = *d.max_num_seqs * replicas;
+    CheckItem i = item("max_num_seqs", "the engine admits " + std::to_string(d.slo.concurrency) +
+                                           " requests (max_num_seqs × replicas)");
+    i.passed = cap >= d.slo.concurrency;
+    i.detail = "max_num_seqs " + std::to_string(*d.max_num_seqs) + " × " +
+               std::to_string(replicas) + " replica" + (replicas > 1 ? "s" : "") + " = " +
+               std::to_string(cap);
+    if (!i.passed) {
+      i.detail += ", short by " + std::to_string(d.slo.concurrency - cap);
+      i.fix = "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas));
+    }
+    r.items.push_back(i);
+  }
+  if (d.slo.min_kv_cache_tokens) {
+    const auto want = *d.slo.min_kv_cache_tokens;
+    CheckItem i =
+        item("kv_cache_tokens", "the KV cache holds at least " + std::to_string(want) + " tokens");
+    i.passed = c.kv_cache_tokens >= want;
+    i.detail = "holds " + std::to_string(c.kv_cache_tokens) + " tokens per replica";
+    if (!i.passed) {
+      i.detail += ", short by " + std::to_string(want - c.kv_cache_tokens) +
+                  pct(want - c.kv_cache_tokens, want);
+      i.fix = cap_fix();
+    }
+    r.items.push_back(i);
+  }
+  if (d.slo.max_cost_per_hour) {
+    CheckItem i = item("cost", "the GPUs cost at most the budget per hour");
+    if (d.gpu.price_per_hour <= 0) {
+      i.passed = false;
+      i.detail = "no price for " + d.gpu.id;
+      i.fix = "set hardware.price_per_hour";
+    } else {
+      const double cost = d.plan.gpus * d.gpu.price_per_hour;
+      i.passed = cost <= *d.slo.max_cost_per_hour;
+      char b[160];
+      std::snprintf(b, sizeof b, "%u × %s at $%.2f/h = $%.2f/h, budget $%.2f/h", d.plan.gpus,
+                    d.gpu.id.c_str(), d.gpu.price_per_hour, cost, *d.slo.max_cost_per_hour);
+      i.detail = b;
+      if (!i.passed) {
+        std::snprintf(b, sizeof b, ": over by $%.2f/h", cost - *d.slo.max_cost_per_hour);
+        i.detail += b;
+        i.fix = "use fewer GPUs (fp8 or a smaller SLO) or a cheaper GPU type (kvplan plan --price)";
+      }
+    }
+    r.items.push_back(i);
+  }
+  return r;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,490 @@
+#include "kvplan/engine_args.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "spec_parse.hpp"
+
+namespace kvplan {
+
+namespace {
+
+enum class Field {
+  model,
+  tp,
+  pp,
+  dp,
+  max_model_len,
+  max_num_seqs,
+  max_num_batched_tokens,
+  fraction,
+  block_size,
+  kv_cache_dtype,
+  dtype,
+  quantization,
+  ignored_value,
+  ignored_bool,
+  not_modelled_value,
+  not_modelled_bool
+};
+
+struct FlagSpec {
+  const char* name;
+  Field field;
+};
+
+// Flags as of vLLM 0.10 (`vllm serve --help`) and SGLang 0.4/0.5 (server_args.py).
+const std::vector<FlagSpec>& vllm_flags() {
+  static const std::vector<FlagSpec> f = {
+      {"--model", Field::model},
+      {"--tensor-parallel-size", Field::tp},
+      {"-tp", Field::tp},
+      {"--pipeline-parallel-size", Field::pp},
+      {"-pp", Field::pp},
+      {"--data-parallel-size", Field::dp},
+      {"-dp", Field::dp},
+      {"--max-model-len", Field::max_model_len},
+      {"--max-num-seqs", Field::max_num_seqs},
+      {"--max-num-batched-tokens", Field::max_num_batched_tokens},
+      {"--gpu-memory-utilization", Field::fraction},
+      {"--block-size", Field::block_size},
+      {"--kv-cache-dtype", Field::kv_cache_dtype},
+      {"--dtype", Field::dtype},
+      {"--quantization", Field::quantization},
+      {"-q", Field::quantization},
+      {"--num-gpu-blocks-override", Field::not_modelled_value},
+      {"--kv-cache-memory", Field::not_modelled_value},
+      {"--kv-cache-memory-bytes", Field::not_modelled_value},
+      {"--speculative-config", Field::not_modelled_value},
+      {"--cpu-offload-gb", Field::not_modelled_value},
+      {"--swap-space", Field::ignored_value},
+      {"--host", Field::ignored_value},
+      {"--port", Field::ignored_value},
+      {"--served-model-name", Field::ignored_value},
+      {"--api-key", Field::ignored_value},
+      {"--seed", Field::ignored_value},
+      {"--download-dir", Field::ignored_value},
+      {"--tokenizer", Field::ignored_value},
+      {"--revision", Field::ignored_value},
+      {"--max-logprobs", Field::ignored_value},
+      {"--uvicorn-log-level", Field::ignored_value},
+      {"--chat-template", Field::ignored_value},
+      {"--tool-call-parser", Field::ignored_value},
+      {"--load-format", Field::ignored_value},
+      {"--distributed-executor-backend", Field::ignored_value},
+      {"--trust-remote-code", Field::ignored_bool},
+      {"--enable-prefix-caching", Field::ignored_bool},
+      {"--no-enable-prefix-caching", Field::ignored_bool},
+      {"--disable-log-requests", Field::ignored_bool},
+      {"--disable-log-stats", Field::ignored_bool},
+      {"--enable-chunked-prefill", Field::ignored_bool},
+      {"--enable-auto-tool-choice", Field::ignored_bool},
+      {"--enforce-eager", Field::not_modelled_bool},
+  };
+  return f;
+}
+
+const std::vector<FlagSpec>& sglang_flags() {
+  static const std::vector<FlagSpec> f = {
+      {"--model-path", Field::model},
+      {"--model", Field::model},
+      {"--tp-size", Field::tp},
+      {"--tp", Field::tp},
+      {"--pp-size", Field::pp},
+      {"--dp-size", Field::dp},
+      {"--dp", Field::dp},
+      {"--context-length", Field::max_model_len},
+      {"--max-running-requests", Field::max_num_seqs},
+      {"--chunked-prefill-size", Field::max_num_batched_tokens},
+      {"--mem-fraction-static", Field::fraction},
+      {"--page-size", Field::block_size},
+      {"--kv-cache-dtype", Field::kv_cache_dtype},
+      {"--dtype", Field::dtype},
+      {"--quantization", Field::quantization},
+      {"--max-total-tokens", Field::not_modelled_value},
+      {"--speculative-algorithm", Field::not_modelled_value},
+      {"--host", Field::ignored_value},
+      {"--port", Field::ignored_value},
+      {"--served-model-name", Field::ignored_value},
+      {"--api-key", Field::ignored_value},
+      {"--tokenizer-path", Field::ignored_value},
+      {"--random-seed", Field::ignored_value},
+      {"--log-level", Field::ignored_value},
+      {"--attention-backend", Field::ignored_value},
+      {"--cuda-graph-max-bs", Field::not_modelled_value},
+      {"--chat-template", Field::ignored_value},
+      {"--load-format", Field::ignored_value},
+      {"--trust-remote-code", Field::ignored_bool},
+      {"--disable-radix-cache", Field::ignored_bool},
+      {"--enable-torch-compile", Field::ignored_bool},
+      {"--enable-dp-attention", Field::not_modelled_bool},
+      {"--disable-cuda-graph", Field::not_modelled_bool},
+  };
+  return f;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string weight_dtype_of(const std::string& dtype, const std::string& source,
+                            const std::string& field) {
+  static const std::map<std::string, std::string> m = {
+      {"half", "fp16"}, {"float16", "fp16"}, {"fp16", "fp16"},   {"bfloat16", "bf16"},
+      {"bf16", "bf16"}, {"float", "fp32"},   {"float32", "fp32"}};
+  if (dtype == "auto") return "";
+  auto it = m.find(dtype);
+  if (it == m.end())
+    throw Error(source, field,
+                "unknown --dtype \"" + dtype +
+                    "\" (expected auto, half, float16, bfloat16, "
+                    "float, float32)");
+  return it->second;
+}
+
+// Weight bytes of a quantization method; empty when kvplan does not know it.
+std::string quantized_weight_dtype(const std::string& q) {
+  if (q == "fp8" || q == "fbgemm_fp8" || q == "modelopt") return "fp8";
+  if (q == "awq" || q == "gptq" || q == "awq_marlin" || q == "gptq_marlin" || q == "bitsandbytes" ||
+      q == "w4a16")
+    return "int4";
+  if (q == "w8a8_int8" || q == "int8") return "int8";
+  return "";
+}
+
+std::string decimal(std::uint32_t ppm) {
+  std::string s =
+      std::to_string(ppm / 1000000) + "." + std::to_string(1000000 + ppm % 1000000).substr(1);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s += '0';
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> split_command_line(const std::string& line, const std::string& source) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_word = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\\' && i + 1 < line.size()) {
+      if (line[i + 1] == '\n') {
+        ++i;
+        continue;
+      }  // line continuation
+      cur += line[++i];
+      in_word = true;
+    } else if (c == '\'' || c == '"') {
+      const auto end = line.find(c, i + 1);
+      if (end == std::string::npos)
+        throw Error(source, "", std::string("unterminated ") + c + " quote in the command line");
+      cur += line.substr(i + 1, end - i - 1);
+      i = end;
+      in_word = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) out.push_back(cur), cur.clear(), in_word = false;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(cur);
+  return out;
+}
+
+EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source) {
+  if (engine == Engine::trtllm)
+    throw Error(source, "",
+                "reading TensorRT-LLM command lines is not supported; use a "
+                "deployment file with \"engine\": {\"name\": \"trtllm\"}");
+  EngineArgs a;
+  a.engine = engine;
+  auto t = split_command_line(line, source);
+  std::size_t i = 0;
+  while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;  // env vars
+  const bool vllm = engine == Engine::vllm;
+  const std::string usage = vllm ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
+                                   "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
+                                 : "expected \"python -m sglang.launch_server --model-path MODEL "
+                                   "[flags]\"";
+  if (i < t.size() && (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
+      i + 2 < t.size() && t[i + 1] == "-m") {
+    const std::string mod = t[i + 2];
+    if (vllm ? mod != "vllm.entrypoints.openai.api_server" : mod != "sglang.launch_server")
+      throw Error(source, "", "unexpected module \"" + mod + "\": " + usage);
+    i += 3;
+  } else if (vllm && i + 1 < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")) &&
+             t[i + 1] == "serve") {
+    i += 2;
+    if (i < t.size() && t[i][0] != '-') a.model = t[i++];
+  } else if (!vllm && i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") {
+    i += 2;
+  } else {
+    throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
+  }
+  const auto& specs = vllm ? vllm_flags() : sglang_flags();
+  for (; i < t.size(); ++i) {
+    std::string flag = t[i], value;
+    bool has_value = false;
+    if (flag.empty() || flag[0] != '-') {
+      a.unknown.push_back(flag);  // a stray positional argument
+      continue;
+    }
+    if (auto eq = flag.find('='); eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      has_value = true;
+    }
+    // Both spellings are accepted by vLLM's and SGLang's argparse: --max_model_len too.
+    std::string norm = flag;
+    std::replace(norm.begin() + std::min<std::size_t>(2, norm.size()), norm.end(), '_', '-');
+    auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return norm == s.name; });
+    const bool takes_value =
+        it == specs.end()
+            ? (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'))
+            : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool);
+    if (takes_value && !has_value) {
+      if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
+      value = t[++i];
+    }
+    if (it == specs.end()) {
+      a.unknown.push_back(takes_value ? flag + " " + value : flag);
+      continue;
+    }
+    auto uint = [&](std::uint64_t min, std::uint64_t max) {
+      return detail::parse_uint(value, min, max, source, flag);
+    };
+    switch (it->field) {
+      case Field::model:
+        a.model = value;
+        break;
+      case Field::tp:
+        a.tp = static_cast<std::uint32_t>(uint(1, 4096));
+        break;
+      case Field::pp:
+        a.pp = static_cast<std::uint32_t>(uint(1, 4096));
+        break;
+      case Field::dp:
+        a.dp = static_cast<std::uint32_t>(uint(1, 4096));
+        break;
+      case Field::max_model_len:
+        a.max_model_len = uint(1, std::uint64_t{1} << 40);
+        break;
+      case Field::max_num_seqs:
+        a.max_num_seqs = uint(1, std::uint64_t{1} << 32);
+        break;
+      case Field::max_num_batched_tokens:
+        a.max_num_batched_tokens = uint(1, std::uint64_t{1} << 40);
+        break;
+      case Field::fraction:
+        a.memory_fraction_ppm = detail::parse_ppm(value, source, flag);
+        break;
+      case Field::block_size:
+        a.block_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
+        break;
+      case Field::kv_cache_dtype:
+        a.kv_cache_dtype = value;
+        break;
+      case Field::dtype: {
+        auto w = weight_dtype_of(value, source, flag);
+        if (!w.empty() && !a.weight_dtype) a.weight_dtype = w;
+        break;
+      }
+      case Field::quantization: {
+        auto w = quantized_weight_dtype(value);
+        if (w.empty())
+          a.not_modelled.push_back(flag + " " + value);
+        else
+          a.weight_dtype = w;
+        break;
+      }
+      case Field::ignored_value:
+        a.ignored.push_back(flag + " " + value);
+        break;
+      case Field::ignored_bool:
+        a.ignored.push_back(flag);
+        break;
+      case Field::not_modelled_value:
+        a.not_modelled.push_back(flag + " " + value);
+        break;
+      case Field::not_modelled_bool:
+        a.not_modelled.push_back(flag);
+        break;
+    }
+  }
+  if (a.model.empty())
+    throw Error(source, vllm ? "--model" : "--model-path", "the command line names no model");
+  return a;
+}
+
+KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& model,
+                          const std::string& source, const std::string& field) {
+  KvFormat f;
+  if (d == "auto") {
+    f.dtype = model.weight_dtype == "fp16"   ? KvDtype::fp16
+              : model.weight_dtype == "fp32" ? KvDtype::fp32
+                                             : KvDtype::bf16;
+  } else if (d == "fp8" || d == "fp8_e4m3") {
+    f.dtype = KvDtype::fp8_e4m3;
+  } else if (d == "fp8_e5m2") {
+    f.dtype = KvDtype::fp8_e5m2;
+  } else if (d == "bfloat16" || d == "bf16") {
+    f.dtype = KvDtype::bf16;
+  } else if (d == "float16" || d == "fp16") {
+    f.dtype = KvDtype::fp16;
+  } else {
+    throw Error(source, field,
+                "unknown " + to_string(engine) + " KV cache dtype \"" + d +
+                    "\" (expected auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16)");
+  }
+  return f;
+}
+
+std::string hf_repo_id(const ModelSpec& model) {
+  const std::string host = "huggingface.co/";
+  auto p = model.source.find(host);
+  if (p == std::string::npos) return model.id;
+  std::string rest = model.source.substr(p + host.size());
+  auto slash = rest.find('/');
+  if (slash == std::string::npos) return model.id;
+  auto second = rest.find('/', slash + 1);
+  return rest.substr(0, second);
+}
+
+ModelSpec resolve_engine_model(const std::string& name, const std::string& source) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(name, ec)) {
+    const auto cfg = (std::filesystem::path(name) / "config.json").string();
+    if (!std::filesystem::is_regular_file(cfg, ec))
+      throw Error(source, "model", "directory \"" + name + "\" has no config.json");
+    return load_model(cfg);
+  }
+  if (std::filesystem::is_regular_file(name, ec)) return load_model(name);
+  const std::string want = lower(name);
+  std::string base = want.substr(want.rfind('/') == std::string::npos ? 0 : want.rfind('/') + 1);
+  std::vector<std::string> candidates = {base};
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const char* suffix : {"-instruct", "-chat", "-it", "-hf", "-base"}) {
+      const std::string s = suffix;
+      if (base.size() > s.size() && base.ends_with(s)) {
+        base = base.substr(0, base.size() - s.size());
+        candidates.push_back(base);
+        changed = true;
+      }
+    }
+  }
+  if (base.rfind("meta-", 0) == 0) candidates.push_back(base.substr(5));
+  std::string ids;
+  for (const auto& p : list_model_presets()) {
+    ids += (ids.empty() ? "" : ", ") + p.id;
+    const ModelSpec m = load_model(p.id);
+    if (lower(hf_repo_id(m)) == want) return m;
+    if (std::find(candidates.begin(), candidates.end(), p.id) != candidates.end()) return m;
+  }
+  throw Error(source, "model",
+              "\"" + name + "\" is neither a local config.json nor a known preset (" + ids +
+                  "); pass --model with a preset id or a config.json");
+}
+
+namespace {
+
+std::string replicas_and_seqs(const PlanInput& in, std::uint64_t* seqs) {
+  const std::uint32_t unit = in.tp * in.pp;
+  const std::uint32_t replicas = in.gpus ? in.gpus / unit : 1;
+  *seqs = ceil_div(std::max<std::uint64_t>(in.concurrency, 1), replicas);
+  return replicas > 1 ? std::to_string(replicas) : "";
+}
+
+}  // namespace
+
+std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput& in,
+                                        std::string* why) {
+  auto no = [&](const std::string& w) -> std::optional<std::string> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  if (!is_full(in.policy))
+    return no("vLLM does not implement the " + to_string(in.policy) + " retention policy");
+  std::string kv;
+  switch (in.format.dtype) {
+    case KvDtype::fp16:
+    case KvDtype::bf16:
+      kv = "auto";
+      break;
+    case KvDtype::fp8_e4m3:
+      kv = "fp8";
+      break;
+    case KvDtype::fp8_e5m2:
+      kv = "fp8_e5m2";
+      break;
+    default:
+      return no("vLLM has no " + to_string(in.format) + " KV cache");
+  }
+  std::uint64_t seqs = 0;
+  const std::string dp = replicas_and_seqs(in, &seqs);
+  std::string s = "vllm serve " + hf_repo_id(model);
+  if (in.tp > 1) s += " --tensor-parallel-size " + std::to_string(in.tp);
+  if (in.pp > 1) s += " --pipeline-parallel-size " + std::to_string(in.pp);
+  if (!dp.empty()) s += " --data-parallel-size " + dp;
+  s += " --max-model-len " + std::to_string(in.context);
+  s += " --max-num-seqs " + std::to_string(seqs);
+  s += " --kv-cache-dtype " + kv;
+  // The plan's fraction means gpu_memory_utilization only when the plan followed vLLM.
+  const std::uint32_t f =
+      in.engine == Engine::vllm && in.memory_fraction_ppm ? in.memory_fraction_ppm : 900000;
+  s += " --gpu-memory-utilization " + decimal(f);
+  const std::uint32_t bs = in.engine == Engine::vllm && in.block_size ? in.block_size : 16;
+  if (bs != 16) s += " --block-size " + std::to_string(bs);
+  if (in.max_num_batched_tokens != kDefaultMaxNumBatchedTokens)
+    s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
+  return s;
+}
+
+std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInput& in,
+                                          std::string* why) {
+  auto no = [&](const std::string& w) -> std::optional<std::string> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  if (!is_full(in.policy))
+    return no("SGLang does not implement the " + to_string(in.policy) + " retention policy");
+  std::string kv;
+  switch (in.format.dtype) {
+    case KvDtype::fp16:
+    case KvDtype::bf16:
+      kv = "auto";
+      break;
+    case KvDtype::fp8_e4m3:
+      kv = "fp8_e4m3";
+      break;
+    case KvDtype::fp8_e5m2:
+      kv = "fp8_e5m2";
+      break;
+    default:
+      return no("SGLang has no " + to_string(in.format) + " KV cache");
+  }
+  std::uint64_t seqs = 0;
+  const std::string dp = replicas_and_seqs(in, &seqs);
+  std::string s = "python -m sglang.launch_server --model-path " + hf_repo_id(model);
+  if (in.tp > 1) s += " --tp " + std::to_string(in.tp);
+  if (in.pp > 1) s += " --pp-size " + std::to_string(in.pp);
+  if (!dp.empty()) s += " --dp " + dp;
+  s += " --context-length " + std::to_string(in.context);
+  s += " --max-running-requests " + std::to_string(seqs);
+  s += " --kv-cache-dtype " + kv;
+  const std::uint32_t f =
+      in.engine == Engine::sglang && in.memory_fraction_ppm ? in.memory_fraction_ppm : 880000;
+  s += " --mem-fraction-static " + decimal(f);
+  if (in.engine == Engine::sglang && in.block_size > 1)
+    s += " --page-size " + std::to_string(in.block_size);
+  return s;
+}
+
+}  // namespace kvplan

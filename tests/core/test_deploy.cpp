@@ -1,0 +1,170 @@
+// Deployment files and checks: valid files, every kind of bad file, pass/fail with fixes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/deploy.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+namespace {
+
+const std::string kDir = std::string(KVPLAN_TEST_DATA_DIR) + "/deploy/";
+
+std::string base(const std::string& extra_engine = "", const std::string& hardware = "",
+                 const std::string& slo = R"("slo": {"context": 8192, "concurrency": 4})") {
+  return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+             "hardware": {"gpu": "h100-sxm-80gb", "gpus": 1)" +
+         hardware + R"(},
+             "engine": {"name": "vllm", "max_model_len": 8192)" +
+         extra_engine + R"(},
+             )" +
+         slo + "}";
+}
+
+// Parses `text` and returns the Error's field (JSON pointer), failing when it parses.
+std::string error_field(const std::string& text, std::string* what = nullptr) {
+  try {
+    parse_deploy_json(text, "t.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.source(), "t.json");
+    EXPECT_EQ(e.exit_code(), 2);
+    if (what) *what = e.what();
+    return e.field();
+  }
+  ADD_FAILURE() << "parsed: " << text;
+  return "";
+}
+
+TEST(Deploy, ParsesAFullFile) {
+  const auto d = load_deploy(kDir + "pass.json");
+  EXPECT_EQ(d.name, "chat-prod");
+  EXPECT_EQ(d.model.id, "llama-3.1-8b");
+  EXPECT_EQ(d.gpu.id, "h100-sxm-80gb");
+  EXPECT_DOUBLE_EQ(d.gpu.price_per_hour, 2.49);
+  EXPECT_EQ(d.plan.gpus, 2u);
+  EXPECT_EQ(d.plan.context, 32768u);
+  EXPECT_EQ(d.plan.memory_fraction_ppm, 900000u);
+  EXPECT_EQ(d.plan.format.dtype, KvDtype::fp8_e4m3);
+  EXPECT_EQ(*d.max_num_seqs, 16u);
+  EXPECT_EQ(d.slo.concurrency, 32u);
+}
+
+TEST(Deploy, BadFilesNameTheField) {
+  std::string what;
+  EXPECT_EQ(error_field(base(R"(, "tensor_parallel_size": 3)")), "/engine/tensor_parallel_size");
+  EXPECT_EQ(error_field(base(R"(, "gpu_memory_utilization": 1.5)")),
+            "/engine/gpu_memory_utilization");
+  EXPECT_EQ(error_field(base(R"(, "mem_fraction_static": 0.8)")), "/engine/mem_fraction_static");
+  EXPECT_EQ(error_field(base(R"(, "max_num_seqs": -4)"), &what), "/engine/max_num_seqs");
+  EXPECT_NE(what.find("negative"), std::string::npos) << what;
+  EXPECT_EQ(error_field(base(R"(, "max_model_len": 1e300)")), "/engine/max_model_len");
+  EXPECT_EQ(error_field(base(R"(, "kv_cache_dtype": "fp4")"), &what), "/engine/kv_cache_dtype");
+  EXPECT_NE(what.find("fp4"), std::string::npos) << what;
+  EXPECT_EQ(error_field(base(R"(, "max_model_lenn": 5)")), "/engine/max_model_lenn");
+  EXPECT_EQ(error_field(base("", R"(, "price_per_hour": "cheap")")), "/hardware/price_per_hour");
+  EXPECT_EQ(error_field(base("", "", R"("slo": {"context": 8192})")), "/slo/concurrency");
+  EXPECT_EQ(error_field(base("", "", R"("slo": {"concurrency": 0})")), "/slo/concurrency");
+  EXPECT_EQ(error_field(R"({"kvplan_deploy": 2})"), "/kvplan_deploy");
+  EXPECT_EQ(error_field(R"({"kvplan_deploy": 1, "model": "nope", "hardware": {}, "engine": {},
+                            "slo": {}})"),
+            "/model");
+  EXPECT_EQ(error_field("{not json"), "");
+}
+
+TEST(Deploy, BadFilesOnDisk) {
+  auto field = [](const std::string& f) {
+    try {
+      load_deploy(kDir + f);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+      return e.field();
+    }
+    return std::string("parsed");
+  };
+  EXPECT_EQ(field("bad_tp.json"), "/engine/tensor_parallel_size");
+  EXPECT_EQ(field("bad_gpu.json"), "/hardware/gpu");
+  EXPECT_EQ(field("bad_type.json"), "/hardware/gpus");
+  EXPECT_EQ(field("bad_missing.json"), "/slo/concurrency");
+  EXPECT_THROW(load_deploy(kDir + "does-not-exist.json"), Error);
+}
+
+TEST(Deploy, GpusMustBeWholeReplicas) {
+  std::string what;
+  const std::string t = R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb", "gpus": 3},
+      "engine": {"name": "vllm", "tensor_parallel_size": 2}, "slo": {"concurrency": 1}})";
+  EXPECT_EQ(error_field(t, &what), "/hardware/gpus");
+}
+
+TEST(Check, PassesWithHeadroom) {
+  const auto r = run_check(load_deploy(kDir + "pass.json"));
+  // fp8 on one H100: 58760722841 // 32768 // 32 = 56038 blocks; 2048 per request -> 27 each
+  EXPECT_EQ(r.capacity.num_gpu_blocks, 56038u);
+  EXPECT_EQ(r.requests_at_slo, 54u);
+  EXPECT_TRUE(r.passed()) << render(r, OutputFormat::table);
+  for (const auto& i : r.items) EXPECT_TRUE(i.fix.empty()) << i.id;
+}
+
+TEST(Check, FailureSaysByHowMuchAndFp8Fixes) {
+  const auto r = run_check(load_deploy(kDir + "fail_fp8.json"));
+  EXPECT_FALSE(r.passed());
+  ASSERT_EQ(r.failures(), 1u);
+  const auto it = std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return !i.passed; });
+  EXPECT_EQ(it->id, "concurrency");
+  // bf16: 13 requests of 32768 fit, 20 wanted: short by 7
+  EXPECT_NE(it->detail.find("holds 13"), std::string::npos) << it->detail;
+  EXPECT_NE(it->detail.find("short by 7"), std::string::npos) << it->detail;
+  EXPECT_EQ(it->fix, "fits with --kv-cache-dtype fp8");
+}
+
+TEST(Check, MoreGpusWhenSettingsCannot) {
+  const auto r = run_check(load_deploy(kDir + "fail_gpus.json"));
+  EXPECT_FALSE(r.passed());
+  const auto it =
+      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "concurrency"; });
+  ASSERT_NE(it, r.items.end());
+  EXPECT_FALSE(it->passed);
+  // fp8 at 0.95 holds 29 per H100 (TP 1) -> TP 2 holds 62, so 3 more H100 (4 in all)
+  EXPECT_NE(it->fix.find("needs"), std::string::npos) << it->fix;
+  EXPECT_NE(it->fix.find("more h100-sxm-80gb"), std::string::npos) << it->fix;
+}
+
+TEST(Check, EngineStartAndMaxNumSeqs) {
+  // 131072 tokens of bf16 need 16 GiB; 20 GiB measured: starts, holds 1 request.
+  const std::string t = base(R"(, "available_kv_gib": 20, "max_num_seqs": 1)", "",
+                             R"("slo": {"context": 8192, "concurrency": 4})");
+  auto d = parse_deploy_json(t, "t.json");
+  auto r = run_check(d);
+  const auto seqs =
+      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "max_num_seqs"; });
+  ASSERT_NE(seqs, r.items.end());
+  EXPECT_FALSE(seqs->passed);
+  EXPECT_EQ(seqs->fix, "set max_num_seqs to 4");
+  d.plan.context = 262144;  // 32 GiB for one request: vLLM refuses to start
+  d.slo.context = 8192;
+  r = run_check(d);
+  EXPECT_FALSE(r.items[1].passed);
+  EXPECT_EQ(r.items[1].id, "engine_starts");
+  // 20 GiB // 65536 // 32 = 10240 blocks = 163840 tokens
+  EXPECT_NE(r.items[1].detail.find("163840"), std::string::npos) << r.items[1].detail;
+}
+
+TEST(Check, RenderersAgree) {
+  const auto r = run_check(load_deploy(kDir + "fail_fp8.json"));
+  const auto j = nlohmann::json::parse(render(r, OutputFormat::json));
+  EXPECT_FALSE(j["passed"].get<bool>());
+  EXPECT_EQ(j["failures"].get<int>(), 1);
+  EXPECT_EQ(j["checks"].size(), r.items.size());
+  const auto x = render(r, OutputFormat::junit);
+  EXPECT_NE(x.find("<testsuite name=\"kvplan check needs-fp8\""), std::string::npos) << x;
+  EXPECT_NE(x.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(x.find("<failure message="), std::string::npos);
+  const auto md = render(r, OutputFormat::md);
+  EXPECT_NE(md.find("| concurrency | FAIL |"), std::string::npos) << md;
+  const auto txt = render(r, OutputFormat::table);
+  EXPECT_NE(txt.find("FAIL: 1 of"), std::string::npos) << txt;
+}
+
+}  // namespace
+}  // namespace kvplan

@@ -1,0 +1,117 @@
+// Engine command lines: vLLM and SGLang flags read exactly, unknown flags reported, suggestions.
+#include <gtest/gtest.h>
+
+#include "kvplan/engine_args.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+namespace {
+
+TEST(EngineArgs, ReadsVllmServe) {
+  const auto a = parse_engine_command(
+      Engine::vllm,
+      "CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size "
+      "2 "
+      "--max-model-len 32768 --kv-cache-dtype fp8 --gpu-memory-utilization 0.92 --max-num-seqs=64 "
+      "--port 8000 --enable-prefix-caching --frobnicate 3 --block_size 32",
+      "--vllm");
+  EXPECT_EQ(a.model, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(*a.tp, 2u);
+  EXPECT_EQ(*a.max_model_len, 32768u);
+  EXPECT_EQ(*a.kv_cache_dtype, "fp8");
+  EXPECT_EQ(*a.memory_fraction_ppm, 920000u);
+  EXPECT_EQ(*a.max_num_seqs, 64u);
+  EXPECT_EQ(*a.block_size, 32u);
+  ASSERT_EQ(a.unknown.size(), 1u);
+  EXPECT_EQ(a.unknown[0], "--frobnicate 3");
+  EXPECT_EQ(a.ignored.size(), 2u);  // --port 8000, --enable-prefix-caching
+}
+
+TEST(EngineArgs, ReadsPythonModuleForms) {
+  const auto v = parse_engine_command(
+      Engine::vllm,
+      "python3 -m vllm.entrypoints.openai.api_server --model 'Qwen/Qwen2.5-7B-Instruct' -tp 4",
+      "--vllm");
+  EXPECT_EQ(v.model, "Qwen/Qwen2.5-7B-Instruct");
+  EXPECT_EQ(*v.tp, 4u);
+  const auto s = parse_engine_command(
+      Engine::sglang,
+      "python -m sglang.launch_server --model-path google/gemma-2-9b-it --tp 2 --context-length "
+      "8192 "
+      "--mem-fraction-static 0.85 --kv-cache-dtype fp8_e5m2 --max-running-requests 48 \\\n --weird",
+      "--sglang");
+  EXPECT_EQ(s.model, "google/gemma-2-9b-it");
+  EXPECT_EQ(*s.tp, 2u);
+  EXPECT_EQ(*s.memory_fraction_ppm, 850000u);
+  EXPECT_EQ(*s.max_num_seqs, 48u);
+  ASSERT_EQ(s.unknown.size(), 1u);
+  EXPECT_EQ(s.unknown[0], "--weird");
+}
+
+TEST(EngineArgs, BadValuesNameTheFlag) {
+  auto field = [](Engine e, const std::string& line) {
+    try {
+      parse_engine_command(e, line, "--vllm");
+    } catch (const Error& err) {
+      return err.field();
+    }
+    return std::string("parsed");
+  };
+  EXPECT_EQ(field(Engine::vllm, "vllm serve m --max-model-len lots"), "--max-model-len");
+  EXPECT_EQ(field(Engine::vllm, "vllm serve m --gpu-memory-utilization 1.5"),
+            "--gpu-memory-utilization");
+  EXPECT_EQ(field(Engine::vllm, "vllm serve m --tensor-parallel-size"), "--tensor-parallel-size");
+  EXPECT_EQ(field(Engine::vllm, "vllm serve --max-model-len 10"), "--model");
+  EXPECT_EQ(field(Engine::vllm, "python -m sglang.launch_server --model-path m"), "");
+  EXPECT_EQ(field(Engine::vllm, "vllm serve 'unterminated"), "");
+}
+
+TEST(EngineArgs, KvDtypeAndModels) {
+  const auto m = load_model("llama-3.1-8b");
+  EXPECT_EQ(engine_kv_format(Engine::vllm, "auto", m, "s", "f").dtype, KvDtype::bf16);
+  EXPECT_EQ(engine_kv_format(Engine::vllm, "fp8", m, "s", "f").dtype, KvDtype::fp8_e4m3);
+  EXPECT_EQ(engine_kv_format(Engine::sglang, "fp8_e5m2", m, "s", "f").dtype, KvDtype::fp8_e5m2);
+  EXPECT_THROW(engine_kv_format(Engine::vllm, "int3", m, "s", "f"), Error);
+  EXPECT_EQ(resolve_engine_model("meta-llama/Llama-3.1-8B-Instruct", "s").id, "llama-3.1-8b");
+  EXPECT_EQ(resolve_engine_model("meta-llama/Meta-Llama-3.1-70B-Instruct", "s").id,
+            "llama-3.1-70b");
+  EXPECT_EQ(resolve_engine_model("google/gemma-2-9b-it", "s").id, "gemma-2-9b");
+  EXPECT_EQ(resolve_engine_model("Qwen/Qwen2.5-7B-Instruct", "s").id, "qwen2.5-7b");
+  EXPECT_EQ(resolve_engine_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json", "s")
+                .num_kv_heads,
+            8u);
+  EXPECT_THROW(resolve_engine_model("acme/unknown-13b", "s"), Error);
+  EXPECT_EQ(hf_repo_id(m), "meta-llama/Llama-3.1-8B");
+}
+
+TEST(EngineArgs, SuggestionsRealizeThePlan) {
+  const auto m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.tp = 2;
+  in.gpus = 4;
+  in.context = 32768;
+  in.concurrency = 100;
+  in.format = parse_kv_format("fp8");
+  in.memory_fraction_ppm = 920000;
+  EXPECT_EQ(*vllm_command(m, in),
+            "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --data-parallel-size 2 "
+            "--max-model-len 32768 --max-num-seqs 50 --kv-cache-dtype fp8 "
+            "--gpu-memory-utilization 0.92");
+  EXPECT_EQ(*sglang_command(m, in),
+            "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 2 --dp 2 "
+            "--context-length 32768 --max-running-requests 50 --kv-cache-dtype fp8_e4m3 "
+            "--mem-fraction-static 0.88");
+  // The suggestion reads back to the same plan.
+  const auto back = parse_engine_command(Engine::vllm, *vllm_command(m, in), "--vllm");
+  EXPECT_EQ(*back.tp, 2u);
+  EXPECT_EQ(*back.dp, 2u);
+  EXPECT_EQ(*back.max_model_len, 32768u);
+  EXPECT_TRUE(back.unknown.empty());
+  std::string why;
+  in.format = parse_kv_format("kivi:bits=2,group=32,residual=128");
+  EXPECT_FALSE(vllm_command(m, in, &why));
+  EXPECT_NE(why.find("kivi"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvplan
