@@ -1,0 +1,72 @@
+#include "plan_settings.hpp"
+
+#include "kvplan/kv_format.hpp"
+#include "kvplan/policy.hpp"
+
+namespace kvplan::gui {
+
+GpuSpec resolve_gpu(const PlanSettings& s) {
+  GpuSpec g;
+  if (s.gpu_id == "custom" && s.extras.custom_gpu_memory_bytes) {
+    g.id = "custom";
+    g.name = "custom GPU";
+    g.memory_bytes = *s.extras.custom_gpu_memory_bytes;
+  } else {
+    g = load_gpu(s.gpu_id);
+  }
+  if (s.extras.price_per_hour) g.price_per_hour = *s.extras.price_per_hour;
+  return g;
+}
+
+PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
+  PlanInput in;
+  in.engine = s.engine;
+  in.format = parse_kv_format(s.kv_format, "KV format", "kv_format");
+  in.policy = parse_policy(s.policy, "retention policy", "policy");
+  in.block_size = s.block_size;
+  in.tp = s.tp;
+  in.pp = s.pp;
+  in.gpus = s.gpus;
+  in.context = s.context;
+  in.concurrency = s.concurrency;
+  in.gpu_memory_bytes = gpu.memory_bytes;
+  in.memory_fraction_ppm = s.memory_fraction_ppm;
+  in.weight_dtype = s.weight_dtype;
+  if (s.extras.max_num_batched_tokens) in.max_num_batched_tokens = *s.extras.max_num_batched_tokens;
+  in.reserve_bytes = s.extras.reserve_bytes;
+  in.available_kv_bytes = s.extras.available_kv_bytes;
+  return in;
+}
+
+const std::vector<std::string>& chart_formats() {
+  static const std::vector<std::string> v{"fp16", "fp8", "int8",
+                                          "kivi:bits=4,group=32,residual=128",
+                                          "kivi:bits=2,group=32,residual=128"};
+  return v;
+}
+
+const std::vector<std::string>& format_choices() {
+  static const std::vector<std::string> v{"fp16",
+                                          "bf16",
+                                          "fp32",
+                                          "fp8",
+                                          "fp8_e5m2",
+                                          "int8",
+                                          "kivi:bits=4,group=32,residual=128",
+                                          "kivi:bits=2,group=32,residual=128"};
+  return v;
+}
+
+const std::vector<std::string>& policy_choices() {
+  static const std::vector<std::string> v{"full", "streaming:sink=4,window=1020",
+                                          "streaming:sink=4,window=4092", "h2o:keep=0.2,recent=0.1",
+                                          "snapkv:budget=2048,window=32,kernel=7,pool=max"};
+  return v;
+}
+
+const std::vector<std::string>& weight_dtype_choices() {
+  static const std::vector<std::string> v{"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+  return v;
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,138 @@
+#include "planner_model.hpp"
+
+#include <exception>
+
+#include "kvplan/error.hpp"
+
+namespace kvplan::gui {
+
+PlannerModel::PlannerModel(QObject* parent) : QObject(parent) {
+  model_ = load_model(settings_.model_ref);
+  recompute();
+}
+
+QString PlannerModel::message() const {
+  if (!load_error_.isEmpty()) return load_error_;
+  if (!results_.ok) return QString::fromStdString(results_.error);
+  return {};
+}
+
+bool PlannerModel::loadModel(const QString& id_or_path) {
+  const std::string ref = id_or_path.toStdString();
+  try {
+    ModelSpec m = load_model(ref);
+    model_ = std::move(m);
+    settings_.model_ref = ref;
+    load_error_.clear();
+  } catch (const std::exception& e) {
+    // The previous model stays; the window shows why the new one was refused.
+    load_error_ = QStringLiteral("Could not load model: %1").arg(QString::fromUtf8(e.what()));
+    emit messageChanged(message());
+    return false;
+  }
+  emit modelChanged();
+  recompute();
+  return true;
+}
+
+bool PlannerModel::applySettings(const PlanSettings& s) {
+  ModelSpec m;
+  try {
+    m = load_model(s.model_ref);
+  } catch (const std::exception& e) {
+    load_error_ = QStringLiteral("Could not load model: %1").arg(QString::fromUtf8(e.what()));
+    emit messageChanged(message());
+    return false;
+  }
+  model_ = std::move(m);
+  settings_ = s;
+  load_error_.clear();
+  emit modelChanged();
+  emit settingsChanged();
+  recompute();
+  return true;
+}
+
+template <class F>
+void PlannerModel::update(F&& f) {
+  PlanSettings before = settings_;
+  f(settings_);
+  if (settings_ == before) return;
+  load_error_.clear();
+  recompute();
+}
+
+void PlannerModel::setGpu(const QString& id) {
+  update([&](PlanSettings& s) { s.gpu_id = id.toStdString(); });
+}
+void PlannerModel::setEngine(Engine e) {
+  // Another engine brings its own memory fraction and page size unless the user overrides them.
+  update([&](PlanSettings& s) {
+    if (s.engine == e) return;
+    s.engine = e;
+    s.memory_fraction_ppm = 0;
+    s.block_size = 0;
+  });
+  emit settingsChanged();
+}
+void PlannerModel::setGpus(std::uint32_t n) {
+  update([&](PlanSettings& s) { s.gpus = n; });
+}
+void PlannerModel::setTp(std::uint32_t tp) {
+  update([&](PlanSettings& s) { s.tp = tp; });
+}
+void PlannerModel::setPp(std::uint32_t pp) {
+  update([&](PlanSettings& s) { s.pp = pp; });
+}
+void PlannerModel::setWeightDtype(const QString& dtype) {
+  update([&](PlanSettings& s) { s.weight_dtype = dtype.toStdString(); });
+}
+void PlannerModel::setMemoryFractionPpm(std::uint32_t ppm) {
+  update([&](PlanSettings& s) { s.memory_fraction_ppm = ppm; });
+}
+void PlannerModel::setBlockSize(std::uint32_t tokens) {
+  update([&](PlanSettings& s) { s.block_size = tokens; });
+}
+void PlannerModel::setKvFormat(const QString& spec) {
+  update([&](PlanSettings& s) { s.kv_format = spec.trimmed().toStdString(); });
+}
+void PlannerModel::setPolicy(const QString& spec) {
+  update([&](PlanSettings& s) { s.policy = spec.trimmed().toStdString(); });
+}
+void PlannerModel::setContext(std::uint64_t tokens) {
+  update([&](PlanSettings& s) {
+    s.context = tokens;
+    s.extras.slo_context.reset();  // the GUI plans one context: max_model_len = SLO context
+  });
+}
+void PlannerModel::setConcurrency(std::uint64_t requests) {
+  update([&](PlanSettings& s) { s.concurrency = requests; });
+}
+
+bool PlannerModel::applyLoaded(const PlanSettings& s, const ModelSpec& m) {
+  model_ = m;
+  settings_ = s;
+  load_error_.clear();
+  emit modelChanged();
+  emit settingsChanged();
+  recompute();
+  return results_.ok;
+}
+
+void PlannerModel::reportError(const QString& message) {
+  load_error_ = message;
+  emit messageChanged(this->message());
+}
+
+void PlannerModel::pin(int slot) {
+  pins_[slot & 1] = results_;
+  emit pinsChanged();
+}
+
+void PlannerModel::recompute() {
+  results_ = compute_plan(model_, settings_);
+  emit resultsChanged();
+  emit messageChanged(message());
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,601 @@
+#include "planner_view.hpp"
+
+#include <QComboBox>
+#include <QCompleter>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QFrame>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "charts.hpp"
+#include "kvplan/gpu.hpp"
+#include "ui_format.hpp"
+
+namespace kvplan::gui {
+namespace {
+
+constexpr int kContextSliderMax = 1000;     // 100 steps per octave, 1K .. 1M
+constexpr int kConcurrencySliderMax = 400;  // 100 steps per decade, 1 .. 10,000
+constexpr int kContextSpinMax = 1 << 24;    // 16M tokens
+constexpr int kConcurrencySpinMax = 1 << 24;
+
+const Engine kEngines[] = {Engine::vllm, Engine::sglang, Engine::trtllm};
+QString engineLabel(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return "vLLM (V1)";
+    case Engine::sglang:
+      return "SGLang";
+    case Engine::trtllm:
+      return "TensorRT-LLM";
+  }
+  return {};
+}
+
+// A headline card: a title, a big value and a line of detail.
+QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& name) {
+  auto* f = new QFrame;
+  f->setFrameShape(QFrame::StyledPanel);
+  f->setObjectName(name + "Card");
+  auto* l = new QVBoxLayout(f);
+  l->setContentsMargins(10, 6, 10, 6);
+  auto* t = new QLabel(title);
+  t->setStyleSheet("color: palette(mid); font-weight: bold;");
+  t->setWordWrap(true);
+  value = new QLabel("—");
+  value->setObjectName(name);
+  QFont big = value->font();
+  big.setPointSizeF(big.pointSizeF() * 1.6);
+  big.setBold(true);
+  value->setFont(big);
+  value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  sub = new QLabel;
+  sub->setObjectName(name + "Detail");
+  sub->setWordWrap(true);
+  l->addWidget(t);
+  l->addWidget(value);
+  l->addWidget(sub);
+  l->addStretch(1);
+  return f;
+}
+
+QTableWidgetItem* cell(const QString& text, bool number = false, const QString& tip = {}) {
+  auto* it = new QTableWidgetItem(text);
+  it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+  if (number) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  if (!tip.isEmpty()) it->setToolTip(tip);
+  return it;
+}
+
+void fillSpecCombo(QComboBox* c, const std::vector<std::string>& specs) {
+  for (const auto& s : specs) c->addItem(qs(s));
+}
+
+}  // namespace
+
+int PlannerView::contextToSlider(std::uint64_t tokens) {
+  if (tokens <= 1024) return 0;
+  const double v = 100.0 * std::log2(static_cast<double>(tokens) / 1024.0);
+  return std::clamp(static_cast<int>(std::lround(v)), 0, kContextSliderMax);
+}
+
+std::uint64_t PlannerView::sliderToContext(int position) {
+  const double t = 1024.0 * std::exp2(position / 100.0);
+  return std::max<std::uint64_t>(256, static_cast<std::uint64_t>(std::llround(t / 256.0)) * 256);
+}
+
+int PlannerView::concurrencyToSlider(std::uint64_t requests) {
+  if (requests <= 1) return 0;
+  const double v = 100.0 * std::log10(static_cast<double>(requests));
+  return std::clamp(static_cast<int>(std::lround(v)), 0, kConcurrencySliderMax);
+}
+
+std::uint64_t PlannerView::sliderToConcurrency(int position) {
+  return std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::llround(std::pow(10.0, position / 100.0))));
+}
+
+PlannerView::PlannerView(PlannerModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(buildInputs());
+  split->addWidget(buildResults());
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  auto* l = new QHBoxLayout(this);
+  l->setContentsMargins(4, 4, 4, 4);
+  l->addWidget(split);
+
+  connect(model_, &PlannerModel::resultsChanged, this, &PlannerView::showResults);
+  connect(model_, &PlannerModel::settingsChanged, this, &PlannerView::syncWidgets);
+  connect(model_, &PlannerModel::modelChanged, this, &PlannerView::syncWidgets);
+  connect(model_, &PlannerModel::messageChanged, this, &PlannerView::showMessage);
+  syncWidgets();
+  showResults();
+  showMessage(model_->message());
+}
+
+void PlannerView::fillModelCombo() {
+  const QSignalBlocker b(model_combo_);
+  model_combo_->clear();
+  for (const auto& p : list_model_presets())
+    model_combo_->addItem(QString("%1  —  %2").arg(qs(p.name), qs(p.id)), qs(p.id));
+}
+
+QWidget* PlannerView::buildInputs() {
+  auto* inner = new QWidget;
+  auto* col = new QVBoxLayout(inner);
+
+  // Model: a searchable preset list and an importer for Hugging Face config.json files.
+  auto* mbox = new QGroupBox("Model");
+  auto* ml = new QVBoxLayout(mbox);
+  model_combo_ = new QComboBox;
+  model_combo_->setObjectName("modelCombo");
+  model_combo_->setEditable(true);
+  model_combo_->setInsertPolicy(QComboBox::NoInsert);
+  model_combo_->setToolTip("Type to search the presets");
+  fillModelCombo();
+  model_combo_->completer()->setFilterMode(Qt::MatchContains);
+  model_combo_->completer()->setCompletionMode(QCompleter::PopupCompletion);
+  model_combo_->completer()->setCaseSensitivity(Qt::CaseInsensitive);
+  connect(model_combo_, &QComboBox::activated, this, [this](int i) {
+    const QString ref = model_combo_->itemData(i).toString();
+    if (!ref.isEmpty()) model_->loadModel(ref);
+  });
+  auto* open = new QPushButton("Open config.json…");
+  open->setObjectName("openModelButton");
+  connect(open, &QPushButton::clicked, this, &PlannerView::openModelFileDialog);
+  model_info_ = new QLabel;
+  model_info_->setObjectName("modelInfo");
+  model_info_->setWordWrap(true);
+  ml->addWidget(model_combo_);
+  ml->addWidget(open);
+  ml->addWidget(model_info_);
+  col->addWidget(mbox);
+
+  // Hardware and engine.
+  auto* hbox = new QGroupBox("Deployment");
+  auto* hl = new QFormLayout(hbox);
+  gpu_combo_ = new QComboBox;
+  gpu_combo_->setObjectName("gpuCombo");
+  for (const auto& g : list_gpu_presets())
+    gpu_combo_->addItem(QString("%1 (%2)").arg(qs(g.name), humanBytes(g.memory_bytes)), qs(g.id));
+  connect(gpu_combo_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { model_->setGpu(gpu_combo_->itemData(i).toString()); });
+  hl->addRow("GPU type", gpu_combo_);
+  gpus_ = new QSpinBox;
+  gpus_->setObjectName("gpuCount");
+  gpus_->setRange(1, 4096);
+  gpus_->setKeyboardTracking(false);
+  connect(gpus_, &QSpinBox::valueChanged, this,
+          [this](int v) { model_->setGpus(static_cast<std::uint32_t>(v)); });
+  hl->addRow("GPUs in all", gpus_);
+  tp_combo_ = new QComboBox;
+  tp_combo_->setObjectName("tpCombo");
+  for (int tp : {1, 2, 4, 8, 16}) tp_combo_->addItem(QString::number(tp), tp);
+  connect(tp_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    model_->setTp(static_cast<std::uint32_t>(tp_combo_->itemData(i).toInt()));
+  });
+  hl->addRow("Tensor parallel", tp_combo_);
+  pp_ = new QSpinBox;
+  pp_->setObjectName("ppSpin");
+  pp_->setRange(1, 16);
+  connect(pp_, &QSpinBox::valueChanged, this,
+          [this](int v) { model_->setPp(static_cast<std::uint32_t>(v)); });
+  hl->addRow("Pipeline stages", pp_);
+  engine_combo_ = new QComboBox;
+  engine_combo_->setObjectName("engineCombo");
+  for (Engine e : kEngines) engine_combo_->addItem(engineLabel(e), static_cast<int>(e));
+  connect(engine_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    model_->setEngine(static_cast<Engine>(engine_combo_->itemData(i).toInt()));
+  });
+  hl->addRow("Engine", engine_combo_);
+  weight_combo_ = new QComboBox;
+  weight_combo_->setObjectName("weightDtypeCombo");
+  weight_combo_->addItem("model's own", QString());
+  for (const auto& d : weight_dtype_choices()) weight_combo_->addItem(qs(d), qs(d));
+  connect(weight_combo_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { model_->setWeightDtype(weight_combo_->itemData(i).toString()); });
+  hl->addRow("Weight dtype", weight_combo_);
+  fraction_ = new QDoubleSpinBox;
+  fraction_->setObjectName("memoryFraction");
+  fraction_->setDecimals(3);
+  fraction_->setRange(0.05, 1.0);
+  fraction_->setSingleStep(0.01);
+  fraction_->setKeyboardTracking(false);
+  fraction_->setToolTip(
+      "vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM "
+      "free_gpu_memory_fraction");
+  connect(fraction_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    try {
+      model_->setMemoryFractionPpm(fraction_to_ppm(v, "GUI", "memory fraction"));
+    } catch (const std::exception&) {
+      // The spin box range keeps v inside (0, 1]; nothing to report.
+    }
+  });
+  hl->addRow("GPU memory fraction", fraction_);
+  block_ = new QSpinBox;
+  block_->setObjectName("blockSize");
+  block_->setRange(0, 1024);
+  block_->setSuffix(" tokens");
+  block_->setKeyboardTracking(false);
+  connect(block_, &QSpinBox::valueChanged, this,
+          [this](int v) { model_->setBlockSize(static_cast<std::uint32_t>(v)); });
+  hl->addRow("Block size", block_);
+  col->addWidget(hbox);
+
+  // KV cache.
+  auto* kbox = new QGroupBox("KV cache");
+  auto* kl = new QFormLayout(kbox);
+  format_combo_ = new QComboBox;
+  format_combo_->setObjectName("kvFormatCombo");
+  format_combo_->setEditable(true);
+  format_combo_->setInsertPolicy(QComboBox::NoInsert);
+  fillSpecCombo(format_combo_, format_choices());
+  format_combo_->setToolTip("A format spec: fp16, fp8, int8, kivi:bits=2,group=32,residual=128 …");
+  connect(format_combo_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { model_->setKvFormat(t); });
+  kl->addRow("Format", format_combo_);
+  policy_combo_ = new QComboBox;
+  policy_combo_->setObjectName("policyCombo");
+  policy_combo_->setEditable(true);
+  policy_combo_->setInsertPolicy(QComboBox::NoInsert);
+  fillSpecCombo(policy_combo_, policy_choices());
+  policy_combo_->setToolTip(
+      "A policy spec: full, streaming:sink=4,window=1020, h2o:keep=0.2,recent=0.1, "
+      "snapkv:budget=2048 …");
+  connect(policy_combo_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { model_->setPolicy(t); });
+  kl->addRow("Retention", policy_combo_);
+  col->addWidget(kbox);
+
+  // Workload: context on a log slider 1K..1M plus an exact spin box; concurrency likewise.
+  auto* wbox = new QGroupBox("Workload");
+  auto* wl = new QFormLayout(wbox);
+  context_slider_ = new QSlider(Qt::Horizontal);
+  context_slider_->setObjectName("contextSlider");
+  context_slider_->setRange(0, kContextSliderMax);
+  context_slider_->setTickPosition(QSlider::TicksBelow);
+  context_slider_->setTickInterval(100);
+  context_slider_->setToolTip("1K to 1M tokens, log scale");
+  context_spin_ = new QSpinBox;
+  context_spin_->setObjectName("contextSpin");
+  context_spin_->setRange(1, kContextSpinMax);
+  context_spin_->setGroupSeparatorShown(true);
+  context_spin_->setSuffix(" tokens");
+  context_spin_->setKeyboardTracking(false);
+  connect(context_slider_, &QSlider::valueChanged, this,
+          [this](int v) { context_spin_->setValue(static_cast<int>(sliderToContext(v))); });
+  connect(context_spin_, &QSpinBox::valueChanged, this, [this](int v) {
+    const QSignalBlocker b(context_slider_);
+    context_slider_->setValue(contextToSlider(static_cast<std::uint64_t>(v)));
+    model_->setContext(static_cast<std::uint64_t>(v));
+  });
+  wl->addRow("Context length", context_spin_);
+  wl->addRow("", context_slider_);
+  concurrency_slider_ = new QSlider(Qt::Horizontal);
+  concurrency_slider_->setObjectName("concurrencySlider");
+  concurrency_slider_->setRange(0, kConcurrencySliderMax);
+  concurrency_slider_->setTickPosition(QSlider::TicksBelow);
+  concurrency_slider_->setTickInterval(100);
+  concurrency_slider_->setToolTip("1 to 10,000 requests, log scale");
+  concurrency_spin_ = new QSpinBox;
+  concurrency_spin_->setObjectName("concurrencySpin");
+  concurrency_spin_->setRange(1, kConcurrencySpinMax);
+  concurrency_spin_->setGroupSeparatorShown(true);
+  concurrency_spin_->setSuffix(" requests");
+  concurrency_spin_->setKeyboardTracking(false);
+  connect(concurrency_slider_, &QSlider::valueChanged, this,
+          [this](int v) { concurrency_spin_->setValue(static_cast<int>(sliderToConcurrency(v))); });
+  connect(concurrency_spin_, &QSpinBox::valueChanged, this, [this](int v) {
+    const QSignalBlocker b(concurrency_slider_);
+    concurrency_slider_->setValue(concurrencyToSlider(static_cast<std::uint64_t>(v)));
+    model_->setConcurrency(static_cast<std::uint64_t>(v));
+  });
+  wl->addRow("Concurrency", concurrency_spin_);
+  wl->addRow("", concurrency_slider_);
+  col->addWidget(wbox);
+  col->addStretch(1);
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(inner);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(inner->sizeHint().width() + 24);
+  return scroll;
+}
+
+QWidget* PlannerView::buildResults() {
+  auto* w = new QWidget;
+  auto* col = new QVBoxLayout(w);
+  col->setContentsMargins(0, 0, 0, 0);
+  banner_ = new QLabel;
+  banner_->setObjectName("errorBanner");
+  banner_->setWordWrap(true);
+  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  banner_->setStyleSheet(
+      "QLabel { background: #fdecea; color: #8a1c13; border: 1px solid #e0a39c; padding: 6px; }");
+  banner_->hide();
+  col->addWidget(banner_);
+
+  auto* cards = new QGridLayout;
+  cards->addWidget(card("Max concurrency at this context", max_concurrency_, max_concurrency_sub_,
+                        "maxConcurrencyValue"),
+                   0, 0);
+  cards->addWidget(
+      card("Max context at this concurrency", max_context_, max_context_sub_, "maxContextValue"), 0,
+      1);
+  cards->addWidget(card("KV cache per token", per_token_, per_token_sub_, "bytesPerTokenValue"), 0,
+                   2);
+  cards->addWidget(
+      card("KV cache per request", per_request_, per_request_sub_, "bytesPerRequestValue"), 0, 3);
+  cards->addWidget(
+      card("GPUs needed for the target", gpus_needed_, gpus_needed_sub_, "gpusNeededValue"), 0, 4);
+  for (int i = 0; i < 5; ++i) cards->setColumnStretch(i, 1);
+  col->addLayout(cards);
+
+  auto* split = new QSplitter(Qt::Vertical);
+  chart_ = new ConcurrencyChart;
+  chart_->setObjectName("concurrencyChart");
+  memory_ = new MemoryBarChart;
+  memory_->setObjectName("memoryChart");
+  tables_ = new QTabWidget;
+  orders_ = new QTableWidget;
+  orders_->setObjectName("orderTable");
+  orders_->setColumnCount(8);
+  orders_->setHorizontalHeaderLabels(
+      {"GPU type", "GPUs", "TP", "PP", "replicas", "holds (requests)", "USD / hour", "note"});
+  orders_->horizontalHeader()->setStretchLastSection(true);
+  orders_->verticalHeader()->hide();
+  what_if_ = new QTableWidget;
+  what_if_->setObjectName("whatIfTable");
+  what_if_->setColumnCount(7);
+  what_if_->setHorizontalHeaderLabels({"KV format", "policy", "engine native", "KV per request",
+                                       "max requests", "max context (tokens)", "GPUs for target"});
+  what_if_->horizontalHeader()->setStretchLastSection(true);
+  what_if_->verticalHeader()->hide();
+  tables_->addTab(orders_, "GPU order");
+  tables_->addTab(what_if_, "What if (formats and policies)");
+  split->addWidget(chart_);
+  split->addWidget(memory_);
+  split->addWidget(tables_);
+  split->setStretchFactor(0, 5);
+  split->setStretchFactor(1, 2);
+  split->setStretchFactor(2, 3);
+  split->setChildrenCollapsible(false);
+  col->addWidget(split, 1);
+  return w;
+}
+
+void PlannerView::openModelFileDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, "Open a model config", QString(),
+                                                    "Model configs (*.json);;All files (*)");
+  if (!path.isEmpty()) model_->loadModel(path);
+}
+
+void PlannerView::syncWidgets() {
+  const PlanSettings& s = model_->settings();
+  const ModelSpec& m = model_->model();
+  {
+    const QSignalBlocker b(model_combo_);
+    int i = model_combo_->findData(qs(s.model_ref));
+    if (i < 0) {
+      model_combo_->addItem(QString("%1  —  %2").arg(qs(m.name), qs(s.model_ref)), qs(s.model_ref));
+      i = model_combo_->count() - 1;
+    }
+    model_combo_->setCurrentIndex(i);
+  }
+  model_info_->setText(
+      QString("%1 layers · %2 query / %3 KV heads · head dim %4%5 · %6 parameters%7 · "
+              "max context %8")
+          .arg(m.layers.size())
+          .arg(m.num_q_heads)
+          .arg(m.num_kv_heads)
+          .arg(m.head_dim_k)
+          .arg(m.is_mla() ? QString(" · MLA latent %1").arg(m.latent_width()) : QString())
+          .arg(groupedNumber(m.num_params))
+          .arg(m.num_params_estimated ? " (estimated)" : "")
+          .arg(m.max_context ? groupedNumber(m.max_context) : QString("unknown")));
+  model_info_->setToolTip(qs(m.source));
+  {
+    const QSignalBlocker b(gpu_combo_);
+    int i = gpu_combo_->findData(qs(s.gpu_id));
+    if (i < 0 && s.extras.custom_gpu_memory_bytes) {
+      gpu_combo_->addItem(
+          QString("custom GPU (%1)").arg(humanBytes(*s.extras.custom_gpu_memory_bytes)),
+          qs(s.gpu_id));
+      i = gpu_combo_->count() - 1;
+    }
+    gpu_combo_->setCurrentIndex(i);
+  }
+  {
+    const QSignalBlocker b(gpus_);
+    gpus_->setValue(static_cast<int>(s.gpus));
+  }
+  {
+    const QSignalBlocker b(tp_combo_);
+    // Offer only the TP sizes core accepts for this model.
+    auto* items = qobject_cast<QStandardItemModel*>(tp_combo_->model());
+    for (int i = 0; i < tp_combo_->count(); ++i) {
+      const bool ok = valid_tp(m, static_cast<std::uint32_t>(tp_combo_->itemData(i).toInt()));
+      if (items) items->item(i)->setEnabled(ok);
+    }
+    int i = tp_combo_->findData(static_cast<int>(s.tp));
+    if (i < 0) {
+      tp_combo_->addItem(QString::number(s.tp), static_cast<int>(s.tp));
+      i = tp_combo_->count() - 1;
+    }
+    tp_combo_->setCurrentIndex(i);
+  }
+  {
+    const QSignalBlocker b(pp_);
+    pp_->setValue(static_cast<int>(s.pp));
+  }
+  {
+    const QSignalBlocker b(engine_combo_);
+    engine_combo_->setCurrentIndex(engine_combo_->findData(static_cast<int>(s.engine)));
+  }
+  {
+    const QSignalBlocker b(weight_combo_);
+    int i = weight_combo_->findData(qs(s.weight_dtype));
+    weight_combo_->setItemText(0, QString("model's own (%1)").arg(qs(m.weight_dtype)));
+    weight_combo_->setCurrentIndex(std::max(i, 0));
+  }
+  {
+    const QSignalBlocker b(fraction_);
+    const std::uint32_t ppm =
+        s.memory_fraction_ppm ? s.memory_fraction_ppm : default_memory_fraction_ppm(s.engine);
+    fraction_->setValue(ppm / 1e6);
+  }
+  {
+    const QSignalBlocker b(block_);
+    block_->setSpecialValueText(
+        QString("engine default (%1 tokens)").arg(default_block_size(s.engine)));
+    block_->setValue(static_cast<int>(s.block_size));
+  }
+  {
+    const QSignalBlocker b(format_combo_);
+    format_combo_->setCurrentText(qs(s.kv_format));
+  }
+  {
+    const QSignalBlocker b(policy_combo_);
+    policy_combo_->setCurrentText(qs(s.policy));
+  }
+  {
+    const QSignalBlocker b1(context_spin_), b2(context_slider_);
+    context_spin_->setValue(static_cast<int>(std::min<std::uint64_t>(s.context, kContextSpinMax)));
+    context_slider_->setValue(contextToSlider(s.context));
+  }
+  {
+    const QSignalBlocker b1(concurrency_spin_), b2(concurrency_slider_);
+    concurrency_spin_->setValue(
+        static_cast<int>(std::min<std::uint64_t>(s.concurrency, kConcurrencySpinMax)));
+    concurrency_slider_->setValue(concurrencyToSlider(s.concurrency));
+  }
+}
+
+void PlannerView::showMessage(const QString& message) {
+  banner_->setText(message);
+  banner_->setVisible(!message.isEmpty());
+}
+
+void PlannerView::showResults() {
+  const PlanResults& r = model_->results();
+  chart_->setResults(r);
+  memory_->setResults(r);
+  if (!r.ok) {
+    for (QLabel* l : {max_concurrency_, max_context_, per_token_, per_request_, gpus_needed_}) {
+      l->setText("—");
+      l->setToolTip({});
+    }
+    for (QLabel* l : {max_concurrency_sub_, max_context_sub_, per_token_sub_, per_request_sub_,
+                      gpus_needed_sub_})
+      l->setText("no plan: see the message above");
+    orders_->setRowCount(0);
+    what_if_->setRowCount(0);
+    return;
+  }
+  const Capacity& c = r.capacity;
+  max_concurrency_->setText(groupedNumber(c.max_requests));
+  max_concurrency_->setToolTip(
+      QString("KV pool per replica: %1 tokens (%2 blocks of %3); %4 per request")
+          .arg(groupedNumber(c.kv_cache_tokens))
+          .arg(groupedNumber(c.num_gpu_blocks))
+          .arg(c.block_size)
+          .arg(exactBytes(c.bytes_per_request)));
+  max_concurrency_sub_->setText(
+      QString("requests of %1 tokens · %2 replica(s) · engine figure %3x per replica%4")
+          .arg(groupedNumber(r.settings.context))
+          .arg(c.replicas)
+          .arg(c.max_concurrency, 0, 'f', 2)
+          .arg(c.fits_one_request ? QString() : QString(" · one request does not fit")));
+  max_context_->setText(groupedNumber(r.max_context));
+  max_context_->setToolTip(QString("%1 tokens").arg(groupedNumber(r.max_context)));
+  max_context_sub_->setText(
+      QString("tokens per request for %1 requests%2")
+          .arg(groupedNumber(r.settings.concurrency))
+          .arg(r.context_cap
+                   ? QString(" (capped at the model's %1)").arg(groupedNumber(r.context_cap))
+                   : QString()));
+  per_token_->setText(humanBytes(r.cost.bytes_per_token));
+  per_token_->setToolTip(exactBytes(r.cost.bytes_per_token));
+  per_token_sub_->setText(QString("%1 · %2 cached layers · %3 KV heads per rank")
+                              .arg(exactBytes(r.cost.bytes_per_token))
+                              .arg(r.cost.cached_layers)
+                              .arg(r.cost.kv_heads_per_rank));
+  per_request_->setText(humanBytes(r.cost.bytes_per_request));
+  per_request_->setToolTip(exactBytes(r.cost.bytes_per_request));
+  per_request_sub_->setText(QString("%1 tokens, one TP rank · %2 for %3 requests")
+                                .arg(groupedNumber(r.settings.context))
+                                .arg(humanBytes(r.cost.total_bytes))
+                                .arg(groupedNumber(r.settings.concurrency)));
+  per_request_sub_->setToolTip(exactBytes(r.cost.total_bytes));
+  if (r.order.feasible) {
+    gpus_needed_->setText(groupedNumber(r.order.gpus));
+    gpus_needed_sub_->setText(QString("× %1 · TP %2 · PP %3 · %4 replica(s) · holds %5")
+                                  .arg(qs(r.gpu.name))
+                                  .arg(r.order.tp)
+                                  .arg(r.order.pp)
+                                  .arg(r.order.replicas)
+                                  .arg(groupedNumber(r.order.max_requests)));
+  } else {
+    gpus_needed_->setText("none");
+    gpus_needed_sub_->setText(qs(r.order.reason));
+  }
+  gpus_needed_->setToolTip({});
+
+  orders_->setRowCount(static_cast<int>(r.orders.size()));
+  for (int i = 0; i < static_cast<int>(r.orders.size()); ++i) {
+    const OrderOption& o = r.orders[static_cast<std::size_t>(i)];
+    orders_->setItem(i, 0, cell(qs(o.gpu.name), false, qs(o.gpu.id)));
+    if (o.feasible) {
+      orders_->setItem(i, 1, cell(QString::number(o.gpus), true));
+      orders_->setItem(i, 2, cell(QString::number(o.tp), true));
+      orders_->setItem(i, 3, cell(QString::number(o.pp), true));
+      orders_->setItem(i, 4, cell(QString::number(o.replicas), true));
+      orders_->setItem(i, 5, cell(groupedNumber(o.max_requests), true));
+      orders_->setItem(
+          i, 6,
+          cell(o.cost_per_hour > 0 ? QString::number(o.cost_per_hour, 'f', 2) : QString("unknown"),
+               true));
+      orders_->setItem(i, 7, cell(QString()));
+    } else {
+      for (int col = 1; col <= 6; ++col) orders_->setItem(i, col, cell("—", true));
+      orders_->setItem(i, 7, cell(qs(o.reason), false, qs(o.reason)));
+    }
+  }
+  orders_->resizeColumnsToContents();
+
+  what_if_->setRowCount(static_cast<int>(r.what_if.size()));
+  for (int i = 0; i < static_cast<int>(r.what_if.size()); ++i) {
+    const WhatIf& w = r.what_if[static_cast<std::size_t>(i)];
+    what_if_->setItem(i, 0, cell(qs(w.format)));
+    what_if_->setItem(i, 1, cell(qs(w.policy)));
+    what_if_->setItem(i, 2, cell(w.engine_native ? "yes" : "no (simulated)"));
+    what_if_->setItem(i, 3,
+                      cell(humanBytes(w.bytes_per_request), true, exactBytes(w.bytes_per_request)));
+    what_if_->setItem(i, 4, cell(groupedNumber(w.max_requests), true));
+    what_if_->setItem(i, 5, cell(groupedNumber(w.max_context), true));
+    what_if_->setItem(i, 6, cell(w.min_gpus ? QString::number(w.min_gpus) : QString("none"), true));
+  }
+  what_if_->resizeColumnsToContents();
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,251 @@
+// Scenarios: save -> load round-trips, saving is atomic and never loses the previous file,
+// `kvplan check` accepts what the GUI saves, reports export, pins compare.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QProcess>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "compare_view.hpp"
+#include "kvplan/deploy.hpp"
+#include "main_window.hpp"
+#include "planner_view.hpp"
+#include "scenario_io.hpp"
+
+using namespace kvplan;
+using namespace kvplan::gui;
+
+namespace {
+
+QByteArray readAll(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return f.readAll();
+}
+
+void writeText(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  f.write(text);
+}
+
+// Runs `kvplan check FILE`; -1 when the process did not run.
+int runCheck(const QString& file, QString* output) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(KVPLAN_EXE, {"check", file});
+  if (!p.waitForFinished(60000)) return -1;
+  *output = QString::fromUtf8(p.readAll());
+  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+bool checkCommandExists() {
+  QProcess p;
+  p.start(KVPLAN_EXE, {"check", "--help"});
+  if (!p.waitForFinished(30000)) return false;
+  return p.exitCode() == 0;
+}
+
+}  // namespace
+
+class TestGuiScenarios : public QObject {
+  Q_OBJECT
+
+  // A deployment different from the defaults in every field the planner edits.
+  static void configure(PlannerModel* m) {
+    QVERIFY(m->loadModel("mistral-7b-v0.1"));
+    m->setGpu("a100-80gb");
+    m->setEngine(Engine::sglang);
+    m->setGpus(4);
+    m->setTp(2);
+    m->setMemoryFractionPpm(850000);
+    m->setBlockSize(32);
+    m->setWeightDtype("fp8");
+    m->setKvFormat("int8");
+    m->setPolicy("h2o:keep=0.2,recent=0.1");
+    m->setContext(24576);
+    m->setConcurrency(40);
+    QVERIFY2(m->message().isEmpty(), qPrintable(m->message()));
+  }
+
+ private slots:
+  void saveLoadRoundTrips() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("deploy.json");
+    MainWindow a;
+    configure(a.planner());
+    QVERIFY2(a.saveDeployment(path), qPrintable(a.lastError()));
+    MainWindow b;
+    QVERIFY2(b.openDeployment(path), qPrintable(b.lastError()));
+    QVERIFY(b.planner()->settings().model_ref == a.planner()->settings().model_ref);
+    PlanSettings sa = a.planner()->settings(), sb = b.planner()->settings();
+    sa.extras.name = sb.extras.name;  // the file name becomes the deployment's name
+    QVERIFY(sa == sb);
+    QCOMPARE(b.planner()->results().capacity.max_requests,
+             a.planner()->results().capacity.max_requests);
+    // The widgets follow the loaded file.
+    auto* ctx = b.plannerView()->findChild<QSpinBox*>("contextSpin");
+    QCOMPARE(ctx->value(), 24576);
+    auto* label = b.plannerView()->findChild<QLabel*>("maxConcurrencyValue");
+    auto* label_a = a.plannerView()->findChild<QLabel*>("maxConcurrencyValue");
+    QCOMPARE(label->text(), label_a->text());
+    // Saving the loaded file again gives the same bytes.
+    const QString again = dir.filePath("again.json");
+    QVERIFY(b.saveDeployment(again));
+    const Deployment d1 = load_deploy(path.toStdString());
+    const Deployment d2 = load_deploy(again.toStdString());
+    QCOMPARE(d1.plan.context, d2.plan.context);
+    QCOMPARE(d1.plan.tp, d2.plan.tp);
+    QCOMPARE(d1.plan.memory_fraction_ppm, d2.plan.memory_fraction_ppm);
+    QVERIFY(d1.plan.format == d2.plan.format);
+    QVERIFY(d1.plan.policy == d2.plan.policy);
+  }
+
+  void loadKeepsFieldsTheGuiDoesNotEdit() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("ci.json");
+    writeText(path, R"({"kvplan_deploy": 1, "name": "prod-8b", "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb", "gpus": 2, "price_per_hour": 3.5},
+      "engine": {"name": "vllm", "tensor_parallel_size": 1, "max_model_len": 32768,
+                 "max_num_seqs": 64, "gpu_memory_utilization": 0.92, "reserve_gib": 3,
+                 "max_num_batched_tokens": 4096},
+      "compression": {"kv_format": "fp8"},
+      "slo": {"context": 16384, "concurrency": 32, "min_kv_cache_tokens": 100000,
+              "max_cost_per_hour": 20}})");
+    MainWindow w;
+    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
+    const QString out = dir.filePath("out.json");
+    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    const Deployment a = load_deploy(path.toStdString());
+    const Deployment b = load_deploy(out.toStdString());
+    QCOMPARE(b.name, a.name);
+    QCOMPARE(b.gpu.price_per_hour, a.gpu.price_per_hour);
+    QCOMPARE(b.plan.gpus, a.plan.gpus);
+    QCOMPARE(b.plan.context, a.plan.context);
+    QCOMPARE(b.plan.memory_fraction_ppm, a.plan.memory_fraction_ppm);
+    QCOMPARE(b.plan.reserve_bytes, a.plan.reserve_bytes);
+    QCOMPARE(b.plan.max_num_batched_tokens, a.plan.max_num_batched_tokens);
+    QCOMPARE(b.max_num_seqs, a.max_num_seqs);
+    QCOMPARE(b.slo.context, a.slo.context);
+    QCOMPARE(b.slo.concurrency, a.slo.concurrency);
+    QCOMPARE(b.slo.min_kv_cache_tokens, a.slo.min_kv_cache_tokens);
+    QCOMPARE(b.slo.max_cost_per_hour, a.slo.max_cost_per_hour);
+    QVERIFY(b.plan.format == a.plan.format);
+  }
+
+  void failedSaveKeepsThePreviousFile() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("deploy.json");
+    MainWindow w;
+    QVERIFY(w.saveDeployment(path));
+    const QByteArray before = readAll(path);
+    QVERIFY(!before.isEmpty());
+    // Settings core refuses (TP 3 does not divide Llama's heads): nothing is written.
+    w.planner()->setTp(3);
+    QVERIFY(!w.saveDeployment(path));
+    QVERIFY2(w.lastError().contains("tensor"), qPrintable(w.lastError()));
+    QCOMPARE(readAll(path), before);
+    w.planner()->setTp(1);
+    w.planner()->setKvFormat("kivi:bits=3");
+    QVERIFY(!w.saveDeployment(path));
+    QCOMPARE(readAll(path), before);
+    // An unwritable target (a directory in the way): a message, no crash, no stray file.
+    w.planner()->setKvFormat("fp8");
+    QVERIFY(QDir(dir.path()).mkdir("taken.json"));
+    QVERIFY(!w.saveDeployment(dir.filePath("taken.json")));
+    QVERIFY(!w.lastError().isEmpty());
+    QVERIFY(!w.saveDeployment(dir.filePath("missing/dir/deploy.json")));
+    // A good save replaces the file, and only temp-free content remains in the folder.
+    QVERIFY(w.saveDeployment(path));
+    QVERIFY(readAll(path) != before);
+    QStringList files = QDir(dir.path()).entryList(QDir::Files);
+    QCOMPARE(files, QStringList{"deploy.json"});
+  }
+
+  void malformedDeploymentIsAMessage() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("bad.json");
+    writeText(path, R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb"}, "engine": {"name": "vllm", "tensor_parallel_size": 3},
+      "slo": {"concurrency": 4}})");
+    MainWindow w;
+    const PlanSettings before = w.planner()->settings();
+    QVERIFY(!w.openDeployment(path));
+    QVERIFY2(w.lastError().contains("tensor_parallel_size"), qPrintable(w.lastError()));
+    QVERIFY(w.planner()->settings() == before);
+    auto* banner = w.plannerView()->findChild<QLabel*>("errorBanner");
+    QVERIFY(!banner->isHidden());
+    writeText(path, "{");
+    QVERIFY(!w.openDeployment(path));
+    QVERIFY(w.planner()->settings() == before);
+  }
+
+  void kvplanCheckAcceptsTheSavedFile() {
+    if (!checkCommandExists()) QSKIP("kvplan check is not built yet");
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString ok = dir.filePath("ok.json");
+    QVERIFY(w.saveDeployment(ok));  // llama-3.1-8b, one H100, 8K x 16 fp16: fits
+    QString out;
+    QCOMPARE(runCheck(ok, &out), 0);
+    // A plan that does not fit is still a valid file: check fails (1), not invalid input (2).
+    w.planner()->setConcurrency(100000);
+    const QString fail = dir.filePath("fail.json");
+    QVERIFY(w.saveDeployment(fail));
+    QCOMPARE(runCheck(fail, &out), 1);
+    // A HF config.json model next to the file is saved as a relative path check resolves.
+    QVERIFY(w.planner()->loadModel(QString(KVPLAN_TEST_DATA_DIR) + "/hf/qwen2.5-7b.json"));
+    w.planner()->setConcurrency(4);
+    QVERIFY(QFile::copy(QString(KVPLAN_TEST_DATA_DIR) + "/hf/qwen2.5-7b.json",
+                        dir.filePath("qwen.json")));
+    QVERIFY(w.planner()->loadModel(dir.filePath("qwen.json")));
+    const QString hf = dir.filePath("hf.json");
+    QVERIFY2(w.saveDeployment(hf), qPrintable(w.lastError()));
+    QVERIFY(readAll(hf).contains("\"model\": \"qwen.json\""));
+    QCOMPARE(runCheck(hf, &out), 0);
+  }
+
+  void exportWritesMarkdownAndChart() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.planner()->pin(0);
+    w.planner()->setKvFormat("fp8");
+    w.planner()->pin(1);
+    const QString md = dir.filePath("plan.md");
+    QVERIFY2(w.exportReport(md), qPrintable(w.lastError()));
+    const QByteArray text = readAll(md);
+    QVERIFY(text.contains("# kvplan capacity plan"));
+    QVERIFY(text.contains("plan-chart.png"));
+    QVERIFY(text.contains("Pinned scenario B"));
+    QVERIFY(QFile::exists(dir.filePath("plan-chart.png")));
+    QImage img(dir.filePath("plan-chart.png"));
+    QVERIFY(img.width() > 100 && img.height() > 100);
+  }
+
+  void pinsCompareSideBySide() {
+    MainWindow w;
+    w.planner()->pin(0);
+    w.planner()->setKvFormat("kivi:bits=2,group=32,residual=128");
+    w.planner()->pin(1);
+    auto* t = w.compareView()->table();
+    int row = -1;
+    for (int i = 0; i < t->rowCount(); ++i)
+      if (t->verticalHeaderItem(i)->text() == "KV format") row = i;
+    QVERIFY(row >= 0);
+    QCOMPARE(t->item(row, 0)->text(), QString("fp16"));
+    QCOMPARE(t->item(row, 1)->text(), QString("kivi:bits=2,group=32,residual=128"));
+    QCOMPARE(t->item(row, 2)->text(), QString("changed"));
+    const auto& a = *w.planner()->pinned(0);
+    const auto& b = *w.planner()->pinned(1);
+    QVERIFY(b.capacity.max_requests > a.capacity.max_requests);
+  }
+};
+
+QTEST_MAIN(TestGuiScenarios)
+#include "test_gui_scenarios.moc"
