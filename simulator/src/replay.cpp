@@ -70,13 +70,8 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
       backend_(backend),
       prefill_(prefill),
       source_(source) {
-  const bool kivi = cfg.format.dtype == KvDtype::kivi;
-  if (kivi && (cfg.policy.kind == PolicyKind::streaming || cfg.policy.kind == PolicyKind::h2o))
-    throw Error(source, "policy",
-                "'" + to_string(cfg.policy) + "' with '" + to_string(cfg.format) +
-                    "': the kernels cannot evict single tokens from a KIVI cache (its key groups "
-                    "span " + std::to_string(cfg.format.group) +
-                    " tokens); use full or snapkv with kivi");
+  kivi_evict_ = cfg.format.dtype == KvDtype::kivi && (cfg.policy.kind == PolicyKind::streaming ||
+                                                      cfg.policy.kind == PolicyKind::h2o);
   if (cfg.policy.kind == PolicyKind::snapkv && prefill == 0)
     throw Error(source, "prefill", "snapkv needs a prompt length of at least 1 token");
   validate_stream(cfg.format, StreamRole::key, head_dim, cfg.block_size, source);
@@ -138,7 +133,7 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
   for (std::uint32_t h = 0; h < hkv_; ++h) apply_rope(rope_, {kr.data() + h * d_, d_}, pos);
   const RetentionPolicy& P = cfg_.policy;
   const bool snap_prefill = P.kind == PolicyKind::snapkv && pos < prefill_;
-  if (snap_prefill) {
+  if (snap_prefill || kivi_evict_) {
     shadow_k_[layer].insert(shadow_k_[layer].end(), kr.begin(), kr.end());
     shadow_v_[layer].insert(shadow_v_[layer].end(), v.begin(), v.end());
   }
@@ -155,7 +150,7 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
                                 .sink = P.sink, .window = P.window},
                                &keep, backend_),
           "streaming_select");
-    check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
+    apply_keep(layer, keep);
   } else if (P.kind == PolicyKind::h2o) {
     auto& sc = scores_[layer];
     for (auto& s : sc) s.push_back(0.0f);
@@ -173,7 +168,7 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
       check(kn::h2o_select(hp, &keep, backend_), "h2o_select");
       std::vector<float> kept(std::size_t{hkv_} * keep.count);
       kn::gather_slots(flat.data(), n, keep, kept.data());
-      check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
+      apply_keep(layer, keep);
       for (std::uint32_t h = 0; h < hkv_; ++h)
         sc[h].assign(kept.begin() + h * keep.count, kept.begin() + (h + 1) * keep.count);
     }
@@ -218,6 +213,36 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
   }
 }
 
+void KernelAttention::apply_keep(std::uint32_t layer, const kn::KeepSet& keep) {
+  if (cfg_.format.dtype != KvDtype::kivi) {
+    check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
+    return;
+  }
+  // KIVI groups keys across G tokens, so the kernels cannot drop single tokens (compact refuses
+  // a KIVI pool). Rebuild the layer from the retained tokens' float32 values instead, appending
+  // only the kept tokens of each head: the cache re-quantizes in fresh groups, as SnapKV + KIVI
+  // does before decoding. The float32 rows are the simulator's bookkeeping, not cache bytes.
+  const std::uint32_t m = keep.count;
+  std::vector<float> kk(std::size_t{m} * hkv_ * d_), vv(kk.size());
+  std::vector<std::int32_t> kp(std::size_t{m} * hkv_);
+  for (std::uint32_t h = 0; h < hkv_; ++h)
+    for (std::uint32_t i = 0; i < m; ++i) {
+      const std::size_t src = static_cast<std::size_t>(keep.slots[std::size_t{h} * m + i]);
+      const std::size_t dst = (std::size_t{i} * hkv_ + h) * d_;
+      std::copy_n(shadow_k_[layer].data() + (src * hkv_ + h) * d_, d_, kk.data() + dst);
+      std::copy_n(shadow_v_[layer].data() + (src * hkv_ + h) * d_, d_, vv.data() + dst);
+      kp[std::size_t{i} * hkv_ + h] = keep.positions[std::size_t{h} * m + i];
+    }
+  check(pools_[layer].free_sequence(seqs_[layer]), "free_sequence");
+  seqs_[layer] = pools_[layer].add_sequence();
+  check(pools_[layer].append_tokens(seqs_[layer], 0, m, kk.data(), vv.data(), kp.data(), true),
+        "append_tokens");
+  if (kivi_evict_) {
+    shadow_k_[layer] = std::move(kk);
+    shadow_v_[layer] = std::move(vv);
+  }
+}
+
 void KernelAttention::snapkv_compress(std::uint32_t layer, std::uint64_t n64) {
   const RetentionPolicy& P = cfg_.policy;
   const auto n = static_cast<std::uint32_t>(n64);
@@ -242,29 +267,7 @@ void KernelAttention::snapkv_compress(std::uint32_t layer, std::uint64_t n64) {
                            .kernel = P.kernel, .pool = P.pool, .gqa = P.gqa},
                           &keep, backend_),
         "snapkv_select");
-  if (keep.count < n) {
-    if (cfg_.format.dtype != KvDtype::kivi) {
-      check(pools_[layer].compact(seqs_[layer], 0, keep), "compact");
-    } else {
-      // KIVI groups keys across tokens: rebuild this layer from the float32 prompt, appending
-      // only the kept tokens of each head, as SnapKV + KIVI does before decoding.
-      const std::uint32_t m = keep.count;
-      std::vector<float> kk(std::size_t{m} * hkv_ * d_), vv(kk.size());
-      std::vector<std::int32_t> kp(std::size_t{m} * hkv_);
-      for (std::uint32_t h = 0; h < hkv_; ++h)
-        for (std::uint32_t i = 0; i < m; ++i) {
-          const std::size_t src = static_cast<std::size_t>(keep.slots[std::size_t{h} * m + i]);
-          const std::size_t dst = (std::size_t{i} * hkv_ + h) * d_;
-          std::copy_n(shadow_k_[layer].data() + (src * hkv_ + h) * d_, d_, kk.data() + dst);
-          std::copy_n(shadow_v_[layer].data() + (src * hkv_ + h) * d_, d_, vv.data() + dst);
-          kp[std::size_t{i} * hkv_ + h] = keep.positions[std::size_t{h} * m + i];
-        }
-      check(pools_[layer].free_sequence(seqs_[layer]), "free_sequence");
-      seqs_[layer] = pools_[layer].add_sequence();
-      check(pools_[layer].append_tokens(seqs_[layer], 0, m, kk.data(), vv.data(), kp.data(), true),
-            "append_tokens");
-    }
-  }
+  if (keep.count < n) apply_keep(layer, keep);
   shadow_k_[layer].clear();
   shadow_k_[layer].shrink_to_fit();
   shadow_v_[layer].clear();

@@ -34,6 +34,7 @@
 #include "kvplan/kv_format.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/policy.hpp"
+#include "kvplan/report.hpp"
 #include "kvplan/sim/llama2c.hpp"
 #include "kvplan/sim/trace.hpp"
 
@@ -52,7 +53,9 @@ ReplayConfig parse_config(const std::string& kv_dtype, const std::string& policy
 
 // The attention of one configuration through the kernels. Keys are stored after RoPE at their
 // original positions; with positions=cache the kernels re-rotate them to their cache slots and
-// the query is rotated at the last slot.
+// the query is rotated at the last slot. Evicting from a KIVI cache (whose key groups span G
+// tokens, so the kernels' compact() refuses it) rebuilds the layer from the kept tokens' float32
+// values, re-quantized in fresh groups.
 class KernelAttention final : public AttentionBackend {
  public:
   // `prefill`: SnapKV's prompt length (compress after that many tokens); ignored otherwise.
@@ -71,6 +74,8 @@ class KernelAttention final : public AttentionBackend {
  private:
   void check(const kernels::Status& s, const char* what) const;
   void snapkv_compress(std::uint32_t layer, std::uint64_t n);
+  void apply_keep(std::uint32_t layer, const kernels::KeepSet& keep);
+  bool kivi_evict_ = false;  // kivi + streaming/h2o: rebuild layers from float32 rows
   ReplayConfig cfg_;
   std::uint32_t layers_, hq_, hkv_, d_;
   RopeSpec rope_;
@@ -143,5 +148,14 @@ ModelSpec spec_from_trace(const TraceInfo& info, const std::string& source);
 // before n reaches it), the number the pool must hold.
 std::uint64_t predicted_bytes(const ModelSpec& spec, const ReplayConfig& cfg, std::uint64_t n,
                               std::uint64_t prefill);
+
+// The replay report as a table (text, md, csv: one row per configuration) or JSON:
+// {"source", "model", "tokens", "eval_from", "prefill", "model_in_loop", "baseline_perplexity",
+//  "all_bytes_match", "configs": [{"label", "kv_dtype", "policy", "block_size", "steps",
+//  "predicted_bytes", "measured_bytes", "predicted_peak_bytes", "measured_peak_bytes",
+//  "bytes_match", "first_mismatch_step", "retained_tokens", "rel_error", "attention_mass",
+//  "layer_rel_error": [...], "layer_mass": [...], "mean_kl", "max_kl", "top1_agreement",
+//  "perplexity" (null on traces), "scored", "tokens_per_second"}]}
+std::string render(const ReplayReport& report, OutputFormat format);
 
 }  // namespace kvplan::sim

@@ -1,0 +1,132 @@
+// kvplan replay: a trace, or the llama2.c reference model in the loop, through several KV-cache
+// configurations (formats × policies × block sizes); predicted vs measured bytes and fidelity.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <ostream>
+
+#include "command.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/report.hpp"
+#include "kvplan/sim/replay.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+// A progress bar on stderr, drawn only when stderr is a terminal.
+struct Progress {
+  bool on = isatty(2) != 0;
+  int last = -1;
+  void operator()(std::uint64_t done, std::uint64_t total) {
+    if (!on || total == 0) return;
+    const int pct = static_cast<int>(done * 100 / total);
+    if (pct == last && done != total) return;
+    last = pct;
+    const int w = 40, fill = pct * w / 100;
+    std::fprintf(stderr, "\r[%.*s%*s] %3d%% %llu/%llu tokens", fill,
+                 "########################################", w - fill, "", pct,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+};
+
+int run_replay(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan replay options");
+  std::string trace, checkpoint, tokenizer, tokens_file, prompt, backend, format;
+  std::vector<std::string> kvs, policies;
+  std::vector<std::uint32_t> blocks;
+  std::uint32_t steps = 256;
+  float temperature = 1.0f;
+  std::uint64_t seed = 42, eval_from = 0, max_tokens = 0, every = 0;
+  desc.add_options()
+      ("trace", po::value(&trace), "trace file (.safetensors)")
+      ("checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")
+      ("tokenizer", po::value(&tokenizer), "llama2.c tokenizer (with --checkpoint)")
+      ("tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")
+      ("prompt", po::value(&prompt)->default_value(""), "without --tokens-file: prompt of the model's own stream")
+      ("steps", po::value(&steps)->default_value(256), "without --tokens-file: tokens generated")
+      ("temperature", po::value(&temperature)->default_value(1.0f), "of the model's own stream (0 = greedy)")
+      ("seed", po::value(&seed)->default_value(42), "sampling seed")
+      ("kv-dtype", po::value(&kvs)->multitoken(), "formats (repeatable; default fp16)")
+      ("policy", po::value(&policies)->multitoken(), "policies (repeatable; default full)")
+      ("block-size", po::value(&blocks)->multitoken(), "block sizes (repeatable; default 16)")
+      ("eval-from", po::value(&eval_from)->default_value(0), "score positions >= P only")
+      ("prefill", po::value<std::uint64_t>(), "snapkv prompt length (default: eval-from, else T/2)")
+      ("max-tokens", po::value(&max_tokens)->default_value(0), "replay at most N tokens (0 = all)")
+      ("fidelity-every", po::value(&every)->default_value(0),
+       "traces: compare with the full cache every k-th step (0 = auto, ~256 scored steps)")
+      ("backend", po::value(&backend)->default_value("cpu"), "cpu|cuda")
+      ("format", po::value(&format)->default_value("table"), "table|json|md|csv");
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan replay (--trace T | --checkpoint C --tokenizer TOK [--tokens-file F]) "
+                  "--kv-dtype F... --policy P... [--block-size S...]",
+                  "kvplan replay --checkpoint stories260K.bin --tokenizer tok512.bin --eval-from 64 "
+                  "--kv-dtype fp16 kivi:bits=2,group=8,residual=32 --policy full "
+                  "streaming:sink=4,window=28 --format json"))
+    return 0;
+  const auto fmt = parse_output_format(
+      format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::csv});
+  if (backend != "cpu" && backend != "cuda")
+    throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
+  if (backend == "cuda")
+    throw Error("--backend", "backend",
+                "cuda: kvplan was built without CUDA replay kernels (no GPU backend yet); use --backend cpu");
+  if (trace.empty() == checkpoint.empty())
+    throw Error("command line", "trace", "give exactly one of --trace or --checkpoint");
+  if (!checkpoint.empty() && tokenizer.empty() && tokens_file.empty())
+    throw Error("command line", "tokenizer", "--checkpoint needs --tokenizer (or --tokens-file)");
+  if (kvs.empty()) kvs = {"fp16"};
+  if (policies.empty()) policies = {"full"};
+  if (blocks.empty()) blocks = {16};
+  std::vector<sim::ReplayConfig> cfgs;
+  for (const auto& kv : kvs)
+    for (const auto& p : policies)
+      for (auto b : blocks) {
+        auto c = sim::parse_config(kv, p, b);
+        cfgs.push_back(c);
+        // On traces, show both ways of positioning retained keys unless the user chose one.
+        if (!trace.empty() && c.policy.kind != PolicyKind::full &&
+            p.find("positions=") == std::string::npos) {
+          c.policy.positions = PositionMode::cache;
+          cfgs.push_back(c);
+        }
+      }
+  sim::ReplayOptions opt;
+  opt.eval_from = eval_from;
+  opt.max_tokens = max_tokens;
+  if (vm.count("prefill")) opt.prefill = vm["prefill"].as<std::uint64_t>();
+  Progress progress;
+  opt.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
+  sim::ReplayReport rep;
+  if (!trace.empty()) {
+    const auto t = sim::TraceFile::open(trace);
+    const std::uint64_t T = max_tokens ? std::min(max_tokens, t.info().tokens) : t.info().tokens;
+    opt.fidelity_every = every ? every : std::max<std::uint64_t>(1, T / 256);
+    rep = sim::replay_trace(t, cfgs, opt);
+  } else {
+    const auto model = sim::Llama2cModel::load(checkpoint);
+    std::vector<std::int32_t> tokens;
+    if (!tokens_file.empty()) {
+      tokens = sim::read_token_file(tokens_file, model.config().vocab_size);
+    } else {
+      const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
+      sim::Llama2cRunner run(model);
+      sim::ReferenceAttention ref(model);
+      tokens = sim::generate(run, ref, tok,
+                             {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
+                   .tokens;
+    }
+    rep = sim::replay_model(model, tokens, cfgs, opt);
+  }
+  out << sim::render(rep, fmt);
+  return rep.all_bytes_match() ? 0 : 1;
+}
+
+const Registrar reg{{"replay", "replay a trace or the reference model through KV-cache configurations",
+                     run_replay}};
+
+}  // namespace
+}  // namespace kvplan::cli

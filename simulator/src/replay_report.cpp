@@ -1,0 +1,111 @@
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/sim/replay.hpp"
+
+namespace kvplan::sim {
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  if (std::isnan(x)) return "-";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+std::string sci(double x) {
+  if (std::isnan(x)) return "-";
+  if (x == 0) return "0";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.3g", x);
+  return b;
+}
+
+nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+}  // namespace
+
+std::string render(const ReplayReport& rep, OutputFormat f) {
+  if (f == OutputFormat::json) {
+    nlohmann::json j = {{"source", rep.source},
+                        {"model", rep.model},
+                        {"tokens", rep.tokens},
+                        {"eval_from", rep.eval_from},
+                        {"prefill", rep.prefill},
+                        {"model_in_loop", rep.model_in_loop},
+                        {"baseline_perplexity", rep.model_in_loop ? num(rep.baseline_perplexity)
+                                                                  : nlohmann::json()},
+                        {"all_bytes_match", rep.all_bytes_match()}};
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : rep.configs) {
+      arr.push_back({{"label", r.label},
+                     {"kv_dtype", to_string(r.config.format)},
+                     {"policy", to_string(r.config.policy)},
+                     {"block_size", r.config.block_size},
+                     {"steps", r.steps},
+                     {"predicted_bytes", r.predicted_bytes},
+                     {"measured_bytes", r.measured_bytes},
+                     {"predicted_peak_bytes", r.predicted_peak_bytes},
+                     {"measured_peak_bytes", r.measured_peak_bytes},
+                     {"bytes_match", r.bytes_match},
+                     {"first_mismatch_step", r.first_mismatch_step},
+                     {"retained_tokens", r.retained_tokens},
+                     {"rel_error", num(r.rel_error)},
+                     {"attention_mass", num(r.attention_mass)},
+                     {"layer_rel_error", r.layer_rel_error},
+                     {"layer_mass", r.layer_mass},
+                     {"mean_kl", r.model_in_loop ? num(r.mean_kl) : nlohmann::json()},
+                     {"max_kl", r.model_in_loop ? num(r.max_kl) : nlohmann::json()},
+                     {"top1_agreement", r.model_in_loop ? num(r.top1_agreement) : nlohmann::json()},
+                     {"perplexity", r.model_in_loop ? num(r.perplexity) : nlohmann::json()},
+                     {"scored", r.scored},
+                     {"tokens_per_second", num(r.tokens_per_second)}});
+    }
+    j["configs"] = arr;
+    return j.dump(2) + "\n";
+  }
+  Table t;
+  t.header = {"kv_dtype", "policy", "S", "predicted B", "measured B", "peak pred B",
+              "peak meas B", "match", "kept", "rel err", "attn mass"};
+  if (rep.model_in_loop) {
+    for (const char* h : {"mean KL", "top-1", "ppl"}) t.header.push_back(h);
+  }
+  t.header.push_back("tok/s");
+  for (const auto& r : rep.configs) {
+    std::vector<std::string> row = {to_string(r.config.format),
+                                    to_string(r.config.policy),
+                                    std::to_string(r.config.block_size),
+                                    std::to_string(r.predicted_bytes),
+                                    std::to_string(r.measured_bytes),
+                                    std::to_string(r.predicted_peak_bytes),
+                                    std::to_string(r.measured_peak_bytes),
+                                    r.bytes_match ? "yes" : "NO (step " +
+                                                                std::to_string(r.first_mismatch_step) + ")",
+                                    std::to_string(r.retained_tokens),
+                                    sci(r.rel_error),
+                                    fixed(r.attention_mass, 4)};
+    if (rep.model_in_loop) {
+      row.push_back(sci(r.mean_kl));
+      row.push_back(fixed(r.top1_agreement, 4));
+      row.push_back(fixed(r.perplexity, 3));
+    }
+    row.push_back(fixed(r.tokens_per_second, 0));
+    t.rows.push_back(std::move(row));
+  }
+  if (f == OutputFormat::csv) return render_csv(t);
+  std::string head = "replay of " + rep.source + " (" + rep.model + "): " +
+                     std::to_string(rep.tokens) + " tokens";
+  if (rep.model_in_loop)
+    head += ", scored from position " + std::to_string(rep.eval_from) +
+            ", full-cache perplexity " + fixed(rep.baseline_perplexity, 3);
+  head += "\npredicted bytes (kvplan::kv_cost) vs measured bytes (block pool): " +
+          std::string(rep.all_bytes_match() ? "equal at every step for every configuration"
+                                            : "MISMATCH (see the match column)");
+  head += "\n";
+  if (f == OutputFormat::md) return head + "\n" + render_markdown(t);
+  return head + "\n" + render_text(t);
+}
+
+}  // namespace kvplan::sim
