@@ -88,6 +88,33 @@ void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0, std:
     load_key(v, h, t, tile + std::uint64_t{t - t0} * d);
 }
 
+// load_value with KIVI's quantized values decoded a record (G channels) at a time.
+void load_value_fast(const PagedKvView& v, std::uint32_t h, std::uint32_t t, float* out) {
+  if (!is_kivi(v) || t >= kivi_value_quant_tokens(v.num_tokens, v.format.residual)) {
+    load_value(v, h, t, out);
+    return;
+  }
+  const std::uint32_t d = v.head_dim, G = v.format.group, bits = v.format.bits;
+  const std::uint32_t P = kivi_record_bytes(G, bits), words = kivi_words(G, bits);
+  const std::uint32_t per_word = 32 / bits, mask = (1u << bits) - 1u;
+  const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size,
+                                      v.num_kv_heads, (d / G) * P, t, h);
+  for (std::uint32_t g = 0; g < d / G; ++g, r += P) {
+    std::uint16_t sh, zh;
+    std::memcpy(&sh, r + 4 * words, 2);
+    std::memcpy(&zh, r + 4 * words + 2, 2);
+    const float s = half_to_float(sh), z = half_to_float(zh);
+    float* o = out + g * G;
+    for (std::uint32_t w = 0; w < words; ++w) {
+      std::uint32_t word;
+      std::memcpy(&word, r + 4 * w, 4);
+      const std::uint32_t end = std::min(per_word, G - w * per_word);
+      for (std::uint32_t k = 0; k < end; ++k)
+        o[w * per_word + k] = static_cast<float>((word >> (k * bits)) & mask) * s + z;
+    }
+  }
+}
+
 float dot(const float* a, const float* b, std::uint32_t d) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::uint32_t c = 0;
@@ -190,7 +217,7 @@ Status decode_attention_cpu(const DecodeAttentionParams& p) {
     // Values: one dequantized row, used by every query head of the group.
     std::vector<float> out(std::uint64_t{group} * d, 0.f);
     for (std::uint32_t t = 0; t < n; ++t) {
-      load_value(kv, h, t, acc.data());
+      load_value_fast(kv, h, t, acc.data());
       for (std::uint32_t g = 0; g < group; ++g) {
         const float pr = logits[std::uint64_t{g} * n + t];
         float* o = out.data() + std::uint64_t{g} * d;

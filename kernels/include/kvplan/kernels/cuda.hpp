@@ -69,18 +69,17 @@ Status streaming_select_cuda(const StreamingSelectParams& p, KeepSet* keep,
                              CudaStream stream = nullptr);
 Status h2o_accumulate_cuda(const H2oAccumulateParams& p, CudaStream stream = nullptr);
 Status h2o_select_cuda(const H2oSelectParams& p, KeepSet* keep, CudaStream stream = nullptr);
-Status snapkv_select_cuda(const SnapKvSelectParams& p, KeepSet* keep,
-                          CudaStream stream = nullptr);
+Status snapkv_select_cuda(const SnapKvSelectParams& p, KeepSet* keep, CudaStream stream = nullptr);
 
 // A host copy of one (sequence, layer) of a DevicePagedKv: the referenced blocks, renumbered
 // 0..m-1 in table order, and the positions [H, n]. view() reads it with load_key / load_value.
 struct HostKvCopy {
   PoolConfig config{};
   std::uint32_t num_tokens = 0;
-  std::vector<std::uint8_t> k, v, kr, vw;          // [table length, block bytes] each
+  std::vector<std::uint8_t> k, v, kr, vw;  // [table length, block bytes] each
   std::vector<std::uint32_t> k_table, v_table, kr_table, vw_table;
   std::uint64_t k_block_bytes = 0, v_block_bytes = 0, kr_block_bytes = 0, vw_block_bytes = 0;
-  std::vector<std::int32_t> positions;             // [H, num_tokens]
+  std::vector<std::int32_t> positions;  // [H, num_tokens]
   PagedKvView view() const;
 };
 
@@ -143,8 +142,8 @@ class DevicePagedKv {
     std::uint32_t* d_tables = nullptr;  // device copy: k | v | kr | vw, each table_cap long
     std::uint32_t table_cap = 0;
     std::uint32_t pos_stride = 0;
-    std::vector<std::int32_t> pos;      // host [H, pos_stride]
-    std::int32_t* d_pos = nullptr;      // device [H, pos_stride]
+    std::vector<std::int32_t> pos;  // host [H, pos_stride]
+    std::int32_t* d_pos = nullptr;  // device [H, pos_stride]
   };
   struct Sequence {
     bool live = false;

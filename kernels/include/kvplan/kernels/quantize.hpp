@@ -71,6 +71,9 @@ Status dequantize_cpu(const QuantizeParams& p);  // faster path, bit-identical o
 Status quantize(const QuantizeParams& p, Backend b = Backend::cpu);
 Status dequantize(const QuantizeParams& p, Backend b = Backend::cpu);
 
+// The fast path's fp8 encoder (float bit manipulation); equal to fp8_encode for every input.
+std::uint8_t fp8_encode_cpu(float x, Fp8Kind kind);
+
 // Per-tensor fp8 scale calibrated from the data: absmax / max_finite (1.0 when absmax is 0).
 float fp8_calibrated_scale(const float* x, std::size_t n, Fp8Kind kind);
 
