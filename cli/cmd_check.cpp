@@ -1,0 +1,99 @@
+// kvplan check: a deployment file or an engine command line against its SLOs, for CI.
+// Exit 0 when every check holds, 1 when one fails, 2 for an invalid file or command line.
+#include <iostream>
+#include <ostream>
+
+#include "command.hpp"
+#include "kvplan/deploy.hpp"
+#include "kvplan/engine_args.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan check options");
+  std::string file, vllm, sglang, gpu, mem_gib, model, format;
+  std::uint32_t gpus = 0;
+  std::uint64_t context = 0, concurrency = 0;
+  desc.add_options()("deploy", po::value(&file),
+                     "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
+      "vllm", po::value(&vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
+      "sglang", po::value(&sglang),
+      "an SGLang command line: \"python -m sglang.launch_server --model-path M ...\"")(
+      "gpu", po::value(&gpu), "GPU preset or file, with --vllm / --sglang")(
+      "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
+      "gpus", po::value(&gpus), "GPUs in all (default TP × PP × DP of the command line)")(
+      "model", po::value(&model), "model preset or config.json, overriding the command line's")(
+      "context", po::value(&context), "SLO tokens per request (default --max-model-len)")(
+      "concurrency", po::value(&concurrency), "SLO requests in flight (default --max-num-seqs)")(
+      "strict", "unknown engine flags are errors (exit 2), not warnings")(
+      "format", po::value(&format)->default_value("text"), "text|json|md|junit");
+  po::positional_options_description pos;
+  pos.add("deploy", 1);
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan check DEPLOY.json | kvplan check --vllm \"vllm serve ...\" --gpu G",
+                  "kvplan check --vllm \"vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 "
+                  "--kv-cache-dtype fp8 --max-num-seqs 64\" --gpu h100-sxm-80gb",
+                  &pos))
+    return 0;
+  const auto fmt = parse_output_format(
+      format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::junit});
+  const int sources =
+      (vm.count("deploy") ? 1 : 0) + (vm.count("vllm") ? 1 : 0) + (vm.count("sglang") ? 1 : 0);
+  if (sources != 1)
+    throw Error("command line", "deploy",
+                "give exactly one of DEPLOY.json, --vllm \"...\" or --sglang \"...\"");
+  Deployment d;
+  if (vm.count("deploy")) {
+    for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model"})
+      if (vm.count(f))
+        throw Error("--" + std::string(f), f,
+                    "applies to --vllm / --sglang; the deployment file says its own");
+    d = load_deploy(file);
+  } else {
+    const bool is_vllm = vm.count("vllm") > 0;
+    const std::string src = is_vllm ? "--vllm" : "--sglang";
+    const EngineArgs a =
+        parse_engine_command(is_vllm ? Engine::vllm : Engine::sglang, is_vllm ? vllm : sglang, src);
+    if (vm.count("strict") && !a.unknown.empty()) {
+      std::string list;
+      for (const auto& u : a.unknown) list += (list.empty() ? "" : ", ") + u;
+      throw Error(src, a.unknown.front(), "unknown flags: " + list);
+    }
+    GpuSpec g;
+    if (vm.count("gpu") && vm.count("gpu-memory-gib"))
+      throw Error("--gpu-memory-gib", "gpu-memory-gib", "give either --gpu or --gpu-memory-gib");
+    if (vm.count("gpu")) {
+      g = load_gpu(gpu);
+    } else if (vm.count("gpu-memory-gib")) {
+      g.id = "custom";
+      g.memory_bytes = parse_gib(mem_gib, "--gpu-memory-gib", "gpu-memory-gib");
+    } else {
+      throw Error("--gpu", "gpu", "give --gpu (or --gpu-memory-gib) with " + src);
+    }
+    if (vm.count("gpus") && gpus == 0) throw Error("--gpus", "gpus", "must be at least 1, got 0");
+    d = deploy_from_engine(a, g, gpus, model, src);
+  }
+  if (vm.count("context")) {
+    if (context == 0) throw Error("--context", "context", "must be at least 1, got 0");
+    d.slo.context = context;
+  }
+  if (vm.count("concurrency")) {
+    if (concurrency == 0) throw Error("--concurrency", "concurrency", "must be at least 1, got 0");
+    d.slo.concurrency = concurrency;
+    d.plan.concurrency = concurrency;
+  }
+  for (const auto& w : d.warnings) std::cerr << "kvplan check: warning: " << w << "\n";
+  const CheckReport r = run_check(d);
+  out << render(r, fmt);
+  return r.passed() ? 0 : 1;
+}
+
+const Registrar reg{
+    {"check", "check a deployment file or engine command line against its SLOs", run_check_cmd}};
+
+}  // namespace
+}  // namespace kvplan::cli

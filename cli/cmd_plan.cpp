@@ -1,0 +1,148 @@
+// kvplan plan: KV capacity of a serving deployment, GPU orders, what-if formats and policies.
+#include <algorithm>
+#include <ostream>
+
+#include "command.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/report.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+// "h100-sxm-80gb=2.49" -> (id, price); throws Error naming --price.
+std::pair<std::string, double> parse_price(const std::string& s) {
+  const auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw Error("--price", "price", "expected GPU=USD_PER_HOUR, got '" + s + "'");
+  const std::string id = s.substr(0, eq), v = s.substr(eq + 1);
+  std::size_t used = 0;
+  double price = -1;
+  try {
+    price = std::stod(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != v.size() || !(price >= 0 && price <= 1e6))
+    throw Error("--price", id, "expected a price in USD per GPU-hour, got '" + v + "'");
+  return {id, price};
+}
+
+int run_plan(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan plan options");
+  std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib;
+  std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
+  std::uint32_t gpus = 0, tp = 1, pp = 1, block = 0;
+  std::vector<std::string> prices;
+  desc.add_options()("model,m", po::value(&model)->required(),
+                     "preset id, HF config.json or kvplan model JSON")(
+      "gpu", po::value(&gpu), "GPU preset id or GPU JSON file (kvplan gpus)")(
+      "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
+      "available-kv-gib", po::value(&avail),
+      "measured \"Available KV cache memory\" per GPU (GiB): skips the memory model")(
+      "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang|trtllm: whose arithmetic")(
+      "gpus", po::value(&gpus), "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
+      "tp", po::value(&tp)->default_value(1), "tensor-parallel size")(
+      "pp", po::value(&pp)->default_value(1), "pipeline-parallel size")(
+      "context,n", po::value(&context), "tokens per request (max_model_len); default the model's")(
+      "concurrency,B", po::value(&concurrency)->default_value(1), "requests in flight (SLO)")(
+      "kv-dtype", po::value(&kv)->default_value("bf16"),
+      "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=32,residual=128")(
+      "policy", po::value(&policy)->default_value("full"),
+      "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")(
+      "gpu-memory-utilization", po::value(&util),
+      "fraction of memory (vLLM gpu_memory_utilization 0.9, SGLang mem_fraction_static 0.88, "
+      "TRT-LLM free_gpu_memory_fraction 0.9)")(
+      "block-size", po::value(&block), "tokens per page (default: vLLM 16, SGLang 1, TRT-LLM 32)")(
+      "max-num-batched-tokens", po::value(&mnbt)->default_value(kDefaultMaxNumBatchedTokens),
+      "vLLM chunk size (sliding-window pages)")(
+      "weight-dtype", po::value(&weight), "fp32|fp16|bf16|fp8|int8|int4 (default: the model's)")(
+      "reserve-gib", po::value(&reserve),
+      "GiB per GPU for activations, CUDA graphs, runtime (default 2 for vLLM/TRT-LLM, 0 SGLang)")(
+      "price", po::value(&prices)->composing(), "GPU=USD per GPU-hour, repeatable")(
+      "brief", "capacity only: no order table, no what-if table")(
+      "format", po::value(&format)->default_value("table"), "table|json|md");
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan plan --model M (--gpu G | --available-kv-gib X) [options]",
+                  "kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 "
+                  "--concurrency 64 --kv-dtype fp8 --price h100-sxm-80gb=2.49"))
+    return 0;
+  const auto fmt =
+      parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
+  const ModelSpec m = load_model(model);
+  PlanInput in;
+  in.engine = parse_engine(engine, "--engine", "engine");
+  in.format = parse_kv_format(kv);
+  in.policy = parse_policy(policy);
+  in.tp = tp;
+  in.pp = pp;
+  in.gpus = gpus;
+  if (vm.count("gpus") && gpus == 0) throw Error("--gpus", "gpus", "must be at least 1, got 0");
+  in.context = vm.count("context") ? context : m.max_context;
+  if (in.context == 0)
+    throw Error("--context", "context", m.id + " has no max_context: give --context");
+  if (concurrency == 0) throw Error("--concurrency", "concurrency", "must be at least 1, got 0");
+  in.concurrency = concurrency;
+  in.block_size = block;
+  if (vm.count("block-size") && block == 0)
+    throw Error("--block-size", "block-size", "must be at least 1 token, got 0");
+  in.max_num_batched_tokens = mnbt;
+  if (mnbt == 0)
+    throw Error("--max-num-batched-tokens", "max-num-batched-tokens", "must be at least 1");
+  if (vm.count("gpu-memory-utilization"))
+    in.memory_fraction_ppm =
+        parse_fraction_ppm(util, "--gpu-memory-utilization", "gpu-memory-utilization");
+  if (vm.count("weight-dtype")) {
+    weight_bytes_per_param(weight, "--weight-dtype", "weight-dtype");
+    in.weight_dtype = weight;
+  }
+  if (vm.count("reserve-gib"))
+    in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
+  if (vm.count("available-kv-gib"))
+    in.available_kv_bytes = parse_gib(avail, "--available-kv-gib", "available-kv-gib");
+
+  std::vector<GpuSpec> presets = list_gpu_presets();
+  for (const auto& p : prices) {
+    const auto [id, price] = parse_price(p);
+    bool found = false;
+    for (auto& g : presets)
+      if (g.id == id) g.price_per_hour = price, found = true;
+    if (!found && id != gpu)
+      throw Error("--price", id, "unknown GPU \"" + id + "\" (see kvplan gpus)");
+  }
+  std::optional<GpuSpec> g;
+  if (vm.count("gpu") && vm.count("gpu-memory-gib"))
+    throw Error("--gpu-memory-gib", "gpu-memory-gib", "give either --gpu or --gpu-memory-gib");
+  if (vm.count("gpu")) {
+    g = load_gpu(gpu);
+    for (const auto& p : presets)
+      if (p.id == g->id) g->price_per_hour = p.price_per_hour;
+    for (const auto& p : prices)
+      if (parse_price(p).first == gpu) g->price_per_hour = parse_price(p).second;
+    in.gpu_memory_bytes = g->memory_bytes;
+  } else if (vm.count("gpu-memory-gib")) {
+    in.gpu_memory_bytes = parse_gib(mem_gib, "--gpu-memory-gib", "gpu-memory-gib");
+  } else if (!in.available_kv_bytes) {
+    throw Error("command line", "gpu",
+                "give --gpu, --gpu-memory-gib or --available-kv-gib (see kvplan plan --help)");
+  }
+  const bool brief = vm.count("brief") > 0;
+  // The order table compares GPU types by the memory model; a measured KV size is one GPU's.
+  std::vector<GpuSpec> order;
+  if (!brief) {
+    order = presets;
+    if (g && std::none_of(order.begin(), order.end(), [&](auto& p) { return p.id == g->id; }))
+      order.push_back(*g);
+  }
+  out << render(
+      make_plan_report(m, g, in, order, !brief && (g || in.available_kv_bytes), "arguments"), fmt);
+  return 0;
+}
+
+const Registrar reg{
+    {"plan", "capacity of a deployment: concurrency, context, GPU orders, what-if", run_plan}};
+
+}  // namespace
+}  // namespace kvplan::cli

@@ -1,0 +1,285 @@
+// The kvplan binary end to end: exit codes, every output format, golden numbers.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kData = std::string(KVPLAN_TEST_DATA_DIR) + "/deploy/";
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `kvplan ARGS` through the shell, capturing stdout, stderr and the exit code.
+Run kvplan(const std::string& args) {
+  static int counter = 0;
+  const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/cli_test_stderr_" +
+                               std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_path);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
+bool has(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+// A small XML well-formedness check: balanced tags, quoted attributes, known entities, one root.
+bool well_formed_xml(const std::string& x, std::string* why) {
+  std::vector<std::string> stack;
+  std::size_t i = 0, roots = 0;
+  auto fail = [&](const std::string& w) {
+    *why = w + " at byte " + std::to_string(i);
+    return false;
+  };
+  auto check_entities = [&](const std::string& text) {
+    for (std::size_t a = text.find('&'); a != std::string::npos; a = text.find('&', a + 1)) {
+      const auto semi = text.find(';', a);
+      if (semi == std::string::npos) return false;
+      const std::string ent = text.substr(a, semi - a + 1);
+      if (ent != "&amp;" && ent != "&lt;" && ent != "&gt;" && ent != "&quot;" && ent != "&apos;")
+        return false;
+    }
+    return true;
+  };
+  if (x.rfind("<?xml", 0) == 0) i = x.find("?>") + 2;
+  while (i < x.size()) {
+    const auto lt = x.find('<', i);
+    const std::string text = x.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
+    if (!check_entities(text)) return fail("bad entity in text");
+    if (stack.empty() && text.find_first_not_of(" \n\t") != std::string::npos)
+      return fail("text outside the root");
+    if (lt == std::string::npos) break;
+    i = lt;
+    std::size_t gt = i + 1;
+    char quote = 0;
+    for (; gt < x.size(); ++gt) {
+      if (quote) {
+        if (x[gt] == quote)
+          quote = 0;
+        else if (x[gt] == '<')
+          return fail("'<' in an attribute");
+      } else if (x[gt] == '"' || x[gt] == '\'') {
+        quote = x[gt];
+      } else if (x[gt] == '>') {
+        break;
+      }
+    }
+    if (gt >= x.size()) return fail("unterminated tag");
+    std::string tag = x.substr(i + 1, gt - i - 1);
+    if (!check_entities(tag)) return fail("bad entity in a tag");
+    const bool closing = !tag.empty() && tag[0] == '/';
+    const bool self = !tag.empty() && tag.back() == '/';
+    std::string name = tag.substr(closing ? 1 : 0);
+    name = name.substr(0, name.find_first_of(" /\n\t"));
+    if (name.empty()) return fail("empty tag name");
+    if (closing) {
+      if (stack.empty() || stack.back() != name) return fail("mismatched </" + name + ">");
+      stack.pop_back();
+    } else if (!self) {
+      if (stack.empty()) ++roots;
+      stack.push_back(name);
+    }
+    i = gt + 1;
+  }
+  if (!stack.empty()) return fail("unclosed <" + stack.back() + ">");
+  if (roots != 1) return fail("expected one root element");
+  return true;
+}
+
+TEST(Cli, HelpVersionAndUsage) {
+  auto r = kvplan("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* c : {"size", "plan", "check"}) EXPECT_TRUE(has(r.out, c)) << r.out;
+  r = kvplan("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("kvplan ", 0), 0u) << r.out;
+  EXPECT_EQ(kvplan("").code, 2);
+  EXPECT_EQ(kvplan("no-such-command").code, 2);
+  r = kvplan("plan --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(has(r.out, "--available-kv-gib")) << r.out;
+  EXPECT_TRUE(has(kvplan("check --help").out, "--vllm"));
+}
+
+TEST(Cli, SizeGolden) {
+  auto r = kvplan("size --model llama-3.1-8b --context 8192 --kv-dtype fp16 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bytes_per_token"].get<std::uint64_t>(), 131072u);
+  EXPECT_EQ(j["bytes_per_request"].get<std::uint64_t>(), 1073741824u);
+  r = kvplan("size --model llama-3.1-8b --context 8192 --kv-dtype fp7");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "kv-dtype")) << r.err;
+  EXPECT_TRUE(has(r.err, "fp7")) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, PlanMatchesVllmArithmetic) {
+  const auto r = kvplan(
+      "plan --model llama-3.1-8b --available-kv-gib 40 --context 32768 "
+      "--kv-dtype fp16 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 20480u);
+  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 327680u);
+  EXPECT_DOUBLE_EQ(j["max_concurrency"].get<double>(), 10.0);
+  EXPECT_EQ(j["max_requests"].get<std::uint64_t>(), 10u);
+  EXPECT_TRUE(j["memory"]["measured"].get<bool>());
+}
+
+TEST(Cli, PlanWithMemoryModelOrdersAndWhatIf) {
+  auto r = kvplan(
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 64 "
+      "--price h100-sxm-80gb=2.49 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // 85520809984 · 0.9 − 16060522496 − 2 GiB = 58760722841; // 65536 // 32 = 28019 blocks
+  EXPECT_EQ(j["memory"]["available_kv_bytes"].get<std::uint64_t>(), 58760722841u);
+  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 28019u);
+  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 448304u);
+  ASSERT_FALSE(j["order"].empty());
+  EXPECT_EQ(j["order"][0]["gpu"], "h100-sxm-80gb");  // the only priced GPU ranks first
+  EXPECT_EQ(j["order"][0]["gpus"].get<int>(), 4);
+  EXPECT_GE(j["what_if"].size(), 8u);
+  EXPECT_TRUE(j["engine_flags"]["vllm"].is_null());  // 64 do not fit on one GPU
+  r = kvplan(
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --tp 4 --context 32768 "
+      "--concurrency 64 --kv-dtype fp16 --brief");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 4")) << r.out;
+  EXPECT_TRUE(has(r.out, "Maximum concurrency for 32,768 tokens per request")) << r.out;
+  r = kvplan("plan --model gemma-2-9b --gpu l40s --format md --brief");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "### gemma-2-9b on l40s")) << r.out;
+  EXPECT_TRUE(has(r.out, "| num_gpu_blocks |")) << r.out;
+}
+
+TEST(Cli, PlanBadInputExits2NamingTheField) {
+  struct Case {
+    std::string args, needle;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"--model llama-3.1-8b --gpu h100-sxm-80gb --tp 3", "tp"},
+           {"--model llama-3.1-8b --gpu h1000", "h1000"},
+           {"--model llama-3.1-8b --gpu h100-sxm-80gb --gpu-memory-utilization 1.5",
+            "gpu-memory-utilization"},
+           {"--model llama-3.1-8b --available-kv-gib lots", "available-kv-gib"},
+           {"--model llama-3.1-8b --gpu h100-sxm-80gb --price h100-sxm-80gb=free", "price"},
+           {"--model llama-3.1-8b --gpu h100-sxm-80gb --gpus 3 --tp 2", "gpus"},
+           {"--model llama-3.1-8b", "--gpu"},
+           {"--model llama-3.1-8b --gpu h100-sxm-80gb --format junit", "format"},
+           {"--model llama-3.1-8b --gpu h100-sxm-80gb --weight-dtype int3", "int3"}}) {
+    const auto r = kvplan("plan " + c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_TRUE(has(r.err, c.needle)) << c.args << "\n" << r.err;
+  }
+}
+
+TEST(Cli, CheckExitCodes) {
+  auto r = kvplan("check '" + kData + "pass.json'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "PASS")) << r.out;
+  r = kvplan("check '" + kData + "fail_fp8.json'");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "fits with --kv-cache-dtype fp8")) << r.out;
+  EXPECT_TRUE(has(r.out, "short by 7")) << r.out;
+  r = kvplan("check '" + kData + "fail_gpus.json'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out, "more h100-sxm-80gb")) << r.out;
+  for (const char* bad : {"bad_tp.json", "bad_gpu.json", "bad_type.json", "bad_missing.json"}) {
+    r = kvplan("check '" + kData + bad + "'");
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_TRUE(has(r.err, bad)) << r.err;
+  }
+  r = kvplan("check '" + kData + "bad_tp.json'");
+  EXPECT_TRUE(has(r.err, "/engine/tensor_parallel_size")) << r.err;
+  EXPECT_EQ(kvplan("check").code, 2);
+  EXPECT_EQ(kvplan("check '" + kData + "missing.json'").code, 2);
+}
+
+TEST(Cli, CheckFormatsParse) {
+  auto r = kvplan("check '" + kData + "fail_fp8.json' --format junit");
+  EXPECT_EQ(r.code, 1);
+  std::string why;
+  EXPECT_TRUE(well_formed_xml(r.out, &why)) << why << "\n" << r.out;
+  EXPECT_TRUE(has(r.out, "<testcase classname=\"kvplan.check.needs-fp8\" name=\"concurrency\">"));
+  EXPECT_TRUE(has(r.out, "failures=\"1\""));
+  r = kvplan("check '" + kData + "pass.json' --format junit");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(well_formed_xml(r.out, &why)) << why << "\n" << r.out;
+  EXPECT_FALSE(has(r.out, "<failure"));
+  r = kvplan("check '" + kData + "fail_fp8.json' --format json");
+  EXPECT_EQ(r.code, 1);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["passed"].get<bool>());
+  bool found = false;
+  for (const auto& c : j["checks"])
+    if (c["id"] == "concurrency") {
+      found = true;
+      EXPECT_FALSE(c["passed"].get<bool>());
+      EXPECT_EQ(c["fix"], "fits with --kv-cache-dtype fp8");
+    }
+  EXPECT_TRUE(found);
+  r = kvplan("check '" + kData + "fail_fp8.json' --format md");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out, "| check | result | detail | fix |")) << r.out;
+  // The XML checker itself rejects broken documents.
+  EXPECT_FALSE(well_formed_xml("<a><b></a></b>", &why));
+  EXPECT_FALSE(well_formed_xml("<a x=\"1 & 2\"></a>", &why));
+}
+
+TEST(Cli, CheckEngineCommandLines) {
+  auto r = kvplan(
+      "check --vllm \"vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 "
+      "--kv-cache-dtype fp8 --gpu-memory-utilization 0.92 --max-num-seqs 16 --frobnicate\" "
+      "--gpu h100-sxm-80gb");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "unknown flag --frobnicate")) << r.err;
+  r = kvplan(
+      "check --strict --vllm \"vllm serve meta-llama/Llama-3.1-8B --frobnicate\" --gpu "
+      "h100-sxm-80gb");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--frobnicate")) << r.err;
+  // 64 sequences of 32768 tokens in bf16 on one H100: fails, fp8 is not enough, more GPUs are.
+  r = kvplan(
+      "check --vllm \"vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 "
+      "--max-num-seqs 64\" --gpu h100-sxm-80gb --format json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["passed"].get<bool>());
+  r = kvplan(
+      "check --sglang \"python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct "
+      "--context-length 32768 --max-running-requests 8\" --gpu h100-sxm-80gb");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  r = kvplan("check --vllm \"vllm serve acme/mystery-13b\" --gpu h100-sxm-80gb");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--model")) << r.err;
+  r = kvplan(
+      "check --vllm \"vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 3\" --gpu "
+      "h100-sxm-80gb");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--tensor-parallel-size")) << r.err;
+  EXPECT_EQ(kvplan("check --vllm \"vllm serve meta-llama/Llama-3.1-8B\"").code, 2);  // no --gpu
+}
+
+}  // namespace
