@@ -66,8 +66,9 @@ void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0, std:
     while (t < end && t < kq) {
       const std::uint32_t gi = t / G, j0 = t % G, j1 = std::min(G, j0 + (std::min(end, kq) - t));
       float* base = tile + std::uint64_t{t - t0} * d;
-      for (std::uint32_t c = 0; c < d; ++c) {
-        const std::uint8_t* rec = kivi_key_record(v, gi, h, c);
+      const std::uint32_t P = kivi_record_bytes(G, bits);
+      const std::uint8_t* rec = kivi_key_record(v, gi, h, 0);  // channels are contiguous records
+      for (std::uint32_t c = 0; c < d; ++c, rec += P) {
         std::uint16_t sh, zh;
         std::memcpy(&sh, rec + 4 * words, 2);
         std::memcpy(&zh, rec + 4 * words + 2, 2);
