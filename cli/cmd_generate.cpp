@@ -18,20 +18,21 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t steps = 256, block = 16;
   float temperature = 0;
   std::uint64_t seed = 42;
-  desc.add_options()
-      ("checkpoint", po::value(&checkpoint)->required(), "llama2.c checkpoint (.bin)")
-      ("tokenizer", po::value(&tokenizer)->required(), "llama2.c tokenizer (.bin)")
-      ("prompt", po::value(&prompt)->default_value(""), "prompt text (default: start from BOS)")
-      ("steps", po::value(&steps)->default_value(256), "positions to run, prompt included")
-      ("temperature", po::value(&temperature)->default_value(0.0f), "0 = greedy")
-      ("seed", po::value(&seed)->default_value(42), "sampling seed (temperature > 0)")
-      ("kv-dtype", po::value(&kv)->default_value("fp32"),
-       "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=8,residual=32")
-      ("policy", po::value(&policy)->default_value("full"),
-       "full|streaming:sink=4,window=28|h2o:heavy=N,recent=M|snapkv:budget=N,window=8")
-      ("prefill", po::value<std::uint64_t>(), "snapkv: prompt length compressed (default: the prompt)")
-      ("block-size", po::value(&block)->default_value(16), "tokens per cache block")
-      ("backend", po::value(&backend)->default_value("cpu"), "cpu|cuda");
+  desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
+                     "llama2.c checkpoint (.bin)")("tokenizer", po::value(&tokenizer)->required(),
+                                                   "llama2.c tokenizer (.bin)")(
+      "prompt", po::value(&prompt)->default_value(""), "prompt text (default: start from BOS)")(
+      "steps", po::value(&steps)->default_value(256), "positions to run, prompt included")(
+      "temperature", po::value(&temperature)->default_value(0.0f), "0 = greedy")(
+      "seed", po::value(&seed)->default_value(42), "sampling seed (temperature > 0)")(
+      "kv-dtype", po::value(&kv)->default_value("fp32"),
+      "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=8,residual=32")(
+      "policy", po::value(&policy)->default_value("full"),
+      "full|streaming:sink=4,window=28|h2o:heavy=N,recent=M|snapkv:budget=N,window=8")(
+      "prefill", po::value<std::uint64_t>(),
+      "snapkv: prompt length compressed (default: the prompt)")(
+      "block-size", po::value(&block)->default_value(16), "tokens per cache block")(
+      "backend", po::value(&backend)->default_value("cpu"), "cpu|cuda");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
                   "kvplan generate --checkpoint C --tokenizer T [--prompt S] [--steps N] "
@@ -42,22 +43,25 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   if (backend != "cpu" && backend != "cuda")
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
   if (backend == "cuda")
-    throw Error("--backend", "backend", "cuda: kvplan was built without CUDA kernels (no GPU backend for replay yet); use --backend cpu");
+    throw Error("--backend", "backend",
+                "cuda: kvplan was built without CUDA kernels (no GPU backend for replay yet); use "
+                "--backend cpu");
   const auto model = sim::Llama2cModel::load(checkpoint);
   const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto cfg = sim::parse_config(kv, policy, block);
   const auto& c = model.config();
-  std::uint64_t prefill = vm.count("prefill") ? vm["prefill"].as<std::uint64_t>()
-                                              : std::max<std::size_t>(1, tok.encode(prompt, true, false).size());
+  std::uint64_t prefill = vm.count("prefill")
+                              ? vm["prefill"].as<std::uint64_t>()
+                              : std::max<std::size_t>(1, tok.encode(prompt, true, false).size());
   sim::KernelAttention cache(cfg, c.n_layers, c.n_heads, c.n_kv_heads, c.head_size(), model.rope(),
                              kernels::Backend::cpu, prefill, checkpoint);
   sim::Llama2cRunner run(model);
   const bool tty = &out == &std::cout && isatty(1);
-  const auto g = sim::generate(run, cache, tok,
-                               {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
-                               [&](const std::string& piece) {
-                                 if (tty) out << piece << std::flush;
-                               });
+  const auto g = sim::generate(
+      run, cache, tok, {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
+      [&](const std::string& piece) {
+        if (tty) out << piece << std::flush;
+      });
   if (!tty) out << g.text;
   out << "\n";
   std::cerr << "kvplan generate: " << g.tokens.size() << " tokens, cache " << sim::label(cfg)
@@ -65,8 +69,8 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   return 0;
 }
 
-const Registrar reg{{"generate", "run the llama2.c reference model through a kvplan KV cache",
-                     run_generate}};
+const Registrar reg{
+    {"generate", "run the llama2.c reference model through a kvplan KV cache", run_generate}};
 
 }  // namespace
 }  // namespace kvplan::cli

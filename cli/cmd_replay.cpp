@@ -40,32 +40,34 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t steps = 256;
   float temperature = 1.0f;
   std::uint64_t seed = 42, eval_from = 0, max_tokens = 0, every = 0;
-  desc.add_options()
-      ("trace", po::value(&trace), "trace file (.safetensors)")
-      ("checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")
-      ("tokenizer", po::value(&tokenizer), "llama2.c tokenizer (with --checkpoint)")
-      ("tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")
-      ("prompt", po::value(&prompt)->default_value(""), "without --tokens-file: prompt of the model's own stream")
-      ("steps", po::value(&steps)->default_value(256), "without --tokens-file: tokens generated")
-      ("temperature", po::value(&temperature)->default_value(1.0f), "of the model's own stream (0 = greedy)")
-      ("seed", po::value(&seed)->default_value(42), "sampling seed")
-      ("kv-dtype", po::value(&kvs)->multitoken(), "formats (repeatable; default fp16)")
-      ("policy", po::value(&policies)->multitoken(), "policies (repeatable; default full)")
-      ("block-size", po::value(&blocks)->multitoken(), "block sizes (repeatable; default 16)")
-      ("eval-from", po::value(&eval_from)->default_value(0), "score positions >= P only")
-      ("prefill", po::value<std::uint64_t>(), "snapkv prompt length (default: eval-from, else T/2)")
-      ("max-tokens", po::value(&max_tokens)->default_value(0), "replay at most N tokens (0 = all)")
-      ("fidelity-every", po::value(&every)->default_value(0),
-       "traces: compare with the full cache every k-th step (0 = auto, ~256 scored steps)")
-      ("backend", po::value(&backend)->default_value("cpu"), "cpu|cuda")
-      ("format", po::value(&format)->default_value("table"), "table|json|md|csv");
+  desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
+      "checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")(
+      "tokenizer", po::value(&tokenizer), "llama2.c tokenizer (with --checkpoint)")(
+      "tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")(
+      "prompt", po::value(&prompt)->default_value(""),
+      "without --tokens-file: prompt of the model's own stream")(
+      "steps", po::value(&steps)->default_value(256), "without --tokens-file: tokens generated")(
+      "temperature", po::value(&temperature)->default_value(1.0f),
+      "of the model's own stream (0 = greedy)")("seed", po::value(&seed)->default_value(42),
+                                                "sampling seed")(
+      "kv-dtype", po::value(&kvs)->multitoken(), "formats (repeatable; default fp16)")(
+      "policy", po::value(&policies)->multitoken(), "policies (repeatable; default full)")(
+      "block-size", po::value(&blocks)->multitoken(), "block sizes (repeatable; default 16)")(
+      "eval-from", po::value(&eval_from)->default_value(0), "score positions >= P only")(
+      "prefill", po::value<std::uint64_t>(), "snapkv prompt length (default: eval-from, else T/2)")(
+      "max-tokens", po::value(&max_tokens)->default_value(0), "replay at most N tokens (0 = all)")(
+      "fidelity-every", po::value(&every)->default_value(0),
+      "traces: compare with the full cache every k-th step (0 = auto, ~256 scored steps)")(
+      "backend", po::value(&backend)->default_value("cpu"), "cpu|cuda")(
+      "format", po::value(&format)->default_value("table"), "table|json|md|csv");
   po::variables_map vm;
-  if (!parse_args(args, desc, vm, out,
-                  "kvplan replay (--trace T | --checkpoint C --tokenizer TOK [--tokens-file F]) "
-                  "--kv-dtype F... --policy P... [--block-size S...]",
-                  "kvplan replay --checkpoint stories260K.bin --tokenizer tok512.bin --eval-from 64 "
-                  "--kv-dtype fp16 kivi:bits=2,group=8,residual=32 --policy full "
-                  "streaming:sink=4,window=28 --format json"))
+  if (!parse_args(
+          args, desc, vm, out,
+          "kvplan replay (--trace T | --checkpoint C --tokenizer TOK [--tokens-file F]) "
+          "--kv-dtype F... --policy P... [--block-size S...]",
+          "kvplan replay --checkpoint stories260K.bin --tokenizer tok512.bin --eval-from 64 "
+          "--kv-dtype fp16 kivi:bits=2,group=8,residual=32 --policy full "
+          "streaming:sink=4,window=28 --format json"))
     return 0;
   const auto fmt = parse_output_format(
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::csv});
@@ -73,7 +75,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
   if (backend == "cuda")
     throw Error("--backend", "backend",
-                "cuda: kvplan was built without CUDA replay kernels (no GPU backend yet); use --backend cpu");
+                "cuda: kvplan was built without CUDA replay kernels (no GPU backend yet); use "
+                "--backend cpu");
   if (trace.empty() == checkpoint.empty())
     throw Error("command line", "trace", "give exactly one of --trace or --checkpoint");
   if (!checkpoint.empty() && tokenizer.empty() && tokens_file.empty())
@@ -115,8 +118,9 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
       sim::Llama2cRunner run(model);
       sim::ReferenceAttention ref(model);
-      tokens = sim::generate(run, ref, tok,
-                             {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
+      tokens = sim::generate(
+                   run, ref, tok,
+                   {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
                    .tokens;
     }
     rep = sim::replay_model(model, tokens, cfgs, opt);
@@ -125,7 +129,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   return rep.all_bytes_match() ? 0 : 1;
 }
 
-const Registrar reg{{"replay", "replay a trace or the reference model through KV-cache configurations",
+const Registrar reg{{"replay",
+                     "replay a trace or the reference model through KV-cache configurations",
                      run_replay}};
 
 }  // namespace

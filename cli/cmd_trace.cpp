@@ -26,16 +26,16 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t steps = 256;
   float temperature = 0;
   std::uint64_t seed = 42;
-  desc.add_options()
-      ("checkpoint", po::value(&checkpoint)->required(), "llama2.c checkpoint (.bin)")
-      ("tokenizer", po::value(&tokenizer)->required(), "llama2.c tokenizer (.bin)")
-      ("output,o", po::value(&output)->required(), "trace file to write (.safetensors)")
-      ("prompt", po::value(&prompt)->default_value(""), "prompt, then the model's own tokens")
-      ("tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")
-      ("steps", po::value(&steps)->default_value(256), "tokens to capture")
-      ("temperature", po::value(&temperature)->default_value(0.0f), "0 = greedy")
-      ("seed", po::value(&seed)->default_value(42), "sampling seed")
-      ("dtype", po::value(&dtype)->default_value("f16"), "f32|f16|bf16");
+  desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
+                     "llama2.c checkpoint (.bin)")("tokenizer", po::value(&tokenizer)->required(),
+                                                   "llama2.c tokenizer (.bin)")(
+      "output,o", po::value(&output)->required(), "trace file to write (.safetensors)")(
+      "prompt", po::value(&prompt)->default_value(""), "prompt, then the model's own tokens")(
+      "tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")(
+      "steps", po::value(&steps)->default_value(256), "tokens to capture")(
+      "temperature", po::value(&temperature)->default_value(0.0f), "0 = greedy")(
+      "seed", po::value(&seed)->default_value(42), "sampling seed")(
+      "dtype", po::value(&dtype)->default_value("f16"), "f32|f16|bf16");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
                   "kvplan trace capture --checkpoint C --tokenizer T -o trace.safetensors "
@@ -47,9 +47,15 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
   const auto model = sim::Llama2cModel::load(checkpoint);
   const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto& c = model.config();
-  sim::TraceInfo info{.model = model.spec().id, .version = "1", .layers = c.n_layers,
-                      .q_heads = c.n_heads, .kv_heads = c.n_kv_heads, .head_dim = c.head_size(),
-                      .tokens = 0, .dtype = dt, .rope = model.rope(),
+  sim::TraceInfo info{.model = model.spec().id,
+                      .version = "1",
+                      .layers = c.n_layers,
+                      .q_heads = c.n_heads,
+                      .kv_heads = c.n_kv_heads,
+                      .head_dim = c.head_size(),
+                      .tokens = 0,
+                      .dtype = dt,
+                      .rope = model.rope(),
                       .metadata = {{"source", "kvplan trace capture"}, {"checkpoint", checkpoint}}};
   sim::TraceBuilder builder(info);
   sim::Llama2cRunner run(model);
@@ -61,16 +67,17 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
     tokens.resize(std::min<std::size_t>({tokens.size(), steps, c.seq_len}));
     for (std::size_t t = 0; t < tokens.size(); ++t) run.forward(tokens[t], t, cap);
   } else {
-    tokens = sim::generate(run, cap, tok,
-                           {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
-                 .tokens;
+    tokens =
+        sim::generate(run, cap, tok,
+                      {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
+            .tokens;
   }
   const std::uint64_t rows = builder.rows(0);
   for (std::uint64_t i = 0; i < rows; ++i) builder.append_token(tokens[i]);
   builder.write(output, dt);
-  out << "wrote " << output << ": " << rows << " tokens, " << c.n_layers << " layers, "
-      << c.n_heads << "/" << c.n_kv_heads << " heads, head_dim " << c.head_size() << ", "
-      << sim::to_string(dt) << "\n";
+  out << "wrote " << output << ": " << rows << " tokens, " << c.n_layers << " layers, " << c.n_heads
+      << "/" << c.n_kv_heads << " heads, head_dim " << c.head_size() << ", " << sim::to_string(dt)
+      << "\n";
   return 0;
 }
 
@@ -80,24 +87,25 @@ int run_synth(const std::vector<std::string>& args, std::ostream& out) {
   std::string output, dtype, style;
   std::uint32_t rope_dims = 0;
   double theta = 10000;
-  desc.add_options()
-      ("output,o", po::value(&output)->required(), "trace file to write (.safetensors)")
-      ("tokens", po::value(&o.tokens)->default_value(4096), "T, up to 131072")
-      ("layers", po::value(&o.layers)->default_value(2), "layers")
-      ("q-heads", po::value(&o.q_heads)->default_value(8), "query heads")
-      ("kv-heads", po::value(&o.kv_heads)->default_value(2), "KV heads")
-      ("head-dim", po::value(&o.head_dim)->default_value(64), "head dim")
-      ("seed", po::value(&o.seed)->default_value(1), "seed (same seed, same file)")
-      ("sinks", po::value(&o.sinks)->default_value(4), "attention-sink tokens at the start")
-      ("sink-strength", po::value(&o.sink_strength)->default_value(4.0), "sink key strength")
-      ("heavy-fraction", po::value(&o.heavy_fraction)->default_value(0.02), "share of heavy hitters")
-      ("heavy-strength", po::value(&o.heavy_strength)->default_value(2.5), "heavy-hitter strength")
-      ("outlier-channels", po::value(&o.outlier_channels)->default_value(4), "key outlier channels")
-      ("outlier-scale", po::value(&o.outlier_scale)->default_value(8.0), "outlier channel scale")
-      ("rope-theta", po::value(&theta)->default_value(10000.0), "RoPE theta")
-      ("rope-dims", po::value(&rope_dims)->default_value(0), "rotated dims (0 = head dim)")
-      ("rope-style", po::value(&style)->default_value("half"), "half|interleaved")
-      ("dtype", po::value(&dtype)->default_value("f16"), "f32|f16|bf16");
+  desc.add_options()("output,o", po::value(&output)->required(),
+                     "trace file to write (.safetensors)")(
+      "tokens", po::value(&o.tokens)->default_value(4096), "T, up to 131072")(
+      "layers", po::value(&o.layers)->default_value(2), "layers")(
+      "q-heads", po::value(&o.q_heads)->default_value(8), "query heads")(
+      "kv-heads", po::value(&o.kv_heads)->default_value(2), "KV heads")(
+      "head-dim", po::value(&o.head_dim)->default_value(64), "head dim")(
+      "seed", po::value(&o.seed)->default_value(1), "seed (same seed, same file)")(
+      "sinks", po::value(&o.sinks)->default_value(4), "attention-sink tokens at the start")(
+      "sink-strength", po::value(&o.sink_strength)->default_value(4.0), "sink key strength")(
+      "heavy-fraction", po::value(&o.heavy_fraction)->default_value(0.02),
+      "share of heavy hitters")("heavy-strength", po::value(&o.heavy_strength)->default_value(2.5),
+                                "heavy-hitter strength")(
+      "outlier-channels", po::value(&o.outlier_channels)->default_value(4), "key outlier channels")(
+      "outlier-scale", po::value(&o.outlier_scale)->default_value(8.0), "outlier channel scale")(
+      "rope-theta", po::value(&theta)->default_value(10000.0), "RoPE theta")(
+      "rope-dims", po::value(&rope_dims)->default_value(0), "rotated dims (0 = head dim)")(
+      "rope-style", po::value(&style)->default_value("half"), "half|interleaved")(
+      "dtype", po::value(&dtype)->default_value("f16"), "f32|f16|bf16");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out, "kvplan trace synth -o trace.safetensors [--tokens N] [...]",
                   "kvplan trace synth --tokens 32768 --seed 7 -o synth32k.safetensors"))
@@ -167,9 +175,15 @@ int run_info(const std::vector<std::string>& args, std::ostream& out) {
       out << "}\n";
       break;
     }
-    case OutputFormat::md: out << render_markdown(tab); break;
-    case OutputFormat::csv: out << render_csv(tab); break;
-    default: out << render_text(tab); break;
+    case OutputFormat::md:
+      out << render_markdown(tab);
+      break;
+    case OutputFormat::csv:
+      out << render_csv(tab);
+      break;
+    default:
+      out << render_text(tab);
+      break;
   }
   return 0;
 }
@@ -182,14 +196,16 @@ int run_trace(const std::vector<std::string>& args, std::ostream& out) {
       "  info     validate a trace file and print its shape and metadata\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     out << usage;
-    if (args.empty()) throw Error("command line", "trace", "missing subcommand (capture, synth or info)");
+    if (args.empty())
+      throw Error("command line", "trace", "missing subcommand (capture, synth or info)");
     return 0;
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "capture") return run_capture(rest, out);
   if (args[0] == "synth") return run_synth(rest, out);
   if (args[0] == "info") return run_info(rest, out);
-  throw Error("command line", "trace", "unknown subcommand '" + args[0] + "' (capture, synth, info)");
+  throw Error("command line", "trace",
+              "unknown subcommand '" + args[0] + "' (capture, synth, info)");
 }
 
 const Registrar reg{{"trace", "capture, synthesize or inspect attention traces", run_trace}};

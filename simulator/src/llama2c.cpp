@@ -21,8 +21,9 @@ std::vector<char> read_file(const std::string& path, std::uint64_t max_bytes) {
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error(path, "", "cannot read: " + ec.message());
   if (size > max_bytes)
-    throw Error(path, "", "file is " + std::to_string(size) + " bytes, over the limit of " +
-                              std::to_string(max_bytes));
+    throw Error(path, "",
+                "file is " + std::to_string(size) + " bytes, over the limit of " +
+                    std::to_string(max_bytes));
   std::ifstream is(path, std::ios::binary);
   if (!is) throw Error(path, "", "cannot open");
   std::vector<char> buf(size);
@@ -59,12 +60,13 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
   m.path_ = path;
   const auto buf = read_file(path, std::uint64_t{1} << 36);
   if (buf.size() < 28)
-    throw Error(path, "header", "file is " + std::to_string(buf.size()) +
-                                    " bytes, shorter than the 28-byte llama2.c header");
+    throw Error(path, "header",
+                "file is " + std::to_string(buf.size()) +
+                    " bytes, shorter than the 28-byte llama2.c header");
   std::int32_t h[7];
   std::memcpy(h, buf.data(), 28);
-  const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size",
-                          "seq_len"};
+  const char* names[7] = {"dim",        "hidden_dim", "n_layers", "n_heads",
+                          "n_kv_heads", "vocab_size", "seq_len"};
   const std::int32_t max[7] = {1 << 16, 1 << 18, 1 << 10, 1 << 10, 1 << 10, 1 << 21, 1 << 22};
   for (int i = 0; i < 7; ++i) {
     const std::int64_t v = i == 5 ? std::abs(static_cast<std::int64_t>(h[i])) : h[i];
@@ -83,15 +85,17 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
   c.vocab_size = static_cast<std::uint32_t>(std::abs(h[5]));
   c.seq_len = static_cast<std::uint32_t>(h[6]);
   if (c.dim % c.n_heads != 0)
-    throw Error(path, "header/n_heads", "must divide dim (" + std::to_string(c.dim) + "), got " +
-                                            std::to_string(c.n_heads));
+    throw Error(
+        path, "header/n_heads",
+        "must divide dim (" + std::to_string(c.dim) + "), got " + std::to_string(c.n_heads));
   if (c.n_heads % c.n_kv_heads != 0)
     throw Error(path, "header/n_kv_heads",
                 "must divide n_heads (" + std::to_string(c.n_heads) + "), got " +
                     std::to_string(c.n_kv_heads));
   if (c.head_size() % 2 != 0)
-    throw Error(path, "header/n_heads",
-                "head size dim/n_heads must be even for RoPE, got " + std::to_string(c.head_size()));
+    throw Error(
+        path, "header/n_heads",
+        "head size dim/n_heads must be even for RoPE, got " + std::to_string(c.head_size()));
   const std::uint64_t L = c.n_layers, d = c.dim, hs = c.head_size(), hid = c.hidden_dim;
   const std::uint64_t qd = c.n_heads * hs, kvd = c.n_kv_heads * hs, V = c.vocab_size;
   std::uint64_t at = 0;
@@ -121,7 +125,8 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
                     ", hidden " + std::to_string(hid) + ", layers " + std::to_string(L) +
                     ", heads " + std::to_string(c.n_heads) + "/" + std::to_string(c.n_kv_heads) +
                     ", vocab " + std::to_string(h[5]) + ", seq_len " + std::to_string(c.seq_len) +
-                    ") needs exactly " + std::to_string(expect) + " (truncated or not legacy format)");
+                    ") needs exactly " + std::to_string(expect) +
+                    " (truncated or not legacy format)");
   m.w_.resize(at);
   std::memcpy(m.w_.data(), buf.data() + 28, at * 4);
   for (float x : m.w_)
@@ -148,10 +153,10 @@ ModelSpec Llama2cModel::spec() const {
 std::span<const float> Llama2cModel::embedding() const {
   return {w_.data() + off_.emb, std::size_t{cfg_.vocab_size} * cfg_.dim};
 }
-#define KVPLAN_LAYER_SPAN(fn, base, rows, cols)                                      \
-  std::span<const float> Llama2cModel::fn(std::uint32_t l) const {                   \
-    const std::size_t n = std::size_t{rows} * (cols);                                \
-    return {w_.data() + off_.base + l * n, n};                                        \
+#define KVPLAN_LAYER_SPAN(fn, base, rows, cols)                    \
+  std::span<const float> Llama2cModel::fn(std::uint32_t l) const { \
+    const std::size_t n = std::size_t{rows} * (cols);              \
+    return {w_.data() + off_.base + l * n, n};                     \
   }
 KVPLAN_LAYER_SPAN(rms_att, rms_att, 1, cfg_.dim)
 KVPLAN_LAYER_SPAN(wq, wq, cfg_.n_heads* cfg_.head_size(), cfg_.dim)
@@ -163,7 +168,9 @@ KVPLAN_LAYER_SPAN(w1, w1, cfg_.hidden_dim, cfg_.dim)
 KVPLAN_LAYER_SPAN(w2, w2, cfg_.dim, cfg_.hidden_dim)
 KVPLAN_LAYER_SPAN(w3, w3, cfg_.hidden_dim, cfg_.dim)
 #undef KVPLAN_LAYER_SPAN
-std::span<const float> Llama2cModel::rms_final() const { return {w_.data() + off_.rms_final, cfg_.dim}; }
+std::span<const float> Llama2cModel::rms_final() const {
+  return {w_.data() + off_.rms_final, cfg_.dim};
+}
 std::span<const float> Llama2cModel::classifier() const {
   return {w_.data() + off_.cls, std::size_t{cfg_.vocab_size} * cfg_.dim};
 }
@@ -207,7 +214,8 @@ void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::spa
   const auto& K = k_[layer];
   const auto& Vc = v_[layer];
   std::copy(q.begin(), q.end(), qr_.begin());
-  for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
+  for (std::uint32_t h = 0; h < hq_; ++h)
+    apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
   const std::uint64_t n = pos + 1;
   att_.resize(std::size_t{hq_} * n);
   last_len_ = n;
@@ -265,12 +273,13 @@ std::span<const float> Llama2cRunner::forward(std::int32_t token, std::uint64_t 
                                               AttentionBackend& attn) {
   const auto& c = m_.config();
   if (token < 0 || static_cast<std::uint32_t>(token) >= c.vocab_size)
-    throw Error(m_.path(), "token", "id " + std::to_string(token) + " outside the vocabulary of " +
-                                        std::to_string(c.vocab_size));
+    throw Error(m_.path(), "token",
+                "id " + std::to_string(token) + " outside the vocabulary of " +
+                    std::to_string(c.vocab_size));
   if (pos >= c.seq_len)
-    throw Error(m_.path(), "seq_len", "position " + std::to_string(pos) +
-                                          " beyond the model's context of " +
-                                          std::to_string(c.seq_len) + " tokens");
+    throw Error(m_.path(), "seq_len",
+                "position " + std::to_string(pos) + " beyond the model's context of " +
+                    std::to_string(c.seq_len) + " tokens");
   const std::uint32_t dim = c.dim, hid = c.hidden_dim, qd = c.n_heads * c.head_size();
   std::copy_n(m_.embedding().data() + static_cast<std::size_t>(token) * dim, dim, x_.data());
   for (std::uint32_t l = 0; l < c.n_layers; ++l) {
@@ -420,7 +429,8 @@ std::string printable(const std::string& piece) {
 
 std::string Tokenizer::detokenize(std::span<const std::int32_t> tokens) const {
   std::string out;
-  for (std::size_t i = 1; i < tokens.size(); ++i) out += printable(decode(tokens[i - 1], tokens[i]));
+  for (std::size_t i = 1; i < tokens.size(); ++i)
+    out += printable(decode(tokens[i - 1], tokens[i]));
   return out;
 }
 

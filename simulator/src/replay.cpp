@@ -39,7 +39,10 @@ ModelSpec spec_from_trace(const TraceInfo& info, const std::string& source) {
 
 std::uint64_t predicted_bytes(const ModelSpec& spec, const ReplayConfig& cfg, std::uint64_t n,
                               std::uint64_t prefill) {
-  KvCostInput in{.context = n, .batch = 1, .format = cfg.format, .policy = cfg.policy,
+  KvCostInput in{.context = n,
+                 .batch = 1,
+                 .format = cfg.format,
+                 .policy = cfg.policy,
                  .block_size = cfg.block_size};
   if (cfg.policy.kind == PolicyKind::snapkv) {
     if (n < prefill) {
@@ -70,15 +73,16 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
       backend_(backend),
       prefill_(prefill),
       source_(source) {
-  kivi_evict_ = cfg.format.dtype == KvDtype::kivi && (cfg.policy.kind == PolicyKind::streaming ||
-                                                      cfg.policy.kind == PolicyKind::h2o);
+  kivi_evict_ = cfg.format.dtype == KvDtype::kivi &&
+                (cfg.policy.kind == PolicyKind::streaming || cfg.policy.kind == PolicyKind::h2o);
   if (cfg.policy.kind == PolicyKind::snapkv && prefill == 0)
     throw Error(source, "prefill", "snapkv needs a prompt length of at least 1 token");
   validate_stream(cfg.format, StreamRole::key, head_dim, cfg.block_size, source);
   if (backend == kn::Backend::cuda)
-    throw Error(source, "backend", "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
-  krope_.style = rope.style == RopeStyle::interleaved ? kn::RopeStyle::interleaved
-                                                      : kn::RopeStyle::half;
+    throw Error(source, "backend",
+                "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
+  krope_.style =
+      rope.style == RopeStyle::interleaved ? kn::RopeStyle::interleaved : kn::RopeStyle::half;
   if (rope.dims == 0) krope_.style = kn::RopeStyle::none;
   krope_.theta = static_cast<float>(rope.theta);
   krope_.dims = rope.dims;
@@ -105,9 +109,9 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
 
 void KernelAttention::check(const kn::Status& s, const char* what) const {
   if (!s.ok())
-    throw Error(s.code == kn::StatusCode::invalid_argument ? ErrorKind::invalid_input
-                                                           : ErrorKind::internal,
-                source_, label(cfg_), std::string(what) + ": " + s.message);
+    throw Error(
+        s.code == kn::StatusCode::invalid_argument ? ErrorKind::invalid_input : ErrorKind::internal,
+        source_, label(cfg_), std::string(what) + ": " + s.message);
 }
 
 std::uint64_t KernelAttention::bytes_held() const {
@@ -137,17 +141,20 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
     shadow_k_[layer].insert(shadow_k_[layer].end(), kr.begin(), kr.end());
     shadow_v_[layer].insert(shadow_v_[layer].end(), v.begin(), v.end());
   }
-  check(pools_[layer].append(seqs_[layer], 0, kr.data(), v.data(), static_cast<std::int32_t>(pos)), "append");
+  check(pools_[layer].append(seqs_[layer], 0, kr.data(), v.data(), static_cast<std::int32_t>(pos)),
+        "append");
 
   // Evict before attending: budgets count the current token.
   std::uint32_t n = pools_[layer].num_tokens(seqs_[layer], 0);
   if (P.kind == PolicyKind::streaming && n > P.sink + P.window) {
     const kn::PagedKvView view = pools_[layer].view(seqs_[layer], 0);
     kn::KeepSet keep;
-    check(kn::streaming_select({.num_kv_heads = hkv_, .num_tokens = n,
+    check(kn::streaming_select({.num_kv_heads = hkv_,
+                                .num_tokens = n,
                                 .positions = view.positions,
                                 .positions_stride = view.positions_stride,
-                                .sink = P.sink, .window = P.window},
+                                .sink = P.sink,
+                                .window = P.window},
                                &keep, backend_),
           "streaming_select");
     apply_keep(layer, keep);
@@ -158,7 +165,8 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
     if (n > hp.heavy + hp.recent) {
       const kn::PagedKvView view = pools_[layer].view(seqs_[layer], 0);
       std::vector<float> flat(std::size_t{hkv_} * n);
-      for (std::uint32_t h = 0; h < hkv_; ++h) std::copy(sc[h].begin(), sc[h].end(), flat.begin() + h * n);
+      for (std::uint32_t h = 0; h < hkv_; ++h)
+        std::copy(sc[h].begin(), sc[h].end(), flat.begin() + h * n);
       hp.num_kv_heads = hkv_;
       hp.num_tokens = n;
       hp.scores = flat.data();
@@ -192,9 +200,14 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
   if (P.kind == PolicyKind::h2o) {
     auto& sc = scores_[layer];
     std::vector<float> flat(std::size_t{hkv_} * n);
-    for (std::uint32_t h = 0; h < hkv_; ++h) std::copy(sc[h].begin(), sc[h].end(), flat.begin() + h * n);
-    check(kn::h2o_accumulate({.num_q_heads = hq_, .num_kv_heads = hkv_, .num_tokens = n,
-                              .probs = probs_.data(), .scores = flat.data(), .gqa = P.gqa},
+    for (std::uint32_t h = 0; h < hkv_; ++h)
+      std::copy(sc[h].begin(), sc[h].end(), flat.begin() + h * n);
+    check(kn::h2o_accumulate({.num_q_heads = hq_,
+                              .num_kv_heads = hkv_,
+                              .num_tokens = n,
+                              .probs = probs_.data(),
+                              .scores = flat.data(),
+                              .gqa = P.gqa},
                              backend_),
           "h2o_accumulate");
     for (std::uint32_t h = 0; h < hkv_; ++h)
@@ -249,22 +262,34 @@ void KernelAttention::snapkv_compress(std::uint32_t layer, std::uint64_t n64) {
   const std::size_t qw = std::size_t{hq_} * d_;
   const auto w = static_cast<std::uint32_t>(obs_q_[layer].size() / qw);
   std::vector<std::int32_t> pos(std::size_t{hkv_} * n), qpos(w);
-  for (std::uint32_t h = 0; h < hkv_; ++h) std::iota(pos.begin() + h * n, pos.begin() + (h + 1) * n, 0);
+  for (std::uint32_t h = 0; h < hkv_; ++h)
+    std::iota(pos.begin() + h * n, pos.begin() + (h + 1) * n, 0);
   std::iota(qpos.begin(), qpos.end(), static_cast<std::int32_t>(n - w));
   const std::uint32_t table = 0;
-  const kn::PagedKvView dense =
-      kn::dense_view(shadow_k_[layer].data(), shadow_v_[layer].data(), n, hkv_, d_, pos.data(), &table);
+  const kn::PagedKvView dense = kn::dense_view(shadow_k_[layer].data(), shadow_v_[layer].data(), n,
+                                               hkv_, d_, pos.data(), &table);
   std::vector<float> probs(std::size_t{hq_} * w * n);
-  check(kn::prefill_attention({.kv = dense, .num_q_heads = hq_, .num_queries = w,
-                               .q = obs_q_[layer].data(), .q_positions = qpos.data(),
-                               .probs = probs.data(), .rope = krope_},
+  check(kn::prefill_attention({.kv = dense,
+                               .num_q_heads = hq_,
+                               .num_queries = w,
+                               .q = obs_q_[layer].data(),
+                               .q_positions = qpos.data(),
+                               .probs = probs.data(),
+                               .rope = krope_},
                               backend_),
         "prefill_attention");
   kn::KeepSet keep;
-  check(kn::snapkv_select({.num_q_heads = hq_, .num_kv_heads = hkv_, .num_tokens = n,
-                           .num_queries = w, .probs = probs.data(), .positions = pos.data(),
-                           .positions_stride = n, .budget = kn::snapkv_budget(P, n),
-                           .kernel = P.kernel, .pool = P.pool, .gqa = P.gqa},
+  check(kn::snapkv_select({.num_q_heads = hq_,
+                           .num_kv_heads = hkv_,
+                           .num_tokens = n,
+                           .num_queries = w,
+                           .probs = probs.data(),
+                           .positions = pos.data(),
+                           .positions_stride = n,
+                           .budget = kn::snapkv_budget(P, n),
+                           .kernel = P.kernel,
+                           .pool = P.pool,
+                           .gqa = P.gqa},
                           &keep, backend_),
         "snapkv_select");
   if (keep.count < n) apply_keep(layer, keep);
@@ -322,8 +347,12 @@ struct FidelityAcc {
 class MeasuredAttention final : public AttentionBackend {
  public:
   MeasuredAttention(KernelAttention& k, const Llama2cModel& m)
-      : kern_(k), shadow_(m), acc_(m.config().n_layers), hq_(m.config().n_heads),
-        hkv_(m.config().n_kv_heads), ref_(std::size_t{hq_} * m.config().head_size()) {}
+      : kern_(k),
+        shadow_(m),
+        acc_(m.config().n_layers),
+        hq_(m.config().n_heads),
+        hkv_(m.config().n_kv_heads),
+        ref_(std::size_t{hq_} * m.config().head_size()) {}
   void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
               std::span<const float> k, std::span<const float> v, std::span<float> out) override {
     kern_.attend(layer, pos, q, k, v, out);
@@ -387,7 +416,9 @@ ReplayReport replay_model(const Llama2cModel& model, std::span<const std::int32_
   const auto& c = model.config();
   std::uint64_t T = std::min<std::uint64_t>(tokens.size(), c.seq_len);
   if (opt.max_tokens) T = std::min(T, opt.max_tokens);
-  if (T < 2) throw Error(model.path(), "tokens", "need at least 2 tokens to score, got " + std::to_string(T));
+  if (T < 2)
+    throw Error(model.path(), "tokens",
+                "need at least 2 tokens to score, got " + std::to_string(T));
   if (opt.eval_from + 1 >= T)
     throw Error("--eval-from", "eval-from",
                 std::to_string(opt.eval_from) + " leaves no position to score in " +
@@ -404,8 +435,8 @@ ReplayReport replay_model(const Llama2cModel& model, std::span<const std::int32_
   const std::uint32_t hs = c.head_size();
 
   ReplayConfig base_cfg{.format = KvFormat{.dtype = KvDtype::fp32}, .policy = {}, .block_size = 1};
-  KernelAttention base(base_cfg, c.n_layers, c.n_heads, c.n_kv_heads, hs, model.rope(),
-                       opt.backend, rep.prefill, model.path());
+  KernelAttention base(base_cfg, c.n_layers, c.n_heads, c.n_kv_heads, hs, model.rope(), opt.backend,
+                       rep.prefill, model.path());
   Llama2cRunner base_run(model);
   struct Slot {
     std::unique_ptr<KernelAttention> kern;
@@ -418,9 +449,9 @@ ReplayReport replay_model(const Llama2cModel& model, std::span<const std::int32_
   std::vector<Slot> slots;
   for (const auto& cfg : configs) {
     Slot s;
-    s.kern = std::make_unique<KernelAttention>(cfg, c.n_layers, c.n_heads, c.n_kv_heads, hs,
-                                               model.rope(), opt.backend, rep.prefill,
-                                               model.path());
+    s.kern =
+        std::make_unique<KernelAttention>(cfg, c.n_layers, c.n_heads, c.n_kv_heads, hs,
+                                          model.rope(), opt.backend, rep.prefill, model.path());
     s.meas = std::make_unique<MeasuredAttention>(*s.kern, model);
     s.run = std::make_unique<Llama2cRunner>(model);
     s.r.config = cfg;
@@ -498,9 +529,9 @@ ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig
   std::vector<ConfigResult> results;
   std::vector<FidelityAcc> accs;
   for (const auto& cfg : configs) {
-    kerns.push_back(std::make_unique<KernelAttention>(cfg, info.layers, info.q_heads,
-                                                      info.kv_heads, info.head_dim, info.rope,
-                                                      opt.backend, rep.prefill, trace.path()));
+    kerns.push_back(std::make_unique<KernelAttention>(cfg, info.layers, info.q_heads, info.kv_heads,
+                                                      info.head_dim, info.rope, opt.backend,
+                                                      rep.prefill, trace.path()));
     ConfigResult r;
     r.config = cfg;
     r.label = label(cfg);

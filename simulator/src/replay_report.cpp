@@ -35,8 +35,8 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
                         {"eval_from", rep.eval_from},
                         {"prefill", rep.prefill},
                         {"model_in_loop", rep.model_in_loop},
-                        {"baseline_perplexity", rep.model_in_loop ? num(rep.baseline_perplexity)
-                                                                  : nlohmann::json()},
+                        {"baseline_perplexity",
+                         rep.model_in_loop ? num(rep.baseline_perplexity) : nlohmann::json()},
                         {"all_bytes_match", rep.all_bytes_match()}};
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : rep.configs) {
@@ -67,25 +67,25 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
     return j.dump(2) + "\n";
   }
   Table t;
-  t.header = {"kv_dtype", "policy", "S", "predicted B", "measured B", "peak pred B",
-              "peak meas B", "match", "kept", "rel err", "attn mass"};
+  t.header = {"kv_dtype",    "policy", "S",    "predicted B", "measured B", "peak pred B",
+              "peak meas B", "match",  "kept", "rel err",     "attn mass"};
   if (rep.model_in_loop) {
     for (const char* h : {"mean KL", "top-1", "ppl"}) t.header.push_back(h);
   }
   t.header.push_back("tok/s");
   for (const auto& r : rep.configs) {
-    std::vector<std::string> row = {to_string(r.config.format),
-                                    to_string(r.config.policy),
-                                    std::to_string(r.config.block_size),
-                                    std::to_string(r.predicted_bytes),
-                                    std::to_string(r.measured_bytes),
-                                    std::to_string(r.predicted_peak_bytes),
-                                    std::to_string(r.measured_peak_bytes),
-                                    r.bytes_match ? "yes" : "NO (step " +
-                                                                std::to_string(r.first_mismatch_step) + ")",
-                                    std::to_string(r.retained_tokens),
-                                    sci(r.rel_error),
-                                    fixed(r.attention_mass, 4)};
+    std::vector<std::string> row = {
+        to_string(r.config.format),
+        to_string(r.config.policy),
+        std::to_string(r.config.block_size),
+        std::to_string(r.predicted_bytes),
+        std::to_string(r.measured_bytes),
+        std::to_string(r.predicted_peak_bytes),
+        std::to_string(r.measured_peak_bytes),
+        r.bytes_match ? "yes" : "NO (step " + std::to_string(r.first_mismatch_step) + ")",
+        std::to_string(r.retained_tokens),
+        sci(r.rel_error),
+        fixed(r.attention_mass, 4)};
     if (rep.model_in_loop) {
       row.push_back(sci(r.mean_kl));
       row.push_back(fixed(r.top1_agreement, 4));
@@ -95,11 +95,11 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
     t.rows.push_back(std::move(row));
   }
   if (f == OutputFormat::csv) return render_csv(t);
-  std::string head = "replay of " + rep.source + " (" + rep.model + "): " +
-                     std::to_string(rep.tokens) + " tokens";
+  std::string head =
+      "replay of " + rep.source + " (" + rep.model + "): " + std::to_string(rep.tokens) + " tokens";
   if (rep.model_in_loop)
-    head += ", scored from position " + std::to_string(rep.eval_from) +
-            ", full-cache perplexity " + fixed(rep.baseline_perplexity, 3);
+    head += ", scored from position " + std::to_string(rep.eval_from) + ", full-cache perplexity " +
+            fixed(rep.baseline_perplexity, 3);
   head += "\npredicted bytes (kvplan::kv_cost) vs measured bytes (block pool): " +
           std::string(rep.all_bytes_match() ? "equal at every step for every configuration"
                                             : "MISMATCH (see the match column)");

@@ -34,10 +34,14 @@ std::string errno_text() { return std::strerror(errno); }
 
 std::string_view to_string(DType d) {
   switch (d) {
-    case DType::f32: return "F32";
-    case DType::f16: return "F16";
-    case DType::bf16: return "BF16";
-    case DType::i32: return "I32";
+    case DType::f32:
+      return "F32";
+    case DType::f16:
+      return "F16";
+    case DType::bf16:
+      return "BF16";
+    case DType::i32:
+      return "I32";
   }
   return "?";
 }
@@ -45,9 +49,11 @@ std::string_view to_string(DType d) {
 std::size_t dtype_bytes(DType d) {
   switch (d) {
     case DType::f32:
-    case DType::i32: return 4;
+    case DType::i32:
+      return 4;
     case DType::f16:
-    case DType::bf16: return 2;
+    case DType::bf16:
+      return 2;
   }
   return 0;
 }
@@ -221,7 +227,8 @@ void SafetensorsFile::parse(const SafetensorsLimits& lim) {
       continue;
     }
     const std::string where = "tensor '" + name + "'";
-    if (!v.is_object()) throw Error(path_, where, "must be an object with dtype, shape, data_offsets");
+    if (!v.is_object())
+      throw Error(path_, where, "must be an object with dtype, shape, data_offsets");
     for (auto f = v.begin(); f != v.end(); ++f) {
       if (f.key() != "dtype" && f.key() != "shape" && f.key() != "data_offsets")
         throw Error(path_, where + " /" + f.key(),
@@ -253,7 +260,8 @@ void SafetensorsFile::parse(const SafetensorsLimits& lim) {
     if (!v.contains("data_offsets") || !v["data_offsets"].is_array() ||
         v["data_offsets"].size() != 2 || !v["data_offsets"][0].is_number_unsigned() ||
         !v["data_offsets"][1].is_number_unsigned())
-      throw Error(path_, where + " /data_offsets", "must be [begin, end], two non-negative integers");
+      throw Error(path_, where + " /data_offsets",
+                  "must be [begin, end], two non-negative integers");
     t.begin = v["data_offsets"][0].get<std::uint64_t>();
     t.end = v["data_offsets"][1].get<std::uint64_t>();
     if (t.begin > t.end)
@@ -338,7 +346,9 @@ void SafetensorsFile::read_f32(const TensorInfo& t, std::uint64_t first,
                     std::to_string(first + out.size()) + ") outside its " + std::to_string(n));
   const std::byte* p = base_ + data_start_ + t.begin + first * dtype_bytes(t.dtype);
   switch (t.dtype) {
-    case DType::f32: std::memcpy(out.data(), p, out.size() * 4); break;
+    case DType::f32:
+      std::memcpy(out.data(), p, out.size() * 4);
+      break;
     case DType::f16:
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = half_to_float(load_u16(p + 2 * i));
       break;

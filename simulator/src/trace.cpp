@@ -25,8 +25,7 @@ void apply_rope(const RopeSpec& rope, std::span<float> x, std::uint64_t pos) {
   } else {
     const std::uint32_t h = dims / 2;
     for (std::uint32_t j = 0; j < h; ++j) {
-      const float freq =
-          1.0f / powf(theta, static_cast<float>(2 * j) / static_cast<float>(dims));
+      const float freq = 1.0f / powf(theta, static_cast<float>(2 * j) / static_cast<float>(dims));
       const float val = p * freq;
       const float c = cosf(val), s = sinf(val);
       const float v0 = x[j], v1 = x[j + h];
@@ -61,12 +60,14 @@ TraceFile TraceFile::open(const std::string& path) {
   auto need = [&](const std::string& key) -> const std::string& {
     auto it = md.find(key);
     if (it == md.end())
-      throw Error(path, "__metadata__/" + key, "missing (a kvplan trace needs format, version, "
-                                               "model, rope_theta, rope_dims, rope_style)");
+      throw Error(path, "__metadata__/" + key,
+                  "missing (a kvplan trace needs format, version, "
+                  "model, rope_theta, rope_dims, rope_style)");
     return it->second;
   };
   if (need("format") != "kvplan-trace")
-    throw Error(path, "__metadata__/format", "must be 'kvplan-trace', got '" + md.at("format") + "'");
+    throw Error(path, "__metadata__/format",
+                "must be 'kvplan-trace', got '" + md.at("format") + "'");
   info.version = need("version");
   if (info.version != "1")
     throw Error(path, "__metadata__/version", "unsupported version '" + info.version + "' (1)");
@@ -99,11 +100,13 @@ TraceFile TraceFile::open(const std::string& path) {
     std::uint32_t l = 0;
     const char* b = n.data() + 7;
     if (n.rfind("layers.", 0) != 0)
-      throw Error(path, "tensor '" + n + "'", "unexpected tensor (expected layers.{l}.q|k|v, tokens)");
+      throw Error(path, "tensor '" + n + "'",
+                  "unexpected tensor (expected layers.{l}.q|k|v, tokens)");
     auto [p, ec] = std::from_chars(b, n.data() + n.size(), l);
     const std::string rest(p, n.data() + n.size());
     if (ec != std::errc() || (rest != ".q" && rest != ".k" && rest != ".v") || l >= (1u << 16))
-      throw Error(path, "tensor '" + n + "'", "unexpected tensor (expected layers.{l}.q|k|v, tokens)");
+      throw Error(path, "tensor '" + n + "'",
+                  "unexpected tensor (expected layers.{l}.q|k|v, tokens)");
     layers = std::max(layers, l + 1);
   }
   if (layers == 0) throw Error(path, "layers.0.q", "missing: a trace needs at least one layer");
@@ -117,8 +120,8 @@ TraceFile TraceFile::open(const std::string& path) {
     for (const TensorInfo* x : {&q, &k, &v}) {
       const std::string where = "tensor '" + x->name + "' /shape";
       if (x->shape.size() != 3)
-        throw Error(path, where, "must be [T, heads, head_dim], got rank " +
-                                     std::to_string(x->shape.size()));
+        throw Error(path, where,
+                    "must be [T, heads, head_dim], got rank " + std::to_string(x->shape.size()));
       if (x->dtype == DType::i32)
         throw Error(path, "tensor '" + x->name + "' /dtype", "must be F32, F16 or BF16, got I32");
       if (x->shape[1] == 0 || x->shape[2] == 0 || x->shape[1] > 4096 || x->shape[2] > 4096)
@@ -158,7 +161,8 @@ TraceFile TraceFile::open(const std::string& path) {
                     std::to_string(rope_dims));
   if (const TensorInfo* tok = t.file_.find("tokens")) {
     if (tok->dtype != DType::i32)
-      throw Error(path, "tensor 'tokens' /dtype", "must be I32, got " + std::string(to_string(tok->dtype)));
+      throw Error(path, "tensor 'tokens' /dtype",
+                  "must be I32, got " + std::string(to_string(tok->dtype)));
     if (tok->shape.size() != 1 || tok->shape[0] != info.tokens)
       throw Error(path, "tensor 'tokens' /shape",
                   "must be [" + std::to_string(info.tokens) + "] (T of the layers)");
@@ -173,9 +177,9 @@ void TraceFile::read(TraceTensor which, std::uint32_t layer, std::uint64_t token
   const auto& vec = which == TraceTensor::q ? q_ : which == TraceTensor::k ? k_ : v_;
   const std::size_t width = which == TraceTensor::q ? info_.q_width() : info_.kv_width();
   if (layer >= vec.size() || token >= info_.tokens || out.size() != width)
-    throw Error(ErrorKind::internal, path(), "read",
-                "layer " + std::to_string(layer) + " token " + std::to_string(token) +
-                    " out of range");
+    throw Error(
+        ErrorKind::internal, path(), "read",
+        "layer " + std::to_string(layer) + " token " + std::to_string(token) + " out of range");
   file_.read_f32(*vec[layer], token * width, out);
 }
 

@@ -86,10 +86,10 @@ TEST_F(BadFile, CheckpointsAreRefusedWithTheFieldNamed) {
     }
   };
   expect("abc", "header");
-  expect(header(64, 172, 5, 8, 4, 512, 512), "file size");           // no weights
-  expect(header(64, 172, 5, 8, 3, 512, 512), "n_kv_heads");          // 3 does not divide 8
-  expect(header(64, 172, -5, 8, 4, 512, 512), "n_layers");           // negative
-  expect(header(1 << 30, 172, 5, 8, 4, 512, 512), "dim");            // absurd
+  expect(header(64, 172, 5, 8, 4, 512, 512), "file size");   // no weights
+  expect(header(64, 172, 5, 8, 3, 512, 512), "n_kv_heads");  // 3 does not divide 8
+  expect(header(64, 172, -5, 8, 4, 512, 512), "n_layers");   // negative
+  expect(header(1 << 30, 172, 5, 8, 4, 512, 512), "dim");    // absurd
   expect(header(64, 172, 5, 8, 4, 512, 512) + std::string(1000, '\0'), "file size");
   if (test::have_model()) {  // a truncated real checkpoint
     std::ifstream is(test::checkpoint_path(), std::ios::binary);

@@ -42,8 +42,8 @@ TEST(ReplayModel, KernelFullCacheMatchesThePlainReferenceForward) {
     const std::vector<float> ref(la.begin(), la.end());
     const auto lb = b.forward(f.tokens[t], t, kern);
     for (std::size_t i = 0; i < ref.size(); ++i)
-      worst = std::max(worst, static_cast<double>(std::fabs(ref[i] - lb[i])) /
-                                  (1.0 + std::fabs(ref[i])));
+      worst = std::max(worst,
+                       static_cast<double>(std::fabs(ref[i] - lb[i])) / (1.0 + std::fabs(ref[i])));
   }
   EXPECT_LT(worst, 1e-4) << "kernel fp32 full cache drifts from llama2.c's forward";
 }
@@ -56,25 +56,24 @@ TEST(ReplayModel, GreedyThroughTheKernelCacheReproducesTheText) {
   KernelAttention kern(parse_config("fp32", "full", 16), c.n_layers, c.n_heads, c.n_kv_heads,
                        c.head_size(), f.model.rope());
   const auto g = generate(run, kern, f.tok, {.prompt = "", .steps = 60});
-  EXPECT_EQ(g.text.rfind("Once upon a time, there was a little girl named Lily.", 0), 0u)
-      << g.text;
+  EXPECT_EQ(g.text.rfind("Once upon a time, there was a little girl named Lily.", 0), 0u) << g.text;
 }
 
 TEST(ReplayModel, EveryConfigurationReportsKlAndExactBytes) {
   KVPLAN_REQUIRE_MODEL();
   const auto& f = fixture();
   const std::vector<ReplayConfig> cfgs = {
-      parse_config("fp32", "full", 16),                                   // 0: exact
-      parse_config("fp16", "full", 16),                                   // 1: nearly exact
-      parse_config("fp16", "streaming:sink=0,window=32", 16),             // 2: sliding window
-      parse_config("fp16", "streaming:sink=4,window=28", 7),              // 3: sink + window
-      parse_config("fp16", "h2o:heavy=16,recent=16", 16),                 // 4: H2O
-      parse_config("fp16", "snapkv:budget=24,window=8,kernel=5", 16),     // 5: SnapKV
-      parse_config("kivi:bits=2,group=8,residual=32", "full", 16),        // 6: KIVI-2bit
-      parse_config("kivi:bits=2,group=8,residual=16", "snapkv:budget=24,window=8", 3),  // 7
-      parse_config("int8", "streaming:sink=4,window=28,positions=cache", 1),            // 8
+      parse_config("fp32", "full", 16),                                // 0: exact
+      parse_config("fp16", "full", 16),                                // 1: nearly exact
+      parse_config("fp16", "streaming:sink=0,window=32", 16),          // 2: sliding window
+      parse_config("fp16", "streaming:sink=4,window=28", 7),           // 3: sink + window
+      parse_config("fp16", "h2o:heavy=16,recent=16", 16),              // 4: H2O
+      parse_config("fp16", "snapkv:budget=24,window=8,kernel=5", 16),  // 5: SnapKV
+      parse_config("kivi:bits=2,group=8,residual=32", "full", 16),     // 6: KIVI-2bit
+      parse_config("kivi:bits=2,group=8,residual=16", "snapkv:budget=24,window=8", 3),    // 7
+      parse_config("int8", "streaming:sink=4,window=28,positions=cache", 1),              // 8
       parse_config("kivi:bits=2,group=8,residual=16", "streaming:sink=4,window=28", 16),  // 9
-      parse_config("kivi:bits=4,group=8,residual=8", "h2o:heavy=16,recent=16", 5),       // 10
+      parse_config("kivi:bits=4,group=8,residual=8", "h2o:heavy=16,recent=16", 5),        // 10
   };
   ReplayOptions opt;
   opt.eval_from = 64;

@@ -22,7 +22,8 @@ std::string raw(const std::string& name, const std::string& header, std::size_t 
                 std::int64_t declared_len = -1) {
   const std::string p = tmp(name);
   std::ofstream os(p, std::ios::binary);
-  const std::uint64_t n = declared_len >= 0 ? static_cast<std::uint64_t>(declared_len) : header.size();
+  const std::uint64_t n =
+      declared_len >= 0 ? static_cast<std::uint64_t>(declared_len) : header.size();
   os.write(reinterpret_cast<const char*>(&n), 8);
   os << header << std::string(data_bytes, '\0');
   return p;
@@ -32,9 +33,10 @@ const char* kMeta =
     R"("__metadata__":{"format":"kvplan-trace","version":"1","model":"t","rope_theta":"10000","rope_dims":"4","rope_style":"interleaved"})";
 
 // A valid one-layer trace header: T=2, 1 head, d=4, F32 -> q, k, v 32 bytes each.
-std::string good_header(const std::string& q = R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[0,32]})",
-                        const std::string& k = R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[32,64]})",
-                        const std::string& v = R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[64,96]})") {
+std::string good_header(
+    const std::string& q = R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[0,32]})",
+    const std::string& k = R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[32,64]})",
+    const std::string& v = R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[64,96]})") {
   return std::string("{") + kMeta + R"(,"layers.0.q":)" + q + R"(,"layers.0.k":)" + k +
          R"(,"layers.0.v":)" + v + "}";
 }
@@ -47,7 +49,8 @@ void expect_refused(const std::string& path, const std::vector<std::string>& nee
     const std::string w = e.what();
     EXPECT_EQ(e.exit_code(), 2) << w;
     EXPECT_NE(w.find(path), std::string::npos) << "error does not name the file: " << w;
-    for (const auto& n : needles) EXPECT_NE(w.find(n), std::string::npos) << "missing '" << n << "' in: " << w;
+    for (const auto& n : needles)
+      EXPECT_NE(w.find(n), std::string::npos) << "missing '" << n << "' in: " << w;
   }
 }
 
@@ -59,7 +62,8 @@ TEST(TraceFile, AcceptsTheHandWrittenGoodFile) {
 }
 
 TEST(TraceFile, RefusesMalformedFilesNamingFileAndField) {
-  expect_refused(raw("truncated.safetensors", good_header(), 90), {"layers.0.v", "data_offsets", "outside"});
+  expect_refused(raw("truncated.safetensors", good_header(), 90),
+                 {"layers.0.v", "data_offsets", "outside"});
   expect_refused(raw("short.safetensors", "", 0, 0).substr(0), {"header"});
   expect_refused(raw("lying.safetensors", good_header(), 96, 1 << 20), {"header length", "follow"});
   expect_refused(raw("hugeheader.safetensors", good_header(), 96, std::int64_t{1} << 40),
@@ -76,21 +80,24 @@ TEST(TraceFile, RefusesMalformedFilesNamingFileAndField) {
   expect_refused(raw("i32.safetensors",
                      good_header(R"({"dtype":"I32","shape":[2,1,4],"data_offsets":[0,32]})"), 96),
                  {"layers.0.q", "dtype", "I32"});
-  expect_refused(raw("huge.safetensors",
-                     good_header(R"({"dtype":"F32","shape":[2,1,1099511627776],"data_offsets":[0,32]})"),
-                     96),
-                 {"layers.0.q", "shape", "absurd"});
-  expect_refused(raw("overflow.safetensors",
-                     good_header(R"({"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,32]})"),
-                     96),
-                 {"layers.0.q", "shape"});
+  expect_refused(
+      raw("huge.safetensors",
+          good_header(R"({"dtype":"F32","shape":[2,1,1099511627776],"data_offsets":[0,32]})"), 96),
+      {"layers.0.q", "shape", "absurd"});
+  expect_refused(
+      raw("overflow.safetensors",
+          good_header(
+              R"({"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,32]})"),
+          96),
+      {"layers.0.q", "shape"});
   expect_refused(raw("outside.safetensors",
                      good_header(R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[0,32]})",
                                  R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[32,64]})",
                                  R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[1000,1032]})"),
                      96),
                  {"layers.0.v", "outside"});
-  expect_refused(raw("badjson.safetensors", good_header().substr(0, 60) + "}}", 96), {"header", "JSON"});
+  expect_refused(raw("badjson.safetensors", good_header().substr(0, 60) + "}}", 96),
+                 {"header", "JSON"});
   expect_refused(raw("notjson.safetensors", "[1,2]   ", 0), {"header"});
   expect_refused(raw("sizes.safetensors",
                      good_header(R"({"dtype":"F32","shape":[2,1,4],"data_offsets":[0,16]})",
@@ -110,8 +117,9 @@ TEST(TraceFile, RefusesMalformedFilesNamingFileAndField) {
   std::string wrong_format = good_header();
   wrong_format.replace(wrong_format.find("kvplan-trace"), 12, "other-trace!");
   expect_refused(raw("format.safetensors", wrong_format, 96), {"__metadata__/format"});
-  std::string no_v = std::string("{") + kMeta +
-                     R"(,"layers.0.q":{"dtype":"F32","shape":[2,1,4],"data_offsets":[0,32]},"layers.0.k":{"dtype":"F32","shape":[2,1,4],"data_offsets":[32,64]}})";
+  std::string no_v =
+      std::string("{") + kMeta +
+      R"(,"layers.0.q":{"dtype":"F32","shape":[2,1,4],"data_offsets":[0,32]},"layers.0.k":{"dtype":"F32","shape":[2,1,4],"data_offsets":[32,64]}})";
   expect_refused(raw("missing.safetensors", no_v, 64), {"layers.0.v", "missing"});
 }
 
@@ -147,7 +155,8 @@ TEST(TraceFile, BuilderRoundTripsInEveryDtype) {
     t.read(TraceTensor::k, 1, 3, row);
     for (std::size_t i = 0; i < row.size(); ++i) {
       const float want = -0.5f * static_cast<float>(3 * i + 1);
-      EXPECT_NEAR(row[i], want, dt == DType::bf16 ? 0.01 * std::fabs(want) : 1e-3 * std::fabs(want));
+      EXPECT_NEAR(row[i], want,
+                  dt == DType::bf16 ? 0.01 * std::fabs(want) : 1e-3 * std::fabs(want));
     }
     // The header length is a multiple of 8 minus 8 (Python's safetensors pads the same way).
     std::ifstream is(p, std::ios::binary);
@@ -159,13 +168,15 @@ TEST(TraceFile, BuilderRoundTripsInEveryDtype) {
 
 TEST(TraceFile, HalfConversionsRoundToNearestEven) {
   for (float x : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.333333f}) {
-    EXPECT_EQ(half_to_float(float_to_half(x)), half_to_float(float_to_half(half_to_float(float_to_half(x)))));
+    EXPECT_EQ(half_to_float(float_to_half(x)),
+              half_to_float(float_to_half(half_to_float(float_to_half(x)))));
     EXPECT_EQ(float_to_half(x), kernels::float_to_half(x)) << x;
   }
   EXPECT_EQ(float_to_half(1.0f), 0x3C00);
   EXPECT_EQ(half_to_float(0x0001), 5.9604645e-08f);
   EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
-  for (std::uint32_t h = 0; h < 0x7C00; h += 7) EXPECT_EQ(float_to_half(half_to_float(static_cast<std::uint16_t>(h))), h);
+  for (std::uint32_t h = 0; h < 0x7C00; h += 7)
+    EXPECT_EQ(float_to_half(half_to_float(static_cast<std::uint16_t>(h))), h);
 }
 
 TEST(Synthetic, IsSeededAndReproducible) {
@@ -228,10 +239,16 @@ TEST(Capture, ModelTraceReplaysLikeTheModel) {
   KVPLAN_REQUIRE_MODEL();
   const auto m = Llama2cModel::load(test::checkpoint_path());
   const auto tok = Tokenizer::load(test::tokenizer_path(), m.config().vocab_size);
-  TraceInfo info{.model = "stories260K", .version = "1", .layers = m.config().n_layers,
-                 .q_heads = m.config().n_heads, .kv_heads = m.config().n_kv_heads,
-                 .head_dim = m.config().head_size(), .tokens = 0, .dtype = DType::f32,
-                 .rope = m.rope(), .metadata = {}};
+  TraceInfo info{.model = "stories260K",
+                 .version = "1",
+                 .layers = m.config().n_layers,
+                 .q_heads = m.config().n_heads,
+                 .kv_heads = m.config().n_kv_heads,
+                 .head_dim = m.config().head_size(),
+                 .tokens = 0,
+                 .dtype = DType::f32,
+                 .rope = m.rope(),
+                 .metadata = {}};
   TraceBuilder b(info);
   Llama2cRunner run(m);
   ReferenceAttention ref(m);
@@ -243,8 +260,8 @@ TEST(Capture, ModelTraceReplaysLikeTheModel) {
   const auto t = TraceFile::open(p);
   EXPECT_EQ(t.info().tokens, 64u);
   EXPECT_EQ(t.info().rope.style, RopeStyle::interleaved);
-  const auto rep = replay_trace(t, {parse_config("fp32", "full", 16),
-                                    parse_config("fp16", "streaming:sink=4,window=12", 4)});
+  const auto rep = replay_trace(
+      t, {parse_config("fp32", "full", 16), parse_config("fp16", "streaming:sink=4,window=12", 4)});
   EXPECT_LT(rep.configs[0].rel_error, 1e-5);
   EXPECT_NEAR(rep.configs[0].attention_mass, 1.0, 1e-5);
   EXPECT_GT(rep.configs[1].rel_error, 1e-3);

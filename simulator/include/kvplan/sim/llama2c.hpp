@@ -43,12 +43,12 @@ class Llama2cModel {
   RopeSpec rope() const { return {10000.0, cfg_.head_size(), RopeStyle::interleaved}; }
 
   // Weights, row-major float32 (shapes as the README of stories260K lists them).
-  std::span<const float> embedding() const;          // [vocab][dim]
+  std::span<const float> embedding() const;               // [vocab][dim]
   std::span<const float> rms_att(std::uint32_t l) const;  // [dim]
-  std::span<const float> wq(std::uint32_t l) const;  // [H·hs][dim]
-  std::span<const float> wk(std::uint32_t l) const;  // [Hkv·hs][dim]
-  std::span<const float> wv(std::uint32_t l) const;  // [Hkv·hs][dim]
-  std::span<const float> wo(std::uint32_t l) const;  // [dim][H·hs]
+  std::span<const float> wq(std::uint32_t l) const;       // [H·hs][dim]
+  std::span<const float> wk(std::uint32_t l) const;       // [Hkv·hs][dim]
+  std::span<const float> wv(std::uint32_t l) const;       // [Hkv·hs][dim]
+  std::span<const float> wo(std::uint32_t l) const;       // [dim][H·hs]
   std::span<const float> rms_ffn(std::uint32_t l) const;
   std::span<const float> w1(std::uint32_t l) const;  // [hidden][dim]
   std::span<const float> w2(std::uint32_t l) const;  // [dim][hidden]
@@ -72,8 +72,7 @@ class AttentionBackend {
  public:
   virtual ~AttentionBackend() = default;
   virtual void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
-                      std::span<const float> k, std::span<const float> v,
-                      std::span<float> out) = 0;
+                      std::span<const float> k, std::span<const float> v, std::span<float> out) = 0;
 };
 
 // llama2.c's attention, exactly: RoPE on q and k, a float32 cache [L][seq_len][kv_dim], scores
@@ -134,7 +133,9 @@ class Tokenizer {
  public:
   static Tokenizer load(const std::string& path, std::uint32_t vocab_size);
   std::uint32_t size() const { return static_cast<std::uint32_t>(vocab_.size()); }
-  const std::string& piece(std::int32_t id) const { return vocab_.at(static_cast<std::size_t>(id)); }
+  const std::string& piece(std::int32_t id) const {
+    return vocab_.at(static_cast<std::size_t>(id));
+  }
   // llama2.c's decode: after BOS (1) a leading space is dropped; "<0xXX>" pieces become that byte.
   std::string decode(std::int32_t prev, std::int32_t token) const;
   // llama2.c's BPE encode (dummy-prefix space, UTF-8 codepoints, byte fallback, merges by score).
@@ -164,8 +165,8 @@ class Sampler {
 };
 
 struct GenerateOptions {
-  std::string prompt;        // empty: start from BOS alone
-  std::uint32_t steps = 256; // positions to run (llama2.c's -n), clamped to seq_len
+  std::string prompt;         // empty: start from BOS alone
+  std::uint32_t steps = 256;  // positions to run (llama2.c's -n), clamped to seq_len
   float temperature = 0.0f;
   std::uint64_t seed = 42;
 };

@@ -61,8 +61,8 @@ class KernelAttention final : public AttentionBackend {
   // `prefill`: SnapKV's prompt length (compress after that many tokens); ignored otherwise.
   KernelAttention(const ReplayConfig& cfg, std::uint32_t layers, std::uint32_t q_heads,
                   std::uint32_t kv_heads, std::uint32_t head_dim, RopeSpec rope,
-                  kernels::Backend backend = kernels::Backend::cpu,
-                  std::uint64_t prefill = 0, const std::string& source = "replay");
+                  kernels::Backend backend = kernels::Backend::cpu, std::uint64_t prefill = 0,
+                  const std::string& source = "replay");
   void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
               std::span<const float> k, std::span<const float> v, std::span<float> out) override;
   std::uint64_t bytes_held() const;  // every layer, bytes in blocks the pools hold
@@ -98,21 +98,21 @@ struct ConfigResult {
   // Memory, bytes of the one sequence: final and peak over the steps.
   std::uint64_t predicted_bytes = 0, measured_bytes = 0;
   std::uint64_t predicted_peak_bytes = 0, measured_peak_bytes = 0;
-  bool bytes_match = true;                        // equal at every step
-  std::int64_t first_mismatch_step = -1;          // -1: none
-  std::uint64_t retained_tokens = 0;              // per layer per head at the end (layer 0)
+  bool bytes_match = true;                // equal at every step
+  std::int64_t first_mismatch_step = -1;  // -1: none
+  std::uint64_t retained_tokens = 0;      // per layer per head at the end (layer 0)
   // Fidelity against the full float32 cache on the same inputs, per layer (mean over steps).
   std::vector<double> layer_rel_error, layer_mass;
-  double rel_error = 0, attention_mass = 1;       // means over layers
+  double rel_error = 0, attention_mass = 1;  // means over layers
   // Model in the loop (NaN on traces).
   bool model_in_loop = false;
   double mean_kl = 0, max_kl = 0, top1_agreement = 1, perplexity = 0;
-  std::uint64_t scored = 0;                       // positions scored
+  std::uint64_t scored = 0;  // positions scored
   double seconds = 0, tokens_per_second = 0;
 };
 
 struct ReplayReport {
-  std::string source;       // checkpoint or trace path
+  std::string source;  // checkpoint or trace path
   std::string model;
   std::uint64_t tokens = 0;
   std::uint64_t eval_from = 0;
@@ -124,10 +124,10 @@ struct ReplayReport {
 };
 
 struct ReplayOptions {
-  std::uint64_t eval_from = 0;   // score positions >= eval_from
+  std::uint64_t eval_from = 0;           // score positions >= eval_from
   std::optional<std::uint64_t> prefill;  // SnapKV prompt; default eval_from, else tokens / 2
-  std::uint64_t max_tokens = 0;  // 0 = all
-  std::uint64_t fidelity_every = 1;  // trace replay: score fidelity every k-th step (>= 1)
+  std::uint64_t max_tokens = 0;          // 0 = all
+  std::uint64_t fidelity_every = 1;      // trace replay: score fidelity every k-th step (>= 1)
   kernels::Backend backend = kernels::Backend::cpu;
   // Called after each step with (steps done, total steps).
   std::function<void(std::uint64_t, std::uint64_t)> progress;

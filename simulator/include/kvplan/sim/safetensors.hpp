@@ -31,8 +31,8 @@ namespace kvplan::sim {
 
 enum class DType { f32, f16, bf16, i32 };
 
-std::string_view to_string(DType d);         // "F32", "F16", "BF16", "I32" (safetensors names)
-std::size_t dtype_bytes(DType d);            // 4, 2, 2, 4
+std::string_view to_string(DType d);  // "F32", "F16", "BF16", "I32" (safetensors names)
+std::size_t dtype_bytes(DType d);     // 4, 2, 2, 4
 // Parses a safetensors dtype name; throws Error(source, field) naming the accepted ones.
 DType parse_dtype(std::string_view name, const std::string& source, const std::string& field);
 
@@ -65,8 +65,8 @@ class SafetensorsFile {
   const std::string& path() const { return path_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }  // sorted by name
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
-  const TensorInfo* find(std::string_view name) const;  // nullptr when absent
-  const TensorInfo& at(std::string_view name) const;    // throws Error naming the tensor
+  const TensorInfo* find(std::string_view name) const;          // nullptr when absent
+  const TensorInfo& at(std::string_view name) const;            // throws Error naming the tensor
   std::span<const std::byte> bytes(const TensorInfo& t) const;  // raw little-endian data
   std::uint64_t file_bytes() const { return size_; }
 

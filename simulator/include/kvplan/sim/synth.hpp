@@ -26,7 +26,7 @@
 namespace kvplan::sim {
 
 struct SynthOptions {
-  std::uint64_t tokens = 4096;   // T, at most max_tokens
+  std::uint64_t tokens = 4096;  // T, at most max_tokens
   std::uint32_t layers = 2;
   std::uint32_t q_heads = 8;
   std::uint32_t kv_heads = 2;

@@ -41,7 +41,7 @@ struct RopeSpec {
 void apply_rope(const RopeSpec& rope, std::span<float> x, std::uint64_t pos);
 
 struct TraceInfo {
-  std::string model;         // metadata "model"
+  std::string model;  // metadata "model"
   std::string version = "1";
   std::uint32_t layers = 0;
   std::uint32_t q_heads = 0, kv_heads = 0, head_dim = 0;
@@ -63,7 +63,8 @@ class TraceFile {
   const TraceInfo& info() const { return info_; }
   const std::string& path() const { return file_.path(); }
   // One token's row of q ([H_q·d]) or k/v ([H_kv·d]) as float; out.size() must be that width.
-  void read(TraceTensor which, std::uint32_t layer, std::uint64_t token, std::span<float> out) const;
+  void read(TraceTensor which, std::uint32_t layer, std::uint64_t token,
+            std::span<float> out) const;
   const std::vector<std::int32_t>& tokens() const { return tokens_; }  // empty when absent
   std::uint64_t file_bytes() const { return file_.file_bytes(); }
 
