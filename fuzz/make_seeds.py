@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of fuzz/corpus/<target>/ from the repository's test data and small
+hand-made files (python3 only, no packages). Run from anywhere: python3 fuzz/make_seeds.py"""
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+
+root = Path(__file__).resolve().parent.parent
+out = root / "fuzz" / "corpus"
+
+
+def put(target, name, data):
+    d = out / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def copy_dir(target, src, pattern="*.json"):
+    for p in sorted((root / src).glob(pattern)):
+        put(target, p.name, p.read_bytes())
+
+
+# --- spec strings
+for i, s in enumerate(["fp32", "fp16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8",
+                       "kivi:bits=2,group=32,residual=128", "kivi:bits=4,group=64,residual=128",
+                       "kivi:bits=8", "kivi:residual=64,group=16"]):
+    put("kv_format", f"seed{i:02d}", s)
+for i, s in enumerate(["full", "streaming:sink=4,window=1020", "streaming:sink=0,window=1",
+                       "h2o:heavy=64,recent=64", "h2o:keep=0.2,recent=0.1,gqa=mean",
+                       "h2o:heavy=1,recent=0.000001,positions=cache",
+                       "snapkv:budget=1024,window=32,kernel=7,pool=max",
+                       "snapkv:budget=0.5,positions=cache,gqa=max,pool=avg"]):
+    put("policy", f"seed{i:02d}", s)
+
+# --- JSON files
+copy_dir("model_json", "models/models")
+copy_dir("model_json", "tests/data/hf")
+copy_dir("hf_config", "tests/data/hf")
+copy_dir("gpu_json", "models/gpus")
+
+
+# --- safetensors traces
+def safetensors(tensors, metadata):
+    """tensors: list of (name, dtype, shape, raw bytes)"""
+    h = {"__metadata__": metadata} if metadata is not None else {}
+    at = 0
+    for name, dtype, shape, raw in tensors:
+        h[name] = {"dtype": dtype, "shape": shape, "data_offsets": [at, at + len(raw)]}
+        at += len(raw)
+    hdr = json.dumps(h, separators=(",", ":")).encode()
+    hdr += b" " * ((8 - len(hdr) % 8) % 8)
+    return struct.pack("<Q", len(hdr)) + hdr + b"".join(t[3] for t in tensors)
+
+
+def f32(vals):
+    return struct.pack(f"<{len(vals)}f", *vals)
+
+
+def f16(vals):
+    return struct.pack(f"<{len(vals)}e", *vals)
+
+
+def bf16(vals):
+    return b"".join(struct.pack("<f", v)[2:] for v in vals)
+
+
+def trace(dtype, layers=2, T=3, hq=2, hkv=1, d=4, tokens=True, style="interleaved"):
+    enc, name = {"F32": (f32, "F32"), "F16": (f16, "F16"), "BF16": (bf16, "BF16")}[dtype]
+    ts = []
+    for l in range(layers):
+        for which, h in (("q", hq), ("k", hkv), ("v", hkv)):
+            n = T * h * d
+            ts.append((f"layers.{l}.{which}", name, [T, h, d],
+                       enc([((i * 7 + l) % 11 - 5) / 4 for i in range(n)])))
+    if tokens:
+        ts.append(("tokens", "I32", [T], struct.pack(f"<{T}i", *range(1, T + 1))))
+    md = {"format": "kvplan-trace", "version": "1", "model": "seed", "rope_theta": "10000",
+          "rope_dims": str(d), "rope_style": style}
+    return safetensors(ts, md)
+
+
+put("trace", "f16.safetensors", trace("F16"))
+put("trace", "f32_half.safetensors", trace("F32", layers=1, T=2, hq=4, hkv=2, style="half"))
+put("trace", "bf16_notokens.safetensors", trace("BF16", tokens=False))
+put("safetensors", "trace_f16.safetensors", trace("F16"))
+put("safetensors", "mixed.safetensors",
+    safetensors([("a", "F32", [2, 2], f32([1, 2, 3, 4])), ("b", "I32", [3], struct.pack("<3i", 1, 2, 3)),
+                 ("s", "BF16", [], bf16([1.5])), ("e", "F16", [0, 4], b"")], {"k": "v"}))
+put("safetensors", "empty.safetensors", safetensors([], None))
+
+
+# --- llama2.c checkpoints and tokenizers
+def checkpoint(dim=8, hidden=12, layers=1, heads=2, kv=1, vocab=6, seq=4):
+    hs = dim // heads
+    V = abs(vocab)
+    n = (V * dim + layers * dim + layers * heads * hs * dim + 2 * layers * kv * hs * dim +
+         layers * dim * heads * hs + layers * dim + 3 * layers * hidden * dim + dim + seq * hs)
+    if vocab < 0:
+        n += V * dim
+    w = [((i * 13) % 17 - 8) / 32 for i in range(n)]
+    return struct.pack("<7i", dim, hidden, layers, heads, kv, vocab, seq) + f32(w)
+
+
+put("llama2c", "shared.bin", checkpoint())
+put("llama2c", "unshared.bin", checkpoint(vocab=-5, layers=2, heads=4, kv=2, seq=2))
+
+
+def tokenizer(pieces, max_len=None):
+    max_len = max_len or max(1, max(len(p) for p in pieces))
+    b = struct.pack("<i", max_len)
+    for i, p in enumerate(pieces):
+        b += struct.pack("<fi", -float(i), len(p)) + p
+    return b
+
+
+small = [b"<unk>", b"\n<s>\n", b"\n</s>\n"] + [b"<0x%02X>" % i for i in range(256)] + \
+        [b" ", b"a", b"b", b" a", b"ab", b" ab", b"Once", b" upon"]
+put("tokenizer", "small.bin", struct.pack("<I", len(small)) + tokenizer(small))
+tiny = [b"<unk>", b"\n<s>\n", b"\n</s>\n", b" "]
+put("tokenizer", "tiny.bin", struct.pack("<I", len(tiny)) + tokenizer(tiny))
+tok512 = root.parent / "shared" / "models" / "stories260K" / "tok512.bin"
+if tok512.exists():
+    put("tokenizer", "tok512.bin", struct.pack("<I", 512) + tok512.read_bytes())
