@@ -83,8 +83,7 @@ void BM_SyntheticTrace32K(benchmark::State& state, const char* kv, const char* p
 BENCHMARK_CAPTURE(BM_SyntheticTrace32K, fp16_streaming1024, "fp16", "streaming:sink=4,window=1020")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
-BENCHMARK_CAPTURE(BM_SyntheticTrace32K, kivi2_streaming1024, "kivi:bits=2,group=32,residual=128",
-                  "streaming:sink=4,window=1020")
+BENCHMARK_CAPTURE(BM_SyntheticTrace32K, int8_streaming1024, "int8", "streaming:sink=4,window=1020")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
