@@ -27,10 +27,10 @@ bool PlannerModel::loadModel(const QString& id_or_path) {
   } catch (const std::exception& e) {
     // The previous model stays; the window shows why the new one was refused.
     load_error_ = QStringLiteral("Could not load model: %1").arg(QString::fromUtf8(e.what()));
-    emit messageChanged(message());
+    Q_EMIT messageChanged(message());
     return false;
   }
-  emit modelChanged();
+  Q_EMIT modelChanged();
   recompute();
   return true;
 }
@@ -41,14 +41,14 @@ bool PlannerModel::applySettings(const PlanSettings& s) {
     m = load_model(s.model_ref);
   } catch (const std::exception& e) {
     load_error_ = QStringLiteral("Could not load model: %1").arg(QString::fromUtf8(e.what()));
-    emit messageChanged(message());
+    Q_EMIT messageChanged(message());
     return false;
   }
   model_ = std::move(m);
   settings_ = s;
   load_error_.clear();
-  emit modelChanged();
-  emit settingsChanged();
+  Q_EMIT modelChanged();
+  Q_EMIT settingsChanged();
   recompute();
   return true;
 }
@@ -73,7 +73,7 @@ void PlannerModel::setEngine(Engine e) {
     s.memory_fraction_ppm = 0;
     s.block_size = 0;
   });
-  emit settingsChanged();
+  Q_EMIT settingsChanged();
 }
 void PlannerModel::setGpus(std::uint32_t n) {
   update([&](PlanSettings& s) { s.gpus = n; });
@@ -113,26 +113,26 @@ bool PlannerModel::applyLoaded(const PlanSettings& s, const ModelSpec& m) {
   model_ = m;
   settings_ = s;
   load_error_.clear();
-  emit modelChanged();
-  emit settingsChanged();
+  Q_EMIT modelChanged();
+  Q_EMIT settingsChanged();
   recompute();
   return results_.ok;
 }
 
 void PlannerModel::reportError(const QString& message) {
   load_error_ = message;
-  emit messageChanged(this->message());
+  Q_EMIT messageChanged(this->message());
 }
 
 void PlannerModel::pin(int slot) {
   pins_[slot & 1] = results_;
-  emit pinsChanged();
+  Q_EMIT pinsChanged();
 }
 
 void PlannerModel::recompute() {
   results_ = compute_plan(model_, settings_);
-  emit resultsChanged();
-  emit messageChanged(message());
+  Q_EMIT resultsChanged();
+  Q_EMIT messageChanged(message());
 }
 
 }  // namespace kvplan::gui

@@ -51,7 +51,7 @@ class PlannerModel : public QObject {
   void pin(int slot);
   const std::optional<PlanResults>& pinned(int slot) const { return pins_[slot & 1]; }
 
- signals:
+ Q_SIGNALS:
   void resultsChanged();
   void settingsChanged();  // a load replaced settings: views resync their widgets
   void modelChanged();

@@ -35,7 +35,7 @@ class PlannerView : public QWidget {
   static int concurrencyToSlider(std::uint64_t requests);
   static std::uint64_t sliderToConcurrency(int position);
 
- public slots:
+ public Q_SLOTS:
   void openModelFileDialog();
 
  private:

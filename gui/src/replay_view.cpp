@@ -1,13 +1,495 @@
 #include "replay_view.hpp"
 
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "kvplan/sim/synth.hpp"
+#include "ui_format.hpp"
 
 namespace kvplan::gui {
+namespace {
 
-ReplayView::ReplayView(QWidget* parent) : QWidget(parent) {
-  auto* l = new QVBoxLayout(this);
-  l->addWidget(new QLabel("Replay: waiting for the simulator's replay engine."));
+QTableWidgetItem* cell(const QString& text, bool number = false, const QString& tip = {}) {
+  auto* it = new QTableWidgetItem(text);
+  it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+  if (number) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  if (!tip.isEmpty()) it->setToolTip(tip);
+  return it;
+}
+
+// A short name for a chart category: "fp16 · full", "kivi2 · h2o".
+QString shortLabel(std::size_t i, const sim::ConfigResult& c) {
+  QString f = qs(to_string(c.config.format));
+  if (c.config.format.dtype == KvDtype::kivi) f = QString("kivi%1").arg(c.config.format.bits);
+  QString p;
+  switch (c.config.policy.kind) {
+    case PolicyKind::full:
+      p = "full";
+      break;
+    case PolicyKind::streaming:
+      p = "stream";
+      break;
+    case PolicyKind::h2o:
+      p = "h2o";
+      break;
+    case PolicyKind::snapkv:
+      p = "snapkv";
+      break;
+  }
+  if (c.config.policy.kind != PolicyKind::full && c.config.policy.positions == PositionMode::cache)
+    p += "/cache";
+  return QString("%1. %2 %3").arg(i + 1).arg(f, p);
+}
+
+QString percent(double v) { return QString::number(100.0 * v, 'f', 2) + " %"; }
+
+void resetChart(QChart* c) {
+  c->removeAllSeries();
+  for (QAbstractAxis* a : c->axes()) {
+    c->removeAxis(a);
+    delete a;
+  }
+}
+
+}  // namespace
+
+ReplayView::ReplayView(QWidget* parent) : QWidget(parent), runner_(new ReplayRunner(this)) {
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(buildInputs());
+  split->addWidget(buildResults());
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  auto* l = new QHBoxLayout(this);
+  l->setContentsMargins(4, 4, 4, 4);
+  l->addWidget(split);
+
+  connect(runner_, &ReplayRunner::progress, this, [this](quint64 done, quint64 total) {
+    progress_->setMaximum(static_cast<int>(std::min<quint64>(total, 1u << 30)));
+    progress_->setValue(static_cast<int>(std::min<quint64>(done, 1u << 30)));
+    status_->setText(
+        QString("Replaying: %1 of %2 tokens").arg(groupedNumber(done)).arg(groupedNumber(total)));
+  });
+  connect(runner_, &ReplayRunner::finished, this, &ReplayView::showOutcome);
+  setBusy(false);
+}
+
+QWidget* ReplayView::buildInputs() {
+  auto* inner = new QWidget;
+  auto* col = new QVBoxLayout(inner);
+
+  auto* in = new QGroupBox("Input");
+  auto* il = new QFormLayout(in);
+  source_ = new QComboBox;
+  source_->setObjectName("replaySource");
+  source_->addItem("Trace file (.safetensors)", static_cast<int>(ReplayRequest::Source::trace));
+  source_->addItem("llama2.c checkpoint (.bin)", static_cast<int>(ReplayRequest::Source::llama2c));
+  il->addRow("Source", source_);
+  path_ = new QLineEdit;
+  path_->setObjectName("replayPath");
+  path_->setPlaceholderText("path to a trace or checkpoint");
+  auto* browse = new QPushButton("Browse…");
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const bool trace = source_->currentIndex() == 0;
+    const QString p = QFileDialog::getOpenFileName(
+        this, trace ? "Open a trace" : "Open a llama2.c checkpoint", QString(),
+        trace ? "Traces (*.safetensors);;All files (*)" : "Checkpoints (*.bin);;All files (*)");
+    if (!p.isEmpty()) path_->setText(p);
+  });
+  auto* prow = new QHBoxLayout;
+  prow->addWidget(path_, 1);
+  prow->addWidget(browse);
+  il->addRow("File", prow);
+  synth_tokens_ = new QSpinBox;
+  synth_tokens_->setRange(16, static_cast<int>(sim::SynthOptions::max_tokens));
+  synth_tokens_->setValue(2048);
+  synth_tokens_->setSuffix(" tokens");
+  synth_tokens_->setGroupSeparatorShown(true);
+  auto* synth = new QPushButton("Write synthetic trace");
+  synth->setObjectName("synthButton");
+  synth->setToolTip("Seeded synthetic trace with attention sinks, heavy hitters and key outliers");
+  connect(synth, &QPushButton::clicked, this,
+          [this] { writeSyntheticTrace(static_cast<std::uint64_t>(synth_tokens_->value())); });
+  auto* srow = new QHBoxLayout;
+  srow->addWidget(synth_tokens_, 1);
+  srow->addWidget(synth);
+  il->addRow("Synthetic", srow);
+  max_tokens_ = new QSpinBox;
+  max_tokens_->setObjectName("replayMaxTokens");
+  max_tokens_->setRange(0, 1 << 30);
+  max_tokens_->setSpecialValueText("all");
+  max_tokens_->setGroupSeparatorShown(true);
+  il->addRow("Replay at most", max_tokens_);
+  eval_from_ = new QSpinBox;
+  eval_from_->setRange(0, 1 << 30);
+  eval_from_->setToolTip("Score positions from here on (SnapKV compresses the prompt before it)");
+  il->addRow("Score from token", eval_from_);
+  col->addWidget(in);
+
+  auto* mbox = new QGroupBox("llama2.c model in the loop");
+  model_options_ = mbox;
+  auto* ml = new QFormLayout(mbox);
+  tokenizer_ = new QLineEdit;
+  tokenizer_->setPlaceholderText("tok512.bin / tokenizer.bin beside the checkpoint");
+  ml->addRow("Tokenizer", tokenizer_);
+  prompt_ = new QLineEdit;
+  prompt_->setPlaceholderText("empty: the model's own story from BOS");
+  ml->addRow("Prompt", prompt_);
+  steps_ = new QSpinBox;
+  steps_->setRange(2, 1 << 20);
+  steps_->setValue(256);
+  steps_->setSuffix(" tokens");
+  ml->addRow("Generate", steps_);
+  col->addWidget(mbox);
+  connect(source_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { model_options_->setEnabled(i == 1); });
+  model_options_->setEnabled(false);
+
+  auto* cbox = new QGroupBox("Configurations (checked rows run)");
+  auto* cl = new QVBoxLayout(cbox);
+  configs_ = new QTableWidget(0, 3);
+  configs_->setObjectName("replayConfigs");
+  configs_->setHorizontalHeaderLabels({"KV format", "retention policy", "block"});
+  configs_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  configs_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+  configs_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+  configs_->verticalHeader()->hide();
+  addConfigRow("fp16", "full", 16, true);
+  addConfigRow("fp8", "full", 16, true);
+  addConfigRow("kivi:bits=4,group=8,residual=32", "full", 16, true);
+  addConfigRow("kivi:bits=2,group=8,residual=32", "full", 16, true);
+  addConfigRow("fp16", "streaming:sink=4,window=124", 16, true);
+  addConfigRow("fp16", "h2o:keep=0.2,recent=0.1", 16, true);
+  addConfigRow("fp16", "snapkv:budget=128", 16, false);
+  addConfigRow("int8", "full", 16, false);
+  configs_->setMinimumHeight(240);
+  cl->addWidget(configs_);
+  auto* crow = new QHBoxLayout;
+  auto* add = new QPushButton("Add row");
+  connect(add, &QPushButton::clicked, this, [this] { addConfigRow("fp16", "full", 16, true); });
+  auto* remove = new QPushButton("Remove row");
+  connect(remove, &QPushButton::clicked, this, [this] {
+    if (configs_->currentRow() >= 0) configs_->removeRow(configs_->currentRow());
+  });
+  crow->addWidget(add);
+  crow->addWidget(remove);
+  crow->addStretch(1);
+  cl->addLayout(crow);
+  col->addWidget(cbox, 1);
+
+  auto* rrow = new QHBoxLayout;
+  run_ = new QPushButton("Run replay");
+  run_->setObjectName("runReplayButton");
+  run_->setDefault(true);
+  connect(run_, &QPushButton::clicked, this, &ReplayView::run);
+  cancel_ = new QPushButton("Cancel");
+  cancel_->setObjectName("cancelReplayButton");
+  connect(cancel_, &QPushButton::clicked, this, &ReplayView::cancel);
+  rrow->addWidget(run_);
+  rrow->addWidget(cancel_);
+  col->addLayout(rrow);
+  progress_ = new QProgressBar;
+  progress_->setObjectName("replayProgress");
+  progress_->setFormat("%p%");
+  col->addWidget(progress_);
+  status_ = new QLabel("Choose a trace or a checkpoint, then Run.");
+  status_->setObjectName("replayStatus");
+  status_->setWordWrap(true);
+  col->addWidget(status_);
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(inner);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(430);
+  return scroll;
+}
+
+QWidget* ReplayView::buildResults() {
+  auto* w = new QWidget;
+  auto* col = new QVBoxLayout(w);
+  col->setContentsMargins(0, 0, 0, 0);
+  banner_ = new QLabel;
+  banner_->setObjectName("replayErrorBanner");
+  banner_->setWordWrap(true);
+  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  banner_->setStyleSheet(
+      "QLabel { background: #fdecea; color: #8a1c13; border: 1px solid #e0a39c; padding: 6px; }");
+  banner_->hide();
+  col->addWidget(banner_);
+  auto* split = new QSplitter(Qt::Vertical);
+  auto* charts = new QSplitter(Qt::Horizontal);
+  memory_chart_ = new QChartView(new QChart);
+  memory_chart_->setObjectName("replayMemoryChart");
+  memory_chart_->setRenderHint(QPainter::Antialiasing);
+  memory_chart_->chart()->setTitle("KV bytes held at the end: predicted vs measured");
+  memory_chart_->setMinimumHeight(300);
+  fidelity_chart_ = new QChartView(new QChart);
+  fidelity_chart_->setObjectName("replayFidelityChart");
+  fidelity_chart_->setRenderHint(QPainter::Antialiasing);
+  fidelity_chart_->chart()->setTitle("Fidelity against the full float32 cache");
+  charts->addWidget(memory_chart_);
+  charts->addWidget(fidelity_chart_);
+  results_ = new QTableWidget(0, 11);
+  results_->setObjectName("replayResults");
+  results_->setHorizontalHeaderLabels({"configuration", "tokens", "predicted KV", "measured KV",
+                                       "equal at every step", "retained (tokens)",
+                                       "output error (rel. L2)", "attention mass kept",
+                                       "mean KL (nats)", "top-1 agreement", "perplexity"});
+  results_->verticalHeader()->hide();
+  results_->horizontalHeader()->setStretchLastSection(true);
+  split->addWidget(charts);
+  split->addWidget(results_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  col->addWidget(split, 1);
+  return w;
+}
+
+void ReplayView::addConfigRow(const QString& format, const QString& policy, int block,
+                              bool checked) {
+  const int r = configs_->rowCount();
+  configs_->insertRow(r);
+  auto* f = new QTableWidgetItem(format);
+  f->setFlags(f->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsEditable);
+  f->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+  configs_->setItem(r, 0, f);
+  configs_->setItem(r, 1, new QTableWidgetItem(policy));
+  configs_->setItem(r, 2, new QTableWidgetItem(QString::number(block)));
+}
+
+void ReplayView::setInput(const QString& path, ReplayRequest::Source source) {
+  source_->setCurrentIndex(source == ReplayRequest::Source::trace ? 0 : 1);
+  path_->setText(path);
+}
+
+bool ReplayView::writeSyntheticTrace(std::uint64_t tokens) {
+  if (!temp_) temp_ = std::make_unique<QTemporaryDir>();
+  const QString path =
+      QDir(temp_->path()).filePath(QString("synthetic-%1.safetensors").arg(tokens));
+  sim::SynthOptions o;
+  o.tokens = tokens;
+  try {
+    sim::write_synthetic_trace(path.toStdString(), o);
+  } catch (const std::exception& e) {
+    showMessage(
+        QString("Could not write the synthetic trace: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  setInput(path, ReplayRequest::Source::trace);
+  showMessage({});
+  status_->setText(QString("Wrote a synthetic trace of %1 tokens (2 layers, 8 query / 2 KV "
+                           "heads, head dim 64).")
+                       .arg(groupedNumber(tokens)));
+  return true;
+}
+
+ReplayRequest ReplayView::request() const {
+  ReplayRequest r;
+  r.source = static_cast<ReplayRequest::Source>(source_->currentData().toInt());
+  r.path = path_->text().trimmed().toStdString();
+  r.tokenizer = tokenizer_->text().trimmed().toStdString();
+  r.prompt = prompt_->text().toStdString();
+  r.steps = static_cast<std::uint32_t>(steps_->value());
+  r.max_tokens = static_cast<std::uint64_t>(max_tokens_->value());
+  r.eval_from = static_cast<std::uint64_t>(eval_from_->value());
+  for (int i = 0; i < configs_->rowCount(); ++i) {
+    const auto* f = configs_->item(i, 0);
+    const auto* p = configs_->item(i, 1);
+    const auto* b = configs_->item(i, 2);
+    if (!f || f->checkState() != Qt::Checked) continue;
+    ReplayRequest::Config c;
+    c.format = f->text().trimmed().toStdString();
+    c.policy = p ? p->text().trimmed().toStdString() : "full";
+    c.block_size = b ? b->text().toUInt() : 16;
+    r.configs.push_back(c);
+  }
+  return r;
+}
+
+void ReplayView::run() {
+  ReplayRequest r = request();
+  if (r.path.empty()) {
+    showMessage("Choose a trace or a checkpoint first (or write a synthetic trace).");
+    return;
+  }
+  if (r.configs.empty()) {
+    showMessage("Check at least one configuration.");
+    return;
+  }
+  for (const auto& c : r.configs)
+    if (c.block_size == 0) {
+      showMessage("Block sizes must be whole numbers of tokens, at least 1.");
+      return;
+    }
+  showMessage({});
+  progress_->setRange(0, 0);  // busy until the first progress report
+  status_->setText(r.source == ReplayRequest::Source::llama2c
+                       ? "Generating the model's token stream…"
+                       : "Opening the trace…");
+  if (runner_->start(r)) setBusy(true);
+}
+
+void ReplayView::cancel() {
+  runner_->cancel();
+  status_->setText("Cancelling…");
+  cancel_->setEnabled(false);
+}
+
+void ReplayView::setBusy(bool busy) {
+  run_->setEnabled(!busy);
+  cancel_->setEnabled(busy);
+  configs_->setEnabled(!busy);
+}
+
+void ReplayView::showMessage(const QString& message) {
+  banner_->setText(message);
+  banner_->setVisible(!message.isEmpty());
+}
+
+void ReplayView::showOutcome(const ReplayOutcome& o) {
+  setBusy(false);
+  progress_->setRange(0, 100);
+  switch (o.status) {
+    case ReplayOutcome::Status::cancelled:
+      progress_->setValue(0);
+      status_->setText("Cancelled.");
+      return;
+    case ReplayOutcome::Status::failed:
+      progress_->setValue(0);
+      status_->setText("Failed.");
+      showMessage("Replay failed: " + o.error);
+      return;
+    case ReplayOutcome::Status::done:
+      break;
+  }
+  progress_->setValue(100);
+  const auto& rep = o.report;
+  status_->setText(QString("Done: %1 tokens of %2 through %3 configuration(s); predicted and "
+                           "measured bytes %4.")
+                       .arg(groupedNumber(rep.tokens))
+                       .arg(qs(rep.model))
+                       .arg(rep.configs.size())
+                       .arg(rep.all_bytes_match() ? "agree at every step" : "DISAGREE"));
+  results_->setRowCount(static_cast<int>(rep.configs.size()));
+  for (int i = 0; i < static_cast<int>(rep.configs.size()); ++i) {
+    const auto& c = rep.configs[static_cast<std::size_t>(i)];
+    results_->setItem(i, 0, cell(qs(c.label)));
+    results_->setItem(i, 1, cell(groupedNumber(c.steps), true));
+    results_->setItem(i, 2,
+                      cell(humanBytes(c.predicted_bytes), true, exactBytes(c.predicted_bytes)));
+    results_->setItem(i, 3, cell(humanBytes(c.measured_bytes), true, exactBytes(c.measured_bytes)));
+    results_->setItem(
+        i, 4, cell(c.bytes_match ? "yes" : QString("no, from step %1").arg(c.first_mismatch_step)));
+    results_->setItem(i, 5, cell(groupedNumber(c.retained_tokens), true));
+    results_->setItem(i, 6, cell(percent(c.rel_error), true));
+    results_->setItem(i, 7, cell(percent(c.attention_mass), true));
+    results_->setItem(i, 8, cell(c.model_in_loop ? QString::number(c.mean_kl, 'g', 4) : "—", true));
+    results_->setItem(i, 9, cell(c.model_in_loop ? percent(c.top1_agreement) : "—", true));
+    results_->setItem(i, 10,
+                      cell(c.model_in_loop ? QString::number(c.perplexity, 'f', 3) : "—", true));
+  }
+  results_->resizeColumnsToContents();
+  plot(rep);
+}
+
+void ReplayView::plot(const sim::ReplayReport& rep) {
+  QStringList cats;
+  std::uint64_t top = 1;
+  for (std::size_t i = 0; i < rep.configs.size(); ++i) {
+    cats << shortLabel(i, rep.configs[i]);
+    top = std::max({top, rep.configs[i].predicted_bytes, rep.configs[i].measured_bytes});
+  }
+  const bool mib = top >= (std::uint64_t{8} << 20);
+  const double unit = mib ? 1048576.0 : 1024.0;
+
+  QChart* m = memory_chart_->chart();
+  resetChart(m);
+  m->setTitle(QString("KV bytes held after %1 tokens (one sequence): predicted vs measured")
+                  .arg(groupedNumber(rep.tokens)));
+  auto* ms = new QBarSeries;
+  auto* pred = new QBarSet("predicted (kvplan formula)");
+  auto* meas = new QBarSet("measured (kernel block pool)");
+  for (const auto& c : rep.configs) {
+    *pred << static_cast<double>(c.predicted_bytes) / unit;
+    *meas << static_cast<double>(c.measured_bytes) / unit;
+  }
+  ms->append(pred);
+  ms->append(meas);
+  for (QBarSet* set : {pred, meas}) {
+    connect(set, &QBarSet::hovered, this, [this, rep, set, pred](bool on, int idx) {
+      if (!on || idx < 0 || idx >= static_cast<int>(rep.configs.size())) return;
+      const auto& c = rep.configs[static_cast<std::size_t>(idx)];
+      const std::uint64_t b = set == pred ? c.predicted_bytes : c.measured_bytes;
+      QToolTip::showText(QCursor::pos(), qs(c.label) + ": " + exactBytes(b), memory_chart_);
+    });
+  }
+  m->addSeries(ms);
+  auto* mx = new QBarCategoryAxis;
+  mx->append(cats);
+  mx->setLabelsAngle(-30);
+  auto* my = new QValueAxis;
+  my->setTitleText(mib ? "MiB (2^20 bytes)" : "KiB (2^10 bytes)");
+  my->setRange(0, static_cast<double>(top) / unit * 1.1);
+  my->applyNiceNumbers();
+  m->addAxis(mx, Qt::AlignBottom);
+  m->addAxis(my, Qt::AlignLeft);
+  ms->attachAxis(mx);
+  ms->attachAxis(my);
+  m->legend()->setAlignment(Qt::AlignBottom);
+
+  QChart* f = fidelity_chart_->chart();
+  resetChart(f);
+  f->setTitle(rep.model_in_loop ? "Fidelity: attention and next-token agreement"
+                                : "Fidelity: attention against the full float32 cache");
+  auto* fs = new QBarSeries;
+  auto* mass = new QBarSet("attention mass kept");
+  auto* err = new QBarSet("output error (relative L2)");
+  QBarSet* top1 = rep.model_in_loop ? new QBarSet("top-1 agreement") : nullptr;
+  for (const auto& c : rep.configs) {
+    *mass << 100.0 * c.attention_mass;
+    *err << 100.0 * c.rel_error;
+    if (top1) *top1 << 100.0 * c.top1_agreement;
+  }
+  fs->append(mass);
+  fs->append(err);
+  if (top1) fs->append(top1);
+  f->addSeries(fs);
+  auto* fx = new QBarCategoryAxis;
+  fx->append(cats);
+  fx->setLabelsAngle(-30);
+  auto* fy = new QValueAxis;
+  fy->setRange(0, 100);
+  fy->setTitleText("percent");
+  fy->setLabelFormat("%.0f");
+  f->addAxis(fx, Qt::AlignBottom);
+  f->addAxis(fy, Qt::AlignLeft);
+  fs->attachAxis(fx);
+  fs->attachAxis(fy);
+  f->legend()->setAlignment(Qt::AlignBottom);
 }
 
 }  // namespace kvplan::gui

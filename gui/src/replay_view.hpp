@@ -1,9 +1,27 @@
-// The replay view: pick a trace (.safetensors) or a llama2.c checkpoint, choose KV configurations,
-// replay them on a worker thread with a progress bar and Cancel, and plot memory (predicted and
-// measured) and fidelity per configuration.
+// The replay view: pick a trace (.safetensors), a llama2.c checkpoint, or write a synthetic trace;
+// choose KV configurations (format × policy × block size); replay them on a worker thread
+// (ReplayRunner) with a progress bar and Cancel; plot memory (predicted by core's formula and
+// measured in the kernels' block pool) and fidelity per configuration. The window stays
+// responsive throughout; errors show as a message in the view.
 #pragma once
 
+#include <QTemporaryDir>
 #include <QWidget>
+#include <QtCharts/QChartView>
+#include <memory>
+
+#include "replay_runner.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QWidget;
 
 namespace kvplan::gui {
 
@@ -11,6 +29,48 @@ class ReplayView : public QWidget {
   Q_OBJECT
  public:
   explicit ReplayView(QWidget* parent = nullptr);
+
+  ReplayRunner* runner() const { return runner_; }
+  // The request the widgets describe (configurations: the checked rows).
+  ReplayRequest request() const;
+  // Sets the input file and its kind (trace or llama2.c checkpoint).
+  void setInput(const QString& path, ReplayRequest::Source source);
+  // Writes a synthetic trace of `tokens` tokens to a session temp folder and selects it.
+  bool writeSyntheticTrace(std::uint64_t tokens);
+  void showOutcome(const ReplayOutcome& outcome);
+
+ public Q_SLOTS:
+  void run();
+  void cancel();
+
+ private:
+  QWidget* buildInputs();
+  QWidget* buildResults();
+  void addConfigRow(const QString& format, const QString& policy, int block, bool checked);
+  void setBusy(bool busy);
+  void showMessage(const QString& message);
+  void plot(const sim::ReplayReport& report);
+
+  ReplayRunner* runner_;
+  std::unique_ptr<QTemporaryDir> temp_;
+  QComboBox* source_;
+  QLineEdit* path_;
+  QLineEdit* tokenizer_;
+  QLineEdit* prompt_;
+  QSpinBox* steps_;
+  QSpinBox* synth_tokens_;
+  QSpinBox* max_tokens_;
+  QSpinBox* eval_from_;
+  QTableWidget* configs_;
+  QPushButton* run_;
+  QPushButton* cancel_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QLabel* banner_;
+  QTableWidget* results_;
+  QChartView* memory_chart_;
+  QChartView* fidelity_chart_;
+  QWidget* model_options_;
 };
 
 }  // namespace kvplan::gui

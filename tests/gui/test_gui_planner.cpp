@@ -56,7 +56,7 @@ class TestGuiPlanner : public QObject {
     const int i = c->findData(data);
     QVERIFY2(i >= 0, combo);
     c->setCurrentIndex(i);
-    emit c->activated(i);
+    Q_EMIT c->activated(i);
   }
 
   void checkHeadline(const Expect& e) {
@@ -118,7 +118,7 @@ class TestGuiPlanner : public QObject {
     QVERIFY(!msg.isEmpty());
   }
 
- private slots:
+ private Q_SLOTS:
   void init() {
     model_ = new PlannerModel;
     view_ = new PlannerView(model_);

@@ -72,7 +72,7 @@ class TestGuiScenarios : public QObject {
     QVERIFY2(m->message().isEmpty(), qPrintable(m->message()));
   }
 
- private slots:
+ private Q_SLOTS:
   void saveLoadRoundTrips() {
     QTemporaryDir dir;
     const QString path = dir.filePath("deploy.json");

@@ -1,0 +1,112 @@
+#include "replay_runner.hpp"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <exception>
+
+#include "kvplan/error.hpp"
+
+namespace kvplan::gui {
+namespace {
+
+struct Cancelled {};  // thrown by the progress callback to unwind a cancelled replay
+
+std::string findTokenizer(const ReplayRequest& r) {
+  if (!r.tokenizer.empty()) return r.tokenizer;
+  const QFileInfo ckpt(QString::fromStdString(r.path));
+  for (const char* name : {"tok512.bin", "tokenizer.bin"}) {
+    const QFileInfo t(ckpt.absoluteDir(), name);
+    if (t.isFile()) return t.absoluteFilePath().toStdString();
+  }
+  const QStringList toks = ckpt.absoluteDir().entryList({"tok*.bin"}, QDir::Files);
+  if (!toks.isEmpty()) return ckpt.absoluteDir().filePath(toks.first()).toStdString();
+  throw Error(r.path, "tokenizer",
+              "no tokenizer beside the checkpoint (tok512.bin or tokenizer.bin); choose one");
+}
+
+}  // namespace
+
+sim::ReplayReport run_replay(const ReplayRequest& r,
+                             const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  if (r.configs.empty()) throw Error("replay", "configurations", "choose at least one");
+  std::vector<sim::ReplayConfig> cfgs;
+  for (const auto& c : r.configs)
+    cfgs.push_back(sim::parse_config(c.format, c.policy, c.block_size));
+  sim::ReplayOptions opt;
+  opt.eval_from = r.eval_from;
+  opt.max_tokens = r.max_tokens;
+  opt.progress = progress;
+  if (r.source == ReplayRequest::Source::trace) {
+    const auto t = sim::TraceFile::open(r.path);
+    const std::uint64_t T =
+        r.max_tokens ? std::min(r.max_tokens, t.info().tokens) : t.info().tokens;
+    // As `kvplan replay`: about 256 scored steps unless asked otherwise.
+    opt.fidelity_every = r.fidelity_every ? r.fidelity_every : std::max<std::uint64_t>(1, T / 256);
+    return sim::replay_trace(t, cfgs, opt);
+  }
+  const auto model = sim::Llama2cModel::load(r.path);
+  const auto tok = sim::Tokenizer::load(findTokenizer(r), model.config().vocab_size);
+  sim::Llama2cRunner run(model);
+  sim::ReferenceAttention ref(model);
+  const auto tokens =
+      sim::generate(
+          run, ref, tok,
+          {.prompt = r.prompt, .steps = r.steps, .temperature = r.temperature, .seed = r.seed})
+          .tokens;
+  return sim::replay_model(model, tokens, cfgs, opt);
+}
+
+ReplayRunner::ReplayRunner(QObject* parent) : QObject(parent) {
+  connect(&watcher_, &QFutureWatcher<ReplayOutcome>::finished, this, [this] {
+    outcome_ = watcher_.result();
+    Q_EMIT finished(outcome_);
+  });
+}
+
+ReplayRunner::~ReplayRunner() {
+  cancel();
+  watcher_.waitForFinished();
+}
+
+bool ReplayRunner::isRunning() const { return watcher_.isRunning(); }
+
+bool ReplayRunner::start(const ReplayRequest& request) {
+  if (isRunning()) return false;
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  auto flag = cancel_;
+  Q_EMIT started();
+  watcher_.setFuture(QtConcurrent::run([this, request, flag]() -> ReplayOutcome {
+    ReplayOutcome out;
+    std::uint64_t last_pct = ~std::uint64_t{0};
+    try {
+      out.report = run_replay(request, [&](std::uint64_t done, std::uint64_t total) {
+        if (flag->load()) throw Cancelled{};
+        // At most ~200 updates per run, so the GUI thread's queue stays short.
+        const std::uint64_t pct = total ? done * 200 / total : 0;
+        if (pct != last_pct || done == total) {
+          last_pct = pct;
+          Q_EMIT progress(done, total);  // queued to the GUI thread
+        }
+      });
+      out.status = ReplayOutcome::Status::done;
+    } catch (const Cancelled&) {
+      out.status = ReplayOutcome::Status::cancelled;
+    } catch (const std::exception& e) {
+      out.status = ReplayOutcome::Status::failed;
+      out.error = QString::fromUtf8(e.what());
+    } catch (...) {
+      out.status = ReplayOutcome::Status::failed;
+      out.error = "internal error in the replay";
+    }
+    return out;
+  }));
+  return true;
+}
+
+void ReplayRunner::cancel() {
+  if (cancel_) cancel_->store(true);
+}
+
+}  // namespace kvplan::gui
