@@ -123,3 +123,21 @@ put("tokenizer", "tiny.bin", struct.pack("<I", len(tiny)) + tokenizer(tiny))
 tok512 = root.parent / "shared" / "models" / "stories260K" / "tok512.bin"
 if tok512.exists():
     put("tokenizer", "tok512.bin", struct.pack("<I", 512) + tok512.read_bytes())
+
+
+# --- deployment files and engine command lines
+copy_dir("deploy", "tests/data/deploy")
+for i, line in enumerate([
+        "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --kv-cache-dtype fp8 --max-num-seqs 64",
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --gpu-memory-utilization 0.95 "
+        "--block-size 32 --max-num-batched-tokens 16384 --dtype bfloat16 --enforce-eager",
+        "python -m vllm.entrypoints.openai.api_server --model mistralai/Mistral-7B-v0.1 -tp 2 --pp 1 "
+        "--max-model-len=8192 --quantization awq --unknown-flag x",
+        "vllm serve 'Qwen/Qwen2.5-7B-Instruct' --max-num-seqs \"256\" --kv-cache-dtype auto"]):
+    put("engine_args", f"vllm{i}", "\x00" + line)
+for i, line in enumerate([
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 32768 "
+        "--mem-fraction-static 0.85 --max-running-requests 32 --kv-cache-dtype fp8_e5m2",
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --tp 8 --page-size 16 "
+        "--chunked-prefill-size 4096 --dp 2"]):
+    put("engine_args", f"sglang{i}", "\x01" + line)
