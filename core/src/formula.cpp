@@ -108,8 +108,6 @@ KvCost kv_cost(const ModelSpec& model, const KvCostInput& in, const std::string&
   if (in.batch > kMaxBatch)
     throw Error(source, "batch", "must be at most 2^32 sequences, got " + std::to_string(in.batch));
   if (in.block_size == 0) throw Error(source, "block_size", "must be at least 1 token, got 0");
-  if (in.prefill && *in.prefill > in.context)
-    throw Error(source, "prefill", "prompt length exceeds the context length");
 
   const KvLayout layout = make_layout(model, in.tp, in.include_draft_layers, source);
   validate_format(layout, in.format, in.block_size, source);

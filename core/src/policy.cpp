@@ -102,6 +102,9 @@ RetentionPolicy parse_policy(std::string_view spec, const std::string& source,
                                      std::string(spec) + "'");
     if (!p.heavy.is_fraction && !p.recent.is_fraction && p.heavy.tokens + p.recent.tokens == 0)
       throw Error(source, field, "heavy + recent must keep at least the current token");
+    if (p.heavy.is_fraction && p.recent.is_fraction && p.heavy.ppm + p.recent.ppm > 1000000)
+      throw Error(source, field, "keep + recent must be at most 1 (the whole sequence), got '" +
+                                     std::string(spec) + "'");
   }
   if (p.kind == PolicyKind::snapkv) {
     if (!has_budget) throw Error(source, field + ".budget", "snapkv needs budget=N");
@@ -142,16 +145,27 @@ std::string to_string(const RetentionPolicy& p) {
   return "?";
 }
 
+H2oBudget h2o_budget(const RetentionPolicy& p, std::uint64_t n) {
+  H2oBudget b{p.heavy.at(n), p.recent.at(n)};
+  if (p.heavy.is_fraction && p.recent.is_fraction) {
+    const Budget total{.ppm = p.heavy.ppm + p.recent.ppm, .is_fraction = true};
+    b.recent = total.at(n) - b.heavy;
+  }
+  if (b.heavy + b.recent == 0) b.recent = 1;
+  return b;
+}
+
 std::uint64_t retained(const RetentionPolicy& p, std::uint64_t n,
                        std::optional<std::uint64_t> prefill) {
   switch (p.kind) {
     case PolicyKind::full: return n;
     case PolicyKind::streaming: return std::min(n, p.sink + p.window);
     case PolicyKind::h2o: {
-      const std::uint64_t budget = std::max<std::uint64_t>(1, p.heavy.at(n) + p.recent.at(n));
-      return std::min(n, budget);
+      const H2oBudget b = h2o_budget(p, n);
+      return std::min(n, b.heavy + b.recent);
     }
     case PolicyKind::snapkv: {
+      if (prefill && n < *prefill) return n;  // the prompt is compressed when prefill ends
       const std::uint64_t prompt = std::min(n, prefill.value_or(n));
       const std::uint64_t budget = std::max<std::uint64_t>(1, p.budget.at(prompt));
       return std::min(prompt, budget) + (n - prompt);

@@ -204,9 +204,9 @@ Status snapkv_select(const SnapKvSelectParams& p, KeepSet* keep, Backend b) {
 
 H2oSelectParams h2o_params(const RetentionPolicy& policy, std::uint64_t n) {
   H2oSelectParams p;
-  p.heavy = policy.heavy.at(n);
-  p.recent = policy.recent.at(n);
-  if (p.heavy + p.recent == 0) p.recent = 1;
+  const H2oBudget b = h2o_budget(policy, n);  // core's split, so bytes match its prediction
+  p.heavy = b.heavy;
+  p.recent = b.recent;
   return p;
 }
 

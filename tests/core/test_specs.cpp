@@ -92,6 +92,26 @@ TEST(PolicySpec, RetainedCounts) {
   EXPECT_EQ(retained(parse_policy("snapkv:budget=1024"), 8192), 1024u);
   EXPECT_EQ(retained(parse_policy("snapkv:budget=1024"), 8192, 8000), 1024u + 192);
   EXPECT_EQ(retained(parse_policy("snapkv:budget=1024"), 500, 400), 500u);
+  // before the prompt ends nothing is compressed
+  EXPECT_EQ(retained(parse_policy("snapkv:budget=64"), 100, 200), 100u);
+  EXPECT_EQ(retained(parse_policy("snapkv:budget=64"), 200, 200), 64u);
+}
+
+TEST(PolicySpec, FractionalH2oBudgetGrowsAtMostOneTokenPerStep) {
+  // floor(0.2 n) + floor(0.1 n) would jump by 2 at n = 10 (1 + 0 -> 2 + 1); a cache that gets one
+  // token per step could not follow. The total is floor(0.3 n) instead.
+  const auto p = parse_policy("h2o:keep=0.2,recent=0.1");
+  std::uint64_t prev = retained(p, 1);
+  for (std::uint64_t n = 2; n < 5000; ++n) {
+    const std::uint64_t r = retained(p, n);
+    ASSERT_LE(r, prev + 1) << n;
+    ASSERT_GE(r, prev) << n;
+    const auto b = h2o_budget(p, n);
+    ASSERT_EQ(b.heavy, n / 5) << n;  // floor(0.2 n)
+    ASSERT_EQ(b.heavy + b.recent, std::max<std::uint64_t>(1, n * 3 / 10)) << n;
+    prev = r;
+  }
+  EXPECT_THROW(parse_policy("h2o:keep=0.7,recent=0.4"), Error);
 }
 
 TEST(PolicySpec, OptionsAndRoundTrip) {

@@ -58,9 +58,20 @@ std::string to_string(const RetentionPolicy& policy);
 
 // Tokens kept (per layer, per KV head) for a sequence of n tokens, n >= 0. `prefill` is the
 // prompt length for SnapKV (compresses once at the end of prefill, decode tokens are appended);
-// it defaults to n. Never exceeds n.
+// it defaults to n, and while n < prefill the prompt is not yet compressed (n tokens).
+// Never exceeds n.
 std::uint64_t retained(const RetentionPolicy& policy, std::uint64_t n,
                        std::optional<std::uint64_t> prefill = std::nullopt);
+
+// H2O's split of its budget at sequence length n into heavy hitters and recent tokens. When both
+// are fractions the total is floor((keep + recent) · n), so the budget grows by at most one token
+// per step, as a cache that receives one token per step can follow; heavy = floor(keep · n) and
+// recent takes the rest. At least one token (the current one) is kept.
+struct H2oBudget {
+  std::uint64_t heavy = 0;
+  std::uint64_t recent = 0;
+};
+H2oBudget h2o_budget(const RetentionPolicy& policy, std::uint64_t n);
 
 // True when the policy never evicts (full).
 inline bool is_full(const RetentionPolicy& p) { return p.kind == PolicyKind::full; }
