@@ -18,9 +18,9 @@
 namespace kvplan::kernels {
 namespace {
 
-constexpr int kTile = 32;          // tokens per tile
-constexpr int kThreads = 128;      // decode block
-constexpr int kMaxBatch = 16;      // sequences per decode launch (params travel by value)
+constexpr int kTile = 32;      // tokens per tile
+constexpr int kThreads = 128;  // decode block
+constexpr int kMaxBatch = 16;  // sequences per decode launch (params travel by value)
 
 struct DecodeBatch {
   DecodeAttentionParams p[kMaxBatch];
@@ -32,16 +32,19 @@ __host__ __device__ inline float effective_scale(float scale, std::uint32_t d) {
 
 // One dequantized element of load_key / load_value: the same branches and the same record
 // helpers, per channel instead of per row, so a warp reads a record's bytes together.
-__device__ __forceinline__ float key_element(const PagedKvView& v, std::uint32_t h,
-                                             std::uint32_t t, std::uint32_t c) {
+__device__ __forceinline__ float key_element(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
+                                             std::uint32_t c) {
   const std::uint32_t d = v.head_dim, S = v.block_size, H = v.num_kv_heads;
   if (is_kivi(v)) {
     const std::uint32_t G = v.format.group;
     const std::uint32_t kq = kivi_key_quant_tokens(v.num_tokens, v.format.residual);
     if (t < kq) return kivi_decode(kivi_key_record(v, t / G, h, c), G, v.format.bits, t % G);
-    return plain_decode(KvDtype::fp16, slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - kq, h) + 2 * c, 1.f);
+    return plain_decode(
+        KvDtype::fp16,
+        slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - kq, h) + 2 * c, 1.f);
   }
-  const std::uint8_t* r = slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
+  const std::uint8_t* r =
+      slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
   if (v.format.dtype == KvDtype::int8) return int8_decode(r, d, c);
   return plain_decode(v.format.dtype, r + plain_element_bytes(v.format.dtype) * c, v.k_scale);
 }
@@ -52,22 +55,26 @@ __device__ __forceinline__ float value_element(const PagedKvView& v, std::uint32
   if (is_kivi(v)) {
     const std::uint32_t G = v.format.group, b = v.format.bits, R = v.format.residual;
     if (t < kivi_value_quant_tokens(v.num_tokens, R)) {
-      const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, (d / G) * kivi_record_bytes(G, b), t, h);
+      const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H,
+                                          (d / G) * kivi_record_bytes(G, b), t, h);
       return kivi_decode(r + (c / G) * kivi_record_bytes(G, b), G, b, c % G);
     }
     const std::uint32_t slot = t % kivi_window_slots(S, R);
-    return plain_decode(KvDtype::fp16, slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, S, H, 2 * d, slot, h) + 2 * c, 1.f);
+    return plain_decode(
+        KvDtype::fp16,
+        slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, S, H, 2 * d, slot, h) + 2 * c, 1.f);
   }
-  const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
+  const std::uint8_t* r =
+      slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
   if (v.format.dtype == KvDtype::int8) return int8_decode(r, d, c);
   return plain_decode(v.format.dtype, r + plain_element_bytes(v.format.dtype) * c, v.v_scale);
 }
 
 // Workspace per (sequence b, query head hq, split s): partial output [dmax] and (max, sum).
 __global__ void __launch_bounds__(kThreads)
-decode_attention_split_kernel(const DecodeBatch batch, std::uint32_t tokens_per_split,
-                              std::uint32_t splits, std::uint32_t max_hq, std::uint32_t dmax,
-                              float* __restrict__ part_o, float* __restrict__ part_ml) {
+    decode_attention_split_kernel(const DecodeBatch batch, std::uint32_t tokens_per_split,
+                                  std::uint32_t splits, std::uint32_t max_hq, std::uint32_t dmax,
+                                  float* __restrict__ part_o, float* __restrict__ part_ml) {
   const DecodeAttentionParams& p = batch.p[blockIdx.z];
   const PagedKvView v = p.kv;
   const std::uint32_t h = blockIdx.x, split = blockIdx.y;
@@ -80,13 +87,13 @@ decode_attention_split_kernel(const DecodeBatch batch, std::uint32_t tokens_per_
   const std::uint32_t row = d + 1;  // padded: threads of a warp read different tokens
 
   extern __shared__ float smem[];
-  float* q_s = smem;                           // [group, d]
-  float* acc_s = q_s + group * d;              // [group, d]
-  float* kv_s = acc_s + group * d;             // [kTile, d + 1]
-  float* p_s = kv_s + kTile * row;             // [group, kTile]
-  float* m_s = p_s + group * kTile;            // [group]
-  float* l_s = m_s + group;                    // [group]
-  float* alpha_s = l_s + group;                // [group]
+  float* q_s = smem;                 // [group, d]
+  float* acc_s = q_s + group * d;    // [group, d]
+  float* kv_s = acc_s + group * d;   // [kTile, d + 1]
+  float* p_s = kv_s + kTile * row;   // [group, kTile]
+  float* m_s = p_s + group * kTile;  // [group]
+  float* l_s = m_s + group;          // [group]
+  float* alpha_s = l_s + group;      // [group]
 
   const std::uint32_t tid = threadIdx.x;
   for (std::uint32_t i = tid; i < group * d; i += blockDim.x) {
@@ -107,7 +114,8 @@ decode_attention_split_kernel(const DecodeBatch batch, std::uint32_t tokens_per_
     if (rot) {
       for (std::uint32_t t = tid; t < cnt; t += blockDim.x)
         rope_rotate(kv_s + t * row, d, p.rope,
-                    static_cast<double>(t0 + t) - v.positions[std::uint64_t{h} * v.positions_stride + t0 + t]);
+                    static_cast<double>(t0 + t) -
+                        v.positions[std::uint64_t{h} * v.positions_stride + t0 + t]);
       __syncthreads();
     }
     for (std::uint32_t i = tid; i < group * kTile; i += blockDim.x) {
@@ -119,7 +127,8 @@ decode_attention_split_kernel(const DecodeBatch batch, std::uint32_t tokens_per_
         float a = 0.f;
         for (std::uint32_t c = 0; c < d; ++c) a += q[c] * k[c];
         s = a * scale;
-        if (p.probs) p.probs[std::uint64_t{h * group + g} * n + t0 + t] = s;  // raw, normalized later
+        if (p.probs)
+          p.probs[std::uint64_t{h * group + g} * n + t0 + t] = s;  // raw, normalized later
       }
       p_s[i] = s;
     }
@@ -207,17 +216,21 @@ Status launch_decode(const DecodeAttentionParams* params, std::uint32_t count, c
     dmax = std::max(dmax, p.kv.head_dim);
     max_group = std::max(max_group, p.num_q_heads / p.kv.num_kv_heads);
   }
-  const std::uint64_t smem =
-      4ull * (2ull * max_group * dmax + kTile * (dmax + 1ull) + max_group * kTile + 3ull * max_group);
+  const std::uint64_t smem = 4ull * (2ull * max_group * dmax + kTile * (dmax + 1ull) +
+                                     max_group * kTile + 3ull * max_group);
   if (smem > 227 * 1024)
     return Status::Unimplemented("decode_attention_cuda: GQA group " + std::to_string(max_group) +
                                  " x head dim " + std::to_string(dmax) + " needs " +
                                  std::to_string(smem) + " bytes of shared memory (max 232448)");
-  // Splits: enough blocks to fill the GPU about four times over, at least 4 tiles per split.
-  const std::uint64_t blocks_wanted = 4ull * cuda_detail::sm_count();
-  const std::uint64_t per_seq = std::max<std::uint64_t>(1, blocks_wanted / (std::uint64_t{max_h} * count));
-  const std::uint32_t max_splits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ceil_div(max_n, 4 * kTile)));
-  const std::uint32_t splits = static_cast<std::uint32_t>(std::min<std::uint64_t>(per_seq, max_splits));
+  // Splits: about 16 blocks per SM in flight (latency hiding for a memory-bound kernel), at
+  // least 4 tiles per split.
+  const std::uint64_t blocks_wanted = 16ull * cuda_detail::sm_count();
+  const std::uint64_t per_seq =
+      std::max<std::uint64_t>(1, blocks_wanted / (std::uint64_t{max_h} * count));
+  const std::uint32_t max_splits =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ceil_div(max_n, 4 * kTile)));
+  const std::uint32_t splits =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(per_seq, max_splits));
   std::uint32_t tps = static_cast<std::uint32_t>(ceil_div(max_n, splits));
   tps = static_cast<std::uint32_t>(ceil_div(tps, kTile) * kTile);
   const std::uint64_t parts = std::uint64_t{count} * max_hq * splits;
@@ -227,11 +240,13 @@ Status launch_decode(const DecodeAttentionParams* params, std::uint32_t count, c
   float* part_ml = part_o + parts * dmax;
   if (smem > 48 * 1024)
     KVPLAN_CUDA_CHECK(cudaFuncSetAttribute(decode_attention_split_kernel,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
   decode_attention_split_kernel<<<dim3(max_h, splits, count), kThreads, smem, st>>>(
       batch, tps, splits, max_hq, dmax, part_o, part_ml);
   KVPLAN_CUDA_CHECK_LAUNCH();
-  decode_attention_reduce_kernel<<<dim3(max_hq, count), 128, 0, st>>>(batch, splits, max_hq, dmax, part_o, part_ml);
+  decode_attention_reduce_kernel<<<dim3(max_hq, count), 128, 0, st>>>(batch, splits, max_hq, dmax,
+                                                                      part_o, part_ml);
   KVPLAN_CUDA_CHECK_LAUNCH();
   return Status::Ok();
 }
@@ -246,9 +261,12 @@ __global__ void prefill_attention_dequant_kernel(const PrefillAttentionParams p,
   const bool rot = p.positions == PositionMode::cache && p.rope.style != RopeStyle::none;
   for (std::uint64_t r = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
        r < std::uint64_t{v.num_kv_heads} * n; r += std::uint64_t{gridDim.x} * blockDim.x) {
-    const std::uint32_t h = static_cast<std::uint32_t>(r / n), t = static_cast<std::uint32_t>(r % n);
+    const std::uint32_t h = static_cast<std::uint32_t>(r / n),
+                        t = static_cast<std::uint32_t>(r % n);
     load_key(v, h, t, keys + r * d);
-    if (rot) rope_rotate(keys + r * d, d, p.rope, static_cast<double>(t) - v.positions[std::uint64_t{h} * v.positions_stride + t]);
+    if (rot)
+      rope_rotate(keys + r * d, d, p.rope,
+                  static_cast<double>(t) - v.positions[std::uint64_t{h} * v.positions_stride + t]);
     load_value(v, h, t, vals + r * d);
   }
 }
@@ -278,8 +296,8 @@ __global__ void prefill_attention_kernel(const PrefillAttentionParams p,
   const std::uint32_t h = hq / group;
   const float scale = effective_scale(p.scale, d);
   extern __shared__ float smem[];
-  float* q = smem;        // [d]
-  float* red = q + d;     // [32]
+  float* q = smem;     // [d]
+  float* red = q + d;  // [32]
   for (std::uint32_t c = threadIdx.x; c < d; c += blockDim.x)
     q[c] = p.q[(std::uint64_t{i} * p.num_q_heads + hq) * d + c];
   __syncthreads();
@@ -364,11 +382,13 @@ Status prefill_attention_cuda(const PrefillAttentionParams& p, CudaStream stream
   if (!logits)
     if (Status s = stage.alloc(qn * n * 4, &logits); !s.ok()) return s;
   const std::uint64_t rows = std::uint64_t{H} * n;
-  prefill_attention_dequant_kernel<<<static_cast<unsigned>(std::min<std::uint64_t>(ceil_div(rows, 128), 65535)), 128, 0, st>>>(
+  prefill_attention_dequant_kernel<<<
+      static_cast<unsigned>(std::min<std::uint64_t>(ceil_div(rows, 128), 65535)), 128, 0, st>>>(
       d, static_cast<float*>(keys), static_cast<float*>(vals));
   KVPLAN_CUDA_CHECK_LAUNCH();
   prefill_attention_kernel<<<dim3(p.num_queries, p.num_q_heads), 256, (dim + 32) * 4, st>>>(
-      d, static_cast<const float*>(keys), static_cast<const float*>(vals), static_cast<float*>(logits));
+      d, static_cast<const float*>(keys), static_cast<const float*>(vals),
+      static_cast<float*>(logits));
   KVPLAN_CUDA_CHECK_LAUNCH();
   if (Status s = stage.finish(); !s.ok()) return s;
   // Stage-owned scratch is freed on return: wait for the kernels when nothing forced a sync.

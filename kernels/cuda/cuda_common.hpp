@@ -16,10 +16,10 @@ Status error_status(cudaError_t e, const char* expr, const char* file, int line)
 
 // Every CUDA runtime call goes through this: on failure the enclosing function returns a Status
 // naming the call, the CUDA error and the place.
-#define KVPLAN_CUDA_CHECK(expr)                                                          \
-  do {                                                                                   \
-    const cudaError_t kvplan_e_ = (expr);                                                \
-    if (kvplan_e_ != cudaSuccess)                                                        \
+#define KVPLAN_CUDA_CHECK(expr)                                                                  \
+  do {                                                                                           \
+    const cudaError_t kvplan_e_ = (expr);                                                        \
+    if (kvplan_e_ != cudaSuccess)                                                                \
       return ::kvplan::kernels::cuda_detail::error_status(kvplan_e_, #expr, __FILE__, __LINE__); \
   } while (0)
 // After a launch: configuration errors surface here.

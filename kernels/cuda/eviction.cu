@@ -22,22 +22,27 @@ constexpr int kSelectThreads = 1024;
 
 unsigned blocks_for(std::uint64_t work) {
   return static_cast<unsigned>(std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>((work + kThreads - 1) / kThreads, cuda_detail::sm_count() * 32ull)));
+      1,
+      std::min<std::uint64_t>((work + kThreads - 1) / kThreads, cuda_detail::sm_count() * 32ull)));
 }
 
+// std::max(a, b) exactly (returns a unless a < b), as the reference uses it.
+__device__ __forceinline__ float ref_max(float a, float b) { return a < b ? b : a; }
+
 // eviction.cpp's combine(): x[0], then x[g·stride] in order; mean divides at the end.
-__device__ float gqa_combine(const float* x, std::uint64_t stride, std::uint32_t count, GqaReduce r) {
+__device__ float gqa_combine(const float* x, std::uint64_t stride, std::uint32_t count,
+                             GqaReduce r) {
   float acc = x[0];
   for (std::uint32_t g = 1; g < count; ++g)
-    acc = r == GqaReduce::max ? fmaxf(acc, x[g * stride]) : acc + x[g * stride];
+    acc = r == GqaReduce::max ? ref_max(acc, x[g * stride]) : acc + x[g * stride];
   return r == GqaReduce::mean ? acc / static_cast<float>(count) : acc;
 }
 
 __global__ void h2o_accumulate_kernel(std::uint32_t H, std::uint32_t group, std::uint32_t n,
                                       const float* __restrict__ probs, float* __restrict__ scores,
                                       GqaReduce gqa) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < std::uint64_t{H} * n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+       i < std::uint64_t{H} * n; i += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint64_t h = i / n, t = i % n;
     scores[i] += gqa_combine(probs + h * group * n + t, n, group, gqa);
   }
@@ -45,18 +50,20 @@ __global__ void h2o_accumulate_kernel(std::uint32_t H, std::uint32_t group, std:
 
 // combined[h][t] = gqa over the group of (sum over the w window queries, in order).
 __global__ void snapkv_vote_kernel(std::uint32_t H, std::uint32_t group, std::uint32_t n,
-                                   std::uint32_t w, const float* __restrict__ probs,
-                                   GqaReduce gqa, float* __restrict__ combined) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < std::uint64_t{H} * n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
+                                   std::uint32_t w, const float* __restrict__ probs, GqaReduce gqa,
+                                   float* __restrict__ combined) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+       i < std::uint64_t{H} * n; i += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint64_t h = i / n, t = i % n;
     float acc = 0.f;
     for (std::uint32_t g = 0; g < group; ++g) {
       const float* pr = probs + (h * group + g) * w * n;
       float s = 0.f;
       for (std::uint32_t q = 0; q < w; ++q) s += pr[std::uint64_t{q} * n + t];
-      if (g == 0) acc = s;
-      else acc = gqa == GqaReduce::max ? fmaxf(acc, s) : acc + s;
+      if (g == 0)
+        acc = s;
+      else
+        acc = gqa == GqaReduce::max ? ref_max(acc, s) : acc + s;
     }
     combined[i] = gqa == GqaReduce::mean ? acc / static_cast<float>(group) : acc;
   }
@@ -67,8 +74,8 @@ __global__ void snapkv_vote_kernel(std::uint32_t H, std::uint32_t group, std::ui
 __global__ void snapkv_pool_kernel(std::uint32_t H, std::uint32_t n, std::uint32_t prefix,
                                    std::uint32_t kernel, PoolKind pool,
                                    const float* __restrict__ combined, float* __restrict__ pooled) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < std::uint64_t{H} * n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+       i < std::uint64_t{H} * n; i += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint64_t h = i / n;
     const std::int64_t t = static_cast<std::int64_t>(i % n);
     const float* c = combined + h * n;
@@ -80,7 +87,7 @@ __global__ void snapkv_pool_kernel(std::uint32_t H, std::uint32_t n, std::uint32
     float acc = pool == PoolKind::max ? -INFINITY : 0.f;
     for (std::int64_t j = t - pad; j < t - pad + kernel; ++j) {
       if (j < 0 || j >= prefix) continue;
-      acc = pool == PoolKind::max ? fmaxf(acc, c[j]) : acc + c[j];
+      acc = pool == PoolKind::max ? ref_max(acc, c[j]) : acc + c[j];
     }
     pooled[i] = pool == PoolKind::avg ? acc / static_cast<float>(kernel) : acc;
   }
@@ -99,10 +106,10 @@ __device__ std::uint64_t select_key(float score, std::int32_t pos) {
 // One block per KV head: keeps the k best of slots [0, m) and every slot of [m, n), writing the
 // kept slots ascending to out [H, k + n - m].
 __global__ void __launch_bounds__(kSelectThreads)
-evict_topk_kernel(std::uint32_t n, std::uint32_t m, std::uint32_t k,
-                  const float* __restrict__ scores, std::uint64_t score_stride,
-                  const std::int32_t* __restrict__ positions, std::uint32_t pos_stride,
-                  std::int32_t* __restrict__ out) {
+    evict_topk_kernel(std::uint32_t n, std::uint32_t m, std::uint32_t k,
+                      const float* __restrict__ scores, std::uint64_t score_stride,
+                      const std::int32_t* __restrict__ positions, std::uint32_t pos_stride,
+                      std::int32_t* __restrict__ out) {
   const std::uint32_t h = blockIdx.x;
   const float* s = scores + h * score_stride;
   const std::int32_t* pos = positions + std::uint64_t{h} * pos_stride;
@@ -121,11 +128,14 @@ evict_topk_kernel(std::uint32_t n, std::uint32_t m, std::uint32_t k,
       if (threadIdx.x == 0) below = 0;
       __syncthreads();
       unsigned long long local = 0;
-      for (std::uint32_t t = threadIdx.x; t < m; t += blockDim.x) local += select_key(s[t], pos[t]) <= mid;
+      for (std::uint32_t t = threadIdx.x; t < m; t += blockDim.x)
+        local += select_key(s[t], pos[t]) <= mid;
       if (local) atomicAdd(&below, local);
       __syncthreads();
-      if (below >= k) hi = mid;
-      else lo = mid + 1;
+      if (below >= k)
+        hi = mid;
+      else
+        lo = mid + 1;
       __syncthreads();
     }
     threshold = lo;
@@ -155,12 +165,13 @@ evict_topk_kernel(std::uint32_t n, std::uint32_t m, std::uint32_t k,
 }
 
 // Positions [H, n] on the host, from host or device rows of `stride`.
-Status host_positions(const std::int32_t* p, std::uint32_t stride, std::uint32_t H,
-                      std::uint32_t n, std::vector<std::int32_t>* out) {
+Status host_positions(const std::int32_t* p, std::uint32_t stride, std::uint32_t H, std::uint32_t n,
+                      std::vector<std::int32_t>* out) {
   out->resize(std::uint64_t{H} * n);
   if (n == 0) return Status::Ok();
   if (cuda_detail::is_device_pointer(p)) {
-    KVPLAN_CUDA_CHECK(cudaMemcpy2D(out->data(), n * 4ull, p, stride * 4ull, n * 4ull, H, cudaMemcpyDeviceToHost));
+    KVPLAN_CUDA_CHECK(
+        cudaMemcpy2D(out->data(), n * 4ull, p, stride * 4ull, n * 4ull, H, cudaMemcpyDeviceToHost));
   } else {
     for (std::uint32_t h = 0; h < H; ++h)
       std::copy_n(p + std::uint64_t{h} * stride, n, out->begin() + std::uint64_t{h} * n);
@@ -176,11 +187,13 @@ void fill_keep(std::uint32_t H, std::uint32_t count, std::vector<std::int32_t> s
   for (std::uint32_t h = 0; h < H; ++h)
     for (std::uint32_t i = 0; i < count; ++i)
       keep->positions[std::uint64_t{h} * count + i] =
-          pos[std::uint64_t{h} * n + static_cast<std::uint32_t>(slots[std::uint64_t{h} * count + i])];
+          pos[std::uint64_t{h} * n +
+              static_cast<std::uint32_t>(slots[std::uint64_t{h} * count + i])];
   keep->slots = std::move(slots);
 }
 
-void keep_all(std::uint32_t H, std::uint32_t n, const std::vector<std::int32_t>& pos, KeepSet* keep) {
+void keep_all(std::uint32_t H, std::uint32_t n, const std::vector<std::int32_t>& pos,
+              KeepSet* keep) {
   std::vector<std::int32_t> slots(std::uint64_t{H} * n);
   for (std::uint32_t h = 0; h < H; ++h)
     std::iota(slots.begin() + std::uint64_t{h} * n, slots.begin() + std::uint64_t{h + 1} * n, 0);
@@ -204,13 +217,14 @@ Status select_on_device(std::uint32_t H, std::uint32_t n, std::uint32_t m, std::
   void* d_out = nullptr;
   if (Status s = stage.alloc(std::uint64_t{H} * count * 4, &d_out); !s.ok()) return s;
   if (count > 0) {
-    evict_topk_kernel<<<H, kSelectThreads, 0, st>>>(n, m, k, d_scores, score_stride, d_pos, pos_stride,
-                                                    static_cast<std::int32_t*>(d_out));
+    evict_topk_kernel<<<H, kSelectThreads, 0, st>>>(n, m, k, d_scores, score_stride, d_pos,
+                                                    pos_stride, static_cast<std::int32_t*>(d_out));
     KVPLAN_CUDA_CHECK_LAUNCH();
   }
   std::vector<std::int32_t> slots(std::uint64_t{H} * count);
   if (count > 0)
-    KVPLAN_CUDA_CHECK(cudaMemcpyAsync(slots.data(), d_out, slots.size() * 4, cudaMemcpyDeviceToHost, st));
+    KVPLAN_CUDA_CHECK(
+        cudaMemcpyAsync(slots.data(), d_out, slots.size() * 4, cudaMemcpyDeviceToHost, st));
   KVPLAN_CUDA_CHECK(cudaStreamSynchronize(st));
   fill_keep(H, count, std::move(slots), host_pos, n, keep);
   return Status::Ok();
@@ -222,7 +236,9 @@ Status streaming_select_cuda(const StreamingSelectParams& p, KeepSet* keep, Cuda
   // No scores: the selection is index arithmetic; only the positions may live on the device.
   if (Status s = validate(p); !s.ok()) return s;
   std::vector<std::int32_t> pos;
-  if (Status s = host_positions(p.positions, p.positions_stride, p.num_kv_heads, p.num_tokens, &pos); !s.ok())
+  if (Status s =
+          host_positions(p.positions, p.positions_stride, p.num_kv_heads, p.num_tokens, &pos);
+      !s.ok())
     return s;
   StreamingSelectParams hp = p;
   hp.positions = pos.data();
@@ -237,11 +253,14 @@ Status h2o_accumulate_cuda(const H2oAccumulateParams& p, CudaStream stream) {
   Stage stage(st);
   const float* probs = nullptr;
   float* scores = nullptr;
-  if (Status s = stage.in(p.probs, std::uint64_t{p.num_q_heads} * p.num_tokens, &probs); !s.ok()) return s;
-  if (Status s = stage.out(p.scores, std::uint64_t{p.num_kv_heads} * p.num_tokens, &scores, true); !s.ok())
+  if (Status s = stage.in(p.probs, std::uint64_t{p.num_q_heads} * p.num_tokens, &probs); !s.ok())
     return s;
-  h2o_accumulate_kernel<<<blocks_for(std::uint64_t{p.num_kv_heads} * p.num_tokens), kThreads, 0, st>>>(
-      p.num_kv_heads, p.num_q_heads / p.num_kv_heads, p.num_tokens, probs, scores, p.gqa);
+  if (Status s = stage.out(p.scores, std::uint64_t{p.num_kv_heads} * p.num_tokens, &scores, true);
+      !s.ok())
+    return s;
+  h2o_accumulate_kernel<<<blocks_for(std::uint64_t{p.num_kv_heads} * p.num_tokens), kThreads, 0,
+                          st>>>(p.num_kv_heads, p.num_q_heads / p.num_kv_heads, p.num_tokens, probs,
+                                scores, p.gqa);
   KVPLAN_CUDA_CHECK_LAUNCH();
   return stage.finish();
 }
@@ -261,7 +280,8 @@ Status h2o_select_cuda(const H2oSelectParams& p, KeepSet* keep, CudaStream strea
   if (Status s = stage.in(p.scores, std::uint64_t{H} * n, &scores); !s.ok()) return s;
   const std::uint32_t m = n - static_cast<std::uint32_t>(p.recent);
   const std::uint32_t k = static_cast<std::uint32_t>(std::min<std::uint64_t>(p.heavy, m));
-  return select_on_device(H, n, m, k, scores, n, p.positions, p.positions_stride, pos, stage, st, keep);
+  return select_on_device(H, n, m, k, scores, n, p.positions, p.positions_stride, pos, stage, st,
+                          keep);
 }
 
 Status snapkv_select_cuda(const SnapKvSelectParams& p, KeepSet* keep, CudaStream stream) {
@@ -292,7 +312,8 @@ Status snapkv_select_cuda(const SnapKvSelectParams& p, KeepSet* keep, CudaStream
   }
   const unsigned grid = blocks_for(std::uint64_t{H} * n);
   if (w > 0) {
-    snapkv_vote_kernel<<<grid, kThreads, 0, st>>>(H, group, n, w, probs, p.gqa, static_cast<float*>(combined));
+    snapkv_vote_kernel<<<grid, kThreads, 0, st>>>(H, group, n, w, probs, p.gqa,
+                                                  static_cast<float*>(combined));
   } else {
     KVPLAN_CUDA_CHECK(cudaMemsetAsync(combined, 0, std::uint64_t{H} * n * 4, st));
   }

@@ -19,10 +19,11 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(std::uint64_t work) {
   return static_cast<unsigned>(std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>((work + kThreads - 1) / kThreads, cuda_detail::sm_count() * 32ull)));
+      1,
+      std::min<std::uint64_t>((work + kThreads - 1) / kThreads, cuda_detail::sm_count() * 32ull)));
 }
 
-#define KVPLAN_GRID_LOOP(i, count)                                                       \
+#define KVPLAN_GRID_LOOP(i, count)                                                          \
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < (count); \
        i += std::uint64_t{gridDim.x} * blockDim.x)
 
@@ -43,10 +44,12 @@ __global__ void paged_kv_append_kernel(PagedKvView v, std::uint32_t n0, std::uin
   KVPLAN_GRID_LOOP(r, std::uint64_t{m} * H * 2) {
     const bool is_k = r % 2 == 0;
     const std::uint64_t ih = r / 2;
-    const std::uint32_t i = static_cast<std::uint32_t>(ih / H), h = static_cast<std::uint32_t>(ih % H);
+    const std::uint32_t i = static_cast<std::uint32_t>(ih / H),
+                        h = static_cast<std::uint32_t>(ih % H);
     const float* x = (is_k ? k : val) + ih * d;
-    std::uint8_t* rec = dwritable(is_k ? slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, rb, n0 + i, h)
-                                       : slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, rb, n0 + i, h));
+    std::uint8_t* rec =
+        dwritable(is_k ? slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, rb, n0 + i, h)
+                       : slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, rb, n0 + i, h));
     if (v.format.dtype == KvDtype::int8) {
       int8_encode_record(x, d, rec);
     } else {
@@ -66,9 +69,12 @@ __global__ void paged_kv_kivi_gather_keys_kernel(PagedKvView v, std::uint32_t kq
   const std::uint32_t H = v.num_kv_heads, d = v.head_dim;
   KVPLAN_GRID_LOOP(e, std::uint64_t{kq1 - kq0} * H * d) {
     const std::uint32_t t = kq0 + static_cast<std::uint32_t>(e / (H * d));
-    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H), c = static_cast<std::uint32_t>(e % d);
+    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H),
+                        c = static_cast<std::uint32_t>(e % d);
     tile[e] = t < n0 ? plain_decode(KvDtype::fp16,
-                                    slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, v.block_size, H, 2 * d, t - kq0, h) + 2 * c,
+                                    slot_record(v.kr_base, v.kr_table, v.kr_block_bytes,
+                                                v.block_size, H, 2 * d, t - kq0, h) +
+                                        2 * c,
                                     1.f)
                      : through_fp16(k[(std::uint64_t{t - n0} * H + h) * d + c]);
   }
@@ -80,7 +86,8 @@ __global__ void paged_kv_kivi_encode_keys_kernel(PagedKvView v, std::uint32_t kq
   const std::uint32_t H = v.num_kv_heads, d = v.head_dim, G = v.format.group;
   KVPLAN_GRID_LOOP(r, std::uint64_t{(kq1 - kq0) / G} * H * d) {
     const std::uint32_t g = static_cast<std::uint32_t>(r / (H * d));
-    const std::uint32_t h = static_cast<std::uint32_t>(r / d % H), c = static_cast<std::uint32_t>(r % d);
+    const std::uint32_t h = static_cast<std::uint32_t>(r / d % H),
+                        c = static_cast<std::uint32_t>(r % d);
     kivi_encode_record(tile + (std::uint64_t{g} * G * H + h) * d + c, H * d, G, v.format.bits,
                        dwritable(kivi_key_record(v, kq0 / G + g, h, c)));
   }
@@ -93,8 +100,10 @@ __global__ void paged_kv_kivi_residual_kernel(PagedKvView v, std::uint32_t t0, s
   const std::uint32_t H = v.num_kv_heads, d = v.head_dim;
   KVPLAN_GRID_LOOP(e, std::uint64_t{N - t0} * H * d) {
     const std::uint32_t t = t0 + static_cast<std::uint32_t>(e / (H * d));
-    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H), c = static_cast<std::uint32_t>(e % d);
-    std::uint8_t* r = dwritable(slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, v.block_size, H, 2 * d, t - kq, h));
+    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H),
+                        c = static_cast<std::uint32_t>(e % d);
+    std::uint8_t* r = dwritable(
+        slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, v.block_size, H, 2 * d, t - kq, h));
     plain_encode(KvDtype::fp16, k[(std::uint64_t{t - n0} * H + h) * d + c], 1.f, r + 2 * c);
   }
 }
@@ -109,9 +118,12 @@ __global__ void paged_kv_kivi_gather_values_kernel(PagedKvView v, std::uint32_t 
   const std::uint32_t C = kivi_window_slots(v.block_size, v.format.residual);
   KVPLAN_GRID_LOOP(e, std::uint64_t{vq1 - vq0} * H * d) {
     const std::uint32_t t = vq0 + static_cast<std::uint32_t>(e / (H * d));
-    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H), c = static_cast<std::uint32_t>(e % d);
+    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H),
+                        c = static_cast<std::uint32_t>(e % d);
     tile[e] = t < n0 ? plain_decode(KvDtype::fp16,
-                                    slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, v.block_size, H, 2 * d, t % C, h) + 2 * c,
+                                    slot_record(v.vw_base, v.vw_table, v.vw_block_bytes,
+                                                v.block_size, H, 2 * d, t % C, h) +
+                                        2 * c,
                                     1.f)
                      : through_fp16(val[(std::uint64_t{t - n0} * H + h) * d + c]);
   }
@@ -124,9 +136,12 @@ __global__ void paged_kv_kivi_encode_values_kernel(PagedKvView v, std::uint32_t 
   const std::uint32_t P = kivi_record_bytes(G, v.format.bits);
   KVPLAN_GRID_LOOP(r, std::uint64_t{vq1 - vq0} * H * (d / G)) {
     const std::uint32_t t = vq0 + static_cast<std::uint32_t>(r / (H * (d / G)));
-    const std::uint32_t h = static_cast<std::uint32_t>(r / (d / G) % H), j = static_cast<std::uint32_t>(r % (d / G));
-    std::uint8_t* rec = dwritable(slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size, H, (d / G) * P, t, h));
-    kivi_encode_record(tile + (std::uint64_t{t - vq0} * H + h) * d + j * G, 1, G, v.format.bits, rec + j * P);
+    const std::uint32_t h = static_cast<std::uint32_t>(r / (d / G) % H),
+                        j = static_cast<std::uint32_t>(r % (d / G));
+    std::uint8_t* rec = dwritable(
+        slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size, H, (d / G) * P, t, h));
+    kivi_encode_record(tile + (std::uint64_t{t - vq0} * H + h) * d + j * G, 1, G, v.format.bits,
+                       rec + j * P);
   }
 }
 
@@ -137,8 +152,10 @@ __global__ void paged_kv_kivi_window_kernel(PagedKvView v, std::uint32_t t0, std
   const std::uint32_t C = kivi_window_slots(v.block_size, v.format.residual);
   KVPLAN_GRID_LOOP(e, std::uint64_t{N - t0} * H * d) {
     const std::uint32_t t = t0 + static_cast<std::uint32_t>(e / (H * d));
-    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H), c = static_cast<std::uint32_t>(e % d);
-    std::uint8_t* r = dwritable(slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, v.block_size, H, 2 * d, t % C, h));
+    const std::uint32_t h = static_cast<std::uint32_t>(e / d % H),
+                        c = static_cast<std::uint32_t>(e % d);
+    std::uint8_t* r = dwritable(
+        slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, v.block_size, H, 2 * d, t % C, h));
     plain_encode(KvDtype::fp16, val[(std::uint64_t{t - n0} * H + h) * d + c], 1.f, r + 2 * c);
   }
 }
@@ -155,12 +172,16 @@ __global__ void paged_kv_compact_kernel(PagedKvView v, const std::int32_t* __res
     const std::uint32_t byte = static_cast<std::uint32_t>(e % rb);
     const bool is_k = rec < std::uint64_t{H} * count;
     const std::uint64_t hi = is_k ? rec : rec - std::uint64_t{H} * count;
-    const std::uint32_t h = static_cast<std::uint32_t>(hi / count), i = static_cast<std::uint32_t>(hi % count);
+    const std::uint32_t h = static_cast<std::uint32_t>(hi / count),
+                        i = static_cast<std::uint32_t>(hi % count);
     const std::uint32_t slot = gather ? static_cast<std::uint32_t>(slots[hi]) : i;
-    const std::uint8_t* r = is_k ? slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, rb, slot, h)
-                                 : slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, rb, slot, h);
-    if (gather) tmp[e] = r[byte];
-    else dwritable(r)[byte] = tmp[e];
+    const std::uint8_t* r =
+        is_k ? slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, rb, slot, h)
+             : slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, rb, slot, h);
+    if (gather)
+      tmp[e] = r[byte];
+    else
+      dwritable(r)[byte] = tmp[e];
   }
 }
 
@@ -217,7 +238,8 @@ Status DevicePagedKv::take(Arena& a, std::uint32_t* block) {
     const cudaStream_t st = cuda_detail::to_cuda(stream_);
     std::uint8_t* grown = nullptr;
     KVPLAN_CUDA_CHECK(cudaMalloc(&grown, new_bytes));
-    if (old_bytes) KVPLAN_CUDA_CHECK(cudaMemcpyAsync(grown, a.data, old_bytes, cudaMemcpyDeviceToDevice, st));
+    if (old_bytes)
+      KVPLAN_CUDA_CHECK(cudaMemcpyAsync(grown, a.data, old_bytes, cudaMemcpyDeviceToDevice, st));
     KVPLAN_CUDA_CHECK(cudaMemsetAsync(grown + old_bytes, 0, new_bytes - old_bytes, st));
     KVPLAN_CUDA_CHECK(cudaStreamSynchronize(st));
     KVPLAN_CUDA_CHECK(cudaFree(a.data));
@@ -253,8 +275,9 @@ void DevicePagedKv::shrink(Arena& a, std::vector<std::uint32_t>& table, std::uin
 }
 
 Status DevicePagedKv::sync_tables(LayerCache& lc) {
-  const std::uint32_t need = static_cast<std::uint32_t>(std::max(
-      std::max(lc.k_table.size(), lc.v_table.size()), std::max(lc.kr_table.size(), lc.vw_table.size())));
+  const std::uint32_t need =
+      static_cast<std::uint32_t>(std::max(std::max(lc.k_table.size(), lc.v_table.size()),
+                                          std::max(lc.kr_table.size(), lc.vw_table.size())));
   const cudaStream_t st = cuda_detail::to_cuda(stream_);
   if (need > lc.table_cap) {
     const std::uint32_t cap = std::max<std::uint32_t>(16, std::max(need, 2 * lc.table_cap));
@@ -264,11 +287,13 @@ Status DevicePagedKv::sync_tables(LayerCache& lc) {
     KVPLAN_CUDA_CHECK(cudaMalloc(&lc.d_tables, std::uint64_t{cap} * 4 * 4));
     lc.table_cap = cap;
   }
-  const std::vector<std::uint32_t>* tables[] = {&lc.k_table, &lc.v_table, &lc.kr_table, &lc.vw_table};
+  const std::vector<std::uint32_t>* tables[] = {&lc.k_table, &lc.v_table, &lc.kr_table,
+                                                &lc.vw_table};
   for (int i = 0; i < 4; ++i)
     if (!tables[i]->empty())
-      KVPLAN_CUDA_CHECK(cudaMemcpyAsync(lc.d_tables + static_cast<std::uint64_t>(i) * lc.table_cap, tables[i]->data(),
-                                        tables[i]->size() * 4, cudaMemcpyHostToDevice, st));
+      KVPLAN_CUDA_CHECK(cudaMemcpyAsync(lc.d_tables + static_cast<std::uint64_t>(i) * lc.table_cap,
+                                        tables[i]->data(), tables[i]->size() * 4,
+                                        cudaMemcpyHostToDevice, st));
   return Status::Ok();
 }
 
@@ -279,7 +304,8 @@ Status DevicePagedKv::grow_positions(LayerCache& lc, std::uint32_t need) {
   while (cap < need) cap *= 2;
   std::vector<std::int32_t> grown(std::uint64_t{H} * cap);
   for (std::uint32_t h = 0; h < H; ++h)
-    std::copy_n(lc.pos.begin() + std::uint64_t{h} * lc.pos_stride, lc.n, grown.begin() + std::uint64_t{h} * cap);
+    std::copy_n(lc.pos.begin() + std::uint64_t{h} * lc.pos_stride, lc.n,
+                grown.begin() + std::uint64_t{h} * cap);
   lc.pos.swap(grown);
   lc.pos_stride = cap;
   KVPLAN_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::to_cuda(stream_)));
@@ -376,14 +402,14 @@ PagedKvView DevicePagedKv::view(std::uint32_t seq, std::uint32_t layer) const {
   return make_view(seqs_[seq].layers[layer]);
 }
 
-Status DevicePagedKv::append(std::uint32_t seq, std::uint32_t layer, const float* k,
-                             const float* v, std::int32_t position) {
+Status DevicePagedKv::append(std::uint32_t seq, std::uint32_t layer, const float* k, const float* v,
+                             std::int32_t position) {
   return append_tokens(seq, layer, 1, k, v, &position, false);
 }
 
 Status DevicePagedKv::append_tokens(std::uint32_t seq, std::uint32_t layer, std::uint32_t m,
-                                    const float* k, const float* v,
-                                    const std::int32_t* positions, bool per_head) {
+                                    const float* k, const float* v, const std::int32_t* positions,
+                                    bool per_head) {
   if (Status s = check(seq, layer); !s.ok()) return s;
   if (m == 0) return Status::Ok();
   if (!k || !v) return Status::Invalid("append: k and v must not be null");
@@ -414,14 +440,16 @@ Status DevicePagedKv::append_tokens(std::uint32_t seq, std::uint32_t layer, std:
   if (Status s = stage.in(v, std::uint64_t{m} * H * d, &dv); !s.ok()) return s;
   if (Status s = grow_positions(lc, N); !s.ok()) return s;
   for (std::uint32_t h = 0; h < H; ++h)
-    std::copy_n(newpos.begin() + std::uint64_t{h} * m, m, lc.pos.begin() + std::uint64_t{h} * lc.pos_stride + n0);
+    std::copy_n(newpos.begin() + std::uint64_t{h} * m, m,
+                lc.pos.begin() + std::uint64_t{h} * lc.pos_stride + n0);
 
   const KvFormat& f = cfg_.format;
   if (f.dtype != KvDtype::kivi) {
     if (Status s = ensure(k_, lc.k_table, ceil_div(N, S)); !s.ok()) return s;
     if (Status s = ensure(v_, lc.v_table, ceil_div(N, S)); !s.ok()) return s;
     if (Status s = sync_tables(lc); !s.ok()) return s;
-    paged_kv_append_kernel<<<blocks_for(std::uint64_t{m} * H * 2), kThreads, 0, st>>>(make_view(lc), n0, m, dk, dv);
+    paged_kv_append_kernel<<<blocks_for(std::uint64_t{m} * H * 2), kThreads, 0, st>>>(
+        make_view(lc), n0, m, dk, dv);
     KVPLAN_CUDA_CHECK_LAUNCH();
   } else {
     const std::uint32_t G = f.group, R = f.residual;
@@ -437,12 +465,15 @@ Status DevicePagedKv::append_tokens(std::uint32_t seq, std::uint32_t layer, std:
     }
     // Keys: whole residual chunks of R are quantized; the rest lands in the residual.
     if (kq1 > kq0) {
-      if (Status s = ensure(k_, lc.k_table, ceil_div(kq1, kivi_key_block_tokens(S, G))); !s.ok()) return s;
+      if (Status s = ensure(k_, lc.k_table, ceil_div(kq1, kivi_key_block_tokens(S, G))); !s.ok())
+        return s;
       if (Status s = sync_tables(lc); !s.ok()) return s;
       const std::uint64_t e = std::uint64_t{kq1 - kq0} * H * d;
-      paged_kv_kivi_gather_keys_kernel<<<blocks_for(e), kThreads, 0, st>>>(make_view(lc), kq0, kq1, n0, dk, tile);
+      paged_kv_kivi_gather_keys_kernel<<<blocks_for(e), kThreads, 0, st>>>(make_view(lc), kq0, kq1,
+                                                                           n0, dk, tile);
       KVPLAN_CUDA_CHECK_LAUNCH();
-      paged_kv_kivi_encode_keys_kernel<<<blocks_for(e / G), kThreads, 0, st>>>(make_view(lc), kq0, kq1, tile);
+      paged_kv_kivi_encode_keys_kernel<<<blocks_for(e / G), kThreads, 0, st>>>(make_view(lc), kq0,
+                                                                               kq1, tile);
       KVPLAN_CUDA_CHECK_LAUNCH();
       shrink(kr_, lc.kr_table, 0);
     }
@@ -459,9 +490,11 @@ Status DevicePagedKv::append_tokens(std::uint32_t seq, std::uint32_t layer, std:
       if (Status s = ensure(v_, lc.v_table, ceil_div(vq1, S)); !s.ok()) return s;
       if (Status s = sync_tables(lc); !s.ok()) return s;
       const std::uint64_t e = std::uint64_t{vq1 - vq0} * H * d;
-      paged_kv_kivi_gather_values_kernel<<<blocks_for(e), kThreads, 0, st>>>(make_view(lc), vq0, vq1, n0, dv, tile);
+      paged_kv_kivi_gather_values_kernel<<<blocks_for(e), kThreads, 0, st>>>(make_view(lc), vq0,
+                                                                             vq1, n0, dv, tile);
       KVPLAN_CUDA_CHECK_LAUNCH();
-      paged_kv_kivi_encode_values_kernel<<<blocks_for(e / G), kThreads, 0, st>>>(make_view(lc), vq0, vq1, tile);
+      paged_kv_kivi_encode_values_kernel<<<blocks_for(e / G), kThreads, 0, st>>>(make_view(lc), vq0,
+                                                                                 vq1, tile);
       KVPLAN_CUDA_CHECK_LAUNCH();
     }
     const std::uint32_t w0 = std::max(n0, N > C ? N - C : 0u);
@@ -509,10 +542,13 @@ Status DevicePagedKv::compact(std::uint32_t seq, std::uint32_t layer, const Keep
     if (Status s = scratch(slot_bytes + moved, &p); !s.ok()) return s;
     auto* d_slots = static_cast<std::int32_t*>(p);
     auto* tmp = static_cast<std::uint8_t*>(p) + slot_bytes;
-    KVPLAN_CUDA_CHECK(cudaMemcpyAsync(d_slots, keep.slots.data(), slot_bytes, cudaMemcpyHostToDevice, st));
-    paged_kv_compact_kernel<<<blocks_for(moved), kThreads, 0, st>>>(make_view(lc), d_slots, keep.count, tmp, true);
+    KVPLAN_CUDA_CHECK(
+        cudaMemcpyAsync(d_slots, keep.slots.data(), slot_bytes, cudaMemcpyHostToDevice, st));
+    paged_kv_compact_kernel<<<blocks_for(moved), kThreads, 0, st>>>(make_view(lc), d_slots,
+                                                                    keep.count, tmp, true);
     KVPLAN_CUDA_CHECK_LAUNCH();
-    paged_kv_compact_kernel<<<blocks_for(moved), kThreads, 0, st>>>(make_view(lc), d_slots, keep.count, tmp, false);
+    paged_kv_compact_kernel<<<blocks_for(moved), kThreads, 0, st>>>(make_view(lc), d_slots,
+                                                                    keep.count, tmp, false);
     KVPLAN_CUDA_CHECK_LAUNCH();
   }
   for (std::uint32_t h = 0; h < H; ++h) {
@@ -532,8 +568,9 @@ Status DevicePagedKv::assign(std::uint32_t seq, std::uint32_t layer, const Paged
   if (Status s = check(seq, layer); !s.ok()) return s;
   if (!(host.format == cfg_.format) || host.block_size != cfg_.block_size ||
       host.num_kv_heads != cfg_.num_kv_heads || host.head_dim != cfg_.head_dim)
-    return Status::Invalid("assign: the host view's format, block size, heads or head dim differ "
-                           "from this pool's config");
+    return Status::Invalid(
+        "assign: the host view's format, block size, heads or head dim differ "
+        "from this pool's config");
   if (host.num_tokens > 0 && !host.positions)
     return Status::Invalid("assign: host view has no positions");
   LayerCache& lc = seqs_[seq].layers[layer];
@@ -583,7 +620,8 @@ Status DevicePagedKv::download(std::uint32_t seq, std::uint32_t layer, HostKvCop
   *out = HostKvCopy{};
   out->config = cfg_;
   out->num_tokens = lc.n;
-  const cuda_detail::TableLengths len = cuda_detail::table_lengths(cfg_.format, cfg_.block_size, lc.n);
+  const cuda_detail::TableLengths len =
+      cuda_detail::table_lengths(cfg_.format, cfg_.block_size, lc.n);
   struct Part {
     const Arena* a;
     const std::vector<std::uint32_t>* table;
@@ -592,10 +630,11 @@ Status DevicePagedKv::download(std::uint32_t seq, std::uint32_t layer, HostKvCop
     std::vector<std::uint32_t>* out_table;
     std::uint64_t* block_bytes;
   };
-  const Part parts[] = {{&k_, &lc.k_table, len.k, &out->k, &out->k_table, &out->k_block_bytes},
-                        {&v_, &lc.v_table, len.v, &out->v, &out->v_table, &out->v_block_bytes},
-                        {&kr_, &lc.kr_table, len.kr, &out->kr, &out->kr_table, &out->kr_block_bytes},
-                        {&vw_, &lc.vw_table, len.vw, &out->vw, &out->vw_table, &out->vw_block_bytes}};
+  const Part parts[] = {
+      {&k_, &lc.k_table, len.k, &out->k, &out->k_table, &out->k_block_bytes},
+      {&v_, &lc.v_table, len.v, &out->v, &out->v_table, &out->v_block_bytes},
+      {&kr_, &lc.kr_table, len.kr, &out->kr, &out->kr_table, &out->kr_block_bytes},
+      {&vw_, &lc.vw_table, len.vw, &out->vw, &out->vw_table, &out->vw_block_bytes}};
   for (const Part& p : parts) {
     *p.block_bytes = p.a->block_bytes;
     p.bytes->resize(std::uint64_t{p.len} * p.a->block_bytes);
@@ -650,8 +689,10 @@ std::uint64_t DevicePagedKv::blocks_in_use() const {
 }
 
 std::uint64_t DevicePagedKv::bytes_reserved() const {
-  return (std::uint64_t{k_.capacity} * k_.block_bytes) + (std::uint64_t{v_.capacity} * v_.block_bytes) +
-         (std::uint64_t{kr_.capacity} * kr_.block_bytes) + (std::uint64_t{vw_.capacity} * vw_.block_bytes);
+  return (std::uint64_t{k_.capacity} * k_.block_bytes) +
+         (std::uint64_t{v_.capacity} * v_.block_bytes) +
+         (std::uint64_t{kr_.capacity} * kr_.block_bytes) +
+         (std::uint64_t{vw_.capacity} * vw_.block_bytes);
 }
 
 }  // namespace kvplan::kernels

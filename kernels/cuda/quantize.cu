@@ -68,7 +68,8 @@ __global__ void dequantize_int8_kernel(const std::uint8_t* __restrict__ codes,
   const std::uint64_t count = std::uint64_t{tokens} * d;
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += std::uint64_t{gridDim.x} * blockDim.x)
-    out[i] = int8_decode(codes + (i / d) * int8_record_bytes(d), d, static_cast<std::uint32_t>(i % d));
+    out[i] =
+        int8_decode(codes + (i / d) * int8_record_bytes(d), d, static_cast<std::uint32_t>(i % d));
 }
 
 // One thread per KIVI record: key records (g, c) read channel c of G tokens (coalesced across
@@ -77,7 +78,8 @@ __global__ void quantize_kivi_kernel(bool keys, const float* __restrict__ in,
                                      std::uint8_t* __restrict__ out, std::uint32_t tokens,
                                      std::uint32_t d, std::uint32_t G, std::uint32_t bits) {
   const std::uint32_t P = kivi_record_bytes(G, bits);
-  const std::uint64_t records = keys ? std::uint64_t{tokens / G} * d : std::uint64_t{tokens} * (d / G);
+  const std::uint64_t records =
+      keys ? std::uint64_t{tokens / G} * d : std::uint64_t{tokens} * (d / G);
   for (std::uint64_t r = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; r < records;
        r += std::uint64_t{gridDim.x} * blockDim.x) {
     if (keys) {
@@ -98,8 +100,10 @@ __global__ void dequantize_kivi_kernel(bool keys, const std::uint8_t* __restrict
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint64_t t = i / d, c = i % d;
-    out[i] = keys ? kivi_decode(codes + ((t / G) * d + c) * P, G, bits, static_cast<std::uint32_t>(t % G))
-                  : kivi_decode(codes + (t * (d / G) + c / G) * P, G, bits, static_cast<std::uint32_t>(c % G));
+    out[i] = keys ? kivi_decode(codes + ((t / G) * d + c) * P, G, bits,
+                                static_cast<std::uint32_t>(t % G))
+                  : kivi_decode(codes + (t * (d / G) + c / G) * P, G, bits,
+                                static_cast<std::uint32_t>(c % G));
   }
 }
 
@@ -120,17 +124,20 @@ Status quantize_cuda(const QuantizeParams& p, CudaStream stream) {
   const KvFormat& f = p.format;
   switch (f.dtype) {
     case KvDtype::int8:
-      quantize_int8_kernel<<<grid_for(std::uint64_t{p.tokens} * 32), kThreads, 0, st>>>(in, out, p.tokens, d);
+      quantize_int8_kernel<<<grid_for(std::uint64_t{p.tokens} * 32), kThreads, 0, st>>>(
+          in, out, p.tokens, d);
       break;
     case KvDtype::kivi: {
       const bool keys = p.role == StreamRole::key;
-      const std::uint64_t records = keys ? std::uint64_t{p.tokens / f.group} * d : std::uint64_t{p.tokens} * (d / f.group);
-      quantize_kivi_kernel<<<grid_for(records), kThreads, 0, st>>>(keys, in, out, p.tokens, d, f.group, f.bits);
+      const std::uint64_t records =
+          keys ? std::uint64_t{p.tokens / f.group} * d : std::uint64_t{p.tokens} * (d / f.group);
+      quantize_kivi_kernel<<<grid_for(records), kThreads, 0, st>>>(keys, in, out, p.tokens, d,
+                                                                   f.group, f.bits);
       break;
     }
     default:
       quantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(f.dtype, p.fp8_scale, in, out, n,
-                                                               plain_element_bytes(f.dtype));
+                                                              plain_element_bytes(f.dtype));
   }
   KVPLAN_CUDA_CHECK_LAUNCH();
   return stage.finish();
@@ -154,8 +161,8 @@ Status dequantize_cuda(const QuantizeParams& p, CudaStream stream) {
       dequantize_int8_kernel<<<grid_for(n), kThreads, 0, st>>>(codes, out, p.tokens, d);
       break;
     case KvDtype::kivi:
-      dequantize_kivi_kernel<<<grid_for(n), kThreads, 0, st>>>(p.role == StreamRole::key, codes, out,
-                                                               p.tokens, d, f.group, f.bits);
+      dequantize_kivi_kernel<<<grid_for(n), kThreads, 0, st>>>(p.role == StreamRole::key, codes,
+                                                               out, p.tokens, d, f.group, f.bits);
       break;
     default:
       dequantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(f.dtype, p.fp8_scale, codes, out, n,

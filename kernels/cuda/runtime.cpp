@@ -179,12 +179,12 @@ Status stage_view(const PagedKvView& v, Stage& stage, PagedKvView* dev) {
                               &dev->v_table);
       !s.ok())
     return s;
-  if (Status s = upload_arena(stage, v.kr_base, v.kr_table, len.kr, v.kr_block_bytes,
-                              &dev->kr_base, &dev->kr_table);
+  if (Status s = upload_arena(stage, v.kr_base, v.kr_table, len.kr, v.kr_block_bytes, &dev->kr_base,
+                              &dev->kr_table);
       !s.ok())
     return s;
-  if (Status s = upload_arena(stage, v.vw_base, v.vw_table, len.vw, v.vw_block_bytes,
-                              &dev->vw_base, &dev->vw_table);
+  if (Status s = upload_arena(stage, v.vw_base, v.vw_table, len.vw, v.vw_block_bytes, &dev->vw_base,
+                              &dev->vw_table);
       !s.ok())
     return s;
   if (v.positions && v.num_tokens > 0) {
