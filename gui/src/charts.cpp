@@ -48,7 +48,8 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
     c->setTitle("Max concurrent requests vs. context length (no plan: see the message above)");
     return;
   }
-  c->setTitle(QString("Max concurrent requests vs. context length — %1, %2 × %3, policy %4")
+  c->setTitle(QString("Max concurrent requests (all replicas) vs. context length, log-log — %1, "
+                      "%2 × %3, policy %4")
                   .arg(qs(r.model.name))
                   .arg(r.settings.gpus)
                   .arg(qs(r.gpu.name))
@@ -69,7 +70,7 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
   y->setLabelFormat("%g");
   y->setRange(1, std::pow(10.0, std::ceil(std::log10(static_cast<double>(top) * 1.5))));
   y->setMinorTickCount(8);
-  y->setTitleText("max concurrent requests (all replicas, log scale)");
+  y->setTitleText("max concurrent requests");
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
 
@@ -82,12 +83,13 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
       if (curve.max_requests[i] == 0) break;
       s->append(xOf(curve.context[i]), static_cast<double>(curve.max_requests[i]));
     }
+    c->addSeries(s);
     if (curve.format == r.settings.kv_format) {
+      // The chosen format: its theme colour, drawn thicker.
       QPen pen = s->pen();
       pen.setWidth(4);
       s->setPen(pen);
     }
-    c->addSeries(s);
     s->attachAxis(x);
     s->attachAxis(y);
     connect(s, &QLineSeries::hovered, this, [this, curve](const QPointF& p, bool state) {
@@ -137,8 +139,8 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
 MemoryBarChart::MemoryBarChart(QWidget* parent) : QChartView(new QChart, parent) {
   setRenderHint(QPainter::Antialiasing);
   chart()->setTitle("Memory of one GPU");
-  chart()->legend()->setAlignment(Qt::AlignBottom);
-  setMinimumHeight(190);
+  chart()->legend()->setAlignment(Qt::AlignRight);
+  setMinimumHeight(210);
 }
 
 void MemoryBarChart::setResults(const PlanResults& r) {
@@ -150,7 +152,7 @@ void MemoryBarChart::setResults(const PlanResults& r) {
   }
   if (!r.ok) return;
   const MemoryBudget& m = r.capacity.memory;
-  c->setTitle(QString("Memory of one GPU (%1, %2 total, one rank of TP %3 × PP %4)")
+  c->setTitle(QString("Memory of one GPU: %1, %2 in all, one rank of TP %3 × PP %4")
                   .arg(qs(r.gpu.name))
                   .arg(humanBytes(m.total_bytes))
                   .arg(r.settings.tp)
@@ -166,11 +168,14 @@ void MemoryBarChart::setResults(const PlanResults& r) {
   const Part parts[] = {
       {"weights", m.weight_bytes, QColor(0x4c, 0x72, 0xb0)},
       {"KV cache", m.available_bytes, QColor(0x55, 0xa8, 0x68)},
-      {"reserve (activations, CUDA graphs)", m.reserve_bytes, QColor(0xdd, 0x84, 0x52)},
-      {"free (outside the engine's budget)", free_bytes, QColor(0xbb, 0xbb, 0xbb)}};
+      {"reserve (activations, graphs)", m.reserve_bytes, QColor(0xdd, 0x84, 0x52)},
+      {"free (outside the budget)", free_bytes, QColor(0xbb, 0xbb, 0xbb)}};
   auto* series = new QHorizontalStackedBarSeries;
   for (const Part& p : parts) {
-    auto* set = new QBarSet(QString("%1: %2").arg(p.name, qs(human_bytes(p.bytes))));
+    // Legend: GiB only; the tooltip has the exact bytes.
+    auto* set = new QBarSet(QString("%1 %2 GiB")
+                                .arg(p.name)
+                                .arg(static_cast<double>(p.bytes) / (1ull << 30), 0, 'f', 2));
     set->setColor(p.color);
     *set << static_cast<double>(p.bytes) / static_cast<double>(1ull << 30);
     const std::uint64_t exact = p.bytes;

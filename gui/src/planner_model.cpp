@@ -59,6 +59,7 @@ void PlannerModel::update(F&& f) {
   f(settings_);
   if (settings_ == before) return;
   load_error_.clear();
+  Q_EMIT settingsChanged();  // views showing other widgets for the same setting follow
   recompute();
 }
 
@@ -73,7 +74,6 @@ void PlannerModel::setEngine(Engine e) {
     s.memory_fraction_ppm = 0;
     s.block_size = 0;
   });
-  Q_EMIT settingsChanged();
 }
 void PlannerModel::setGpus(std::uint32_t n) {
   update([&](PlanSettings& s) { s.gpus = n; });

@@ -53,7 +53,7 @@ class PlannerModel : public QObject {
 
  Q_SIGNALS:
   void resultsChanged();
-  void settingsChanged();  // a load replaced settings: views resync their widgets
+  void settingsChanged();  // any setting changed (a load, a setter): views resync widgets
   void modelChanged();
   void messageChanged(const QString& message);
   void pinsChanged();

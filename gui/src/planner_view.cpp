@@ -57,7 +57,7 @@ QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& 
   auto* l = new QVBoxLayout(f);
   l->setContentsMargins(10, 6, 10, 6);
   auto* t = new QLabel(title);
-  t->setStyleSheet("color: palette(mid); font-weight: bold;");
+  t->setStyleSheet("color: #505050; font-weight: bold;");
   t->setWordWrap(true);
   value = new QLabel("—");
   value->setObjectName(name);
@@ -376,9 +376,9 @@ QWidget* PlannerView::buildResults() {
   split->addWidget(chart_);
   split->addWidget(memory_);
   split->addWidget(tables_);
-  split->setStretchFactor(0, 5);
+  split->setStretchFactor(0, 6);
   split->setStretchFactor(1, 2);
-  split->setStretchFactor(2, 3);
+  split->setStretchFactor(2, 2);
   split->setChildrenCollapsible(false);
   col->addWidget(split, 1);
   return w;
@@ -470,11 +470,12 @@ void PlannerView::syncWidgets() {
         QString("engine default (%1 tokens)").arg(default_block_size(s.engine)));
     block_->setValue(static_cast<int>(s.block_size));
   }
-  {
+  // Editable combos: only touch the text when it differs, so typing is never disturbed.
+  if (format_combo_->currentText().trimmed() != qs(s.kv_format)) {
     const QSignalBlocker b(format_combo_);
     format_combo_->setCurrentText(qs(s.kv_format));
   }
-  {
+  if (policy_combo_->currentText().trimmed() != qs(s.policy)) {
     const QSignalBlocker b(policy_combo_);
     policy_combo_->setCurrentText(qs(s.policy));
   }

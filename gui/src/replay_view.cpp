@@ -1,8 +1,8 @@
 #include "replay_view.hpp"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -179,12 +179,14 @@ QWidget* ReplayView::buildInputs() {
   configs_->verticalHeader()->hide();
   addConfigRow("fp16", "full", 16, true);
   addConfigRow("fp8", "full", 16, true);
-  addConfigRow("kivi:bits=4,group=8,residual=32", "full", 16, true);
-  addConfigRow("kivi:bits=2,group=8,residual=32", "full", 16, true);
+  addConfigRow("kivi:bits=4,group=32,residual=128", "full", 16, true);
+  addConfigRow("kivi:bits=2,group=32,residual=128", "full", 16, true);
   addConfigRow("fp16", "streaming:sink=4,window=124", 16, true);
   addConfigRow("fp16", "h2o:keep=0.2,recent=0.1", 16, true);
   addConfigRow("fp16", "snapkv:budget=128", 16, false);
   addConfigRow("int8", "full", 16, false);
+  // KIVI groups must divide the head dim: 8 for stories260K (head dim 8).
+  addConfigRow("kivi:bits=2,group=8,residual=32", "full", 16, false);
   configs_->setMinimumHeight(240);
   cl->addWidget(configs_);
   auto* crow = new QHBoxLayout;
@@ -224,7 +226,7 @@ QWidget* ReplayView::buildInputs() {
   scroll->setWidget(inner);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(430);
+  scroll->setMinimumWidth(500);
   return scroll;
 }
 
@@ -241,16 +243,17 @@ QWidget* ReplayView::buildResults() {
   banner_->hide();
   col->addWidget(banner_);
   auto* split = new QSplitter(Qt::Vertical);
-  auto* charts = new QSplitter(Qt::Horizontal);
+  auto* charts = new QSplitter(Qt::Vertical);
   memory_chart_ = new QChartView(new QChart);
   memory_chart_->setObjectName("replayMemoryChart");
   memory_chart_->setRenderHint(QPainter::Antialiasing);
   memory_chart_->chart()->setTitle("KV bytes held at the end: predicted vs measured");
-  memory_chart_->setMinimumHeight(300);
+  memory_chart_->setMinimumHeight(220);
   fidelity_chart_ = new QChartView(new QChart);
   fidelity_chart_->setObjectName("replayFidelityChart");
   fidelity_chart_->setRenderHint(QPainter::Antialiasing);
   fidelity_chart_->chart()->setTitle("Fidelity against the full float32 cache");
+  fidelity_chart_->setMinimumHeight(220);
   charts->addWidget(memory_chart_);
   charts->addWidget(fidelity_chart_);
   results_ = new QTableWidget(0, 11);
@@ -259,7 +262,7 @@ QWidget* ReplayView::buildResults() {
                                        "equal at every step", "retained (tokens)",
                                        "output error (rel. L2)", "attention mass kept",
                                        "mean KL (nats)", "top-1 agreement", "perplexity"});
-  results_->verticalHeader()->hide();
+  // Row numbers match the "1. fp16 full" chart categories.
   results_->horizontalHeader()->setStretchLastSection(true);
   split->addWidget(charts);
   split->addWidget(results_);
@@ -277,7 +280,9 @@ void ReplayView::addConfigRow(const QString& format, const QString& policy, int 
   f->setFlags(f->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsEditable);
   f->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
   configs_->setItem(r, 0, f);
-  configs_->setItem(r, 1, new QTableWidgetItem(policy));
+  auto* p = new QTableWidgetItem(policy);
+  p->setToolTip(policy);
+  configs_->setItem(r, 1, p);
   configs_->setItem(r, 2, new QTableWidgetItem(QString::number(block)));
 }
 
@@ -450,11 +455,11 @@ void ReplayView::plot(const sim::ReplayReport& rep) {
   m->addSeries(ms);
   auto* mx = new QBarCategoryAxis;
   mx->append(cats);
-  mx->setLabelsAngle(-30);
   auto* my = new QValueAxis;
   my->setTitleText(mib ? "MiB (2^20 bytes)" : "KiB (2^10 bytes)");
   my->setRange(0, static_cast<double>(top) / unit * 1.1);
   my->applyNiceNumbers();
+  my->setLabelFormat("%.0f");
   m->addAxis(mx, Qt::AlignBottom);
   m->addAxis(my, Qt::AlignLeft);
   ms->attachAxis(mx);
@@ -480,7 +485,6 @@ void ReplayView::plot(const sim::ReplayReport& rep) {
   f->addSeries(fs);
   auto* fx = new QBarCategoryAxis;
   fx->append(cats);
-  fx->setLabelsAngle(-30);
   auto* fy = new QValueAxis;
   fy->setRange(0, 100);
   fy->setTitleText("percent");

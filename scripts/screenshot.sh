@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Renders every view of kvplan-gui to PNG files (docs/images/ by default) under a virtual X
+# server: planner.png, compare.png, replay.png.
+#
+#   scripts/screenshot.sh [BUILD_DIR] [OUT_DIR]
+#
+# BUILD_DIR defaults to the first of build/default, build-gui, build that holds gui/kvplan-gui.
+# Installs xvfb and xauth with apt-get only when they are missing (needs root or sudo then).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build="${1:-}"
+if [[ -z "$build" ]]; then
+  for b in build/default build-gui build; do
+    if [[ -x "$b/gui/kvplan-gui" ]]; then build="$b"; break; fi
+  done
+fi
+app="${build:-build/default}/gui/kvplan-gui"
+if [[ ! -x "$app" ]]; then
+  echo "screenshot.sh: $app not found; build the GUI first (cmake -DKVPLAN_GUI=ON)" >&2
+  exit 2
+fi
+out="${2:-docs/images}"
+mkdir -p "$out"
+
+if ! command -v xvfb-run >/dev/null || ! command -v xauth >/dev/null; then
+  echo "screenshot.sh: installing xvfb and xauth" >&2
+  sudo_cmd=""
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd="sudo"; fi
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq xvfb xauth
+fi
+
+# A fixed screen and font scale so the images look the same on every machine.
+export QT_QPA_PLATFORM=xcb
+export QT_SCALE_FACTOR=1
+xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --screenshot "$out"
+ls -l "$out"/planner.png "$out"/compare.png "$out"/replay.png
