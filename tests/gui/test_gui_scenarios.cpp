@@ -137,6 +137,22 @@ class TestGuiScenarios : public QObject {
     QVERIFY(b.plan.format == a.plan.format);
   }
 
+  void customGpuMemoryRoundTrips() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("custom.json");
+    writeText(path, R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+      "hardware": {"gpu_memory_gib": 47.5, "gpus": 1},
+      "engine": {"name": "vllm", "max_model_len": 8192}, "slo": {"concurrency": 4}})");
+    MainWindow w;
+    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
+    QCOMPARE(w.planner()->settings().gpu_id, std::string("custom"));
+    const Deployment a = load_deploy(path.toStdString());
+    QCOMPARE(w.planner()->results().capacity.max_requests, run_check(a).capacity.max_requests);
+    const QString out = dir.filePath("out.json");
+    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    QCOMPARE(load_deploy(out.toStdString()).gpu.memory_bytes, a.gpu.memory_bytes);
+  }
+
   void failedSaveKeepsThePreviousFile() {
     QTemporaryDir dir;
     const QString path = dir.filePath("deploy.json");
