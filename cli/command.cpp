@@ -1,5 +1,6 @@
 #include "command.hpp"
 
+#include <cstdint>
 #include <ostream>
 
 #include "kvplan/error.hpp"
@@ -20,7 +21,18 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     po::command_line_parser parser(args);
     parser.options(all);
     if (positional) parser.positional(*positional);
-    po::store(parser.run(), vm);
+    const auto parsed = parser.run();
+    // Boost converts "-5" for an unsigned option to 2^64 - 5; refuse it instead.
+    for (const auto& o : parsed.options) {
+      const auto* d = all.find_nothrow(o.string_key, false);
+      const auto* sem = d ? d->semantic().get() : nullptr;
+      const bool is_unsigned = dynamic_cast<const po::typed_value<std::uint64_t>*>(sem) ||
+                               dynamic_cast<const po::typed_value<std::uint32_t>*>(sem);
+      for (const auto& v : o.value)
+        if (is_unsigned && !v.empty() && v[0] == '-')
+          throw Error("--" + o.string_key, o.string_key, "must not be negative, got " + v);
+    }
+    po::store(parsed, vm);
     if (vm.count("help")) {
       out << "usage: " << usage << "\n\n" << all << "\nexample:\n  " << example << "\n";
       return false;

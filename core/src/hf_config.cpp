@@ -273,7 +273,15 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source) {
   m.hidden_size = static_cast<std::uint32_t>(s.hidden);
   m.max_context = o.opt_uint("max_position_embeddings", 1, kMaxContext).value_or(0);
   m.weight_dtype = weight_dtype_of(o);
-  m.num_params = estimate_params(o, s);
+  try {
+    m.num_params = estimate_params(o, s);
+  } catch (const Error& e) {
+    if (e.source() != "parameter count") throw;  // a field's own error already names the file
+    throw Error(source, "/hidden_size",
+                "hidden_size " + std::to_string(s.hidden) + " with " + std::to_string(s.layers) +
+                    " layers and the given heads, head_dim, intermediate and vocab sizes: the "
+                    "parameter count overflows 64-bit arithmetic (absurd sizes)");
+  }
   m.num_params_estimated = true;
   return m;
 }

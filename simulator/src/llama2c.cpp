@@ -349,6 +349,12 @@ Tokenizer Tokenizer::load(const std::string& path, std::uint32_t vocab_size) {
     throw Error(path, "file size",
                 std::to_string(buf.size() - at) + " trailing bytes after " +
                     std::to_string(vocab_size) + " tokens (tokenizer for another vocabulary?)");
+  // encode() uses BOS 1, EOS 2 and falls back to the byte tokens 3..258 (<0x00>..<0xFF>) as
+  // llama2.c's tokenizers lay them out; a smaller vocabulary would be indexed past its end.
+  if (vocab_size < 259)
+    throw Error(path, "vocab_size",
+                "a llama2.c tokenizer needs at least 259 tokens (3 special + 256 byte tokens), the "
+                "model has " + std::to_string(vocab_size));
   for (std::uint32_t i = 0; i < vocab_size; ++i) t.sorted_.emplace_back(t.vocab_[i], i);
   std::stable_sort(t.sorted_.begin(), t.sorted_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -170,3 +170,9 @@ put("tokenizer/negative_length.bin", tok[:8] + struct.pack("<i", -5) + tok[12:])
 put("tokenizer/length_over_max.bin", tok[:8] + struct.pack("<i", 1 << 20) + tok[12:])
 put("tokenizer/too_few_tokens.bin", tokenizer(pieces[:100]))
 put("tokenizer/trailing_bytes.bin", tok + b"\0\0\0")
+
+# Regression (fuzz_tokenizer): a vocabulary without the 256 byte tokens made encode() index past
+# the vocabulary (heap overflow) on a prompt byte it lacks. A 6-token model and its tokenizer.
+put("valid/small_vocab_model.bin", checkpoint(vocab=6))
+put("tokenizer/small_vocab_no_byte_tokens.bin",
+    tokenizer([b"<unk>", b"\n<s>\n", b"\n</s>\n", b" ", b"h", b"i"]))
