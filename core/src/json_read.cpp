@@ -14,7 +14,16 @@ constexpr std::uint64_t kMaxFileBytes = 64ull << 20;
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
   try {
-    return nlohmann::json::parse(text);
+    // Nesting is bounded: dump() (used to quote bad values in messages) recurses once per level,
+    // so a file of 100000 '[' would overflow the stack. No config needs more than a few levels.
+    constexpr int kMaxDepth = 256;
+    return nlohmann::json::parse(
+        text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+          if (depth > kMaxDepth)
+            throw Error(source, "", "invalid JSON: nested deeper than " +
+                                        std::to_string(kMaxDepth) + " levels");
+          return true;
+        });
   } catch (const nlohmann::json::exception& e) {
     // parse_error for syntax, out_of_range for numbers like 1e400: both are invalid input.
     std::string what = e.what();

@@ -249,7 +249,8 @@ void SafetensorsFile::parse(const SafetensorsLimits& lim) {
     for (const auto& d : shape) {
       if (!d.is_number_unsigned())
         throw Error(path_, where + " /shape",
-                    "dimensions must be non-negative integers, got " + d.dump());
+                    "dimensions must be non-negative integers, got " +
+                        (d.is_primitive() ? d.dump() : std::string(d.type_name())));
       const auto dim = d.get<std::uint64_t>();
       if (dim > lim.max_dim)
         throw Error(path_, where + " /shape",
