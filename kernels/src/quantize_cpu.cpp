@@ -1,10 +1,15 @@
-// Faster CPU quantize / dequantize: the same arithmetic as the _ref spec, restructured (bit
-// tricks instead of frexp/rint library calls, lookup tables for fp8 decode, whole records at a
-// time) so it is bit-identical to the reference — tests/kernels compare the two byte for byte.
+// Faster CPU quantize / dequantize: the same arithmetic as the _ref spec, restructured so GCC
+// auto-vectorizes it with baseline SSE2 (branch-free selects instead of branches, bit tricks
+// instead of frexp/rint, chunks through small local buffers, whole KIVI group-rows at a time with
+// packing by uniform shifts). Every division of the spec stays a division: x/s and x·(1/s) can
+// differ by an ulp, which moves a code at a .5 tie. Bit-identical to the reference —
+// tests/kernels compare the two byte for byte.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "kvplan/kernels/quantize.hpp"
 
@@ -15,56 +20,6 @@ namespace {
 inline float rne_small(float y) {
   const float magic = 12582912.f;  // 1.5 · 2^23 (needs IEEE arithmetic: no -ffast-math)
   return (y + magic) - magic;
-}
-
-// fp8 encode with float bit manipulation; equal to fp8_encode for every input (tested).
-inline std::uint8_t fp8_encode_fast(float x, Fp8Kind k) {
-  const Fp8Traits t = fp8_traits(k);
-  std::uint32_t u = float_bits(x);
-  const std::uint8_t sign = static_cast<std::uint8_t>((u >> 24) & 0x80u);
-  u &= 0x7FFFFFFFu;
-  if (u > 0x7F800000u) return static_cast<std::uint8_t>(sign | 0x7F);
-  if (u >= float_bits(t.max_finite)) return static_cast<std::uint8_t>(sign | t.max_code);
-  const int M = t.mant_bits, min_exp = 1 - t.bias;
-  if (u < static_cast<std::uint32_t>(min_exp + 127)
-              << 23) {  // fp8 subnormal: FPU rounds at quantum
-    const std::uint32_t magic = static_cast<std::uint32_t>(min_exp - M + 23 + 127) << 23;
-    return static_cast<std::uint8_t>(sign |
-                                     (float_bits(bits_float(u) + bits_float(magic)) - magic));
-  }
-  u += (1u << (22 - M)) - 1u + ((u >> (23 - M)) & 1u);
-  std::uint32_t code = (u >> (23 - M)) - (static_cast<std::uint32_t>(127 - t.bias) << M);
-  if (code > t.max_code) code = t.max_code;
-  return static_cast<std::uint8_t>(sign | code);
-}
-
-const std::array<float, 256>& fp8_table(Fp8Kind k) {
-  static const auto make = [](Fp8Kind kind) {
-    std::array<float, 256> a{};
-    for (int c = 0; c < 256; ++c) a[c] = fp8_decode(static_cast<std::uint8_t>(c), kind);
-    return a;
-  };
-  static const std::array<float, 256> e4 = make(Fp8Kind::e4m3), e5 = make(Fp8Kind::e5m2);
-  return k == Fp8Kind::e4m3 ? e4 : e5;
-}
-
-void int8_encode_fast(const float* x, std::uint32_t d, std::uint8_t* rec) {
-  float amax = 0.f;
-  for (std::uint32_t i = 0; i < d; ++i) {
-    const float a = std::fabs(x[i]);
-    amax = a > amax ? a : amax;
-  }
-  const float scale = amax / 127.f;
-  if (!(scale > 0.f)) {
-    std::memset(rec, 0, d);
-  } else {
-    for (std::uint32_t i = 0; i < d; ++i) {
-      float q = rne_small(x[i] / scale);
-      q = q > 127.f ? 127.f : (q < -127.f ? -127.f : q);
-      rec[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(q));
-    }
-  }
-  std::memcpy(rec + d, &scale, 4);
 }
 
 void kivi_encode_fast(const float* x, std::uint32_t stride, std::uint32_t G, std::uint32_t bits,
@@ -119,8 +74,368 @@ void kivi_decode_fast(const std::uint8_t* rec, std::uint32_t G, std::uint32_t bi
 
 }  // namespace
 
-// Exposed for the bit-exactness test of the fast fp8 encoder.
-std::uint8_t fp8_encode_cpu(float x, Fp8Kind k) { return fp8_encode_fast(x, k); }
+namespace {
+
+constexpr std::uint32_t kChunk = 512;  // elements per local buffer (stays in L1)
+
+// float_to_half without branches: all three cases computed, then selected (vectorizes).
+inline std::uint16_t half_enc(float f) {
+  const std::uint32_t b = float_bits(f);
+  const std::uint32_t sign = (b >> 16) & 0x8000u;
+  const std::int32_t u = static_cast<std::int32_t>(b & 0x7FFFFFFFu);
+  const std::uint32_t uu = static_cast<std::uint32_t>(u);
+  const std::uint32_t nrm = (uu + 0xC8000FFFu + ((uu >> 13) & 1u)) >> 13;  // (15-127)<<23 wraps
+  const std::uint32_t sub = float_bits(bits_float(uu) + 0.5f) - 0x3F000000u;
+  const std::uint32_t big = u > 0x7F800000 ? 0x7E00u : 0x7C00u;
+  std::uint32_t o = u < (113 << 23) ? sub : nrm;
+  o = u >= (143 << 23) ? big : o;
+  return static_cast<std::uint16_t>(o | sign);
+}
+// half_to_float without branches.
+inline float half_dec(std::uint16_t h) {
+  const std::uint32_t hv = h;
+  const std::uint32_t sign = (hv & 0x8000u) << 16;
+  const std::uint32_t em = (hv & 0x7FFFu) << 13;
+  const std::uint32_t fin = float_bits(bits_float(em) * 0x1p112f);
+  const std::uint32_t r = (hv & 0x7C00u) == 0x7C00u ? (em | 0x7F800000u) : fin;
+  return bits_float(r | sign);
+}
+inline std::uint16_t bf16_enc(float f) {
+  const std::uint32_t u = float_bits(f);
+  const std::uint32_t rne = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  const std::uint32_t nan = (u >> 16) | 0x40u;
+  return static_cast<std::uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? nan : rne);
+}
+
+// fp8_encode without branches (the exhaustive test in test_conversions covers every float).
+template <Fp8Kind K>
+inline std::uint8_t fp8_enc(float x) {
+  constexpr int M = K == Fp8Kind::e4m3 ? 3 : 2, bias = K == Fp8Kind::e4m3 ? 7 : 15;
+  constexpr std::int32_t max_bits = K == Fp8Kind::e4m3 ? 0x43E00000 : 0x47600000;  // 448, 57344
+  constexpr std::uint32_t max_code = K == Fp8Kind::e4m3 ? 0x7E : 0x7B;
+  constexpr int min_exp = 1 - bias;
+  constexpr std::uint32_t magic = static_cast<std::uint32_t>(min_exp - M + 23 + 127) << 23;
+  const std::uint32_t b = float_bits(x);
+  const std::uint32_t sign = (b >> 24) & 0x80u;
+  const std::uint32_t uu = b & 0x7FFFFFFFu;
+  const std::int32_t u = static_cast<std::int32_t>(uu);
+  const std::uint32_t r = uu + (1u << (22 - M)) - 1u + ((uu >> (23 - M)) & 1u);
+  std::uint32_t code = (r >> (23 - M)) - (static_cast<std::uint32_t>(127 - bias) << M);
+  const std::uint32_t sub = float_bits(bits_float(uu) + bits_float(magic)) - magic;
+  code = u < ((min_exp + 127) << 23) ? sub : code;
+  code = u >= max_bits ? max_code : code;
+  code = u > 0x7F800000 ? 0x7Fu : code;
+  return static_cast<std::uint8_t>(code | sign);
+}
+// fp8_decode without branches or tables: exact, equal to fp8_decode for all 256 codes.
+template <Fp8Kind K>
+inline float fp8_dec(std::uint8_t c) {
+  constexpr int M = K == Fp8Kind::e4m3 ? 3 : 2, bias = K == Fp8Kind::e4m3 ? 7 : 15;
+  const std::uint32_t cv = c;
+  const std::uint32_t c7 = cv & 0x7Fu, sign = (cv & 0x80u) << 24;
+  const std::uint32_t nrm = (c7 << (23 - M)) + (static_cast<std::uint32_t>(127 - bias) << 23);
+  const std::uint32_t sub = float_bits(static_cast<float>(static_cast<std::int32_t>(c7)) *
+                                       (K == Fp8Kind::e4m3 ? 0x1p-9f : 0x1p-16f));
+  std::uint32_t r = (c7 >> M) == 0 ? sub : nrm;
+  r |= sign;
+  if constexpr (K == Fp8Kind::e4m3) {
+    r = c7 == 0x7Fu ? 0x7FC00000u : r;
+  } else {
+    r = c7 >= 0x7Cu ? (c7 == 0x7Cu ? (0x7F800000u | sign) : 0x7FC00000u) : r;
+  }
+  return bits_float(r);
+}
+
+template <Fp8Kind K>
+void fp8_quantize(const float* in, std::uint8_t* out, std::uint64_t n, float scale) {
+  const bool unit = scale == 1.0f;  // x / 1 == x (a NaN stays a NaN of the same sign)
+  for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_enc<K>(unit ? in[i] : in[i] / scale);
+}
+template <Fp8Kind K>
+void fp8_dequantize(const std::uint8_t* in, float* out, std::uint64_t n, float scale) {
+  for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_dec<K>(in[i]) * scale;
+}
+
+// rint(clamp(y, -0.5, L)) as an int equals clamp(rint(y), 0, L) for every y, NaN -> 0 (as the
+// spec's fmin/fmax): one clamp, then the 1.5·2^23 trick, then a truncating convert.
+inline std::uint32_t kivi_code_of(float y, float levels) {
+  y = y > -0.5f ? y : -0.5f;
+  y = y < levels ? y : levels;
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(rne_small(y)));
+}
+
+void int8_encode_vec(const float* x, std::uint32_t d, std::uint8_t* rec) {
+  // absmax on the magnitude bits: integer order = float order for non-NaN; NaN ignored (fmax).
+  std::int32_t amax = 0;
+  for (std::uint32_t i = 0; i < d; ++i) {
+    std::int32_t a = static_cast<std::int32_t>(float_bits(x[i]) & 0x7FFFFFFFu);
+    a = a > 0x7F800000 ? 0 : a;
+    amax = a > amax ? a : amax;
+  }
+  const float scale = bits_float(static_cast<std::uint32_t>(amax)) / 127.f;
+  if (!(scale > 0.f)) {
+    std::memset(rec, 0, d);
+  } else {
+    for (std::uint32_t i = 0; i < d; ++i) {
+      float q = x[i] / scale;
+      q = q > -127.f ? q : -127.f;  // NaN -> -127, as fmax(-127, NaN) in the spec
+      q = q < 127.f ? q : 127.f;
+      rec[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(rne_small(q)));
+    }
+  }
+  std::memcpy(rec + d, &scale, 4);
+}
+
+// Per-group scale/zero from min/max; `exact` is false where the vector min/max may differ from
+// the spec's fmin/fmax fold (a NaN first element, all NaN, or a ±0 extreme whose sign depends
+// on the fold order): those groups are re-encoded by the spec's own kivi_encode_record.
+struct KiviGroup {
+  std::uint16_t sh, zh;
+  float s, z;
+  bool exact;
+};
+inline KiviGroup kivi_group(float mn, float mx, float levels) {
+  KiviGroup g{};
+  g.exact = mn <= mx && mn != 0.f && mx != 0.f;
+  g.sh = float_to_half_sat((mx - mn) / levels);
+  g.zh = float_to_half_sat(mn);
+  g.s = half_to_float(g.sh);
+  g.z = half_to_float(g.zh);
+  return g;
+}
+
+struct KiviScratch {
+  std::vector<float> mn, mx, s, z, sd;
+  std::vector<std::uint32_t> ok, words;
+  std::vector<std::uint16_t> sh, zh;
+  std::vector<std::uint8_t> exact;
+  explicit KiviScratch(std::uint32_t d, std::uint32_t W)
+      : mn(d),
+        mx(d),
+        s(d),
+        z(d),
+        sd(d),
+        ok(d),
+        words(std::uint64_t{W} * d),
+        sh(d),
+        zh(d),
+        exact(d) {}
+};
+
+// Keys: one group-row (G tokens × d channels, row stride d) -> d records, vectorized across
+// channels: codes of token j land in word j/pw at bit (j%pw)·bits with one uniform shift.
+template <std::uint32_t BITS>
+void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32_t G, std::uint8_t* out,
+                      KiviScratch& k) {
+  constexpr std::uint32_t pw = 32 / BITS;
+  constexpr float L = static_cast<float>((1u << BITS) - 1u);
+  const std::uint32_t W = G / pw, P = 4 * W + 4;
+  float* mn = k.mn.data();
+  float* mx = k.mx.data();
+  for (std::uint32_t c = 0; c < d; ++c) {
+    mn[c] = INFINITY;
+    mx[c] = -INFINITY;
+  }
+  for (std::uint32_t j = 0; j < G; ++j) {
+    const float* row = x + std::uint64_t{j} * d;
+    for (std::uint32_t c = 0; c < d; ++c) {
+      const float v = row[c];
+      mn[c] = v < mn[c] ? v : mn[c];
+      mx[c] = v > mx[c] ? v : mx[c];
+    }
+  }
+  for (std::uint32_t c = 0; c < d; ++c) {
+    const KiviGroup g = kivi_group(mn[c], mx[c], L);
+    k.sh[c] = g.sh;
+    k.zh[c] = g.zh;
+    k.z[c] = g.z;
+    k.sd[c] = g.s > 0.f ? g.s : 1.f;
+    k.ok[c] = g.s > 0.f ? ~0u : 0u;
+    k.exact[c] = g.exact;
+  }
+  const float* z = k.z.data();
+  const float* sd = k.sd.data();
+  const std::uint32_t* ok = k.ok.data();
+  for (std::uint32_t w = 0; w < W; ++w) {
+    std::uint32_t* wd = k.words.data() + std::uint64_t{w} * d;
+    for (std::uint32_t c = 0; c < d; ++c) wd[c] = 0;
+    for (std::uint32_t kk = 0; kk < pw; ++kk) {
+      const float* row = x + std::uint64_t{w * pw + kk} * d;
+      for (std::uint32_t c = 0; c < d; ++c)
+        wd[c] |= (kivi_code_of((row[c] - z[c]) / sd[c], L) & ok[c]) << (kk * BITS);
+    }
+  }
+  for (std::uint32_t c = 0; c < d; ++c) {
+    std::uint8_t* rec = out + std::uint64_t{c} * P;
+    if (!k.exact[c]) {
+      kivi_encode_record(x + c, d, G, BITS, rec);
+      continue;
+    }
+    for (std::uint32_t w = 0; w < W; ++w)
+      std::memcpy(rec + 4 * w, &k.words[std::uint64_t{w} * d + c], 4);
+    std::memcpy(rec + 4 * W, &k.sh[c], 2);
+    std::memcpy(rec + 4 * W + 2, &k.zh[c], 2);
+  }
+}
+
+template <std::uint32_t BITS>
+void kivi_keys_decode(const std::uint8_t* in, std::uint32_t d, std::uint32_t G, float* x,
+                      KiviScratch& k) {
+  constexpr std::uint32_t pw = 32 / BITS, mask = (1u << BITS) - 1u;
+  const std::uint32_t W = G / pw, P = 4 * W + 4;
+  for (std::uint32_t c = 0; c < d; ++c) {
+    const std::uint8_t* rec = in + std::uint64_t{c} * P;
+    for (std::uint32_t w = 0; w < W; ++w)
+      std::memcpy(&k.words[std::uint64_t{w} * d + c], rec + 4 * w, 4);
+    std::uint16_t sh, zh;
+    std::memcpy(&sh, rec + 4 * W, 2);
+    std::memcpy(&zh, rec + 4 * W + 2, 2);
+    k.s[c] = half_to_float(sh);
+    k.z[c] = half_to_float(zh);
+  }
+  const float* s = k.s.data();
+  const float* z = k.z.data();
+  for (std::uint32_t w = 0; w < W; ++w) {
+    const std::uint32_t* wd = k.words.data() + std::uint64_t{w} * d;
+    for (std::uint32_t kk = 0; kk < pw; ++kk) {
+      float* row = x + std::uint64_t{w * pw + kk} * d;
+      for (std::uint32_t c = 0; c < d; ++c)
+        row[c] =
+            static_cast<float>(static_cast<std::int32_t>((wd[c] >> (kk * BITS)) & mask)) * s[c] +
+            z[c];
+    }
+  }
+}
+
+// Codes (one uint8 each, record order) -> packed bytes, four codes per 32-bit lane at a time.
+template <std::uint32_t BITS>
+void pack_codes(const std::uint8_t* codes, std::uint32_t n, std::uint8_t* out) {
+  if constexpr (BITS == 8) {
+    std::memcpy(out, codes, n);
+  } else {
+    for (std::uint32_t i = 0; i < n / 4; ++i) {
+      std::uint32_t v;
+      std::memcpy(&v, codes + 4 * i, 4);
+      if constexpr (BITS == 4) {
+        const std::uint32_t t = (v | (v >> 4)) & 0x00FF00FFu;
+        const std::uint16_t u = static_cast<std::uint16_t>(t | (t >> 8));
+        std::memcpy(out + 2 * i, &u, 2);
+      } else {
+        const std::uint32_t t = (v | (v >> 6)) & 0x000F000Fu;
+        out[i] = static_cast<std::uint8_t>(t | (t >> 12));
+      }
+    }
+  }
+}
+// Packed bytes -> codes (one uint8 each), the inverse shift tree.
+template <std::uint32_t BITS>
+void unpack_codes(const std::uint8_t* in, std::uint32_t n, std::uint8_t* codes) {
+  if constexpr (BITS == 8) {
+    std::memcpy(codes, in, n);
+  } else {
+    for (std::uint32_t i = 0; i < n / 4; ++i) {
+      std::uint32_t u;
+      if constexpr (BITS == 4) {
+        std::uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        const std::uint32_t t = (h | (std::uint32_t{h} << 8)) & 0x00FF00FFu;
+        u = (t | (t << 4)) & 0x0F0F0F0Fu;
+      } else {
+        const std::uint32_t b = in[i];
+        const std::uint32_t t = (b | (b << 12)) & 0x000F000Fu;
+        u = (t | (t << 6)) & 0x03030303u;
+      }
+      std::memcpy(codes + 4 * i, &u, 4);
+    }
+  }
+}
+
+// Values: `count` records of G contiguous floats each.
+template <std::uint32_t BITS>
+void kivi_values_encode(const float* x, std::uint64_t count, std::uint32_t G, std::uint8_t* out) {
+  constexpr float L = static_cast<float>((1u << BITS) - 1u);
+  const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
+  alignas(16) std::uint8_t codes[256];
+  alignas(16) std::uint8_t packed[256];
+  for (std::uint64_t r = 0; r < count; ++r) {
+    const float* g = x + r * G;
+    std::uint8_t* rec = out + r * P;
+    float mn8[8], mx8[8];
+    for (int l = 0; l < 8; ++l) {
+      mn8[l] = INFINITY;
+      mx8[l] = -INFINITY;
+    }
+    std::uint32_t j = 0;
+    for (; j + 8 <= G; j += 8)
+      for (int l = 0; l < 8; ++l) {
+        const float v = g[j + l];
+        mn8[l] = v < mn8[l] ? v : mn8[l];
+        mx8[l] = v > mx8[l] ? v : mx8[l];
+      }
+    for (; j < G; ++j) {
+      mn8[0] = g[j] < mn8[0] ? g[j] : mn8[0];
+      mx8[0] = g[j] > mx8[0] ? g[j] : mx8[0];
+    }
+    float mn = mn8[0], mx = mx8[0];
+    for (int l = 1; l < 8; ++l) {
+      mn = mn8[l] < mn ? mn8[l] : mn;
+      mx = mx8[l] > mx ? mx8[l] : mx;
+    }
+    const KiviGroup kg = kivi_group(mn, mx, L);
+    if (!kg.exact) {
+      kivi_encode_record(g, 1, G, BITS, rec);
+      continue;
+    }
+    if (kg.s > 0.f) {
+      const float s = kg.s, z = kg.z;
+      for (std::uint32_t i = 0; i < G; ++i)
+        codes[i] = static_cast<std::uint8_t>(kivi_code_of((g[i] - z) / s, L));
+      pack_codes<BITS>(codes, G, packed);
+      std::memcpy(rec, packed, 4 * W);
+    } else {
+      std::memset(rec, 0, 4 * W);
+    }
+    std::memcpy(rec + 4 * W, &kg.sh, 2);
+    std::memcpy(rec + 4 * W + 2, &kg.zh, 2);
+  }
+}
+
+template <std::uint32_t BITS>
+void kivi_values_decode(const std::uint8_t* in, std::uint64_t count, std::uint32_t G, float* x) {
+  const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
+  alignas(16) std::uint8_t codes[256];
+  for (std::uint64_t r = 0; r < count; ++r) {
+    const std::uint8_t* rec = in + r * P;
+    std::uint16_t sh, zh;
+    std::memcpy(&sh, rec + 4 * W, 2);
+    std::memcpy(&zh, rec + 4 * W + 2, 2);
+    const float s = half_to_float(sh), z = half_to_float(zh);
+    unpack_codes<BITS>(rec, G, codes);
+    float* o = x + r * G;
+    for (std::uint32_t i = 0; i < G; ++i)
+      o[i] = static_cast<float>(static_cast<std::int32_t>(codes[i])) * s + z;
+  }
+}
+
+// The vectorized KIVI paths need whole words per group (G·bits a multiple of 32) and G <= 256.
+bool kivi_vector_ok(const KvFormat& f) { return f.group <= 256 && (f.group * f.bits) % 32 == 0; }
+
+template <class F>
+void dispatch_bits(std::uint32_t bits, F&& f) {
+  if (bits == 2)
+    f(std::integral_constant<std::uint32_t, 2>{});
+  else if (bits == 4)
+    f(std::integral_constant<std::uint32_t, 4>{});
+  else
+    f(std::integral_constant<std::uint32_t, 8>{});
+}
+
+}  // namespace
+
+// Exposed for the bit-exactness test of the fast fp8 encoder (the one quantize_cpu uses).
+std::uint8_t fp8_encode_cpu(float x, Fp8Kind k) {
+  return k == Fp8Kind::e4m3 ? fp8_enc<Fp8Kind::e4m3>(x) : fp8_enc<Fp8Kind::e5m2>(x);
+}
 
 Status quantize_cpu(const QuantizeParams& p) {
   if (Status s = validate(p, false); !s.ok()) return s;
@@ -132,40 +447,56 @@ Status quantize_cpu(const QuantizeParams& p) {
       std::memcpy(p.out, p.in, n * 4);
       break;
     case KvDtype::fp16:
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::uint16_t h = float_to_half(p.in[i]);
-        std::memcpy(p.out + 2 * i, &h, 2);
+    case KvDtype::bf16: {
+      alignas(16) std::uint16_t buf[kChunk];
+      const bool half = f.dtype == KvDtype::fp16;
+      for (std::uint64_t i0 = 0; i0 < n; i0 += kChunk) {
+        const std::uint32_t m = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, n - i0));
+        const float* in = p.in + i0;
+        if (half)
+          for (std::uint32_t i = 0; i < m; ++i) buf[i] = half_enc(in[i]);
+        else
+          for (std::uint32_t i = 0; i < m; ++i) buf[i] = bf16_enc(in[i]);
+        std::memcpy(p.out + 2 * i0, buf, 2 * std::uint64_t{m});
       }
-      break;
-    case KvDtype::bf16:
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::uint16_t h = float_to_bf16(p.in[i]);
-        std::memcpy(p.out + 2 * i, &h, 2);
-      }
-      break;
-    case KvDtype::fp8_e4m3:
-    case KvDtype::fp8_e5m2: {
-      const Fp8Kind k = f.dtype == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2;
-      for (std::uint64_t i = 0; i < n; ++i) p.out[i] = fp8_encode_fast(p.in[i] / p.fp8_scale, k);
       break;
     }
+    case KvDtype::fp8_e4m3:
+      fp8_quantize<Fp8Kind::e4m3>(p.in, p.out, n, p.fp8_scale);
+      break;
+    case KvDtype::fp8_e5m2:
+      fp8_quantize<Fp8Kind::e5m2>(p.in, p.out, n, p.fp8_scale);
+      break;
     case KvDtype::int8:
       for (std::uint32_t t = 0; t < p.tokens; ++t)
-        int8_encode_fast(p.in + std::uint64_t{t} * d, d, p.out + std::uint64_t{t} * (d + 4));
+        int8_encode_vec(p.in + std::uint64_t{t} * d, d, p.out + std::uint64_t{t} * (d + 4));
       break;
     case KvDtype::kivi: {
       const std::uint32_t G = f.group, P = kivi_record_bytes(G, f.bits);
       if (G > 256) return quantize_ref(p);
+      if (!kivi_vector_ok(f)) {
+        if (p.role == StreamRole::key) {
+          for (std::uint32_t g = 0; g < p.tokens / G; ++g)
+            for (std::uint32_t c = 0; c < d; ++c)
+              kivi_encode_fast(p.in + std::uint64_t{g} * G * d + c, d, G, f.bits,
+                               p.out + (std::uint64_t{g} * d + c) * P);
+        } else {
+          for (std::uint32_t t = 0; t < p.tokens; ++t)
+            for (std::uint32_t j = 0; j < d / G; ++j)
+              kivi_encode_fast(p.in + std::uint64_t{t} * d + j * G, 1, G, f.bits,
+                               p.out + (std::uint64_t{t} * (d / G) + j) * P);
+        }
+        break;
+      }
       if (p.role == StreamRole::key) {
-        for (std::uint32_t g = 0; g < p.tokens / G; ++g)
-          for (std::uint32_t c = 0; c < d; ++c)
-            kivi_encode_fast(p.in + std::uint64_t{g} * G * d + c, d, G, f.bits,
-                             p.out + (std::uint64_t{g} * d + c) * P);
+        KiviScratch k(d, kivi_words(G, f.bits));
+        dispatch_bits(f.bits, [&](auto b) {
+          for (std::uint32_t g = 0; g < p.tokens / G; ++g)
+            kivi_keys_encode<b()>(p.in + std::uint64_t{g} * G * d, d, G,
+                                  p.out + std::uint64_t{g} * d * P, k);
+        });
       } else {
-        for (std::uint32_t t = 0; t < p.tokens; ++t)
-          for (std::uint32_t j = 0; j < d / G; ++j)
-            kivi_encode_fast(p.in + std::uint64_t{t} * d + j * G, 1, G, f.bits,
-                             p.out + (std::uint64_t{t} * (d / G) + j) * P);
+        dispatch_bits(f.bits, [&](auto b) { kivi_values_encode<b()>(p.in, n / G, G, p.out); });
       }
       break;
     }
@@ -183,25 +514,26 @@ Status dequantize_cpu(const QuantizeParams& p) {
       std::memcpy(p.dequant, p.codes, n * 4);
       break;
     case KvDtype::fp16:
-      for (std::uint64_t i = 0; i < n; ++i) {
-        std::uint16_t h;
-        std::memcpy(&h, p.codes + 2 * i, 2);
-        p.dequant[i] = half_to_float(h);
+    case KvDtype::bf16: {
+      alignas(16) std::uint16_t buf[kChunk];
+      const bool half = f.dtype == KvDtype::fp16;
+      for (std::uint64_t i0 = 0; i0 < n; i0 += kChunk) {
+        const std::uint32_t m = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, n - i0));
+        std::memcpy(buf, p.codes + 2 * i0, 2 * std::uint64_t{m});
+        float* out = p.dequant + i0;
+        if (half)
+          for (std::uint32_t i = 0; i < m; ++i) out[i] = half_dec(buf[i]);
+        else
+          for (std::uint32_t i = 0; i < m; ++i) out[i] = bf16_to_float(buf[i]);
       }
-      break;
-    case KvDtype::bf16:
-      for (std::uint64_t i = 0; i < n; ++i) {
-        std::uint16_t h;
-        std::memcpy(&h, p.codes + 2 * i, 2);
-        p.dequant[i] = bf16_to_float(h);
-      }
-      break;
-    case KvDtype::fp8_e4m3:
-    case KvDtype::fp8_e5m2: {
-      const auto& table = fp8_table(f.dtype == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2);
-      for (std::uint64_t i = 0; i < n; ++i) p.dequant[i] = table[p.codes[i]] * p.fp8_scale;
       break;
     }
+    case KvDtype::fp8_e4m3:
+      fp8_dequantize<Fp8Kind::e4m3>(p.codes, p.dequant, n, p.fp8_scale);
+      break;
+    case KvDtype::fp8_e5m2:
+      fp8_dequantize<Fp8Kind::e5m2>(p.codes, p.dequant, n, p.fp8_scale);
+      break;
     case KvDtype::int8:
       for (std::uint32_t t = 0; t < p.tokens; ++t) {
         const std::uint8_t* rec = p.codes + std::uint64_t{t} * (d + 4);
@@ -213,16 +545,30 @@ Status dequantize_cpu(const QuantizeParams& p) {
       break;
     case KvDtype::kivi: {
       const std::uint32_t G = f.group, P = kivi_record_bytes(G, f.bits);
+      if (!kivi_vector_ok(f)) {
+        if (p.role == StreamRole::key) {
+          for (std::uint32_t g = 0; g < p.tokens / G; ++g)
+            for (std::uint32_t c = 0; c < d; ++c)
+              kivi_decode_fast(p.codes + (std::uint64_t{g} * d + c) * P, G, f.bits,
+                               p.dequant + std::uint64_t{g} * G * d + c, d);
+        } else {
+          for (std::uint32_t t = 0; t < p.tokens; ++t)
+            for (std::uint32_t j = 0; j < d / G; ++j)
+              kivi_decode_fast(p.codes + (std::uint64_t{t} * (d / G) + j) * P, G, f.bits,
+                               p.dequant + std::uint64_t{t} * d + j * G, 1);
+        }
+        break;
+      }
       if (p.role == StreamRole::key) {
-        for (std::uint32_t g = 0; g < p.tokens / G; ++g)
-          for (std::uint32_t c = 0; c < d; ++c)
-            kivi_decode_fast(p.codes + (std::uint64_t{g} * d + c) * P, G, f.bits,
-                             p.dequant + std::uint64_t{g} * G * d + c, d);
+        KiviScratch k(d, kivi_words(G, f.bits));
+        dispatch_bits(f.bits, [&](auto b) {
+          for (std::uint32_t g = 0; g < p.tokens / G; ++g)
+            kivi_keys_decode<b()>(p.codes + std::uint64_t{g} * d * P, d, G,
+                                  p.dequant + std::uint64_t{g} * G * d, k);
+        });
       } else {
-        for (std::uint32_t t = 0; t < p.tokens; ++t)
-          for (std::uint32_t j = 0; j < d / G; ++j)
-            kivi_decode_fast(p.codes + (std::uint64_t{t} * (d / G) + j) * P, G, f.bits,
-                             p.dequant + std::uint64_t{t} * d + j * G, 1);
+        dispatch_bits(f.bits,
+                      [&](auto b) { kivi_values_decode<b()>(p.codes, n / G, G, p.dequant); });
       }
       break;
     }
