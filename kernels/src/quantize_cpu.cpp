@@ -11,10 +11,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu_fast.hpp"
 #include "kvplan/kernels/quantize.hpp"
 
 namespace kvplan::kernels {
 namespace {
+using namespace cpu_fast;
 
 // rint() for |y| < 2^22 in the default rounding mode: adding 1.5·2^23 leaves no fraction bits.
 inline float rne_small(float y) {
@@ -91,15 +93,6 @@ inline std::uint16_t half_enc(float f) {
   o = u >= (143 << 23) ? big : o;
   return static_cast<std::uint16_t>(o | sign);
 }
-// half_to_float without branches.
-inline float half_dec(std::uint16_t h) {
-  const std::uint32_t hv = h;
-  const std::uint32_t sign = (hv & 0x8000u) << 16;
-  const std::uint32_t em = (hv & 0x7FFFu) << 13;
-  const std::uint32_t fin = float_bits(bits_float(em) * 0x1p112f);
-  const std::uint32_t r = (hv & 0x7C00u) == 0x7C00u ? (em | 0x7F800000u) : fin;
-  return bits_float(r | sign);
-}
 inline std::uint16_t bf16_enc(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t rne = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
@@ -147,12 +140,13 @@ inline float fp8_dec(std::uint8_t c) {
 }
 
 template <Fp8Kind K>
-void fp8_quantize(const float* in, std::uint8_t* out, std::uint64_t n, float scale) {
+KVPLAN_INLINE void fp8_quantize(const float* in, std::uint8_t* out, std::uint64_t n, float scale) {
   const bool unit = scale == 1.0f;  // x / 1 == x (a NaN stays a NaN of the same sign)
   for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_enc<K>(unit ? in[i] : in[i] / scale);
 }
 template <Fp8Kind K>
-void fp8_dequantize(const std::uint8_t* in, float* out, std::uint64_t n, float scale) {
+KVPLAN_INLINE void fp8_dequantize(const std::uint8_t* in, float* out, std::uint64_t n,
+                                  float scale) {
   for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_dec<K>(in[i]) * scale;
 }
 
@@ -164,7 +158,7 @@ inline std::uint32_t kivi_code_of(float y, float levels) {
   return static_cast<std::uint32_t>(static_cast<std::int32_t>(rne_small(y)));
 }
 
-void int8_encode_vec(const float* x, std::uint32_t d, std::uint8_t* rec) {
+KVPLAN_INLINE void int8_encode_vec(const float* x, std::uint32_t d, std::uint8_t* rec) {
   // absmax on the magnitude bits: integer order = float order for non-NaN; NaN ignored (fmax).
   std::int32_t amax = 0;
   for (std::uint32_t i = 0; i < d; ++i) {
@@ -225,8 +219,8 @@ struct KiviScratch {
 // Keys: one group-row (G tokens × d channels, row stride d) -> d records, vectorized across
 // channels: codes of token j land in word j/pw at bit (j%pw)·bits with one uniform shift.
 template <std::uint32_t BITS>
-void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32_t G, std::uint8_t* out,
-                      KiviScratch& k) {
+KVPLAN_INLINE void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32_t G,
+                                    std::uint8_t* out, KiviScratch& k) {
   constexpr std::uint32_t pw = 32 / BITS;
   constexpr float L = static_cast<float>((1u << BITS) - 1u);
   const std::uint32_t W = G / pw, P = 4 * W + 4;
@@ -279,8 +273,8 @@ void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32_t G, std::uin
 }
 
 template <std::uint32_t BITS>
-void kivi_keys_decode(const std::uint8_t* in, std::uint32_t d, std::uint32_t G, float* x,
-                      KiviScratch& k) {
+KVPLAN_INLINE void kivi_keys_decode(const std::uint8_t* in, std::uint32_t d, std::uint32_t G,
+                                    float* x, KiviScratch& k) {
   constexpr std::uint32_t pw = 32 / BITS, mask = (1u << BITS) - 1u;
   const std::uint32_t W = G / pw, P = 4 * W + 4;
   for (std::uint32_t c = 0; c < d; ++c) {
@@ -307,52 +301,10 @@ void kivi_keys_decode(const std::uint8_t* in, std::uint32_t d, std::uint32_t G, 
   }
 }
 
-// Codes (one uint8 each, record order) -> packed bytes, four codes per 32-bit lane at a time.
-template <std::uint32_t BITS>
-void pack_codes(const std::uint8_t* codes, std::uint32_t n, std::uint8_t* out) {
-  if constexpr (BITS == 8) {
-    std::memcpy(out, codes, n);
-  } else {
-    for (std::uint32_t i = 0; i < n / 4; ++i) {
-      std::uint32_t v;
-      std::memcpy(&v, codes + 4 * i, 4);
-      if constexpr (BITS == 4) {
-        const std::uint32_t t = (v | (v >> 4)) & 0x00FF00FFu;
-        const std::uint16_t u = static_cast<std::uint16_t>(t | (t >> 8));
-        std::memcpy(out + 2 * i, &u, 2);
-      } else {
-        const std::uint32_t t = (v | (v >> 6)) & 0x000F000Fu;
-        out[i] = static_cast<std::uint8_t>(t | (t >> 12));
-      }
-    }
-  }
-}
-// Packed bytes -> codes (one uint8 each), the inverse shift tree.
-template <std::uint32_t BITS>
-void unpack_codes(const std::uint8_t* in, std::uint32_t n, std::uint8_t* codes) {
-  if constexpr (BITS == 8) {
-    std::memcpy(codes, in, n);
-  } else {
-    for (std::uint32_t i = 0; i < n / 4; ++i) {
-      std::uint32_t u;
-      if constexpr (BITS == 4) {
-        std::uint16_t h;
-        std::memcpy(&h, in + 2 * i, 2);
-        const std::uint32_t t = (h | (std::uint32_t{h} << 8)) & 0x00FF00FFu;
-        u = (t | (t << 4)) & 0x0F0F0F0Fu;
-      } else {
-        const std::uint32_t b = in[i];
-        const std::uint32_t t = (b | (b << 12)) & 0x000F000Fu;
-        u = (t | (t << 6)) & 0x03030303u;
-      }
-      std::memcpy(codes + 4 * i, &u, 4);
-    }
-  }
-}
-
 // Values: `count` records of G contiguous floats each.
 template <std::uint32_t BITS>
-void kivi_values_encode(const float* x, std::uint64_t count, std::uint32_t G, std::uint8_t* out) {
+KVPLAN_INLINE void kivi_values_encode(const float* x, std::uint64_t count, std::uint32_t G,
+                                      std::uint8_t* out) {
   constexpr float L = static_cast<float>((1u << BITS) - 1u);
   const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
   alignas(16) std::uint8_t codes[256];
@@ -401,7 +353,8 @@ void kivi_values_encode(const float* x, std::uint64_t count, std::uint32_t G, st
 }
 
 template <std::uint32_t BITS>
-void kivi_values_decode(const std::uint8_t* in, std::uint64_t count, std::uint32_t G, float* x) {
+KVPLAN_INLINE void kivi_values_decode(const std::uint8_t* in, std::uint64_t count, std::uint32_t G,
+                                      float* x) {
   const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
   alignas(16) std::uint8_t codes[256];
   for (std::uint64_t r = 0; r < count; ++r) {
@@ -421,7 +374,7 @@ void kivi_values_decode(const std::uint8_t* in, std::uint64_t count, std::uint32
 bool kivi_vector_ok(const KvFormat& f) { return f.group <= 256 && (f.group * f.bits) % 32 == 0; }
 
 template <class F>
-void dispatch_bits(std::uint32_t bits, F&& f) {
+KVPLAN_INLINE void dispatch_bits(std::uint32_t bits, F&& f) {
   if (bits == 2)
     f(std::integral_constant<std::uint32_t, 2>{});
   else if (bits == 4)
@@ -429,6 +382,9 @@ void dispatch_bits(std::uint32_t bits, F&& f) {
   else
     f(std::integral_constant<std::uint32_t, 8>{});
 }
+
+KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p);
+KVPLAN_CPU_CLONES Status dequantize_body(const QuantizeParams& p);
 
 }  // namespace
 
@@ -439,6 +395,11 @@ std::uint8_t fp8_encode_cpu(float x, Fp8Kind k) {
 
 Status quantize_cpu(const QuantizeParams& p) {
   if (Status s = validate(p, false); !s.ok()) return s;
+  return quantize_body(p);
+}
+
+namespace {
+KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
   const std::uint32_t d = p.width;
   const std::uint64_t n = std::uint64_t{p.tokens} * d;
   const KvFormat& f = p.format;
@@ -490,13 +451,15 @@ Status quantize_cpu(const QuantizeParams& p) {
       }
       if (p.role == StreamRole::key) {
         KiviScratch k(d, kivi_words(G, f.bits));
-        dispatch_bits(f.bits, [&](auto b) {
+        dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
           for (std::uint32_t g = 0; g < p.tokens / G; ++g)
             kivi_keys_encode<b()>(p.in + std::uint64_t{g} * G * d, d, G,
                                   p.out + std::uint64_t{g} * d * P, k);
         });
       } else {
-        dispatch_bits(f.bits, [&](auto b) { kivi_values_encode<b()>(p.in, n / G, G, p.out); });
+        dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
+          kivi_values_encode<b()>(p.in, n / G, G, p.out);
+        });
       }
       break;
     }
@@ -504,8 +467,15 @@ Status quantize_cpu(const QuantizeParams& p) {
   return Status::Ok();
 }
 
+}  // namespace
+
 Status dequantize_cpu(const QuantizeParams& p) {
   if (Status s = validate(p, true); !s.ok()) return s;
+  return dequantize_body(p);
+}
+
+namespace {
+KVPLAN_CPU_CLONES Status dequantize_body(const QuantizeParams& p) {
   const std::uint32_t d = p.width;
   const std::uint64_t n = std::uint64_t{p.tokens} * d;
   const KvFormat& f = p.format;
@@ -561,19 +531,21 @@ Status dequantize_cpu(const QuantizeParams& p) {
       }
       if (p.role == StreamRole::key) {
         KiviScratch k(d, kivi_words(G, f.bits));
-        dispatch_bits(f.bits, [&](auto b) {
+        dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
           for (std::uint32_t g = 0; g < p.tokens / G; ++g)
             kivi_keys_decode<b()>(p.codes + std::uint64_t{g} * d * P, d, G,
                                   p.dequant + std::uint64_t{g} * G * d, k);
         });
       } else {
-        dispatch_bits(f.bits,
-                      [&](auto b) { kivi_values_decode<b()>(p.codes, n / G, G, p.dequant); });
+        dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
+          kivi_values_decode<b()>(p.codes, n / G, G, p.dequant);
+        });
       }
       break;
     }
   }
   return Status::Ok();
 }
+}  // namespace
 
 }  // namespace kvplan::kernels

@@ -1,0 +1,298 @@
+// Faster CPU decode attention (Backend::cpu): float accumulation, keys decoded a tile at a time,
+// and for KIVI a fused path that never materializes a key or value row. The spec is
+// decode_attention_ref in attention.cpp; tests/kernels compare the two by NMSE.
+//
+// KIVI fused path: a quantized key group is G tokens of one channel sharing (s_c, z_c), so
+//   q·k_j = Σ_c q_c (code_cj s_c + z_c) = Σ_c (q_c s_c) code_cj + Σ_c q_c z_c:
+// per group, qs_c = q_c·s_c and Σ q_c z_c are hoisted, and the G logits accumulate as one
+// vector over j while codes are unpacked by uniform shifts (no per-element branch, division or
+// variable shift). Values likewise: o += (p_t s) · code + (p_t z), the z term summed per record.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "cpu_fast.hpp"
+#include "kvplan/kernels/attention.hpp"
+
+namespace kvplan::kernels {
+namespace {
+using namespace cpu_fast;
+
+float effective_scale(float scale, std::uint32_t d) {
+  return scale != 0.f ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+}
+
+bool rerotate(PositionMode m, const RopeParams& r) {
+  return m == PositionMode::cache && r.style != RopeStyle::none;
+}
+
+// Rotation by `position` with precomputed frequencies: the same arithmetic as rope_rotate.
+struct RopeTable {
+  std::vector<double> freq;
+  RopeStyle style = RopeStyle::none;
+  std::uint32_t half = 0;
+  RopeTable(const RopeParams& r, std::uint32_t d) : style(r.style) {
+    const std::uint32_t dims = r.dims ? r.dims : d;
+    half = dims / 2;
+    for (std::uint32_t i = 0; i < half; ++i)
+      freq.push_back(std::pow(static_cast<double>(r.theta), -2.0 * i / dims));
+  }
+  void rotate(float* x, double position) const {
+    for (std::uint32_t i = 0; i < half; ++i) {
+      const double a = position * freq[i], c = std::cos(a), s = std::sin(a);
+      const std::uint32_t i0 = style == RopeStyle::interleaved ? 2 * i : i;
+      const std::uint32_t i1 = style == RopeStyle::interleaved ? 2 * i + 1 : i + half;
+      const double x0 = x[i0], x1 = x[i1];
+      x[i0] = static_cast<float>(x0 * c - x1 * s);
+      x[i1] = static_cast<float>(x0 * s + x1 * c);
+    }
+  }
+};
+
+// Decodes keys of slots [t0, t0 + count) of head h into tile [count, d], group-wise for KIVI.
+void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0, std::uint32_t count,
+                   float* tile) {
+  const std::uint32_t d = v.head_dim;
+  if (is_kivi(v)) {
+    const std::uint32_t G = v.format.group, bits = v.format.bits;
+    const std::uint32_t kq = kivi_key_quant_tokens(v.num_tokens, v.format.residual);
+    const std::uint32_t words = kivi_words(G, bits), mask = (1u << bits) - 1u, per_word = 32 / bits;
+    std::uint32_t t = t0;
+    const std::uint32_t end = t0 + count;
+    while (t < end && t < kq) {
+      const std::uint32_t gi = t / G, j0 = t % G, j1 = std::min(G, j0 + (std::min(end, kq) - t));
+      float* base = tile + std::uint64_t{t - t0} * d;
+      const std::uint32_t P = kivi_record_bytes(G, bits);
+      const std::uint8_t* rec = kivi_key_record(v, gi, h, 0);  // channels are contiguous records
+      for (std::uint32_t c = 0; c < d; ++c, rec += P) {
+        std::uint16_t sh, zh;
+        std::memcpy(&sh, rec + 4 * words, 2);
+        std::memcpy(&zh, rec + 4 * words + 2, 2);
+        const float s = half_to_float(sh), z = half_to_float(zh);
+        for (std::uint32_t j = j0; j < j1; ++j) {
+          std::uint32_t w;
+          std::memcpy(&w, rec + 4 * (j / per_word), 4);
+          const std::uint32_t code = (w >> ((j % per_word) * bits)) & mask;
+          base[std::uint64_t{j - j0} * d + c] = static_cast<float>(code) * s + z;
+        }
+      }
+      t += j1 - j0;
+    }
+    for (; t < end; ++t) load_key(v, h, t, tile + std::uint64_t{t - t0} * d);
+    return;
+  }
+  for (std::uint32_t t = t0; t < t0 + count; ++t)
+    load_key(v, h, t, tile + std::uint64_t{t - t0} * d);
+}
+
+// load_value with KIVI's quantized values decoded a record (G channels) at a time.
+void load_value_fast(const PagedKvView& v, std::uint32_t h, std::uint32_t t, float* out) {
+  if (!is_kivi(v) || t >= kivi_value_quant_tokens(v.num_tokens, v.format.residual)) {
+    load_value(v, h, t, out);
+    return;
+  }
+  const std::uint32_t d = v.head_dim, G = v.format.group, bits = v.format.bits;
+  const std::uint32_t P = kivi_record_bytes(G, bits), words = kivi_words(G, bits);
+  const std::uint32_t per_word = 32 / bits, mask = (1u << bits) - 1u;
+  const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size,
+                                      v.num_kv_heads, (d / G) * P, t, h);
+  for (std::uint32_t g = 0; g < d / G; ++g, r += P) {
+    std::uint16_t sh, zh;
+    std::memcpy(&sh, r + 4 * words, 2);
+    std::memcpy(&zh, r + 4 * words + 2, 2);
+    const float s = half_to_float(sh), z = half_to_float(zh);
+    float* o = out + g * G;
+    for (std::uint32_t w = 0; w < words; ++w) {
+      std::uint32_t word;
+      std::memcpy(&word, r + 4 * w, 4);
+      const std::uint32_t end = std::min(per_word, G - w * per_word);
+      for (std::uint32_t k = 0; k < end; ++k)
+        o[w * per_word + k] = static_cast<float>((word >> (k * bits)) & mask) * s + z;
+    }
+  }
+}
+
+KVPLAN_INLINE float dot(const float* a, const float* b, std::uint32_t d) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::uint32_t c = 0;
+  for (; c + 8 <= d; c += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += a[c + k] * b[c + k];
+  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; c < d; ++c) s += a[c] * b[c];
+  return s;
+}
+
+Status decode_general(const DecodeAttentionParams& p) {
+  const PagedKvView& kv = p.kv;
+  const std::uint32_t d = kv.head_dim, n = kv.num_tokens, group = p.num_q_heads / kv.num_kv_heads;
+  const float scale = effective_scale(p.scale, d);
+  constexpr std::uint32_t kTile = 64;
+  std::vector<float> tile(std::uint64_t{kTile} * d), logits(std::uint64_t{group} * n), acc(d);
+  const bool rot = rerotate(p.positions, p.rope);
+  const RopeTable rope(p.rope, d);
+  for (std::uint32_t h = 0; h < kv.num_kv_heads; ++h) {
+    const float* q = p.q + std::uint64_t{h} * group * d;
+    for (std::uint32_t t0 = 0; t0 < n; t0 += kTile) {
+      const std::uint32_t count = std::min(kTile, n - t0);
+      load_key_tile(kv, h, t0, count, tile.data());
+      for (std::uint32_t i = 0; i < count; ++i) {
+        float* key = tile.data() + std::uint64_t{i} * d;
+        if (rot)
+          rope.rotate(key, static_cast<double>(t0 + i) -
+                               kv.positions[std::uint64_t{h} * kv.positions_stride + t0 + i]);
+        for (std::uint32_t g = 0; g < group; ++g)
+          logits[std::uint64_t{g} * n + t0 + i] = dot(q + std::uint64_t{g} * d, key, d) * scale;
+      }
+    }
+    for (std::uint32_t g = 0; g < group; ++g) {
+      float* l = logits.data() + std::uint64_t{g} * n;
+      const float mx = *std::max_element(l, l + n);
+      float sum = 0.f;
+      for (std::uint32_t t = 0; t < n; ++t) sum += (l[t] = std::exp(l[t] - mx));
+      const float inv = 1.f / sum;
+      for (std::uint32_t t = 0; t < n; ++t) l[t] *= inv;
+      if (p.probs) std::copy(l, l + n, p.probs + std::uint64_t{h * group + g} * n);
+    }
+    // Values: one dequantized row, used by every query head of the group.
+    std::vector<float> out(std::uint64_t{group} * d, 0.f);
+    for (std::uint32_t t = 0; t < n; ++t) {
+      load_value_fast(kv, h, t, acc.data());
+      for (std::uint32_t g = 0; g < group; ++g) {
+        const float pr = logits[std::uint64_t{g} * n + t];
+        float* o = out.data() + std::uint64_t{g} * d;
+        for (std::uint32_t c = 0; c < d; ++c) o[c] += pr * acc[c];
+      }
+    }
+    std::copy(out.begin(), out.end(), p.out + std::uint64_t{h} * group * d);
+  }
+  return Status::Ok();
+}
+
+// Softmax of each query head's logits in place (stable: max subtracted), probs copied out.
+KVPLAN_INLINE void softmax_rows(float* logits, std::uint32_t group, std::uint32_t n, float* probs) {
+  for (std::uint32_t g = 0; g < group; ++g) {
+    float* l = logits + std::uint64_t{g} * n;
+    const float mx = *std::max_element(l, l + n);
+    float sum = 0.f;
+    for (std::uint32_t t = 0; t < n; ++t) sum += (l[t] = std::exp(l[t] - mx));
+    const float inv = 1.f / sum;
+    for (std::uint32_t t = 0; t < n; ++t) l[t] *= inv;
+    if (probs) std::copy(l, l + n, probs + std::uint64_t{g} * n);
+  }
+}
+
+template <std::uint32_t BITS>
+KVPLAN_INLINE void decode_kivi_head(const DecodeAttentionParams& p, std::uint32_t h, float scale,
+                                    float* logits, float* out, float* acc, float* qz, float* zacc,
+                                    float* row) {
+  const PagedKvView& kv = p.kv;
+  const std::uint32_t d = kv.head_dim, n = kv.num_tokens, group = p.num_q_heads / kv.num_kv_heads;
+  const std::uint32_t G = kv.format.group, W = G * BITS / 32, P = 4 * W + 4, ng = d / G;
+  const std::uint32_t kq = kivi_key_quant_tokens(n, kv.format.residual);
+  const std::uint32_t vq = kivi_value_quant_tokens(n, kv.format.residual);
+  const float* q = p.q + std::uint64_t{h} * group * d;
+  alignas(32) std::uint8_t cb[256];
+  alignas(32) float cf[256];
+  // Keys: one quantized group (G tokens) at a time.
+  for (std::uint32_t gi = 0; gi < kq / G; ++gi) {
+    const std::uint8_t* rec = kivi_key_record(kv, gi, h, 0);  // channels: consecutive records
+    std::fill(acc, acc + std::uint64_t{group} * G, 0.f);
+    std::fill(qz, qz + group, 0.f);
+    for (std::uint32_t c = 0; c < d; ++c, rec += P) {
+      std::uint16_t sh, zh;
+      std::memcpy(&sh, rec + 4 * W, 2);
+      std::memcpy(&zh, rec + 4 * W + 2, 2);
+      const float s = half_to_float(sh), z = half_to_float(zh);
+      unpack_codes<BITS>(rec, G, cb);
+      for (std::uint32_t j = 0; j < G; ++j) cf[j] = static_cast<float>(cb[j]);
+      for (std::uint32_t g = 0; g < group; ++g) {
+        const float qc = q[std::uint64_t{g} * d + c], qs = qc * s;
+        qz[g] += qc * z;
+        float* a = acc + std::uint64_t{g} * G;
+        for (std::uint32_t j = 0; j < G; ++j) a[j] += qs * cf[j];
+      }
+    }
+    for (std::uint32_t g = 0; g < group; ++g)
+      for (std::uint32_t j = 0; j < G; ++j)
+        logits[std::uint64_t{g} * n + gi * G + j] = (acc[std::uint64_t{g} * G + j] + qz[g]) * scale;
+  }
+  // Full-precision key residual.
+  for (std::uint32_t t = kq; t < n; ++t) {
+    load_key(kv, h, t, row);
+    for (std::uint32_t g = 0; g < group; ++g)
+      logits[std::uint64_t{g} * n + t] = dot(q + std::uint64_t{g} * d, row, d) * scale;
+  }
+  softmax_rows(logits, group, n, p.probs ? p.probs + std::uint64_t{h} * group * n : nullptr);
+  // Values: quantized tokens record by record, then the full-precision window.
+  std::fill(out, out + std::uint64_t{group} * d, 0.f);
+  std::fill(zacc, zacc + std::uint64_t{group} * ng, 0.f);
+  for (std::uint32_t t = 0; t < vq; ++t) {
+    const std::uint8_t* rec = slot_record(kv.v_base, kv.v_table, kv.v_block_bytes, kv.block_size,
+                                          kv.num_kv_heads, ng * P, t, h);
+    for (std::uint32_t r = 0; r < ng; ++r, rec += P) {
+      std::uint16_t sh, zh;
+      std::memcpy(&sh, rec + 4 * W, 2);
+      std::memcpy(&zh, rec + 4 * W + 2, 2);
+      const float s = half_to_float(sh), z = half_to_float(zh);
+      unpack_codes<BITS>(rec, G, cb);
+      for (std::uint32_t j = 0; j < G; ++j) cf[j] = static_cast<float>(cb[j]);
+      for (std::uint32_t g = 0; g < group; ++g) {
+        const float pr = logits[std::uint64_t{g} * n + t], ps = pr * s;
+        zacc[std::uint64_t{g} * ng + r] += pr * z;
+        float* o = out + std::uint64_t{g} * d + r * G;
+        for (std::uint32_t j = 0; j < G; ++j) o[j] += ps * cf[j];
+      }
+    }
+  }
+  for (std::uint32_t t = vq; t < n; ++t) {
+    load_value(kv, h, t, row);
+    for (std::uint32_t g = 0; g < group; ++g) {
+      const float pr = logits[std::uint64_t{g} * n + t];
+      float* o = out + std::uint64_t{g} * d;
+      for (std::uint32_t c = 0; c < d; ++c) o[c] += pr * row[c];
+    }
+  }
+  for (std::uint32_t g = 0; g < group; ++g)
+    for (std::uint32_t c = 0; c < d; ++c)
+      p.out[(std::uint64_t{h} * group + g) * d + c] =
+          out[std::uint64_t{g} * d + c] + zacc[std::uint64_t{g} * ng + c / G];
+}
+
+KVPLAN_CPU_CLONES Status decode_kivi_fused(const DecodeAttentionParams& p) {
+  const PagedKvView& kv = p.kv;
+  const std::uint32_t d = kv.head_dim, n = kv.num_tokens, group = p.num_q_heads / kv.num_kv_heads;
+  const std::uint32_t G = kv.format.group, ng = d / G;
+  const float scale = effective_scale(p.scale, d);
+  std::vector<float> logits(std::uint64_t{group} * n), out(std::uint64_t{group} * d),
+      acc(std::uint64_t{group} * G), qz(group), zacc(std::uint64_t{group} * ng), row(d);
+  for (std::uint32_t h = 0; h < kv.num_kv_heads; ++h) {
+    switch (kv.format.bits) {
+      case 2:
+        decode_kivi_head<2>(p, h, scale, logits.data(), out.data(), acc.data(), qz.data(),
+                            zacc.data(), row.data());
+        break;
+      case 4:
+        decode_kivi_head<4>(p, h, scale, logits.data(), out.data(), acc.data(), qz.data(),
+                            zacc.data(), row.data());
+        break;
+      default:
+        decode_kivi_head<8>(p, h, scale, logits.data(), out.data(), acc.data(), qz.data(),
+                            zacc.data(), row.data());
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status decode_attention_cpu(const DecodeAttentionParams& p) {
+  if (Status s = validate(p); !s.ok()) return s;
+  const KvFormat& f = p.kv.format;
+  const bool fused = is_kivi(p.kv) && !rerotate(p.positions, p.rope) && f.group <= 256 &&
+                     (f.group * f.bits) % 32 == 0 && p.kv.head_dim % f.group == 0;
+  return fused ? decode_kivi_fused(p) : decode_general(p);
+}
+
+}  // namespace kvplan::kernels
