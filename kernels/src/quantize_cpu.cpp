@@ -180,22 +180,63 @@ KVPLAN_INLINE void int8_encode_vec(const float* x, std::uint32_t d, std::uint8_t
   std::memcpy(rec + d, &scale, 4);
 }
 
-// Per-group scale/zero from min/max; `exact` is false where the vector min/max may differ from
-// the spec's fmin/fmax fold (a NaN first element, all NaN, or a ±0 extreme whose sign depends
-// on the fold order): those groups are re-encoded by the spec's own kivi_encode_record.
-struct KiviGroup {
-  std::uint16_t sh, zh;
-  float s, z;
-  bool exact;
-};
-inline KiviGroup kivi_group(float mn, float mx, float levels) {
-  KiviGroup g{};
-  g.exact = mn <= mx && mn != 0.f && mx != 0.f;
-  g.sh = float_to_half_sat((mx - mn) / levels);
-  g.zh = float_to_half_sat(mn);
-  g.s = half_to_float(g.sh);
-  g.z = half_to_float(g.zh);
-  return g;
+// float_to_half_sat without branches (NaN -> 0x7E00 whatever its sign).
+KVPLAN_INLINE std::uint16_t half_enc_sat(float f) {
+  const float c = f > 65504.f ? 65504.f : (f < -65504.f ? -65504.f : f);
+  return f != f ? std::uint16_t{0x7E00} : half_enc(c);
+}
+// Scale/zero of m groups from their min/max at once (vectorizes): stored scale/zero, the zero's
+// float value, the divisor (1 where scale_h is not > 0), the code mask (0 there) and `exact`,
+// false where the vector min/max may differ from the spec's fmin/fmax fold (a NaN first element,
+// all NaN, or a ±0 extreme whose sign depends on the fold order): those groups are re-encoded by
+// the spec's own kivi_encode_record.
+KVPLAN_INLINE void kivi_groups(const float* mn, const float* mx, std::uint32_t m, float levels,
+                               std::uint16_t* sh, std::uint16_t* zh, float* z, float* sd,
+                               std::uint32_t* ok, std::uint8_t* exact) {
+  for (std::uint32_t i = 0; i < m; ++i) {
+    sh[i] = half_enc_sat((mx[i] - mn[i]) / levels);
+    zh[i] = half_enc_sat(mn[i]);
+  }
+  for (std::uint32_t i = 0; i < m; ++i) {
+    const float s = half_dec(sh[i]);
+    z[i] = half_dec(zh[i]);
+    sd[i] = s > 0.f ? s : 1.f;
+    ok[i] = s > 0.f ? ~0u : 0u;
+    exact[i] = mn[i] <= mx[i] && mn[i] != 0.f && mx[i] != 0.f;
+  }
+}
+
+// Min and max of the non-NaN values of g[0..G) (+inf/-inf when all are NaN), 8 lanes at a time.
+KVPLAN_INLINE void group_minmax(const float* g, std::uint32_t G, float& lo, float& hi) {
+#if defined(__GNUC__)
+  typedef float v8 __attribute__((vector_size(32)));
+  v8 mn, mx;
+  for (int l = 0; l < 8; ++l) {
+    mn[l] = INFINITY;
+    mx[l] = -INFINITY;
+  }
+  std::uint32_t j = 0;
+  for (; j + 8 <= G; j += 8) {
+    v8 v;
+    std::memcpy(&v, g + j, sizeof v);
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  lo = mn[0];
+  hi = mx[0];
+  for (int l = 1; l < 8; ++l) {
+    lo = mn[l] < lo ? mn[l] : lo;
+    hi = mx[l] > hi ? mx[l] : hi;
+  }
+#else
+  lo = INFINITY;
+  hi = -INFINITY;
+  std::uint32_t j = 0;
+#endif
+  for (; j < G; ++j) {
+    lo = g[j] < lo ? g[j] : lo;
+    hi = g[j] > hi ? g[j] : hi;
+  }
 }
 
 struct KiviScratch {
@@ -238,15 +279,8 @@ KVPLAN_INLINE void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32
       mx[c] = v > mx[c] ? v : mx[c];
     }
   }
-  for (std::uint32_t c = 0; c < d; ++c) {
-    const KiviGroup g = kivi_group(mn[c], mx[c], L);
-    k.sh[c] = g.sh;
-    k.zh[c] = g.zh;
-    k.z[c] = g.z;
-    k.sd[c] = g.s > 0.f ? g.s : 1.f;
-    k.ok[c] = g.s > 0.f ? ~0u : 0u;
-    k.exact[c] = g.exact;
-  }
+  kivi_groups(mn, mx, d, L, k.sh.data(), k.zh.data(), k.z.data(), k.sd.data(), k.ok.data(),
+              k.exact.data());
   const float* z = k.z.data();
   const float* sd = k.sd.data();
   const std::uint32_t* ok = k.ok.data();
@@ -306,49 +340,40 @@ template <std::uint32_t BITS>
 KVPLAN_INLINE void kivi_values_encode(const float* x, std::uint64_t count, std::uint32_t G,
                                       std::uint8_t* out) {
   constexpr float L = static_cast<float>((1u << BITS) - 1u);
+  constexpr std::uint32_t kBatch = 64;
   const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
-  alignas(16) std::uint8_t codes[256];
-  alignas(16) std::uint8_t packed[256];
-  for (std::uint64_t r = 0; r < count; ++r) {
-    const float* g = x + r * G;
-    std::uint8_t* rec = out + r * P;
-    float mn8[8], mx8[8];
-    for (int l = 0; l < 8; ++l) {
-      mn8[l] = INFINITY;
-      mx8[l] = -INFINITY;
+  alignas(32) std::uint8_t codes[256];
+  alignas(32) std::uint8_t packed[256];
+  alignas(32) float mn[kBatch], mx[kBatch], z[kBatch], sd[kBatch];
+  alignas(32) std::uint16_t sh[kBatch], zh[kBatch];
+  alignas(32) std::uint32_t ok[kBatch];
+  alignas(32) std::uint8_t exact[kBatch];
+  for (std::uint64_t r0 = 0; r0 < count; r0 += kBatch) {
+    const std::uint32_t m = static_cast<std::uint32_t>(std::min<std::uint64_t>(kBatch, count - r0));
+    for (std::uint32_t b = 0; b < m; ++b) {
+      const float* g = x + (r0 + b) * G;
+      float lo, hi;
+      group_minmax(g, G, lo, hi);
+      mn[b] = lo;
+      mx[b] = hi;
     }
-    std::uint32_t j = 0;
-    for (; j + 8 <= G; j += 8)
-      for (int l = 0; l < 8; ++l) {
-        const float v = g[j + l];
-        mn8[l] = v < mn8[l] ? v : mn8[l];
-        mx8[l] = v > mx8[l] ? v : mx8[l];
+    kivi_groups(mn, mx, m, L, sh, zh, z, sd, ok, exact);
+    for (std::uint32_t b = 0; b < m; ++b) {
+      const float* g = x + (r0 + b) * G;
+      std::uint8_t* rec = out + (r0 + b) * P;
+      if (!exact[b]) {
+        kivi_encode_record(g, 1, G, BITS, rec);
+        continue;
       }
-    for (; j < G; ++j) {
-      mn8[0] = g[j] < mn8[0] ? g[j] : mn8[0];
-      mx8[0] = g[j] > mx8[0] ? g[j] : mx8[0];
-    }
-    float mn = mn8[0], mx = mx8[0];
-    for (int l = 1; l < 8; ++l) {
-      mn = mn8[l] < mn ? mn8[l] : mn;
-      mx = mx8[l] > mx ? mx8[l] : mx;
-    }
-    const KiviGroup kg = kivi_group(mn, mx, L);
-    if (!kg.exact) {
-      kivi_encode_record(g, 1, G, BITS, rec);
-      continue;
-    }
-    if (kg.s > 0.f) {
-      const float s = kg.s, z = kg.z;
+      const float zb = z[b], sb = sd[b];
+      const std::uint32_t okb = ok[b];
       for (std::uint32_t i = 0; i < G; ++i)
-        codes[i] = static_cast<std::uint8_t>(kivi_code_of((g[i] - z) / s, L));
+        codes[i] = static_cast<std::uint8_t>(kivi_code_of((g[i] - zb) / sb, L) & okb);
       pack_codes<BITS>(codes, G, packed);
       std::memcpy(rec, packed, 4 * W);
-    } else {
-      std::memset(rec, 0, 4 * W);
+      std::memcpy(rec + 4 * W, &sh[b], 2);
+      std::memcpy(rec + 4 * W + 2, &zh[b], 2);
     }
-    std::memcpy(rec + 4 * W, &kg.sh, 2);
-    std::memcpy(rec + 4 * W + 2, &kg.zh, 2);
   }
 }
 
