@@ -14,6 +14,10 @@
 #include "cpu_fast.hpp"
 #include "kvplan/kernels/quantize.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#include <immintrin.h>
+#endif
+
 namespace kvplan::kernels {
 namespace {
 using namespace cpu_fast;
@@ -24,28 +28,48 @@ inline float rne_small(float y) {
   return (y + magic) - magic;
 }
 
-void kivi_encode_fast(const float* x, std::uint32_t stride, std::uint32_t G, std::uint32_t bits,
+// rint(clamp(y, -0.5, L)) as an int equals clamp(rint(y), 0, L) for every y, NaN -> 0 (as the
+// spec's fmin/fmax): one clamp, then the 1.5·2^23 trick, then a truncating convert.
+inline std::uint32_t kivi_code_of(float y, float levels) {
+  y = y > -0.5f ? y : -0.5f;
+  y = y < levels ? y : levels;
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(rne_small(y)));
+}
+
+// One KIVI record through quantize_ref itself (the spec's translation unit): the fallback for
+// groups whose result depends on the order of the spec's fmin/fmax fold (NaN, ±0 extremes). Not
+// re-derived here: GCC expands std::fmin inline differently per file and flags, and the sign of a
+// zero scale or zero-point would then differ from the reference.
+void kivi_record_by_ref(const float* x, std::uint32_t stride, std::uint32_t G, const KvFormat& f,
+                        StreamRole role, std::uint8_t* rec) {
+  float g[256];
+  for (std::uint32_t j = 0; j < G; ++j) g[j] = x[std::uint64_t{j} * stride];
+  const bool key = role == StreamRole::key;  // one key record = G tokens of one channel
+  (void)quantize_ref({.format = f,
+                      .role = role,
+                      .tokens = key ? G : 1,
+                      .width = key ? 1 : G,
+                      .in = g,
+                      .out = rec});
+}
+
+void kivi_encode_fast(const float* x, std::uint32_t stride, const KvFormat& f, StreamRole role,
                       std::uint8_t* rec) {
-  float mn = x[0], mx = x[0];
-  for (std::uint32_t j = 1; j < G; ++j) {
+  const std::uint32_t G = f.group, bits = f.bits;
+  float mn = INFINITY, mx = -INFINITY;  // non-NaN min / max
+  for (std::uint32_t j = 0; j < G; ++j) {
     const float v = x[j * stride];
-    mn = std::fmin(mn, v);
-    mx = std::fmax(mx, v);
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
   }
+  if (!(mn <= mx && mn != 0.f && mx != 0.f)) return kivi_record_by_ref(x, stride, G, f, role, rec);
   const float levels = static_cast<float>((1u << bits) - 1u);
   const std::uint16_t sh = float_to_half_sat((mx - mn) / levels), zh = float_to_half_sat(mn);
   const float s = half_to_float(sh), z = half_to_float(zh);
   const std::uint32_t words = kivi_words(G, bits), per_word = 32 / bits;
   std::uint32_t codes[256];
   for (std::uint32_t j = 0; j < G; ++j) {
-    float q = 0.f;
-    if (s > 0.f) {
-      float y = (x[j * stride] - z) / s;
-      y = y < -1.f ? -1.f : (y > levels + 1.f ? levels + 1.f : y);  // rint is monotone
-      q = rne_small(y);
-      q = q < 0.f ? 0.f : (q > levels ? levels : q);
-    }
-    codes[j] = static_cast<std::uint32_t>(q);
+    codes[j] = s > 0.f ? kivi_code_of((x[j * stride] - z) / s, levels) : 0u;
   }
   for (std::uint32_t w = 0; w < words; ++w) {
     std::uint32_t word = 0;
@@ -93,6 +117,34 @@ inline std::uint16_t half_enc(float f) {
   o = u >= (143 << 23) ? big : o;
   return static_cast<std::uint16_t>(o | sign);
 }
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define KVPLAN_HAVE_F16C_PATH 1
+// float_to_half by F16C (vcvtps2ph, round-to-nearest-even, overflow -> inf, fp16 subnormals
+// exact), equal to the spec except NaN payloads: vcvtps2ph keeps the top payload bits, the spec
+// writes sign | 0x7E00, so NaN results are masked down to sign | exponent | quiet bit. Verified
+// equal to float_to_half on all 2^32 floats (tests/kernels, KVPLAN_EXHAUSTIVE=1).
+__attribute__((target("avx2,f16c"))) void half_enc_f16c(const float* in, std::uint8_t* out,
+                                                        std::uint64_t n) {
+  const __m128i mag = _mm_set1_epi16(0x7FFF), inf = _mm_set1_epi16(0x7C00),
+                payload = _mm_set1_epi16(0x01FF);
+  std::uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+    const __m128i nan = _mm_cmpgt_epi16(_mm_and_si128(h, mag), inf);
+    h = _mm_andnot_si128(_mm_and_si128(nan, payload), h);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), h);
+  }
+  for (; i < n; ++i) {
+    const std::uint16_t h = float_to_half(in[i]);
+    std::memcpy(out + 2 * i, &h, 2);
+  }
+}
+bool have_f16c() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  return ok;
+}
+#endif
+
 inline std::uint16_t bf16_enc(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t rne = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
@@ -120,23 +172,17 @@ inline std::uint8_t fp8_enc(float x) {
   code = u > 0x7F800000 ? 0x7Fu : code;
   return static_cast<std::uint8_t>(code | sign);
 }
-// fp8_decode without branches or tables: exact, equal to fp8_decode for all 256 codes.
+// fp8_decode as a 256-entry table per kind, built once from the spec's own fp8_decode (so equal
+// to it for every code by construction); dequantize pre-multiplies it by the scale per call
+// (256 products fp8_decode(c) * scale, the spec's exact operation) and then only looks up.
 template <Fp8Kind K>
-inline float fp8_dec(std::uint8_t c) {
-  constexpr int M = K == Fp8Kind::e4m3 ? 3 : 2, bias = K == Fp8Kind::e4m3 ? 7 : 15;
-  const std::uint32_t cv = c;
-  const std::uint32_t c7 = cv & 0x7Fu, sign = (cv & 0x80u) << 24;
-  const std::uint32_t nrm = (c7 << (23 - M)) + (static_cast<std::uint32_t>(127 - bias) << 23);
-  const std::uint32_t sub = float_bits(static_cast<float>(static_cast<std::int32_t>(c7)) *
-                                       (K == Fp8Kind::e4m3 ? 0x1p-9f : 0x1p-16f));
-  std::uint32_t r = (c7 >> M) == 0 ? sub : nrm;
-  r |= sign;
-  if constexpr (K == Fp8Kind::e4m3) {
-    r = c7 == 0x7Fu ? 0x7FC00000u : r;
-  } else {
-    r = c7 >= 0x7Cu ? (c7 == 0x7Cu ? (0x7F800000u | sign) : 0x7FC00000u) : r;
-  }
-  return bits_float(r);
+const float* fp8_table() {
+  static const std::array<float, 256> t = [] {
+    std::array<float, 256> a{};
+    for (std::uint32_t c = 0; c < 256; ++c) a[c] = fp8_decode(static_cast<std::uint8_t>(c), K);
+    return a;
+  }();
+  return t.data();
 }
 
 template <Fp8Kind K>
@@ -147,15 +193,10 @@ KVPLAN_INLINE void fp8_quantize(const float* in, std::uint8_t* out, std::uint64_
 template <Fp8Kind K>
 KVPLAN_INLINE void fp8_dequantize(const std::uint8_t* in, float* out, std::uint64_t n,
                                   float scale) {
-  for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_dec<K>(in[i]) * scale;
-}
-
-// rint(clamp(y, -0.5, L)) as an int equals clamp(rint(y), 0, L) for every y, NaN -> 0 (as the
-// spec's fmin/fmax): one clamp, then the 1.5·2^23 trick, then a truncating convert.
-inline std::uint32_t kivi_code_of(float y, float levels) {
-  y = y > -0.5f ? y : -0.5f;
-  y = y < levels ? y : levels;
-  return static_cast<std::uint32_t>(static_cast<std::int32_t>(rne_small(y)));
+  const float* t = fp8_table<K>();
+  alignas(64) float lut[256];
+  for (std::uint32_t c = 0; c < 256; ++c) lut[c] = t[c] * scale;
+  for (std::uint64_t i = 0; i < n; ++i) out[i] = lut[in[i]];
 }
 
 KVPLAN_INLINE void int8_encode_vec(const float* x, std::uint32_t d, std::uint8_t* rec) {
@@ -260,8 +301,9 @@ struct KiviScratch {
 // Keys: one group-row (G tokens × d channels, row stride d) -> d records, vectorized across
 // channels: codes of token j land in word j/pw at bit (j%pw)·bits with one uniform shift.
 template <std::uint32_t BITS>
-KVPLAN_INLINE void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32_t G,
+KVPLAN_INLINE void kivi_keys_encode(const float* x, std::uint32_t d, const KvFormat& f,
                                     std::uint8_t* out, KiviScratch& k) {
+  const std::uint32_t G = f.group;
   constexpr std::uint32_t pw = 32 / BITS;
   constexpr float L = static_cast<float>((1u << BITS) - 1u);
   const std::uint32_t W = G / pw, P = 4 * W + 4;
@@ -296,7 +338,7 @@ KVPLAN_INLINE void kivi_keys_encode(const float* x, std::uint32_t d, std::uint32
   for (std::uint32_t c = 0; c < d; ++c) {
     std::uint8_t* rec = out + std::uint64_t{c} * P;
     if (!k.exact[c]) {
-      kivi_encode_record(x + c, d, G, BITS, rec);
+      kivi_record_by_ref(x + c, d, G, f, StreamRole::key, rec);
       continue;
     }
     for (std::uint32_t w = 0; w < W; ++w)
@@ -337,8 +379,9 @@ KVPLAN_INLINE void kivi_keys_decode(const std::uint8_t* in, std::uint32_t d, std
 
 // Values: `count` records of G contiguous floats each.
 template <std::uint32_t BITS>
-KVPLAN_INLINE void kivi_values_encode(const float* x, std::uint64_t count, std::uint32_t G,
+KVPLAN_INLINE void kivi_values_encode(const float* x, std::uint64_t count, const KvFormat& f,
                                       std::uint8_t* out) {
+  const std::uint32_t G = f.group;
   constexpr float L = static_cast<float>((1u << BITS) - 1u);
   constexpr std::uint32_t kBatch = 64;
   const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
@@ -362,7 +405,7 @@ KVPLAN_INLINE void kivi_values_encode(const float* x, std::uint64_t count, std::
       const float* g = x + (r0 + b) * G;
       std::uint8_t* rec = out + (r0 + b) * P;
       if (!exact[b]) {
-        kivi_encode_record(g, 1, G, BITS, rec);
+        kivi_record_by_ref(g, 1, G, f, StreamRole::value, rec);
         continue;
       }
       const float zb = z[b], sb = sd[b];
@@ -436,6 +479,12 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
     case KvDtype::bf16: {
       alignas(16) std::uint16_t buf[kChunk];
       const bool half = f.dtype == KvDtype::fp16;
+#ifdef KVPLAN_HAVE_F16C_PATH
+      if (half && have_f16c()) {
+        half_enc_f16c(p.in, p.out, n);
+        break;
+      }
+#endif
       for (std::uint64_t i0 = 0; i0 < n; i0 += kChunk) {
         const std::uint32_t m = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, n - i0));
         const float* in = p.in + i0;
@@ -464,12 +513,12 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
         if (p.role == StreamRole::key) {
           for (std::uint32_t g = 0; g < p.tokens / G; ++g)
             for (std::uint32_t c = 0; c < d; ++c)
-              kivi_encode_fast(p.in + std::uint64_t{g} * G * d + c, d, G, f.bits,
+              kivi_encode_fast(p.in + std::uint64_t{g} * G * d + c, d, f, StreamRole::key,
                                p.out + (std::uint64_t{g} * d + c) * P);
         } else {
           for (std::uint32_t t = 0; t < p.tokens; ++t)
             for (std::uint32_t j = 0; j < d / G; ++j)
-              kivi_encode_fast(p.in + std::uint64_t{t} * d + j * G, 1, G, f.bits,
+              kivi_encode_fast(p.in + std::uint64_t{t} * d + j * G, 1, f, StreamRole::value,
                                p.out + (std::uint64_t{t} * (d / G) + j) * P);
         }
         break;
@@ -478,12 +527,12 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
         KiviScratch k(d, kivi_words(G, f.bits));
         dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
           for (std::uint32_t g = 0; g < p.tokens / G; ++g)
-            kivi_keys_encode<b()>(p.in + std::uint64_t{g} * G * d, d, G,
+            kivi_keys_encode<b()>(p.in + std::uint64_t{g} * G * d, d, f,
                                   p.out + std::uint64_t{g} * d * P, k);
         });
       } else {
         dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
-          kivi_values_encode<b()>(p.in, n / G, G, p.out);
+          kivi_values_encode<b()>(p.in, n / G, f, p.out);
         });
       }
       break;

@@ -147,6 +147,14 @@ std::vector<AttnCase> attn_cases() {
                         "kivi:bits=4,group=8,residual=16"})
     for (std::uint32_t s : {1u, 3u, 17u})
       out.push_back({f, s, 2, 4, 70, RopeStyle::half, PositionMode::original});
+  // KIVI group sizes 8, 16, 32 (32 = the whole head for values), all bit widths, odd blocks.
+  for (const char* f : {"kivi:bits=2,group=32,residual=64", "kivi:bits=4,group=32,residual=32",
+                        "kivi:bits=8,group=32,residual=64", "kivi:bits=2,group=8,residual=8",
+                        "kivi:bits=4,group=16,residual=48", "kivi:bits=8,group=16,residual=16"})
+    for (std::uint32_t s : {1u, 17u}) {
+      out.push_back({f, s, 2, 4, 70, RopeStyle::half, PositionMode::original});
+      out.push_back({f, s, 2, 2, 131, RopeStyle::half, PositionMode::cache});
+    }
   for (RopeStyle r : {RopeStyle::none, RopeStyle::interleaved, RopeStyle::half})
     for (PositionMode m : {PositionMode::original, PositionMode::cache})
       for (std::uint32_t g : {1u, 2u, 8u}) out.push_back({"fp32", 16, 2, g, 45, r, m});

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -196,6 +198,174 @@ TEST(QuantizeKivi, ConstantGroupHasZeroScaleAndNoNan) {
   std::uint8_t rec[12];
   kivi_encode_record(x, 1, 32, 2, rec);
   for (std::uint32_t j = 0; j < 32; ++j) EXPECT_EQ(kivi_decode(rec, 32, 2, j), -3.25f);
+}
+
+// Runs quantize + dequantize through the spec and the fast path; bytes (codes, scales, zeros) and
+// dequantized float bits must be identical.
+void expect_fast_equals_ref(const QuantizeParams& base, const std::string& what) {
+  const std::uint64_t bytes =
+      quantized_bytes(base.format, base.role, base.width, std::uint64_t{base.tokens});
+  std::vector<std::uint8_t> ref(bytes, 0xAB), fast(bytes, 0xCD);
+  const std::size_t n = std::size_t{base.tokens} * base.width;
+  std::vector<float> back(n), back_fast(n);
+  QuantizeParams p = base;
+  p.out = ref.data();
+  p.codes = ref.data();
+  p.dequant = back.data();
+  ASSERT_TRUE(quantize(p, Backend::cpu_ref).ok()) << what;
+  ASSERT_TRUE(dequantize(p, Backend::cpu_ref).ok()) << what;
+  QuantizeParams q = base;
+  q.out = fast.data();
+  q.codes = fast.data();
+  q.dequant = back_fast.data();
+  ASSERT_TRUE(quantize(q, Backend::cpu).ok()) << what;
+  ASSERT_TRUE(dequantize(q, Backend::cpu).ok()) << what;
+  for (std::size_t i = 0; i < bytes; ++i)
+    ASSERT_EQ(int{ref[i]}, int{fast[i]}) << what << ": byte " << i;
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(float_bits(back[i]), float_bits(back_fast[i])) << what << ": value " << i;
+}
+
+// KIVI groups made of special values: NaN (first, middle, all), ±0 as extremes, ±inf, all-equal
+// (max == min, scale 0), tiny ranges below fp16 resolution, huge ranges that saturate the fp16
+// scale. Keys (group over tokens) and values (group over channels), group 8/16/32, bits 2/4/8.
+TEST(QuantizeKiviEdge, SpecialGroupsFastEqualsRef) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  for (std::uint32_t G : {8u, 16u, 32u}) {
+    // One pattern per group: pattern(kind, j) -> value j of the group.
+    auto pattern = [&](std::uint32_t kind, std::uint32_t j) -> float {
+      const float r = static_cast<float>((j * 37 + kind * 11) % 23) / 7.f - 1.5f;
+      switch (kind % 16) {
+        case 0:
+          return j == 0 ? nan : r;  // NaN first
+        case 1:
+          return j == G / 2 ? nan : r;  // NaN inside
+        case 2:
+          return nan;  // all NaN
+        case 3:
+          return j % 2 ? 0.f : -0.f;  // only ±0
+        case 4:
+          return j == 0 ? -0.f : std::fabs(r) + 1;  // -0 is the min
+        case 5:
+          return j == 1 ? 0.f : -std::fabs(r) - 1;  // +0 is the max
+        case 6:
+          return j == 2 ? inf : r;  // +inf
+        case 7:
+          return j == 3 ? -inf : r;  // -inf
+        case 8:
+          return j % 2 ? inf : -inf;  // ±inf only
+        case 9:
+          return 0.3f;  // all equal
+        case 10:
+          return -7.5e4f;  // all equal, beyond fp16 range
+        case 11:
+          return 1.f + static_cast<float>(j) * 0x1p-20f;  // range below fp16 scale
+        case 12:
+          return j % 2 ? 6e4f : -6e4f;  // scale saturates
+        case 13:
+          return static_cast<float>(j % 4) * 0.5f;  // exact .5 ties against the grid
+        case 14:
+          return j == G - 1 ? nan : (j == 0 ? -0.f : r);
+        default:
+          return r;
+      }
+    };
+    for (std::uint32_t bits : {2u, 4u, 8u}) {
+      const std::string fmt = "kivi:bits=" + std::to_string(bits) + ",group=" + std::to_string(G) +
+                              ",residual=" + std::to_string(G);
+      const KvFormat f = parse_kv_format(fmt);
+      const std::uint32_t kinds = 16;
+      // Values: width = kinds · G, one kind per group, a few tokens with rotated kinds.
+      {
+        const std::uint32_t width = kinds * G, tokens = 3;
+        std::vector<float> x(std::size_t{width} * tokens);
+        for (std::uint32_t t = 0; t < tokens; ++t)
+          for (std::uint32_t c = 0; c < width; ++c)
+            x[std::size_t{t} * width + c] = pattern(c / G + t, c % G);
+        expect_fast_equals_ref({.format = f,
+                                .role = StreamRole::value,
+                                .tokens = tokens,
+                                .width = width,
+                                .in = x.data()},
+                               fmt + " values");
+      }
+      // Keys: width = kinds channels, one kind per channel, two groups of tokens.
+      {
+        const std::uint32_t width = kinds, tokens = 2 * G;
+        std::vector<float> x(std::size_t{width} * tokens);
+        for (std::uint32_t t = 0; t < tokens; ++t)
+          for (std::uint32_t c = 0; c < width; ++c)
+            x[std::size_t{t} * width + c] = pattern(c + t / G, t % G);
+        expect_fast_equals_ref({.format = f,
+                                .role = StreamRole::key,
+                                .tokens = tokens,
+                                .width = width,
+                                .in = x.data()},
+                               fmt + " keys");
+      }
+    }
+  }
+}
+
+// All 256 fp8 codes of both kinds through dequantize: fast path (table) equals the spec, bit for
+// bit (NaN codes give the spec's NaN), at scale 1 and at a non-trivial scale.
+TEST(QuantizeFp8, DequantizeAllCodesFastEqualsRef) {
+  std::vector<std::uint8_t> codes(256);
+  for (std::uint32_t c = 0; c < 256; ++c) codes[c] = static_cast<std::uint8_t>(c);
+  for (KvDtype dt : {KvDtype::fp8_e4m3, KvDtype::fp8_e5m2})
+    for (float scale : {1.0f, 0.37f, 3.0e-3f}) {
+      std::vector<float> ref(256), fast(256);
+      QuantizeParams p{.format = KvFormat{.dtype = dt},
+                       .tokens = 1,
+                       .width = 256,
+                       .fp8_scale = scale,
+                       .codes = codes.data(),
+                       .dequant = ref.data()};
+      ASSERT_TRUE(dequantize(p, Backend::cpu_ref).ok());
+      p.dequant = fast.data();
+      ASSERT_TRUE(dequantize(p, Backend::cpu).ok());
+      for (std::uint32_t c = 0; c < 256; ++c) {
+        const Fp8Kind k = dt == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2;
+        if (std::isnan(ref[c])) {
+          ASSERT_TRUE(std::isnan(fast[c])) << c;
+          ASSERT_TRUE(std::isnan(fp8_decode(static_cast<std::uint8_t>(c), k))) << c;
+        }
+        ASSERT_EQ(float_bits(ref[c]), float_bits(fast[c])) << "code " << c << " scale " << scale;
+      }
+    }
+}
+
+// fp16 encode of the fast path (F16C where the CPU has it) equals float_to_half: a strided sweep
+// of 4.2M float bit patterns in the suite; every one of the 2^32 with KVPLAN_EXHAUSTIVE=1 (~10 s).
+void fp16_sweep(std::uint64_t stride) {
+  constexpr std::uint32_t kW = 1024, kT = 1024;
+  std::vector<float> x(std::size_t{kW} * kT);
+  std::vector<std::uint8_t> out(x.size() * 2);
+  std::uint64_t u = 0;
+  while (u < (1ull << 32)) {
+    std::size_t m = 0;
+    for (; m < x.size() && u < (1ull << 32); ++m, u += stride)
+      x[m] = bits_float(static_cast<std::uint32_t>(u));
+    const std::uint32_t tokens = static_cast<std::uint32_t>((m + kW - 1) / kW);
+    for (std::size_t i = m; i < std::size_t{tokens} * kW; ++i) x[i] = 0.f;
+    QuantizeParams p{.format = KvFormat{.dtype = KvDtype::fp16},
+                     .tokens = tokens,
+                     .width = kW,
+                     .in = x.data(),
+                     .out = out.data()};
+    ASSERT_TRUE(quantize(p, Backend::cpu).ok());
+    for (std::size_t i = 0; i < m; ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, out.data() + 2 * i, 2);
+      ASSERT_EQ(h, float_to_half(x[i])) << std::hex << float_bits(x[i]);
+    }
+  }
+}
+TEST(Fp16Fast, EncodeEqualsReferenceOnBitPatternSweep) { fp16_sweep(1021); }
+TEST(Fp16Fast, EncodeEqualsReferenceOnEveryFloat) {
+  const char* e = std::getenv("KVPLAN_EXHAUSTIVE");
+  if (!e || std::string(e) != "1") GTEST_SKIP() << "set KVPLAN_EXHAUSTIVE=1 (all 2^32 floats)";
+  fp16_sweep(1);
 }
 
 struct BadCase {
