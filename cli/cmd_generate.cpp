@@ -42,10 +42,6 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   if (backend != "cpu" && backend != "cuda")
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
-  if (backend == "cuda")
-    throw Error("--backend", "backend",
-                "cuda: kvplan was built without CUDA kernels (no GPU backend for replay yet); use "
-                "--backend cpu");
   const auto model = sim::Llama2cModel::load(checkpoint);
   const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto cfg = sim::parse_config(kv, policy, block);
@@ -54,7 +50,8 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
                               ? vm["prefill"].as<std::uint64_t>()
                               : std::max<std::size_t>(1, tok.encode(prompt, true, false).size());
   sim::KernelAttention cache(cfg, c.n_layers, c.n_heads, c.n_kv_heads, c.head_size(), model.rope(),
-                             kernels::Backend::cpu, prefill, checkpoint);
+                             backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu,
+                             prefill, checkpoint);
   sim::Llama2cRunner run(model);
   const bool tty = &out == &std::cout && isatty(1);
   const auto g = sim::generate(

@@ -73,10 +73,6 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::csv});
   if (backend != "cpu" && backend != "cuda")
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
-  if (backend == "cuda")
-    throw Error("--backend", "backend",
-                "cuda: kvplan was built without CUDA replay kernels (no GPU backend yet); use "
-                "--backend cpu");
   if (trace.empty() == checkpoint.empty())
     throw Error("command line", "trace", "give exactly one of --trace or --checkpoint");
   if (!checkpoint.empty() && tokenizer.empty() && tokens_file.empty())
@@ -99,6 +95,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       }
   sim::ReplayOptions opt;
   opt.eval_from = eval_from;
+  opt.backend = backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu;
   opt.max_tokens = max_tokens;
   if (vm.count("prefill")) opt.prefill = vm["prefill"].as<std::uint64_t>();
   Progress progress;

@@ -1,5 +1,9 @@
 #include "kvplan/kernels/attention.hpp"
 
+#ifdef KVPLAN_HAVE_CUDA
+#include "kvplan/kernels/cuda.hpp"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -94,7 +98,11 @@ Status decode_attention(const DecodeAttentionParams& p, Backend b) {
     case Backend::cpu:
       return decode_attention_cpu(p);
     case Backend::cuda:
+#ifdef KVPLAN_HAVE_CUDA
+      return decode_attention_cuda(p);
+#else
       return Status::Unimplemented("decode_attention: CUDA backend not built");
+#endif
   }
   return Status::Invalid("decode_attention: unknown backend");
 }
@@ -157,7 +165,11 @@ Status prefill_attention(const PrefillAttentionParams& p, Backend b) {
     case Backend::cpu:
       return prefill_attention_ref(p);
     case Backend::cuda:
+#ifdef KVPLAN_HAVE_CUDA
+      return prefill_attention_cuda(p);
+#else
       return Status::Unimplemented("prefill_attention: CUDA backend not built");
+#endif
   }
   return Status::Invalid("prefill_attention: unknown backend");
 }

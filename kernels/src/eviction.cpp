@@ -1,5 +1,9 @@
 #include "kvplan/kernels/eviction.hpp"
 
+#ifdef KVPLAN_HAVE_CUDA
+#include "kvplan/kernels/cuda.hpp"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -179,27 +183,33 @@ Status snapkv_select_ref(const SnapKvSelectParams& p, KeepSet* keep) {
   return Status::Ok();
 }
 
-#define KVPLAN_DISPATCH_CPU_ONLY(name, ...)                           \
-  switch (b) {                                                        \
-    case Backend::cpu_ref:                                            \
-    case Backend::cpu:                                                \
-      return name##_ref(__VA_ARGS__);                                 \
-    case Backend::cuda:                                               \
-      return Status::Unimplemented(#name ": CUDA backend not built"); \
-  }                                                                   \
+#ifdef KVPLAN_HAVE_CUDA
+#define KVPLAN_CUDA_CALL(name, ...) return name##_cuda(__VA_ARGS__)
+#else
+#define KVPLAN_CUDA_CALL(name, ...) return Status::Unimplemented(#name ": CUDA backend not built")
+#endif
+
+#define KVPLAN_DISPATCH(name, ...)    \
+  switch (b) {                        \
+    case Backend::cpu_ref:            \
+    case Backend::cpu:                \
+      return name##_ref(__VA_ARGS__); \
+    case Backend::cuda:               \
+      KVPLAN_CUDA_CALL(name, __VA_ARGS__); \
+  }                                   \
   return Status::Invalid(#name ": unknown backend")
 
 Status streaming_select(const StreamingSelectParams& p, KeepSet* keep, Backend b) {
-  KVPLAN_DISPATCH_CPU_ONLY(streaming_select, p, keep);
+  KVPLAN_DISPATCH(streaming_select, p, keep);
 }
 Status h2o_accumulate(const H2oAccumulateParams& p, Backend b) {
-  KVPLAN_DISPATCH_CPU_ONLY(h2o_accumulate, p);
+  KVPLAN_DISPATCH(h2o_accumulate, p);
 }
 Status h2o_select(const H2oSelectParams& p, KeepSet* keep, Backend b) {
-  KVPLAN_DISPATCH_CPU_ONLY(h2o_select, p, keep);
+  KVPLAN_DISPATCH(h2o_select, p, keep);
 }
 Status snapkv_select(const SnapKvSelectParams& p, KeepSet* keep, Backend b) {
-  KVPLAN_DISPATCH_CPU_ONLY(snapkv_select, p, keep);
+  KVPLAN_DISPATCH(snapkv_select, p, keep);
 }
 
 H2oSelectParams h2o_params(const RetentionPolicy& policy, std::uint64_t n) {

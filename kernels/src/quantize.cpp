@@ -1,5 +1,9 @@
 #include "kvplan/kernels/quantize.hpp"
 
+#ifdef KVPLAN_HAVE_CUDA
+#include "kvplan/kernels/cuda.hpp"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -156,7 +160,11 @@ Status quantize(const QuantizeParams& p, Backend b) {
     case Backend::cpu:
       return quantize_cpu(p);
     case Backend::cuda:
+#ifdef KVPLAN_HAVE_CUDA
+      return quantize_cuda(p);
+#else
       return Status::Unimplemented("quantize: CUDA backend not built");
+#endif
   }
   return Status::Invalid("quantize: unknown backend");
 }
@@ -168,7 +176,11 @@ Status dequantize(const QuantizeParams& p, Backend b) {
     case Backend::cpu:
       return dequantize_cpu(p);
     case Backend::cuda:
+#ifdef KVPLAN_HAVE_CUDA
+      return dequantize_cuda(p);
+#else
       return Status::Unimplemented("dequantize: CUDA backend not built");
+#endif
   }
   return Status::Invalid("dequantize: unknown backend");
 }

@@ -8,6 +8,9 @@
 #include <numeric>
 
 #include "kvplan/error.hpp"
+#ifdef KVPLAN_HAVE_CUDA
+#include "kvplan/kernels/cuda.hpp"
+#endif
 #include "kvplan/formula.hpp"
 
 namespace kvplan::sim {
@@ -74,9 +77,17 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
   if (cfg.policy.kind == PolicyKind::snapkv && prefill == 0)
     throw Error(source, "prefill", "snapkv needs a prompt length of at least 1 token");
   validate_stream(cfg.format, StreamRole::key, head_dim, cfg.block_size, source);
-  if (backend == kn::Backend::cuda)
-    throw Error(source, "backend",
-                "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
+  if (backend == kn::Backend::cuda) {
+    // The CUDA launchers take the host pool's views (staged to the device), so the same replay
+    // runs every kernel on the GPU: a co-simulation against the CPU run.
+#ifdef KVPLAN_HAVE_CUDA
+    std::string why;
+    if (!kn::cuda_available(&why))
+      throw Error(source, "backend", "cuda: no usable GPU (" + why + "); use --backend cpu");
+#else
+    throw Error(source, "backend", "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
+#endif
+  }
   krope_.style =
       rope.style == RopeStyle::interleaved ? kn::RopeStyle::interleaved : kn::RopeStyle::half;
   if (rope.dims == 0) krope_.style = kn::RopeStyle::none;

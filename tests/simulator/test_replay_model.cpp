@@ -1,4 +1,7 @@
 // The reference model in the loop: KL, top-1, perplexity and bytes for several configurations.
+#ifdef KVPLAN_HAVE_CUDA
+#include "kvplan/kernels/cuda.hpp"
+#endif
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -121,9 +124,46 @@ TEST(ReplayModel, RefusesWhatTheKernelsCannotDo) {
   ReplayOptions late;
   late.eval_from = 100000;
   EXPECT_THROW(replay_model(f.model, f.tokens, {parse_config("fp16", "full", 16)}, late), Error);
+}
+
+// STYLE.md rule 18: the same replay through the CPU and the CUDA kernels must hold the same bytes
+// and give the same outputs to float tolerance. Without a GPU, --backend cuda is refused clearly.
+TEST(ReplayModel, CudaBackendCoSimulatesWithCpuOrIsRefused) {
+  KVPLAN_REQUIRE_MODEL();
+  const auto& f = fixture();
+  const std::vector<ReplayConfig> configs = {
+      parse_config("fp16", "full", 16), parse_config("int8", "h2o:heavy=16,recent=16", 16),
+      parse_config("kivi:bits=2,group=8,residual=32", "full", 16)};
   ReplayOptions cuda;
   cuda.backend = kernels::Backend::cuda;
-  EXPECT_THROW(replay_model(f.model, f.tokens, {parse_config("fp16", "full", 16)}, cuda), Error);
+  bool gpu = false;
+#ifdef KVPLAN_HAVE_CUDA
+  std::string why;
+  gpu = kernels::cuda_available(&why);
+#endif
+  if (!gpu) {
+    try {
+      replay_model(f.model, f.tokens, configs, cuda);
+      ADD_FAILURE() << "--backend cuda ran without a GPU";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  const auto cpu = replay_model(f.model, f.tokens, configs);
+  const auto dev = replay_model(f.model, f.tokens, configs, cuda);
+  ASSERT_EQ(cpu.configs.size(), dev.configs.size());
+  for (std::size_t i = 0; i < cpu.configs.size(); ++i) {
+    const auto& a = cpu.configs[i];
+    const auto& b = dev.configs[i];
+    SCOPED_TRACE(a.label);
+    EXPECT_TRUE(b.bytes_match) << "first mismatch at step " << b.first_mismatch_step;
+    EXPECT_EQ(a.measured_bytes, b.measured_bytes);
+    EXPECT_EQ(a.measured_peak_bytes, b.measured_peak_bytes);
+    EXPECT_EQ(a.retained_tokens, b.retained_tokens);
+    EXPECT_NEAR(a.mean_kl, b.mean_kl, 1e-3);
+    EXPECT_NEAR(a.perplexity, b.perplexity, 1e-2 * a.perplexity);
+  }
 }
 
 }  // namespace
