@@ -18,17 +18,6 @@ std::uint64_t gib_to_bytes(double gib) {
   return static_cast<std::uint64_t>(std::floor(gib * kGiB));
 }
 
-const char* fraction_key(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "gpu_memory_utilization";
-    case Engine::sglang:
-      return "mem_fraction_static";
-    case Engine::trtllm:
-      return "free_gpu_memory_fraction";
-  }
-  return "gpu_memory_utilization";
-}
 
 // Re-throws an Error of a library call as one naming the deployment file and a pointer.
 template <class F>
@@ -120,14 +109,14 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
                 "missing, and " + d.model.id + " has no max_context to default to");
   d.max_num_seqs = en.opt_uint("max_num_seqs", 1, std::uint64_t{1} << 32);
   for (Engine other : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
-    const std::string key = fraction_key(other);
+    const std::string key = memory_fraction_key(other);
     if (other != e && en.has(key))
       throw Error(source, en.pointer(key),
                   "is a " + to_string(other) + " setting; engine " + to_string(e) + " uses \"" +
-                      fraction_key(e) + "\"");
+                      memory_fraction_key(e) + "\"");
   }
-  if (auto f = en.opt_number(fraction_key(e), 0, 1))
-    d.plan.memory_fraction_ppm = fraction_to_ppm(*f, source, en.pointer(fraction_key(e)));
+  if (auto f = en.opt_number(memory_fraction_key(e), 0, 1))
+    d.plan.memory_fraction_ppm = fraction_to_ppm(*f, source, en.pointer(memory_fraction_key(e)));
   if (auto bs = en.opt_uint("block_size", 1, 1u << 20))
     d.plan.block_size = static_cast<std::uint32_t>(*bs);
   if (auto t = en.opt_uint("max_num_batched_tokens", 1, std::uint64_t{1} << 40))
@@ -476,6 +465,18 @@ CheckReport run_check(const Deployment& d) {
     r.items.push_back(i);
   }
   return r;
+}
+
+const char* memory_fraction_key(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return "gpu_memory_utilization";
+    case Engine::sglang:
+      return "mem_fraction_static";
+    case Engine::trtllm:
+      return "free_gpu_memory_fraction";
+  }
+  return "gpu_memory_utilization";
 }
 
 }  // namespace kvplan

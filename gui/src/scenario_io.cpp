@@ -11,24 +11,12 @@
 #include <QWidget>
 #include <exception>
 
+#include "kvplan/deploy.hpp"
 #include "kvplan/report.hpp"
 #include "ui_format.hpp"
 
 namespace kvplan::gui {
 namespace {
-
-// The key of the memory fraction under "engine" (docs/deploy.md).
-const char* fractionKey(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "gpu_memory_utilization";
-    case Engine::sglang:
-      return "mem_fraction_static";
-    case Engine::trtllm:
-      return "free_gpu_memory_fraction";
-  }
-  return "gpu_memory_utilization";
-}
 
 constexpr double kGiB = 1073741824.0;
 
@@ -86,7 +74,7 @@ std::string deployment_json(const PlanSettings& s, const std::string& model_ref)
   en["tensor_parallel_size"] = static_cast<qint64>(s.tp);
   en["pipeline_parallel_size"] = static_cast<qint64>(s.pp);
   en["max_model_len"] = static_cast<qint64>(s.context);
-  if (s.memory_fraction_ppm) en[fractionKey(s.engine)] = s.memory_fraction_ppm / 1e6;
+  if (s.memory_fraction_ppm) en[memory_fraction_key(s.engine)] = s.memory_fraction_ppm / 1e6;
   if (s.block_size) en["block_size"] = static_cast<qint64>(s.block_size);
   if (!s.weight_dtype.empty()) en["weight_dtype"] = qs(s.weight_dtype);
   if (x.max_num_seqs) en["max_num_seqs"] = static_cast<qint64>(*x.max_num_seqs);

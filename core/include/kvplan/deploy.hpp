@@ -46,6 +46,10 @@ struct Deployment {
 
 // Parses a deployment file (schema version 1). Every problem is an Error naming `source` and the
 // JSON pointer of the field. `base_dir` resolves a relative model path.
+// The deployment file's key for the engine's memory fraction under "engine":
+// gpu_memory_utilization (vLLM), mem_fraction_static (SGLang), free_gpu_memory_fraction (TRT-LLM).
+const char* memory_fraction_key(Engine e);
+
 Deployment parse_deploy_json(const std::string& text, const std::string& source,
                              const std::string& base_dir = "");
 Deployment load_deploy(const std::string& path);
