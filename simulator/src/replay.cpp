@@ -144,7 +144,7 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
   for (std::uint32_t h = 0; h < hkv_; ++h) apply_rope(rope_, {kr.data() + h * d_, d_}, pos);
   const RetentionPolicy& P = cfg_.policy;
   const bool snap_prefill = P.kind == PolicyKind::snapkv && pos < prefill_;
-  if (snap_prefill) {
+  if (snap_prefill || kivi_evict_) {
     shadow_k_[layer].insert(shadow_k_[layer].end(), kr.begin(), kr.end());
     shadow_v_[layer].insert(shadow_v_[layer].end(), v.begin(), v.end());
   }
@@ -239,11 +239,12 @@ void KernelAttention::apply_keep(std::uint32_t layer, const kn::KeepSet& keep) {
     return;
   }
   // KIVI groups keys across G tokens, so the kernels cannot drop single tokens (compact refuses
-  // a KIVI pool). Rebuild the layer from the kept tokens, re-quantized in fresh groups. Streaming
-  // and H2O take the values the cache really holds (dequantized), so quantization error compounds
-  // as it would in an engine; SnapKV takes the full-precision prompt, since it compresses once
-  // before the cache is quantized. The float32 rows are bookkeeping, not cache bytes.
-  const bool from_cache = kivi_evict_;
+  // a KIVI pool). Rebuild the layer from the kept tokens' full-precision values, re-quantized in
+  // fresh groups: SnapKV does exactly this (it compresses the prompt once, before quantizing).
+  // For streaming and H2O it is a model of an engine that re-forms groups on eviction: the bytes
+  // are exact, the error does not compound across rebuilds (re-quantizing the dequantized values
+  // at every step instead would compound it hundreds of times, which no engine does). The float32
+  // rows are bookkeeping, not cache bytes.
   const std::uint32_t m = keep.count;
   std::vector<float> kk(std::size_t{m} * hkv_ * d_), vv(kk.size());
   std::vector<std::int32_t> kp(std::size_t{m} * hkv_);
@@ -251,19 +252,18 @@ void KernelAttention::apply_keep(std::uint32_t layer, const kn::KeepSet& keep) {
     for (std::uint32_t i = 0; i < m; ++i) {
       const std::size_t src = static_cast<std::size_t>(keep.slots[std::size_t{h} * m + i]);
       const std::size_t dst = (std::size_t{i} * hkv_ + h) * d_;
-      if (from_cache) {
-        pools_[layer].read(seqs_[layer], 0, h, static_cast<std::uint32_t>(src), kk.data() + dst,
-                           vv.data() + dst);
-      } else {
-        std::copy_n(shadow_k_[layer].data() + (src * hkv_ + h) * d_, d_, kk.data() + dst);
-        std::copy_n(shadow_v_[layer].data() + (src * hkv_ + h) * d_, d_, vv.data() + dst);
-      }
+      std::copy_n(shadow_k_[layer].data() + (src * hkv_ + h) * d_, d_, kk.data() + dst);
+      std::copy_n(shadow_v_[layer].data() + (src * hkv_ + h) * d_, d_, vv.data() + dst);
       kp[std::size_t{i} * hkv_ + h] = keep.positions[std::size_t{h} * m + i];
     }
   check(pools_[layer].free_sequence(seqs_[layer]), "free_sequence");
   seqs_[layer] = pools_[layer].add_sequence();
   check(pools_[layer].append_tokens(seqs_[layer], 0, m, kk.data(), vv.data(), kp.data(), true),
         "append_tokens");
+  if (kivi_evict_) {
+    shadow_k_[layer] = std::move(kk);
+    shadow_v_[layer] = std::move(vv);
+  }
 }
 
 void KernelAttention::snapkv_compress(std::uint32_t layer, std::uint64_t n64) {
