@@ -189,7 +189,7 @@ std::string render(const SizeReport& r, OutputFormat f) {
                              {"v_width", g.v_width}, {"bytes_per_layer", g.bytes_per_layer},
                              {"bytes", g.bytes}});
     }
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   Table factors{{"factor", "meaning", "value"}, {}};
   factors.rows.push_back({"L", "layers holding a KV cache", std::to_string(c.cached_layers)});

@@ -268,7 +268,9 @@ PlanReport make_plan_report(const ModelSpec& model, const std::optional<GpuSpec>
 }
 
 std::string render(const PlanReport& r, OutputFormat f) {
-  if (f == OutputFormat::json) return plan_json(r).dump(2) + "\n";
+  // Names from the command line may hold invalid UTF-8: replace it (U+FFFD) rather than throw.
+  if (f == OutputFormat::json)
+    return plan_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   const bool md = f == OutputFormat::md;
   auto table = [&](const Table& t) { return md ? render_markdown(t) : render_text(t); };
   auto heading = [&](const std::string& h) { return md ? "#### " + h + "\n\n" : h + "\n"; };
@@ -317,7 +319,7 @@ std::string render(const CheckReport& r, OutputFormat f) {
            {"detail", i.detail},
            {"fix", i.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.fix)}});
     j["warnings"] = d.warnings;
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   if (f == OutputFormat::junit) {
     std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
