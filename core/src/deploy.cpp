@@ -26,7 +26,13 @@ auto at_field(const std::string& source, const std::string& pointer, F&& f) {
     return f();
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::invalid_input) throw;
-    throw Error(source, pointer, e.message());
+    // Keep where the inner error was found (a model file's own field) after this file's field.
+    // (Flag-style sources such as "--model" add nothing inside a file.)
+    if (e.source() == source || e.source().rfind("--", 0) == 0)
+      throw Error(source, pointer, e.message());
+    std::string where = e.source();
+    if (!e.field().empty()) where += (where.empty() ? "" : " ") + e.field();
+    throw Error(source, pointer, where.empty() ? e.message() : "in " + where + ": " + e.message());
   }
 }
 
@@ -383,11 +389,18 @@ CheckReport run_check(const Deployment& d) {
                                       " tokens within max_model_len and the model's limit");
     const bool engine_ok = d.slo.context <= d.plan.context;
     const bool model_ok = d.model.max_context == 0 || d.slo.context <= d.model.max_context;
-    i.passed = engine_ok && model_ok;
+    // vLLM refuses to start when max_model_len exceeds the model's positions.
+    const bool len_ok = d.model.max_context == 0 || d.plan.context <= d.model.max_context;
+    i.passed = engine_ok && model_ok && len_ok;
     if (!engine_ok) {
       i.detail = "max_model_len " + std::to_string(d.plan.context) + " is " +
                  std::to_string(d.slo.context - d.plan.context) + " tokens short of the SLO";
       i.fix = "set max_model_len to " + std::to_string(d.slo.context);
+    } else if (!len_ok && model_ok) {
+      i.detail = "max_model_len " + std::to_string(d.plan.context) + " exceeds the " +
+                 std::to_string(d.model.max_context) + " positions of " + d.model.id +
+                 ": the engine refuses to start";
+      i.fix = "set max_model_len to " + std::to_string(d.model.max_context);
     } else if (!model_ok) {
       i.detail = d.model.id + " supports " + std::to_string(d.model.max_context) +
                  " positions, the SLO asks " + std::to_string(d.slo.context);

@@ -102,7 +102,24 @@ std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
   return total;
 }
 
+namespace {
+KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const std::string& source);
+}  // namespace
+
 KvCost kv_cost(const ModelSpec& model, const KvCostInput& in, const std::string& source) {
+  try {
+    return kv_cost_unchecked(model, in, source);
+  } catch (const Error& e) {
+    // checked arithmetic names only the quantity; say which inputs made it overflow.
+    if (!e.field().empty() || e.source() == source) throw;
+    throw Error(source, e.source() == "total bytes" ? "batch" : "context",
+                e.source() + " overflows 64-bit bytes for " + model.id + " at context " +
+                    std::to_string(in.context) + " × batch " + std::to_string(in.batch));
+  }
+}
+
+namespace {
+KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const std::string& source) {
   if (in.context > kMaxContext)
     throw Error(source, "context", "must be at most 2^40 tokens, got " + std::to_string(in.context));
   if (in.batch > kMaxBatch)
@@ -130,5 +147,7 @@ KvCost kv_cost(const ModelSpec& model, const KvCostInput& in, const std::string&
   out.total_bytes = mul(out.bytes_per_request, in.batch, "total bytes");
   return out;
 }
+
+}  // namespace
 
 }  // namespace kvplan

@@ -168,3 +168,41 @@ TEST(Check, RenderersAgree) {
 
 }  // namespace
 }  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+TEST(DeployCheck, MaxModelLenBeyondTheModelFailsContext) {
+  // llama-2-7b has 4096 positions: vLLM refuses max_model_len 8192 even when the SLO asks 2048.
+  const auto d = parse_deploy_json(R"({"kvplan_deploy": 1, "model": "llama-2-7b",
+      "hardware": {"gpu": "h100-sxm-80gb"},
+      "engine": {"name": "vllm", "max_model_len": 8192},
+      "slo": {"context": 2048, "concurrency": 1}})",
+                                   "t.json");
+  const auto r = run_check(d);
+  bool seen = false;
+  for (const auto& i : r.items) {
+    if (i.id != "context") continue;
+    seen = true;
+    EXPECT_FALSE(i.passed);
+    EXPECT_NE(i.detail.find("exceeds the 4096 positions"), std::string::npos) << i.detail;
+    EXPECT_EQ(i.fix, "set max_model_len to 4096");
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(DeployCheck, ModelFileErrorsKeepTheirOwnField) {
+  const std::string dir = std::string(KVPLAN_TEST_DATA_DIR) + "/bad/";
+  try {
+    load_deploy(dir + "deploy/model_file_bad.json");
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "/model");
+    EXPECT_NE(std::string(e.what()).find("kv_heads_not_dividing.json /num_key_value_heads"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kvplan

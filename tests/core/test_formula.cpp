@@ -146,3 +146,21 @@ TEST(Formula, OverflowIsAnError) {
 
 }  // namespace
 }  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+TEST(Formula, OverflowNamesTheInputThatCausedIt) {
+  const auto m = load_model("llama-3.1-405b");
+  try {
+    kv_cost(m, KvCostInput{.context = std::uint64_t{1} << 40, .batch = std::uint64_t{1} << 32},
+            "--context");
+    ADD_FAILURE() << "no overflow";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "batch");
+    EXPECT_NE(std::string(e.what()).find("overflows 64-bit"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kvplan
