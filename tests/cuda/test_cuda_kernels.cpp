@@ -3,16 +3,6 @@
 // eviction selections identical. Every test skips, visibly, where no CUDA device exists.
 #include <gtest/gtest.h>
 
-// KVPLAN_HAVE_CUDA comes with kvplan_kernels once kvplan_kernels_cuda is linked into it
-// (kernels/CMakeLists.txt, or kernels/cuda/wire.cmake); without it this file only says so.
-#ifndef KVPLAN_HAVE_CUDA
-TEST(CudaKernels, NotBuilt) {
-  GTEST_SKIP() << "no CUDA device: kvplan_kernels was built without kvplan_kernels_cuda "
-                  "(configure with -DCMAKE_PROJECT_INCLUDE=kernels/cuda/wire.cmake or "
-                  "scripts/gpu-check.sh)";
-}
-#else
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -611,4 +601,3 @@ TEST(CudaRuntime, AvailabilityNeverThrowsAndExplainsItself) {
 }  // namespace
 }  // namespace kvplan::kernels
 
-#endif  // KVPLAN_HAVE_CUDA
