@@ -8,6 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+# KVPLAN_FUZZ_SEED fixes libFuzzer's mutation sequence (CI's smoke uses 1, so a run explores the
+# same inputs as the runs that were checked before it landed); 0 (default) picks a new one.
+seed=${KVPLAN_FUZZ_SEED:-0}
 shift || true
 
 packages=(clang libclang-rt-14-dev cmake ninja-build libboost-program-options-dev
@@ -59,7 +62,7 @@ for t in "${targets[@]}"; do
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb also caps single allocations, so a
   # parser that allocates from an unchecked size is a crash; max_len 64 KiB keeps inputs small.
   rc=0
-  "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  "$exe" -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="fuzz-out/$t/" \
     "$build/corpus/$t" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -16,4 +16,4 @@ ctest --preset default -j "$jobs" --timeout 300
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" --timeout 600
-scripts/fuzz.sh 10
+KVPLAN_FUZZ_SEED=1 scripts/fuzz.sh 10
