@@ -13,19 +13,9 @@ seconds=${1:-60}
 seed=${KVPLAN_FUZZ_SEED:-0}
 shift || true
 
-packages=(clang libclang-rt-14-dev cmake ninja-build libboost-program-options-dev
-          nlohmann-json3-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source scripts/lib/apt.sh
+install_missing fuzz clang libclang-rt-14-dev cmake ninja-build libboost-program-options-dev \
+  nlohmann-json3-dev
 
 build=build/fuzz
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"

@@ -23,13 +23,8 @@ fi
 out="${2:-docs/images}"
 mkdir -p "$out"
 
-if ! command -v xvfb-run >/dev/null || ! command -v xauth >/dev/null; then
-  echo "screenshot.sh: installing xvfb and xauth" >&2
-  sudo_cmd=""
-  if [[ $(id -u) -ne 0 ]]; then sudo_cmd="sudo"; fi
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq xvfb xauth
-fi
+source scripts/lib/apt.sh
+install_missing screenshot.sh xvfb xauth
 
 # A fixed screen and font scale so the images look the same on every machine.
 export QT_QPA_PLATFORM=xcb

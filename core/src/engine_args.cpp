@@ -402,31 +402,35 @@ std::string replicas_and_seqs(const PlanInput& in, std::uint64_t* seqs) {
   return replicas > 1 ? std::to_string(replicas) : "";
 }
 
-}  // namespace
-
-std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput& in,
-                                        std::string* why) {
+// The engine's --kv-cache-dtype spelling of the plan's format (fp8 e4m3 is `fp8_name`), or
+// nothing, with the reason in *why, when the engine cannot serve the plan's format or policy.
+std::optional<std::string> kv_cache_dtype_flag(const std::string& engine, const char* fp8_name,
+                                               const PlanInput& in, std::string* why) {
   auto no = [&](const std::string& w) -> std::optional<std::string> {
     if (why) *why = w;
     return std::nullopt;
   };
   if (!is_full(in.policy))
-    return no("vLLM does not implement the " + to_string(in.policy) + " retention policy");
-  std::string kv;
+    return no(engine + " does not implement the " + to_string(in.policy) + " retention policy");
   switch (in.format.dtype) {
     case KvDtype::fp16:
     case KvDtype::bf16:
-      kv = "auto";
-      break;
+      return "auto";
     case KvDtype::fp8_e4m3:
-      kv = "fp8";
-      break;
+      return fp8_name;
     case KvDtype::fp8_e5m2:
-      kv = "fp8_e5m2";
-      break;
+      return "fp8_e5m2";
     default:
-      return no("vLLM has no " + to_string(in.format) + " KV cache");
+      return no(engine + " has no " + to_string(in.format) + " KV cache");
   }
+}
+
+}  // namespace
+
+std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput& in,
+                                        std::string* why) {
+  const auto kv = kv_cache_dtype_flag("vLLM", "fp8", in, why);
+  if (!kv) return std::nullopt;
   std::uint64_t seqs = 0;
   const std::string dp = replicas_and_seqs(in, &seqs);
   std::string s = "vllm serve " + hf_repo_id(model);
@@ -435,7 +439,7 @@ std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput&
   if (!dp.empty()) s += " --data-parallel-size " + dp;
   s += " --max-model-len " + std::to_string(in.context);
   s += " --max-num-seqs " + std::to_string(seqs);
-  s += " --kv-cache-dtype " + kv;
+  s += " --kv-cache-dtype " + *kv;
   // The plan's fraction means gpu_memory_utilization only when the plan followed vLLM.
   const std::uint32_t f =
       in.engine == Engine::vllm && in.memory_fraction_ppm ? in.memory_fraction_ppm : 900000;
@@ -449,27 +453,8 @@ std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput&
 
 std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInput& in,
                                           std::string* why) {
-  auto no = [&](const std::string& w) -> std::optional<std::string> {
-    if (why) *why = w;
-    return std::nullopt;
-  };
-  if (!is_full(in.policy))
-    return no("SGLang does not implement the " + to_string(in.policy) + " retention policy");
-  std::string kv;
-  switch (in.format.dtype) {
-    case KvDtype::fp16:
-    case KvDtype::bf16:
-      kv = "auto";
-      break;
-    case KvDtype::fp8_e4m3:
-      kv = "fp8_e4m3";
-      break;
-    case KvDtype::fp8_e5m2:
-      kv = "fp8_e5m2";
-      break;
-    default:
-      return no("SGLang has no " + to_string(in.format) + " KV cache");
-  }
+  const auto kv = kv_cache_dtype_flag("SGLang", "fp8_e4m3", in, why);
+  if (!kv) return std::nullopt;
   std::uint64_t seqs = 0;
   const std::string dp = replicas_and_seqs(in, &seqs);
   std::string s = "python -m sglang.launch_server --model-path " + hf_repo_id(model);
@@ -478,7 +463,7 @@ std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInpu
   if (!dp.empty()) s += " --dp " + dp;
   s += " --context-length " + std::to_string(in.context);
   s += " --max-running-requests " + std::to_string(seqs);
-  s += " --kv-cache-dtype " + kv;
+  s += " --kv-cache-dtype " + *kv;
   const std::uint32_t f =
       in.engine == Engine::sglang && in.memory_fraction_ppm ? in.memory_fraction_ppm : 880000;
   s += " --mem-fraction-static " + decimal(f);
