@@ -27,6 +27,7 @@
 #include "charts.hpp"
 #include "kvplan/gpu.hpp"
 #include "ui_format.hpp"
+#include "widgets.hpp"
 
 namespace kvplan::gui {
 namespace {
@@ -314,25 +315,14 @@ QWidget* PlannerView::buildInputs() {
   col->addWidget(wbox);
   col->addStretch(1);
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(inner);
-  scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(inner->sizeHint().width() + 24);
-  return scroll;
+  return makeSettingsScroll(inner, inner->sizeHint().width() + 24);
 }
 
 QWidget* PlannerView::buildResults() {
   auto* w = new QWidget;
   auto* col = new QVBoxLayout(w);
   col->setContentsMargins(0, 0, 0, 0);
-  banner_ = new QLabel;
-  banner_->setObjectName("errorBanner");
-  banner_->setWordWrap(true);
-  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  banner_->setStyleSheet(
-      "QLabel { background: #fdecea; color: #8a1c13; border: 1px solid #e0a39c; padding: 6px; }");
-  banner_->hide();
+  banner_ = makeErrorBanner("errorBanner");
   col->addWidget(banner_);
 
   auto* cards = new QGridLayout;
@@ -493,8 +483,7 @@ void PlannerView::syncWidgets() {
 }
 
 void PlannerView::showMessage(const QString& message) {
-  banner_->setText(message);
-  banner_->setVisible(!message.isEmpty());
+  setBannerMessage(banner_, message);
 }
 
 void PlannerView::showResults() {

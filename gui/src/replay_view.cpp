@@ -29,6 +29,7 @@
 
 #include "kvplan/sim/synth.hpp"
 #include "ui_format.hpp"
+#include "widgets.hpp"
 
 namespace kvplan::gui {
 namespace {
@@ -222,25 +223,14 @@ QWidget* ReplayView::buildInputs() {
   status_->setWordWrap(true);
   col->addWidget(status_);
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(inner);
-  scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(500);
-  return scroll;
+  return makeSettingsScroll(inner, 500);
 }
 
 QWidget* ReplayView::buildResults() {
   auto* w = new QWidget;
   auto* col = new QVBoxLayout(w);
   col->setContentsMargins(0, 0, 0, 0);
-  banner_ = new QLabel;
-  banner_->setObjectName("replayErrorBanner");
-  banner_->setWordWrap(true);
-  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  banner_->setStyleSheet(
-      "QLabel { background: #fdecea; color: #8a1c13; border: 1px solid #e0a39c; padding: 6px; }");
-  banner_->hide();
+  banner_ = makeErrorBanner("replayErrorBanner");
   col->addWidget(banner_);
   auto* split = new QSplitter(Qt::Vertical);
   auto* charts = new QSplitter(Qt::Vertical);
@@ -371,8 +361,7 @@ void ReplayView::setBusy(bool busy) {
 }
 
 void ReplayView::showMessage(const QString& message) {
-  banner_->setText(message);
-  banner_->setVisible(!message.isEmpty());
+  setBannerMessage(banner_, message);
 }
 
 void ReplayView::showOutcome(const ReplayOutcome& o) {
