@@ -1,6 +1,6 @@
 // Internal to kernels/src: the pieces the fast CPU paths (quantize_cpu.cpp, attention_cpu.cpp)
 // share — the multiversioning/inlining macros, branch-free fp16 decode and KIVI code
-// packing by uniform shifts (vectorizable with baseline SSE2). Bit-exact with the spec helpers.
+// unpacking by uniform shifts (vectorizable with baseline SSE2). Bit-exact with the spec helpers.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +13,16 @@ namespace kvplan::kernels::cpu_fast {
 // x86-64: a baseline (SSE2), an AVX2 and an x86-64-v4 (AVX-512) build of each whole-buffer loop
 // nest, chosen at load time from CPUID (GCC function multiversioning), so the binary still runs on
 // any x86-64 and is not tied to the build machine (no -march). Same IEEE operations in all three,
-// no FMA contraction (ISO C++ mode): bit-identical outputs. The v4 build matters for the 32->8 bit
-// narrowing of fp8/int8 codes (vpmovdb): fp8 quantize went from 0.17 to 0.53 of memcpy.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+// no FMA contraction (-ffp-contract=off, kernels/CMakeLists.txt): bit-identical outputs. The v4
+// build has twice the vector width and one-instruction narrowing (vpmovdb) for fp8/int8 codes.
+// KVPLAN_CPU_ISA (kernels/CMakeLists.txt) can fix one of the three instead, for tests.
+#if defined(KVPLAN_CPU_ISA_BASELINE)
+#define KVPLAN_CPU_CLONES
+#elif defined(KVPLAN_CPU_ISA_AVX2)
+#define KVPLAN_CPU_CLONES __attribute__((target("avx2")))
+#elif defined(KVPLAN_CPU_ISA_V4)
+#define KVPLAN_CPU_CLONES __attribute__((target("arch=x86-64-v4")))
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define KVPLAN_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define KVPLAN_CPU_CLONES
@@ -40,26 +47,6 @@ KVPLAN_INLINE float half_dec(std::uint16_t h) {
   return bits_float(r | sign);
 }
 
-// Codes (one uint8 each, record order) -> packed bytes, four codes per 32-bit lane at a time.
-template <std::uint32_t BITS>
-KVPLAN_INLINE void pack_codes(const std::uint8_t* codes, std::uint32_t n, std::uint8_t* out) {
-  if constexpr (BITS == 8) {
-    std::memcpy(out, codes, n);
-  } else {
-    for (std::uint32_t i = 0; i < n / 4; ++i) {
-      std::uint32_t v;
-      std::memcpy(&v, codes + 4 * i, 4);
-      if constexpr (BITS == 4) {
-        const std::uint32_t t = (v | (v >> 4)) & 0x00FF00FFu;
-        const std::uint16_t u = static_cast<std::uint16_t>(t | (t >> 8));
-        std::memcpy(out + 2 * i, &u, 2);
-      } else {
-        const std::uint32_t t = (v | (v >> 6)) & 0x000F000Fu;
-        out[i] = static_cast<std::uint8_t>(t | (t >> 12));
-      }
-    }
-  }
-}
 // Packed bytes -> codes (one uint8 each), the inverse shift tree.
 template <std::uint32_t BITS>
 KVPLAN_INLINE void unpack_codes(const std::uint8_t* in, std::uint32_t n, std::uint8_t* codes) {

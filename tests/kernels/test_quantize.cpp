@@ -228,14 +228,16 @@ void expect_fast_equals_ref(const QuantizeParams& base, const std::string& what)
 
 // KIVI groups made of special values: NaN (first, middle, all), ±0 as extremes, ±inf, all-equal
 // (max == min, scale 0), tiny ranges below fp16 resolution, huge ranges that saturate the fp16
-// scale. Keys (group over tokens) and values (group over channels), group 8/16/32, bits 2/4/8.
+// scale, an offset beyond fp16 (zero saturates, (x - z)/s > 2^22). Keys (group over tokens; 24
+// channels for the eight-lane path, 20 for the per-record one) and values (group over channels),
+// group 8/16/32, bits 2/4/8.
 TEST(QuantizeKiviEdge, SpecialGroupsFastEqualsRef) {
   const float nan = std::nanf(""), inf = INFINITY;
   for (std::uint32_t G : {8u, 16u, 32u}) {
     // One pattern per group: pattern(kind, j) -> value j of the group.
     auto pattern = [&](std::uint32_t kind, std::uint32_t j) -> float {
       const float r = static_cast<float>((j * 37 + kind * 11) % 23) / 7.f - 1.5f;
-      switch (kind % 16) {
+      switch (kind % 24) {
         case 0:
           return j == 0 ? nan : r;  // NaN first
         case 1:
@@ -266,6 +268,8 @@ TEST(QuantizeKiviEdge, SpecialGroupsFastEqualsRef) {
           return static_cast<float>(j % 4) * 0.5f;  // exact .5 ties against the grid
         case 14:
           return j == G - 1 ? nan : (j == 0 ? -0.f : r);
+        case 15:
+          return j == 1 ? 1.0e9f + 64.f : 1.0e9f;  // zero 65504, scale 64/L: y ≈ 2^23·L
         default:
           return r;
       }
@@ -274,7 +278,7 @@ TEST(QuantizeKiviEdge, SpecialGroupsFastEqualsRef) {
       const std::string fmt = "kivi:bits=" + std::to_string(bits) + ",group=" + std::to_string(G) +
                               ",residual=" + std::to_string(G);
       const KvFormat f = parse_kv_format(fmt);
-      const std::uint32_t kinds = 16;
+      const std::uint32_t kinds = 24;
       // Values: width = kinds · G, one kind per group, a few tokens with rotated kinds.
       {
         const std::uint32_t width = kinds * G, tokens = 3;
@@ -289,9 +293,9 @@ TEST(QuantizeKiviEdge, SpecialGroupsFastEqualsRef) {
                                 .in = x.data()},
                                fmt + " values");
       }
-      // Keys: width = kinds channels, one kind per channel, two groups of tokens.
-      {
-        const std::uint32_t width = kinds, tokens = 2 * G;
+      // Keys: one kind per channel, two groups of tokens.
+      for (const std::uint32_t width : {kinds, 20u}) {
+        const std::uint32_t tokens = 2 * G;
         std::vector<float> x(std::size_t{width} * tokens);
         for (std::uint32_t t = 0; t < tokens; ++t)
           for (std::uint32_t c = 0; c < width; ++c)
@@ -301,9 +305,44 @@ TEST(QuantizeKiviEdge, SpecialGroupsFastEqualsRef) {
                                 .tokens = tokens,
                                 .width = width,
                                 .in = x.data()},
-                               fmt + " keys");
+                               fmt + " keys, width " + std::to_string(width));
       }
     }
+  }
+}
+
+// int8 rows made of special values — NaN, ±inf, ±0, subnormals, a subnormal scale, FLT_MAX,
+// exact .5 ties of the row's scale — at widths that take the vector steps (16 and 8 lanes), their
+// scalar tail, and the scalar loop alone: fast bytes and values equal the spec's.
+TEST(QuantizeInt8Edge, SpecialRowsFastEqualsRef) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  for (const std::uint32_t width : {128u, 24u, 20u, 5u}) {
+    const std::uint32_t kinds = 10, tokens = 2 * kinds;
+    std::vector<float> x(std::size_t{width} * tokens);
+    for (std::uint32_t t = 0; t < tokens; ++t)
+      for (std::uint32_t c = 0; c < width; ++c) {
+        const float r = static_cast<float>((c * 37 + t * 11) % 23) / 7.f - 1.5f;
+        float v = r;
+        switch (t % kinds) {
+          case 0: v = c == 1 ? nan : r; break;
+          case 1: v = c == 2 ? inf : r; break;
+          case 2: v = c == 0 ? -inf : r; break;
+          case 3: v = c % 2 ? 0.f : -0.f; break;
+          case 4: v = r * 1e-40f; break;  // subnormals: scale subnormal too
+          case 5: v = c == 3 ? 3.4e38f : r; break;
+          case 6: v = c == 0 ? 127.f : static_cast<float>(c % 9) - 3.5f; break;  // .5 ties
+          case 7: v = nan; break;
+          case 8: v = c == 0 ? -1.f : r * 1e-3f; break;
+          default: break;
+        }
+        x[std::size_t{t} * width + c] = v;
+      }
+    expect_fast_equals_ref({.format = parse_kv_format("int8"),
+                            .role = StreamRole::key,
+                            .tokens = tokens,
+                            .width = width,
+                            .in = x.data()},
+                           "int8 width " + std::to_string(width));
   }
 }
 
