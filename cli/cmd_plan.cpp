@@ -83,6 +83,11 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   in.context = vm.count("context") ? context : m.max_context;
   if (in.context == 0)
     throw Error("--context", "context", m.id + " has no max_context: give --context");
+  // As vLLM refuses a max_model_len beyond the model's positions (kvplan check fails it too).
+  if (m.max_context != 0 && in.context > m.max_context)
+    throw Error("--context", "context",
+                std::to_string(in.context) + " tokens exceed the " + std::to_string(m.max_context) +
+                    " positions of " + m.id + " (max_position_embeddings)");
   if (concurrency == 0) throw Error("--concurrency", "concurrency", "must be at least 1, got 0");
   in.concurrency = concurrency;
   in.block_size = block;

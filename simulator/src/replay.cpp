@@ -409,8 +409,17 @@ void track_bytes(ConfigResult& r, std::uint64_t step, std::uint64_t predicted,
   }
 }
 
+// A given prefill must lie inside the sequence (a prompt longer than the replay would silently
+// turn SnapKV into the full cache); the default is clamped to [1, T].
 std::uint64_t resolve_prefill(const ReplayOptions& opt, std::uint64_t T) {
-  std::uint64_t p = opt.prefill.value_or(opt.eval_from > 0 ? opt.eval_from : T / 2);
+  if (opt.prefill) {
+    if (*opt.prefill == 0 || *opt.prefill > T)
+      throw Error("--prefill", "prefill",
+                  "must be in [1, " + std::to_string(T) + "] (the tokens replayed), got " +
+                      std::to_string(*opt.prefill));
+    return *opt.prefill;
+  }
+  const std::uint64_t p = opt.eval_from > 0 ? opt.eval_from : T / 2;
   return std::clamp<std::uint64_t>(p, 1, std::max<std::uint64_t>(T, 1));
 }
 

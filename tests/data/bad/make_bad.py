@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the binary members of the bad-input corpus (traces, llama2.c checkpoints and tokenizers)
-and the helper files under valid/. The JSON members are plain text, edited by hand.
+and the helper files under valid/. The JSON members and the token files (tokens/) are plain text,
+edited by hand.
 Run from anywhere: python3 tests/data/bad/make_bad.py"""
 import json
 import struct
