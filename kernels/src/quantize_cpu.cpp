@@ -231,7 +231,7 @@ KVPLAN_INLINE float int8_scale(const float* x, std::uint32_t d) {
 }
 
 // ---- Vector paths (GCC/Clang vector extensions; each clone lowers them to its own ISA) ----
-namespace v8 {
+namespace vec {
 typedef float f32 __attribute__((vector_size(32)));
 typedef std::int32_t i32 __attribute__((vector_size(32)));
 typedef std::uint32_t u32 __attribute__((vector_size(32)));
@@ -301,7 +301,7 @@ KVPLAN_INLINE auto kivi_codes(const float* x, const F& z, const F& s, std::int32
   const I c = as<I>(y + kRneMagic) - static_cast<std::int32_t>(kRneMagicBits);
   return as<U>(c < L ? c : L);
 }
-}  // namespace v8
+}  // namespace vec
 
 // One int8 record: the scale, then the codes N = 16 or 8 at a time (as int8_codes: division,
 // clamp to ±127 with NaN -> -127, rint) while whole steps remain, the rest by int8_codes.
@@ -313,20 +313,20 @@ KVPLAN_INLINE void int8_encode_vec(const float* x, std::uint32_t d, std::uint8_t
     std::memset(rec, 0, d);
     return;
   }
-  using F = std::conditional_t<N == 16, v8::f32x16, v8::f32>;
-  using I = std::conditional_t<N == 16, v8::i32x16, v8::i32>;
+  using F = std::conditional_t<N == 16, vec::f32x16, vec::f32>;
+  using I = std::conditional_t<N == 16, vec::i32x16, vec::i32>;
   const F sv = F{} + scale;
   std::uint32_t i = 0;
   for (; i + N <= d; i += N) {
-    F y = v8::load<F>(x + i) / sv;
+    F y = vec::load<F>(x + i) / sv;
     y = y > -127.f ? y : -127.f;
     y = y < 127.f ? y : 127.f;
-    const I c = v8::as<I>(y + kRneMagic) - static_cast<std::int32_t>(kRneMagicBits);
+    const I c = vec::as<I>(y + kRneMagic) - static_cast<std::int32_t>(kRneMagicBits);
     if constexpr (N == 16) {
-      const v8::u8x16 b = __builtin_convertvector(c, v8::u8x16);
+      const vec::u8x16 b = __builtin_convertvector(c, vec::u8x16);
       std::memcpy(rec + i, &b, 16);
     } else {
-      const v8::u8 b = v8::low_bytes(v8::as<v8::u32>(c));
+      const vec::u8 b = vec::low_bytes(vec::as<vec::u32>(c));
       std::memcpy(rec + i, &b, 8);
     }
   }
@@ -368,16 +368,16 @@ KVPLAN_INLINE void kivi_groups(const float* mn, const float* mx, std::uint32_t m
 // at a time (see wide_lanes).
 template <int N>
 KVPLAN_INLINE void group_minmax(const float* g, std::uint32_t G, float& lo, float& hi) {
-  v8::f32 mn = v8::f32{} + INFINITY, mx = v8::f32{} - INFINITY;
+  vec::f32 mn = vec::f32{} + INFINITY, mx = vec::f32{} - INFINITY;
   std::uint32_t j = 0;
   if constexpr (N == 16) {
-    v8::f32x16 mn16 = v8::f32x16{} + INFINITY, mx16 = v8::f32x16{} - INFINITY;
+    vec::f32x16 mn16 = vec::f32x16{} + INFINITY, mx16 = vec::f32x16{} - INFINITY;
     for (; j + 16 <= G; j += 16) {
-      const v8::f32x16 v = v8::load<v8::f32x16>(g + j);
+      const vec::f32x16 v = vec::load<vec::f32x16>(g + j);
       mn16 = v < mn16 ? v : mn16;
       mx16 = v > mx16 ? v : mx16;
     }
-    const v8::f32 a = __builtin_shufflevector(mn16, mn16, 0, 1, 2, 3, 4, 5, 6, 7),
+    const vec::f32 a = __builtin_shufflevector(mn16, mn16, 0, 1, 2, 3, 4, 5, 6, 7),
                   b = __builtin_shufflevector(mn16, mn16, 8, 9, 10, 11, 12, 13, 14, 15),
                   c = __builtin_shufflevector(mx16, mx16, 0, 1, 2, 3, 4, 5, 6, 7),
                   e = __builtin_shufflevector(mx16, mx16, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -385,14 +385,14 @@ KVPLAN_INLINE void group_minmax(const float* g, std::uint32_t G, float& lo, floa
     mx = c > e ? c : e;
   }
   for (; j + 8 <= G; j += 8) {
-    const v8::f32 v = v8::load(g + j);
+    const vec::f32 v = vec::load(g + j);
     mn = v < mn ? v : mn;
     mx = v > mx ? v : mx;
   }
   // Lanes hold no NaN (+-inf at most): a shuffle tree gives the same extremes as a scalar fold
   // (the sign of a zero extreme may differ; such groups are not `exact`, see kivi_groups).
-  v8::f32 a = __builtin_shufflevector(mn, mn, 4, 5, 6, 7, 0, 1, 2, 3);
-  v8::f32 b = __builtin_shufflevector(mx, mx, 4, 5, 6, 7, 0, 1, 2, 3);
+  vec::f32 a = __builtin_shufflevector(mn, mn, 4, 5, 6, 7, 0, 1, 2, 3);
+  vec::f32 b = __builtin_shufflevector(mx, mx, 4, 5, 6, 7, 0, 1, 2, 3);
   mn = a < mn ? a : mn;
   mx = b > mx ? b : mx;
   a = __builtin_shufflevector(mn, mn, 2, 3, 0, 1, 6, 7, 4, 5);
@@ -427,11 +427,11 @@ KVPLAN_INLINE void kivi_keys_block(const float* x, std::uint32_t d, std::uint32_
                                    std::uint32_t stride) {
   constexpr std::uint32_t pw = 32 / BITS;
   constexpr std::int32_t L = (1 << BITS) - 1;
-  const F zv = v8::load<F>(z), sv = v8::load<F>(s);
+  const F zv = vec::load<F>(z), sv = vec::load<F>(s);
   for (std::uint32_t w = 0; w < W; ++w) {
-    auto acc = v8::kivi_codes(x + std::uint64_t{w * pw} * d, zv, sv, L);
+    auto acc = vec::kivi_codes(x + std::uint64_t{w * pw} * d, zv, sv, L);
     for (std::uint32_t kk = 1; kk < pw; ++kk)
-      acc |= v8::kivi_codes(x + std::uint64_t{w * pw + kk} * d, zv, sv, L) << (kk * BITS);
+      acc |= vec::kivi_codes(x + std::uint64_t{w * pw + kk} * d, zv, sv, L) << (kk * BITS);
     std::memcpy(words + std::uint64_t{w} * stride, &acc, sizeof acc);
   }
 }
@@ -467,9 +467,9 @@ KVPLAN_INLINE void kivi_keys_encode(const float* x, std::uint32_t d, const KvFor
     std::uint32_t b = 0;
     if constexpr (N == 16)
       for (; b + 16 <= m; b += 16)
-        kivi_keys_block<BITS, v8::f32x16>(x + c0 + b, d, W, z + b, sd + b, words + b, kBatch);
+        kivi_keys_block<BITS, vec::f32x16>(x + c0 + b, d, W, z + b, sd + b, words + b, kBatch);
     for (; b < m; b += 8)
-      kivi_keys_block<BITS, v8::f32>(x + c0 + b, d, W, z + b, sd + b, words + b, kBatch);
+      kivi_keys_block<BITS, vec::f32>(x + c0 + b, d, W, z + b, sd + b, words + b, kBatch);
     for (std::uint32_t c = 0; c < m; ++c) {
       std::uint8_t* rec = out + std::uint64_t{c0 + c} * P;
       if (!exact[c]) {
@@ -519,61 +519,61 @@ template <std::uint32_t BITS, int N>
 KVPLAN_INLINE void kivi_value_words(const float* g, std::uint32_t G, float z, float s,
                                     std::uint8_t* rec) {
   constexpr std::int32_t L = (1 << BITS) - 1;
-  using F = std::conditional_t<N == 16, v8::f32x16, v8::f32>;
+  using F = std::conditional_t<N == 16, vec::f32x16, vec::f32>;
   const F zv = F{} + z, sv = F{} + s;
-  v8::u32 lo, hi;  // codes i .. i+7 and i+8 .. i+15
+  vec::u32 lo, hi;  // codes i .. i+7 and i+8 .. i+15
   const auto codes = [&](std::uint32_t i) KVPLAN_LAMBDA_INLINE {
     if constexpr (N == 16) {
-      const v8::u32x16 c = v8::kivi_codes(g + i, zv, sv, L);
+      const vec::u32x16 c = vec::kivi_codes(g + i, zv, sv, L);
       lo = __builtin_shufflevector(c, c, 0, 1, 2, 3, 4, 5, 6, 7);
       hi = __builtin_shufflevector(c, c, 8, 9, 10, 11, 12, 13, 14, 15);
     } else {
-      lo = v8::kivi_codes(g + i, zv, sv, L);
-      hi = v8::kivi_codes(g + i + 8, zv, sv, L);
+      lo = vec::kivi_codes(g + i, zv, sv, L);
+      hi = vec::kivi_codes(g + i + 8, zv, sv, L);
     }
   };
   std::uint32_t i = 0;
   if constexpr (N == 16 && BITS != 8) {
     // AVX-512: neighbouring codes merged inside 64-bit lanes, then narrowed (vpmovqb/vpmovdb).
     for (; i < G; i += 16) {
-      v8::u64x8 q = v8::as<v8::u64x8>(v8::kivi_codes(g + i, zv, sv, L));  // c[2k] | c[2k+1] << 32
+      vec::u64x8 q = vec::as<vec::u64x8>(vec::kivi_codes(g + i, zv, sv, L));  // c[2k] | c[2k+1] << 32
       if constexpr (BITS == 4) {
         q |= q >> 28;  // low byte: c[2k] | c[2k+1] << 4
-        const v8::u8 b = __builtin_convertvector(q, v8::u8);
+        const vec::u8 b = __builtin_convertvector(q, vec::u8);
         std::memcpy(rec + i / 2, &b, 8);
       } else {
         q |= q >> 30;  // low nibble: c[2k] | c[2k+1] << 2
-        v8::u32x4 r = v8::as<v8::u32x4>(__builtin_convertvector(q, v8::u16x8));
+        vec::u32x4 r = vec::as<vec::u32x4>(__builtin_convertvector(q, vec::u16x8));
         r |= r >> 12;  // low byte: four codes
-        const v8::u8x4 b = __builtin_convertvector(r, v8::u8x4);
+        const vec::u8x4 b = __builtin_convertvector(r, vec::u8x4);
         std::memcpy(rec + i / 4, &b, 4);
       }
     }
   } else if constexpr (BITS == 2) {  // 16 codes per word: two words per reduction
     for (; i + 32 <= G; i += 32) {
       codes(i);
-      const v8::u32 w0 = (lo << v8::kShift2Lo) | (hi << v8::kShift2Hi);
+      const vec::u32 w0 = (lo << vec::kShift2Lo) | (hi << vec::kShift2Hi);
       codes(i + 16);
       std::uint32_t pair[2];
-      v8::or_all2(w0, (lo << v8::kShift2Lo) | (hi << v8::kShift2Hi), pair);
+      vec::or_all2(w0, (lo << vec::kShift2Lo) | (hi << vec::kShift2Hi), pair);
       std::memcpy(rec + i / 4, pair, 8);
     }
     if (i < G) {
       codes(i);
-      const std::uint32_t word = v8::or_all((lo << v8::kShift2Lo) | (hi << v8::kShift2Hi));
+      const std::uint32_t word = vec::or_all((lo << vec::kShift2Lo) | (hi << vec::kShift2Hi));
       std::memcpy(rec + i / 4, &word, 4);
     }
   } else if constexpr (BITS == 4) {  // 8 codes per word
     for (; i < G; i += 16) {
       codes(i);
       std::uint32_t pair[2];
-      v8::or_all2(lo << v8::kShift4, hi << v8::kShift4, pair);
+      vec::or_all2(lo << vec::kShift4, hi << vec::kShift4, pair);
       std::memcpy(rec + i / 2, pair, 8);
     }
   } else {  // one byte per code, in order (little-endian words)
     for (; i < G; i += 16) {
       codes(i);
-      const v8::u8 b0 = v8::low_bytes(lo), b1 = v8::low_bytes(hi);
+      const vec::u8 b0 = vec::low_bytes(lo), b1 = vec::low_bytes(hi);
       std::memcpy(rec + i, &b0, 8);
       std::memcpy(rec + i + 8, &b1, 8);
     }
@@ -621,8 +621,8 @@ KVPLAN_INLINE void kivi_values_decode(const std::uint8_t* in, std::uint64_t coun
     std::memcpy(&zh, rec + 4 * W + 2, 2);
     const float s = half_dec(sh), z = half_dec(zh);
     float* o = x + r * G;
-    const auto put = [&](float* dst, const v8::u32& c) KVPLAN_LAMBDA_INLINE {
-      v8::store(dst, __builtin_convertvector(v8::as<v8::i32>(c), v8::f32) * s + z);
+    const auto put = [&](float* dst, const vec::u32& c) KVPLAN_LAMBDA_INLINE {
+      vec::store(dst, __builtin_convertvector(vec::as<vec::i32>(c), vec::f32) * s + z);
     };
     if constexpr (BITS == 8) {  // one byte per code: left to the auto-vectorizer
       for (std::uint32_t i = 0; i < G; ++i)
@@ -631,12 +631,12 @@ KVPLAN_INLINE void kivi_values_decode(const std::uint8_t* in, std::uint64_t coun
       for (std::uint32_t w = 0; w < W; ++w) {
         std::uint32_t word;
         std::memcpy(&word, rec + 4 * w, 4);
-        const v8::u32 wv = v8::u32{} + word;
+        const vec::u32 wv = vec::u32{} + word;
         if constexpr (BITS == 4) {
-          put(o + 8 * w, (wv >> v8::kShift4) & 15u);
+          put(o + 8 * w, (wv >> vec::kShift4) & 15u);
         } else {
-          put(o + 16 * w, (wv >> v8::kShift2Lo) & 3u);
-          put(o + 16 * w + 8, (wv >> v8::kShift2Hi) & 3u);
+          put(o + 16 * w, (wv >> vec::kShift2Lo) & 3u);
+          put(o + 16 * w + 8, (wv >> vec::kShift2Hi) & 3u);
         }
       }
     }
