@@ -1,7 +1,10 @@
 #include "kvplan/sim/synth.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "kvplan/error.hpp"
@@ -78,6 +81,28 @@ void write_synthetic_trace(const std::string& path, const SynthOptions& o) {
   if (o.outlier_channels > o.head_dim) p.push_back({"outlier_channels", "more than head_dim"});
   if (!(o.heavy_fraction >= 0 && o.heavy_fraction <= 1))
     p.push_back({"heavy_fraction", "must be in [0, 1]"});
+  if (o.sinks > o.tokens)
+    p.push_back({"sinks", std::to_string(o.sinks) + " is more than the " +
+                              std::to_string(o.tokens) + " tokens"});
+  // Strengths scale unit vectors: bounded so that an f16/bf16 trace holds no inf (and no NaN).
+  for (const auto& [field, v] : {std::pair{"sink_strength", o.sink_strength},
+                                 std::pair{"heavy_strength", o.heavy_strength},
+                                 std::pair{"outlier_scale", o.outlier_scale}})
+    if (!(v >= 0 && v <= 1000)) p.push_back({field, "must be a number in [0, 1000]"});
+  // A key is a N(0,1) draw plus the sink and heavy directions (each up to strength·sqrt(d) per
+  // channel), times the outlier scale: kept inside f16's range, where no draw beyond 8σ can reach.
+  if (o.dtype == DType::f16 && p.empty()) {
+    const double worst = (8.0 + (o.sink_strength + o.heavy_strength) *
+                                    std::sqrt(static_cast<double>(o.head_dim))) *
+                         std::max(1.0, o.outlier_scale);
+    if (worst > 65504.0)
+      p.push_back({"outlier_scale", "keys up to " + std::to_string(static_cast<long>(worst)) +
+                                        " overflow f16 (65504): lower the strengths or the "
+                                        "outlier scale, or write f32/bf16"});
+  }
+  // As the trace reader demands of any trace.
+  if (!(o.rope.theta > 0 && std::isfinite(o.rope.theta)))
+    p.push_back({"rope_theta", "must be finite and positive"});
   if (o.dtype == DType::i32) p.push_back({"dtype", "must be F32, F16 or BF16"});
   throw_if_any("synthetic trace", p);
 
