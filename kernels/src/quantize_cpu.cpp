@@ -158,78 +158,6 @@ inline std::uint16_t bf16_enc(float f) {
   return static_cast<std::uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? nan : rne);
 }
 
-// fp8_encode without branches (the exhaustive test in test_conversions covers every float).
-template <Fp8Kind K>
-inline std::uint8_t fp8_enc(float x) {
-  constexpr int M = K == Fp8Kind::e4m3 ? 3 : 2, bias = K == Fp8Kind::e4m3 ? 7 : 15;
-  constexpr std::int32_t max_bits = K == Fp8Kind::e4m3 ? 0x43E00000 : 0x47600000;  // 448, 57344
-  constexpr std::uint32_t max_code = K == Fp8Kind::e4m3 ? 0x7E : 0x7B;
-  constexpr int min_exp = 1 - bias;
-  constexpr std::uint32_t magic = static_cast<std::uint32_t>(min_exp - M + 23 + 127) << 23;
-  const std::uint32_t b = float_bits(x);
-  const std::uint32_t sign = (b >> 24) & 0x80u;
-  const std::uint32_t uu = b & 0x7FFFFFFFu;
-  const std::int32_t u = static_cast<std::int32_t>(uu);
-  const std::uint32_t r = uu + (1u << (22 - M)) - 1u + ((uu >> (23 - M)) & 1u);
-  std::uint32_t code = (r >> (23 - M)) - (static_cast<std::uint32_t>(127 - bias) << M);
-  const std::uint32_t sub = float_bits(bits_float(uu) + bits_float(magic)) - magic;
-  code = u < ((min_exp + 127) << 23) ? sub : code;
-  code = u >= max_bits ? max_code : code;
-  code = u > 0x7F800000 ? 0x7Fu : code;
-  return static_cast<std::uint8_t>(code | sign);
-}
-// fp8_decode without a table (vectorizes): the 7 magnitude bits moved under a float's exponent
-// field give 2^(bias_f32 - bias_fp8) times the value, for subnormal codes too (as half_dec does);
-// NaN codes give the spec's NaN (0x7FC00000 whatever the sign), e5m2's exponent 31 with a zero
-// mantissa ±inf. Equal to fp8_decode for all 256 codes of both kinds (tests/kernels).
-template <Fp8Kind K>
-KVPLAN_INLINE float fp8_dec(std::uint32_t c) {
-  constexpr std::uint32_t M = K == Fp8Kind::e4m3 ? 3 : 2;
-  constexpr float up = K == Fp8Kind::e4m3 ? 0x1p120f : 0x1p112f;  // 2^(127 - 7), 2^(127 - 15)
-  const std::uint32_t mag = c & 0x7Fu, sign = (c & 0x80u) << 24;
-  std::uint32_t b = float_bits(bits_float(mag << (23 - M)) * up) | sign;
-  if constexpr (K == Fp8Kind::e4m3) {
-    b = mag == 0x7Fu ? 0x7FC00000u : b;
-  } else {
-    b = mag == 0x7Cu ? sign | 0x7F800000u : b;
-    b = mag > 0x7Cu ? 0x7FC00000u : b;
-  }
-  return bits_float(b);
-}
-
-template <Fp8Kind K>
-KVPLAN_INLINE void fp8_quantize(const float* in, std::uint8_t* out, std::uint64_t n, float scale) {
-  const bool unit = scale == 1.0f;  // x / 1 == x (a NaN stays a NaN of the same sign)
-  for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_enc<K>(unit ? in[i] : in[i] / scale);
-}
-// The spec's fp8_decode(c) * scale.
-template <Fp8Kind K>
-KVPLAN_INLINE void fp8_dequantize(const std::uint8_t* in, float* out, std::uint64_t n,
-                                  float scale) {
-  for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_dec<K>(in[i]) * scale;
-}
-
-// int8 codes of x[0..d) with the spec's division per element (any d).
-KVPLAN_INLINE void int8_codes(const float* x, std::uint32_t d, float scale, std::uint8_t* rec) {
-  for (std::uint32_t i = 0; i < d; ++i) {
-    float q = x[i] / scale;
-    q = q > -127.f ? q : -127.f;  // NaN -> -127, as fmax(-127, NaN) in the spec
-    q = q < 127.f ? q : 127.f;
-    rec[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(rne_small(q)));
-  }
-}
-
-KVPLAN_INLINE float int8_scale(const float* x, std::uint32_t d) {
-  // absmax on the magnitude bits: integer order = float order for non-NaN; NaN ignored (fmax).
-  std::int32_t amax = 0;
-  for (std::uint32_t i = 0; i < d; ++i) {
-    std::int32_t a = static_cast<std::int32_t>(float_bits(x[i]) & 0x7FFFFFFFu);
-    a = a > 0x7F800000 ? 0 : a;
-    amax = a > amax ? a : amax;
-  }
-  return bits_float(static_cast<std::uint32_t>(amax)) / 127.f;
-}
-
 // ---- Vector paths (GCC/Clang vector extensions; each clone lowers them to its own ISA) ----
 namespace vec {
 typedef float f32 __attribute__((vector_size(32)));
@@ -302,6 +230,119 @@ KVPLAN_INLINE auto kivi_codes(const float* x, const F& z, const F& s, std::int32
   return as<U>(c < L ? c : L);
 }
 }  // namespace vec
+
+// The integer lane types of a float type: uint32_t / int32_t for float, the matching vectors.
+template <class F>
+struct Lanes {
+  using U = std::uint32_t;
+  using I = std::int32_t;
+};
+template <>
+struct Lanes<vec::f32> {
+  using U = vec::u32;
+  using I = vec::i32;
+};
+template <>
+struct Lanes<vec::f32x16> {
+  using U = vec::u32x16;
+  using I = vec::i32x16;
+};
+
+// fp8_encode without branches, on one float or on a vector of them (one code per 32-bit lane).
+// The exhaustive test in test_conversions covers every float through the scalar instance;
+// tests/kernels sweeps bit patterns through the vector ones.
+template <Fp8Kind K, class F>
+KVPLAN_INLINE typename Lanes<F>::U fp8_enc_lanes(const F& x) {
+  using U = typename Lanes<F>::U;
+  using I = typename Lanes<F>::I;
+  constexpr int M = K == Fp8Kind::e4m3 ? 3 : 2, bias = K == Fp8Kind::e4m3 ? 7 : 15;
+  constexpr std::int32_t max_bits = K == Fp8Kind::e4m3 ? 0x43E00000 : 0x47600000;  // 448, 57344
+  constexpr std::uint32_t max_code = K == Fp8Kind::e4m3 ? 0x7E : 0x7B;
+  constexpr int min_exp = 1 - bias;
+  constexpr std::uint32_t magic = static_cast<std::uint32_t>(min_exp - M + 23 + 127) << 23;
+  const U b = vec::as<U>(x);
+  const U sign = (b >> 24) & 0x80u;
+  const U uu = b & 0x7FFFFFFFu;
+  const I u = vec::as<I>(uu);
+  const U r = uu + ((1u << (22 - M)) - 1u) + ((uu >> (23 - M)) & 1u);
+  U code = (r >> (23 - M)) - (static_cast<std::uint32_t>(127 - bias) << M);
+  const U sub = vec::as<U>(vec::as<F>(uu) + bits_float(magic)) - magic;
+  code = u < ((min_exp + 127) << 23) ? sub : code;
+  code = u >= max_bits ? U{} + max_code : code;
+  code = u > 0x7F800000 ? U{} + 0x7Fu : code;
+  return code | sign;
+}
+template <Fp8Kind K>
+inline std::uint8_t fp8_enc(float x) {
+  return static_cast<std::uint8_t>(fp8_enc_lanes<K>(x));
+}
+// fp8_decode without a table (vectorizes): the 7 magnitude bits moved under a float's exponent
+// field give 2^(bias_f32 - bias_fp8) times the value, for subnormal codes too (as half_dec does);
+// NaN codes give the spec's NaN (0x7FC00000 whatever the sign), e5m2's exponent 31 with a zero
+// mantissa ±inf. Equal to fp8_decode for all 256 codes of both kinds (tests/kernels).
+template <Fp8Kind K>
+KVPLAN_INLINE float fp8_dec(std::uint32_t c) {
+  constexpr std::uint32_t M = K == Fp8Kind::e4m3 ? 3 : 2;
+  constexpr float up = K == Fp8Kind::e4m3 ? 0x1p120f : 0x1p112f;  // 2^(127 - 7), 2^(127 - 15)
+  const std::uint32_t mag = c & 0x7Fu, sign = (c & 0x80u) << 24;
+  std::uint32_t b = float_bits(bits_float(mag << (23 - M)) * up) | sign;
+  if constexpr (K == Fp8Kind::e4m3) {
+    b = mag == 0x7Fu ? 0x7FC00000u : b;
+  } else {
+    b = mag == 0x7Cu ? sign | 0x7F800000u : b;
+    b = mag > 0x7Cu ? 0x7FC00000u : b;
+  }
+  return bits_float(b);
+}
+
+// N = 16 or 8 values per step (see wide_lanes), the tail one by one.
+template <Fp8Kind K, int N>
+KVPLAN_INLINE void fp8_quantize(const float* in, std::uint8_t* out, std::uint64_t n, float scale) {
+  using F = std::conditional_t<N == 16, vec::f32x16, vec::f32>;
+  const bool unit = scale == 1.0f;  // x / 1 == x (a NaN stays a NaN of the same sign)
+  std::uint64_t i = 0;
+  for (; i + N <= n; i += N) {
+    F x = vec::load<F>(in + i);
+    if (!unit) x = x / scale;
+    const auto c = fp8_enc_lanes<K>(x);
+    if constexpr (N == 16) {
+      const vec::u8x16 b = __builtin_convertvector(c, vec::u8x16);
+      std::memcpy(out + i, &b, 16);
+    } else {
+      const vec::u8 b = vec::low_bytes(c);
+      std::memcpy(out + i, &b, 8);
+    }
+  }
+  for (; i < n; ++i) out[i] = fp8_enc<K>(unit ? in[i] : in[i] / scale);
+}
+// The spec's fp8_decode(c) * scale.
+template <Fp8Kind K>
+KVPLAN_INLINE void fp8_dequantize(const std::uint8_t* in, float* out, std::uint64_t n,
+                                  float scale) {
+  for (std::uint64_t i = 0; i < n; ++i) out[i] = fp8_dec<K>(in[i]) * scale;
+}
+
+// int8 codes of x[0..d) with the spec's division per element (any d).
+KVPLAN_INLINE void int8_codes(const float* x, std::uint32_t d, float scale, std::uint8_t* rec) {
+  for (std::uint32_t i = 0; i < d; ++i) {
+    float q = x[i] / scale;
+    q = q > -127.f ? q : -127.f;  // NaN -> -127, as fmax(-127, NaN) in the spec
+    q = q < 127.f ? q : 127.f;
+    rec[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(rne_small(q)));
+  }
+}
+
+KVPLAN_INLINE float int8_scale(const float* x, std::uint32_t d) {
+  // absmax on the magnitude bits: integer order = float order for non-NaN; NaN ignored (fmax).
+  std::int32_t amax = 0;
+  for (std::uint32_t i = 0; i < d; ++i) {
+    std::int32_t a = static_cast<std::int32_t>(float_bits(x[i]) & 0x7FFFFFFFu);
+    a = a > 0x7F800000 ? 0 : a;
+    amax = a > amax ? a : amax;
+  }
+  return bits_float(static_cast<std::uint32_t>(amax)) / 127.f;
+}
+
 
 // One int8 record: the scale, then the codes N = 16 or 8 at a time (as int8_codes: division,
 // clamp to ±127 with NaN -> -127, rint) while whole steps remain, the rest by int8_codes.
@@ -722,10 +763,16 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
       break;
     }
     case KvDtype::fp8_e4m3:
-      fp8_quantize<Fp8Kind::e4m3>(p.in, p.out, n, p.fp8_scale);
+      if (wide_lanes())
+        fp8_quantize<Fp8Kind::e4m3, 16>(p.in, p.out, n, p.fp8_scale);
+      else
+        fp8_quantize<Fp8Kind::e4m3, 8>(p.in, p.out, n, p.fp8_scale);
       break;
     case KvDtype::fp8_e5m2:
-      fp8_quantize<Fp8Kind::e5m2>(p.in, p.out, n, p.fp8_scale);
+      if (wide_lanes())
+        fp8_quantize<Fp8Kind::e5m2, 16>(p.in, p.out, n, p.fp8_scale);
+      else
+        fp8_quantize<Fp8Kind::e5m2, 8>(p.in, p.out, n, p.fp8_scale);
       break;
     case KvDtype::int8: {
       const auto rows = [&](auto lanes) KVPLAN_LAMBDA_INLINE {

@@ -401,6 +401,72 @@ void fp16_sweep(std::uint64_t stride) {
   }
 }
 TEST(Fp16Fast, EncodeEqualsReferenceOnBitPatternSweep) { fp16_sweep(1021); }
+// Every `stride`-th float bit pattern (NaNs, infinities, subnormals, saturating values included)
+// through the fast fp8 quantize of both kinds, at scale 1 and at a scale that moves values across
+// the subnormal and saturation boundaries: each code equals fp8_encode(x / scale).
+void fp8_sweep(std::uint64_t stride) {
+  constexpr std::uint32_t kW = 1024, kT = 1024;
+  std::vector<float> x(std::size_t{kW} * kT);
+  std::vector<std::uint8_t> out(x.size());
+  for (const KvDtype dt : {KvDtype::fp8_e4m3, KvDtype::fp8_e5m2})
+    for (const float scale : {1.f, 0.0137f}) {
+      const Fp8Kind k = dt == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2;
+      std::uint64_t u = 0;
+      while (u < (1ull << 32)) {
+        std::size_t m = 0;
+        for (; m < x.size() && u < (1ull << 32); ++m, u += stride)
+          x[m] = bits_float(static_cast<std::uint32_t>(u));
+        const std::uint32_t tokens = static_cast<std::uint32_t>((m + kW - 1) / kW);
+        for (std::size_t i = m; i < std::size_t{tokens} * kW; ++i) x[i] = 0.f;
+        QuantizeParams p{.format = KvFormat{.dtype = dt},
+                         .tokens = tokens,
+                         .width = kW,
+                         .in = x.data(),
+                         .out = out.data()};
+        p.fp8_scale = scale;
+        ASSERT_TRUE(quantize(p, Backend::cpu).ok());
+        for (std::size_t i = 0; i < m; ++i)
+          ASSERT_EQ(int{out[i]}, int{fp8_encode(scale == 1.f ? x[i] : x[i] / scale, k)})
+              << std::hex << float_bits(x[i]) << " scale " << scale;
+      }
+    }
+}
+TEST(Fp8Fast, EncodeEqualsReferenceOnBitPatternSweep) { fp8_sweep(4099); }
+
+// Values that land on and next to the midpoints between neighbouring fp8 values after the scale
+// division, where x / s and x · (1/s) can round to different codes: the fast path divides as the
+// spec does.
+TEST(Fp8Fast, ScaledTiesEqualReference) {
+  std::vector<float> x;
+  for (const float scale : {0.0137f, 0.3f, 3.1f, 1.f / 3.f, 1e-3f})
+    for (const Fp8Kind k : {Fp8Kind::e4m3, Fp8Kind::e5m2}) {
+      x.clear();
+      for (std::uint32_t c = 0; c + 1 < 0x7F; ++c) {
+        const float mid = 0.5f * (fp8_decode(static_cast<std::uint8_t>(c), k) +
+                                  fp8_decode(static_cast<std::uint8_t>(c + 1), k));
+        float v = mid * scale;
+        for (int step = 0; step < 3; ++step) v = std::nextafter(v, 0.f);
+        for (int step = 0; step < 7; ++step, v = std::nextafter(v, INFINITY)) {
+          x.push_back(v);
+          x.push_back(-v);
+        }
+      }
+      const std::uint32_t n = static_cast<std::uint32_t>(x.size());
+      std::vector<std::uint8_t> out(n);
+      QuantizeParams p{.format = KvFormat{.dtype = k == Fp8Kind::e4m3 ? KvDtype::fp8_e4m3
+                                                                      : KvDtype::fp8_e5m2},
+                       .tokens = 1,
+                       .width = n,
+                       .in = x.data(),
+                       .out = out.data()};
+      p.fp8_scale = scale;
+      ASSERT_TRUE(quantize(p, Backend::cpu).ok());
+      for (std::uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(int{out[i]}, int{fp8_encode(x[i] / scale, k)})
+            << std::hex << float_bits(x[i]) << " scale " << scale;
+    }
+}
+
 TEST(Fp16Fast, EncodeEqualsReferenceOnEveryFloat) {
   const char* e = std::getenv("KVPLAN_EXHAUSTIVE");
   if (!e || std::string(e) != "1") GTEST_SKIP() << "set KVPLAN_EXHAUSTIVE=1 (all 2^32 floats)";
