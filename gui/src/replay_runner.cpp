@@ -59,6 +59,7 @@ sim::ReplayReport run_replay(const ReplayRequest& r,
 }
 
 ReplayRunner::ReplayRunner(QObject* parent) : QObject(parent) {
+  pool_.setMaxThreadCount(1);
   connect(&watcher_, &QFutureWatcher<ReplayOutcome>::finished, this, [this] {
     outcome_ = watcher_.result();
     Q_EMIT finished(outcome_);
@@ -77,7 +78,7 @@ bool ReplayRunner::start(const ReplayRequest& request) {
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancel_;
   Q_EMIT started();
-  watcher_.setFuture(QtConcurrent::run([this, request, flag]() -> ReplayOutcome {
+  watcher_.setFuture(QtConcurrent::run(&pool_, [this, request, flag]() -> ReplayOutcome {
     ReplayOutcome out;
     std::uint64_t last_pct = ~std::uint64_t{0};
     try {

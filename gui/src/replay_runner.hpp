@@ -1,4 +1,6 @@
-// Runs a simulator replay on a worker thread (QtConcurrent) and reports progress, the result or
+// Runs a simulator replay on a worker thread (QtConcurrent, on the runner's own one-thread pool:
+// Qt's global pool has one thread per CPU and its raster painter fills large areas on it, so a
+// replay there froze the GUI's painting on a one-CPU machine) and reports progress, the result or
 // the error back to the GUI thread through queued signals. The simulator stays Qt-free: progress
 // arrives through its plain callback, and Cancel works by making that callback throw, which
 // unwinds the replay (the simulator holds everything in RAII types).
@@ -7,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -68,6 +71,7 @@ class ReplayRunner : public QObject {
   void finished(const kvplan::gui::ReplayOutcome& outcome);
 
  private:
+  QThreadPool pool_;  // one thread, the replay's alone
   QFutureWatcher<ReplayOutcome> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   ReplayOutcome outcome_;
