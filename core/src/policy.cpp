@@ -151,7 +151,7 @@ H2oBudget h2o_budget(const RetentionPolicy& p, std::uint64_t n) {
     const Budget total{.ppm = p.heavy.ppm + p.recent.ppm, .is_fraction = true};
     b.recent = total.at(n) - b.heavy;
   }
-  if (b.heavy + b.recent == 0) b.recent = 1;
+  if (b.heavy == 0 && b.recent == 0) b.recent = 1;
   return b;
 }
 
@@ -161,8 +161,10 @@ std::uint64_t retained(const RetentionPolicy& p, std::uint64_t n,
     case PolicyKind::full: return n;
     case PolicyKind::streaming: return std::min(n, p.sink + p.window);
     case PolicyKind::h2o: {
+      // min(n, heavy + recent) without the sum: keep=1.0 at n near 2^64 must not wrap to 0.
       const H2oBudget b = h2o_budget(p, n);
-      return std::min(n, b.heavy + b.recent);
+      if (b.heavy >= n || b.recent >= n - b.heavy) return n;
+      return b.heavy + b.recent;
     }
     case PolicyKind::snapkv: {
       if (prefill && n < *prefill) return n;  // the prompt is compressed when prefill ends

@@ -345,6 +345,7 @@ void SafetensorsFile::read_f32(const TensorInfo& t, std::uint64_t first,
     throw Error(path_, "tensor '" + t.name + "'",
                 "read of elements [" + std::to_string(first) + ", " +
                     std::to_string(first + out.size()) + ") outside its " + std::to_string(n));
+  if (out.empty()) return;  // a zero-element tensor: nothing to copy (and memcpy of null is UB)
   const std::byte* p = base_ + data_start_ + t.begin + first * dtype_bytes(t.dtype);
   switch (t.dtype) {
     case DType::f32:

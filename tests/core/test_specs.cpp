@@ -95,6 +95,12 @@ TEST(PolicySpec, RetainedCounts) {
   // before the prompt ends nothing is compressed
   EXPECT_EQ(retained(parse_policy("snapkv:budget=64"), 100, 200), 100u);
   EXPECT_EQ(retained(parse_policy("snapkv:budget=64"), 200, 200), 64u);
+  // Regression (fuzz_policy): keep=1.0 plus recent tokens at n near 2^64 wrapped the sum to 0.
+  constexpr std::uint64_t kHuge = ~std::uint64_t{0};
+  EXPECT_EQ(retained(parse_policy("h2o:heavy=1.,recent=1"), kHuge), kHuge);
+  EXPECT_EQ(retained(parse_policy("h2o:keep=0.5,recent=1099511627776"), kHuge),
+            kHuge / 2 + 1099511627776u);
+  EXPECT_EQ(retained(parse_policy("h2o:heavy=1.,recent=1"), 5), 5u);
 }
 
 TEST(PolicySpec, FractionalH2oBudgetGrowsAtMostOneTokenPerStep) {

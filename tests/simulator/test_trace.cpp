@@ -123,6 +123,24 @@ TEST(TraceFile, RefusesMalformedFilesNamingFileAndField) {
   expect_refused(raw("missing.safetensors", no_v, 64), {"layers.0.v", "missing"});
 }
 
+// Regression (fuzz_safetensors): a zero-element tensor (shape [0, 4]) read into an empty span
+// passed a null pointer to memcpy (undefined behaviour, flagged by UBSan). An empty read is a
+// no-op; one element past its end is refused.
+TEST(Safetensors, ZeroElementTensorReadsNothing) {
+  const std::string p = raw("zero_elements.safetensors",
+                            R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                            R"("e":{"dtype":"F32","shape":[0,4],"data_offsets":[8,8]}})",
+                            8);
+  const auto f = SafetensorsFile::open(p);
+  const TensorInfo* e = f.find("e");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->elements(), 0u);
+  std::vector<float> none;
+  f.read_f32(*e, 0, none);
+  std::vector<float> one(1);
+  EXPECT_THROW(f.read_f32(*e, 0, one), Error);
+}
+
 TEST(TraceFile, BuilderRoundTripsInEveryDtype) {
   TraceInfo info;
   info.model = "roundtrip";
