@@ -66,10 +66,8 @@ void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0, std:
       const std::uint32_t P = kivi_record_bytes(G, bits);
       const std::uint8_t* rec = kivi_key_record(v, gi, h, 0);  // channels are contiguous records
       for (std::uint32_t c = 0; c < d; ++c, rec += P) {
-        std::uint16_t sh, zh;
-        std::memcpy(&sh, rec + 4 * words, 2);
-        std::memcpy(&zh, rec + 4 * words + 2, 2);
-        const float s = half_to_float(sh), z = half_to_float(zh);
+        float s, z;
+        kivi_scale_zero(rec, words, s, z);
         for (std::uint32_t j = j0; j < j1; ++j) {
           std::uint32_t w;
           std::memcpy(&w, rec + 4 * (j / per_word), 4);
@@ -93,24 +91,10 @@ void load_value_fast(const PagedKvView& v, std::uint32_t h, std::uint32_t t, flo
     return;
   }
   const std::uint32_t d = v.head_dim, G = v.format.group, bits = v.format.bits;
-  const std::uint32_t P = kivi_record_bytes(G, bits), words = kivi_words(G, bits);
-  const std::uint32_t per_word = 32 / bits, mask = (1u << bits) - 1u;
+  const std::uint32_t P = kivi_record_bytes(G, bits);
   const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size,
                                       v.num_kv_heads, (d / G) * P, t, h);
-  for (std::uint32_t g = 0; g < d / G; ++g, r += P) {
-    std::uint16_t sh, zh;
-    std::memcpy(&sh, r + 4 * words, 2);
-    std::memcpy(&zh, r + 4 * words + 2, 2);
-    const float s = half_to_float(sh), z = half_to_float(zh);
-    float* o = out + g * G;
-    for (std::uint32_t w = 0; w < words; ++w) {
-      std::uint32_t word;
-      std::memcpy(&word, r + 4 * w, 4);
-      const std::uint32_t end = std::min(per_word, G - w * per_word);
-      for (std::uint32_t k = 0; k < end; ++k)
-        o[w * per_word + k] = static_cast<float>((word >> (k * bits)) & mask) * s + z;
-    }
-  }
+  for (std::uint32_t g = 0; g < d / G; ++g, r += P) kivi_decode_record(r, G, bits, out + g * G, 1);
 }
 
 KVPLAN_INLINE float dot(const float* a, const float* b, std::uint32_t d) {
@@ -192,7 +176,6 @@ KVPLAN_INLINE void decode_kivi_head(const DecodeAttentionParams& p, std::uint32_
   const std::uint32_t kq = kivi_key_quant_tokens(n, kv.format.residual);
   const std::uint32_t vq = kivi_value_quant_tokens(n, kv.format.residual);
   const float* q = p.q + std::uint64_t{h} * group * d;
-  alignas(32) std::uint8_t cb[256];
   alignas(32) float cf[256];
   // Keys: one quantized group (G tokens) at a time.
   for (std::uint32_t gi = 0; gi < kq / G; ++gi) {
@@ -200,12 +183,8 @@ KVPLAN_INLINE void decode_kivi_head(const DecodeAttentionParams& p, std::uint32_
     std::fill(acc, acc + std::uint64_t{group} * G, 0.f);
     std::fill(qz, qz + group, 0.f);
     for (std::uint32_t c = 0; c < d; ++c, rec += P) {
-      std::uint16_t sh, zh;
-      std::memcpy(&sh, rec + 4 * W, 2);
-      std::memcpy(&zh, rec + 4 * W + 2, 2);
-      const float s = half_to_float(sh), z = half_to_float(zh);
-      unpack_codes<BITS>(rec, G, cb);
-      for (std::uint32_t j = 0; j < G; ++j) cf[j] = static_cast<float>(cb[j]);
+      float s, z;
+      kivi_record_floats<BITS>(rec, G, cf, s, z);
       for (std::uint32_t g = 0; g < group; ++g) {
         const float qc = q[std::uint64_t{g} * d + c], qs = qc * s;
         qz[g] += qc * z;
@@ -231,12 +210,8 @@ KVPLAN_INLINE void decode_kivi_head(const DecodeAttentionParams& p, std::uint32_
     const std::uint8_t* rec = slot_record(kv.v_base, kv.v_table, kv.v_block_bytes, kv.block_size,
                                           kv.num_kv_heads, ng * P, t, h);
     for (std::uint32_t r = 0; r < ng; ++r, rec += P) {
-      std::uint16_t sh, zh;
-      std::memcpy(&sh, rec + 4 * W, 2);
-      std::memcpy(&zh, rec + 4 * W + 2, 2);
-      const float s = half_to_float(sh), z = half_to_float(zh);
-      unpack_codes<BITS>(rec, G, cb);
-      for (std::uint32_t j = 0; j < G; ++j) cf[j] = static_cast<float>(cb[j]);
+      float s, z;
+      kivi_record_floats<BITS>(rec, G, cf, s, z);
       for (std::uint32_t g = 0; g < group; ++g) {
         const float pr = logits[std::uint64_t{g} * n + t], ps = pr * s;
         zacc[std::uint64_t{g} * ng + r] += pr * z;

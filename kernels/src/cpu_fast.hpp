@@ -1,12 +1,15 @@
 // Internal to kernels/src: the pieces the fast CPU paths (quantize_cpu.cpp, attention_cpu.cpp)
-// share — the multiversioning/inlining macros, branch-free fp16 decode and KIVI code
-// unpacking by uniform shifts (vectorizable with baseline SSE2). Bit-exact with the spec helpers.
+// share — the multiversioning/inlining macros, branch-free fp16 decode and KIVI record reading
+// (scale/zero, codes unpacked by uniform shifts, vectorizable with baseline SSE2). Bit-exact with
+// the spec helpers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "kvplan/kernels/common.hpp"
+#include "kvplan/kernels/quantize.hpp"
 
 namespace kvplan::kernels::cpu_fast {
 
@@ -67,6 +70,42 @@ KVPLAN_INLINE void unpack_codes(const std::uint8_t* in, std::uint32_t n, std::ui
       }
       std::memcpy(codes + 4 * i, &u, 4);
     }
+  }
+}
+
+// A KIVI record's fp16 scale and zero-point (stored after its `words` code words), as floats.
+KVPLAN_INLINE void kivi_scale_zero(const std::uint8_t* rec, std::uint32_t words, float& s,
+                                   float& z) {
+  std::uint16_t sh, zh;
+  std::memcpy(&sh, rec + 4 * words, 2);
+  std::memcpy(&zh, rec + 4 * words + 2, 2);
+  s = half_dec(sh);
+  z = half_dec(zh);
+}
+
+// A KIVI record's G codes as floats in cf[0..G) (G <= 256), with its scale and zero-point.
+template <std::uint32_t BITS>
+KVPLAN_INLINE void kivi_record_floats(const std::uint8_t* rec, std::uint32_t G, float* cf,
+                                      float& s, float& z) {
+  alignas(32) std::uint8_t cb[256];
+  unpack_codes<BITS>(rec, G, cb);
+  for (std::uint32_t j = 0; j < G; ++j) cf[j] = static_cast<float>(cb[j]);
+  kivi_scale_zero(rec, G * BITS / 32, s, z);
+}
+
+// Decodes one KIVI record into out[j · stride], j < G: code · scale + zero, as kivi_decode; any
+// group and bit width (words need not be whole).
+inline void kivi_decode_record(const std::uint8_t* rec, std::uint32_t G, std::uint32_t bits,
+                               float* out, std::uint32_t stride) {
+  const std::uint32_t words = kivi_words(G, bits), per_word = 32 / bits, mask = (1u << bits) - 1u;
+  float s, z;
+  kivi_scale_zero(rec, words, s, z);
+  for (std::uint32_t w = 0; w < words; ++w) {
+    std::uint32_t word;
+    std::memcpy(&word, rec + 4 * w, 4);
+    const std::uint32_t end = std::min(per_word, G - w * per_word);
+    for (std::uint32_t k = 0; k < end; ++k)
+      out[(w * per_word + k) * stride] = static_cast<float>((word >> (k * bits)) & mask) * s + z;
   }
 }
 

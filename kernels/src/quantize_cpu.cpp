@@ -87,23 +87,6 @@ void kivi_encode_fast(const float* x, std::uint32_t stride, const KvFormat& f, S
   std::memcpy(rec + 4 * words + 2, &zh, 2);
 }
 
-// Decodes one kivi record into out[j · stride], j < G.
-void kivi_decode_fast(const std::uint8_t* rec, std::uint32_t G, std::uint32_t bits, float* out,
-                      std::uint32_t stride) {
-  const std::uint32_t words = kivi_words(G, bits), per_word = 32 / bits, mask = (1u << bits) - 1u;
-  std::uint16_t sh, zh;
-  std::memcpy(&sh, rec + 4 * words, 2);
-  std::memcpy(&zh, rec + 4 * words + 2, 2);
-  const float s = half_to_float(sh), z = half_to_float(zh);
-  for (std::uint32_t w = 0; w < words; ++w) {
-    std::uint32_t word;
-    std::memcpy(&word, rec + 4 * w, 4);
-    const std::uint32_t end = std::min(per_word, G - w * per_word);
-    for (std::uint32_t k = 0; k < end; ++k)
-      out[(w * per_word + k) * stride] = static_cast<float>((word >> (k * bits)) & mask) * s + z;
-  }
-}
-
 }  // namespace
 
 namespace {
@@ -533,11 +516,7 @@ KVPLAN_INLINE void kivi_keys_decode(const std::uint8_t* in, std::uint32_t d, std
     const std::uint8_t* rec = in + std::uint64_t{c} * P;
     for (std::uint32_t w = 0; w < W; ++w)
       std::memcpy(&k.words[std::uint64_t{w} * d + c], rec + 4 * w, 4);
-    std::uint16_t sh, zh;
-    std::memcpy(&sh, rec + 4 * W, 2);
-    std::memcpy(&zh, rec + 4 * W + 2, 2);
-    k.s[c] = half_to_float(sh);
-    k.z[c] = half_to_float(zh);
+    kivi_scale_zero(rec, W, k.s[c], k.z[c]);
   }
   const float* s = k.s.data();
   const float* z = k.z.data();
@@ -657,10 +636,8 @@ KVPLAN_INLINE void kivi_values_decode(const std::uint8_t* in, std::uint64_t coun
   const std::uint32_t W = G * BITS / 32, P = 4 * W + 4;
   for (std::uint64_t r = 0; r < count; ++r) {
     const std::uint8_t* rec = in + r * P;
-    std::uint16_t sh, zh;
-    std::memcpy(&sh, rec + 4 * W, 2);
-    std::memcpy(&zh, rec + 4 * W + 2, 2);
-    const float s = half_dec(sh), z = half_dec(zh);
+    float s, z;
+    kivi_scale_zero(rec, W, s, z);
     float* o = x + r * G;
     const auto put = [&](float* dst, const vec::u32& c) KVPLAN_LAMBDA_INLINE {
       vec::store(dst, __builtin_convertvector(vec::as<vec::i32>(c), vec::f32) * s + z);
@@ -686,7 +663,7 @@ KVPLAN_INLINE void kivi_values_decode(const std::uint8_t* in, std::uint64_t coun
 
 // The vector KIVI paths need whole words per group (G·bits a multiple of 32), G <= 256, and
 // whole steps: d a multiple of 8 (keys, lanes = channels) or G a multiple of 16 (values, lanes =
-// a record's values). Other shapes take the per-record kivi_encode_fast / kivi_decode_fast.
+// a record's values). Other shapes take the per-record kivi_encode_fast / kivi_decode_record.
 bool kivi_vector_ok(const KvFormat& f, StreamRole role, std::uint32_t d) {
   return f.group <= 256 && (f.group * f.bits) % 32 == 0 &&
          (role == StreamRole::key ? d % 8 == 0 : f.group % 16 == 0);
@@ -876,12 +853,12 @@ KVPLAN_CPU_CLONES Status dequantize_body(const QuantizeParams& p) {
         if (p.role == StreamRole::key) {
           for (std::uint32_t g = 0; g < p.tokens / G; ++g)
             for (std::uint32_t c = 0; c < d; ++c)
-              kivi_decode_fast(p.codes + (std::uint64_t{g} * d + c) * P, G, f.bits,
+              kivi_decode_record(p.codes + (std::uint64_t{g} * d + c) * P, G, f.bits,
                                p.dequant + std::uint64_t{g} * G * d + c, d);
         } else {
           for (std::uint32_t t = 0; t < p.tokens; ++t)
             for (std::uint32_t j = 0; j < d / G; ++j)
-              kivi_decode_fast(p.codes + (std::uint64_t{t} * (d / G) + j) * P, G, f.bits,
+              kivi_decode_record(p.codes + (std::uint64_t{t} * (d / G) + j) * P, G, f.bits,
                                p.dequant + std::uint64_t{t} * d + j * G, 1);
         }
         break;
