@@ -684,6 +684,15 @@ bool wide_lanes() {
 #endif
 }
 
+// Calls f with the lane count (16 or 8, as a constant) the running clone wants.
+template <class F>
+KVPLAN_INLINE void dispatch_lanes(F&& f) {
+  if (wide_lanes())
+    f(std::integral_constant<int, 16>{});
+  else
+    f(std::integral_constant<int, 8>{});
+}
+
 template <class F>
 KVPLAN_INLINE void dispatch_bits(std::uint32_t bits, F&& f) {
   if (bits == 2)
@@ -740,16 +749,14 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
       break;
     }
     case KvDtype::fp8_e4m3:
-      if (wide_lanes())
-        fp8_quantize<Fp8Kind::e4m3, 16>(p.in, p.out, n, p.fp8_scale);
-      else
-        fp8_quantize<Fp8Kind::e4m3, 8>(p.in, p.out, n, p.fp8_scale);
+      dispatch_lanes([&](auto lanes) KVPLAN_LAMBDA_INLINE {
+        fp8_quantize<Fp8Kind::e4m3, lanes()>(p.in, p.out, n, p.fp8_scale);
+      });
       break;
     case KvDtype::fp8_e5m2:
-      if (wide_lanes())
-        fp8_quantize<Fp8Kind::e5m2, 16>(p.in, p.out, n, p.fp8_scale);
-      else
-        fp8_quantize<Fp8Kind::e5m2, 8>(p.in, p.out, n, p.fp8_scale);
+      dispatch_lanes([&](auto lanes) KVPLAN_LAMBDA_INLINE {
+        fp8_quantize<Fp8Kind::e5m2, lanes()>(p.in, p.out, n, p.fp8_scale);
+      });
       break;
     case KvDtype::int8: {
       const auto rows = [&](auto lanes) KVPLAN_LAMBDA_INLINE {
@@ -757,10 +764,7 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
           int8_encode_vec<lanes()>(p.in + std::uint64_t{t} * d, d,
                                    p.out + std::uint64_t{t} * (d + 4));
       };
-      if (wide_lanes())
-        rows(std::integral_constant<int, 16>{});
-      else
-        rows(std::integral_constant<int, 8>{});
+      dispatch_lanes(rows);
       break;
     }
     case KvDtype::kivi: {
@@ -790,10 +794,7 @@ KVPLAN_CPU_CLONES Status quantize_body(const QuantizeParams& p) {
         }
       };
       dispatch_bits(f.bits, [&](auto b) KVPLAN_LAMBDA_INLINE {
-        if (wide_lanes())
-          encode(b, std::integral_constant<int, 16>{});
-        else
-          encode(b, std::integral_constant<int, 8>{});
+        dispatch_lanes([&](auto lanes) KVPLAN_LAMBDA_INLINE { encode(b, lanes); });
       });
       break;
     }
