@@ -376,10 +376,13 @@ TEST(QuantizeFp8, DequantizeAllCodesFastEqualsRef) {
 
 // fp16 encode of the fast path (F16C where the CPU has it) equals float_to_half: a strided sweep
 // of 4.2M float bit patterns in the suite; every one of the 2^32 with KVPLAN_EXHAUSTIVE=1 (~10 s).
-void fp16_sweep(std::uint64_t stride) {
+// Quantizes every `stride`-th float bit pattern (NaNs, infinities, subnormals included) through
+// the fast path, 1024 × 1024 values at a time; `check(x, out, m)` sees each chunk's m inputs.
+template <class Check>
+void sweep_bit_patterns(std::uint64_t stride, KvDtype dt, float fp8_scale, Check&& check) {
   constexpr std::uint32_t kW = 1024, kT = 1024;
   std::vector<float> x(std::size_t{kW} * kT);
-  std::vector<std::uint8_t> out(x.size() * 2);
+  std::vector<std::uint8_t> out(x.size() * plain_element_bytes(dt));
   std::uint64_t u = 0;
   while (u < (1ull << 32)) {
     std::size_t m = 0;
@@ -387,48 +390,44 @@ void fp16_sweep(std::uint64_t stride) {
       x[m] = bits_float(static_cast<std::uint32_t>(u));
     const std::uint32_t tokens = static_cast<std::uint32_t>((m + kW - 1) / kW);
     for (std::size_t i = m; i < std::size_t{tokens} * kW; ++i) x[i] = 0.f;
-    QuantizeParams p{.format = KvFormat{.dtype = KvDtype::fp16},
+    QuantizeParams p{.format = KvFormat{.dtype = dt},
                      .tokens = tokens,
                      .width = kW,
                      .in = x.data(),
                      .out = out.data()};
+    p.fp8_scale = fp8_scale;
     ASSERT_TRUE(quantize(p, Backend::cpu).ok());
-    for (std::size_t i = 0; i < m; ++i) {
-      std::uint16_t h;
-      std::memcpy(&h, out.data() + 2 * i, 2);
-      ASSERT_EQ(h, float_to_half(x[i])) << std::hex << float_bits(x[i]);
-    }
+    check(x.data(), out.data(), m);
+    if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+void fp16_sweep(std::uint64_t stride) {
+  sweep_bit_patterns(stride, KvDtype::fp16, 1.f,
+                     [](const float* x, const std::uint8_t* out, std::size_t m) {
+                       for (std::size_t i = 0; i < m; ++i) {
+                         std::uint16_t h;
+                         std::memcpy(&h, out + 2 * i, 2);
+                         ASSERT_EQ(h, float_to_half(x[i])) << std::hex << float_bits(x[i]);
+                       }
+                     });
 }
 TEST(Fp16Fast, EncodeEqualsReferenceOnBitPatternSweep) { fp16_sweep(1021); }
 // Every `stride`-th float bit pattern (NaNs, infinities, subnormals, saturating values included)
 // through the fast fp8 quantize of both kinds, at scale 1 and at a scale that moves values across
 // the subnormal and saturation boundaries: each code equals fp8_encode(x / scale).
 void fp8_sweep(std::uint64_t stride) {
-  constexpr std::uint32_t kW = 1024, kT = 1024;
-  std::vector<float> x(std::size_t{kW} * kT);
-  std::vector<std::uint8_t> out(x.size());
   for (const KvDtype dt : {KvDtype::fp8_e4m3, KvDtype::fp8_e5m2})
     for (const float scale : {1.f, 0.0137f}) {
       const Fp8Kind k = dt == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2;
-      std::uint64_t u = 0;
-      while (u < (1ull << 32)) {
-        std::size_t m = 0;
-        for (; m < x.size() && u < (1ull << 32); ++m, u += stride)
-          x[m] = bits_float(static_cast<std::uint32_t>(u));
-        const std::uint32_t tokens = static_cast<std::uint32_t>((m + kW - 1) / kW);
-        for (std::size_t i = m; i < std::size_t{tokens} * kW; ++i) x[i] = 0.f;
-        QuantizeParams p{.format = KvFormat{.dtype = dt},
-                         .tokens = tokens,
-                         .width = kW,
-                         .in = x.data(),
-                         .out = out.data()};
-        p.fp8_scale = scale;
-        ASSERT_TRUE(quantize(p, Backend::cpu).ok());
-        for (std::size_t i = 0; i < m; ++i)
-          ASSERT_EQ(int{out[i]}, int{fp8_encode(scale == 1.f ? x[i] : x[i] / scale, k)})
-              << std::hex << float_bits(x[i]) << " scale " << scale;
-      }
+      sweep_bit_patterns(stride, dt, scale,
+                         [&](const float* x, const std::uint8_t* out, std::size_t m) {
+                           for (std::size_t i = 0; i < m; ++i)
+                             ASSERT_EQ(int{out[i]},
+                                       int{fp8_encode(scale == 1.f ? x[i] : x[i] / scale, k)})
+                                 << std::hex << float_bits(x[i]) << " scale " << scale;
+                         });
+      if (::testing::Test::HasFatalFailure()) return;
     }
 }
 TEST(Fp8Fast, EncodeEqualsReferenceOnBitPatternSweep) { fp8_sweep(4099); }
