@@ -42,7 +42,6 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   if (backend != "cpu" && backend != "cuda")
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
-  check_temperature(temperature);
   const auto model = sim::Llama2cModel::load(checkpoint);
   const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto cfg = sim::parse_config(kv, policy, block);

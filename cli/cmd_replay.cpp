@@ -93,7 +93,6 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
           cfgs.push_back(c);
         }
       }
-  check_temperature(temperature);
   sim::ReplayOptions opt;
   opt.eval_from = eval_from;
   opt.backend = backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu;

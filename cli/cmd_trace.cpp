@@ -44,7 +44,6 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
                   "--steps 256 -o story.safetensors"))
     return 0;
   const auto dt = parse_trace_dtype(dtype);
-  check_temperature(temperature);
   const auto model = sim::Llama2cModel::load(checkpoint);
   const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto& c = model.config();

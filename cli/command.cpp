@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <ostream>
-#include <sstream>
 #include <string>
 
 #include "kvplan/error.hpp"
@@ -44,20 +43,6 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     throw Error("command line", "", std::string(e.what()) + " (see --help)");
   }
   return true;
-}
-
-namespace {
-std::string format_float(float x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
-}  // namespace
-
-void check_temperature(float temperature) {
-  if (!(temperature >= 0.f && temperature <= 1e6f))  // NaN fails both
-    throw Error("--temperature", "temperature",
-                "must be a finite number >= 0 (0 = greedy), got " + format_float(temperature));
 }
 
 }  // namespace kvplan::cli

@@ -34,8 +34,4 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
                 const std::string& example,
                 const po::positional_options_description* positional = nullptr);
 
-// --temperature of the model's own stream: a finite number >= 0 (0 = greedy); anything else
-// (negative, NaN, inf) is refused rather than silently sampled from.
-void check_temperature(float temperature);
-
 }  // namespace kvplan::cli

@@ -167,7 +167,7 @@ class Sampler {
 struct GenerateOptions {
   std::string prompt;         // empty: start from BOS alone
   std::uint32_t steps = 256;  // positions to run (llama2.c's -n), clamped to seq_len
-  float temperature = 0.0f;
+  float temperature = 0.0f;   // 0 = greedy; finite and >= 0, or generate() throws
   std::uint64_t seed = 42;
 };
 
