@@ -18,7 +18,6 @@ std::uint64_t gib_to_bytes(double gib) {
   return static_cast<std::uint64_t>(std::floor(gib * kGiB));
 }
 
-
 // Re-throws an Error of a library call as one naming the deployment file and a pointer.
 template <class F>
 auto at_field(const std::string& source, const std::string& pointer, F&& f) {
