@@ -29,10 +29,16 @@ std::uint32_t kv_heads_per_rank(const ModelSpec& model, std::uint32_t tp,
   return 1;
 }
 
-KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, bool include_draft_layers,
-                     const std::string& source) {
+std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim) {
+  return std::uint64_t{index_head_dim} + 4 * ceil_div(index_head_dim, 128);
+}
+
+KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t draft_layers,
+                     const std::string& source, std::optional<KvDtype> conv_state_dtype,
+                     std::optional<KvDtype> ssm_state_dtype) {
   KvLayout out;
-  out.kv_heads = kv_heads_per_rank(model, tp, source);
+  out.kv_heads = model.cached_layers() > 0 || draft_layers > 0 ? kv_heads_per_rank(model, tp, source)
+                                                               : 1;
   out.mla = model.is_mla();
   out.k_width = out.mla ? model.latent_width() : model.head_dim_k;
   out.v_width = out.mla ? 0 : model.head_dim_v;
@@ -47,14 +53,26 @@ KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, bool include_draf
     out.groups.push_back({kind, window, 1});
   };
   for (const auto& l : model.layers) add_layer(l.kind, l.window);
-  if (include_draft_layers)
-    for (std::uint32_t i = 0; i < model.draft_layers; ++i)
-      add_layer(out.mla ? AttentionKind::mla : AttentionKind::full, 0);
+  for (std::uint32_t i = 0; i < draft_layers; ++i)
+    add_layer(out.mla ? AttentionKind::mla : AttentionKind::full, 0);
+  if (model.index_head_dim > 0) {
+    out.index_head_dim = model.index_head_dim;
+    for (const auto& g : out.groups) out.indexer_layers += g.kind == AttentionKind::mla ? g.layers : 0;
+  }
+  out.state_layers = model.recurrent_layers();
+  if (out.state_layers > 0)
+    out.state = recurrent_state(model.recurrent, tp,
+                                conv_state_dtype.value_or(model.recurrent.conv_dtype),
+                                ssm_state_dtype.value_or(model.recurrent.ssm_dtype), source);
   return out;
 }
 
 void validate_format(const KvLayout& layout, const KvFormat& format, std::uint32_t block_size,
                      const std::string& source) {
+  if (layout.groups.empty()) {
+    if (block_size == 0) throw Error(source, "block_size", "must be at least 1 token, got 0");
+    return;  // attention-free: the format has nothing to hold
+  }
   validate_stream(format, layout.mla ? StreamRole::latent : StreamRole::key, layout.k_width,
                   block_size, source);
   if (!layout.mla) validate_stream(format, StreamRole::value, layout.v_width, block_size, source);
@@ -70,8 +88,18 @@ std::uint64_t layer_bytes(const KvLayout& l, const KvFormat& f, std::uint64_t ke
   return mul(b, l.kv_heads, "bytes per layer");
 }
 
+// Sliding layers keep the last W tokens; chunked layers the tokens of the current chunk, at most
+// C (the peak over a request's life, which is what a reservation must hold).
 std::uint64_t kept_in(const KvLayout::Group& g, std::uint64_t policy_kept) {
-  return g.kind == AttentionKind::sliding ? std::min(policy_kept, g.window) : policy_kept;
+  const bool capped = g.kind == AttentionKind::sliding || g.kind == AttentionKind::chunked;
+  return capped ? std::min(policy_kept, g.window) : policy_kept;
+}
+
+bool grows(AttentionKind k) { return k == AttentionKind::full || k == AttentionKind::mla; }
+
+std::uint64_t indexer_layer_bytes(const KvLayout& l, std::uint64_t kept, std::uint32_t block) {
+  return mul(round_up(kept, block, "indexer tokens"), indexer_bytes_per_token(l.index_head_dim),
+             "indexer bytes");
 }
 
 // Marginal bytes of one more token in one layer (all heads on the rank), away from kivi's
@@ -99,6 +127,11 @@ std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
     const std::uint64_t b = layer_bytes(layout, format, kept_in(g, policy_kept), block_size);
     total = add(total, mul(b, g.layers), "bytes per request");
   }
+  if (layout.indexer_layers > 0)
+    total = add(total, mul(indexer_layer_bytes(layout, policy_kept, block_size), layout.indexer_layers),
+                "bytes per request");
+  if (layout.state_layers > 0)
+    total = add(total, mul(layout.state.bytes(), layout.state_layers), "bytes per request");
   return total;
 }
 
@@ -126,13 +159,15 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
     throw Error(source, "batch", "must be at most 2^32 sequences, got " + std::to_string(in.batch));
   if (in.block_size == 0) throw Error(source, "block_size", "must be at least 1 token, got 0");
 
-  const KvLayout layout = make_layout(model, in.tp, in.include_draft_layers, source);
+  const KvLayout layout = make_layout(model, in.tp, in.draft_layers, source, in.conv_state_dtype,
+                                      in.ssm_state_dtype);
   validate_format(layout, in.format, in.block_size, source);
 
   KvCost out;
   out.kv_heads_per_rank = layout.kv_heads;
   out.nominal_bytes_per_element = nominal_bytes_per_element(in.format);
   const std::uint64_t policy_kept = retained(in.policy, in.context, in.prefill);
+  std::uint32_t growing_layers = 0;
   for (const auto& g : layout.groups) {
     LayerGroupCost c{.kind = g.kind, .window = g.window, .layers = g.layers,
                      .retained = kept_in(g, policy_kept), .kv_heads = layout.kv_heads,
@@ -141,9 +176,41 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
     c.bytes = mul(c.bytes_per_layer, g.layers, "bytes per request");
     out.groups.push_back(c);
     out.cached_layers += g.layers;
-    out.bytes_per_request = add(out.bytes_per_request, c.bytes, "bytes per request");
+    if (grows(g.kind)) {
+      growing_layers += g.layers;
+      out.growing_bytes = add(out.growing_bytes, c.bytes, "bytes per request");
+    } else {
+      out.capped_bytes = add(out.capped_bytes, c.bytes, "bytes per request");
+    }
   }
-  out.bytes_per_token = mul(token_bytes(layout, in.format), out.cached_layers, "bytes per token");
+  out.bytes_per_token = mul(token_bytes(layout, in.format), growing_layers, "bytes per token");
+  if (layout.indexer_layers > 0) {
+    LayerGroupCost c{.role = GroupRole::indexer, .kind = AttentionKind::mla,
+                     .layers = layout.indexer_layers, .retained = policy_kept, .kv_heads = 1,
+                     .k_width = layout.index_head_dim};
+    c.bytes_per_layer = indexer_layer_bytes(layout, policy_kept, in.block_size);
+    c.bytes = mul(c.bytes_per_layer, c.layers, "bytes per request");
+    out.groups.push_back(c);
+    out.growing_bytes = add(out.growing_bytes, c.bytes, "bytes per request");
+    out.bytes_per_token =
+        add(out.bytes_per_token,
+            mul(indexer_bytes_per_token(layout.index_head_dim), layout.indexer_layers),
+            "bytes per token");
+  }
+  if (layout.state_layers > 0) {
+    LayerGroupCost c{.role = GroupRole::state, .kind = AttentionKind::none,
+                     .layers = layout.state_layers};
+    c.bytes_per_layer = layout.state.bytes();
+    c.conv_bytes = layout.state.conv_bytes;
+    c.ssm_bytes = layout.state.ssm_bytes;
+    c.bytes = mul(c.bytes_per_layer, c.layers, "bytes per request");
+    out.groups.push_back(c);
+    out.state_layers = layout.state_layers;
+    out.state_bytes_per_request = c.bytes;
+  }
+  out.bytes_per_request =
+      add(add(out.growing_bytes, out.capped_bytes, "bytes per request"),
+          out.state_bytes_per_request, "bytes per request");
   out.total_bytes = mul(out.bytes_per_request, in.batch, "total bytes");
   return out;
 }

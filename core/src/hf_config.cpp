@@ -1,8 +1,13 @@
+// Hugging Face config.json import. Each family's conventions are read the way its modeling code
+// (transformers) and vLLM's model file read them; docs/models.md cites the file of each rule.
 #include "hf_config.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -21,184 +26,726 @@ constexpr std::uint64_t kMaxWidth = std::uint64_t{1} << 24;  // hidden, intermed
 constexpr std::uint64_t kMaxContext = std::uint64_t{1} << 32;
 constexpr std::uint64_t kMaxExperts = 65536;
 
-// Parameter arithmetic with overflow checks; absurd configs fail instead of wrapping.
-struct Counter {
-  std::uint64_t total = 0;
-  void add(std::uint64_t n) { total = kvplan::add(total, n, "parameter count"); }
-  static std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
-    return kvplan::mul(a, b, "parameter count");
-  }
-  static std::uint64_t mul(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-    return mul(mul(a, b), c);
+std::uint64_t pmul(std::uint64_t a, std::uint64_t b) { return kvplan::mul(a, b, "parameter count"); }
+std::uint64_t pmul(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return pmul(pmul(a, b), c); }
+std::uint64_t padd(std::uint64_t a, std::uint64_t b) { return kvplan::add(a, b, "parameter count"); }
+
+// ---------------------------------------------------------------------------------------------
+// The language model's fields: top level for plain configs, `text_config` for multimodal
+// wrappers (Gemma 3, Llama 4, Mistral 3, Qwen2.5-VL / Qwen3-VL, Qwen3.5). Fields a wrapper keeps
+// at its top level (quantization_config, torch_dtype, tie_word_embeddings) are read from there
+// when the text config lacks them.
+struct Config {
+  JsonObject top;
+  std::optional<JsonObject> text_holder;
+  std::string model_type;  // the language model's (text_config's when nested)
+  std::string outer_type;  // the wrapper's
+  JsonObject& text() { return text_holder ? *text_holder : top; }
+  bool nested() const { return text_holder.has_value(); }
+  // A field from the text config, else the wrapper.
+  bool has(const std::string& k) { return text().has(k) || (nested() && top.has(k)); }
+  JsonObject& owner(const std::string& k) {
+    return text().has(k) || !nested() ? text() : top;
   }
 };
 
-struct MlaDims {
-  std::uint64_t q_lora_rank = 0;  // 0: queries projected directly from the hidden state
-  std::uint64_t kv_lora_rank = 0;
-  std::uint64_t qk_nope_head_dim = 0;
-  std::uint64_t qk_rope_head_dim = 0;
-  std::uint64_t v_head_dim = 0;
-};
+// ---------------------------------------------------------------------------------------------
+// Layer patterns.
 
-std::string weight_dtype_of(JsonObject& o) {
-  std::string dtype = "bf16";
-  // Newer transformers write "dtype"; older ones "torch_dtype".
-  const std::string key = o.has("torch_dtype") ? "torch_dtype" : "dtype";
-  if (const auto name = o.opt_str(key)) {
-    if (*name == "bfloat16") {
-      dtype = "bf16";
-    } else if (*name == "float16") {
-      dtype = "fp16";
-    } else if (*name == "float32") {
-      dtype = "fp32";
-    } else if (name->rfind("float8", 0) == 0) {
-      dtype = "fp8";
-    } else {
-      throw Error(o.source(), o.pointer(key),
-                  "expected bfloat16, float16 or float32, got \"" + *name + "\"");
-    }
-  }
-  if (!o.has("quantization_config")) return dtype;
-  auto q = o.object("quantization_config");
-  const auto method = q.opt_str("quant_method").value_or("");
-  // torch_dtype of a quantized checkpoint names the dequantized compute type, not what is stored.
-  if (method == "fp8") return "fp8";
-  if ((method == "awq" || method == "gptq") && q.has("bits")) {
-    const auto bits = q.uint("bits", 1, 64);
-    if (bits == 4) return "int4";
-    if (bits == 8) return "int8";
-  }
-  return dtype;
+// The recurrent mixer the config describes, or none.
+MixerKind mixer_of(Config& c) {
+  const auto& t = c.model_type;
+  if (t == "qwen3_next" || t == "qwen3_5_text" || t == "qwen3_5" || t == "qwen3_5_moe_text" ||
+      t == "qwen3_5_moe" || c.has("linear_num_value_heads"))
+    return MixerKind::gated_delta_net;
+  if (t == "minimax" || t == "minimax_m1" || c.has("attn_type_list")) return MixerKind::lightning;
+  if (t == "jamba") return MixerKind::mamba;
+  if (t == "nemotron_h" || t == "falcon_h1" || t == "bamba" || t == "granitemoehybrid" ||
+      t == "mamba2" || c.has("mamba_n_heads") || c.has("mamba_num_heads"))
+    return MixerKind::mamba2;
+  if (t == "mamba" || t == "falcon_mamba") return MixerKind::mamba;
+  return MixerKind::none;
 }
 
-std::vector<LayerSpec> layers_from_layer_types(JsonObject& o, std::uint64_t num_layers) {
+LayerSpec recurrent_only() { return LayerSpec{AttentionKind::none, 0, true}; }
+
+std::vector<LayerSpec> from_layer_types(Config& c, std::uint64_t n, MixerKind mixer,
+                                        bool& uses_window, bool& uses_chunk) {
+  auto& o = c.owner("layer_types");
   const auto types = o.strings("layer_types");
-  if (types.size() != num_layers)
+  if (types.size() < n)
     throw Error(o.source(), o.pointer("layer_types"),
                 "has " + std::to_string(types.size()) + " entries, num_hidden_layers is " +
-                    std::to_string(num_layers));
-  std::optional<std::uint64_t> window;
-  std::vector<LayerSpec> layers(num_layers);
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    if (types[i] == "full_attention") continue;
-    if (types[i] != "sliding_attention")
-      throw Error(o.source(), o.pointer("layer_types") + "/" + std::to_string(i),
-                  "expected \"full_attention\" or \"sliding_attention\", got \"" + types[i] + "\"");
-    if (!window) window = o.uint("sliding_window", 1, kMaxContext);
-    layers[i] = {AttentionKind::sliding, *window};
+                    std::to_string(n));
+  std::vector<LayerSpec> layers(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& t = types[i];
+    const auto ptr = o.pointer("layer_types") + "/" + std::to_string(i);
+    if (t == "full_attention" || t == "attention") {
+      layers[i] = {AttentionKind::full, 0};
+    } else if (t == "sliding_attention") {
+      layers[i] = {AttentionKind::sliding, 0};
+      uses_window = true;
+    } else if (t == "chunked_attention") {
+      layers[i] = {AttentionKind::chunked, 0};
+      uses_chunk = true;
+    } else if (t == "linear_attention" || t == "mamba" || t == "mamba2") {
+      if (mixer == MixerKind::none)
+        throw Error(o.source(), ptr,
+                    "layer type \"" + t + "\" needs a recurrent mixer, and model_type \"" +
+                        c.model_type + "\" names none kvplan knows (its state size is unknown)");
+      layers[i] = recurrent_only();
+    } else {
+      throw Error(o.source(), ptr,
+                  "unknown layer type \"" + t +
+                      "\" (kvplan knows full_attention, sliding_attention, chunked_attention, "
+                      "linear_attention, mamba): its cache cost is unknown");
+    }
   }
   return layers;
 }
 
-// Which layers attend through a sliding window, as each family's HF modeling code decides it.
-std::vector<LayerSpec> attention_layers(JsonObject& o, const std::string& model_type,
-                                        std::uint64_t num_layers) {
-  if (o.has("layer_types")) return layers_from_layer_types(o, num_layers);
-  std::vector<LayerSpec> layers(num_layers);
-  if (model_type == "gemma2") {
-    // HF Gemma2 defaults the window to 4096 when the config omits it.
-    const auto window = o.opt_uint("sliding_window", 1, kMaxContext).value_or(4096);
-    for (std::size_t i = 0; i < layers.size(); i += 2) layers[i] = {AttentionKind::sliding, window};
-  } else if (model_type == "qwen2") {
+// Every layer's attention kind (window and chunk sizes filled in by the caller).
+std::vector<LayerSpec> layer_pattern(Config& c, std::uint64_t n, MixerKind mixer, bool& uses_window,
+                                     bool& uses_chunk) {
+  JsonObject& o = c.text();
+  const auto& t = c.model_type;
+  std::vector<LayerSpec> layers(n);
+  if (t == "nemotron_h" && c.has("hybrid_override_pattern")) {
+    // NemotronHConfig.hybrid_override_pattern: one character per layer, M = Mamba-2 mixer,
+    // * = attention, - = MLP, E = MoE (the last two hold no cache).
+    auto& ow = c.owner("hybrid_override_pattern");
+    const auto p = ow.str("hybrid_override_pattern");
+    if (p.size() != n)
+      throw Error(ow.source(), ow.pointer("hybrid_override_pattern"),
+                  "has " + std::to_string(p.size()) + " characters, num_hidden_layers is " +
+                      std::to_string(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      switch (p[i]) {
+        case 'M': layers[i] = recurrent_only(); break;
+        case '*': layers[i] = {AttentionKind::full, 0}; break;
+        case '-':
+        case 'E': layers[i] = {AttentionKind::none, 0}; break;
+        default:
+          throw Error(ow.source(), ow.pointer("hybrid_override_pattern"),
+                      std::string("unknown layer character '") + p[i] + "' at layer " +
+                          std::to_string(i) + " (expected M, *, - or E)");
+      }
+    }
+    return layers;
+  }
+  if (c.has("layer_types")) return from_layer_types(c, n, mixer, uses_window, uses_chunk);
+  if (c.has("layers_block_type")) {
+    auto& ow = c.owner("layers_block_type");
+    const auto types = ow.strings("layers_block_type");
+    if (types.size() != n)
+      throw Error(ow.source(), ow.pointer("layers_block_type"),
+                  "has " + std::to_string(types.size()) + " entries, num_hidden_layers is " +
+                      std::to_string(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (types[i] == "attention") continue;
+      if (types[i] == "mamba" && mixer != MixerKind::none) {
+        layers[i] = recurrent_only();
+      } else {
+        throw Error(ow.source(), ow.pointer("layers_block_type") + "/" + std::to_string(i),
+                    "unknown layer block type \"" + types[i] + "\"");
+      }
+    }
+    return layers;
+  }
+  if (t == "jamba") {
+    // JambaConfig: attention where i % attn_layer_period == attn_layer_offset, Mamba elsewhere.
+    const auto period = o.opt_uint("attn_layer_period", 1, kMaxLayers).value_or(8);
+    const auto offset = o.opt_uint("attn_layer_offset", 0, kMaxLayers).value_or(4);
+    for (std::size_t i = 0; i < n; ++i)
+      layers[i] = i % period == offset ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
+    return layers;
+  }
+  if (t == "falcon_h1") {
+    // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
+    for (auto& l : layers) l = {AttentionKind::full, 0, true};
+    return layers;
+  }
+  if (mixer == MixerKind::gated_delta_net) {
+    // Qwen3NextConfig: full attention every full_attention_interval-th layer, GDN elsewhere.
+    const auto every = o.opt_uint("full_attention_interval", 1, kMaxLayers).value_or(4);
+    for (std::size_t i = 0; i < n; ++i)
+      layers[i] = (i + 1) % every == 0 ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
+    return layers;
+  }
+  if (c.has("attn_type_list")) {
+    // MiniMax: attn_type_list[i] 1 = softmax attention, 0 = lightning (linear) attention.
+    auto& ow = c.owner("attn_type_list");
+    const auto& v = ow.raw("attn_type_list");
+    if (!v.is_array() || v.size() != n)
+      throw Error(ow.source(), ow.pointer("attn_type_list"),
+                  "expected one 0 or 1 per layer (" + std::to_string(n) + ")");
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!v[i].is_number_integer() || (v[i].get<int>() != 0 && v[i].get<int>() != 1))
+        throw Error(ow.source(), ow.pointer("attn_type_list") + "/" + std::to_string(i),
+                    "expected 0 (lightning) or 1 (softmax attention), got " + show(v[i]));
+      layers[i] = v[i].get<int>() == 1 ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
+    }
+    return layers;
+  }
+  if (mixer == MixerKind::mamba || mixer == MixerKind::mamba2) {
+    for (auto& l : layers) l = recurrent_only();  // pure state-space models
+    return layers;
+  }
+  if (t == "llama4_text" || t == "llama4") {
+    // Llama4TextConfig: no_rope_layers[i] == 0 marks a NoPE (global) layer; when absent, every
+    // no_rope_layer_interval-th layer (default 4). The others attend inside chunks of
+    // attention_chunk_size tokens (vLLM llama4.py: use_chunked_local_attn).
+    const auto chunk = o.opt_uint("attention_chunk_size", 1, kMaxContext);
+    std::vector<bool> rope(n, true);
+    bool listed = false;
+    if (o.has("no_rope_layers")) {
+      const auto& v = o.raw("no_rope_layers");
+      if (!v.is_array()) throw Error(o.source(), o.pointer("no_rope_layers"), "expected an array");
+      if (!v.empty()) {
+        if (v.size() != n)
+          throw Error(o.source(), o.pointer("no_rope_layers"),
+                      "has " + std::to_string(v.size()) + " entries, num_hidden_layers is " +
+                          std::to_string(n));
+        for (std::size_t i = 0; i < n; ++i) {
+          if (!v[i].is_number_integer())
+            throw Error(o.source(), o.pointer("no_rope_layers") + "/" + std::to_string(i),
+                        "expected 0 or 1");
+          rope[i] = v[i].get<int>() != 0;
+        }
+        listed = true;
+      }
+    }
+    if (!listed) {
+      const auto every = o.opt_uint("no_rope_layer_interval", 1, kMaxLayers).value_or(4);
+      for (std::size_t i = 0; i < n; ++i) rope[i] = (i + 1) % every != 0;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (chunk && rope[i]) layers[i] = {AttentionKind::chunked, 0}, uses_chunk = true;
+    return layers;
+  }
+  if (t == "gemma3_text" || t == "gemma3") {
+    // Gemma3TextConfig: layer i is global when (i + 1) % sliding_window_pattern == 0 (default 6).
+    const auto every = o.opt_uint("sliding_window_pattern", 1, kMaxLayers).value_or(6);
+    for (std::size_t i = 0; i < n; ++i)
+      if ((i + 1) % every != 0) layers[i] = {AttentionKind::sliding, 0}, uses_window = true;
+    return layers;
+  }
+  if (t == "gemma2") {
+    for (std::size_t i = 0; i < n; i += 2) layers[i] = {AttentionKind::sliding, 0};
+    uses_window = true;
+    return layers;
+  }
+  if (t == "qwen2") {
     // Qwen2 ships a sliding_window value but ignores it unless use_sliding_window is true.
     if (o.opt_bool("use_sliding_window").value_or(false)) {
-      const auto window = o.uint("sliding_window", 1, kMaxContext);
       const auto first = o.opt_uint("max_window_layers", 0, kMaxLayers).value_or(28);
-      for (std::size_t i = first; i < layers.size(); ++i)
-        layers[i] = {AttentionKind::sliding, window};
+      for (std::size_t i = first; i < n; ++i) layers[i] = {AttentionKind::sliding, 0};
+      uses_window = first < n;
     }
-  } else if (model_type == "mistral" || model_type == "mixtral" || model_type == "phi3") {
-    if (const auto window = o.opt_uint("sliding_window", 1, kMaxContext))
-      for (auto& l : layers) l = {AttentionKind::sliding, *window};
+    return layers;
+  }
+  if (t == "mistral" || t == "mixtral" || t == "phi3") {
+    if (o.has("sliding_window")) {
+      for (auto& l : layers) l = {AttentionKind::sliding, 0};
+      uses_window = true;
+    }
   }
   return layers;
 }
 
-// Parameters of a gated (gate, up, down) MLP of the given width.
+// ---------------------------------------------------------------------------------------------
+// Recurrent dimensions.
+
+RecurrentSpec recurrent_dims(Config& c, MixerKind mixer, std::uint64_t hidden, KvDtype model_dtype,
+                             std::uint64_t q_heads, std::uint64_t head_dim) {
+  JsonObject& o = c.text();
+  RecurrentSpec r;
+  r.kind = mixer;
+  r.conv_dtype = r.ssm_dtype = model_dtype;
+  auto u32 = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
+  auto first = [&](std::initializer_list<const char*> keys, std::uint64_t min, std::uint64_t max,
+                   std::optional<std::uint64_t> fallback) -> std::uint64_t {
+    for (const char* k : keys)
+      if (o.has(k)) return o.uint(k, min, max);
+    if (fallback) return *fallback;
+    throw Error(o.source(), o.pointer(*keys.begin()), "missing required field");
+  };
+  switch (mixer) {
+    case MixerKind::none:
+      break;
+    case MixerKind::mamba: {
+      // JambaConfig / MambaConfig: d_inner = mamba_expand · hidden_size.
+      const auto expand = first({"mamba_expand", "expand"}, 1, 64, 2);
+      r.d_inner = u32(pmul(expand, hidden));
+      if (o.has("intermediate_size") && c.model_type == "mamba")
+        r.d_inner = u32(o.uint("intermediate_size", 1, kMaxWidth));
+      r.d_state = u32(first({"mamba_d_state", "state_size"}, 1, kMaxDim, 16));
+      r.d_conv = u32(first({"mamba_d_conv", "conv_kernel"}, 1, 64, 4));
+      break;
+    }
+    case MixerKind::mamba2: {
+      r.heads = u32(first({"mamba_n_heads", "mamba_num_heads"}, 1, kMaxHeads, std::nullopt));
+      r.head_dim = u32(first({"mamba_d_head", "mamba_head_dim"}, 1, kMaxDim, std::nullopt));
+      r.n_groups = u32(first({"mamba_n_groups", "n_groups"}, 1, kMaxHeads, 1));
+      r.d_state = u32(first({"mamba_d_state", "ssm_state_size"}, 1, kMaxDim, std::nullopt));
+      r.d_conv = u32(first({"mamba_d_conv", "conv_kernel"}, 1, 64, 4));
+      // Falcon-H1 may give mamba_d_ssm (the mixer width) apart from heads · head_dim.
+      std::uint64_t d = pmul(r.heads, r.head_dim);
+      if (o.has("mamba_d_ssm")) d = o.uint("mamba_d_ssm", 1, kMaxWidth);
+      r.d_inner = u32(d);
+      break;
+    }
+    case MixerKind::gated_delta_net:
+      r.heads = u32(o.uint("linear_num_value_heads", 1, kMaxHeads));
+      r.head_dim = u32(o.uint("linear_value_head_dim", 1, kMaxDim));
+      r.key_heads = u32(o.uint("linear_num_key_heads", 1, kMaxHeads));
+      r.key_head_dim = u32(o.uint("linear_key_head_dim", 1, kMaxDim));
+      r.d_conv = u32(o.uint("linear_conv_kernel_dim", 1, 64));
+      break;
+    case MixerKind::lightning:
+      // MiniMax lightning attention: one head_dim × head_dim state per attention head, in the
+      // model dtype (vLLM MambaStateDtypeCalculator.linear_attention_state_dtype: mamba_cache_dtype,
+      // "auto" = the model's; the kernel computes in fp32 but stores in the cache dtype).
+      r.heads = u32(q_heads);
+      r.head_dim = u32(head_dim);
+      break;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Weights, by component, so that a quantization scheme can cost each as it stores it.
+
+enum class Part { embed, head, attention, mixer, dense_mlp, experts, shared_expert, router, small,
+                  vision };
+
+struct Params {
+  std::uint64_t p[10] = {};
+  void add(Part part, std::uint64_t n) {
+    auto& x = p[static_cast<int>(part)];
+    x = padd(x, n);
+  }
+  std::uint64_t operator[](Part part) const { return p[static_cast<int>(part)]; }
+  std::uint64_t total() const {
+    std::uint64_t t = 0;
+    for (auto v : p) t = padd(t, v);
+    return t;
+  }
+};
+
+struct Moe {
+  std::uint64_t experts = 0;     // routed experts per MoE layer
+  std::uint64_t width = 0;       // one routed expert's intermediate size
+  std::uint64_t shared = 0;      // shared experts' total intermediate size
+  bool shared_gate = false;      // Qwen2-MoE / Qwen3-Next: a sigmoid gate on the shared expert
+  bool gpt_oss = false;          // fused gate_up with biases, router bias
+  bool router_bias = false;      // DeepSeek-V3 noaux_tc / GLM: e_score_correction_bias
+  std::vector<bool> layer_is_moe;
+};
+
 std::uint64_t gated_mlp(std::uint64_t hidden, std::uint64_t width, bool bias) {
-  return Counter::mul(3, hidden, width) + (bias ? 2 * width + hidden : 0);
+  return padd(pmul(3, hidden, width), bias ? 2 * width + hidden : 0);
+}
+
+Moe moe_of(Config& c, std::uint64_t n, std::uint64_t hidden, const std::vector<LayerSpec>& layers,
+           const std::string& pattern) {
+  JsonObject& o = c.text();
+  Moe m;
+  m.layer_is_moe.assign(n, false);
+  const auto& t = c.model_type;
+  std::optional<std::uint64_t> experts;
+  for (const char* k : {"n_routed_experts", "num_local_experts", "num_experts"})
+    if (!experts && o.has(k)) experts = o.uint(k, 0, kMaxExperts);
+  if (!experts || *experts == 0) return m;
+  m.experts = *experts;
+  // DeepSeek-style configs (n_routed_experts) size their experts apart from the dense MLP.
+  if (o.has("n_routed_experts") || o.has("n_shared_experts")) {
+    m.width = o.uint("moe_intermediate_size", 1, kMaxWidth);
+  } else if (o.has("moe_intermediate_size")) {
+    m.width = o.uint("moe_intermediate_size", 1, kMaxWidth);
+  } else if (o.has("intermediate_size")) {
+    m.width = o.uint("intermediate_size", 1, kMaxWidth);
+  } else {
+    throw Error(o.source(), o.pointer("moe_intermediate_size"), "missing: the experts' width");
+  }
+  if (o.has("n_shared_experts"))
+    m.shared = pmul(o.uint("n_shared_experts", 0, kMaxExperts), m.width);
+  if (o.has("shared_expert_intermediate_size")) {
+    m.shared = o.uint("shared_expert_intermediate_size", 0, kMaxWidth);
+    m.shared_gate = m.shared > 0;
+  }
+  if (t == "llama4_text" || t == "llama4") m.shared = m.width;  // one shared expert, same width
+  m.gpt_oss = t == "gpt_oss";
+  m.router_bias = o.opt_str("topk_method").value_or("") == "noaux_tc" ||
+                  t.rfind("glm4_moe", 0) == 0 || t == "minimax_m2";
+  // Which layers are MoE.
+  if (t == "nemotron_h") {
+    for (std::size_t i = 0; i < n && i < pattern.size(); ++i) m.layer_is_moe[i] = pattern[i] == 'E';
+    return m;
+  }
+  if (t == "jamba") {
+    const auto period = o.opt_uint("expert_layer_period", 1, kMaxLayers).value_or(2);
+    const auto offset = o.opt_uint("expert_layer_offset", 0, kMaxLayers).value_or(1);
+    for (std::size_t i = 0; i < n; ++i) m.layer_is_moe[i] = i % period == offset;
+    return m;
+  }
+  std::uint64_t first_dense = o.opt_uint("first_k_dense_replace", 0, kMaxLayers).value_or(0);
+  std::uint64_t every = 1;
+  if (o.has("moe_layer_freq")) every = o.uint("moe_layer_freq", 1, kMaxLayers);
+  if (o.has("decoder_sparse_step")) every = o.uint("decoder_sparse_step", 1, kMaxLayers);
+  if (o.has("interleave_moe_layer_step")) every = o.uint("interleave_moe_layer_step", 1, kMaxLayers);
+  std::vector<std::uint64_t> dense_only;
+  if (o.has("mlp_only_layers")) {
+    const auto& v = o.raw("mlp_only_layers");
+    if (v.is_array())
+      for (const auto& x : v)
+        if (x.is_number_unsigned()) dense_only.push_back(x.get<std::uint64_t>());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    bool moe = i >= first_dense;
+    if (t == "llama4_text" || t == "llama4") {
+      moe = (i + 1) % every == 0;  // Llama4: layers every-1, 2·every-1, ... are MoE
+    } else if (c.has("decoder_sparse_step")) {
+      moe = moe && (i + 1) % every == 0;  // Qwen2/3-MoE: (layer_idx + 1) % step == 0
+    } else {
+      moe = moe && i % every == 0;  // DeepSeek: layer_idx % moe_layer_freq == 0
+    }
+    if (std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end()) moe = false;
+    m.layer_is_moe[i] = moe;
+  }
+  (void)layers;
+  (void)hidden;
+  return m;
 }
 
 struct Shape {
-  std::string model_type;
-  std::uint64_t layers = 0, hidden = 0, q_heads = 0, kv_heads = 0, head_dim = 0;
-  std::optional<MlaDims> mla;
+  std::uint64_t layers = 0, hidden = 0, q_heads = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0;
+  std::uint64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope = 0, qk_rope = 0;
+  bool mla = false;
+  std::uint64_t index_head_dim = 0, index_heads = 0;
 };
 
-// Estimates the parameter count the way the HF modeling code allocates weights: embeddings,
-// optional untied head, per-layer attention, norms and (dense or MoE) MLP, final norm.
-// MTP/draft layers are left out, as the published DeepSeek-V3 count (671B) leaves them out.
-std::uint64_t estimate_params(JsonObject& o, const Shape& s) {
-  const auto vocab = o.opt_uint("vocab_size", 1, kMaxWidth).value_or(0);
-  const auto inter = o.opt_uint("intermediate_size", 1, kMaxWidth).value_or(0);
-  // PretrainedConfig defaults tie_word_embeddings to true; Gemma 2 relies on that default.
-  const bool tied = o.opt_bool("tie_word_embeddings").value_or(true);
-  const bool attn_bias = o.opt_bool("attention_bias").value_or(false);
-  const bool mlp_bias = o.opt_bool("mlp_bias").value_or(false);
+std::uint64_t attention_params(Config& c, const Shape& s) {
+  JsonObject& o = c.text();
   const std::uint64_t h = s.hidden;
-
-  std::uint64_t attention = 0;
+  const auto& t = c.model_type;
   if (s.mla) {
-    const auto& m = *s.mla;
-    const auto qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    Counter a;
-    if (m.q_lora_rank > 0) {
-      a.add(Counter::mul(h, m.q_lora_rank) + m.q_lora_rank);  // q_a_proj, q_a_layernorm
-      a.add(Counter::mul(m.q_lora_rank, s.q_heads, qk));      // q_b_proj
+    const auto qk = s.qk_nope + s.qk_rope;
+    std::uint64_t a = 0;
+    if (s.q_lora_rank > 0) {
+      a = padd(a, pmul(h, s.q_lora_rank) + s.q_lora_rank);  // q_a_proj, q_a_layernorm
+      a = padd(a, pmul(s.q_lora_rank, s.q_heads, qk));      // q_b_proj
     } else {
-      a.add(Counter::mul(h, s.q_heads, qk));  // q_proj
+      a = padd(a, pmul(h, s.q_heads, qk));
     }
-    a.add(Counter::mul(h, m.kv_lora_rank + m.qk_rope_head_dim));  // kv_a_proj_with_mqa
-    a.add(m.kv_lora_rank);                                        // kv_a_layernorm
-    a.add(Counter::mul(m.kv_lora_rank, s.q_heads, m.qk_nope_head_dim + m.v_head_dim));
-    a.add(Counter::mul(s.q_heads, m.v_head_dim, h));  // o_proj
-    attention = a.total;
+    a = padd(a, pmul(h, s.kv_lora_rank + s.qk_rope) + s.kv_lora_rank);  // kv_a_proj, norm
+    a = padd(a, pmul(s.kv_lora_rank, s.q_heads, s.qk_nope + s.v_head_dim));
+    a = padd(a, pmul(s.q_heads, s.v_head_dim, h));
+    if (s.index_head_dim) {
+      // DeepSeek-V3.2 indexer: wq_b (q_lora_rank → heads · dim), wk (hidden → dim), k_norm
+      // (weight and bias), weights_proj (hidden → heads).
+      a = padd(a, pmul(s.q_lora_rank ? s.q_lora_rank : h, s.index_heads, s.index_head_dim));
+      a = padd(a, pmul(h, s.index_head_dim) + 2 * s.index_head_dim);
+      a = padd(a, pmul(h, s.index_heads));
+    }
+    return a;
+  }
+  const std::uint64_t q = pmul(s.q_heads, s.head_dim), kv = pmul(s.kv_heads, s.head_dim);
+  // Qwen3-Next gates the attention output with a second query-sized projection.
+  const bool gate = o.opt_bool("attn_output_gate").value_or(t == "qwen3_next");
+  std::uint64_t a = padd(pmul(h, gate ? 2 * q : q), padd(pmul(2, h, kv), pmul(q, h)));
+  const bool bias = o.opt_bool("attention_bias").value_or(false) || t == "gpt_oss";
+  if (bias) {
+    a = padd(a, (gate ? 2 * q : q) + 2 * kv + (t == "glm4_moe" ? 0 : h));
+  } else if (t == "qwen2" || t == "qwen2_vl" || t == "qwen2_5_vl" || t == "qwen2_5_vl_text" ||
+             o.opt_bool("qkv_bias").value_or(false)) {
+    a = padd(a, q + 2 * kv);  // Qwen2 biases q, k and v without saying so
+  }
+  if (t.rfind("qwen3", 0) == 0 || t.rfind("gemma3", 0) == 0 || o.opt_bool("use_qk_norm").value_or(false))
+    a = padd(a, 2 * s.head_dim);  // q_norm, k_norm
+  if (t == "gpt_oss") a = padd(a, s.q_heads);  // attention sinks
+  return a;
+}
+
+std::uint64_t mixer_params(const RecurrentSpec& r, std::uint64_t h, Config& c) {
+  switch (r.kind) {
+    case MixerKind::none: return 0;
+    case MixerKind::mamba: {
+      // JambaMambaMixer: in_proj, conv1d (+bias), x_proj, dt_proj (+bias), A_log, D, out_proj,
+      // and Jamba's dt/B/C layernorms.
+      const std::uint64_t d = r.d_inner;
+      const std::uint64_t dt_rank =
+          c.text().has("mamba_dt_rank") ? c.text().uint("mamba_dt_rank", 1, kMaxWidth) : ceil_div(h, 16);
+      std::uint64_t p = pmul(h, 2 * d);
+      p = padd(p, pmul(d, r.d_conv) + d);
+      p = padd(p, pmul(d, dt_rank + 2 * r.d_state));
+      p = padd(p, pmul(dt_rank, d) + d);
+      p = padd(p, pmul(d, r.d_state) + d);
+      p = padd(p, pmul(d, h));
+      if (c.model_type == "jamba") p = padd(p, dt_rank + 2 * r.d_state);
+      return p;
+    }
+    case MixerKind::mamba2: {
+      // Mamba2Mixer: in_proj (z, x, B, C, dt), conv1d (+bias), dt_bias, A_log, D, gated norm,
+      // out_proj.
+      const std::uint64_t d = r.d_inner, g = r.n_groups;
+      const std::uint64_t conv = d + 2 * g * r.d_state;
+      std::uint64_t p = pmul(h, 2 * d + 2 * g * r.d_state + r.heads);
+      p = padd(p, pmul(conv, r.d_conv) + conv);
+      p = padd(p, 3 * std::uint64_t{r.heads} + d);
+      p = padd(p, pmul(d, h));
+      return p;
+    }
+    case MixerKind::gated_delta_net: {
+      // Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d, dt_bias, A_log, norm, out_proj.
+      const std::uint64_t kd = std::uint64_t{r.key_heads} * r.key_head_dim;
+      const std::uint64_t vd = std::uint64_t{r.heads} * r.head_dim;
+      std::uint64_t p = pmul(h, 2 * kd + 2 * vd);
+      p = padd(p, pmul(h, 2 * std::uint64_t{r.heads}));
+      p = padd(p, pmul(2 * kd + vd, r.d_conv));
+      p = padd(p, 2 * std::uint64_t{r.heads} + r.head_dim);
+      p = padd(p, pmul(vd, h));
+      return p;
+    }
+    case MixerKind::lightning: {
+      // MiniMaxText01LightningAttention: qkv_proj, output_gate, out_proj, norm.
+      const std::uint64_t w = std::uint64_t{r.heads} * r.head_dim;
+      return padd(pmul(h, 3 * w), padd(pmul(h, w), padd(pmul(w, h), w)));
+    }
+  }
+  return 0;
+}
+
+// A vision tower from vision_config: ViT blocks (attention with biases, MLP), patch and position
+// embeddings, and a projector to the text width.
+std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
+  if (!c.nested() || !c.top.has("vision_config")) return 0;
+  JsonObject v = c.top.object("vision_config");
+  const auto d = v.opt_uint("hidden_size", 1, kMaxWidth).value_or(0);
+  if (d == 0) return 0;
+  std::uint64_t layers = 0;
+  for (const char* k : {"num_hidden_layers", "depth", "num_layers"})
+    if (!layers && v.has(k)) layers = v.uint(k, 1, kMaxLayers);
+  const auto inter = v.opt_uint("intermediate_size", 1, kMaxWidth).value_or(4 * d);
+  const auto patch = v.opt_uint("patch_size", 1, 1024).value_or(14);
+  const auto image = v.opt_uint("image_size", 1, 1u << 16).value_or(0);
+  const auto channels = v.opt_uint("num_channels", 1, 16).value_or(3);
+  const auto& t = c.outer_type;
+  // SigLIP (Gemma 3) and Llama 4's encoder use a plain MLP; Pixtral and Qwen-VL a gated one.
+  const bool gated = t == "mistral3" || t.rfind("qwen", 0) == 0;
+  std::uint64_t block = padd(pmul(4, d, d) + 4 * d, gated ? pmul(3, d, inter) : pmul(2, d, inter) + inter + d);
+  block = padd(block, 4 * d);  // two norms
+  std::uint64_t p = pmul(layers, block);
+  p = padd(p, pmul(channels * patch * patch, d));
+  if (image) p = padd(p, pmul((image / patch) * (image / patch), d));
+  const auto out = v.opt_uint("out_hidden_size", 1, kMaxWidth).value_or(d);
+  if (t.rfind("qwen", 0) == 0) {
+    // Qwen-VL patch merger: 2×2 patches → MLP to out_hidden_size.
+    p = padd(p, pmul(4 * d, 4 * d) + pmul(4 * d, out));
   } else {
-    const auto q_width = Counter::mul(s.q_heads, s.head_dim);
-    const auto kv_width = Counter::mul(s.kv_heads, s.head_dim);
-    Counter a;
-    a.add(Counter::mul(h, q_width));
-    a.add(Counter::mul(2, h, kv_width));
-    a.add(Counter::mul(q_width, h));
-    // Qwen2 always biases q, k and v (not o) without saying so in the config.
-    if (attn_bias) {
-      a.add(q_width + 2 * kv_width + h);
-    } else if (s.model_type == "qwen2") {
-      a.add(q_width + 2 * kv_width);
+    p = padd(p, pmul(d, text_hidden));  // projector
+    if (t == "mistral3") p = padd(p, pmul(4 * d, d) + pmul(text_hidden, text_hidden));
+    if (t == "llama4")
+      p = padd(p, pmul(v.opt_uint("projector_input_dim", 1, kMaxWidth).value_or(4096),
+                       v.opt_uint("projector_output_dim", 1, kMaxWidth).value_or(4096)) +
+                      pmul(inter, d));
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantized storage: bytes of each component as the checkpoint stores it.
+
+struct Quant {
+  std::string method;     // "" = unquantized
+  double bytes = 2;       // bytes per quantized weight, scales included
+  std::vector<std::string> skip;  // module patterns kept in the compute dtype
+};
+
+// Representative module names of each component, matched against a scheme's skip list.
+std::vector<std::string> module_names(Part p) {
+  switch (p) {
+    case Part::embed: return {"model.embed_tokens", "embed_tokens"};
+    case Part::head: return {"lm_head"};
+    case Part::attention: return {"model.layers.0.self_attn", "model.layers.0.self_attn.q_proj",
+                                  "model.layers.0.self_attn.o_proj"};
+    case Part::mixer: return {"model.layers.0.mixer", "model.layers.0.linear_attn",
+                              "model.layers.0.mamba", "model.layers.0.self_attn"};
+    case Part::dense_mlp: return {"model.layers.0.mlp", "model.layers.0.mlp.down_proj"};
+    case Part::experts: return {"model.layers.0.mlp.experts", "model.layers.0.mlp.experts.0.down_proj",
+                                "model.layers.0.block_sparse_moe.experts"};
+    case Part::shared_expert: return {"model.layers.0.mlp.shared_expert",
+                                      "model.layers.0.mlp.shared_experts"};
+    case Part::router: return {"model.layers.0.mlp.gate", "model.layers.0.mlp.router",
+                               "model.layers.0.block_sparse_moe.gate"};
+    case Part::small: return {};
+    case Part::vision: return {"vision_tower", "visual", "vision_model", "multi_modal_projector"};
+  }
+  return {};
+}
+
+bool glob_match(const std::string& pat, const std::string& s) {
+  // '*' matches any run of characters (fnmatch without character classes).
+  std::size_t p = 0, i = 0, star = std::string::npos, mark = 0;
+  while (i < s.size()) {
+    if (p < pat.size() && (pat[p] == s[i] || pat[p] == '?')) {
+      ++p, ++i;
+    } else if (p < pat.size() && pat[p] == '*') {
+      star = p++, mark = i;
+    } else if (star != std::string::npos) {
+      p = star + 1, i = ++mark;
+    } else {
+      return false;
     }
-    attention = a.total;
   }
-  // Gemma 2 normalizes before and after both attention and MLP.
-  const std::uint64_t norms = (s.model_type == "gemma2" ? 4 : 2) * h;
+  while (p < pat.size() && pat[p] == '*') ++p;
+  return p == pat.size();
+}
 
-  const auto dense_mlp = gated_mlp(h, inter, mlp_bias);
-  std::uint64_t moe_mlp = 0;
-  std::uint64_t first_dense = s.layers, moe_every = 1;
-  if (const auto experts = o.opt_uint("num_local_experts", 1, kMaxExperts)) {  // Mixtral
-    moe_mlp = Counter::mul(*experts, dense_mlp) + Counter::mul(h, *experts);
-    first_dense = 0;
-  } else if (const auto routed = o.opt_uint("n_routed_experts", 1, kMaxExperts)) {  // DeepSeek
-    const auto shared = o.opt_uint("n_shared_experts", 0, kMaxExperts).value_or(0);
-    const auto width = o.uint("moe_intermediate_size", 1, kMaxWidth);
-    moe_mlp = Counter::mul(*routed + shared, gated_mlp(h, width, false)) + Counter::mul(h, *routed);
-    // V3's noaux_tc routing keeps one score-correction bias per expert.
-    if (o.opt_str("topk_method").value_or("") == "noaux_tc") moe_mlp += *routed;
-    first_dense = o.opt_uint("first_k_dense_replace", 0, kMaxLayers).value_or(0);
-    moe_every = o.opt_uint("moe_layer_freq", 1, kMaxLayers).value_or(1);
+bool skipped(const Quant& q, Part part) {
+  for (const auto& name : module_names(part)) {
+    for (const auto& pat : q.skip) {
+      if (pat.rfind("re:", 0) == 0) {
+        try {
+          if (std::regex_search(name, std::regex(pat.substr(3)))) return true;
+        } catch (const std::regex_error&) {
+        }
+        continue;
+      }
+      // vLLM's is_layer_skipped: a listed prefix or a glob; "lm_head" matches itself.
+      if (glob_match(pat, name) || name.rfind(pat + ".", 0) == 0 || name == pat) return true;
+      const auto last = pat.rfind('.');
+      const std::string tail = last == std::string::npos ? pat : pat.substr(last + 1);
+      if (!tail.empty() && tail != "*" && name.ends_with("." + tail) &&
+          pat.find('*') != std::string::npos && glob_match(pat.substr(0, last) + ".*", name))
+        return true;
+    }
   }
+  return false;
+}
 
-  Counter total;
-  total.add(Counter::mul(vocab, h));
-  if (!tied) total.add(Counter::mul(vocab, h));
-  for (std::uint64_t i = 0; i < s.layers; ++i) {
-    const bool moe = i >= first_dense && i % moe_every == 0;
-    total.add(attention);
-    total.add(norms);
-    total.add(moe ? moe_mlp : dense_mlp);
+std::vector<std::string> string_list(JsonObject& q, const std::string& key) {
+  if (!q.has(key)) {
+    q.opt_str(key);  // marks it read
+    return {};
   }
-  total.add(h);  // final norm
-  return total.total;
+  return q.strings(key);
+}
+
+Quant quant_of(Config& c) {
+  Quant out;
+  if (!c.has("quantization_config")) return out;
+  auto& owner = c.owner("quantization_config");
+  JsonObject q = owner.object("quantization_config");
+  const auto method = q.opt_str("quant_method").value_or("");
+  const auto where = q.pointer("quant_method");
+  out.method = method;
+  if (method == "fp8") {
+    // Fp8Config: e4m3 weights; block-wise (weight_block_size [128, 128]) fp32 scale_inv per
+    // block, else one per tensor. 4 / (128 · 128) bytes per weight for the block scales.
+    double scale = 0;
+    if (q.has("weight_block_size")) {
+      const auto& b = q.raw("weight_block_size");
+      if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
+          b[0].get<std::uint64_t>() == 0 || b[1].get<std::uint64_t>() == 0)
+        throw Error(q.source(), q.pointer("weight_block_size"), "expected [rows, cols] > 0");
+      scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
+    }
+    out.bytes = 1 + scale;
+    out.skip = string_list(q, "modules_to_not_convert");
+    if (out.skip.empty()) out.skip = string_list(q, "ignored_layers");
+  } else if (method == "mxfp4") {
+    // OCP MX FP4: 4-bit e2m1 values and one e8m0 scale byte per 32 (gpt-oss *_blocks, *_scales).
+    out.bytes = 0.5 + 1.0 / 32;
+    out.skip = string_list(q, "modules_to_not_convert");
+  } else if (method == "gptq" || method == "awq") {
+    // 4/8-bit packed weights; per group of group_size inputs an fp16 scale per output and a
+    // packed zero-point of `bits` bits (GPTQ also an int32 g_idx per input row, negligible).
+    const auto bits = q.uint("bits", 2, 8);
+    auto gs = q.has("group_size") ? q.raw("group_size") : nlohmann::json(128);
+    q.raw("group_size");
+    double group = 128;
+    if (gs.is_number_integer() && gs.get<std::int64_t>() > 0) group = static_cast<double>(gs.get<std::int64_t>());
+    else if (gs.is_number_integer() && gs.get<std::int64_t>() == -1) group = 1e18;  // per channel
+    out.bytes = bits / 8.0 + (2 + bits / 8.0) / group;
+    out.skip = string_list(q, "modules_to_not_convert");
+  } else if (method == "bitsandbytes") {
+    const bool four = q.opt_bool("load_in_4bit").value_or(false);
+    const bool eight = q.opt_bool("load_in_8bit").value_or(false);
+    if (four) {
+      // nf4/fp4 codes, an absmax per 64 weights: fp32, or with double quantization one byte
+      // plus an fp32 per 256 absmax values.
+      const bool dq = q.opt_bool("bnb_4bit_use_double_quant").value_or(false);
+      out.bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
+    } else if (eight) {
+      out.bytes = 1;  // int8 rows and an fp32 scale per output row (negligible per weight)
+    } else {
+      throw Error(q.source(), q.pointer("load_in_4bit"),
+                  "a bitsandbytes config needs load_in_4bit or load_in_8bit");
+    }
+    out.skip = string_list(q, "llm_int8_skip_modules");
+  } else if (method == "modelopt") {
+    const auto algo = q.opt_str("quant_algo").value_or("");
+    if (algo == "NVFP4") {
+      out.bytes = 0.5 + 1.0 / 16;  // e2m1 values, an fp8 scale per 16 (+ per-tensor fp32)
+    } else if (algo == "FP8") {
+      out.bytes = 1;
+    } else {
+      throw Error(q.source(), q.pointer("quant_algo"),
+                  "unknown modelopt quant_algo \"" + algo + "\" (kvplan knows NVFP4 and FP8)");
+    }
+    out.skip = string_list(q, "exclude_modules");
+    if (out.skip.empty()) out.skip = string_list(q, "ignore");
+  } else if (method == "compressed-tensors") {
+    // One scheme for the weights of every config group (the common case); bits, type and
+    // group size from its "weights" entry.
+    const auto& groups = q.raw("config_groups");
+    if (!groups.is_object() || groups.empty())
+      throw Error(q.source(), q.pointer("config_groups"), "expected at least one config group");
+    const auto& g = groups.begin().value();
+    const auto gp = q.pointer("config_groups") + "/" + groups.begin().key();
+    if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
+      throw Error(q.source(), gp + "/weights", "missing: the weight scheme");
+    const auto& w = g["weights"];
+    const int bits = w.value("num_bits", 0);
+    const std::string type = w.value("type", "int");
+    const std::string strategy = w.value("strategy", "tensor");
+    double group = 1e18;
+    if (strategy == "group" || strategy == "tensor_group") group = w.value("group_size", 128);
+    if (bits != 4 && bits != 8)
+      throw Error(q.source(), gp + "/weights/num_bits",
+                  "expected 4 or 8, got " + std::to_string(bits));
+    const double scale_bytes = type == "float" && bits == 4 ? 1 : 2;  // nvfp4 fp8 scales
+    out.bytes = bits / 8.0 + scale_bytes / group;
+    if (type == "int" && bits == 4 && !w.value("symmetric", true)) out.bytes += 0.5 / group;
+    out.skip = string_list(q, "ignore");
+  } else {
+    throw Error(q.source(), where,
+                "unknown quantization method \"" + method +
+                    "\": its weight bytes are unknown (kvplan knows fp8, mxfp4, gptq, awq, "
+                    "bitsandbytes, modelopt, compressed-tensors)");
+  }
+  return out;
+}
+
+std::string compute_dtype_of(Config& c) {
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    if (!c.has(key)) continue;
+    auto& o = c.owner(key);
+    const auto name = o.str(key);
+    if (name == "bfloat16") return "bf16";
+    if (name == "float16") return "fp16";
+    if (name == "float32") return "fp32";
+    if (name.rfind("float8", 0) == 0) return "fp8";
+    throw Error(o.source(), o.pointer(key),
+                "expected bfloat16, float16 or float32, got \"" + name + "\"");
+  }
+  return "bf16";
+}
+
+KvDtype as_state_dtype(const std::string& d) {
+  return d == "fp32" ? KvDtype::fp32 : d == "fp16" ? KvDtype::fp16 : KvDtype::bf16;
 }
 
 }  // namespace
@@ -208,81 +755,219 @@ bool looks_like_hf_config(const nlohmann::json& j) {
 }
 
 ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source) {
-  JsonObject o(j, source, "");
+  Config c{JsonObject(j, source, ""), std::nullopt, "", ""};
   ModelSpec m;
   m.source = source;
   m.id = std::filesystem::path(source).stem().string();
-
-  const std::string model_type = o.opt_str("model_type").value_or("");
-  std::string name = model_type;
-  if (o.has("architectures")) {
-    const auto archs = o.strings("architectures");
+  c.outer_type = c.top.opt_str("model_type").value_or("");
+  std::string name = c.outer_type;
+  if (c.top.has("architectures")) {
+    const auto archs = c.top.strings("architectures");
     if (!archs.empty()) name = archs.front();
   }
   m.name = name.empty() ? m.id : name;
+  // Multimodal wrappers nest the language model; some (Qwen2-VL) keep its fields at top level.
+  if (c.top.has("text_config") && c.top.raw("text_config").is_object() &&
+      (c.top.object("text_config").has("num_hidden_layers") || !c.top.has("num_hidden_layers")))
+    c.text_holder.emplace(c.top.object("text_config"));
+  c.model_type = c.nested() ? c.text().opt_str("model_type").value_or(c.outer_type) : c.outer_type;
+  JsonObject& o = c.text();
 
   Shape s;
-  s.model_type = model_type;
   s.layers = o.uint("num_hidden_layers", 1, kMaxLayers);
-  s.q_heads = o.uint("num_attention_heads", 1, kMaxHeads);
   s.hidden = o.uint("hidden_size", 1, kMaxWidth);
+  s.q_heads = o.uint("num_attention_heads", 1, kMaxHeads);
   s.kv_heads = o.opt_uint("num_key_value_heads", 1, kMaxHeads).value_or(s.q_heads);
+  const std::string compute = compute_dtype_of(c);
 
-  const bool deepseek = model_type == "deepseek_v2" || model_type == "deepseek_v3";
-  if (deepseek && o.has("kv_lora_rank")) {
-    MlaDims d;
-    d.kv_lora_rank = o.uint("kv_lora_rank", 1, kMaxDim);
-    d.qk_rope_head_dim = o.uint("qk_rope_head_dim", 0, kMaxDim);
+  // MLA by its fields, whatever the model_type (deepseek_v2/v3, kimi_k2, deepseek_v32,
+  // glm4_moe_lite, ...): vLLM's ModelConfig.is_deepseek_mla keys on kv_lora_rank.
+  s.mla = o.has("kv_lora_rank");
+  if (s.mla) {
+    s.kv_lora_rank = o.uint("kv_lora_rank", 1, kMaxDim);
+    s.qk_rope = o.uint("qk_rope_head_dim", 0, kMaxDim);
     // Defaults are DeepseekV2Config's, for configs that leave them out.
-    d.qk_nope_head_dim = o.opt_uint("qk_nope_head_dim", 0, kMaxDim).value_or(128);
-    d.v_head_dim = o.opt_uint("v_head_dim", 1, kMaxDim).value_or(128);
-    d.q_lora_rank = o.opt_uint("q_lora_rank", 1, kMaxDim).value_or(0);
-    s.mla = d;
-    m.kv_lora_rank = static_cast<std::uint32_t>(d.kv_lora_rank);
-    m.qk_rope_head_dim = static_cast<std::uint32_t>(d.qk_rope_head_dim);
-    // The cache holds one latent per token and layer, shared by all heads.
+    s.qk_nope = o.opt_uint("qk_nope_head_dim", 0, kMaxDim).value_or(128);
+    s.v_head_dim = o.opt_uint("v_head_dim", 1, kMaxDim).value_or(128);
+    s.q_lora_rank = o.opt_uint("q_lora_rank", 1, kMaxDim).value_or(0);
+    s.index_head_dim = o.opt_uint("index_head_dim", 1, kMaxDim).value_or(0);
+    s.index_heads = o.opt_uint("index_n_heads", 1, kMaxHeads).value_or(0);
+    m.kv_lora_rank = static_cast<std::uint32_t>(s.kv_lora_rank);
+    m.qk_rope_head_dim = static_cast<std::uint32_t>(s.qk_rope);
+    m.index_head_dim = static_cast<std::uint32_t>(s.index_head_dim);
     m.num_kv_heads = 1;
     m.head_dim_k = m.latent_width();
     m.head_dim_v = 0;
-    m.draft_layers =
-        static_cast<std::uint32_t>(o.opt_uint("num_nextn_predict_layers", 0, 64).value_or(0));
-    m.layers.assign(s.layers, LayerSpec{AttentionKind::mla, 0});
   } else {
     if (const auto hd = o.opt_uint("head_dim", 1, kMaxDim)) {
       s.head_dim = *hd;
     } else if (s.hidden % s.q_heads != 0) {
-      throw Error(source, "/hidden_size",
+      throw Error(source, o.pointer("hidden_size"),
                   "must be divisible by num_attention_heads (" + std::to_string(s.q_heads) +
                       ") when head_dim is absent, got " + std::to_string(s.hidden));
     } else {
       s.head_dim = s.hidden / s.q_heads;
     }
     if (s.head_dim > kMaxDim)
-      throw Error(source, "/hidden_size",
+      throw Error(source, o.pointer("hidden_size"),
                   "gives a head dimension of " + std::to_string(s.head_dim) + ", over " +
                       std::to_string(kMaxDim));
     if (s.q_heads % s.kv_heads != 0)
-      throw Error(source, "/num_key_value_heads",
+      throw Error(source, o.pointer("num_key_value_heads"),
                   "must divide num_attention_heads (" + std::to_string(s.q_heads) + "), got " +
                       std::to_string(s.kv_heads));
+    s.v_head_dim = s.head_dim;
     m.num_kv_heads = static_cast<std::uint32_t>(s.kv_heads);
     m.head_dim_k = m.head_dim_v = static_cast<std::uint32_t>(s.head_dim);
-    m.layers = attention_layers(o, model_type, s.layers);
   }
+
+  // Layers.
+  const MixerKind mixer = mixer_of(c);
+  bool uses_window = false, uses_chunk = false;
+  m.layers = layer_pattern(c, s.layers, mixer, uses_window, uses_chunk);
+  if (s.mla)
+    for (auto& l : m.layers)
+      if (l.kind != AttentionKind::none) l.kind = AttentionKind::mla;
+  if (uses_window) {
+    // HF Gemma 2 defaults the window to 4096, Gemma 3 to 4096 as well, when the config omits it.
+    std::optional<std::uint64_t> w = o.opt_uint("sliding_window", 1, kMaxContext);
+    if (!w && (c.model_type == "gemma2" || c.model_type.rfind("gemma3", 0) == 0)) w = 4096;
+    if (!w) throw Error(source, o.pointer("sliding_window"), "missing: sliding layers need it");
+    for (auto& l : m.layers)
+      if (l.kind == AttentionKind::sliding) l.window = *w;
+  }
+  if (uses_chunk) {
+    const auto chunk = o.uint("attention_chunk_size", 1, kMaxContext);
+    for (auto& l : m.layers)
+      if (l.kind == AttentionKind::chunked) l.window = chunk;
+  }
+  if (mixer != MixerKind::none) {
+    m.recurrent = recurrent_dims(c, mixer, s.hidden, as_state_dtype(compute), s.q_heads,
+                                 s.head_dim);
+    // vLLM's per-model defaults (model_executor/models/config.py): Nemotron-H keeps the ssm state
+    // in the config's mamba_ssm_cache_dtype, else float32 (NemotronHForCausalLMConfig); Qwen3.5
+    // in its text config's mamba_ssm_dtype. Every other family: the model dtype.
+    if (c.model_type == "nemotron_h") m.recurrent.ssm_dtype = KvDtype::fp32;
+    const char* key = c.model_type == "nemotron_h"                  ? "mamba_ssm_cache_dtype"
+                      : c.model_type.rfind("qwen3_5", 0) == 0 ? "mamba_ssm_dtype"
+                                                                      : nullptr;
+    if (key && o.has(key)) {
+      const auto d = o.str(key);
+      if (d == "float32") m.recurrent.ssm_dtype = KvDtype::fp32;
+      else if (d == "bfloat16") m.recurrent.ssm_dtype = KvDtype::bf16;
+      else if (d == "float16") m.recurrent.ssm_dtype = KvDtype::fp16;
+      else if (d != "auto")
+        throw Error(source, o.pointer(key),
+                    "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
+    }
+  }
+  // MTP layers ship with the checkpoint (DeepSeek-V3, GLM-4.5, Qwen3-Next); they hold a cache
+  // only when speculative decoding runs them.
+  m.mtp_layers = static_cast<std::uint32_t>(
+      o.opt_uint("num_nextn_predict_layers", 0, 64).value_or(o.opt_uint("mtp_num_hidden_layers", 0, 64).value_or(0)));
+
   m.num_q_heads = static_cast<std::uint32_t>(s.q_heads);
   m.hidden_size = static_cast<std::uint32_t>(s.hidden);
   m.max_context = o.opt_uint("max_position_embeddings", 1, kMaxContext).value_or(0);
-  m.weight_dtype = weight_dtype_of(o);
+
+  // Weights.
+  const Quant q = quant_of(c);
   try {
-    m.num_params = estimate_params(o, s);
+    Params p;
+    const auto vocab = o.opt_uint("vocab_size", 1, kMaxWidth).value_or(0);
+    const auto inter = o.opt_uint("intermediate_size", 1, kMaxWidth).value_or(0);
+    const bool tied = c.owner("tie_word_embeddings").opt_bool("tie_word_embeddings").value_or(
+        c.model_type.rfind("gemma", 0) == 0 || !c.has("tie_word_embeddings"));
+    const std::uint64_t h = s.hidden;
+    p.add(Part::embed, pmul(vocab, h));
+    if (!tied) p.add(Part::head, pmul(vocab, h));
+    std::string pattern;
+    if (c.model_type == "nemotron_h" && c.has("hybrid_override_pattern"))
+      pattern = c.owner("hybrid_override_pattern").str("hybrid_override_pattern");
+    const Moe moe = moe_of(c, s.layers, h, m.layers, pattern);
+    const std::uint64_t attn = attention_params(c, s);
+    const std::uint64_t mix = mixer_params(m.recurrent, h, c);
+    // Dense MLP width: Llama 4 names it intermediate_size_mlp (intermediate_size is the experts').
+    std::uint64_t dense_width = inter;
+    if (o.has("intermediate_size_mlp")) dense_width = o.uint("intermediate_size_mlp", 1, kMaxWidth);
+    const bool relu2 = c.model_type == "nemotron_h";  // up + down, squared ReLU, no gate
+    const bool mlp_bias = o.opt_bool("mlp_bias").value_or(false);
+    const bool gemma_norms = c.model_type == "gemma2" || c.model_type.rfind("gemma3", 0) == 0;
+    for (std::uint64_t i = 0; i < s.layers; ++i) {
+      const auto& l = m.layers[i];
+      const bool nemotron_mlp_layer = relu2 && i < pattern.size() && (pattern[i] == '-' || pattern[i] == 'E');
+      if (l.kind != AttentionKind::none) p.add(Part::attention, attn);
+      if (l.recurrent) p.add(Part::mixer, mix);
+      p.add(Part::small, (gemma_norms ? 4 : 2) * h);
+      if (relu2) {
+        // Nemotron-H layers hold one block each: mixer, attention or MLP, one norm.
+        if (nemotron_mlp_layer && !moe.layer_is_moe[i]) p.add(Part::dense_mlp, pmul(2, h, inter));
+        if (moe.layer_is_moe[i]) {
+          p.add(Part::experts, pmul(moe.experts, pmul(2, h, moe.width)));
+          p.add(Part::shared_expert, pmul(2, h, moe.shared));
+          p.add(Part::router, pmul(h, moe.experts) + moe.experts);
+        }
+        continue;
+      }
+      if (l.kind == AttentionKind::none && l.recurrent && c.model_type == "qwen3_next") {
+        // every Qwen3-Next layer has an MoE block after its mixer: handled below
+      }
+      if (moe.experts && moe.layer_is_moe[i]) {
+        if (moe.gpt_oss) {
+          // gpt-oss experts: gate_up_proj [E, h, 2·w] + bias, down_proj [E, w, h] + bias;
+          // router [E, h] + bias.
+          p.add(Part::experts, pmul(moe.experts, pmul(3, h, moe.width) + 2 * moe.width + h));
+          p.add(Part::router, pmul(h, moe.experts) + moe.experts);
+        } else {
+          p.add(Part::experts, pmul(moe.experts, gated_mlp(h, moe.width, false)));
+          p.add(Part::router, pmul(h, moe.experts) + (moe.router_bias ? moe.experts : 0));
+          if (moe.shared) p.add(Part::shared_expert, gated_mlp(h, moe.shared, false));
+          if (moe.shared_gate) p.add(Part::router, h);
+        }
+      } else if (dense_width) {
+        p.add(Part::dense_mlp, gated_mlp(h, dense_width, mlp_bias));
+      }
+    }
+    p.add(Part::small, h);  // final norm
+    p.add(Part::vision, vision_params(c, h));
+
+    m.num_params = p.total();
+    m.num_params_estimated = true;
+    // Bytes as stored: quantized parts at the scheme's bytes per weight; embeddings, head,
+    // router, norms and vision in the compute dtype unless the scheme covers them.
+    const double compute_bytes = compute == "fp32" ? 4 : compute == "fp8" ? 1 : 2;
+    double bytes = 0, expert_bytes = 0, vision_bytes = 0;
+    for (int part = 0; part < 10; ++part) {
+      const auto which = static_cast<Part>(part);
+      double bpp = compute_bytes;
+      const bool linear = which == Part::attention || which == Part::mixer ||
+                          which == Part::dense_mlp || which == Part::experts ||
+                          which == Part::shared_expert;
+      if (!q.method.empty() && linear && !skipped(q, which)) bpp = q.bytes;
+      // mxfp4 (gpt-oss) quantizes the experts only.
+      if (q.method == "mxfp4" && which != Part::experts) bpp = compute_bytes;
+      const double b = static_cast<double>(p[which]) * bpp;
+      bytes += b;
+      if (which == Part::experts) expert_bytes += b;
+      if (which == Part::vision) vision_bytes += b;
+    }
+    m.weights.bytes = static_cast<std::uint64_t>(std::ceil(bytes));
+    m.weights.expert_bytes = static_cast<std::uint64_t>(std::ceil(expert_bytes));
+    m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
+    m.weights.quantization = q.method;
   } catch (const Error& e) {
     if (e.source() != "parameter count") throw;  // a field's own error already names the file
-    throw Error(source, "/hidden_size",
+    throw Error(source, o.pointer("hidden_size"),
                 "hidden_size " + std::to_string(s.hidden) + " with " + std::to_string(s.layers) +
                     " layers and the given heads, head_dim, intermediate and vocab sizes: the "
                     "parameter count overflows 64-bit arithmetic (absurd sizes)");
   }
-  m.num_params_estimated = true;
+  // weight_dtype: what a plain dtype override would replace; quantized checkpoints keep theirs.
+  m.weight_dtype = compute;
+  if (q.method == "fp8" || (q.method == "modelopt" && q.bytes == 1)) m.weight_dtype = "fp8";
+  else if (q.method == "mxfp4" || q.method == "modelopt") m.weight_dtype = "fp4";
+  else if (!q.method.empty() && q.bytes < 0.7) m.weight_dtype = "int4";
+  else if (!q.method.empty() && q.bytes < 1.5) m.weight_dtype = "int8";
   return m;
 }
 

@@ -1,7 +1,10 @@
 // Private to core: import of a Hugging Face config.json into a ModelSpec.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "kvplan/model.hpp"
@@ -15,5 +18,14 @@ bool looks_like_hf_config(const nlohmann::json& j);
 // naming `source` and the JSON pointer of a missing or bad field. id = file stem, source = path.
 // num_params is estimated from the architecture (num_params_estimated = true).
 ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source);
+
+struct CheckpointWeights {
+  std::uint64_t bytes = 0;         // all tensors
+  std::uint64_t expert_bytes = 0;  // tensors of routed experts (".experts.")
+  std::uint64_t vision_bytes = 0;  // vision tower and projector tensors
+};
+// Weight bytes of the safetensors files of a model directory (headers only), or the index's
+// metadata.total_size when the shards are absent; nullopt without safetensors files.
+std::optional<CheckpointWeights> checkpoint_weights(const std::filesystem::path& dir);
 
 }  // namespace kvplan::detail

@@ -1,12 +1,17 @@
 #include "kvplan/model.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 
 #include "embedded.hpp"
 #include "hf_config.hpp"
 #include "json_read.hpp"
+#include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 
 namespace kvplan {
@@ -18,11 +23,110 @@ constexpr std::uint64_t kMaxHeads = 4096;
 constexpr std::uint64_t kMaxDim = 65536;
 constexpr std::uint64_t kMaxContext = std::uint64_t{1} << 32;
 
-AttentionKind kind_from(const std::string& s, const std::string& source, const std::string& ptr) {
-  if (s == "full") return AttentionKind::full;
-  if (s == "sliding") return AttentionKind::sliding;
-  if (s == "none") return AttentionKind::none;
-  throw Error(source, ptr, "expected full, sliding or none, got \"" + s + "\"");
+// A layer name of the kvplan schema: full, sliding, chunked, none, recurrent (state only), or an
+// attention kind with "+recurrent" (Falcon-H1: attention and a Mamba-2 mixer in one layer).
+LayerSpec layer_from(const std::string& s, const std::string& source, const std::string& ptr) {
+  LayerSpec l;
+  std::string kind = s;
+  const std::string suffix = "+recurrent";
+  if (kind.size() > suffix.size() && kind.ends_with(suffix)) {
+    l.recurrent = true;
+    kind.resize(kind.size() - suffix.size());
+  }
+  if (kind == "full") {
+    l.kind = AttentionKind::full;
+  } else if (kind == "sliding") {
+    l.kind = AttentionKind::sliding;
+  } else if (kind == "chunked") {
+    l.kind = AttentionKind::chunked;
+  } else if (kind == "none") {
+    l.kind = AttentionKind::none;
+  } else if (kind == "recurrent" && !l.recurrent) {
+    l.kind = AttentionKind::none;
+    l.recurrent = true;
+  } else {
+    throw Error(source, ptr,
+                "expected full, sliding, chunked, none, recurrent or an attention kind with "
+                "\"+recurrent\", got \"" + s + "\"");
+  }
+  return l;
+}
+
+KvDtype state_dtype_from(const std::string& s, const std::string& source,
+                         const std::string& ptr) {
+  if (s == "fp32") return KvDtype::fp32;
+  if (s == "fp16") return KvDtype::fp16;
+  if (s == "bf16") return KvDtype::bf16;
+  throw Error(source, ptr, "expected fp32, fp16 or bf16, got \"" + s + "\"");
+}
+
+RecurrentSpec parse_recurrent(detail::JsonObject& r) {
+  RecurrentSpec out;
+  const auto kind = r.str("kind");
+  auto dim = [&](const char* key) {
+    return static_cast<std::uint32_t>(r.uint(key, 1, kMaxDim * 64));
+  };
+  if (kind == "mamba") {
+    out.kind = MixerKind::mamba;
+    out.d_inner = dim("d_inner");
+    out.d_state = dim("d_state");
+    out.d_conv = dim("d_conv");
+  } else if (kind == "mamba2") {
+    out.kind = MixerKind::mamba2;
+    out.heads = dim("heads");
+    out.head_dim = dim("head_dim");
+    out.d_inner = out.heads * out.head_dim;
+    out.n_groups = dim("n_groups");
+    out.d_state = dim("d_state");
+    out.d_conv = dim("d_conv");
+  } else if (kind == "gated_delta_net") {
+    out.kind = MixerKind::gated_delta_net;
+    out.heads = dim("heads");
+    out.head_dim = dim("head_dim");
+    out.key_heads = dim("key_heads");
+    out.key_head_dim = dim("key_head_dim");
+    out.d_conv = dim("d_conv");
+  } else if (kind == "lightning") {
+    out.kind = MixerKind::lightning;
+    out.heads = dim("heads");
+    out.head_dim = dim("head_dim");
+  } else {
+    throw Error(r.source(), r.pointer("kind"),
+                "expected mamba, mamba2, gated_delta_net or lightning, got \"" + kind + "\"");
+  }
+  out.conv_dtype = state_dtype_from(r.str("conv_dtype"), r.source(), r.pointer("conv_dtype"));
+  out.ssm_dtype = state_dtype_from(r.str("ssm_dtype"), r.source(), r.pointer("ssm_dtype"));
+  r.finish();
+  return out;
+}
+
+ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source);
+
+// A preset wrapping a verbatim Hugging Face config: the config is imported as a config.json
+// would be; the wrapper names it, says where it was read and which repos it stands for.
+ModelSpec parse_hf_wrapper(detail::JsonObject& o, const std::string& source) {
+  const std::string id = o.str("id");
+  const std::string name = o.opt_str("name").value_or(id);
+  const std::string url = o.str("source");
+  std::vector<std::string> repos;
+  if (o.has("hf_repos")) repos = o.strings("hf_repos");
+  const auto published = o.opt_uint("published_params", 1, std::uint64_t{1} << 50);
+  const auto& cfg = o.raw("hf_config");
+  o.finish();
+  if (!detail::looks_like_hf_config(cfg))
+    throw Error(source, "/hf_config", "expected a Hugging Face config object (\"model_type\")");
+  ModelSpec m = detail::import_hf_config(cfg, source + ": /hf_config");
+  m.id = id;
+  m.name = name;
+  m.source = url;
+  m.hf_repos = std::move(repos);
+  if (published) {
+    // The estimate stays in the weights (it knows the quantized layout); the published count
+    // is the parameter figure shown.
+    m.num_params = *published;
+    m.num_params_estimated = false;
+  }
+  return m;
 }
 
 ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source) {
@@ -31,6 +135,7 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   if (version != 1)
     throw Error(source, "/kvplan_model", "unsupported schema version " + std::to_string(version) +
                                              " (this kvplan reads version 1)");
+  if (o.has("hf_config")) return parse_hf_wrapper(o, source);
   ModelSpec m;
   m.id = o.str("id");
   m.name = o.opt_str("name").value_or(m.id);
@@ -45,7 +150,9 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   m.num_params = o.uint("num_params", 1, std::uint64_t{1} << 50);
   m.weight_dtype = o.str("weight_dtype");
   weight_bytes_per_param(m.weight_dtype, source, "/weight_dtype");
-  m.draft_layers = static_cast<std::uint32_t>(o.opt_uint("draft_layers", 0, 64).value_or(0));
+  m.mtp_layers = static_cast<std::uint32_t>(o.opt_uint("mtp_layers", 0, 64).value_or(0));
+  if (o.has("hf_repos")) m.hf_repos = o.strings("hf_repos");
+  if (auto r = o.opt_object("recurrent")) m.recurrent = parse_recurrent(*r);
 
   m.layers.assign(layers, LayerSpec{});
   if (auto mla = o.opt_object("mla")) {
@@ -73,18 +180,28 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
     } else {
       throw Error(source, ptr, "expected full, sliding, pattern or layers, got \"" + type + "\"");
     }
-    std::uint64_t window = 0;
-    bool any_sliding = std::find(names.begin(), names.end(), "sliding") != names.end();
-    if (any_sliding) window = att->uint("window", 1, kMaxContext);
-    else att->opt_uint("window", 1, kMaxContext);
     if (m.is_mla() && !names.empty())
       throw Error(source, ptr, "MLA models with per-layer attention patterns are not supported");
-    const std::size_t assigned = names.empty() ? 0 : layers;
-    for (std::size_t i = 0; i < assigned; ++i) {
-      const auto& n = names[i % names.size()];
-      m.layers[i].kind = kind_from(n, source, att->pointer(type == "layers" ? "layers" : "pattern") +
-                                                  "/" + std::to_string(i % names.size()));
+    const std::string list_key = type == "layers" ? "layers" : "pattern";
+    std::vector<LayerSpec> kinds;
+    bool windowed = false, chunked = false, recurrent = false;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      kinds.push_back(layer_from(names[i], source, att->pointer(list_key) + "/" + std::to_string(i)));
+      windowed = windowed || kinds.back().kind == AttentionKind::sliding;
+      chunked = chunked || kinds.back().kind == AttentionKind::chunked;
+      recurrent = recurrent || kinds.back().recurrent;
+    }
+    std::uint64_t window = 0, chunk = 0;
+    if (windowed) window = att->uint("window", 1, kMaxContext);
+    else att->opt_uint("window", 1, kMaxContext);
+    if (chunked) chunk = att->uint("chunk", 1, kMaxContext);
+    else att->opt_uint("chunk", 1, kMaxContext);
+    if (recurrent && m.recurrent.kind == MixerKind::none)
+      throw Error(source, "/recurrent", "missing: the attention layers name recurrent layers");
+    for (std::size_t i = 0; i < (kinds.empty() ? 0 : layers); ++i) {
+      m.layers[i] = kinds[i % kinds.size()];
       if (m.layers[i].kind == AttentionKind::sliding) m.layers[i].window = window;
+      if (m.layers[i].kind == AttentionKind::chunked) m.layers[i].window = chunk;
     }
     att->finish();
   }
@@ -113,14 +230,111 @@ std::uint32_t ModelSpec::cached_layers() const {
   return n;
 }
 
+std::uint32_t ModelSpec::recurrent_layers() const {
+  std::uint32_t n = 0;
+  for (const auto& l : layers) n += l.recurrent;
+  return n;
+}
+
+std::uint64_t ModelSpec::weight_bytes() const {
+  if (weights.bytes > 0) return weights.bytes;
+  const double bpp = weight_bytes_per_param(weight_dtype, source, "/weight_dtype");
+  const auto half_bytes = static_cast<std::uint64_t>(bpp * 2);
+  return ceil_div(mul(num_params, half_bytes, "weight bytes"), 2);
+}
+
+std::string to_string(MixerKind k) {
+  switch (k) {
+    case MixerKind::none: return "none";
+    case MixerKind::mamba: return "mamba";
+    case MixerKind::mamba2: return "mamba2";
+    case MixerKind::gated_delta_net: return "gated_delta_net";
+    case MixerKind::lightning: return "lightning";
+  }
+  return "?";
+}
+
+std::string to_string(AttentionKind k) {
+  switch (k) {
+    case AttentionKind::full: return "full";
+    case AttentionKind::sliding: return "sliding";
+    case AttentionKind::chunked: return "chunked";
+    case AttentionKind::mla: return "mla";
+    case AttentionKind::none: return "none";
+  }
+  return "?";
+}
+
+namespace {
+
+std::uint64_t shard(std::uint64_t n, std::uint32_t tp, const char* what,
+                    const std::string& source) {
+  if (n % tp != 0)
+    throw Error(source, "tp",
+                "tensor parallelism " + std::to_string(tp) + " does not divide the " +
+                    std::to_string(n) + " " + what + " of the recurrent layers");
+  return n / tp;
+}
+
+std::uint64_t dtype_bytes(KvDtype d) { return d == KvDtype::fp32 ? 4 : 2; }
+
+}  // namespace
+
+RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype conv_dtype,
+                               KvDtype ssm_dtype, const std::string& source) {
+  if (tp == 0) throw Error(source, "tp", "must be at least 1, got 0");
+  RecurrentState s;
+  const std::uint64_t conv_keep = r.d_conv > 0 ? r.d_conv - 1 : 0;
+  switch (r.kind) {
+    case MixerKind::none:
+      return s;
+    case MixerKind::mamba:
+      // MambaStateShapeCalculator.mamba1_state_shape: conv (d_inner/tp, d_conv − 1),
+      // temporal (d_inner/tp, d_state).
+      s.conv_elements = mul(shard(r.d_inner, tp, "channels", source), conv_keep);
+      s.ssm_elements = mul(shard(r.d_inner, tp, "channels", source), r.d_state);
+      break;
+    case MixerKind::mamba2: {
+      // mamba2_state_shape: n_groups is raised to tp when tp does not divide it (the groups are
+      // replicated so that every rank has its own), conv channels (d_inner + 2·groups·d_state)/tp,
+      // temporal (heads/tp, head_dim, d_state).
+      std::uint64_t groups = r.n_groups;
+      if (groups % tp != 0) groups = tp;
+      const std::uint64_t conv_dim = add(r.d_inner, mul(2 * groups, r.d_state));
+      s.conv_elements = mul(shard(conv_dim, tp, "conv channels", source), conv_keep);
+      s.ssm_elements = mul(mul(shard(r.heads, tp, "heads", source), r.head_dim), r.d_state);
+      break;
+    }
+    case MixerKind::gated_delta_net: {
+      // gated_delta_net_state_shape: conv channels (2·key_heads·key_dim + heads·head_dim)/tp,
+      // temporal (heads/tp, key_head_dim, head_dim).
+      const std::uint64_t conv_dim =
+          add(mul(2 * std::uint64_t{r.key_heads}, r.key_head_dim), mul(r.heads, r.head_dim));
+      s.conv_elements = mul(shard(conv_dim, tp, "conv channels", source), conv_keep);
+      s.ssm_elements =
+          mul(mul(shard(r.heads, tp, "heads", source), r.key_head_dim), r.head_dim);
+      break;
+    }
+    case MixerKind::lightning:
+      // linear_attention_state_shape: (heads/tp, head_dim, head_dim), no conv.
+      s.ssm_elements = mul(mul(shard(r.heads, tp, "heads", source), r.head_dim), r.head_dim);
+      break;
+  }
+  s.conv_bytes = mul(s.conv_elements, dtype_bytes(conv_dtype), "state bytes");
+  s.ssm_bytes = mul(s.ssm_elements, dtype_bytes(ssm_dtype), "state bytes");
+  return s;
+}
+
 double weight_bytes_per_param(const std::string& dtype, const std::string& source,
                               const std::string& field) {
   static const std::map<std::string, double> k = {{"fp32", 4}, {"fp16", 2}, {"bf16", 2},
-                                                  {"fp8", 1},  {"int8", 1}, {"int4", 0.5}};
+                                                  {"fp8", 1},  {"int8", 1}, {"int4", 0.5},
+                                                  {"fp4", 0.5}};
   auto it = k.find(dtype);
   if (it == k.end())
     throw Error(source, field,
-                "unknown weight dtype \"" + dtype + "\" (expected fp32, fp16, bf16, fp8, int8, int4)");
+                "unknown weight dtype \"" + dtype +
+                    "\" (expected fp32, fp16, bf16, fp8, int8, int4, fp4)");
   return it->second;
 }
 
@@ -136,11 +350,18 @@ std::vector<Problem> validate(const ModelSpec& m) {
   if (!m.is_mla() && (m.head_dim_k == 0 || m.head_dim_v == 0))
     p.push_back({"/head_dim", "must be at least 1"});
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    if (m.layers[i].kind == AttentionKind::sliding && m.layers[i].window == 0) {
-      p.push_back({"/attention/window", "sliding layer " + std::to_string(i) + " has window 0"});
+    const auto& l = m.layers[i];
+    if ((l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) && l.window == 0) {
+      p.push_back({"/attention/window", to_string(l.kind) + " layer " + std::to_string(i) +
+                                            " has window 0"});
       break;
     }
   }
+  const bool any_recurrent = m.recurrent_layers() > 0;
+  if (any_recurrent && m.recurrent.kind == MixerKind::none)
+    p.push_back({"/recurrent", "layers hold a recurrent state but the mixer is not described"});
+  if (m.cached_layers() == 0 && !any_recurrent)
+    p.push_back({"/attention", "no layer holds a KV cache or a recurrent state"});
   if (m.is_mla() && m.num_kv_heads != 1)
     p.push_back({"/num_kv_heads", "an MLA model caches one latent per token (num_kv_heads 1)"});
   return p;
@@ -157,21 +378,153 @@ ModelSpec parse_model_json(const std::string& text, const std::string& source) {
   return parse_kvplan_model(j, source);
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Suffixes of Hugging Face repo names that mark the same architecture and the same weight
+// layout (post-training variants), so a preset of the base model stands for them. Quantized
+// variants (-FP8, -AWQ, ...) are not among them: their weights differ.
+std::string strip_variant(std::string name) {
+  static const char* const kSuffixes[] = {"-instruct-2507", "-thinking-2507", "-instruct",
+                                          "-thinking", "-chat", "-base", "-hf", "-it"};
+  name = lower(name);
+  for (bool again = true; again;) {
+    again = false;
+    for (const char* suf : kSuffixes) {
+      const std::string x = suf;
+      if (name.size() > x.size() && name.ends_with(x)) {
+        name.resize(name.size() - x.size());
+        again = true;
+      }
+    }
+  }
+  return name;
+}
+
+bool looks_like_repo_id(const std::string& s) {
+  const auto slash = s.find('/');
+  return slash != std::string::npos && slash > 0 && slash + 1 < s.size() &&
+         s.find('/', slash + 1) == std::string::npos && s.front() != '.';
+}
+
+// The preset standing for a Hugging Face repo id: listed in its hf_repos, or a listed repo of
+// the same organisation that differs only by a post-training suffix.
+std::optional<std::string> preset_for_repo(const std::string& repo) {
+  const std::string want = lower(repo);
+  const auto presets = list_model_presets();
+  for (const auto& p : presets)
+    for (const auto& r : p.hf_repos)
+      if (lower(r) == want) return p.id;
+  const std::string base = strip_variant(want);
+  for (const auto& p : presets)
+    for (const auto& r : p.hf_repos)
+      if (strip_variant(r) == base) return p.id;
+  return std::nullopt;
+}
+
+// The Hugging Face hub cache (huggingface_hub's constants: HF_HUB_CACHE, else HF_HOME/hub,
+// else XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub).
+std::optional<fs::path> hub_cache_dir() {
+  if (const char* c = std::getenv("HF_HUB_CACHE"); c && *c) return fs::path(c);
+  if (const char* h = std::getenv("HF_HOME"); h && *h) return fs::path(h) / "hub";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return fs::path(x) / "huggingface" / "hub";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "huggingface" / "hub";
+  return std::nullopt;
+}
+
+// models--org--name/snapshots/<rev>/ with a config.json: the revision refs/main names, else
+// the only snapshot, else the most recently written one.
+std::optional<fs::path> hub_snapshot(const std::string& repo) {
+  const auto cache = hub_cache_dir();
+  if (!cache) return std::nullopt;
+  std::string folder = "models--" + repo;
+  for (std::size_t i = folder.find('/'); i != std::string::npos; i = folder.find('/'))
+    folder.replace(i, 1, "--");
+  const fs::path root = *cache / folder;
+  std::error_code ec;
+  if (!fs::is_directory(root / "snapshots", ec)) return std::nullopt;
+  std::ifstream ref(root / "refs" / "main");
+  std::string rev;
+  if (ref && std::getline(ref, rev) && !rev.empty() &&
+      fs::is_regular_file(root / "snapshots" / rev / "config.json", ec))
+    return root / "snapshots" / rev;
+  std::optional<fs::path> best;
+  fs::file_time_type best_time{};
+  for (const auto& e : fs::directory_iterator(root / "snapshots", ec)) {
+    if (!fs::is_regular_file(e.path() / "config.json", ec)) continue;
+    const auto t = fs::last_write_time(e.path() / "config.json", ec);
+    if (!best || t > best_time) best = e.path(), best_time = t;
+  }
+  return best;
+}
+
+ModelSpec load_file(const std::string& path) {
+  auto m = parse_model_json(detail::read_text_file(path, "model file"), path);
+  if (m.id.empty() || m.id == "config") {
+    const fs::path p(path);
+    const auto parent = p.parent_path().filename().string();
+    m.id = fs::path(path).stem().string() == "config" && !parent.empty()
+               ? parent
+               : fs::path(path).stem().string();
+  }
+  return m;
+}
+
+// A model directory: its config.json, and the weight bytes of its safetensors files.
+ModelSpec load_dir(const fs::path& dir, const std::string& id) {
+  std::error_code ec;
+  const auto cfg = dir / "config.json";
+  if (!fs::is_regular_file(cfg, ec))
+    throw Error(dir.string(), "config.json",
+                "missing: a model directory holds the model's Hugging Face config.json");
+  ModelSpec m = load_file(cfg.string());
+  m.id = id;
+  if (const auto w = detail::checkpoint_weights(dir)) {
+    m.weights.expert_bytes = w->expert_bytes;
+    m.weights.bytes = w->bytes;
+    m.weights.vision_bytes = w->vision_bytes;
+    m.weights.from_checkpoint = true;
+  }
+  return m;
+}
+
+}  // namespace
+
 ModelSpec load_model(const std::string& id_or_path) {
   if (const auto* f = find_embedded("models/" + id_or_path + ".json")) {
-    return parse_model_json(f->text, "preset " + id_or_path);
+    auto m = parse_model_json(f->text, "preset " + id_or_path);
+    m.preset = m.id;
+    return m;
   }
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(id_or_path, ec)) {
-    std::string ids;
-    for (const auto& p : list_model_presets()) ids += (ids.empty() ? "" : ", ") + p.id;
-    throw Error("--model", "model",
-                "\"" + id_or_path + "\" is neither a preset id nor a readable file (presets: " +
-                    ids + ")");
+  std::string ref = id_or_path;
+  while (ref.size() > 1 && ref.back() == '/') ref.pop_back();
+  if (fs::is_directory(ref, ec)) return load_dir(ref, ref);
+  if (fs::exists(ref, ec)) return load_file(ref);
+  if (looks_like_repo_id(ref)) {
+    if (const auto snap = hub_snapshot(ref)) return load_dir(*snap, ref);
+    if (const auto preset = preset_for_repo(ref)) {
+      auto m = load_model(*preset);
+      m.id = ref;
+      m.preset = *preset;
+      return m;
+    }
   }
-  auto m = parse_model_json(detail::read_text_file(id_or_path, "model file"), id_or_path);
-  if (m.id.empty()) m.id = std::filesystem::path(id_or_path).stem().string();
-  return m;
+  std::string ids;
+  for (const auto& p : list_model_presets()) ids += (ids.empty() ? "" : ", ") + p.id;
+  throw Error("--model", "model",
+              "\"" + id_or_path +
+                  "\" is neither a preset id, a Hugging Face repo id of a preset or in the local "
+                  "hub cache, nor a readable file or model directory (presets: " +
+                  ids + ")");
 }
 
 std::vector<PresetInfo> list_model_presets() {
@@ -180,7 +533,11 @@ std::vector<PresetInfo> list_model_presets() {
     std::string path = f.path;
     if (path.rfind("models/", 0) != 0) continue;
     const auto j = detail::parse_json_text(f.text, path);
-    out.push_back({j.value("id", ""), j.value("name", "")});
+    PresetInfo p{j.value("id", ""), j.value("name", ""), {}};
+    if (j.contains("hf_repos") && j["hf_repos"].is_array())
+      for (const auto& r : j["hf_repos"])
+        if (r.is_string()) p.hf_repos.push_back(r.get<std::string>());
+    out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.id < b.id; });
   return out;

@@ -126,15 +126,21 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
     throw Error(source, "gpu",
                 "no GPU memory to plan with: give a GPU preset, the GPU memory in GiB, or the "
                 "measured available KV cache memory");
-  if (model.num_params == 0)
+  if (model.num_params == 0 && model.weights.bytes == 0)
     throw Error(source, "model",
                 model.id +
                     " has no num_params, so its weight memory is unknown: give the "
                     "measured available KV cache memory instead");
-  const std::string dtype = in.weight_dtype.empty() ? model.weight_dtype : in.weight_dtype;
-  const double bpp = weight_bytes_per_param(dtype, source, "weight_dtype");
-  const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
-  const std::uint64_t all_weights = ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
+  std::uint64_t all_weights = 0;
+  if (in.weight_dtype.empty() || model.quantized()) {
+    // A quantized checkpoint keeps its stored layout whatever --dtype says (--dtype names the
+    // compute type of the unquantized parts).
+    all_weights = model.weight_bytes();
+  } else {
+    const double bpp = weight_bytes_per_param(in.weight_dtype, source, "weight_dtype");
+    const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
+    all_weights = ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
+  }
   m.weight_bytes = ceil_div(all_weights, mul(in.tp, in.pp));
   const bool sglang = in.engine == Engine::sglang;
   m.reserve_bytes = in.reserve_bytes.value_or(sglang ? 0 : kDefaultReserveBytes);
@@ -204,32 +210,38 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
     Stage st;
     st.sub = model;
     st.sub.layers.assign(model.layers.begin() + first, model.layers.begin() + first + counts[s]);
-    st.sub.draft_layers = s + 1 == in.pp ? model.draft_layers : 0;  // MTP sits after the last layer
+    const std::uint32_t drafts = s + 1 == in.pp ? in.draft_layers : 0;  // after the last layer
     first += counts[s];
     std::vector<LayerSpec> cached;
     for (const auto& l : st.sub.layers)
       if (l.kind != AttentionKind::none) cached.push_back(l);
-    for (std::uint32_t d = 0; d < st.sub.draft_layers; ++d)
+    for (std::uint32_t d = 0; d < drafts; ++d)
       cached.push_back({model.is_mla() ? AttentionKind::mla : AttentionKind::full, 0});
+    st.draft_layers = drafts;
+    st.state_layers = st.sub.recurrent_layers();
     st.cached = static_cast<std::uint32_t>(cached.size());
     // Validates the format against the widths and gives the byte-exact cost (kivi mode).
-    st.kv = kv_cost(st.sub, make_cost_input(in.context), source);
+    st.kv = kv_cost(st.sub, make_cost_input(in.context, drafts), source);
     for (const auto& l : cached) {
-      // vLLM groups by spec type; SGLang and TensorRT-LLM give every layer a full-attention cache.
-      const bool sliding = l.kind == AttentionKind::sliding && in.engine == Engine::vllm;
-      const std::uint64_t window = sliding ? l.window : 0;
-      auto it = std::find_if(st.types.begin(), st.types.end(), [&](const LayerType& t) {
-        return t.sliding == sliding && t.window == window;
+      // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
+      // TensorRT-LLM give every attention layer a full-attention cache.
+      const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
+                       in.engine == Engine::vllm;
+      const LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
+      auto it = std::find_if(st.types.begin(), st.types.end(), [&](const LayerType& x) {
+        return x.kind == t.kind && x.window == t.window;
       });
       if (it == st.types.end())
-        st.types.push_back({sliding, window, 1});
+        st.types.push_back(t);
       else
         ++it->count;
     }
-    if (st.cached > 0) {
+    if (st.state_layers > 0) st.types.push_back({AttentionKind::none, 0, st.state_layers});
+    const std::uint32_t typed = st.cached + st.state_layers;
+    if (typed > 0) {
       // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type;
       // each type splits into ceil(count / group_size) groups (the last one padded).
-      st.group_size = st.cached;
+      st.group_size = typed;
       if (st.types.size() > 1) {
         st.group_size = std::numeric_limits<std::uint32_t>::max();
         for (const auto& t : st.types) st.group_size = std::min(st.group_size, t.count);
@@ -241,41 +253,85 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
     stages.push_back(std::move(st));
   }
   bool any = false;
-  for (const auto& st : stages) any = any || st.cached > 0;
-  if (!any) throw Error(source, "model", model.id + " has no layer with a KV cache");
+  for (const auto& st : stages) any = any || st.cached + st.state_layers > 0;
+  if (!any)
+    throw Error(source, "model", model.id + " has no layer with a KV cache or a recurrent state");
+  state_bytes = 0;
+  if (model.recurrent_layers() > 0)
+    state_bytes = recurrent_state(model.recurrent, in.tp,
+                                  in.conv_state_dtype.value_or(model.recurrent.conv_dtype),
+                                  in.ssm_state_dtype.value_or(model.recurrent.ssm_dtype), source)
+                      .bytes();
 
   if (paged) {
     // One block of one layer on one rank: kv_cache_interface.py page_size_bytes, plus the
     // per-token-head scales of int8.
-    if (model.is_mla()) {
-      page = stream_bytes(in.format, StreamRole::latent, model.latent_width(), bs, bs);
-    } else {
-      page = mul(heads,
-                 add(stream_bytes(in.format, StreamRole::key, model.head_dim_k, bs, bs),
-                     stream_bytes(in.format, StreamRole::value, model.head_dim_v, bs, bs)),
+    auto attention_page = [&](std::uint32_t tokens) -> std::uint64_t {
+      if (model.cached_layers() == 0 && in.draft_layers == 0) return 0;
+      if (model.is_mla())
+        return stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
+      return mul(heads,
+                 add(stream_bytes(in.format, StreamRole::key, model.head_dim_k, tokens, tokens),
+                     stream_bytes(in.format, StreamRole::value, model.head_dim_v, tokens, tokens)),
                  "page bytes");
+    };
+    page = attention_page(bs);
+    if (state_bytes > 0) {
+      if (in.engine == Engine::vllm && page > 0) {
+        // Hybrid page unification (vLLM Platform._align_hybrid_block_size, formerly
+        // HybridAttentionMambaModelConfig.verify_and_update_config): the attention block grows
+        // to align · cdiv(state page, align · attention bytes per token), align = max(16, the
+        // block size asked for), and the state page is padded to that attention page.
+        const std::uint64_t one = attention_page(1);
+        const std::uint64_t align = std::max<std::uint64_t>(16, bs);
+        const std::uint64_t want = mul(align, ceil_div(state_bytes, mul(align, one)), "block size");
+        if (want > (1u << 24))
+          throw Error(source, "block_size", "the recurrent state needs attention blocks of " +
+                                                std::to_string(want) + " tokens");
+        bs = std::max<std::uint32_t>(bs, static_cast<std::uint32_t>(want));
+        page = attention_page(bs);
+      } else if (page == 0) {
+        page = state_bytes;  // attention-free: the pool holds state pages only
+      }
     }
     min_blocks = std::numeric_limits<std::uint64_t>::max();
     for (auto& st : stages) {
-      if (st.cached == 0) continue;
+      if (st.cached + st.state_layers == 0) continue;
       st.num_blocks = mem.available_bytes / page / st.group_size;
       min_blocks = std::min(min_blocks, st.num_blocks);
     }
   }
 }
 
-KvCostInput PlanEval::make_cost_input(std::uint64_t n) const {
+KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) const {
   return KvCostInput{.context = n,
                      .batch = 1,
                      .format = in.format,
                      .policy = in.policy,
                      .block_size = bs,
-                     .tp = in.tp};
+                     .tp = in.tp,
+                     .draft_layers = drafts,
+                     .conv_state_dtype = in.conv_state_dtype,
+                     .ssm_state_dtype = in.ssm_state_dtype};
 }
 
 std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
+  if (t.kind == AttentionKind::none) {
+    // A recurrent state: vLLM (mamba_cache_mode "none") one padded page per sequence; the other
+    // engines' state in whole pages of the shared pool.
+    return in.engine == Engine::vllm ? 1 : ceil_div(state_bytes, page);
+  }
   const std::uint64_t r = retained(in.policy, n);
-  if (!t.sliding) return ceil_div(r, bs);
+  if (t.kind == AttentionKind::chunked) {
+    // ChunkedLocalAttentionSpec.max_memory_usage_bytes: one chunk of computed tokens plus the
+    // newly scheduled ones, never more than max_model_len.
+    if (is_full(in.policy)) {
+      const std::uint64_t c = add(t.window, in.max_num_batched_tokens, "chunked tokens");
+      return ceil_div(std::min(c, n), bs);
+    }
+    return ceil_div(std::min(r, t.window), bs);
+  }
+  if (t.kind != AttentionKind::sliding) return ceil_div(r, bs);
   if (is_full(in.policy)) {
     // SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one
     // chunk of newly scheduled tokens, never more than max_model_len; +1 because the window
@@ -299,15 +355,15 @@ std::uint64_t PlanEval::startup_bytes(const Stage& st, std::uint64_t n) const {
 }
 
 std::uint64_t PlanEval::request_bytes(const Stage& st, std::uint64_t n) const {
-  if (st.cached == 0) return 0;
+  if (st.cached + st.state_layers == 0) return 0;
   if (paged) return startup_bytes(st, n);
-  return kv_cost(st.sub, make_cost_input(n), source).bytes_per_request;
+  return kv_cost(st.sub, make_cost_input(n, st.draft_layers), source).bytes_per_request;
 }
 
 bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
   if (per_replica == 0) return true;
   for (const auto& st : stages) {
-    if (st.cached == 0) continue;
+    if (st.cached + st.state_layers == 0) continue;
     if (paged) {
       // The block pool: every rank uses the minimum block count over all ranks.
       const std::uint64_t need = mul(per_replica, blocks_per_request(st, n), "blocks");
@@ -356,7 +412,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     s.group_size = st.group_size;
     s.kv_cache_groups = static_cast<std::uint32_t>(st.group_types.size());
     s.num_blocks = st.num_blocks;
-    if (st.cached > 0) {
+    if (st.cached + st.state_layers > 0) {
       s.bytes_per_request = ev.request_bytes(st, n);
       if (ev.paged) {
         s.blocks_per_request = ev.blocks_per_request(st, n);

@@ -13,9 +13,10 @@
 namespace kvplan::detail {
 
 struct PlanEval {
-  // One KV-cache spec type of a stage: full attention (MLA included) or sliding with a window.
+  // One KV-cache spec type of a stage: full attention (MLA included), sliding with a window,
+  // chunked with a chunk size, or a recurrent state (kind none).
   struct LayerType {
-    bool sliding = false;
+    AttentionKind kind = AttentionKind::full;
     std::uint64_t window = 0;
     std::uint32_t count = 0;  // layers of this type on the stage
   };
@@ -24,14 +25,16 @@ struct PlanEval {
     KvCost kv;      // kv_cost of one request at in.context
     std::vector<LayerType> types;
     std::vector<std::size_t> group_types;  // one entry per KV-cache group: index into types
-    std::uint32_t cached = 0;              // layers with a cache
+    std::uint32_t cached = 0;              // layers with an attention cache (drafts included)
+    std::uint32_t state_layers = 0;        // layers with a recurrent state
+    std::uint32_t draft_layers = 0;        // speculative layers on this stage
     std::uint32_t group_size = 0;
     std::uint64_t num_blocks = 0;  // this stage's own available // page // group_size
   };
 
   PlanEval(const ModelSpec& model, const PlanInput& in, const std::string& source);
 
-  KvCostInput make_cost_input(std::uint64_t n) const;
+  KvCostInput make_cost_input(std::uint64_t n, std::uint32_t drafts = 0) const;
   std::uint64_t pages(const LayerType& t, std::uint64_t n) const;  // one layer, one request
   std::uint64_t blocks_per_request(const Stage& st, std::uint64_t n) const;  // Σ over groups
   std::uint64_t startup_bytes(const Stage& st, std::uint64_t n) const;  // Σ over layers · page
@@ -50,6 +53,7 @@ struct PlanEval {
   MemoryBudget mem;
   bool paged = true;
   std::uint64_t page = 0;
+  std::uint64_t state_bytes = 0;  // one layer's recurrent state, one sequence, one rank
   std::uint64_t min_blocks = 0;  // minimum over stages (vLLM: over all ranks)
   std::vector<Stage> stages;
 };

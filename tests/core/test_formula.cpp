@@ -108,12 +108,17 @@ TEST(Formula, SlidingWindowAndMixedLayers) {
 
 TEST(Formula, MlaLatentIsNotShardedByTp) {
   const auto m = load_model("deepseek-v3");
-  // 61 layers + 1 MTP draft layer, latent 512 + 64 = 576 fp16 values = 1152 B per token-layer.
+  // 61 layers (the MTP layer holds a cache only under speculative decoding), latent 512 + 64 =
+  // 576 fp16 values = 1152 B per token-layer.
   const auto c = cost(m, 1000, "fp16", "full", 1, 1, 8);
   EXPECT_EQ(c.kv_heads_per_rank, 1u);
-  EXPECT_EQ(c.cached_layers, 62u);
-  EXPECT_EQ(c.bytes_per_token, 62u * 576 * 2);
-  EXPECT_EQ(c.bytes_per_request, 1000u * 62 * 576 * 2);
+  EXPECT_EQ(c.cached_layers, 61u);
+  EXPECT_EQ(c.bytes_per_token, 61u * 576 * 2);
+  EXPECT_EQ(c.bytes_per_request, 1000u * 61 * 576 * 2);
+  // With MTP on, its one layer adds a 62nd latent.
+  const auto mtp = kv_cost(m, KvCostInput{.context = 1000, .tp = 8, .draft_layers = m.mtp_layers});
+  EXPECT_EQ(mtp.cached_layers, 62u);
+  EXPECT_EQ(mtp.bytes_per_request, 1000u * 62 * 576 * 2);
   EXPECT_THROW(cost(m, 10, "kivi:bits=2,group=32,residual=128"), Error);
 }
 

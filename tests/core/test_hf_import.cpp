@@ -57,7 +57,7 @@ TEST(HfImport, Llama31_8B) {
   EXPECT_EQ(m.max_context, 131072u);
   EXPECT_EQ(m.weight_dtype, "bf16");
   EXPECT_FALSE(m.is_mla());
-  EXPECT_EQ(m.draft_layers, 0u);
+  EXPECT_EQ(m.mtp_layers, 0u);
   // The architecture determines every weight, so the estimate matches the checkpoint exactly.
   expect_params_near(m, 8030261248.0, 0.01);
   EXPECT_EQ(m.num_params, 8030261248u);
@@ -149,7 +149,7 @@ TEST(HfImport, DeepSeekV2Lite_MlaLatent) {
   EXPECT_EQ(m.latent_width(), 576u);
   EXPECT_EQ(m.head_dim_k, 576u);
   EXPECT_EQ(m.head_dim_v, 0u);
-  EXPECT_EQ(m.draft_layers, 0u);
+  EXPECT_EQ(m.mtp_layers, 0u);
   EXPECT_EQ(m.max_context, 163840u);
   EXPECT_EQ(m.weight_dtype, "bf16");
   expect_params_near(m, 15.7e9, 0.01);  // model card: 15.7B total
@@ -163,7 +163,7 @@ TEST(HfImport, DeepSeekV3_MlaLatentAndDraftLayer) {
   EXPECT_EQ(m.num_kv_heads, 1u);
   EXPECT_EQ(m.head_dim_k, 576u);
   EXPECT_EQ(m.head_dim_v, 0u);
-  EXPECT_EQ(m.draft_layers, 1u);
+  EXPECT_EQ(m.mtp_layers, 1u);
   EXPECT_EQ(m.hidden_size, 7168u);
   EXPECT_EQ(m.weight_dtype, "fp8");    // quantization_config.quant_method, not torch_dtype
   expect_params_near(m, 671e9, 0.01);  // model card: 671B, MTP module excluded

@@ -149,8 +149,9 @@ TEST(PlannerVllm, PipelineStagesSplitLayersLikeGetPpIndices) {
 
 TEST(PlannerVllm, DraftLayersAddToTheLastStage) {
   ModelSpec m = plain(4, 8, 8, 128);
-  m.draft_layers = 1;
-  const auto c = plan_capacity(m, measured(65536u * 5 * 10, 16));
+  auto in = measured(65536u * 5 * 10, 16);
+  in.draft_layers = 1;
+  const auto c = plan_capacity(m, in);
   // 5 cached layers: 65536·5·10 // 65536 // 5 = 10 blocks
   EXPECT_EQ(c.stages[0].cached_layers, 5u);
   EXPECT_EQ(c.num_gpu_blocks, 10u);

@@ -100,7 +100,7 @@ TEST(ModelPresets, AgreeWithTheirHuggingFaceConfigs) {
     EXPECT_EQ(preset.head_dim_v, hf.head_dim_v);
     EXPECT_EQ(preset.kv_lora_rank, hf.kv_lora_rank);
     EXPECT_EQ(preset.qk_rope_head_dim, hf.qk_rope_head_dim);
-    EXPECT_EQ(preset.draft_layers, hf.draft_layers);
+    EXPECT_EQ(preset.mtp_layers, hf.mtp_layers);
     EXPECT_EQ(preset.max_context, hf.max_context);
     EXPECT_EQ(preset.hidden_size, hf.hidden_size);
     // Gemma 2 is published as float32 but trained and served in bfloat16.
@@ -153,7 +153,7 @@ TEST(ModelPresets, DeepSeekV3_ByHand) {
   EXPECT_EQ(m.qk_rope_head_dim, 64u);
   // One 576-wide latent per layer: 61 x 576 = 35136 elements per token, plus the MTP layer.
   EXPECT_EQ(kv_elements_per_token(m), 35136u);
-  EXPECT_EQ(m.draft_layers, 1u);
+  EXPECT_EQ(m.mtp_layers, 1u);
   EXPECT_EQ(m.weight_dtype, "fp8");
   EXPECT_EQ(m.max_context, 163840u);
 }

@@ -7,6 +7,11 @@
 // Worked example (tests/core/test_formula.cpp): llama-3.1-8b, fp16, n = 8192, B = 1:
 //   bytes_per_token   = 2 · 32 · 8 · 128 · 2       = 131072
 //   bytes_per_request = 131072 · 8192              = 1073741824 (1 GiB)
+//
+// Hybrid models split bytes_per_request three ways: the layers that grow with n (full, MLA and
+// the DeepSeek-V3.2 indexer: bytes_per_token is their marginal rate), the capped layers (sliding
+// windows and Llama 4's chunks: min(n, W) tokens), and the fixed recurrent state of each sequence
+// (Mamba, Gated DeltaNet, lightning attention), independent of n.
 #pragma once
 
 #include <cstdint>
@@ -27,14 +32,25 @@ struct KvCostInput {
   RetentionPolicy policy{};
   std::uint32_t block_size = 1;           // tokens per cache block; 1 = unpaged
   std::uint32_t tp = 1;                   // tensor-parallel ranks; bytes are per rank
-  bool include_draft_layers = true;
+  // Speculative layers holding a cache: MTP layers (num_nextn_predict_layers) or EAGLE draft
+  // layers, with the model's own attention geometry (MLA for MLA models). 0 without
+  // speculative decoding.
+  std::uint32_t draft_layers = 0;
   std::optional<std::uint64_t> prefill{};  // prompt length (SnapKV); defaults to context
+  // Recurrent state dtypes (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype); the model's
+  // defaults when absent.
+  std::optional<KvDtype> conv_state_dtype{}, ssm_state_dtype{};
 };
+
+// What a group of layers stores: attention K/V (or the MLA latent), the DeepSeek-V3.2 indexer
+// keys, or a recurrent state.
+enum class GroupRole { attention, indexer, state };
 
 // One group of layers with the same cost (e.g. Gemma-2's sliding and global layers).
 struct LayerGroupCost {
-  AttentionKind kind = AttentionKind::full;
-  std::uint64_t window = 0;          // sliding layers
+  GroupRole role = GroupRole::attention;
+  AttentionKind kind = AttentionKind::full;  // attention and indexer groups
+  std::uint64_t window = 0;          // sliding / chunked layers
   std::uint32_t layers = 0;          // L of this group
   std::uint64_t retained = 0;        // tokens kept per layer per head
   std::uint32_t kv_heads = 0;        // H_kv per rank (1 for MLA)
@@ -42,6 +58,7 @@ struct LayerGroupCost {
   std::uint32_t v_width = 0;         // d_v (0 for MLA)
   std::uint64_t bytes_per_layer = 0; // one request, one layer, all heads on this rank
   std::uint64_t bytes = 0;           // bytes_per_layer · layers
+  std::uint64_t conv_bytes = 0, ssm_bytes = 0;  // state groups: one layer's two parts
 };
 
 struct KvCost {
@@ -49,10 +66,15 @@ struct KvCost {
   std::uint32_t cached_layers = 0;       // L
   std::uint32_t kv_heads_per_rank = 0;   // H_kv on one rank (replicated when tp > H_kv)
   double nominal_bytes_per_element = 0;  // b
-  // Marginal bytes of one more retained token in every cached layer, unpaged, metadata included,
-  // kivi's fp16 residual not included (llama-3.1-8b fp16: 131072).
+  std::uint32_t state_layers = 0;        // layers holding a recurrent state
+  // Marginal bytes of one more retained token in every layer whose cache grows with n (full, MLA,
+  // indexer), unpaged, metadata included, kivi's fp16 residual not included (llama-3.1-8b fp16:
+  // 131072). Sliding and chunked layers are in capped_bytes instead.
   std::uint64_t bytes_per_token = 0;
-  std::uint64_t bytes_per_request = 0;   // exact, one sequence of n tokens, paged, evicted
+  std::uint64_t growing_bytes = 0;       // full, MLA and indexer layers at n, one sequence
+  std::uint64_t capped_bytes = 0;        // sliding and chunked layers at n, one sequence
+  std::uint64_t state_bytes_per_request = 0;  // recurrent state of one sequence
+  std::uint64_t bytes_per_request = 0;   // exact, one sequence of n tokens, paged, evicted: the sum
   std::uint64_t total_bytes = 0;         // bytes_per_request · B
 };
 
@@ -64,20 +86,32 @@ struct KvLayout {
     std::uint64_t window = 0;
     std::uint32_t layers = 0;
   };
-  std::vector<Group> groups;
+  std::vector<Group> groups;   // attention groups (kind != none)
   std::uint32_t kv_heads = 0;  // per rank
   std::uint32_t k_width = 0;   // MLA: latent width
   std::uint32_t v_width = 0;   // 0 for MLA
   bool mla = false;
+  std::uint32_t indexer_layers = 0;  // DeepSeek-V3.2: MLA layers that also cache indexer keys
+  std::uint32_t index_head_dim = 0;
+  std::uint32_t state_layers = 0;    // layers holding a recurrent state
+  RecurrentState state;              // one layer's state, one sequence, on this rank
 };
 
-// Throws Error on a TP that does not fit the heads.
-KvLayout make_layout(const ModelSpec& model, std::uint32_t tp = 1, bool include_draft_layers = true,
-                     const std::string& source = "arguments");
+// Bytes per token of one layer's DeepSeek-V3.2 indexer key cache: index_head_dim fp8 values and
+// one fp32 scale per 128 (vLLM DeepseekV32IndexerCache: 128 + 4 = 132 bytes).
+std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim);
+
+// Throws Error on a TP that does not fit the heads. draft_layers: speculative layers holding a
+// cache (KvCostInput::draft_layers).
+KvLayout make_layout(const ModelSpec& model, std::uint32_t tp = 1, std::uint32_t draft_layers = 0,
+                     const std::string& source = "arguments",
+                     std::optional<KvDtype> conv_state_dtype = std::nullopt,
+                     std::optional<KvDtype> ssm_state_dtype = std::nullopt);
 // Validates a format and block size against a layout (kivi groups, MLA); throws Error.
 void validate_format(const KvLayout& layout, const KvFormat& format, std::uint32_t block_size,
                      const std::string& source = "arguments");
-// Exact bytes of one request of n tokens on one rank; no allocation. Assumes validate_format.
+// Exact bytes of one request of n tokens on one rank (attention, indexer and recurrent state);
+// no allocation. Assumes validate_format.
 std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
                             const RetentionPolicy& policy, std::uint64_t n,
                             std::uint32_t block_size,

@@ -2,8 +2,21 @@
 // config.json files, all read into one ModelSpec.
 //
 //   ModelSpec m = kvplan::load_model("llama-3.1-8b");          // a preset id
-//   ModelSpec h = kvplan::load_model("path/to/config.json");   // HF config (Llama, Mistral, ...)
+//   ModelSpec h = kvplan::load_model("path/to/config.json");   // HF config (any family below)
 //   m.layers.size() == 32, m.num_kv_heads == 8, m.head_dim_k == 128
+//
+// Layer kinds (one LayerSpec per decoder layer):
+//   full      attention over every token            cache grows with n
+//   sliding   attention over the last W tokens      cache min(n, W)
+//   chunked   attention inside chunks of C tokens   cache min(n, C) at its peak (Llama 4)
+//   mla       one latent per token (DeepSeek, Kimi-K2, GLM-4.7-Flash)   grows with n
+//   none      no attention
+// and, independently, `recurrent`: the layer also holds a fixed state per sequence (Mamba,
+// Mamba-2, Gated DeltaNet, lightning attention), sized by ModelSpec::recurrent. A layer may hold
+// both (Falcon-H1), either, or neither.
+//
+// Qwen3-Next-80B-A3B (48 layers, full_attention_interval 4, tests/core/test_hf_import.cpp):
+//   layers 3, 7, ..., 47 full attention (12), the other 36 Gated DeltaNet state only.
 //
 // kvplan model JSON (schema version 1; every architecture field required, unknown keys refused):
 //   {"kvplan_model": 1, "id": "mistral-7b-v0.1", "name": "Mistral 7B v0.1",
@@ -15,7 +28,11 @@
 // {"type": "sliding", "window": W}, {"type": "pattern", "window": W, "pattern": ["sliding",
 // "full"]} (repeated over the layers, layer 0 first), {"type": "layers", "window": W, "layers":
 // ["full", "sliding", "none", ...]} (one per layer); "mla": {"kv_lora_rank": 512,
-// "qk_rope_head_dim": 64}; "draft_layers" (MTP/speculative layers that also hold a cache).
+// "qk_rope_head_dim": 64}; "mtp_layers" (MTP layers the checkpoint ships; they hold a cache only
+// when speculative decoding uses them).
+// A preset may instead wrap a verbatim Hugging Face config (the same import as a config.json):
+//   {"kvplan_model": 1, "id": "qwen3-8b", "name": "Qwen3 8B", "source": "<URL of config.json>",
+//    "hf_repos": ["Qwen/Qwen3-8B"], "published_params": 8190735360, "hf_config": {...}}
 #pragma once
 
 #include <cstdint>
@@ -23,21 +40,59 @@
 #include <vector>
 
 #include "kvplan/error.hpp"
+#include "kvplan/kv_format.hpp"
 
 namespace kvplan {
 
-enum class AttentionKind { full, sliding, mla, none };
+enum class AttentionKind { full, sliding, chunked, mla, none };
 
 struct LayerSpec {
   AttentionKind kind = AttentionKind::full;
-  std::uint64_t window = 0;  // tokens, sliding layers only
+  std::uint64_t window = 0;  // tokens: W of sliding layers, C of chunked layers
+  bool recurrent = false;    // also holds ModelSpec::recurrent's fixed state per sequence
   bool operator==(const LayerSpec&) const = default;
+};
+
+// The recurrent mixer of a hybrid model and the state it keeps per sequence and layer, in the
+// dimensions of the checkpoint (one rank; recurrent_state() shards them). The conv state keeps
+// the last d_conv − 1 inputs of the conv channels; the temporal ("ssm") state is
+//   mamba:            d_inner × d_state                   conv channels d_inner
+//   mamba2:           heads × head_dim × d_state          conv channels d_inner + 2·n_groups·d_state
+//   gated_delta_net:  heads × key_head_dim × head_dim     conv channels 2·key_heads·key_head_dim
+//                                                                       + heads·head_dim
+//   lightning:        heads × head_dim × head_dim         no conv
+enum class MixerKind { none, mamba, mamba2, gated_delta_net, lightning };
+
+struct RecurrentSpec {
+  MixerKind kind = MixerKind::none;
+  std::uint32_t d_inner = 0;       // mamba, mamba2: expand · hidden (mamba2: heads · head_dim)
+  std::uint32_t d_state = 0;       // mamba, mamba2
+  std::uint32_t d_conv = 0;        // mamba, mamba2, gated_delta_net: conv kernel width
+  std::uint32_t n_groups = 0;      // mamba2: B/C groups
+  std::uint32_t heads = 0;         // mamba2 heads; gated_delta_net value heads; lightning heads
+  std::uint32_t head_dim = 0;      // mamba2 / gated_delta_net value / lightning head dim
+  std::uint32_t key_heads = 0;     // gated_delta_net
+  std::uint32_t key_head_dim = 0;  // gated_delta_net
+  KvDtype conv_dtype = KvDtype::bf16;  // as the engine stores it by default (see docs/models.md)
+  KvDtype ssm_dtype = KvDtype::bf16;
+  bool operator==(const RecurrentSpec&) const = default;
+};
+
+// Weights as the checkpoint stores them (quantized formats with their scales).
+struct WeightSpec {
+  std::uint64_t bytes = 0;         // all weight bytes; 0 = num_params · weight_dtype
+  std::uint64_t expert_bytes = 0;  // of which routed MoE experts (shard under expert parallelism)
+  std::uint64_t vision_bytes = 0;  // of which a vision tower / multimodal projector
+  std::string quantization;        // "" or the checkpoint's quant_method (fp8, mxfp4, awq, ...)
+  bool from_checkpoint = false;    // bytes read from the safetensors headers, not estimated
 };
 
 struct ModelSpec {
   std::string id;      // preset id or file stem
   std::string name;    // human name
   std::string source;  // where the architecture was read from (URL or file)
+  std::vector<std::string> hf_repos;  // Hugging Face repo ids the spec stands for (presets)
+  std::string preset;  // the preset used, when the reference resolved to one (else empty)
   std::vector<LayerSpec> layers;  // one per decoder layer, draft layers not included
   std::uint32_t num_q_heads = 0;
   std::uint32_t num_kv_heads = 0;   // for MLA: 1 latent "head", not sharded by TP
@@ -47,29 +102,61 @@ struct ModelSpec {
   // MLA (DeepSeek-V2/V3): the cached latent per token per layer is kv_lora_rank + qk_rope_head_dim.
   std::uint32_t kv_lora_rank = 0;
   std::uint32_t qk_rope_head_dim = 0;
-  std::uint32_t draft_layers = 0;   // MTP / speculative layers holding a full-attention cache
+  // DeepSeek-V3.2 sparse attention: every MLA layer also caches one indexer key of this width.
+  std::uint32_t index_head_dim = 0;
+  RecurrentSpec recurrent;          // the state of layers with recurrent = true
+  std::uint32_t mtp_layers = 0;     // MTP layers shipped (num_nextn_predict_layers); cached only
+                                    // when speculative decoding runs them (KvCostInput)
   std::uint64_t max_context = 0;    // tokens (max_position_embeddings), 0 = unknown
   std::uint64_t num_params = 0;     // parameters, for weight memory
   bool num_params_estimated = false;  // true when derived from the architecture, not published
-  std::string weight_dtype = "bf16";  // fp32, fp16, bf16, fp8, int8, int4
+  std::string weight_dtype = "bf16";  // fp32, fp16, bf16, fp8, int8, int4, fp4
+  WeightSpec weights;
 
   bool is_mla() const { return kv_lora_rank > 0; }
   std::uint32_t latent_width() const { return kv_lora_rank + qk_rope_head_dim; }
-  std::uint32_t cached_layers() const;  // layers with a KV cache (kind != none)
+  std::uint32_t cached_layers() const;     // layers with an attention cache (kind != none)
+  std::uint32_t recurrent_layers() const;  // layers with a recurrent state
+  bool quantized() const { return !weights.quantization.empty(); }
+  // Weight bytes of the whole checkpoint: weights.bytes, else num_params · weight_dtype.
+  std::uint64_t weight_bytes() const;
 };
 
-// Bytes per parameter of a weight dtype name (fp32 4, fp16/bf16 2, fp8/int8 1, int4 0.5);
+// Bytes of one sequence's recurrent state in one layer on one rank of tensor parallelism tp,
+// conv and temporal parts, in the given dtypes (the model's defaults unless an engine flag says
+// otherwise). Sharding as vLLM's MambaStateShapeCalculator (docs/models.md); throws Error naming
+// `source` when tp does not divide the heads.
+struct RecurrentState {
+  std::uint64_t conv_bytes = 0;
+  std::uint64_t ssm_bytes = 0;
+  std::uint64_t conv_elements = 0;
+  std::uint64_t ssm_elements = 0;
+  std::uint64_t bytes() const { return conv_bytes + ssm_bytes; }
+};
+RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype conv_dtype,
+                               KvDtype ssm_dtype, const std::string& source = "--tp");
+inline RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp = 1) {
+  return recurrent_state(r, tp, r.conv_dtype, r.ssm_dtype);
+}
+std::string to_string(MixerKind k);
+std::string to_string(AttentionKind k);
+
+// Bytes per parameter of a weight dtype name (fp32 4, fp16/bf16 2, fp8/int8 1, int4/fp4 0.5);
 // throws Error naming source/field on an unknown name.
 double weight_bytes_per_param(const std::string& dtype, const std::string& source,
                               const std::string& field);
 
-// A preset id, a path to a kvplan model JSON, or a path to a HF config.json.
+// A preset id (or a Hugging Face repo id a preset stands for), a model directory (its
+// config.json; a Hugging Face hub cache snapshot), a path to a kvplan model JSON or a HF
+// config.json, or a Hugging Face repo id found in the local hub cache ($HF_HUB_CACHE, else
+// $HF_HOME/hub, else ~/.cache/huggingface/hub). The spec's id is the reference as given.
 ModelSpec load_model(const std::string& id_or_path);
 // Parses a JSON text (either schema); `source` names the file in errors.
 ModelSpec parse_model_json(const std::string& text, const std::string& source);
 
 struct PresetInfo {
   std::string id, name;
+  std::vector<std::string> hf_repos;
 };
 std::vector<PresetInfo> list_model_presets();
 // Checks invariants (heads divide, dims agree, windows positive); returns every problem.

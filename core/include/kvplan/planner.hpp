@@ -73,6 +73,8 @@ struct PlanInput {
   std::uint64_t context = 0;      // max_model_len: tokens per request (n)
   std::uint64_t concurrency = 1;  // requests in flight the deployment must hold (B), all replicas
   std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;  // vLLM sliding pages
+  std::uint32_t draft_layers = 0;  // speculative (MTP / EAGLE) layers holding a cache
+  std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;  // recurrent state; model default
   // Memory model of one GPU.
   std::uint64_t gpu_memory_bytes = 0;               // total device memory
   std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)

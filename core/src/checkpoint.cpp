@@ -1,0 +1,120 @@
+// Weight bytes of a Hugging Face checkpoint directory, read from the safetensors headers only
+// (never the tensors): each header is an 8-byte little-endian length and a JSON object of
+// {"name": {"dtype", "shape", "data_offsets": [begin, end]}} (the safetensors format,
+// https://github.com/huggingface/safetensors#format). Without shard files, the index's
+// metadata.total_size stands in.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "hf_config.hpp"
+#include "json_read.hpp"
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kMaxHeader = std::uint64_t{100} << 20;  // safetensors' own limit: 100 MB
+
+bool is_expert(const std::string& name) { return name.find(".experts.") != std::string::npos; }
+
+bool is_vision(const std::string& name) {
+  for (const char* p : {"vision_tower", "vision_model", "visual.", "multi_modal_projector",
+                        "vision_embed", "mm_projector", "vision_encoder"})
+    if (name.find(p) != std::string::npos) return true;
+  return false;
+}
+
+void add_header(const fs::path& file, CheckpointWeights& out) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw Error(file.string(), "", "not a regular file (a safetensors shard was expected)");
+  const auto size = fs::file_size(file, ec);
+  std::ifstream in(file, std::ios::binary);
+  unsigned char len[8];
+  if (ec || !in.read(reinterpret_cast<char*>(len), 8))
+    throw Error(file.string(), "header", "cannot read the 8-byte safetensors header length");
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
+  if (n > kMaxHeader || n > size - 8)
+    throw Error(file.string(), "header",
+                "header length " + std::to_string(n) + " exceeds the file or the 100 MB limit");
+  std::string text(n, '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(n)))
+    throw Error(file.string(), "header", "the file ends inside its header");
+  const auto j = parse_json_text(text, file.string());
+  if (!j.is_object()) throw Error(file.string(), "header", "expected a JSON object");
+  const std::uint64_t data = size - 8 - n;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const auto& t = it.value();
+    const auto* off = t.is_object() && t.contains("data_offsets") ? &t["data_offsets"] : nullptr;
+    if (!off || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
+        !(*off)[1].is_number_unsigned())
+      throw Error(file.string(), "/" + it.key() + "/data_offsets",
+                  "expected [begin, end] byte offsets");
+    const auto b = (*off)[0].get<std::uint64_t>(), e = (*off)[1].get<std::uint64_t>();
+    if (b > e || e > data)
+      throw Error(file.string(), "/" + it.key() + "/data_offsets",
+                  "offsets [" + std::to_string(b) + ", " + std::to_string(e) +
+                      "] lie outside the " + std::to_string(data) + " data bytes");
+    out.bytes = add(out.bytes, e - b, "checkpoint bytes");
+    if (is_expert(it.key())) out.expert_bytes += e - b;
+    if (is_vision(it.key())) out.vision_bytes += e - b;
+  }
+}
+
+}  // namespace
+
+std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
+  std::error_code ec;
+  CheckpointWeights out;
+  const auto index = dir / "model.safetensors.index.json";
+  if (fs::is_regular_file(index, ec)) {
+    const auto j = parse_json_text(read_text_file(index.string(), "safetensors index"),
+                                   index.string());
+    JsonObject o(j, index.string(), "");
+    std::set<std::string> shards;
+    if (o.has("weight_map")) {
+      const auto& map = o.raw("weight_map");
+      if (!map.is_object()) throw Error(index.string(), "/weight_map", "expected an object");
+      for (auto it = map.begin(); it != map.end(); ++it) {
+        if (!it.value().is_string())
+          throw Error(index.string(), "/weight_map/" + it.key(), "expected a file name");
+        const auto name = it.value().get<std::string>();
+        if (name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+          throw Error(index.string(), "/weight_map/" + it.key(),
+                      "a shard name must be a file in the directory, got \"" + name + "\"");
+        shards.insert(name);
+      }
+    }
+    bool all_present = !shards.empty();
+    for (const auto& s : shards) all_present = all_present && fs::is_regular_file(dir / s, ec);
+    if (all_present) {
+      for (const auto& s : shards) add_header(dir / s, out);
+      return out;
+    }
+    // Shards not downloaded (a config-only snapshot): the index's total.
+    if (j.contains("metadata") && j["metadata"].is_object() &&
+        j["metadata"].contains("total_size") && j["metadata"]["total_size"].is_number_unsigned()) {
+      out.bytes = j["metadata"]["total_size"].get<std::uint64_t>();
+      return out.bytes ? std::optional(out) : std::nullopt;
+    }
+    return std::nullopt;
+  }
+  const auto single = dir / "model.safetensors";
+  if (fs::is_regular_file(single, ec)) {
+    add_header(single, out);
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kvplan::detail
