@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <string>
@@ -36,6 +37,7 @@ std::uint64_t padd(std::uint64_t a, std::uint64_t b) { return kvplan::add(a, b, 
 // at its top level (quantization_config, torch_dtype, tie_word_embeddings) are read from there
 // when the text config lacks them.
 struct Config {
+  std::unique_ptr<nlohmann::json> filled;  // the text config with its family's defaults
   JsonObject top;
   std::optional<JsonObject> text_holder;
   std::string model_type;  // the language model's (text_config's when nested)
@@ -520,14 +522,21 @@ std::uint64_t mixer_params(const RecurrentSpec& r, std::uint64_t h, Config& c) {
 // A vision tower from vision_config: ViT blocks (attention with biases, MLP), patch and position
 // embeddings, and a projector to the text width.
 std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
-  if (!c.nested() || !c.top.has("vision_config")) return 0;
+  if (!c.top.has("vision_config") || !c.top.raw("vision_config").is_object()) return 0;
   JsonObject v = c.top.object("vision_config");
-  const auto d = v.opt_uint("hidden_size", 1, kMaxWidth).value_or(0);
+  // Field names: SigLIP / Llama 4 / Pixtral (hidden_size, num_hidden_layers), Qwen-VL (depth),
+  // Kimi-K2.5's MoonViT (vt_*).
+  auto first = [&](std::initializer_list<const char*> keys, std::uint64_t max) -> std::uint64_t {
+    for (const char* k : keys)
+      if (v.has(k)) return v.uint(k, 1, max);
+    return 0;
+  };
+  const auto d = first({"hidden_size", "vt_hidden_size"}, kMaxWidth);
   if (d == 0) return 0;
-  std::uint64_t layers = 0;
-  for (const char* k : {"num_hidden_layers", "depth", "num_layers"})
-    if (!layers && v.has(k)) layers = v.uint(k, 1, kMaxLayers);
-  const auto inter = v.opt_uint("intermediate_size", 1, kMaxWidth).value_or(4 * d);
+  const auto layers = first({"num_hidden_layers", "depth", "num_layers", "vt_num_hidden_layers"},
+                            kMaxLayers);
+  auto inter = first({"intermediate_size", "vt_intermediate_size"}, kMaxWidth);
+  if (inter == 0) inter = 4 * d;
   const auto patch = v.opt_uint("patch_size", 1, 1024).value_or(14);
   const auto image = v.opt_uint("image_size", 1, 1u << 16).value_or(0);
   const auto channels = v.opt_uint("num_channels", 1, 16).value_or(3);
@@ -633,8 +642,27 @@ std::vector<std::string> string_list(JsonObject& q, const std::string& key) {
   return q.strings(key);
 }
 
-Quant quant_of(Config& c) {
+Quant quant_of(Config& c, const nlohmann::json* modelopt) {
   Quant out;
+  if (!c.has("quantization_config") && modelopt) {
+    // NVIDIA ModelOpt checkpoints describe their scheme in hf_quant_config.json:
+    // {"quantization": {"quant_algo": "NVFP4", "group_size": 16, "exclude_modules": [...]}}.
+    JsonObject top(*modelopt, "hf_quant_config.json", "");
+    JsonObject q = top.object("quantization");
+    const auto algo = q.opt_str("quant_algo").value_or("");
+    out.method = "modelopt";
+    if (algo == "NVFP4") {
+      const auto group = q.opt_uint("group_size", 1, 1u << 20).value_or(16);
+      out.bytes = 0.5 + 1.0 / static_cast<double>(group);
+    } else if (algo == "FP8") {
+      out.bytes = 1;
+    } else {
+      throw Error(q.source(), q.pointer("quant_algo"),
+                  "unknown ModelOpt quant_algo \"" + algo + "\" (kvplan knows NVFP4 and FP8)");
+    }
+    out.skip = string_list(q, "exclude_modules");
+    return out;
+  }
   if (!c.has("quantization_config")) return out;
   auto& owner = c.owner("quantization_config");
   JsonObject q = owner.object("quantization_config");
@@ -748,14 +776,27 @@ KvDtype as_state_dtype(const std::string& d) {
   return d == "fp32" ? KvDtype::fp32 : d == "fp16" ? KvDtype::fp16 : KvDtype::bf16;
 }
 
+// Defaults of a family's transformers config class for fields its published configs leave out
+// (Gemma 3's text_config lists only what differs from Gemma3TextConfig:
+// transformers/models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__).
+const nlohmann::json* family_defaults(const std::string& model_type) {
+  static const nlohmann::json gemma3 = nlohmann::json::parse(R"({
+      "vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+      "max_position_embeddings": 131072, "sliding_window": 4096, "sliding_window_pattern": 6,
+      "tie_word_embeddings": true})");
+  if (model_type == "gemma3_text") return &gemma3;
+  return nullptr;
+}
+
 }  // namespace
 
 bool looks_like_hf_config(const nlohmann::json& j) {
   return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
 }
 
-ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source) {
-  Config c{JsonObject(j, source, ""), std::nullopt, "", ""};
+ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
+                           const nlohmann::json* modelopt_quant) {
+  Config c{nullptr, JsonObject(j, source, ""), std::nullopt, "", ""};
   ModelSpec m;
   m.source = source;
   m.id = std::filesystem::path(source).stem().string();
@@ -767,10 +808,25 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source) {
   }
   m.name = name.empty() ? m.id : name;
   // Multimodal wrappers nest the language model; some (Qwen2-VL) keep its fields at top level.
+  const nlohmann::json* text_json = &j;
+  std::string text_ptr;
   if (c.top.has("text_config") && c.top.raw("text_config").is_object() &&
-      (c.top.object("text_config").has("num_hidden_layers") || !c.top.has("num_hidden_layers")))
-    c.text_holder.emplace(c.top.object("text_config"));
-  c.model_type = c.nested() ? c.text().opt_str("model_type").value_or(c.outer_type) : c.outer_type;
+      (c.top.object("text_config").has("num_hidden_layers") || !c.top.has("num_hidden_layers"))) {
+    text_json = &j["text_config"];
+    text_ptr = "/text_config";
+  }
+  c.model_type = text_json->is_object() && text_json->contains("model_type") &&
+                         (*text_json)["model_type"].is_string()
+                     ? (*text_json)["model_type"].get<std::string>()
+                     : c.outer_type;
+  if (const auto* d = family_defaults(c.model_type)) {
+    c.filled = std::make_unique<nlohmann::json>(*text_json);
+    for (auto it = d->begin(); it != d->end(); ++it)
+      if (!c.filled->contains(it.key())) (*c.filled)[it.key()] = it.value();
+    text_json = c.filled.get();
+  }
+  // Errors name the field where it is (or belongs) in the file.
+  if (!text_ptr.empty() || c.filled) c.text_holder.emplace(*text_json, source, text_ptr);
   JsonObject& o = c.text();
 
   Shape s;
@@ -871,13 +927,16 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source) {
   m.max_context = o.opt_uint("max_position_embeddings", 1, kMaxContext).value_or(0);
 
   // Weights.
-  const Quant q = quant_of(c);
+  const Quant q = quant_of(c, modelopt_quant);
   try {
     Params p;
     const auto vocab = o.opt_uint("vocab_size", 1, kMaxWidth).value_or(0);
     const auto inter = o.opt_uint("intermediate_size", 1, kMaxWidth).value_or(0);
-    const bool tied = c.owner("tie_word_embeddings").opt_bool("tie_word_embeddings").value_or(
-        c.model_type.rfind("gemma", 0) == 0 || !c.has("tie_word_embeddings"));
+    // When the config leaves it out, each family's config class decides: PretrainedConfig ties
+    // (Gemma relies on it); Llama4TextConfig does not (the checkpoint ships lm_head).
+    const bool tied = c.owner("tie_word_embeddings")
+                          .opt_bool("tie_word_embeddings")
+                          .value_or(c.model_type.rfind("llama4", 0) != 0);
     const std::uint64_t h = s.hidden;
     p.add(Part::embed, pmul(vocab, h));
     if (!tied) p.add(Part::head, pmul(vocab, h));

@@ -17,7 +17,9 @@ bool looks_like_hf_config(const nlohmann::json& j);
 // Reads Llama, Mistral, Mixtral, Qwen2, Gemma2, Phi3, DeepSeek-V2/V3 field names. Throws Error
 // naming `source` and the JSON pointer of a missing or bad field. id = file stem, source = path.
 // num_params is estimated from the architecture (num_params_estimated = true).
-ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source);
+// modelopt_quant: the checkpoint's hf_quant_config.json (NVIDIA ModelOpt), when it has one.
+ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
+                           const nlohmann::json* modelopt_quant = nullptr);
 
 struct CheckpointWeights {
   std::uint64_t bytes = 0;         // all tensors

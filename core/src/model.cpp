@@ -467,6 +467,20 @@ std::optional<fs::path> hub_snapshot(const std::string& repo) {
 }
 
 ModelSpec load_file(const std::string& path) {
+  // A config.json beside an hf_quant_config.json (NVIDIA ModelOpt checkpoints keep their
+  // quantization scheme there, not in config.json).
+  const fs::path sibling = fs::path(path).parent_path() / "hf_quant_config.json";
+  std::error_code ec;
+  if (fs::path(path).filename() == "config.json" && fs::is_regular_file(sibling, ec)) {
+    const auto j = detail::parse_json_text(detail::read_text_file(path, "model file"), path);
+    const auto q = detail::parse_json_text(
+        detail::read_text_file(sibling.string(), "quantization config"), sibling.string());
+    if (!detail::looks_like_hf_config(j))
+      throw Error(path, "/model_type", "missing: not a Hugging Face config.json");
+    auto m = detail::import_hf_config(j, path, &q);
+    m.id = fs::path(path).parent_path().filename().string();
+    return m;
+  }
   auto m = parse_model_json(detail::read_text_file(path, "model file"), path);
   if (m.id.empty() || m.id == "config") {
     const fs::path p(path);

@@ -141,7 +141,23 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
     const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
     all_weights = ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
   }
-  m.weight_bytes = ceil_div(all_weights, mul(in.tp, in.pp));
+  const std::uint64_t per_replica = mul(in.tp, in.pp);
+  if (in.expert_parallel && model.weights.expert_bytes > 0 && model.weights.expert_bytes <= all_weights) {
+    // Expert parallelism shards the routed experts over every GPU of the deployment (TP × DP
+    // ranks, each PP stage its own layers); attention and the dense parts replicate across the
+    // data-parallel ranks as before.
+    const std::uint64_t dp = in.gpus ? std::max<std::uint64_t>(in.gpus / per_replica, 1) : 1;
+    const std::uint64_t experts =
+        in.weight_dtype.empty() || model.quantized()
+            ? model.weights.expert_bytes
+            : static_cast<std::uint64_t>(static_cast<double>(model.weights.expert_bytes) *
+                                         static_cast<double>(all_weights) /
+                                         static_cast<double>(model.weight_bytes()));
+    m.weight_bytes = add(ceil_div(all_weights - experts, per_replica),
+                         ceil_div(experts, mul(per_replica, dp)), "weight bytes");
+  } else {
+    m.weight_bytes = ceil_div(all_weights, per_replica);
+  }
   const bool sglang = in.engine == Engine::sglang;
   m.reserve_bytes = in.reserve_bytes.value_or(sglang ? 0 : kDefaultReserveBytes);
   const auto frac = [&](std::uint64_t bytes) {

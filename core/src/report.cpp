@@ -9,14 +9,13 @@ namespace kvplan {
 
 namespace {
 
-const char* kind_name(AttentionKind k) {
-  switch (k) {
-    case AttentionKind::full: return "full";
-    case AttentionKind::sliding: return "sliding";
-    case AttentionKind::mla: return "mla";
-    case AttentionKind::none: return "none";
+std::string kind_name(const LayerGroupCost& g) {
+  switch (g.role) {
+    case GroupRole::indexer: return "indexer";
+    case GroupRole::state: return "recurrent";
+    case GroupRole::attention: break;
   }
-  return "?";
+  return to_string(g.kind);
 }
 
 bool looks_numeric(const std::string& s) {
@@ -158,6 +157,12 @@ std::string render_csv(const Table& t) {
 
 SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
                             const std::string& source) {
+  // As vLLM refuses a max_model_len beyond the model's positions, and plan and check do.
+  if (model.max_context != 0 && input.context > model.max_context)
+    throw Error(source == "arguments" ? "--context" : source, "context",
+                std::to_string(input.context) + " tokens exceed the " +
+                    std::to_string(model.max_context) + " positions of " + model.id +
+                    " (max_position_embeddings)");
   return SizeReport{model, input, kv_cost(model, input, source)};
 }
 
@@ -177,17 +182,29 @@ std::string render(const SizeReport& r, OutputFormat f) {
     j["bytes_per_token"] = c.bytes_per_token;
     j["bytes_per_request"] = c.bytes_per_request;
     j["total_bytes"] = c.total_bytes;
+    // The three parts of bytes_per_request (hybrid models): growing with n, capped by a window
+    // or chunk, and the fixed recurrent state of the sequence.
+    j["growing_bytes_per_request"] = c.growing_bytes;
+    j["capped_bytes_per_request"] = c.capped_bytes;
+    j["state_bytes_per_request"] = c.state_bytes_per_request;
+    j["draft_layers"] = in.draft_layers;
     j["factors"] = {{"L", c.cached_layers},          {"n", in.context},
                     {"H_kv", c.kv_heads_per_rank},   {"d_k", r.model.head_dim_k},
                     {"d_v", r.model.head_dim_v},     {"b", c.nominal_bytes_per_element},
                     {"B", in.batch}};
     j["groups"] = nlohmann::json::array();
     for (const auto& g : c.groups) {
-      j["groups"].push_back({{"kind", kind_name(g.kind)}, {"window", g.window},
-                             {"layers", g.layers}, {"retained_tokens", g.retained},
-                             {"kv_heads", g.kv_heads}, {"k_width", g.k_width},
-                             {"v_width", g.v_width}, {"bytes_per_layer", g.bytes_per_layer},
-                             {"bytes", g.bytes}});
+      nlohmann::json e = {{"kind", kind_name(g)}, {"window", g.window},
+                          {"layers", g.layers}, {"retained_tokens", g.retained},
+                          {"kv_heads", g.kv_heads}, {"k_width", g.k_width},
+                          {"v_width", g.v_width}, {"bytes_per_layer", g.bytes_per_layer},
+                          {"bytes", g.bytes}};
+      if (g.role == GroupRole::state) {
+        e["mixer"] = to_string(r.model.recurrent.kind);
+        e["conv_bytes_per_layer"] = g.conv_bytes;
+        e["ssm_bytes_per_layer"] = g.ssm_bytes;
+      }
+      j["groups"].push_back(std::move(e));
     }
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
@@ -206,15 +223,36 @@ std::string render(const SizeReport& r, OutputFormat f) {
   factors.rows.push_back({"b", "bytes per element (" + fmt + ")", fixed(c.nominal_bytes_per_element, 2)});
   factors.rows.push_back({"B", "sequences in flight", grouped(in.batch)});
 
-  Table groups{{"layers", "attention", "kept tokens", "bytes per layer", "bytes"}, {}};
+  Table groups{{"layers", "cache", "kept tokens", "bytes per layer", "bytes"}, {}};
   for (const auto& g : c.groups) {
-    std::string kind = kind_name(g.kind);
-    if (g.kind == AttentionKind::sliding) kind += " (window " + grouped(g.window) + ")";
-    groups.rows.push_back({std::to_string(g.layers), kind, grouped(g.retained),
-                           grouped(g.bytes_per_layer), grouped(g.bytes)});
+    std::string kind = kind_name(g);
+    if (g.kind == AttentionKind::sliding && g.role == GroupRole::attention)
+      kind += " (window " + grouped(g.window) + ")";
+    if (g.kind == AttentionKind::chunked) kind += " (chunk " + grouped(g.window) + ")";
+    if (g.role == GroupRole::indexer) kind += " keys (" + std::to_string(g.k_width) + " fp8 + scale)";
+    std::string kept = grouped(g.retained);
+    if (g.role == GroupRole::state) {
+      kind += " " + to_string(r.model.recurrent.kind) + " state (conv " + grouped(g.conv_bytes) +
+              " + ssm " + grouped(g.ssm_bytes) + " B)";
+      kept = "fixed";
+    }
+    groups.rows.push_back({std::to_string(g.layers), kind, kept, grouped(g.bytes_per_layer),
+                           grouped(g.bytes)});
   }
   Table totals{{"quantity", "bytes", "human"}, {}};
-  totals.rows.push_back({"per token", grouped(c.bytes_per_token), human_bytes(c.bytes_per_token)});
+  totals.rows.push_back({"per token (layers growing with n)", grouped(c.bytes_per_token),
+                         human_bytes(c.bytes_per_token)});
+  if (c.capped_bytes > 0 || c.state_bytes_per_request > 0) {
+    totals.rows.push_back({"per request: growing layers", grouped(c.growing_bytes),
+                           human_bytes(c.growing_bytes)});
+    if (c.capped_bytes > 0)
+      totals.rows.push_back({"per request: sliding / chunked layers (capped)",
+                             grouped(c.capped_bytes), human_bytes(c.capped_bytes)});
+    if (c.state_bytes_per_request > 0)
+      totals.rows.push_back({"per request: recurrent state (fixed)",
+                             grouped(c.state_bytes_per_request),
+                             human_bytes(c.state_bytes_per_request)});
+  }
   totals.rows.push_back({"per request", grouped(c.bytes_per_request), human_bytes(c.bytes_per_request)});
   totals.rows.push_back({"total (B requests)", grouped(c.total_bytes), human_bytes(c.total_bytes)});
 

@@ -75,6 +75,9 @@ struct PlanInput {
   std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;  // vLLM sliding pages
   std::uint32_t draft_layers = 0;  // speculative (MTP / EAGLE) layers holding a cache
   std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;  // recurrent state; model default
+  // Routed experts sharded over all GPUs (vLLM --enable-expert-parallel with DP): per GPU the
+  // experts take expert_bytes / (tp · pp · replicas), the rest / (tp · pp).
+  bool expert_parallel = false;
   // Memory model of one GPU.
   std::uint64_t gpu_memory_bytes = 0;               // total device memory
   std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)
@@ -88,7 +91,8 @@ struct MemoryBudget {
   std::uint64_t total_bytes = 0;      // device memory
   std::uint32_t fraction_ppm = 0;     // utilization / mem_fraction_static / free fraction
   std::uint64_t requested_bytes = 0;  // vLLM/SGLang: floor(total · fraction)
-  std::uint64_t weight_bytes = 0;     // ceil(num_params · bytes_per_param / (tp · pp))
+  // ceil(checkpoint bytes / (tp · pp)); a quantized checkpoint's bytes as stored, scales included
+  std::uint64_t weight_bytes = 0;
   std::uint64_t reserve_bytes = 0;    // activations, CUDA graphs, runtime
   std::uint64_t available_bytes = 0;  // "Available KV cache memory", 0 when nothing is left
   std::uint64_t shortfall_bytes = 0;  // > 0 when weights + reserve exceed the budget

@@ -41,8 +41,13 @@ struct SizeReport {
 };
 SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
                             const std::string& source = "arguments");
-// JSON keys: model, kv_dtype, policy, context, batch, block_size, bytes_per_token,
-// bytes_per_request, total_bytes, factors{L, n, H_kv, d_k, d_v, b, B}, groups[...].
+// Refuses a context beyond the model's positions (as plan and check do).
+// JSON keys: model, kv_dtype, policy, context, batch, block_size, bytes_per_token (the marginal
+// rate of the layers growing with n), bytes_per_request (the total), growing_bytes_per_request,
+// capped_bytes_per_request (sliding / chunked layers), state_bytes_per_request (recurrent
+// state), draft_layers, total_bytes, factors{L, n, H_kv, d_k, d_v, b, B}, groups[...] (kind:
+// full, sliding, chunked, mla, indexer, recurrent; recurrent groups add mixer,
+// conv_bytes_per_layer, ssm_bytes_per_layer).
 std::string render(const SizeReport& r, OutputFormat f);
 
 }  // namespace kvplan

@@ -1,0 +1,352 @@
+// The 2026 catalogue: real published config.json files (tests/data/hf, provenance in its
+// README.md) imported and costed. Every expected byte count is hand arithmetic from the config's
+// own fields, written out beside it; every layer pattern and state shape cites the rule it
+// follows (vLLM's model file and kv_cache_interface.py, or the family's transformers config
+// class; docs/models.md lists them with their commits). Weight figures are compared with the
+// published parameter count (model card) within 2%.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/model.hpp"
+
+namespace {
+
+using kvplan::AttentionKind;
+using kvplan::KvCostInput;
+using kvplan::MixerKind;
+using kvplan::ModelSpec;
+
+std::string hf(const std::string& name) {
+  return std::string(KVPLAN_TEST_DATA_DIR) + "/hf/" + name + ".json";
+}
+
+std::size_t count(const ModelSpec& m, AttentionKind k) {
+  std::size_t n = 0;
+  for (const auto& l : m.layers) n += l.kind == k;
+  return n;
+}
+
+std::uint64_t request_bytes(const ModelSpec& m, std::uint64_t n, std::uint32_t tp = 1,
+                            std::uint32_t draft = 0) {
+  return kvplan::kv_cost(m, KvCostInput{.context = n, .tp = tp, .draft_layers = draft})
+      .bytes_per_request;
+}
+
+void expect_near(double got, double published, double tol, const std::string& what) {
+  EXPECT_LT(std::abs(got - published) / published, tol)
+      << what << ": got " << got << ", published " << published;
+}
+
+// ---- dense and sliding families --------------------------------------------------------------
+
+TEST(HfCatalogue, Qwen3_8B_Dense) {
+  const auto m = kvplan::load_model(hf("qwen3-8b"));
+  // 36 layers · 8 KV heads · (128 + 128) · 2 B = 147,456 B per token.
+  EXPECT_EQ(request_bytes(m, 4096), 147456ull * 4096);
+  EXPECT_EQ(request_bytes(m, 32768), 147456ull * 32768);
+  expect_near(static_cast<double>(m.num_params), 8.2e9, 0.02, "Qwen3-8B (model card: 8.2B)");
+}
+
+TEST(HfCatalogue, Qwen3_14B_32B_Phi4_Nemo_Llama33_Dense) {
+  struct Case {
+    const char* file;
+    std::uint64_t per_token;  // layers · kv heads · 2 · head_dim · 2 B
+    double published;         // model card
+  } cases[] = {
+      {"qwen3-14b", 40ull * 8 * 2 * 128 * 2, 14.8e9},
+      {"qwen3-32b", 64ull * 8 * 2 * 128 * 2, 32.8e9},
+      {"phi-4", 40ull * 10 * 2 * 128 * 2, 14.7e9},
+      {"mistral-nemo", 40ull * 8 * 2 * 128 * 2, 12.2e9},
+      {"llama-3.3-70b", 80ull * 8 * 2 * 128 * 2, 70.6e9},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    const auto m = kvplan::load_model(hf(c.file));
+    EXPECT_EQ(count(m, AttentionKind::full), m.layers.size());
+    EXPECT_EQ(request_bytes(m, 1000), c.per_token * 1000);
+    EXPECT_EQ(request_bytes(m, 32768), c.per_token * 32768);
+    expect_near(static_cast<double>(m.num_params), c.published, 0.02, c.file);
+  }
+}
+
+TEST(HfCatalogue, GptOss_AlternatingWindowsAndMxfp4Experts) {
+  // layer_types: even layers sliding_attention (window 128), odd full_attention (vLLM
+  // gpt_oss.py: sliding_window if layer_idx % 2 == 0). 36 layers, 8 KV heads, head_dim 64:
+  // one layer-token = 8 · (64 + 64) · 2 B = 2,048 B.
+  const auto m = kvplan::load_model(hf("gpt-oss-120b"));
+  ASSERT_EQ(m.layers.size(), 36u);
+  for (std::size_t i = 0; i < 36; ++i)
+    EXPECT_EQ(m.layers[i].kind, i % 2 == 0 ? AttentionKind::sliding : AttentionKind::full) << i;
+  EXPECT_EQ(m.layers[0].window, 128u);
+  EXPECT_EQ(request_bytes(m, 100), 36ull * 100 * 2048);
+  EXPECT_EQ(request_bytes(m, 32768), (18ull * 32768 + 18ull * 128) * 2048);
+  // OpenAI's model card: 116.83B parameters, of which the MoE experts are MXFP4 (4-bit values
+  // and an e8m0 scale per 32: 0.53125 B) and the rest bf16.
+  expect_near(static_cast<double>(m.num_params), 116.83e9, 0.02, "gpt-oss-120b");
+  EXPECT_EQ(m.weights.quantization, "mxfp4");
+  const double experts = static_cast<double>(m.weights.expert_bytes) / 0.53125;
+  const double rest = static_cast<double>(m.num_params) - experts;
+  EXPECT_NEAR(static_cast<double>(m.weight_bytes()), experts * 0.53125 + rest * 2, 1e6);
+  // 36 layers · 128 experts · (gate_up 2880·5760 + 5760 + down 2880·2880 + 2880) parameters
+  const double expert_params = 36.0 * 128 * (2880.0 * 5760 + 5760 + 2880.0 * 2880 + 2880);
+  EXPECT_NEAR(experts, expert_params, 1e3);
+  // The checkpoint is about 65 GB, not the 234 GB a bf16 reading gives.
+  EXPECT_LT(m.weight_bytes(), 66e9);
+  EXPECT_GT(m.weight_bytes(), 64e9);
+}
+
+// ---- nested multimodal configs -----------------------------------------------------------------
+
+TEST(HfCatalogue, Gemma3_NestedTextConfig_FiveLocalToOneGlobal) {
+  // Gemma3TextConfig: layer i global when (i + 1) % sliding_window_pattern == 0 (default 6);
+  // the published text_config sets sliding_window 1024.
+  const auto m = kvplan::load_model(hf("gemma-3-27b"));
+  ASSERT_EQ(m.layers.size(), 62u);
+  for (std::size_t i = 0; i < 62; ++i)
+    EXPECT_EQ(m.layers[i].kind, (i + 1) % 6 == 0 ? AttentionKind::full : AttentionKind::sliding) << i;
+  EXPECT_EQ(count(m, AttentionKind::full), 10u);
+  // 16 KV heads · (128 + 128) · 2 B = 8,192 B per layer-token.
+  EXPECT_EQ(request_bytes(m, 512), 62ull * 512 * 8192);
+  EXPECT_EQ(request_bytes(m, 32768), (10ull * 32768 + 52ull * 1024) * 8192);
+  // 27.4B with the SigLIP tower (model card / HF: 27.4B).
+  expect_near(static_cast<double>(m.num_params), 27.4e9, 0.02, "gemma-3-27b");
+  EXPECT_GT(m.weights.vision_bytes, 0u);
+}
+
+TEST(HfCatalogue, Gemma3_4B_FieldsFromTheConfigClassDefaults) {
+  // The 4b text_config names no heads: Gemma3TextConfig's defaults (8 query, 4 KV heads,
+  // head_dim 256). 34 layers: 5 global (5, 11, 17, 23, 29), 29 sliding at 1024.
+  const auto m = kvplan::load_model(hf("gemma-3-4b"));
+  EXPECT_EQ(m.num_q_heads, 8u);
+  EXPECT_EQ(m.num_kv_heads, 4u);
+  EXPECT_EQ(m.head_dim_k, 256u);
+  EXPECT_EQ(count(m, AttentionKind::full), 5u);
+  // 4 · (256 + 256) · 2 B = 4,096 B per layer-token.
+  EXPECT_EQ(request_bytes(m, 32768), (5ull * 32768 + 29ull * 1024) * 4096);
+  expect_near(static_cast<double>(m.num_params), 4.3e9, 0.02, "gemma-3-4b (HF: 4.3B)");
+}
+
+TEST(HfCatalogue, Llama4Scout_ChunkedLocalAttention) {
+  // no_rope_layers is empty: Llama4TextConfig fills it with (i + 1) % 4 != 0, and vLLM's
+  // Llama4Attention uses ChunkedLocalAttention (8192) on the RoPE layers, global attention on
+  // the NoPE ones (3, 7, ..., 47).
+  const auto m = kvplan::load_model(hf("llama-4-scout"));
+  ASSERT_EQ(m.layers.size(), 48u);
+  for (std::size_t i = 0; i < 48; ++i) {
+    const bool global = (i + 1) % 4 == 0;
+    EXPECT_EQ(m.layers[i].kind, global ? AttentionKind::full : AttentionKind::chunked) << i;
+    if (!global) EXPECT_EQ(m.layers[i].window, 8192u) << i;
+  }
+  // 8 KV heads · 256 · 2 B = 4,096 B per layer-token; chunked layers hold at most 8192 tokens.
+  EXPECT_EQ(request_bytes(m, 4096), 48ull * 4096 * 4096);
+  EXPECT_EQ(request_bytes(m, 32768), (12ull * 32768 + 36ull * 8192) * 4096);
+  // 109B total (model card), experts and vision tower included.
+  expect_near(static_cast<double>(m.num_params), 109e9, 0.02, "Llama-4-Scout");
+}
+
+TEST(HfCatalogue, Qwen25VL_TextFieldsAtTopLevelVisionCounted) {
+  const auto m = kvplan::load_model(hf("qwen2.5-vl-7b"));
+  EXPECT_EQ(m.layers.size(), 28u);
+  // 28 · 4 · 256 · 2 = 57,344 B per token.
+  EXPECT_EQ(request_bytes(m, 8192), 57344ull * 8192);
+  expect_near(static_cast<double>(m.num_params), 8.29e9, 0.02, "Qwen2.5-VL-7B (8.29B)");
+}
+
+// ---- MLA families ------------------------------------------------------------------------------
+
+TEST(HfCatalogue, KimiK2_MlaByItsFields) {
+  // model_type kimi_k2 is not a DeepSeek name; kv_lora_rank 512 + qk_rope_head_dim 64 make it MLA:
+  // 61 layers · 576 · 2 B = 70,272 B per token (fp16), not 61 · 64 heads · 2 · 192 · 2.
+  const auto m = kvplan::load_model(hf("kimi-k2"));
+  EXPECT_TRUE(m.is_mla());
+  EXPECT_EQ(count(m, AttentionKind::mla), 61u);
+  EXPECT_EQ(request_bytes(m, 1024), 70272ull * 1024);
+  EXPECT_EQ(request_bytes(m, 131072, 8), 70272ull * 131072);  // the latent is not sharded
+  expect_near(static_cast<double>(m.num_params), 1.03e12, 0.02, "Kimi-K2 (HF: 1.03T)");
+  EXPECT_EQ(m.weights.quantization, "fp8");
+}
+
+TEST(HfCatalogue, DeepSeekR1_MtpCountedOnlyWhenRequested) {
+  const auto m = kvplan::load_model(hf("deepseek-r1"));
+  EXPECT_EQ(m.mtp_layers, 1u);
+  EXPECT_EQ(request_bytes(m, 4096), 61ull * 576 * 2 * 4096);
+  EXPECT_EQ(request_bytes(m, 4096, 1, m.mtp_layers), 62ull * 576 * 2 * 4096);
+  expect_near(static_cast<double>(m.num_params), 671e9, 0.02, "DeepSeek-R1 (671B)");
+}
+
+TEST(HfCatalogue, DeepSeekV32_IndexerKeys) {
+  // Every layer also caches one indexer key: index_head_dim 128 fp8 values + one fp32 scale per
+  // 128 = 132 B per token (vLLM DeepseekV32IndexerCache, MLAAttentionSpec of head 132 uint8).
+  const auto m = kvplan::load_model(hf("deepseek-v3.2"));
+  EXPECT_EQ(m.index_head_dim, 128u);
+  const auto c = kvplan::kv_cost(m, KvCostInput{.context = 2048});
+  EXPECT_EQ(c.bytes_per_token, 61ull * 576 * 2 + 61ull * 132);
+  EXPECT_EQ(c.bytes_per_request, (61ull * 576 * 2 + 61ull * 132) * 2048);
+  const auto paged = kvplan::kv_cost(m, KvCostInput{.context = 100, .block_size = 64});
+  EXPECT_EQ(paged.bytes_per_request, (61ull * 576 * 2 + 61ull * 132) * 128);  // 2 blocks of 64
+}
+
+// ---- recurrent hybrids -------------------------------------------------------------------------
+
+TEST(HfCatalogue, Qwen3Next_GatedDeltaNetState) {
+  // full_attention_interval 4: layers 3, 7, ..., 47 full attention, 36 Gated DeltaNet layers.
+  const auto m = kvplan::load_model(hf("qwen3-next-80b-a3b"));
+  ASSERT_EQ(m.layers.size(), 48u);
+  for (std::size_t i = 0; i < 48; ++i) {
+    EXPECT_EQ(m.layers[i].kind, (i + 1) % 4 == 0 ? AttentionKind::full : AttentionKind::none) << i;
+    EXPECT_EQ(m.layers[i].recurrent, (i + 1) % 4 != 0) << i;
+  }
+  EXPECT_EQ(m.recurrent.kind, MixerKind::gated_delta_net);
+  // vLLM mamba_utils.py gated_delta_net_state_shape, bf16 (the model dtype, no override):
+  //   conv (4 − 1) · (2·16·128 + 32·128) = 3 · 8192 = 24,576 values · 2 B = 49,152 B
+  //   ssm  32 · 128 · 128 = 524,288 values · 2 B = 1,048,576 B        → 1,097,728 B per layer
+  const auto s = kvplan::recurrent_state(m.recurrent);
+  EXPECT_EQ(s.conv_bytes, 49152u);
+  EXPECT_EQ(s.ssm_bytes, 1048576u);
+  // Attention: 12 layers · 2 KV heads · (256 + 256) · 2 B = 24,576 B per token.
+  const std::uint64_t state = 36ull * 1097728;
+  EXPECT_EQ(request_bytes(m, 4096), 24576ull * 4096 + state);
+  EXPECT_EQ(request_bytes(m, 262144), 24576ull * 262144 + state);
+  // TP 2 halves the heads of both: conv 3 · 4096 · 2 B, ssm 16 · 128 · 128 · 2 B; KV 1 head.
+  EXPECT_EQ(request_bytes(m, 4096, 2), 12288ull * 4096 + 36ull * (24576 + 524288));
+  const auto c = kvplan::kv_cost(m, KvCostInput{.context = 4096});
+  EXPECT_EQ(c.bytes_per_token, 24576u);
+  EXPECT_EQ(c.state_bytes_per_request, state);
+  expect_near(static_cast<double>(m.num_params), 80e9, 0.02, "Qwen3-Next-80B-A3B (80B)");
+}
+
+TEST(HfCatalogue, Qwen35_GdnStateInFp32FromItsTextConfig) {
+  // Qwen3.5 nests the language model; its text config sets mamba_ssm_dtype float32, which vLLM's
+  // Qwen3_5ForConditionalGenerationConfig applies to the ssm state. 60 layers, 15 full.
+  const auto m = kvplan::load_model(hf("qwen3.5-397b-a17b"));
+  EXPECT_EQ(count(m, AttentionKind::full), 15u);
+  EXPECT_EQ(m.recurrent_layers(), 45u);
+  EXPECT_EQ(m.recurrent.ssm_dtype, kvplan::KvDtype::fp32);
+  //   conv 3 · (2·16·128 + 64·128) = 36,864 values · 2 B = 73,728 B
+  //   ssm  64 · 128 · 128 = 1,048,576 values · 4 B = 4,194,304 B
+  const std::uint64_t state = 45ull * (73728 + 4194304);
+  // 15 layers · 2 KV heads · 512 · 2 B = 30,720 B per token.
+  EXPECT_EQ(request_bytes(m, 8192), 30720ull * 8192 + state);
+  EXPECT_EQ(m.mtp_layers, 1u);  // mtp_num_hidden_layers
+  expect_near(static_cast<double>(m.num_params), 397e9, 0.02, "Qwen3.5-397B-A17B");
+}
+
+TEST(HfCatalogue, MiniMaxM1_LightningState) {
+  // attn_type_list: 1 = softmax attention (every 8th layer), 0 = lightning attention, whose
+  // state is heads · head_dim · head_dim in the model dtype (vLLM linear_attention_state_shape,
+  // linear_attention_state_dtype: bf16 unless --mamba-cache-dtype says otherwise).
+  const auto m = kvplan::load_model(hf("minimax-m1"));
+  ASSERT_EQ(m.layers.size(), 80u);
+  EXPECT_EQ(count(m, AttentionKind::full), 10u);
+  EXPECT_EQ(m.recurrent.kind, MixerKind::lightning);
+  const std::uint64_t per_layer = 64ull * 128 * 128 * 2;  // 2,097,152 B
+  EXPECT_EQ(kvplan::recurrent_state(m.recurrent).bytes(), per_layer);
+  // 10 layers · 8 KV heads · 256 · 2 B = 40,960 B per token.
+  EXPECT_EQ(request_bytes(m, 1024), 40960ull * 1024 + 70 * per_layer);
+  EXPECT_EQ(request_bytes(m, 1000000), 40960ull * 1000000 + 70 * per_layer);
+  expect_near(static_cast<double>(m.num_params), 456e9, 0.02, "MiniMax-M1 (456B)");
+}
+
+// ---- quantized checkpoints ---------------------------------------------------------------------
+
+TEST(HfCatalogue, Qwen3_235B_Fp8BlockScales) {
+  const auto bf16 = kvplan::load_model(hf("qwen3-235b-a22b"));
+  const auto fp8 = kvplan::load_model(hf("qwen3-235b-a22b-fp8"));
+  expect_near(static_cast<double>(bf16.num_params), 235e9, 0.02, "Qwen3-235B-A22B (235B)");
+  // All experts: 94 layers · 128 experts · 3 · 4096 · 1536 = 227.15B parameters (bf16: ~454 GB,
+  // not the 44 GB of a dense reading).
+  EXPECT_EQ(bf16.weights.expert_bytes, 94ull * 128 * 3 * 4096 * 1536 * 2);
+  // FP8 with [128, 128] blocks: 1 B + 4 B per 128·128 for the linear layers; embeddings, lm_head,
+  // router and norms (modules_to_not_convert) stay bf16.
+  EXPECT_EQ(fp8.weights.quantization, "fp8");
+  const double want = 94.0 * 128 * 3 * 4096 * 1536 * (1 + 4.0 / 16384);
+  EXPECT_NEAR(static_cast<double>(fp8.weights.expert_bytes), want, 1.0);
+  expect_near(static_cast<double>(fp8.weight_bytes()), 236.5e9, 0.02, "FP8 checkpoint");
+}
+
+TEST(HfCatalogue, Nvfp4FromHfQuantConfig) {
+  // ModelOpt checkpoints keep the scheme in hf_quant_config.json beside config.json: NVFP4,
+  // group 16: 0.5 B + one fp8 scale per 16 = 0.5625 B per weight; lm_head and the routers
+  // (exclude_modules) bf16.
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("kvplan_nvfp4_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(hf("qwen3-235b-a22b-nvfp4"), dir / "config.json");
+  std::filesystem::copy_file(std::string(KVPLAN_TEST_DATA_DIR) +
+                                 "/hf/hf_quant_config/qwen3-235b-a22b-nvfp4.json",
+                             dir / "hf_quant_config.json");
+  const auto m = kvplan::load_model(dir.string());
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(m.id, dir.string());
+  EXPECT_EQ(m.weights.quantization, "modelopt");
+  EXPECT_NEAR(static_cast<double>(m.weights.expert_bytes), 94.0 * 128 * 3 * 4096 * 1536 * 0.5625,
+              1.0);
+  EXPECT_LT(m.weight_bytes(), 140e9);  // not the 470 GB of bf16
+}
+
+// ---- bad fields --------------------------------------------------------------------------------
+
+class HfCatalogueBad : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kvplan_cat_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string message(const std::string& json) {
+    const auto p = (dir_ / "config.json").string();
+    std::ofstream(p) << json;
+    try {
+      kvplan::load_model(p);
+    } catch (const kvplan::Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no error for " << json;
+    return "";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(HfCatalogueBad, UnknownQuantizationMethodIsNamed) {
+  const auto msg = message(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+    "num_attention_heads": 4, "quantization_config": {"quant_method": "hqq"}})");
+  EXPECT_NE(msg.find("/quantization_config/quant_method"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown quantization method \"hqq\""), std::string::npos) << msg;
+}
+
+TEST_F(HfCatalogueBad, LinearLayerWithoutAKnownMixer) {
+  const auto msg = message(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+    "num_attention_heads": 4, "layer_types": ["full_attention", "linear_attention"]})");
+  EXPECT_NE(msg.find("/layer_types/1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs a recurrent mixer"), std::string::npos) << msg;
+}
+
+TEST_F(HfCatalogueBad, NemotronPatternOfTheWrongLength) {
+  const auto msg = message(R"({"model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 64,
+    "num_attention_heads": 4, "hybrid_override_pattern": "M*", "mamba_num_heads": 2,
+    "mamba_head_dim": 32, "n_groups": 1, "ssm_state_size": 16, "conv_kernel": 4})");
+  EXPECT_NE(msg.find("/hybrid_override_pattern"), std::string::npos) << msg;
+}
+
+TEST_F(HfCatalogueBad, GlmFlashIsMlaNotAHiddenSizeError) {
+  // GLM-4.7-Flash-like fields: hidden 2048 with 20 heads does not divide, but the model is MLA.
+  const auto p = (dir_ / "config.json").string();
+  std::ofstream(p) << R"({"model_type": "glm4_moe_lite", "num_hidden_layers": 47,
+    "hidden_size": 2048, "num_attention_heads": 20, "num_key_value_heads": 20,
+    "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 192, "v_head_dim": 256,
+    "q_lora_rank": 768, "intermediate_size": 10240, "vocab_size": 154880})";
+  const auto m = kvplan::load_model(p);
+  EXPECT_TRUE(m.is_mla());
+  EXPECT_EQ(m.id, dir_.filename().string());  // the directory, not "config"
+  EXPECT_EQ(request_bytes(m, 100), 47ull * 576 * 2 * 100);
+}
+
+}  // namespace
