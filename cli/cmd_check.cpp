@@ -8,6 +8,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -86,9 +87,9 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     d.slo.concurrency = concurrency;
     d.plan.concurrency = concurrency;
   }
-  for (const auto& w : d.warnings) std::cerr << "kvplan check: warning: " << w << "\n";
+  for (const auto& w : d.warnings) std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
   const CheckReport r = run_check(d);
-  out << render(r, fmt);
+  out << for_output(render(r, fmt), fmt);
   return r.passed() ? 0 : 1;
 }
 

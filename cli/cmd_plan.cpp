@@ -141,8 +141,10 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
     if (g && std::none_of(order.begin(), order.end(), [&](auto& p) { return p.id == g->id; }))
       order.push_back(*g);
   }
-  out << render(
-      make_plan_report(m, g, in, order, !brief && (g || in.available_kv_bytes), "arguments"), fmt);
+  out << for_output(
+      render(make_plan_report(m, g, in, order, !brief && (g || in.available_kv_bytes), "arguments"),
+             fmt),
+      fmt);
   return 0;
 }
 

@@ -122,7 +122,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     }
     rep = sim::replay_model(model, tokens, cfgs, opt);
   }
-  out << sim::render(rep, fmt);
+  out << for_output(sim::render(rep, fmt), fmt);
   return rep.all_bytes_match() ? 0 : 1;
 }
 

@@ -38,7 +38,7 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
                  .block_size = block,
                  .tp = tp};
   if (vm.count("prefill")) in.prefill = prefill;
-  out << render(make_size_report(load_model(model), in), fmt);
+  out << for_output(render(make_size_report(load_model(model), in), fmt), fmt);
   return 0;
 }
 

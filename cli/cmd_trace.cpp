@@ -9,6 +9,7 @@
 #include "kvplan/sim/replay.hpp"
 #include "kvplan/sim/synth.hpp"
 #include "kvplan/sim/trace.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -165,24 +166,19 @@ int run_info(const std::vector<std::string>& args, std::ostream& out) {
         const bool num = k == "tokens" || k == "layers" || k == "q_heads" || k == "kv_heads" ||
                          k == "head_dim" || k == "rope_dims" || k == "file_bytes" ||
                          k == "fp16_kv_bytes" || k == "rope_theta" || k == "has_tokens";
-        std::string esc;
-        for (char ch : v) {
-          if (ch == '"' || ch == '\\') esc += '\\';
-          esc += ch;
-        }
-        out << (r ? ", " : "") << "\"" << k << "\": " << (num ? v : "\"" + esc + "\"");
+        out << (r ? ", " : "") << json_quote(k) << ": " << (num ? v : json_quote(v));
       }
       out << "}\n";
       break;
     }
     case OutputFormat::md:
-      out << render_markdown(tab);
+      out << for_output(render_markdown(tab), fmt);
       break;
     case OutputFormat::csv:
-      out << render_csv(tab);
+      out << for_output(render_csv(tab), fmt);
       break;
     default:
-      out << render_text(tab);
+      out << for_output(render_text(tab), fmt);
       break;
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan::cli {
 
@@ -43,6 +44,11 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     throw Error("command line", "", std::string(e.what()) + " (see --help)");
   }
   return true;
+}
+
+std::string for_output(const std::string& rendered, OutputFormat format) {
+  if (format == OutputFormat::json || format == OutputFormat::junit) return valid_utf8(rendered);
+  return terminal_safe(rendered);
 }
 
 }  // namespace kvplan::cli

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/report.hpp"
+
 namespace kvplan::cli {
 
 struct Command {
@@ -33,5 +35,10 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
                 po::variables_map& vm, std::ostream& out, const std::string& usage,
                 const std::string& example,
                 const po::positional_options_description* positional = nullptr);
+
+// A rendered report as it is written: for table, Markdown and CSV the terminal control sequences
+// a file-provided string may carry (a model name that clears the screen) are removed; JSON and
+// JUnit are escaped by their renderers and are only made valid UTF-8.
+std::string for_output(const std::string& rendered, OutputFormat format);
 
 }  // namespace kvplan::cli

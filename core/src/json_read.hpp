@@ -15,9 +15,25 @@
 
 namespace kvplan::detail {
 
-// Parses text as JSON; throws Error(source, "", "invalid JSON: ... at byte N").
-nlohmann::json parse_json_text(const std::string& text, const std::string& source);
-// Reads a whole file (limit 64 MiB); throws Error when unreadable or too large.
+// Which JSON a file may be written in.
+//  - kvplan: kvplan's own formats (model, GPU, deployment files): strict RFC 8259; a duplicate
+//    key is an error naming the file, the JSON pointer of the object and the key.
+//  - hf_config: Hugging Face config.json, as Python's json module reads it: the literals
+//    Infinity, -Infinity and NaN are numbers (published Nemotron-H configs hold Infinity), and a
+//    duplicate key keeps its last value (as Python does) with a warning appended to `warnings`.
+//  - model_file: a file given to --model, which is either: kvplan rules when the top-level object
+//    has "kvplan_model", hf_config rules otherwise.
+// Every dialect bounds the nesting (256 levels) and the number of values (2^20), so no input can
+// make the DOM allocation fail; read_text_file bounds the bytes.
+enum class JsonDialect { kvplan, hf_config, model_file };
+
+// Parses text as JSON; throws Error(source, "", "invalid JSON: ... at byte N"). Warnings (hf
+// dialects only) are appended to *warnings when given, each naming source and the key.
+nlohmann::json parse_json_text(const std::string& text, const std::string& source,
+                               JsonDialect dialect = JsonDialect::kvplan,
+                               std::vector<std::string>* warnings = nullptr);
+// Reads a whole regular file (limit 64 MiB); throws Error when unreadable, too large, or not a
+// regular file (a FIFO, device, directory or socket is refused before anything is read).
 std::string read_text_file(const std::string& path, const std::string& what = "file");
 
 class JsonObject {

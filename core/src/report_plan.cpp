@@ -6,6 +6,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan {
 
@@ -213,35 +214,8 @@ std::string flags_text(const PlanReport& r, bool md) {
   return s;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&apos;";
-        break;
-      default:
-        // Control characters other than tab/newline are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
-          o += ' ';
-        else
-          o += c;
-    }
-  }
-  return o;
-}
+// XML 1.0 characters only (control characters, U+FFFE and invalid UTF-8 become U+FFFD).
+std::string xml_escape(const std::string& s) { return xml_text(s); }
 
 }  // namespace
 

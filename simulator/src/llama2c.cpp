@@ -1,5 +1,7 @@
 #include "kvplan/sim/llama2c.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -16,7 +18,23 @@ namespace kvplan::sim {
 
 namespace {
 
+// A FIFO would block the read forever and a directory reads as garbage sizes: anything but a
+// regular file is refused before it is opened.
+void require_regular_file(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // the open below names the error
+  if (S_ISREG(st.st_mode)) return;
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  throw Error(path, "", "cannot read " + what + ": " + kind + ", not a regular file");
+}
+
 std::vector<char> read_file(const std::string& path, std::uint64_t max_bytes) {
+  require_regular_file(path, "file");
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error(path, "", "cannot read: " + ec.message());
@@ -379,7 +397,73 @@ std::string Tokenizer::decode(std::int32_t prev, std::int32_t token) const {
   return std::string(piece_view);
 }
 
+namespace {
+
+// llama2.c's merge loop, in O(N log N) instead of O(N^2): repeatedly merge the adjacent pair whose
+// merged piece has the highest score (above -1e10, llama2.c's starting best), the leftmost pair on
+// a tie, until no pair merges. The sequence is a linked list over the initial positions (their
+// order is the sequence's order, so "leftmost" is "smallest left position"), and candidates sit in
+// a heap; a popped candidate is used only if both its tokens are still adjacent and unchanged, so
+// the merges and their order are exactly llama2.c's.
+template <typename Lookup>
+void merge_pairs_fast(std::vector<std::int32_t>& tokens, const std::vector<float>& scores,
+                      const Lookup& merged_id) {
+  const std::size_t n = tokens.size();
+  if (n < 2) return;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> next(n), prev(n);
+  std::vector<bool> alive(n, true);
+  for (std::size_t i = 0; i < n; ++i) {
+    next[i] = i + 1 < n ? i + 1 : kNone;
+    prev[i] = i ? i - 1 : kNone;
+  }
+  struct Cand {
+    float score;
+    std::size_t left, right;
+    std::int32_t left_id, right_id, merged;
+  };
+  const auto worse = [](const Cand& a, const Cand& b) {
+    return a.score != b.score ? a.score < b.score : a.left > b.left;
+  };
+  std::vector<Cand> heap;
+  const auto push = [&](std::size_t l) {
+    if (l == kNone || next[l] == kNone) return;
+    const std::size_t r = next[l];
+    const std::int32_t id = merged_id(tokens[l], tokens[r]);
+    if (id < 0 || !(scores[static_cast<std::size_t>(id)] > -1e10f)) return;
+    heap.push_back({scores[static_cast<std::size_t>(id)], l, r, tokens[l], tokens[r], id});
+    std::push_heap(heap.begin(), heap.end(), worse);
+  };
+  for (std::size_t i = 0; i + 1 < n; ++i) push(i);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), worse);
+    const Cand c = heap.back();
+    heap.pop_back();
+    if (!alive[c.left] || !alive[c.right] || next[c.left] != c.right ||
+        tokens[c.left] != c.left_id || tokens[c.right] != c.right_id)
+      continue;  // stale: one side merged since
+    tokens[c.left] = c.merged;
+    alive[c.right] = false;
+    next[c.left] = next[c.right];
+    if (next[c.right] != kNone) prev[next[c.right]] = c.left;
+    push(prev[c.left]);
+    push(c.left);
+  }
+  std::size_t out = 0;
+  for (std::size_t i = 0; i != kNone; i = next[i]) tokens[out++] = tokens[i];
+  tokens.resize(out);
+}
+
+}  // namespace
+
 std::vector<std::int32_t> Tokenizer::encode(const std::string& text, bool bos, bool eos) const {
+  const auto merge_pairs = [this](std::vector<std::int32_t>& t) {
+    std::string both;
+    merge_pairs_fast(t, scores_, [&](std::int32_t a, std::int32_t b) {
+      both.assign(vocab_[static_cast<std::size_t>(a)]).append(vocab_[static_cast<std::size_t>(b)]);
+      return lookup(both);
+    });
+  };
   std::vector<std::int32_t> tokens;
   if (bos) tokens.push_back(1);
   if (!text.empty()) {
@@ -402,22 +486,7 @@ std::vector<std::int32_t> Tokenizer::encode(const std::string& text, bool bos, b
     }
     buf.clear();
   }
-  while (true) {
-    float best = -1e10f;
-    std::int32_t best_id = -1;
-    std::size_t best_i = 0;
-    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-      const std::int32_t id = lookup(vocab_[tokens[i]] + vocab_[tokens[i + 1]]);
-      if (id >= 0 && scores_[id] > best) {
-        best = scores_[id];
-        best_id = id;
-        best_i = i;
-      }
-    }
-    if (best_id < 0) break;
-    tokens[best_i] = best_id;
-    tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(best_i) + 1);
-  }
+  merge_pairs(tokens);
   if (eos) tokens.push_back(2);
   return tokens;
 }
@@ -501,6 +570,7 @@ Generation generate(Llama2cRunner& run, AttentionBackend& attn, const Tokenizer&
 }
 
 std::vector<std::int32_t> read_token_file(const std::string& path, std::uint32_t vocab_size) {
+  require_regular_file(path, "token file");
   std::ifstream is(path);
   if (!is) throw Error(path, "", "cannot open token file");
   std::vector<std::int32_t> out;

@@ -64,7 +64,7 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
                      {"tokens_per_second", num(r.tokens_per_second)}});
     }
     j["configs"] = arr;
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   Table t;
   t.header = {"kv_dtype",    "policy", "S",    "predicted B", "measured B", "peak pred B",

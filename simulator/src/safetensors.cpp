@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
@@ -29,6 +30,59 @@ std::uint16_t load_u16(const std::byte* p) {
 static_assert(std::endian::native == std::endian::little, "kvplan assumes a little-endian host");
 
 std::string errno_text() { return std::strerror(errno); }
+
+std::string file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+// Bounds on the JSON header beyond its byte length: nesting depth (a header of 100 MiB of '['
+// built a 7.7 GB DOM), values (each costs a DOM node) and duplicate keys, which are refused as
+// in kvplan's own formats (a reader that kept the first and one that kept the last would disagree).
+constexpr int kMaxHeaderDepth = 16;
+constexpr std::uint64_t kMaxHeaderValues = std::uint64_t{1} << 22;
+
+json parse_header(const char* text, std::size_t n, const std::string& path) {
+  std::vector<std::set<std::string>> keys;
+  std::uint64_t values = 0;
+  const auto cb = [&](int depth, json::parse_event_t ev, json& parsed) {
+    if (depth > kMaxHeaderDepth)
+      throw Error(path, "header",
+                  "invalid JSON: nested deeper than " + std::to_string(kMaxHeaderDepth) + " levels");
+    switch (ev) {
+      case json::parse_event_t::object_start:
+        keys.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        keys.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const auto& k = parsed.get_ref<const std::string&>();
+        if (!keys.back().insert(k).second)
+          throw Error(path, "header", "duplicate key \"" + k + "\" in the JSON header");
+        break;
+      }
+      case json::parse_event_t::value:
+        if (++values > kMaxHeaderValues)
+          throw Error(path, "header",
+                      "JSON header holds more than " + std::to_string(kMaxHeaderValues) +
+                          " values");
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, text + n, cb);
+  } catch (const json::exception& e) {
+    throw Error(path, "header", std::string("invalid JSON: ") + e.what());
+  }
+}
 
 }  // namespace
 
@@ -157,7 +211,9 @@ SafetensorsFile::~SafetensorsFile() {
 SafetensorsFile SafetensorsFile::open(const std::string& path, const SafetensorsLimits& limits) {
   SafetensorsFile f;
   f.path_ = path;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any
+  // file that is not a regular one.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error(path, "", "cannot open: " + errno_text());
   struct stat st {};
   if (fstat(fd, &st) != 0) {
@@ -167,7 +223,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path, const Safetensors
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw Error(path, "", "not a regular file");
+    throw Error(path, "", "cannot read: " + file_kind(st.st_mode) + ", not a regular file");
   }
   f.size_ = static_cast<std::uint64_t>(st.st_size);
   if (f.size_ < 8) {
@@ -201,12 +257,7 @@ void SafetensorsFile::parse(const SafetensorsLimits& lim) {
   const char* hb = reinterpret_cast<const char*>(base_ + 8);
   if (hb[0] != '{')
     throw Error(path_, "header", "JSON header must start with '{' (not a safetensors file?)");
-  json h;
-  try {
-    h = json::parse(hb, hb + n);
-  } catch (const json::exception& e) {
-    throw Error(path_, "header", std::string("invalid JSON: ") + e.what());
-  }
+  const json h = parse_header(hb, n, path_);
   if (!h.is_object()) throw Error(path_, "header", "JSON header must be an object");
   if (h.size() > lim.max_tensors + 1)
     throw Error(path_, "header",
@@ -369,6 +420,67 @@ void SafetensorsFile::read_f32(const TensorInfo& t, std::uint64_t first,
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// Outputs are written to "<path>.kvplan-tmp.<pid>" beside the destination and renamed over it
+// once every byte is on disk, so a full disk or a crash never truncates an existing trace. The
+// name is derived (not stored) because SafetensorsStreamWriter keeps only path_ and f_.
+std::string temp_path(const std::string& path) {
+  return path + ".kvplan-tmp." + std::to_string(::getpid());
+}
+
+std::FILE* open_temp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error(path, "", "cannot write: not a regular file (a directory, FIFO or device)");
+  const std::string tmp = temp_path(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error(path, "", "cannot open for writing: " + errno_text());
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    const std::string msg = errno_text();
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw Error(path, "", "cannot open for writing: " + msg);
+  }
+  return f;
+}
+
+void abandon_temp(std::FILE* f, const std::string& path) {
+  if (f) std::fclose(f);
+  ::unlink(temp_path(path).c_str());
+}
+
+void write_all(std::FILE* f, const std::string& path, const void* data, std::size_t n) {
+  if (n && std::fwrite(data, 1, n, f) != n) {
+    const std::string msg = errno_text();
+    abandon_temp(f, path);
+    throw Error(path, "", "write failed: " + msg);
+  }
+}
+
+// Flushes, syncs and closes f, then renames the temporary file over path. Closes f either way.
+void commit_temp(std::FILE* f, const std::string& path) {
+  bool ok = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  std::string msg = ok ? "" : errno_text();
+  if (std::fclose(f) != 0 && ok) ok = false, msg = errno_text();
+  const std::string tmp = temp_path(path);
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, msg = errno_text();
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    throw Error(path, "", "write failed: " + msg);
+  }
+}
+
+// The header's JSON; metadata that is not valid UTF-8 is written with U+FFFD, not refused.
+std::string padded_header(const json& h) {
+  std::string header = h.dump(-1, ' ', false, json::error_handler_t::replace);
+  header.append((8 - header.size() % 8) % 8, ' ');
+  return header;
+}
+
+}  // namespace
+
 void write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
                        const std::map<std::string, std::string>& metadata) {
   json h = json::object();
@@ -392,18 +504,13 @@ void write_safetensors(const std::string& path, const std::vector<TensorView>& t
                  {"data_offsets", {at, at + bytes}}};
     at += bytes;
   }
-  std::string header = h.dump();
-  header.append((8 - header.size() % 8) % 8, ' ');
-  std::ofstream os(path, std::ios::binary | std::ios::trunc);
-  if (!os) throw Error(path, "", "cannot open for writing: " + errno_text());
+  const std::string header = padded_header(h);
+  std::FILE* f = open_temp(path);
   const std::uint64_t n = header.size();
-  os.write(reinterpret_cast<const char*>(&n), 8);
-  os.write(header.data(), static_cast<std::streamsize>(header.size()));
-  for (const auto& t : tensors)
-    os.write(reinterpret_cast<const char*>(t.data.data()),
-             static_cast<std::streamsize>(t.data.size()));
-  os.close();
-  if (!os) throw Error(path, "", "write failed: " + errno_text());
+  write_all(f, path, &n, 8);
+  write_all(f, path, header.data(), header.size());
+  for (const auto& t : tensors) write_all(f, path, t.data.data(), t.data.size());
+  commit_temp(f, path);
 }
 
 SafetensorsStreamWriter::SafetensorsStreamWriter(std::string path, const std::vector<Decl>& tensors,
@@ -420,33 +527,31 @@ SafetensorsStreamWriter::SafetensorsStreamWriter(std::string path, const std::ve
                  {"data_offsets", {expected_, expected_ + bytes}}};
     expected_ = add(expected_, bytes);
   }
-  std::string header = h.dump();
-  header.append((8 - header.size() % 8) % 8, ' ');
-  f_ = std::fopen(path_.c_str(), "wb");
-  if (!f_) throw Error(path_, "", "cannot open for writing: " + errno_text());
+  const std::string header = padded_header(h);
+  std::FILE* f = open_temp(path_);
   const std::uint64_t n = header.size();
-  if (std::fwrite(&n, 8, 1, f_) != 1 || std::fwrite(header.data(), 1, n, f_) != n)
-    throw Error(path_, "", "write failed: " + errno_text());
+  write_all(f, path_, &n, 8);
+  write_all(f, path_, header.data(), n);
+  f_ = f;
 }
 
 void SafetensorsStreamWriter::write(std::span<const std::byte> bytes) {
   if (!f_ || written_ + bytes.size() > expected_)
     throw Error(ErrorKind::internal, path_, "", "more data than the declared tensors");
-  if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
-    throw Error(path_, "", "write failed: " + errno_text());
+  std::FILE* f = std::exchange(f_, nullptr);  // write_all closes it on failure
+  write_all(f, path_, bytes.data(), bytes.size());
+  f_ = f;
   written_ += bytes.size();
 }
 
 void SafetensorsStreamWriter::finish() {
-  if (written_ != expected_)
+  if (!f_ || written_ != expected_)
     throw Error(ErrorKind::internal, path_, "", "data ends before the declared tensors");
-  const bool bad = std::fclose(f_) != 0;
-  f_ = nullptr;
-  if (bad) throw Error(path_, "", "write failed: " + errno_text());
+  commit_temp(std::exchange(f_, nullptr), path_);
 }
 
 SafetensorsStreamWriter::~SafetensorsStreamWriter() {
-  if (f_) std::fclose(f_);
+  if (f_) abandon_temp(f_, path_);
 }
 
 }  // namespace kvplan::sim

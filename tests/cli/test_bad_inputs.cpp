@@ -25,6 +25,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 extern char** environ;
 
 namespace {
@@ -134,8 +136,8 @@ std::string slurp(const fs::path& p) {
 }
 
 Result run_kvplan(const std::vector<std::string>& args, const std::string& tag) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("kvplan_bad_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  static const kvplan::test::TempDir scratch;  // removed when the test process exits
+  const fs::path& dir = scratch.path();
   const std::string out_path = (dir / (tag + ".out")).string();
   const std::string err_path = (dir / (tag + ".err")).string();
   std::vector<std::string> argv_s{KVPLAN_EXE};
@@ -162,6 +164,8 @@ Result run_kvplan(const std::vector<std::string>& args, const std::string& tag) 
   else if (WIFSIGNALED(status)) r.exit = 128 + WTERMSIG(status);
   r.out = slurp(out_path);
   r.err = slurp(err_path);
+  fs::remove(out_path);
+  fs::remove(err_path);
   return r;
 }
 

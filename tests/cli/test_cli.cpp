@@ -1,13 +1,19 @@
 // The kvplan binary end to end: exit codes, every output format, golden numbers.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -280,6 +286,181 @@ TEST(Cli, CheckEngineCommandLines) {
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--tensor-parallel-size")) << r.err;
   EXPECT_EQ(kvplan("check --vllm \"vllm serve meta-llama/Llama-3.1-8B\"").code, 2);  // no --gpu
+}
+
+
+// --- Trust: every write checked, inputs that are not files refused, output well-formed.
+
+const std::string kBad = std::string(KVPLAN_TEST_DATA_DIR) + "/bad/";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(CliWrites, FullDiskIsExit2NamingStdout) {
+  for (const std::string& args : std::vector<std::string>{
+           "size --model llama-3.1-8b --context 8192",
+        "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16",
+        "check '" + kData + "fail_fp8.json' --format junit", "models", "--version"}) {
+    const auto r = kvplan(args + " > /dev/full");
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_TRUE(has(r.err, "/dev/full")) << r.err;
+    EXPECT_TRUE(has(r.err, "No space left on device")) << r.err;
+  }
+  kvplan::test::TempDir dir;
+  const std::string trace = dir.file("t.safetensors");
+  ASSERT_EQ(kvplan("trace synth --tokens 16 -o '" + trace + "'").code, 0);
+  const auto r = kvplan("trace info '" + trace + "' --format json > /dev/full");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "/dev/full")) << r.err;
+}
+
+TEST(CliWrites, ClosedPipeIsExit2) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);  // nobody will read: every write is EPIPE
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 2);
+    ::execl(KVPLAN_EXE, KVPLAN_EXE, "plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb",
+            "--context", "32768", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+TEST(CliWrites, FailedTraceWriteKeepsTheOldTrace) {
+  kvplan::test::TempDir dir;
+  const std::string trace = dir.file("keep.safetensors");
+  ASSERT_EQ(kvplan("trace synth --tokens 64 -o '" + trace + "'").code, 0);
+  const std::string before = slurp(trace);
+  // A file-size limit of 8 KiB makes the second, larger write fail part-way (EFBIG), as a full
+  // disk would; SIGXFSZ is ignored so the write returns the error.
+  const std::string cmd = "trap '' XFSZ; ulimit -f 16; exec '" + std::string(KVPLAN_EXE) +
+                          "' trace synth --tokens 4096 -o '" + trace + "' 2>&1";
+  FILE* p = ::popen(("sh -c \"" + cmd + "\"").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status << " " << out;
+  EXPECT_TRUE(has(out, trace)) << out;
+  EXPECT_TRUE(has(out, "write failed")) << out;
+  EXPECT_EQ(slurp(trace), before) << "the old trace was changed";
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1u) << "a temporary file was left behind";
+  // Writing over a device or a directory is refused, not renamed over it.
+  auto r = kvplan("trace synth --tokens 16 -o /dev/full");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "/dev/full: cannot write: not a regular file")) << r.err;
+  r = kvplan("trace synth --tokens 16 -o '" + dir.path().string() + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "not a regular file")) << r.err;
+}
+
+TEST(CliInputs, FifosDirectoriesAndDevicesAreRefusedUnread) {
+  kvplan::test::TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string model = kBad + "valid/tiny_model.bin";
+  const std::string tok = kBad + "valid/tiny_tokenizer.bin";
+  // `timeout` turns the old behaviour (blocking forever on the FIFO) into a failure, not a hang.
+  for (const std::string& args : std::vector<std::string>{
+           "check '" + fifo + "'", "trace info '" + fifo + "'",
+        "size --model '" + fifo + "' --context 8",
+        "replay --checkpoint '" + model + "' --tokenizer '" + tok + "' --tokens-file '" + fifo +
+            "'"}) {
+    const auto r = kvplan(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_TRUE(has(r.err, fifo)) << args << "\n" << r.err;
+  }
+  auto r = kvplan("check '" + fifo + "'");
+  EXPECT_TRUE(has(r.err, "a FIFO, not a regular file")) << r.err;
+  r = kvplan("check '" + dir.path().string() + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "a directory, not a regular file")) << r.err;
+  EXPECT_FALSE(has(r.err, "9223372036854775807")) << r.err;
+  r = kvplan("trace info /dev/null");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "a character device, not a regular file")) << r.err;
+}
+
+// A trace whose metadata model name holds a newline, terminal escapes and U+FFFF. (Invalid UTF-8
+// cannot get in: the JSON reader refuses it.)
+std::string evil_trace(const kvplan::test::TempDir& dir) {
+  nlohmann::json h;
+  h["__metadata__"] = {{"format", "kvplan-trace"},     {"version", "1"},
+                       {"model", "evil\n\x1b[2J\x1b[32mPASS\x1b]0;title\x07\r\xef\xbf\xbf"},
+                       {"rope_theta", "10000"},       {"rope_dims", "4"},
+                       {"rope_style", "interleaved"}};
+  const char* names[] = {"layers.0.q", "layers.0.k", "layers.0.v"};
+  for (int i = 0; i < 3; ++i)
+    h[names[i]] = {{"dtype", "F32"}, {"shape", {2, 1, 4}}, {"data_offsets", {32 * i, 32 * i + 32}}};
+  std::string header = h.dump();
+  header.append((8 - header.size() % 8) % 8, ' ');
+  const std::uint64_t n = header.size();
+  const std::string p = dir.file("evil.safetensors");
+  std::ofstream os(p, std::ios::binary);
+  os.write(reinterpret_cast<const char*>(&n), 8);
+  os << header << std::string(96, '\0');
+  return p;
+}
+
+TEST(CliOutput, TraceInfoJsonIsValidAndTextHasNoEscapes) {
+  kvplan::test::TempDir dir;
+  const std::string p = evil_trace(dir);
+  auto r = kvplan("trace info '" + p + "' --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  EXPECT_TRUE(has(j["model"].get<std::string>(), "\n")) << r.out;  // escaped, then decoded
+  EXPECT_FALSE(has(r.out, "\x1b")) << r.out;                        // \u001b in the JSON text
+  for (const char* fmt : {"table", "md", "csv"}) {
+    r = kvplan("trace info '" + p + "' --format " + fmt);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(has(r.out, "\x1b")) << fmt << ": " << r.out;
+    EXPECT_FALSE(has(r.out, "\r")) << fmt;
+    EXPECT_FALSE(has(r.out, "\x07")) << fmt;
+    EXPECT_FALSE(has(r.out, "title")) << fmt;  // the OSC's text went with it
+    EXPECT_TRUE(has(r.out, "PASS")) << fmt << ": " << r.out;  // the text stays, inert
+  }
+}
+
+TEST(CliOutput, JunitObeysXmlCharacterRules) {
+  kvplan::test::TempDir dir;
+  auto d = nlohmann::json::parse(slurp(kData + "pass.json"));
+  d["name"] = "prod\x01\x1b[31m\xef\xbf\xbe\xc2\x85";  // C0 controls, U+FFFE, C1 NEL
+  const std::string text = d.dump();
+  const std::string p = dir.file("deploy.json");
+  std::ofstream(p, std::ios::binary) << text;
+  const auto r = kvplan("check '" + p + "' --format junit");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string why;
+  EXPECT_TRUE(well_formed_xml(r.out, &why)) << why << "\n" << r.out;
+  for (const char* bad : {"\x01", "\x1b", "\xef\xbf\xbe", "\xc2\x85"})
+    EXPECT_FALSE(has(r.out, bad)) << r.out;
+  EXPECT_TRUE(has(r.out, "\xef\xbf\xbd")) << r.out;  // U+FFFD in their place
+}
+
+TEST(CliOutput, ErrorMessagesHaveNoTerminalEscapes) {
+  kvplan::test::TempDir dir;
+  const std::string p = dir.file("m.json");
+  std::ofstream(p) << R"({"kvplan_model": 1, "x\u001b[2J\u001b[32mPASS": 1})";
+  const auto r = kvplan("size --model '" + p + "' --context 8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_FALSE(has(r.err, "\x1b")) << r.err;
 }
 
 }  // namespace

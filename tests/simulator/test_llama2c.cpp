@@ -1,11 +1,16 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "kvplan/error.hpp"
 #include "kvplan/sim/llama2c.hpp"
+#include "temp_dir.hpp"
 #include "test_model_dir.hpp"
 
 namespace kvplan::sim {
@@ -58,9 +63,99 @@ TEST(Llama2c, EncodeThenDetokenizeRoundTrips) {
   EXPECT_EQ(back, " \xc3\xa9");
 }
 
+// llama2.c's encode as it was written (and as kvplan had it): the quadratic merge loop, kept here
+// as the reference the O(N log N) encode must match id for id.
+std::vector<std::int32_t> encode_reference(const std::string& tokenizer_file, std::uint32_t vocab,
+                                           const std::string& text) {
+  std::ifstream in(tokenizer_file, std::ios::binary);
+  std::int32_t max_len = 0;
+  in.read(reinterpret_cast<char*>(&max_len), 4);
+  std::vector<std::string> pieces(vocab);
+  std::vector<float> scores(vocab);
+  std::map<std::string, std::int32_t> ids;  // first (lowest) id of each piece, as lookup()
+  for (std::uint32_t i = 0; i < vocab; ++i) {
+    std::int32_t len = 0;
+    in.read(reinterpret_cast<char*>(&scores[i]), 4);
+    in.read(reinterpret_cast<char*>(&len), 4);
+    pieces[i].resize(static_cast<std::size_t>(len));
+    in.read(pieces[i].data(), len);
+    ids.emplace(pieces[i], static_cast<std::int32_t>(i));
+  }
+  const auto lookup = [&](const std::string& s) {
+    const auto it = ids.find(s);
+    return it == ids.end() ? -1 : it->second;
+  };
+  std::vector<std::int32_t> tokens{1};
+  if (!text.empty() && lookup(" ") >= 0) tokens.push_back(lookup(" "));
+  std::string buf;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) != 0x80) buf.clear();
+    buf.push_back(static_cast<char>(c));
+    if (i + 1 < text.size() && (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80 &&
+        buf.size() < 4)
+      continue;
+    if (const std::int32_t id = lookup(buf); id >= 0) {
+      tokens.push_back(id);
+    } else {
+      for (unsigned char b : buf) tokens.push_back(static_cast<std::int32_t>(b) + 3);
+    }
+    buf.clear();
+  }
+  while (true) {
+    float best = -1e10f;
+    std::int32_t best_id = -1;
+    std::size_t best_i = 0;
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+      const std::int32_t id = lookup(pieces[tokens[i]] + pieces[tokens[i + 1]]);
+      if (id >= 0 && scores[id] > best) {
+        best = scores[id];
+        best_id = id;
+        best_i = i;
+      }
+    }
+    if (best_id < 0) break;
+    tokens[best_i] = best_id;
+    tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(best_i) + 1);
+  }
+  return tokens;
+}
+
+TEST(Llama2c, EncodeMatchesTheQuadraticReference) {
+  KVPLAN_REQUIRE_MODEL();
+  const auto tok = Tokenizer::load(test::tokenizer_path(), 512);
+  for (const std::string& text :
+       {std::string(kGreedy), std::string("Once upon a time, there was a little girl named Lily."),
+        std::string(""), std::string(" "), std::string("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        std::string("the the the the the the the the"),
+        std::string("Tom and Ben\nwent to the park!\tThey saw a dog. \"Hi,\" said Tom. 123 45."),
+        std::string("caf\xc3\xa9 na\xc3\xafve \xf0\x9f\x99\x82 \xe6\x97\xa5\xe6\x9c\xac \xff\xfe")})
+    EXPECT_EQ(tok.encode(text, true, false), encode_reference(test::tokenizer_path(), 512, text))
+        << text;
+  // a longer story: every sentence of the known text, many times over, with varied spacing
+  std::string story;
+  for (int i = 0; i < 40; ++i) story += std::string(kGreedy) + (i % 3 ? " " : "\n\n");
+  EXPECT_EQ(tok.encode(story, true, false), encode_reference(test::tokenizer_path(), 512, story));
+}
+
+TEST(Llama2c, EncodeIsNotQuadratic) {
+  KVPLAN_REQUIRE_MODEL();
+  const auto tok = Tokenizer::load(test::tokenizer_path(), 512);
+  std::string prompt;
+  while (prompt.size() < 34000) prompt += std::string(kGreedy) + " ";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto ids = tok.encode(prompt, true, false);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GT(ids.size(), 5000u);
+  EXPECT_LT(secs, 2.0) << "a 34 kB prompt took " << secs << " s to tokenize (was over 20 s)";
+  EXPECT_EQ(tok.detokenize(ids), prompt);
+}
+
 class BadFile : public ::testing::Test {
  protected:
-  std::string dir = ::testing::TempDir();
+  kvplan::test::TempDir scratch;  // removed with the fixture
+  std::string dir = scratch.path().string();
   std::string write(const std::string& name, const std::string& bytes) {
     const std::string p = dir + "/" + name;
     std::ofstream(p, std::ios::binary) << bytes;

@@ -10,12 +10,18 @@
 #include "kvplan/sim/replay.hpp"
 #include "kvplan/sim/synth.hpp"
 #include "kvplan/sim/trace.hpp"
+#include "temp_dir.hpp"
 #include "test_model_dir.hpp"
 
 namespace kvplan::sim {
 namespace {
 
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "/kvplan_" + name; }
+// Every file of this test process lives in its own directory, removed when the process exits
+// (ctest runs each test in a process of its own).
+std::string tmp(const std::string& name) {
+  static const kvplan::test::TempDir dir;
+  return dir.file(name);
+}
 
 // Writes a raw safetensors file: 8-byte length, header text, data.
 std::string raw(const std::string& name, const std::string& header, std::size_t data_bytes,

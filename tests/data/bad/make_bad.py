@@ -177,3 +177,16 @@ put("tokenizer/trailing_bytes.bin", tok + b"\0\0\0")
 put("valid/small_vocab_model.bin", checkpoint(vocab=6))
 put("tokenizer/small_vocab_no_byte_tokens.bin",
     tokenizer([b"<unk>", b"\n<s>\n", b"\n</s>\n", b" ", b"h", b"i"]))
+
+# Issue 15 (Trust): the header's JSON has limits of its own. A duplicated metadata key (which of
+# the two would a reader keep?) and a header of deeply nested brackets (it once built a 7.7 GB
+# DOM from 100 MiB of '[').
+h, data = trace()
+hdr = json.dumps(h, separators=(",", ":"))
+hdr = hdr.replace('"__metadata__":{', '"__metadata__":{"model":"first",', 1)
+pad = (8 - len(hdr) % 8) % 8
+put("trace/duplicate_metadata_key.safetensors",
+    struct.pack("<Q", len(hdr) + pad) + hdr.encode() + b" " * pad + data)
+nested = '{"__metadata__":{"format":"kvplan-trace"},"x":' + "[" * 100000 + "]" * 100000 + "}"
+put("trace/deeply_nested_header.safetensors",
+    struct.pack("<Q", len(nested)) + nested.encode())
