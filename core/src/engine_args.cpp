@@ -168,27 +168,72 @@ std::string decimal(std::uint32_t ppm) {
 }  // namespace
 
 std::vector<std::string> split_command_line(const std::string& line, const std::string& source) {
+  // POSIX shell word splitting (XCU 2.2 Quoting, 2.3 Token Recognition), without expansions:
+  // backslash quotes the next character (backslash-newline is a line continuation); inside
+  // '...' everything is literal; inside "..." a backslash quotes only $ ` " \ and newline and is
+  // kept before anything else; a word starting with # starts a comment up to the newline. One
+  // pass over the bytes, so time is linear in the length, which is bounded.
+  constexpr std::size_t kMaxCommandLine = 1u << 20;
+  if (line.size() > kMaxCommandLine)
+    throw Error(source, "",
+                "command line is " + std::to_string(line.size()) + " bytes, over the limit of " +
+                    std::to_string(kMaxCommandLine));
   std::vector<std::string> out;
   std::string cur;
   bool in_word = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
+  const std::size_t n = line.size();
+  // A continuation: backslash then newline (or CR LF, as pasted from a Windows file).
+  const auto continuation = [&](std::size_t i) -> std::size_t {
+    if (i + 1 < n && line[i + 1] == '\n') return 2;
+    if (i + 2 < n && line[i + 1] == '\r' && line[i + 2] == '\n') return 3;
+    return 0;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
     const char c = line[i];
-    if (c == '\\' && i + 1 < line.size()) {
-      if (line[i + 1] == '\n') {
-        ++i;
-        continue;
-      }  // line continuation
-      cur += line[++i];
+    if (c == '\\') {
+      if (const std::size_t skip = continuation(i)) {
+        i += skip - 1;
+      } else if (i + 1 < n) {
+        cur += line[++i];
+        in_word = true;
+      } else {
+        cur += c;  // a trailing backslash stands for itself
+        in_word = true;
+      }
+    } else if (c == '\'') {
+      const std::size_t start = i;
+      for (++i; i < n && line[i] != '\''; ++i) cur += line[i];
+      if (i == n)
+        throw Error(source, "",
+                    "unterminated ' quote in the command line (opened at byte " +
+                        std::to_string(start) + ")");
       in_word = true;
-    } else if (c == '\'' || c == '"') {
-      const auto end = line.find(c, i + 1);
-      if (end == std::string::npos)
-        throw Error(source, "", std::string("unterminated ") + c + " quote in the command line");
-      cur += line.substr(i + 1, end - i - 1);
-      i = end;
+    } else if (c == '"') {
+      const std::size_t start = i;
+      for (++i; i < n && line[i] != '"'; ++i) {
+        if (line[i] == '\\' && i + 1 < n) {
+          if (const std::size_t skip = continuation(i)) {
+            i += skip - 1;
+            continue;
+          }
+          const char e = line[i + 1];
+          if (e == '$' || e == '`' || e == '"' || e == '\\') {
+            cur += e;
+            ++i;
+            continue;
+          }
+        }
+        cur += line[i];
+      }
+      if (i == n)
+        throw Error(source, "",
+                    "unterminated \" quote in the command line (opened at byte " +
+                        std::to_string(start) + ")");
       in_word = true;
     } else if (std::isspace(static_cast<unsigned char>(c))) {
       if (in_word) out.push_back(cur), cur.clear(), in_word = false;
+    } else if (c == '#' && !in_word) {
+      while (i + 1 < n && line[i + 1] != '\n') ++i;  // a comment
     } else {
       cur += c;
       in_word = true;

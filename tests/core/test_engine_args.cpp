@@ -1,6 +1,10 @@
 // Engine command lines: vLLM and SGLang flags read exactly, unknown flags reported, suggestions.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+#include <vector>
+
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 
@@ -114,4 +118,61 @@ TEST(EngineArgs, SuggestionsRealizeThePlan) {
 }
 
 }  // namespace
+
+// POSIX shell word splitting, as `sh` would split the line (XCU 2.2 / 2.3), no expansions.
+TEST(SplitCommandLine, QuotesAndEscapesLikeAShell) {
+  using V = std::vector<std::string>;
+  const auto split = [](const std::string& s) { return split_command_line(s, "--vllm"); };
+  EXPECT_EQ(split(R"(vllm serve "my \"prod\" model")"), (V{"vllm", "serve", "my \"prod\" model"}));
+  EXPECT_EQ(split(R"(a 'it'\''s' b)"), (V{"a", "it's", "b"}));
+  EXPECT_EQ(split(R"(a "x\\y" "x\$y" "x\`y" "x\ny")"), (V{"a", "x\\y", "x$y", "x`y", "x\\ny"}));
+  EXPECT_EQ(split(R"(a 'x\"y' "x'y")"), (V{"a", "x\\\"y", "x'y"}));
+  EXPECT_EQ(split("a\\ b c"), (V{"a b", "c"}));
+  EXPECT_EQ(split("a \\\n  --b 1 \\\r\n --c"), (V{"a", "--b", "1", "--c"}));
+  EXPECT_EQ(split("a \"multi \\\nline\""), (V{"a", "multi line"}));
+  EXPECT_EQ(split("a\"b\"'c'd"), (V{"abcd"}));
+  EXPECT_EQ(split("a \"\" ''"), (V{"a", "", ""}));
+  EXPECT_EQ(split("a # a comment\nb c#d"), (V{"a", "b", "c#d"}));
+  EXPECT_EQ(split("a\\"), (V{"a\\"}));
+  EXPECT_EQ(split("  \t\n"), V{});
+}
+
+TEST(SplitCommandLine, RefusesUnterminatedQuotesAndHugeLines) {
+  for (const char* bad : {"a 'b", "a \"b", "a \"b\\\"", "a \"b\\"}) {
+    try {
+      split_command_line(bad, "--vllm");
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("unterminated"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    split_command_line(std::string((1u << 20) + 1, 'a'), "--vllm");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("over the limit of 1048576"), std::string::npos);
+  }
+}
+
+TEST(SplitCommandLine, LinearTime) {
+  // 1 MiB of the worst shapes (quotes opening and closing, escapes, spaces) splits in well under
+  // a second; the old find-the-closing-quote loop was linear too, this guards the rewrite.
+  std::string s;
+  while (s.size() < (1u << 20) - 16) s += "\"a\\\"b\" 'c' d\\ e ";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto words = split_command_line(s, "--vllm");
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GT(words.size(), 100000u);
+  EXPECT_LT(secs, 1.0);
+}
+
+TEST(EngineArgs, NestedQuotesInAModelName) {
+  const auto a = parse_engine_command(
+      Engine::vllm, R"(vllm serve "my \"prod\" model" --served-model-name 'a b' --max-model-len 4096)",
+      "--vllm");
+  EXPECT_EQ(a.model, "my \"prod\" model");
+  EXPECT_EQ(*a.max_model_len, 4096u);
+}
+
 }  // namespace kvplan
