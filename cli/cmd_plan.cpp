@@ -33,7 +33,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan plan options");
   std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib;
   std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
-  std::uint32_t gpus = 0, tp = 1, pp = 1, block = 0;
+  std::uint32_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON")(
@@ -44,6 +44,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang|trtllm: whose arithmetic")(
       "gpus", po::value(&gpus), "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
       "tp", po::value(&tp)->default_value(1), "tensor-parallel size")(
+      "draft-layers", po::value(&draft)->default_value(0),
+      "speculative layers holding a cache (MTP layers, EAGLE draft layers)")(
       "pp", po::value(&pp)->default_value(1), "pipeline-parallel size")(
       "context,n", po::value(&context), "tokens per request (max_model_len); default the model's")(
       "concurrency,B", po::value(&concurrency)->default_value(1), "requests in flight (SLO)")(
@@ -77,6 +79,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   in.format = parse_kv_format(kv);
   in.policy = parse_policy(policy);
   in.tp = tp;
+  in.draft_layers = draft;
   in.pp = pp;
   in.gpus = gpus;
   if (vm.count("gpus") && gpus == 0) throw Error("--gpus", "gpus", "must be at least 1, got 0");

@@ -12,7 +12,7 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan size options");
   std::string model, kv, policy, format;
   std::uint64_t context = 0, batch = 1, prefill = 0;
-  std::uint32_t block = 1, tp = 1;
+  std::uint32_t block = 1, tp = 1, draft = 0;
   desc.add_options()
       ("model,m", po::value(&model)->required(), "preset id, HF config.json or kvplan model JSON")
       ("context,n", po::value(&context)->required(), "tokens per sequence (n)")
@@ -24,6 +24,8 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
       ("prefill", po::value(&prefill), "prompt length for snapkv (default: the context)")
       ("block-size", po::value(&block)->default_value(1), "tokens per cache block (1 = unpaged)")
       ("tp", po::value(&tp)->default_value(1), "tensor-parallel ranks (bytes are per rank)")
+      ("draft-layers", po::value(&draft)->default_value(0),
+       "speculative layers holding a cache (MTP layers, EAGLE draft layers)")
       ("format", po::value(&format)->default_value("table"), "table|json|md|csv");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out, "kvplan size --model M --context N [options]",
@@ -36,7 +38,8 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
                  .format = parse_kv_format(kv),
                  .policy = parse_policy(policy),
                  .block_size = block,
-                 .tp = tp};
+                 .tp = tp,
+                 .draft_layers = draft};
   if (vm.count("prefill")) in.prefill = prefill;
   out << for_output(render(make_size_report(load_model(model), in), fmt), fmt);
   return 0;

@@ -130,6 +130,8 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
     weight_bytes_per_param(*w, source, en.pointer("weight_dtype"));
     d.plan.weight_dtype = *w;
   }
+  // Speculative layers holding a cache: MTP (num_nextn_predict_layers) or EAGLE draft layers.
+  if (auto n = en.opt_uint("draft_layers", 0, 64)) d.plan.draft_layers = static_cast<std::uint32_t>(*n);
   if (auto r = en.opt_number("reserve_gib", 0, 16384)) d.plan.reserve_bytes = gib_to_bytes(*r);
   if (auto a = en.opt_number("available_kv_gib", 0, 16384))
     d.plan.available_kv_bytes = gib_to_bytes(*a);
@@ -201,6 +203,11 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   d.slo.context = p.context;
   d.slo.concurrency = d.max_num_seqs.value_or(1) * (p.gpus / (p.tp * p.pp));
   p.concurrency = d.slo.concurrency;
+  std::string spec_note;
+  p.draft_layers = speculative_draft_layers(a, d.model, &spec_note);
+  if (!spec_note.empty()) d.warnings.push_back("speculative decoding: " + spec_note);
+  if (!d.model.preset.empty() && d.model.preset != d.model.id)
+    d.warnings.push_back("model " + d.model.id + ": the " + d.model.preset + " preset is used");
   for (const auto& f : a.unknown)
     d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
   for (const auto& f : a.not_modelled)

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
@@ -26,6 +27,8 @@ enum class Field {
   kv_cache_dtype,
   dtype,
   quantization,
+  speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
+  speculative_algorithm,  // SGLang --speculative-algorithm
   ignored_value,
   ignored_bool,
   not_modelled_value,
@@ -59,7 +62,7 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--num-gpu-blocks-override", Field::not_modelled_value},
       {"--kv-cache-memory", Field::not_modelled_value},
       {"--kv-cache-memory-bytes", Field::not_modelled_value},
-      {"--speculative-config", Field::not_modelled_value},
+      {"--speculative-config", Field::speculative_config},
       {"--cpu-offload-gb", Field::not_modelled_value},
       {"--swap-space", Field::ignored_value},
       {"--host", Field::ignored_value},
@@ -106,7 +109,7 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--dtype", Field::dtype},
       {"--quantization", Field::quantization},
       {"--max-total-tokens", Field::not_modelled_value},
-      {"--speculative-algorithm", Field::not_modelled_value},
+      {"--speculative-algorithm", Field::speculative_algorithm},
       {"--host", Field::ignored_value},
       {"--port", Field::ignored_value},
       {"--served-model-name", Field::ignored_value},
@@ -289,6 +292,13 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
     // Both spellings are accepted by vLLM's and SGLang's argparse: --max_model_len too.
     std::string norm = flag;
     std::replace(norm.begin() + std::min<std::size_t>(2, norm.size()), norm.end(), '_', '-');
+    // vLLM's dotted sub-flags (--speculative-config.method mtp) set one key of a JSON flag.
+    std::string sub_key;
+    if (vllm && norm.rfind("--speculative-config.", 0) == 0) {
+      sub_key = norm.substr(std::string("--speculative-config.").size());
+      std::replace(sub_key.begin(), sub_key.end(), '-', '_');
+      norm = "--speculative-config";
+    }
     auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return norm == s.name; });
     const bool takes_value =
         it == specs.end()
@@ -349,6 +359,32 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           a.weight_dtype = w;
         break;
       }
+      case Field::speculative_config: {
+        if (!sub_key.empty()) {
+          if (sub_key == "method") a.speculative_method = lower(value);
+          else if (sub_key == "model") a.speculative_model = value;
+          else if (sub_key == "num_speculative_tokens")
+            a.speculative_tokens = static_cast<std::uint32_t>(uint(1, 1024));
+          break;
+        }
+        nlohmann::json j;
+        try {
+          j = nlohmann::json::parse(value);
+        } catch (const nlohmann::json::exception&) {
+          throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
+        }
+        if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
+        if (j.contains("method") && j["method"].is_string())
+          a.speculative_method = lower(j["method"].get<std::string>());
+        if (j.contains("model") && j["model"].is_string())
+          a.speculative_model = j["model"].get<std::string>();
+        if (j.contains("num_speculative_tokens") && j["num_speculative_tokens"].is_number_unsigned())
+          a.speculative_tokens = j["num_speculative_tokens"].get<std::uint32_t>();
+        break;
+      }
+      case Field::speculative_algorithm:
+        a.speculative_method = lower(value);
+        break;
       case Field::ignored_value:
         a.ignored.push_back(flag + " " + value);
         break;
@@ -392,6 +428,8 @@ KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& 
 }
 
 std::string hf_repo_id(const ModelSpec& model) {
+  // The reference the user gave (a repo id or a path) names the model on its own command line.
+  if (model.id.find('/') != std::string::npos) return model.id;
   const std::string host = "huggingface.co/";
   auto p = model.source.find(host);
   if (p == std::string::npos) return model.id;
@@ -403,14 +441,15 @@ std::string hf_repo_id(const ModelSpec& model) {
 }
 
 ModelSpec resolve_engine_model(const std::string& name, const std::string& source) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(name, ec)) {
-    const auto cfg = (std::filesystem::path(name) / "config.json").string();
-    if (!std::filesystem::is_regular_file(cfg, ec))
-      throw Error(source, "model", "directory \"" + name + "\" has no config.json");
-    return load_model(cfg);
+  // A directory, a file, a Hugging Face repo id in the local hub cache or listed by a preset:
+  // load_model knows them all and names the model by the reference as given.
+  try {
+    return load_model(name);
+  } catch (const Error& e) {
+    if (e.source() != "--model") throw;  // the model was found and is bad: say why
   }
-  if (std::filesystem::is_regular_file(name, ec)) return load_model(name);
+  // Older spellings: the repo's name matches a preset id ("meta-llama/Llama-3.1-8B-Instruct" ->
+  // llama-3.1-8b).
   const std::string want = lower(name);
   std::string base = want.substr(want.rfind('/') == std::string::npos ? 0 : want.rfind('/') + 1);
   std::vector<std::string> candidates = {base};
@@ -429,13 +468,55 @@ ModelSpec resolve_engine_model(const std::string& name, const std::string& sourc
   std::string ids;
   for (const auto& p : list_model_presets()) {
     ids += (ids.empty() ? "" : ", ") + p.id;
-    const ModelSpec m = load_model(p.id);
-    if (lower(hf_repo_id(m)) == want) return m;
-    if (std::find(candidates.begin(), candidates.end(), p.id) != candidates.end()) return m;
+    ModelSpec m = load_model(p.id);
+    if (lower(hf_repo_id(m)) == want ||
+        std::find(candidates.begin(), candidates.end(), p.id) != candidates.end()) {
+      m.preset = p.id;
+      m.id = name;
+      return m;
+    }
   }
   throw Error(source, "model",
-              "\"" + name + "\" is neither a local config.json nor a known preset (" + ids +
-                  "); pass --model with a preset id or a config.json");
+              "\"" + name +
+                  "\" is neither a local model directory or config.json, a Hugging Face repo id "
+                  "in the local hub cache, nor a known preset (" +
+                  ids + "); pass --model with a preset id or a config.json");
+}
+
+std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& model,
+                                       std::string* note) {
+  if (!a.speculative_method && !a.speculative_model) return 0;
+  const std::string m = a.speculative_method.value_or("");
+  auto say = [&](const std::string& s) {
+    if (note) *note = s;
+  };
+  // MTP: the checkpoint's own num_nextn_predict_layers (vLLM SpeculativeConfig.hf_config_override:
+  // n_predict = num_nextn_predict_layers; layers are reused across speculative tokens).
+  const bool mtp = m == "mtp" || m.ends_with("_mtp") || m == "nextn";
+  if (mtp) {
+    if (model.mtp_layers == 0)
+      throw Error(a.engine == Engine::vllm ? "--speculative-config" : "--speculative-algorithm",
+                  "method", "MTP speculative decoding, but " + model.id +
+                                " ships no MTP layers (num_nextn_predict_layers)");
+    say(std::to_string(model.mtp_layers) + " MTP layer(s) of the checkpoint hold a cache");
+    return model.mtp_layers;
+  }
+  if (m == "ngram" || m == "suffix" || m == "ngram_gpu") {
+    say("n-gram speculation: no draft layers");
+    return 0;
+  }
+  if (m.rfind("eagle", 0) == 0 || (m.empty() && a.speculative_model &&
+                                   lower(*a.speculative_model).find("eagle") != std::string::npos)) {
+    // SGLang runs DeepSeek's NextN layers under EAGLE; an EAGLE head is one decoder layer of the
+    // target's geometry (the common EAGLE / EAGLE-3 checkpoints).
+    const std::uint32_t n = model.mtp_layers ? model.mtp_layers : 1;
+    say(std::to_string(n) + " EAGLE draft layer(s) of " + model.id +
+        "'s attention geometry assumed (the draft checkpoint is not read)");
+    return n;
+  }
+  say("speculative decoding \"" + (m.empty() ? *a.speculative_model : m) +
+      "\": a separate draft model's cache is not modelled");
+  return 0;
 }
 
 namespace {

@@ -76,11 +76,15 @@ TEST(EngineArgs, KvDtypeAndModels) {
   EXPECT_EQ(engine_kv_format(Engine::vllm, "fp8", m, "s", "f").dtype, KvDtype::fp8_e4m3);
   EXPECT_EQ(engine_kv_format(Engine::sglang, "fp8_e5m2", m, "s", "f").dtype, KvDtype::fp8_e5m2);
   EXPECT_THROW(engine_kv_format(Engine::vllm, "int3", m, "s", "f"), Error);
-  EXPECT_EQ(resolve_engine_model("meta-llama/Llama-3.1-8B-Instruct", "s").id, "llama-3.1-8b");
-  EXPECT_EQ(resolve_engine_model("meta-llama/Meta-Llama-3.1-70B-Instruct", "s").id,
+  // The preset stands for the repo; the model keeps the name the command line gave it.
+  const auto instruct = resolve_engine_model("meta-llama/Llama-3.1-8B-Instruct", "s");
+  EXPECT_EQ(instruct.preset, "llama-3.1-8b");
+  EXPECT_EQ(instruct.id, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(hf_repo_id(instruct), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(resolve_engine_model("meta-llama/Meta-Llama-3.1-70B-Instruct", "s").preset,
             "llama-3.1-70b");
-  EXPECT_EQ(resolve_engine_model("google/gemma-2-9b-it", "s").id, "gemma-2-9b");
-  EXPECT_EQ(resolve_engine_model("Qwen/Qwen2.5-7B-Instruct", "s").id, "qwen2.5-7b");
+  EXPECT_EQ(resolve_engine_model("google/gemma-2-9b-it", "s").preset, "gemma-2-9b");
+  EXPECT_EQ(resolve_engine_model("Qwen/Qwen2.5-7B-Instruct", "s").preset, "qwen2.5-7b");
   EXPECT_EQ(resolve_engine_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json", "s")
                 .num_kv_heads,
             8u);

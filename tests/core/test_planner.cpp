@@ -383,5 +383,94 @@ TEST(PlannerErrors, NameTheField) {
   EXPECT_THROW(parse_fraction_ppm("1.2", "--x", "x"), Error);
 }
 
+// Speculative decoding's draft layer shares the pool. vLLM's startup log for Llama-3.1-8B with one
+// EAGLE layer and 51.63 GiB available (quoted in issue 12): "GPU KV cache size: 410,128 tokens",
+// "Maximum concurrency for 131,072 tokens per request: 3.13x".
+TEST(PlannerVllm, EagleDraftLayerReproducesVllmsLog) {
+  const auto m = load_model("llama-3.1-8b");
+  auto in = measured(parse_gib("51.63", "test", "gib"), 131072);
+  in.format = parse_kv_format("bf16");
+  in.draft_layers = 1;
+  const auto c = plan_capacity(m, in);
+  // floor(51.63 · 2^30) = 55,437,290,373 B // 65,536 B page // 33 layers = 25,633 blocks
+  EXPECT_EQ(c.num_gpu_blocks, 25633u);
+  EXPECT_EQ(c.kv_cache_tokens, 25633u * 16);  // 410,128
+  // 25,633 / (131,072 / 16) = 3.129 -> "3.13x"
+  EXPECT_NEAR(c.max_concurrency, 3.13, 0.005);
+  in.draft_layers = 0;  // without it: 55,437,290,373 // 65,536 // 32 = 26,434
+  EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 26434u);
+}
+
+// A recurrent hybrid under vLLM: Qwen3-Next-80B-A3B's 36 Gated DeltaNet layers each take one
+// state page per sequence, the page unified with the attention page
+// (Platform._align_hybrid_block_size, docs/models.md):
+//   attention bytes per token and layer = 2 KV heads · (256 + 256) · 2 B      = 2,048
+//   state page = conv 3 · 8192 · 2 B + ssm 32 · 128 · 128 · 2 B              = 1,097,728
+//   block = 16 · ceil(1,097,728 / (16 · 2,048)) = 16 · 34                     = 544 tokens
+//   page = 544 · 2,048                                                        = 1,114,112 B
+// Groups: 12 full + 36 state layers, group size 12 → 1 attention group + 3 state groups.
+TEST(PlannerVllm, HybridStatePagesUnifiedWithAttention) {
+  const auto m = load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/qwen3-next-80b-a3b.json");
+  auto in = measured(40 * GiB, 32768, "bf16");
+  const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.block_size, 544u);
+  EXPECT_EQ(c.page_bytes, 1114112u);
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_EQ(c.stages[0].group_size, 12u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 4u);
+  // 42,949,672,960 // 1,114,112 // 12 = 3,212 blocks
+  EXPECT_EQ(c.num_gpu_blocks, 3212u);
+  // a request of 32,768 tokens: ceil(32,768 / 544) = 61 attention blocks + 3 state blocks
+  EXPECT_EQ(c.blocks_per_request, 64u);
+  EXPECT_EQ(c.max_requests, 3212u / 64);
+  // A block size asked above the alignment is kept: 1,024 ≥ 544.
+  in.block_size = 1024;
+  EXPECT_EQ(plan_capacity(m, in).block_size, 1024u);
+}
+
+// Attention-free: a pure state-space model's pool holds state pages only.
+TEST(PlannerVllm, AttentionFreeModelHoldsStatePagesOnly) {
+  ModelSpec m = plain(4, 8, 8, 64);
+  for (auto& l : m.layers) l = LayerSpec{AttentionKind::none, 0, true};
+  m.recurrent = RecurrentSpec{.kind = MixerKind::mamba, .d_inner = 1024, .d_state = 16, .d_conv = 4};
+  // state per layer: conv 3 · 1024 · 2 B + ssm 1024 · 16 · 2 B = 6,144 + 32,768 = 38,912 B
+  const auto c = plan_capacity(m, measured(38912u * 4 * 100, 1000));
+  EXPECT_EQ(c.page_bytes, 38912u);
+  EXPECT_EQ(c.num_gpu_blocks, 100u);  // 4 layers in one group: 38,912 · 400 // 38,912 // 4
+  EXPECT_EQ(c.blocks_per_request, 1u);
+  EXPECT_EQ(c.max_requests, 100u);
+}
+
+// A quantized checkpoint keeps its bytes whatever --dtype says; a plain one takes the override.
+TEST(PlannerMemory, QuantizedCheckpointIgnoresDtypeOverride) {
+  auto m = load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/gpt-oss-120b.json");
+  PlanInput in;
+  in.context = 4096;
+  in.gpu_memory_bytes = 80 * GiB;
+  in.weight_dtype = "bf16";
+  EXPECT_EQ(memory_budget(m, in).weight_bytes, m.weight_bytes());
+  in.tp = 2;
+  EXPECT_EQ(memory_budget(m, in).weight_bytes, (m.weight_bytes() + 1) / 2);
+  const auto dense = load_model("llama-3.1-8b");
+  in.tp = 1;
+  in.weight_dtype = "fp8";
+  EXPECT_EQ(memory_budget(dense, in).weight_bytes, dense.num_params);  // 1 B per parameter
+}
+
+// Expert parallelism: routed experts over all 8 GPUs, the rest replicated per TP group.
+TEST(PlannerMemory, ExpertParallelShardsOnlyTheExperts) {
+  auto m = load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/qwen3-30b-a3b.json");
+  PlanInput in;
+  in.context = 4096;
+  in.gpu_memory_bytes = 80 * GiB;
+  in.tp = 2;
+  in.gpus = 8;  // 4 data-parallel replicas of TP 2
+  in.expert_parallel = true;
+  const std::uint64_t experts = m.weights.expert_bytes, rest = m.weight_bytes() - experts;
+  EXPECT_EQ(memory_budget(m, in).weight_bytes, (rest + 1) / 2 + (experts + 7) / 8);
+  in.expert_parallel = false;
+  EXPECT_EQ(memory_budget(m, in).weight_bytes, (m.weight_bytes() + 1) / 2);
+}
+
 }  // namespace
 }  // namespace kvplan

@@ -5,7 +5,8 @@
 //       "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 32768 "
 //       "--kv-cache-dtype fp8 --gpu-memory-utilization 0.92 --max-num-seqs 64", "--vllm");
 //   a.tp == 2, a.max_model_len == 32768, *a.kv_cache_dtype == "fp8", a.memory_fraction_ppm ==
-//   920000 kvplan::resolve_engine_model("meta-llama/Llama-3.1-8B").id == "llama-3.1-8b"
+//   920000; kvplan::resolve_engine_model("meta-llama/Llama-3.1-8B") is the llama-3.1-8b preset
+//   (.preset == "llama-3.1-8b"), named as given (.id == "meta-llama/Llama-3.1-8B").
 //
 // Flags kvplan does not know land in `unknown` (never silently dropped); known flags that do not
 // change the KV cache land in `ignored`; known flags that change it in ways kvplan does not model
@@ -35,6 +36,10 @@ struct EngineArgs {
   std::optional<std::uint32_t> block_size;    // vLLM --block-size, SGLang --page-size
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
   std::optional<std::string> weight_dtype;    // kvplan's name, from --dtype / --quantization
+  // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
+  // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
+  std::optional<std::string> speculative_method, speculative_model;
+  std::optional<std::uint32_t> speculative_tokens;
   std::vector<std::string> unknown;           // flags kvplan does not know, as written
   std::vector<std::string> ignored;           // known flags without effect on the KV cache
   std::vector<std::string> not_modelled;      // known flags that change it, not modelled
@@ -59,7 +64,15 @@ KvFormat engine_kv_format(Engine engine, const std::string& kv_cache_dtype, cons
 // Throws Error(source, "model") naming the presets when nothing matches.
 ModelSpec resolve_engine_model(const std::string& name, const std::string& source);
 
-// The Hugging Face repo id of a model from its source URL, else its id.
+// Speculative layers holding a cache under the command line's speculative decoding: the
+// checkpoint's MTP layers for mtp / *_mtp / NEXTN, one EAGLE layer of the target's geometry (the
+// MTP layers where the checkpoint has them), none for n-gram; `note` says which. Throws Error
+// when MTP is asked of a model without MTP layers.
+std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& model,
+                                       std::string* note = nullptr);
+
+// The Hugging Face repo id of a model: its id when that is a repo id or path as the user gave
+// it, else from its source URL, else its id.
 std::string hf_repo_id(const ModelSpec& model);
 
 // The command that realizes `in` on vLLM / SGLang, or std::nullopt with `why` set when the
