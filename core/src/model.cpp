@@ -368,9 +368,13 @@ std::vector<Problem> validate(const ModelSpec& m) {
 }
 
 ModelSpec parse_model_json(const std::string& text, const std::string& source) {
-  const auto j = detail::parse_json_text(text, source);
-  if (j.is_object() && !j.contains("kvplan_model") && detail::looks_like_hf_config(j))
-    return detail::import_hf_config(j, source);
+  std::vector<std::string> warnings;
+  const auto j = detail::parse_json_text(text, source, detail::JsonDialect::model_file, &warnings);
+  if (j.is_object() && !j.contains("kvplan_model") && detail::looks_like_hf_config(j)) {
+    auto m = detail::import_hf_config(j, source);
+    m.warnings = std::move(warnings);
+    return m;
+  }
   if (j.is_object() && !j.contains("kvplan_model"))
     throw Error(source, "/kvplan_model",
                 "missing: not a kvplan model file (\"kvplan_model\": 1) nor a Hugging Face "
@@ -472,13 +476,17 @@ ModelSpec load_file(const std::string& path) {
   const fs::path sibling = fs::path(path).parent_path() / "hf_quant_config.json";
   std::error_code ec;
   if (fs::path(path).filename() == "config.json" && fs::is_regular_file(sibling, ec)) {
-    const auto j = detail::parse_json_text(detail::read_text_file(path, "model file"), path);
+    std::vector<std::string> warnings;
+    const auto j = detail::parse_json_text(detail::read_text_file(path, "model file"), path,
+                                           detail::JsonDialect::hf_config, &warnings);
     const auto q = detail::parse_json_text(
-        detail::read_text_file(sibling.string(), "quantization config"), sibling.string());
+        detail::read_text_file(sibling.string(), "quantization config"), sibling.string(),
+        detail::JsonDialect::hf_config, &warnings);
     if (!detail::looks_like_hf_config(j))
       throw Error(path, "/model_type", "missing: not a Hugging Face config.json");
     auto m = detail::import_hf_config(j, path, &q);
     m.id = fs::path(path).parent_path().filename().string();
+    m.warnings = std::move(warnings);
     return m;
   }
   auto m = parse_model_json(detail::read_text_file(path, "model file"), path);

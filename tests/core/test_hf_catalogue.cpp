@@ -254,6 +254,42 @@ TEST(HfCatalogue, MiniMaxM1_LightningState) {
   expect_near(static_cast<double>(m.num_params), 456e9, 0.02, "MiniMax-M1 (456B)");
 }
 
+TEST(HfCatalogue, NemotronH_Mamba2StateInFp32AndTheInfinityLiteral) {
+  // The published config holds "time_step_limit": [0.0, Infinity] (Python's json reads it).
+  // hybrid_override_pattern: 118 characters, 54 'M' (Mamba-2), 10 '*' (attention at 7, 18, ...,
+  // 106), 54 '-' (MLP, no cache) — vLLM nemotron_h.py builds one layer per character.
+  const auto m = kvplan::load_model(hf("nemotron-h-56b-base-8k"));
+  ASSERT_EQ(m.layers.size(), 118u);
+  EXPECT_EQ(count(m, AttentionKind::full), 10u);
+  EXPECT_EQ(m.recurrent_layers(), 54u);
+  EXPECT_EQ(m.layers[7].kind, AttentionKind::full);
+  EXPECT_EQ(m.recurrent.kind, MixerKind::mamba2);
+  // vLLM mamba2_state_shape: conv (4 − 1) · (256·64 + 2·8·256) = 3 · 20,480 values, bf16;
+  // ssm 256 heads · 64 · 256 values in fp32 (NemotronHForCausalLMConfig: float32 by default).
+  const auto s = kvplan::recurrent_state(m.recurrent);
+  EXPECT_EQ(s.conv_bytes, 3ull * 20480 * 2);
+  EXPECT_EQ(s.ssm_bytes, 256ull * 64 * 256 * 4);
+  // TP 4: 8 groups divide, heads 64 per rank.
+  const auto s4 = kvplan::recurrent_state(m.recurrent, 4);
+  EXPECT_EQ(s4.conv_bytes, 3ull * 20480 / 4 * 2);
+  EXPECT_EQ(s4.ssm_bytes, 64ull * 64 * 256 * 4);
+  // Attention: 10 layers · 8 KV heads · (128 + 128) · 2 B = 40,960 B per token.
+  const std::uint64_t state = 54ull * (122880 + 16777216);
+  EXPECT_EQ(request_bytes(m, 8192), 40960ull * 8192 + state);
+  EXPECT_EQ(request_bytes(m, 1), 40960ull + state);
+  expect_near(static_cast<double>(m.num_params), 56e9, 0.02, "Nemotron-H-56B");
+}
+
+TEST(HfCatalogue, Mamba2GroupsReplicateWhenTpDoesNotDivideThem) {
+  // extra_groups_for_head_shards: n_groups 1 at TP 4 becomes 4 groups, one per rank.
+  kvplan::RecurrentSpec r{.kind = MixerKind::mamba2, .d_inner = 4096, .d_state = 128, .d_conv = 4,
+                          .n_groups = 1, .heads = 64, .head_dim = 64};
+  const auto s = kvplan::recurrent_state(r, 4);
+  EXPECT_EQ(s.conv_elements, 3ull * (4096 + 2 * 4 * 128) / 4);
+  EXPECT_EQ(s.ssm_elements, 16ull * 64 * 128);
+  EXPECT_THROW(kvplan::recurrent_state(r, 3), kvplan::Error);  // 64 heads over 3 ranks
+}
+
 // ---- quantized checkpoints ---------------------------------------------------------------------
 
 TEST(HfCatalogue, Qwen3_235B_Fp8BlockScales) {

@@ -112,6 +112,9 @@ struct ModelSpec {
   bool num_params_estimated = false;  // true when derived from the architecture, not published
   std::string weight_dtype = "bf16";  // fp32, fp16, bf16, fp8, int8, int4, fp4
   WeightSpec weights;
+  // Things the reader let pass with a warning (a duplicate key in a HF config keeps its last
+  // value, as Python's json does), each naming the file and the key.
+  std::vector<std::string> warnings;
 
   bool is_mla() const { return kv_lora_rank > 0; }
   std::uint32_t latent_width() const { return kv_lora_rank + qk_rope_head_dim; }
