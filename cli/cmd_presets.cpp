@@ -33,13 +33,7 @@ int run_models(const std::vector<std::string>& args, std::ostream& out) {
           {}};
   for (const auto& p : list_model_presets()) {
     const auto m = load_model(p.id);
-    std::size_t sliding = 0;
-    for (const auto& l : m.layers) sliding += l.kind == AttentionKind::sliding;
-    std::string att = m.is_mla() ? "MLA latent " + std::to_string(m.latent_width())
-                      : sliding == m.layers.size() ? "sliding " + grouped(m.layers[0].window)
-                      : sliding ? std::to_string(sliding) + " sliding + " +
-                                      std::to_string(m.layers.size() - sliding) + " full"
-                                : "full";
+    const std::string att = describe_layers(m);
     t.rows.push_back({m.id, m.name, std::to_string(m.layers.size()), std::to_string(m.num_q_heads),
                       m.is_mla() ? "-" : std::to_string(m.num_kv_heads),
                       m.is_mla() ? "-" : std::to_string(m.head_dim_k), att, grouped(m.max_context)});

@@ -102,8 +102,12 @@ RecurrentSpec parse_recurrent(detail::JsonObject& r) {
 
 ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source);
 
-// A preset wrapping a verbatim Hugging Face config: the config is imported as a config.json
-// would be; the wrapper names it, says where it was read and which repos it stands for.
+const detail::EmbeddedFile* find_embedded(const std::string& rel);
+
+// A preset wrapping a verbatim Hugging Face config (inline as "hf_config", or the file
+// "hf_config_file" names: an embedded models/hf/ file, else a path beside the wrapper): the
+// config is imported as a config.json would be; the wrapper names it, says where it was
+// published and which repos it stands for.
 ModelSpec parse_hf_wrapper(detail::JsonObject& o, const std::string& source) {
   const std::string id = o.str("id");
   const std::string name = o.opt_str("name").value_or(id);
@@ -111,21 +115,34 @@ ModelSpec parse_hf_wrapper(detail::JsonObject& o, const std::string& source) {
   std::vector<std::string> repos;
   if (o.has("hf_repos")) repos = o.strings("hf_repos");
   const auto published = o.opt_uint("published_params", 1, std::uint64_t{1} << 50);
-  const auto& cfg = o.raw("hf_config");
+  nlohmann::json cfg;
+  std::string cfg_source;
+  if (o.has("hf_config_file")) {
+    const auto rel = o.str("hf_config_file");
+    if (o.has("hf_config"))
+      throw Error(source, "/hf_config", "give either hf_config or hf_config_file, not both");
+    if (const auto* f = find_embedded(rel)) {
+      cfg_source = "preset file " + rel;
+      cfg = detail::parse_json_text(f->text, cfg_source, detail::JsonDialect::hf_config);
+    } else {
+      const auto path = (std::filesystem::path(source).parent_path() / rel).string();
+      cfg_source = path;
+      cfg = detail::parse_json_text(detail::read_text_file(path, "HF config"), path,
+                                    detail::JsonDialect::hf_config);
+    }
+  } else {
+    cfg = o.raw("hf_config");
+    cfg_source = source + ": /hf_config";
+  }
   o.finish();
   if (!detail::looks_like_hf_config(cfg))
-    throw Error(source, "/hf_config", "expected a Hugging Face config object (\"model_type\")");
-  ModelSpec m = detail::import_hf_config(cfg, source + ": /hf_config");
+    throw Error(cfg_source, "/model_type", "expected a Hugging Face config object");
+  ModelSpec m = detail::import_hf_config(cfg, cfg_source);
   m.id = id;
   m.name = name;
   m.source = url;
   m.hf_repos = std::move(repos);
-  if (published) {
-    // The estimate stays in the weights (it knows the quantized layout); the published count
-    // is the parameter figure shown.
-    m.num_params = *published;
-    m.num_params_estimated = false;
-  }
+  m.published_params = published.value_or(0);
   return m;
 }
 
@@ -135,7 +152,7 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   if (version != 1)
     throw Error(source, "/kvplan_model", "unsupported schema version " + std::to_string(version) +
                                              " (this kvplan reads version 1)");
-  if (o.has("hf_config")) return parse_hf_wrapper(o, source);
+  if (o.has("hf_config") || o.has("hf_config_file")) return parse_hf_wrapper(o, source);
   ModelSpec m;
   m.id = o.str("id");
   m.name = o.opt_str("name").value_or(m.id);

@@ -1,5 +1,6 @@
 #include "kvplan/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,49 @@ std::string fixed(double v, int decimals) {
 }
 
 }  // namespace
+
+std::string describe_layers(const ModelSpec& m) {
+  if (m.is_mla()) {
+    std::string s = "MLA latent " + std::to_string(m.latent_width());
+    if (m.index_head_dim) s += " + indexer " + std::to_string(m.index_head_dim);
+    return s;
+  }
+  // Runs of (kind, window) in order of first appearance, counted.
+  struct Part {
+    AttentionKind kind;
+    std::uint64_t window;
+    std::size_t count;
+  };
+  std::vector<Part> parts;
+  std::size_t state_only = 0, both = 0;
+  for (const auto& l : m.layers) {
+    if (l.recurrent && l.kind == AttentionKind::none) {
+      ++state_only;
+      continue;
+    }
+    if (l.recurrent) ++both;
+    if (l.kind == AttentionKind::none) continue;
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const Part& p) {
+      return p.kind == l.kind && p.window == l.window;
+    });
+    if (it == parts.end()) parts.push_back({l.kind, l.window, 1});
+    else ++it->count;
+  }
+  const std::string mixer = to_string(m.recurrent.kind);
+  std::string s;
+  const bool one = parts.size() == 1 && parts[0].count == m.layers.size();
+  for (const auto& p : parts) {
+    if (!s.empty()) s += " + ";
+    if (!one) s += std::to_string(p.count) + " ";
+    s += to_string(p.kind);
+    if (p.kind == AttentionKind::sliding || p.kind == AttentionKind::chunked)
+      s += " " + grouped(p.window);
+  }
+  if (both > 0) s += (both == m.layers.size() ? " + " : " (" + std::to_string(both) + " with ") +
+                     mixer + (both == m.layers.size() ? " in every layer" : ")");
+  if (state_only > 0) s += (s.empty() ? "" : " + ") + std::to_string(state_only) + " " + mixer + " state";
+  return s.empty() ? "none" : s;
+}
 
 OutputFormat parse_output_format(const std::string& name, const std::vector<OutputFormat>& allowed) {
   OutputFormat f;

@@ -35,8 +35,44 @@ TEST(ModelPresets, ExpectedIdsArePresent) {
   for (const char* id :
        {"llama-2-7b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
         "mistral-7b-v0.1", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "gemma-2-9b", "gemma-2-27b",
-        "phi-3-mini", "deepseek-v2-lite", "deepseek-v3"})
+        "phi-3-mini", "deepseek-v2-lite", "deepseek-v3",
+        // the 2026 catalogue (issue 12), each wrapping its published config.json
+        "llama-3.3-70b", "llama-4-scout", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
+        "qwen3-235b-a22b", "qwen3-next-80b-a3b", "gpt-oss-20b", "gpt-oss-120b", "gemma-3-4b",
+        "gemma-3-27b", "mistral-nemo", "phi-4", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
+        "kimi-k2", "minimax-m1", "nemotron-h-56b", "qwen3.5-397b-a17b"})
     EXPECT_TRUE(ids.count(id)) << id;
+}
+
+// Every wrapped preset imports exactly as its test fixture (the same published file).
+TEST(ModelPresets, WrappedPresetsEqualTheirFixtures) {
+  for (const auto& p : kvplan::list_model_presets()) {
+    const auto m = kvplan::load_model(p.id);
+    if (!m.num_params_estimated) continue;
+    SCOPED_TRACE(p.id);
+    std::string fixture = p.id == "nemotron-h-56b" ? "nemotron-h-56b-base-8k" : p.id;
+    const auto hf = kvplan::load_model(hf_path(fixture));
+    EXPECT_EQ(m.layers, hf.layers);
+    EXPECT_EQ(m.recurrent, hf.recurrent);
+    EXPECT_EQ(m.num_kv_heads, hf.num_kv_heads);
+    EXPECT_EQ(m.head_dim_k, hf.head_dim_k);
+    EXPECT_EQ(m.weight_bytes(), hf.weight_bytes());
+    EXPECT_EQ(m.mtp_layers, hf.mtp_layers);
+    EXPECT_EQ(m.source.rfind("https://huggingface.co/", 0), 0u);
+  }
+}
+
+// A Hugging Face repo id finds the preset that stands for it, also a post-training variant of
+// a listed repo; the spec is named as given and says which preset it used.
+TEST(ModelPresets, FoundByTheirRepoIds) {
+  const auto a = kvplan::load_model("Qwen/Qwen3-Next-80B-A3B-Instruct");
+  EXPECT_EQ(a.preset, "qwen3-next-80b-a3b");
+  EXPECT_EQ(a.id, "Qwen/Qwen3-Next-80B-A3B-Instruct");
+  EXPECT_EQ(kvplan::load_model("openai/gpt-oss-120b").preset, "gpt-oss-120b");
+  EXPECT_EQ(kvplan::load_model("qwen/qwen3-8b").preset, "qwen3-8b");  // case-insensitive
+  EXPECT_EQ(kvplan::load_model("Qwen/Qwen3-14B-Instruct").preset, "qwen3-14b");  // variant
+  // A quantized variant has other weights: not the bf16 preset.
+  EXPECT_THROW(kvplan::load_model("Qwen/Qwen3-14B-AWQ"), kvplan::Error);
 }
 
 TEST(ModelPresets, EveryPresetHoldsItsInvariants) {
@@ -57,6 +93,9 @@ TEST(ModelPresets, EveryPresetHoldsItsInvariants) {
       EXPECT_EQ(m.head_dim_k, m.latent_width());
       EXPECT_EQ(m.head_dim_v, 0u);
       EXPECT_EQ(m.cached_layers(), m.layers.size());
+    } else if (m.recurrent_layers() > 0) {
+      EXPECT_EQ(m.num_q_heads % m.num_kv_heads, 0u);
+      EXPECT_GT(kvplan::recurrent_state(m.recurrent).bytes(), 0u);
     } else {
       EXPECT_EQ(m.num_q_heads % m.num_kv_heads, 0u);
       EXPECT_GT(m.head_dim_v, 0u);
@@ -67,7 +106,15 @@ TEST(ModelPresets, EveryPresetHoldsItsInvariants) {
       }
     }
     EXPECT_GT(m.num_params, 0u);
-    EXPECT_FALSE(m.num_params_estimated);
+    if (m.num_params_estimated) {
+      // A preset wrapping a published config: its architecture's count is within 2% of the
+      // model card's total, which the preset records.
+      ASSERT_GT(m.published_params, 0u);
+      const double rel = (static_cast<double>(m.num_params) - static_cast<double>(m.published_params)) /
+                         static_cast<double>(m.published_params);
+      EXPECT_LT(std::abs(rel), 0.02) << m.num_params << " vs " << m.published_params;
+      EXPECT_FALSE(m.hf_repos.empty());
+    }
     EXPECT_GT(m.max_context, 0u);
     EXPECT_GT(m.hidden_size, 0u);
     EXPECT_TRUE(kvplan::validate(m).empty());

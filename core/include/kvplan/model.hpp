@@ -32,7 +32,8 @@
 // when speculative decoding uses them).
 // A preset may instead wrap a verbatim Hugging Face config (the same import as a config.json):
 //   {"kvplan_model": 1, "id": "qwen3-8b", "name": "Qwen3 8B", "source": "<URL of config.json>",
-//    "hf_repos": ["Qwen/Qwen3-8B"], "published_params": 8190735360, "hf_config": {...}}
+//    "hf_repos": ["Qwen/Qwen3-8B"], "published_params": 8200000000,
+//    "hf_config_file": "hf/qwen3-8b.json"}      (or the config inline as "hf_config": {...})
 #pragma once
 
 #include <cstdint>
@@ -110,6 +111,7 @@ struct ModelSpec {
   std::uint64_t max_context = 0;    // tokens (max_position_embeddings), 0 = unknown
   std::uint64_t num_params = 0;     // parameters, for weight memory
   bool num_params_estimated = false;  // true when derived from the architecture, not published
+  std::uint64_t published_params = 0;  // the model card's total, where a preset records it
   std::string weight_dtype = "bf16";  // fp32, fp16, bf16, fp8, int8, int4, fp4
   WeightSpec weights;
   // Things the reader let pass with a warning (a duplicate key in a HF config keeps its last

@@ -34,6 +34,11 @@ std::string render_markdown(const Table& t);  // GitHub table, | escaped
 std::string render_csv(const Table& t);       // RFC 4180 quoting
 
 // `kvplan size`: the formula's factors, per-token / per-request / total bytes.
+// The layers of a model in a few words, for lists and headers: "full", "sliding 4,096",
+// "52 sliding 1,024 + 10 full", "36 chunked 8,192 + 12 full", "12 full + 36 gated_delta_net
+// state", "MLA latent 576 + indexer 128".
+std::string describe_layers(const ModelSpec& model);
+
 struct SizeReport {
   ModelSpec model;
   KvCostInput input;

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Writes the Hugging Face presets of models/: each a verbatim published config.json (copied from
+tests/data/hf, whose README.md gives where each copy was obtained) in models/hf/, and a preset in
+models/models/ that names it, says where it was published and which repos it stands for.
+
+Run from anywhere: python3 scripts/make_presets.py   (then rebuild; the presets are compiled in)
+"""
+import json
+import pathlib
+import shutil
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+HF = "https://huggingface.co/{}/blob/main/config.json"
+
+# id, name, test fixture, repos (the first is the one the config was published in), published
+# total parameters as the model card states them (informational; tests compare within 2%).
+PRESETS = [
+    ("llama-3.3-70b", "Llama 3.3 70B Instruct", "llama-3.3-70b",
+     ["meta-llama/Llama-3.3-70B-Instruct"], 70.6e9),
+    ("llama-4-scout", "Llama 4 Scout 17B-16E", "llama-4-scout",
+     ["meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama/Llama-4-Scout-17B-16E"], 109e9),
+    ("qwen3-8b", "Qwen3 8B", "qwen3-8b", ["Qwen/Qwen3-8B", "Qwen/Qwen3-8B-Base"], 8.2e9),
+    ("qwen3-14b", "Qwen3 14B", "qwen3-14b", ["Qwen/Qwen3-14B", "Qwen/Qwen3-14B-Base"], 14.8e9),
+    ("qwen3-32b", "Qwen3 32B", "qwen3-32b", ["Qwen/Qwen3-32B"], 32.8e9),
+    ("qwen3-30b-a3b", "Qwen3 30B-A3B", "qwen3-30b-a3b",
+     ["Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Base", "Qwen/Qwen3-30B-A3B-Instruct-2507",
+      "Qwen/Qwen3-30B-A3B-Thinking-2507"], 30.5e9),
+    ("qwen3-235b-a22b", "Qwen3 235B-A22B", "qwen3-235b-a22b",
+     ["Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B-Instruct-2507",
+      "Qwen/Qwen3-235B-A22B-Thinking-2507"], 235e9),
+    ("qwen3-235b-a22b-fp8", "Qwen3 235B-A22B FP8", "qwen3-235b-a22b-fp8",
+     ["Qwen/Qwen3-235B-A22B-FP8"], 235e9),
+    ("qwen3-next-80b-a3b", "Qwen3-Next 80B-A3B", "qwen3-next-80b-a3b",
+     ["Qwen/Qwen3-Next-80B-A3B-Thinking", "Qwen/Qwen3-Next-80B-A3B-Instruct"], 80e9),
+    ("qwen3.5-397b-a17b", "Qwen3.5 397B-A17B", "qwen3.5-397b-a17b", ["Qwen/Qwen3.5-397B-A17B"],
+     397e9),
+    ("qwen2.5-vl-7b", "Qwen2.5-VL 7B Instruct", "qwen2.5-vl-7b", ["Qwen/Qwen2.5-VL-7B-Instruct"],
+     8.29e9),
+    ("gpt-oss-20b", "gpt-oss-20b", "gpt-oss-20b", ["openai/gpt-oss-20b"], 20.9e9),
+    ("gpt-oss-120b", "gpt-oss-120b", "gpt-oss-120b", ["openai/gpt-oss-120b"], 116.8e9),
+    ("gemma-3-4b", "Gemma 3 4B", "gemma-3-4b", ["google/gemma-3-4b-it", "google/gemma-3-4b-pt"],
+     4.3e9),
+    ("gemma-3-27b", "Gemma 3 27B", "gemma-3-27b",
+     ["google/gemma-3-27b-it", "google/gemma-3-27b-pt"], 27.4e9),
+    ("mistral-nemo", "Mistral Nemo 12B", "mistral-nemo",
+     ["mistralai/Mistral-Nemo-Instruct-2407"], 12.2e9),
+    ("phi-4", "Phi-4", "phi-4", ["microsoft/phi-4"], 14.7e9),
+    ("deepseek-r1", "DeepSeek-R1", "deepseek-r1", ["deepseek-ai/DeepSeek-R1",
+     "deepseek-ai/DeepSeek-R1-0528"], 671e9),
+    ("deepseek-v3.1", "DeepSeek-V3.1", "deepseek-v3.1",
+     ["deepseek-ai/DeepSeek-V3.1", "deepseek-ai/DeepSeek-V3.1-Terminus"], 671e9),
+    ("deepseek-v3.2", "DeepSeek-V3.2", "deepseek-v3.2",
+     ["deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2-Exp"], 671e9),
+    ("kimi-k2", "Kimi K2", "kimi-k2", ["moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Base"],
+     1.03e12),
+    ("kimi-k2.5", "Kimi K2.5", "kimi-k2.5", ["moonshotai/Kimi-K2.5"], 1.03e12),
+    ("minimax-m1", "MiniMax-M1", "minimax-m1",
+     ["MiniMaxAI/MiniMax-M1-80k", "MiniMaxAI/MiniMax-M1-40k"], 456e9),
+    ("nemotron-h-56b", "Nemotron-H 56B Base", "nemotron-h-56b-base-8k",
+     ["nvidia/Nemotron-H-56B-Base-8K"], 56e9),
+]
+
+
+def main():
+    (ROOT / "models" / "hf").mkdir(exist_ok=True)
+    for pid, name, fixture, repos, published in PRESETS:
+        src = ROOT / "tests" / "data" / "hf" / f"{fixture}.json"
+        shutil.copyfile(src, ROOT / "models" / "hf" / f"{fixture}.json")
+        preset = {
+            "kvplan_model": 1,
+            "id": pid,
+            "name": name,
+            "source": HF.format(repos[0]),
+            "hf_repos": repos,
+            "published_params": int(published),
+            "hf_config_file": f"hf/{fixture}.json",
+        }
+        out = ROOT / "models" / "models" / f"{pid}.json"
+        out.write_text(json.dumps(preset, indent=2) + "\n")
+    print(f"wrote {len(PRESETS)} presets")
+
+
+if __name__ == "__main__":
+    main()
