@@ -29,7 +29,8 @@ PlanResults compute_plan(const ModelSpec& model, const PlanSettings& settings, b
                    .format = r.input.format,
                    .policy = r.input.policy,
                    .block_size = r.capacity.block_size,
-                   .tp = settings.tp};
+                   .tp = settings.tp,
+                   .draft_layers = settings.draft_layers};
     r.cost = kv_cost(model, ci, "planner");
     r.context_cap = model.max_context;
     r.max_context =

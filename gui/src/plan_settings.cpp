@@ -26,6 +26,7 @@ PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
   in.block_size = s.block_size;
   in.tp = s.tp;
   in.pp = s.pp;
+  in.draft_layers = s.draft_layers;
   in.gpus = s.gpus;
   in.context = s.context;
   in.concurrency = s.concurrency;

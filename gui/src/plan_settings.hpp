@@ -23,6 +23,7 @@ struct PlanSettings {
   std::uint32_t gpus = 1;                 // GPUs in all
   std::uint32_t tp = 1;                   // tensor-parallel ranks per replica
   std::uint32_t pp = 1;                   // pipeline stages per replica
+  std::uint32_t draft_layers = 0;         // speculative (MTP / EAGLE) layers holding a cache
   std::string weight_dtype;               // empty = the model's
   std::uint32_t memory_fraction_ppm = 0;  // 0 = the engine's default
   std::uint32_t block_size = 0;           // tokens per page, 0 = the engine's default

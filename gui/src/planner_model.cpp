@@ -84,6 +84,9 @@ void PlannerModel::setTp(std::uint32_t tp) {
 void PlannerModel::setPp(std::uint32_t pp) {
   update([&](PlanSettings& s) { s.pp = pp; });
 }
+void PlannerModel::setDraftLayers(std::uint32_t layers) {
+  update([&](PlanSettings& s) { s.draft_layers = layers; });
+}
 void PlannerModel::setWeightDtype(const QString& dtype) {
   update([&](PlanSettings& s) { s.weight_dtype = dtype.toStdString(); });
 }

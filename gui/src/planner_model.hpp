@@ -39,6 +39,7 @@ class PlannerModel : public QObject {
   void setGpus(std::uint32_t n);
   void setTp(std::uint32_t tp);
   void setPp(std::uint32_t pp);
+  void setDraftLayers(std::uint32_t layers);  // speculative layers holding a cache
   void setWeightDtype(const QString& dtype);  // empty = the model's
   void setMemoryFractionPpm(std::uint32_t ppm);
   void setBlockSize(std::uint32_t tokens);  // 0 = the engine's default

@@ -25,7 +25,10 @@
 #include <cmath>
 
 #include "charts.hpp"
+#include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/report.hpp"
 #include "ui_format.hpp"
 #include "widgets.hpp"
 
@@ -201,6 +204,15 @@ QWidget* PlannerView::buildInputs() {
   connect(pp_, &QSpinBox::valueChanged, this,
           [this](int v) { model_->setPp(static_cast<std::uint32_t>(v)); });
   hl->addRow("Pipeline stages", pp_);
+  draft_ = new QSpinBox;
+  draft_->setObjectName("draftLayers");
+  draft_->setRange(0, 64);
+  draft_->setSpecialValueText("none (no speculative decoding)");
+  draft_->setToolTip("Speculative layers that hold a KV cache: the model's MTP layers "
+                     "(num_nextn_predict_layers) or EAGLE draft layers");
+  connect(draft_, &QSpinBox::valueChanged, this,
+          [this](int v) { model_->setDraftLayers(static_cast<std::uint32_t>(v)); });
+  hl->addRow("Draft layers", draft_);
   engine_combo_ = new QComboBox;
   engine_combo_->setObjectName("engineCombo");
   for (Engine e : kEngines) engine_combo_->addItem(engineLabel(e), static_cast<int>(e));
@@ -392,17 +404,33 @@ void PlannerView::syncWidgets() {
     }
     model_combo_->setCurrentIndex(i);
   }
+  // The layer breakdown, and for hybrids the fixed state each sequence holds (on one rank).
+  QString state;
+  if (m.recurrent_layers() > 0) {
+    try {
+      const auto st = recurrent_state(m.recurrent, s.tp);
+      state = QString(" · recurrent state %1 per sequence (%2 layers × conv %3 + ssm %4 B)")
+                  .arg(humanBytes(st.bytes() * m.recurrent_layers()))
+                  .arg(m.recurrent_layers())
+                  .arg(groupedNumber(st.conv_bytes))
+                  .arg(groupedNumber(st.ssm_bytes));
+    } catch (const Error&) {
+      state = " · recurrent state: TP does not divide its heads";
+    }
+  }
   model_info_->setText(
-      QString("%1 layers · %2 query / %3 KV heads · head dim %4%5 · %6 parameters%7 · "
-              "max context %8")
+      QString("%1 layers (%2) · %3 query / %4 KV heads · head dim %5%6 · %7 parameters%8 · "
+              "max context %9%10")
           .arg(m.layers.size())
+          .arg(qs(describe_layers(m)))
           .arg(m.num_q_heads)
           .arg(m.num_kv_heads)
           .arg(m.head_dim_k)
           .arg(m.is_mla() ? QString(" · MLA latent %1").arg(m.latent_width()) : QString())
           .arg(groupedNumber(m.num_params))
           .arg(m.num_params_estimated ? " (estimated)" : "")
-          .arg(m.max_context ? groupedNumber(m.max_context) : QString("unknown")));
+          .arg(m.max_context ? groupedNumber(m.max_context) : QString("unknown"))
+          .arg(state));
   model_info_->setToolTip(qs(m.source));
   {
     const QSignalBlocker b(gpu_combo_);
@@ -437,6 +465,10 @@ void PlannerView::syncWidgets() {
   {
     const QSignalBlocker b(pp_);
     pp_->setValue(static_cast<int>(s.pp));
+  }
+  {
+    const QSignalBlocker b(draft_);
+    draft_->setValue(static_cast<int>(s.draft_layers));
   }
   {
     const QSignalBlocker b(engine_combo_);

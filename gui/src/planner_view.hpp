@@ -53,6 +53,7 @@ class PlannerView : public QWidget {
   QSpinBox* gpus_;
   QComboBox* tp_combo_;
   QSpinBox* pp_;
+  QSpinBox* draft_;
   QComboBox* engine_combo_;
   QComboBox* weight_combo_;
   QDoubleSpinBox* fraction_;

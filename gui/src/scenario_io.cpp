@@ -73,6 +73,7 @@ std::string deployment_json(const PlanSettings& s, const std::string& model_ref)
   en["name"] = qs(to_string(s.engine));
   en["tensor_parallel_size"] = static_cast<qint64>(s.tp);
   en["pipeline_parallel_size"] = static_cast<qint64>(s.pp);
+  if (s.draft_layers) en["draft_layers"] = static_cast<qint64>(s.draft_layers);
   en["max_model_len"] = static_cast<qint64>(s.context);
   if (s.memory_fraction_ppm) en[memory_fraction_key(s.engine)] = s.memory_fraction_ppm / 1e6;
   if (s.block_size) en["block_size"] = static_cast<qint64>(s.block_size);
@@ -123,6 +124,7 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   s.gpus = p.gpus ? p.gpus : p.tp * p.pp;
   s.tp = p.tp;
   s.pp = p.pp;
+  s.draft_layers = p.draft_layers;
   s.weight_dtype = p.weight_dtype;
   s.memory_fraction_ppm = p.memory_fraction_ppm;
   s.block_size = p.block_size;

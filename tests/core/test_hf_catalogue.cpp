@@ -5,6 +5,7 @@
 // class; docs/models.md lists them with their commits). Weight figures are compared with the
 // published parameter count (model card) within 2%.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cmath>
 #include <cstdint>
@@ -370,6 +371,84 @@ TEST_F(HfCatalogueBad, NemotronPatternOfTheWrongLength) {
     "num_attention_heads": 4, "hybrid_override_pattern": "M*", "mamba_num_heads": 2,
     "mamba_head_dim": 32, "n_groups": 1, "ssm_state_size": 16, "conv_kernel": 4})");
   EXPECT_NE(msg.find("/hybrid_override_pattern"), std::string::npos) << msg;
+}
+
+// Families without a verbatim published config here: the import rules on hand-written configs
+// with the family's field names (their config classes' defaults where a field is left out).
+TEST_F(HfCatalogueBad, JambaPeriodsAndMambaState) {
+  const auto p = (dir_ / "config.json").string();
+  std::ofstream(p) << R"({"model_type": "jamba", "num_hidden_layers": 16, "hidden_size": 1024,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "intermediate_size": 2048,
+    "vocab_size": 1000, "num_experts": 4, "mamba_d_state": 16, "mamba_d_conv": 4,
+    "mamba_expand": 2, "torch_dtype": "bfloat16"})";
+  const auto m = kvplan::load_model(p);
+  // JambaConfig defaults: attn_layer_period 8, offset 4 → layers 4 and 12 attend.
+  for (std::size_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(m.layers[i].kind, i % 8 == 4 ? AttentionKind::full : AttentionKind::none) << i;
+    EXPECT_EQ(m.layers[i].recurrent, i % 8 != 4) << i;
+  }
+  // mamba1_state_shape: conv 3 · 2048, ssm 2048 · 16, bf16
+  const std::uint64_t state = (3ull * 2048 + 2048ull * 16) * 2;
+  // attention: 2 layers · 2 heads · (128 + 128) · 2 B = 2,048 B per token
+  EXPECT_EQ(request_bytes(m, 100), 2048ull * 100 + 14 * state);
+}
+
+TEST_F(HfCatalogueBad, FalconH1AttentionAndMambaInEveryLayer) {
+  const auto p = (dir_ / "config.json").string();
+  std::ofstream(p) << R"({"model_type": "falcon_h1", "num_hidden_layers": 4, "hidden_size": 512,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 1024,
+    "vocab_size": 1000, "mamba_n_heads": 16, "mamba_d_head": 64, "mamba_n_groups": 1,
+    "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_d_ssm": 1024, "torch_dtype": "bfloat16"})";
+  const auto m = kvplan::load_model(p);
+  for (const auto& l : m.layers) {
+    EXPECT_EQ(l.kind, AttentionKind::full);
+    EXPECT_TRUE(l.recurrent);
+  }
+  // conv 3 · (1024 + 2·1·128) = 3,840 values, ssm 16 · 64 · 128 = 131,072 values, bf16
+  const std::uint64_t state = (3840ull + 131072) * 2;
+  // attention: 2 heads · 128 · 2 B = 512 B per layer-token
+  EXPECT_EQ(request_bytes(m, 1000), 4ull * (512 * 1000 + state));
+}
+
+TEST_F(HfCatalogueBad, HubCacheSnapshotByRepoId) {
+  // huggingface_hub's layout: models--org--name/snapshots/<rev>/, refs/main names the revision.
+  const auto root = dir_ / "hub" / "models--acme--tiny-llama";
+  std::filesystem::create_directories(root / "snapshots" / "abc123");
+  std::filesystem::create_directories(root / "refs");
+  std::ofstream(root / "refs" / "main") << "abc123";
+  std::filesystem::copy_file(hf("llama-3.1-8b"), root / "snapshots" / "abc123" / "config.json");
+  // A one-tensor checkpoint: 8-byte header length, the JSON header, then 16 data bytes.
+  const std::string header = R"({"lm_head.weight":{"dtype":"BF16","shape":[2,4],"data_offsets":[0,16]}})";
+  {
+    std::ofstream st(root / "snapshots" / "abc123" / "model.safetensors", std::ios::binary);
+    std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) st.put(static_cast<char>((n >> (8 * i)) & 0xff));
+    st << header << std::string(16, '\0');
+  }
+  ::setenv("HF_HUB_CACHE", (dir_ / "hub").c_str(), 1);
+  const auto m = kvplan::load_model("acme/tiny-llama");
+  ::unsetenv("HF_HUB_CACHE");
+  EXPECT_EQ(m.id, "acme/tiny-llama");
+  EXPECT_EQ(m.layers.size(), 32u);
+  EXPECT_TRUE(m.weights.from_checkpoint);
+  EXPECT_EQ(m.weight_bytes(), 16u);  // read from the header, not estimated
+}
+
+TEST_F(HfCatalogueBad, CheckpointHeaderOutsideTheFileIsRefused) {
+  std::filesystem::copy_file(hf("llama-3.1-8b"), dir_ / "config.json");
+  const std::string header = R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,4096]}})";
+  {
+    std::ofstream st(dir_ / "model.safetensors", std::ios::binary);
+    std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) st.put(static_cast<char>((n >> (8 * i)) & 0xff));
+    st << header << std::string(16, '\0');
+  }
+  try {
+    kvplan::load_model(dir_.string());
+    ADD_FAILURE() << "no error";
+  } catch (const kvplan::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/w/data_offsets"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(HfCatalogueBad, GlmFlashIsMlaNotAHiddenSizeError) {

@@ -18,6 +18,7 @@
 #include "kvplan/report.hpp"
 #include "planner_model.hpp"
 #include "planner_view.hpp"
+#include "ui_format.hpp"
 
 using namespace kvplan;
 using namespace kvplan::gui;
@@ -29,7 +30,7 @@ struct Expect {
   std::string model = "llama-3.1-8b";
   std::string gpu = "h100-sxm-80gb";
   Engine engine = Engine::vllm;
-  std::uint32_t gpus = 1, tp = 1, pp = 1;
+  std::uint32_t gpus = 1, tp = 1, pp = 1, draft = 0;
   std::string format = "fp16", policy = "full";
   std::uint64_t context = 8192, concurrency = 16;
   std::uint32_t fraction_ppm = 0;
@@ -68,6 +69,7 @@ class TestGuiPlanner : public QObject {
     in.policy = parse_policy(e.policy);
     in.tp = e.tp;
     in.pp = e.pp;
+    in.draft_layers = e.draft;
     in.gpus = e.gpus;
     in.context = e.context;
     in.concurrency = e.concurrency;
@@ -78,8 +80,10 @@ class TestGuiPlanner : public QObject {
                                  .batch = e.concurrency,
                                  .format = in.format,
                                  .policy = in.policy,
-                                 .block_size = default_block_size(e.engine),
-                                 .tp = e.tp});
+                                 // the engine's block: its default, raised for hybrids
+                                 .block_size = c.block_size,
+                                 .tp = e.tp,
+                                 .draft_layers = e.draft});
     const std::uint64_t max_ctx = max_context_at_concurrency(m, in, e.concurrency, m.max_context);
     const OrderOption o = min_gpus(m, in, g);
 
@@ -236,6 +240,46 @@ class TestGuiPlanner : public QObject {
     // The next change clears the message.
     child<QSpinBox>("concurrencySpin")->setValue(17);
     QVERIFY(!banner->isVisible());
+  }
+
+  // A hybrid model: the info line breaks its layers down and shows the state each sequence
+  // holds; the picker lists the catalogue's presets.
+  void hybridModelShowsItsLayersAndState() {
+    for (const char* id : {"qwen3-next-80b-a3b", "nemotron-h-56b", "llama-4-scout", "gpt-oss-120b"})
+      QVERIFY2(child<QComboBox>("modelCombo")->findData(id) >= 0, id);
+    selectData("modelCombo", "qwen3-next-80b-a3b");
+    const QString info = text("modelInfo");
+    QVERIFY2(info.contains("12 full + 36 gated_delta_net state"), qPrintable(info));
+    // 36 Gated DeltaNet layers × (conv 49,152 + ssm 1,048,576 B) = 39,518,208 B per sequence
+    QVERIFY2(info.contains("recurrent state " + humanBytes(39518208) + " per sequence"),
+             qPrintable(info));
+    Expect e;
+    e.model = "qwen3-next-80b-a3b";
+    e.context = 32768;
+    child<QSpinBox>("contextSpin")->setValue(32768);
+    checkHeadline(e);
+    // TP 2 halves the state per rank.
+    child<QSpinBox>("gpuCount")->setValue(2);
+    selectData("tpCombo", 2);
+    QVERIFY2(text("modelInfo").contains(humanBytes(39518208 / 2)), qPrintable(text("modelInfo")));
+  }
+
+  // Speculative decoding: DeepSeek-V3's MTP layer holds a cache only when asked for.
+  void draftLayersCountWhenSet() {
+    selectData("modelCombo", "deepseek-v3");
+    child<QSpinBox>("gpuCount")->setValue(8);
+    selectData("tpCombo", 8);
+    selectData("gpuCombo", "h200-141gb");
+    Expect e;
+    e.model = "deepseek-v3";
+    e.gpu = "h200-141gb";
+    e.gpus = 8;
+    e.tp = 8;
+    checkHeadline(e);
+    child<QSpinBox>("draftLayers")->setValue(1);
+    e.draft = 1;
+    checkHeadline(e);
+    QCOMPARE(model_->settings().draft_layers, 1u);
   }
 
   void hfConfigLoads() {
