@@ -87,6 +87,13 @@ std::uint64_t parse_gib(const std::string& text, const std::string& source,
 bool valid_tp(const ModelSpec& model, std::uint32_t tp) {
   if (tp == 0) return false;
   if (model.num_q_heads % tp != 0) return false;
+  if (model.recurrent_layers() > 0) {
+    try {
+      recurrent_state(model.recurrent, tp);  // the mixer's heads must shard too
+    } catch (const Error&) {
+      return false;
+    }
+  }
   if (model.is_mla()) return true;
   const std::uint32_t h = model.num_kv_heads;
   return h == 0 ? false : (tp <= h ? h % tp == 0 : tp % h == 0);
@@ -425,6 +432,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     StageCapacity s;
     s.stage = static_cast<std::uint32_t>(c.stages.size());
     s.cached_layers = st.cached;
+    s.state_layers = st.state_layers;
     s.group_size = st.group_size;
     s.kv_cache_groups = static_cast<std::uint32_t>(st.group_types.size());
     s.num_blocks = st.num_blocks;
@@ -463,6 +471,8 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
   // floor(blocks / blocks_per_request of the worst stage) passes the pool check of every stage;
   // vLLM also refuses to start when one request at max_model_len does not fit.
   c.fits_one_request = ev.fits(n, 1);
+  c.state_bytes_per_layer = ev.state_bytes;
+  c.state_layers = model.recurrent_layers();
   c.max_requests_per_replica =
       c.fits_one_request ? c.concurrency_numerator / c.concurrency_denominator : 0;
   c.max_requests = mul(c.max_requests_per_replica, ev.replicas, "requests");

@@ -81,6 +81,14 @@ Table capacity_table(const PlanReport& r) {
     t.rows.push_back({"blocks per request of " + grouped(in.context) + " tokens",
                       grouped(c.blocks_per_request)});
   }
+  if (c.state_layers > 0) {
+    t.rows.push_back({"recurrent state per sequence (" + std::to_string(c.state_layers) +
+                          " layers, one rank)",
+                      human_bytes(c.state_bytes_per_layer * c.state_layers)});
+    if (c.paged && in.engine == Engine::vllm)
+      t.rows.push_back({"  as vLLM pages it (one page per layer)",
+                        human_bytes(c.page_bytes * c.state_layers)});
+  }
   t.rows.push_back({"GPU KV cache size (tokens)", grouped(c.kv_cache_tokens)});
   t.rows.push_back({"KV bytes per request of " + grouped(in.context) + " tokens",
                     human_bytes(c.bytes_per_request)});
@@ -164,11 +172,14 @@ nlohmann::json plan_json(const PlanReport& r) {
   j["max_requests"] = c.max_requests;
   j["fits_one_request"] = c.fits_one_request;
   j["estimated_max_model_len"] = c.estimated_max_model_len;
+  j["state_layers"] = c.state_layers;
+  j["state_bytes_per_layer"] = c.state_bytes_per_layer;
   j["max_context"] = r.max_context;
   j["stages"] = nlohmann::json::array();
   for (const auto& s : c.stages)
     j["stages"].push_back({{"stage", s.stage},
                            {"cached_layers", s.cached_layers},
+                           {"state_layers", s.state_layers},
                            {"group_size", s.group_size},
                            {"kv_cache_groups", s.kv_cache_groups},
                            {"num_blocks", s.num_blocks},

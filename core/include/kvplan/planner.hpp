@@ -103,6 +103,7 @@ struct MemoryBudget {
 struct StageCapacity {
   std::uint32_t stage = 0;
   std::uint32_t cached_layers = 0;  // layers holding a KV cache on this stage
+  std::uint32_t state_layers = 0;   // layers holding a recurrent state on this stage
   std::uint32_t group_size = 0;  // vLLM: layers per KV-cache group (num_layers of get_num_blocks)
   std::uint32_t kv_cache_groups = 0;     // vLLM: groups sharing the block pool
   std::uint64_t num_blocks = 0;          // available // page // group_size
@@ -131,6 +132,9 @@ struct Capacity {
   std::uint64_t max_requests_per_replica = 0;  // floor of the above
   std::uint64_t max_requests = 0;              // · replicas
   bool fits_one_request = false;               // vLLM would start (one request at `context` fits)
+  // Hybrids: one layer's recurrent state of one sequence on one rank, before any page padding.
+  std::uint64_t state_bytes_per_layer = 0;
+  std::uint32_t state_layers = 0;  // over the whole model
   std::uint64_t estimated_max_model_len = 0;   // longest single request that fits (any engine)
 };
 
