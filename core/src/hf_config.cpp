@@ -71,14 +71,21 @@ MixerKind mixer_of(Config& c) {
 
 LayerSpec recurrent_only() { return LayerSpec{AttentionKind::none, 0, true}; }
 
+// A per-layer list must have one entry per decoder layer (`at_least`: a longer list is allowed,
+// as layer_types may also describe MTP layers).
+void expect_per_layer(JsonObject& o, const std::string& key, std::size_t got, std::uint64_t n,
+                      const char* unit = "entries", bool at_least = false) {
+  if (got == n || (at_least && got > n)) return;
+  throw Error(o.source(), o.pointer(key),
+              "has " + std::to_string(got) + " " + unit + ", num_hidden_layers is " +
+                  std::to_string(n));
+}
+
 std::vector<LayerSpec> from_layer_types(Config& c, std::uint64_t n, MixerKind mixer,
                                         bool& uses_window, bool& uses_chunk) {
   auto& o = c.owner("layer_types");
   const auto types = o.strings("layer_types");
-  if (types.size() < n)
-    throw Error(o.source(), o.pointer("layer_types"),
-                "has " + std::to_string(types.size()) + " entries, num_hidden_layers is " +
-                    std::to_string(n));
+  expect_per_layer(o, "layer_types", types.size(), n, "entries", true);
   std::vector<LayerSpec> layers(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& t = types[i];
@@ -118,10 +125,7 @@ std::vector<LayerSpec> layer_pattern(Config& c, std::uint64_t n, MixerKind mixer
     // * = attention, - = MLP, E = MoE (the last two hold no cache).
     auto& ow = c.owner("hybrid_override_pattern");
     const auto p = ow.str("hybrid_override_pattern");
-    if (p.size() != n)
-      throw Error(ow.source(), ow.pointer("hybrid_override_pattern"),
-                  "has " + std::to_string(p.size()) + " characters, num_hidden_layers is " +
-                      std::to_string(n));
+    expect_per_layer(ow, "hybrid_override_pattern", p.size(), n, "characters");
     for (std::size_t i = 0; i < n; ++i) {
       switch (p[i]) {
         case 'M': layers[i] = recurrent_only(); break;
@@ -140,10 +144,7 @@ std::vector<LayerSpec> layer_pattern(Config& c, std::uint64_t n, MixerKind mixer
   if (c.has("layers_block_type")) {
     auto& ow = c.owner("layers_block_type");
     const auto types = ow.strings("layers_block_type");
-    if (types.size() != n)
-      throw Error(ow.source(), ow.pointer("layers_block_type"),
-                  "has " + std::to_string(types.size()) + " entries, num_hidden_layers is " +
-                      std::to_string(n));
+    expect_per_layer(ow, "layers_block_type", types.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
       if (types[i] == "attention") continue;
       if (types[i] == "mamba" && mixer != MixerKind::none) {
@@ -205,10 +206,7 @@ std::vector<LayerSpec> layer_pattern(Config& c, std::uint64_t n, MixerKind mixer
       const auto& v = o.raw("no_rope_layers");
       if (!v.is_array()) throw Error(o.source(), o.pointer("no_rope_layers"), "expected an array");
       if (!v.empty()) {
-        if (v.size() != n)
-          throw Error(o.source(), o.pointer("no_rope_layers"),
-                      "has " + std::to_string(v.size()) + " entries, num_hidden_layers is " +
-                          std::to_string(n));
+        expect_per_layer(o, "no_rope_layers", v.size(), n);
         for (std::size_t i = 0; i < n; ++i) {
           if (!v[i].is_number_integer())
             throw Error(o.source(), o.pointer("no_rope_layers") + "/" + std::to_string(i),
@@ -642,6 +640,26 @@ std::vector<std::string> string_list(JsonObject& q, const std::string& key) {
   return q.strings(key);
 }
 
+// NVIDIA ModelOpt: NVFP4 stores e2m1 values and an fp8 scale per group_size (16) weights, plus
+// per-tensor fp32 scales; FP8 one byte per weight.
+Quant modelopt_scheme(JsonObject& q) {
+  Quant out;
+  out.method = "modelopt";
+  const auto algo = q.opt_str("quant_algo").value_or("");
+  if (algo == "NVFP4") {
+    const auto group = q.opt_uint("group_size", 1, 1u << 20).value_or(16);
+    out.bytes = 0.5 + 1.0 / static_cast<double>(group);
+  } else if (algo == "FP8") {
+    out.bytes = 1;
+  } else {
+    throw Error(q.source(), q.pointer("quant_algo"),
+                "unknown ModelOpt quant_algo \"" + algo + "\" (kvplan knows NVFP4 and FP8)");
+  }
+  out.skip = string_list(q, "exclude_modules");
+  if (out.skip.empty()) out.skip = string_list(q, "ignore");
+  return out;
+}
+
 Quant quant_of(Config& c, const nlohmann::json* modelopt) {
   Quant out;
   if (!c.has("quantization_config") && modelopt) {
@@ -649,19 +667,7 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
     // {"quantization": {"quant_algo": "NVFP4", "group_size": 16, "exclude_modules": [...]}}.
     JsonObject top(*modelopt, "hf_quant_config.json", "");
     JsonObject q = top.object("quantization");
-    const auto algo = q.opt_str("quant_algo").value_or("");
-    out.method = "modelopt";
-    if (algo == "NVFP4") {
-      const auto group = q.opt_uint("group_size", 1, 1u << 20).value_or(16);
-      out.bytes = 0.5 + 1.0 / static_cast<double>(group);
-    } else if (algo == "FP8") {
-      out.bytes = 1;
-    } else {
-      throw Error(q.source(), q.pointer("quant_algo"),
-                  "unknown ModelOpt quant_algo \"" + algo + "\" (kvplan knows NVFP4 and FP8)");
-    }
-    out.skip = string_list(q, "exclude_modules");
-    return out;
+    return modelopt_scheme(q);
   }
   if (!c.has("quantization_config")) return out;
   auto& owner = c.owner("quantization_config");
@@ -714,17 +720,7 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
     }
     out.skip = string_list(q, "llm_int8_skip_modules");
   } else if (method == "modelopt") {
-    const auto algo = q.opt_str("quant_algo").value_or("");
-    if (algo == "NVFP4") {
-      out.bytes = 0.5 + 1.0 / 16;  // e2m1 values, an fp8 scale per 16 (+ per-tensor fp32)
-    } else if (algo == "FP8") {
-      out.bytes = 1;
-    } else {
-      throw Error(q.source(), q.pointer("quant_algo"),
-                  "unknown modelopt quant_algo \"" + algo + "\" (kvplan knows NVFP4 and FP8)");
-    }
-    out.skip = string_list(q, "exclude_modules");
-    if (out.skip.empty()) out.skip = string_list(q, "ignore");
+    out = modelopt_scheme(q);
   } else if (method == "compressed-tensors") {
     // One scheme for the weights of every config group (the common case); bits, type and
     // group size from its "weights" entry.

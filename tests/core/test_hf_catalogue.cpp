@@ -451,6 +451,37 @@ TEST_F(HfCatalogueBad, CheckpointHeaderOutsideTheFileIsRefused) {
   }
 }
 
+// kvplan's own schema names the same kinds: chunked layers with their chunk, recurrent layers
+// with the mixer they hold.
+TEST_F(HfCatalogueBad, KvplanSchemaChunkedAndRecurrentLayers) {
+  const auto p = (dir_ / "hybrid.json").string();
+  std::ofstream(p) << R"({"kvplan_model": 1, "id": "hybrid", "source": "test", "num_layers": 4,
+    "num_attention_heads": 8, "num_kv_heads": 2, "head_dim": 64, "max_context": 65536,
+    "num_params": 1000000, "weight_dtype": "bf16",
+    "attention": {"type": "layers", "chunk": 1024,
+                  "layers": ["chunked", "recurrent", "full+recurrent", "none"]},
+    "recurrent": {"kind": "gated_delta_net", "heads": 4, "head_dim": 32, "key_heads": 2,
+                  "key_head_dim": 32, "d_conv": 4, "conv_dtype": "bf16", "ssm_dtype": "fp32"}})";
+  const auto m = kvplan::load_model(p);
+  EXPECT_EQ(m.layers[0], (kvplan::LayerSpec{AttentionKind::chunked, 1024, false}));
+  EXPECT_EQ(m.layers[1], (kvplan::LayerSpec{AttentionKind::none, 0, true}));
+  EXPECT_EQ(m.layers[2], (kvplan::LayerSpec{AttentionKind::full, 0, true}));
+  // state: conv 3 · (2·2·32 + 4·32) = 768 values · 2 B, ssm 4 · 32 · 32 = 4,096 values · 4 B
+  const std::uint64_t state = 768ull * 2 + 4096ull * 4;
+  // attention: 2 heads · 128 · 2 B = 512 B per layer-token; the chunked layer holds ≤ 1024
+  EXPECT_EQ(request_bytes(m, 4096), 512ull * (1024 + 4096) + 2 * state);
+  const auto bad = (dir_ / "bad.json").string();
+  std::ofstream(bad) << R"({"kvplan_model": 1, "id": "b", "source": "t", "num_layers": 1,
+    "num_attention_heads": 8, "num_kv_heads": 2, "head_dim": 64, "max_context": 1,
+    "num_params": 1, "weight_dtype": "bf16", "attention": {"type": "layers", "layers": ["recurrent"]}})";
+  try {
+    kvplan::load_model(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const kvplan::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/recurrent"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(HfCatalogueBad, GlmFlashIsMlaNotAHiddenSizeError) {
   // GLM-4.7-Flash-like fields: hidden 2048 with 20 heads does not divide, but the model is MLA.
   const auto p = (dir_ / "config.json").string();
