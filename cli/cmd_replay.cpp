@@ -1,36 +1,15 @@
 // kvplan replay: a trace, or the llama2.c reference model in the loop, through several KV-cache
 // configurations (formats × policies × block sizes); predicted vs measured bytes and fidelity.
-#include <unistd.h>
-
-#include <cstdio>
-#include <iostream>
 #include <ostream>
 
 #include "command.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/sim/replay.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
 namespace {
-
-// A progress bar on stderr, drawn only when stderr is a terminal.
-struct Progress {
-  bool on = isatty(2) != 0;
-  int last = -1;
-  void operator()(std::uint64_t done, std::uint64_t total) {
-    if (!on || total == 0) return;
-    const int pct = static_cast<int>(done * 100 / total);
-    if (pct == last && done != total) return;
-    last = pct;
-    const int w = 40, fill = pct * w / 100;
-    std::fprintf(stderr, "\r[%.*s%*s] %3d%% %llu/%llu tokens", fill,
-                 "########################################", w - fill, "", pct,
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  }
-};
 
 int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan replay options");
@@ -38,7 +17,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   std::vector<std::string> kvs, policies;
   std::vector<std::uint32_t> blocks;
   std::uint32_t steps = 256;
-  float temperature = 1.0f;
+  double temperature = 1.0;
   std::uint64_t seed = 42, eval_from = 0, max_tokens = 0, every = 0;
   desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
       "checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")(
@@ -47,7 +26,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       "prompt", po::value(&prompt)->default_value(""),
       "without --tokens-file: prompt of the model's own stream")(
       "steps", po::value(&steps)->default_value(256), "without --tokens-file: tokens generated")(
-      "temperature", po::value(&temperature)->default_value(1.0f),
+      "temperature", po::value(&temperature)->default_value(1.0),
       "of the model's own stream (0 = greedy)")("seed", po::value(&seed)->default_value(42),
                                                 "sampling seed")(
       "kv-dtype", po::value(&kvs)->multitoken(), "formats (repeatable; default fp16)")(
@@ -93,20 +72,30 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
           cfgs.push_back(c);
         }
       }
+  // The rules generate applies to the same flags (kvplan/validate.hpp); `tokens` is known here
+  // for a trace, for the model's own stream replay_model checks it once the stream exists.
+  const auto check_flags = [&](std::optional<std::uint64_t> tokens) {
+    SequenceFlags flags{.eval_from = eval_from, .tokens = tokens};
+    if (!checkpoint.empty() && tokens_file.empty()) flags.temperature = temperature;
+    if (vm.count("prefill")) flags.prefill = vm["prefill"].as<std::uint64_t>();
+    throw_if_any("command line", validate_sequence_flags(flags));
+  };
   sim::ReplayOptions opt;
   opt.eval_from = eval_from;
   opt.backend = backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu;
   opt.max_tokens = max_tokens;
   if (vm.count("prefill")) opt.prefill = vm["prefill"].as<std::uint64_t>();
-  Progress progress;
+  Progress progress("tokens");
   opt.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
   sim::ReplayReport rep;
   if (!trace.empty()) {
     const auto t = sim::TraceFile::open(trace);
     const std::uint64_t T = max_tokens ? std::min(max_tokens, t.info().tokens) : t.info().tokens;
+    check_flags(T);
     opt.fidelity_every = every ? every : std::max<std::uint64_t>(1, T / 256);
     rep = sim::replay_trace(t, cfgs, opt);
   } else {
+    check_flags(std::nullopt);
     const auto model = sim::Llama2cModel::load(checkpoint);
     std::vector<std::int32_t> tokens;
     if (!tokens_file.empty()) {
@@ -117,7 +106,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       sim::ReferenceAttention ref(model);
       tokens = sim::generate(
                    run, ref, tok,
-                   {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
+                   {.prompt = prompt, .steps = steps, .temperature = static_cast<float>(temperature), .seed = seed})
                    .tokens;
     }
     rep = sim::replay_model(model, tokens, cfgs, opt);

@@ -63,15 +63,21 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
   sim::ReferenceAttention ref(model);
   sim::CapturingAttention cap(ref, builder);
   std::vector<std::int32_t> tokens;
+  Progress progress("tokens");
   if (vm.count("tokens-file")) {
     tokens = sim::read_token_file(tokens_file, c.vocab_size);
     tokens.resize(std::min<std::size_t>({tokens.size(), steps, c.seq_len}));
-    for (std::size_t t = 0; t < tokens.size(); ++t) run.forward(tokens[t], t, cap);
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+      run.forward(tokens[t], t, cap);
+      progress(t + 1, tokens.size());
+    }
   } else {
-    tokens =
-        sim::generate(run, cap, tok,
-                      {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed})
-            .tokens;
+    std::uint64_t pieces = 0;
+    tokens = sim::generate(
+                 run, cap, tok,
+                 {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
+                 [&](const std::string&) { progress(++pieces, steps); })
+                 .tokens;
   }
   const std::uint64_t rows = builder.rows(0);
   for (std::uint64_t i = 0; i < rows; ++i) builder.append_token(tokens[i]);
@@ -204,7 +210,8 @@ int run_trace(const std::vector<std::string>& args, std::ostream& out) {
               "unknown subcommand '" + args[0] + "' (capture, synth, info)");
 }
 
-const Registrar reg{{"trace", "capture, synthesize or inspect attention traces", run_trace}};
+const Registrar reg{{"trace", "capture, synthesize or inspect attention traces", run_trace,
+                     {"capture", "synth", "info"}}};
 
 }  // namespace
 }  // namespace kvplan::cli

@@ -1,8 +1,14 @@
 #include "command.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "kvplan/error.hpp"
 #include "kvplan/text_safe.hpp"
@@ -14,11 +20,23 @@ std::vector<Command>& registry() {
   return commands;
 }
 
+namespace {
+std::vector<std::string>* g_collect = nullptr;
+bool g_quiet = false;
+}  // namespace
+
+void collect_options(std::vector<std::string>* flags) { g_collect = flags; }
+bool quiet() { return g_quiet; }
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 po::variables_map& vm, std::ostream& out, const std::string& usage,
                 const std::string& example, const po::positional_options_description* positional) {
   po::options_description all(desc);
-  all.add_options()("help,h", "show this help");
+  all.add_options()("help,h", "show this help")("quiet,q", "no progress on stderr");
+  if (g_collect) {
+    for (const auto& o : all.options()) g_collect->push_back("--" + o->long_name());
+    throw HelpShown{};
+  }
   try {
     po::command_line_parser parser(args);
     parser.options(all);
@@ -37,13 +55,62 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     po::store(parsed, vm);
     if (vm.count("help")) {
       out << "usage: " << usage << "\n\n" << all << "\nexample:\n  " << example << "\n";
-      return false;
+      throw HelpShown{};
     }
+    if (vm.count("quiet")) g_quiet = true;
     po::notify(vm);
   } catch (const po::error& e) {
     throw Error("command line", "", std::string(e.what()) + " (see --help)");
   }
   return true;
+}
+
+Progress::Progress(std::string unit)
+    : unit_(std::move(unit)),
+      on_(isatty(2) != 0 && !g_quiet),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {
+  // KVPLAN_PROGRESS_DELAY_MS (default 1000): how long a run stays silent; the tests set 0.
+  if (const char* d = std::getenv("KVPLAN_PROGRESS_DELAY_MS"))
+    delay_s_ = std::strtod(d, nullptr) / 1000.0;
+}
+
+Progress::~Progress() {
+  if (drawn_) std::fprintf(stderr, "\r\033[K"), std::fflush(stderr);
+}
+
+std::string Progress::line(std::uint64_t done, std::uint64_t total, double elapsed_s,
+                           const std::string& unit) {
+  if (total == 0) return "";
+  done = std::min(done, total);
+  const int w = 30;
+  const auto fill = static_cast<int>(done * w / total);
+  const auto pct = static_cast<int>(done * 100 / total);
+  std::string s = "[" + std::string(fill, '#') + std::string(w - fill, '.') + "] ";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%3d%%  ", pct);
+  s += buf + grouped(done) + "/" + grouped(total) + " " + unit;
+  if (done > 0 && done < total) {
+    // The rate so far, applied to what is left.
+    const auto left = static_cast<std::uint64_t>(elapsed_s * static_cast<double>(total - done) /
+                                                 static_cast<double>(done) + 0.5);
+    std::snprintf(buf, sizeof buf, "  %llu:%02llu left", static_cast<unsigned long long>(left / 60),
+                  static_cast<unsigned long long>(left % 60));
+    s += buf;
+  }
+  return s;
+}
+
+void Progress::operator()(std::uint64_t done, std::uint64_t total) {
+  if (!on_ || total == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (elapsed < delay_s_) return;  // short runs stay silent
+  if (drawn_ && done < total && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  drawn_ = true;
+  std::fprintf(stderr, "\r\033[K%s", line(done, total, elapsed, unit_).c_str());
+  std::fflush(stderr);
 }
 
 std::string for_output(const std::string& rendered, OutputFormat format) {

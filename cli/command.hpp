@@ -7,6 +7,8 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@ struct Command {
   std::string name;
   std::string summary;
   int (*run)(const std::vector<std::string>& args, std::ostream& out);
+  std::vector<std::string> subcommands = {};  // "trace": capture, synth, info
 };
 
 std::vector<Command>& registry();
@@ -29,12 +32,48 @@ struct Registrar {
 
 namespace po = boost::program_options;
 
+// Thrown by parse_args once --help is printed: main exits 0, whatever the command would have
+// done with its (unparsed) options next.
+struct HelpShown {};
+
 // Parses args against desc (and positional), mapping Boost errors to kvplan::Error (exit 2).
-// Returns false after printing help to `out` when --help was given.
+// Every command also takes --help (prints help to `out`, then throws HelpShown) and --quiet (no
+// progress on stderr). Returns true; the bool is kept for the callers' `if (!parse_args) return 0`.
 bool parse_args(const std::vector<std::string>& args, const po::options_description& desc,
                 po::variables_map& vm, std::ostream& out, const std::string& usage,
                 const std::string& example,
                 const po::positional_options_description* positional = nullptr);
+
+// While set, parse_args appends the long names of every option it is given ("--model", ...) to
+// `*flags` and throws HelpShown without printing: how `kvplan completion bash` learns each
+// command's options from their definitions. nullptr ends collection.
+void collect_options(std::vector<std::string>* flags);
+
+// True once a command's arguments held --quiet.
+bool quiet();
+
+// Progress of a long run on stderr: "[#####.....]  42%  1,720/4,096 tokens  0:35 left". Drawn
+// only when stderr is a terminal and --quiet was not given, and only once the run has taken
+// more than about a second (KVPLAN_PROGRESS_DELAY_MS); at most ten redraws a second; the line is
+// erased when done.
+class Progress {
+ public:
+  explicit Progress(std::string unit);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  void operator()(std::uint64_t done, std::uint64_t total);  // units done of total
+  // The line for a state, without drawing: what the terminal shows (tested).
+  static std::string line(std::uint64_t done, std::uint64_t total, double elapsed_s,
+                          const std::string& unit);
+
+ private:
+  std::string unit_;
+  bool on_;
+  bool drawn_ = false;
+  double delay_s_ = 1.0;
+  std::chrono::steady_clock::time_point start_, last_;
+};
 
 // A rendered report as it is written: for table, Markdown and CSV the terminal control sequences
 // a file-provided string may carry (a model name that clears the screen) are removed; JSON and

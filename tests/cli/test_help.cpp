@@ -1,0 +1,114 @@
+// --help exits 0 everywhere, kvplan help <command>, --version, bash completion generated from the
+// option definitions, and progress on stderr only for a terminal.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "temp_dir.hpp"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+// `cmd` through the shell, stdout and stderr together.
+Run shell(const std::string& cmd) {
+  Run r;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const std::string kExe = std::string("'") + KVPLAN_EXE + "'";
+
+bool has(const std::string& s, const std::string& w) { return s.find(w) != std::string::npos; }
+
+TEST(Help, EveryCommandsHelpExitsZero) {
+  // models and gpus exited 2 (issue 18): their --format default was read before it was set.
+  for (const char* c : {"size", "plan", "check", "replay", "generate", "trace", "trace capture",
+                        "trace synth", "trace info", "models", "gpus", "completion", "help"}) {
+    for (const char* h : {"--help", "-h"}) {
+      const auto r = shell(kExe + " " + c + " " + h);
+      EXPECT_EQ(r.code, 0) << c << " " << h << "\n" << r.out;
+      EXPECT_TRUE(has(r.out, "usage")) << c << " " << h << "\n" << r.out;
+    }
+  }
+}
+
+TEST(Help, HelpCommandIsTheCommandsHelp) {
+  EXPECT_EQ(shell(kExe + " help plan").out, shell(kExe + " plan --help").out);
+  EXPECT_EQ(shell(kExe + " help trace synth").out, shell(kExe + " trace synth --help").out);
+  const auto all = shell(kExe + " help");
+  EXPECT_EQ(all.code, 0);
+  EXPECT_TRUE(has(all.out, "completion")) << all.out;
+  const auto bad = shell(kExe + " help nope");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(has(bad.out, "unknown command 'nope'")) << bad.out;
+  const auto v = shell(kExe + " --version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("kvplan ", 0), 0u) << v.out;
+  EXPECT_EQ(shell(kExe + " completion zsh").code, 2);
+}
+
+TEST(Help, BashCompletionComesFromTheOptionDefinitions) {
+  const auto r = shell(kExe + " completion bash");
+  ASSERT_EQ(r.code, 0) << r.out;
+  kvplan::test::TempDir dir;
+  const std::string script = dir.file("kvplan.bash");
+  std::ofstream(script) << r.out;
+  ASSERT_EQ(shell("bash -n '" + script + "'").code, 0) << r.out;
+  // Complete a few words the way bash does, through the generated function.
+  auto complete = [&](const std::vector<std::string>& words) {
+    std::string arr;
+    for (const auto& w : words) arr += " '" + w + "'";
+    const std::string cmd = "bash -c 'source \"$0\"; COMP_WORDS=(\"${@}\"); COMP_CWORD=$(($# - 1)); "
+                            "_kvplan; printf \"%s\\n\" \"${COMPREPLY[@]}\"' '" +
+                            script + "'" + arr;
+    return shell(cmd).out;
+  };
+  EXPECT_TRUE(has(complete({"kvplan", "pl"}), "plan\n"));
+  // Options of plan, including the one every command shares.
+  const auto plan = complete({"kvplan", "plan", "--kv"});
+  EXPECT_EQ(plan, "--kv-dtype\n") << plan;
+  EXPECT_TRUE(has(complete({"kvplan", "plan", "--q"}), "--quiet"));
+  EXPECT_TRUE(has(complete({"kvplan", "replay", "--fid"}), "--fidelity-every"));
+  // Subcommands, then their options.
+  EXPECT_EQ(complete({"kvplan", "trace", "sy"}), "synth\n");
+  EXPECT_TRUE(has(complete({"kvplan", "trace", "synth", "--tok"}), "--tokens"));
+  // Presets after --model / --gpu.
+  EXPECT_TRUE(has(complete({"kvplan", "size", "--model", "llama-3.1-8"}), "llama-3.1-8b"));
+  EXPECT_TRUE(has(complete({"kvplan", "plan", "--gpu", "h100-s"}), "h100-sxm-80gb"));
+}
+
+// Progress appears on a terminal (script(1) gives the command one), with the time left, and not
+// with --quiet, nor when stderr is a file or a pipe.
+TEST(Help, ReplayProgressOnlyOnATerminal) {
+  if (shell("command -v script").code != 0) GTEST_SKIP() << "script(1) is not installed";
+  kvplan::test::TempDir dir;
+  const std::string trace = dir.file("t.safetensors");
+  ASSERT_EQ(shell(kExe + " trace synth --tokens 256 -o '" + trace + "'").code, 0);
+  // Drawn from the start rather than after a second, so that a fast machine shows it too.
+  const std::string replay = "KVPLAN_PROGRESS_DELAY_MS=0 " + kExe + " replay --trace '" + trace +
+                             "' --kv-dtype fp16 --format json > /dev/null";
+  auto tty = shell("script -qec \"" + replay + "\" /dev/null");
+  EXPECT_EQ(tty.code, 0) << tty.out;
+  EXPECT_TRUE(has(tty.out, "/256 tokens")) << tty.out;
+  EXPECT_TRUE(has(tty.out, " left")) << tty.out;
+  tty = shell("script -qec \"" + replay + " --quiet\" /dev/null");
+  EXPECT_FALSE(has(tty.out, "tokens")) << tty.out;
+  const auto piped = shell(replay);
+  EXPECT_FALSE(has(piped.out, "tokens")) << piped.out;
+}
+
+}  // namespace
