@@ -4,6 +4,8 @@
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/plan_fix.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/text_safe.hpp"
@@ -19,6 +21,17 @@ std::string fixed(double v, int decimals) {
 }
 
 std::string fraction(std::uint32_t ppm) { return fixed(ppm / 1e6, 2); }
+
+std::uint32_t plan_gpus(const PlanInput& in) { return in.gpus ? in.gpus : in.tp * in.pp; }
+
+// What a KV format costs in model quality, as far as kvplan has measured it: its replay results
+// (docs/accuracy.md) cover the stories260K reference model only, never a served model.
+std::string quality_of(const ModelSpec& model, bool same) {
+  if (same) return "unchanged (the plan's own KV format)";
+  return "not measured for " + model.id +
+         " (kvplan's replay results cover the stories260K reference model only; measure it with "
+         "kvplan replay --trace on a trace of this model, docs/accuracy.md)";
+}
 
 std::string semantics(Engine e) {
   switch (e) {
@@ -225,6 +238,66 @@ std::string flags_text(const PlanReport& r, bool md) {
   return s;
 }
 
+std::string layout_text(const PlanFix& f) {
+  return "TP " + std::to_string(f.tp) + (f.pp > 1 ? " × PP " + std::to_string(f.pp) : "") + " × " +
+         std::to_string(f.replicas) + " replica" + (f.replicas > 1 ? "s" : "");
+}
+
+std::string fix_change(const PlanReport& r, const PlanFix& f) {
+  const std::string gpu = r.gpu ? r.gpu->id : "GPU";
+  const std::string where =
+      f.extra_gpus ? std::to_string(f.gpus) + " × " + gpu + " as " + layout_text(f)
+                   : "the same " + std::to_string(f.gpus) + " × " + gpu;
+  const std::string s = f.same_format ? where + ", KV cache " + f.kv_dtype + " kept"
+                                      : "KV cache " + f.kv_dtype + " on " + where;
+  return s + ": holds " + grouped(f.max_requests) + " requests of " + grouped(r.input.context) +
+         " tokens";
+}
+
+std::string fix_cost(const PlanReport& r, const PlanFix& f) {
+  const std::string gpu = r.gpu ? r.gpu->id : "GPU";
+  std::string s = f.extra_gpus ? std::to_string(f.extra_gpus) + " more " + gpu + " (" +
+                                     std::to_string(f.gpus) + " in all)"
+                               : "no more GPUs";
+  if (f.cost_per_hour > 0) s += ", USD " + fixed(f.cost_per_hour, 2) + "/h";
+  return s + "; model quality: " + f.quality;
+}
+
+std::string fix_text(const PlanReport& r, const std::vector<PlanFix>& fixes, bool md) {
+  std::string s;
+  const std::string target = grouped(r.input.concurrency) + " requests of " +
+                             grouped(r.input.context) + " tokens";
+  if (fixes.empty()) {
+    s = std::string(md ? "" : "  ") + "none found: no KV format " + to_string(r.input.engine) +
+        " implements holds " + target +
+        (r.gpu ? " on up to 1,024 " + r.gpu->id : " on this GPU (give --gpu to search GPU counts)") +
+        "\n";
+    return s;
+  }
+  s = std::string(md ? "" : "  ") + "The plan holds " + grouped(r.capacity.max_requests) +
+      " of " + target + ". The cheapest change that holds them:\n" + (md ? "\n" : "");
+  for (std::size_t i = 0; i < fixes.size(); ++i) {
+    const auto& f = fixes[i];
+    const std::string label = i == 0 ? "cheapest" : "or, keeping " + f.kv_dtype;
+    auto flags = [&](const char* name, const std::optional<std::string>& cmd,
+                     const std::string& why) {
+      if (md)
+        s += std::string("  - ") + name + ": " + (cmd ? "`" + *cmd + "`" : "none (" + why + ")") +
+             "\n";
+      else
+        s += std::string("      ") + name + ": " + (cmd ? *cmd : "none (" + why + ")") + "\n";
+    };
+    if (md) {
+      s += "- **" + label + "**: " + fix_change(r, f) + "\n  - cost: " + fix_cost(r, f) + "\n";
+    } else {
+      s += "  " + label + ": " + fix_change(r, f) + "\n      cost: " + fix_cost(r, f) + "\n";
+    }
+    flags("vLLM", f.vllm, f.vllm_why);
+    flags("SGLang", f.sglang, f.sglang_why);
+  }
+  return s;
+}
+
 // XML 1.0 characters only (control characters, U+FFFE and invalid UTF-8 become U+FFFD).
 std::string xml_escape(const std::string& s) { return xml_text(s); }
 
@@ -247,15 +320,103 @@ PlanReport make_plan_report(const ModelSpec& model, const std::optional<GpuSpec>
     r.sglang = sglang_command(model, input, &r.sglang_why);
   } else {
     r.vllm_why = r.sglang_why = "the plan does not hold " + std::to_string(input.concurrency) +
-                                " requests of " + std::to_string(input.context) + " tokens";
+                                " requests of " + std::to_string(input.context) +
+                                " tokens: see Fix below";
   }
   return r;
 }
 
+std::vector<PlanFix> plan_fixes(const PlanReport& r) {
+  const auto& in = r.input;
+  if (r.capacity.max_requests >= in.concurrency) return {};
+  const std::string source = "plan fix";
+  // The what-if rows hold the candidates; a report made without them (--brief) computes them.
+  const std::vector<WhatIf> rows = r.what_if.empty() ? what_if(r.model, in, r.gpu, source)
+                                                     : r.what_if;
+  const std::string own = to_string(in.format);
+  const std::uint32_t have = plan_gpus(in);
+  std::vector<std::pair<std::size_t, PlanFix>> found;  // (what-if order, fix)
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const WhatIf& w = rows[i];
+    if (!w.engine_native || w.policy != "full") continue;
+    PlanFix f;
+    f.kv_dtype = w.format;
+    f.same_format = w.format == own;
+    f.input = in;
+    try {
+      f.input.format = parse_kv_format(w.format, source, "format");
+    } catch (const Error&) {
+      continue;
+    }
+    if (w.max_requests >= in.concurrency) {
+      f.gpus = have;
+      f.tp = in.tp;
+      f.pp = in.pp;
+      f.replicas = have / (in.tp * in.pp);
+    } else if (w.min_gpus > 0 && r.gpu) {
+      const OrderOption o = min_gpus(r.model, f.input, *r.gpu, 1024, source);
+      if (!o.feasible) continue;
+      f.input.tp = o.tp;
+      f.input.pp = o.pp;
+      f.input.gpus = o.gpus;
+      f.input.available_kv_bytes.reset();  // a measured size is one GPU's at the old layout
+      f.gpus = o.gpus;
+      f.tp = o.tp;
+      f.pp = o.pp;
+      f.replicas = o.replicas;
+    } else {
+      continue;
+    }
+    f.max_requests = plan_capacity(r.model, f.input, source).max_requests;
+    if (f.max_requests < in.concurrency) continue;
+    f.extra_gpus = f.gpus > have ? f.gpus - have : 0;
+    f.cost_per_hour = r.gpu && r.gpu->price_per_hour > 0 ? f.gpus * r.gpu->price_per_hour : 0;
+    f.quality = quality_of(r.model, f.same_format);
+    f.vllm = vllm_command(r.model, f.input, &f.vllm_why);
+    f.sglang = sglang_command(r.model, f.input, &f.sglang_why);
+    found.emplace_back(i, std::move(f));
+  }
+  auto cheaper = [](const std::pair<std::size_t, PlanFix>& a,
+                    const std::pair<std::size_t, PlanFix>& b) {
+    if (a.second.gpus != b.second.gpus) return a.second.gpus < b.second.gpus;
+    if (a.second.same_format != b.second.same_format) return a.second.same_format;
+    return a.first < b.first;
+  };
+  std::stable_sort(found.begin(), found.end(), cheaper);
+  std::vector<PlanFix> out;
+  if (found.empty()) return out;
+  out.push_back(found.front().second);
+  if (!out.front().same_format)
+    for (const auto& [i, f] : found)
+      if (f.same_format) {
+        out.push_back(f);
+        break;
+      }
+  return out;
+}
+
 std::string render(const PlanReport& r, OutputFormat f) {
   // Names from the command line may hold invalid UTF-8: replace it (U+FFFD) rather than throw.
-  if (f == OutputFormat::json)
-    return plan_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::vector<PlanFix> fixes = plan_fixes(r);
+  if (f == OutputFormat::json) {
+    nlohmann::json j = plan_json(r);
+    j["fixes"] = nlohmann::json::array();
+    for (const auto& x : fixes)
+      j["fixes"].push_back(
+          {{"kv_dtype", x.kv_dtype},
+           {"same_format", x.same_format},
+           {"gpus", x.gpus},
+           {"extra_gpus", x.extra_gpus},
+           {"tp", x.tp},
+           {"pp", x.pp},
+           {"replicas", x.replicas},
+           {"max_requests", x.max_requests},
+           {"cost_per_hour", x.cost_per_hour},
+           {"quality", x.quality},
+           {"vllm", x.vllm ? nlohmann::json(*x.vllm) : nlohmann::json(nullptr)},
+           {"sglang", x.sglang ? nlohmann::json(*x.sglang) : nlohmann::json(nullptr)}});
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
   const bool md = f == OutputFormat::md;
   auto table = [&](const Table& t) { return md ? render_markdown(t) : render_text(t); };
   auto heading = [&](const std::string& h) { return md ? "#### " + h + "\n\n" : h + "\n"; };
@@ -269,6 +430,8 @@ std::string render(const PlanReport& r, OutputFormat f) {
          table(order_table_of(r)) + "\n";
   if (!r.what_if.empty()) s += heading("What if") + table(what_if_table(r)) + "\n";
   s += heading("Engine flags") + (md ? "\n" : "") + flags_text(r, md);
+  if (r.capacity.max_requests < r.input.concurrency)
+    s += "\n" + heading("Fix") + fix_text(r, fixes, md);
   return s;
 }
 

@@ -1,0 +1,152 @@
+// A plan that misses its target ends with the cheapest change that meets it, as engine flags;
+// applied (the vLLM command line, or the deployment file in examples/), it passes kvplan check.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/plan_fix.hpp"
+#include "kvplan/planner.hpp"
+
+namespace {
+
+const std::string kRoot = std::string(KVPLAN_TEST_DATA_DIR) + "/../../";
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+Run kvplan(const std::string& args) {
+  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>/dev/null";
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The quick start's scenario (scripts/quickstart.sh).
+const std::string kQuickstart =
+    "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16";
+
+// By hand, vLLM V1 on one H100 SXM 80GB (85,520,809,984 B), gpu_memory_utilization 0.9:
+//   floor(85,520,809,984 · 0.9)                        = 76,968,728,985
+//   − weights 8,030,261,248 params · 2 B (model card)  = 16,060,522,496
+//   − reserve 2 GiB                                    =  2,147,483,648
+//   available                                          = 58,760,722,841
+//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 58,760,722,841 // 65,536 // 32 = 28,019
+//   blocks; 32,768 tokens take 2,048 blocks: 28,019 // 2,048 = 13 requests < 16.
+//   fp8 page 32,768 B: 58,760,722,841 // 32,768 // 32 = 56,038 blocks; // 2,048 = 27 requests.
+//   bf16 on 2 GPUs as 2 replicas: 2 · 13 = 26 requests ≥ 16.
+TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
+  const auto model = kvplan::load_model("llama-3.1-8b");
+  const auto gpu = kvplan::load_gpu("h100-sxm-80gb");
+  kvplan::PlanInput in;
+  in.format = kvplan::parse_kv_format("bf16");
+  in.context = 32768;
+  in.concurrency = 16;
+  in.gpu_memory_bytes = gpu.memory_bytes;
+  const auto r = kvplan::make_plan_report(model, gpu, in, {}, true);
+  ASSERT_EQ(r.capacity.max_requests, 13u);
+  const auto fixes = kvplan::plan_fixes(r);
+  ASSERT_EQ(fixes.size(), 2u);
+  EXPECT_EQ(fixes[0].kv_dtype, "fp8");
+  EXPECT_FALSE(fixes[0].same_format);
+  EXPECT_EQ(fixes[0].gpus, 1u);
+  EXPECT_EQ(fixes[0].extra_gpus, 0u);
+  EXPECT_EQ(fixes[0].max_requests, 27u);
+  EXPECT_NE(fixes[0].quality.find("not measured"), std::string::npos) << fixes[0].quality;
+  ASSERT_TRUE(fixes[0].vllm.has_value());
+  EXPECT_NE(fixes[0].vllm->find("--kv-cache-dtype fp8"), std::string::npos) << *fixes[0].vllm;
+  EXPECT_EQ(fixes[1].kv_dtype, "bf16");
+  EXPECT_TRUE(fixes[1].same_format);
+  EXPECT_EQ(fixes[1].gpus, 2u);
+  EXPECT_EQ(fixes[1].extra_gpus, 1u);
+  EXPECT_EQ(fixes[1].replicas, 2u);
+  EXPECT_EQ(fixes[1].max_requests, 26u);
+
+  // A plan that holds its target has nothing to fix (13 requests fit).
+  in.concurrency = 13;
+  EXPECT_TRUE(kvplan::plan_fixes(kvplan::make_plan_report(model, gpu, in, {}, true)).empty());
+  // At 28 requests fp8 (27) no longer fits one GPU, so every fix takes 2 GPUs, and then keeping
+  // bf16 wins: TP 2 shards the weights (8,030,261,248 B per GPU) and the heads (4 per rank):
+  //   76,968,728,985 − 8,030,261,248 − 2,147,483,648 = 66,790,984,089 B available per GPU,
+  //   page 16 · 4 · 256 · 2 = 32,768 B: // 32,768 // 32 = 63,696 blocks, // 2,048 = 31 ≥ 28.
+  in.concurrency = 28;
+  const auto f28 = kvplan::plan_fixes(kvplan::make_plan_report(model, gpu, in, {}, true));
+  ASSERT_EQ(f28.size(), 1u);
+  EXPECT_EQ(f28[0].kv_dtype, "bf16");
+  EXPECT_TRUE(f28[0].same_format);
+  EXPECT_EQ(f28[0].gpus, 2u);
+  EXPECT_EQ(f28[0].tp, 2u);
+  EXPECT_EQ(f28[0].max_requests, 31u);
+  // With a price the cost says it: 2 GPUs · 2.49 = 4.98 USD/h.
+  auto priced = gpu;
+  priced.price_per_hour = 2.49;
+  const auto fp = kvplan::plan_fixes(kvplan::make_plan_report(model, priced, in, {}, true));
+  ASSERT_FALSE(fp.empty());
+  EXPECT_DOUBLE_EQ(fp[0].cost_per_hour, 2 * 2.49);
+}
+
+TEST(PlanFix, QuickStartReportEndsWithTheFix) {
+  const auto r = kvplan(kQuickstart);
+  ASSERT_EQ(r.code, 0);
+  const auto fix = r.out.rfind("\nFix\n");
+  ASSERT_NE(fix, std::string::npos) << r.out;
+  // The fix is the last section.
+  EXPECT_EQ(r.out.find("\n\n", fix + 1), std::string::npos) << r.out.substr(fix);
+  const std::string tail = r.out.substr(fix);
+  EXPECT_NE(tail.find("The plan holds 13 of 16 requests of 32,768 tokens"), std::string::npos)
+      << tail;
+  EXPECT_NE(tail.find("cheapest: KV cache fp8 on the same 1 × h100-sxm-80gb: holds 27"),
+            std::string::npos)
+      << tail;
+  EXPECT_NE(tail.find("cost: no more GPUs"), std::string::npos) << tail;
+  EXPECT_NE(tail.find("or, keeping bf16: 2 × h100-sxm-80gb as TP 1 × 2 replicas"),
+            std::string::npos)
+      << tail;
+  EXPECT_NE(tail.find("1 more h100-sxm-80gb (2 in all)"), std::string::npos) << tail;
+}
+
+// Applied, each fix passes kvplan check: its vLLM command line as is, and the quick start's
+// deployment with fp8 (examples/deploy.json); without it the deployment fails (exit 1).
+TEST(PlanFix, AppliedFixPassesCheck) {
+  const auto r = kvplan(kQuickstart + " --format json");
+  ASSERT_EQ(r.code, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["fixes"].size(), 2u) << r.out;
+  for (const auto& f : j["fixes"]) {
+    const std::string cmd = f["vllm"].get<std::string>();
+    const auto c = kvplan("check --vllm \"" + cmd + "\" --gpu h100-sxm-80gb --concurrency 16");
+    EXPECT_EQ(c.code, 0) << cmd << "\n" << c.out;
+  }
+  EXPECT_EQ(kvplan("check '" + kRoot + "examples/deploy.json'").code, 0);
+  const auto before = kvplan("check '" + kRoot + "examples/deploy-fails.json'");
+  EXPECT_EQ(before.code, 1);
+  EXPECT_NE(before.out.find("fits with --kv-cache-dtype fp8"), std::string::npos) << before.out;
+}
+
+TEST(PlanFix, BriefReportsStillEndWithTheFixAndNoneFoundSaysSo) {
+  auto r = kvplan(kQuickstart + " --brief");
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("cheapest: KV cache fp8"), std::string::npos) << r.out;
+  // 1 GiB of measured KV memory, no GPU type to add: nothing the engine implements holds
+  // 16 requests of 32,768 tokens (fp8: 2 GiB each).
+  r = kvplan("plan --model llama-3.1-8b --available-kv-gib 1 --context 32768 --concurrency 16");
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("none found"), std::string::npos) << r.out;
+  // A plan that holds its target has no Fix section.
+  r = kvplan("plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 13");
+  EXPECT_EQ(r.out.find("\nFix\n"), std::string::npos) << r.out;
+}
+
+}  // namespace
