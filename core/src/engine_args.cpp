@@ -27,6 +27,11 @@ enum class Field {
   kv_cache_dtype,
   dtype,
   quantization,
+  kv_cache_memory_bytes,  // vLLM --kv-cache-memory-bytes: the KV memory per GPU, exact
+  num_gpu_blocks_override,
+  expert_parallel,        // vLLM --enable-expert-parallel
+  dp_attention,           // SGLang --enable-dp-attention
+  multi_value,            // a known flag taking one or more values (nargs="+"), no effect
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
   speculative_algorithm,  // SGLang --speculative-algorithm
   ignored_value,
@@ -59,15 +64,29 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--dtype", Field::dtype},
       {"--quantization", Field::quantization},
       {"-q", Field::quantization},
-      {"--num-gpu-blocks-override", Field::not_modelled_value},
-      {"--kv-cache-memory", Field::not_modelled_value},
-      {"--kv-cache-memory-bytes", Field::not_modelled_value},
+      {"--num-gpu-blocks-override", Field::num_gpu_blocks_override},
+      {"--kv-cache-memory", Field::kv_cache_memory_bytes},
+      {"--kv-cache-memory-bytes", Field::kv_cache_memory_bytes},
+      {"--enable-expert-parallel", Field::expert_parallel},
+      {"-ep", Field::expert_parallel},
+      {"--served-model-name", Field::multi_value},
+      {"--lora-modules", Field::not_modelled_value},
+      {"--cuda-graph-sizes", Field::multi_value},
+      {"--allowed-origins", Field::multi_value},
+      {"--middleware", Field::multi_value},
+      {"--enable-lora", Field::not_modelled_bool},
+      {"--max-loras", Field::not_modelled_value},
+      {"--max-lora-rank", Field::not_modelled_value},
+      {"--max-cpu-loras", Field::not_modelled_value},
+      {"--config", Field::not_modelled_value},
+      {"--mamba-cache-dtype", Field::not_modelled_value},
+      {"--mamba-ssm-cache-dtype", Field::not_modelled_value},
+      {"--disable-hybrid-kv-cache-manager", Field::not_modelled_bool},
       {"--speculative-config", Field::speculative_config},
       {"--cpu-offload-gb", Field::not_modelled_value},
       {"--swap-space", Field::ignored_value},
       {"--host", Field::ignored_value},
       {"--port", Field::ignored_value},
-      {"--served-model-name", Field::ignored_value},
       {"--api-key", Field::ignored_value},
       {"--seed", Field::ignored_value},
       {"--download-dir", Field::ignored_value},
@@ -124,7 +143,13 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--trust-remote-code", Field::ignored_bool},
       {"--disable-radix-cache", Field::ignored_bool},
       {"--enable-torch-compile", Field::ignored_bool},
-      {"--enable-dp-attention", Field::not_modelled_bool},
+      {"--enable-dp-attention", Field::dp_attention},
+      {"--cuda-graph-bs", Field::multi_value},
+      {"--lora-paths", Field::not_modelled_value},
+      {"--max-mamba-cache-size", Field::not_modelled_value},
+      {"--mamba-ssm-dtype", Field::not_modelled_value},
+      {"--swa-full-tokens-ratio", Field::not_modelled_value},
+      {"--enable-ep-moe", Field::expert_parallel},
       {"--disable-cuda-graph", Field::not_modelled_bool},
   };
   return f;
@@ -169,6 +194,45 @@ std::string decimal(std::uint32_t ppm) {
 }
 
 }  // namespace
+
+std::uint64_t parse_human_int(const std::string& text, std::uint64_t min, std::uint64_t max,
+                              const std::string& source, const std::string& field) {
+  // vLLM's human_readable_int (vllm/engine/arg_utils.py): a number with k/m/g/t (powers of
+  // 1000, decimals allowed) or K/M/G/T (powers of 1024, whole numbers only), or a plain integer.
+  if (text.empty()) throw Error(source, field, "expects a number, got an empty value");
+  const char last = text.back();
+  static const std::string decimal_suffixes = "kmgt", binary_suffixes = "KMGT";
+  const auto d = decimal_suffixes.find(last), b = binary_suffixes.find(last);
+  if (d == std::string::npos && b == std::string::npos)
+    return detail::parse_uint(text, min, max, source, field);
+  const std::string number = text.substr(0, text.size() - 1);
+  const auto dot = number.find('.');
+  if (dot != std::string::npos && b != std::string::npos)
+    throw Error(source, field,
+                "decimals are not allowed with the binary suffix " + std::string(1, last) + " (" +
+                    text + "); did you mean " + number + static_cast<char>(std::tolower(last)) + "?");
+  const std::string whole = number.substr(0, dot), frac = dot == std::string::npos ? "" : number.substr(dot + 1);
+  if (whole.empty() || whole.find_first_not_of("0123456789") != std::string::npos ||
+      frac.find_first_not_of("0123456789") != std::string::npos || frac.size() > 12)
+    throw Error(source, field, "expected a number like 32k, 32K or 32768, got '" + text + "'");
+  const std::uint64_t scale = d != std::string::npos ? std::uint64_t{1000} << 0 : 1024;
+  const unsigned power = static_cast<unsigned>(d != std::string::npos ? d + 1 : b + 1);
+  std::uint64_t mult = 1;
+  for (unsigned k = 0; k < power; ++k) mult = kvplan::mul(mult, scale, field);
+  const std::uint64_t w = detail::parse_uint(whole, 0, max, source, field);
+  std::uint64_t v = kvplan::mul(w, mult, field);
+  if (!frac.empty()) {
+    // int(float(number) * mult), exactly for the digits given (truncated like int()).
+    std::uint64_t f = 0, den = 1;
+    for (char c : frac) f = f * 10 + static_cast<std::uint64_t>(c - '0'), den *= 10;
+    v = kvplan::add(v, static_cast<std::uint64_t>(static_cast<long double>(f) * mult / den), field);
+  }
+  if (v < min || v > max)
+    throw Error(source, field,
+                "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                    ", got " + text + " = " + std::to_string(v));
+  return v;
+}
 
 std::vector<std::string> split_command_line(const std::string& line, const std::string& source) {
   // POSIX shell word splitting (XCU 2.2 Quoting, 2.3 Token Recognition), without expansions:
@@ -253,10 +317,37 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
                 "deployment file with \"engine\": {\"name\": \"trtllm\"}");
   EngineArgs a;
   a.engine = engine;
+  std::string positional;  // `vllm serve MODEL`: wins over --model, as vLLM's serve does
+  std::optional<std::string> dtype, quantization;  // the last of each wins
   auto t = split_command_line(line, source);
   std::size_t i = 0;
   while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;  // env vars
   const bool vllm = engine == Engine::vllm;
+  // docker run [options] IMAGE [args]: the vllm/vllm-openai image's entrypoint is `vllm serve`
+  // (args: MODEL and flags); an SGLang image runs the command that follows it.
+  bool docker_vllm = false;
+  if (i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run") {
+    i += 2;
+    static const char* const kDockerValued[] = {"-p", "--publish", "-v", "--volume", "-e", "--env",
+                                                "--name", "--gpus", "--ipc", "--shm-size",
+                                                "--runtime", "--network", "--net", "-w",
+                                                "--workdir", "--entrypoint", "--env-file", "-u",
+                                                "--user", "--ulimit", "--device", "--mount",
+                                                "--platform", "--cpus", "--memory", "-m"};
+    while (i < t.size() && t[i][0] == '-') {
+      const std::string f = t[i].substr(0, t[i].find('='));
+      const bool valued = t[i].find('=') == std::string::npos &&
+                          std::find(std::begin(kDockerValued), std::end(kDockerValued), f) !=
+                              std::end(kDockerValued);
+      i += valued ? 2 : 1;
+    }
+    if (i >= t.size()) throw Error(source, "", "docker run names no image");
+    const std::string image = t[i++];
+    docker_vllm = image.find("vllm-openai") != std::string::npos ||
+                  image.find("vllm/vllm") != std::string::npos;
+    if (vllm && !docker_vllm && (i >= t.size() || t[i] != "vllm"))
+      throw Error(source, "", "docker image \"" + image + "\" is not vllm/vllm-openai");
+  }
   const std::string usage = vllm ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
                                    "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
                                  : "expected \"python -m sglang.launch_server --model-path MODEL "
@@ -270,7 +361,9 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   } else if (vllm && i + 1 < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")) &&
              t[i + 1] == "serve") {
     i += 2;
-    if (i < t.size() && t[i][0] != '-') a.model = t[i++];
+    if (i < t.size() && t[i][0] != '-') positional = t[i++];
+  } else if (docker_vllm) {
+    if (i < t.size() && t[i][0] != '-') positional = t[i++];
   } else if (!vllm && i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") {
     i += 2;
   } else {
@@ -303,10 +396,15 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
     const bool takes_value =
         it == specs.end()
             ? (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'))
-            : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool);
+            : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool ||
+                it->field == Field::expert_parallel || it->field == Field::dp_attention);
     if (takes_value && !has_value) {
       if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
       value = t[++i];
+    }
+    if (it != specs.end() && it->field == Field::multi_value) {
+      // nargs="+": every following word up to the next flag (SGLang --cuda-graph-bs 8 16 32).
+      while (i + 1 < t.size() && !t[i + 1].empty() && t[i + 1][0] != '-') value += " " + t[++i];
     }
     if (it == specs.end()) {
       a.unknown.push_back(takes_value ? flag + " " + value : flag);
@@ -315,9 +413,27 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
     auto uint = [&](std::uint64_t min, std::uint64_t max) {
       return detail::parse_uint(value, min, max, source, flag);
     };
+    auto human = [&](std::uint64_t min, std::uint64_t max) {
+      return parse_human_int(value, min, max, source, flag);
+    };
     switch (it->field) {
       case Field::model:
         a.model = value;
+        break;
+      case Field::kv_cache_memory_bytes:
+        a.kv_cache_memory_bytes = human(1, std::uint64_t{1} << 50);
+        break;
+      case Field::num_gpu_blocks_override:
+        a.num_gpu_blocks_override = uint(1, std::uint64_t{1} << 40);
+        break;
+      case Field::expert_parallel:
+        a.expert_parallel = true;
+        break;
+      case Field::dp_attention:
+        a.dp_attention = true;
+        break;
+      case Field::multi_value:
+        a.ignored.push_back(flag + " " + value);
         break;
       case Field::tp:
         a.tp = static_cast<std::uint32_t>(uint(1, 4096));
@@ -329,13 +445,26 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         a.dp = static_cast<std::uint32_t>(uint(1, 4096));
         break;
       case Field::max_model_len:
-        a.max_model_len = uint(1, std::uint64_t{1} << 40);
+        // vLLM's human_readable_int_or_auto (vllm/engine/arg_utils.py): 32k = 32,000, 32K =
+        // 32,768, -1 or auto = fit the memory.
+        if (vllm && (value == "-1" || value == "auto")) {
+          a.max_model_len.reset();
+          a.max_model_len_auto = true;
+        } else {
+          a.max_model_len = vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+          a.max_model_len_auto = false;
+        }
         break;
       case Field::max_num_seqs:
         a.max_num_seqs = uint(1, std::uint64_t{1} << 32);
         break;
       case Field::max_num_batched_tokens:
-        a.max_num_batched_tokens = uint(1, std::uint64_t{1} << 40);
+        if (!vllm && value == "-1") {
+          a.max_num_batched_tokens.reset();  // SGLang: chunked prefill off
+          a.ignored.push_back(flag + " -1 (chunked prefill off)");
+        } else {
+          a.max_num_batched_tokens = vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+        }
         break;
       case Field::fraction:
         a.memory_fraction_ppm = detail::parse_ppm(value, source, flag);
@@ -347,16 +476,16 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         a.kv_cache_dtype = value;
         break;
       case Field::dtype: {
+        // The compute dtype; the last --dtype wins (argparse). "auto" keeps the model's.
         auto w = weight_dtype_of(value, source, flag);
-        if (!w.empty() && !a.weight_dtype) a.weight_dtype = w;
+        dtype = w;
         break;
       }
       case Field::quantization: {
         auto w = quantized_weight_dtype(value);
         if (w.empty())
           a.not_modelled.push_back(flag + " " + value);
-        else
-          a.weight_dtype = w;
+        quantization = w;
         break;
       }
       case Field::speculative_config: {
@@ -398,6 +527,19 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         a.not_modelled.push_back(flag);
         break;
     }
+  }
+  // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
+  if (!positional.empty()) {
+    if (!a.model.empty() && a.model != positional)
+      a.ignored.push_back("--model " + a.model + " (the positional " + positional + " is served)");
+    a.model = positional;
+  }
+  // Weights: an online --quantization replaces the stored dtype; --dtype only names the compute
+  // type (a quantized checkpoint keeps its layout either way, see memory_budget).
+  if (quantization && !quantization->empty()) {
+    a.weight_dtype = *quantization;
+  } else if (dtype && !dtype->empty()) {
+    a.weight_dtype = *dtype;
   }
   if (a.model.empty())
     throw Error(source, vllm ? "--model" : "--model-path", "the command line names no model");

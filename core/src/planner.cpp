@@ -321,6 +321,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
     for (auto& st : stages) {
       if (st.cached + st.state_layers == 0) continue;
       st.num_blocks = mem.available_bytes / page / st.group_size;
+      if (in.num_gpu_blocks_override) st.num_blocks = *in.num_gpu_blocks_override;
       min_blocks = std::min(min_blocks, st.num_blocks);
     }
   }

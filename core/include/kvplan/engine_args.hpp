@@ -29,12 +29,17 @@ struct EngineArgs {
   std::string model;  // as written: a Hugging Face repo id or a local path
   std::optional<std::uint32_t> tp, pp, dp;
   std::optional<std::uint64_t> max_model_len;  // vLLM --max-model-len, SGLang --context-length
+  bool max_model_len_auto = false;             // vLLM --max-model-len -1 / auto: fit the memory
   std::optional<std::uint64_t> max_num_seqs;   // vLLM --max-num-seqs, SGLang --max-running-requests
   std::optional<std::uint64_t> max_num_batched_tokens;  // vLLM; SGLang --chunked-prefill-size
   std::optional<std::uint32_t>
       memory_fraction_ppm;                    // --gpu-memory-utilization / --mem-fraction-static
   std::optional<std::uint32_t> block_size;    // vLLM --block-size, SGLang --page-size
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
+  std::optional<std::uint64_t> kv_cache_memory_bytes;  // vLLM --kv-cache-memory-bytes, per GPU
+  std::optional<std::uint64_t> num_gpu_blocks_override;  // vLLM --num-gpu-blocks-override
+  bool expert_parallel = false;  // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
+  bool dp_attention = false;     // SGLang --enable-dp-attention: DP splits the TP group
   std::optional<std::string> weight_dtype;    // kvplan's name, from --dtype / --quantization
   // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
@@ -44,6 +49,11 @@ struct EngineArgs {
   std::vector<std::string> ignored;           // known flags without effect on the KV cache
   std::vector<std::string> not_modelled;      // known flags that change it, not modelled
 };
+
+// vLLM's human-readable integers: 32k = 32,000, 32K = 32,768, 1.5m = 1,500,000 (decimals with
+// k/m/g/t only), or a plain integer; bounded by [min, max]. Throws Error(source, field).
+std::uint64_t parse_human_int(const std::string& text, std::uint64_t min, std::uint64_t max,
+                              const std::string& source, const std::string& field);
 
 // Splits a command line like a POSIX shell (single and double quotes, backslash escapes,
 // line continuations); throws Error(source) on an unterminated quote.

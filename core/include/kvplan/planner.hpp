@@ -78,6 +78,9 @@ struct PlanInput {
   // Routed experts sharded over all GPUs (vLLM --enable-expert-parallel with DP): per GPU the
   // experts take expert_bytes / (tp · pp · replicas), the rest / (tp · pp).
   bool expert_parallel = false;
+  // vLLM --num-gpu-blocks-override: the block count every stage uses instead of the memory's
+  // (kv_cache_utils.get_num_blocks).
+  std::optional<std::uint64_t> num_gpu_blocks_override;
   // Memory model of one GPU.
   std::uint64_t gpu_memory_bytes = 0;               // total device memory
   std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)
