@@ -3,7 +3,7 @@
 # in build/fuzz and runs each for the given seconds, one after the other.
 #   scripts/fuzz.sh [seconds] [target...]      (default: 60 seconds, every fuzz/fuzz_*.cpp)
 # Each target starts from its seeds in fuzz/corpus/<name>/ plus what earlier runs found
-# (build/fuzz/corpus/<name>/). A crash leaves its input in fuzz-out/<name>/ and makes the script
+# (<build>/corpus/<name>/). A crash leaves its input in fuzz-out/<name>/ and makes the script
 # exit non-zero; reproduce with build/fuzz/fuzz/fuzz_<name> fuzz-out/<name>/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,8 @@ source scripts/lib/apt.sh
 install_missing fuzz clang libclang-rt-14-dev cmake ninja-build libboost-program-options-dev \
   nlohmann-json3-dev
 
-build=build/fuzz
+# KVPLAN_FUZZ_BUILD: another build directory (so two people's runs do not share one).
+build=${KVPLAN_FUZZ_BUILD:-build/fuzz}
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
