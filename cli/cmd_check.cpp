@@ -9,6 +9,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/text_safe.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -47,6 +48,13 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   if (sources != 1)
     throw Error("command line", "deploy",
                 "give exactly one of DEPLOY.json, --vllm \"...\" or --sglang \"...\"");
+  // The flags' own bounds (the same as plan's); TP × PP × DP against --gpus is checked with the
+  // command line's parallelism in deploy_from_engine.
+  DeploymentShape flags;
+  if (vm.count("gpus")) flags.gpus = gpus;
+  if (vm.count("context")) flags.context = context;
+  if (vm.count("concurrency")) flags.concurrency = concurrency;
+  throw_if_any("command line", validate_deployment_shape(flags, nullptr, cli_flag_names()));
   Deployment d;
   if (vm.count("deploy")) {
     for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model"})
@@ -75,15 +83,10 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     } else {
       throw Error("--gpu", "gpu", "give --gpu (or --gpu-memory-gib) with " + src);
     }
-    if (vm.count("gpus") && gpus == 0) throw Error("--gpus", "gpus", "must be at least 1, got 0");
     d = deploy_from_engine(a, g, gpus, model, src);
   }
-  if (vm.count("context")) {
-    if (context == 0) throw Error("--context", "context", "must be at least 1, got 0");
-    d.slo.context = context;
-  }
+  if (vm.count("context")) d.slo.context = context;
   if (vm.count("concurrency")) {
-    if (concurrency == 0) throw Error("--concurrency", "concurrency", "must be at least 1, got 0");
     d.slo.concurrency = concurrency;
     d.plan.concurrency = concurrency;
   }

@@ -2,12 +2,14 @@
 // can watch text degrade under a KV format or retention policy.
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <ostream>
 
 #include "command.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/sim/replay.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -16,14 +18,14 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan generate options");
   std::string checkpoint, tokenizer, prompt, kv, policy, backend;
   std::uint32_t steps = 256, block = 16;
-  float temperature = 0;
+  double temperature = 0;
   std::uint64_t seed = 42;
   desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
                      "llama2.c checkpoint (.bin)")("tokenizer", po::value(&tokenizer)->required(),
                                                    "llama2.c tokenizer (.bin)")(
       "prompt", po::value(&prompt)->default_value(""), "prompt text (default: start from BOS)")(
       "steps", po::value(&steps)->default_value(256), "positions to run, prompt included")(
-      "temperature", po::value(&temperature)->default_value(0.0f), "0 = greedy")(
+      "temperature", po::value(&temperature)->default_value(0.0), "0 = greedy")(
       "seed", po::value(&seed)->default_value(42), "sampling seed (temperature > 0)")(
       "kv-dtype", po::value(&kv)->default_value("fp32"),
       "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=8,residual=32")(
@@ -46,6 +48,11 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto cfg = sim::parse_config(kv, policy, block);
   const auto& c = model.config();
+  // The rules replay applies to the same flags (kvplan/validate.hpp).
+  SequenceFlags flags{.temperature = temperature,
+                      .tokens = std::min<std::uint64_t>(steps, c.seq_len)};
+  if (vm.count("prefill")) flags.prefill = vm["prefill"].as<std::uint64_t>();
+  throw_if_any("command line", validate_sequence_flags(flags));
   std::uint64_t prefill = vm.count("prefill")
                               ? vm["prefill"].as<std::uint64_t>()
                               : std::max<std::size_t>(1, tok.encode(prompt, true, false).size());
@@ -55,7 +62,7 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   sim::Llama2cRunner run(model);
   const bool tty = &out == &std::cout && isatty(1);
   const auto g = sim::generate(
-      run, cache, tok, {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
+      run, cache, tok, {.prompt = prompt, .steps = steps, .temperature = static_cast<float>(temperature), .seed = seed},
       [&](const std::string& piece) {
         if (tty) out << piece << std::flush;
       });

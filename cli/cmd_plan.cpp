@@ -7,6 +7,7 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -33,7 +34,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan plan options");
   std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib;
   std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
-  std::uint32_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
+  std::uint64_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON")(
@@ -78,27 +79,31 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   in.engine = parse_engine(engine, "--engine", "engine");
   in.format = parse_kv_format(kv);
   in.policy = parse_policy(policy);
-  in.tp = tp;
-  in.draft_layers = draft;
-  in.pp = pp;
-  in.gpus = gpus;
-  if (vm.count("gpus") && gpus == 0) throw Error("--gpus", "gpus", "must be at least 1, got 0");
   in.context = vm.count("context") ? context : m.max_context;
-  if (in.context == 0)
+  if (!vm.count("context") && in.context == 0)
     throw Error("--context", "context", m.id + " has no max_context: give --context");
+  // TP, PP, GPUs, block size, context, concurrency: the rules size, check and the GUI share.
+  DeploymentShape shape{.tp = tp, .pp = pp, .context = in.context, .concurrency = concurrency,
+                        .draft_layers = draft};
+  if (vm.count("gpus")) shape.gpus = gpus;
+  if (vm.count("block-size")) shape.block_size = block;
+  throw_if_any("command line", validate_deployment_shape(shape, &m, cli_flag_names()));
+  in.tp = static_cast<std::uint32_t>(tp);
+  in.draft_layers = static_cast<std::uint32_t>(draft);
+  in.pp = static_cast<std::uint32_t>(pp);
+  in.gpus = static_cast<std::uint32_t>(gpus);
   // As vLLM refuses a max_model_len beyond the model's positions (kvplan check fails it too).
   if (m.max_context != 0 && in.context > m.max_context)
     throw Error("--context", "context",
                 std::to_string(in.context) + " tokens exceed the " + std::to_string(m.max_context) +
                     " positions of " + m.id + " (max_position_embeddings)");
-  if (concurrency == 0) throw Error("--concurrency", "concurrency", "must be at least 1, got 0");
   in.concurrency = concurrency;
-  in.block_size = block;
-  if (vm.count("block-size") && block == 0)
-    throw Error("--block-size", "block-size", "must be at least 1 token, got 0");
+  in.block_size = static_cast<std::uint32_t>(block);
   in.max_num_batched_tokens = mnbt;
-  if (mnbt == 0)
-    throw Error("--max-num-batched-tokens", "max-num-batched-tokens", "must be at least 1");
+  if (mnbt == 0 || mnbt > kMaxContextTokens)
+    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
+                "must be between 1 and " + std::to_string(kMaxContextTokens) + ", got " +
+                    std::to_string(mnbt));
   if (vm.count("gpu-memory-utilization"))
     in.memory_fraction_ppm =
         parse_fraction_ppm(util, "--gpu-memory-utilization", "gpu-memory-utilization");

@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -12,7 +13,7 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan size options");
   std::string model, kv, policy, format;
   std::uint64_t context = 0, batch = 1, prefill = 0;
-  std::uint32_t block = 1, tp = 1, draft = 0;
+  std::uint64_t block = 1, tp = 1, draft = 0;
   desc.add_options()
       ("model,m", po::value(&model)->required(), "preset id, HF config.json or kvplan model JSON")
       ("context,n", po::value(&context)->required(), "tokens per sequence (n)")
@@ -33,15 +34,20 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   const auto fmt = parse_output_format(
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::csv});
+  const ModelSpec m = load_model(model);
+  // The same shape rules as plan and check: TP that fits the heads, block size, draft layers.
+  throw_if_any("command line",
+               validate_deployment_shape(
+                   {.tp = tp, .block_size = block, .draft_layers = draft}, &m, cli_flag_names()));
   KvCostInput in{.context = context,
                  .batch = batch,
                  .format = parse_kv_format(kv),
                  .policy = parse_policy(policy),
-                 .block_size = block,
-                 .tp = tp,
-                 .draft_layers = draft};
+                 .block_size = static_cast<std::uint32_t>(block),
+                 .tp = static_cast<std::uint32_t>(tp),
+                 .draft_layers = static_cast<std::uint32_t>(draft)};
   if (vm.count("prefill")) in.prefill = prefill;
-  out << for_output(render(make_size_report(load_model(model), in), fmt), fmt);
+  out << for_output(render(make_size_report(m, in), fmt), fmt);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan {
 
@@ -35,25 +36,18 @@ auto at_field(const std::string& source, const std::string& pointer, F&& f) {
   }
 }
 
-// Checks what the planner would refuse, naming the field of the file.
-void validate_parallelism(const Deployment& d) {
-  const auto& m = d.model;
+// Checks what the planner would refuse (validate_deployment_shape), naming the fields of the
+// file; `gpus_given` is false when /hardware/gpus defaulted to TP × PP.
+void validate_parallelism(const Deployment& d, bool gpus_given) {
   const auto& p = d.plan;
-  if (!valid_tp(m, p.tp))
-    throw Error(d.source, "/engine/tensor_parallel_size",
-                "tensor parallelism " + std::to_string(p.tp) + " does not fit the " +
-                    std::to_string(m.num_q_heads) + " attention heads and " +
-                    std::to_string(m.num_kv_heads) + " KV heads of " + m.id +
-                    " (it must divide the attention heads and divide or be a multiple of the KV "
-                    "heads)");
-  if (p.pp > m.layers.size())
-    throw Error(d.source, "/engine/pipeline_parallel_size",
-                "pipeline parallelism " + std::to_string(p.pp) + " exceeds the " +
-                    std::to_string(m.layers.size()) + " layers of " + m.id);
-  if (p.gpus % (p.tp * p.pp) != 0)
-    throw Error(d.source, "/hardware/gpus",
-                std::to_string(p.gpus) + " GPUs are not a whole number of replicas of TP " +
-                    std::to_string(p.tp) + " × PP " + std::to_string(p.pp));
+  DeploymentShape shape{.tp = p.tp,
+                        .pp = p.pp,
+                        .context = p.context,
+                        .concurrency = p.concurrency,
+                        .draft_layers = p.draft_layers};
+  if (gpus_given) shape.gpus = p.gpus;
+  if (p.block_size) shape.block_size = p.block_size;
+  throw_if_any(d.source, validate_deployment_shape(shape, &d.model, deploy_file_names()));
 }
 
 }  // namespace
@@ -97,7 +91,8 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
     throw Error(source, "/hardware/gpu", "missing required field (or give \"gpu_memory_gib\")");
   }
   if (auto price = hw.opt_number("price_per_hour", 0, 1e6)) d.gpu.price_per_hour = *price;
-  d.plan.gpus = static_cast<std::uint32_t>(hw.opt_uint("gpus", 1, 65536).value_or(0));
+  d.plan.gpus = static_cast<std::uint32_t>(hw.opt_uint("gpus", 1, kMaxGpus).value_or(0));
+  const bool gpus_given = d.plan.gpus != 0;
   hw.finish();
 
   auto en = o.object("engine");
@@ -157,7 +152,7 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   d.plan.concurrency = d.slo.concurrency;
   d.plan.gpu_memory_bytes = d.gpu.memory_bytes;
 
-  validate_parallelism(d);
+  validate_parallelism(d, gpus_given);
   // Format against the model's widths (kivi groups, MLA latents), naming the field.
   const std::string fmt_ptr = j.contains("compression") ? "/compression" : "/engine/kv_cache_dtype";
   at_field(source, fmt_ptr, [&] { return plan_capacity(d.model, d.plan, "plan"); });
@@ -179,14 +174,17 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   d.gpu = gpu;
   auto& p = d.plan;
   p.engine = a.engine;
-  p.tp = a.tp.value_or(1);
-  p.pp = a.pp.value_or(1);
-  const std::uint32_t replicas = a.dp.value_or(1);
-  p.gpus = gpus ? gpus : p.tp * p.pp * replicas;
-  if (gpus && a.dp && gpus != p.tp * p.pp * replicas)
-    throw Error(source, "--gpus",
-                std::to_string(gpus) + " GPUs disagree with TP × PP × DP = " +
-                    std::to_string(p.tp * p.pp * replicas) + " of the command line");
+  // TP × PP × DP, GPUs and block size in 64-bit arithmetic against the documented limits
+  // (4096³ wrapped to 0 GPUs in 32 bits), and TP against the model's heads.
+  DeploymentShape shape{.tp = a.tp.value_or(1),
+                        .pp = a.pp.value_or(1),
+                        .dp = a.dp,
+                        .block_size = a.block_size};
+  if (gpus) shape.gpus = gpus;
+  throw_if_any(source, validate_deployment_shape(shape, &d.model, engine_flag_names(a.engine)));
+  p.tp = static_cast<std::uint32_t>(shape.tp);
+  p.pp = static_cast<std::uint32_t>(shape.pp);
+  p.gpus = shape_gpus(shape);
   p.context = a.max_model_len.value_or(d.model.max_context);
   if (p.context == 0)
     throw Error(source, "--max-model-len", "not given, and " + d.model.id + " has no max_context");
@@ -212,11 +210,6 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
   for (const auto& f : a.not_modelled)
     d.warnings.push_back("flag " + f + " changes memory in a way kvplan does not model");
-  if (!valid_tp(d.model, p.tp))
-    throw Error(source, a.engine == Engine::vllm ? "--tensor-parallel-size" : "--tp",
-                "tensor parallelism " + std::to_string(p.tp) + " does not fit the " +
-                    std::to_string(d.model.num_q_heads) + " attention heads and " +
-                    std::to_string(d.model.num_kv_heads) + " KV heads of " + d.model.id);
   plan_capacity(d.model, p, source);  // validates the rest
   return d;
 }

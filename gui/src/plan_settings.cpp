@@ -2,6 +2,7 @@
 
 #include "kvplan/kv_format.hpp"
 #include "kvplan/policy.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::gui {
 
@@ -36,6 +37,8 @@ PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
   if (s.extras.max_num_batched_tokens) in.max_num_batched_tokens = *s.extras.max_num_batched_tokens;
   in.reserve_bytes = s.extras.reserve_bytes;
   in.available_kv_bytes = s.extras.available_kv_bytes;
+  // The limits size, plan and check enforce (the model's own rules follow in plan_capacity).
+  throw_if_any("planner settings", validate_plan_input(nullptr, in));
   return in;
 }
 

@@ -543,12 +543,14 @@ std::int32_t Sampler::sample(std::span<const float> logits) {
 Generation generate(Llama2cRunner& run, AttentionBackend& attn, const Tokenizer& tok,
                     const GenerateOptions& opt,
                     const std::function<void(const std::string&)>& on_piece) {
-  // A finite temperature >= 0 (0 = greedy); a NaN or negative one is refused, not sampled from.
-  if (!(opt.temperature >= 0.f && opt.temperature <= 1e6f)) {  // NaN fails both
+  // 0 (greedy) or in [1e-6, 1e6]; a NaN or negative one is refused, not sampled from, and so is
+  // one below 1e-6, where logits / temperature overflow float and the softmax is NaN.
+  if (!(opt.temperature == 0.f ||
+        (opt.temperature >= 1e-6f && opt.temperature <= 1e6f))) {  // NaN fails every test
     std::ostringstream got;
     got << opt.temperature;
     throw Error("--temperature", "temperature",
-                "must be a finite number >= 0 (0 = greedy), got " + got.str());
+                "must be 0 (greedy) or a number in [1e-06, 1e+06], got " + got.str());
   }
   Generation g;
   const std::vector<std::int32_t> prompt = tok.encode(opt.prompt, true, false);

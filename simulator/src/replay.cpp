@@ -343,13 +343,15 @@ struct FidelityAcc {
     r.layer_mass.resize(err.size());
     double se = 0, sm = 0;
     for (std::size_t l = 0; l < err.size(); ++l) {
-      r.layer_rel_error[l] = count[l] ? err[l] / static_cast<double>(count[l]) : 0;
-      r.layer_mass[l] = count[l] ? mass[l] / static_cast<double>(count[l]) : 1;
+      // A layer with no scored position is not measured (NaN: "-" / null), never 0 error or
+      // full attention mass.
+      r.layer_rel_error[l] = count[l] ? err[l] / static_cast<double>(count[l]) : std::nan("");
+      r.layer_mass[l] = count[l] ? mass[l] / static_cast<double>(count[l]) : std::nan("");
       se += r.layer_rel_error[l];
       sm += r.layer_mass[l];
     }
-    r.rel_error = err.empty() ? 0 : se / static_cast<double>(err.size());
-    r.attention_mass = err.empty() ? 1 : sm / static_cast<double>(err.size());
+    r.rel_error = err.empty() ? std::nan("") : se / static_cast<double>(err.size());
+    r.attention_mass = err.empty() ? std::nan("") : sm / static_cast<double>(err.size());
   }
 };
 
@@ -534,6 +536,11 @@ ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig
   std::uint64_t T = info.tokens;
   if (opt.max_tokens) T = std::min(T, opt.max_tokens);
   if (T == 0) throw Error(trace.path(), "tokens", "the trace holds no tokens");
+  // Position T - 1 is the last one scored: from there on nothing would be measured.
+  if (opt.eval_from >= T)
+    throw Error("--eval-from", "eval-from",
+                std::to_string(opt.eval_from) + " leaves no position to score in " +
+                    std::to_string(T) + " tokens");
   if (configs.empty()) throw Error("replay", "configs", "no configuration to replay");
   ReplayReport rep;
   rep.source = trace.path();

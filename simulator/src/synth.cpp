@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "kvplan/error.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::sim {
 
@@ -101,19 +103,22 @@ void write_synthetic_trace(const std::string& path, const SynthOptions& o) {
                                         "outlier scale, or write f32/bf16"});
   }
   // As the trace reader demands of any trace.
-  if (!(o.rope.theta > 0 && std::isfinite(o.rope.theta)))
-    p.push_back({"rope_theta", "must be finite and positive"});
+  if (!valid_rope_theta(o.rope.theta))
+    p.push_back({"rope_theta", "must be finite and positive, in [1, 1e15]"});
   if (o.dtype == DType::i32) p.push_back({"dtype", "must be F32, F16 or BF16"});
   throw_if_any("synthetic trace", p);
 
   RopeSpec rope = o.rope;
   if (rope.dims == 0) rope.dims = o.head_dim;
+  // Round-trips exactly (std::to_string wrote 1e-7 as "0.000000", which the reader refuses).
+  char theta_text[64];
+  std::snprintf(theta_text, sizeof theta_text, "%.17g", rope.theta);
   const std::uint32_t d = o.head_dim, group = o.q_heads / o.kv_heads;
   std::map<std::string, std::string> md = {
       {"format", "kvplan-trace"},
       {"version", "1"},
       {"model", "synthetic"},
-      {"rope_theta", std::to_string(rope.theta)},
+      {"rope_theta", theta_text},
       {"rope_dims", std::to_string(rope.dims)},
       {"rope_style", rope.style == RopeStyle::interleaved ? "interleaved" : "half"},
       {"synthetic", "seed=" + std::to_string(o.seed) + ",sinks=" + std::to_string(o.sinks) +

@@ -6,6 +6,7 @@
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/validate.hpp"
 
 namespace kvplan::sim {
 
@@ -76,9 +77,9 @@ TraceFile TraceFile::open(const std::string& path) {
     const std::string& s = need("rope_theta");
     char* end = nullptr;
     info.rope.theta = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !(info.rope.theta > 0) ||
-        !std::isfinite(info.rope.theta))
-      throw Error(path, "__metadata__/rope_theta", "must be a positive number, got '" + s + "'");
+    if (s.empty() || end != s.c_str() + s.size() || !valid_rope_theta(info.rope.theta))
+      throw Error(path, "__metadata__/rope_theta",
+                  "must be a positive number in [1, 1e15], got '" + s + "'");
   }
   need("rope_dims");
   info.rope.dims = parse_u32_field(md, "rope_dims", path, 1u << 16);
@@ -181,6 +182,13 @@ void TraceFile::read(TraceTensor which, std::uint32_t layer, std::uint64_t token
         ErrorKind::internal, path(), "read",
         "layer " + std::to_string(layer) + " token " + std::to_string(token) + " out of range");
   file_.read_f32(*vec[layer], token * width, out);
+  // A NaN or infinity would make every metric of the replay NaN (shown as "-", exit 0).
+  for (float x : out)
+    if (!std::isfinite(x))
+      throw Error(path(),
+                  "tensor 'layers." + std::to_string(layer) + "." +
+                      (which == TraceTensor::q ? "q" : which == TraceTensor::k ? "k" : "v") + "'",
+                  "token " + std::to_string(token) + " holds a NaN or infinity");
 }
 
 TraceBuilder::TraceBuilder(TraceInfo info) : info_(std::move(info)) {

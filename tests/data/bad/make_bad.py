@@ -118,6 +118,21 @@ h, data = trace(layers=2)
 h["layers.1.v"]["dtype"] = "BF16"
 put("trace/mixed_dtypes.safetensors", raw_safetensors(h, data))
 write_trace("unexpected_tensor", edit=lambda h: h.update({"layers.0.o": h.pop("tokens")}))
+# Issue 15: a RoPE base whose frequencies overflow float (every angle NaN); a NaN and an inf in
+# the rows themselves (replay reads the rows; trace info only the header); a valid trace for the
+# flag cases (--eval-from past its 3 tokens).
+write_trace("tiny_rope_theta", meta={"rope_theta": "1e-300"})
+h, data = trace()
+data = bytearray(data)
+data[2:4] = struct.pack("<e", float("nan"))  # layers.0.q, token 0, head 0, dim 1
+put("trace/nan_value.safetensors", raw_safetensors(h, bytes(data)))
+h, data = trace()
+data = bytearray(data)
+k0 = h["layers.0.k"]["data_offsets"][0]
+data[k0 + 8:k0 + 10] = struct.pack("<e", float("inf"))  # layers.0.k, token 1
+put("trace/inf_value.safetensors", raw_safetensors(h, bytes(data)))
+h, data = trace()
+put("valid/tiny_trace.safetensors", raw_safetensors(h, data))
 
 
 # --- llama2.c checkpoints (kvplan generate --checkpoint FILE)

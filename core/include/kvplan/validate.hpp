@@ -1,0 +1,95 @@
+// The shape of a deployment — TP, PP, DP, GPUs, block size, context, concurrency, draft layers —
+// checked in one place, with every problem reported at once. `kvplan size`, `plan`, `check`
+// (deployment files and engine command lines) and the GUI's planner all call it before any
+// arithmetic, so the documented limits (docs/limits.md) are the same on every path and a count
+// never wraps: the products are formed in 64 bits and bounded before they narrow.
+//
+//   DeploymentShape s{.tp = 4096, .pp = 4096, .dp = 4096};
+//   auto problems = validate_deployment_shape(s, &model, vllm_flag_names());
+//   // "--tensor-parallel-size: ... TP × PP × DP = 68719476736 GPUs, over the limit of 65536"
+//   throw_if_any("--vllm", problems);
+//
+// Units: tp, pp, dp and gpus count GPUs (ranks); block_size, context count tokens; concurrency
+// counts requests.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/error.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan {
+
+inline constexpr std::uint64_t kMaxParallel = 4096;           // TP, PP, DP each
+inline constexpr std::uint64_t kMaxGpus = 65536;              // GPUs in all
+inline constexpr std::uint64_t kMaxBlockSize = 1u << 20;      // tokens per page
+inline constexpr std::uint64_t kMaxContextTokens = std::uint64_t{1} << 40;
+inline constexpr std::uint64_t kMaxConcurrency = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t kMaxDraftLayers = 64;
+
+struct DeploymentShape {
+  std::uint64_t tp = 1;                                     // tensor-parallel ranks per replica
+  std::uint64_t pp = 1;                                     // pipeline stages per replica
+  std::optional<std::uint64_t> dp = std::nullopt;           // data-parallel replicas, when given
+  std::optional<std::uint64_t> gpus = std::nullopt;         // GPUs in all (else tp · pp · dp)
+  std::optional<std::uint64_t> block_size = std::nullopt;   // tokens per page, when given
+  std::optional<std::uint64_t> context = std::nullopt;      // tokens per request, when given
+  std::optional<std::uint64_t> concurrency = std::nullopt;  // requests in flight, when given
+  std::uint64_t draft_layers = 0;                           // speculative layers holding a cache
+};
+
+// How each surface names the fields (a flag, a JSON pointer).
+struct ShapeFields {
+  std::string tp = "tp", pp = "pp", dp = "dp", gpus = "gpus", block_size = "block_size",
+              context = "context", concurrency = "concurrency", draft_layers = "draft_layers";
+};
+ShapeFields cli_flag_names();                 // --tp, --pp, --gpus, --block-size, ...
+ShapeFields deploy_file_names();              // /engine/tensor_parallel_size, /hardware/gpus, ...
+ShapeFields engine_flag_names(Engine e);      // --tensor-parallel-size (vLLM), --tp (SGLang), ...
+
+// Every problem of the shape: each count inside its bound, TP × PP × DP ≤ 65536 GPUs (in
+// 64-bit arithmetic), the GPUs a whole number of TP × PP replicas (and equal to TP × PP × DP when
+// both are given). With a model, also: TP divides the attention heads and divides or is a
+// multiple of the KV heads (and shards a recurrent mixer's heads), PP ≤ the layers.
+std::vector<Problem> validate_deployment_shape(const DeploymentShape& shape,
+                                               const ModelSpec* model,
+                                               const ShapeFields& names = {});
+
+// The same checks for a planner input (gpus 0 = one replica, block_size 0 = the engine's).
+std::vector<Problem> validate_plan_input(const ModelSpec* model, const PlanInput& in,
+                                         const ShapeFields& names = {});
+
+// GPUs in all of a valid shape: gpus when given, else tp · pp · dp.
+std::uint32_t shape_gpus(const DeploymentShape& shape);
+
+// The flags `kvplan generate` and `kvplan replay` share, checked by one function so both refuse
+// the same values (exit 2), never a run that measures nothing or samples NaN:
+//   temperature: 0 (greedy) or in [1e-6, 1e6]; below 1e-6 logits / temperature overflow float,
+//                the softmax is NaN and the sampler picks the last token every step.
+//   prefill:     SnapKV's prompt length, in [1, tokens] (a longer one silently keeps the full cache).
+//   eval_from:   the first scored position, below tokens (else no position is measured).
+// `tokens` is the positions the run covers when known before it starts (generate: min(steps,
+// seq_len); a trace: its T); without it prefill and eval_from are checked by the replay itself.
+struct SequenceFlags {
+  std::optional<double> temperature = std::nullopt;
+  std::optional<std::uint64_t> prefill = std::nullopt;
+  std::optional<std::uint64_t> eval_from = std::nullopt;
+  std::optional<std::uint64_t> tokens = std::nullopt;
+};
+inline constexpr double kMinTemperature = 1e-6;
+inline constexpr double kMaxTemperature = 1e6;
+std::vector<Problem> validate_sequence_flags(const SequenceFlags& flags);
+
+// RoPE base (traces, synthetic traces): in [1, 1e15]. Below 1 (or a denormal) the frequencies
+// theta^(-2i/d) overflow float and every angle is NaN; real models use 1e4 … 1e7.
+inline constexpr double kMinRopeTheta = 1.0;
+inline constexpr double kMaxRopeTheta = 1e15;
+inline bool valid_rope_theta(double theta) {
+  return theta >= kMinRopeTheta && theta <= kMaxRopeTheta;  // NaN fails both
+}
+
+}  // namespace kvplan

@@ -1,0 +1,157 @@
+#include "kvplan/validate.hpp"
+
+#include <sstream>
+
+namespace kvplan {
+
+namespace {
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+// Adds a problem when v lies outside [lo, hi]; returns whether it is inside.
+bool in_range(std::vector<Problem>& out, const std::string& field, const std::string& what,
+              std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+  if (v >= lo && v <= hi) return true;
+  out.push_back({field, "must be between " + num(lo) + " and " + num(hi) + " " + what + ", got " +
+                            num(v)});
+  return false;
+}
+
+}  // namespace
+
+ShapeFields cli_flag_names() {
+  return {.tp = "--tp",
+          .pp = "--pp",
+          .dp = "--dp",
+          .gpus = "--gpus",
+          .block_size = "--block-size",
+          .context = "--context",
+          .concurrency = "--concurrency",
+          .draft_layers = "--draft-layers"};
+}
+
+ShapeFields deploy_file_names() {
+  return {.tp = "/engine/tensor_parallel_size",
+          .pp = "/engine/pipeline_parallel_size",
+          .dp = "/engine/data_parallel_size",
+          .gpus = "/hardware/gpus",
+          .block_size = "/engine/block_size",
+          .context = "/engine/max_model_len",
+          .concurrency = "/slo/concurrency",
+          .draft_layers = "/engine/draft_layers"};
+}
+
+ShapeFields engine_flag_names(Engine e) {
+  if (e == Engine::sglang)
+    return {.tp = "--tp",
+            .pp = "--pp-size",
+            .dp = "--dp",
+            .gpus = "--gpus",
+            .block_size = "--page-size",
+            .context = "--context-length",
+            .concurrency = "--max-running-requests",
+            .draft_layers = "--speculative-algorithm"};
+  return {.tp = "--tensor-parallel-size",
+          .pp = "--pipeline-parallel-size",
+          .dp = "--data-parallel-size",
+          .gpus = "--gpus",
+          .block_size = "--block-size",
+          .context = "--max-model-len",
+          .concurrency = "--max-num-seqs",
+          .draft_layers = "--speculative-config"};
+}
+
+std::vector<Problem> validate_deployment_shape(const DeploymentShape& s, const ModelSpec* model,
+                                               const ShapeFields& f) {
+  std::vector<Problem> out;
+  const bool tp_ok = in_range(out, f.tp, "ranks", s.tp, 1, kMaxParallel);
+  const bool pp_ok = in_range(out, f.pp, "stages", s.pp, 1, kMaxParallel);
+  const bool dp_ok = !s.dp || in_range(out, f.dp, "replicas", *s.dp, 1, kMaxParallel);
+  const bool gpus_ok = !s.gpus || in_range(out, f.gpus, "GPUs", *s.gpus, 1, kMaxGpus);
+  if (s.block_size) in_range(out, f.block_size, "tokens", *s.block_size, 1, kMaxBlockSize);
+  if (s.context) in_range(out, f.context, "tokens", *s.context, 1, kMaxContextTokens);
+  if (s.concurrency) in_range(out, f.concurrency, "requests", *s.concurrency, 1, kMaxConcurrency);
+  in_range(out, f.draft_layers, "layers", s.draft_layers, 0, kMaxDraftLayers);
+
+  // The model's rules first: they say which TP and PP exist at all.
+  bool tp_fits = true;  // a TP the model cannot shard makes the replica arithmetic moot
+  if (model) {
+    tp_fits = !tp_ok || valid_tp(*model, static_cast<std::uint32_t>(s.tp));
+    if (!tp_fits)
+      out.push_back({f.tp, "tensor parallelism " + num(s.tp) + " does not fit the " +
+                               num(model->num_q_heads) + " attention heads and " +
+                               num(model->num_kv_heads) + " KV heads of " + model->id +
+                               " (it must divide the attention heads and divide or be a multiple "
+                               "of the KV heads" +
+                               (model->recurrent_layers() > 0 ? ", and shard the recurrent heads"
+                                                              : "") +
+                               ")"});
+    if (pp_ok && s.pp > model->layers.size())
+      out.push_back({f.pp, "pipeline parallelism " + num(s.pp) + " exceeds the " +
+                               num(model->layers.size()) + " layers of " + model->id});
+  }
+  if (tp_ok && pp_ok && dp_ok) {
+    // Each factor is at most 4096, so the product (at most 2^36) cannot wrap in 64 bits.
+    const std::uint64_t per_replica = s.tp * s.pp;
+    const std::uint64_t all = per_replica * s.dp.value_or(1);
+    const std::string product = s.dp ? "TP × PP × DP = " + num(s.tp) + " × " + num(s.pp) +
+                                           " × " + num(*s.dp)
+                                     : "TP × PP = " + num(s.tp) + " × " + num(s.pp);
+    if (all > kMaxGpus && !s.gpus) {
+      out.push_back({s.dp ? f.dp : f.tp, product + " = " + num(all) +
+                                             " GPUs, over the limit of " + num(kMaxGpus)});
+    } else if (per_replica > kMaxGpus) {
+      out.push_back({f.tp, product + " = " + num(per_replica) +
+                               " GPUs per replica, over the limit of " + num(kMaxGpus)});
+    } else if (s.gpus && gpus_ok && tp_fits) {
+      if (*s.gpus % per_replica != 0)
+        out.push_back({f.gpus, num(*s.gpus) + " GPUs are not a whole number of replicas of TP " +
+                                   num(s.tp) + " × PP " + num(s.pp) + " = " + num(per_replica) +
+                                   " GPUs"});
+      else if (s.dp && *s.gpus != all)
+        out.push_back({f.gpus, num(*s.gpus) + " GPUs disagree with " + product + " = " +
+                                   num(all) + " of the command line"});
+    }
+  }
+  return out;
+}
+
+std::vector<Problem> validate_plan_input(const ModelSpec* model, const PlanInput& in,
+                                         const ShapeFields& names) {
+  DeploymentShape s{.tp = in.tp, .pp = in.pp, .draft_layers = in.draft_layers};
+  if (in.gpus) s.gpus = in.gpus;
+  if (in.block_size) s.block_size = in.block_size;
+  s.context = in.context;
+  s.concurrency = in.concurrency;
+  return validate_deployment_shape(s, model, names);
+}
+
+std::vector<Problem> validate_sequence_flags(const SequenceFlags& f) {
+  std::vector<Problem> out;
+  if (f.temperature) {
+    const double t = *f.temperature;
+    if (!(t == 0 || (t >= kMinTemperature && t <= kMaxTemperature))) {  // NaN fails every test
+      std::ostringstream got;
+      got << t;
+      out.push_back({"--temperature",
+                     "must be 0 (greedy) or a number in [1e-06, 1e+06], got " + got.str() +
+                         (t > 0 && t < kMinTemperature
+                              ? " (logits / temperature would overflow and the probabilities be NaN)"
+                              : "")});
+    }
+  }
+  if (f.prefill && (*f.prefill == 0 || (f.tokens && *f.prefill > *f.tokens)))
+    out.push_back({"--prefill", "must be in [1, " + (f.tokens ? num(*f.tokens) : "T") +
+                                    "] (the tokens run), got " + num(*f.prefill) +
+                                    (*f.prefill ? " (a longer prompt keeps the full cache)" : "")});
+  if (f.eval_from && f.tokens && *f.eval_from >= *f.tokens)
+    out.push_back({"--eval-from", num(*f.eval_from) + " leaves no position to score in " +
+                                      num(*f.tokens) + " tokens"});
+  return out;
+}
+
+std::uint32_t shape_gpus(const DeploymentShape& s) {
+  return static_cast<std::uint32_t>(s.gpus.value_or(s.tp * s.pp * s.dp.value_or(1)));
+}
+
+}  // namespace kvplan
