@@ -1,0 +1,639 @@
+#!/usr/bin/env python3
+"""An adversarial set of kvplan inputs across every input surface (issue 15's acceptance target).
+
+Each case is a kvplan command line, the files it writes into a temporary directory first, and the
+expected outcome class:
+  refuse  exit 2, and stderr names the field or the file (one of `names`); exit 2 without any of
+          them is a *vague* message
+  accept  exit `exit` (0, or 1 for a check that fails) and the stated answer: substrings of stdout
+          or a check of its JSON, derived by hand in the case's comment
+  either  no crash and no hang: a clean refusal (as above) or exit 0
+Every run is classified: clean (refusal or correct answer), vague, silently wrong (a bad input
+accepted, or a wrong answer with exit 0/1), wrong refusal (a valid input refused), crash (exit 3 or
+a signal, exit >= 128, or "internal error" / a sanitizer report), hang (past --timeout).
+
+  python3 scripts/adversarial.py --kvplan build/default/cli/kvplan [--timeout 20] [-v] [-k WORD]
+
+Exit status 0 when there is no crash, hang, silently wrong answer or wrong refusal and at most 5
+vague messages. Needs only the Python standard library; the stories260K model is used where
+KVPLAN_TEST_MODEL_DIR (default ../shared/models/stories260K) has it.
+"""
+import argparse
+import copy
+import json
+import os
+import shlex
+import struct
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HF = ROOT / "tests" / "data" / "hf"
+MODEL_DIR = Path(os.environ.get("KVPLAN_TEST_MODEL_DIR", ROOT.parent / "shared" / "models" / "stories260K"))
+
+CASES = []
+
+
+def case(name, args, expect="refuse", names=(), files=None, exit=0, out=(), check=None,
+         needs_model=False):
+    """`args`: the command line after `kvplan` ({d} = the case's temporary directory, {m} = the
+    stories260K directory). `files`: name -> str | bytes | JSON object."""
+    CASES.append(dict(name=name, args=args, expect=expect, names=tuple(names), files=files or {},
+                      exit=exit, out=tuple(out), check=check, needs_model=needs_model))
+
+
+def refuse(name, args, *names, files=None):
+    case(name, args, "refuse", names, files)
+
+
+# ----------------------------------------------------------------------------- base inputs
+KVMODEL = {"kvplan_model": 1, "id": "adv", "name": "Adv", "source": "adversarial",
+           "num_layers": 4, "num_attention_heads": 8, "num_kv_heads": 2, "head_dim": 64,
+           "max_context": 4096, "num_params": 100000000, "weight_dtype": "bf16"}
+LLAMA = json.loads((HF / "llama-3.1-8b.json").read_text())
+GPU = {"kvplan_gpu": 1, "id": "adv-gpu", "name": "Adversarial GPU", "source": "adversarial",
+       "memory_bytes": 85899345920, "bandwidth_gbps": 3350}
+DEPLOY = {"kvplan_deploy": 1, "name": "adv", "model": "llama-3.1-8b",
+          "hardware": {"gpu": "h100-sxm-80gb", "gpus": 1},
+          "engine": {"name": "vllm", "tensor_parallel_size": 1, "max_model_len": 32768,
+                     "max_num_seqs": 16, "gpu_memory_utilization": 0.9, "block_size": 16},
+          "slo": {"context": 32768, "concurrency": 8}}
+VLLM = "vllm serve meta-llama/Llama-3.1-8B"
+SGL = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B"
+
+
+def hf(name):
+    return json.loads((HF / name).read_text())
+
+
+def mutate(obj, path, value):
+    """A deep copy of obj with obj[path...] = value (value DELETE removes the key)."""
+    o = copy.deepcopy(obj)
+    cur = o
+    for k in path[:-1]:
+        cur = cur[k]
+    if value is DELETE:
+        del cur[path[-1]]
+    else:
+        cur[path[-1]] = value
+    return o
+
+
+DELETE = object()
+
+
+def j(obj):
+    return json.dumps(obj, indent=1)
+
+
+# ----------------------------------------------------------------------------- size / plan / check flags
+SIZE = "size --model llama-3.1-8b --context 1024"
+PLAN = "plan --model llama-3.1-8b --gpu h100-sxm-80gb --brief"
+CHECK = f'check --vllm "{VLLM}" --gpu h100-sxm-80gb'
+for flag, vals in {"--context": ["-1", "abc", "1e3", "", "18446744073709551616", "2000000000000"],
+                   "--batch": ["-3", "x", "99999999999"],
+                   "--tp": ["0", "3", "4096", "4294967297"],
+                   "--block-size": ["0", "4000000000", "-16"],
+                   "--draft-layers": ["65", "4000000000"],
+                   "--prefill": ["-1", "zz"]}.items():
+    for v in vals:
+        base = "size --model llama-3.1-8b" + ("" if flag == "--context" else " --context 1024")
+        refuse(f"size {flag}={v!r}", f"{base} {flag} {shlex.quote(v)}", flag, flag.lstrip("-"))
+for flag, vals in {"--tp": ["0", "5", "4096"], "--pp": ["0", "33", "5000"],
+                   "--gpus": ["0", "100000", "-1"], "--concurrency": ["0", "-2"],
+                   "--block-size": ["0", "2000000"], "--context": ["0", "200000"],
+                   "--max-num-batched-tokens": ["0", "2000000000000"],
+                   "--gpu-memory-utilization": ["0", "1.0000001", "nan", "-0.5"],
+                   "--reserve-gib": ["-1", "inf"], "--available-kv-gib": ["1e30", "x"],
+                   "--engine": ["tgi"], "--weight-dtype": ["fp2"], "--kv-dtype": ["int3"],
+                   "--gpu-memory-gib": ["0", "1e20"], "--price": ["h100-sxm-80gb=-1", "=3"],
+                   "--draft-layers": ["100"]}.items():
+    for v in vals:
+        refuse(f"plan {flag}={v!r}", f"{PLAN} {flag} {shlex.quote(v)}", flag, flag.lstrip("-"),
+               "gpu", "tp", "context")
+for flag, vals in {"--gpus": ["0", "100000"], "--context": ["0", "2000000000000"],
+                   "--concurrency": ["0"], "--format": ["yaml"]}.items():
+    for v in vals:
+        refuse(f"check {flag}={v!r}", f"{CHECK} {flag} {v}", flag, flag.lstrip("-"))
+refuse("check two sources", f'check x.json --vllm "{VLLM}"', "deploy")
+refuse("check no source", "check", "deploy")
+refuse("size unknown model", "size --model nosuch-model-x --context 8", "nosuch-model-x")
+refuse("plan no gpu", "plan --model llama-3.1-8b", "gpu")
+refuse("size format", f"{SIZE} --format yaml", "format")
+
+# Hand-derived answers.
+# llama-3.1-8b fp16: 2 · 32 layers · 8 KV heads · 128 · 2 bytes = 131072 bytes per token;
+# 8192 tokens → 1073741824 bytes.
+case("size llama 8192 fp16", "size --model llama-3.1-8b --context 8192 --format json", "accept",
+     check=lambda o: o["bytes_per_token"] == 131072 and o["total_bytes"] == 1073741824)
+# fp8: 1 byte: 65536 per token; B = 4 at 1000 tokens: 4 · 1000 · 65536 = 262144000.
+case("size llama fp8 B4", "size --model llama-3.1-8b --context 1000 --batch 4 --kv-dtype fp8 "
+     "--format json", "accept", check=lambda o: o["total_bytes"] == 262144000)
+# TP 16 over 8 KV heads replicates: 1 head per rank: 2 · 32 · 1 · 128 · 2 = 16384 per token.
+case("size llama tp16", "size --model llama-3.1-8b --context 8 --tp 16 --format json", "accept",
+     check=lambda o: o["bytes_per_token"] == 16384)
+# The kvplan model file: 2 · 4 · 2 · 64 · 2 = 2048 bytes per token, 1024 tokens → 2097152.
+case("size model file", "size --model {d}/m.json --context 1024 --format json", "accept",
+     files={"m.json": j(KVMODEL)}, check=lambda o: o["total_bytes"] == 2097152)
+# The HF config of Llama 3.1 8B gives the preset's numbers.
+case("size hf llama", "size --model {d}/config.json --context 8192 --format json", "accept",
+     files={"config.json": j(LLAMA)}, check=lambda o: o["bytes_per_token"] == 131072)
+# streaming sink 4 + window 1020 keeps 1024 of 8192 tokens: 1024 · 131072 = 134217728.
+case("size streaming", "size --model llama-3.1-8b --context 8192 --policy "
+     "streaming:sink=4,window=1020 --format json", "accept",
+     check=lambda o: o["total_bytes"] == 134217728)
+# plan's worked example (planner.hpp): 40 GiB measured, block 16: 20480 blocks, 327680 tokens.
+case("plan measured 40GiB", "plan --model llama-3.1-8b --available-kv-gib 40 --context 32768 "
+     "--brief --format json", "accept",
+     check=lambda o: o["num_gpu_blocks"] == 20480 and o["kv_cache_tokens"] == 327680)
+case("plan tp2 gpus4", "plan --model llama-3.1-8b --gpu h100-sxm-80gb --tp 2 --gpus 4 --brief "
+     "--format json", "accept", check=lambda o: o["replicas"] == 2)
+case("check deploy ok", "check {d}/d.json", "accept", files={"d.json": j(DEPLOY)})
+
+# ----------------------------------------------------------------------------- kvplan model JSON
+for field, vals in {"num_layers": [0, -1, 4097, 1.5, "4", None],
+                    "num_attention_heads": [0, 4097, 7], "num_kv_heads": [0, 3, 16],
+                    "head_dim": [0, 65537, 2.5], "max_context": [0, 4294967297, -5],
+                    "num_params": [-1, 1e30, "big"], "weight_dtype": ["fp3", 7],
+                    "kvplan_model": [2, 0, "1"], "id": [5]}.items():
+    for v in vals:
+        refuse(f"model {field}={v!r}", "size --model {d}/m.json --context 1024", "m.json",
+               files={"m.json": j(mutate(KVMODEL, [field], v))})
+for field in ["num_layers", "num_attention_heads", "head_dim", "source"]:
+    refuse(f"model missing {field}", "size --model {d}/m.json --context 1024", "m.json",
+           files={"m.json": j(mutate(KVMODEL, [field], DELETE))})
+refuse("model extra field", "size --model {d}/m.json --context 1024", "m.json",
+       files={"m.json": j(dict(KVMODEL, num_layerz=3))})
+refuse("model not json", "size --model {d}/m.json --context 1024", "m.json",
+       files={"m.json": "{\"kvplan_model\": 1,"})
+refuse("model array", "size --model {d}/m.json --context 1024", "m.json", files={"m.json": "[]"})
+refuse("model binary", "size --model {d}/m.json --context 1024", "m.json",
+       files={"m.json": b"\x00\xff\xfe" * 100})
+refuse("model huge nesting", "size --model {d}/m.json --context 1024", "m.json",
+       files={"m.json": "[" * 100000 + "]" * 100000})
+refuse("model attention window 0", "size --model {d}/m.json --context 1024", "m.json",
+       files={"m.json": j(dict(KVMODEL, attention={"type": "sliding", "window": 0}))})
+refuse("model pattern unknown", "size --model {d}/m.json --context 1024", "m.json",
+       files={"m.json": j(dict(KVMODEL, attention={"type": "pattern", "pattern": ["full", "x"],
+                                                  "window": 8}))})
+
+# ----------------------------------------------------------------------------- HF config.json
+for field, vals in {"num_hidden_layers": [0, -2, 5000, 3.5, "32", None],
+                    "num_attention_heads": [0, 5000, 7], "num_key_value_heads": [0, 5, 64],
+                    "hidden_size": [0, 4095, 1 << 30], "head_dim": [0, 70000],
+                    "max_position_embeddings": [0, -1, 1e20], "vocab_size": [-1, 1 << 40],
+                    "intermediate_size": [-5, 1 << 40], "torch_dtype": ["float8", 3],
+                    "sliding_window": [-1, "x"], "use_sliding_window": ["yes"],
+                    "architectures": ["LlamaForCausalLM", [1]], "quantization_config": [[], 5],
+                    "tie_word_embeddings": ["no"], "rope_theta": ["x"]}.items():
+    for v in vals:
+        case(f"hf {field}={v!r}", "size --model {d}/config.json --context 1024",
+             # Llama's config class has no sliding window (ignored, as transformers does);
+             # "float8..." names an fp8 checkpoint dtype.
+             "either" if field in ("rope_theta", "tie_word_embeddings", "sliding_window",
+                                   "use_sliding_window") or v == "float8" else "refuse",
+             ("config.json",), files={"config.json": j(mutate(LLAMA, [field], v))})
+refuse("hf missing heads", "size --model {d}/config.json --context 1024", "config.json",
+       files={"config.json": j(mutate(LLAMA, ["num_attention_heads"], DELETE))})
+refuse("hf text_config array", "size --model {d}/config.json --context 1024", "config.json",
+       files={"config.json": j({"architectures": ["X"], "model_type": "gemma3",
+                                "text_config": [1, 2]})})
+refuse("hf text_config bad heads", "size --model {d}/config.json --context 1024", "config.json",
+       files={"config.json": j({"architectures": ["Gemma3ForConditionalGeneration"],
+                                "model_type": "gemma3",
+                                "text_config": mutate(LLAMA, ["num_key_value_heads"], 5)})})
+# Gemma 3: layer_types
+g3 = hf("gemma-3-4b.json")
+tc = g3.get("text_config", g3)
+for label, val in {"short": ["full_attention"], "int": None, "unknown": None}.items():
+    g = copy.deepcopy(g3)
+    t = g.get("text_config", g)
+    n = t.get("num_hidden_layers", 34)
+    if label == "short":
+        t["layer_types"] = ["full_attention"] * 2
+    elif label == "int":
+        t["layer_types"] = [1] * n
+    else:
+        t["layer_types"] = ["sliding_attention"] * (n - 1) + ["hyena"]
+    refuse(f"hf gemma3 layer_types {label}", "size --model {d}/config.json --context 1024",
+           "layer_types", files={"config.json": j(g)})
+# Nemotron-H: hybrid_override_pattern
+nh = hf("nemotron-h-56b-base-8k.json")
+for label, val in {"short": "M-M", "bad char": None, "not string": 7}.items():
+    g = copy.deepcopy(nh)
+    if label == "bad char":
+        p = g["hybrid_override_pattern"]
+        g["hybrid_override_pattern"] = p[:-1] + "Z"
+    else:
+        g["hybrid_override_pattern"] = val
+    refuse(f"hf nemotron pattern {label}", "size --model {d}/config.json --context 1024",
+           "hybrid_override_pattern", files={"config.json": j(g)})
+for field, v in {"mamba_num_heads": 0, "ssm_state_size": -1, "mamba_head_dim": 1 << 40}.items():
+    if field in nh:
+        refuse(f"hf nemotron {field}={v}", "size --model {d}/config.json --context 1024", field,
+               files={"config.json": j(mutate(nh, [field], v))})
+# MiniMax: attn_type_list
+mm = hf("minimax-m1.json")
+for label, val in {"short": [1, 0], "value 2": None, "strings": None, "not list": "1,0"}.items():
+    g = copy.deepcopy(mm)
+    n = g["num_hidden_layers"]
+    if label == "value 2":
+        g["attn_type_list"] = [2] * n
+    elif label == "strings":
+        g["attn_type_list"] = ["1"] * n
+    else:
+        g["attn_type_list"] = val
+    refuse(f"hf minimax attn_type_list {label}", "size --model {d}/config.json --context 1024",
+           "attn_type_list", files={"config.json": j(g)})
+# DeepSeek MLA
+ds = hf("deepseek-v3.json")
+for field, v in {"kv_lora_rank": [0, 100000, "512"], "qk_rope_head_dim": [-1, 100000],
+                 "num_nextn_predict_layers": [65, -1], "n_routed_experts": [1 << 20]}.items():
+    for x in v:
+        refuse(f"hf deepseek {field}={x!r}", "size --model {d}/config.json --context 1024", field,
+               files={"config.json": j(mutate(ds, [field], x))})
+# quantization_config
+q = hf("qwen3-235b-a22b-fp8.json")
+for label, qc in {"bits string": {"quant_method": "gptq", "bits": "four"},
+                  "bits 3": {"quant_method": "gptq", "bits": 3, "group_size": 128},
+                  "group 0": {"quant_method": "gptq", "bits": 4, "group_size": 0},
+                  "unknown method": {"quant_method": "zzz"},
+                  "fp8 block bad": {"quant_method": "fp8", "weight_block_size": [0, 128]}}.items():
+    case(f"hf quantization {label}", "size --model {d}/config.json --context 1024", "either",
+         ("quantization_config",), files={"config.json": j(mutate(q, ["quantization_config"], qc))})
+# Model directories: config.json + safetensors headers / index / hf_quant_config.json
+def st_header(hdr, data=b"", n=None):
+    h = json.dumps(hdr).encode()
+    return struct.pack("<Q", len(h) if n is None else n) + h + data
+
+
+good_st = st_header({"w": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 8]}}, b"\0" * 8)
+for label, blob in {"header past end": st_header({}, n=1 << 40),
+                    "header not json": struct.pack("<Q", 5) + b"{{{{{",
+                    "short": b"\x01\x02",
+                    "shape overflow": st_header({"w": {"dtype": "BF16", "shape": [1 << 40, 1 << 40],
+                                                       "data_offsets": [0, 8]}}, b"\0" * 8),
+                    "dtype unknown": st_header({"w": {"dtype": "Q9", "shape": [2],
+                                                      "data_offsets": [0, 4]}}, b"\0" * 4),
+                    "offsets past end": st_header({"w": {"dtype": "BF16", "shape": [2],
+                                                         "data_offsets": [0, 1 << 50]}})}.items():
+    refuse(f"model dir safetensors {label}", "size --model {d}/m --context 1024", "model.safetensors",
+           files={"m/config.json": j(LLAMA), "m/model.safetensors": blob})
+for label, idx in {"not object": "[1,2]", "bad json": "{",
+                   "missing shard": j({"metadata": {"total_size": 16},
+                                       "weight_map": {"w": "model-00001-of-00002.safetensors"}}),
+                   "total_size negative": j({"metadata": {"total_size": -16}, "weight_map": {}}),
+                   "total_size string": j({"metadata": {"total_size": "16"}, "weight_map": {}}),
+                   "traversal": j({"metadata": {}, "weight_map": {"w": "../../etc/passwd"}})}.items():
+    case(f"model dir index {label}", "size --model {d}/m --context 1024",
+         "either" if label == "missing shard" else "refuse",
+         ("index", "safetensors", "m/"),
+         files={"m/config.json": j(LLAMA), "m/model.safetensors.index.json": idx})
+case("model dir good", "size --model {d}/m --context 8192 --format json", "accept",
+     files={"m/config.json": j(LLAMA), "m/model.safetensors": good_st},
+     check=lambda o: o["bytes_per_token"] == 131072)
+for label, qc in {"not object": "[]", "bad json": "{\"quantization\":",
+                  "quantization not object": j({"quantization": 5}),
+                  "unknown algo": j({"quantization": {"quant_algo": "ZZZ"}}),
+                  "kv algo unknown": j({"quantization": {"quant_algo": "FP8",
+                                                         "kv_cache_quant_algo": "INT3"}})}.items():
+    case(f"hf_quant_config {label}", "size --model {d}/m --context 1024", "refuse",
+         ("hf_quant_config",), files={"m/config.json": j(LLAMA), "m/hf_quant_config.json": qc})
+refuse("model dir empty", "size --model {d}/m --context 1024", "m",
+       files={"m/readme.txt": "nothing"})
+
+# ----------------------------------------------------------------------------- GPU files
+GPU_CHECK = f'check --vllm "{VLLM}" --gpu {{d}}/g.json'
+for field, vals in {"memory_bytes": [0, -1, 1 << 50, 1.5, "80GB"],
+                    "bandwidth_gbps": [0, -5, 1e9], "kvplan_gpu": [2], "id": [None]}.items():
+    for v in vals:
+        refuse(f"gpu {field}={v!r}", GPU_CHECK, "g.json", files={"g.json": j(mutate(GPU, [field], v))})
+refuse("gpu unknown field", GPU_CHECK, "g.json", files={"g.json": j(dict(GPU, memory_gib=80))})
+refuse("gpu not json", GPU_CHECK, "g.json", files={"g.json": "nope"})
+# 80 GiB custom GPU: same as the preset for the KV arithmetic.
+case("gpu file good", f'plan --model llama-3.1-8b --gpu {{d}}/g.json --brief --format json',
+     "accept", files={"g.json": j(GPU)}, check=lambda o: o["memory"]["total_bytes"] == 85899345920)
+
+# ----------------------------------------------------------------------------- deployment files
+for path, vals in {("hardware", "gpus"): [0, 70000, -1, 2.5],
+                   ("engine", "tensor_parallel_size"): [0, 3, 4096, 5000],
+                   ("engine", "pipeline_parallel_size"): [0, 33, 4097],
+                   ("engine", "block_size"): [0, 1 << 21],
+                   ("engine", "max_model_len"): [0, 1 << 41],
+                   ("engine", "max_num_seqs"): [0, 1 << 33],
+                   ("engine", "gpu_memory_utilization"): [0, 1.5, "0.9"],
+                   ("engine", "draft_layers"): [65],
+                   ("engine", "name"): ["tgi"],
+                   ("slo", "concurrency"): [0, 1 << 33],
+                   ("slo", "context"): [0],
+                   ("hardware", "gpu"): ["h900", 5],
+                   ("model",): ["nosuch", 7]}.items():
+    for v in vals:
+        refuse(f"deploy {'/'.join(path)}={v!r}", "check {d}/d.json", "d.json",
+               files={"d.json": j(mutate(DEPLOY, list(path), v))})
+refuse("deploy missing slo", "check {d}/d.json", "d.json",
+       files={"d.json": j(mutate(DEPLOY, ["slo"], DELETE))})
+refuse("deploy model file traversal", "check {d}/d.json", "d.json",
+       files={"d.json": j(mutate(DEPLOY, ["model"], "../../../../etc/passwd"))})
+refuse("deploy model file bad", "check {d}/d.json", "d.json",
+       files={"d.json": j(mutate(DEPLOY, ["model"], "m.json")),
+              "m.json": j(mutate(KVMODEL, ["num_kv_heads"], 3))})
+refuse("deploy wide tp pp", "check {d}/d.json", "d.json",
+       files={"d.json": j(mutate(mutate(mutate(DEPLOY, ["model"], "m.json"),
+                                        ["engine", "tensor_parallel_size"], 4096),
+                                 ["engine", "pipeline_parallel_size"], 4096)),
+              "m.json": j(dict(KVMODEL, num_layers=4096, num_attention_heads=4096,
+                               num_kv_heads=4096))})
+
+# ----------------------------------------------------------------------------- engine command lines
+WIDE = j(dict(KVMODEL, num_layers=4096, num_attention_heads=4096, num_kv_heads=4096))
+for flags, names in {"--tensor-parallel-size 0": "--tensor-parallel-size",
+                     "--tensor-parallel-size 3": "--tensor-parallel-size",
+                     "--pipeline-parallel-size 99": "--pipeline-parallel-size",
+                     "--data-parallel-size 0": "--data-parallel-size",
+                     "--max-model-len 0": "--max-model-len",
+                     "--max-model-len 1e5": "--max-model-len",
+                     "--block-size 7000000": "--block-size",
+                     "--gpu-memory-utilization 2": "--gpu-memory-utilization",
+                     "--kv-cache-dtype int3": "--kv-cache-dtype",
+                     "--max-num-seqs -1": "--max-num-seqs",
+                     "--max-num-batched-tokens 0": "--max-num-batched-tokens",
+
+                     "--speculative-config '{bad json'": "speculative",
+                     "--speculative-config '[1,2]'": "speculative",
+
+                     "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1e9}'":
+                         "speculative",
+                     "--max-model-len '32768": "quote",
+                     "--tensor-parallel-size": "--tensor-parallel-size"}.items():
+    refuse(f"vllm {flags}", f"check --vllm {shlex.quote(VLLM + ' ' + flags)} --gpu h100-sxm-80gb",
+           names, "--vllm")
+for flags, names in {"--tp 0": "--tp", "--tp 3": "--tp", "--dp 0": "--dp",
+                     "--context-length -1": "--context-length",
+                     "--mem-fraction-static 0": "--mem-fraction-static",
+                     "--page-size 0": "--page-size",
+
+}.items():
+    refuse(f"sglang {flags}", f"check --sglang {shlex.quote(SGL + ' ' + flags)} --gpu h100-sxm-80gb",
+           names, "--sglang")
+refuse("vllm 4096^3", f"check --vllm \"vllm serve w --tensor-parallel-size 4096 "
+       "--pipeline-parallel-size 4096 --data-parallel-size 4096\" --model {d}/w.json --gpu h100-sxm-80gb",
+       "--data-parallel-size", files={"w.json": WIDE})
+refuse("vllm gpus disagree", f'check --vllm "{VLLM} --tensor-parallel-size 2 -dp 2" --gpu '
+       "h100-sxm-80gb --gpus 8", "--gpus")
+refuse("vllm empty", 'check --vllm "" --gpu h100-sxm-80gb', "--vllm")
+refuse("vllm not vllm", 'check --vllm "python foo.py" --gpu h100-sxm-80gb', "--vllm")
+refuse("vllm huge line", "check --vllm {d}/x --gpu h100-sxm-80gb", "--vllm", "x")
+refuse("sglang no model", 'check --sglang "python -m sglang.launch_server --tp 2" --gpu h100-sxm-80gb',
+       "--sglang", "model")
+# vLLM's arithmetic of the worked example with the measured budget: 40 GiB → 20480 blocks.
+case("vllm good", f'check --vllm "{VLLM} --max-model-len 32768 --max-num-seqs 4" --gpu '
+     "h100-sxm-80gb --format json", "accept", check=lambda o: o["passed"] is True)
+
+# ----------------------------------------------------------------------------- spec strings
+for spec in ["kivi:bits=2,group=0", "kivi:bits=2,group=32,residual=33", "kivi:bits=16",
+             "kivi:bits=2,group=99999999", "fp16:x=1", "FP16", "kivi:bits=2,bits=2", "kivi:=", ""]:
+    refuse(f"kv spec {spec!r}", f"{SIZE} --kv-dtype {shlex.quote(spec)}", "kv-dtype")
+for spec in ["streaming:sink=-1,window=4", "h2o:heavy=1e3,recent=2",
+             "h2o:keep=nan,recent=1", "snapkv:budget=64,kernel=4",
+             "snapkv:budget=64,pool=median",
+             "h2o:heavy=4,recent=4,gqa=min", "h2o:heavy=4,recent=4,positions=random",
+             "full:x=1", "streaming:sink=4,window=4,sink=5"]:
+    refuse(f"policy spec {spec!r}", f"{SIZE} --policy {shlex.quote(spec)}", "policy")
+refuse("deploy kv_format bad", "check {d}/d.json", "d.json",
+       files={"d.json": j(dict(DEPLOY, compression={"kv_format": "kivi:bits=5"}))})
+# kivi bits=2, group=32, residual=128 at 1024 tokens is checked by test_formula; here: accepted.
+case("kv spec kivi ok", f"{SIZE} --kv-dtype kivi:bits=2,group=32,residual=128 --format json",
+     "accept", check=lambda o: o["total_bytes"] > 0 and o["total_bytes"] < 134217728)
+
+# ----------------------------------------------------------------------------- traces
+META = {"format": "kvplan-trace", "version": "1", "model": "adv", "rope_theta": "10000",
+        "rope_dims": "4", "rope_style": "interleaved"}
+
+
+def f16(vals):
+    return struct.pack(f"<{len(vals)}e", *vals)
+
+
+def trace(T=3, hq=2, hkv=1, d=4, meta=None, edit=None, poke=None):
+    h = {"__metadata__": dict(META, **(meta or {}))}
+    data = b""
+    for which, heads in (("q", hq), ("k", hkv), ("v", hkv)):
+        raw = f16([0.25 * ((i % 7) - 3) for i in range(T * heads * d)])
+        h[f"layers.0.{which}"] = {"dtype": "F16", "shape": [T, heads, d],
+                                  "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if edit:
+        edit(h)
+    if poke:
+        data = bytearray(data)
+        poke(data)
+        data = bytes(data)
+    hdr = json.dumps(h, separators=(",", ":")).encode()
+    hdr += b" " * ((8 - len(hdr) % 8) % 8)
+    return struct.pack("<Q", len(hdr)) + hdr + data
+
+
+def setk(tensor, key, value):
+    return lambda h: h[tensor].__setitem__(key, value)
+
+
+for label, blob in {"rope_theta tiny": trace(meta={"rope_theta": "1e-300"}),
+                    "rope_theta huge": trace(meta={"rope_theta": "1e300"}),
+                    "rope_dims odd": trace(meta={"rope_dims": "3"}),
+                    "rope_dims > head": trace(meta={"rope_dims": "8"}),
+                    "version 9": trace(meta={"version": "9"}),
+                    "shape lies": trace(edit=setk("layers.0.q", "shape", [3, 2, 5])),
+                    "dtype I8": trace(edit=setk("layers.0.k", "dtype", "I8")),
+                    "offsets reversed": trace(edit=setk("layers.0.v", "data_offsets", [24, 0])),
+                    "empty": b"",
+                    "header len 0": struct.pack("<Q", 0)}.items():
+    refuse(f"trace {label}", "trace info {d}/t.safetensors", "t.safetensors",
+           files={"t.safetensors": blob})
+NAN = struct.pack("<e", float("nan"))
+for label, blob in {"nan q": trace(poke=lambda d: d.__setitem__(slice(0, 2), NAN)),
+                    "inf v": trace(poke=lambda d: d.__setitem__(slice(-2, None),
+                                                                struct.pack("<e", float("inf"))))}.items():
+    refuse(f"replay trace {label}", "replay --trace {d}/t.safetensors", "t.safetensors",
+           files={"t.safetensors": blob})
+for flags, names in {"--eval-from 3": "--eval-from", "--eval-from 99": "--eval-from",
+                     "--prefill 0": "--prefill", "--prefill 4": "--prefill",
+                     "--block-size 0": "--block-size", "--max-tokens -1": "--max-tokens",
+                     "--kv-dtype fp4": "--kv-dtype", "--backend tpu": "--backend",
+                     "--fidelity-every -1": "--fidelity-every"}.items():
+    refuse(f"replay trace {flags}", f"replay --trace {{d}}/t.safetensors {flags}", names,
+           files={"t.safetensors": trace()})
+# 3 tokens, full cache: every scored position matches the reference (relative error 0).
+case("replay trace good", "replay --trace {d}/t.safetensors --eval-from 2 --kv-dtype fp32 "
+     "--format json", "accept", files={"t.safetensors": trace()},
+     check=lambda o: all(abs(c["rel_error"]) < 1e-6 for c in o["configs"]))
+
+# trace synth: what the reader would refuse is never written
+for flags, names in {"--tokens 0": "tokens", "--tokens 999999": "tokens",
+                     "--rope-theta 1e-7": "rope_theta", "--rope-theta 0.5": "rope_theta",
+                     "--rope-theta nan": "rope_theta", "--rope-theta 1e300": "rope_theta",
+                     "--rope-dims 3": "rope_dims", "--head-dim 7": "head_dim",
+                     "--kv-heads 3": "heads", "--sink-strength 1e9": "sink_strength",
+                     "--heavy-fraction 2": "heavy_fraction", "--dtype f64": "dtype",
+                     "--rope-style neox": "rope"}.items():
+    refuse(f"synth {flags}", f"trace synth --tokens 16 -o {{d}}/s.safetensors {flags}", names)
+for flags in ["--rope-theta 123456.789 --dtype f32", "--rope-theta 1 --dtype bf16",
+              "--rope-theta 1e15 --layers 1"]:
+    # synth writes it, the reader opens it (exit 0 both).
+    case(f"synth roundtrip {flags}", f"trace synth --tokens 16 -o {{d}}/s.safetensors {flags}",
+         "accept")
+
+# ----------------------------------------------------------------------------- llama2.c files
+def checkpoint(dim=8, hidden=12, layers=1, heads=2, kv=1, vocab=300, seq=4, fill=None):
+    hs = dim // heads if heads else 1
+    V = abs(vocab)
+    n = (V * dim + layers * dim + layers * heads * hs * dim + 2 * layers * kv * hs * dim +
+         layers * dim * heads * hs + layers * dim + 3 * layers * hidden * dim + dim + seq * hs)
+    w = [((i * 13) % 17 - 8) / 32 for i in range(n)]
+    if fill:
+        fill(w)
+    return struct.pack("<7i", dim, hidden, layers, heads, kv, vocab, seq) + struct.pack(f"<{n}f", *w)
+
+
+def tokenizer(pieces, max_len=None):
+    max_len = max_len or max(1, max(len(p) for p in pieces))
+    b = struct.pack("<i", max_len)
+    for i, p in enumerate(pieces):
+        b += struct.pack("<fi", -float(i), len(p)) + p
+    return b
+
+
+PIECES = [b"<unk>", b"\n<s>\n", b"\n</s>\n"] + [b"<0x%02X>" % i for i in range(256)]
+PIECES += [bytes([c]) for c in b" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO"][: 300 - len(PIECES)]
+TOK = tokenizer(PIECES)
+CK = checkpoint()
+GEN = "generate --checkpoint {d}/c.bin --tokenizer {d}/t.bin --steps 4"
+for label, blob in {"seq 0": checkpoint(seq=0), "vocab negative huge": CK[:20] + struct.pack("<i", -(1 << 30)) + CK[24:],
+                    "hidden 0": checkpoint(hidden=0), "kv 0": checkpoint(kv=0),
+                    "seq huge": struct.pack("<7i", 8, 12, 1, 2, 1, 300, 1 << 30) + CK[28:],
+                    "inf weight": checkpoint(fill=lambda w: w.__setitem__(5, float("inf"))),
+                    "empty": b""}.items():
+    refuse(f"llama2c {label}", GEN, "c.bin", files={"c.bin": blob, "t.bin": TOK})
+for label, blob in {"max len 2^31": struct.pack("<i", (1 << 31) - 1) + TOK[4:],
+                    "score nan": TOK[:4] + struct.pack("<f", float("nan")) + TOK[8:],
+                    "length huge": TOK[:8] + struct.pack("<i", 1 << 30) + TOK[12:],
+                    "too many": TOK + struct.pack("<fi", 0.0, 1) + b"x"}.items():
+    case(f"tokenizer {label}", GEN, "refuse" if label != "score nan" else "either", ("t.bin",),
+         files={"c.bin": CK, "t.bin": blob})
+for label, text in {"float": "1.5 2", "hex": "0x10", "huge": "99999999999999999999999",
+                    "unicode digits": "\u0661\u0662", "only spaces": "   \n\t"}.items():
+    refuse(f"tokens file {label}", "replay --checkpoint {d}/c.bin --tokens-file {d}/k.txt",
+           "k.txt", files={"c.bin": CK, "k.txt": text})
+refuse("generate --prefill past run", GEN + " --prefill 100 --policy snapkv:budget=40,window=2",
+       "--prefill", files={"c.bin": CK, "t.bin": TOK})
+refuse("generate --temperature 1e-40", GEN + " --temperature 1e-40", "--temperature",
+       files={"c.bin": CK, "t.bin": TOK})
+refuse("generate --temperature 1e-300", GEN + " --temperature 1e-300", "--temperature",
+       files={"c.bin": CK, "t.bin": TOK})
+refuse("generate --temperature -0.1", GEN + " --temperature -0.1", "--temperature",
+       files={"c.bin": CK, "t.bin": TOK})
+refuse("generate --block-size 0", GEN + " --block-size 0", "--block-size",
+       files={"c.bin": CK, "t.bin": TOK})
+refuse("replay ckpt --eval-from past", "replay --checkpoint {d}/c.bin --tokenizer {d}/t.bin "
+       "--steps 4 --eval-from 4", "--eval-from", files={"c.bin": CK, "t.bin": TOK})
+refuse("replay ckpt --temperature nan", "replay --checkpoint {d}/c.bin --tokenizer {d}/t.bin "
+       "--temperature nan", "--temperature", files={"c.bin": CK, "t.bin": TOK})
+refuse("trace capture --temperature 1e-40", "trace capture --checkpoint {d}/c.bin --tokenizer "
+       "{d}/t.bin -o {d}/o.safetensors --steps 4 --temperature 1e-40", "--temperature",
+       files={"c.bin": CK, "t.bin": TOK})
+# stories260K, greedy: the README's exact output begins "Once upon a time".
+case("generate stories greedy", "generate --checkpoint {m}/stories260K.bin --tokenizer "
+     "{m}/tok512.bin --prompt 'Once upon' --steps 20", "accept", out=("Once upon a time",),
+     needs_model=True)
+# temperature 1e-6 is as good as greedy: the same text.
+case("generate stories T=1e-6", "generate --checkpoint {m}/stories260K.bin --tokenizer "
+     "{m}/tok512.bin --prompt 'Once upon' --steps 20 --temperature 1e-6", "accept",
+     out=("Once upon a time",), needs_model=True)
+
+
+# ----------------------------------------------------------------------------- runner
+def classify(c, rc, out, err, timed_out):
+    if timed_out:
+        return "hang"
+    if rc >= 128 or rc < 0 or rc == 3 or "internal error" in err or "Sanitizer" in err \
+            or "runtime error:" in err:
+        return "crash"
+    if c["expect"] in ("refuse", "either") and rc == 2:
+        return "clean" if any(n in err for n in c["names"]) or not c["names"] else "vague"
+    if c["expect"] == "refuse":
+        return "silently wrong"
+    if c["expect"] == "either":
+        return "clean" if rc == 0 else "silently wrong"
+    # accept
+    if rc == 2:
+        return "wrong refusal"
+    if rc != c["exit"]:
+        return "silently wrong"
+    if any(s not in out for s in c["out"]):
+        return "silently wrong"
+    if c["check"]:
+        try:
+            ok = c["check"](json.loads(out))
+        except Exception:  # noqa: BLE001 - a bad JSON answer is a wrong answer
+            ok = False
+        if not ok:
+            return "silently wrong"
+    return "clean"
+
+
+def run_case(c, kvplan, timeout):
+    with tempfile.TemporaryDirectory(prefix="kvplan-adv-") as d:
+        for rel, content in c["files"].items():
+            p = Path(d) / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(content if isinstance(content, bytes) else content.encode())
+        if "huge line" in c["name"]:
+            (Path(d) / "x").write_text("vllm serve m " + "a" * (2 << 20))
+        args = c["args"].replace("{d}", d).replace("{m}", str(MODEL_DIR))
+        argv = [kvplan] + shlex.split(args)
+        if "huge line" in c["name"]:
+            argv = [kvplan, "check", "--vllm", (Path(d) / "x").read_text(), "--gpu", "h100-sxm-80gb"]
+        try:
+            p = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+            rc, out, err, to = p.returncode, p.stdout.decode(errors="replace"), \
+                p.stderr.decode(errors="replace"), False
+        except subprocess.TimeoutExpired:
+            rc, out, err, to = -1, "", "", True
+        except OSError as e:  # argument list too long, etc.
+            rc, out, err, to = 2, "", f"OSError {e} --vllm", False
+        if rc < 0 and not to:
+            rc = 128 - rc
+        return classify(c, rc, out, err, to), rc, err.strip().splitlines()[-1:] if err else []
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kvplan", default=str(ROOT / "build" / "default" / "cli" / "kvplan"))
+    ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("-k", help="only cases whose name contains this")
+    ap.add_argument("-v", action="store_true", help="print every case")
+    a = ap.parse_args()
+    cases = [c for c in CASES if not a.k or a.k in c["name"]]
+    have_model = (MODEL_DIR / "stories260K.bin").exists()
+    skipped = [c for c in cases if c["needs_model"] and not have_model]
+    cases = [c for c in cases if c not in skipped]
+    with ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda c: run_case(c, a.kvplan, a.timeout), cases))
+    counts = {}
+    for c, (cls, rc, last) in zip(cases, results):
+        counts[cls] = counts.get(cls, 0) + 1
+        if a.v or cls != "clean":
+            print(f"{cls:15} rc={rc:<3} {c['name']}: {last[0] if last else ''}")
+    print(f"\n{len(cases)} cases ({len(skipped)} skipped: no stories260K at {MODEL_DIR})")
+    for cls in ["clean", "vague", "silently wrong", "wrong refusal", "crash", "hang"]:
+        print(f"  {cls:15} {counts.get(cls, 0)}")
+    bad = sum(counts.get(k, 0) for k in ["silently wrong", "wrong refusal", "crash", "hang"])
+    return 0 if bad == 0 and counts.get("vague", 0) <= 5 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
