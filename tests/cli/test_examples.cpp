@@ -1,0 +1,254 @@
+// Every shell command that README.md and docs/*.md mark as an example runs as written and exits
+// with the code it documents, so an example can never rot again.
+//
+// A block is marked by an HTML comment (invisible on GitHub) on the line before it:
+//
+//   <!-- example: exit 0 -->
+//   ```sh
+//   kvplan check examples/deploy.json
+//   ```
+//
+// Each command of the block (a line, with its `\` continuations) runs in bash from a temporary
+// directory holding `examples/` (a link to the repository's) and `../shared/models` (a link to
+// the test model's folder), with the built kvplan first on PATH, under a per-command timeout.
+// Lines `NAME=value` are assignments kept for the block's later commands. Commands naming
+// shared/models are skipped, visibly, where the model is absent.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = fs::path(KVPLAN_TEST_DATA_DIR).parent_path().parent_path();
+constexpr int kTimeoutSeconds = 30;
+
+struct Example {
+  std::string where;  // "README.md:123"
+  std::vector<std::string> assignments;
+  std::string command;
+  int exit_code = 0;
+};
+
+struct Extracted {
+  std::vector<Example> examples;
+  std::vector<std::string> errors;  // a marker without a sh block after it, a bad marker
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+Extracted extract(const std::string& markdown, const std::string& file) {
+  Extracted out;
+  std::vector<std::string> lines;
+  std::istringstream in(markdown);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  const std::regex marker(R"(<!--\s*example:\s*exit\s+(\d+)\s*-->)");
+  const std::regex assignment(R"(^[A-Za-z_][A-Za-z0-9_]*=\S*$)");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string t = trim(lines[i]);
+    if (t.rfind("<!-- example", 0) != 0) continue;  // a marker is a line of its own
+    std::smatch m;
+    const std::string at = file + ":" + std::to_string(i + 1);
+    if (!std::regex_search(t, m, marker)) {
+      out.errors.push_back(at + ": malformed marker (expected <!-- example: exit N -->): " + t);
+      continue;
+    }
+    const int code = std::stoi(m[1]);
+    std::size_t j = i + 1;
+    while (j < lines.size() && trim(lines[j]).empty()) ++j;
+    if (j >= lines.size() || (trim(lines[j]) != "```sh" && trim(lines[j]) != "```bash")) {
+      out.errors.push_back(at + ": marker not followed by a ```sh block");
+      continue;
+    }
+    std::vector<std::string> assigns;
+    bool closed = false;
+    for (++j; j < lines.size(); ++j) {
+      std::string cmd = lines[j];
+      if (trim(cmd) == "```") {
+        closed = true;
+        break;
+      }
+      const std::size_t first = j;
+      // Continuation lines stay as written: bash reads "\\\n" as the continuation it is.
+      while (!cmd.empty() && cmd.back() == '\\' && j + 1 < lines.size()) cmd += "\n" + lines[++j];
+      const std::string c = trim(cmd);
+      if (c.empty() || c[0] == '#') continue;
+      if (std::regex_match(c, assignment)) {
+        assigns.push_back(c);
+        continue;
+      }
+      out.examples.push_back({file + ":" + std::to_string(first + 1), assigns, c, code});
+    }
+    if (!closed) out.errors.push_back(at + ": unterminated ```sh block");
+    i = j;
+  }
+  return out;
+}
+
+struct Outcome {
+  int ran = 0, skipped = 0;
+  std::vector<std::string> failures;
+};
+
+// Runs the examples of one Markdown file in order, in one fresh directory.
+Outcome run_examples(const Extracted& ex) {
+  Outcome o;
+  for (const auto& e : ex.errors) o.failures.push_back(e);
+  kvplan::test::TempDir tmp;
+  const fs::path work = tmp.path() / "work";
+  fs::create_directories(work);
+  fs::create_directory_symlink(kRoot / "examples", work / "examples");
+  const char* env_model = std::getenv("KVPLAN_TEST_MODEL_DIR");
+  const fs::path model = env_model ? env_model : KVPLAN_TEST_MODEL_DIR_DEFAULT;
+  const bool have_model = fs::exists(model / "stories260K.bin");
+  fs::create_directories(tmp.path() / "shared" / "models");
+  if (have_model)
+    fs::create_directory_symlink(fs::absolute(model), tmp.path() / "shared" / "models" /
+                                                          "stories260K");
+  const std::string bindir = fs::path(KVPLAN_EXE).parent_path().string();
+  for (const auto& e : ex.examples) {
+    if (!have_model && e.command.find("shared/models") != std::string::npos) {
+      ++o.skipped;
+      std::cout << "[ skipped ] " << e.where << " (no model at " << model << "): " << e.command
+                << "\n";
+      continue;
+    }
+    const fs::path script = work / ".example.sh";
+    {
+      std::ofstream s(script);
+      for (const auto& a : e.assignments) s << a << "\n";
+      s << e.command << "\n";
+    }
+    const fs::path log = tmp.path() / "example.log";
+    const std::string cmd = "cd '" + work.string() + "' && PATH='" + bindir + "':\"$PATH\" timeout " +
+                            std::to_string(kTimeoutSeconds) + " bash .example.sh >'" +
+                            log.string() + "' 2>&1";
+    const auto t0 = std::chrono::steady_clock::now();
+    const int status = std::system(cmd.c_str());
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ++o.ran;
+    std::cout << "[ example ] " << e.where << " exit " << code << " (" << static_cast<int>(secs)
+              << " s): " << e.command.substr(0, 100) << "\n";
+    if (code != e.exit_code) {
+      std::string output = read(log);
+      if (output.size() > 2000) output = "..." + output.substr(output.size() - 2000);
+      o.failures.push_back(e.where + ": `" + e.command + "` exited " +
+                           (code == 124 ? "124 (timed out after " +
+                                              std::to_string(kTimeoutSeconds) + " s)"
+                                        : std::to_string(code)) +
+                           ", documented exit " + std::to_string(e.exit_code) + "\n" + output);
+    }
+  }
+  return o;
+}
+
+std::vector<fs::path> documented_files() {
+  std::vector<fs::path> files{kRoot / "README.md"};
+  std::vector<fs::path> docs;
+  for (const auto& d : fs::recursive_directory_iterator(kRoot / "docs"))
+    if (d.path().extension() == ".md") docs.push_back(d.path());
+  std::sort(docs.begin(), docs.end());
+  files.insert(files.end(), docs.begin(), docs.end());
+  return files;
+}
+
+TEST(Examples, ExtractionFollowsTheMarkers) {
+  const std::string md =
+      "text\n"
+      "<!-- example: exit 1 -->\n"
+      "```sh\n"
+      "M=../shared/models/x   \n"
+      "# a comment\n"
+      "kvplan check a.json --format junit > out.xml   # 1: fails\n"
+      "kvplan plan --model m \\\n"
+      "            --gpu g\n"
+      "```\n"
+      "```sh\n"
+      "kvplan unmarked\n"
+      "```\n"
+      "<!-- example: exit two -->\n"
+      "<!-- example: exit 0 -->\n"
+      "no block here\n";
+  const auto ex = extract(md, "t.md");
+  ASSERT_EQ(ex.examples.size(), 2u);
+  EXPECT_EQ(ex.examples[0].where, "t.md:6");
+  EXPECT_EQ(ex.examples[0].command, "kvplan check a.json --format junit > out.xml   # 1: fails");
+  EXPECT_EQ(ex.examples[0].assignments, std::vector<std::string>{"M=../shared/models/x"});
+  EXPECT_EQ(ex.examples[0].exit_code, 1);
+  EXPECT_EQ(ex.examples[1].command, "kvplan plan --model m \\\n            --gpu g");
+  ASSERT_EQ(ex.errors.size(), 2u);  // the malformed marker and the marker without a block
+  EXPECT_NE(ex.errors[0].find("t.md:13: malformed"), std::string::npos) << ex.errors[0];
+  EXPECT_NE(ex.errors[1].find("t.md:14: marker not followed"), std::string::npos) << ex.errors[1];
+}
+
+TEST(Examples, ReadmeAndDocsRunAsWritten) {
+  int ran = 0, readme = 0;
+  for (const auto& f : documented_files()) {
+    const auto ex = extract(read(f), fs::relative(f, kRoot).string());
+    const auto o = run_examples(ex);
+    ran += o.ran;
+    if (f.filename() == "README.md" && f.parent_path() == kRoot) readme = o.ran + o.skipped;
+    for (const auto& why : o.failures) ADD_FAILURE() << why;
+  }
+  // The README's own examples are there (a lost marker fails here, not silently).
+  EXPECT_GE(readme, 3);
+  EXPECT_GE(ran, 10);
+}
+
+// The same runner on broken copies: a file the README names that does not exist, an exit code
+// that is not the documented one, a command that does not exist.
+TEST(Examples, ABrokenExampleFailsVisibly) {
+  std::string readme = read(kRoot / "README.md");
+  const std::string good = "examples/deploy.json";
+  ASSERT_NE(readme.find(good), std::string::npos) << "the README no longer checks " << good;
+  auto ex = extract(readme, "README.md (broken copy)");
+  // Keep only the examples naming the file, then break it.
+  std::erase_if(ex.examples, [&](const Example& e) { return e.command.find(good) == std::string::npos; });
+  ASSERT_FALSE(ex.examples.empty());
+  for (auto& e : ex.examples) e.command.replace(e.command.find(good), good.size(), "examples/gone.json");
+  auto o = run_examples(ex);
+  ASSERT_EQ(o.failures.size(), ex.examples.size());
+  EXPECT_NE(o.failures[0].find("exited 2, documented exit 0"), std::string::npos) << o.failures[0];
+  EXPECT_NE(o.failures[0].find("gone.json"), std::string::npos) << o.failures[0];
+
+  const auto wrong = extract(
+      "<!-- example: exit 0 -->\n```sh\nkvplan check examples/deploy-fails.json\n"
+      "kvplan sizee --model llama-3.1-8b\n```\n",
+      "wrong.md");
+  o = run_examples(wrong);
+  ASSERT_EQ(o.failures.size(), 2u);
+  EXPECT_NE(o.failures[0].find("wrong.md:3: `kvplan check examples/deploy-fails.json` exited 1, "
+                               "documented exit 0"),
+            std::string::npos)
+      << o.failures[0];
+  EXPECT_NE(o.failures[1].find("unknown command 'sizee'"), std::string::npos) << o.failures[1];
+}
+
+}  // namespace
