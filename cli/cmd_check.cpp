@@ -19,6 +19,7 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, vllm, sglang, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
+  std::string slo_spec;
   desc.add_options()("deploy", po::value(&file),
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
       "vllm", po::value(&vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
@@ -29,7 +30,11 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
       "gpus", po::value(&gpus), "GPUs in all (default TP × PP × DP of the command line)")(
       "model", po::value(&model), "model preset or config.json, overriding the command line's")(
       "context", po::value(&context), "SLO tokens per request (default --max-model-len)")(
-      "concurrency", po::value(&concurrency), "SLO requests in flight (default --max-num-seqs)")(
+      "concurrency", po::value(&concurrency),
+      "SLO requests in flight (default: 1, the engine starts and holds one request of "
+      "max_model_len)")(
+      "slo", po::value(&slo_spec),
+      "the SLO as concurrency=N,context=N,mean_context=N (mean_context: the typical length)")(
       "strict", "unknown engine flags are errors (exit 2), not warnings")(
       "format", po::value(&format)->default_value("text"), "text|json|md|junit");
   po::positional_options_description pos;
@@ -83,7 +88,9 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     } else {
       throw Error("--gpu", "gpu", "give --gpu (or --gpu-memory-gib) with " + src);
     }
-    d = deploy_from_engine(a, g, gpus, model, src);
+    std::optional<Slo> slo;
+    if (vm.count("slo")) slo = parse_slo_spec(slo_spec, "--slo");
+    d = deploy_from_engine(a, g, gpus, model, src, slo);
   }
   if (vm.count("context")) d.slo.context = context;
   if (vm.count("concurrency")) {

@@ -42,7 +42,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
       "available-kv-gib", po::value(&avail),
       "measured \"Available KV cache memory\" per GPU (GiB): skips the memory model")(
-      "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang|trtllm: whose arithmetic")(
+      "engine", po::value(&engine)->default_value("vllm"),
+      "vllm|vllm@0.9|sglang|trtllm: whose arithmetic (vllm@0.9: the older vLLM rules)")(
       "gpus", po::value(&gpus), "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
       "tp", po::value(&tp)->default_value(1), "tensor-parallel size")(
       "draft-layers", po::value(&draft)->default_value(0),
@@ -76,7 +77,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
   const ModelSpec m = load_model(model);
   PlanInput in;
-  in.engine = parse_engine(engine, "--engine", "engine");
+  in.engine = parse_engine(engine, "--engine", "engine", in.vllm_rules);
   in.format = parse_kv_format(kv);
   in.policy = parse_policy(policy);
   in.context = vm.count("context") ? context : m.max_context;

@@ -8,6 +8,7 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/validate.hpp"
+#include "spec_parse.hpp"
 
 namespace kvplan {
 
@@ -96,7 +97,7 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   hw.finish();
 
   auto en = o.object("engine");
-  d.plan.engine = parse_engine(en.str("name"), source, "/engine/name");
+  d.plan.engine = parse_engine(en.str("name"), source, "/engine/name", d.plan.vllm_rules);
   const Engine e = d.plan.engine;
   d.plan.tp = static_cast<std::uint32_t>(en.opt_uint("tensor_parallel_size", 1, 4096).value_or(1));
   d.plan.pp =
@@ -145,6 +146,11 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   auto slo = o.object("slo");
   d.slo.context = slo.opt_uint("context", 1, std::uint64_t{1} << 40).value_or(d.plan.context);
   d.slo.concurrency = slo.uint("concurrency", 1, std::uint64_t{1} << 32);
+  d.slo.mean_context = slo.opt_uint("mean_context", 1, std::uint64_t{1} << 40);
+  if (d.slo.mean_context && *d.slo.mean_context > d.slo.context)
+    throw Error(source, slo.pointer("mean_context"),
+                std::to_string(*d.slo.mean_context) + " exceeds the SLO context " +
+                    std::to_string(d.slo.context));
   d.slo.min_kv_cache_tokens = slo.opt_uint("min_kv_cache_tokens", 1, std::uint64_t{1} << 50);
   d.slo.max_cost_per_hour = slo.opt_number("max_cost_per_hour", 0, 1e9);
   slo.finish();
@@ -165,7 +171,8 @@ Deployment load_deploy(const std::string& path) {
 }
 
 Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint32_t gpus,
-                              const std::string& model_override, const std::string& source) {
+                              const std::string& model_override, const std::string& source,
+                              const std::optional<Slo>& slo) {
   Deployment d;
   d.source = source;
   d.model =
@@ -176,7 +183,20 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   p.engine = a.engine;
   // TP × PP × DP, GPUs and block size in 64-bit arithmetic against the documented limits
   // (4096³ wrapped to 0 GPUs in 32 bits), and TP against the model's heads.
-  DeploymentShape shape{.tp = a.tp.value_or(1),
+  std::uint64_t tp = a.tp.value_or(1);
+  if (a.engine == Engine::sglang && a.dp_attention && a.dp && *a.dp > 1) {
+    // SGLang DP attention: --dp splits the attention of the --tp GPUs into dp groups of tp / dp
+    // ranks, each with its own requests and KV pool; the GPUs are --tp, not tp × dp
+    // (server_args.py, enable_dp_attention), and the MoE experts spread over all of them.
+    if (tp % *a.dp != 0)
+      throw Error(source, "--dp",
+                  "DP attention needs --dp to divide --tp " + std::to_string(tp) + ", got " +
+                      std::to_string(*a.dp));
+    tp /= *a.dp;
+    p.expert_parallel = true;
+  }
+  if (a.expert_parallel) p.expert_parallel = true;
+  DeploymentShape shape{.tp = tp,
                         .pp = a.pp.value_or(1),
                         .dp = a.dp,
                         .block_size = a.block_size};
@@ -190,16 +210,42 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     throw Error(source, "--max-model-len", "not given, and " + d.model.id + " has no max_context");
   p.block_size = a.block_size.value_or(0);
   if (a.max_num_batched_tokens) p.max_num_batched_tokens = *a.max_num_batched_tokens;
+  // --kv-cache-memory-bytes is the exact KV memory per GPU: the memory model is skipped.
+  if (a.kv_cache_memory_bytes) p.available_kv_bytes = *a.kv_cache_memory_bytes;
+  p.num_gpu_blocks_override = a.num_gpu_blocks_override;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
                               "--kv-cache-dtype");
   p.gpu_memory_bytes = gpu.memory_bytes;
+  if (a.max_model_len_auto) {
+    // --max-model-len -1 / auto: vLLM fits the longest request the KV memory holds, at most the
+    // model's positions (estimate_max_model_len).
+    PlanInput probe = p;
+    probe.context = d.model.max_context ? d.model.max_context : std::uint64_t{1} << 20;
+    const auto fit = plan_capacity(d.model, probe, source).estimated_max_model_len;
+    if (fit == 0)
+      throw Error(source, "--max-model-len",
+                  "auto: not even one token of KV cache fits the memory left after the weights");
+    p.context = std::min(fit, probe.context);
+    d.warnings.push_back("--max-model-len auto: " + std::to_string(p.context) +
+                         " tokens fit the KV memory");
+  }
   // vLLM V1 defaults max_num_seqs to 256 on data-center GPUs; SGLang derives it from the pool.
   d.max_num_seqs = a.max_num_seqs;
   if (!d.max_num_seqs && a.engine == Engine::vllm) d.max_num_seqs = 256;
+  // One rule for every engine: a command line alone promises that the engine starts and holds
+  // one request of max_model_len; a stated SLO adds its concurrency at its lengths.
   d.slo.context = p.context;
-  d.slo.concurrency = d.max_num_seqs.value_or(1) * (p.gpus / (p.tp * p.pp));
+  d.slo.concurrency = 1;
+  if (slo) {
+    d.slo = *slo;
+    if (d.slo.context == 0) d.slo.context = p.context;
+    if (d.slo.mean_context && *d.slo.mean_context > d.slo.context)
+      throw Error(source, "mean_context",
+                  std::to_string(*d.slo.mean_context) + " exceeds the SLO context " +
+                      std::to_string(d.slo.context));
+  }
   p.concurrency = d.slo.concurrency;
   std::string spec_note;
   p.draft_layers = speculative_draft_layers(a, d.model, &spec_note);
@@ -264,7 +310,10 @@ std::string fraction_flag(Engine e, std::uint32_t ppm) {
 
 struct Eval {
   Capacity at_mml;
-  std::uint64_t at_slo = 0;  // requests of slo.context, all replicas
+  std::uint64_t at_slo = 0;            // requests of slo.context, all replicas
+  std::optional<std::uint64_t> at_mean;  // requests of slo.mean_context, when stated
+  // What the concurrency SLO is judged on: the typical length when stated, else the worst case.
+  std::uint64_t judged() const { return at_mean.value_or(at_slo); }
 };
 
 Eval evaluate(const Deployment& d, const PlanInput& p) {
@@ -273,6 +322,10 @@ Eval evaluate(const Deployment& d, const PlanInput& p) {
   PlanInput s = p;
   s.context = d.slo.context;
   e.at_slo = plan_capacity(d.model, s, d.source).max_requests;
+  if (d.slo.mean_context) {
+    s.context = *d.slo.mean_context;
+    e.at_mean = plan_capacity(d.model, s, d.source).max_requests;
+  }
   return e;
 }
 
@@ -280,7 +333,7 @@ Eval evaluate(const Deployment& d, const PlanInput& p) {
 bool capacity_ok(const Deployment& d, const Eval& e) {
   if (e.at_mml.memory.shortfall_bytes > 0) return false;
   if (!e.at_mml.fits_one_request) return false;
-  if (e.at_slo < d.slo.concurrency) return false;
+  if (e.judged() < d.slo.concurrency) return false;
   if (d.slo.min_kv_cache_tokens && e.at_mml.kv_cache_tokens < *d.slo.min_kv_cache_tokens)
     return false;
   return true;
@@ -339,12 +392,47 @@ std::string find_fix(const Deployment& d) {
 
 }  // namespace
 
+Slo parse_slo_spec(const std::string& spec, const std::string& source) {
+  Slo s;
+  s.context = 0;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const auto end = std::min(spec.find(',', start), spec.size());
+    const std::string item = spec.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) {
+      if (end == spec.size()) break;
+      throw Error(source, "slo", "empty item in \"" + spec + "\"");
+    }
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw Error(source, item, "expected KEY=VALUE (concurrency, context, mean_context)");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "concurrency") {
+      s.concurrency = detail::parse_uint(value, 1, std::uint64_t{1} << 32, source, key);
+    } else if (key == "context") {
+      s.context = parse_human_int(value, 1, std::uint64_t{1} << 40, source, key);
+    } else if (key == "mean_context") {
+      s.mean_context = parse_human_int(value, 1, std::uint64_t{1} << 40, source, key);
+    } else {
+      throw Error(source, key, "unknown SLO key (expected concurrency, context, mean_context)");
+    }
+    if (end == spec.size()) break;
+  }
+  if (s.context && s.mean_context && *s.mean_context > s.context)
+    throw Error(source, "mean_context",
+                std::to_string(*s.mean_context) + " exceeds the SLO context " +
+                    std::to_string(s.context));
+  return s;
+}
+
 CheckReport run_check(const Deployment& d) {
   CheckReport r;
   r.deploy = d;
   const Eval e = evaluate(d, d.plan);
   r.capacity = e.at_mml;
   r.requests_at_slo = e.at_slo;
+  r.requests_at_mean = e.at_mean;
   const auto& c = r.capacity;
   const auto& m = c.memory;
   std::string fix;
@@ -412,15 +500,27 @@ CheckReport run_check(const Deployment& d) {
     r.items.push_back(i);
   }
   {
-    CheckItem i =
-        item("concurrency", std::to_string(d.slo.concurrency) + " concurrent requests of " +
-                                std::to_string(d.slo.context) + " tokens fit in the KV cache");
-    i.passed = e.at_slo >= d.slo.concurrency;
+    const std::string gpus =
+        " on " + std::to_string(d.plan.gpus) + " GPU" + (d.plan.gpus > 1 ? "s" : "");
+    CheckItem i = item("concurrency",
+                       std::to_string(d.slo.concurrency) + " concurrent requests of " +
+                           (d.slo.mean_context
+                                ? "typically " + std::to_string(*d.slo.mean_context) +
+                                      " (at most " + std::to_string(d.slo.context) + ")"
+                                : std::to_string(d.slo.context)) +
+                           " tokens fit in the KV cache");
+    i.passed = e.judged() >= d.slo.concurrency;
     i.detail = "holds " + std::to_string(e.at_slo) + " requests of " +
-               std::to_string(d.slo.context) + " tokens on " + std::to_string(d.plan.gpus) +
-               " GPU" + (d.plan.gpus > 1 ? "s" : "");
+               std::to_string(d.slo.context) + " tokens" + gpus;
+    if (e.at_mean) {
+      i.detail += " (the worst case) and " + std::to_string(*e.at_mean) + " of the typical " +
+                  std::to_string(*d.slo.mean_context) + " tokens";
+      if (i.passed && e.at_slo < d.slo.concurrency)
+        i.detail += ": the typical load fits, " + std::to_string(d.slo.concurrency) +
+                    " requests all at " + std::to_string(d.slo.context) + " tokens would not";
+    }
     if (!i.passed) {
-      const auto short_by = d.slo.concurrency - e.at_slo;
+      const auto short_by = d.slo.concurrency - e.judged();
       i.detail += ", needs " + std::to_string(d.slo.concurrency) + ": short by " +
                   std::to_string(short_by) + pct(short_by, d.slo.concurrency);
       i.fix = cap_fix();
@@ -436,6 +536,10 @@ CheckReport run_check(const Deployment& d) {
     i.detail = "max_num_seqs " + std::to_string(*d.max_num_seqs) + " × " +
                std::to_string(replicas) + " replica" + (replicas > 1 ? "s" : "") + " = " +
                std::to_string(cap);
+    // max_num_seqs caps admission; it does not promise that many requests of max_model_len.
+    if (c.max_requests < cap)
+      i.detail += "; the KV cache holds " + std::to_string(c.max_requests) + " requests of " +
+                  std::to_string(d.plan.context) + " tokens at once, more only when shorter";
     if (!i.passed) {
       i.detail += ", short by " + std::to_string(d.slo.concurrency - cap);
       i.fix = "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas));

@@ -16,6 +16,28 @@ constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 40;  // kv_cost's conte
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 }  // namespace
 
+Engine parse_engine(const std::string& name, const std::string& source, const std::string& field,
+                    VllmRules& rules) {
+  rules = VllmRules::current;
+  if (name.rfind("vllm@", 0) == 0) {
+    const std::string v = name.substr(5);
+    if (v == "0.9" || v.rfind("0.9.", 0) == 0) {
+      rules = VllmRules::v0_9;
+      return Engine::vllm;
+    }
+    if (v == "current" || v == "latest") return Engine::vllm;
+    throw Error(source, field,
+                "vLLM version \"" + v +
+                    "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
+                    "vllm@0.9); docs/deploy.md lists what changed when");
+  }
+  return parse_engine(name, source, field);
+}
+
+std::string to_string(Engine e, VllmRules rules) {
+  return e == Engine::vllm && rules == VllmRules::v0_9 ? "vllm@0.9" : to_string(e);
+}
+
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {
   if (name == "vllm") return Engine::vllm;
   if (name == "sglang") return Engine::sglang;
@@ -249,7 +271,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
       // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
       // TensorRT-LLM give every attention layer a full-attention cache.
       const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
-                       in.engine == Engine::vllm;
+                       in.engine == Engine::vllm && !in.disable_hybrid_kv_cache_manager;
       const LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
       auto it = std::find_if(st.types.begin(), st.types.end(), [&](const LayerType& x) {
         return x.kind == t.kind && x.window == t.window;
@@ -262,12 +284,17 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
     if (st.state_layers > 0) st.types.push_back({AttentionKind::none, 0, st.state_layers});
     const std::uint32_t typed = st.cached + st.state_layers;
     if (typed > 0) {
-      // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type;
-      // each type splits into ceil(count / group_size) groups (the last one padded).
+      // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type, or
+      // (current vLLM) the most when that is under 1.5× the fewest; each type splits into
+      // ceil(count / group_size) groups (the last one padded).
       st.group_size = typed;
       if (st.types.size() > 1) {
-        st.group_size = std::numeric_limits<std::uint32_t>::max();
-        for (const auto& t : st.types) st.group_size = std::min(st.group_size, t.count);
+        std::uint32_t fewest = std::numeric_limits<std::uint32_t>::max(), most = 0;
+        for (const auto& t : st.types) fewest = std::min(fewest, t.count), most = std::max(most, t.count);
+        st.group_size = fewest;
+        if (in.engine == Engine::vllm && in.vllm_rules == VllmRules::current &&
+            2 * std::uint64_t{most} < 3 * std::uint64_t{fewest})
+          st.group_size = most;
       }
       for (std::size_t t = 0; t < st.types.size(); ++t)
         for (std::uint32_t g = 0; g < ceil_div(st.types[t].count, st.group_size); ++g)
@@ -384,6 +411,24 @@ std::uint64_t PlanEval::request_bytes(const Stage& st, std::uint64_t n) const {
   return kv_cost(st.sub, make_cost_input(n, st.draft_layers), source).bytes_per_request;
 }
 
+std::uint64_t PlanEval::usable_blocks() const {
+  // vLLM's BlockPool takes one block as the null block (block_pool.py: null_block).
+  if (in.engine != Engine::vllm) return min_blocks;
+  return min_blocks > 0 ? min_blocks - 1 : 0;
+}
+
+bool PlanEval::starts(std::uint64_t n) const {
+  if (!paged || in.engine != Engine::vllm || in.vllm_rules == VllmRules::current) return fits(n, 1);
+  // vLLM 0.9's startup check and auto-fit compared one request's bytes with the memory (no null
+  // block); its pool still kept one.
+  for (const auto& st : stages) {
+    if (st.cached + st.state_layers == 0) continue;
+    if (blocks_per_request(st, n) > min_blocks) return false;
+    if (startup_bytes(st, n) > mem.available_bytes) return false;
+  }
+  return true;
+}
+
 bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
   if (per_replica == 0) return true;
   for (const auto& st : stages) {
@@ -391,8 +436,7 @@ bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
     if (paged) {
       // The block pool: every rank uses the minimum block count over all ranks.
       const std::uint64_t need = mul(per_replica, blocks_per_request(st, n), "blocks");
-      if (need > min_blocks) return false;
-      if (in.engine == Engine::vllm && startup_bytes(st, n) > mem.available_bytes) return false;
+      if (need > usable_blocks()) return false;
     } else {
       if (mul(per_replica, request_bytes(st, n), "bytes") > mem.available_bytes) return false;
     }
@@ -400,14 +444,15 @@ bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
   return true;
 }
 
-std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap) const {
+std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap, bool startup) const {
   if (cap == 0) cap = kMaxTokens;
   cap = std::min(cap, kMaxTokens);
-  if (!fits(1, per_replica)) return 0;
-  std::uint64_t lo = 1, hi = cap;  // fits(lo) holds
+  auto ok = [&](std::uint64_t n) { return startup ? starts(n) : fits(n, per_replica); };
+  if (!ok(1)) return 0;
+  std::uint64_t lo = 1, hi = cap;  // ok(lo) holds
   while (lo < hi) {
     const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid, per_replica))
+    if (ok(mid))
       lo = mid;
     else
       hi = mid - 1;
@@ -455,10 +500,17 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
   c.bytes_per_request = ws.bytes_per_request;
   if (ev.paged) {
     c.num_gpu_blocks = ev.min_blocks;
-    c.kv_cache_tokens = mul(ev.min_blocks / std::max<std::uint32_t>(ws.kv_cache_groups, 1), ev.bs,
-                            "kv cache tokens");
-    c.concurrency_numerator = ev.min_blocks;
+    c.concurrency_numerator = ev.min_blocks;  // the log counts the null block too
     c.concurrency_denominator = std::max<std::uint64_t>(worst_den, 1);
+    if (in.engine == Engine::vllm && in.vllm_rules == VllmRules::current) {
+      // update_kv_cache_capacity: int(max_concurrency · max_model_len).
+      c.kv_cache_tokens = static_cast<std::uint64_t>(
+          static_cast<double>(ev.min_blocks) / static_cast<double>(c.concurrency_denominator) *
+          static_cast<double>(n));
+    } else {
+      c.kv_cache_tokens = mul(ev.min_blocks / std::max<std::uint32_t>(ws.kv_cache_groups, 1),
+                              ev.bs, "kv cache tokens");
+    }
   } else {
     // kivi has no uniform page: the pool holds available / (marginal bytes per token) tokens.
     std::uint64_t per_token = 0;
@@ -471,13 +523,15 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
       static_cast<double>(c.concurrency_numerator) / static_cast<double>(c.concurrency_denominator);
   // floor(blocks / blocks_per_request of the worst stage) passes the pool check of every stage;
   // vLLM also refuses to start when one request at max_model_len does not fit.
-  c.fits_one_request = ev.fits(n, 1);
+  c.fits_one_request = ev.starts(n);
   c.state_bytes_per_layer = ev.state_bytes;
   c.state_layers = model.recurrent_layers();
   c.max_requests_per_replica =
-      c.fits_one_request ? c.concurrency_numerator / c.concurrency_denominator : 0;
+      !c.fits_one_request ? 0
+      : ev.paged          ? ev.usable_blocks() / c.concurrency_denominator
+                          : c.concurrency_numerator / c.concurrency_denominator;
   c.max_requests = mul(c.max_requests_per_replica, ev.replicas, "requests");
-  c.estimated_max_model_len = ev.longest(1, std::max(n, model.max_context));
+  c.estimated_max_model_len = ev.longest(1, std::max(n, model.max_context), true);
   return c;
 }
 

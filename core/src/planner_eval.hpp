@@ -41,8 +41,13 @@ struct PlanEval {
   std::uint64_t request_bytes(const Stage& st, std::uint64_t n) const;  // engine's bytes
   // per_replica requests of n tokens fit on every stage.
   bool fits(std::uint64_t n, std::uint64_t per_replica) const;
-  // Longest n in [1, cap] (cap 0 = 2^40) with fits(n, per_replica); 0 when n = 1 does not fit.
-  std::uint64_t longest(std::uint64_t per_replica, std::uint64_t cap) const;
+  // Blocks requests can use: vLLM keeps one null block out of the pool.
+  std::uint64_t usable_blocks() const;
+  // One request of n tokens passes the engine's startup check (the auto-fit's test too).
+  bool starts(std::uint64_t n) const;
+  // Longest n in [1, cap] (cap 0 = 2^40) with fits(n, per_replica), or with starts(n) when
+  // `startup`; 0 when n = 1 does not.
+  std::uint64_t longest(std::uint64_t per_replica, std::uint64_t cap, bool startup = false) const;
 
   const ModelSpec& model;
   PlanInput in;

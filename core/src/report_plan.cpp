@@ -52,7 +52,7 @@ std::string plan_title(const PlanReport& r) {
   const auto& in = r.input;
   const auto& c = r.capacity;
   std::string gpu = r.gpu ? r.gpu->id : (c.memory.measured ? "measured KV memory" : "custom GPU");
-  std::string s = r.model.id + " on " + gpu + ", " + to_string(in.engine) + ", TP " +
+  std::string s = r.model.id + " on " + gpu + ", " + to_string(in.engine, in.vllm_rules) + ", TP " +
                   std::to_string(in.tp) + (in.pp > 1 ? " × PP " + std::to_string(in.pp) : "") +
                   (c.replicas > 1 ? " × " + std::to_string(c.replicas) + " replicas" : "") + ", " +
                   to_string(in.format) + ", policy " + to_string(in.policy);
@@ -154,7 +154,7 @@ nlohmann::json plan_json(const PlanReport& r) {
   nlohmann::json j;
   j["model"] = r.model.id;
   j["gpu"] = r.gpu ? nlohmann::json(r.gpu->id) : nlohmann::json(nullptr);
-  j["engine"] = to_string(in.engine);
+  j["engine"] = to_string(in.engine, in.vllm_rules);
   j["semantics"] = semantics(in.engine);
   j["kv_dtype"] = to_string(in.format);
   j["policy"] = to_string(in.policy);

@@ -38,12 +38,13 @@ TEST(PlannerVllm, Llama8bFp16With40GiB) {
   EXPECT_EQ(c.page_bytes, 65536u);
   // 42949672960 // 65536 // 32 layers = 20480
   EXPECT_EQ(c.num_gpu_blocks, 20480u);
-  // "GPU KV cache size": 20480 // 1 group · 16 = 327680 tokens
+  // "GPU KV cache size": int(10.00 · 32768) = 327680 tokens (0.9's 20480 // 1 group · 16 too)
   EXPECT_EQ(c.kv_cache_tokens, 327680u);
-  // cdiv(32768, 16) = 2048 blocks per request; 20480 / 2048 = 10.00x
+  // cdiv(32768, 16) = 2048 blocks per request; 20480 / 2048 = 10.00x as vLLM logs it, but the
+  // BlockPool keeps block 0 as its null block: (20480 − 1) // 2048 = 9 requests fit at once.
   EXPECT_EQ(c.blocks_per_request, 2048u);
   EXPECT_DOUBLE_EQ(c.max_concurrency, 10.0);
-  EXPECT_EQ(c.max_requests, 10u);
+  EXPECT_EQ(c.max_requests, 9u);
   EXPECT_TRUE(c.fits_one_request);
   // One request of 32768 tokens = 4 GiB, the formula's 131072 B/token · 32768.
   EXPECT_EQ(c.bytes_per_request, 4 * GiB);
@@ -63,10 +64,10 @@ TEST(PlannerVllm, FractionalConcurrencyAndOddContext) {
 TEST(PlannerVllm, Fp8HalvesThePage) {
   const auto m = load_model("llama-3.1-8b");
   const auto c = plan_capacity(m, measured(40 * GiB, 32768, "fp8"));
-  // 16 · 8 · 256 · 1 = 32768 B page; 40 GiB // 32768 // 32 = 40960 blocks
+  // 16 · 8 · 256 · 1 = 32768 B page; 40 GiB // 32768 // 32 = 40960 blocks; (40960 − 1) // 2048
   EXPECT_EQ(c.page_bytes, 32768u);
   EXPECT_EQ(c.num_gpu_blocks, 40960u);
-  EXPECT_EQ(c.max_requests, 20u);
+  EXPECT_EQ(c.max_requests, 19u);
 }
 
 TEST(PlannerVllm, Int8PageCountsScales) {
@@ -103,7 +104,7 @@ TEST(PlannerVllm, MlaLatentIsNotSharded) {
     EXPECT_EQ(c.page_bytes, 18432u) << tp;
     EXPECT_EQ(c.num_gpu_blocks, 100u) << tp;
     EXPECT_EQ(c.kv_cache_tokens, 1600u) << tp;
-    EXPECT_EQ(c.max_requests, 10u) << tp;  // 160 tokens = 10 blocks
+    EXPECT_EQ(c.max_requests, 9u) << tp;  // 160 tokens = 10 blocks; (100 − 1) // 10
   }
 }
 
@@ -118,8 +119,9 @@ TEST(PlannerVllm, HybridSlidingWindowGroups) {
   ASSERT_EQ(c.stages.size(), 1u);
   EXPECT_EQ(c.stages[0].group_size, 21u);
   EXPECT_EQ(c.stages[0].kv_cache_groups, 2u);
-  // tokens = 1000 // 2 groups · 16 = 8000
-  EXPECT_EQ(c.kv_cache_tokens, 8000u);
+  // vLLM 0.9 logged 1000 // 2 groups · 16 = 8000 tokens; now int(max concurrency · max_model_len)
+  // = int(1000 / 1025 · 8192) = 7992 (below)
+  EXPECT_EQ(c.kv_cache_tokens, 7992u);
   // full: cdiv(8192, 16) = 512; sliding: cdiv(min(4095 + 8192, 8192), 16) + 1 = 513
   EXPECT_EQ(c.blocks_per_request, 1025u);
   EXPECT_FALSE(c.fits_one_request);
@@ -249,31 +251,32 @@ TEST(PlannerPolicy, StreamingBudgetBoundsPages) {
   auto in = measured(40 * GiB, 32768);
   in.policy = parse_policy("streaming:sink=4,window=4092");
   const auto c = plan_capacity(m, in);
-  // 4096 tokens kept: cdiv(4096, 16) = 256 blocks; 20480 / 256 = 80
+  // 4096 tokens kept: cdiv(4096, 16) = 256 blocks; (20480 − 1 null block) // 256 = 79
   EXPECT_EQ(c.blocks_per_request, 256u);
-  EXPECT_EQ(c.max_requests, 80u);
+  EXPECT_EQ(c.max_requests, 79u);
 }
 
 TEST(PlannerSolvers, MaxContextAtConcurrency) {
   const auto m = load_model("llama-3.1-8b");
   const auto in = measured(40 * GiB, 32768);
-  // 20480 blocks / 10 requests = 2048 blocks = 32768 tokens
-  EXPECT_EQ(max_context_at_concurrency(m, in, 10, m.max_context), 32768u);
-  // 20480 / 3 = 6826 blocks = 109216 tokens
+  // 20480 blocks less the null block: 20479 / 10 requests = 2047 blocks = 32752 tokens
+  EXPECT_EQ(max_context_at_concurrency(m, in, 10, m.max_context), 32752u);
+  // 20479 / 3 = 6826 blocks = 109216 tokens
   EXPECT_EQ(max_context_at_concurrency(m, in, 3, m.max_context), 109216u);
-  // one request could hold 327680 tokens, capped at the model's 131072 positions
+  // one request could hold 20479 · 16 = 327664 tokens, capped at the model's 131072 positions
   EXPECT_EQ(max_context_at_concurrency(m, in, 1, m.max_context), 131072u);
-  EXPECT_EQ(max_context_at_concurrency(m, in, 1, 0), 327680u);
-  // 20481 requests do not fit even at one token (one block each)
-  EXPECT_EQ(max_context_at_concurrency(m, in, 20481, 0), 0u);
+  EXPECT_EQ(max_context_at_concurrency(m, in, 1, 0), 327664u);
+  // 20480 requests do not fit even at one token (one block each, 20479 usable)
+  EXPECT_EQ(max_context_at_concurrency(m, in, 20480, 0), 0u);
+  EXPECT_GT(max_context_at_concurrency(m, in, 20479, 0), 0u);
 }
 
 TEST(PlannerSolvers, ReplicasMultiplyRequests) {
   const auto m = load_model("llama-3.1-8b");
   auto in = measured(40 * GiB, 32768);
   in.gpus = 3;
-  EXPECT_EQ(plan_capacity(m, in).max_requests, 30u);
-  // 25 requests over 3 replicas: 9 per replica -> 20480 / 9 = 2275 blocks = 36400 tokens
+  EXPECT_EQ(plan_capacity(m, in).max_requests, 27u);  // 3 replicas · (20479 // 2048)
+  // 25 requests over 3 replicas: 9 per replica -> 20479 / 9 = 2275 blocks = 36400 tokens
   EXPECT_EQ(max_context_at_concurrency(m, in, 25, 0), 36400u);
 }
 
@@ -317,9 +320,9 @@ TEST(PlannerSolvers, WhatIfRanksFormats) {
   const auto rows = what_if(m, in, std::nullopt);
   ASSERT_GE(rows.size(), 8u);
   EXPECT_EQ(rows[0].format, "fp16");
-  EXPECT_EQ(rows[0].max_requests, 10u);
+  EXPECT_EQ(rows[0].max_requests, 9u);   // (20480 − 1) // 2048
   EXPECT_EQ(rows[1].format, "fp8");
-  EXPECT_EQ(rows[1].max_requests, 20u);
+  EXPECT_EQ(rows[1].max_requests, 19u);  // (40960 − 1) // 2048
   EXPECT_TRUE(rows[1].engine_native);
   EXPECT_FALSE(rows[2].engine_native);  // int8
   // kivi-2 holds more than kivi-4 holds more than fp8
@@ -438,7 +441,7 @@ TEST(PlannerVllm, AttentionFreeModelHoldsStatePagesOnly) {
   EXPECT_EQ(c.page_bytes, 38912u);
   EXPECT_EQ(c.num_gpu_blocks, 100u);  // 4 layers in one group: 38,912 · 400 // 38,912 // 4
   EXPECT_EQ(c.blocks_per_request, 1u);
-  EXPECT_EQ(c.max_requests, 100u);
+  EXPECT_EQ(c.max_requests, 99u);  // block 0 is the null block
 }
 
 // A quantized checkpoint keeps its bytes whatever --dtype says; a plain one takes the override.

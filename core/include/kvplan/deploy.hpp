@@ -29,6 +29,9 @@ namespace kvplan {
 struct Slo {
   std::uint64_t context = 0;                         // tokens per request the deployment must serve
   std::uint64_t concurrency = 1;                     // such requests in flight, all replicas
+  // The typical request length of the stated load: when given, `concurrency` requests of this
+  // length must fit (the worst case, `context` tokens each, is reported beside it).
+  std::optional<std::uint64_t> mean_context;
   std::optional<std::uint64_t> min_kv_cache_tokens;  // "GPU KV cache size" floor, per replica
   std::optional<double> max_cost_per_hour;           // USD for all GPUs
 };
@@ -54,10 +57,20 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
                              const std::string& base_dir = "");
 Deployment load_deploy(const std::string& path);
 
-// A deployment from an engine command line; the SLO defaults to max_model_len × max_num_seqs
-// (what the command promises). `model_override` replaces the command's model when not empty.
+// A deployment from an engine command line. Without an SLO it is checked for what every engine
+// promises alike: it starts and holds at least one request of max_model_len (max_num_seqs is a
+// cap on admission, not a promise that that many requests of max_model_len fit); the report
+// gives the capacity at max_model_len and, with `slo`, at its typical length. `slo` states a
+// concurrency target (its context defaults to max_model_len). `model_override` replaces the
+// command's model when not empty.
 Deployment deploy_from_engine(const EngineArgs& args, const GpuSpec& gpu, std::uint32_t gpus,
-                              const std::string& model_override, const std::string& source);
+                              const std::string& model_override, const std::string& source,
+                              const std::optional<Slo>& slo = std::nullopt);
+
+// "concurrency=16,context=32768,mean_context=4096" (keys of the deployment file's "slo"; context
+// and mean_context accept 32k / 128K as vLLM does: k = 1000, K = 1024). Throws Error naming
+// `source` and the key.
+Slo parse_slo_spec(const std::string& spec, const std::string& source = "--slo");
 
 struct CheckItem {
   std::string id;     // weights_fit, engine_starts, context, concurrency, max_num_seqs, ...
@@ -71,6 +84,7 @@ struct CheckReport {
   Deployment deploy;
   Capacity capacity;                  // at max_model_len
   std::uint64_t requests_at_slo = 0;  // requests of slo.context that fit, all replicas
+  std::optional<std::uint64_t> requests_at_mean;  // of slo.mean_context, when stated
   std::vector<CheckItem> items;
   bool passed() const;
   std::size_t failures() const;

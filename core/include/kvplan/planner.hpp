@@ -39,7 +39,25 @@ namespace kvplan {
 //           block; every layer costs full attention.
 enum class Engine { vllm, sglang, trtllm };
 
+// Which of vLLM's rules: the current source (docs/deploy.md names the commits it was read at), or
+// an older release's where they changed (`--engine vllm@0.9`):
+//   group size     current: the fewest layers of any spec type, the most when that is under 1.5×
+//                  the fewest (gpt-oss + EAGLE: 12 sliding + 13 full → groups of 13); 0.9: the
+//                  fewest.
+//   startup check  current: one request at max_model_len within num_blocks − 1 (the null block,
+//                  PR #47272), and the auto-fit likewise; 0.9: its bytes within the memory.
+//   "GPU KV cache size"  current: int(max concurrency × max_model_len); 0.9: num_blocks //
+//                  groups × block_size.
+// Every version's BlockPool holds one null block back, so the requests that fit at once are
+// (num_blocks − 1) // blocks per request.
+enum class VllmRules { current, v0_9 };
+
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field);
+// "vllm", "vllm@0.9", "sglang", "trtllm": the engine and, for vLLM, its rules. Throws Error
+// naming the known versions.
+Engine parse_engine(const std::string& name, const std::string& source, const std::string& field,
+                    VllmRules& rules);
+std::string to_string(Engine e, VllmRules rules);
 std::string to_string(Engine e);
 // The engine's default block size (tokens per page): vLLM 16, SGLang 1, TensorRT-LLM 32.
 std::uint32_t default_block_size(Engine e);
@@ -81,6 +99,10 @@ struct PlanInput {
   // vLLM --num-gpu-blocks-override: the block count every stage uses instead of the memory's
   // (kv_cache_utils.get_num_blocks).
   std::optional<std::uint64_t> num_gpu_blocks_override;
+  VllmRules vllm_rules = VllmRules::current;
+  // vLLM --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
+  // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
+  bool disable_hybrid_kv_cache_manager = false;
   // Memory model of one GPU.
   std::uint64_t gpu_memory_bytes = 0;               // total device memory
   std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)

@@ -1,0 +1,159 @@
+// Engine command lines read the way the engines read them: one row per misreading found in
+// real deployment recipes (issue 13). Expected values are the engines' own rules, cited per row:
+// argparse keeps the last of a repeated flag; `vllm serve MODEL` serves the positional
+// (vllm/entrypoints/cli/serve.py: model_tag); vLLM's human_readable_int (vllm/engine/arg_utils.py:
+// k = 10^3, K = 2^10); SGLang's --enable-dp-attention splits --tp (server_args.py).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kvplan/deploy.hpp"
+#include "kvplan/engine_args.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+namespace {
+
+EngineArgs vllm(const std::string& line) { return parse_engine_command(Engine::vllm, line, "--vllm"); }
+EngineArgs sglang(const std::string& line) {
+  return parse_engine_command(Engine::sglang, line, "--sglang");
+}
+
+TEST(EngineCmdlines, RepeatedFlagKeepsTheLastValue) {
+  const auto a = vllm("vllm serve m --max-model-len 4096 --max-model-len 8192 --dtype float16 "
+                      "--dtype bfloat16");
+  EXPECT_EQ(a.max_model_len.value_or(0), 8192u);
+  EXPECT_EQ(a.weight_dtype.value_or(""), "bf16");
+}
+
+TEST(EngineCmdlines, PositionalModelWinsOverModelFlag) {
+  const auto a = vllm("vllm serve Qwen/Qwen3-8B --model meta-llama/Llama-3.1-8B");
+  EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+}
+
+TEST(EngineCmdlines, HumanSizes) {
+  EXPECT_EQ(vllm("vllm serve m --max-model-len 128k").max_model_len.value_or(0), 128000u);
+  EXPECT_EQ(vllm("vllm serve m --max-model-len 32K").max_model_len.value_or(0), 32768u);
+  EXPECT_EQ(vllm("vllm serve m --max-model-len 25.6k").max_model_len.value_or(0), 25600u);
+  EXPECT_THROW(vllm("vllm serve m --max-model-len 1.5K"), Error);  // decimals only with k/m/g/t
+  EXPECT_TRUE(vllm("vllm serve m --max-model-len auto").max_model_len_auto);
+  EXPECT_TRUE(vllm("vllm serve m --max-model-len -1").max_model_len_auto);
+  // --kv-cache-memory-bytes 40G = 40 · 2^30 bytes, the exact KV memory per GPU.
+  EXPECT_EQ(vllm("vllm serve m --kv-cache-memory-bytes 40G").kv_cache_memory_bytes.value_or(0),
+            40ull << 30);
+}
+
+TEST(EngineCmdlines, SglangChunkedPrefillOffAndMultiValueFlags) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --chunked-prefill-size -1 "
+      "--cuda-graph-bs 8 16 32 --tp 2");
+  EXPECT_FALSE(a.max_num_batched_tokens.has_value());
+  EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();  // 8 16 32 are not stray positionals
+  EXPECT_EQ(a.tp.value_or(0), 2u);
+}
+
+TEST(EngineCmdlines, DockerRunAndEnvironmentPrefixes) {
+  const auto a = vllm(
+      "HF_TOKEN=x docker run --gpus all -p 8000:8000 --ipc=host -e VLLM_LOGGING_LEVEL=INFO "
+      "vllm/vllm-openai:latest --model Qwen/Qwen3-8B --max-model-len 16384");
+  EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(a.max_model_len.value_or(0), 16384u);
+  const auto b = vllm("docker run --rm vllm/vllm-openai Qwen/Qwen3-8B --tensor-parallel-size 2");
+  EXPECT_EQ(b.model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(b.tp.value_or(0), 2u);
+}
+
+TEST(EngineCmdlines, SglangDpAttentionSplitsTheTpGroup) {
+  // --tp 8 --dp 8 --enable-dp-attention runs on 8 GPUs: 8 attention groups of TP 1.
+  const auto gpu = load_gpu("h200-141gb");
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 "
+      "--enable-dp-attention --context-length 32768");
+  const auto d = deploy_from_engine(a, gpu, 0, "", "--sglang");
+  EXPECT_EQ(d.plan.gpus, 8u);
+  EXPECT_EQ(d.plan.tp, 1u);
+  EXPECT_TRUE(d.plan.expert_parallel);
+  // Without DP attention the same flags are 64 GPUs of 8 replicas.
+  const auto b = sglang(
+      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 "
+      "--context-length 32768");
+  EXPECT_EQ(deploy_from_engine(b, gpu, 0, "", "--sglang").plan.gpus, 64u);
+}
+
+TEST(EngineCmdlines, ExpertParallelWithDataParallel) {
+  const auto gpu = load_gpu("h200-141gb");
+  const auto ep = vllm("vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 4 --enable-expert-parallel "
+                       "--max-model-len 32768");
+  const auto dp = vllm("vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 4 --max-model-len 32768");
+  const auto a = deploy_from_engine(ep, gpu, 0, "", "--vllm");
+  const auto b = deploy_from_engine(dp, gpu, 0, "", "--vllm");
+  EXPECT_EQ(a.plan.gpus, 4u);
+  EXPECT_TRUE(a.plan.expert_parallel);
+  EXPECT_FALSE(b.plan.expert_parallel);
+  // Experts spread over the 4 GPUs: a quarter of them per GPU, the rest whole.
+  const auto m = load_model("qwen3-30b-a3b");
+  const std::uint64_t experts = m.weights.expert_bytes, rest = m.weight_bytes() - experts;
+  EXPECT_EQ(memory_budget(a.model, a.plan).weight_bytes, rest + (experts + 3) / 4);
+  EXPECT_EQ(memory_budget(b.model, b.plan).weight_bytes, m.weight_bytes());
+}
+
+TEST(EngineCmdlines, DtypeNeverDoublesAQuantizedCheckpoint) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto a = vllm("vllm serve Qwen/Qwen3-235B-A22B-FP8 --dtype bfloat16 --tensor-parallel-size 8");
+  const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
+  const auto m = load_model("qwen3-235b-a22b-fp8");
+  EXPECT_EQ(memory_budget(d.model, d.plan).weight_bytes, (m.weight_bytes() + 7) / 8);
+}
+
+TEST(EngineCmdlines, KvCacheMemoryBytesSkipsTheMemoryModel) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto a = vllm("vllm serve meta-llama/Llama-3.1-8B --kv-cache-memory-bytes 40G "
+                      "--max-model-len 32768");
+  const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
+  const auto c = plan_capacity(d.model, d.plan);
+  // 40 GiB // 65,536 B page // 32 layers = 20,480 blocks (bf16 as fp16: 2 bytes)
+  EXPECT_TRUE(c.memory.measured);
+  EXPECT_EQ(c.num_gpu_blocks, 20480u);
+}
+
+TEST(EngineCmdlines, NumGpuBlocksOverride) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto a = vllm("vllm serve meta-llama/Llama-3.1-8B --num-gpu-blocks-override 1000 "
+                      "--max-model-len 8192");
+  const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
+  const auto c = plan_capacity(d.model, d.plan);
+  EXPECT_EQ(c.num_gpu_blocks, 1000u);
+  EXPECT_EQ(c.max_requests, 1000u / (8192 / 16));  // 1 request of 512 blocks
+}
+
+TEST(EngineCmdlines, MaxModelLenAutoFitsTheMemory) {
+  // 4 GiB of KV memory: 4 GiB // 65,536 // 32 = 2,048 blocks; auto-fit plans without the null
+  // block (vLLM kv_cache_planning.py get_kv_cache_configs, PR #47272): 2,047 · 16 = 32,752.
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto a = vllm("vllm serve meta-llama/Llama-3.1-8B --max-model-len auto "
+                      "--kv-cache-memory-bytes 4G");
+  const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
+  EXPECT_EQ(d.plan.context, 32752u);
+}
+
+TEST(EngineCmdlines, UnmodelledMemoryFlagsAreNamed) {
+  const auto a = vllm("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64 --config x.yaml");
+  ASSERT_GE(a.not_modelled.size(), 4u);
+  EXPECT_EQ(a.not_modelled[0], "--enable-lora");
+  EXPECT_TRUE(a.unknown.empty());
+}
+
+TEST(EngineCmdlines, SloSpec) {
+  const auto s = parse_slo_spec("concurrency=16,context=32k,mean_context=4096");
+  EXPECT_EQ(s.concurrency, 16u);
+  EXPECT_EQ(s.context, 32000u);
+  EXPECT_EQ(s.mean_context.value_or(0), 4096u);
+  EXPECT_THROW(parse_slo_spec("concurrency=0"), Error);
+  EXPECT_THROW(parse_slo_spec("latency=5"), Error);
+  EXPECT_THROW(parse_slo_spec("context=1000,mean_context=2000"), Error);
+}
+
+}  // namespace
+}  // namespace kvplan
