@@ -25,6 +25,16 @@ constexpr std::uint64_t kMaxHeader = std::uint64_t{100} << 20;  // safetensors' 
 
 bool is_expert(const std::string& name) { return name.find(".experts.") != std::string::npos; }
 
+// Bytes per element of the safetensors dtypes (the format's Dtype enum); 0 = unknown.
+std::uint64_t dtype_bytes(const std::string& d) {
+  if (d == "F64" || d == "I64" || d == "U64") return 8;
+  if (d == "F32" || d == "I32" || d == "U32") return 4;
+  if (d == "F16" || d == "BF16" || d == "I16" || d == "U16") return 2;
+  if (d == "F8_E4M3" || d == "F8_E5M2" || d == "F8_E8M0" || d == "I8" || d == "U8" || d == "BOOL")
+    return 1;
+  return 0;
+}
+
 bool is_vision(const std::string& name) {
   for (const char* p : {"vision_tower", "vision_model", "visual.", "multi_modal_projector",
                         "vision_embed", "mm_projector", "vision_encoder"})
@@ -65,6 +75,29 @@ void add_header(const fs::path& file, CheckpointWeights& out) {
       throw Error(file.string(), "/" + it.key() + "/data_offsets",
                   "offsets [" + std::to_string(b) + ", " + std::to_string(e) +
                       "] lie outside the " + std::to_string(data) + " data bytes");
+    // The byte span must be what the dtype and shape say (safetensors requires it), so a header
+    // cannot claim a weight count its data does not hold.
+    const std::string dtype = t.contains("dtype") && t["dtype"].is_string() ? t["dtype"].get<std::string>() : "";
+    const std::uint64_t elem = dtype_bytes(dtype);
+    if (elem == 0)
+      throw Error(file.string(), "/" + it.key() + "/dtype",
+                  "unknown safetensors dtype \"" + dtype + "\"");
+    if (!t.contains("shape") || !t["shape"].is_array())
+      throw Error(file.string(), "/" + it.key() + "/shape", "expected an array of dimensions");
+    std::uint64_t count = 1;
+    for (const auto& dim : t["shape"]) {
+      if (!dim.is_number_unsigned())
+        throw Error(file.string(), "/" + it.key() + "/shape", "expected non-negative dimensions");
+      if (__builtin_mul_overflow(count, dim.get<std::uint64_t>(), &count))
+        throw Error(file.string(), "/" + it.key() + "/shape", "the element count overflows");
+    }
+    std::uint64_t span = 0;
+    if (__builtin_mul_overflow(count, elem, &span) || span != e - b)
+      throw Error(file.string(), "/" + it.key() + "/shape",
+                  "shape and dtype " + dtype + " give " +
+                      (span == 0 && count ? std::string("an overflowing size")
+                                          : std::to_string(span) + " bytes") +
+                      ", the offsets " + std::to_string(e - b));
     out.bytes = add(out.bytes, e - b, "checkpoint bytes");
     if (is_expert(it.key())) out.expert_bytes += e - b;
     if (is_vision(it.key())) out.vision_bytes += e - b;
@@ -102,10 +135,14 @@ std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
       return out;
     }
     // Shards not downloaded (a config-only snapshot): the index's total.
-    if (j.contains("metadata") && j["metadata"].is_object() &&
-        j["metadata"].contains("total_size") && j["metadata"]["total_size"].is_number_unsigned()) {
-      out.bytes = j["metadata"]["total_size"].get<std::uint64_t>();
-      return out.bytes ? std::optional(out) : std::nullopt;
+    if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("total_size")) {
+      const auto& t = j["metadata"]["total_size"];
+      if (!t.is_number_unsigned() || t.get<std::uint64_t>() == 0 ||
+          t.get<std::uint64_t>() > (std::uint64_t{1} << 50))
+        throw Error(index.string(), "/metadata/total_size",
+                    "expected a byte count between 1 and 2^50, got " + show(t));
+      out.bytes = t.get<std::uint64_t>();
+      return out;
     }
     return std::nullopt;
   }

@@ -482,6 +482,36 @@ TEST_F(HfCatalogueBad, KvplanSchemaChunkedAndRecurrentLayers) {
   }
 }
 
+// Found by scripts/adversarial.py: a header whose shape and dtype disagree with its offsets, an
+// unknown dtype, and a bad index total were read as weight bytes.
+TEST_F(HfCatalogueBad, CheckpointShapeDtypeAndIndexTotalAreChecked) {
+  std::filesystem::copy_file(hf("llama-3.1-8b"), dir_ / "config.json");
+  auto write_st = [&](const std::string& header) {
+    std::ofstream st(dir_ / "model.safetensors", std::ios::binary | std::ios::trunc);
+    std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) st.put(static_cast<char>((n >> (8 * i)) & 0xff));
+    st << header << std::string(16, '\0');
+  };
+  auto what = [&]() -> std::string {
+    try {
+      kvplan::load_model(dir_.string());
+    } catch (const kvplan::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  write_st(R"({"w":{"dtype":"F32","shape":[1099511627776,1099511627776],"data_offsets":[0,16]}})");
+  EXPECT_NE(what().find("/w/shape"), std::string::npos) << what();
+  write_st(R"({"w":{"dtype":"Q9","shape":[4],"data_offsets":[0,16]}})");
+  EXPECT_NE(what().find("unknown safetensors dtype \"Q9\""), std::string::npos) << what();
+  write_st(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})");  // 4 · 4 B = 16: fine
+  EXPECT_EQ(kvplan::load_model(dir_.string()).weight_bytes(), 16u);
+  std::filesystem::remove(dir_ / "model.safetensors");
+  std::ofstream(dir_ / "model.safetensors.index.json")
+      << R"({"metadata": {"total_size": -5}, "weight_map": {"w": "model-00001.safetensors"}})";
+  EXPECT_NE(what().find("/metadata/total_size"), std::string::npos) << what();
+}
+
 TEST_F(HfCatalogueBad, GlmFlashIsMlaNotAHiddenSizeError) {
   // GLM-4.7-Flash-like fields: hidden 2048 with 20 heads does not divide, but the model is MLA.
   const auto p = (dir_ / "config.json").string();
