@@ -681,9 +681,12 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
     double scale = 0;
     if (q.has("weight_block_size")) {
       const auto& b = q.raw("weight_block_size");
+      // Bounded so rows · cols cannot wrap (a wrapped 0 made the scale bytes infinite).
       if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
-          b[0].get<std::uint64_t>() == 0 || b[1].get<std::uint64_t>() == 0)
-        throw Error(q.source(), q.pointer("weight_block_size"), "expected [rows, cols] > 0");
+          b[0].get<std::uint64_t>() == 0 || b[1].get<std::uint64_t>() == 0 ||
+          b[0].get<std::uint64_t>() > 65536 || b[1].get<std::uint64_t>() > 65536)
+        throw Error(q.source(), q.pointer("weight_block_size"),
+                    "expected [rows, cols], each 1 … 65536");
       scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
     }
     out.bytes = 1 + scale;
@@ -731,18 +734,22 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
     const auto gp = q.pointer("config_groups") + "/" + groups.begin().key();
     if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
       throw Error(q.source(), gp + "/weights", "missing: the weight scheme");
-    const auto& w = g["weights"];
-    const int bits = w.value("num_bits", 0);
-    const std::string type = w.value("type", "int");
-    const std::string strategy = w.value("strategy", "tensor");
+    // Typed reads: a field of the wrong type is refused with its pointer (nlohmann's
+    // value() threw type_error, an internal error).
+    JsonObject w(g["weights"], q.source(), gp + "/weights");
+    const auto bits = w.opt_uint("num_bits", 1, 64).value_or(0);
+    const std::string type = w.opt_str("type").value_or("int");
+    const std::string strategy = w.opt_str("strategy").value_or("tensor");
     double group = 1e18;
-    if (strategy == "group" || strategy == "tensor_group") group = w.value("group_size", 128);
+    if (strategy == "group" || strategy == "tensor_group")
+      group = static_cast<double>(w.opt_uint("group_size", 1, 1u << 20).value_or(128));
     if (bits != 4 && bits != 8)
       throw Error(q.source(), gp + "/weights/num_bits",
                   "expected 4 or 8, got " + std::to_string(bits));
     const double scale_bytes = type == "float" && bits == 4 ? 1 : 2;  // nvfp4 fp8 scales
     out.bytes = bits / 8.0 + scale_bytes / group;
-    if (type == "int" && bits == 4 && !w.value("symmetric", true)) out.bytes += 0.5 / group;
+    if (type == "int" && bits == 4 && !w.opt_bool("symmetric").value_or(true))
+      out.bytes += 0.5 / group;
     out.skip = string_list(q, "ignore");
   } else {
     throw Error(q.source(), where,
@@ -924,6 +931,16 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
 
   // Weights.
   const Quant q = quant_of(c, modelopt_quant);
+  // Group and block sizes come from the file: bytes per weight that are not a finite positive
+  // number (a group_size of 0) are refused here, never converted to a byte count.
+  if (!q.method.empty() && !(std::isfinite(q.bytes) && q.bytes > 0 && q.bytes <= 64)) {
+    const bool in_config = c.has("quantization_config");
+    throw Error(in_config ? source : "hf_quant_config.json",
+                in_config ? c.owner("quantization_config").pointer("quantization_config")
+                          : "/quantization",
+                "the " + q.method + " scheme gives " + std::to_string(q.bytes) +
+                    " bytes per weight (a group or block size of 0 or absurd)");
+  }
   try {
     Params p;
     const auto vocab = o.opt_uint("vocab_size", 1, kMaxWidth).value_or(0);
@@ -1006,6 +1023,7 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
       if (which == Part::experts) expert_bytes += b;
       if (which == Part::vision) vision_bytes += b;
     }
+    if (!(bytes < 0x1p64)) throw Error("parameter count", "", "weight bytes overflow 64 bits");
     m.weights.bytes = static_cast<std::uint64_t>(std::ceil(bytes));
     m.weights.expert_bytes = static_cast<std::uint64_t>(std::ceil(expert_bytes));
     m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
