@@ -89,6 +89,7 @@ stage "debootstrap done"
 # A clean clone of HEAD, plus ../shared beside it.
 mkdir -p "$rootfs/work"
 git clone -q --no-local "$repo" "$rootfs/work/$name"
+commit=$(git -C "$rootfs/work/$name" rev-parse --short HEAD)  # HEAD may move while this runs
 for p in ${KVPLAN_FRESH_OVERLAY:-}; do
   log "overlay from the working tree: $p"
   cp -a "$repo/$p" "$rootfs/work/$name/$p"
@@ -96,7 +97,7 @@ done
 if [ -d "$repo/../shared" ]; then
   cp -a "$repo/../shared" "$rootfs/work/shared"
 fi
-log "clone of $(git -C "$repo" rev-parse --short HEAD) in /work/$name"
+log "clone of $commit in /work/$name"
 
 for m in proc sys dev dev/pts; do
   mkdir -p "$rootfs/$m"
@@ -135,7 +136,7 @@ done
 
 echo
 echo "fresh-check: Debian $(cat "$rootfs/etc/debian_version") chroot from $mirror," \
-  "clone of $(git -C "$repo" rev-parse --short HEAD)${KVPLAN_FRESH_OVERLAY:+ + overlay: $KVPLAN_FRESH_OVERLAY}"
+  "clone of $commit${KVPLAN_FRESH_OVERLAY:+ + overlay: $KVPLAN_FRESH_OVERLAY}"
 for r in "${results[@]}"; do echo "  $r"; done
 echo "  total $(( $(date +%s) - started )) s"
 exit $result
