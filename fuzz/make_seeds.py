@@ -141,3 +141,50 @@ for i, line in enumerate([
         "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --tp 8 --page-size 16 "
         "--chunked-prefill-size 4096 --dp 2"]):
     put("engine_args", f"sglang{i}", "\x01" + line)
+
+# --- vLLM --speculative-config (JSON and dotted) and SGLang's speculative flags
+for i, line in enumerate([
+        "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --speculative-config "
+        "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{\"method\": \"eagle\", "
+        "\"model\": \"yuhuili/EAGLE-LLaMA3.1-Instruct-8B\", \"num_speculative_tokens\": 5}'",
+        "vllm serve meta-llama/Llama-3.1-8B --speculative-config={\"method\":\"ngram\","
+        "\"num_speculative_tokens\":4,\"prompt_lookup_max\":4}",
+        "vllm serve deepseek-ai/DeepSeek-V3 --speculative-config.method mtp "
+        "--speculative-config.num_speculative_tokens 2",
+        "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-config "
+        "'{\"method\": \"qwen3_next_mtp\", \"num_speculative_tokens\": 2}' --max-model-len 65536",
+        "vllm serve m --speculative-config '{not json'"]):
+    put("engine_args", f"spec_vllm{i}", "\x00" + line)
+for i, line in enumerate([
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 "
+        "--speculative-algorithm NEXTN --speculative-num-steps 3",
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+        "--speculative-algorithm EAGLE --speculative-draft-model-path jamesliu1/sglang-EAGLE-Llama-3.1-8B"]):
+    put("engine_args", f"spec_sglang{i}", "\x01" + line)
+
+# --- model directories (load_model(dir)): config.json [NUL hf_quant_config.json]
+for p in sorted((root / "tests/data/hf").glob("*.json")):
+    q = root / "tests/data/hf/hf_quant_config" / p.name
+    put("model_dir", p.name, p.read_bytes() + (b"\x00" + q.read_bytes() if q.exists() else b""))
+
+# --- checkpoint headers (checkpoint_weights(dir)): 0x00 + model.safetensors, or
+# 0x01 + model.safetensors.index.json NUL + the bytes of every shard the index names
+def shard(names, each=8):
+    return safetensors([(n, "BF16", [each // 2], bytes(each)) for n in names], {"format": "pt"})
+
+
+put("checkpoint", "single.safetensors", b"\x00" + shard(
+    ["model.embed_tokens.weight", "model.layers.0.mlp.experts.0.up_proj.weight",
+     "model.vision_tower.patch_embed.weight", "lm_head.weight"]))
+put("checkpoint", "empty.safetensors", b"\x00" + safetensors([], None))
+index = {"metadata": {"total_size": 16},
+         "weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+                        "model.layers.0.mlp.experts.3.down_proj.weight":
+                            "model-00002-of-00002.safetensors"}}
+put("checkpoint", "index_shards", b"\x01" + json.dumps(index).encode() + b"\x00" +
+    shard(["model.embed_tokens.weight", "model.layers.0.mlp.experts.3.down_proj.weight"]))
+put("checkpoint", "index_total_only", b"\x01" + json.dumps(
+    {"metadata": {"total_size": 123456789012}, "weight_map": {"a": "model-00001-of-00009.safetensors"}}).encode())
+put("checkpoint", "index_bad_name", b"\x01" + json.dumps(
+    {"weight_map": {"a": "../model.safetensors"}}).encode() + b"\x00" + shard(["a"]))
