@@ -126,6 +126,9 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
     weight_bytes_per_param(*w, source, en.pointer("weight_dtype"));
     d.plan.weight_dtype = *w;
   }
+  if (auto mode = en.opt_str("mamba_cache_mode"))
+    d.plan.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
+  if (auto eager = en.opt_bool("enforce_eager")) d.cuda_graphs = !*eager;
   // Speculative layers holding a cache: MTP (num_nextn_predict_layers) or EAGLE draft layers.
   if (auto n = en.opt_uint("draft_layers", 0, 64)) d.plan.draft_layers = static_cast<std::uint32_t>(*n);
   if (auto r = en.opt_number("reserve_gib", 0, 16384)) d.plan.reserve_bytes = gib_to_bytes(*r);
@@ -213,6 +216,9 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   // --kv-cache-memory-bytes is the exact KV memory per GPU: the memory model is skipped.
   if (a.kv_cache_memory_bytes) p.available_kv_bytes = *a.kv_cache_memory_bytes;
   p.num_gpu_blocks_override = a.num_gpu_blocks_override;
+  d.cuda_graphs = !a.enforce_eager;
+  if (a.mamba_cache_mode)
+    p.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
@@ -392,6 +398,14 @@ std::string find_fix(const Deployment& d) {
 
 }  // namespace
 
+PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
+                                                 const std::string& field) {
+  if (v == "none") return PlanInput::MambaCacheMode::none;
+  if (v == "align") return PlanInput::MambaCacheMode::align;
+  if (v == "all") return PlanInput::MambaCacheMode::all;
+  throw Error(source, field, "expected none, align or all, got \"" + v + "\"");
+}
+
 Slo parse_slo_spec(const std::string& spec, const std::string& source) {
   Slo s;
   s.context = 0;
@@ -459,7 +473,19 @@ CheckReport run_check(const Deployment& d) {
         item("engine_starts", "one request of max_model_len " + std::to_string(d.plan.context) +
                                   " tokens fits (the engine starts)");
     i.passed = c.fits_one_request;
-    if (i.passed) {
+    // vLLM ≥ 0.20 (PR #38270, CompilationConfig.resolve_cudagraph_mode_and_sizes): with full
+    // CUDA graphs, a model with Mamba layers needs one state block per decode sequence.
+    const bool mamba_short = d.plan.engine == Engine::vllm && d.model.recurrent_layers() > 0 &&
+                             d.cuda_graphs && d.max_num_seqs && c.paged &&
+                             *d.max_num_seqs > c.num_gpu_blocks;
+    if (i.passed && mamba_short) {
+      i.passed = false;
+      i.detail = "vLLM refuses to start: \"max_num_seqs (" + std::to_string(*d.max_num_seqs) +
+                 ") exceeds available Mamba cache blocks (" + std::to_string(c.num_gpu_blocks) +
+                 ")\" — each decode sequence needs one Mamba cache block for CUDA graph capture";
+      i.fix = "set max_num_seqs to at most " + std::to_string(c.num_gpu_blocks) +
+              " (or raise the memory fraction, or --enforce-eager)";
+    } else if (i.passed) {
       i.detail = "one request takes " + human_bytes(c.bytes_per_request) + " of " +
                  human_bytes(m.available_bytes) + " per GPU";
     } else {

@@ -32,6 +32,8 @@ enum class Field {
   expert_parallel,        // vLLM --enable-expert-parallel
   dp_attention,           // SGLang --enable-dp-attention
   multi_value,            // a known flag taking one or more values (nargs="+"), no effect
+  enforce_eager,          // vLLM --enforce-eager (CUDA graphs off)
+  mamba_cache_mode,       // vLLM --mamba-cache-mode
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
   speculative_algorithm,  // SGLang --speculative-algorithm
   ignored_value,
@@ -105,7 +107,8 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--disable-log-stats", Field::ignored_bool},
       {"--enable-chunked-prefill", Field::ignored_bool},
       {"--enable-auto-tool-choice", Field::ignored_bool},
-      {"--enforce-eager", Field::not_modelled_bool},
+      {"--enforce-eager", Field::enforce_eager},
+      {"--mamba-cache-mode", Field::mamba_cache_mode},
   };
   return f;
 }
@@ -397,7 +400,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         it == specs.end()
             ? (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'))
             : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool ||
-                it->field == Field::expert_parallel || it->field == Field::dp_attention);
+                it->field == Field::expert_parallel || it->field == Field::dp_attention ||
+                it->field == Field::enforce_eager);
     if (takes_value && !has_value) {
       if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
       value = t[++i];
@@ -434,6 +438,15 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         break;
       case Field::multi_value:
         a.ignored.push_back(flag + " " + value);
+        break;
+      case Field::enforce_eager:
+        a.enforce_eager = true;
+        a.not_modelled.push_back(flag + " (CUDA graph memory is in the reserve)");
+        break;
+      case Field::mamba_cache_mode:
+        if (value != "none" && value != "align" && value != "all")
+          throw Error(source, flag, "expected none, align or all, got \"" + value + "\"");
+        a.mamba_cache_mode = value;
         break;
       case Field::tp:
         a.tp = static_cast<std::uint32_t>(uint(1, 4096));

@@ -368,9 +368,15 @@ KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) con
 
 std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
   if (t.kind == AttentionKind::none) {
-    // A recurrent state: vLLM (mamba_cache_mode "none") one padded page per sequence; the other
-    // engines' state in whole pages of the shared pool.
-    return in.engine == Engine::vllm ? 1 : ceil_div(state_bytes, page);
+    // A recurrent state: vLLM one padded page per sequence (two with mamba_cache_mode align,
+    // one per block of the request with all); the other engines' state in whole pages.
+    if (in.engine != Engine::vllm) return ceil_div(state_bytes, page);
+    switch (in.mamba_cache_mode) {
+      case PlanInput::MambaCacheMode::none: return 1;
+      case PlanInput::MambaCacheMode::align: return 2;
+      case PlanInput::MambaCacheMode::all: return ceil_div(n, bs);
+    }
+    return 1;
   }
   const std::uint64_t r = retained(in.policy, n);
   if (t.kind == AttentionKind::chunked) {

@@ -157,3 +157,55 @@ TEST(EngineCmdlines, SloSpec) {
 
 }  // namespace
 }  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+// vLLM ≥ 0.20 refuses to start a Mamba hybrid whose max_num_seqs exceeds the block count when it
+// captures full CUDA graphs (PR #38270). Qwen3-Next with 2 GiB of KV memory: page 1,114,112 B
+// (block 544, docs/models.md), 2^31 // 1,114,112 = 1,927 pages // group size 12 = 160 blocks.
+TEST(EngineCmdlines, MambaHybridMaxNumSeqsOverBlocksFailsToStart) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto a = vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+                      "--max-model-len 4096 --max-num-seqs 256");
+  const auto r = run_check(deploy_from_engine(a, gpu, 0, "", "--vllm"));
+  EXPECT_EQ(r.capacity.num_gpu_blocks, 160u);
+  const auto& starts = r.items[1];
+  ASSERT_EQ(starts.id, "engine_starts");
+  EXPECT_FALSE(starts.passed);
+  EXPECT_NE(starts.detail.find("exceeds available Mamba cache blocks (160)"), std::string::npos)
+      << starts.detail;
+  // 160 sequences start; so does --enforce-eager (no CUDA graphs to capture).
+  EXPECT_TRUE(run_check(deploy_from_engine(
+                            vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes "
+                                 "2G --max-model-len 4096 --max-num-seqs 160"),
+                            gpu, 0, "", "--vllm"))
+                  .items[1]
+                  .passed);
+  EXPECT_TRUE(run_check(deploy_from_engine(
+                            vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes "
+                                 "2G --max-model-len 4096 --max-num-seqs 256 --enforce-eager"),
+                            gpu, 0, "", "--vllm"))
+                  .items[1]
+                  .passed);
+}
+
+// mamba_cache_mode align keeps two state pages per sequence: Qwen3-Next at 4,096 tokens needs
+// ceil(4096 / 544) = 8 attention blocks + 3 state groups × 2 = 14 (none: 8 + 3 = 11).
+TEST(EngineCmdlines, MambaCacheModeAlignDoublesTheStatePages) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto none = deploy_from_engine(
+      vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+           "--max-model-len 4096"),
+      gpu, 0, "", "--vllm");
+  const auto align = deploy_from_engine(
+      vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+           "--max-model-len 4096 --mamba-cache-mode align"),
+      gpu, 0, "", "--vllm");
+  EXPECT_EQ(plan_capacity(none.model, none.plan).blocks_per_request, 11u);
+  EXPECT_EQ(plan_capacity(align.model, align.plan).blocks_per_request, 14u);
+  EXPECT_THROW(vllm("vllm serve m --mamba-cache-mode some"), Error);
+}
+
+}  // namespace
+}  // namespace kvplan

@@ -43,6 +43,7 @@ struct Deployment {
   GpuSpec gpu;     // a preset, or {id "custom", memory_bytes} from gpu_memory_gib
   PlanInput plan;  // plan.context = max_model_len; plan.concurrency = slo.concurrency
   std::optional<std::uint64_t> max_num_seqs;  // per replica, as the engine caps it
+  bool cuda_graphs = true;  // vLLM captures full CUDA graphs (not --enforce-eager)
   Slo slo;
   std::vector<std::string> warnings;  // unknown or unmodelled engine flags
 };
@@ -71,6 +72,10 @@ Deployment deploy_from_engine(const EngineArgs& args, const GpuSpec& gpu, std::u
 // and mean_context accept 32k / 128K as vLLM does: k = 1000, K = 1024). Throws Error naming
 // `source` and the key.
 Slo parse_slo_spec(const std::string& spec, const std::string& source = "--slo");
+
+// vLLM's mamba_cache_mode names: none, align, all. Throws Error(source, field).
+PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
+                                                 const std::string& field);
 
 struct CheckItem {
   std::string id;     // weights_fit, engine_starts, context, concurrency, max_num_seqs, ...

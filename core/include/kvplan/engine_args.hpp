@@ -40,6 +40,8 @@ struct EngineArgs {
   std::optional<std::uint64_t> num_gpu_blocks_override;  // vLLM --num-gpu-blocks-override
   bool expert_parallel = false;  // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
   bool dp_attention = false;     // SGLang --enable-dp-attention: DP splits the TP group
+  bool enforce_eager = false;    // vLLM --enforce-eager: no CUDA graphs
+  std::optional<std::string> mamba_cache_mode;  // vLLM --mamba-cache-mode none|align|all
   std::optional<std::string> weight_dtype;    // kvplan's name, from --dtype / --quantization
   // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.

@@ -100,6 +100,11 @@ struct PlanInput {
   // (kv_cache_utils.get_num_blocks).
   std::optional<std::uint64_t> num_gpu_blocks_override;
   VllmRules vllm_rules = VllmRules::current;
+  // vLLM's mamba_cache_mode: the state pages one sequence holds per recurrent group — none: 1,
+  // align: 2 (the state at the last block boundary kept for prefix caching), all: one per block
+  // of max_model_len (MambaSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1).
+  enum class MambaCacheMode { none, align, all };
+  MambaCacheMode mamba_cache_mode = MambaCacheMode::none;
   // vLLM --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
   // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
   bool disable_hybrid_kv_cache_manager = false;
