@@ -1,0 +1,93 @@
+// Engine startup logs in: the KV-cache numbers vLLM, SGLang and TensorRT-LLM print when they
+// start, read from a log, recomputed from the configuration the log states, side by side.
+//
+//   EngineLog log = kvplan::parse_engine_log(text, "vllm.log");
+//   // "Available KV cache memory: 51.63 GiB" -> log.available_kv_bytes == floor(51.63 · 2^30)
+//   // "GPU KV cache size: 410,128 tokens"    -> log.kv_cache_tokens == 410128
+//   ExplainReport r = kvplan::explain_log(log, kvplan::load_model("llama-3.1-8b"), overrides);
+//   // r.rows: quantity, logged, kvplan's, relative difference — or why it cannot be recomputed
+//
+// Lines read (each engine's own wording, docs/accuracy.md):
+//   vLLM  "Initializing a V1 LLM engine (vX.Y.Z) with config: model='M', ...,
+//         max_seq_len=N, ..., tensor_parallel_size=T, ..., kv_cache_dtype=D", "Using max model len
+//         N", "Model loading took X GiB", "Available KV cache memory: X GiB", "GPU KV cache size:
+//         N tokens", "Maximum concurrency for N tokens per request: X.XXx", V0's "# GPU blocks: N"
+//         and "kv_cache_size=X GiB"
+//   SGLang "KV Cache is allocated. [dtype: D,] #tokens: N, K size: X GB, V size: Y GB" (GB are
+//         GiB), "max_total_num_tokens=N, ..., context_len=N", "Load weight end. ... mem usage=X GB"
+//   TensorRT-LLM "Number of blocks in KV cache primary pool: N", "Number of tokens per block: N",
+//         "Allocated X GiB for max tokens in paged KV cache (N)"
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan {
+
+struct EngineLog {
+  std::string source;
+  Engine engine = Engine::vllm;
+  std::string version;  // "0.15.1" where the log says
+  std::string model;    // the config line's model / model_path
+  std::optional<std::uint64_t> max_model_len;
+  std::optional<std::uint32_t> tp;
+  std::optional<std::string> kv_cache_dtype;      // the engine's spelling
+  std::optional<std::uint64_t> weights_bytes;     // "Model loading took" / "mem usage"
+  std::optional<std::uint64_t> available_kv_bytes;  // vLLM "Available KV cache memory"
+  std::optional<std::uint64_t> kv_pool_bytes;     // SGLang K + V sizes, TRT-LLM "Allocated X GiB"
+  std::optional<std::uint64_t> kv_cache_tokens;   // the engine's token count
+  std::optional<std::uint64_t> num_gpu_blocks;
+  std::optional<std::uint32_t> tokens_per_block;  // TensorRT-LLM
+  std::optional<double> max_concurrency;          // vLLM
+  std::optional<std::uint64_t> concurrency_tokens;  // the N of "Maximum concurrency for N tokens"
+  // A value was printed with a precision (2 decimals of GiB): half its last digit, in bytes.
+  std::uint64_t memory_rounding_bytes = 0;
+};
+
+// Reads the lines above; the last occurrence of a line wins (a log of several ranks repeats
+// them). Throws Error(source) when no known KV line is found.
+EngineLog parse_engine_log(const std::string& text, const std::string& source);
+// Reads a log file (a regular file of at most 64 MiB) and parses it.
+EngineLog load_engine_log(const std::string& path);
+
+// What the log does not say, given by the user (flags of `kvplan explain`).
+struct ExplainOverrides {
+  std::optional<std::uint64_t> max_model_len;
+  std::optional<std::uint32_t> tp;
+  std::optional<std::string> kv_cache_dtype;   // the engine's spelling
+  std::optional<std::uint32_t> block_size;
+  std::optional<std::uint64_t> max_num_batched_tokens;
+};
+
+struct ExplainRow {
+  std::string quantity;                // "GPU KV cache size (tokens)", ...
+  std::optional<double> logged, kvplan;  // kvplan empty: not recomputed (`why` says why)
+  std::string why;                     // the input that was missing, or how it was derived
+  // |kvplan − logged| / logged, and whether it is within the ledger's tolerance (tokens and
+  // blocks 0.3 %, maximum concurrency 0.01x plus the log's rounding of its memory figure).
+  std::optional<double> relative_error;
+  bool within_tolerance = false;
+};
+
+struct ExplainReport {
+  EngineLog log;
+  std::string model_id;
+  PlanInput input;  // what kvplan recomputed with
+  std::vector<ExplainRow> rows;
+  bool all_within() const;  // every recomputed row within tolerance (and at least one)
+};
+
+// Recomputes every logged KV number the log's configuration determines, from the memory the
+// log says the engine gave the cache. Throws Error naming the missing input when none can be.
+ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
+                          const ExplainOverrides& overrides = {});
+
+// table, json, md.
+std::string render(const ExplainReport& r, OutputFormat f);
+
+}  // namespace kvplan

@@ -1,0 +1,347 @@
+#include "kvplan/engine_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/engine_args.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/report.hpp"
+#include "json_read.hpp"
+
+namespace kvplan {
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// The number (digits, commas, one dot) right after `key` in `line`, if any.
+std::optional<double> number_after(const std::string& line, const std::string& key) {
+  const auto p = line.find(key);
+  if (p == std::string::npos) return std::nullopt;
+  std::size_t i = p + key.size();
+  while (i < line.size() && (line[i] == ' ' || line[i] == '=' || line[i] == ':')) ++i;
+  std::string digits;
+  bool neg = false;
+  if (i < line.size() && line[i] == '-') neg = true, ++i;
+  for (; i < line.size(); ++i) {
+    const char c = line[i];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') digits += c;
+    else if (c != ',') break;
+  }
+  if (digits.empty() || digits == ".") return std::nullopt;
+  try {
+    const double v = std::stod(digits);
+    return neg ? -v : v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> quoted_after(const std::string& line, const std::string& key) {
+  const auto p = line.find(key);
+  if (p == std::string::npos) return std::nullopt;
+  const auto q = line.find_first_of("'\"", p + key.size());
+  if (q == std::string::npos || q > p + key.size() + 1) return std::nullopt;
+  const auto e = line.find(line[q], q + 1);
+  if (e == std::string::npos) return std::nullopt;
+  return line.substr(q + 1, e - q - 1);
+}
+
+std::optional<std::string> word_after(const std::string& line, const std::string& key) {
+  const auto p = line.find(key);
+  if (p == std::string::npos) return std::nullopt;
+  std::size_t i = p + key.size(), j = i;
+  while (j < line.size() && line[j] != ',' && line[j] != ' ' && line[j] != ')') ++j;
+  if (j == i) return std::nullopt;
+  return line.substr(i, j - i);
+}
+
+std::uint64_t gib_bytes(double gib) {
+  if (!(gib >= 0) || gib > 1e7) return 0;
+  return static_cast<std::uint64_t>(std::floor(gib * kGiB));
+}
+
+template <class T>
+std::optional<T> as(std::optional<double> v) {
+  if (!v || *v < 0 || *v > 1e18) return std::nullopt;
+  return static_cast<T>(std::llround(*v));
+}
+
+}  // namespace
+
+EngineLog parse_engine_log(const std::string& text, const std::string& source) {
+  EngineLog g;
+  g.source = source;
+  bool any = false, sglang = false, trtllm = false;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("TensorRT-LLM") != std::string::npos || line.find("paged KV cache") != std::string::npos ||
+        line.find("KV cache primary pool") != std::string::npos)
+      trtllm = true;
+    if (line.find("KV Cache is allocated") != std::string::npos ||
+        line.find("max_total_num_tokens=") != std::string::npos ||
+        line.find("server_args=ServerArgs") != std::string::npos)
+      sglang = true;
+    // vLLM
+    if (const auto p = line.find("LLM engine (v"); p != std::string::npos) {
+      const auto e = line.find(')', p);
+      if (e != std::string::npos) g.version = line.substr(p + 13, e - p - 13);
+    }
+    if (auto mdl = quoted_after(line, "model="); mdl && line.find("with config") != std::string::npos)
+      g.model = *mdl;
+    if (auto v = as<std::uint64_t>(number_after(line, "max_seq_len="))) g.max_model_len = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "Using max model len"))) g.max_model_len = *v;
+    if (auto v = as<std::uint32_t>(number_after(line, "tensor_parallel_size="))) g.tp = *v;
+    if (auto d = word_after(line, "kv_cache_dtype=")) g.kv_cache_dtype = *d;
+    if (auto v = number_after(line, "Model loading took")) g.weights_bytes = gib_bytes(*v);
+    if (auto v = number_after(line, "Loading model weights took")) g.weights_bytes = gib_bytes(*v);
+    if (auto v = number_after(line, "Available KV cache memory")) {
+      any = true;
+      g.available_kv_bytes = gib_bytes(*v);  // 0 for a negative figure: nothing left
+      g.memory_rounding_bytes = gib_bytes(0.005);
+    }
+    if (auto v = number_after(line, "kv_cache_size=")) {
+      any = true;
+      g.available_kv_bytes = gib_bytes(*v);
+      g.memory_rounding_bytes = gib_bytes(0.005);
+    }
+    if (auto v = as<std::uint64_t>(number_after(line, "GPU KV cache size"))) any = true, g.kv_cache_tokens = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "GPU blocks"))) any = true, g.num_gpu_blocks = *v;
+    if (line.find("Maximum concurrency for") != std::string::npos) {
+      any = true;
+      g.concurrency_tokens = as<std::uint64_t>(number_after(line, "Maximum concurrency for"));
+      if (const auto p = line.find("per request:"); p != std::string::npos)
+        g.max_concurrency = number_after(line.substr(p), "per request:");
+    }
+    // SGLang
+    if (line.find("KV Cache is allocated") != std::string::npos) {
+      any = true;
+      g.kv_cache_tokens = as<std::uint64_t>(number_after(line, "#tokens:"));
+      const auto k = number_after(line, "K size:"), v = number_after(line, "V size:");
+      if (k && v) {
+        g.kv_pool_bytes = gib_bytes(*k) + gib_bytes(*v);
+        g.memory_rounding_bytes = 2 * gib_bytes(0.005);
+      }
+      if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
+    }
+    if (auto v = as<std::uint64_t>(number_after(line, "max_total_num_tokens="))) any = true, g.kv_cache_tokens = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "context_len="))) g.max_model_len = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "context_length="))) g.max_model_len = *v;
+    if (auto mdl = quoted_after(line, "model_path=")) g.model = *mdl;
+    if (auto v = as<std::uint32_t>(number_after(line, "tp_size="))) g.tp = *v;
+    if (line.find("Load weight end") != std::string::npos)
+      if (auto v = number_after(line, "mem usage=")) g.weights_bytes = gib_bytes(*v);
+    // TensorRT-LLM
+    if (auto v = as<std::uint64_t>(number_after(line, "Number of blocks in KV cache primary pool")))
+      any = true, g.num_gpu_blocks = *v;
+    if (auto v = as<std::uint32_t>(number_after(line, "Number of tokens per block"))) g.tokens_per_block = *v;
+    if (line.find("for max tokens in paged KV cache") != std::string::npos) {
+      any = true;
+      if (auto v = number_after(line, "Allocated")) {
+        g.kv_pool_bytes = gib_bytes(*v);
+        g.memory_rounding_bytes = gib_bytes(0.005);
+      }
+      if (const auto p = line.rfind('('); p != std::string::npos)
+        g.kv_cache_tokens = as<std::uint64_t>(number_after(line.substr(p), "("));
+    }
+  }
+  if (!any)
+    throw Error(source, "",
+                "no KV-cache line of vLLM, SGLang or TensorRT-LLM found (\"Available KV cache "
+                "memory\", \"GPU KV cache size\", \"KV Cache is allocated\", \"paged KV cache\")");
+  g.engine = trtllm ? Engine::trtllm : sglang ? Engine::sglang : Engine::vllm;
+  return g;
+}
+
+EngineLog load_engine_log(const std::string& path) {
+  return parse_engine_log(detail::read_text_file(path, "engine log"), path);
+}
+
+bool ExplainReport::all_within() const {
+  bool any = false;
+  for (const auto& r : rows) {
+    if (!r.kvplan) continue;
+    any = true;
+    if (!r.within_tolerance) return false;
+  }
+  return any;
+}
+
+namespace {
+
+void compare(ExplainReport& r, const std::string& what, std::optional<double> logged,
+             std::optional<double> ours, double rel_tol, double abs_tol, const std::string& why) {
+  if (!logged) return;
+  ExplainRow row{what, logged, ours, why, std::nullopt, false};
+  if (ours) {
+    const double diff = std::abs(*ours - *logged);
+    if (*logged != 0) row.relative_error = diff / std::abs(*logged);
+    row.within_tolerance = diff <= abs_tol || (row.relative_error && *row.relative_error <= rel_tol);
+  }
+  r.rows.push_back(row);
+}
+
+// Tokens of one request-free pool on one rank: bytes / (K + V bytes of one token over every
+// layer), as SGLang and TensorRT-LLM size their pools (every layer full attention).
+std::uint64_t cell_bytes(const ModelSpec& m, const KvFormat& f, std::uint32_t tp) {
+  ModelSpec full = m;
+  for (auto& l : full.layers)
+    if (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) l = LayerSpec{};
+  return kv_cost(full, KvCostInput{.context = 1, .format = f, .tp = tp}, "log").bytes_per_request;
+}
+
+}  // namespace
+
+ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
+                          const ExplainOverrides& o) {
+  ExplainReport r;
+  r.log = log;
+  r.model_id = model.id;
+  PlanInput& in = r.input;
+  in.engine = log.engine;
+  in.tp = o.tp.value_or(log.tp.value_or(1));
+  in.context = o.max_model_len.value_or(log.max_model_len.value_or(log.concurrency_tokens.value_or(0)));
+  if (o.block_size) in.block_size = *o.block_size;
+  if (o.max_num_batched_tokens) in.max_num_batched_tokens = *o.max_num_batched_tokens;
+  std::string dtype = o.kv_cache_dtype.value_or(log.kv_cache_dtype.value_or("auto"));
+  if (dtype == "torch.float8_e4m3fn" || dtype == "FP8") dtype = "fp8";
+  if (dtype == "torch.bfloat16") dtype = "bfloat16";
+  if (dtype == "torch.float16") dtype = "float16";
+  in.format = engine_kv_format(log.engine == Engine::trtllm ? Engine::vllm : log.engine, dtype,
+                               model, log.source, "kv_cache_dtype");
+  // Older vLLM (V0 logs, V1 before 0.10) by the older rules.
+  const bool old = log.engine == Engine::vllm &&
+                   (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
+                                           std::atoi(log.version.c_str() + 2) < 10));
+  if (old) in.vllm_rules = VllmRules::v0_9;
+  const double tok_tol = 0.003;
+  const std::string mem_why = "from the logged KV memory";
+
+  if (log.weights_bytes) {
+    const double ours = static_cast<double>(ceil_div(model.weight_bytes(), mul(in.tp, in.pp)));
+    compare(r, "weights per GPU (GiB)", *log.weights_bytes / kGiB, ours / kGiB, 0.02, 0.01,
+            model.weights.from_checkpoint ? "the checkpoint's bytes" : "estimated from the config");
+  }
+
+  if (log.engine == Engine::vllm) {
+    if (!log.available_kv_bytes) {
+      compare(r, "GPU KV cache size (tokens)",
+              log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
+              std::nullopt, 0, 0, "the log does not say the available KV cache memory");
+      compare(r, "maximum concurrency", log.max_concurrency, std::nullopt, 0, 0,
+              "the log does not say the available KV cache memory");
+      return r;
+    }
+    if (in.context == 0)
+      throw Error(log.source, "max_model_len",
+                  "the log states no max_model_len: give --max-model-len");
+    in.available_kv_bytes = *log.available_kv_bytes;
+    const Capacity c = plan_capacity(model, in, log.source);
+    // The memory figure is rounded to 0.01 GiB: a block of slack per page of rounding.
+    // One block of the pool is a page of every layer of a group.
+    const double block_bytes = static_cast<double>(c.page_bytes) *
+                               std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
+    const double blocks_slack =
+        block_bytes > 0 ? static_cast<double>(log.memory_rounding_bytes) / block_bytes + 1 : 1;
+    if (log.num_gpu_blocks)
+      compare(r, "num_gpu_blocks", static_cast<double>(*log.num_gpu_blocks),
+              static_cast<double>(c.num_gpu_blocks), tok_tol, blocks_slack, mem_why);
+    if (log.kv_cache_tokens)
+      compare(r, "GPU KV cache size (tokens)", static_cast<double>(*log.kv_cache_tokens),
+              static_cast<double>(c.kv_cache_tokens), tok_tol, blocks_slack * c.block_size,
+              mem_why);
+    if (log.max_concurrency) {
+      const double per_block =
+          c.concurrency_denominator ? 1.0 / static_cast<double>(c.concurrency_denominator) : 0;
+      compare(r, "maximum concurrency", *log.max_concurrency, c.max_concurrency, 0,
+              0.01 + blocks_slack * per_block, mem_why);
+    }
+    return r;
+  }
+
+  // SGLang and TensorRT-LLM: the pool's bytes as logged, every layer costed as full attention.
+  if (!log.kv_pool_bytes) {
+    compare(r, "KV cache tokens",
+            log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
+            std::nullopt, 0, 0, "the log does not say the pool's bytes");
+    return r;
+  }
+  const std::uint64_t cell = cell_bytes(model, in.format, in.tp);
+  const double slack = static_cast<double>(log.memory_rounding_bytes) / static_cast<double>(cell) + 1;
+  if (log.engine == Engine::sglang) {
+    compare(r, "KV cache tokens (#tokens)",
+            log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
+            static_cast<double>(*log.kv_pool_bytes / cell), tok_tol, slack,
+            "the logged K + V sizes / " + std::to_string(cell) + " B per token");
+    return r;
+  }
+  const std::uint32_t tpb = log.tokens_per_block.value_or(o.block_size.value_or(32));
+  const std::uint64_t blocks = *log.kv_pool_bytes / mul(cell, tpb);
+  if (log.num_gpu_blocks)
+    compare(r, "blocks in the primary pool", static_cast<double>(*log.num_gpu_blocks),
+            static_cast<double>(blocks), tok_tol, slack / tpb + 1,
+            "the logged allocation / (" + std::to_string(tpb) + " tokens · " +
+                std::to_string(cell) + " B)");
+  compare(r, "KV cache tokens",
+          log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
+          static_cast<double>(blocks * tpb), tok_tol, slack + tpb, "blocks · tokens per block");
+  return r;
+}
+
+std::string render(const ExplainReport& r, OutputFormat f) {
+  auto num = [](std::optional<double> v) -> std::string {
+    if (!v) return "-";
+    char b[64];
+    if (std::abs(*v - std::round(*v)) < 1e-9 && std::abs(*v) >= 100)
+      return grouped(static_cast<std::uint64_t>(std::llround(*v)));
+    std::snprintf(b, sizeof b, "%.2f", *v);
+    return b;
+  };
+  if (f == OutputFormat::json) {
+    nlohmann::json j;
+    j["source"] = r.log.source;
+    j["engine"] = to_string(r.log.engine);
+    j["version"] = r.log.version;
+    j["model"] = r.model_id;
+    j["rows"] = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+      nlohmann::json e = {{"quantity", row.quantity}, {"why", row.why},
+                          {"within_tolerance", row.within_tolerance}};
+      e["logged"] = row.logged ? nlohmann::json(*row.logged) : nlohmann::json(nullptr);
+      e["kvplan"] = row.kvplan ? nlohmann::json(*row.kvplan) : nlohmann::json(nullptr);
+      e["relative_error"] =
+          row.relative_error ? nlohmann::json(*row.relative_error) : nlohmann::json(nullptr);
+      j["rows"].push_back(e);
+    }
+    j["all_within"] = r.all_within();
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  Table t{{"quantity", "logged", "kvplan", "difference", "how"}, {}};
+  for (const auto& row : r.rows) {
+    std::string diff = "cannot: " + row.why;
+    std::string how = row.why;
+    if (row.kvplan) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%+.3f%%%s", row.relative_error ? *row.relative_error * 100 : 0.0,
+                    row.within_tolerance ? "" : " (outside tolerance)");
+      diff = b;
+    } else {
+      how.clear();
+    }
+    t.rows.push_back({row.quantity, num(row.logged), num(row.kvplan), diff, how});
+  }
+  const std::string title = r.log.source + ": " + to_string(r.log.engine) +
+                            (r.log.version.empty() ? "" : " " + r.log.version) + ", " + r.model_id +
+                            ", TP " + std::to_string(r.input.tp) + ", max_model_len " +
+                            grouped(r.input.context) + ", " + to_string(r.input.format);
+  if (f == OutputFormat::md) return "### " + title + "\n\n" + render_markdown(t);
+  return title + "\n\n" + render_text(t);
+}
+
+}  // namespace kvplan
