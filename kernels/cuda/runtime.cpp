@@ -68,7 +68,7 @@ namespace cuda_detail {
 
 Status error_status(cudaError_t e, const char* expr, const char* file, int line) {
   cudaGetLastError();  // clear a sticky-free error so the next call starts clean
-  return Status::Invalid(std::string("CUDA error ") + cudaGetErrorName(e) + " (" +
+  return Status::Internal(std::string("CUDA error ") + cudaGetErrorName(e) + " (" +
                          cudaGetErrorString(e) + ") in " + expr + " at " + file + ":" +
                          std::to_string(line));
 }

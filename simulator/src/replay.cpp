@@ -114,11 +114,24 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
   qr_.resize(std::size_t{q_heads} * head_dim);
 }
 
+Error kernel_error(const kn::Status& s, const std::string& source, const std::string& field,
+                   const std::string& what) {
+  ErrorKind kind = ErrorKind::internal;
+  switch (s.code) {
+    case kn::StatusCode::invalid_argument:
+      kind = ErrorKind::invalid_input;
+      break;
+    case kn::StatusCode::ok:
+    case kn::StatusCode::out_of_range:
+    case kn::StatusCode::unimplemented:
+    case kn::StatusCode::internal:
+      break;
+  }
+  return Error(kind, source, field, what + ": " + s.message);
+}
+
 void KernelAttention::check(const kn::Status& s, const char* what) const {
-  if (!s.ok())
-    throw Error(
-        s.code == kn::StatusCode::invalid_argument ? ErrorKind::invalid_input : ErrorKind::internal,
-        source_, label(cfg_), std::string(what) + ": " + s.message);
+  if (!s.ok()) throw kernel_error(s, source_, label(cfg_), what);
 }
 
 std::uint64_t KernelAttention::bytes_held() const {

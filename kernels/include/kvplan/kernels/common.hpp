@@ -28,7 +28,11 @@
 
 namespace kvplan::kernels {
 
-enum class StatusCode { ok, invalid_argument, out_of_range, unimplemented };
+// invalid_argument: the caller's parameters are wrong (exit 2 at the top level). out_of_range: a
+// sequence, layer or slot that does not exist. unimplemented: a backend lacks the case.
+// internal: a runtime failure that is no fault of the input (a CUDA error, out of device memory
+// included, or a broken invariant): exit 3.
+enum class StatusCode { ok, invalid_argument, out_of_range, unimplemented, internal };
 
 // Kernels return a Status (STYLE.md rule 11); message names the parameter and the bad value.
 struct Status {
@@ -39,6 +43,7 @@ struct Status {
   static Status Invalid(std::string m) { return {StatusCode::invalid_argument, std::move(m)}; }
   static Status OutOfRange(std::string m) { return {StatusCode::out_of_range, std::move(m)}; }
   static Status Unimplemented(std::string m) { return {StatusCode::unimplemented, std::move(m)}; }
+  static Status Internal(std::string m) { return {StatusCode::internal, std::move(m)}; }
 };
 
 // Which implementation a dispatcher runs. cpu_ref: the naive spec. cpu: the faster CPU path

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/error.hpp"
 #include "kvplan/kernels/kernels.hpp"
 #include "kvplan/kv_format.hpp"
 #include "kvplan/model.hpp"
@@ -56,6 +57,12 @@ ReplayConfig parse_config(const std::string& kv_dtype, const std::string& policy
 // the query is rotated at the last slot. Evicting from a KIVI cache (whose key groups span G
 // tokens, so the kernels' compact() refuses it) rebuilds the layer from the kept tokens' float32
 // values, re-quantized in fresh groups.
+// A failed kernel Status as the Error the top level maps to an exit code: invalid_argument is
+// invalid input (exit 2); a runtime failure (StatusCode::internal: a CUDA error, out of device
+// memory included), a missing sequence or an unimplemented case is internal (exit 3).
+Error kernel_error(const kernels::Status& s, const std::string& source, const std::string& field,
+                   const std::string& what);
+
 class KernelAttention final : public AttentionBackend {
  public:
   // `prefill`: SnapKV's prompt length (compress after that many tokens); ignored otherwise.
