@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/text_safe.hpp"
@@ -19,7 +20,7 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, vllm, sglang, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
-  std::string slo_spec;
+  std::string slo_spec, calibration;
   desc.add_options()("deploy", po::value(&file),
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
       "vllm", po::value(&vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
@@ -36,6 +37,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
       "slo", po::value(&slo_spec),
       "the SLO as concurrency=N,context=N,mean_context=N (mean_context: the typical length)")(
       "strict", "unknown engine flags are errors (exit 2), not warnings")(
+      "calibration", po::value(&calibration),
+      "a calibration file (kvplan explain --calibrate): its measured reserve")(
       "format", po::value(&format)->default_value("text"), "text|json|md|junit");
   po::positional_options_description pos;
   pos.add("deploy", 1);
@@ -91,6 +94,7 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     std::optional<Slo> slo;
     if (vm.count("slo")) slo = parse_slo_spec(slo_spec, "--slo");
     d = deploy_from_engine(a, g, gpus, model, src, slo);
+    if (vm.count("calibration")) d.plan.reserve_bytes = load_calibration(calibration).reserve_bytes;
   }
   if (vm.count("context")) d.slo.context = context;
   if (vm.count("concurrency")) {

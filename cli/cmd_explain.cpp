@@ -7,6 +7,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/report.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 
 int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan explain options");
-  std::string file, model, kv, format, max_len;
+  std::string file, model, kv, format, max_len, gpu, fraction, calibrate;
   std::uint32_t tp = 0, block = 0;
   desc.add_options()("log", po::value(&file), "the engine's startup log")(
       "model", po::value(&model),
@@ -25,6 +26,10 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
       "tp", po::value(&tp), "tensor parallelism, when the log does not say")(
       "kv-cache-dtype", po::value(&kv), "the engine's KV cache dtype, when the log does not say")(
       "block-size", po::value(&block), "tokens per block, when not the engine's default")(
+      "gpu", po::value(&gpu), "the GPU the log ran on (preset or file): measures the reserve")(
+      "gpu-memory-utilization", po::value(&fraction),
+      "the engine's memory fraction, when not its default")(
+      "calibrate", po::value(&calibrate), "write the measured reserve to this calibration file")(
       "format", po::value(&format)->default_value("table"), "table|json|md");
   po::positional_options_description pos;
   pos.add("log", 1);
@@ -44,8 +49,20 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("tp")) o.tp = tp;
   if (vm.count("kv-cache-dtype")) o.kv_cache_dtype = kv;
   if (vm.count("block-size")) o.block_size = block;
+  if (vm.count("gpu")) {
+    const auto g = load_gpu(gpu);
+    o.gpu_id = g.id;
+    o.gpu_memory_bytes = g.memory_bytes;
+  }
+  if (vm.count("gpu-memory-utilization"))
+    o.memory_fraction_ppm = parse_fraction_ppm(fraction, "--gpu-memory-utilization", "fraction");
   const auto r = explain_log(log, load_model(ref), o);
   out << for_output(render(r, fmt), fmt);
+  if (vm.count("calibrate")) {
+    auto c = calibration_of(r);
+    c.gpu = o.gpu_id;
+    save_calibration(c, calibrate);
+  }
   return r.all_within() ? 0 : 1;
 }
 

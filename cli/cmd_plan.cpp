@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "command.hpp"
+#include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
@@ -32,7 +33,8 @@ std::pair<std::string, double> parse_price(const std::string& s) {
 
 int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan plan options");
-  std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib;
+  std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib,
+      calibration;
   std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
   std::uint64_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
@@ -62,6 +64,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       "max-num-batched-tokens", po::value(&mnbt)->default_value(kDefaultMaxNumBatchedTokens),
       "vLLM chunk size (sliding-window pages)")(
       "weight-dtype", po::value(&weight), "fp32|fp16|bf16|fp8|int8|int4 (default: the model's)")(
+      "calibration", po::value(&calibration),
+      "a calibration file (kvplan explain --calibrate): its measured reserve")(
       "reserve-gib", po::value(&reserve),
       "GiB per GPU for activations, CUDA graphs, runtime (default 2 for vLLM/TRT-LLM, 0 SGLang)")(
       "price", po::value(&prices)->composing(), "GPU=USD per GPU-hour, repeatable")(
@@ -114,6 +118,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("reserve-gib"))
     in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
+  if (vm.count("calibration")) in.reserve_bytes = load_calibration(calibration).reserve_bytes;
   if (vm.count("available-kv-gib"))
     in.available_kv_bytes = parse_gib(avail, "--available-kv-gib", "available-kv-gib");
 

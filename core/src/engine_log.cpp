@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -243,6 +246,13 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
                   "the log states no max_model_len: give --max-model-len");
     in.available_kv_bytes = *log.available_kv_bytes;
     const Capacity c = plan_capacity(model, in, log.source);
+    if (o.gpu_memory_bytes) {
+      const std::uint32_t ppm = o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
+      const std::uint64_t requested = mul(o.gpu_memory_bytes, ppm, "memory") / 1000000u;
+      const std::uint64_t weights = ceil_div(model.weight_bytes(), mul(in.tp, in.pp));
+      if (requested > weights + *log.available_kv_bytes)
+        r.measured_reserve_bytes = requested - weights - *log.available_kv_bytes;
+    }
     // The memory figure is rounded to 0.01 GiB: a block of slack per page of rounding.
     // One block of the pool is a page of every layer of a group.
     const double block_bytes = static_cast<double>(c.page_bytes) *
@@ -294,6 +304,63 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
   return r;
 }
 
+std::string to_json(const Calibration& c) {
+  nlohmann::json j = {{"kvplan_calibration", 1}, {"engine", c.engine}, {"version", c.version},
+                      {"gpu", c.gpu},           {"model", c.model},     {"tp", c.tp},
+                      {"reserve_bytes", c.reserve_bytes}, {"source", c.source}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+Calibration load_calibration(const std::string& path) {
+  const auto j = detail::parse_json_text(detail::read_text_file(path, "calibration file"), path);
+  detail::JsonObject o(j, path, "");
+  if (o.uint("kvplan_calibration", 1, 1000) != 1)
+    throw Error(path, "/kvplan_calibration", "unsupported version (this kvplan reads 1)");
+  Calibration c;
+  c.engine = o.str("engine");
+  c.version = o.opt_str("version").value_or("");
+  c.gpu = o.opt_str("gpu").value_or("");
+  c.model = o.opt_str("model").value_or("");
+  c.tp = static_cast<std::uint32_t>(o.opt_uint("tp", 1, 65536).value_or(1));
+  c.reserve_bytes = o.uint("reserve_bytes", 0, std::uint64_t{1} << 44);
+  c.source = o.opt_str("source").value_or("");
+  o.finish();
+  return c;
+}
+
+void save_calibration(const Calibration& c, const std::string& path) {
+  const std::string tmp = path + ".kvplan-tmp." + std::to_string(::getpid());
+  const std::string text = to_json(c);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error(path, "", "cannot write the calibration file");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path, "", "cannot write the calibration file (rename failed)");
+  }
+}
+
+Calibration calibration_of(const ExplainReport& r) {
+  if (!r.measured_reserve_bytes)
+    throw Error(r.log.source, "calibrate",
+                "no reserve measured: needs a vLLM log with \"Available KV cache memory\" and "
+                "--gpu (the GPU's total memory)");
+  Calibration c;
+  c.engine = to_string(r.log.engine);
+  c.version = r.log.version;
+  c.model = r.model_id;
+  c.tp = r.input.tp;
+  c.reserve_bytes = *r.measured_reserve_bytes;
+  c.source = r.log.source;
+  return c;
+}
+
 std::string render(const ExplainReport& r, OutputFormat f) {
   auto num = [](std::optional<double> v) -> std::string {
     if (!v) return "-";
@@ -340,8 +407,13 @@ std::string render(const ExplainReport& r, OutputFormat f) {
                             (r.log.version.empty() ? "" : " " + r.log.version) + ", " + r.model_id +
                             ", TP " + std::to_string(r.input.tp) + ", max_model_len " +
                             grouped(r.input.context) + ", " + to_string(r.input.format);
-  if (f == OutputFormat::md) return "### " + title + "\n\n" + render_markdown(t);
-  return title + "\n\n" + render_text(t);
+  std::string tail;
+  if (r.measured_reserve_bytes)
+    tail = "\nreserve beyond the weights (activations, CUDA graphs, non-torch): " +
+           human_bytes(*r.measured_reserve_bytes) + " (" + grouped(*r.measured_reserve_bytes) +
+           " B)\n";
+  if (f == OutputFormat::md) return "### " + title + "\n\n" + render_markdown(t) + tail;
+  return title + "\n\n" + render_text(t) + tail;
 }
 
 }  // namespace kvplan

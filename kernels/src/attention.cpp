@@ -12,20 +12,6 @@
 namespace kvplan::kernels {
 namespace {
 
-Status validate_view(const PagedKvView& v, std::uint32_t num_q_heads, const char* who) {
-  std::string problems;
-  auto add = [&](const std::string& m) { problems += (problems.empty() ? "" : "; ") + m; };
-  if (v.num_kv_heads == 0) add("kv.num_kv_heads must be >= 1");
-  if (v.head_dim == 0) add("kv.head_dim must be >= 1");
-  if (v.block_size == 0) add("kv.block_size must be >= 1");
-  if (v.num_tokens == 0) add("kv.num_tokens must be >= 1");
-  if (v.num_kv_heads && (num_q_heads == 0 || num_q_heads % v.num_kv_heads != 0))
-    add("num_q_heads " + std::to_string(num_q_heads) + " must be a positive multiple of " +
-        "num_kv_heads " + std::to_string(v.num_kv_heads));
-  if (!v.positions) add("kv.positions must not be null");
-  return problems.empty() ? Status::Ok() : Status::Invalid(std::string(who) + ": " + problems);
-}
-
 float effective_scale(float scale, std::uint32_t d) {
   return scale != 0.f ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
 }
@@ -39,19 +25,6 @@ bool rerotate(PositionMode m, const RopeParams& r) {
 void rope_apply(float* x, std::uint32_t heads, std::uint32_t d, const RopeParams& r,
                 double position) {
   for (std::uint32_t h = 0; h < heads; ++h) rope_rotate(x + std::uint64_t{h} * d, d, r, position);
-}
-
-Status validate(const DecodeAttentionParams& p) {
-  if (Status s = validate_view(p.kv, p.num_q_heads, "decode_attention"); !s.ok()) return s;
-  if (!p.q || !p.out) return Status::Invalid("decode_attention: q and out must not be null");
-  return Status::Ok();
-}
-
-Status validate(const PrefillAttentionParams& p) {
-  if (Status s = validate_view(p.kv, p.num_q_heads, "prefill_attention"); !s.ok()) return s;
-  if (p.num_queries == 0 || !p.q || !p.q_positions)
-    return Status::Invalid("prefill_attention: needs num_queries >= 1, q and q_positions");
-  return Status::Ok();
 }
 
 Status decode_attention_ref(const DecodeAttentionParams& p) {

@@ -13,28 +13,6 @@
 namespace kvplan::kernels {
 namespace {
 
-Status check_common(std::uint32_t heads, const std::int32_t* positions, std::uint32_t stride,
-                    std::uint32_t n, const char* who) {
-  if (heads == 0) return Status::Invalid(std::string(who) + ": num_kv_heads must be >= 1");
-  if (n > 0 && (!positions || stride < n))
-    return Status::Invalid(std::string(who) + ": positions [num_kv_heads, stride >= n] required");
-  return Status::Ok();
-}
-
-// Fills keep from per-head ascending slot lists of equal length.
-void fill_keep(const std::vector<std::vector<std::int32_t>>& slots, const std::int32_t* positions,
-               std::uint32_t stride, KeepSet* keep) {
-  keep->num_kv_heads = static_cast<std::uint32_t>(slots.size());
-  keep->count = slots.empty() ? 0 : static_cast<std::uint32_t>(slots[0].size());
-  keep->slots.clear();
-  keep->positions.clear();
-  for (std::size_t h = 0; h < slots.size(); ++h)
-    for (std::int32_t s : slots[h]) {
-      keep->slots.push_back(s);
-      keep->positions.push_back(positions[h * stride + static_cast<std::uint32_t>(s)]);
-    }
-}
-
 // The `k` highest of score[0..m) by (score desc, position asc); returned ascending by slot.
 std::vector<std::int32_t> top_k(const float* score, const std::int32_t* pos, std::uint32_t m,
                                 std::uint64_t k) {
@@ -59,55 +37,6 @@ float combine(const float* x, std::uint32_t stride, std::uint32_t count, GqaRedu
 }
 
 }  // namespace
-
-Status validate(const StreamingSelectParams& p) {
-  return check_common(p.num_kv_heads, p.positions, p.positions_stride, p.num_tokens,
-                      "streaming_select");
-}
-Status validate(const H2oAccumulateParams& p) {
-  if (p.num_kv_heads == 0 || p.num_q_heads == 0 || p.num_q_heads % p.num_kv_heads != 0)
-    return Status::Invalid(
-        "h2o_accumulate: num_q_heads must be a positive multiple of num_kv_heads");
-  if (p.num_tokens > 0 && (!p.probs || !p.scores))
-    return Status::Invalid("h2o_accumulate: probs and scores must not be null");
-  return Status::Ok();
-}
-Status validate(const H2oSelectParams& p) {
-  if (Status s =
-          check_common(p.num_kv_heads, p.positions, p.positions_stride, p.num_tokens, "h2o_select");
-      !s.ok())
-    return s;
-  if (p.num_tokens > 0 && !p.scores) return Status::Invalid("h2o_select: scores must not be null");
-  return Status::Ok();
-}
-Status validate(const SnapKvSelectParams& p) {
-  if (Status s = check_common(p.num_kv_heads, p.positions, p.positions_stride, p.num_tokens,
-                              "snapkv_select");
-      !s.ok())
-    return s;
-  if (p.num_q_heads == 0 || p.num_q_heads % p.num_kv_heads != 0)
-    return Status::Invalid(
-        "snapkv_select: num_q_heads must be a positive multiple of num_kv_heads");
-  if (p.kernel == 0) return Status::Invalid("snapkv_select: kernel must be >= 1, got 0");
-  if (p.num_queries > p.num_tokens)
-    return Status::Invalid("snapkv_select: num_queries " + std::to_string(p.num_queries) +
-                           " exceeds num_tokens " + std::to_string(p.num_tokens));
-  if (p.num_tokens > 0 && p.num_queries > 0 && !p.probs)
-    return Status::Invalid("snapkv_select: probs must not be null");
-  return Status::Ok();
-}
-
-Status streaming_select_ref(const StreamingSelectParams& p, KeepSet* keep) {
-  if (Status s = validate(p); !s.ok()) return s;
-  const std::uint64_t n = p.num_tokens;
-  std::vector<std::int32_t> slots;
-  for (std::uint64_t t = 0; t < n; ++t)
-    if (n <= p.sink + p.window || t < p.sink || t >= n - p.window)
-      slots.push_back(static_cast<std::int32_t>(t));
-  fill_keep(std::vector<std::vector<std::int32_t>>(p.num_kv_heads, slots), p.positions,
-            p.positions_stride, keep);
-  return Status::Ok();
-}
 
 Status h2o_accumulate_ref(const H2oAccumulateParams& p) {
   if (Status s = validate(p); !s.ok()) return s;

@@ -32,33 +32,6 @@ void gather_slots(const float* in, std::uint32_t n, const KeepSet& keep, float* 
           in[std::uint64_t{h} * n + keep.slots[std::uint64_t{h} * keep.count + i]];
 }
 
-Status validate(const PoolConfig& c) {
-  std::string problems;
-  auto add = [&](const std::string& m) { problems += (problems.empty() ? "" : "; ") + m; };
-  if (c.block_size == 0) add("block_size must be >= 1, got 0");
-  if (c.num_layers == 0) add("num_layers must be >= 1");
-  if (c.num_kv_heads == 0) add("num_kv_heads must be >= 1");
-  if (c.head_dim == 0) add("head_dim must be >= 1");
-  const KvFormat& f = c.format;
-  if (f.dtype == KvDtype::kivi) {
-    if (f.bits != 2 && f.bits != 4 && f.bits != 8)
-      add("kivi bits must be 2, 4 or 8, got " + std::to_string(f.bits));
-    if (f.group == 0) {
-      add("kivi group must be >= 1");
-    } else {
-      if (c.head_dim % f.group != 0)
-        add("kivi group " + std::to_string(f.group) + " must divide head_dim " +
-            std::to_string(c.head_dim));
-      if (f.residual == 0 || f.residual % f.group != 0)
-        add("kivi residual " + std::to_string(f.residual) +
-            " must be a positive multiple of group " + std::to_string(f.group));
-    }
-  }
-  if (!(std::isfinite(c.k_scale) && c.k_scale > 0.f && std::isfinite(c.v_scale) && c.v_scale > 0.f))
-    add("fp8 k_scale and v_scale must be finite and > 0");
-  return problems.empty() ? Status::Ok() : Status::Invalid("PoolConfig: " + problems);
-}
-
 std::uint32_t PagedKvPool::Arena::take() {
   if (free_list.empty()) {
     const std::uint32_t grow = std::max<std::uint32_t>(capacity, 4);

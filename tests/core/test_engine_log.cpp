@@ -9,6 +9,7 @@
 
 #include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 
 namespace kvplan {
@@ -60,6 +61,27 @@ TEST(EngineLog, ReadsSglangAndTrtllmLines) {
   ExplainOverrides o;
   o.kv_cache_dtype = "fp8";
   EXPECT_TRUE(explain_log(t, load_model("llama-3.1-8b"), o).all_within());
+}
+
+// The log calibrates kvplan's memory model: on the A100 40GB the post names, 0.9 · 40 GiB −
+// kvplan's 16,060,522,496 weight bytes − the logged 19.28 GiB = the reserve; with it, plan's own
+// memory model gives back the logged 157,936 tokens.
+TEST(EngineLog, CalibrationReproducesTheLogFromTheGpu) {
+  const auto log = load_engine_log(std::string(KVPLAN_TEST_DATA_DIR) +
+                                   "/logs/vllm-v0151-llama31-8b-a100.log");
+  const auto m = load_model("llama-3.1-8b");
+  ExplainOverrides o;
+  o.gpu_memory_bytes = load_gpu("a100-40gb").memory_bytes;  // 42,949,672,960
+  const auto r = explain_log(log, m, o);
+  ASSERT_TRUE(r.measured_reserve_bytes.has_value());
+  const std::uint64_t requested = 42949672960ull * 900000 / 1000000;  // 38,654,705,664
+  const std::uint64_t available = static_cast<std::uint64_t>(19.28 * 1073741824.0);
+  EXPECT_EQ(*r.measured_reserve_bytes, requested - 16060522496ull - available);
+  PlanInput in;
+  in.context = 131072;
+  in.gpu_memory_bytes = o.gpu_memory_bytes;
+  in.reserve_bytes = calibration_of(r).reserve_bytes;
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 157936u);
 }
 
 TEST(EngineLog, NoKvLineIsAnError) {

@@ -62,6 +62,9 @@ struct ExplainOverrides {
   std::optional<std::string> kv_cache_dtype;   // the engine's spelling
   std::optional<std::uint32_t> block_size;
   std::optional<std::uint64_t> max_num_batched_tokens;
+  std::string gpu_id;                        // with the GPU, the log calibrates the reserve
+  std::uint64_t gpu_memory_bytes = 0;
+  std::optional<std::uint32_t> memory_fraction_ppm;  // default: the engine's
 };
 
 struct ExplainRow {
@@ -79,8 +82,30 @@ struct ExplainReport {
   std::string model_id;
   PlanInput input;  // what kvplan recomputed with
   std::vector<ExplainRow> rows;
+  // With the GPU (vLLM logs with "Available KV cache memory"): what the engine kept besides
+  // kvplan's weights — total · fraction − available − weights, the activation peak, CUDA graphs
+  // and non-torch memory together — the reserve that makes kvplan's memory model give the logged
+  // available memory exactly.
+  std::optional<std::uint64_t> measured_reserve_bytes;
   bool all_within() const;  // every recomputed row within tolerance (and at least one)
 };
+
+// A calibration: the measured reserve of one engine, version, GPU, model and TP, as `kvplan
+// explain --calibrate` writes it and `plan` / `check --calibration` read it:
+//   {"kvplan_calibration": 1, "engine": "vllm", "version": "0.15.1", "gpu": "a100-40gb",
+//    "model": "llama-3.1-8b", "tp": 1, "reserve_bytes": 3047718502, "source": "vllm.log"}
+struct Calibration {
+  std::string engine, version, gpu, model, source;
+  std::uint32_t tp = 1;
+  std::uint64_t reserve_bytes = 0;
+};
+std::string to_json(const Calibration& c);
+Calibration load_calibration(const std::string& path);
+// Writes it to a temporary file beside `path` and renames it over; throws Error naming the path
+// when the write fails.
+void save_calibration(const Calibration& c, const std::string& path);
+// The calibration of a report; throws Error when the report measured no reserve.
+Calibration calibration_of(const ExplainReport& r);
 
 // Recomputes every logged KV number the log's configuration determines, from the memory the
 // log says the engine gave the cache. Throws Error naming the missing input when none can be.

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kvplan/kernels/common.hpp"
 #include "kvplan/kernels/paged_kv.hpp"
@@ -78,6 +79,10 @@ Status validate(const H2oSelectParams& p);
 Status validate(const SnapKvSelectParams& p);
 
 Status streaming_select_ref(const StreamingSelectParams& p, KeepSet* keep);
+// Fills keep from per-head ascending slot lists of equal length; positions [H, stride] give each
+// kept slot's original position.
+void fill_keep(const std::vector<std::vector<std::int32_t>>& slots, const std::int32_t* positions,
+               std::uint32_t stride, KeepSet* keep);
 Status h2o_accumulate_ref(const H2oAccumulateParams& p);
 Status h2o_select_ref(const H2oSelectParams& p, KeepSet* keep);
 Status snapkv_select_ref(const SnapKvSelectParams& p, KeepSet* keep);
