@@ -100,4 +100,10 @@ CheckReport run_check(const Deployment& d);
 // text (table), json, md (for a PR comment), junit (one testcase per check).
 std::string render(const CheckReport& r, OutputFormat f);
 
+// The deployment file of `d` (schema version 1, the keys parse_deploy_json reads), indented JSON:
+// parse_deploy_json(to_json(d, ref), ...) gives back d's model (named by `model_ref`; empty: the
+// model's preset id, else its id), GPU, engine settings, compression and SLO. Keys at their
+// defaults are left out; compression always states the KV format and the policy.
+std::string to_json(const Deployment& d, const std::string& model_ref = "");
+
 }  // namespace kvplan

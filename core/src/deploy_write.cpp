@@ -1,0 +1,100 @@
+// Writing a deployment file: the inverse of parse_deploy_json (deploy.cpp), key for key.
+#include <exception>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/deploy.hpp"
+
+namespace kvplan {
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// Bytes as GiB; exact for byte counts below 2^53 (a division by a power of two), so the reader's
+// floor(gib · 2^30) gives the same bytes back.
+double to_gib(std::uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
+
+const char* mamba_cache_mode_name(PlanInput::MambaCacheMode m) {
+  switch (m) {
+    case PlanInput::MambaCacheMode::align:
+      return "align";
+    case PlanInput::MambaCacheMode::all:
+      return "all";
+    case PlanInput::MambaCacheMode::none:
+      break;
+  }
+  return "none";
+}
+
+// The price a preset GPU has without the file saying one (0 for a custom GPU or an unknown id).
+double preset_price(const GpuSpec& gpu) {
+  if (gpu.id == "custom") return 0;
+  try {
+    return load_gpu(gpu.id).price_per_hour;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+nlohmann::ordered_json hardware(const Deployment& d) {
+  nlohmann::ordered_json hw;
+  if (d.gpu.id == "custom")
+    hw["gpu_memory_gib"] = to_gib(d.gpu.memory_bytes);
+  else
+    hw["gpu"] = d.gpu.id;
+  hw["gpus"] = d.plan.gpus ? d.plan.gpus : d.plan.tp * d.plan.pp;
+  if (d.gpu.price_per_hour != preset_price(d.gpu)) hw["price_per_hour"] = d.gpu.price_per_hour;
+  return hw;
+}
+
+nlohmann::ordered_json engine(const Deployment& d) {
+  const PlanInput& p = d.plan;
+  nlohmann::ordered_json en;
+  en["name"] = to_string(p.engine, p.vllm_rules);
+  en["tensor_parallel_size"] = p.tp;
+  en["pipeline_parallel_size"] = p.pp;
+  en["max_model_len"] = p.context;
+  if (d.max_num_seqs) en["max_num_seqs"] = *d.max_num_seqs;
+  if (p.memory_fraction_ppm) en[memory_fraction_key(p.engine)] = p.memory_fraction_ppm / 1e6;
+  if (p.block_size) en["block_size"] = p.block_size;
+  if (p.max_num_batched_tokens != kDefaultMaxNumBatchedTokens)
+    en["max_num_batched_tokens"] = p.max_num_batched_tokens;
+  if (!p.weight_dtype.empty()) en["weight_dtype"] = p.weight_dtype;
+  if (p.mamba_cache_mode != PlanInput::MambaCacheMode::none)
+    en["mamba_cache_mode"] = mamba_cache_mode_name(p.mamba_cache_mode);
+  if (!d.cuda_graphs) en["enforce_eager"] = true;
+  if (p.draft_layers) en["draft_layers"] = p.draft_layers;
+  if (p.reserve_bytes) en["reserve_gib"] = to_gib(*p.reserve_bytes);
+  if (p.available_kv_bytes) en["available_kv_gib"] = to_gib(*p.available_kv_bytes);
+  return en;
+}
+
+nlohmann::ordered_json slo(const Slo& s) {
+  nlohmann::ordered_json o;
+  o["context"] = s.context;
+  o["concurrency"] = s.concurrency;
+  if (s.mean_context) o["mean_context"] = *s.mean_context;
+  if (s.min_kv_cache_tokens) o["min_kv_cache_tokens"] = *s.min_kv_cache_tokens;
+  if (s.max_cost_per_hour) o["max_cost_per_hour"] = *s.max_cost_per_hour;
+  return o;
+}
+
+}  // namespace
+
+std::string to_json(const Deployment& d, const std::string& model_ref) {
+  nlohmann::ordered_json o;
+  o["kvplan_deploy"] = 1;
+  if (!d.name.empty()) o["name"] = d.name;
+  o["model"] = !model_ref.empty()      ? model_ref
+               : !d.model.preset.empty() ? d.model.preset
+                                         : d.model.id;
+  o["hardware"] = hardware(d);
+  o["engine"] = engine(d);
+  // The format as kvplan names it (an engine's kv_cache_dtype reads back to the same format).
+  o["compression"] = {{"kv_format", to_string(d.plan.format)},
+                      {"policy", to_string(d.plan.policy)}};
+  o["slo"] = slo(d.slo);
+  return o.dump(2) + "\n";
+}
+
+}  // namespace kvplan
