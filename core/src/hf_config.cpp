@@ -657,6 +657,11 @@ Quant modelopt_scheme(JsonObject& q) {
   }
   out.skip = string_list(q, "exclude_modules");
   if (out.skip.empty()) out.skip = string_list(q, "ignore");
+  // The KV cache scheme the checkpoint was calibrated for; the engine's --kv-cache-dtype decides
+  // what the cache holds, but an unknown value is a typo or a scheme kvplan cannot cost.
+  if (const auto kv = q.opt_str("kv_cache_quant_algo"); kv && *kv != "FP8" && *kv != "NVFP4")
+    throw Error(q.source(), q.pointer("kv_cache_quant_algo"),
+                "unknown ModelOpt KV cache scheme \"" + *kv + "\" (expected FP8 or NVFP4)");
   return out;
 }
 

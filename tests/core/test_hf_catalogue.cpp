@@ -143,7 +143,9 @@ TEST(HfCatalogue, Llama4Scout_ChunkedLocalAttention) {
   for (std::size_t i = 0; i < 48; ++i) {
     const bool global = (i + 1) % 4 == 0;
     EXPECT_EQ(m.layers[i].kind, global ? AttentionKind::full : AttentionKind::chunked) << i;
-    if (!global) EXPECT_EQ(m.layers[i].window, 8192u) << i;
+    if (!global) {
+      EXPECT_EQ(m.layers[i].window, 8192u) << i;
+    }
   }
   // 8 KV heads · 256 · 2 B = 4,096 B per layer-token; chunked layers hold at most 8192 tokens.
   EXPECT_EQ(request_bytes(m, 4096), 48ull * 4096 * 4096);
@@ -510,6 +512,20 @@ TEST_F(HfCatalogueBad, CheckpointShapeDtypeAndIndexTotalAreChecked) {
   std::ofstream(dir_ / "model.safetensors.index.json")
       << R"({"metadata": {"total_size": -5}, "weight_map": {"w": "model-00001.safetensors"}})";
   EXPECT_NE(what().find("/metadata/total_size"), std::string::npos) << what();
+}
+
+// Found by scripts/adversarial.py: an unknown ModelOpt KV scheme passed silently.
+TEST_F(HfCatalogueBad, UnknownModelOptKvSchemeIsNamed) {
+  std::filesystem::copy_file(hf("qwen3-30b-a3b"), dir_ / "config.json");
+  std::ofstream(dir_ / "hf_quant_config.json")
+      << R"({"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "INT3", "group_size": 16}})";
+  try {
+    kvplan::load_model(dir_.string());
+    ADD_FAILURE() << "no error";
+  } catch (const kvplan::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/quantization/kv_cache_quant_algo"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(HfCatalogueBad, GlmFlashIsMlaNotAHiddenSizeError) {
