@@ -18,17 +18,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path& work_dir() {
-  static const fs::path dir = [] {
+// Removed when the process exits normally (libFuzzer's time limit, -runs).
+struct TempDir {
+  fs::path path;
+  TempDir() {
     std::string t = (fs::temp_directory_path() / "kvplan-fuzz-model-XXXXXX").string();
     if (!mkdtemp(t.data())) {
       std::perror("mkdtemp");
       std::abort();
     }
-    std::atexit([] { std::error_code ec; fs::remove_all(work_dir(), ec); });
-    return fs::path(t);
-  }();
-  return dir;
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+const fs::path& work_dir() {
+  static const TempDir dir;
+  return dir.path;
 }
 
 void write(const fs::path& p, std::string_view bytes) {
