@@ -62,8 +62,7 @@ std::set<std::string> shard_names(std::string_view index) {
     if (!v.is_string()) continue;
     const auto s = v.get<std::string>();
     if (s.empty() || s == "." || s == ".." || s.find('/') != std::string::npos ||
-        s.find('\0') != std::string::npos || s.size() > 200 ||
-        s == "model.safetensors.index.json")
+        s.find('\0') != std::string::npos || s.size() > 200 || s == "model.safetensors.index.json")
       continue;
     out.insert(s);
     if (out.size() == 8) break;

@@ -56,9 +56,8 @@ TEST(FuzzRegression, Fp8WeightBlockSizeProductCannotWrap) {
 TEST(FuzzRegression, CompressedTensorsFieldsOfTheWrongTypeAreRefused) {
   expect_refused(compressed_tensors({{"num_bits", "4"}}), "/weights/num_bits");
   expect_refused(compressed_tensors({{"num_bits", 4}, {"type", 3}}), "/weights/type");
-  expect_refused(
-      compressed_tensors({{"num_bits", 4}, {"strategy", "group"}, {"group_size", "x"}}),
-      "/weights/group_size");
+  expect_refused(compressed_tensors({{"num_bits", 4}, {"strategy", "group"}, {"group_size", "x"}}),
+                 "/weights/group_size");
   expect_refused(compressed_tensors({{"num_bits", 4}, {"symmetric", "no"}}), "/weights/symmetric");
 }
 
