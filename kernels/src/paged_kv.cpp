@@ -32,310 +32,130 @@ void gather_slots(const float* in, std::uint32_t n, const KeepSet& keep, float* 
           in[std::uint64_t{h} * n + keep.slots[std::uint64_t{h} * keep.count + i]];
 }
 
-std::uint32_t PagedKvPool::Arena::take() {
-  if (free_list.empty()) {
-    const std::uint32_t grow = std::max<std::uint32_t>(capacity, 4);
-    storage.resize((std::uint64_t{capacity} + grow) * block_bytes);
-    for (std::uint32_t b = capacity + grow; b > capacity; --b) free_list.push_back(b - 1);
-    capacity += grow;
-  }
-  const std::uint32_t b = free_list.back();
-  free_list.pop_back();
-  ++in_use;
-  return b;
-}
+// ---- the host storage: CPU loops over paged_kv.hpp's element helpers ----
 
-void PagedKvPool::Arena::give(std::uint32_t b) {
-  free_list.push_back(b);
-  --in_use;
-}
+struct PagedKvPool::HostStorage final : PagedKvStorage {
+  explicit HostStorage(PagedKvPool* p) : pool(p) {}
+  PagedKvPool* pool;
+
+  Status grow(KvArena a, std::uint32_t, std::uint32_t new_blocks) override {
+    pool->arena_[static_cast<std::uint32_t>(a)].resize(std::uint64_t{new_blocks} *
+                                                       pool->book_.block_bytes(a));
+    return Status::Ok();
+  }
+
+  Status write_plain(const LayerBook& lc, std::uint32_t n0, std::uint32_t m, const float* k,
+                     const float* v) override {
+    const PagedKvView view = pool->make_view(lc);
+    for (std::uint64_t r = 0; r < std::uint64_t{2} * m * view.num_kv_heads; ++r)
+      append_plain_record(view, n0, r, k, v);
+    return Status::Ok();
+  }
+
+  Status kivi_quantize_keys(const LayerBook& lc, std::uint32_t kq0, std::uint32_t kq1,
+                            std::uint32_t n0, const float* k) override {
+    const PagedKvView view = pool->make_view(lc);
+    const std::uint64_t e = std::uint64_t{kq1 - kq0} * view.num_kv_heads * view.head_dim;
+    pool->scratch_.resize(e);
+    float* tile = pool->scratch_.data();
+    for (std::uint64_t i = 0; i < e; ++i) tile[i] = kivi_key_to_quantize(view, kq0, n0, k, i);
+    for (std::uint64_t r = 0; r < e / view.format.group; ++r) kivi_encode_key(view, kq0, tile, r);
+    return Status::Ok();
+  }
+
+  Status kivi_write_residual(const LayerBook& lc, std::uint32_t r0, std::uint32_t N,
+                             std::uint32_t kq1, std::uint32_t n0, const float* k) override {
+    const PagedKvView view = pool->make_view(lc);
+    for (std::uint64_t e = 0; e < std::uint64_t{N - r0} * view.num_kv_heads * view.head_dim; ++e)
+      kivi_write_residual_element(view, r0, kq1, n0, k, e);
+    return Status::Ok();
+  }
+
+  Status kivi_quantize_values(const LayerBook& lc, std::uint32_t vq0, std::uint32_t vq1,
+                              std::uint32_t n0, const float* v) override {
+    const PagedKvView view = pool->make_view(lc);
+    const std::uint64_t e = std::uint64_t{vq1 - vq0} * view.num_kv_heads * view.head_dim;
+    pool->scratch_.resize(e);
+    float* tile = pool->scratch_.data();
+    for (std::uint64_t i = 0; i < e; ++i) tile[i] = kivi_value_to_quantize(view, vq0, n0, v, i);
+    for (std::uint64_t r = 0; r < e / view.format.group; ++r) kivi_encode_value(view, vq0, tile, r);
+    return Status::Ok();
+  }
+
+  Status kivi_write_window(const LayerBook& lc, std::uint32_t w0, std::uint32_t N, std::uint32_t n0,
+                           const float* v) override {
+    const PagedKvView view = pool->make_view(lc);
+    for (std::uint64_t e = 0; e < std::uint64_t{N - w0} * view.num_kv_heads * view.head_dim; ++e)
+      kivi_write_window_element(view, w0, n0, v, e);
+    return Status::Ok();
+  }
+
+  Status move_kept(const LayerBook& lc, const KeepSet& keep) override {
+    const PoolConfig& c = pool->book_.config();
+    const std::uint32_t H = c.num_kv_heads, S = c.block_size;
+    const std::uint32_t rb = slot_record_bytes(c.format, c.head_dim);
+    for (std::uint32_t h = 0; h < H; ++h)
+      for (std::uint32_t i = 0; i < keep.count; ++i) {
+        const auto s = static_cast<std::uint32_t>(keep.slots[std::uint64_t{h} * keep.count + i]);
+        if (s == i) continue;
+        for (KvArena a : {KvArena::k, KvArena::v}) {
+          std::uint8_t* base = pool->arena_[static_cast<std::uint32_t>(a)].data();
+          const std::uint64_t bb = pool->book_.block_bytes(a);
+          const auto& table = lc.table(a);
+          std::memmove(base + table[i / S] * bb + (std::uint64_t{i % S} * H + h) * rb,
+                       base + table[s / S] * bb + (std::uint64_t{s % S} * H + h) * rb, rb);
+        }
+      }
+    return Status::Ok();
+  }
+};
+
+// Slots ascend, so slot i <= keep.slots[i]: moving down in order never overwrites a kept record.
+
+// ---- the pool: the book's calls with this storage ----
 
 Status PagedKvPool::init(const PoolConfig& c) {
   if (Status s = validate(c); !s.ok()) return s;
-  cfg_ = c;
-  const std::uint64_t S = c.block_size, H = c.num_kv_heads, d = c.head_dim;
-  k_ = v_ = kr_ = vw_ = Arena{};
-  if (c.format.dtype == KvDtype::kivi) {
-    const std::uint64_t G = c.format.group, P = kivi_record_bytes(c.format.group, c.format.bits);
-    k_.block_bytes = kivi_key_block_tokens(c.block_size, c.format.group) / G * H * d * P;
-    v_.block_bytes = S * H * (d / G) * P;
-    kr_.block_bytes = vw_.block_bytes = S * H * d * 2;
-  } else {
-    k_.block_bytes = v_.block_bytes = S * H * slot_record_bytes(c.format, c.head_dim);
-  }
-  for (Arena* a : {&k_, &v_, &kr_, &vw_}) {
-    if (a->block_bytes == 0 || c.initial_blocks == 0) continue;
-    a->storage.resize(std::uint64_t{c.initial_blocks} * a->block_bytes);
-    for (std::uint32_t b = c.initial_blocks; b > 0; --b) a->free_list.push_back(b - 1);
-    a->capacity = c.initial_blocks;
-  }
-  seqs_.clear();
-  scratch_.assign(std::uint64_t{c.format.residual} * d + 4 * d, 0.f);
-  return Status::Ok();
-}
-
-std::uint32_t PagedKvPool::add_sequence() {
-  std::uint32_t id = 0;
-  while (id < seqs_.size() && seqs_[id].live) ++id;
-  if (id == seqs_.size()) seqs_.emplace_back();
-  seqs_[id].live = true;
-  seqs_[id].layers.assign(cfg_.num_layers, LayerCache{});
-  return id;
-}
-
-Status PagedKvPool::check(std::uint32_t seq, std::uint32_t layer) const {
-  if (seq >= seqs_.size() || !seqs_[seq].live)
-    return Status::OutOfRange("no live sequence " + std::to_string(seq));
-  if (layer >= cfg_.num_layers)
-    return Status::OutOfRange("layer " + std::to_string(layer) + " >= num_layers " +
-                              std::to_string(cfg_.num_layers));
-  return Status::Ok();
+  for (auto& a : arena_) a.clear();
+  scratch_.clear();
+  HostStorage st(this);
+  return book_.init(c, st);
 }
 
 Status PagedKvPool::free_sequence(std::uint32_t seq) {
-  if (Status s = check(seq, 0); !s.ok()) return s;
-  for (LayerCache& lc : seqs_[seq].layers) {
-    shrink(k_, lc.k_table, 0);
-    shrink(v_, lc.v_table, 0);
-    shrink(kr_, lc.kr_table, 0);
-    shrink(vw_, lc.vw_table, 0);
-  }
-  seqs_[seq].live = false;
-  seqs_[seq].layers.clear();
-  return Status::Ok();
-}
-
-void PagedKvPool::ensure(Arena& a, std::vector<std::uint32_t>& table, std::uint64_t blocks) {
-  while (table.size() < blocks) table.push_back(a.take());
-}
-
-void PagedKvPool::shrink(Arena& a, std::vector<std::uint32_t>& table, std::uint64_t blocks) {
-  while (table.size() > blocks) {
-    a.give(table.back());
-    table.pop_back();
-  }
-}
-
-// Appends one token; k and v are [H, d]; pos[h · pos_stride] is head h's position.
-void PagedKvPool::append_one(LayerCache& lc, const float* k, const float* v,
-                             const std::int32_t* pos, std::uint32_t pos_stride) {
-  const std::uint32_t S = cfg_.block_size, H = cfg_.num_kv_heads, d = cfg_.head_dim;
-  const KvFormat& f = cfg_.format;
-  const std::uint32_t n = lc.n;
-  if (n == lc.pos_stride) {  // grow the position rows
-    const std::uint32_t cap = std::max<std::uint32_t>(16, 2 * lc.pos_stride);
-    std::vector<std::int32_t> grown(std::uint64_t{H} * cap);
-    for (std::uint32_t h = 0; h < H; ++h)
-      std::copy_n(lc.pos.begin() + std::uint64_t{h} * lc.pos_stride, n,
-                  grown.begin() + std::uint64_t{h} * cap);
-    lc.pos.swap(grown);
-    lc.pos_stride = cap;
-  }
-  for (std::uint32_t h = 0; h < H; ++h)
-    lc.pos[std::uint64_t{h} * lc.pos_stride + n] = pos[std::uint64_t{h} * pos_stride];
-
-  if (f.dtype != KvDtype::kivi) {
-    ensure(k_, lc.k_table, ceil_div(n + 1, S));
-    ensure(v_, lc.v_table, ceil_div(n + 1, S));
-    const std::uint32_t rb = slot_record_bytes(f, d);
-    for (std::uint32_t h = 0; h < H; ++h) {
-      std::uint8_t* kr = k_.block(lc.k_table[n / S]) + (std::uint64_t{n % S} * H + h) * rb;
-      std::uint8_t* vr = v_.block(lc.v_table[n / S]) + (std::uint64_t{n % S} * H + h) * rb;
-      const float* kx = k + std::uint64_t{h} * d;
-      const float* vx = v + std::uint64_t{h} * d;
-      if (f.dtype == KvDtype::int8) {
-        int8_encode_record(kx, d, kr);
-        int8_encode_record(vx, d, vr);
-      } else {
-        const std::uint32_t eb = plain_element_bytes(f.dtype);
-        for (std::uint32_t c = 0; c < d; ++c) {
-          plain_encode(f.dtype, kx[c], cfg_.k_scale, kr + c * eb);
-          plain_encode(f.dtype, vx[c], cfg_.v_scale, vr + c * eb);
-        }
-      }
-    }
-    lc.n = n + 1;
-    return;
-  }
-
-  // KIVI. Keys: into the fp16 residual; a full residual of R tokens is quantized as a chunk.
-  const std::uint32_t G = f.group, R = f.residual, b = f.bits;
-  const std::uint32_t P = kivi_record_bytes(G, b);
-  const std::uint32_t kq = kivi_key_quant_tokens(n, R);
-  const std::uint32_t ri = n - kq;  // residual index of the new key
-  ensure(kr_, lc.kr_table, ceil_div(ri + 1, S));
-  for (std::uint32_t h = 0; h < H; ++h) {
-    std::uint8_t* r = kr_.block(lc.kr_table[ri / S]) + (std::uint64_t{ri % S} * H + h) * 2 * d;
-    for (std::uint32_t c = 0; c < d; ++c)
-      plain_encode(KvDtype::fp16, k[std::uint64_t{h} * d + c], 1.f, r + 2 * c);
-  }
-  if (ri + 1 == R) {
-    const std::uint32_t U = kivi_key_block_tokens(S, G), gpb = U / G;
-    ensure(k_, lc.k_table, ceil_div(kq + R, U));
-    float* tile = scratch_.data();  // [R, d] of one head, read back from fp16
-    for (std::uint32_t h = 0; h < H; ++h) {
-      for (std::uint32_t t = 0; t < R; ++t) {
-        const std::uint8_t* r =
-            kr_.block(lc.kr_table[t / S]) + (std::uint64_t{t % S} * H + h) * 2 * d;
-        for (std::uint32_t c = 0; c < d; ++c)
-          tile[std::uint64_t{t} * d + c] = plain_decode(KvDtype::fp16, r + 2 * c, 1.f);
-      }
-      for (std::uint32_t g = 0; g < R / G; ++g) {
-        const std::uint32_t gi = kq / G + g;
-        std::uint8_t* blk = k_.block(lc.k_table[gi / gpb]);
-        for (std::uint32_t c = 0; c < d; ++c)
-          kivi_encode_record(tile + std::uint64_t{g} * G * d + c, d, G, b,
-                             blk + ((std::uint64_t{gi % gpb} * H + h) * d + c) * P);
-      }
-    }
-    shrink(kr_, lc.kr_table, 0);
-  }
-  // Values: the oldest window token is quantized once the window holds R, then the new one enters.
-  const std::uint32_t C = kivi_window_slots(S, R);
-  if (n >= R) {
-    const std::uint32_t t = n - R, slot = t % C;  // oldest token in the window
-    ensure(v_, lc.v_table, ceil_div(t + 1, S));
-    float* row = scratch_.data();
-    for (std::uint32_t h = 0; h < H; ++h) {
-      const std::uint8_t* r =
-          vw_.block(lc.vw_table[slot / S]) + (std::uint64_t{slot % S} * H + h) * 2 * d;
-      for (std::uint32_t c = 0; c < d; ++c) row[c] = plain_decode(KvDtype::fp16, r + 2 * c, 1.f);
-      std::uint8_t* dst =
-          v_.block(lc.v_table[t / S]) + (std::uint64_t{t % S} * H + h) * (d / G) * P;
-      for (std::uint32_t j = 0; j < d / G; ++j)
-        kivi_encode_record(row + j * G, 1, G, b, dst + j * P);
-    }
-  }
-  const std::uint32_t slot = n % C;
-  ensure(vw_, lc.vw_table, slot / S + 1);
-  for (std::uint32_t h = 0; h < H; ++h) {
-    std::uint8_t* r = vw_.block(lc.vw_table[slot / S]) + (std::uint64_t{slot % S} * H + h) * 2 * d;
-    for (std::uint32_t c = 0; c < d; ++c)
-      plain_encode(KvDtype::fp16, v[std::uint64_t{h} * d + c], 1.f, r + 2 * c);
-  }
-  lc.n = n + 1;
-}
-
-Status PagedKvPool::append(std::uint32_t seq, std::uint32_t layer, const float* k, const float* v,
-                           std::int32_t position) {
-  return append_tokens(seq, layer, 1, k, v, &position, false);
+  HostStorage st(this);
+  return book_.free_sequence(seq, st);
 }
 
 Status PagedKvPool::append_tokens(std::uint32_t seq, std::uint32_t layer, std::uint32_t n,
                                   const float* k, const float* v, const std::int32_t* positions,
                                   bool per_head) {
-  if (Status s = check(seq, layer); !s.ok()) return s;
-  if (n == 0) return Status::Ok();
-  if (!k || !v) return Status::Invalid("append: k and v must not be null");
-  LayerCache& lc = seqs_[seq].layers[layer];
-  const std::uint32_t H = cfg_.num_kv_heads, d = cfg_.head_dim;
-  // Check positions first, so a refused append changes nothing.
-  for (std::uint32_t h = 0; h < H; ++h) {
-    std::int64_t last = lc.n ? lc.pos[std::uint64_t{h} * lc.pos_stride + lc.n - 1] : -1;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::int64_t p =
-          !positions ? (lc.n ? lc.pos[std::uint64_t{h} * lc.pos_stride + lc.n - 1] : -1) + 1 + i
-          : per_head ? positions[std::uint64_t{i} * H + h]
-                     : positions[i];
-      if (p <= last)
-        return Status::Invalid("append: position " + std::to_string(p) + " of head " +
-                               std::to_string(h) + " does not exceed the last position " +
-                               std::to_string(last));
-      last = p;
-    }
-  }
-  std::vector<std::int32_t> pos(H);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    for (std::uint32_t h = 0; h < H; ++h) {
-      pos[h] = !positions ? (lc.n ? lc.pos[std::uint64_t{h} * lc.pos_stride + lc.n - 1] + 1 : 0)
-               : per_head ? positions[std::uint64_t{i} * H + h]
-                          : positions[i];
-    }
-    append_one(lc, k + std::uint64_t{i} * H * d, v + std::uint64_t{i} * H * d, pos.data(), 1);
-  }
-  return Status::Ok();
+  HostStorage st(this);
+  return book_.append(seq, layer, n, k, v, positions, per_head, st);
 }
 
 Status PagedKvPool::compact(std::uint32_t seq, std::uint32_t layer, const KeepSet& keep) {
-  if (Status s = check(seq, layer); !s.ok()) return s;
-  if (cfg_.format.dtype == KvDtype::kivi)
-    return Status::Invalid(
-        "compact: KIVI groups keys across tokens, so a quantized cache cannot evict single "
-        "tokens; select before quantizing (append only the kept tokens) or use another format");
-  LayerCache& lc = seqs_[seq].layers[layer];
-  const std::uint32_t H = cfg_.num_kv_heads, S = cfg_.block_size, d = cfg_.head_dim;
-  if (keep.num_kv_heads != H || keep.slots.size() != std::uint64_t{H} * keep.count)
-    return Status::Invalid("compact: keep set must hold count slots for each of " +
-                           std::to_string(H) + " KV heads");
-  for (std::uint32_t h = 0; h < H; ++h) {
-    std::int64_t last = -1;
-    for (std::uint32_t i = 0; i < keep.count; ++i) {
-      const std::int32_t s = keep.slots[std::uint64_t{h} * keep.count + i];
-      if (s <= last || s >= static_cast<std::int64_t>(lc.n))
-        return Status::Invalid("compact: slots of head " + std::to_string(h) +
-                               " must ascend within [0, " + std::to_string(lc.n) + "), got " +
-                               std::to_string(s));
-      last = s;
-    }
-  }
-  const std::uint32_t rb = slot_record_bytes(cfg_.format, d);
-  for (std::uint32_t h = 0; h < H; ++h) {
-    std::int32_t* pos = lc.pos.data() + std::uint64_t{h} * lc.pos_stride;
-    for (std::uint32_t i = 0; i < keep.count; ++i) {
-      const std::uint32_t s =
-          static_cast<std::uint32_t>(keep.slots[std::uint64_t{h} * keep.count + i]);
-      pos[i] = pos[s];
-      if (s == i) continue;
-      for (Arena* a : {&k_, &v_}) {
-        const auto& table = a == &k_ ? lc.k_table : lc.v_table;
-        std::memmove(a->block(table[i / S]) + (std::uint64_t{i % S} * H + h) * rb,
-                     a->block(table[s / S]) + (std::uint64_t{s % S} * H + h) * rb, rb);
-      }
-    }
-  }
-  lc.n = keep.count;
-  shrink(k_, lc.k_table, ceil_div(lc.n, S));
-  shrink(v_, lc.v_table, ceil_div(lc.n, S));
-  return Status::Ok();
+  HostStorage st(this);
+  return book_.compact(seq, layer, keep, st);
 }
 
-std::uint32_t PagedKvPool::num_tokens(std::uint32_t seq, std::uint32_t layer) const {
-  return check(seq, layer).ok() ? seqs_[seq].layers[layer].n : 0;
-}
-
-const std::int32_t* PagedKvPool::positions(std::uint32_t seq, std::uint32_t layer,
-                                           std::uint32_t h) const {
-  if (!check(seq, layer).ok() || h >= cfg_.num_kv_heads) return nullptr;
-  const LayerCache& lc = seqs_[seq].layers[layer];
-  return lc.pos.data() + std::uint64_t{h} * lc.pos_stride;
+PagedKvView PagedKvPool::make_view(const LayerBook& lc) const {
+  PagedKvView v = book_.view_shape(lc);
+  v.k_base = arena_[0].data();
+  v.v_base = arena_[1].data();
+  v.kr_base = arena_[2].data();
+  v.vw_base = arena_[3].data();
+  v.k_table = lc.tables[0].data();
+  v.v_table = lc.tables[1].data();
+  v.kr_table = lc.tables[2].data();
+  v.vw_table = lc.tables[3].data();
+  v.positions = lc.pos.data();
+  return v;
 }
 
 PagedKvView PagedKvPool::view(std::uint32_t seq, std::uint32_t layer) const {
-  PagedKvView v;
-  if (!check(seq, layer).ok()) return v;
-  const LayerCache& lc = seqs_[seq].layers[layer];
-  v.format = cfg_.format;
-  v.block_size = cfg_.block_size;
-  v.num_kv_heads = cfg_.num_kv_heads;
-  v.head_dim = cfg_.head_dim;
-  v.num_tokens = lc.n;
-  v.k_scale = cfg_.k_scale;
-  v.v_scale = cfg_.v_scale;
-  v.k_base = k_.storage.data();
-  v.k_table = lc.k_table.data();
-  v.k_block_bytes = k_.block_bytes;
-  v.v_base = v_.storage.data();
-  v.v_table = lc.v_table.data();
-  v.v_block_bytes = v_.block_bytes;
-  v.kr_base = kr_.storage.data();
-  v.kr_table = lc.kr_table.data();
-  v.kr_block_bytes = kr_.block_bytes;
-  v.vw_base = vw_.storage.data();
-  v.vw_table = lc.vw_table.data();
-  v.vw_block_bytes = vw_.block_bytes;
-  v.positions = lc.pos.data();
-  v.positions_stride = lc.pos_stride;
-  return v;
+  if (!book_.check(seq, layer).ok()) return PagedKvView{};
+  return make_view(book_.layer(seq, layer));
 }
 
 void PagedKvPool::read(std::uint32_t seq, std::uint32_t layer, std::uint32_t h, std::uint32_t slot,
@@ -344,35 +164,6 @@ void PagedKvPool::read(std::uint32_t seq, std::uint32_t layer, std::uint32_t h, 
   if (h >= view.num_kv_heads || slot >= view.num_tokens) return;
   if (k) load_key(view, h, slot, k);
   if (v) load_value(view, h, slot, v);
-}
-
-std::uint64_t PagedKvPool::layer_bytes(const LayerCache& lc) const {
-  return lc.k_table.size() * k_.block_bytes + lc.v_table.size() * v_.block_bytes +
-         lc.kr_table.size() * kr_.block_bytes + lc.vw_table.size() * vw_.block_bytes;
-}
-
-std::uint64_t PagedKvPool::bytes_held(std::uint32_t seq, std::uint32_t layer) const {
-  return check(seq, layer).ok() ? layer_bytes(seqs_[seq].layers[layer]) : 0;
-}
-
-std::uint64_t PagedKvPool::bytes_held(std::uint32_t seq) const {
-  if (!check(seq, 0).ok()) return 0;
-  std::uint64_t total = 0;
-  for (const LayerCache& lc : seqs_[seq].layers) total += layer_bytes(lc);
-  return total;
-}
-
-std::uint64_t PagedKvPool::bytes_held() const {
-  return k_.in_use * k_.block_bytes + v_.in_use * v_.block_bytes + kr_.in_use * kr_.block_bytes +
-         vw_.in_use * vw_.block_bytes;
-}
-
-std::uint64_t PagedKvPool::blocks_in_use() const {
-  return std::uint64_t{k_.in_use} + v_.in_use + kr_.in_use + vw_.in_use;
-}
-
-std::uint64_t PagedKvPool::bytes_reserved() const {
-  return k_.storage.size() + v_.storage.size() + kr_.storage.size() + vw_.storage.size();
 }
 
 }  // namespace kvplan::kernels

@@ -164,6 +164,12 @@ void expect_same_cache(const PagedKvPool& cpu, std::uint32_t seq, const DevicePa
                 b.positions[std::uint64_t{h} * b.positions_stride + t]);
     }
   EXPECT_EQ(cpu.bytes_held(seq, 0), gpu.bytes_held(gseq, 0));
+  // One bookkeeping (PagedKvBook): the same block ids in every table, the same capacity.
+  for (KvArena a : {KvArena::k, KvArena::v, KvArena::kr, KvArena::vw}) {
+    EXPECT_EQ(cpu.book().layer(seq, 0).table(a), gpu.book().layer(gseq, 0).table(a))
+        << "arena " << static_cast<int>(a);
+    EXPECT_EQ(cpu.book().capacity(a), gpu.book().capacity(a));
+  }
 }
 
 class CudaPagedKv : public CudaParamTest<PoolCase> {

@@ -87,7 +87,7 @@ struct HostKvCopy {
 // same PoolConfig, block layouts, block tables, append semantics (KIVI residual chunks and value
 // window ring included), compaction and byte accounting, so bytes_held() equals PagedKvPool's
 // and a cache written on one side reads bit-identically on the other (download / assign).
-class DevicePagedKv {
+class DevicePagedKv : public PagedKvPoolBase {
  public:
   DevicePagedKv() = default;
   ~DevicePagedKv();
@@ -95,20 +95,14 @@ class DevicePagedKv {
   DevicePagedKv& operator=(const DevicePagedKv&) = delete;
 
   Status init(const PoolConfig& config, CudaStream stream = nullptr);
-  const PoolConfig& config() const { return cfg_; }
 
-  std::uint32_t add_sequence();
-  Status free_sequence(std::uint32_t seq);
-
-  // As PagedKvPool::append / append_tokens. k, v [n, H, d] floats on the host or the device;
-  // positions (host) as there.
-  Status append(std::uint32_t seq, std::uint32_t layer, const float* k, const float* v,
-                std::int32_t position);
+  Status free_sequence(std::uint32_t seq) override;
+  // As PagedKvPoolBase: k, v [n, H, d] floats on the host or the device, positions on the host;
+  // the encoding and (compact) the moves run on the device.
   Status append_tokens(std::uint32_t seq, std::uint32_t layer, std::uint32_t n, const float* k,
                        const float* v, const std::int32_t* positions = nullptr,
-                       bool per_head = false);
-  // As PagedKvPool::compact (not for KIVI); the moves run on the device.
-  Status compact(std::uint32_t seq, std::uint32_t layer, const KeepSet& keep);
+                       bool per_head = false) override;
+  Status compact(std::uint32_t seq, std::uint32_t layer, const KeepSet& keep) override;
 
   // Replaces (seq, layer) with the contents of a host view of the same format and geometry
   // (e.g. PagedKvPool::view): a cache written on the CPU, read on the GPU.
@@ -116,56 +110,21 @@ class DevicePagedKv {
   // Copies (seq, layer) back to the host: a cache written on the GPU, read on the CPU.
   Status download(std::uint32_t seq, std::uint32_t layer, HostKvCopy* out) const;
 
-  std::uint32_t num_tokens(std::uint32_t seq, std::uint32_t layer) const;
-  // Host copy of head h's positions (n entries).
-  const std::int32_t* positions(std::uint32_t seq, std::uint32_t layer, std::uint32_t h) const;
-  // Device-pointer view; valid until the next append, compact, assign or free.
+  // Device-pointer view; valid until the next append, compact, assign or free. num_tokens,
+  // positions (a host copy), bytes_held and book() come from PagedKvPoolBase: the same
+  // bookkeeping, and so the same block ids, as PagedKvPool.
   PagedKvView view(std::uint32_t seq, std::uint32_t layer) const;
 
-  std::uint64_t bytes_held(std::uint32_t seq, std::uint32_t layer) const;
-  std::uint64_t bytes_held(std::uint32_t seq) const;
-  std::uint64_t bytes_held() const;
-  std::uint64_t blocks_in_use() const;
-  std::uint64_t bytes_reserved() const;
-
  private:
-  struct Arena {
-    std::uint64_t block_bytes = 0;
-    std::uint8_t* data = nullptr;  // device, capacity · block_bytes
-    std::vector<std::uint32_t> free_list;
-    std::uint32_t capacity = 0;
-    std::uint32_t in_use = 0;
-  };
-  struct LayerCache {
-    std::uint32_t n = 0;
-    std::vector<std::uint32_t> k_table, v_table, kr_table, vw_table;  // host, authoritative
-    std::uint32_t* d_tables = nullptr;  // device copy: k | v | kr | vw, each table_cap long
-    std::uint32_t table_cap = 0;
-    std::uint32_t pos_stride = 0;
-    std::vector<std::int32_t> pos;  // host [H, pos_stride]
-    std::int32_t* d_pos = nullptr;  // device [H, pos_stride]
-  };
-  struct Sequence {
-    bool live = false;
-    std::vector<LayerCache> layers;
-  };
-  Status check(std::uint32_t seq, std::uint32_t layer) const;
-  Status take(Arena& a, std::uint32_t* block);
-  void give(Arena& a, std::uint32_t b);
-  Status ensure(Arena& a, std::vector<std::uint32_t>& table, std::uint64_t blocks);
-  void shrink(Arena& a, std::vector<std::uint32_t>& table, std::uint64_t blocks);
-  Status sync_tables(LayerCache& lc);
-  Status grow_positions(LayerCache& lc, std::uint32_t need);
-  Status upload_positions(LayerCache& lc, std::uint32_t from, std::uint32_t to);
+  // The device storage behind book_ (paged_kv.cu): arenas in device memory, the steps as
+  // kernels over paged_kv.hpp's element helpers, tables and positions mirrored to the device.
+  struct DeviceStorage;
   Status scratch(std::uint64_t bytes, void** out);
-  PagedKvView make_view(const LayerCache& lc) const;
-  std::uint64_t layer_bytes(const LayerCache& lc) const;
+  PagedKvView make_view(const LayerBook& lc) const;
   void release();
 
-  PoolConfig cfg_{};
   CudaStream stream_ = nullptr;
-  Arena k_, v_, kr_, vw_;
-  std::vector<Sequence> seqs_;
+  std::uint8_t* arena_[kKvArenas] = {nullptr, nullptr, nullptr, nullptr};  // device
   void* scratch_ = nullptr;
   std::uint64_t scratch_bytes_ = 0;
 };
