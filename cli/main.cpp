@@ -244,8 +244,10 @@ int main(int argc, char** argv) {
   // A closed pipe is a write error (EPIPE) reported like a full disk, not a silent SIGPIPE death.
   std::signal(SIGPIPE, SIG_IGN);
   static StdoutBuf buf;
-  std::cout.rdbuf(&buf);
+  std::streambuf* const original = std::cout.rdbuf(&buf);
   const std::vector<std::string> args(argv + 1, argv + argc);
   const int code = run(args);
-  return finish_stdout(buf, args.empty() ? "" : args[0], code);
+  const int rc = finish_stdout(buf, args.empty() ? "" : args[0], code);
+  std::cout.rdbuf(original);  // ios_base::Init's destructor flushes cout after buf is gone
+  return rc;
 }
