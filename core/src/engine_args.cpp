@@ -520,8 +520,13 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           a.speculative_method = lower(j["method"].get<std::string>());
         if (j.contains("model") && j["model"].is_string())
           a.speculative_model = j["model"].get<std::string>();
-        if (j.contains("num_speculative_tokens") && j["num_speculative_tokens"].is_number_unsigned())
-          a.speculative_tokens = j["num_speculative_tokens"].get<std::uint32_t>();
+        if (j.contains("num_speculative_tokens")) {
+          const auto& n = j["num_speculative_tokens"];
+          if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 || n.get<std::uint64_t>() > 1024)
+            throw Error(source, flag + " num_speculative_tokens",
+                        "must be a whole number between 1 and 1024, got " + n.dump());
+          a.speculative_tokens = static_cast<std::uint32_t>(n.get<std::uint64_t>());
+        }
         break;
       }
       case Field::speculative_algorithm:

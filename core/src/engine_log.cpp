@@ -209,6 +209,9 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
   PlanInput& in = r.input;
   in.engine = log.engine;
   in.tp = o.tp.value_or(log.tp.value_or(1));
+  if (in.tp == 0 || in.tp > 65536)
+    throw Error(log.source, "tensor_parallel_size",
+                "must be between 1 and 65536, got " + std::to_string(in.tp));
   in.context = o.max_model_len.value_or(log.max_model_len.value_or(log.concurrency_tokens.value_or(0)));
   if (o.block_size) in.block_size = *o.block_size;
   if (o.max_num_batched_tokens) in.max_num_batched_tokens = *o.max_num_batched_tokens;
@@ -283,6 +286,7 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
     return r;
   }
   const std::uint64_t cell = cell_bytes(model, in.format, in.tp);
+  if (cell == 0) throw Error(log.source, "model", model.id + " holds no KV cache to size a pool with");
   const double slack = static_cast<double>(log.memory_rounding_bytes) / static_cast<double>(cell) + 1;
   if (log.engine == Engine::sglang) {
     compare(r, "KV cache tokens (#tokens)",
@@ -292,6 +296,8 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
     return r;
   }
   const std::uint32_t tpb = log.tokens_per_block.value_or(o.block_size.value_or(32));
+  if (tpb == 0 || tpb > (1u << 20))
+    throw Error(log.source, "tokens per block", "must be between 1 and 1048576, got " + std::to_string(tpb));
   const std::uint64_t blocks = *log.kv_pool_bytes / mul(cell, tpb);
   if (log.num_gpu_blocks)
     compare(r, "blocks in the primary pool", static_cast<double>(*log.num_gpu_blocks),

@@ -84,6 +84,20 @@ TEST(EngineLog, CalibrationReproducesTheLogFromTheGpu) {
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 157936u);
 }
 
+// Found by fuzz_engine_log: a log's tp_size=0 or "tokens per block: 0" divided by zero.
+TEST(EngineLog, ZeroTpOrBlockIsRefused) {
+  const auto m = load_model("llama-3.1-8b");
+  const auto a = parse_engine_log(
+      "[TensorRT-LLM][INFO] Number of tokens per block: 0.\n"
+      "[TensorRT-LLM][INFO] Allocated 1.00 GiB for max tokens in paged KV cache (100)\n",
+      "t.log");
+  EXPECT_THROW(explain_log(a, m), Error);
+  const auto b = parse_engine_log("tp_size=0 KV Cache is allocated. #tokens: 5, K size: 1.00 GB, "
+                                  "V size: 1.00 GB\n",
+                                  "s.log");
+  EXPECT_THROW(explain_log(b, m), Error);
+}
+
 TEST(EngineLog, NoKvLineIsAnError) {
   EXPECT_THROW(parse_engine_log("hello\nworld\n", "x.log"), Error);
 }

@@ -35,6 +35,15 @@ TEST(Speculative, VllmJsonAndDottedForms) {
   EXPECT_THROW(parse_engine_command(Engine::vllm,
                                     "vllm serve m --speculative-config '{not json'", "--vllm"),
                Error);
+  // num_speculative_tokens is bounded as in the dotted form (a value past 2^32 wrapped).
+  for (const char* n : {"0", "-1", "4294967297", "\"3\""})
+    EXPECT_THROW(parse_engine_command(Engine::vllm,
+                                      std::string("vllm serve m --speculative-config "
+                                                  "'{\"method\": \"mtp\", \"num_speculative_tokens\": ") +
+                                          n + "}'",
+                                      "--vllm"),
+                 Error)
+        << n;
 }
 
 TEST(Speculative, MtpLayersOnlyWhenRequested) {
