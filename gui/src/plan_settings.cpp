@@ -19,9 +19,11 @@ GpuSpec resolve_gpu(const PlanSettings& s) {
   return g;
 }
 
-PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
+PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   PlanInput in;
   in.engine = s.engine;
+  in.vllm_rules = s.extras.vllm_rules;
+  in.mamba_cache_mode = s.extras.mamba_cache_mode;
   in.format = parse_kv_format(s.kv_format, "KV format", "kv_format");
   in.policy = parse_policy(s.policy, "retention policy", "policy");
   in.block_size = s.block_size;
@@ -37,6 +39,11 @@ PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
   if (s.extras.max_num_batched_tokens) in.max_num_batched_tokens = *s.extras.max_num_batched_tokens;
   in.reserve_bytes = s.extras.reserve_bytes;
   in.available_kv_bytes = s.extras.available_kv_bytes;
+  return in;
+}
+
+PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
+  PlanInput in = plan_input_of(s, gpu);
   // The limits size, plan and check enforce (the model's own rules follow in plan_capacity).
   throw_if_any("planner settings", validate_plan_input(nullptr, in));
   return in;

@@ -45,6 +45,10 @@ struct PlanSettings {
     std::optional<std::uint64_t> slo_context;  // when it differs from `context` (max_model_len)
     std::optional<std::uint64_t> min_kv_cache_tokens;
     std::optional<double> max_cost_per_hour;
+    std::optional<std::uint64_t> mean_context;  // slo.mean_context
+    VllmRules vllm_rules = VllmRules::current;  // engine "vllm@0.9"
+    PlanInput::MambaCacheMode mamba_cache_mode = PlanInput::MambaCacheMode::none;
+    bool enforce_eager = false;
     bool operator==(const Extras&) const = default;
   } extras;
 
@@ -57,6 +61,8 @@ GpuSpec resolve_gpu(const PlanSettings& s);
 
 // Parses the spec strings through core; throws kvplan::Error naming the field on bad input.
 PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu);
+// The same without the limits check (a deployment file core then checks field by field).
+PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu);
 
 // The formats drawn as curves in the concurrency chart (spec strings), the formats and the
 // policies offered in the pickers, and the weight dtypes.

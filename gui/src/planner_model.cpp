@@ -106,6 +106,8 @@ void PlannerModel::setContext(std::uint64_t tokens) {
   update([&](PlanSettings& s) {
     s.context = tokens;
     s.extras.slo_context.reset();  // the GUI plans one context: max_model_len = SLO context
+    // A typical length beyond the context is no longer a typical length of it.
+    if (s.extras.mean_context && *s.extras.mean_context > tokens) s.extras.mean_context.reset();
   });
 }
 void PlannerModel::setConcurrency(std::uint64_t requests) {

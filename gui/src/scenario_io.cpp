@@ -18,11 +18,6 @@
 namespace kvplan::gui {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
-
-// Bytes as GiB for the file; exact for byte counts below 2^53 (a power-of-two division).
-double toGib(std::uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
-
 bool writeAtomically(const QString& path, const QByteArray& bytes, QString* error) {
   QSaveFile f(path);
   if (!f.open(QIODevice::WriteOnly)) {
@@ -53,51 +48,24 @@ std::string modelRefFor(const PlanSettings& s, const QString& dir) {
 
 }  // namespace
 
-std::string deployment_json(const PlanSettings& s, const std::string& model_ref) {
+Deployment deployment_of(const PlanSettings& s) {
   const auto& x = s.extras;
-  QJsonObject o;
-  o["kvplan_deploy"] = 1;
-  if (!x.name.empty()) o["name"] = qs(x.name);
-  o["model"] = qs(model_ref);
+  Deployment d;
+  d.name = x.name;
+  d.gpu = resolve_gpu(s);
+  d.plan = plan_input_of(s, d.gpu);  // parse_deploy_json checks the limits, naming the fields
+  d.max_num_seqs = x.max_num_seqs;
+  d.cuda_graphs = !x.enforce_eager;
+  d.slo.context = x.slo_context.value_or(s.context);
+  d.slo.concurrency = s.concurrency;
+  d.slo.mean_context = x.mean_context;
+  d.slo.min_kv_cache_tokens = x.min_kv_cache_tokens;
+  d.slo.max_cost_per_hour = x.max_cost_per_hour;
+  return d;
+}
 
-  QJsonObject hw;
-  if (s.gpu_id == "custom" && x.custom_gpu_memory_bytes)
-    hw["gpu_memory_gib"] = toGib(*x.custom_gpu_memory_bytes);
-  else
-    hw["gpu"] = qs(s.gpu_id);
-  hw["gpus"] = static_cast<qint64>(s.gpus);
-  if (x.price_per_hour) hw["price_per_hour"] = *x.price_per_hour;
-  o["hardware"] = hw;
-
-  QJsonObject en;
-  en["name"] = qs(to_string(s.engine));
-  en["tensor_parallel_size"] = static_cast<qint64>(s.tp);
-  en["pipeline_parallel_size"] = static_cast<qint64>(s.pp);
-  if (s.draft_layers) en["draft_layers"] = static_cast<qint64>(s.draft_layers);
-  en["max_model_len"] = static_cast<qint64>(s.context);
-  if (s.memory_fraction_ppm) en[memory_fraction_key(s.engine)] = s.memory_fraction_ppm / 1e6;
-  if (s.block_size) en["block_size"] = static_cast<qint64>(s.block_size);
-  if (!s.weight_dtype.empty()) en["weight_dtype"] = qs(s.weight_dtype);
-  if (x.max_num_seqs) en["max_num_seqs"] = static_cast<qint64>(*x.max_num_seqs);
-  if (x.max_num_batched_tokens)
-    en["max_num_batched_tokens"] = static_cast<qint64>(*x.max_num_batched_tokens);
-  if (x.reserve_bytes) en["reserve_gib"] = toGib(*x.reserve_bytes);
-  if (x.available_kv_bytes) en["available_kv_gib"] = toGib(*x.available_kv_bytes);
-  o["engine"] = en;
-
-  QJsonObject comp;
-  comp["kv_format"] = qs(s.kv_format);
-  comp["policy"] = qs(s.policy);
-  o["compression"] = comp;
-
-  QJsonObject slo;
-  slo["context"] = static_cast<qint64>(x.slo_context.value_or(s.context));
-  slo["concurrency"] = static_cast<qint64>(s.concurrency);
-  if (x.min_kv_cache_tokens)
-    slo["min_kv_cache_tokens"] = static_cast<qint64>(*x.min_kv_cache_tokens);
-  if (x.max_cost_per_hour) slo["max_cost_per_hour"] = *x.max_cost_per_hour;
-  o["slo"] = slo;
-  return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+std::string deployment_json(const PlanSettings& s, const std::string& model_ref) {
+  return to_json(deployment_of(s), model_ref);
 }
 
 bool save_deployment(const QString& path, const PlanSettings& s, const ModelSpec& model,
@@ -105,8 +73,9 @@ bool save_deployment(const QString& path, const PlanSettings& s, const ModelSpec
   (void)model;
   const QFileInfo target(path);
   const QString dir = target.absolutePath();
-  const std::string text = deployment_json(s, modelRefFor(s, dir));
+  std::string text;
   try {
+    text = deployment_json(s, modelRefFor(s, dir));
     // What CI will read: refuse to write anything core would refuse.
     parse_deploy_json(text, path.toStdString(), dir.toStdString());
   } catch (const std::exception& e) {
@@ -155,6 +124,10 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   if (d.slo.context != p.context) x.slo_context = d.slo.context;
   x.min_kv_cache_tokens = d.slo.min_kv_cache_tokens;
   x.max_cost_per_hour = d.slo.max_cost_per_hour;
+  x.mean_context = d.slo.mean_context;
+  x.vllm_rules = p.vllm_rules;
+  x.mamba_cache_mode = p.mamba_cache_mode;
+  x.enforce_eager = !d.cuda_graphs;
   return s;
 }
 
@@ -183,26 +156,15 @@ std::optional<LoadedDeployment> load_deployment(const QString& path, QString* er
 
 namespace {
 
-Table headlineTable(const PlanResults& r) {
-  Table t{{"quantity", "value", "exact"}, {}};
-  t.rows.push_back({"max concurrency at " + grouped(r.settings.context) + " tokens",
-                    grouped(r.capacity.max_requests) + " requests", ""});
-  t.rows.push_back({"max context at " + grouped(r.settings.concurrency) + " requests",
-                    grouped(r.max_context) + " tokens", ""});
-  t.rows.push_back({"KV cache per token", human_bytes(r.cost.bytes_per_token),
-                    grouped(r.cost.bytes_per_token) + " bytes"});
-  t.rows.push_back({"KV cache per request", human_bytes(r.cost.bytes_per_request),
-                    grouped(r.cost.bytes_per_request) + " bytes"});
-  t.rows.push_back({"KV pool per GPU", human_bytes(r.capacity.memory.available_bytes),
-                    grouped(r.capacity.memory.available_bytes) + " bytes"});
-  t.rows.push_back({"GPUs needed (" + r.gpu.name + ")",
-                    r.order.feasible
-                        ? std::to_string(r.order.gpus) + " (TP " + std::to_string(r.order.tp) +
-                              ", PP " + std::to_string(r.order.pp) + ", " +
-                              std::to_string(r.order.replicas) + " replicas)"
-                        : "none: " + r.order.reason,
-                    ""});
-  return t;
+// What `kvplan plan --format md` prints for the same inputs (core's renderer): capacity, memory,
+// engine flags; with `orders`, the GPU order and what-if tables too.
+std::string planMarkdown(const PlanResults& r, bool orders) {
+  std::vector<GpuSpec> order_gpus;
+  if (orders)
+    for (const auto& o : r.orders) order_gpus.push_back(o.gpu);
+  const PlanReport report =
+      make_plan_report(r.model, r.gpu, r.input, order_gpus, orders, "GUI plan");
+  return render(report, OutputFormat::md);
 }
 
 std::string settingsLine(const PlanResults& r) {
@@ -225,37 +187,28 @@ bool export_report(const QString& markdown_path, const PlanResults& r,
   const QFileInfo fi(markdown_path);
   const QString png = fi.completeBaseName() + "-chart.png";
   std::string md = "# kvplan capacity plan\n\n" + settingsLine(r) + "\n\n";
-  md += render_markdown(headlineTable(r)) + "\n";
   if (chart) md += "![max concurrency vs context](" + png.toStdString() + ")\n\n";
   try {
-    const std::string text = deployment_json(r.settings, r.settings.model_ref);
-    const Deployment d = parse_deploy_json(text, "GUI plan", fi.absolutePath().toStdString());
+    md += "## Plan (what `kvplan plan` reports)\n\n" + planMarkdown(r, true) + "\n";
+  } catch (const std::exception& e) {
+    md += "## Plan\n\nnot available: " + std::string(e.what()) + "\n\n";
+  }
+  try {
+    const Deployment d = parse_deploy_json(deployment_json(r.settings, r.settings.model_ref),
+                                           "GUI plan", fi.absolutePath().toStdString());
     md += "## Deployment check (what `kvplan check` reports)\n\n" +
           render(run_check(d), OutputFormat::md) + "\n";
   } catch (const std::exception& e) {
     md += "## Deployment check\n\nnot available: " + std::string(e.what()) + "\n\n";
   }
-  Table orders{{"GPU", "GPUs", "TP", "PP", "replicas", "holds (requests)", "USD/hour", "note"}, {}};
-  for (const auto& o : r.orders)
-    orders.rows.push_back(
-        {o.gpu.name, o.feasible ? std::to_string(o.gpus) : "—",
-         o.feasible ? std::to_string(o.tp) : "—", o.feasible ? std::to_string(o.pp) : "—",
-         o.feasible ? std::to_string(o.replicas) : "—", o.feasible ? grouped(o.max_requests) : "—",
-         o.cost_per_hour > 0 ? QString::number(o.cost_per_hour, 'f', 2).toStdString() : "unknown",
-         o.reason});
-  md += "## GPU order\n\n" + render_markdown(orders) + "\n";
-  Table wi{{"KV format", "policy", "engine native", "KV per request", "max requests", "max context",
-            "GPUs for target"},
-           {}};
-  for (const auto& w : r.what_if)
-    wi.rows.push_back({w.format, w.policy, w.engine_native ? "yes" : "no",
-                       human_bytes(w.bytes_per_request), grouped(w.max_requests),
-                       grouped(w.max_context), w.min_gpus ? std::to_string(w.min_gpus) : "none"});
-  md += "## What if\n\n" + render_markdown(wi) + "\n";
   for (const auto& [label, p] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
     if (!*p || !(*p)->ok) continue;
-    md += std::string("## Pinned scenario ") + label + "\n\n" + settingsLine(**p) + "\n\n" +
-          render_markdown(headlineTable(**p)) + "\n";
+    md += std::string("## Pinned scenario ") + label + "\n\n" + settingsLine(**p) + "\n\n";
+    try {
+      md += planMarkdown(**p, false) + "\n";
+    } catch (const std::exception& e) {
+      md += "not available: " + std::string(e.what()) + "\n\n";
+    }
   }
   if (chart) {
     QByteArray bytes;

@@ -1,5 +1,5 @@
 // Deployment files and reports. The GUI saves the same deployment JSON that `kvplan check` reads
-// (docs/deploy.md): the text is parsed back by core's parse_deploy_json before anything touches
+// (docs/deploy.md), written by core (to_json(Deployment)): the text is parsed back by core's parse_deploy_json before anything touches
 // the disk, so a file core would refuse is never written, and it is written atomically with
 // QSaveFile (a temporary file renamed over the target) so the previous file survives any failure.
 #pragma once
@@ -16,8 +16,11 @@ class QWidget;
 
 namespace kvplan::gui {
 
-// The deployment JSON of the settings. `model_ref` is what goes into "model" (a preset id or a
-// path, relative to the file's folder where possible).
+// The deployment the settings describe (GPU resolved, spec strings parsed by core; throws
+// kvplan::Error on an unknown GPU or a bad spec; the limits are parse_deploy_json's to check).
+Deployment deployment_of(const PlanSettings& s);
+// Its file, written by core's to_json(Deployment). `model_ref` is what goes into "model" (a
+// preset id or a path, relative to the file's folder where possible).
 std::string deployment_json(const PlanSettings& s, const std::string& model_ref);
 
 // Builds the JSON, validates it through core, writes it atomically. On failure returns false,

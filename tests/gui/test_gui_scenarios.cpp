@@ -137,6 +137,26 @@ class TestGuiScenarios : public QObject {
     QVERIFY(b.plan.format == a.plan.format);
   }
 
+  void saveWritesWhatCoreWritesAndKeepsEngineRules() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("old-vllm.json");
+    writeText(path, R"({"kvplan_deploy": 1, "name": "old", "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb"},
+      "engine": {"name": "vllm@0.9", "max_model_len": 16384, "enforce_eager": true},
+      "slo": {"concurrency": 8, "mean_context": 4096}})");
+    MainWindow w;
+    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
+    const QString out = dir.filePath("out.json");
+    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    const Deployment a = load_deploy(path.toStdString());
+    const Deployment b = load_deploy(out.toStdString());
+    QVERIFY(b.plan.vllm_rules == VllmRules::v0_9);
+    QCOMPARE(b.cuda_graphs, false);
+    QCOMPARE(b.slo.mean_context, a.slo.mean_context);
+    // The bytes on disk are core's own writing of that deployment.
+    QCOMPARE(readAll(out).toStdString(), to_json(b, "llama-3.1-8b"));
+  }
+
   void customGpuMemoryRoundTrips() {
     QTemporaryDir dir;
     const QString path = dir.filePath("custom.json");
@@ -239,6 +259,9 @@ class TestGuiScenarios : public QObject {
     QVERIFY(text.contains("# kvplan capacity plan"));
     QVERIFY(text.contains("plan-chart.png"));
     QVERIFY(text.contains("Pinned scenario B"));
+    // The tables are core's renderers' (what `kvplan plan` and `kvplan check` print).
+    QVERIFY(text.contains("## Plan (what `kvplan plan` reports)"));
+    QVERIFY(text.contains("## Deployment check (what `kvplan check` reports)"));
     QVERIFY(QFile::exists(dir.filePath("plan-chart.png")));
     QImage img(dir.filePath("plan-chart.png"));
     QVERIFY(img.width() > 100 && img.height() > 100);
