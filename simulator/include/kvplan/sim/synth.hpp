@@ -19,7 +19,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "kvplan/error.hpp"
 #include "kvplan/sim/safetensors.hpp"
 #include "kvplan/sim/trace.hpp"
 
@@ -43,7 +45,9 @@ struct SynthOptions {
   static constexpr std::uint64_t max_tokens = 131072;
 };
 
-// Validates the options (throws Error naming the field) and writes the trace.
+// Every problem with the options, each naming its field (empty when they are fine).
+std::vector<Problem> validate(const SynthOptions& options);
+// Validates the options (throws Error naming every bad field) and writes the trace.
 void write_synthetic_trace(const std::string& path, const SynthOptions& options);
 
 }  // namespace kvplan::sim
