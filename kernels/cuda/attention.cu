@@ -26,49 +26,8 @@ struct DecodeBatch {
   DecodeAttentionParams p[kMaxBatch];
 };
 
-__host__ __device__ inline float effective_scale(float scale, std::uint32_t d) {
-  return scale != 0.f ? scale : static_cast<float>(1.0 / sqrt(static_cast<double>(d)));
-}
-
-// One dequantized element of load_key / load_value: the same branches and the same record
-// helpers, per channel instead of per row, so a warp reads a record's bytes together.
-__device__ __forceinline__ float key_element(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
-                                             std::uint32_t c) {
-  const std::uint32_t d = v.head_dim, S = v.block_size, H = v.num_kv_heads;
-  if (is_kivi(v)) {
-    const std::uint32_t G = v.format.group;
-    const std::uint32_t kq = kivi_key_quant_tokens(v.num_tokens, v.format.residual);
-    if (t < kq) return kivi_decode(kivi_key_record(v, t / G, h, c), G, v.format.bits, t % G);
-    return plain_decode(
-        KvDtype::fp16,
-        slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - kq, h) + 2 * c, 1.f);
-  }
-  const std::uint8_t* r =
-      slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
-  if (v.format.dtype == KvDtype::int8) return int8_decode(r, d, c);
-  return plain_decode(v.format.dtype, r + plain_element_bytes(v.format.dtype) * c, v.k_scale);
-}
-
-__device__ __forceinline__ float value_element(const PagedKvView& v, std::uint32_t h,
-                                               std::uint32_t t, std::uint32_t c) {
-  const std::uint32_t d = v.head_dim, S = v.block_size, H = v.num_kv_heads;
-  if (is_kivi(v)) {
-    const std::uint32_t G = v.format.group, b = v.format.bits, R = v.format.residual;
-    if (t < kivi_value_quant_tokens(v.num_tokens, R)) {
-      const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H,
-                                          (d / G) * kivi_record_bytes(G, b), t, h);
-      return kivi_decode(r + (c / G) * kivi_record_bytes(G, b), G, b, c % G);
-    }
-    const std::uint32_t slot = t % kivi_window_slots(S, R);
-    return plain_decode(
-        KvDtype::fp16,
-        slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, S, H, 2 * d, slot, h) + 2 * c, 1.f);
-  }
-  const std::uint8_t* r =
-      slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
-  if (v.format.dtype == KvDtype::int8) return int8_decode(r, d, c);
-  return plain_decode(v.format.dtype, r + plain_element_bytes(v.format.dtype) * c, v.v_scale);
-}
+// key_element / value_element: paged_kv.hpp's spec, one channel per thread, so a warp reads a
+// record's bytes together.
 
 // Workspace per (sequence b, query head hq, split s): partial output [dmax] and (max, sum).
 __global__ void __launch_bounds__(kThreads)
@@ -83,7 +42,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t t_begin = split * tokens_per_split;
   const std::uint32_t t_end = min(n, t_begin + tokens_per_split);
   const float scale = effective_scale(p.scale, d);
-  const bool rot = p.positions == PositionMode::cache && p.rope.style != RopeStyle::none;
+  const bool rot = rerotate(p.positions, p.rope);
   const std::uint32_t row = d + 1;  // padded: threads of a warp read different tokens
 
   extern __shared__ float smem[];
@@ -258,7 +217,7 @@ __global__ void prefill_attention_dequant_kernel(const PrefillAttentionParams p,
                                                  float* __restrict__ vals) {
   const PagedKvView& v = p.kv;
   const std::uint32_t n = v.num_tokens, d = v.head_dim;
-  const bool rot = p.positions == PositionMode::cache && p.rope.style != RopeStyle::none;
+  const bool rot = rerotate(p.positions, p.rope);
   for (std::uint64_t r = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
        r < std::uint64_t{v.num_kv_heads} * n; r += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint32_t h = static_cast<std::uint32_t>(r / n),

@@ -26,17 +26,7 @@ unsigned blocks_for(std::uint64_t work) {
       std::min<std::uint64_t>((work + kThreads - 1) / kThreads, cuda_detail::sm_count() * 32ull)));
 }
 
-// std::max(a, b) exactly (returns a unless a < b), as the reference uses it.
-__device__ __forceinline__ float ref_max(float a, float b) { return a < b ? b : a; }
-
-// eviction.cpp's combine(): x[0], then x[g·stride] in order; mean divides at the end.
-__device__ float gqa_combine(const float* x, std::uint64_t stride, std::uint32_t count,
-                             GqaReduce r) {
-  float acc = x[0];
-  for (std::uint32_t g = 1; g < count; ++g)
-    acc = r == GqaReduce::max ? ref_max(acc, x[g * stride]) : acc + x[g * stride];
-  return r == GqaReduce::mean ? acc / static_cast<float>(count) : acc;
-}
+// ref_max, gqa_combine, snapkv_vote, snapkv_pool: eviction.hpp, shared with the reference.
 
 __global__ void h2o_accumulate_kernel(std::uint32_t H, std::uint32_t group, std::uint32_t n,
                                       const float* __restrict__ probs, float* __restrict__ scores,
@@ -54,18 +44,8 @@ __global__ void snapkv_vote_kernel(std::uint32_t H, std::uint32_t group, std::ui
                                    float* __restrict__ combined) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
        i < std::uint64_t{H} * n; i += std::uint64_t{gridDim.x} * blockDim.x) {
-    const std::uint64_t h = i / n, t = i % n;
-    float acc = 0.f;
-    for (std::uint32_t g = 0; g < group; ++g) {
-      const float* pr = probs + (h * group + g) * w * n;
-      float s = 0.f;
-      for (std::uint32_t q = 0; q < w; ++q) s += pr[std::uint64_t{q} * n + t];
-      if (g == 0)
-        acc = s;
-      else
-        acc = gqa == GqaReduce::max ? ref_max(acc, s) : acc + s;
-    }
-    combined[i] = gqa == GqaReduce::mean ? acc / static_cast<float>(group) : acc;
+    combined[i] = snapkv_vote(probs, static_cast<std::uint32_t>(i / n), group, w, n,
+                              static_cast<std::uint32_t>(i % n), gqa);
   }
 }
 
@@ -83,13 +63,7 @@ __global__ void snapkv_pool_kernel(std::uint32_t H, std::uint32_t n, std::uint32
       pooled[i] = c[t];
       continue;
     }
-    const std::int64_t pad = kernel / 2;
-    float acc = pool == PoolKind::max ? -INFINITY : 0.f;
-    for (std::int64_t j = t - pad; j < t - pad + kernel; ++j) {
-      if (j < 0 || j >= prefix) continue;
-      acc = pool == PoolKind::max ? ref_max(acc, c[j]) : acc + c[j];
-    }
-    pooled[i] = pool == PoolKind::avg ? acc / static_cast<float>(kernel) : acc;
+    pooled[i] = snapkv_pool(c, prefix, static_cast<std::uint32_t>(t), kernel, pool);
   }
 }
 

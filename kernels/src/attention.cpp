@@ -10,18 +10,6 @@
 #include <vector>
 
 namespace kvplan::kernels {
-namespace {
-
-float effective_scale(float scale, std::uint32_t d) {
-  return scale != 0.f ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-}
-
-bool rerotate(PositionMode m, const RopeParams& r) {
-  return m == PositionMode::cache && r.style != RopeStyle::none;
-}
-
-}  // namespace
-
 void rope_apply(float* x, std::uint32_t heads, std::uint32_t d, const RopeParams& r,
                 double position) {
   for (std::uint32_t h = 0; h < heads; ++h) rope_rotate(x + std::uint64_t{h} * d, d, r, position);

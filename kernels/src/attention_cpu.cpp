@@ -19,14 +19,6 @@ namespace kvplan::kernels {
 namespace {
 using namespace cpu_fast;
 
-float effective_scale(float scale, std::uint32_t d) {
-  return scale != 0.f ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-}
-
-bool rerotate(PositionMode m, const RopeParams& r) {
-  return m == PositionMode::cache && r.style != RopeStyle::none;
-}
-
 // Rotation by `position` with precomputed frequencies: the same arithmetic as rope_rotate.
 struct RopeTable {
   std::vector<double> freq;

@@ -29,13 +29,6 @@ std::vector<std::int32_t> top_k(const float* score, const std::int32_t* pos, std
   return idx;
 }
 
-float combine(const float* x, std::uint32_t stride, std::uint32_t count, GqaReduce r) {
-  float acc = x[0];
-  for (std::uint32_t g = 1; g < count; ++g)
-    acc = r == GqaReduce::max ? std::max(acc, x[g * stride]) : acc + x[g * stride];
-  return r == GqaReduce::mean ? acc / static_cast<float>(count) : acc;
-}
-
 }  // namespace
 
 Status h2o_accumulate_ref(const H2oAccumulateParams& p) {
@@ -44,7 +37,7 @@ Status h2o_accumulate_ref(const H2oAccumulateParams& p) {
   for (std::uint32_t h = 0; h < p.num_kv_heads; ++h)
     for (std::uint32_t t = 0; t < n; ++t)
       p.scores[std::uint64_t{h} * n + t] +=
-          combine(p.probs + std::uint64_t{h} * group * n + t, n, group, p.gqa);
+          gqa_combine(p.probs + std::uint64_t{h} * group * n + t, n, group, p.gqa);
   return Status::Ok();
 }
 
@@ -72,31 +65,14 @@ Status snapkv_select_ref(const SnapKvSelectParams& p, KeepSet* keep) {
   const std::uint32_t n = p.num_tokens, w = p.num_queries;
   const std::uint32_t group = p.num_q_heads / p.num_kv_heads;
   std::vector<std::vector<std::int32_t>> slots(p.num_kv_heads);
-  std::vector<float> votes(std::uint64_t{group} * n), combined(n), pooled(n);
+  std::vector<float> combined(n), pooled(n);
   const std::uint32_t wk = static_cast<std::uint32_t>(std::min<std::uint64_t>(w, p.budget));
   const std::uint32_t prefix = n - wk;  // candidates scored by the votes
   for (std::uint32_t h = 0; h < p.num_kv_heads; ++h) {
-    // Votes of each query head of the group over all slots.
-    for (std::uint32_t g = 0; g < group; ++g) {
-      const float* pr = p.probs + std::uint64_t{h * group + g} * w * n;
-      for (std::uint32_t t = 0; t < n; ++t) {
-        float s = 0.f;
-        for (std::uint32_t i = 0; i < w; ++i) s += pr[std::uint64_t{i} * n + t];
-        votes[std::uint64_t{g} * n + t] = s;
-      }
-    }
-    for (std::uint32_t t = 0; t < n; ++t) combined[t] = combine(votes.data() + t, n, group, p.gqa);
-    // 1D pooling over the candidates [0, prefix), stride 1, padding kernel/2.
-    const std::int64_t pad = p.kernel / 2;
-    for (std::uint32_t t = 0; t < prefix; ++t) {
-      float acc = p.pool == PoolKind::max ? -INFINITY : 0.f;
-      for (std::int64_t j = static_cast<std::int64_t>(t) - pad;
-           j < static_cast<std::int64_t>(t) - pad + p.kernel; ++j) {
-        if (j < 0 || j >= prefix) continue;  // padding: -inf for max, 0 for avg
-        acc = p.pool == PoolKind::max ? std::max(acc, combined[j]) : acc + combined[j];
-      }
-      pooled[t] = p.pool == PoolKind::avg ? acc / static_cast<float>(p.kernel) : acc;
-    }
+    for (std::uint32_t t = 0; t < n; ++t)
+      combined[t] = snapkv_vote(p.probs, h, group, w, n, t, p.gqa);
+    for (std::uint32_t t = 0; t < prefix; ++t)
+      pooled[t] = snapkv_pool(combined.data(), prefix, t, p.kernel, p.pool);
     for (std::uint32_t t = prefix; t < n; ++t) pooled[t] = combined[t];
     if (p.pooled) std::copy(pooled.begin(), pooled.end(), p.pooled + std::uint64_t{h} * n);
     if (n <= p.budget) {
@@ -118,14 +94,14 @@ Status snapkv_select_ref(const SnapKvSelectParams& p, KeepSet* keep) {
 #define KVPLAN_CUDA_CALL(name, ...) return Status::Unimplemented(#name ": CUDA backend not built")
 #endif
 
-#define KVPLAN_DISPATCH(name, ...)    \
-  switch (b) {                        \
-    case Backend::cpu_ref:            \
-    case Backend::cpu:                \
-      return name##_ref(__VA_ARGS__); \
-    case Backend::cuda:               \
+#define KVPLAN_DISPATCH(name, ...)         \
+  switch (b) {                             \
+    case Backend::cpu_ref:                 \
+    case Backend::cpu:                     \
+      return name##_ref(__VA_ARGS__);      \
+    case Backend::cuda:                    \
       KVPLAN_CUDA_CALL(name, __VA_ARGS__); \
-  }                                   \
+  }                                        \
   return Status::Invalid(#name ": unknown backend")
 
 Status streaming_select(const StreamingSelectParams& p, KeepSet* keep, Backend b) {

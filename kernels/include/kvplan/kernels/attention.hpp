@@ -38,6 +38,15 @@ struct RopeParams {
   std::uint32_t dims = 0;  // rotated dims from the start of the head (even); 0 = head_dim
 };
 
+// The softmax scale: `scale`, or 1/sqrt(d) when 0.
+KVPLAN_HOST_DEVICE float effective_scale(float scale, std::uint32_t d) {
+  return scale != 0.f ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+}
+// Whether cached keys are re-rotated to their slot (positions=cache with RoPE).
+KVPLAN_HOST_DEVICE bool rerotate(PositionMode m, const RopeParams& r) {
+  return m == PositionMode::cache && r.style != RopeStyle::none;
+}
+
 // Rotates x[0..d) in place by `position` (may be negative): pair i (i < dims/2) turns by
 // position · theta^(-2i/dims) radians. Angles and sin/cos in double, result rounded to float.
 KVPLAN_HOST_DEVICE void rope_rotate(float* x, std::uint32_t d, const RopeParams& r,

@@ -21,6 +21,7 @@
 //   KeepSet keep; Status st = h2o_select(p, &keep);   // keep.count == min(n, 128)
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -72,6 +73,46 @@ struct SnapKvSelectParams {
   GqaReduce gqa = GqaReduce::sum;
   float* pooled = nullptr;  // optional out [num_kv_heads, n]: smoothed votes
 };
+
+// ---- scoring math, shared by the CPU reference and the CUDA kernels (bit-identical) ----
+
+// std::max(a, b) exactly: a unless a < b.
+KVPLAN_HOST_DEVICE float ref_max(float a, float b) { return a < b ? b : a; }
+// The query heads of a group combined (gqa=sum|mean|max): x[0], then x[g·stride] in order; mean
+// divides at the end.
+KVPLAN_HOST_DEVICE float gqa_combine(const float* x, std::uint64_t stride, std::uint32_t count,
+                                     GqaReduce r) {
+  float acc = x[0];
+  for (std::uint32_t g = 1; g < count; ++g)
+    acc = r == GqaReduce::max ? ref_max(acc, x[g * stride]) : acc + x[g * stride];
+  return r == GqaReduce::mean ? acc / static_cast<float>(count) : acc;
+}
+// SnapKV's vote for slot t of KV head h: per query head of the group the sum of its w window
+// probabilities (in order), combined over the group as gqa_combine does. probs [Hq, w, n].
+KVPLAN_HOST_DEVICE float snapkv_vote(const float* probs, std::uint32_t h, std::uint32_t group,
+                                     std::uint32_t w, std::uint32_t n, std::uint32_t t,
+                                     GqaReduce r) {
+  float acc = 0.f;
+  for (std::uint32_t g = 0; g < group; ++g) {
+    const float* pr = probs + (std::uint64_t{h} * group + g) * w * n;
+    float s = 0.f;
+    for (std::uint32_t q = 0; q < w; ++q) s += pr[std::uint64_t{q} * n + t];
+    acc = g == 0 ? s : r == GqaReduce::max ? ref_max(acc, s) : acc + s;
+  }
+  return r == GqaReduce::mean ? acc / static_cast<float>(group) : acc;
+}
+// SnapKV's 1D pooling of the votes c over the candidates [0, prefix) at t < prefix: stride 1,
+// padding kernel/2 (max pads with -inf, avg with 0 and divides by kernel).
+KVPLAN_HOST_DEVICE float snapkv_pool(const float* c, std::uint32_t prefix, std::uint32_t t,
+                                     std::uint32_t kernel, PoolKind pool) {
+  const std::int64_t pad = kernel / 2, t0 = static_cast<std::int64_t>(t) - pad;
+  float acc = pool == PoolKind::max ? -INFINITY : 0.f;
+  for (std::int64_t j = t0; j < t0 + kernel; ++j) {
+    if (j < 0 || j >= prefix) continue;
+    acc = pool == PoolKind::max ? ref_max(acc, c[j]) : acc + c[j];
+  }
+  return pool == PoolKind::avg ? acc / static_cast<float>(kernel) : acc;
+}
 
 Status validate(const StreamingSelectParams& p);
 Status validate(const H2oAccumulateParams& p);

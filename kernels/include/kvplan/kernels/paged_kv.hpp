@@ -121,61 +121,53 @@ KVPLAN_HOST_DEVICE const std::uint8_t* kivi_key_record(const PagedKvView& v, std
              P;
 }
 
-// Dequantized key / value of slot t, head h: writes d floats. The spec every backend reads by.
-KVPLAN_HOST_DEVICE void load_key(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
-                                 float* out) {
+// Dequantized channel c of the key / value of slot t, head h: the spec every backend reads by
+// (load_key / load_value below loop over it; the CUDA kernels read one element per thread).
+KVPLAN_HOST_DEVICE float key_element(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
+                                     std::uint32_t c) {
   const std::uint32_t d = v.head_dim, S = v.block_size, H = v.num_kv_heads;
   if (is_kivi(v)) {
-    const std::uint32_t G = v.format.group, b = v.format.bits;
+    const std::uint32_t G = v.format.group;
     const std::uint32_t kq = kivi_key_quant_tokens(v.num_tokens, v.format.residual);
-    if (t < kq) {
-      for (std::uint32_t c = 0; c < d; ++c)
-        out[c] = kivi_decode(kivi_key_record(v, t / G, h, c), G, b, t % G);
-    } else {
-      const std::uint8_t* r =
-          slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - kq, h);
-      for (std::uint32_t c = 0; c < d; ++c) out[c] = plain_decode(KvDtype::fp16, r + 2 * c, 1.f);
-    }
-    return;
+    if (t < kq) return kivi_decode(kivi_key_record(v, t / G, h, c), G, v.format.bits, t % G);
+    return plain_decode(
+        KvDtype::fp16,
+        slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - kq, h) + 2 * c, 1.f);
   }
   const std::uint8_t* r =
       slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
-  if (v.format.dtype == KvDtype::int8) {
-    for (std::uint32_t c = 0; c < d; ++c) out[c] = int8_decode(r, d, c);
-  } else {
-    const std::uint32_t eb = plain_element_bytes(v.format.dtype);
-    for (std::uint32_t c = 0; c < d; ++c)
-      out[c] = plain_decode(v.format.dtype, r + eb * c, v.k_scale);
-  }
+  if (v.format.dtype == KvDtype::int8) return int8_decode(r, d, c);
+  return plain_decode(v.format.dtype, r + plain_element_bytes(v.format.dtype) * c, v.k_scale);
 }
-KVPLAN_HOST_DEVICE void load_value(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
-                                   float* out) {
+KVPLAN_HOST_DEVICE float value_element(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
+                                       std::uint32_t c) {
   const std::uint32_t d = v.head_dim, S = v.block_size, H = v.num_kv_heads;
   if (is_kivi(v)) {
     const std::uint32_t G = v.format.group, b = v.format.bits, R = v.format.residual;
-    const std::uint32_t vq = kivi_value_quant_tokens(v.num_tokens, R);
-    if (t < vq) {
+    if (t < kivi_value_quant_tokens(v.num_tokens, R)) {
       const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H,
                                           (d / G) * kivi_record_bytes(G, b), t, h);
-      for (std::uint32_t c = 0; c < d; ++c)
-        out[c] = kivi_decode(r + (c / G) * kivi_record_bytes(G, b), G, b, c % G);
-    } else {
-      const std::uint32_t slot = t % kivi_window_slots(S, R);
-      const std::uint8_t* r =
-          slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, S, H, 2 * d, slot, h);
-      for (std::uint32_t c = 0; c < d; ++c) out[c] = plain_decode(KvDtype::fp16, r + 2 * c, 1.f);
+      return kivi_decode(r + (c / G) * kivi_record_bytes(G, b), G, b, c % G);
     }
-    return;
+    const std::uint32_t slot = t % kivi_window_slots(S, R);
+    return plain_decode(
+        KvDtype::fp16,
+        slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, S, H, 2 * d, slot, h) + 2 * c, 1.f);
   }
   const std::uint8_t* r =
       slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, slot_record_bytes(v.format, d), t, h);
-  if (v.format.dtype == KvDtype::int8) {
-    for (std::uint32_t c = 0; c < d; ++c) out[c] = int8_decode(r, d, c);
-  } else {
-    const std::uint32_t eb = plain_element_bytes(v.format.dtype);
-    for (std::uint32_t c = 0; c < d; ++c)
-      out[c] = plain_decode(v.format.dtype, r + eb * c, v.v_scale);
-  }
+  if (v.format.dtype == KvDtype::int8) return int8_decode(r, d, c);
+  return plain_decode(v.format.dtype, r + plain_element_bytes(v.format.dtype) * c, v.v_scale);
+}
+
+// Dequantized key / value of slot t, head h: writes d floats.
+KVPLAN_HOST_DEVICE void load_key(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
+                                 float* out) {
+  for (std::uint32_t c = 0; c < v.head_dim; ++c) out[c] = key_element(v, h, t, c);
+}
+KVPLAN_HOST_DEVICE void load_value(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
+                                   float* out) {
+  for (std::uint32_t c = 0; c < v.head_dim; ++c) out[c] = value_element(v, h, t, c);
 }
 
 // ---- appending, element by element: the CPU pool loops over these, the CUDA kernels run one
