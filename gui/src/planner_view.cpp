@@ -19,12 +19,13 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
 #include "charts.hpp"
+#include "plan_tables.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
@@ -78,14 +79,6 @@ QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& 
   l->addWidget(sub);
   l->addStretch(1);
   return f;
-}
-
-QTableWidgetItem* cell(const QString& text, bool number = false, const QString& tip = {}) {
-  auto* it = new QTableWidgetItem(text);
-  it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-  if (number) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  if (!tip.isEmpty()) it->setToolTip(tip);
-  return it;
 }
 
 void fillSpecCombo(QComboBox* c, const std::vector<std::string>& specs) {
@@ -359,18 +352,16 @@ QWidget* PlannerView::buildResults() {
   memory_ = new MemoryBarChart;
   memory_->setObjectName("memoryChart");
   tables_ = new QTabWidget;
-  orders_ = new QTableWidget;
+  order_model_ = new OrderTableModel(this);
+  orders_ = new QTableView;
   orders_->setObjectName("orderTable");
-  orders_->setColumnCount(8);
-  orders_->setHorizontalHeaderLabels(
-      {"GPU type", "GPUs", "TP", "PP", "replicas", "holds (requests)", "USD / hour", "note"});
+  orders_->setModel(order_model_);
   orders_->horizontalHeader()->setStretchLastSection(true);
   orders_->verticalHeader()->hide();
-  what_if_ = new QTableWidget;
+  what_if_model_ = new WhatIfTableModel(this);
+  what_if_ = new QTableView;
   what_if_->setObjectName("whatIfTable");
-  what_if_->setColumnCount(7);
-  what_if_->setHorizontalHeaderLabels({"KV format", "policy", "engine native", "KV per request",
-                                       "max requests", "max context (tokens)", "GPUs for target"});
+  what_if_->setModel(what_if_model_);
   what_if_->horizontalHeader()->setStretchLastSection(true);
   what_if_->verticalHeader()->hide();
   tables_->addTab(orders_, "GPU order");
@@ -530,8 +521,8 @@ void PlannerView::showResults() {
     for (QLabel* l : {max_concurrency_sub_, max_context_sub_, per_token_sub_, per_request_sub_,
                       gpus_needed_sub_})
       l->setText("no plan: see the message above");
-    orders_->setRowCount(0);
-    what_if_->setRowCount(0);
+    order_model_->setRows({});
+    what_if_model_->setRows({});
     return;
   }
   const Capacity& c = r.capacity;
@@ -583,40 +574,9 @@ void PlannerView::showResults() {
   }
   gpus_needed_->setToolTip({});
 
-  orders_->setRowCount(static_cast<int>(r.orders.size()));
-  for (int i = 0; i < static_cast<int>(r.orders.size()); ++i) {
-    const OrderOption& o = r.orders[static_cast<std::size_t>(i)];
-    orders_->setItem(i, 0, cell(qs(o.gpu.name), false, qs(o.gpu.id)));
-    if (o.feasible) {
-      orders_->setItem(i, 1, cell(QString::number(o.gpus), true));
-      orders_->setItem(i, 2, cell(QString::number(o.tp), true));
-      orders_->setItem(i, 3, cell(QString::number(o.pp), true));
-      orders_->setItem(i, 4, cell(QString::number(o.replicas), true));
-      orders_->setItem(i, 5, cell(groupedNumber(o.max_requests), true));
-      orders_->setItem(
-          i, 6,
-          cell(o.cost_per_hour > 0 ? QString::number(o.cost_per_hour, 'f', 2) : QString("unknown"),
-               true));
-      orders_->setItem(i, 7, cell(QString()));
-    } else {
-      for (int col = 1; col <= 6; ++col) orders_->setItem(i, col, cell("—", true));
-      orders_->setItem(i, 7, cell(qs(o.reason), false, qs(o.reason)));
-    }
-  }
+  order_model_->setRows(r.orders);
   orders_->resizeColumnsToContents();
-
-  what_if_->setRowCount(static_cast<int>(r.what_if.size()));
-  for (int i = 0; i < static_cast<int>(r.what_if.size()); ++i) {
-    const WhatIf& w = r.what_if[static_cast<std::size_t>(i)];
-    what_if_->setItem(i, 0, cell(qs(w.format)));
-    what_if_->setItem(i, 1, cell(qs(w.policy)));
-    what_if_->setItem(i, 2, cell(w.engine_native ? "yes" : "no (simulated)"));
-    what_if_->setItem(i, 3,
-                      cell(humanBytes(w.bytes_per_request), true, exactBytes(w.bytes_per_request)));
-    what_if_->setItem(i, 4, cell(groupedNumber(w.max_requests), true));
-    what_if_->setItem(i, 5, cell(groupedNumber(w.max_context), true));
-    what_if_->setItem(i, 6, cell(w.min_gpus ? QString::number(w.min_gpus) : QString("none"), true));
-  }
+  what_if_model_->setRows(r.what_if);
   what_if_->resizeColumnsToContents();
 }
 

@@ -13,12 +13,14 @@ class QDoubleSpinBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
-class QTableWidget;
+class QTableView;
 class QTabWidget;
 
 namespace kvplan::gui {
 
 class ConcurrencyChart;
+class OrderTableModel;
+class WhatIfTableModel;
 class MemoryBarChart;
 
 class PlannerView : public QWidget {
@@ -79,8 +81,10 @@ class PlannerView : public QWidget {
   ConcurrencyChart* chart_;
   MemoryBarChart* memory_;
   QTabWidget* tables_;
-  QTableWidget* orders_;
-  QTableWidget* what_if_;
+  QTableView* orders_;
+  QTableView* what_if_;
+  OrderTableModel* order_model_;
+  WhatIfTableModel* what_if_model_;
 };
 
 }  // namespace kvplan::gui
