@@ -24,8 +24,8 @@ const Sweep& sweep() {
     for (const char* f : {"fp16", "fp8", "int8", "kivi:bits=2,group=32,residual=128",
                           "kivi:bits=4,group=32,residual=128"})
       s.formats.push_back(kvplan::parse_kv_format(f));
-    for (const char* p : {"full", "streaming:sink=4,window=4092", "h2o:heavy=512,recent=512",
-                          "snapkv:budget=2048"})
+    for (const char* p :
+         {"full", "streaming:sink=4,window=4092", "h2o:heavy=512,recent=512", "snapkv:budget=2048"})
       s.policies.push_back(kvplan::parse_policy(p));
     return s;
   }();

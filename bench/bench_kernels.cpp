@@ -98,8 +98,8 @@ void BM_Quantize(benchmark::State& state, const char* fmt, StreamRole role, bool
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * x.size() * 4);
-  state.counters["vs_memcpy"] = memcpy_over(
-      [&] { benchmark::DoNotOptimize(dequant ? kk::dequantize(p) : kk::quantize(p)); });
+  state.counters["vs_memcpy"] =
+      memcpy_over([&] { benchmark::DoNotOptimize(dequant ? kk::dequantize(p) : kk::quantize(p)); });
 }
 
 struct DecodeSetup {

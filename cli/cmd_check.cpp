@@ -101,7 +101,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     d.slo.concurrency = concurrency;
     d.plan.concurrency = concurrency;
   }
-  for (const auto& w : d.warnings) std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
+  for (const auto& w : d.warnings)
+    std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
   const CheckReport r = run_check(d);
   out << for_output(render(r, fmt), fmt);
   return r.passed() ? 0 : 1;

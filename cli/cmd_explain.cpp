@@ -21,8 +21,8 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   desc.add_options()("log", po::value(&file), "the engine's startup log")(
       "model", po::value(&model),
       "the model the log served (preset, repo id, directory or config.json); default: the "
-      "log's model name")(
-      "max-model-len", po::value(&max_len), "when the log does not say (32k, 32768)")(
+      "log's model name")("max-model-len", po::value(&max_len),
+                          "when the log does not say (32k, 32768)")(
       "tp", po::value(&tp), "tensor parallelism, when the log does not say")(
       "kv-cache-dtype", po::value(&kv), "the engine's KV cache dtype, when the log does not say")(
       "block-size", po::value(&block), "tokens per block, when not the engine's default")(
@@ -38,14 +38,15 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
                   "kvplan explain vllm.log --model meta-llama/Llama-3.1-8B-Instruct", &pos))
     return 0;
   if (!vm.count("log")) throw Error("command line", "log", "give the engine's log file");
-  const auto fmt = parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
+  const auto fmt =
+      parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
   const EngineLog log = load_engine_log(file);
   const std::string ref = vm.count("model") ? model : log.model;
-  if (ref.empty())
-    throw Error("--model", "model", "the log names no model: give --model");
+  if (ref.empty()) throw Error("--model", "model", "the log names no model: give --model");
   ExplainOverrides o;
   if (vm.count("max-model-len"))
-    o.max_model_len = parse_human_int(max_len, 1, std::uint64_t{1} << 40, "--max-model-len", "max-model-len");
+    o.max_model_len =
+        parse_human_int(max_len, 1, std::uint64_t{1} << 40, "--max-model-len", "max-model-len");
   if (vm.count("tp")) o.tp = tp;
   if (vm.count("kv-cache-dtype")) o.kv_cache_dtype = kv;
   if (vm.count("block-size")) o.block_size = block;

@@ -61,11 +61,14 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
                              prefill, checkpoint);
   sim::Llama2cRunner run(model);
   const bool tty = &out == &std::cout && isatty(1);
-  const auto g = sim::generate(
-      run, cache, tok, {.prompt = prompt, .steps = steps, .temperature = static_cast<float>(temperature), .seed = seed},
-      [&](const std::string& piece) {
-        if (tty) out << piece << std::flush;
-      });
+  const auto g = sim::generate(run, cache, tok,
+                               {.prompt = prompt,
+                                .steps = steps,
+                                .temperature = static_cast<float>(temperature),
+                                .seed = seed},
+                               [&](const std::string& piece) {
+                                 if (tty) out << piece << std::flush;
+                               });
   if (!tty) out << g.text;
   out << "\n";
   std::cerr << "kvplan generate: " << g.tokens.size() << " tokens, cache " << sim::label(cfg)

@@ -88,8 +88,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   if (!vm.count("context") && in.context == 0)
     throw Error("--context", "context", m.id + " has no max_context: give --context");
   // TP, PP, GPUs, block size, context, concurrency: the rules size, check and the GUI share.
-  DeploymentShape shape{.tp = tp, .pp = pp, .context = in.context, .concurrency = concurrency,
-                        .draft_layers = draft};
+  DeploymentShape shape{
+      .tp = tp, .pp = pp, .context = in.context, .concurrency = concurrency, .draft_layers = draft};
   if (vm.count("gpus")) shape.gpus = gpus;
   if (vm.count("block-size")) shape.block_size = block;
   throw_if_any("command line", validate_deployment_shape(shape, &m, cli_flag_names()));

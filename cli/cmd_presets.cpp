@@ -36,7 +36,8 @@ int run_models(const std::vector<std::string>& args, std::ostream& out) {
     const std::string att = describe_layers(m);
     t.rows.push_back({m.id, m.name, std::to_string(m.layers.size()), std::to_string(m.num_q_heads),
                       m.is_mla() ? "-" : std::to_string(m.num_kv_heads),
-                      m.is_mla() ? "-" : std::to_string(m.head_dim_k), att, grouped(m.max_context)});
+                      m.is_mla() ? "-" : std::to_string(m.head_dim_k), att,
+                      grouped(m.max_context)});
   }
   out << render_list(t, f);
   return 0;

@@ -104,9 +104,11 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
       sim::Llama2cRunner run(model);
       sim::ReferenceAttention ref(model);
-      tokens = sim::generate(
-                   run, ref, tok,
-                   {.prompt = prompt, .steps = steps, .temperature = static_cast<float>(temperature), .seed = seed})
+      tokens = sim::generate(run, ref, tok,
+                             {.prompt = prompt,
+                              .steps = steps,
+                              .temperature = static_cast<float>(temperature),
+                              .seed = seed})
                    .tokens;
     }
     rep = sim::replay_model(model, tokens, cfgs, opt);

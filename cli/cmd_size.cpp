@@ -14,20 +14,20 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
   std::string model, kv, policy, format;
   std::uint64_t context = 0, batch = 1, prefill = 0;
   std::uint64_t block = 1, tp = 1, draft = 0;
-  desc.add_options()
-      ("model,m", po::value(&model)->required(), "preset id, HF config.json or kvplan model JSON")
-      ("context,n", po::value(&context)->required(), "tokens per sequence (n)")
-      ("batch,B", po::value(&batch)->default_value(1), "sequences in flight (B)")
-      ("kv-dtype", po::value(&kv)->default_value("fp16"),
-       "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=32,residual=128")
-      ("policy", po::value(&policy)->default_value("full"),
-       "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")
-      ("prefill", po::value(&prefill), "prompt length for snapkv (default: the context)")
-      ("block-size", po::value(&block)->default_value(1), "tokens per cache block (1 = unpaged)")
-      ("tp", po::value(&tp)->default_value(1), "tensor-parallel ranks (bytes are per rank)")
-      ("draft-layers", po::value(&draft)->default_value(0),
-       "speculative layers holding a cache (MTP layers, EAGLE draft layers)")
-      ("format", po::value(&format)->default_value("table"), "table|json|md|csv");
+  desc.add_options()("model,m", po::value(&model)->required(),
+                     "preset id, HF config.json or kvplan model JSON")(
+      "context,n", po::value(&context)->required(), "tokens per sequence (n)")(
+      "batch,B", po::value(&batch)->default_value(1), "sequences in flight (B)")(
+      "kv-dtype", po::value(&kv)->default_value("fp16"),
+      "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=32,residual=128")(
+      "policy", po::value(&policy)->default_value("full"),
+      "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")(
+      "prefill", po::value(&prefill), "prompt length for snapkv (default: the context)")(
+      "block-size", po::value(&block)->default_value(1), "tokens per cache block (1 = unpaged)")(
+      "tp", po::value(&tp)->default_value(1), "tensor-parallel ranks (bytes are per rank)")(
+      "draft-layers", po::value(&draft)->default_value(0),
+      "speculative layers holding a cache (MTP layers, EAGLE draft layers)")(
+      "format", po::value(&format)->default_value("table"), "table|json|md|csv");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out, "kvplan size --model M --context N [options]",
                   "kvplan size --model llama-3.1-8b --context 8192 --batch 16 --kv-dtype fp8"))
@@ -37,8 +37,8 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
   const ModelSpec m = load_model(model);
   // The same shape rules as plan and check: TP that fits the heads, block size, draft layers.
   throw_if_any("command line",
-               validate_deployment_shape(
-                   {.tp = tp, .block_size = block, .draft_layers = draft}, &m, cli_flag_names()));
+               validate_deployment_shape({.tp = tp, .block_size = block, .draft_layers = draft}, &m,
+                                         cli_flag_names()));
   KvCostInput in{.context = context,
                  .batch = batch,
                  .format = parse_kv_format(kv),
@@ -51,8 +51,8 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
   return 0;
 }
 
-const Registrar reg{{"size", "KV-cache bytes of a model: every factor of 2·L·n·H_kv·d_h·b·B",
-                     run_size}};
+const Registrar reg{
+    {"size", "KV-cache bytes of a model: every factor of 2·L·n·H_kv·d_h·b·B", run_size}};
 
 }  // namespace
 }  // namespace kvplan::cli

@@ -73,11 +73,11 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
     }
   } else {
     std::uint64_t pieces = 0;
-    tokens = sim::generate(
-                 run, cap, tok,
-                 {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
-                 [&](const std::string&) { progress(++pieces, steps); })
-                 .tokens;
+    tokens =
+        sim::generate(run, cap, tok,
+                      {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
+                      [&](const std::string&) { progress(++pieces, steps); })
+            .tokens;
   }
   const std::uint64_t rows = builder.rows(0);
   for (std::uint64_t i = 0; i < rows; ++i) builder.append_token(tokens[i]);
@@ -210,7 +210,9 @@ int run_trace(const std::vector<std::string>& args, std::ostream& out) {
               "unknown subcommand '" + args[0] + "' (capture, synth, info)");
 }
 
-const Registrar reg{{"trace", "capture, synthesize or inspect attention traces", run_trace,
+const Registrar reg{{"trace",
+                     "capture, synthesize or inspect attention traces",
+                     run_trace,
                      {"capture", "synth", "info"}}};
 
 }  // namespace

@@ -92,8 +92,8 @@ std::string Progress::line(std::uint64_t done, std::uint64_t total, double elaps
   s += buf + grouped(done) + "/" + grouped(total) + " " + unit;
   if (done > 0 && done < total) {
     // The rate so far, applied to what is left.
-    const auto left = static_cast<std::uint64_t>(elapsed_s * static_cast<double>(total - done) /
-                                                 static_cast<double>(done) + 0.5);
+    const auto left = static_cast<std::uint64_t>(
+        elapsed_s * static_cast<double>(total - done) / static_cast<double>(done) + 0.5);
     std::snprintf(buf, sizeof buf, "  %llu:%02llu left", static_cast<unsigned long long>(left / 60),
                   static_cast<unsigned long long>(left % 60));
     s += buf;

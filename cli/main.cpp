@@ -105,7 +105,8 @@ void print_bash_completion(std::ostream& os) {
        << " --help\" ;;\n      esac ;;\n";
   }
   os << "  esac\n"
-        "  # Options when the word starts with '-' (or a subcommand is due); else files (-o default).\n"
+        "  # Options when the word starts with '-' (or a subcommand is due); else files (-o "
+        "default).\n"
         "  if [[ \"$cur\" == -* || ( -n \"$words\" && \"$words\" != -* ) ]]; then\n"
         "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
         "  fi\n"
@@ -169,8 +170,10 @@ class StdoutBuf : public std::streambuf {
     while (p < pptr() && !error_) {
       const ssize_t n = ::write(1, p, static_cast<std::size_t>(pptr() - p));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) error_ = errno;
-      else p += n;
+      if (n < 0)
+        error_ = errno;
+      else
+        p += n;
     }
     setp(buf_, buf_ + sizeof buf_);  // after an error the rest is dropped
     return !error_;
@@ -233,7 +236,8 @@ int run(const std::vector<std::string>& args) {
     std::cerr << "kvplan " << args[0] << ": error: " << kvplan::terminal_safe(e.what()) << "\n";
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::cerr << "kvplan " << args[0] << ": internal error: " << kvplan::terminal_safe(e.what()) << "\n";
+    std::cerr << "kvplan " << args[0] << ": internal error: " << kvplan::terminal_safe(e.what())
+              << "\n";
     return 3;
   }
 }

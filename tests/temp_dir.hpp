@@ -5,20 +5,20 @@
 //   const std::string p = dir.file("trace.safetensors");
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 
-#include <gtest/gtest.h>
-
 namespace kvplan::test {
 
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::path(::testing::TempDir()) / "kvplan_test_XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::path(::testing::TempDir()) / "kvplan_test_XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed for " + tmpl);
     path_ = tmpl;
   }

@@ -77,7 +77,8 @@ void add_header(const fs::path& file, CheckpointWeights& out) {
                       "] lie outside the " + std::to_string(data) + " data bytes");
     // The byte span must be what the dtype and shape say (safetensors requires it), so a header
     // cannot claim a weight count its data does not hold.
-    const std::string dtype = t.contains("dtype") && t["dtype"].is_string() ? t["dtype"].get<std::string>() : "";
+    const std::string dtype =
+        t.contains("dtype") && t["dtype"].is_string() ? t["dtype"].get<std::string>() : "";
     const std::uint64_t elem = dtype_bytes(dtype);
     if (elem == 0)
       throw Error(file.string(), "/" + it.key() + "/dtype",
@@ -111,8 +112,8 @@ std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
   CheckpointWeights out;
   const auto index = dir / "model.safetensors.index.json";
   if (fs::is_regular_file(index, ec)) {
-    const auto j = parse_json_text(read_text_file(index.string(), "safetensors index"),
-                                   index.string());
+    const auto j =
+        parse_json_text(read_text_file(index.string(), "safetensors index"), index.string());
     JsonObject o(j, index.string(), "");
     std::set<std::string> shards;
     if (o.has("weight_map")) {
@@ -135,7 +136,8 @@ std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
       return out;
     }
     // Shards not downloaded (a config-only snapshot): the index's total.
-    if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("total_size")) {
+    if (j.contains("metadata") && j["metadata"].is_object() &&
+        j["metadata"].contains("total_size")) {
       const auto& t = j["metadata"]["total_size"];
       if (!t.is_number_unsigned() || t.get<std::uint64_t>() == 0 ||
           t.get<std::uint64_t>() > (std::uint64_t{1} << 50))

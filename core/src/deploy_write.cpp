@@ -85,7 +85,7 @@ std::string to_json(const Deployment& d, const std::string& model_ref) {
   nlohmann::ordered_json o;
   o["kvplan_deploy"] = 1;
   if (!d.name.empty()) o["name"] = d.name;
-  o["model"] = !model_ref.empty()      ? model_ref
+  o["model"] = !model_ref.empty()        ? model_ref
                : !d.model.preset.empty() ? d.model.preset
                                          : d.model.id;
   o["hardware"] = hardware(d);

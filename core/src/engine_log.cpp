@@ -1,21 +1,21 @@
 #include "kvplan/engine_log.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/report.hpp"
-#include "json_read.hpp"
 
 namespace kvplan {
 
@@ -34,8 +34,10 @@ std::optional<double> number_after(const std::string& line, const std::string& k
   if (i < line.size() && line[i] == '-') neg = true, ++i;
   for (; i < line.size(); ++i) {
     const char c = line[i];
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') digits += c;
-    else if (c != ',') break;
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.')
+      digits += c;
+    else if (c != ',')
+      break;
   }
   if (digits.empty() || digits == ".") return std::nullopt;
   try {
@@ -84,7 +86,8 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
   bool any = false, sglang = false, trtllm = false;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    if (line.find("TensorRT-LLM") != std::string::npos || line.find("paged KV cache") != std::string::npos ||
+    if (line.find("TensorRT-LLM") != std::string::npos ||
+        line.find("paged KV cache") != std::string::npos ||
         line.find("KV cache primary pool") != std::string::npos)
       trtllm = true;
     if (line.find("KV Cache is allocated") != std::string::npos ||
@@ -96,7 +99,8 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
       const auto e = line.find(')', p);
       if (e != std::string::npos) g.version = line.substr(p + 13, e - p - 13);
     }
-    if (auto mdl = quoted_after(line, "model="); mdl && line.find("with config") != std::string::npos)
+    if (auto mdl = quoted_after(line, "model=");
+        mdl && line.find("with config") != std::string::npos)
       g.model = *mdl;
     if (auto v = as<std::uint64_t>(number_after(line, "max_seq_len="))) g.max_model_len = *v;
     if (auto v = as<std::uint64_t>(number_after(line, "Using max model len"))) g.max_model_len = *v;
@@ -114,8 +118,10 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
       g.available_kv_bytes = gib_bytes(*v);
       g.memory_rounding_bytes = gib_bytes(0.005);
     }
-    if (auto v = as<std::uint64_t>(number_after(line, "GPU KV cache size"))) any = true, g.kv_cache_tokens = *v;
-    if (auto v = as<std::uint64_t>(number_after(line, "GPU blocks"))) any = true, g.num_gpu_blocks = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "GPU KV cache size")))
+      any = true, g.kv_cache_tokens = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "GPU blocks")))
+      any = true, g.num_gpu_blocks = *v;
     if (line.find("Maximum concurrency for") != std::string::npos) {
       any = true;
       g.concurrency_tokens = as<std::uint64_t>(number_after(line, "Maximum concurrency for"));
@@ -133,7 +139,8 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
       }
       if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
     }
-    if (auto v = as<std::uint64_t>(number_after(line, "max_total_num_tokens="))) any = true, g.kv_cache_tokens = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "max_total_num_tokens=")))
+      any = true, g.kv_cache_tokens = *v;
     if (auto v = as<std::uint64_t>(number_after(line, "context_len="))) g.max_model_len = *v;
     if (auto v = as<std::uint64_t>(number_after(line, "context_length="))) g.max_model_len = *v;
     if (auto mdl = quoted_after(line, "model_path=")) g.model = *mdl;
@@ -143,7 +150,8 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
     // TensorRT-LLM
     if (auto v = as<std::uint64_t>(number_after(line, "Number of blocks in KV cache primary pool")))
       any = true, g.num_gpu_blocks = *v;
-    if (auto v = as<std::uint32_t>(number_after(line, "Number of tokens per block"))) g.tokens_per_block = *v;
+    if (auto v = as<std::uint32_t>(number_after(line, "Number of tokens per block")))
+      g.tokens_per_block = *v;
     if (line.find("for max tokens in paged KV cache") != std::string::npos) {
       any = true;
       if (auto v = number_after(line, "Allocated")) {
@@ -185,7 +193,8 @@ void compare(ExplainReport& r, const std::string& what, std::optional<double> lo
   if (ours) {
     const double diff = std::abs(*ours - *logged);
     if (*logged != 0) row.relative_error = diff / std::abs(*logged);
-    row.within_tolerance = diff <= abs_tol || (row.relative_error && *row.relative_error <= rel_tol);
+    row.within_tolerance =
+        diff <= abs_tol || (row.relative_error && *row.relative_error <= rel_tol);
   }
   r.rows.push_back(row);
 }
@@ -201,8 +210,7 @@ std::uint64_t cell_bytes(const ModelSpec& m, const KvFormat& f, std::uint32_t tp
 
 }  // namespace
 
-ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
-                          const ExplainOverrides& o) {
+ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const ExplainOverrides& o) {
   ExplainReport r;
   r.log = log;
   r.model_id = model.id;
@@ -212,7 +220,8 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
   if (in.tp == 0 || in.tp > 65536)
     throw Error(log.source, "tensor_parallel_size",
                 "must be between 1 and 65536, got " + std::to_string(in.tp));
-  in.context = o.max_model_len.value_or(log.max_model_len.value_or(log.concurrency_tokens.value_or(0)));
+  in.context =
+      o.max_model_len.value_or(log.max_model_len.value_or(log.concurrency_tokens.value_or(0)));
   if (o.block_size) in.block_size = *o.block_size;
   if (o.max_num_batched_tokens) in.max_num_batched_tokens = *o.max_num_batched_tokens;
   std::string dtype = o.kv_cache_dtype.value_or(log.kv_cache_dtype.value_or("auto"));
@@ -222,9 +231,10 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
   in.format = engine_kv_format(log.engine == Engine::trtllm ? Engine::vllm : log.engine, dtype,
                                model, log.source, "kv_cache_dtype");
   // Older vLLM (V0 logs, V1 before 0.10) by the older rules.
-  const bool old = log.engine == Engine::vllm &&
-                   (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
-                                           std::atoi(log.version.c_str() + 2) < 10));
+  const bool old =
+      log.engine == Engine::vllm &&
+      (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
+                              std::atoi(log.version.c_str() + 2) < 10));
   if (old) in.vllm_rules = VllmRules::v0_9;
   const double tok_tol = 0.003;
   const std::string mem_why = "from the logged KV memory";
@@ -250,7 +260,8 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
     in.available_kv_bytes = *log.available_kv_bytes;
     const Capacity c = plan_capacity(model, in, log.source);
     if (o.gpu_memory_bytes) {
-      const std::uint32_t ppm = o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
+      const std::uint32_t ppm =
+          o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
       const std::uint64_t requested = mul(o.gpu_memory_bytes, ppm, "memory") / 1000000u;
       const std::uint64_t weights = ceil_div(model.weight_bytes(), mul(in.tp, in.pp));
       if (requested > weights + *log.available_kv_bytes)
@@ -258,8 +269,9 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
     }
     // The memory figure is rounded to 0.01 GiB: a block of slack per page of rounding.
     // One block of the pool is a page of every layer of a group.
-    const double block_bytes = static_cast<double>(c.page_bytes) *
-                               std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
+    const double block_bytes =
+        static_cast<double>(c.page_bytes) *
+        std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
     const double blocks_slack =
         block_bytes > 0 ? static_cast<double>(log.memory_rounding_bytes) / block_bytes + 1 : 1;
     if (log.num_gpu_blocks)
@@ -286,8 +298,10 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
     return r;
   }
   const std::uint64_t cell = cell_bytes(model, in.format, in.tp);
-  if (cell == 0) throw Error(log.source, "model", model.id + " holds no KV cache to size a pool with");
-  const double slack = static_cast<double>(log.memory_rounding_bytes) / static_cast<double>(cell) + 1;
+  if (cell == 0)
+    throw Error(log.source, "model", model.id + " holds no KV cache to size a pool with");
+  const double slack =
+      static_cast<double>(log.memory_rounding_bytes) / static_cast<double>(cell) + 1;
   if (log.engine == Engine::sglang) {
     compare(r, "KV cache tokens (#tokens)",
             log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
@@ -297,7 +311,8 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
   }
   const std::uint32_t tpb = log.tokens_per_block.value_or(o.block_size.value_or(32));
   if (tpb == 0 || tpb > (1u << 20))
-    throw Error(log.source, "tokens per block", "must be between 1 and 1048576, got " + std::to_string(tpb));
+    throw Error(log.source, "tokens per block",
+                "must be between 1 and 1048576, got " + std::to_string(tpb));
   const std::uint64_t blocks = *log.kv_pool_bytes / mul(cell, tpb);
   if (log.num_gpu_blocks)
     compare(r, "blocks in the primary pool", static_cast<double>(*log.num_gpu_blocks),
@@ -311,9 +326,14 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model,
 }
 
 std::string to_json(const Calibration& c) {
-  nlohmann::json j = {{"kvplan_calibration", 1}, {"engine", c.engine}, {"version", c.version},
-                      {"gpu", c.gpu},           {"model", c.model},     {"tp", c.tp},
-                      {"reserve_bytes", c.reserve_bytes}, {"source", c.source}};
+  nlohmann::json j = {{"kvplan_calibration", 1},
+                      {"engine", c.engine},
+                      {"version", c.version},
+                      {"gpu", c.gpu},
+                      {"model", c.model},
+                      {"tp", c.tp},
+                      {"reserve_bytes", c.reserve_bytes},
+                      {"source", c.source}};
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -384,8 +404,8 @@ std::string render(const ExplainReport& r, OutputFormat f) {
     j["model"] = r.model_id;
     j["rows"] = nlohmann::json::array();
     for (const auto& row : r.rows) {
-      nlohmann::json e = {{"quantity", row.quantity}, {"why", row.why},
-                          {"within_tolerance", row.within_tolerance}};
+      nlohmann::json e = {
+          {"quantity", row.quantity}, {"why", row.why}, {"within_tolerance", row.within_tolerance}};
       e["logged"] = row.logged ? nlohmann::json(*row.logged) : nlohmann::json(nullptr);
       e["kvplan"] = row.kvplan ? nlohmann::json(*row.kvplan) : nlohmann::json(nullptr);
       e["relative_error"] =

@@ -34,9 +34,9 @@ GpuSpec load_gpu(const std::string& id_or_path) {
   if (!std::filesystem::is_regular_file(id_or_path, ec)) {
     std::string ids;
     for (const auto& g : list_gpu_presets()) ids += (ids.empty() ? "" : ", ") + g.id;
-    throw Error("--gpu", "gpu",
-                "unknown GPU \"" + id_or_path + "\" (presets: " + ids +
-                    "; or give --gpu-memory-gib)");
+    throw Error(
+        "--gpu", "gpu",
+        "unknown GPU \"" + id_or_path + "\" (presets: " + ids + "; or give --gpu-memory-gib)");
   }
   return parse_gpu_json(detail::read_text_file(id_or_path, "GPU file"), id_or_path);
 }

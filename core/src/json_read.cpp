@@ -81,9 +81,12 @@ bool rewrite_nonfinite(const std::string& text, const std::string& source, std::
 std::string escape_pointer_token(const std::string& k) {
   std::string o;
   for (char c : k) {
-    if (c == '~') o += "~0";
-    else if (c == '/') o += "~1";
-    else o += c;
+    if (c == '~')
+      o += "~0";
+    else if (c == '/')
+      o += "~1";
+    else
+      o += c;
   }
   return o;
 }
@@ -112,8 +115,9 @@ nlohmann::json parse_checked(const std::string& text, const std::string& source,
   };
   auto count_value = [&] {
     if (++values > kMaxValues)
-      throw Error(source, "", "invalid JSON: more than " + std::to_string(kMaxValues) +
-                                  " values (the limit of kvplan's JSON reader)");
+      throw Error(source, "",
+                  "invalid JSON: more than " + std::to_string(kMaxValues) +
+                      " values (the limit of kvplan's JSON reader)");
   };
   auto element_done = [&] {
     if (!stack.empty() && stack.back().array) ++stack.back().index;
@@ -121,8 +125,8 @@ nlohmann::json parse_checked(const std::string& text, const std::string& source,
   const auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
     using E = nlohmann::json::parse_event_t;
     if (depth > kMaxDepth)
-      throw Error(source, "", "invalid JSON: nested deeper than " + std::to_string(kMaxDepth) +
-                                  " levels");
+      throw Error(source, "",
+                  "invalid JSON: nested deeper than " + std::to_string(kMaxDepth) + " levels");
     switch (ev) {
       case E::object_start:
       case E::array_start: {
@@ -144,9 +148,9 @@ nlohmann::json parse_checked(const std::string& text, const std::string& source,
         if (!f.keys.insert(f.last_key).second) {
           const std::string where = f.pointer + "/" + escape_pointer_token(f.last_key);
           if (strict)
-            throw Error(source, where,
-                        "duplicate key \"" + f.last_key +
-                            "\" (each key may appear once in an object)");
+            throw Error(
+                source, where,
+                "duplicate key \"" + f.last_key + "\" (each key may appear once in an object)");
           notes.duplicates.push_back(where);
         }
         break;
@@ -198,13 +202,15 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 std::string read_text_file(const std::string& path, const std::string& what) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below, unread).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error(path, "", "cannot open " + what + " for reading: " + std::strerror(errno));
+  if (fd < 0)
+    throw Error(path, "", "cannot open " + what + " for reading: " + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(path, "", "cannot read " + what + ": " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0)
+    throw Error(path, "", "cannot read " + what + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) {
     const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
                        : S_ISFIFO(st.st_mode) ? "a FIFO"
@@ -267,7 +273,8 @@ std::uint64_t JsonObject::uint(const std::string& key, std::uint64_t min, std::u
   } else if (v.is_number_float()) {
     // 1e3 or 4096.0 written by other tools are whole numbers; 0.5, NaN and 1e300 are not.
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d)) fail(key, "expected a whole number, got " + show(v));
+    if (!std::isfinite(d) || d != std::floor(d))
+      fail(key, "expected a whole number, got " + show(v));
     if (d < 0) fail(key, "must not be negative, got " + show(v));
     if (d > 9.0e15) fail(key, "is absurdly large: " + show(v));
     x = static_cast<std::uint64_t>(d);
@@ -275,8 +282,8 @@ std::uint64_t JsonObject::uint(const std::string& key, std::uint64_t min, std::u
     fail(key, "expected a whole number, got " + show(v));
   }
   if (x < min || x > max)
-    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                  ", got " + show(v));
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                  show(v));
   return x;
 }
 

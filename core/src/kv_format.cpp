@@ -21,13 +21,17 @@ constexpr PlainName kPlain[] = {{"fp32", KvDtype::fp32},         {"fp16", KvDtyp
 
 std::uint64_t plain_elem_bytes(KvDtype d) {
   switch (d) {
-    case KvDtype::fp32: return 4;
+    case KvDtype::fp32:
+      return 4;
     case KvDtype::fp16:
-    case KvDtype::bf16: return 2;
+    case KvDtype::bf16:
+      return 2;
     case KvDtype::fp8_e4m3:
     case KvDtype::fp8_e5m2:
-    case KvDtype::int8: return 1;
-    case KvDtype::kivi: break;
+    case KvDtype::int8:
+      return 1;
+    case KvDtype::kivi:
+      break;
   }
   return 0;
 }
@@ -40,8 +44,8 @@ KvFormat parse_kv_format(std::string_view spec, const std::string& source,
   for (const auto& p : kPlain) {
     if (opts.head != p.name) continue;
     if (!opts.values.empty())
-      throw Error(source, field, "format '" + opts.head + "' takes no options, got '" +
-                                     std::string(spec) + "'");
+      throw Error(source, field,
+                  "format '" + opts.head + "' takes no options, got '" + std::string(spec) + "'");
     return KvFormat{.dtype = p.dtype};
   }
   if (opts.head != "kivi") {
@@ -60,10 +64,10 @@ KvFormat parse_kv_format(std::string_view spec, const std::string& source,
     } else if (key == "group") {
       f.group = static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1u << 20, source, sub));
     } else if (key == "residual") {
-      f.residual =
-          static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1u << 24, source, sub));
+      f.residual = static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1u << 24, source, sub));
     } else {
-      throw Error(source, sub, "unknown kivi option '" + key + "' (expected bits, group, residual)");
+      throw Error(source, sub,
+                  "unknown kivi option '" + key + "' (expected bits, group, residual)");
     }
   }
   if (f.residual % f.group != 0)
@@ -75,12 +79,18 @@ KvFormat parse_kv_format(std::string_view spec, const std::string& source,
 
 std::string to_string(const KvFormat& f) {
   switch (f.dtype) {
-    case KvDtype::fp32: return "fp32";
-    case KvDtype::fp16: return "fp16";
-    case KvDtype::bf16: return "bf16";
-    case KvDtype::fp8_e4m3: return "fp8";
-    case KvDtype::fp8_e5m2: return "fp8_e5m2";
-    case KvDtype::int8: return "int8";
+    case KvDtype::fp32:
+      return "fp32";
+    case KvDtype::fp16:
+      return "fp16";
+    case KvDtype::bf16:
+      return "bf16";
+    case KvDtype::fp8_e4m3:
+      return "fp8";
+    case KvDtype::fp8_e5m2:
+      return "fp8_e5m2";
+    case KvDtype::int8:
+      return "int8";
     case KvDtype::kivi:
       return "kivi:bits=" + std::to_string(f.bits) + ",group=" + std::to_string(f.group) +
              ",residual=" + std::to_string(f.residual);
@@ -114,8 +124,8 @@ void validate_stream(const KvFormat& f, StreamRole role, std::uint32_t width,
                     std::to_string(width) + "): value groups are channels");
   if (f.residual == 0 || f.residual % f.group != 0)
     throw Error(source, "kv-dtype.residual",
-                "residual (" + std::to_string(f.residual) + ") must be a positive multiple of group (" +
-                    std::to_string(f.group) + ")");
+                "residual (" + std::to_string(f.residual) +
+                    ") must be a positive multiple of group (" + std::to_string(f.group) + ")");
 }
 
 std::uint64_t stream_bytes(const KvFormat& f, StreamRole role, std::uint32_t width,

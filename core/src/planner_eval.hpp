@@ -59,7 +59,7 @@ struct PlanEval {
   bool paged = true;
   std::uint64_t page = 0;
   std::uint64_t state_bytes = 0;  // one layer's recurrent state, one sequence, one rank
-  std::uint64_t min_blocks = 0;  // minimum over stages (vLLM: over all ranks)
+  std::uint64_t min_blocks = 0;   // minimum over stages (vLLM: over all ranks)
   std::vector<Stage> stages;
 };
 

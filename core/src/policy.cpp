@@ -78,18 +78,28 @@ RetentionPolicy parse_policy(std::string_view spec, const std::string& source,
       p.kernel = static_cast<std::uint32_t>(detail::parse_uint(value, 1, 4097, source, sub));
       if (p.kernel % 2 == 0) throw Error(source, sub, "pooling kernel must be odd, got " + value);
     } else if (p.kind == PolicyKind::snapkv && key == "pool") {
-      if (value == "max") p.pool = PoolKind::max;
-      else if (value == "avg" || value == "mean") p.pool = PoolKind::avg;
-      else throw Error(source, sub, "expected max or avg, got '" + value + "'");
+      if (value == "max")
+        p.pool = PoolKind::max;
+      else if (value == "avg" || value == "mean")
+        p.pool = PoolKind::avg;
+      else
+        throw Error(source, sub, "expected max or avg, got '" + value + "'");
     } else if (score_based && key == "gqa") {
-      if (value == "sum") p.gqa = GqaReduce::sum;
-      else if (value == "mean") p.gqa = GqaReduce::mean;
-      else if (value == "max") p.gqa = GqaReduce::max;
-      else throw Error(source, sub, "expected sum, mean or max, got '" + value + "'");
+      if (value == "sum")
+        p.gqa = GqaReduce::sum;
+      else if (value == "mean")
+        p.gqa = GqaReduce::mean;
+      else if (value == "max")
+        p.gqa = GqaReduce::max;
+      else
+        throw Error(source, sub, "expected sum, mean or max, got '" + value + "'");
     } else if (key == "positions" && p.kind != PolicyKind::full) {
-      if (value == "original") p.positions = PositionMode::original;
-      else if (value == "cache") p.positions = PositionMode::cache;
-      else throw Error(source, sub, "expected original or cache, got '" + value + "'");
+      if (value == "original")
+        p.positions = PositionMode::original;
+      else if (value == "cache")
+        p.positions = PositionMode::cache;
+      else
+        throw Error(source, sub, "expected original or cache, got '" + value + "'");
     } else {
       throw Error(source, sub, "unknown option '" + key + "' for policy '" + opts.head + "'");
     }
@@ -98,13 +108,14 @@ RetentionPolicy parse_policy(std::string_view spec, const std::string& source,
     throw Error(source, field, "sink + window must keep at least the current token");
   if (p.kind == PolicyKind::h2o) {
     if (!has_heavy || !has_recent)
-      throw Error(source, field, "h2o needs heavy=N (or keep=F) and recent=M, got '" +
-                                     std::string(spec) + "'");
+      throw Error(source, field,
+                  "h2o needs heavy=N (or keep=F) and recent=M, got '" + std::string(spec) + "'");
     if (!p.heavy.is_fraction && !p.recent.is_fraction && p.heavy.tokens + p.recent.tokens == 0)
       throw Error(source, field, "heavy + recent must keep at least the current token");
     if (p.heavy.is_fraction && p.recent.is_fraction && p.heavy.ppm + p.recent.ppm > 1000000)
-      throw Error(source, field, "keep + recent must be at most 1 (the whole sequence), got '" +
-                                     std::string(spec) + "'");
+      throw Error(
+          source, field,
+          "keep + recent must be at most 1 (the whole sequence), got '" + std::string(spec) + "'");
   }
   if (p.kind == PolicyKind::snapkv) {
     if (!has_budget) throw Error(source, field + ".budget", "snapkv needs budget=N");
@@ -130,7 +141,8 @@ std::string to_string(const RetentionPolicy& p) {
     return s;
   };
   switch (p.kind) {
-    case PolicyKind::full: return "full";
+    case PolicyKind::full:
+      return "full";
     case PolicyKind::streaming:
       return "streaming:sink=" + std::to_string(p.sink) + ",window=" + std::to_string(p.window) +
              extras(false);
@@ -158,8 +170,10 @@ H2oBudget h2o_budget(const RetentionPolicy& p, std::uint64_t n) {
 std::uint64_t retained(const RetentionPolicy& p, std::uint64_t n,
                        std::optional<std::uint64_t> prefill) {
   switch (p.kind) {
-    case PolicyKind::full: return n;
-    case PolicyKind::streaming: return std::min(n, p.sink + p.window);
+    case PolicyKind::full:
+      return n;
+    case PolicyKind::streaming:
+      return std::min(n, p.sink + p.window);
     case PolicyKind::h2o: {
       // min(n, heavy + recent) without the sum: keep=1.0 at n near 2^64 must not wrap to 0.
       const H2oBudget b = h2o_budget(p, n);

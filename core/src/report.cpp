@@ -12,9 +12,12 @@ namespace {
 
 std::string kind_name(const LayerGroupCost& g) {
   switch (g.role) {
-    case GroupRole::indexer: return "indexer";
-    case GroupRole::state: return "recurrent";
-    case GroupRole::attention: break;
+    case GroupRole::indexer:
+      return "indexer";
+    case GroupRole::state:
+      return "recurrent";
+    case GroupRole::attention:
+      break;
   }
   return to_string(g.kind);
 }
@@ -56,11 +59,12 @@ std::string describe_layers(const ModelSpec& m) {
     }
     if (l.recurrent) ++both;
     if (l.kind == AttentionKind::none) continue;
-    auto it = std::find_if(parts.begin(), parts.end(), [&](const Part& p) {
-      return p.kind == l.kind && p.window == l.window;
-    });
-    if (it == parts.end()) parts.push_back({l.kind, l.window, 1});
-    else ++it->count;
+    auto it = std::find_if(parts.begin(), parts.end(),
+                           [&](const Part& p) { return p.kind == l.kind && p.window == l.window; });
+    if (it == parts.end())
+      parts.push_back({l.kind, l.window, 1});
+    else
+      ++it->count;
   }
   const std::string mixer = to_string(m.recurrent.kind);
   std::string s;
@@ -72,20 +76,29 @@ std::string describe_layers(const ModelSpec& m) {
     if (p.kind == AttentionKind::sliding || p.kind == AttentionKind::chunked)
       s += " " + grouped(p.window);
   }
-  if (both > 0) s += (both == m.layers.size() ? " + " : " (" + std::to_string(both) + " with ") +
-                     mixer + (both == m.layers.size() ? " in every layer" : ")");
-  if (state_only > 0) s += (s.empty() ? "" : " + ") + std::to_string(state_only) + " " + mixer + " state";
+  if (both > 0)
+    s += (both == m.layers.size() ? " + " : " (" + std::to_string(both) + " with ") + mixer +
+         (both == m.layers.size() ? " in every layer" : ")");
+  if (state_only > 0)
+    s += (s.empty() ? "" : " + ") + std::to_string(state_only) + " " + mixer + " state";
   return s.empty() ? "none" : s;
 }
 
-OutputFormat parse_output_format(const std::string& name, const std::vector<OutputFormat>& allowed) {
+OutputFormat parse_output_format(const std::string& name,
+                                 const std::vector<OutputFormat>& allowed) {
   OutputFormat f;
-  if (name == "table" || name == "text") f = OutputFormat::table;
-  else if (name == "json") f = OutputFormat::json;
-  else if (name == "md" || name == "markdown") f = OutputFormat::md;
-  else if (name == "csv") f = OutputFormat::csv;
-  else if (name == "junit") f = OutputFormat::junit;
-  else f = static_cast<OutputFormat>(-1);
+  if (name == "table" || name == "text")
+    f = OutputFormat::table;
+  else if (name == "json")
+    f = OutputFormat::json;
+  else if (name == "md" || name == "markdown")
+    f = OutputFormat::md;
+  else if (name == "csv")
+    f = OutputFormat::csv;
+  else if (name == "junit")
+    f = OutputFormat::junit;
+  else
+    f = static_cast<OutputFormat>(-1);
   for (auto a : allowed)
     if (a == f) return f;
   std::string list;
@@ -95,11 +108,16 @@ OutputFormat parse_output_format(const std::string& name, const std::vector<Outp
 
 std::string to_string(OutputFormat f) {
   switch (f) {
-    case OutputFormat::table: return "table";
-    case OutputFormat::json: return "json";
-    case OutputFormat::md: return "md";
-    case OutputFormat::csv: return "csv";
-    case OutputFormat::junit: return "junit";
+    case OutputFormat::table:
+      return "table";
+    case OutputFormat::json:
+      return "json";
+    case OutputFormat::md:
+      return "md";
+    case OutputFormat::csv:
+      return "csv";
+    case OutputFormat::junit:
+      return "junit";
   }
   return "?";
 }
@@ -232,16 +250,19 @@ std::string render(const SizeReport& r, OutputFormat f) {
     j["capped_bytes_per_request"] = c.capped_bytes;
     j["state_bytes_per_request"] = c.state_bytes_per_request;
     j["draft_layers"] = in.draft_layers;
-    j["factors"] = {{"L", c.cached_layers},          {"n", in.context},
-                    {"H_kv", c.kv_heads_per_rank},   {"d_k", r.model.head_dim_k},
-                    {"d_v", r.model.head_dim_v},     {"b", c.nominal_bytes_per_element},
+    j["factors"] = {{"L", c.cached_layers},
+                    {"n", in.context},
+                    {"H_kv", c.kv_heads_per_rank},
+                    {"d_k", r.model.head_dim_k},
+                    {"d_v", r.model.head_dim_v},
+                    {"b", c.nominal_bytes_per_element},
                     {"B", in.batch}};
     j["groups"] = nlohmann::json::array();
     for (const auto& g : c.groups) {
-      nlohmann::json e = {{"kind", kind_name(g)}, {"window", g.window},
-                          {"layers", g.layers}, {"retained_tokens", g.retained},
+      nlohmann::json e = {{"kind", kind_name(g)},   {"window", g.window},
+                          {"layers", g.layers},     {"retained_tokens", g.retained},
                           {"kv_heads", g.kv_heads}, {"k_width", g.k_width},
-                          {"v_width", g.v_width}, {"bytes_per_layer", g.bytes_per_layer},
+                          {"v_width", g.v_width},   {"bytes_per_layer", g.bytes_per_layer},
                           {"bytes", g.bytes}};
       if (g.role == GroupRole::state) {
         e["mixer"] = to_string(r.model.recurrent.kind);
@@ -256,15 +277,16 @@ std::string render(const SizeReport& r, OutputFormat f) {
   factors.rows.push_back({"L", "layers holding a KV cache", std::to_string(c.cached_layers)});
   factors.rows.push_back({"n", "tokens per sequence", grouped(in.context)});
   if (r.model.is_mla()) {
-    factors.rows.push_back({"latent", "MLA latent width (kv_lora_rank + rope)",
-                            std::to_string(r.model.head_dim_k)});
+    factors.rows.push_back(
+        {"latent", "MLA latent width (kv_lora_rank + rope)", std::to_string(r.model.head_dim_k)});
   } else {
     factors.rows.push_back({"H_kv", "KV heads (per rank)", std::to_string(c.kv_heads_per_rank)});
-    factors.rows.push_back({"d_k + d_v", "K and V widths per head",
-                            std::to_string(r.model.head_dim_k) + " + " +
-                                std::to_string(r.model.head_dim_v)});
+    factors.rows.push_back(
+        {"d_k + d_v", "K and V widths per head",
+         std::to_string(r.model.head_dim_k) + " + " + std::to_string(r.model.head_dim_v)});
   }
-  factors.rows.push_back({"b", "bytes per element (" + fmt + ")", fixed(c.nominal_bytes_per_element, 2)});
+  factors.rows.push_back(
+      {"b", "bytes per element (" + fmt + ")", fixed(c.nominal_bytes_per_element, 2)});
   factors.rows.push_back({"B", "sequences in flight", grouped(in.batch)});
 
   Table groups{{"layers", "cache", "kept tokens", "bytes per layer", "bytes"}, {}};
@@ -273,22 +295,23 @@ std::string render(const SizeReport& r, OutputFormat f) {
     if (g.kind == AttentionKind::sliding && g.role == GroupRole::attention)
       kind += " (window " + grouped(g.window) + ")";
     if (g.kind == AttentionKind::chunked) kind += " (chunk " + grouped(g.window) + ")";
-    if (g.role == GroupRole::indexer) kind += " keys (" + std::to_string(g.k_width) + " fp8 + scale)";
+    if (g.role == GroupRole::indexer)
+      kind += " keys (" + std::to_string(g.k_width) + " fp8 + scale)";
     std::string kept = grouped(g.retained);
     if (g.role == GroupRole::state) {
       kind += " " + to_string(r.model.recurrent.kind) + " state (conv " + grouped(g.conv_bytes) +
               " + ssm " + grouped(g.ssm_bytes) + " B)";
       kept = "fixed";
     }
-    groups.rows.push_back({std::to_string(g.layers), kind, kept, grouped(g.bytes_per_layer),
-                           grouped(g.bytes)});
+    groups.rows.push_back(
+        {std::to_string(g.layers), kind, kept, grouped(g.bytes_per_layer), grouped(g.bytes)});
   }
   Table totals{{"quantity", "bytes", "human"}, {}};
   totals.rows.push_back({"per token (layers growing with n)", grouped(c.bytes_per_token),
                          human_bytes(c.bytes_per_token)});
   if (c.capped_bytes > 0 || c.state_bytes_per_request > 0) {
-    totals.rows.push_back({"per request: growing layers", grouped(c.growing_bytes),
-                           human_bytes(c.growing_bytes)});
+    totals.rows.push_back(
+        {"per request: growing layers", grouped(c.growing_bytes), human_bytes(c.growing_bytes)});
     if (c.capped_bytes > 0)
       totals.rows.push_back({"per request: sliding / chunked layers (capped)",
                              grouped(c.capped_bytes), human_bytes(c.capped_bytes)});
@@ -297,14 +320,16 @@ std::string render(const SizeReport& r, OutputFormat f) {
                              grouped(c.state_bytes_per_request),
                              human_bytes(c.state_bytes_per_request)});
   }
-  totals.rows.push_back({"per request", grouped(c.bytes_per_request), human_bytes(c.bytes_per_request)});
+  totals.rows.push_back(
+      {"per request", grouped(c.bytes_per_request), human_bytes(c.bytes_per_request)});
   totals.rows.push_back({"total (B requests)", grouped(c.total_bytes), human_bytes(c.total_bytes)});
 
   if (f == OutputFormat::csv) return render_csv(totals);
-  const std::string title = "KV cache of " + r.model.id + ": " + fmt + ", policy " + pol +
-                            ", n = " + grouped(in.context) + ", B = " + grouped(in.batch) +
-                            (in.block_size > 1 ? ", blocks of " + std::to_string(in.block_size) : "") +
-                            (in.tp > 1 ? ", per rank at TP " + std::to_string(in.tp) : "");
+  const std::string title =
+      "KV cache of " + r.model.id + ": " + fmt + ", policy " + pol +
+      ", n = " + grouped(in.context) + ", B = " + grouped(in.batch) +
+      (in.block_size > 1 ? ", blocks of " + std::to_string(in.block_size) : "") +
+      (in.tp > 1 ? ", per rank at TP " + std::to_string(in.tp) : "");
   if (f == OutputFormat::md) {
     return "### " + title + "\n\n" + render_markdown(factors) + "\n" + render_markdown(groups) +
            "\n" + render_markdown(totals);

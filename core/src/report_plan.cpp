@@ -95,12 +95,12 @@ Table capacity_table(const PlanReport& r) {
                       grouped(c.blocks_per_request)});
   }
   if (c.state_layers > 0) {
-    t.rows.push_back({"recurrent state per sequence (" + std::to_string(c.state_layers) +
-                          " layers, one rank)",
-                      human_bytes(c.state_bytes_per_layer * c.state_layers)});
+    t.rows.push_back(
+        {"recurrent state per sequence (" + std::to_string(c.state_layers) + " layers, one rank)",
+         human_bytes(c.state_bytes_per_layer * c.state_layers)});
     if (c.paged && in.engine == Engine::vllm)
-      t.rows.push_back({"  as vLLM pages it (one page per layer)",
-                        human_bytes(c.page_bytes * c.state_layers)});
+      t.rows.push_back(
+          {"  as vLLM pages it (one page per layer)", human_bytes(c.page_bytes * c.state_layers)});
   }
   t.rows.push_back({"GPU KV cache size (tokens)", grouped(c.kv_cache_tokens)});
   t.rows.push_back({"KV bytes per request of " + grouped(in.context) + " tokens",
@@ -245,9 +245,9 @@ std::string layout_text(const PlanFix& f) {
 
 std::string fix_change(const PlanReport& r, const PlanFix& f) {
   const std::string gpu = r.gpu ? r.gpu->id : "GPU";
-  const std::string where =
-      f.extra_gpus ? std::to_string(f.gpus) + " × " + gpu + " as " + layout_text(f)
-                   : "the same " + std::to_string(f.gpus) + " × " + gpu;
+  const std::string where = f.extra_gpus
+                                ? std::to_string(f.gpus) + " × " + gpu + " as " + layout_text(f)
+                                : "the same " + std::to_string(f.gpus) + " × " + gpu;
   const std::string s = f.same_format ? where + ", KV cache " + f.kv_dtype + " kept"
                                       : "KV cache " + f.kv_dtype + " on " + where;
   return s + ": holds " + grouped(f.max_requests) + " requests of " + grouped(r.input.context) +
@@ -265,17 +265,18 @@ std::string fix_cost(const PlanReport& r, const PlanFix& f) {
 
 std::string fix_text(const PlanReport& r, const std::vector<PlanFix>& fixes, bool md) {
   std::string s;
-  const std::string target = grouped(r.input.concurrency) + " requests of " +
-                             grouped(r.input.context) + " tokens";
+  const std::string target =
+      grouped(r.input.concurrency) + " requests of " + grouped(r.input.context) + " tokens";
   if (fixes.empty()) {
     s = std::string(md ? "" : "  ") + "none found: no KV format " + to_string(r.input.engine) +
         " implements holds " + target +
-        (r.gpu ? " on up to 1,024 " + r.gpu->id : " on this GPU (give --gpu to search GPU counts)") +
+        (r.gpu ? " on up to 1,024 " + r.gpu->id
+               : " on this GPU (give --gpu to search GPU counts)") +
         "\n";
     return s;
   }
-  s = std::string(md ? "" : "  ") + "The plan holds " + grouped(r.capacity.max_requests) +
-      " of " + target + ". The cheapest change that holds them:\n" + (md ? "\n" : "");
+  s = std::string(md ? "" : "  ") + "The plan holds " + grouped(r.capacity.max_requests) + " of " +
+      target + ". The cheapest change that holds them:\n" + (md ? "\n" : "");
   for (std::size_t i = 0; i < fixes.size(); ++i) {
     const auto& f = fixes[i];
     const std::string label = i == 0 ? "cheapest" : "or, keeping " + f.kv_dtype;
@@ -331,8 +332,8 @@ std::vector<PlanFix> plan_fixes(const PlanReport& r) {
   if (r.capacity.max_requests >= in.concurrency) return {};
   const std::string source = "plan fix";
   // The what-if rows hold the candidates; a report made without them (--brief) computes them.
-  const std::vector<WhatIf> rows = r.what_if.empty() ? what_if(r.model, in, r.gpu, source)
-                                                     : r.what_if;
+  const std::vector<WhatIf> rows =
+      r.what_if.empty() ? what_if(r.model, in, r.gpu, source) : r.what_if;
   const std::string own = to_string(in.format);
   const std::uint32_t have = plan_gpus(in);
   std::vector<std::pair<std::size_t, PlanFix>> found;  // (what-if order, fix)

@@ -12,14 +12,16 @@ SpecOptions split_spec(std::string_view spec, const std::string& source, const s
   out.head = std::string(spec.substr(0, colon));
   if (colon == std::string_view::npos) return out;
   std::string_view rest = spec.substr(colon + 1);
-  if (rest.empty()) throw Error(source, field, "empty option list after ':' in '" + std::string(spec) + "'");
+  if (rest.empty())
+    throw Error(source, field, "empty option list after ':' in '" + std::string(spec) + "'");
   while (!rest.empty()) {
     auto comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     auto eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
-      throw Error(source, field, "expected key=value, got '" + std::string(item) + "' in '" +
-                                     std::string(spec) + "'");
+      throw Error(
+          source, field,
+          "expected key=value, got '" + std::string(item) + "' in '" + std::string(spec) + "'");
     std::string key(item.substr(0, eq));
     if (!out.values.emplace(key, std::string(item.substr(eq + 1))).second)
       throw Error(source, field, "option '" + key + "' given twice in '" + std::string(spec) + "'");
@@ -37,8 +39,9 @@ std::uint64_t parse_uint(const std::string& text, std::uint64_t min, std::uint64
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
     throw Error(source, field, "expected a whole number, got '" + text + "'");
   if (v < min || v > max)
-    throw Error(source, field, "must be between " + std::to_string(min) + " and " +
-                                   std::to_string(max) + ", got " + text);
+    throw Error(
+        source, field,
+        "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
   return v;
 }
 
@@ -46,8 +49,8 @@ std::uint32_t parse_ppm(const std::string& text, const std::string& source,
                         const std::string& field) {
   // digits '.' digits, at most 6 fractional digits, value in (0, 1].
   auto bad = [&] {
-    return Error(source, field, "expected a fraction in (0, 1] with at most 6 decimals, got '" +
-                                    text + "'");
+    return Error(source, field,
+                 "expected a fraction in (0, 1] with at most 6 decimals, got '" + text + "'");
   };
   auto dot = text.find('.');
   std::string whole = text.substr(0, dot);

@@ -12,8 +12,8 @@ std::string num(std::uint64_t v) { return std::to_string(v); }
 bool in_range(std::vector<Problem>& out, const std::string& field, const std::string& what,
               std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
   if (v >= lo && v <= hi) return true;
-  out.push_back({field, "must be between " + num(lo) + " and " + num(hi) + " " + what + ", got " +
-                            num(v)});
+  out.push_back(
+      {field, "must be between " + num(lo) + " and " + num(hi) + " " + what + ", got " + num(v)});
   return false;
 }
 
@@ -78,14 +78,13 @@ std::vector<Problem> validate_deployment_shape(const DeploymentShape& s, const M
   if (model) {
     tp_fits = !tp_ok || valid_tp(*model, static_cast<std::uint32_t>(s.tp));
     if (!tp_fits)
-      out.push_back({f.tp, "tensor parallelism " + num(s.tp) + " does not fit the " +
-                               num(model->num_q_heads) + " attention heads and " +
-                               num(model->num_kv_heads) + " KV heads of " + model->id +
-                               " (it must divide the attention heads and divide or be a multiple "
-                               "of the KV heads" +
-                               (model->recurrent_layers() > 0 ? ", and shard the recurrent heads"
-                                                              : "") +
-                               ")"});
+      out.push_back(
+          {f.tp,
+           "tensor parallelism " + num(s.tp) + " does not fit the " + num(model->num_q_heads) +
+               " attention heads and " + num(model->num_kv_heads) + " KV heads of " + model->id +
+               " (it must divide the attention heads and divide or be a multiple "
+               "of the KV heads" +
+               (model->recurrent_layers() > 0 ? ", and shard the recurrent heads" : "") + ")"});
     if (pp_ok && s.pp > model->layers.size())
       out.push_back({f.pp, "pipeline parallelism " + num(s.pp) + " exceeds the " +
                                num(model->layers.size()) + " layers of " + model->id});
@@ -94,12 +93,12 @@ std::vector<Problem> validate_deployment_shape(const DeploymentShape& s, const M
     // Each factor is at most 4096, so the product (at most 2^36) cannot wrap in 64 bits.
     const std::uint64_t per_replica = s.tp * s.pp;
     const std::uint64_t all = per_replica * s.dp.value_or(1);
-    const std::string product = s.dp ? "TP × PP × DP = " + num(s.tp) + " × " + num(s.pp) +
-                                           " × " + num(*s.dp)
-                                     : "TP × PP = " + num(s.tp) + " × " + num(s.pp);
+    const std::string product =
+        s.dp ? "TP × PP × DP = " + num(s.tp) + " × " + num(s.pp) + " × " + num(*s.dp)
+             : "TP × PP = " + num(s.tp) + " × " + num(s.pp);
     if (all > kMaxGpus && !s.gpus) {
-      out.push_back({s.dp ? f.dp : f.tp, product + " = " + num(all) +
-                                             " GPUs, over the limit of " + num(kMaxGpus)});
+      out.push_back({s.dp ? f.dp : f.tp,
+                     product + " = " + num(all) + " GPUs, over the limit of " + num(kMaxGpus)});
     } else if (per_replica > kMaxGpus) {
       out.push_back({f.tp, product + " = " + num(per_replica) +
                                " GPUs per replica, over the limit of " + num(kMaxGpus)});
@@ -109,8 +108,8 @@ std::vector<Problem> validate_deployment_shape(const DeploymentShape& s, const M
                                    num(s.tp) + " × PP " + num(s.pp) + " = " + num(per_replica) +
                                    " GPUs"});
       else if (s.dp && *s.gpus != all)
-        out.push_back({f.gpus, num(*s.gpus) + " GPUs disagree with " + product + " = " +
-                                   num(all) + " of the command line"});
+        out.push_back({f.gpus, num(*s.gpus) + " GPUs disagree with " + product + " = " + num(all) +
+                                   " of the command line"});
     }
   }
   return out;
@@ -133,11 +132,12 @@ std::vector<Problem> validate_sequence_flags(const SequenceFlags& f) {
     if (!(t == 0 || (t >= kMinTemperature && t <= kMaxTemperature))) {  // NaN fails every test
       std::ostringstream got;
       got << t;
-      out.push_back({"--temperature",
-                     "must be 0 (greedy) or a number in [1e-06, 1e+06], got " + got.str() +
-                         (t > 0 && t < kMinTemperature
-                              ? " (logits / temperature would overflow and the probabilities be NaN)"
-                              : "")});
+      out.push_back(
+          {"--temperature",
+           "must be 0 (greedy) or a number in [1e-06, 1e+06], got " + got.str() +
+               (t > 0 && t < kMinTemperature
+                    ? " (logits / temperature would overflow and the probabilities be NaN)"
+                    : "")});
     }
   }
   if (f.prefill && (*f.prefill == 0 || (f.tokens && *f.prefill > *f.tokens)))

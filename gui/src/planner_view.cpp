@@ -25,11 +25,11 @@
 #include <cmath>
 
 #include "charts.hpp"
-#include "plan_tables.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/report.hpp"
+#include "plan_tables.hpp"
 #include "ui_format.hpp"
 #include "widgets.hpp"
 
@@ -201,8 +201,9 @@ QWidget* PlannerView::buildInputs() {
   draft_->setObjectName("draftLayers");
   draft_->setRange(0, 64);
   draft_->setSpecialValueText("none (no speculative decoding)");
-  draft_->setToolTip("Speculative layers that hold a KV cache: the model's MTP layers "
-                     "(num_nextn_predict_layers) or EAGLE draft layers");
+  draft_->setToolTip(
+      "Speculative layers that hold a KV cache: the model's MTP layers "
+      "(num_nextn_predict_layers) or EAGLE draft layers");
   connect(draft_, &QSpinBox::valueChanged, this,
           [this](int v) { model_->setDraftLayers(static_cast<std::uint32_t>(v)); });
   hl->addRow("Draft layers", draft_);
@@ -505,9 +506,7 @@ void PlannerView::syncWidgets() {
   }
 }
 
-void PlannerView::showMessage(const QString& message) {
-  setBannerMessage(banner_, message);
-}
+void PlannerView::showMessage(const QString& message) { setBannerMessage(banner_, message); }
 
 void PlannerView::showResults() {
   const PlanResults& r = model_->results();

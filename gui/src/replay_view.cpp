@@ -360,9 +360,7 @@ void ReplayView::setBusy(bool busy) {
   configs_->setEnabled(!busy);
 }
 
-void ReplayView::showMessage(const QString& message) {
-  setBannerMessage(banner_, message);
-}
+void ReplayView::showMessage(const QString& message) { setBannerMessage(banner_, message); }
 
 void ReplayView::showOutcome(const ReplayOutcome& o) {
   setBusy(false);

@@ -1,7 +1,8 @@
 // Deployment files and reports. The GUI saves the same deployment JSON that `kvplan check` reads
-// (docs/deploy.md), written by core (to_json(Deployment)): the text is parsed back by core's parse_deploy_json before anything touches
-// the disk, so a file core would refuse is never written, and it is written atomically with
-// QSaveFile (a temporary file renamed over the target) so the previous file survives any failure.
+// (docs/deploy.md), written by core (to_json(Deployment)): the text is parsed back by core's
+// parse_deploy_json before anything touches the disk, so a file core would refuse is never written,
+// and it is written atomically with QSaveFile (a temporary file renamed over the target) so the
+// previous file survives any failure.
 #pragma once
 
 #include <QString>

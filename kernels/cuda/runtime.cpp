@@ -69,8 +69,8 @@ namespace cuda_detail {
 Status error_status(cudaError_t e, const char* expr, const char* file, int line) {
   cudaGetLastError();  // clear a sticky-free error so the next call starts clean
   return Status::Internal(std::string("CUDA error ") + cudaGetErrorName(e) + " (" +
-                         cudaGetErrorString(e) + ") in " + expr + " at " + file + ":" +
-                         std::to_string(line));
+                          cudaGetErrorString(e) + ") in " + expr + " at " + file + ":" +
+                          std::to_string(line));
 }
 
 bool is_device_pointer(const void* p) {

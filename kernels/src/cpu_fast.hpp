@@ -85,8 +85,8 @@ KVPLAN_INLINE void kivi_scale_zero(const std::uint8_t* rec, std::uint32_t words,
 
 // A KIVI record's G codes as floats in cf[0..G) (G <= 256), with its scale and zero-point.
 template <std::uint32_t BITS>
-KVPLAN_INLINE void kivi_record_floats(const std::uint8_t* rec, std::uint32_t G, float* cf,
-                                      float& s, float& z) {
+KVPLAN_INLINE void kivi_record_floats(const std::uint8_t* rec, std::uint32_t G, float* cf, float& s,
+                                      float& z) {
   alignas(32) std::uint8_t cb[256];
   unpack_codes<BITS>(rec, G, cb);
   for (std::uint32_t j = 0; j < G; ++j) cf[j] = static_cast<float>(cb[j]);

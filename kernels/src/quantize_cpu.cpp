@@ -1,9 +1,10 @@
-// Faster CPU quantize / dequantize, by format family (quantize_cpu_float.cpp, _fp8, _int8, _kivi): the same arithmetic as the _ref spec, restructured for SIMD
-// (branch-free selects instead of branches, bit tricks instead of frexp/rint, chunks through small
-// local buffers, int8 and KIVI in 8- or 16-lane vector code with KIVI words packed in registers).
-// Every division of the spec stays a division: x/s and x·(1/s) can differ by an ulp, which moves
-// a code at a .5 tie. Bit-identical to the reference — tests/kernels compare the two byte for
-// byte, and each CPU build (KVPLAN_CPU_ISA baseline, avx2, v4) passes the same tests.
+// Faster CPU quantize / dequantize, by format family (quantize_cpu_float.cpp, _fp8, _int8, _kivi):
+// the same arithmetic as the _ref spec, restructured for SIMD (branch-free selects instead of
+// branches, bit tricks instead of frexp/rint, chunks through small local buffers, int8 and KIVI in
+// 8- or 16-lane vector code with KIVI words packed in registers). Every division of the spec stays
+// a division: x/s and x·(1/s) can differ by an ulp, which moves a code at a .5 tie. Bit-identical
+// to the reference — tests/kernels compare the two byte for byte, and each CPU build
+// (KVPLAN_CPU_ISA baseline, avx2, v4) passes the same tests.
 #include "kvplan/kernels/quantize.hpp"
 #include "quantize_fast.hpp"
 

@@ -121,14 +121,14 @@ KVPLAN_CPU_CLONES Status dequantize_fp8(const QuantizeParams& p) {
   return Status::Ok();
 }
 
-
 }  // namespace kvplan::kernels::quantize_fast
 
 namespace kvplan::kernels {
 
 // Exposed for the bit-exactness test of the fast fp8 encoder (the one quantize_cpu uses).
 std::uint8_t fp8_encode_cpu(float x, Fp8Kind k) {
-  return k == Fp8Kind::e4m3 ? quantize_fast::fp8_enc<Fp8Kind::e4m3>(x) : quantize_fast::fp8_enc<Fp8Kind::e5m2>(x);
+  return k == Fp8Kind::e4m3 ? quantize_fast::fp8_enc<Fp8Kind::e4m3>(x)
+                            : quantize_fast::fp8_enc<Fp8Kind::e5m2>(x);
 }
 
 }  // namespace kvplan::kernels

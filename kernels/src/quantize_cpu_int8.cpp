@@ -28,7 +28,6 @@ KVPLAN_INLINE float int8_scale(const float* x, std::uint32_t d) {
   return bits_float(static_cast<std::uint32_t>(amax)) / 127.f;
 }
 
-
 // One int8 record: the scale, then the codes N = 16 or 8 at a time (as int8_codes: division,
 // clamp to ±127 with NaN -> -127, rint) while whole steps remain, the rest by int8_codes.
 template <int N>

@@ -13,7 +13,8 @@ namespace {
 struct KiviScratch {
   std::vector<float> s, z;
   std::vector<std::uint32_t> words;
-  explicit KiviScratch(std::uint32_t d, std::uint32_t W) : s(d), z(d), words(std::uint64_t{W} * d) {}
+  explicit KiviScratch(std::uint32_t d, std::uint32_t W)
+      : s(d), z(d), words(std::uint64_t{W} * d) {}
 };
 
 template <std::uint32_t BITS>
@@ -87,12 +88,12 @@ KVPLAN_CPU_CLONES Status dequantize_kivi(const QuantizeParams& p) {
           for (std::uint32_t g = 0; g < p.tokens / G; ++g)
             for (std::uint32_t c = 0; c < d; ++c)
               kivi_decode_record(p.codes + (std::uint64_t{g} * d + c) * P, G, f.bits,
-                               p.dequant + std::uint64_t{g} * G * d + c, d);
+                                 p.dequant + std::uint64_t{g} * G * d + c, d);
         } else {
           for (std::uint32_t t = 0; t < p.tokens; ++t)
             for (std::uint32_t j = 0; j < d / G; ++j)
               kivi_decode_record(p.codes + (std::uint64_t{t} * (d / G) + j) * P, G, f.bits,
-                               p.dequant + std::uint64_t{t} * d + j * G, 1);
+                                 p.dequant + std::uint64_t{t} * d + j * G, 1);
         }
         break;
       }

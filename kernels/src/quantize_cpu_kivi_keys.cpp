@@ -11,9 +11,8 @@ namespace {
 // words[w·stride + lane], word w holding tokens w·pw .. w·pw + pw - 1: the code of token j lands
 // at bit (j%pw)·bits with one uniform shift, the words stay in registers.
 template <std::uint32_t BITS, class F>
-KVPLAN_INLINE void kivi_keys_block(const float* x, std::uint32_t d, std::uint32_t W,
-                                   const float* z, const float* s, std::uint32_t* words,
-                                   std::uint32_t stride) {
+KVPLAN_INLINE void kivi_keys_block(const float* x, std::uint32_t d, std::uint32_t W, const float* z,
+                                   const float* s, std::uint32_t* words, std::uint32_t stride) {
   constexpr std::uint32_t pw = 32 / BITS;
   constexpr std::int32_t L = (1 << BITS) - 1;
   const F zv = vec::load<F>(z), sv = vec::load<F>(s);

@@ -31,7 +31,8 @@ KVPLAN_INLINE void kivi_value_words(const float* g, std::uint32_t G, float z, fl
   if constexpr (N == 16 && BITS != 8) {
     // AVX-512: neighbouring codes merged inside 64-bit lanes, then narrowed (vpmovqb/vpmovdb).
     for (; i < G; i += 16) {
-      vec::u64x8 q = vec::as<vec::u64x8>(vec::kivi_codes(g + i, zv, sv, L));  // c[2k] | c[2k+1] << 32
+      vec::u64x8 q =
+          vec::as<vec::u64x8>(vec::kivi_codes(g + i, zv, sv, L));  // c[2k] | c[2k+1] << 32
       if constexpr (BITS == 4) {
         q |= q >> 28;  // low byte: c[2k] | c[2k+1] << 4
         const vec::u8 b = __builtin_convertvector(q, vec::u8);

@@ -226,9 +226,9 @@ KVPLAN_INLINE void group_minmax(const float* g, std::uint32_t G, float& lo, floa
       mx16 = v > mx16 ? v : mx16;
     }
     const vec::f32 a = __builtin_shufflevector(mn16, mn16, 0, 1, 2, 3, 4, 5, 6, 7),
-                  b = __builtin_shufflevector(mn16, mn16, 8, 9, 10, 11, 12, 13, 14, 15),
-                  c = __builtin_shufflevector(mx16, mx16, 0, 1, 2, 3, 4, 5, 6, 7),
-                  e = __builtin_shufflevector(mx16, mx16, 8, 9, 10, 11, 12, 13, 14, 15);
+                   b = __builtin_shufflevector(mn16, mn16, 8, 9, 10, 11, 12, 13, 14, 15),
+                   c = __builtin_shufflevector(mx16, mx16, 0, 1, 2, 3, 4, 5, 6, 7),
+                   e = __builtin_shufflevector(mx16, mx16, 8, 9, 10, 11, 12, 13, 14, 15);
     mn = a < b ? a : b;
     mx = c > e ? c : e;
   }

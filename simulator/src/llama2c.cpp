@@ -372,7 +372,8 @@ Tokenizer Tokenizer::load(const std::string& path, std::uint32_t vocab_size) {
   if (vocab_size < 259)
     throw Error(path, "vocab_size",
                 "a llama2.c tokenizer needs at least 259 tokens (3 special + 256 byte tokens), the "
-                "model has " + std::to_string(vocab_size));
+                "model has " +
+                    std::to_string(vocab_size));
   for (std::uint32_t i = 0; i < vocab_size; ++i) t.sorted_.emplace_back(t.vocab_[i], i);
   std::stable_sort(t.sorted_.begin(), t.sorted_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -85,7 +85,8 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
     if (!kn::cuda_available(&why))
       throw Error(source, "backend", "cuda: no usable GPU (" + why + "); use --backend cpu");
 #else
-    throw Error(source, "backend", "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
+    throw Error(source, "backend",
+                "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
 #endif
   }
   krope_.style =

@@ -51,8 +51,9 @@ json parse_header(const char* text, std::size_t n, const std::string& path) {
   std::uint64_t values = 0;
   const auto cb = [&](int depth, json::parse_event_t ev, json& parsed) {
     if (depth > kMaxHeaderDepth)
-      throw Error(path, "header",
-                  "invalid JSON: nested deeper than " + std::to_string(kMaxHeaderDepth) + " levels");
+      throw Error(
+          path, "header",
+          "invalid JSON: nested deeper than " + std::to_string(kMaxHeaderDepth) + " levels");
     switch (ev) {
       case json::parse_event_t::object_start:
         keys.emplace_back();
@@ -68,9 +69,9 @@ json parse_header(const char* text, std::size_t n, const std::string& path) {
       }
       case json::parse_event_t::value:
         if (++values > kMaxHeaderValues)
-          throw Error(path, "header",
-                      "JSON header holds more than " + std::to_string(kMaxHeaderValues) +
-                          " values");
+          throw Error(
+              path, "header",
+              "JSON header holds more than " + std::to_string(kMaxHeaderValues) + " values");
         break;
       default:
         break;

@@ -187,7 +187,10 @@ void TraceFile::read(TraceTensor which, std::uint32_t layer, std::uint64_t token
     if (!std::isfinite(x))
       throw Error(path(),
                   "tensor 'layers." + std::to_string(layer) + "." +
-                      (which == TraceTensor::q ? "q" : which == TraceTensor::k ? "k" : "v") + "'",
+                      (which == TraceTensor::q   ? "q"
+                       : which == TraceTensor::k ? "k"
+                                                 : "v") +
+                      "'",
                   "token " + std::to_string(token) + " holds a NaN or infinity");
 }
 

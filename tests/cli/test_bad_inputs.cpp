@@ -10,6 +10,7 @@
 // whose subcommand the binary lacks fails (exit 2 with "unknown command" never matches the
 // phrase), so only commands that exist are listed.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,8 +23,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "temp_dir.hpp"
 
@@ -115,8 +114,8 @@ std::vector<Case> load_cases() {
       if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     c.name = base;
     for (int n = 2; !names.insert(c.name).second; ++n) c.name = base + "_" + std::to_string(n);
-    c.args = split_args(
-        replace_all(replace_all(cols[3], "{file}", c.file), "{data}", kBadDir.string()));
+    c.args =
+        split_args(replace_all(replace_all(cols[3], "{file}", c.file), "{data}", kBadDir.string()));
     c.phrase = replace_all(cols[2], "{file}", c.file);
     cases.push_back(std::move(c));
   }
@@ -160,8 +159,10 @@ Result run_kvplan(const std::vector<std::string>& args, const std::string& tag) 
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  if (WIFEXITED(status)) r.exit = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.exit = 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    r.exit = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.exit = 128 + WTERMSIG(status);
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   fs::remove(out_path);

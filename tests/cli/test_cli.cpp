@@ -150,7 +150,7 @@ TEST(Cli, PlanMatchesVllmArithmetic) {
   EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 20480u);
   EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 327680u);
   EXPECT_DOUBLE_EQ(j["max_concurrency"].get<double>(), 10.0);  // vLLM's log: 20480 / 2048
-  EXPECT_EQ(j["max_requests"].get<std::uint64_t>(), 9u);  // less the null block: 20479 // 2048
+  EXPECT_EQ(j["max_requests"].get<std::uint64_t>(), 9u);       // less the null block: 20479 // 2048
   EXPECT_TRUE(j["memory"]["measured"].get<bool>());
 }
 
@@ -302,7 +302,6 @@ TEST(Cli, CheckEngineCommandLines) {
   EXPECT_EQ(kvplan("check --vllm \"vllm serve meta-llama/Llama-3.1-8B\"").code, 2);  // no --gpu
 }
 
-
 // --- Trust: every write checked, inputs that are not files refused, output well-formed.
 
 const std::string kBad = std::string(KVPLAN_TEST_DATA_DIR) + "/bad/";
@@ -317,8 +316,8 @@ std::string slurp(const std::string& path) {
 TEST(CliWrites, FullDiskIsExit2NamingStdout) {
   for (const std::string& args : std::vector<std::string>{
            "size --model llama-3.1-8b --context 8192",
-        "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16",
-        "check '" + kData + "fail_fp8.json' --format junit", "models", "--version"}) {
+           "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16",
+           "check '" + kData + "fail_fp8.json' --format junit", "models", "--version"}) {
     const auto r = kvplan(args + " > /dev/full");
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_TRUE(has(r.err, "/dev/full")) << r.err;
@@ -391,11 +390,11 @@ TEST(CliInputs, FifosDirectoriesAndDevicesAreRefusedUnread) {
   const std::string model = kBad + "valid/tiny_model.bin";
   const std::string tok = kBad + "valid/tiny_tokenizer.bin";
   // `timeout` turns the old behaviour (blocking forever on the FIFO) into a failure, not a hang.
-  for (const std::string& args : std::vector<std::string>{
-           "check '" + fifo + "'", "trace info '" + fifo + "'",
-        "size --model '" + fifo + "' --context 8",
-        "replay --checkpoint '" + model + "' --tokenizer '" + tok + "' --tokens-file '" + fifo +
-            "'"}) {
+  for (const std::string& args :
+       std::vector<std::string>{"check '" + fifo + "'", "trace info '" + fifo + "'",
+                                "size --model '" + fifo + "' --context 8",
+                                "replay --checkpoint '" + model + "' --tokenizer '" + tok +
+                                    "' --tokens-file '" + fifo + "'"}) {
     const auto r = kvplan(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_TRUE(has(r.err, fifo)) << args << "\n" << r.err;
@@ -415,9 +414,11 @@ TEST(CliInputs, FifosDirectoriesAndDevicesAreRefusedUnread) {
 // cannot get in: the JSON reader refuses it.)
 std::string evil_trace(const kvplan::test::TempDir& dir) {
   nlohmann::json h;
-  h["__metadata__"] = {{"format", "kvplan-trace"},     {"version", "1"},
+  h["__metadata__"] = {{"format", "kvplan-trace"},
+                       {"version", "1"},
                        {"model", "evil\n\x1b[2J\x1b[32mPASS\x1b]0;title\x07\r\xef\xbf\xbf"},
-                       {"rope_theta", "10000"},       {"rope_dims", "4"},
+                       {"rope_theta", "10000"},
+                       {"rope_dims", "4"},
                        {"rope_style", "interleaved"}};
   const char* names[] = {"layers.0.q", "layers.0.k", "layers.0.v"};
   for (int i = 0; i < 3; ++i)
@@ -440,14 +441,14 @@ TEST(CliOutput, TraceInfoJsonIsValidAndTextHasNoEscapes) {
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
   EXPECT_TRUE(has(j["model"].get<std::string>(), "\n")) << r.out;  // escaped, then decoded
-  EXPECT_FALSE(has(r.out, "\x1b")) << r.out;                        // \u001b in the JSON text
+  EXPECT_FALSE(has(r.out, "\x1b")) << r.out;                       // \u001b in the JSON text
   for (const char* fmt : {"table", "md", "csv"}) {
     r = kvplan("trace info '" + p + "' --format " + fmt);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(has(r.out, "\x1b")) << fmt << ": " << r.out;
     EXPECT_FALSE(has(r.out, "\r")) << fmt;
     EXPECT_FALSE(has(r.out, "\x07")) << fmt;
-    EXPECT_FALSE(has(r.out, "title")) << fmt;  // the OSC's text went with it
+    EXPECT_FALSE(has(r.out, "title")) << fmt;                 // the OSC's text went with it
     EXPECT_TRUE(has(r.out, "PASS")) << fmt << ": " << r.out;  // the text stays, inert
   }
 }

@@ -128,8 +128,8 @@ Outcome run_examples(const Extracted& ex) {
   const bool have_model = fs::exists(model / "stories260K.bin");
   fs::create_directories(tmp.path() / "shared" / "models");
   if (have_model)
-    fs::create_directory_symlink(fs::absolute(model), tmp.path() / "shared" / "models" /
-                                                          "stories260K");
+    fs::create_directory_symlink(fs::absolute(model),
+                                 tmp.path() / "shared" / "models" / "stories260K");
   const std::string bindir = fs::path(KVPLAN_EXE).parent_path().string();
   for (const auto& e : ex.examples) {
     if (!have_model && e.command.find("shared/models") != std::string::npos) {
@@ -145,9 +145,9 @@ Outcome run_examples(const Extracted& ex) {
       s << e.command << "\n";
     }
     const fs::path log = tmp.path() / "example.log";
-    const std::string cmd = "cd '" + work.string() + "' && PATH='" + bindir + "':\"$PATH\" timeout " +
-                            std::to_string(kTimeoutSeconds) + " bash .example.sh >'" +
-                            log.string() + "' 2>&1";
+    const std::string cmd = "cd '" + work.string() + "' && PATH='" + bindir +
+                            "':\"$PATH\" timeout " + std::to_string(kTimeoutSeconds) +
+                            " bash .example.sh >'" + log.string() + "' 2>&1";
     const auto t0 = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
     const double secs =
@@ -160,9 +160,9 @@ Outcome run_examples(const Extracted& ex) {
       std::string output = read(log);
       if (output.size() > 2000) output = "..." + output.substr(output.size() - 2000);
       o.failures.push_back(e.where + ": `" + e.command + "` exited " +
-                           (code == 124 ? "124 (timed out after " +
-                                              std::to_string(kTimeoutSeconds) + " s)"
-                                        : std::to_string(code)) +
+                           (code == 124
+                                ? "124 (timed out after " + std::to_string(kTimeoutSeconds) + " s)"
+                                : std::to_string(code)) +
                            ", documented exit " + std::to_string(e.exit_code) + "\n" + output);
     }
   }
@@ -230,9 +230,11 @@ TEST(Examples, ABrokenExampleFailsVisibly) {
   ASSERT_NE(readme.find(good), std::string::npos) << "the README no longer checks " << good;
   auto ex = extract(readme, "README.md (broken copy)");
   // Keep only the examples naming the file, then break it.
-  std::erase_if(ex.examples, [&](const Example& e) { return e.command.find(good) == std::string::npos; });
+  std::erase_if(ex.examples,
+                [&](const Example& e) { return e.command.find(good) == std::string::npos; });
   ASSERT_FALSE(ex.examples.empty());
-  for (auto& e : ex.examples) e.command.replace(e.command.find(good), good.size(), "examples/gone.json");
+  for (auto& e : ex.examples)
+    e.command.replace(e.command.find(good), good.size(), "examples/gone.json");
   auto o = run_examples(ex);
   ASSERT_EQ(o.failures.size(), ex.examples.size());
   EXPECT_NE(o.failures[0].find("exited 2, documented exit 0"), std::string::npos) << o.failures[0];

@@ -72,9 +72,10 @@ TEST(Help, BashCompletionComesFromTheOptionDefinitions) {
   auto complete = [&](const std::vector<std::string>& words) {
     std::string arr;
     for (const auto& w : words) arr += " '" + w + "'";
-    const std::string cmd = "bash -c 'source \"$0\"; COMP_WORDS=(\"${@}\"); COMP_CWORD=$(($# - 1)); "
-                            "_kvplan; printf \"%s\\n\" \"${COMPREPLY[@]}\"' '" +
-                            script + "'" + arr;
+    const std::string cmd =
+        "bash -c 'source \"$0\"; COMP_WORDS=(\"${@}\"); COMP_CWORD=$(($# - 1)); "
+        "_kvplan; printf \"%s\\n\" \"${COMPREPLY[@]}\"' '" +
+        script + "'" + arr;
     return shell(cmd).out;
   };
   EXPECT_TRUE(has(complete({"kvplan", "pl"}), "plan\n"));

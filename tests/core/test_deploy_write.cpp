@@ -1,7 +1,8 @@
 // to_json(Deployment): core writes what core reads. Every field parse_deploy_json reads survives
 // a write and a read back.
-#include <fstream>
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <sstream>
 #include <string>
 

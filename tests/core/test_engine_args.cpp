@@ -165,16 +165,15 @@ TEST(SplitCommandLine, LinearTime) {
   while (s.size() < (1u << 20) - 16) s += "\"a\\\"b\" 'c' d\\ e ";
   const auto t0 = std::chrono::steady_clock::now();
   const auto words = split_command_line(s, "--vllm");
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GT(words.size(), 100000u);
   EXPECT_LT(secs, 1.0);
 }
 
 TEST(EngineArgs, NestedQuotesInAModelName) {
   const auto a = parse_engine_command(
-      Engine::vllm, R"(vllm serve "my \"prod\" model" --served-model-name 'a b' --max-model-len 4096)",
-      "--vllm");
+      Engine::vllm,
+      R"(vllm serve "my \"prod\" model" --served-model-name 'a b' --max-model-len 4096)", "--vllm");
   EXPECT_EQ(a.model, "my \"prod\" model");
   EXPECT_EQ(*a.max_model_len, 4096u);
 }

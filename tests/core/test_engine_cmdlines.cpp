@@ -16,14 +16,17 @@
 namespace kvplan {
 namespace {
 
-EngineArgs vllm(const std::string& line) { return parse_engine_command(Engine::vllm, line, "--vllm"); }
+EngineArgs vllm(const std::string& line) {
+  return parse_engine_command(Engine::vllm, line, "--vllm");
+}
 EngineArgs sglang(const std::string& line) {
   return parse_engine_command(Engine::sglang, line, "--sglang");
 }
 
 TEST(EngineCmdlines, RepeatedFlagKeepsTheLastValue) {
-  const auto a = vllm("vllm serve m --max-model-len 4096 --max-model-len 8192 --dtype float16 "
-                      "--dtype bfloat16");
+  const auto a = vllm(
+      "vllm serve m --max-model-len 4096 --max-model-len 8192 --dtype float16 "
+      "--dtype bfloat16");
   EXPECT_EQ(a.max_model_len.value_or(0), 8192u);
   EXPECT_EQ(a.weight_dtype.value_or(""), "bf16");
 }
@@ -84,9 +87,11 @@ TEST(EngineCmdlines, SglangDpAttentionSplitsTheTpGroup) {
 
 TEST(EngineCmdlines, ExpertParallelWithDataParallel) {
   const auto gpu = load_gpu("h200-141gb");
-  const auto ep = vllm("vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 4 --enable-expert-parallel "
-                       "--max-model-len 32768");
-  const auto dp = vllm("vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 4 --max-model-len 32768");
+  const auto ep = vllm(
+      "vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 4 --enable-expert-parallel "
+      "--max-model-len 32768");
+  const auto dp =
+      vllm("vllm serve Qwen/Qwen3-30B-A3B --data-parallel-size 4 --max-model-len 32768");
   const auto a = deploy_from_engine(ep, gpu, 0, "", "--vllm");
   const auto b = deploy_from_engine(dp, gpu, 0, "", "--vllm");
   EXPECT_EQ(a.plan.gpus, 4u);
@@ -101,7 +106,8 @@ TEST(EngineCmdlines, ExpertParallelWithDataParallel) {
 
 TEST(EngineCmdlines, DtypeNeverDoublesAQuantizedCheckpoint) {
   const auto gpu = load_gpu("h100-sxm-80gb");
-  const auto a = vllm("vllm serve Qwen/Qwen3-235B-A22B-FP8 --dtype bfloat16 --tensor-parallel-size 8");
+  const auto a =
+      vllm("vllm serve Qwen/Qwen3-235B-A22B-FP8 --dtype bfloat16 --tensor-parallel-size 8");
   const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
   const auto m = load_model("qwen3-235b-a22b-fp8");
   EXPECT_EQ(memory_budget(d.model, d.plan).weight_bytes, (m.weight_bytes() + 7) / 8);
@@ -109,8 +115,9 @@ TEST(EngineCmdlines, DtypeNeverDoublesAQuantizedCheckpoint) {
 
 TEST(EngineCmdlines, KvCacheMemoryBytesSkipsTheMemoryModel) {
   const auto gpu = load_gpu("h100-sxm-80gb");
-  const auto a = vllm("vllm serve meta-llama/Llama-3.1-8B --kv-cache-memory-bytes 40G "
-                      "--max-model-len 32768");
+  const auto a = vllm(
+      "vllm serve meta-llama/Llama-3.1-8B --kv-cache-memory-bytes 40G "
+      "--max-model-len 32768");
   const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
   const auto c = plan_capacity(d.model, d.plan);
   // 40 GiB // 65,536 B page // 32 layers = 20,480 blocks (bf16 as fp16: 2 bytes)
@@ -120,8 +127,9 @@ TEST(EngineCmdlines, KvCacheMemoryBytesSkipsTheMemoryModel) {
 
 TEST(EngineCmdlines, NumGpuBlocksOverride) {
   const auto gpu = load_gpu("h100-sxm-80gb");
-  const auto a = vllm("vllm serve meta-llama/Llama-3.1-8B --num-gpu-blocks-override 1000 "
-                      "--max-model-len 8192");
+  const auto a = vllm(
+      "vllm serve meta-llama/Llama-3.1-8B --num-gpu-blocks-override 1000 "
+      "--max-model-len 8192");
   const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
   const auto c = plan_capacity(d.model, d.plan);
   EXPECT_EQ(c.num_gpu_blocks, 1000u);
@@ -132,14 +140,16 @@ TEST(EngineCmdlines, MaxModelLenAutoFitsTheMemory) {
   // 4 GiB of KV memory: 4 GiB // 65,536 // 32 = 2,048 blocks; auto-fit plans without the null
   // block (vLLM kv_cache_planning.py get_kv_cache_configs, PR #47272): 2,047 · 16 = 32,752.
   const auto gpu = load_gpu("h100-sxm-80gb");
-  const auto a = vllm("vllm serve meta-llama/Llama-3.1-8B --max-model-len auto "
-                      "--kv-cache-memory-bytes 4G");
+  const auto a = vllm(
+      "vllm serve meta-llama/Llama-3.1-8B --max-model-len auto "
+      "--kv-cache-memory-bytes 4G");
   const auto d = deploy_from_engine(a, gpu, 0, "", "--vllm");
   EXPECT_EQ(d.plan.context, 32752u);
 }
 
 TEST(EngineCmdlines, UnmodelledMemoryFlagsAreNamed) {
-  const auto a = vllm("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64 --config x.yaml");
+  const auto a =
+      vllm("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64 --config x.yaml");
   ASSERT_GE(a.not_modelled.size(), 4u);
   EXPECT_EQ(a.not_modelled[0], "--enable-lora");
   EXPECT_TRUE(a.unknown.empty());
@@ -166,8 +176,9 @@ namespace {
 // (block 544, docs/models.md), 2^31 // 1,114,112 = 1,927 pages // group size 12 = 160 blocks.
 TEST(EngineCmdlines, MambaHybridMaxNumSeqsOverBlocksFailsToStart) {
   const auto gpu = load_gpu("h100-sxm-80gb");
-  const auto a = vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
-                      "--max-model-len 4096 --max-num-seqs 256");
+  const auto a = vllm(
+      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+      "--max-model-len 4096 --max-num-seqs 256");
   const auto r = run_check(deploy_from_engine(a, gpu, 0, "", "--vllm"));
   EXPECT_EQ(r.capacity.num_gpu_blocks, 160u);
   const auto& starts = r.items[1];
@@ -177,8 +188,10 @@ TEST(EngineCmdlines, MambaHybridMaxNumSeqsOverBlocksFailsToStart) {
       << starts.detail;
   // 160 sequences start; so does --enforce-eager (no CUDA graphs to capture).
   auto starts_with = [&](const std::string& flags) {
-    const auto line = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
-                      "--max-model-len 4096 " + flags;
+    const auto line =
+        "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+        "--max-model-len 4096 " +
+        flags;
     return run_check(deploy_from_engine(vllm(line), gpu, 0, "", "--vllm")).items[1].passed;
   };
   EXPECT_TRUE(starts_with("--max-num-seqs 160"));

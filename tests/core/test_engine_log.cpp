@@ -18,7 +18,8 @@ namespace {
 TEST(EngineLog, ReadsVllmV1Lines) {
   const auto g = parse_engine_log(
       "INFO [core.py:96] Initializing a V1 LLM engine (v0.15.1) with config: model='/m/Llama', "
-      "speculative_config=None, max_seq_len=131072, tensor_parallel_size=1, kv_cache_dtype=auto, x\n"
+      "speculative_config=None, max_seq_len=131072, tensor_parallel_size=1, kv_cache_dtype=auto, "
+      "x\n"
       "INFO [gpu_model_runner.py:4130] Model loading took 14.99 GiB memory and 6.72 seconds\n"
       "INFO [gpu_worker.py:356] Available KV cache memory: 19.28 GiB\n"
       "INFO [kv_cache_utils.py:1307] GPU KV cache size: 157,936 tokens\n"
@@ -67,8 +68,8 @@ TEST(EngineLog, ReadsSglangAndTrtllmLines) {
 // kvplan's 16,060,522,496 weight bytes − the logged 19.28 GiB = the reserve; with it, plan's own
 // memory model gives back the logged 157,936 tokens.
 TEST(EngineLog, CalibrationReproducesTheLogFromTheGpu) {
-  const auto log = load_engine_log(std::string(KVPLAN_TEST_DATA_DIR) +
-                                   "/logs/vllm-v0151-llama31-8b-a100.log");
+  const auto log =
+      load_engine_log(std::string(KVPLAN_TEST_DATA_DIR) + "/logs/vllm-v0151-llama31-8b-a100.log");
   const auto m = load_model("llama-3.1-8b");
   ExplainOverrides o;
   o.gpu_memory_bytes = load_gpu("a100-40gb").memory_bytes;  // 42,949,672,960
@@ -92,9 +93,10 @@ TEST(EngineLog, ZeroTpOrBlockIsRefused) {
       "[TensorRT-LLM][INFO] Allocated 1.00 GiB for max tokens in paged KV cache (100)\n",
       "t.log");
   EXPECT_THROW(explain_log(a, m), Error);
-  const auto b = parse_engine_log("tp_size=0 KV Cache is allocated. #tokens: 5, K size: 1.00 GB, "
-                                  "V size: 1.00 GB\n",
-                                  "s.log");
+  const auto b = parse_engine_log(
+      "tp_size=0 KV Cache is allocated. #tokens: 5, K size: 1.00 GB, "
+      "V size: 1.00 GB\n",
+      "s.log");
   EXPECT_THROW(explain_log(b, m), Error);
 }
 
@@ -120,14 +122,19 @@ TEST(EngineLog, LedgerRows) {
     ExplainOverrides o;
     std::istringstream f(flags == "-" ? "" : flags);
     for (std::string k, v; f >> k >> v;) {
-      if (k == "--tp") o.tp = static_cast<std::uint32_t>(std::stoul(v));
-      else if (k == "--max-model-len") o.max_model_len = std::stoull(v);
-      else if (k == "--kv-cache-dtype") o.kv_cache_dtype = v;
-      else ADD_FAILURE() << "unknown ledger flag " << k;
+      if (k == "--tp")
+        o.tp = static_cast<std::uint32_t>(std::stoul(v));
+      else if (k == "--max-model-len")
+        o.max_model_len = std::stoull(v);
+      else if (k == "--kv-cache-dtype")
+        o.kv_cache_dtype = v;
+      else
+        ADD_FAILURE() << "unknown ledger flag " << k;
     }
     const auto r = explain_log(load_engine_log(dir + file), load_model(model), o);
     bool any_recomputed = false;
-    for (const auto& row : r.rows) any_recomputed = any_recomputed || (row.kvplan && row.quantity != "weights per GPU (GiB)");
+    for (const auto& row : r.rows)
+      any_recomputed = any_recomputed || (row.kvplan && row.quantity != "weights per GPU (GiB)");
     if (expect == "reproduced") {
       EXPECT_TRUE(r.all_within());
     } else if (expect == "cannot") {

@@ -21,8 +21,12 @@ ModelSpec plain(std::uint32_t layers, std::uint32_t q, std::uint32_t kv, std::ui
 KvCost cost(const ModelSpec& m, std::uint64_t n, const std::string& fmt = "fp16",
             const std::string& pol = "full", std::uint32_t block = 1, std::uint64_t batch = 1,
             std::uint32_t tp = 1) {
-  return kv_cost(m, KvCostInput{.context = n, .batch = batch, .format = parse_kv_format(fmt),
-                                .policy = parse_policy(pol), .block_size = block, .tp = tp});
+  return kv_cost(m, KvCostInput{.context = n,
+                                .batch = batch,
+                                .format = parse_kv_format(fmt),
+                                .policy = parse_policy(pol),
+                                .block_size = block,
+                                .tp = tp});
 }
 
 TEST(Formula, Llama31_8bFp16IsOneGiBAt8K) {

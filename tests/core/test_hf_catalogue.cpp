@@ -111,7 +111,8 @@ TEST(HfCatalogue, Gemma3_NestedTextConfig_FiveLocalToOneGlobal) {
   const auto m = kvplan::load_model(hf("gemma-3-27b"));
   ASSERT_EQ(m.layers.size(), 62u);
   for (std::size_t i = 0; i < 62; ++i)
-    EXPECT_EQ(m.layers[i].kind, (i + 1) % 6 == 0 ? AttentionKind::full : AttentionKind::sliding) << i;
+    EXPECT_EQ(m.layers[i].kind, (i + 1) % 6 == 0 ? AttentionKind::full : AttentionKind::sliding)
+        << i;
   EXPECT_EQ(count(m, AttentionKind::full), 10u);
   // 16 KV heads · (128 + 128) · 2 B = 8,192 B per layer-token.
   EXPECT_EQ(request_bytes(m, 512), 62ull * 512 * 8192);
@@ -285,8 +286,13 @@ TEST(HfCatalogue, NemotronH_Mamba2StateInFp32AndTheInfinityLiteral) {
 
 TEST(HfCatalogue, Mamba2GroupsReplicateWhenTpDoesNotDivideThem) {
   // extra_groups_for_head_shards: n_groups 1 at TP 4 becomes 4 groups, one per rank.
-  kvplan::RecurrentSpec r{.kind = MixerKind::mamba2, .d_inner = 4096, .d_state = 128, .d_conv = 4,
-                          .n_groups = 1, .heads = 64, .head_dim = 64};
+  kvplan::RecurrentSpec r{.kind = MixerKind::mamba2,
+                          .d_inner = 4096,
+                          .d_state = 128,
+                          .d_conv = 4,
+                          .n_groups = 1,
+                          .heads = 64,
+                          .head_dim = 64};
   const auto s = kvplan::recurrent_state(r, 4);
   EXPECT_EQ(s.conv_elements, 3ull * (4096 + 2 * 4 * 128) / 4);
   EXPECT_EQ(s.ssm_elements, 16ull * 64 * 128);
@@ -314,13 +320,14 @@ TEST(HfCatalogue, Nvfp4FromHfQuantConfig) {
   // ModelOpt checkpoints keep the scheme in hf_quant_config.json beside config.json: NVFP4,
   // group 16: 0.5 B + one fp8 scale per 16 = 0.5625 B per weight; lm_head and the routers
   // (exclude_modules) bf16.
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("kvplan_nvfp4_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("kvplan_nvfp4_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(hf("qwen3-235b-a22b-nvfp4"), dir / "config.json");
-  std::filesystem::copy_file(std::string(KVPLAN_TEST_DATA_DIR) +
-                                 "/hf/hf_quant_config/qwen3-235b-a22b-nvfp4.json",
-                             dir / "hf_quant_config.json");
+  std::filesystem::copy_file(
+      std::string(KVPLAN_TEST_DATA_DIR) + "/hf/hf_quant_config/qwen3-235b-a22b-nvfp4.json",
+      dir / "hf_quant_config.json");
   const auto m = kvplan::load_model(dir.string());
   std::filesystem::remove_all(dir);
   EXPECT_EQ(m.id, dir.string());
@@ -336,7 +343,8 @@ class HfCatalogueBad : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("kvplan_cat_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("kvplan_cat_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -369,7 +377,8 @@ TEST_F(HfCatalogueBad, LinearLayerWithoutAKnownMixer) {
 }
 
 TEST_F(HfCatalogueBad, NemotronPatternOfTheWrongLength) {
-  const auto msg = message(R"({"model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 64,
+  const auto msg =
+      message(R"({"model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 64,
     "num_attention_heads": 4, "hybrid_override_pattern": "M*", "mamba_num_heads": 2,
     "mamba_head_dim": 32, "n_groups": 1, "ssm_state_size": 16, "conv_kernel": 4})");
   EXPECT_NE(msg.find("/hybrid_override_pattern"), std::string::npos) << msg;
@@ -420,7 +429,8 @@ TEST_F(HfCatalogueBad, HubCacheSnapshotByRepoId) {
   std::ofstream(root / "refs" / "main") << "abc123";
   std::filesystem::copy_file(hf("llama-3.1-8b"), root / "snapshots" / "abc123" / "config.json");
   // A one-tensor checkpoint: 8-byte header length, the JSON header, then 16 data bytes.
-  const std::string header = R"({"lm_head.weight":{"dtype":"BF16","shape":[2,4],"data_offsets":[0,16]}})";
+  const std::string header =
+      R"({"lm_head.weight":{"dtype":"BF16","shape":[2,4],"data_offsets":[0,16]}})";
   {
     std::ofstream st(root / "snapshots" / "abc123" / "model.safetensors", std::ios::binary);
     std::uint64_t n = header.size();

@@ -1,9 +1,9 @@
 // Core's JSON reading, through the public readers: dialects (kvplan's strict formats, Hugging Face
 // config.json as Python reads it), duplicate keys, nesting and size limits, regular files only.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
-#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
 
@@ -79,8 +79,7 @@ TEST(JsonRead, HfConfigsReadInfinityAndNaNLikePython) {
                           R"("a": Infinityx,)", R"("a": - Infinity,)"})
     EXPECT_TRUE(has(model_error(llama_config(bad)), "invalid JSON")) << bad;
   // the one-character strings used inside are not confused with a real one
-  EXPECT_TRUE(has(model_error(llama_config(R"("a": Infinity, "b": "\u0001",)")),
-                  "invalid JSON"));
+  EXPECT_TRUE(has(model_error(llama_config(R"("a": Infinity, "b": "\u0001",)")), "invalid JSON"));
   EXPECT_EQ(model_error(llama_config(R"("b": "\u0001",)")), "");
 }
 

@@ -320,7 +320,7 @@ TEST(PlannerSolvers, WhatIfRanksFormats) {
   const auto rows = what_if(m, in, std::nullopt);
   ASSERT_GE(rows.size(), 8u);
   EXPECT_EQ(rows[0].format, "fp16");
-  EXPECT_EQ(rows[0].max_requests, 9u);   // (20480 − 1) // 2048
+  EXPECT_EQ(rows[0].max_requests, 9u);  // (20480 − 1) // 2048
   EXPECT_EQ(rows[1].format, "fp8");
   EXPECT_EQ(rows[1].max_requests, 19u);  // (40960 − 1) // 2048
   EXPECT_TRUE(rows[1].engine_native);
@@ -435,7 +435,8 @@ TEST(PlannerVllm, HybridStatePagesUnifiedWithAttention) {
 TEST(PlannerVllm, AttentionFreeModelHoldsStatePagesOnly) {
   ModelSpec m = plain(4, 8, 8, 64);
   for (auto& l : m.layers) l = LayerSpec{AttentionKind::none, 0, true};
-  m.recurrent = RecurrentSpec{.kind = MixerKind::mamba, .d_inner = 1024, .d_state = 16, .d_conv = 4};
+  m.recurrent =
+      RecurrentSpec{.kind = MixerKind::mamba, .d_inner = 1024, .d_state = 16, .d_conv = 4};
   // state per layer: conv 3 · 1024 · 2 B + ssm 1024 · 16 · 2 B = 6,144 + 32,768 = 38,912 B
   const auto c = plan_capacity(m, measured(38912u * 4 * 100, 1000));
   EXPECT_EQ(c.page_bytes, 38912u);

@@ -69,7 +69,7 @@ TEST(ModelPresets, FoundByTheirRepoIds) {
   EXPECT_EQ(a.preset, "qwen3-next-80b-a3b");
   EXPECT_EQ(a.id, "Qwen/Qwen3-Next-80B-A3B-Instruct");
   EXPECT_EQ(kvplan::load_model("openai/gpt-oss-120b").preset, "gpt-oss-120b");
-  EXPECT_EQ(kvplan::load_model("qwen/qwen3-8b").preset, "qwen3-8b");  // case-insensitive
+  EXPECT_EQ(kvplan::load_model("qwen/qwen3-8b").preset, "qwen3-8b");             // case-insensitive
   EXPECT_EQ(kvplan::load_model("Qwen/Qwen3-14B-Instruct").preset, "qwen3-14b");  // variant
   // A quantized variant has other weights: not the bf16 preset.
   EXPECT_THROW(kvplan::load_model("Qwen/Qwen3-14B-AWQ"), kvplan::Error);
@@ -110,8 +110,9 @@ TEST(ModelPresets, EveryPresetHoldsItsInvariants) {
       // A preset wrapping a published config: its architecture's count is within 2% of the
       // model card's total, which the preset records.
       ASSERT_GT(m.published_params, 0u);
-      const double rel = (static_cast<double>(m.num_params) - static_cast<double>(m.published_params)) /
-                         static_cast<double>(m.published_params);
+      const double rel =
+          (static_cast<double>(m.num_params) - static_cast<double>(m.published_params)) /
+          static_cast<double>(m.published_params);
       EXPECT_LT(std::abs(rel), 0.02) << m.num_params << " vs " << m.published_params;
       EXPECT_FALSE(m.hf_repos.empty());
     }

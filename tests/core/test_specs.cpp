@@ -48,8 +48,9 @@ TEST(KvFormatSpec, RefusesBadSpecsNamingTheField) {
             std::string::npos);
   EXPECT_NE(error_of([] { parse_kv_format("kivi:bits=3"); }).find("kv-dtype.bits"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_kv_format("kivi:bits=2,group=32,residual=100"); })
-                .find("kv-dtype.residual"),
+  EXPECT_NE(error_of([] {
+              parse_kv_format("kivi:bits=2,group=32,residual=100");
+            }).find("kv-dtype.residual"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_kv_format("kivi:group=0"); }).find("kv-dtype.group"),
             std::string::npos);
@@ -66,14 +67,16 @@ TEST(KvFormatSpec, RefusesBadSpecsNamingTheField) {
 
 TEST(KvFormatSpec, StreamValidation) {
   const auto k = parse_kv_format("kivi:bits=2,group=32,residual=128");
-  EXPECT_NE(error_of([&] { validate_stream(k, StreamRole::value, 48, 16, "m.json"); })
-                .find("must divide the head dim"),
+  EXPECT_NE(error_of([&] {
+              validate_stream(k, StreamRole::value, 48, 16, "m.json");
+            }).find("must divide the head dim"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { validate_stream(k, StreamRole::latent, 576, 16, "m.json"); })
-                .find("MLA"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { validate_stream(KvFormat{}, StreamRole::key, 128, 0, "x"); })
-                .find("block_size"),
+  EXPECT_NE(
+      error_of([&] { validate_stream(k, StreamRole::latent, 576, 16, "m.json"); }).find("MLA"),
+      std::string::npos);
+  EXPECT_NE(error_of([] {
+              validate_stream(KvFormat{}, StreamRole::key, 128, 0, "x");
+            }).find("block_size"),
             std::string::npos);
   EXPECT_NO_THROW(validate_stream(k, StreamRole::key, 128, 16, "x"));
 }
@@ -121,7 +124,8 @@ TEST(PolicySpec, FractionalH2oBudgetGrowsAtMostOneTokenPerStep) {
 }
 
 TEST(PolicySpec, OptionsAndRoundTrip) {
-  const auto p = parse_policy("snapkv:budget=256,window=16,kernel=5,pool=avg,gqa=max,positions=cache");
+  const auto p =
+      parse_policy("snapkv:budget=256,window=16,kernel=5,pool=avg,gqa=max,positions=cache");
   EXPECT_EQ(p.kind, PolicyKind::snapkv);
   EXPECT_EQ(p.window, 16u);
   EXPECT_EQ(p.kernel, 5u);
@@ -183,21 +187,27 @@ TEST(ModelJson, RefusalsNameFileAndField) {
   auto msg = [](const std::string& text) {
     return error_of([&] { parse_model_json(text, "tiny.json"); });
   };
-  EXPECT_NE(msg(with("\"num_kv_heads\": 2", "\"num_kv_heads\": 3")).find("tiny.json: /num_kv_heads"),
-            std::string::npos);
+  EXPECT_NE(
+      msg(with("\"num_kv_heads\": 2", "\"num_kv_heads\": 3")).find("tiny.json: /num_kv_heads"),
+      std::string::npos);
   EXPECT_NE(msg(with("\"num_layers\": 4,", "")).find("/num_layers: missing required field"),
             std::string::npos);
-  EXPECT_NE(msg(with("\"head_dim\": 64", "\"head_dim\": \"64\"")).find("/head_dim: expected a whole"),
-            std::string::npos);
-  EXPECT_NE(msg(with("\"head_dim\": 64", "\"head_dim\": -64")).find("/head_dim: must not be negative"),
-            std::string::npos);
+  EXPECT_NE(
+      msg(with("\"head_dim\": 64", "\"head_dim\": \"64\"")).find("/head_dim: expected a whole"),
+      std::string::npos);
+  EXPECT_NE(
+      msg(with("\"head_dim\": 64", "\"head_dim\": -64")).find("/head_dim: must not be negative"),
+      std::string::npos);
   EXPECT_NE(msg(with("\"head_dim\": 64", "\"head_dim\": 0")).find("/head_dim"), std::string::npos);
-  EXPECT_NE(msg(with("\"head_dim\": 64", "\"head_dim\": 64, \"head_dm\": 3")).find("/head_dm: unknown field"),
+  EXPECT_NE(msg(with("\"head_dim\": 64", "\"head_dim\": 64, \"head_dm\": 3"))
+                .find("/head_dm: unknown field"),
             std::string::npos);
   EXPECT_NE(msg(with("\"bf16\"", "\"bf15\"")).find("/weight_dtype"), std::string::npos);
-  EXPECT_NE(msg(with("\"sliding\", \"sliding\"", "\"sliding\", \"slidng\"")).find("/attention/pattern/1"),
+  EXPECT_NE(
+      msg(with("\"sliding\", \"sliding\"", "\"sliding\", \"slidng\"")).find("/attention/pattern/1"),
+      std::string::npos);
+  EXPECT_NE(msg(with("\"window\": 512,", "")).find("/attention/window: missing"),
             std::string::npos);
-  EXPECT_NE(msg(with("\"window\": 512,", "")).find("/attention/window: missing"), std::string::npos);
   EXPECT_NE(msg(with("\"kvplan_model\": 1", "\"kvplan_model\": 2")).find("unsupported schema"),
             std::string::npos);
   EXPECT_NE(msg("{\"kvplan_model\": 1,").find("invalid JSON"), std::string::npos);

@@ -27,22 +27,23 @@ TEST(Speculative, VllmJsonAndDottedForms) {
       Engine::vllm, "vllm serve deepseek-ai/DeepSeek-V3 --speculative-config.method mtp", "--vllm");
   EXPECT_EQ(dotted.speculative_method.value_or(""), "mtp");
   EXPECT_TRUE(dotted.unknown.empty());
-  const auto sglang = parse_engine_command(
-      Engine::sglang,
-      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --speculative-algorithm NEXTN",
-      "--sglang");
+  const auto sglang = parse_engine_command(Engine::sglang,
+                                           "python -m sglang.launch_server --model-path "
+                                           "deepseek-ai/DeepSeek-V3 --speculative-algorithm NEXTN",
+                                           "--sglang");
   EXPECT_EQ(sglang.speculative_method.value_or(""), "nextn");
-  EXPECT_THROW(parse_engine_command(Engine::vllm,
-                                    "vllm serve m --speculative-config '{not json'", "--vllm"),
-               Error);
+  EXPECT_THROW(
+      parse_engine_command(Engine::vllm, "vllm serve m --speculative-config '{not json'", "--vllm"),
+      Error);
   // num_speculative_tokens is bounded as in the dotted form (a value past 2^32 wrapped).
   for (const char* n : {"0", "-1", "4294967297", "\"3\""})
-    EXPECT_THROW(parse_engine_command(Engine::vllm,
-                                      std::string("vllm serve m --speculative-config "
-                                                  "'{\"method\": \"mtp\", \"num_speculative_tokens\": ") +
-                                          n + "}'",
-                                      "--vllm"),
-                 Error)
+    EXPECT_THROW(
+        parse_engine_command(Engine::vllm,
+                             std::string("vllm serve m --speculative-config "
+                                         "'{\"method\": \"mtp\", \"num_speculative_tokens\": ") +
+                                 n + "}'",
+                             "--vllm"),
+        Error)
         << n;
 }
 
@@ -76,7 +77,8 @@ TEST(Speculative, MtpLayersOnlyWhenRequested) {
 TEST(Speculative, DeploymentFromTheCommandLineCountsTheMtpLayer) {
   const auto gpu = load_gpu("h200-141gb");
   const auto plain = parse_engine_command(
-      Engine::vllm, "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --max-model-len 32768",
+      Engine::vllm,
+      "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --max-model-len 32768",
       "--vllm");
   const auto mtp = parse_engine_command(
       Engine::vllm,

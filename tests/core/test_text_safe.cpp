@@ -1,7 +1,7 @@
 // Output sanitizing: valid UTF-8, terminal-safe text, XML 1.0 characters, JSON string escapes.
-#include "kvplan/text_safe.hpp"
-
 #include <gtest/gtest.h>
+
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan {
 namespace {
@@ -10,25 +10,37 @@ const std::string kFffd = "\xef\xbf\xbd";
 
 TEST(TextSafe, ValidUtf8ReplacesMaximalBadSubparts) {
   EXPECT_EQ(valid_utf8("plain caf\xc3\xa9 \xf0\x9f\x99\x82"), "plain caf\xc3\xa9 \xf0\x9f\x99\x82");
-  EXPECT_EQ(valid_utf8("a\xff" "b"), "a" + kFffd + "b");
-  EXPECT_EQ(valid_utf8("\xe2\x82"), kFffd);                 // truncated: one U+FFFD
-  EXPECT_EQ(valid_utf8("\xe2\x82" "A"), kFffd + "A");
-  EXPECT_EQ(valid_utf8("\xc0\xaf"), kFffd + kFffd);         // overlong '/'
-  EXPECT_EQ(valid_utf8("\xed\xa0\x80"), kFffd + kFffd + kFffd);  // a surrogate
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a" + kFffd + "b");
+  EXPECT_EQ(valid_utf8("\xe2\x82"), kFffd);  // truncated: one U+FFFD
+  EXPECT_EQ(valid_utf8("\xe2\x82"
+                       "A"),
+            kFffd + "A");
+  EXPECT_EQ(valid_utf8("\xc0\xaf"), kFffd + kFffd);                          // overlong '/'
+  EXPECT_EQ(valid_utf8("\xed\xa0\x80"), kFffd + kFffd + kFffd);              // a surrogate
   EXPECT_EQ(valid_utf8("\xf4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // past U+10FFFF
 }
 
 TEST(TextSafe, TerminalSafeRemovesEscapesAndControls) {
   EXPECT_EQ(terminal_safe("llama\x1b[2J\x1b[1;32mPASS\x1b[0m"), "llamaPASS");
-  EXPECT_EQ(terminal_safe("a\x1b]0;title\x07" "b\x1b]8;;http://x\x1b\\c"), "abc");
-  EXPECT_EQ(terminal_safe("a\x1b" "cb"), "ab");                  // ESC c: terminal reset
+  EXPECT_EQ(terminal_safe("a\x1b]0;title\x07"
+                          "b\x1b]8;;http://x\x1b\\c"),
+            "abc");
+  EXPECT_EQ(terminal_safe("a\x1b"
+                          "cb"),
+            "ab");  // ESC c: terminal reset
   EXPECT_EQ(terminal_safe("x\rFAKE\x08\x7f"), "xFAKE");
-  EXPECT_EQ(terminal_safe("a\xc2\x9b" "31mb"), "ab");            // C1 CSI
-  EXPECT_EQ(terminal_safe("a\xc2\x85" "b"), "ab");               // C1 NEL
+  EXPECT_EQ(terminal_safe("a\xc2\x9b"
+                          "31mb"),
+            "ab");  // C1 CSI
+  EXPECT_EQ(terminal_safe("a\xc2\x85"
+                          "b"),
+            "ab");  // C1 NEL
   EXPECT_EQ(terminal_safe("line\n\tindent \xc2\xb7 ok"), "line\n\tindent \xc2\xb7 ok");
   EXPECT_EQ(terminal_safe("bad\xff"), "bad" + kFffd);
   EXPECT_EQ(terminal_safe("\x1b"), "");
-  EXPECT_EQ(terminal_safe("\x1b[12"), "");                       // cut-off CSI
+  EXPECT_EQ(terminal_safe("\x1b[12"), "");  // cut-off CSI
 }
 
 TEST(TextSafe, XmlTextObeysXml10CharacterRules) {

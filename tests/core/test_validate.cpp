@@ -36,8 +36,7 @@ TEST(ValidateShape, ValidShapesHaveNoProblem) {
   // Every bound reached exactly is still valid: 64 · 32 · 32 = 65536 GPUs.
   const auto wide = plain(4096, 4096, 4096);
   EXPECT_TRUE(validate_deployment_shape(
-                  {.tp = 64, .pp = 32, .dp = 32, .block_size = 1u << 20, .draft_layers = 64},
-                  &wide)
+                  {.tp = 64, .pp = 32, .dp = 32, .block_size = 1u << 20, .draft_layers = 64}, &wide)
                   .empty());
 }
 
@@ -57,10 +56,14 @@ TEST(ValidateShape, ProductOf4096CubedIsOverTheLimitNotZero) {
 
 TEST(ValidateShape, EveryProblemAtOnce) {
   const auto m = plain(32, 32, 8);
-  const auto ps = validate_deployment_shape(
-      {.tp = 3, .pp = 64, .gpus = 0, .block_size = 0, .context = 0, .concurrency = 0,
-       .draft_layers = 65},
-      &m, cli_flag_names());
+  const auto ps = validate_deployment_shape({.tp = 3,
+                                             .pp = 64,
+                                             .gpus = 0,
+                                             .block_size = 0,
+                                             .context = 0,
+                                             .concurrency = 0,
+                                             .draft_layers = 65},
+                                            &m, cli_flag_names());
   EXPECT_TRUE(has(ps, "--tp", "does not fit the 32 attention heads and 8 KV heads")) << ps.size();
   EXPECT_TRUE(has(ps, "--pp", "pipeline parallelism 64 exceeds the 32 layers"));
   EXPECT_TRUE(has(ps, "--gpus", "must be between 1 and 65536 GPUs, got 0"));

@@ -56,7 +56,8 @@ TEST(VllmParity, GetKvCacheConfigOneWorker) {
       {"1 full + 1 sliding: groups of 1 (1 < 1.5 · 1)", 1, 1, m * 2 * 32, 64, 1, 2},
       {"2 full + 4 sliding: 4 >= 1.5 · 2, group size 2", 2, 4, m * 2 * 32, 32, 2, 3},
       {"3 full + 7 sliding: group size 3, 2 padding layers", 3, 7, m * 3 * 32, 32, 3, 4},
-      {"6 full + 5 sliding: 6 < 1.5 · 5, group size 6 (gpt-oss + EAGLE)", 6, 5, m * 6 * 32, 32, 6, 2},
+      {"6 full + 5 sliding: 6 < 1.5 · 5, group size 6 (gpt-oss + EAGLE)", 6, 5, m * 6 * 32, 32, 6,
+       2},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -150,7 +151,7 @@ TEST(VllmParity, MaxConcurrencyForKvCacheConfig) {
     in.num_gpu_blocks_override = blocks;
     return plan_capacity(layers(full, sliding, 1024, 32, 128), in);
   };
-  EXPECT_DOUBLE_EQ(run(32, 0, 1536).max_concurrency, 1.5);     // int(1024 · 1.5) blocks
+  EXPECT_DOUBLE_EQ(run(32, 0, 1536).max_concurrency, 1.5);  // int(1024 · 1.5) blocks
   EXPECT_DOUBLE_EQ(run(0, 32, 129 * 3).max_concurrency, 3.0);
   const auto hybrid = run(32, 32, (1024 + 129) * 3);
   EXPECT_DOUBLE_EQ(hybrid.max_concurrency, 3.0);

@@ -606,4 +606,3 @@ TEST(CudaRuntime, AvailabilityNeverThrowsAndExplainsItself) {
 
 }  // namespace
 }  // namespace kvplan::kernels
-

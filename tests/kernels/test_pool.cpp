@@ -259,7 +259,8 @@ ByteConfig random_config(std::mt19937& rng) {
   } else if (c.policy.kind == PolicyKind::h2o && uni(0, 2) == 0) {
     // Fractions of the sequence (keep=0.2,recent=0.1): the budget grows as the sequence does.
     c.policy.heavy = Budget{.ppm = static_cast<std::uint32_t>(uni(1, 500000)), .is_fraction = true};
-    c.policy.recent = Budget{.ppm = static_cast<std::uint32_t>(uni(1, 500000)), .is_fraction = true};
+    c.policy.recent =
+        Budget{.ppm = static_cast<std::uint32_t>(uni(1, 500000)), .is_fraction = true};
   } else if (c.policy.kind == PolicyKind::h2o) {
     c.policy.heavy.tokens = uni(0, 60);
     c.policy.recent.tokens = uni(0, 60);

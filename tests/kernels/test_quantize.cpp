@@ -324,16 +324,35 @@ TEST(QuantizeInt8Edge, SpecialRowsFastEqualsRef) {
         const float r = static_cast<float>((c * 37 + t * 11) % 23) / 7.f - 1.5f;
         float v = r;
         switch (t % kinds) {
-          case 0: v = c == 1 ? nan : r; break;
-          case 1: v = c == 2 ? inf : r; break;
-          case 2: v = c == 0 ? -inf : r; break;
-          case 3: v = c % 2 ? 0.f : -0.f; break;
-          case 4: v = r * 1e-40f; break;  // subnormals: scale subnormal too
-          case 5: v = c == 3 ? 3.4e38f : r; break;
-          case 6: v = c == 0 ? 127.f : static_cast<float>(c % 9) - 3.5f; break;  // .5 ties
-          case 7: v = nan; break;
-          case 8: v = c == 0 ? -1.f : r * 1e-3f; break;
-          default: break;
+          case 0:
+            v = c == 1 ? nan : r;
+            break;
+          case 1:
+            v = c == 2 ? inf : r;
+            break;
+          case 2:
+            v = c == 0 ? -inf : r;
+            break;
+          case 3:
+            v = c % 2 ? 0.f : -0.f;
+            break;
+          case 4:
+            v = r * 1e-40f;
+            break;  // subnormals: scale subnormal too
+          case 5:
+            v = c == 3 ? 3.4e38f : r;
+            break;
+          case 6:
+            v = c == 0 ? 127.f : static_cast<float>(c % 9) - 3.5f;
+            break;  // .5 ties
+          case 7:
+            v = nan;
+            break;
+          case 8:
+            v = c == 0 ? -1.f : r * 1e-3f;
+            break;
+          default:
+            break;
         }
         x[std::size_t{t} * width + c] = v;
       }
@@ -420,13 +439,12 @@ void fp8_sweep(std::uint64_t stride) {
   for (const KvDtype dt : {KvDtype::fp8_e4m3, KvDtype::fp8_e5m2})
     for (const float scale : {1.f, 0.0137f}) {
       const Fp8Kind k = dt == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2;
-      sweep_bit_patterns(stride, dt, scale,
-                         [&](const float* x, const std::uint8_t* out, std::size_t m) {
-                           for (std::size_t i = 0; i < m; ++i)
-                             ASSERT_EQ(int{out[i]},
-                                       int{fp8_encode(scale == 1.f ? x[i] : x[i] / scale, k)})
-                                 << std::hex << float_bits(x[i]) << " scale " << scale;
-                         });
+      sweep_bit_patterns(
+          stride, dt, scale, [&](const float* x, const std::uint8_t* out, std::size_t m) {
+            for (std::size_t i = 0; i < m; ++i)
+              ASSERT_EQ(int{out[i]}, int{fp8_encode(scale == 1.f ? x[i] : x[i] / scale, k)})
+                  << std::hex << float_bits(x[i]) << " scale " << scale;
+          });
       if (::testing::Test::HasFatalFailure()) return;
     }
 }
@@ -452,12 +470,12 @@ TEST(Fp8Fast, ScaledTiesEqualReference) {
       }
       const std::uint32_t n = static_cast<std::uint32_t>(x.size());
       std::vector<std::uint8_t> out(n);
-      QuantizeParams p{.format = KvFormat{.dtype = k == Fp8Kind::e4m3 ? KvDtype::fp8_e4m3
-                                                                      : KvDtype::fp8_e5m2},
-                       .tokens = 1,
-                       .width = n,
-                       .in = x.data(),
-                       .out = out.data()};
+      QuantizeParams p{
+          .format = KvFormat{.dtype = k == Fp8Kind::e4m3 ? KvDtype::fp8_e4m3 : KvDtype::fp8_e5m2},
+          .tokens = 1,
+          .width = n,
+          .in = x.data(),
+          .out = out.data()};
       p.fp8_scale = scale;
       ASSERT_TRUE(quantize(p, Backend::cpu).ok());
       for (std::uint32_t i = 0; i < n; ++i)

@@ -145,8 +145,7 @@ TEST(Llama2c, EncodeIsNotQuadratic) {
   while (prompt.size() < 34000) prompt += std::string(kGreedy) + " ";
   const auto t0 = std::chrono::steady_clock::now();
   const auto ids = tok.encode(prompt, true, false);
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GT(ids.size(), 5000u);
   EXPECT_LT(secs, 2.0) << "a 34 kB prompt took " << secs << " s to tokenize (was over 20 s)";
   EXPECT_EQ(tok.detokenize(ids), prompt);

@@ -26,7 +26,8 @@ constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }
 // a rounded up to a multiple of b (b > 0), checked.
-inline std::uint64_t round_up(std::uint64_t a, std::uint64_t b, std::string_view what = "byte count") {
+inline std::uint64_t round_up(std::uint64_t a, std::uint64_t b,
+                              std::string_view what = "byte count") {
   return mul(ceil_div(a, b), b, what);
 }
 

@@ -27,8 +27,8 @@
 namespace kvplan {
 
 struct Slo {
-  std::uint64_t context = 0;                         // tokens per request the deployment must serve
-  std::uint64_t concurrency = 1;                     // such requests in flight, all replicas
+  std::uint64_t context = 0;      // tokens per request the deployment must serve
+  std::uint64_t concurrency = 1;  // such requests in flight, all replicas
   // The typical request length of the stated load: when given, `concurrency` requests of this
   // length must fit (the worst case, `context` tokens each, is reported beside it).
   std::optional<std::uint64_t> mean_context;
@@ -87,8 +87,8 @@ struct CheckItem {
 
 struct CheckReport {
   Deployment deploy;
-  Capacity capacity;                  // at max_model_len
-  std::uint64_t requests_at_slo = 0;  // requests of slo.context that fit, all replicas
+  Capacity capacity;                              // at max_model_len
+  std::uint64_t requests_at_slo = 0;              // requests of slo.context that fit, all replicas
   std::optional<std::uint64_t> requests_at_mean;  // of slo.mean_context, when stated
   std::vector<CheckItem> items;
   bool passed() const;

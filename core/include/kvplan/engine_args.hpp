@@ -36,20 +36,20 @@ struct EngineArgs {
       memory_fraction_ppm;                    // --gpu-memory-utilization / --mem-fraction-static
   std::optional<std::uint32_t> block_size;    // vLLM --block-size, SGLang --page-size
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
-  std::optional<std::uint64_t> kv_cache_memory_bytes;  // vLLM --kv-cache-memory-bytes, per GPU
+  std::optional<std::uint64_t> kv_cache_memory_bytes;    // vLLM --kv-cache-memory-bytes, per GPU
   std::optional<std::uint64_t> num_gpu_blocks_override;  // vLLM --num-gpu-blocks-override
   bool expert_parallel = false;  // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
   bool dp_attention = false;     // SGLang --enable-dp-attention: DP splits the TP group
   bool enforce_eager = false;    // vLLM --enforce-eager: no CUDA graphs
   std::optional<std::string> mamba_cache_mode;  // vLLM --mamba-cache-mode none|align|all
-  std::optional<std::string> weight_dtype;    // kvplan's name, from --dtype / --quantization
+  std::optional<std::string> weight_dtype;      // kvplan's name, from --dtype / --quantization
   // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
   std::optional<std::string> speculative_method, speculative_model;
   std::optional<std::uint32_t> speculative_tokens;
-  std::vector<std::string> unknown;           // flags kvplan does not know, as written
-  std::vector<std::string> ignored;           // known flags without effect on the KV cache
-  std::vector<std::string> not_modelled;      // known flags that change it, not modelled
+  std::vector<std::string> unknown;       // flags kvplan does not know, as written
+  std::vector<std::string> ignored;       // known flags without effect on the KV cache
+  std::vector<std::string> not_modelled;  // known flags that change it, not modelled
 };
 
 // vLLM's human-readable integers: 32k = 32,000, 32K = 32,768, 1.5m = 1,500,000 (decimals with

@@ -36,14 +36,14 @@ struct EngineLog {
   std::string model;    // the config line's model / model_path
   std::optional<std::uint64_t> max_model_len;
   std::optional<std::uint32_t> tp;
-  std::optional<std::string> kv_cache_dtype;      // the engine's spelling
-  std::optional<std::uint64_t> weights_bytes;     // "Model loading took" / "mem usage"
+  std::optional<std::string> kv_cache_dtype;        // the engine's spelling
+  std::optional<std::uint64_t> weights_bytes;       // "Model loading took" / "mem usage"
   std::optional<std::uint64_t> available_kv_bytes;  // vLLM "Available KV cache memory"
-  std::optional<std::uint64_t> kv_pool_bytes;     // SGLang K + V sizes, TRT-LLM "Allocated X GiB"
-  std::optional<std::uint64_t> kv_cache_tokens;   // the engine's token count
+  std::optional<std::uint64_t> kv_pool_bytes;       // SGLang K + V sizes, TRT-LLM "Allocated X GiB"
+  std::optional<std::uint64_t> kv_cache_tokens;     // the engine's token count
   std::optional<std::uint64_t> num_gpu_blocks;
-  std::optional<std::uint32_t> tokens_per_block;  // TensorRT-LLM
-  std::optional<double> max_concurrency;          // vLLM
+  std::optional<std::uint32_t> tokens_per_block;    // TensorRT-LLM
+  std::optional<double> max_concurrency;            // vLLM
   std::optional<std::uint64_t> concurrency_tokens;  // the N of "Maximum concurrency for N tokens"
   // A value was printed with a precision (2 decimals of GiB): half its last digit, in bytes.
   std::uint64_t memory_rounding_bytes = 0;
@@ -59,18 +59,18 @@ EngineLog load_engine_log(const std::string& path);
 struct ExplainOverrides {
   std::optional<std::uint64_t> max_model_len;
   std::optional<std::uint32_t> tp;
-  std::optional<std::string> kv_cache_dtype;   // the engine's spelling
+  std::optional<std::string> kv_cache_dtype;  // the engine's spelling
   std::optional<std::uint32_t> block_size;
   std::optional<std::uint64_t> max_num_batched_tokens;
-  std::string gpu_id;                        // with the GPU, the log calibrates the reserve
+  std::string gpu_id;  // with the GPU, the log calibrates the reserve
   std::uint64_t gpu_memory_bytes = 0;
   std::optional<std::uint32_t> memory_fraction_ppm;  // default: the engine's
 };
 
 struct ExplainRow {
-  std::string quantity;                // "GPU KV cache size (tokens)", ...
+  std::string quantity;                  // "GPU KV cache size (tokens)", ...
   std::optional<double> logged, kvplan;  // kvplan empty: not recomputed (`why` says why)
-  std::string why;                     // the input that was missing, or how it was derived
+  std::string why;                       // the input that was missing, or how it was derived
   // |kvplan − logged| / logged, and whether it is within the ledger's tolerance (tokens and
   // blocks 0.3 %, maximum concurrency 0.01x plus the log's rounding of its memory figure).
   std::optional<double> relative_error;

@@ -26,12 +26,12 @@
 namespace kvplan {
 
 struct KvCostInput {
-  std::uint64_t context = 0;              // n: tokens in each sequence
-  std::uint64_t batch = 1;                // B: sequences in flight
+  std::uint64_t context = 0;  // n: tokens in each sequence
+  std::uint64_t batch = 1;    // B: sequences in flight
   KvFormat format{};
   RetentionPolicy policy{};
-  std::uint32_t block_size = 1;           // tokens per cache block; 1 = unpaged
-  std::uint32_t tp = 1;                   // tensor-parallel ranks; bytes are per rank
+  std::uint32_t block_size = 1;  // tokens per cache block; 1 = unpaged
+  std::uint32_t tp = 1;          // tensor-parallel ranks; bytes are per rank
   // Speculative layers holding a cache: MTP layers (num_nextn_predict_layers) or EAGLE draft
   // layers, with the model's own attention geometry (MLA for MLA models). 0 without
   // speculative decoding.
@@ -49,15 +49,15 @@ enum class GroupRole { attention, indexer, state };
 // One group of layers with the same cost (e.g. Gemma-2's sliding and global layers).
 struct LayerGroupCost {
   GroupRole role = GroupRole::attention;
-  AttentionKind kind = AttentionKind::full;  // attention and indexer groups
-  std::uint64_t window = 0;          // sliding / chunked layers
-  std::uint32_t layers = 0;          // L of this group
-  std::uint64_t retained = 0;        // tokens kept per layer per head
-  std::uint32_t kv_heads = 0;        // H_kv per rank (1 for MLA)
-  std::uint32_t k_width = 0;         // d_k (MLA: latent width)
-  std::uint32_t v_width = 0;         // d_v (0 for MLA)
-  std::uint64_t bytes_per_layer = 0; // one request, one layer, all heads on this rank
-  std::uint64_t bytes = 0;           // bytes_per_layer · layers
+  AttentionKind kind = AttentionKind::full;     // attention and indexer groups
+  std::uint64_t window = 0;                     // sliding / chunked layers
+  std::uint32_t layers = 0;                     // L of this group
+  std::uint64_t retained = 0;                   // tokens kept per layer per head
+  std::uint32_t kv_heads = 0;                   // H_kv per rank (1 for MLA)
+  std::uint32_t k_width = 0;                    // d_k (MLA: latent width)
+  std::uint32_t v_width = 0;                    // d_v (0 for MLA)
+  std::uint64_t bytes_per_layer = 0;            // one request, one layer, all heads on this rank
+  std::uint64_t bytes = 0;                      // bytes_per_layer · layers
   std::uint64_t conv_bytes = 0, ssm_bytes = 0;  // state groups: one layer's two parts
 };
 
@@ -71,11 +71,11 @@ struct KvCost {
   // indexer), unpaged, metadata included, kivi's fp16 residual not included (llama-3.1-8b fp16:
   // 131072). Sliding and chunked layers are in capped_bytes instead.
   std::uint64_t bytes_per_token = 0;
-  std::uint64_t growing_bytes = 0;       // full, MLA and indexer layers at n, one sequence
-  std::uint64_t capped_bytes = 0;        // sliding and chunked layers at n, one sequence
+  std::uint64_t growing_bytes = 0;            // full, MLA and indexer layers at n, one sequence
+  std::uint64_t capped_bytes = 0;             // sliding and chunked layers at n, one sequence
   std::uint64_t state_bytes_per_request = 0;  // recurrent state of one sequence
-  std::uint64_t bytes_per_request = 0;   // exact, one sequence of n tokens, paged, evicted: the sum
-  std::uint64_t total_bytes = 0;         // bytes_per_request · B
+  std::uint64_t bytes_per_request = 0;  // exact, one sequence of n tokens, paged, evicted: the sum
+  std::uint64_t total_bytes = 0;        // bytes_per_request · B
 };
 
 // The cache shape of a model on one rank, computed once and reused by solvers that evaluate the
@@ -93,8 +93,8 @@ struct KvLayout {
   bool mla = false;
   std::uint32_t indexer_layers = 0;  // DeepSeek-V3.2: MLA layers that also cache indexer keys
   std::uint32_t index_head_dim = 0;
-  std::uint32_t state_layers = 0;    // layers holding a recurrent state
-  RecurrentState state;              // one layer's state, one sequence, on this rank
+  std::uint32_t state_layers = 0;  // layers holding a recurrent state
+  RecurrentState state;            // one layer's state, one sequence, on this rank
 };
 
 // Bytes per token of one layer's DeepSeek-V3.2 indexer key cache: index_head_dim fp8 values and

@@ -12,9 +12,9 @@ namespace kvplan {
 
 struct GpuSpec {
   std::string id, name, source;
-  std::uint64_t memory_bytes = 0;        // total device memory as the driver reports it
-  double bandwidth_gbps = 0;             // GB/s (1e9 bytes per second), published peak
-  double price_per_hour = 0;             // USD per GPU-hour, 0 = unknown (set by --price)
+  std::uint64_t memory_bytes = 0;  // total device memory as the driver reports it
+  double bandwidth_gbps = 0;       // GB/s (1e9 bytes per second), published peak
+  double price_per_hour = 0;       // USD per GPU-hour, 0 = unknown (set by --price)
 };
 
 GpuSpec load_gpu(const std::string& id_or_path);

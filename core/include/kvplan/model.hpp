@@ -58,8 +58,9 @@ struct LayerSpec {
 // dimensions of the checkpoint (one rank; recurrent_state() shards them). The conv state keeps
 // the last d_conv − 1 inputs of the conv channels; the temporal ("ssm") state is
 //   mamba:            d_inner × d_state                   conv channels d_inner
-//   mamba2:           heads × head_dim × d_state          conv channels d_inner + 2·n_groups·d_state
-//   gated_delta_net:  heads × key_head_dim × head_dim     conv channels 2·key_heads·key_head_dim
+//   mamba2:           heads × head_dim × d_state          conv channels d_inner +
+//   2·n_groups·d_state gated_delta_net:  heads × key_head_dim × head_dim     conv channels
+//   2·key_heads·key_head_dim
 //                                                                       + heads·head_dim
 //   lightning:        heads × head_dim × head_dim         no conv
 enum class MixerKind { none, mamba, mamba2, gated_delta_net, lightning };
@@ -89,30 +90,30 @@ struct WeightSpec {
 };
 
 struct ModelSpec {
-  std::string id;      // preset id or file stem
-  std::string name;    // human name
-  std::string source;  // where the architecture was read from (URL or file)
+  std::string id;                     // preset id or file stem
+  std::string name;                   // human name
+  std::string source;                 // where the architecture was read from (URL or file)
   std::vector<std::string> hf_repos;  // Hugging Face repo ids the spec stands for (presets)
   std::string preset;  // the preset used, when the reference resolved to one (else empty)
   std::vector<LayerSpec> layers;  // one per decoder layer, draft layers not included
   std::uint32_t num_q_heads = 0;
-  std::uint32_t num_kv_heads = 0;   // for MLA: 1 latent "head", not sharded by TP
-  std::uint32_t head_dim_k = 0;     // K width per head (elements)
-  std::uint32_t head_dim_v = 0;     // V width per head (elements)
-  std::uint32_t hidden_size = 0;    // informational, 0 when unknown
+  std::uint32_t num_kv_heads = 0;  // for MLA: 1 latent "head", not sharded by TP
+  std::uint32_t head_dim_k = 0;    // K width per head (elements)
+  std::uint32_t head_dim_v = 0;    // V width per head (elements)
+  std::uint32_t hidden_size = 0;   // informational, 0 when unknown
   // MLA (DeepSeek-V2/V3): the cached latent per token per layer is kv_lora_rank + qk_rope_head_dim.
   std::uint32_t kv_lora_rank = 0;
   std::uint32_t qk_rope_head_dim = 0;
   // DeepSeek-V3.2 sparse attention: every MLA layer also caches one indexer key of this width.
   std::uint32_t index_head_dim = 0;
-  RecurrentSpec recurrent;          // the state of layers with recurrent = true
-  std::uint32_t mtp_layers = 0;     // MTP layers shipped (num_nextn_predict_layers); cached only
-                                    // when speculative decoding runs them (KvCostInput)
-  std::uint64_t max_context = 0;    // tokens (max_position_embeddings), 0 = unknown
-  std::uint64_t num_params = 0;     // parameters, for weight memory
-  bool num_params_estimated = false;  // true when derived from the architecture, not published
+  RecurrentSpec recurrent;             // the state of layers with recurrent = true
+  std::uint32_t mtp_layers = 0;        // MTP layers shipped (num_nextn_predict_layers); cached only
+                                       // when speculative decoding runs them (KvCostInput)
+  std::uint64_t max_context = 0;       // tokens (max_position_embeddings), 0 = unknown
+  std::uint64_t num_params = 0;        // parameters, for weight memory
+  bool num_params_estimated = false;   // true when derived from the architecture, not published
   std::uint64_t published_params = 0;  // the model card's total, where a preset records it
-  std::string weight_dtype = "bf16";  // fp32, fp16, bf16, fp8, int8, int4, fp4
+  std::string weight_dtype = "bf16";   // fp32, fp16, bf16, fp8, int8, int4, fp4
   WeightSpec weights;
   // Things the reader let pass with a warning (a duplicate key in a HF config keeps its last
   // value, as Python's json does), each naming the file and the key.

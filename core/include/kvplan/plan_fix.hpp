@@ -27,9 +27,9 @@
 namespace kvplan {
 
 struct PlanFix {
-  std::string kv_dtype;   // kvplan's name of the format ("fp8")
-  PlanInput input;        // the plan with the change applied
-  std::uint32_t gpus = 0;  // in all, after the change
+  std::string kv_dtype;          // kvplan's name of the format ("fp8")
+  PlanInput input;               // the plan with the change applied
+  std::uint32_t gpus = 0;        // in all, after the change
   std::uint32_t extra_gpus = 0;  // more than the plan has
   std::uint32_t tp = 1, pp = 1, replicas = 1;
   std::uint64_t max_requests = 0;  // requests of in.context the changed plan holds

@@ -164,8 +164,8 @@ struct Capacity {
   bool fits_one_request = false;               // vLLM would start (one request at `context` fits)
   // Hybrids: one layer's recurrent state of one sequence on one rank, before any page padding.
   std::uint64_t state_bytes_per_layer = 0;
-  std::uint32_t state_layers = 0;  // over the whole model
-  std::uint64_t estimated_max_model_len = 0;   // longest single request that fits (any engine)
+  std::uint32_t state_layers = 0;             // over the whole model
+  std::uint64_t estimated_max_model_len = 0;  // longest single request that fits (any engine)
 };
 
 // The memory budget of one GPU (per rank). Throws Error naming `source` on bad input (no GPU

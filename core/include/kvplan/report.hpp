@@ -1,7 +1,8 @@
 // Report rendering shared by every subcommand and the GUI: output formats, human units, tables.
 //
 //   human_bytes(1073741824) == "1.00 GiB (1.07 GB)"
-//   Table t{{"term", "value"}, {{"L", "32"}}};  render(t, OutputFormat::md) == "| term | value |\n..."
+//   Table t{{"term", "value"}, {{"L", "32"}}};  render(t, OutputFormat::md) == "| term | value
+//   |\n..."
 #pragma once
 
 #include <cstdint>

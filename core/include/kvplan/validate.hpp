@@ -24,9 +24,9 @@
 
 namespace kvplan {
 
-inline constexpr std::uint64_t kMaxParallel = 4096;           // TP, PP, DP each
-inline constexpr std::uint64_t kMaxGpus = 65536;              // GPUs in all
-inline constexpr std::uint64_t kMaxBlockSize = 1u << 20;      // tokens per page
+inline constexpr std::uint64_t kMaxParallel = 4096;       // TP, PP, DP each
+inline constexpr std::uint64_t kMaxGpus = 65536;          // GPUs in all
+inline constexpr std::uint64_t kMaxBlockSize = 1u << 20;  // tokens per page
 inline constexpr std::uint64_t kMaxContextTokens = std::uint64_t{1} << 40;
 inline constexpr std::uint64_t kMaxConcurrency = std::uint64_t{1} << 32;
 inline constexpr std::uint64_t kMaxDraftLayers = 64;
@@ -47,16 +47,15 @@ struct ShapeFields {
   std::string tp = "tp", pp = "pp", dp = "dp", gpus = "gpus", block_size = "block_size",
               context = "context", concurrency = "concurrency", draft_layers = "draft_layers";
 };
-ShapeFields cli_flag_names();                 // --tp, --pp, --gpus, --block-size, ...
-ShapeFields deploy_file_names();              // /engine/tensor_parallel_size, /hardware/gpus, ...
-ShapeFields engine_flag_names(Engine e);      // --tensor-parallel-size (vLLM), --tp (SGLang), ...
+ShapeFields cli_flag_names();             // --tp, --pp, --gpus, --block-size, ...
+ShapeFields deploy_file_names();          // /engine/tensor_parallel_size, /hardware/gpus, ...
+ShapeFields engine_flag_names(Engine e);  // --tensor-parallel-size (vLLM), --tp (SGLang), ...
 
 // Every problem of the shape: each count inside its bound, TP × PP × DP ≤ 65536 GPUs (in
 // 64-bit arithmetic), the GPUs a whole number of TP × PP replicas (and equal to TP × PP × DP when
 // both are given). With a model, also: TP divides the attention heads and divides or is a
 // multiple of the KV heads (and shards a recurrent mixer's heads), PP ≤ the layers.
-std::vector<Problem> validate_deployment_shape(const DeploymentShape& shape,
-                                               const ModelSpec* model,
+std::vector<Problem> validate_deployment_shape(const DeploymentShape& shape, const ModelSpec* model,
                                                const ShapeFields& names = {});
 
 // The same checks for a planner input (gpus 0 = one replica, block_size 0 = the engine's).
@@ -70,8 +69,8 @@ std::uint32_t shape_gpus(const DeploymentShape& shape);
 // the same values (exit 2), never a run that measures nothing or samples NaN:
 //   temperature: 0 (greedy) or in [1e-6, 1e6]; below 1e-6 logits / temperature overflow float,
 //                the softmax is NaN and the sampler picks the last token every step.
-//   prefill:     SnapKV's prompt length, in [1, tokens] (a longer one silently keeps the full cache).
-//   eval_from:   the first scored position, below tokens (else no position is measured).
+//   prefill:     SnapKV's prompt length, in [1, tokens] (a longer one silently keeps the full
+//   cache). eval_from:   the first scored position, below tokens (else no position is measured).
 // `tokens` is the positions the run covers when known before it starts (generate: min(steps,
 // seq_len); a trace: its T); without it prefill and eval_from are checked by the replay itself.
 struct SequenceFlags {
