@@ -213,8 +213,10 @@ std::uint64_t parse_human_int(const std::string& text, std::uint64_t min, std::u
   if (dot != std::string::npos && b != std::string::npos)
     throw Error(source, field,
                 "decimals are not allowed with the binary suffix " + std::string(1, last) + " (" +
-                    text + "); did you mean " + number + static_cast<char>(std::tolower(last)) + "?");
-  const std::string whole = number.substr(0, dot), frac = dot == std::string::npos ? "" : number.substr(dot + 1);
+                    text + "); did you mean " + number + static_cast<char>(std::tolower(last)) +
+                    "?");
+  const std::string whole = number.substr(0, dot),
+                    frac = dot == std::string::npos ? "" : number.substr(dot + 1);
   if (whole.empty() || whole.find_first_not_of("0123456789") != std::string::npos ||
       frac.find_first_not_of("0123456789") != std::string::npos || frac.size() > 12)
     throw Error(source, field, "expected a number like 32k, 32K or 32768, got '" + text + "'");
@@ -331,12 +333,11 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   bool docker_vllm = false;
   if (i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run") {
     i += 2;
-    static const char* const kDockerValued[] = {"-p", "--publish", "-v", "--volume", "-e", "--env",
-                                                "--name", "--gpus", "--ipc", "--shm-size",
-                                                "--runtime", "--network", "--net", "-w",
-                                                "--workdir", "--entrypoint", "--env-file", "-u",
-                                                "--user", "--ulimit", "--device", "--mount",
-                                                "--platform", "--cpus", "--memory", "-m"};
+    static const char* const kDockerValued[] = {
+        "-p",        "--publish",    "-v",         "--volume",  "-e",        "--env",    "--name",
+        "--gpus",    "--ipc",        "--shm-size", "--runtime", "--network", "--net",    "-w",
+        "--workdir", "--entrypoint", "--env-file", "-u",        "--user",    "--ulimit", "--device",
+        "--mount",   "--platform",   "--cpus",     "--memory",  "-m"};
     while (i < t.size() && t[i][0] == '-') {
       const std::string f = t[i].substr(0, t[i].find('='));
       const bool valued = t[i].find('=') == std::string::npos &&
@@ -464,7 +465,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           a.max_model_len.reset();
           a.max_model_len_auto = true;
         } else {
-          a.max_model_len = vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+          a.max_model_len =
+              vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
           a.max_model_len_auto = false;
         }
         break;
@@ -476,7 +478,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           a.max_num_batched_tokens.reset();  // SGLang: chunked prefill off
           a.ignored.push_back(flag + " -1 (chunked prefill off)");
         } else {
-          a.max_num_batched_tokens = vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+          a.max_num_batched_tokens =
+              vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
         }
         break;
       case Field::fraction:
@@ -496,15 +499,16 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       }
       case Field::quantization: {
         auto w = quantized_weight_dtype(value);
-        if (w.empty())
-          a.not_modelled.push_back(flag + " " + value);
+        if (w.empty()) a.not_modelled.push_back(flag + " " + value);
         quantization = w;
         break;
       }
       case Field::speculative_config: {
         if (!sub_key.empty()) {
-          if (sub_key == "method") a.speculative_method = lower(value);
-          else if (sub_key == "model") a.speculative_model = value;
+          if (sub_key == "method")
+            a.speculative_method = lower(value);
+          else if (sub_key == "model")
+            a.speculative_model = value;
           else if (sub_key == "num_speculative_tokens")
             a.speculative_tokens = static_cast<std::uint32_t>(uint(1, 1024));
           break;
@@ -522,7 +526,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           a.speculative_model = j["model"].get<std::string>();
         if (j.contains("num_speculative_tokens")) {
           const auto& n = j["num_speculative_tokens"];
-          if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 || n.get<std::uint64_t>() > 1024)
+          if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 ||
+              n.get<std::uint64_t>() > 1024)
             throw Error(source, flag + " num_speculative_tokens",
                         "must be a whole number between 1 and 1024, got " + n.dump());
           a.speculative_tokens = static_cast<std::uint32_t>(n.get<std::uint64_t>());
@@ -656,8 +661,9 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
   if (mtp) {
     if (model.mtp_layers == 0)
       throw Error(a.engine == Engine::vllm ? "--speculative-config" : "--speculative-algorithm",
-                  "method", "MTP speculative decoding, but " + model.id +
-                                " ships no MTP layers (num_nextn_predict_layers)");
+                  "method",
+                  "MTP speculative decoding, but " + model.id +
+                      " ships no MTP layers (num_nextn_predict_layers)");
     say(std::to_string(model.mtp_layers) + " MTP layer(s) of the checkpoint hold a cache");
     return model.mtp_layers;
   }
@@ -665,8 +671,9 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
     say("n-gram speculation: no draft layers");
     return 0;
   }
-  if (m.rfind("eagle", 0) == 0 || (m.empty() && a.speculative_model &&
-                                   lower(*a.speculative_model).find("eagle") != std::string::npos)) {
+  if (m.rfind("eagle", 0) == 0 ||
+      (m.empty() && a.speculative_model &&
+       lower(*a.speculative_model).find("eagle") != std::string::npos)) {
     // SGLang runs DeepSeek's NextN layers under EAGLE; an EAGLE head is one decoder layer of the
     // target's geometry (the common EAGLE / EAGLE-3 checkpoints).
     const std::uint32_t n = model.mtp_layers ? model.mtp_layers : 1;

@@ -37,8 +37,8 @@ KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t dra
                      const std::string& source, std::optional<KvDtype> conv_state_dtype,
                      std::optional<KvDtype> ssm_state_dtype) {
   KvLayout out;
-  out.kv_heads = model.cached_layers() > 0 || draft_layers > 0 ? kv_heads_per_rank(model, tp, source)
-                                                               : 1;
+  out.kv_heads =
+      model.cached_layers() > 0 || draft_layers > 0 ? kv_heads_per_rank(model, tp, source) : 1;
   out.mla = model.is_mla();
   out.k_width = out.mla ? model.latent_width() : model.head_dim_k;
   out.v_width = out.mla ? 0 : model.head_dim_v;
@@ -57,13 +57,14 @@ KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t dra
     add_layer(out.mla ? AttentionKind::mla : AttentionKind::full, 0);
   if (model.index_head_dim > 0) {
     out.index_head_dim = model.index_head_dim;
-    for (const auto& g : out.groups) out.indexer_layers += g.kind == AttentionKind::mla ? g.layers : 0;
+    for (const auto& g : out.groups)
+      out.indexer_layers += g.kind == AttentionKind::mla ? g.layers : 0;
   }
   out.state_layers = model.recurrent_layers();
   if (out.state_layers > 0)
-    out.state = recurrent_state(model.recurrent, tp,
-                                conv_state_dtype.value_or(model.recurrent.conv_dtype),
-                                ssm_state_dtype.value_or(model.recurrent.ssm_dtype), source);
+    out.state =
+        recurrent_state(model.recurrent, tp, conv_state_dtype.value_or(model.recurrent.conv_dtype),
+                        ssm_state_dtype.value_or(model.recurrent.ssm_dtype), source);
   return out;
 }
 
@@ -128,8 +129,9 @@ std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
     total = add(total, mul(b, g.layers), "bytes per request");
   }
   if (layout.indexer_layers > 0)
-    total = add(total, mul(indexer_layer_bytes(layout, policy_kept, block_size), layout.indexer_layers),
-                "bytes per request");
+    total =
+        add(total, mul(indexer_layer_bytes(layout, policy_kept, block_size), layout.indexer_layers),
+            "bytes per request");
   if (layout.state_layers > 0)
     total = add(total, mul(layout.state.bytes(), layout.state_layers), "bytes per request");
   return total;
@@ -154,13 +156,14 @@ KvCost kv_cost(const ModelSpec& model, const KvCostInput& in, const std::string&
 namespace {
 KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const std::string& source) {
   if (in.context > kMaxContext)
-    throw Error(source, "context", "must be at most 2^40 tokens, got " + std::to_string(in.context));
+    throw Error(source, "context",
+                "must be at most 2^40 tokens, got " + std::to_string(in.context));
   if (in.batch > kMaxBatch)
     throw Error(source, "batch", "must be at most 2^32 sequences, got " + std::to_string(in.batch));
   if (in.block_size == 0) throw Error(source, "block_size", "must be at least 1 token, got 0");
 
-  const KvLayout layout = make_layout(model, in.tp, in.draft_layers, source, in.conv_state_dtype,
-                                      in.ssm_state_dtype);
+  const KvLayout layout =
+      make_layout(model, in.tp, in.draft_layers, source, in.conv_state_dtype, in.ssm_state_dtype);
   validate_format(layout, in.format, in.block_size, source);
 
   KvCost out;
@@ -169,9 +172,13 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
   const std::uint64_t policy_kept = retained(in.policy, in.context, in.prefill);
   std::uint32_t growing_layers = 0;
   for (const auto& g : layout.groups) {
-    LayerGroupCost c{.kind = g.kind, .window = g.window, .layers = g.layers,
-                     .retained = kept_in(g, policy_kept), .kv_heads = layout.kv_heads,
-                     .k_width = layout.k_width, .v_width = layout.v_width};
+    LayerGroupCost c{.kind = g.kind,
+                     .window = g.window,
+                     .layers = g.layers,
+                     .retained = kept_in(g, policy_kept),
+                     .kv_heads = layout.kv_heads,
+                     .k_width = layout.k_width,
+                     .v_width = layout.v_width};
     c.bytes_per_layer = layer_bytes(layout, in.format, c.retained, in.block_size);
     c.bytes = mul(c.bytes_per_layer, g.layers, "bytes per request");
     out.groups.push_back(c);
@@ -185,8 +192,11 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
   }
   out.bytes_per_token = mul(token_bytes(layout, in.format), growing_layers, "bytes per token");
   if (layout.indexer_layers > 0) {
-    LayerGroupCost c{.role = GroupRole::indexer, .kind = AttentionKind::mla,
-                     .layers = layout.indexer_layers, .retained = policy_kept, .kv_heads = 1,
+    LayerGroupCost c{.role = GroupRole::indexer,
+                     .kind = AttentionKind::mla,
+                     .layers = layout.indexer_layers,
+                     .retained = policy_kept,
+                     .kv_heads = 1,
                      .k_width = layout.index_head_dim};
     c.bytes_per_layer = indexer_layer_bytes(layout, policy_kept, in.block_size);
     c.bytes = mul(c.bytes_per_layer, c.layers, "bytes per request");
@@ -198,8 +208,8 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
             "bytes per token");
   }
   if (layout.state_layers > 0) {
-    LayerGroupCost c{.role = GroupRole::state, .kind = AttentionKind::none,
-                     .layers = layout.state_layers};
+    LayerGroupCost c{
+        .role = GroupRole::state, .kind = AttentionKind::none, .layers = layout.state_layers};
     c.bytes_per_layer = layout.state.bytes();
     c.conv_bytes = layout.state.conv_bytes;
     c.ssm_bytes = layout.state.ssm_bytes;
@@ -208,9 +218,8 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
     out.state_layers = layout.state_layers;
     out.state_bytes_per_request = c.bytes;
   }
-  out.bytes_per_request =
-      add(add(out.growing_bytes, out.capped_bytes, "bytes per request"),
-          out.state_bytes_per_request, "bytes per request");
+  out.bytes_per_request = add(add(out.growing_bytes, out.capped_bytes, "bytes per request"),
+                              out.state_bytes_per_request, "bytes per request");
   out.total_bytes = mul(out.bytes_per_request, in.batch, "total bytes");
   return out;
 }
