@@ -50,11 +50,11 @@ std::vector<char> read_file(const std::string& path, std::uint64_t max_bytes) {
   return buf;
 }
 
-void rmsnorm(float* o, const float* x, const float* w, std::uint32_t n) {
+void rmsnorm(float* o, const float* x, const float* w, std::uint32_t n, float eps) {
   float ss = 0.0f;
   for (std::uint32_t j = 0; j < n; ++j) ss += x[j] * x[j];
   ss /= static_cast<float>(n);
-  ss += 1e-5f;
+  ss += eps;
   ss = 1.0f / sqrtf(ss);
   for (std::uint32_t j = 0; j < n; ++j) o[j] = w[j] * (ss * x[j]);
 }
@@ -74,6 +74,8 @@ void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::u
 // --------------------------------------------------------------------------------- the model
 
 Llama2cModel Llama2cModel::load(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return load_hf(path);
   Llama2cModel m;
   m.path_ = path;
   const auto buf = read_file(path, std::uint64_t{1} << 36);
@@ -154,8 +156,10 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
 
 ModelSpec Llama2cModel::spec() const {
   ModelSpec s;
-  s.id = std::filesystem::path(path_).stem().string();
-  s.name = s.id + " (llama2.c)";
+  const std::filesystem::path p(path_);
+  s.id = is_hf() ? (p.has_filename() ? p.filename() : p.parent_path().filename()).string()
+                 : p.stem().string();
+  s.name = s.id + (is_hf() ? " (" + architecture_ + ")" : " (llama2.c)");
   s.source = path_;
   s.layers.assign(cfg_.n_layers, LayerSpec{});
   s.num_q_heads = cfg_.n_heads;
@@ -168,6 +172,40 @@ ModelSpec Llama2cModel::spec() const {
   return s;
 }
 
+RopeSpec Llama2cModel::rope() const {
+  if (!rope_scaling_.type.empty())
+    throw Error(path_ + "/config.json", "rope_scaling",
+                "type " + rope_scaling_.type +
+                    " changes the RoPE frequencies, which kvplan's RopeSpec and attention kernels "
+                    "(theta only) cannot express yet; this model cannot run through a cache");
+  if (is_hf()) return rope_;
+  return {10000.0, cfg_.head_size(), RopeStyle::interleaved};
+}
+
+std::span<const float> Llama2cModel::optional_span(std::size_t base, std::uint32_t l,
+                                                   std::size_t n) const {
+  if (base == kAbsent) return {};
+  return {w_.data() + base + l * n, n};
+}
+std::span<const float> Llama2cModel::bq(std::uint32_t l) const {
+  return optional_span(off_.bq, l, cfg_.q_dim());
+}
+std::span<const float> Llama2cModel::bk(std::uint32_t l) const {
+  return optional_span(off_.bk, l, cfg_.kv_dim());
+}
+std::span<const float> Llama2cModel::bv(std::uint32_t l) const {
+  return optional_span(off_.bv, l, cfg_.kv_dim());
+}
+std::span<const float> Llama2cModel::bo(std::uint32_t l) const {
+  return optional_span(off_.bo, l, cfg_.dim);
+}
+std::span<const float> Llama2cModel::q_norm(std::uint32_t l) const {
+  return optional_span(off_.q_norm, l, cfg_.head_size());
+}
+std::span<const float> Llama2cModel::k_norm(std::uint32_t l) const {
+  return optional_span(off_.k_norm, l, cfg_.head_size());
+}
+
 std::span<const float> Llama2cModel::embedding() const {
   return {w_.data() + off_.emb, std::size_t{cfg_.vocab_size} * cfg_.dim};
 }
@@ -177,10 +215,10 @@ std::span<const float> Llama2cModel::embedding() const {
     return {w_.data() + off_.base + l * n, n};                     \
   }
 KVPLAN_LAYER_SPAN(rms_att, rms_att, 1, cfg_.dim)
-KVPLAN_LAYER_SPAN(wq, wq, cfg_.n_heads* cfg_.head_size(), cfg_.dim)
+KVPLAN_LAYER_SPAN(wq, wq, cfg_.q_dim(), cfg_.dim)
 KVPLAN_LAYER_SPAN(wk, wk, cfg_.kv_dim(), cfg_.dim)
 KVPLAN_LAYER_SPAN(wv, wv, cfg_.kv_dim(), cfg_.dim)
-KVPLAN_LAYER_SPAN(wo, wo, cfg_.dim, cfg_.n_heads* cfg_.head_size())
+KVPLAN_LAYER_SPAN(wo, wo, cfg_.dim, cfg_.q_dim())
 KVPLAN_LAYER_SPAN(rms_ffn, rms_ffn, 1, cfg_.dim)
 KVPLAN_LAYER_SPAN(w1, w1, cfg_.hidden_dim, cfg_.dim)
 KVPLAN_LAYER_SPAN(w2, w2, cfg_.dim, cfg_.hidden_dim)
@@ -280,7 +318,7 @@ Llama2cRunner::Llama2cRunner(const Llama2cModel& m) : m_(m) {
   xb2_.resize(c.dim);
   hb_.resize(c.hidden_dim);
   hb2_.resize(c.hidden_dim);
-  q_.resize(std::size_t{c.n_heads} * c.head_size());
+  q_.resize(c.q_dim());
   att_out_.resize(q_.size());
   k_.resize(c.kv_dim());
   v_.resize(c.kv_dim());
@@ -298,17 +336,33 @@ std::span<const float> Llama2cRunner::forward(std::int32_t token, std::uint64_t 
     throw Error(m_.path(), "seq_len",
                 "position " + std::to_string(pos) + " beyond the model's context of " +
                     std::to_string(c.seq_len) + " tokens");
-  const std::uint32_t dim = c.dim, hid = c.hidden_dim, qd = c.n_heads * c.head_size();
+  const std::uint32_t dim = c.dim, hid = c.hidden_dim, qd = c.q_dim(), hs = c.head_size();
+  const float eps = c.norm_eps;
+  const auto add_bias = [](std::vector<float>& x, std::span<const float> b) {
+    for (std::size_t i = 0; i < b.size(); ++i) x[i] += b[i];
+  };
+  // Qwen3: RMSNorm over each head's channels of q and k, before RoPE (the backend's).
+  const auto norm_heads = [&](std::vector<float>& x, std::span<const float> w) {
+    if (w.empty()) return;
+    for (std::size_t h = 0; h * hs < x.size(); ++h)
+      rmsnorm(x.data() + h * hs, x.data() + h * hs, w.data(), hs, eps);
+  };
   std::copy_n(m_.embedding().data() + static_cast<std::size_t>(token) * dim, dim, x_.data());
   for (std::uint32_t l = 0; l < c.n_layers; ++l) {
-    rmsnorm(xb_.data(), x_.data(), m_.rms_att(l).data(), dim);
+    rmsnorm(xb_.data(), x_.data(), m_.rms_att(l).data(), dim, eps);
     matmul(q_.data(), xb_.data(), m_.wq(l).data(), dim, qd);
     matmul(k_.data(), xb_.data(), m_.wk(l).data(), dim, c.kv_dim());
     matmul(v_.data(), xb_.data(), m_.wv(l).data(), dim, c.kv_dim());
+    add_bias(q_, m_.bq(l));
+    add_bias(k_, m_.bk(l));
+    add_bias(v_, m_.bv(l));
+    norm_heads(q_, m_.q_norm(l));
+    norm_heads(k_, m_.k_norm(l));
     attn.attend(l, pos, q_, k_, v_, att_out_);
     matmul(xb2_.data(), att_out_.data(), m_.wo(l).data(), qd, dim);
+    add_bias(xb2_, m_.bo(l));
     for (std::uint32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
-    rmsnorm(xb_.data(), x_.data(), m_.rms_ffn(l).data(), dim);
+    rmsnorm(xb_.data(), x_.data(), m_.rms_ffn(l).data(), dim, eps);
     matmul(hb_.data(), xb_.data(), m_.w1(l).data(), dim, hid);
     matmul(hb2_.data(), xb_.data(), m_.w3(l).data(), dim, hid);
     for (std::uint32_t i = 0; i < hid; ++i) {
@@ -320,7 +374,7 @@ std::span<const float> Llama2cRunner::forward(std::int32_t token, std::uint64_t 
     matmul(xb_.data(), hb_.data(), m_.w2(l).data(), hid, dim);
     for (std::uint32_t i = 0; i < dim; ++i) x_[i] += xb_[i];
   }
-  rmsnorm(x_.data(), x_.data(), m_.rms_final().data(), dim);
+  rmsnorm(x_.data(), x_.data(), m_.rms_final().data(), dim, eps);
   matmul(logits_.data(), x_.data(), m_.classifier().data(), dim, c.vocab_size);
   return logits_;
 }

@@ -1,7 +1,8 @@
-// The reference model: llama2.c checkpoints ("legacy" export, float32) and their tokenizer, with
-// a float32 forward pass whose attention is delegated to an AttentionBackend, so the same model
-// runs over llama2.c's own plain cache (ReferenceAttention) or over kvplan's block pool and
-// kernels with a compressed cache (see replay.hpp).
+// The reference model: llama2.c checkpoints ("legacy" export, float32) and Hugging Face model
+// directories of Llama-shaped decoders (Llama, Mistral, Qwen2, Qwen3; see hf_model.cpp), with
+// their tokenizers, and one float32 forward pass whose attention is delegated to an
+// AttentionBackend, so the same model runs over llama2.c's own plain cache (ReferenceAttention) or
+// over kvplan's block pool and kernels with a compressed cache (see replay.hpp).
 //
 //   auto m = Llama2cModel::load("stories260K.bin");       // dim 64, 5 layers, 8 heads, 4 KV heads
 //   auto tok = Tokenizer::load("tok512.bin", m.config().vocab_size);
@@ -9,8 +10,11 @@
 //   Llama2cRunner run(m);
 //   std::string text = generate(run, cache, tok, {.steps = 256});   // "Once upon a time, ..."
 //
+//   auto hf = Llama2cModel::load("tinystories-656k");      // a directory: config.json, safetensors
+//   hf.config().head_size() == 16; hf.rope().style == RopeStyle::half; hf.config().norm_eps == 1e-6
+//
 // Files are validated against their length before anything is read; a bad file throws
-// kvplan::Error naming the file and the field.
+// kvplan::Error naming the file and the field (for a Hugging Face directory: the tensor).
 #pragma once
 
 #include <cstdint>
@@ -27,20 +31,50 @@ namespace kvplan::sim {
 struct Llama2cConfig {
   std::uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0;
   std::uint32_t vocab_size = 0, seq_len = 0;
-  bool shared_classifier = true;  // vocab_size positive in the header
-  std::uint32_t head_size() const { return dim / n_heads; }
+  bool shared_classifier = true;  // vocab_size positive in the header; tie_word_embeddings (HF)
+  std::uint32_t head_dim = 0;     // 0: dim / n_heads (llama2.c); HF config "head_dim" (Qwen3)
+  float norm_eps = 1e-5f;         // RMSNorm epsilon: llama2.c's 1e-5, or HF "rms_norm_eps"
+  bool qkv_bias = false;          // q/k/v projections carry a bias (Qwen2, attention_bias)
+  bool o_bias = false;            // o projection carries a bias (Llama attention_bias: true)
+  bool qk_norm = false;           // RMSNorm per head on q and k before RoPE (Qwen3)
+  std::uint32_t head_size() const { return head_dim ? head_dim : dim / n_heads; }
+  std::uint32_t q_dim() const { return n_heads * head_size(); }
   std::uint32_t kv_dim() const { return n_kv_heads * head_size(); }
 };
 
+// Hugging Face "rope_scaling" of type llama3 (Llama 3.1+): long wavelengths slowed by `factor`,
+// short ones kept, a smooth ramp between.
+struct RopeScaling {
+  std::string type;  // "" (none) or "llama3"
+  double factor = 1, low_freq_factor = 1, high_freq_factor = 4;
+  std::uint32_t original_max_position_embeddings = 0;
+};
+
+// The inverse frequencies of RoPE pair i (i < dims/2), theta^(-2i/dims), adjusted for `scaling`
+// as transformers' _compute_llama3_parameters does (modeling_rope_utils.py, commit 0044e3b3):
+// wavelength 2π/f above original/low_freq_factor: f / factor; below original/high_freq_factor:
+// f; between: (1 - s)·f/factor + s·f with s = (original/wavelength - low)/(high - low).
+//   rope_inv_freq(500000, 128, {"llama3", 8, 1, 4, 8192})[63] == 500000^(-126/128) / 8
+std::vector<double> rope_inv_freq(double theta, std::uint32_t dims, const RopeScaling& scaling);
+
 class Llama2cModel {
  public:
+  // A llama2.c .bin file, or a Hugging Face model directory (config.json with model.safetensors,
+  // or shards named by model.safetensors.index.json; F32, BF16 and F16 tensors become float32).
   static Llama2cModel load(const std::string& path);
   const Llama2cConfig& config() const { return cfg_; }
   const std::string& path() const { return path_; }
-  // The architecture as a core ModelSpec (id = file stem), for kv_cost.
+  bool is_hf() const { return !architecture_.empty(); }
+  const std::string& architecture() const { return architecture_; }  // "" for llama2.c
+  // The architecture as a core ModelSpec (id = file stem or directory name), for kv_cost.
   ModelSpec spec() const;
-  // llama2.c's RoPE: theta 10000, all head_size channels, interleaved pairs.
-  RopeSpec rope() const { return {10000.0, cfg_.head_size(), RopeStyle::interleaved}; }
+  // llama2.c: theta 10000, all head_size channels, interleaved pairs. Hugging Face: rope_theta,
+  // rotate-half pairs (i, i + d/2) (HF conversions of Meta and llama2.c checkpoints permute wq/wk
+  // so that this matches the original interleaved RoPE). Throws Error for rope_scaling llama3:
+  // RopeSpec and the attention kernels' RopeParams hold only theta, so they cannot express the
+  // adjusted frequencies (rope_inv_freq computes them).
+  RopeSpec rope() const;
+  const RopeScaling& rope_scaling() const { return rope_scaling_; }
 
   // Weights, row-major float32 (shapes as the README of stories260K lists them).
   std::span<const float> embedding() const;               // [vocab][dim]
@@ -55,13 +89,28 @@ class Llama2cModel {
   std::span<const float> w3(std::uint32_t l) const;  // [hidden][dim]
   std::span<const float> rms_final() const;          // [dim]
   std::span<const float> classifier() const;         // [vocab][dim]
+  // Present only where the config says so (empty spans otherwise).
+  std::span<const float> bq(std::uint32_t l) const;      // [H·hs]     qkv_bias
+  std::span<const float> bk(std::uint32_t l) const;      // [Hkv·hs]   qkv_bias
+  std::span<const float> bv(std::uint32_t l) const;      // [Hkv·hs]   qkv_bias
+  std::span<const float> bo(std::uint32_t l) const;      // [dim]      o_bias
+  std::span<const float> q_norm(std::uint32_t l) const;  // [hs]       qk_norm
+  std::span<const float> k_norm(std::uint32_t l) const;  // [hs]       qk_norm
 
  private:
+  static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
   struct Offsets {
     std::size_t emb, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final, cls;
+    std::size_t bq = kAbsent, bk = kAbsent, bv = kAbsent, bo = kAbsent;
+    std::size_t q_norm = kAbsent, k_norm = kAbsent;
   };
+  static Llama2cModel load_hf(const std::string& dir);
+  std::span<const float> optional_span(std::size_t base, std::uint32_t l, std::size_t n) const;
   std::string path_;
+  std::string architecture_;  // HF "architectures"[0]
   Llama2cConfig cfg_;
+  RopeSpec rope_{};
+  RopeScaling rope_scaling_{};
   std::vector<float> w_;
   Offsets off_{};
 };
