@@ -1,0 +1,66 @@
+// Workloads for the serving simulator: a `kvplan_workload` JSON file (version 1: arrival process,
+// prompt and output length distributions, shared-prefix groups, a prompt pool, multi-turn
+// sessions) or a request trace (JSONL or CSV), turned into a list of requests. Seeded: the same
+// file and seed give the same requests on every machine (no std:: distributions, whose output
+// the standard leaves to the implementation). docs/simulate.md documents the format.
+//
+//   Workload w = load_workload("examples/workload-chat.json", 1);
+//   w.requests[0].prompt_tokens;   // Σ of its prompt segments
+//
+// A prompt is a list of segments; two requests whose prompts begin with the same segments begin
+// with the same tokens, which is all prefix caching needs to know (block hashes are computed
+// over segment ids and offsets).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kvplan::sim {
+
+// `tokens` tokens of content `content`: equal ids are equal token sequences.
+struct Segment {
+  std::uint64_t content = 0;
+  std::uint64_t tokens = 0;
+  bool operator==(const Segment&) const = default;
+};
+
+struct SimRequest {
+  std::uint64_t id = 0;          // index in Workload::requests
+  double arrival_s = 0;          // arrival time; for a later turn of a session: see `after`
+  std::uint32_t stage = 0;       // index into Workload::stages
+  std::vector<Segment> prompt;   // Σ tokens == prompt_tokens
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t output_tokens = 0;  // tokens generated (≥ 1)
+  // Multi-turn sessions: the previous turn (an index into Workload::requests, < id) or -1. Such a
+  // request arrives think_s after the previous turn finishes (or at arrival_s, if later), and its
+  // prompt begins with the previous turn's prompt and its output (a segment of the output's
+  // length with its own content id).
+  std::int64_t after = -1;
+  double think_s = 0;
+  std::uint64_t session = 0;  // 0 = no session
+};
+
+struct WorkloadStage {
+  double rate = 0;        // requests per second (sessions: new sessions per second)
+  double duration_s = 0;  // length of the stage
+  double start_s = 0;     // Σ of the earlier stages' durations
+};
+
+struct Workload {
+  std::string source;                 // the file
+  std::vector<WorkloadStage> stages;  // a trace has one stage spanning it
+  std::vector<SimRequest> requests;   // by arrival_s (ties by id)
+};
+
+// A `kvplan_workload` JSON file, or a trace (.jsonl / .csv). Throws kvplan::Error naming the file
+// and the field (or line) on malformed input.
+Workload load_workload(const std::string& path, std::uint64_t seed);
+Workload parse_workload_json(const std::string& text, const std::string& source,
+                             std::uint64_t seed);
+// Trace rows: arrival_s, prompt_tokens, output_tokens, optional prefix_id (requests with the same
+// prefix_id share prefix_tokens leading tokens) and session_id (rows of one session are its turns
+// in order). JSONL: one object per line; CSV: a header row naming the columns.
+Workload parse_workload_trace(const std::string& text, const std::string& source, bool csv);
+
+}  // namespace kvplan::sim
