@@ -22,6 +22,31 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
   g.memory_bytes = o.uint("memory_bytes", std::uint64_t{1} << 30, std::uint64_t{1} << 44);
   g.bandwidth_gbps = o.number("bandwidth_gbps", 1, 1e6);
   g.price_per_hour = o.opt_number("price_per_hour", 0, 1e6).value_or(0);
+  // Roofline peaks: optional; JsonObject::number refuses NaN, infinities, negative values and
+  // absurd magnitudes (1e5 TFLOP/s is 10x the largest datasheet figure), naming the field.
+  g.peak_tflops_bf16 = o.opt_number("peak_tflops_bf16", 0, 1e5).value_or(0);
+  g.peak_tflops_fp8 = o.opt_number("peak_tflops_fp8", 0, 1e5).value_or(0);
+  g.peak_tflops_fp4 = o.opt_number("peak_tflops_fp4", 0, 1e5).value_or(0);
+  g.peak_tops_int8 = o.opt_number("peak_tops_int8", 0, 1e5).value_or(0);
+  g.interconnect_gbps = o.opt_number("interconnect_gbps", 0, 1e5).value_or(0);
+  if (auto kind = o.opt_str("interconnect")) {
+    if (*kind != "nvlink" && *kind != "infinity_fabric" && *kind != "pcie")
+      throw Error(source, "/interconnect",
+                  "expected nvlink, infinity_fabric or pcie, got \"" + *kind + "\"");
+    g.interconnect = *kind;
+  }
+  if (auto s = o.opt_object("sources")) {
+    g.peaks_source = s->opt_str("peak_tflops").value_or("");
+    g.interconnect_source = s->opt_str("interconnect").value_or("");
+    s->finish();
+  }
+  const bool has_peak = g.peak_tflops_bf16 > 0 || g.peak_tflops_fp8 > 0 || g.peak_tflops_fp4 > 0 ||
+                        g.peak_tops_int8 > 0;
+  if (has_peak && g.peaks_source.empty())
+    throw Error(source, "/sources/peak_tflops", "missing: the URL the peak figures come from");
+  if (g.interconnect_gbps > 0 && g.interconnect_source.empty())
+    throw Error(source, "/sources/interconnect",
+                "missing: the URL the interconnect bandwidth comes from");
   o.finish();
   return g;
 }
