@@ -962,6 +962,13 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
     if (c.model_type == "nemotron_h" && c.has("hybrid_override_pattern"))
       pattern = c.owner("hybrid_override_pattern").str("hybrid_override_pattern");
     const Moe moe = moe_of(c, s.layers, h, m.layers, pattern);
+    // Experts per token: num_experts_per_tok (Mixtral, Qwen-MoE, DeepSeek, Llama 4, gpt-oss),
+    // experts_per_token (gpt-oss, beside the former), moe_topk (Hunyuan). Left 0 when absent;
+    // the step-time model then refuses the model, the KV planner does not need it.
+    m.routed_experts = static_cast<std::uint32_t>(moe.experts);
+    for (const char* k : {"num_experts_per_tok", "experts_per_token", "moe_topk"})
+      if (moe.experts && !m.experts_per_token && o.has(k))
+        m.experts_per_token = static_cast<std::uint32_t>(o.uint(k, 1, moe.experts));
     const std::uint64_t attn = attention_params(c, s);
     const std::uint64_t mix = mixer_params(m.recurrent, h, c);
     // Dense MLP width: Llama 4 names it intermediate_size_mlp (intermediate_size is the experts').

@@ -101,6 +101,9 @@ struct ModelSpec {
   std::uint32_t head_dim_k = 0;    // K width per head (elements)
   std::uint32_t head_dim_v = 0;    // V width per head (elements)
   std::uint32_t hidden_size = 0;   // informational, 0 when unknown
+  // MoE routing (HF num_local_experts / n_routed_experts / num_experts and num_experts_per_tok /
+  // experts_per_token): routed experts per MoE layer and experts each token uses; 0 = dense.
+  std::uint32_t routed_experts = 0, experts_per_token = 0;
   // MLA (DeepSeek-V2/V3): the cached latent per token per layer is kv_lora_rank + qk_rope_head_dim.
   std::uint32_t kv_lora_rank = 0;
   std::uint32_t qk_rope_head_dim = 0;
