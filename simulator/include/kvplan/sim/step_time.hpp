@@ -1,0 +1,129 @@
+// The serving simulator's step-time model: a roofline per GPU. One engine step (one forward pass
+// over the batch the scheduler picked) takes
+//   max(compute, memory) + TP all-reduce + fixed per-step overhead
+// where compute = (2 · active parameters · tokens + attention FLOPs) / (peak FLOP/s · efficiency)
+// and memory = (weight bytes read + KV bytes read) / (HBM bandwidth · efficiency), per rank.
+// The peaks come from the GPU preset (models/gpus/*.json, with sources); the efficiency factors
+// have defaults calibrated on public measurements (docs/simulate.md) and can be overridden by a
+// calibration file. MoE: compute uses the active parameters per token; the expert weights read
+// in a step are those of the experts the batch's tokens touch.
+//
+// Every term, per rank r of a replica with tensor parallelism tp (docs/simulate.md "Step time"):
+//   tokens T           = prefill_tokens + decode_tokens
+//   compute FLOPs      = 2 · P_active / tp · T  +  4 · ceil(H_q / tp) · d · pairs · L_attn
+//                        (a matmul of an [T, k] input by a [k, n] weight is 2·k·n FLOPs per
+//                        token; attention is QKᵀ (2·d_k) plus PV (2·d_v) per query-key pair per
+//                        query head: 4·d when d_k = d_v; MLA counts d_k = kv_lora_rank +
+//                        qk_rope_head_dim, d_v = kv_lora_rank, the absorbed form vLLM decodes
+//                        with)
+//   P_active           = P − P_experts + P_experts · k / E
+//   memory bytes       = dense weights / tp + experts / tp · (1 − (1 − k/E)^T) + kv_read_bytes
+//                        (each step streams every dense weight once; of E experts, the expected
+//                        number a batch of T tokens touches, each token picking k uniformly, is
+//                        E · (1 − (1 − k/E)^T); activations are negligible next to weights)
+//   all-reduce         = 2 · L · T · hidden · 2 bytes · 2(tp − 1)/tp / (link/2 · eff.interconnect)
+//                        (two all-reduces per layer, after attention and after the MLP, of the
+//                        bf16 hidden state; a ring all-reduce sends 2(tp − 1)/tp of the buffer
+//                        through each GPU's link in one direction: half the listed bidirectional
+//                        figure)
+//   step               = max(compute / (peak · eff.compute), memory / (HBM · eff.memory))
+//                        + all-reduce + eff.overhead_s
+//
+// Worked example (tests/simulator/test_step_time.cpp): Llama-3.1-8B (bf16, 8,030,261,248
+// parameters, 16,060,522,496 weight bytes) on one H100 SXM (3350 GB/s), one decode token at batch
+// 1 with the default efficiency (memory 0.8, overhead 0.5 ms):
+//   memory  = 16,060,522,496 / (3.35e12 · 0.8) = 5.993 ms    (compute: 16.06e9 FLOPs, 0.03 ms)
+//   step    = 5.993 + 0.5                      = 6.493 ms
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan::sim {
+
+// What one step computes, summed over the sequences in the batch, for one replica.
+struct StepBatch {
+  std::uint64_t prefill_tokens = 0;  // prompt tokens computed this step (chunks of prefills)
+  // Σ over prefilling sequences of chunk tokens × (cached tokens before the chunk + (chunk + 1)/2):
+  // the query-key pairs of causal attention over the chunk.
+  std::uint64_t prefill_pairs = 0;
+  std::uint64_t decode_tokens = 0;  // sequences that decode one token this step
+  std::uint64_t decode_pairs = 0;   // Σ over decoding sequences of the tokens each attends to
+  // Σ over every sequence in the batch of the KV bytes its attention reads on one rank (its
+  // retained cache, in its KV format, as the planner's cost model counts it).
+  std::uint64_t kv_read_bytes = 0;
+};
+
+// Efficiency factors and fixed costs; defaults in docs/simulate.md.
+struct StepEfficiency {
+  double compute = 0;       // achieved / peak FLOP/s, (0, 1]
+  double memory = 0;        // achieved / peak HBM bandwidth, (0, 1]
+  double interconnect = 0;  // achieved / peak link bandwidth, (0, 1]
+  double overhead_s = 0;    // fixed CPU/launch cost per step, seconds, [0, 10]
+};
+
+// The defaults for a GPU and an engine (docs/simulate.md "Step time" derives them): compute 0.6,
+// memory 0.8, interconnect 0.7, overhead 0.5 ms, for every preset and engine until measurements
+// tell them apart.
+StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine);
+// Throws kvplan::Error naming `source` and the field (efficiency.compute, ...) when a factor is
+// outside (0, 1] or the overhead outside [0, 10] s, NaN included.
+void validate(const StepEfficiency& e, const std::string& source);
+
+struct StepModelInput {
+  Engine engine = Engine::vllm;
+  std::uint32_t tp = 1;
+  std::string compute_dtype;  // "" = the model's weight dtype (bf16/fp16 → 16-bit peak, fp8 → fp8)
+  std::optional<StepEfficiency> efficiency;  // absent = the defaults for this GPU and engine
+};
+
+// What the scheduler asks of a step-time model; tests use hand-made timers.
+class StepTimer {
+ public:
+  virtual ~StepTimer() = default;
+  virtual double seconds(const StepBatch& b) const = 0;
+};
+
+class StepModel final : public StepTimer {
+ public:
+  // Throws kvplan::Error (naming `source`) when the GPU preset lacks a peak the model needs
+  // (no peak for the compute dtype, no HBM bandwidth, no interconnect at tp > 1), when tp is not
+  // valid for the model (valid_tp), when the model has no weight size or an MoE model lacks
+  // experts_per_token, and when in.efficiency is out of range.
+  StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
+            const std::string& source = "arguments");
+  // Seconds one step over `b` takes; 0 for an empty batch (no tokens: no step).
+  double seconds(const StepBatch& b) const override;
+  const StepEfficiency& efficiency() const { return eff_; }
+
+  // The terms of one step, before efficiency and overhead, for reports and tests.
+  struct Terms {
+    double flops = 0;            // per rank
+    double bytes = 0;            // HBM bytes read per rank
+    double allreduce_bytes = 0;  // sent through one rank's link, one direction
+  };
+  Terms terms(const StepBatch& b) const;
+  double peak_flops() const { return peak_flops_; }             // FLOP/s used for compute
+  double active_params() const { return active_params_; }       // whole model, per token
+  double dense_weight_bytes() const { return weight_bytes_; }   // per rank, read every step
+  double expert_weight_bytes() const { return expert_bytes_; }  // per rank, all experts
+
+ private:
+  StepEfficiency eff_{};
+  double active_params_ = 0;    // P_active (see the header comment)
+  double flops_per_token_ = 0;  // 2 · active parameters / tp
+  double flops_per_pair_ = 0;   // attention FLOPs per query-key pair per rank, all layers
+  double weight_bytes_ = 0;     // dense weights read per step per rank
+  double expert_bytes_ = 0;     // all routed experts per rank (0 = dense)
+  double experts_ = 0, experts_per_token_ = 0;
+  double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
+  double allreduce_bytes_per_token_ = 0;  // activations all-reduced per token per step
+  std::uint32_t tp_ = 1;
+};
+
+}  // namespace kvplan::sim
