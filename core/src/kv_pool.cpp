@@ -1,0 +1,125 @@
+#include "kvplan/kv_pool.hpp"
+
+#include <algorithm>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+#include "planner_eval.hpp"
+
+namespace kvplan {
+
+struct KvPool::Impl {
+  Impl(const ModelSpec& m, const PlanInput& in, const std::string& source)
+      : model(m), ev(model, in, source) {}
+  ModelSpec model;  // ev keeps a reference to it
+  detail::PlanEval ev;
+  KvLayout layout;  // kivi's exact bytes (not linear in n)
+};
+
+std::uint64_t KvPool::kept(std::uint64_t n, std::optional<std::uint64_t> prefill) const {
+  return is_full(policy) ? n : retained(policy, n, prefill);
+}
+
+std::uint64_t KvPool::group_blocks(std::size_t g, std::uint64_t computed, std::uint64_t scheduled,
+                                   std::optional<std::uint64_t> prefill) const {
+  const KvPoolGroup& grp = groups[g];
+  const std::uint64_t total = add(computed, scheduled, "sequence tokens");
+  if (grp.kind == AttentionKind::none)
+    return state_all_ ? ceil_div(total, block_size) : state_pages_;
+  if (!is_full(policy)) {
+    std::uint64_t k = kept(total, prefill);
+    if (grp.kind == AttentionKind::sliding || grp.kind == AttentionKind::chunked)
+      k = std::min(k, grp.window);
+    return ceil_div(k, block_size);
+  }
+  const std::uint64_t held = ceil_div(total, block_size);
+  std::uint64_t freed = 0;
+  if (grp.kind == AttentionKind::sliding && computed + 1 > grp.window) {
+    // remove_skipped_blocks: the tokens before computed − W + 1 are outside every future window.
+    freed = (computed + 1 - grp.window) / block_size;
+  } else if (grp.kind == AttentionKind::chunked) {
+    freed = computed / grp.window * grp.window / block_size;  // blocks before the current chunk
+  }
+  return held - freed;
+}
+
+std::uint64_t KvPool::blocks(std::uint64_t computed, std::uint64_t scheduled,
+                             std::optional<std::uint64_t> prefill) const {
+  std::uint64_t b = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    b = add(b, group_blocks(g, computed, scheduled, prefill), "blocks");
+  return b;
+}
+
+std::uint64_t KvPool::max_blocks(std::uint64_t n) const {
+  return impl->ev.blocks_per_request(impl->ev.stages.front(), n);
+}
+
+std::uint64_t KvPool::seq_bytes(std::uint64_t n, std::optional<std::uint64_t> prefill) const {
+  if (!linear_) return request_bytes(impl->layout, impl->ev.in.format, policy, n, 1, prefill);
+  const std::uint64_t k = kept(n, prefill);
+  std::uint64_t b = add(mul(growing_rate_, k, "sequence bytes"), state_bytes_, "sequence bytes");
+  for (const auto& c : capped_) b = add(b, mul(c.rate, std::min(k, c.cap), "sequence bytes"));
+  return b;
+}
+
+KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::string& source) {
+  if (in.pp != 1)
+    throw Error(source, "pp",
+                "the serving simulator models one pipeline stage per replica (pp 1), got " +
+                    std::to_string(in.pp));
+  KvPool p;
+  auto impl = std::make_shared<KvPool::Impl>(model, in, source);
+  const detail::PlanEval& ev = impl->ev;
+  if (!ev.paged)
+    throw Error(source, "kv_format",
+                "kivi has no uniform KV page, so it has no block pool to schedule; simulate a "
+                "paged format (fp16, bf16, fp8, int8)");
+  const auto& st = ev.stages.front();
+  p.engine = in.engine;
+  p.block_size = ev.bs;
+  p.page_bytes = ev.page;
+  p.num_gpu_blocks = ev.min_blocks;
+  p.usable_blocks = ev.usable_blocks();
+  p.policy = in.policy;
+  if (p.usable_blocks == 0)
+    throw Error(source, "gpu_memory",
+                "no KV cache block is left for requests (" +
+                    std::to_string(ev.mem.available_bytes) +
+                    " bytes available for the KV cache, a block takes " +
+                    std::to_string(mul(ev.page, st.group_size)) + ")");
+  for (auto t : st.group_types) {
+    const auto& lt = st.types[t];
+    p.groups.push_back({lt.kind, lt.window, st.group_size});
+    if (lt.kind == AttentionKind::none) {
+      p.state_pages_ = ev.pages(lt, 0);
+      p.state_all_ =
+          in.engine == Engine::vllm && in.mamba_cache_mode == PlanInput::MambaCacheMode::all;
+    } else if (lt.kind != AttentionKind::full || !is_full(in.policy)) {
+      p.monotone_ = false;  // windows, chunks and eviction free blocks as a sequence grows
+    }
+  }
+  // The linear form of kv_cost's bytes: one token's bytes in every layer whose cache grows, one
+  // token's bytes in each capped group (up to its window), the recurrent state.
+  KvCostInput ci = ev.make_cost_input(1, st.draft_layers);
+  ci.block_size = 1;
+  ci.policy = RetentionPolicy{};
+  const KvCost one = kv_cost(st.sub, ci, source);
+  p.linear_ = in.format.dtype != KvDtype::kivi;
+  for (const auto& g : one.groups) {
+    if (g.role == GroupRole::state) continue;
+    if (g.kind == AttentionKind::sliding || g.kind == AttentionKind::chunked)
+      p.capped_.push_back({g.bytes, g.window});
+    else
+      p.growing_rate_ = add(p.growing_rate_, g.bytes, "bytes per token");
+  }
+  p.state_bytes_ = one.state_bytes_per_request;
+  if (!p.linear_)
+    impl->layout = make_layout(st.sub, in.tp, st.draft_layers, source, in.conv_state_dtype,
+                               in.ssm_state_dtype);
+  p.impl = std::move(impl);
+  return p;
+}
+
+}  // namespace kvplan
