@@ -1,0 +1,205 @@
+// The step-time model (simulator/include/kvplan/sim/step_time.hpp) against hand arithmetic.
+//
+// Figures used below, all independent of kvplan's code:
+//   Llama-3.1-8B: 8,030,261,248 parameters (the model card's safetensors total, also the preset),
+//     bf16 → 16,060,522,496 weight bytes; 32 layers, 32 query heads, 8 KV heads, head_dim 128,
+//     hidden 4096 (config.json).
+//   H100 SXM: HBM 3.35 TB/s; BF16 1,979 TFLOPS with sparsity → 989.5 dense; NVLink 900 GB/s in
+//     both directions → 450 GB/s one way (datasheet, models/gpus/h100-sxm-80gb.json).
+//   Mixtral-8x7B (tests/data/hf/mixtral-8x7b.json): hidden 4096, intermediate 14336, 32 layers,
+//     8 experts, 2 per token, vocab 32000, untied head. Experts: 32 · 8 · 3 · 4096 · 14336 =
+//     45,097,156,608 parameters; the rest: embeddings + head 2 · 32000 · 4096 = 262,144,000,
+//     attention 32 · (2 · 4096² + 2 · 4096 · 1024) = 1,342,177,280, routers 32 · 8 · 4096 =
+//     1,048,576, norms 65 · 4096 = 266,240: 1,605,636,096 dense, 46,702,792,704 in all (the
+//     model card's 46.7B). Active per token: 1,605,636,096 + 45,097,156,608 · 2/8 =
+//     12,879,925,248 (the Mixtral paper's "13B active", arXiv:2401.04088).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/sim/step_time.hpp"
+
+namespace {
+
+using kvplan::sim::StepBatch;
+using kvplan::sim::StepEfficiency;
+using kvplan::sim::StepModel;
+using kvplan::sim::StepModelInput;
+
+constexpr double kLlamaWeights = 16060522496.0;
+constexpr double kH100Bw = 3.35e12;
+constexpr double kH100Bf16 = 989.5e12;
+
+// Efficiency 1 and no overhead: the bare roofline.
+StepModelInput ideal(std::uint32_t tp = 1) {
+  return StepModelInput{
+      .tp = tp,
+      .efficiency = StepEfficiency{.compute = 1, .memory = 1, .interconnect = 1, .overhead_s = 0}};
+}
+
+std::string field_of(const kvplan::ModelSpec& m, const kvplan::GpuSpec& g,
+                     const StepModelInput& in) {
+  try {
+    StepModel s(m, g, in, "test");
+  } catch (const kvplan::Error& e) {
+    EXPECT_EQ(e.source(), "test");
+    return e.field();
+  }
+  return "<none>";
+}
+
+TEST(StepTime, DenseDecodeAtBatchOneIsMemoryBound) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  const StepModel s(m, g, StepModelInput{});  // the defaults: memory 0.8, overhead 0.5 ms
+  EXPECT_DOUBLE_EQ(s.efficiency().memory, 0.8);
+  EXPECT_DOUBLE_EQ(s.efficiency().overhead_s, 0.5e-3);
+  // One sequence at 1000 tokens of context decodes one token. Its KV: 1000 tokens · 32 layers ·
+  // 2 (K, V) · 8 heads · 128 · 2 bytes = 131,072,000 bytes.
+  const StepBatch b{.decode_tokens = 1, .decode_pairs = 1000, .kv_read_bytes = 131072000};
+  // memory  = (16,060,522,496 + 131,072,000) / (3.35e12 · 0.8) = 6.041640 ms
+  // compute = (2 · 8,030,261,248 + 4 · 32 · 128 · 1000 · 32) / (989.5e12 · 0.6) = 0.028 ms
+  // step    = 6.041640 + 0.5 = 6.541640 ms
+  EXPECT_NEAR(s.seconds(b), 6.541640e-3, 1e-9);
+  const auto t = s.terms(b);
+  EXPECT_DOUBLE_EQ(t.flops, 2.0 * 8030261248 + 4.0 * 32 * 128 * 1000 * 32);
+  EXPECT_DOUBLE_EQ(t.bytes, kLlamaWeights + 131072000);
+  EXPECT_LT(t.flops / (kH100Bf16 * 0.6), t.bytes / (kH100Bw * 0.8));
+}
+
+TEST(StepTime, LargePrefillIsComputeBound) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput in = ideal();
+  in.efficiency->compute = 0.5;
+  const StepModel s(m, g, in);
+  // One 8192-token prompt from an empty cache: pairs = 8192 · (0 + 8193/2) = 33,558,528.
+  const StepBatch b{.prefill_tokens = 8192, .prefill_pairs = 33558528};
+  // FLOPs = 2 · 8,030,261,248 · 8192 + 4 · 32 · 128 · 33,558,528 · 32 = 149,162,133,815,296
+  // compute = 149,162,133,815,296 / (989.5e12 · 0.5) = 301.4899 ms; memory = 4.79 ms.
+  EXPECT_DOUBLE_EQ(s.terms(b).flops, 149162133815296.0);
+  EXPECT_NEAR(s.seconds(b), 149162133815296.0 / (kH100Bf16 * 0.5), 1e-12);
+  EXPECT_GT(s.seconds(b), 50 * kLlamaWeights / kH100Bw);
+}
+
+TEST(StepTime, TensorParallelHalvesBothAndAddsAllReduce) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  const StepModel one(m, g, ideal(1)), two(m, g, ideal(2));
+  // Decode at batch 1: weights per rank 16,060,522,496 / 2; all-reduce of 2 · 32 layers · 4096 ·
+  // 2 bytes = 524,288 bytes per token, ring factor 2(2 − 1)/2 = 1, over 450 GB/s one way.
+  const StepBatch d{.decode_tokens = 1, .decode_pairs = 1};
+  EXPECT_NEAR(one.seconds(d), kLlamaWeights / kH100Bw, 1e-12);
+  EXPECT_NEAR(two.seconds(d), kLlamaWeights / 2 / kH100Bw + 524288 / 450e9, 1e-12);
+  EXPECT_DOUBLE_EQ(two.terms(d).bytes, one.terms(d).bytes / 2);
+  // Prefill 8192 tokens: the FLOPs halve exactly (16 of 32 query heads per rank), and the
+  // all-reduce carries 524,288 · 8192 = 4,294,967,296 bytes: 9.544 ms at 450 GB/s.
+  const StepBatch p{.prefill_tokens = 8192, .prefill_pairs = 33558528};
+  EXPECT_DOUBLE_EQ(two.terms(p).flops, one.terms(p).flops / 2);
+  EXPECT_DOUBLE_EQ(two.terms(p).allreduce_bytes, 4294967296.0);
+  EXPECT_NEAR(two.seconds(p), 149162133815296.0 / 2 / kH100Bf16 + 4294967296.0 / 450e9, 1e-12);
+  // tp 4: ring factor 2 · 3/4 = 1.5.
+  const StepModel four(m, g, ideal(4));
+  EXPECT_DOUBLE_EQ(four.terms(d).allreduce_bytes, 524288 * 1.5);
+}
+
+TEST(StepTime, KvReadBytesAddLinearly) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  const StepModel s(m, g, StepModelInput{});
+  StepBatch b{.decode_tokens = 8, .decode_pairs = 8 * 4096};
+  const double base = s.seconds(b);
+  b.kv_read_bytes = 1000000000;  // 1 GB more: 1e9 / (3.35e12 · 0.8) = 0.373134 ms
+  const double plus1 = s.seconds(b);
+  b.kv_read_bytes = 2000000000;
+  const double plus2 = s.seconds(b);
+  EXPECT_NEAR(plus1 - base, 1e9 / (kH100Bw * 0.8), 1e-12);
+  EXPECT_NEAR(plus2 - base, 2 * (plus1 - base), 1e-12);
+}
+
+TEST(StepTime, MoeReadsOnlyTheExpertsTheBatchTouches) {
+  const auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  const StepModel s(m, g, ideal());
+  EXPECT_DOUBLE_EQ(s.active_params(), 12879925248.0);
+  EXPECT_DOUBLE_EQ(s.dense_weight_bytes(), 2.0 * 1605636096);
+  EXPECT_DOUBLE_EQ(s.expert_weight_bytes(), 2.0 * 45097156608);
+  // One token picks 2 of 8 experts per layer: 1/4 of the expert bytes.
+  //   bytes = 3,211,272,192 + 90,194,313,216 / 4 = 25,759,850,496 → 7.6895 ms at 3.35 TB/s
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  EXPECT_DOUBLE_EQ(s.terms(one).bytes, 25759850496.0);
+  EXPECT_NEAR(s.seconds(one), 25759850496.0 / kH100Bw, 1e-12);
+  // Four tokens, each picking 2 of 8 at random: an expert is missed with (6/8)^4 = 0.31640625,
+  // so 0.68359375 of the expert bytes are read: 3,211,272,192 + 61,656,268,800.
+  const StepBatch four{.decode_tokens = 4, .decode_pairs = 4};
+  EXPECT_DOUBLE_EQ(s.terms(four).bytes, 3211272192.0 + 0.68359375 * 90194313216.0);
+  // A large batch reads every expert (to within (3/4)^256 ≈ 1e-32).
+  const StepBatch many{.decode_tokens = 256, .decode_pairs = 256};
+  EXPECT_NEAR(s.terms(many).bytes, 2.0 * 46702792704, 1);
+  // Compute counts active parameters only: 2 · 12,879,925,248 FLOPs per token.
+  EXPECT_DOUBLE_EQ(s.terms(one).flops - 4.0 * 32 * 128 * 1 * 32, 2.0 * 12879925248);
+}
+
+TEST(StepTime, Fp8WeightsUseTheFp8PeakWhereItExists) {
+  auto m = kvplan::load_model("llama-3.1-8b");
+  m.weight_dtype = "fp8";
+  // H100: FP8 3,958 TFLOPS with sparsity → 1979 dense. A100 has no FP8 tensor cores: fp8 weights
+  // run weight-only (dequantized to 16 bits), at the BF16 peak, 312 TFLOPS.
+  EXPECT_DOUBLE_EQ(StepModel(m, kvplan::load_gpu("h100-sxm-80gb"), ideal()).peak_flops(), 1979e12);
+  EXPECT_DOUBLE_EQ(StepModel(m, kvplan::load_gpu("a100-80gb"), ideal()).peak_flops(), 312e12);
+  // Asked for explicitly, fp8 on an A100 is refused.
+  StepModelInput in = ideal();
+  in.compute_dtype = "fp8";
+  EXPECT_EQ(field_of(m, kvplan::load_gpu("a100-80gb"), in), "compute_dtype");
+  in.compute_dtype = "bf16";
+  EXPECT_DOUBLE_EQ(StepModel(m, kvplan::load_gpu("h100-sxm-80gb"), in).peak_flops(), 989.5e12);
+}
+
+TEST(StepTime, EmptyBatchTakesNoTime) {
+  const StepModel s(kvplan::load_model("llama-3.1-8b"), kvplan::load_gpu("h100-sxm-80gb"),
+                    StepModelInput{});
+  EXPECT_EQ(s.seconds(StepBatch{}), 0);
+}
+
+TEST(StepTime, BadInputRefusedNamingTheField) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  EXPECT_EQ(field_of(m, g, ideal(3)), "tp");  // 3 divides neither 32 nor 8 heads
+  EXPECT_EQ(field_of(m, g, ideal(0)), "tp");
+  StepModelInput in = ideal();
+  in.efficiency->memory = 0;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.memory");
+  in = ideal();
+  in.efficiency->compute = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(field_of(m, g, in), "efficiency.compute");
+  in = ideal();
+  in.efficiency->interconnect = 1.5;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.interconnect");
+  in = ideal();
+  in.efficiency->overhead_s = -1e-3;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.overhead_s");
+  in = ideal();
+  in.compute_dtype = "fp64";
+  EXPECT_EQ(field_of(m, g, in), "compute_dtype");
+  // A GPU file with memory only: no peak for the step-time model, no link for tp 2.
+  const auto bare = kvplan::parse_gpu_json(
+      R"({"kvplan_gpu": 1, "id": "bare", "source": "s", "memory_bytes": 85899345920,)"
+      R"( "bandwidth_gbps": 2000})",
+      "bare.json");
+  EXPECT_EQ(field_of(m, bare, ideal()), "compute_dtype");
+  auto no_link = g;
+  no_link.interconnect_gbps = 0;
+  EXPECT_EQ(field_of(m, no_link, ideal(2)), "tp");
+  EXPECT_EQ(field_of(m, no_link, ideal(1)), "<none>");
+  // An MoE model whose config lacks experts per token.
+  auto moe = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  moe.experts_per_token = 0;
+  EXPECT_EQ(field_of(moe, g, ideal()), "model");
+}
+
+}  // namespace
