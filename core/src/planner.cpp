@@ -171,7 +171,8 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
     all_weights = ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
   }
   const std::uint64_t per_replica = mul(in.tp, in.pp);
-  if (in.expert_parallel && model.weights.expert_bytes > 0 && model.weights.expert_bytes <= all_weights) {
+  if (in.expert_parallel && model.weights.expert_bytes > 0 &&
+      model.weights.expert_bytes <= all_weights) {
     // Expert parallelism shards the routed experts over every GPU of the deployment (TP × DP
     // ranks, each PP stage its own layers); attention and the dense parts replicate across the
     // data-parallel ranks as before.
@@ -212,146 +213,235 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
 
 namespace detail {
 
-PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
-    : model(m), in(input), source(src) {
-  bs = in.block_size ? in.block_size : default_block_size(in.engine);
+namespace {
+
+using LayerType = PlanEval::LayerType;
+using Stage = PlanEval::Stage;
+
+// The cache block in tokens: the one asked for, or the engine's default (vLLM 16).
+std::uint32_t block_size_of(const PlanInput& in, const std::string& source) {
+  const std::uint32_t bs = in.block_size ? in.block_size : default_block_size(in.engine);
   if (bs > (1u << 20))
     throw Error(source, "block_size", "must be at most 1048576 tokens, got " + std::to_string(bs));
+  return bs;
+}
+
+// KV heads per rank, once TP divides the query heads (and shards or replicates the KV heads) and
+// PP gives every stage at least one layer.
+std::uint32_t kv_heads_checked(const ModelSpec& model, const PlanInput& in,
+                               const std::string& source) {
   if (in.tp == 0) throw Error(source, "tp", "must be at least 1, got 0");
   if (in.pp == 0) throw Error(source, "pp", "must be at least 1, got 0");
   if (model.num_q_heads % in.tp != 0)
     throw Error(source, "tp",
                 "tensor parallelism " + std::to_string(in.tp) + " does not divide the " +
                     std::to_string(model.num_q_heads) + " attention heads of " + model.id);
-  heads = kv_heads_per_rank(model, in.tp, source);
+  const std::uint32_t heads = kv_heads_per_rank(model, in.tp, source);
   if (in.pp > model.layers.size())
     throw Error(source, "pp",
                 "pipeline parallelism " + std::to_string(in.pp) + " exceeds the " +
                     std::to_string(model.layers.size()) + " layers of " + model.id);
+  return heads;
+}
+
+// Replicas of TP × PP GPUs in the deployment (gpus 0: one).
+std::uint32_t replicas_of(const PlanInput& in, const std::string& source) {
+  if (in.gpus == 0) return 1;
   const std::uint64_t per_replica = mul(in.tp, in.pp);
-  if (in.gpus == 0) {
-    replicas = 1;
-  } else if (in.gpus % per_replica != 0) {
+  if (in.gpus % per_replica != 0)
     throw Error(source, "gpus",
                 std::to_string(in.gpus) + " GPUs are not a whole number of replicas of TP " +
                     std::to_string(in.tp) + " × PP " + std::to_string(in.pp) + " = " +
                     std::to_string(per_replica) + " GPUs");
-  } else {
-    replicas = static_cast<std::uint32_t>(in.gpus / per_replica);
-  }
+  return static_cast<std::uint32_t>(in.gpus / per_replica);
+}
+
+void check_context(const PlanInput& in, const std::string& source) {
   if (in.context == 0) throw Error(source, "context", "must be at least 1 token, got 0");
   if (in.context > kMaxTokens)
     throw Error(source, "context",
                 "must be at most 2^40 tokens, got " + std::to_string(in.context));
-  mem = memory_budget(model, in, source);
-  paged = in.format.dtype != KvDtype::kivi;
+}
 
-  // vLLM's get_pp_indices: L // pp layers each, the remainder to the stages before the last.
-  const std::uint32_t L = static_cast<std::uint32_t>(model.layers.size());
-  std::vector<std::uint32_t> counts(in.pp, L / in.pp);
-  for (std::uint32_t i = 2; i < L % in.pp + 2; ++i) ++counts[in.pp - i];
+// Layers per pipeline stage, vLLM's get_pp_indices: L // pp each, the remainder to the stages
+// before the last (L = 10, pp = 4: 2, 3, 3, 2).
+std::vector<std::uint32_t> stage_layer_counts(std::uint32_t layers, std::uint32_t pp) {
+  std::vector<std::uint32_t> counts(pp, layers / pp);
+  for (std::uint32_t i = 2; i < layers % pp + 2; ++i) ++counts[pp - i];
+  return counts;
+}
+
+// The stage's layers that hold an attention cache, its draft layers after them.
+std::vector<LayerSpec> attention_layers(const ModelSpec& model, const ModelSpec& sub,
+                                        std::uint32_t drafts) {
+  std::vector<LayerSpec> cached;
+  for (const auto& l : sub.layers)
+    if (l.kind != AttentionKind::none) cached.push_back(l);
+  for (std::uint32_t d = 0; d < drafts; ++d)
+    cached.push_back({model.is_mla() ? AttentionKind::mla : AttentionKind::full, 0});
+  return cached;
+}
+
+// The stage's KV-cache spec types with their layer counts, the recurrent state last.
+std::vector<LayerType> layer_types(const std::vector<LayerSpec>& cached, std::uint32_t state_layers,
+                                   const PlanInput& in) {
+  std::vector<LayerType> types;
+  for (const auto& l : cached) {
+    // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
+    // TensorRT-LLM give every attention layer a full-attention cache.
+    const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
+                     in.engine == Engine::vllm && !in.disable_hybrid_kv_cache_manager;
+    const LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
+    auto it = std::find_if(types.begin(), types.end(), [&](const LayerType& x) {
+      return x.kind == t.kind && x.window == t.window;
+    });
+    if (it == types.end())
+      types.push_back(t);
+    else
+      ++it->count;
+  }
+  if (state_layers > 0) types.push_back({AttentionKind::none, 0, state_layers});
+  return types;
+}
+
+// Sets st.group_size and st.group_types from st.types.
+void group_layer_types(Stage& st, const PlanInput& in) {
+  const std::uint32_t typed = st.cached + st.state_layers;
+  if (typed == 0) return;
+  // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type, or
+  // (current vLLM) the most when that is under 1.5× the fewest; each type splits into
+  // ceil(count / group_size) groups (the last one padded).
+  st.group_size = typed;
+  if (st.types.size() > 1) {
+    std::uint32_t fewest = std::numeric_limits<std::uint32_t>::max(), most = 0;
+    for (const auto& t : st.types)
+      fewest = std::min(fewest, t.count), most = std::max(most, t.count);
+    st.group_size = fewest;
+    if (in.engine == Engine::vllm && in.vllm_rules == VllmRules::current &&
+        2 * std::uint64_t{most} < 3 * std::uint64_t{fewest})
+      st.group_size = most;
+  }
+  for (std::size_t t = 0; t < st.types.size(); ++t)
+    for (std::uint32_t g = 0; g < ceil_div(st.types[t].count, st.group_size); ++g)
+      st.group_types.push_back(t);
+}
+
+// Stage `s` of ev.in.pp: `count` layers from `first`, the draft layers on the last stage.
+Stage make_stage(const PlanEval& ev, std::uint32_t s, std::uint32_t first, std::uint32_t count) {
+  Stage st;
+  st.sub = ev.model;
+  st.sub.layers.assign(ev.model.layers.begin() + first, ev.model.layers.begin() + first + count);
+  const std::uint32_t drafts = s + 1 == ev.in.pp ? ev.in.draft_layers : 0;  // after the last layer
+  const std::vector<LayerSpec> cached = attention_layers(ev.model, st.sub, drafts);
+  st.draft_layers = drafts;
+  st.state_layers = st.sub.recurrent_layers();
+  st.cached = static_cast<std::uint32_t>(cached.size());
+  // Validates the format against the widths and gives the byte-exact cost (kivi mode).
+  st.kv = kv_cost(st.sub, ev.make_cost_input(ev.in.context, drafts), ev.source);
+  st.types = layer_types(cached, st.state_layers, ev.in);
+  group_layer_types(st, ev.in);
+  return st;
+}
+
+std::vector<Stage> split_stages(const PlanEval& ev) {
+  std::vector<Stage> stages;
+  const auto counts =
+      stage_layer_counts(static_cast<std::uint32_t>(ev.model.layers.size()), ev.in.pp);
   std::uint32_t first = 0;
-  for (std::uint32_t s = 0; s < in.pp; ++s) {
-    Stage st;
-    st.sub = model;
-    st.sub.layers.assign(model.layers.begin() + first, model.layers.begin() + first + counts[s]);
-    const std::uint32_t drafts = s + 1 == in.pp ? in.draft_layers : 0;  // after the last layer
+  for (std::uint32_t s = 0; s < ev.in.pp; ++s) {
+    stages.push_back(make_stage(ev, s, first, counts[s]));
     first += counts[s];
-    std::vector<LayerSpec> cached;
-    for (const auto& l : st.sub.layers)
-      if (l.kind != AttentionKind::none) cached.push_back(l);
-    for (std::uint32_t d = 0; d < drafts; ++d)
-      cached.push_back({model.is_mla() ? AttentionKind::mla : AttentionKind::full, 0});
-    st.draft_layers = drafts;
-    st.state_layers = st.sub.recurrent_layers();
-    st.cached = static_cast<std::uint32_t>(cached.size());
-    // Validates the format against the widths and gives the byte-exact cost (kivi mode).
-    st.kv = kv_cost(st.sub, make_cost_input(in.context, drafts), source);
-    for (const auto& l : cached) {
-      // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
-      // TensorRT-LLM give every attention layer a full-attention cache.
-      const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
-                       in.engine == Engine::vllm && !in.disable_hybrid_kv_cache_manager;
-      const LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
-      auto it = std::find_if(st.types.begin(), st.types.end(), [&](const LayerType& x) {
-        return x.kind == t.kind && x.window == t.window;
-      });
-      if (it == st.types.end())
-        st.types.push_back(t);
-      else
-        ++it->count;
-    }
-    if (st.state_layers > 0) st.types.push_back({AttentionKind::none, 0, st.state_layers});
-    const std::uint32_t typed = st.cached + st.state_layers;
-    if (typed > 0) {
-      // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type, or
-      // (current vLLM) the most when that is under 1.5× the fewest; each type splits into
-      // ceil(count / group_size) groups (the last one padded).
-      st.group_size = typed;
-      if (st.types.size() > 1) {
-        std::uint32_t fewest = std::numeric_limits<std::uint32_t>::max(), most = 0;
-        for (const auto& t : st.types) fewest = std::min(fewest, t.count), most = std::max(most, t.count);
-        st.group_size = fewest;
-        if (in.engine == Engine::vllm && in.vllm_rules == VllmRules::current &&
-            2 * std::uint64_t{most} < 3 * std::uint64_t{fewest})
-          st.group_size = most;
-      }
-      for (std::size_t t = 0; t < st.types.size(); ++t)
-        for (std::uint32_t g = 0; g < ceil_div(st.types[t].count, st.group_size); ++g)
-          st.group_types.push_back(t);
-    }
-    stages.push_back(std::move(st));
   }
   bool any = false;
   for (const auto& st : stages) any = any || st.cached + st.state_layers > 0;
   if (!any)
-    throw Error(source, "model", model.id + " has no layer with a KV cache or a recurrent state");
-  state_bytes = 0;
-  if (model.recurrent_layers() > 0)
-    state_bytes = recurrent_state(model.recurrent, in.tp,
-                                  in.conv_state_dtype.value_or(model.recurrent.conv_dtype),
-                                  in.ssm_state_dtype.value_or(model.recurrent.ssm_dtype), source)
-                      .bytes();
+    throw Error(ev.source, "model",
+                ev.model.id + " has no layer with a KV cache or a recurrent state");
+  return stages;
+}
 
-  if (paged) {
-    // One block of one layer on one rank: kv_cache_interface.py page_size_bytes, plus the
-    // per-token-head scales of int8.
-    auto attention_page = [&](std::uint32_t tokens) -> std::uint64_t {
-      if (model.cached_layers() == 0 && in.draft_layers == 0) return 0;
-      if (model.is_mla())
-        return stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
-      return mul(heads,
-                 add(stream_bytes(in.format, StreamRole::key, model.head_dim_k, tokens, tokens),
-                     stream_bytes(in.format, StreamRole::value, model.head_dim_v, tokens, tokens)),
-                 "page bytes");
-    };
-    page = attention_page(bs);
-    if (state_bytes > 0) {
-      if (in.engine == Engine::vllm && page > 0) {
-        // Hybrid page unification (vLLM Platform._align_hybrid_block_size, formerly
-        // HybridAttentionMambaModelConfig.verify_and_update_config): the attention block grows
-        // to align · cdiv(state page, align · attention bytes per token), align = max(16, the
-        // block size asked for), and the state page is padded to that attention page.
-        const std::uint64_t one = attention_page(1);
-        const std::uint64_t align = std::max<std::uint64_t>(16, bs);
-        const std::uint64_t want = mul(align, ceil_div(state_bytes, mul(align, one)), "block size");
-        if (want > (1u << 24))
-          throw Error(source, "block_size", "the recurrent state needs attention blocks of " +
-                                                std::to_string(want) + " tokens");
-        bs = std::max<std::uint32_t>(bs, static_cast<std::uint32_t>(want));
-        page = attention_page(bs);
-      } else if (page == 0) {
-        page = state_bytes;  // attention-free: the pool holds state pages only
-      }
-    }
-    min_blocks = std::numeric_limits<std::uint64_t>::max();
-    for (auto& st : stages) {
-      if (st.cached + st.state_layers == 0) continue;
-      st.num_blocks = mem.available_bytes / page / st.group_size;
-      if (in.num_gpu_blocks_override) st.num_blocks = *in.num_gpu_blocks_override;
-      min_blocks = std::min(min_blocks, st.num_blocks);
-    }
+// One layer's recurrent state, one sequence, one rank: the state group of a stage's kv_cost
+// (make_layout's state; every stage shares the model's mixer). 0 without recurrent layers.
+std::uint64_t state_bytes_of(const std::vector<Stage>& stages) {
+  for (const auto& st : stages)
+    for (const auto& g : st.kv.groups)
+      if (g.role == GroupRole::state) return g.bytes_per_layer;
+  return 0;
+}
+
+// One block of `tokens` tokens of one attention layer on one rank: kv_cache_interface.py
+// page_size_bytes, plus the per-token-head scales of int8. 0 without attention layers.
+std::uint64_t attention_page(const ModelSpec& model, const PlanInput& in, std::uint32_t heads,
+                             std::uint32_t tokens) {
+  if (model.cached_layers() == 0 && in.draft_layers == 0) return 0;
+  if (model.is_mla())
+    return stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
+  return mul(heads,
+             add(stream_bytes(in.format, StreamRole::key, model.head_dim_k, tokens, tokens),
+                 stream_bytes(in.format, StreamRole::value, model.head_dim_v, tokens, tokens)),
+             "page bytes");
+}
+
+struct PageSize {
+  std::uint32_t block_size = 0;  // tokens, after hybrid alignment
+  std::uint64_t page = 0;        // bytes of one block of one layer on one rank
+};
+
+// The uniform page of a paged pool, attention and recurrent state alike.
+PageSize page_size(const PlanEval& ev) {
+  PageSize p{ev.bs, attention_page(ev.model, ev.in, ev.heads, ev.bs)};
+  if (ev.state_bytes == 0) return p;
+  if (ev.in.engine == Engine::vllm && p.page > 0) {
+    // Hybrid page unification (vLLM Platform._align_hybrid_block_size, formerly
+    // HybridAttentionMambaModelConfig.verify_and_update_config): the attention block grows
+    // to align · cdiv(state page, align · attention bytes per token), align = max(16, the
+    // block size asked for), and the state page is padded to that attention page.
+    const std::uint64_t one = attention_page(ev.model, ev.in, ev.heads, 1);
+    const std::uint64_t align = std::max<std::uint64_t>(16, ev.bs);
+    const std::uint64_t want = mul(align, ceil_div(ev.state_bytes, mul(align, one)), "block size");
+    if (want > (1u << 24))
+      throw Error(
+          ev.source, "block_size",
+          "the recurrent state needs attention blocks of " + std::to_string(want) + " tokens");
+    p.block_size = std::max<std::uint32_t>(ev.bs, static_cast<std::uint32_t>(want));
+    p.page = attention_page(ev.model, ev.in, ev.heads, p.block_size);
+  } else if (p.page == 0) {
+    p.page = ev.state_bytes;  // attention-free: the pool holds state pages only
   }
+  return p;
+}
+
+// Sets each cached stage's num_blocks (available // page // group_size, or the override) and
+// returns the minimum over them.
+std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available, std::uint64_t page,
+                            const PlanInput& in) {
+  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  for (auto& st : stages) {
+    if (st.cached + st.state_layers == 0) continue;
+    st.num_blocks = available / page / st.group_size;
+    if (in.num_gpu_blocks_override) st.num_blocks = *in.num_gpu_blocks_override;
+    least = std::min(least, st.num_blocks);
+  }
+  return least;
+}
+
+}  // namespace
+
+PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
+    : model(m), in(input), source(src) {
+  bs = block_size_of(in, source);
+  heads = kv_heads_checked(model, in, source);
+  replicas = replicas_of(in, source);
+  check_context(in, source);
+  mem = memory_budget(model, in, source);
+  paged = in.format.dtype != KvDtype::kivi;
+  stages = split_stages(*this);
+  state_bytes = state_bytes_of(stages);
+  if (!paged) return;
+  const PageSize p = page_size(*this);
+  bs = p.block_size;
+  page = p.page;
+  min_blocks = assign_blocks(stages, mem.available_bytes, page, in);
 }
 
 KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) const {
@@ -372,9 +462,12 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     // one per block of the request with all); the other engines' state in whole pages.
     if (in.engine != Engine::vllm) return ceil_div(state_bytes, page);
     switch (in.mamba_cache_mode) {
-      case PlanInput::MambaCacheMode::none: return 1;
-      case PlanInput::MambaCacheMode::align: return 2;
-      case PlanInput::MambaCacheMode::all: return ceil_div(n, bs);
+      case PlanInput::MambaCacheMode::none:
+        return 1;
+      case PlanInput::MambaCacheMode::align:
+        return 2;
+      case PlanInput::MambaCacheMode::all:
+        return ceil_div(n, bs);
     }
     return 1;
   }
@@ -514,8 +607,8 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
           static_cast<double>(ev.min_blocks) / static_cast<double>(c.concurrency_denominator) *
           static_cast<double>(n));
     } else {
-      c.kv_cache_tokens = mul(ev.min_blocks / std::max<std::uint32_t>(ws.kv_cache_groups, 1),
-                              ev.bs, "kv cache tokens");
+      c.kv_cache_tokens = mul(ev.min_blocks / std::max<std::uint32_t>(ws.kv_cache_groups, 1), ev.bs,
+                              "kv cache tokens");
     }
   } else {
     // kivi has no uniform page: the pool holds available / (marginal bytes per token) tokens.
@@ -532,10 +625,9 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
   c.fits_one_request = ev.starts(n);
   c.state_bytes_per_layer = ev.state_bytes;
   c.state_layers = model.recurrent_layers();
-  c.max_requests_per_replica =
-      !c.fits_one_request ? 0
-      : ev.paged          ? ev.usable_blocks() / c.concurrency_denominator
-                          : c.concurrency_numerator / c.concurrency_denominator;
+  c.max_requests_per_replica = !c.fits_one_request ? 0
+                               : ev.paged          ? ev.usable_blocks() / c.concurrency_denominator
+                                          : c.concurrency_numerator / c.concurrency_denominator;
   c.max_requests = mul(c.max_requests_per_replica, ev.replicas, "requests");
   c.estimated_max_model_len = ev.longest(1, std::max(n, model.max_context), true);
   return c;
