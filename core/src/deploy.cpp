@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
@@ -130,7 +132,8 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
     d.plan.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
   if (auto eager = en.opt_bool("enforce_eager")) d.cuda_graphs = !*eager;
   // Speculative layers holding a cache: MTP (num_nextn_predict_layers) or EAGLE draft layers.
-  if (auto n = en.opt_uint("draft_layers", 0, 64)) d.plan.draft_layers = static_cast<std::uint32_t>(*n);
+  if (auto n = en.opt_uint("draft_layers", 0, 64))
+    d.plan.draft_layers = static_cast<std::uint32_t>(*n);
   if (auto r = en.opt_number("reserve_gib", 0, 16384)) d.plan.reserve_bytes = gib_to_bytes(*r);
   if (auto a = en.opt_number("available_kv_gib", 0, 16384))
     d.plan.available_kv_bytes = gib_to_bytes(*a);
@@ -199,10 +202,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     p.expert_parallel = true;
   }
   if (a.expert_parallel) p.expert_parallel = true;
-  DeploymentShape shape{.tp = tp,
-                        .pp = a.pp.value_or(1),
-                        .dp = a.dp,
-                        .block_size = a.block_size};
+  DeploymentShape shape{.tp = tp, .pp = a.pp.value_or(1), .dp = a.dp, .block_size = a.block_size};
   if (gpus) shape.gpus = gpus;
   throw_if_any(source, validate_deployment_shape(shape, &d.model, engine_flag_names(a.engine)));
   p.tp = static_cast<std::uint32_t>(shape.tp);
@@ -316,7 +316,7 @@ std::string fraction_flag(Engine e, std::uint32_t ppm) {
 
 struct Eval {
   Capacity at_mml;
-  std::uint64_t at_slo = 0;            // requests of slo.context, all replicas
+  std::uint64_t at_slo = 0;              // requests of slo.context, all replicas
   std::optional<std::uint64_t> at_mean;  // requests of slo.mean_context, when stated
   // What the concurrency SLO is judged on: the typical length when stated, else the worst case.
   std::uint64_t judged() const { return at_mean.value_or(at_slo); }
@@ -396,6 +396,190 @@ std::string find_fix(const Deployment& d) {
   return "no fix found with fp8, a higher memory fraction or up to 4096 " + d.gpu.id;
 }
 
+// What every check reads: the deployment, its evaluation at max_model_len and the SLO, and the
+// one fix that the failing capacity checks share (searched for once, on the first failure).
+struct CheckContext {
+  const Deployment& d;
+  const Eval& e;
+  std::string fix = {};
+  const std::string& capacity_fix() {
+    if (fix.empty()) fix = find_fix(d);
+    return fix;
+  }
+};
+
+std::optional<CheckItem> check_weights_fit(CheckContext& x) {
+  const auto& m = x.e.at_mml.memory;
+  CheckItem i = item("weights_fit", "weights and reserve fit in the GPU memory budget");
+  i.passed = m.shortfall_bytes == 0;
+  i.detail = m.measured ? "measured available KV cache memory " + human_bytes(m.available_bytes)
+             : i.passed ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
+                              human_bytes(m.reserve_bytes) + " leave " +
+                              human_bytes(m.available_bytes) + " for the KV cache per GPU"
+                        : "weights " + human_bytes(m.weight_bytes) + " + reserve " +
+                              human_bytes(m.reserve_bytes) + " exceed the budget by " +
+                              human_bytes(m.shortfall_bytes) + " per GPU";
+  if (!i.passed) i.fix = x.capacity_fix();
+  return i;
+}
+
+std::optional<CheckItem> check_engine_starts(CheckContext& x) {
+  const Deployment& d = x.d;
+  const Capacity& c = x.e.at_mml;
+  CheckItem i =
+      item("engine_starts", "one request of max_model_len " + std::to_string(d.plan.context) +
+                                " tokens fits (the engine starts)");
+  i.passed = c.fits_one_request;
+  // vLLM ≥ 0.20 (PR #38270, CompilationConfig.resolve_cudagraph_mode_and_sizes): with full
+  // CUDA graphs, a model with Mamba layers needs one state block per decode sequence.
+  const bool mamba_short = d.plan.engine == Engine::vllm && d.model.recurrent_layers() > 0 &&
+                           d.cuda_graphs && d.max_num_seqs && c.paged &&
+                           *d.max_num_seqs > c.num_gpu_blocks;
+  if (i.passed && mamba_short) {
+    i.passed = false;
+    i.detail = "vLLM refuses to start: \"max_num_seqs (" + std::to_string(*d.max_num_seqs) +
+               ") exceeds available Mamba cache blocks (" + std::to_string(c.num_gpu_blocks) +
+               ")\" — each decode sequence needs one Mamba cache block for CUDA graph capture";
+    i.fix = "set max_num_seqs to at most " + std::to_string(c.num_gpu_blocks) +
+            " (or raise the memory fraction, or --enforce-eager)";
+  } else if (i.passed) {
+    i.detail = "one request takes " + human_bytes(c.bytes_per_request) + " of " +
+               human_bytes(c.memory.available_bytes) + " per GPU";
+  } else {
+    i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
+               human_bytes(c.bytes_per_request) + ", only " +
+               human_bytes(c.memory.available_bytes) + " is available; the longest that fits is " +
+               std::to_string(c.estimated_max_model_len) + " tokens";
+    i.fix = x.capacity_fix();
+  }
+  return i;
+}
+
+std::optional<CheckItem> check_context(CheckContext& x) {
+  const Deployment& d = x.d;
+  CheckItem i = item("context", "SLO context " + std::to_string(d.slo.context) +
+                                    " tokens within max_model_len and the model's limit");
+  const bool engine_ok = d.slo.context <= d.plan.context;
+  const bool model_ok = d.model.max_context == 0 || d.slo.context <= d.model.max_context;
+  // vLLM refuses to start when max_model_len exceeds the model's positions.
+  const bool len_ok = d.model.max_context == 0 || d.plan.context <= d.model.max_context;
+  i.passed = engine_ok && model_ok && len_ok;
+  if (!engine_ok) {
+    i.detail = "max_model_len " + std::to_string(d.plan.context) + " is " +
+               std::to_string(d.slo.context - d.plan.context) + " tokens short of the SLO";
+    i.fix = "set max_model_len to " + std::to_string(d.slo.context);
+  } else if (!len_ok && model_ok) {
+    i.detail = "max_model_len " + std::to_string(d.plan.context) + " exceeds the " +
+               std::to_string(d.model.max_context) + " positions of " + d.model.id +
+               ": the engine refuses to start";
+    i.fix = "set max_model_len to " + std::to_string(d.model.max_context);
+  } else if (!model_ok) {
+    i.detail = d.model.id + " supports " + std::to_string(d.model.max_context) +
+               " positions, the SLO asks " + std::to_string(d.slo.context);
+    i.fix = "lower the SLO context to " + std::to_string(d.model.max_context) +
+            " or use a long-context model";
+  } else {
+    i.detail = "max_model_len " + std::to_string(d.plan.context) + ", model limit " +
+               (d.model.max_context ? std::to_string(d.model.max_context) : "unknown");
+  }
+  return i;
+}
+
+std::optional<CheckItem> check_concurrency(CheckContext& x) {
+  const Deployment& d = x.d;
+  const Eval& e = x.e;
+  const std::string gpus =
+      " on " + std::to_string(d.plan.gpus) + " GPU" + (d.plan.gpus > 1 ? "s" : "");
+  CheckItem i =
+      item("concurrency",
+           std::to_string(d.slo.concurrency) + " concurrent requests of " +
+               (d.slo.mean_context ? "typically " + std::to_string(*d.slo.mean_context) +
+                                         " (at most " + std::to_string(d.slo.context) + ")"
+                                   : std::to_string(d.slo.context)) +
+               " tokens fit in the KV cache");
+  i.passed = e.judged() >= d.slo.concurrency;
+  i.detail = "holds " + std::to_string(e.at_slo) + " requests of " + std::to_string(d.slo.context) +
+             " tokens" + gpus;
+  if (e.at_mean) {
+    i.detail += " (the worst case) and " + std::to_string(*e.at_mean) + " of the typical " +
+                std::to_string(*d.slo.mean_context) + " tokens";
+    if (i.passed && e.at_slo < d.slo.concurrency)
+      i.detail += ": the typical load fits, " + std::to_string(d.slo.concurrency) +
+                  " requests all at " + std::to_string(d.slo.context) + " tokens would not";
+  }
+  if (!i.passed) {
+    const auto short_by = d.slo.concurrency - e.judged();
+    i.detail += ", needs " + std::to_string(d.slo.concurrency) + ": short by " +
+                std::to_string(short_by) + pct(short_by, d.slo.concurrency);
+    i.fix = x.capacity_fix();
+  }
+  return i;
+}
+
+// Only with max_num_seqs set.
+std::optional<CheckItem> check_max_num_seqs(CheckContext& x) {
+  const Deployment& d = x.d;
+  if (!d.max_num_seqs) return std::nullopt;
+  const std::uint32_t replicas = d.plan.gpus / (d.plan.tp * d.plan.pp);
+  const std::uint64_t cap = *d.max_num_seqs * replicas;
+  CheckItem i = item("max_num_seqs", "the engine admits " + std::to_string(d.slo.concurrency) +
+                                         " requests (max_num_seqs × replicas)");
+  i.passed = cap >= d.slo.concurrency;
+  i.detail = "max_num_seqs " + std::to_string(*d.max_num_seqs) + " × " + std::to_string(replicas) +
+             " replica" + (replicas > 1 ? "s" : "") + " = " + std::to_string(cap);
+  // max_num_seqs caps admission; it does not promise that many requests of max_model_len.
+  if (x.e.at_mml.max_requests < cap)
+    i.detail += "; the KV cache holds " + std::to_string(x.e.at_mml.max_requests) +
+                " requests of " + std::to_string(d.plan.context) +
+                " tokens at once, more only when shorter";
+  if (!i.passed) {
+    i.detail += ", short by " + std::to_string(d.slo.concurrency - cap);
+    i.fix = "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas));
+  }
+  return i;
+}
+
+// Only with slo.min_kv_cache_tokens set.
+std::optional<CheckItem> check_kv_cache_tokens(CheckContext& x) {
+  if (!x.d.slo.min_kv_cache_tokens) return std::nullopt;
+  const auto want = *x.d.slo.min_kv_cache_tokens;
+  const std::uint64_t held = x.e.at_mml.kv_cache_tokens;
+  CheckItem i =
+      item("kv_cache_tokens", "the KV cache holds at least " + std::to_string(want) + " tokens");
+  i.passed = held >= want;
+  i.detail = "holds " + std::to_string(held) + " tokens per replica";
+  if (!i.passed) {
+    i.detail += ", short by " + std::to_string(want - held) + pct(want - held, want);
+    i.fix = x.capacity_fix();
+  }
+  return i;
+}
+
+// Only with slo.max_cost_per_hour set.
+std::optional<CheckItem> check_cost(CheckContext& x) {
+  const Deployment& d = x.d;
+  if (!d.slo.max_cost_per_hour) return std::nullopt;
+  CheckItem i = item("cost", "the GPUs cost at most the budget per hour");
+  if (d.gpu.price_per_hour <= 0) {
+    i.passed = false;
+    i.detail = "no price for " + d.gpu.id;
+    i.fix = "set hardware.price_per_hour";
+    return i;
+  }
+  const double cost = d.plan.gpus * d.gpu.price_per_hour;
+  i.passed = cost <= *d.slo.max_cost_per_hour;
+  char b[160];
+  std::snprintf(b, sizeof b, "%u × %s at $%.2f/h = $%.2f/h, budget $%.2f/h", d.plan.gpus,
+                d.gpu.id.c_str(), d.gpu.price_per_hour, cost, *d.slo.max_cost_per_hour);
+  i.detail = b;
+  if (!i.passed) {
+    std::snprintf(b, sizeof b, ": over by $%.2f/h", cost - *d.slo.max_cost_per_hour);
+    i.detail += b;
+    i.fix = "use fewer GPUs (fp8 or a smaller SLO) or a cheaper GPU type (kvplan plan --price)";
+  }
+  return i;
+}
+
 }  // namespace
 
 PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
@@ -434,9 +618,9 @@ Slo parse_slo_spec(const std::string& spec, const std::string& source) {
     if (end == spec.size()) break;
   }
   if (s.context && s.mean_context && *s.mean_context > s.context)
-    throw Error(source, "mean_context",
-                std::to_string(*s.mean_context) + " exceeds the SLO context " +
-                    std::to_string(s.context));
+    throw Error(
+        source, "mean_context",
+        std::to_string(*s.mean_context) + " exceeds the SLO context " + std::to_string(s.context));
   return s;
 }
 
@@ -447,165 +631,12 @@ CheckReport run_check(const Deployment& d) {
   r.capacity = e.at_mml;
   r.requests_at_slo = e.at_slo;
   r.requests_at_mean = e.at_mean;
-  const auto& c = r.capacity;
-  const auto& m = c.memory;
-  std::string fix;
-  auto cap_fix = [&] {
-    if (fix.empty()) fix = find_fix(d);
-    return fix;
-  };
-
-  {
-    CheckItem i = item("weights_fit", "weights and reserve fit in the GPU memory budget");
-    i.passed = m.shortfall_bytes == 0;
-    i.detail = m.measured ? "measured available KV cache memory " + human_bytes(m.available_bytes)
-               : i.passed ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
-                                human_bytes(m.reserve_bytes) + " leave " +
-                                human_bytes(m.available_bytes) + " for the KV cache per GPU"
-                          : "weights " + human_bytes(m.weight_bytes) + " + reserve " +
-                                human_bytes(m.reserve_bytes) + " exceed the budget by " +
-                                human_bytes(m.shortfall_bytes) + " per GPU";
-    if (!i.passed) i.fix = cap_fix();
-    r.items.push_back(i);
-  }
-  {
-    CheckItem i =
-        item("engine_starts", "one request of max_model_len " + std::to_string(d.plan.context) +
-                                  " tokens fits (the engine starts)");
-    i.passed = c.fits_one_request;
-    // vLLM ≥ 0.20 (PR #38270, CompilationConfig.resolve_cudagraph_mode_and_sizes): with full
-    // CUDA graphs, a model with Mamba layers needs one state block per decode sequence.
-    const bool mamba_short = d.plan.engine == Engine::vllm && d.model.recurrent_layers() > 0 &&
-                             d.cuda_graphs && d.max_num_seqs && c.paged &&
-                             *d.max_num_seqs > c.num_gpu_blocks;
-    if (i.passed && mamba_short) {
-      i.passed = false;
-      i.detail = "vLLM refuses to start: \"max_num_seqs (" + std::to_string(*d.max_num_seqs) +
-                 ") exceeds available Mamba cache blocks (" + std::to_string(c.num_gpu_blocks) +
-                 ")\" — each decode sequence needs one Mamba cache block for CUDA graph capture";
-      i.fix = "set max_num_seqs to at most " + std::to_string(c.num_gpu_blocks) +
-              " (or raise the memory fraction, or --enforce-eager)";
-    } else if (i.passed) {
-      i.detail = "one request takes " + human_bytes(c.bytes_per_request) + " of " +
-                 human_bytes(m.available_bytes) + " per GPU";
-    } else {
-      i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
-                 human_bytes(c.bytes_per_request) + ", only " + human_bytes(m.available_bytes) +
-                 " is available; the longest that fits is " +
-                 std::to_string(c.estimated_max_model_len) + " tokens";
-      i.fix = cap_fix();
-    }
-    r.items.push_back(i);
-  }
-  {
-    CheckItem i = item("context", "SLO context " + std::to_string(d.slo.context) +
-                                      " tokens within max_model_len and the model's limit");
-    const bool engine_ok = d.slo.context <= d.plan.context;
-    const bool model_ok = d.model.max_context == 0 || d.slo.context <= d.model.max_context;
-    // vLLM refuses to start when max_model_len exceeds the model's positions.
-    const bool len_ok = d.model.max_context == 0 || d.plan.context <= d.model.max_context;
-    i.passed = engine_ok && model_ok && len_ok;
-    if (!engine_ok) {
-      i.detail = "max_model_len " + std::to_string(d.plan.context) + " is " +
-                 std::to_string(d.slo.context - d.plan.context) + " tokens short of the SLO";
-      i.fix = "set max_model_len to " + std::to_string(d.slo.context);
-    } else if (!len_ok && model_ok) {
-      i.detail = "max_model_len " + std::to_string(d.plan.context) + " exceeds the " +
-                 std::to_string(d.model.max_context) + " positions of " + d.model.id +
-                 ": the engine refuses to start";
-      i.fix = "set max_model_len to " + std::to_string(d.model.max_context);
-    } else if (!model_ok) {
-      i.detail = d.model.id + " supports " + std::to_string(d.model.max_context) +
-                 " positions, the SLO asks " + std::to_string(d.slo.context);
-      i.fix = "lower the SLO context to " + std::to_string(d.model.max_context) +
-              " or use a long-context model";
-    } else {
-      i.detail = "max_model_len " + std::to_string(d.plan.context) + ", model limit " +
-                 (d.model.max_context ? std::to_string(d.model.max_context) : "unknown");
-    }
-    r.items.push_back(i);
-  }
-  {
-    const std::string gpus =
-        " on " + std::to_string(d.plan.gpus) + " GPU" + (d.plan.gpus > 1 ? "s" : "");
-    CheckItem i = item("concurrency",
-                       std::to_string(d.slo.concurrency) + " concurrent requests of " +
-                           (d.slo.mean_context
-                                ? "typically " + std::to_string(*d.slo.mean_context) +
-                                      " (at most " + std::to_string(d.slo.context) + ")"
-                                : std::to_string(d.slo.context)) +
-                           " tokens fit in the KV cache");
-    i.passed = e.judged() >= d.slo.concurrency;
-    i.detail = "holds " + std::to_string(e.at_slo) + " requests of " +
-               std::to_string(d.slo.context) + " tokens" + gpus;
-    if (e.at_mean) {
-      i.detail += " (the worst case) and " + std::to_string(*e.at_mean) + " of the typical " +
-                  std::to_string(*d.slo.mean_context) + " tokens";
-      if (i.passed && e.at_slo < d.slo.concurrency)
-        i.detail += ": the typical load fits, " + std::to_string(d.slo.concurrency) +
-                    " requests all at " + std::to_string(d.slo.context) + " tokens would not";
-    }
-    if (!i.passed) {
-      const auto short_by = d.slo.concurrency - e.judged();
-      i.detail += ", needs " + std::to_string(d.slo.concurrency) + ": short by " +
-                  std::to_string(short_by) + pct(short_by, d.slo.concurrency);
-      i.fix = cap_fix();
-    }
-    r.items.push_back(i);
-  }
-  if (d.max_num_seqs) {
-    const std::uint32_t replicas = d.plan.gpus / (d.plan.tp * d.plan.pp);
-    const std::uint64_t cap = *d.max_num_seqs * replicas;
-    CheckItem i = item("max_num_seqs", "the engine admits " + std::to_string(d.slo.concurrency) +
-                                           " requests (max_num_seqs × replicas)");
-    i.passed = cap >= d.slo.concurrency;
-    i.detail = "max_num_seqs " + std::to_string(*d.max_num_seqs) + " × " +
-               std::to_string(replicas) + " replica" + (replicas > 1 ? "s" : "") + " = " +
-               std::to_string(cap);
-    // max_num_seqs caps admission; it does not promise that many requests of max_model_len.
-    if (c.max_requests < cap)
-      i.detail += "; the KV cache holds " + std::to_string(c.max_requests) + " requests of " +
-                  std::to_string(d.plan.context) + " tokens at once, more only when shorter";
-    if (!i.passed) {
-      i.detail += ", short by " + std::to_string(d.slo.concurrency - cap);
-      i.fix = "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas));
-    }
-    r.items.push_back(i);
-  }
-  if (d.slo.min_kv_cache_tokens) {
-    const auto want = *d.slo.min_kv_cache_tokens;
-    CheckItem i =
-        item("kv_cache_tokens", "the KV cache holds at least " + std::to_string(want) + " tokens");
-    i.passed = c.kv_cache_tokens >= want;
-    i.detail = "holds " + std::to_string(c.kv_cache_tokens) + " tokens per replica";
-    if (!i.passed) {
-      i.detail += ", short by " + std::to_string(want - c.kv_cache_tokens) +
-                  pct(want - c.kv_cache_tokens, want);
-      i.fix = cap_fix();
-    }
-    r.items.push_back(i);
-  }
-  if (d.slo.max_cost_per_hour) {
-    CheckItem i = item("cost", "the GPUs cost at most the budget per hour");
-    if (d.gpu.price_per_hour <= 0) {
-      i.passed = false;
-      i.detail = "no price for " + d.gpu.id;
-      i.fix = "set hardware.price_per_hour";
-    } else {
-      const double cost = d.plan.gpus * d.gpu.price_per_hour;
-      i.passed = cost <= *d.slo.max_cost_per_hour;
-      char b[160];
-      std::snprintf(b, sizeof b, "%u × %s at $%.2f/h = $%.2f/h, budget $%.2f/h", d.plan.gpus,
-                    d.gpu.id.c_str(), d.gpu.price_per_hour, cost, *d.slo.max_cost_per_hour);
-      i.detail = b;
-      if (!i.passed) {
-        std::snprintf(b, sizeof b, ": over by $%.2f/h", cost - *d.slo.max_cost_per_hour);
-        i.detail += b;
-        i.fix = "use fewer GPUs (fp8 or a smaller SLO) or a cheaper GPU type (kvplan plan --price)";
-      }
-    }
-    r.items.push_back(i);
-  }
+  CheckContext x{.d = d, .e = e};
+  using Check = std::optional<CheckItem> (*)(CheckContext&);
+  // In report order; the last three only when the deployment asks for them.
+  for (Check check : {check_weights_fit, check_engine_starts, check_context, check_concurrency,
+                      check_max_num_seqs, check_kv_cache_tokens, check_cost})
+    if (auto i = check(x)) r.items.push_back(std::move(*i));
   return r;
 }
 
