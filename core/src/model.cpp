@@ -47,13 +47,13 @@ LayerSpec layer_from(const std::string& s, const std::string& source, const std:
   } else {
     throw Error(source, ptr,
                 "expected full, sliding, chunked, none, recurrent or an attention kind with "
-                "\"+recurrent\", got \"" + s + "\"");
+                "\"+recurrent\", got \"" +
+                    s + "\"");
   }
   return l;
 }
 
-KvDtype state_dtype_from(const std::string& s, const std::string& source,
-                         const std::string& ptr) {
+KvDtype state_dtype_from(const std::string& s, const std::string& source, const std::string& ptr) {
   if (s == "fp32") return KvDtype::fp32;
   if (s == "fp16") return KvDtype::fp16;
   if (s == "bf16") return KvDtype::bf16;
@@ -150,8 +150,9 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   detail::JsonObject o(j, source, "");
   const auto version = o.uint("kvplan_model", 1, 1000);
   if (version != 1)
-    throw Error(source, "/kvplan_model", "unsupported schema version " + std::to_string(version) +
-                                             " (this kvplan reads version 1)");
+    throw Error(
+        source, "/kvplan_model",
+        "unsupported schema version " + std::to_string(version) + " (this kvplan reads version 1)");
   if (o.has("hf_config") || o.has("hf_config_file")) return parse_hf_wrapper(o, source);
   ModelSpec m;
   m.id = o.str("id");
@@ -161,7 +162,8 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   m.num_q_heads = static_cast<std::uint32_t>(o.uint("num_attention_heads", 1, kMaxHeads));
   m.num_kv_heads = static_cast<std::uint32_t>(o.uint("num_kv_heads", 1, kMaxHeads));
   m.head_dim_k = static_cast<std::uint32_t>(o.uint("head_dim", 1, kMaxDim));
-  m.head_dim_v = static_cast<std::uint32_t>(o.opt_uint("v_head_dim", 1, kMaxDim).value_or(m.head_dim_k));
+  m.head_dim_v =
+      static_cast<std::uint32_t>(o.opt_uint("v_head_dim", 1, kMaxDim).value_or(m.head_dim_k));
   m.hidden_size = static_cast<std::uint32_t>(o.opt_uint("hidden_size", 1, 1u << 20).value_or(0));
   m.max_context = o.uint("max_context", 1, kMaxContext);
   m.num_params = o.uint("num_params", 1, std::uint64_t{1} << 50);
@@ -203,16 +205,21 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
     std::vector<LayerSpec> kinds;
     bool windowed = false, chunked = false, recurrent = false;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      kinds.push_back(layer_from(names[i], source, att->pointer(list_key) + "/" + std::to_string(i)));
+      kinds.push_back(
+          layer_from(names[i], source, att->pointer(list_key) + "/" + std::to_string(i)));
       windowed = windowed || kinds.back().kind == AttentionKind::sliding;
       chunked = chunked || kinds.back().kind == AttentionKind::chunked;
       recurrent = recurrent || kinds.back().recurrent;
     }
     std::uint64_t window = 0, chunk = 0;
-    if (windowed) window = att->uint("window", 1, kMaxContext);
-    else att->opt_uint("window", 1, kMaxContext);
-    if (chunked) chunk = att->uint("chunk", 1, kMaxContext);
-    else att->opt_uint("chunk", 1, kMaxContext);
+    if (windowed)
+      window = att->uint("window", 1, kMaxContext);
+    else
+      att->opt_uint("window", 1, kMaxContext);
+    if (chunked)
+      chunk = att->uint("chunk", 1, kMaxContext);
+    else
+      att->opt_uint("chunk", 1, kMaxContext);
     if (recurrent && m.recurrent.kind == MixerKind::none)
       throw Error(source, "/recurrent", "missing: the attention layers name recurrent layers");
     for (std::size_t i = 0; i < (kinds.empty() ? 0 : layers); ++i) {
@@ -262,22 +269,32 @@ std::uint64_t ModelSpec::weight_bytes() const {
 
 std::string to_string(MixerKind k) {
   switch (k) {
-    case MixerKind::none: return "none";
-    case MixerKind::mamba: return "mamba";
-    case MixerKind::mamba2: return "mamba2";
-    case MixerKind::gated_delta_net: return "gated_delta_net";
-    case MixerKind::lightning: return "lightning";
+    case MixerKind::none:
+      return "none";
+    case MixerKind::mamba:
+      return "mamba";
+    case MixerKind::mamba2:
+      return "mamba2";
+    case MixerKind::gated_delta_net:
+      return "gated_delta_net";
+    case MixerKind::lightning:
+      return "lightning";
   }
   return "?";
 }
 
 std::string to_string(AttentionKind k) {
   switch (k) {
-    case AttentionKind::full: return "full";
-    case AttentionKind::sliding: return "sliding";
-    case AttentionKind::chunked: return "chunked";
-    case AttentionKind::mla: return "mla";
-    case AttentionKind::none: return "none";
+    case AttentionKind::full:
+      return "full";
+    case AttentionKind::sliding:
+      return "sliding";
+    case AttentionKind::chunked:
+      return "chunked";
+    case AttentionKind::mla:
+      return "mla";
+    case AttentionKind::none:
+      return "none";
   }
   return "?";
 }
@@ -328,8 +345,7 @@ RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype
       const std::uint64_t conv_dim =
           add(mul(2 * std::uint64_t{r.key_heads}, r.key_head_dim), mul(r.heads, r.head_dim));
       s.conv_elements = mul(shard(conv_dim, tp, "conv channels", source), conv_keep);
-      s.ssm_elements =
-          mul(mul(shard(r.heads, tp, "heads", source), r.key_head_dim), r.head_dim);
+      s.ssm_elements = mul(mul(shard(r.heads, tp, "heads", source), r.key_head_dim), r.head_dim);
       break;
     }
     case MixerKind::lightning:
@@ -344,14 +360,13 @@ RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype
 
 double weight_bytes_per_param(const std::string& dtype, const std::string& source,
                               const std::string& field) {
-  static const std::map<std::string, double> k = {{"fp32", 4}, {"fp16", 2}, {"bf16", 2},
-                                                  {"fp8", 1},  {"int8", 1}, {"int4", 0.5},
-                                                  {"fp4", 0.5}};
+  static const std::map<std::string, double> k = {
+      {"fp32", 4}, {"fp16", 2}, {"bf16", 2}, {"fp8", 1}, {"int8", 1}, {"int4", 0.5}, {"fp4", 0.5}};
   auto it = k.find(dtype);
   if (it == k.end())
-    throw Error(source, field,
-                "unknown weight dtype \"" + dtype +
-                    "\" (expected fp32, fp16, bf16, fp8, int8, int4, fp4)");
+    throw Error(
+        source, field,
+        "unknown weight dtype \"" + dtype + "\" (expected fp32, fp16, bf16, fp8, int8, int4, fp4)");
   return it->second;
 }
 
@@ -369,8 +384,8 @@ std::vector<Problem> validate(const ModelSpec& m) {
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const auto& l = m.layers[i];
     if ((l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) && l.window == 0) {
-      p.push_back({"/attention/window", to_string(l.kind) + " layer " + std::to_string(i) +
-                                            " has window 0"});
+      p.push_back({"/attention/window",
+                   to_string(l.kind) + " layer " + std::to_string(i) + " has window 0"});
       break;
     }
   }
@@ -412,8 +427,8 @@ std::string lower(std::string s) {
 // layout (post-training variants), so a preset of the base model stands for them. Quantized
 // variants (-FP8, -AWQ, ...) are not among them: their weights differ.
 std::string strip_variant(std::string name) {
-  static const char* const kSuffixes[] = {"-instruct-2507", "-thinking-2507", "-instruct",
-                                          "-thinking", "-chat", "-base", "-hf", "-it"};
+  static const char* const kSuffixes[] = {
+      "-instruct-2507", "-thinking-2507", "-instruct", "-thinking", "-chat", "-base", "-hf", "-it"};
   name = lower(name);
   for (bool again = true; again;) {
     again = false;
@@ -434,11 +449,32 @@ bool looks_like_repo_id(const std::string& s) {
          s.find('/', slash + 1) == std::string::npos && s.front() != '.';
 }
 
+// Every embedded preset's id, name and hf_repos, sorted by id. The presets are compiled in, so
+// the index is parsed once, on first use, and shared by every lookup after it.
+const std::vector<PresetInfo>& preset_index() {
+  static const std::vector<PresetInfo> index = [] {
+    std::vector<PresetInfo> out;
+    for (const auto& f : detail::embedded_files()) {
+      std::string path = f.path;
+      if (path.rfind("models/", 0) != 0) continue;
+      const auto j = detail::parse_json_text(f.text, path);
+      PresetInfo p{j.value("id", ""), j.value("name", ""), {}};
+      if (j.contains("hf_repos") && j["hf_repos"].is_array())
+        for (const auto& r : j["hf_repos"])
+          if (r.is_string()) p.hf_repos.push_back(r.get<std::string>());
+      out.push_back(std::move(p));
+    }
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    return out;
+  }();
+  return index;
+}
+
 // The preset standing for a Hugging Face repo id: listed in its hf_repos, or a listed repo of
 // the same organisation that differs only by a post-training suffix.
 std::optional<std::string> preset_for_repo(const std::string& repo) {
   const std::string want = lower(repo);
-  const auto presets = list_model_presets();
+  const auto& presets = preset_index();
   for (const auto& p : presets)
     for (const auto& r : p.hf_repos)
       if (lower(r) == want) return p.id;
@@ -496,9 +532,9 @@ ModelSpec load_file(const std::string& path) {
     std::vector<std::string> warnings;
     const auto j = detail::parse_json_text(detail::read_text_file(path, "model file"), path,
                                            detail::JsonDialect::hf_config, &warnings);
-    const auto q = detail::parse_json_text(
-        detail::read_text_file(sibling.string(), "quantization config"), sibling.string(),
-        detail::JsonDialect::hf_config, &warnings);
+    const auto q =
+        detail::parse_json_text(detail::read_text_file(sibling.string(), "quantization config"),
+                                sibling.string(), detail::JsonDialect::hf_config, &warnings);
     if (!detail::looks_like_hf_config(j))
       throw Error(path, "/model_type", "missing: not a Hugging Face config.json");
     auto m = detail::import_hf_config(j, path, &q);
@@ -558,7 +594,7 @@ ModelSpec load_model(const std::string& id_or_path) {
     }
   }
   std::string ids;
-  for (const auto& p : list_model_presets()) ids += (ids.empty() ? "" : ", ") + p.id;
+  for (const auto& p : preset_index()) ids += (ids.empty() ? "" : ", ") + p.id;
   throw Error("--model", "model",
               "\"" + id_or_path +
                   "\" is neither a preset id, a Hugging Face repo id of a preset or in the local "
@@ -566,20 +602,6 @@ ModelSpec load_model(const std::string& id_or_path) {
                   ids + ")");
 }
 
-std::vector<PresetInfo> list_model_presets() {
-  std::vector<PresetInfo> out;
-  for (const auto& f : detail::embedded_files()) {
-    std::string path = f.path;
-    if (path.rfind("models/", 0) != 0) continue;
-    const auto j = detail::parse_json_text(f.text, path);
-    PresetInfo p{j.value("id", ""), j.value("name", ""), {}};
-    if (j.contains("hf_repos") && j["hf_repos"].is_array())
-      for (const auto& r : j["hf_repos"])
-        if (r.is_string()) p.hf_repos.push_back(r.get<std::string>());
-    out.push_back(std::move(p));
-  }
-  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.id < b.id; });
-  return out;
-}
+std::vector<PresetInfo> list_model_presets() { return preset_index(); }
 
 }  // namespace kvplan
