@@ -31,6 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "data" / "bad"))
+sys.dont_write_bytecode = True  # no __pycache__ in the corpus folder
+import make_bad  # noqa: E402 - the bad-input corpus's writers: files, traces, llama2.c files
+
 HF = ROOT / "tests" / "data" / "hf"
 MODEL_DIR = Path(os.environ.get("KVPLAN_TEST_MODEL_DIR", ROOT.parent / "shared" / "models" / "stories260K"))
 
@@ -410,31 +414,16 @@ case("kv spec kivi ok", f"{SIZE} --kv-dtype kivi:bits=2,group=32,residual=128 --
      "accept", check=lambda o: o["total_bytes"] > 0 and o["total_bytes"] < 134217728)
 
 # ----------------------------------------------------------------------------- traces
-META = {"format": "kvplan-trace", "version": "1", "model": "adv", "rope_theta": "10000",
-        "rope_dims": "4", "rope_style": "interleaved"}
-
-
-def f16(vals):
-    return struct.pack(f"<{len(vals)}e", *vals)
-
-
 def trace(T=3, hq=2, hkv=1, d=4, meta=None, edit=None, poke=None):
-    h = {"__metadata__": dict(META, **(meta or {}))}
-    data = b""
-    for which, heads in (("q", hq), ("k", hkv), ("v", hkv)):
-        raw = f16([0.25 * ((i % 7) - 3) for i in range(T * heads * d)])
-        h[f"layers.0.{which}"] = {"dtype": "F16", "shape": [T, heads, d],
-                                  "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    if edit:
-        edit(h)
+    """make_bad's one-layer trace without a tokens tensor, model "adv"; `poke(data)` may break the
+    rows."""
+    h, data = make_bad.trace(T=T, hq=hq, hkv=hkv, d=d, meta=dict({"model": "adv"}, **(meta or {})),
+                             tokens=False, edit=edit)
     if poke:
         data = bytearray(data)
         poke(data)
         data = bytes(data)
-    hdr = json.dumps(h, separators=(",", ":")).encode()
-    hdr += b" " * ((8 - len(hdr) % 8) % 8)
-    return struct.pack("<Q", len(hdr)) + hdr + data
+    return make_bad.raw_safetensors(h, data)
 
 
 def setk(tensor, key, value):
@@ -487,27 +476,15 @@ for flags in ["--rope-theta 123456.789 --dtype f32", "--rope-theta 1 --dtype bf1
          "accept")
 
 # ----------------------------------------------------------------------------- llama2.c files
-def checkpoint(dim=8, hidden=12, layers=1, heads=2, kv=1, vocab=300, seq=4, fill=None):
-    hs = dim // heads if heads else 1
-    V = abs(vocab)
-    n = (V * dim + layers * dim + layers * heads * hs * dim + 2 * layers * kv * hs * dim +
-         layers * dim * heads * hs + layers * dim + 3 * layers * hidden * dim + dim + seq * hs)
-    w = [((i * 13) % 17 - 8) / 32 for i in range(n)]
-    if fill:
-        fill(w)
-    return struct.pack("<7i", dim, hidden, layers, heads, kv, vocab, seq) + struct.pack(f"<{n}f", *w)
+PIECES = make_bad.PIECES
+tokenizer = make_bad.tokenizer
 
 
-def tokenizer(pieces, max_len=None):
-    max_len = max_len or max(1, max(len(p) for p in pieces))
-    b = struct.pack("<i", max_len)
-    for i, p in enumerate(pieces):
-        b += struct.pack("<fi", -float(i), len(p)) + p
-    return b
+def checkpoint(**kw):
+    """make_bad's tiny llama2.c checkpoint, with a vocabulary of the 300 PIECES."""
+    return make_bad.checkpoint(**dict({"vocab": len(PIECES)}, **kw))
 
 
-PIECES = [b"<unk>", b"\n<s>\n", b"\n</s>\n"] + [b"<0x%02X>" % i for i in range(256)]
-PIECES += [bytes([c]) for c in b" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO"][: 300 - len(PIECES)]
 TOK = tokenizer(PIECES)
 CK = checkpoint()
 GEN = "generate --checkpoint {d}/c.bin --tokenizer {d}/t.bin --steps 4"
@@ -587,9 +564,7 @@ def classify(c, rc, out, err, timed_out):
 def run_case(c, kvplan, timeout):
     with tempfile.TemporaryDirectory(prefix="kvplan-adv-") as d:
         for rel, content in c["files"].items():
-            p = Path(d) / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(content if isinstance(content, bytes) else content.encode())
+            make_bad.write(d, rel, content)
         if "huge line" in c["name"]:
             (Path(d) / "x").write_text("vllm serve m " + "a" * (2 << 20))
         args = c["args"].replace("{d}", d).replace("{m}", str(MODEL_DIR))
