@@ -1,0 +1,146 @@
+// The roofline fields of the GPU presets (dense peaks per dtype, interconnect) and the MoE routing
+// fields of ModelSpec that the serving simulator's step-time model reads.
+//
+// Expected peaks are the vendor datasheets' figures (URLs in models/gpus/*.json and
+// docs/gpus.md); NVIDIA lists tensor peaks "with sparsity", so the dense figure is half of it.
+// Expected expert counts are read by eye from the verbatim configs in tests/data/hf/.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+
+namespace {
+
+std::string hf_path(const std::string& name) {
+  return std::string(KVPLAN_TEST_DATA_DIR) + "/hf/" + name + ".json";
+}
+
+const char* kHead = R"({"kvplan_gpu": 1, "id": "x", "source": "https://example.com/x", )"
+                    R"("memory_bytes": 85899345920, "bandwidth_gbps": 2000)";
+
+std::string gpu_json(const std::string& extra) {
+  return std::string(kHead) + (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+// The field of the Error parse_gpu_json throws, or "<none>" when it accepts the text.
+std::string refused_field(const std::string& text) {
+  try {
+    kvplan::parse_gpu_json(text, "bad.json");
+  } catch (const kvplan::Error& e) {
+    EXPECT_EQ(e.source(), "bad.json");
+    return e.field();
+  }
+  return "<none>";
+}
+
+TEST(GpuRoofline, H100SxmDatasheetHalved) {
+  // H100 SXM datasheet: BF16 Tensor Core 1,979 teraFLOPS*, FP8 3,958*, INT8 3,958 TOPS*
+  // (* with sparsity); NVLink 900 GB/s.
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  EXPECT_DOUBLE_EQ(g.peak_tflops_bf16, 1979.0 / 2);
+  EXPECT_DOUBLE_EQ(g.peak_tflops_fp8, 3958.0 / 2);
+  EXPECT_DOUBLE_EQ(g.peak_tops_int8, 3958.0 / 2);
+  EXPECT_DOUBLE_EQ(g.peak_tflops_fp4, 0);  // Hopper has no FP4 tensor cores
+  EXPECT_EQ(g.interconnect, "nvlink");
+  EXPECT_DOUBLE_EQ(g.interconnect_gbps, 900);
+  EXPECT_DOUBLE_EQ(g.bandwidth_gbps, 3350);  // unchanged
+}
+
+TEST(GpuRoofline, OtherPresetsFromTheirDatasheets) {
+  // A100 datasheet: BF16 312 / 624* TFLOPS (dense / sparse), no FP8; NVLink 600 GB/s.
+  const auto a = kvplan::load_gpu("a100-80gb");
+  EXPECT_DOUBLE_EQ(a.peak_tflops_bf16, 312);
+  EXPECT_DOUBLE_EQ(a.peak_tflops_fp8, 0);
+  EXPECT_DOUBLE_EQ(a.interconnect_gbps, 600);
+  // HGX B200, per GPU: FP4 18 PFLOPS*, FP8 9*, BF16 4.5*; NVLink 5 1.8 TB/s.
+  const auto b = kvplan::load_gpu("b200");
+  EXPECT_DOUBLE_EQ(b.peak_tflops_fp4, 18000.0 / 2);
+  EXPECT_DOUBLE_EQ(b.peak_tflops_fp8, 9000.0 / 2);
+  EXPECT_DOUBLE_EQ(b.peak_tflops_bf16, 4500.0 / 2);
+  EXPECT_DOUBLE_EQ(b.interconnect_gbps, 1800);
+  // MI300X: AMD lists dense figures, FP16 1307.4 TFLOPS, FP8 2614.9; 7 Infinity Fabric links of
+  // 128 GB/s = 896 GB/s.
+  const auto m = kvplan::load_gpu("mi300x");
+  EXPECT_DOUBLE_EQ(m.peak_tflops_bf16, 1307.4);
+  EXPECT_DOUBLE_EQ(m.peak_tflops_fp8, 2614.9);
+  EXPECT_DOUBLE_EQ(m.interconnect_gbps, 7 * 128);
+  EXPECT_EQ(m.interconnect, "infinity_fabric");
+  // L40S: PCIe Gen4 x16, 64 GB/s bidirectional; FP8 733 / 1,466* TFLOPS.
+  const auto l = kvplan::load_gpu("l40s");
+  EXPECT_EQ(l.interconnect, "pcie");
+  EXPECT_DOUBLE_EQ(l.interconnect_gbps, 64);
+  EXPECT_DOUBLE_EQ(l.peak_tflops_fp8, 1466.0 / 2);
+}
+
+TEST(GpuRoofline, EveryPresetHasPeaksAndSources) {
+  const auto all = kvplan::list_gpu_presets();
+  ASSERT_EQ(all.size(), 10u);
+  for (const auto& g : all) {
+    SCOPED_TRACE(g.id);
+    EXPECT_GT(g.peak_tflops_bf16, 0);
+    EXPECT_GT(g.interconnect_gbps, 0);
+    EXPECT_EQ(g.peaks_source.rfind("https://", 0), 0u);
+    EXPECT_EQ(g.interconnect_source.rfind("https://", 0), 0u);
+    // Low precision is never slower than bf16 where it exists.
+    if (g.peak_tflops_fp8 > 0) EXPECT_GE(g.peak_tflops_fp8, g.peak_tflops_bf16);
+    if (g.peak_tflops_fp4 > 0) EXPECT_GE(g.peak_tflops_fp4, g.peak_tflops_fp8);
+  }
+}
+
+TEST(GpuRoofline, FileWithoutRooflineFieldsStillLoads) {
+  const auto g = kvplan::parse_gpu_json(gpu_json(""), "old.json");
+  EXPECT_DOUBLE_EQ(g.peak_tflops_bf16, 0);
+  EXPECT_DOUBLE_EQ(g.interconnect_gbps, 0);
+  EXPECT_EQ(g.memory_bytes, 85899345920u);
+}
+
+TEST(GpuRoofline, MalformedValuesRefusedNamingTheField) {
+  const std::string src = R"("sources": {"peak_tflops": "u", "interconnect": "u"})";
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_bf16": -1, )" + src)), "/peak_tflops_bf16");
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_fp8": 0.0, "peak_tflops_bf16": -0.5, )" + src)),
+            "/peak_tflops_bf16");
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tops_int8": "300", )" + src)), "/peak_tops_int8");
+  EXPECT_EQ(refused_field(gpu_json(R"("interconnect_gbps": -64, )" + src)), "/interconnect_gbps");
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_fp4": 1e6, )" + src)), "/peak_tflops_fp4");
+  EXPECT_EQ(refused_field(gpu_json(R"("interconnect": "infiniband", )" + src)), "/interconnect");
+  // NaN is not JSON, and 1e400 overflows a double: the strict reader refuses the file (naming
+  // it, with the byte offset) before any field is read.
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_bf16": NaN, )" + src)), "");
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_fp8": 1e400, )" + src)), "");
+  // A figure without its source, a typo inside "sources".
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_bf16": 100)")), "/sources/peak_tflops");
+  EXPECT_EQ(refused_field(gpu_json(R"("interconnect_gbps": 64)")), "/sources/interconnect");
+  EXPECT_EQ(refused_field(gpu_json(R"("sources": {"peaks": "u"})")), "/sources/peaks");
+  // A well-formed file passes.
+  EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_bf16": 100, "interconnect_gbps": 64, )" + src)),
+            "<none>");
+}
+
+TEST(ModelMoe, RoutedExpertsAndExpertsPerToken) {
+  // mixtral-8x7b.json: "num_local_experts": 8, "num_experts_per_tok": 2.
+  const auto mixtral = kvplan::load_model(hf_path("mixtral-8x7b"));
+  EXPECT_EQ(mixtral.routed_experts, 8u);
+  EXPECT_EQ(mixtral.experts_per_token, 2u);
+  // qwen3-235b-a22b.json: "num_experts": 128, "num_experts_per_tok": 8.
+  const auto qwen = kvplan::load_model(hf_path("qwen3-235b-a22b"));
+  EXPECT_EQ(qwen.routed_experts, 128u);
+  EXPECT_EQ(qwen.experts_per_token, 8u);
+  // deepseek-v3.json: "n_routed_experts": 256, "num_experts_per_tok": 8 (the shared expert,
+  // "n_shared_experts": 1, is dense: every token uses it).
+  const auto ds = kvplan::load_model(hf_path("deepseek-v3"));
+  EXPECT_EQ(ds.routed_experts, 256u);
+  EXPECT_EQ(ds.experts_per_token, 8u);
+  // gpt-oss-20b.json: "num_local_experts": 32, "experts_per_token": 4 (and num_experts_per_tok 4).
+  const auto oss = kvplan::load_model(hf_path("gpt-oss-20b"));
+  EXPECT_EQ(oss.routed_experts, 32u);
+  EXPECT_EQ(oss.experts_per_token, 4u);
+  // A dense model: no routing.
+  const auto llama = kvplan::load_model(hf_path("llama-3.1-8b"));
+  EXPECT_EQ(llama.routed_experts, 0u);
+  EXPECT_EQ(llama.experts_per_token, 0u);
+}
+
+}  // namespace
