@@ -22,11 +22,7 @@ namespace {
 using detail::JsonObject;
 using nlohmann::json;
 
-constexpr std::uint64_t kMaxRequests = 10'000'000;
 constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 32;  // per prompt, per output
-// Prompt segments over all requests: a long session's turn k holds ~2k segments, so a workload
-// of long sessions grows quadratically; 2^26 segments are 1 GiB of Segment structs.
-constexpr std::uint64_t kMaxSegments = std::uint64_t{1} << 26;
 constexpr std::uint64_t kMaxTurns = 1000;
 constexpr std::uint64_t kMaxGroups = 1'000'000;
 constexpr std::uint64_t kMaxPool = 1'000'000;
@@ -350,6 +346,8 @@ Arrival read_arrival(JsonObject& top) {
     throw Error(top.source(), p, "expected a string or an object, got " + detail::show(v));
   JsonObject o = top.object("arrival");
   a.kind = arrival_kind(o.str("process"), top.source(), o.pointer("process"));
+  // Gaps of shape 1/cv^2 and scale cv^2/rate: vLLM's `--burstiness` B is this shape
+  // (get_request in vllm/benchmarks/serve.py, vllm-project/vllm def9ce85ba10), so B = 1/cv^2.
   // cv = 1 is Poisson; gaps of cv 10 have shape 1/100, past which the gaps are mostly zeros.
   if (a.kind == ArrivalKind::gamma) a.cv = o.number("cv", 0.01, 10);
   o.finish();
@@ -362,7 +360,7 @@ double positive(JsonObject& o, const std::string& key, double max) {
   return x;
 }
 
-std::vector<WorkloadStage> read_stages(JsonObject& top) {
+std::vector<WorkloadStage> read_stages(JsonObject& top, const WorkloadLimits& limits) {
   const json& v = top.raw("stages");
   const std::string p = top.pointer("stages");
   if (!v.is_array() || v.empty() || v.size() > kMaxStages)
@@ -382,10 +380,10 @@ std::vector<WorkloadStage> read_stages(JsonObject& top) {
     expected += s.rate * s.duration_s;
     stages.push_back(s);
   }
-  if (expected > static_cast<double>(kMaxRequests))
+  if (expected > static_cast<double>(limits.max_requests))
     throw Error(top.source(), p,
                 "Σ rate · duration_s is " + num_text(expected) + " arrivals, over the limit of " +
-                    std::to_string(kMaxRequests));
+                    std::to_string(limits.max_requests));
   return stages;
 }
 
@@ -406,7 +404,7 @@ Prefix read_prefix(JsonObject& top) {
   return px;
 }
 
-Spec read_spec(const json& j, const std::string& source) {
+Spec read_spec(const json& j, const std::string& source, const WorkloadLimits& limits) {
   JsonObject top(j, source, "");
   if (!top.has("kvplan_workload"))
     throw Error(source, "/kvplan_workload",
@@ -419,7 +417,7 @@ Spec read_spec(const json& j, const std::string& source) {
   top.opt_str("description");
   Spec s;
   s.arrival = read_arrival(top);
-  s.stages = read_stages(top);
+  s.stages = read_stages(top, limits);
   s.prompt = read_dist(top, "prompt_tokens", kTokens);
   s.output = read_dist(top, "output_tokens", kTokens);
   if (top.has("prefix")) s.prefix = read_prefix(top);
@@ -437,7 +435,8 @@ Spec read_spec(const json& j, const std::string& source) {
 // Arrival times of the first requests (sessions: first turns), stage by stage; each stage's
 // process starts afresh at the stage's start.
 std::vector<std::pair<double, std::uint32_t>> arrivals(const Spec& s, std::uint64_t seed,
-                                                       const std::string& source) {
+                                                       const std::string& source,
+                                                       const WorkloadLimits& limits) {
   Rng r(seed, kArrivals);
   std::vector<std::pair<double, std::uint32_t>> out;
   const double shape = 1 / (s.arrival.cv * s.arrival.cv);
@@ -458,9 +457,9 @@ std::vector<std::pair<double, std::uint32_t>> arrivals(const Spec& s, std::uint6
           break;
       }
       if (t >= end) break;
-      if (out.size() >= kMaxRequests)
+      if (out.size() >= limits.max_requests)
         throw Error(source, "/stages",
-                    "produce more than " + std::to_string(kMaxRequests) + " requests");
+                    "produce more than " + std::to_string(limits.max_requests) + " requests");
       out.emplace_back(t, i);
     }
   }
@@ -470,7 +469,8 @@ std::vector<std::pair<double, std::uint32_t>> arrivals(const Spec& s, std::uint6
 // Builds the requests in generation order; sort_requests orders them by arrival.
 class Builder {
  public:
-  explicit Builder(std::string source) : source_(std::move(source)) {}
+  Builder(std::string source, const WorkloadLimits& limits)
+      : source_(std::move(source)), limits_(limits) {}
 
   std::uint64_t new_content() { return next_content_++; }
 
@@ -484,12 +484,13 @@ class Builder {
                       std::to_string(r.output_tokens) +
                       " output tokens: each must be between 1 and 2^32");
     segments_ += r.prompt.size();
-    if (segments_ > kMaxSegments)
+    if (segments_ > limits_.max_segments)
       throw Error(source_, field,
-                  "more than " + std::to_string(kMaxSegments) +
+                  "more than " + std::to_string(limits_.max_segments) +
                       " prompt segments in all (long sessions grow quadratically)");
-    if (requests_.size() >= kMaxRequests)
-      throw Error(source_, field, "more than " + std::to_string(kMaxRequests) + " requests");
+    if (requests_.size() >= limits_.max_requests)
+      throw Error(source_, field,
+                  "more than " + std::to_string(limits_.max_requests) + " requests");
     r.prompt_tokens = tokens;
     r.id = requests_.size();
     requests_.push_back(std::move(r));
@@ -521,6 +522,7 @@ class Builder {
 
  private:
   std::string source_;
+  WorkloadLimits limits_;
   std::uint64_t next_content_ = 1;
   std::uint64_t segments_ = 0;
   std::vector<SimRequest> requests_;
@@ -533,8 +535,9 @@ struct PooledPrompt {
   std::uint64_t output_tokens = 0;
 };
 
-Workload generate(const Spec& s, const std::string& source, std::uint64_t seed) {
-  Builder b(source);
+Workload generate(const Spec& s, const std::string& source, std::uint64_t seed,
+                  const WorkloadLimits& limits) {
+  Builder b(source, limits);
   Rng lengths(seed, kLengths), groups(seed, kGroups), pool_rng(seed, kPool),
       session_rng(seed, kSessions);
   std::vector<Segment> system_prompts;
@@ -561,7 +564,7 @@ Workload generate(const Spec& s, const std::string& source, std::uint64_t seed) 
       std::swap(pool[i - 1], pool[pool_rng.below(i)]);
   }
 
-  const auto starts = arrivals(s, seed, source);
+  const auto starts = arrivals(s, seed, source, limits);
   for (std::uint64_t n = 0; n < starts.size(); ++n) {
     SimRequest first;
     first.arrival_s = starts[n].first;
@@ -774,11 +777,11 @@ std::vector<std::pair<std::uint64_t, Row>> jsonl_rows(const std::string& text,
 }
 
 Workload build_trace(const std::vector<std::pair<std::uint64_t, Row>>& rows,
-                     const std::string& source) {
+                     const std::string& source, const WorkloadLimits& limits) {
   if (rows.empty()) throw Error(source, "", "the trace holds no requests");
-  if (rows.size() > kMaxRequests)
-    throw Error(source, "", "more than " + std::to_string(kMaxRequests) + " requests");
-  Builder b(source);
+  if (rows.size() > limits.max_requests)
+    throw Error(source, "", "more than " + std::to_string(limits.max_requests) + " requests");
+  Builder b(source, limits);
   struct PrefixSeen {
     Segment segment;
     std::uint64_t line;
@@ -866,21 +869,22 @@ bool ends_with(const std::string& s, std::string_view tail) {
 
 }  // namespace
 
-Workload parse_workload_json(const std::string& text, const std::string& source,
-                             std::uint64_t seed) {
+Workload parse_workload_json(const std::string& text, const std::string& source, std::uint64_t seed,
+                             const WorkloadLimits& limits) {
   const json j = detail::parse_json_text(text, source);
-  return generate(read_spec(j, source), source, seed);
+  return generate(read_spec(j, source, limits), source, seed, limits);
 }
 
-Workload parse_workload_trace(const std::string& text, const std::string& source, bool csv) {
-  return build_trace(csv ? csv_rows(text, source) : jsonl_rows(text, source), source);
+Workload parse_workload_trace(const std::string& text, const std::string& source, bool csv,
+                              const WorkloadLimits& limits) {
+  return build_trace(csv ? csv_rows(text, source) : jsonl_rows(text, source), source, limits);
 }
 
-Workload load_workload(const std::string& path, std::uint64_t seed) {
+Workload load_workload(const std::string& path, std::uint64_t seed, const WorkloadLimits& limits) {
   const std::string text = detail::read_text_file(path, "workload file");
-  if (ends_with(path, ".jsonl")) return parse_workload_trace(text, path, false);
-  if (ends_with(path, ".csv")) return parse_workload_trace(text, path, true);
-  return parse_workload_json(text, path, seed);
+  if (ends_with(path, ".jsonl")) return parse_workload_trace(text, path, false, limits);
+  if (ends_with(path, ".csv")) return parse_workload_trace(text, path, true, limits);
+  return parse_workload_json(text, path, seed, limits);
 }
 
 }  // namespace kvplan::sim

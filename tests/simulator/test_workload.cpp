@@ -716,6 +716,44 @@ TEST(Workload, MalformedTracesNameTheLine) {
   EXPECT_EQ(parse_workload_trace(ok, "t.jsonl", false).requests.size(), 1u);
 }
 
+TEST(Workload, LimitsOnRequestsAndSegments) {
+  // 10 sessions (constant 1/s for 10 s) of exactly 10 turns, no prefix: turn k holds 1 + 2 (k - 1)
+  // = 2k - 1 segments (the first question, then an output and a question per earlier turn), so a
+  // session holds sum_{k=1..10} (2k - 1) = 100 segments and the workload 1000, in 100 requests.
+  json doc = {{"kvplan_workload", 1},
+              {"arrival", "constant"},
+              {"stages", {{{"rate", 1}, {"duration_s", 10}}}},
+              {"prompt_tokens", {{"dist", "fixed"}, {"mean", 5}}},
+              {"output_tokens", {{"dist", "fixed"}, {"mean", 5}}},
+              {"sessions",
+               {{"turns", {{"dist", "fixed"}, {"mean", 10}}},
+                {"think_s", {{"dist", "fixed"}, {"mean", 1}}}}}};
+  const std::string text = doc.dump();
+  std::uint64_t segments = 0;
+  const Workload w =
+      parse_workload_json(text, "w.json", 1, {.max_requests = 100, .max_segments = 1000});
+  for (const auto& r : w.requests) segments += r.prompt.size();
+  EXPECT_EQ(w.requests.size(), 100u);
+  EXPECT_EQ(segments, 1000u);
+  expect_refused(
+      [&] {
+        return parse_workload_json(text, "w.json", 1, {.max_requests = 100, .max_segments = 999});
+      },
+      "w.json", "/sessions/turns", "more than 999 prompt segments");
+  expect_refused(
+      [&] {
+        return parse_workload_json(text, "w.json", 1, {.max_requests = 99, .max_segments = 1000});
+      },
+      "w.json", "/sessions/turns", "more than 99 requests");
+  // The arrivals alone (10) over the limit: refused before anything is drawn.
+  expect_refused([&] { return parse_workload_json(text, "w.json", 1, {.max_requests = 9}); },
+                 "w.json", "/stages", "over the limit of 9");
+  const std::string rows = "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1\n2,1,1\n";
+  EXPECT_EQ(parse_workload_trace(rows, "t.csv", true, {.max_requests = 3}).requests.size(), 3u);
+  expect_refused([&] { return parse_workload_trace(rows, "t.csv", true, {.max_requests = 2}); },
+                 "t.csv", "", "more than 2 requests");
+}
+
 TEST(Workload, UnreadableFileNamesThePath) {
   kvplan::test::TempDir dir;
   const std::string p = dir.file("missing.json");

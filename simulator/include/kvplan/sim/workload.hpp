@@ -5,7 +5,8 @@
 // the standard leaves to the implementation). docs/simulate.md documents the format.
 //
 //   Workload w = load_workload("examples/workload-chat.json", 1);
-//   w.requests[0].prompt_tokens;   // Σ of its prompt segments
+//   w.requests[0].prompt_tokens;   // Σ of its prompt segments: 100 (system prompt) + question
+//   w.requests[0].prompt[0];       // {content id of one of the 10 system prompts, 100 tokens}
 //
 // A prompt is a list of segments; two requests whose prompts begin with the same segments begin
 // with the same tokens, which is all prefix caching needs to know (block hashes are computed
@@ -26,19 +27,21 @@ struct Segment {
 };
 
 struct SimRequest {
-  std::uint64_t id = 0;          // index in Workload::requests
-  double arrival_s = 0;          // arrival time; for a later turn of a session: see `after`
-  std::uint32_t stage = 0;       // index into Workload::stages
-  std::vector<Segment> prompt;   // Σ tokens == prompt_tokens
+  std::uint64_t id = 0;         // index in Workload::requests
+  double arrival_s = 0;         // arrival time; for a later turn of a session: see `after`
+  std::uint32_t stage = 0;      // index into Workload::stages
+  std::vector<Segment> prompt;  // Σ tokens == prompt_tokens
   std::uint64_t prompt_tokens = 0;
   std::uint64_t output_tokens = 0;  // tokens generated (≥ 1)
   // Multi-turn sessions: the previous turn (an index into Workload::requests, < id) or -1. Such a
   // request arrives think_s after the previous turn finishes (or at arrival_s, if later), and its
   // prompt begins with the previous turn's prompt and its output (a segment of the output's
   // length with its own content id).
+  // For a generated workload arrival_s is then the previous turn's arrival_s + think_s (the
+  // earliest it can arrive); for a trace it is the row's arrival_s and think_s is 0.
   std::int64_t after = -1;
-  double think_s = 0;
-  std::uint64_t session = 0;  // 0 = no session
+  double think_s = 0;         // seconds
+  std::uint64_t session = 0;  // 0 = no session; sessions are numbered from 1
 };
 
 struct WorkloadStage {
@@ -53,14 +56,28 @@ struct Workload {
   std::vector<SimRequest> requests;   // by arrival_s (ties by id)
 };
 
-// A `kvplan_workload` JSON file, or a trace (.jsonl / .csv). Throws kvplan::Error naming the file
-// and the field (or line) on malformed input.
-Workload load_workload(const std::string& path, std::uint64_t seed);
-Workload parse_workload_json(const std::string& text, const std::string& source,
-                             std::uint64_t seed);
+// What one workload may hold. The defaults are the documented limits (docs/simulate.md); a
+// request costs ~120 bytes and a segment 16, so the largest workload is ~2 GiB. The fuzz target
+// lowers them to keep each input fast.
+struct WorkloadLimits {
+  std::uint64_t max_requests = 10'000'000;
+  // Prompt segments over all requests: a session's turn k holds ~2k of them, so long sessions
+  // grow quadratically.
+  std::uint64_t max_segments = std::uint64_t{1} << 26;
+};
+
+// A `kvplan_workload` JSON file, or a trace (.jsonl / .csv, by the path's extension, any case).
+// Throws kvplan::Error naming the file and the field (a JSON pointer, or the line of a trace) on
+// malformed input.
+Workload load_workload(const std::string& path, std::uint64_t seed,
+                       const WorkloadLimits& limits = {});
+Workload parse_workload_json(const std::string& text, const std::string& source, std::uint64_t seed,
+                             const WorkloadLimits& limits = {});
 // Trace rows: arrival_s, prompt_tokens, output_tokens, optional prefix_id (requests with the same
 // prefix_id share prefix_tokens leading tokens) and session_id (rows of one session are its turns
-// in order). JSONL: one object per line; CSV: a header row naming the columns.
-Workload parse_workload_trace(const std::string& text, const std::string& source, bool csv);
+// in order). JSONL: one object per line; CSV: a header row naming the columns. Traces need no
+// seed: nothing in them is drawn.
+Workload parse_workload_trace(const std::string& text, const std::string& source, bool csv,
+                              const WorkloadLimits& limits = {});
 
 }  // namespace kvplan::sim
