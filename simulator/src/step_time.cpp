@@ -52,7 +52,7 @@ StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine) {
   // time") do not yet separate them. The end-to-end calibration replaces these.
   (void)gpu;
   (void)engine;
-  return StepEfficiency{.compute = 0.6, .memory = 0.8, .interconnect = 0.7, .overhead_s = 0.5e-3};
+  return StepEfficiency{.compute = 0.6, .memory = 0.82, .interconnect = 0.7, .overhead_s = 0.6e-3};
 }
 
 void validate(const StepEfficiency& e, const std::string& source) {

@@ -31,9 +31,9 @@
 //
 // Worked example (tests/simulator/test_step_time.cpp): Llama-3.1-8B (bf16, 8,030,261,248
 // parameters, 16,060,522,496 weight bytes) on one H100 SXM (3350 GB/s), one decode token at batch
-// 1 with the default efficiency (memory 0.8, overhead 0.5 ms):
-//   memory  = 16,060,522,496 / (3.35e12 · 0.8) = 5.993 ms    (compute: 16.06e9 FLOPs, 0.03 ms)
-//   step    = 5.993 + 0.5                      = 6.493 ms
+// 1 with the default efficiency (memory 0.82, overhead 0.6 ms):
+//   memory  = 16,060,522,496 / (3.35e12 · 0.82) = 5.846 ms   (compute: 16.06e9 FLOPs, 0.03 ms)
+//   step    = 5.846 + 0.6                       = 6.446 ms   (measured, vLLM: 6.48 ms TPOT)
 #pragma once
 
 #include <cstdint>
@@ -67,9 +67,10 @@ struct StepEfficiency {
   double overhead_s = 0;    // fixed CPU/launch cost per step, seconds, [0, 10]
 };
 
-// The defaults for a GPU and an engine (docs/simulate.md "Step time" derives them): compute 0.6,
-// memory 0.8, interconnect 0.7, overhead 0.5 ms, for every preset and engine until measurements
-// tell them apart.
+// The defaults for a GPU and an engine (docs/simulate.md "Step time" derives them): memory 0.82
+// and overhead 0.6 ms from two published batch-1 decode measurements; compute 0.6 and
+// interconnect 0.7 assumed, not yet measured. One set for every preset and engine until
+// measurements tell them apart.
 StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine);
 // Throws kvplan::Error naming `source` and the field (efficiency.compute, ...) when a factor is
 // outside (0, 1] or the overhead outside [0, 10] s, NaN included.
