@@ -1,5 +1,6 @@
-// kvplan generate: the llama2.c reference model writing text through a kvplan KV cache, so a user
-// can watch text degrade under a KV format or retention policy.
+// kvplan generate: the reference model (a llama2.c checkpoint or a Hugging Face model directory)
+// writing text through a kvplan KV cache, so a user can watch text degrade under a KV format or
+// retention policy.
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,8 +22,9 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   double temperature = 0;
   std::uint64_t seed = 42;
   desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
-                     "llama2.c checkpoint (.bin)")("tokenizer", po::value(&tokenizer)->required(),
-                                                   "llama2.c tokenizer (.bin)")(
+                     "llama2.c checkpoint (.bin) or Hugging Face model directory")(
+      "tokenizer", po::value(&tokenizer),
+      "llama2.c tokenizer (.bin) or tokenizer.json (default for a directory: its tokenizer.json)")(
       "prompt", po::value(&prompt)->default_value(""), "prompt text (default: start from BOS)")(
       "steps", po::value(&steps)->default_value(256), "positions to run, prompt included")(
       "temperature", po::value(&temperature)->default_value(0.0), "0 = greedy")(
@@ -37,15 +39,17 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
       "backend", po::value(&backend)->default_value("cpu"), "cpu|cuda");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
-                  "kvplan generate --checkpoint C --tokenizer T [--prompt S] [--steps N] "
-                  "[--kv-dtype F] [--policy P]",
+                  "kvplan generate --checkpoint C [--tokenizer T] [--prompt S] [--steps N] "
+                  "[--kv-dtype F] [--policy P]   (C: llama2.c .bin, with --tokenizer; or a "
+                  "Hugging Face model directory)",
                   "kvplan generate --checkpoint stories260K.bin --tokenizer tok512.bin "
                   "--kv-dtype kivi:bits=2,group=8,residual=32 --policy streaming:sink=4,window=28"))
     return 0;
   if (backend != "cpu" && backend != "cuda")
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
   const auto model = sim::Llama2cModel::load(checkpoint);
-  const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
+  const auto tok =
+      sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), model.config().vocab_size);
   const auto cfg = sim::parse_config(kv, policy, block);
   const auto& c = model.config();
   // The rules replay applies to the same flags (kvplan/validate.hpp).
@@ -76,8 +80,9 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   return 0;
 }
 
-const Registrar reg{
-    {"generate", "run the llama2.c reference model through a kvplan KV cache", run_generate}};
+const Registrar reg{{"generate",
+                     "run the reference model (llama2.c or HF directory) through a kvplan KV cache",
+                     run_generate}};
 
 }  // namespace
 }  // namespace kvplan::cli

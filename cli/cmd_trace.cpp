@@ -28,8 +28,9 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
   float temperature = 0;
   std::uint64_t seed = 42;
   desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
-                     "llama2.c checkpoint (.bin)")("tokenizer", po::value(&tokenizer)->required(),
-                                                   "llama2.c tokenizer (.bin)")(
+                     "llama2.c checkpoint (.bin) or Hugging Face model directory")(
+      "tokenizer", po::value(&tokenizer),
+      "llama2.c tokenizer (.bin) or tokenizer.json (default for a directory: its tokenizer.json)")(
       "output,o", po::value(&output)->required(), "trace file to write (.safetensors)")(
       "prompt", po::value(&prompt)->default_value(""), "prompt, then the model's own tokens")(
       "tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")(
@@ -39,14 +40,14 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
       "dtype", po::value(&dtype)->default_value("f16"), "f32|f16|bf16");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
-                  "kvplan trace capture --checkpoint C --tokenizer T -o trace.safetensors "
-                  "[--prompt S | --tokens-file F] [--steps N]",
+                  "kvplan trace capture --checkpoint C [--tokenizer T] -o trace.safetensors "
+                  "[--prompt S | --tokens-file F] [--steps N]   (C: llama2.c .bin, with "
+                  "--tokenizer; or a Hugging Face model directory)",
                   "kvplan trace capture --checkpoint stories260K.bin --tokenizer tok512.bin "
                   "--steps 256 -o story.safetensors"))
     return 0;
   const auto dt = parse_trace_dtype(dtype);
   const auto model = sim::Llama2cModel::load(checkpoint);
-  const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
   const auto& c = model.config();
   sim::TraceInfo info{.model = model.spec().id,
                       .version = "1",
@@ -72,6 +73,7 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
       progress(t + 1, tokens.size());
     }
   } else {
+    const auto tok = sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), c.vocab_size);
     std::uint64_t pieces = 0;
     tokens =
         sim::generate(run, cap, tok,
@@ -193,7 +195,7 @@ int run_info(const std::vector<std::string>& args, std::ostream& out) {
 int run_trace(const std::vector<std::string>& args, std::ostream& out) {
   const std::string usage =
       "usage: kvplan trace <capture|synth|info> [options]   (kvplan trace <sub> --help)\n"
-      "  capture  run the llama2.c reference model and write its q/k/v trace\n"
+      "  capture  run the reference model (llama2.c or HF directory), write its q/k/v trace\n"
       "  synth    write a seeded synthetic trace (sinks, heavy hitters, key outliers)\n"
       "  info     validate a trace file and print its shape and metadata\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {

@@ -13,6 +13,7 @@
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/sim/hf_tokenizer.hpp"
 
 namespace kvplan::sim {
 
@@ -382,6 +383,18 @@ std::span<const float> Llama2cRunner::forward(std::int32_t token, std::uint64_t 
 // -------------------------------------------------------------------------------- tokenizer
 
 Tokenizer Tokenizer::load(const std::string& path, std::uint32_t vocab_size) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec) ||
+      std::filesystem::path(path).extension() == ".json") {
+    Tokenizer t;
+    t.hf_ = std::make_shared<const HfTokenizer>(HfTokenizer::load(path));
+    if (t.hf_->size() > vocab_size)
+      throw Error(path, "vocab_size",
+                  "the tokenizer has " + std::to_string(t.hf_->size()) +
+                      " token ids, more than the model's vocabulary of " +
+                      std::to_string(vocab_size) + " (a tokenizer for another model?)");
+    return t;
+  }
   const auto buf = read_file(path, std::uint64_t{1} << 30);
   Tokenizer t;
   std::size_t at = 0;
@@ -440,7 +453,26 @@ std::int32_t Tokenizer::lookup(const std::string& s) const {
   return it != sorted_.end() && it->first == s ? it->second : -1;
 }
 
+std::uint32_t Tokenizer::size() const {
+  return hf_ ? hf_->size() : static_cast<std::uint32_t>(vocab_.size());
+}
+const std::string& Tokenizer::piece(std::int32_t id) const {
+  return hf_ ? hf_->piece(id) : vocab_.at(static_cast<std::size_t>(id));
+}
+std::int32_t Tokenizer::bos_id() const { return hf_ ? hf_->bos_id() : 1; }
+std::int32_t Tokenizer::eos_id() const { return hf_ ? hf_->eos_id() : 2; }
+bool Tokenizer::stops(std::int32_t id) const { return hf_ ? id == hf_->eos_id() : id == 1; }
+
+std::string tokenizer_for(const Llama2cModel& model, const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (model.is_hf()) return model.path();
+  throw Error("--tokenizer", "tokenizer",
+              "required for a llama2.c checkpoint (" + model.path() +
+                  "); a Hugging Face model directory brings its own tokenizer.json");
+}
+
 std::string Tokenizer::decode(std::int32_t prev, std::int32_t token) const {
+  if (hf_) return hf_->decode(prev, token);
   const std::string& p = piece(token);
   std::string_view piece_view = p;
   if (prev == 1 && !piece_view.empty() && piece_view[0] == ' ') piece_view.remove_prefix(1);
@@ -512,6 +544,7 @@ void merge_pairs_fast(std::vector<std::int32_t>& tokens, const std::vector<float
 }  // namespace
 
 std::vector<std::int32_t> Tokenizer::encode(const std::string& text, bool bos, bool eos) const {
+  if (hf_) return hf_->encode(text, bos, eos);
   const auto merge_pairs = [this](std::vector<std::int32_t>& t) {
     std::string both;
     merge_pairs_fast(t, scores_, [&](std::int32_t a, std::int32_t b) {
@@ -557,7 +590,12 @@ std::string printable(const std::string& piece) {
 }
 }  // namespace
 
+std::string Tokenizer::printable_piece(std::int32_t prev, std::int32_t token) const {
+  return hf_ ? hf_->decode(prev, token) : printable(decode(prev, token));
+}
+
 std::string Tokenizer::detokenize(std::span<const std::int32_t> tokens) const {
+  if (hf_) return hf_->detokenize(tokens);
   std::string out;
   for (std::size_t i = 1; i < tokens.size(); ++i)
     out += printable(decode(tokens[i - 1], tokens[i]));
@@ -611,13 +649,16 @@ Generation generate(Llama2cRunner& run, AttentionBackend& attn, const Tokenizer&
   const std::vector<std::int32_t> prompt = tok.encode(opt.prompt, true, false);
   Sampler sampler(opt.temperature, opt.seed);
   const std::uint64_t steps = std::min<std::uint64_t>(opt.steps, run.model().config().seq_len);
+  if (prompt.empty())
+    throw Error("--prompt", "prompt",
+                "the tokenizer names no BOS token, so generation needs a prompt to start from");
   std::int32_t token = prompt[0];
   g.tokens.push_back(token);
   for (std::uint64_t pos = 0; pos < steps; ++pos) {
     const auto logits = run.forward(token, pos, attn);
     const std::int32_t next = pos + 1 < prompt.size() ? prompt[pos + 1] : sampler.sample(logits);
-    if (next == 1) break;
-    const std::string piece = printable(tok.decode(token, next));
+    if (tok.stops(next)) break;
+    const std::string piece = tok.printable_piece(token, next);
     g.text += piece;
     if (on_piece) on_piece(piece);
     g.tokens.push_back(next);

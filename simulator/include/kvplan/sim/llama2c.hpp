@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -178,27 +179,49 @@ class Llama2cRunner {
   std::vector<float> x_, xb_, xb2_, hb_, hb2_, q_, k_, v_, att_out_, logits_;
 };
 
+class HfTokenizer;
+
+// One tokenizer for the reference model's two kinds of checkpoint: llama2.c's tokenizer.bin, or
+// a Hugging Face tokenizer.json (a path to it or to the model directory holding it), which
+// HfTokenizer (hf_tokenizer.hpp) implements.
 class Tokenizer {
  public:
+  // `vocab_size`: the model's; a llama2.c file holds exactly that many tokens, a tokenizer.json at
+  // most that many (HF models may pad their embedding past the tokenizer's ids).
   static Tokenizer load(const std::string& path, std::uint32_t vocab_size);
-  std::uint32_t size() const { return static_cast<std::uint32_t>(vocab_.size()); }
-  const std::string& piece(std::int32_t id) const {
-    return vocab_.at(static_cast<std::size_t>(id));
-  }
+  bool is_hf() const { return hf_ != nullptr; }
+  std::uint32_t size() const;
+  const std::string& piece(std::int32_t id) const;
+  std::int32_t bos_id() const;  // llama2.c: 1; HF: the files' BOS, -1 when none
+  std::int32_t eos_id() const;  // llama2.c: 2; HF: the files' EOS, -1 when none
+  // Whether generation stops when the model emits `id`: llama2.c stops at BOS (1), as run.c
+  // does; a Hugging Face model at its EOS (generation_config's eos_token_id convention).
+  bool stops(std::int32_t id) const;
   // llama2.c's decode: after BOS (1) a leading space is dropped; "<0xXX>" pieces become that byte.
+  // HF: HfTokenizer::decode.
   std::string decode(std::int32_t prev, std::int32_t token) const;
   // llama2.c's BPE encode (dummy-prefix space, UTF-8 codepoints, byte fallback, merges by score).
+  // HF: HfTokenizer::encode.
   std::vector<std::int32_t> encode(const std::string& text, bool bos, bool eos) const;
   // Decodes a token stream (first token usually BOS) into printable text, as llama2.c prints it
-  // (safe_printf drops single non-printable bytes).
+  // (safe_printf drops single non-printable bytes); HF: HfTokenizer::detokenize.
   std::string detokenize(std::span<const std::int32_t> tokens) const;
+  // What generate() prints for `token` after `prev`: llama2.c's safe_printf filter on decode();
+  // HF pieces unfiltered (a byte token may be one byte of a UTF-8 sequence).
+  std::string printable_piece(std::int32_t prev, std::int32_t token) const;
 
  private:
   std::vector<std::string> vocab_;
   std::vector<float> scores_;
   std::vector<std::pair<std::string, std::int32_t>> sorted_;
+  std::shared_ptr<const HfTokenizer> hf_;
   std::int32_t lookup(const std::string& s) const;
 };
+
+// The tokenizer a command uses: `flag` when given, else the model's own directory for a Hugging
+// Face checkpoint (its tokenizer.json); a llama2.c checkpoint needs the flag (Error naming
+// --tokenizer).
+std::string tokenizer_for(const Llama2cModel& model, const std::string& flag);
 
 // llama2.c's sampler: temperature 0 = argmax (lowest index wins ties); otherwise softmax(logits/T)
 // sampled with llama2.c's xorshift RNG from `seed`.
@@ -225,7 +248,8 @@ struct Generation {
   std::string text;                  // what llama2.c prints
 };
 
-// llama2.c's generate loop: forces the prompt, then samples; stops at BOS or after `steps`.
+// llama2.c's generate loop: forces the prompt, then samples; stops after `steps` or where
+// tok.stops() (llama2.c: BOS; HF: EOS). A tokenizer without BOS needs a prompt (Error otherwise).
 // `on_piece` (optional) receives each printed piece as it is produced.
 Generation generate(Llama2cRunner& run, AttentionBackend& attn, const Tokenizer& tok,
                     const GenerateOptions& opt,
