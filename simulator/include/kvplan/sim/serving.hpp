@@ -1,0 +1,124 @@
+// The request-level serving simulator: a workload (workload.hpp) through one engine replica's
+// scheduler — vLLM V1 semantics first (continuous batching, chunked prefill within
+// max_num_batched_tokens, max_num_seqs, block allocation from the planner's own page and block
+// arithmetic, preemption by recompute, prefix caching by block hashes with LRU eviction, an
+// optional CPU offload tier), SGLang's (radix cache, page size 1) as a second mode — with each
+// step timed by the roofline (step_time.hpp). Deterministic: the same inputs give the same
+// result. docs/simulate.md describes the semantics and their sources.
+//
+//   ServingConfig cfg;   cfg.plan = ...;   // model, GPU memory, TP, KV format, max_model_len
+//   SimResult r = simulate(model, cfg, StepModel(model, gpu, {}), load_workload(path, 1));
+//   r.summary.ttft_ms.p99;   r.summary.preemptions;   r.kv_series[i].blocks_used
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/sim/step_time.hpp"
+#include "kvplan/sim/workload.hpp"
+
+namespace kvplan::sim {
+
+struct ServingConfig {
+  // The deployment as the planner sees it: engine, KV format, retention policy, block size, TP,
+  // PP (1 only for now), GPU memory and fraction, weights, context = max_model_len. The pool is
+  // the planner's (plan_capacity(model, plan).num_gpu_blocks for one replica).
+  PlanInput plan;
+  std::uint64_t max_num_seqs = 256;             // vLLM default for the OpenAI server
+  std::uint64_t max_num_batched_tokens = 8192;  // per step, chunked prefill
+  bool enable_prefix_caching = false;
+  std::uint64_t cpu_offload_bytes = 0;  // 0 = no CPU tier
+  double cpu_offload_gbps = 0;          // GB/s host<->device when offloading
+  double sample_interval_s = 1.0;       // KV usage series resolution
+};
+
+struct Percentiles {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;  // milliseconds (or the metric's unit)
+  std::uint64_t count = 0;
+};
+
+struct Throughput {
+  double input_tokens_per_s = 0, output_tokens_per_s = 0, requests_per_s = 0;
+};
+
+struct StageSummary {
+  std::uint32_t stage = 0;     // workload stage index; the overall summary uses the whole run
+  std::uint64_t requests = 0;  // finished requests that arrived in the stage
+  Percentiles ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  Throughput throughput;
+  std::uint64_t preemptions = 0;
+  double prefix_hit_rate = 0;         // prompt tokens served from the prefix cache / prompt tokens
+  double mean_queue = 0;              // waiting requests, time-averaged
+  double mean_running = 0;            // running requests, time-averaged
+  double goodput_requests_per_s = 0;  // finished requests meeting the SLO per second (if any)
+};
+
+struct KvSample {
+  double t_s = 0;
+  std::uint64_t blocks_used = 0, blocks_total = 0;
+  std::uint64_t running = 0, waiting = 0;
+  std::uint64_t preemptions = 0;  // cumulative
+};
+
+struct RequestResult {
+  std::uint64_t id = 0;
+  double arrival_s = 0, first_token_s = 0, finish_s = 0;
+  std::uint64_t prompt_tokens = 0, output_tokens = 0, cached_tokens = 0;
+  std::uint32_t preemptions = 0;
+  std::uint64_t recomputed_tokens = 0;  // tokens computed again after preemptions
+  bool finished = false;  // false: never scheduled (does not fit max_model_len) or cut off
+};
+
+// SLO limits for goodput (0 = no limit on that metric).
+struct SloLimits {
+  double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;
+};
+
+struct SimResult {
+  StageSummary summary;              // whole run
+  std::vector<StageSummary> stages;  // one per workload stage
+  std::vector<KvSample> kv_series;
+  std::vector<RequestResult> requests;
+  std::uint64_t num_gpu_blocks = 0;  // the pool the run used
+  std::uint32_t block_size = 0;
+  std::uint64_t steps = 0;
+  double simulated_s = 0;
+};
+
+// One scheduled step, for tests and debugging (SimOptions::on_step): what each sequence of the
+// batch held once the step's blocks were allocated.
+struct StepSeq {
+  std::uint64_t id = 0;
+  std::uint64_t computed = 0;   // tokens computed before the step
+  std::uint64_t scheduled = 0;  // tokens computed in the step
+  std::uint64_t blocks = 0;     // blocks it holds during the step (all groups)
+  std::uint64_t shared = 0;  // of those, prefix-cache blocks it shares with others (counted once)
+};
+struct StepRecord {
+  double t_s = 0, seconds = 0;  // start, duration
+  StepBatch batch;
+  std::vector<StepSeq> seqs;             // the running list in order, scheduled or not
+  std::uint64_t blocks_used = 0;         // blocks held by requests (shared blocks once)
+  std::uint64_t blocks_cached_free = 0;  // prefix blocks no request holds, evictable
+  std::uint64_t waiting = 0;
+  std::uint64_t preempted = 0;  // preemptions in this step
+};
+
+struct SimOptions {
+  SloLimits slo;                                       // for goodput
+  std::function<void(double done_fraction)> progress;  // called now and then; may be empty
+  const std::atomic<bool>* cancel = nullptr;           // stops early (throws Error "cancelled")
+  std::function<void(const StepRecord&)> on_step;      // every step; may be empty (slow when set)
+};
+
+// Throws kvplan::Error on an invalid configuration (names the field) — e.g. no KV memory left.
+SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
+                   const Workload& workload, const SimOptions& opt = {});
+
+}  // namespace kvplan::sim

@@ -1,0 +1,573 @@
+// The serving simulator's scheduler. vLLM V1's Scheduler.schedule()
+// (vllm/v1/core/sched/scheduler.py@b4622cf924bc72504aed99e486062d6633fde39e) and its
+// KVCacheManager (vllm/v1/core/kv_cache_manager.py@ace980e6de0540f49b0c63248437a1a7807590c1),
+// with blocks counted rather than named (serving_pool.hpp). What differs from the engine, and
+// SGLang's mode, is listed in serving.hpp.
+#include "kvplan/sim/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <queue>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/kv_pool.hpp"
+#include "serving_pool.hpp"
+
+namespace kvplan::sim {
+
+namespace {
+
+constexpr std::uint64_t kMaxSamples = 10'000'000;
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The hash chain over a prompt's full blocks: block i's hash covers block i − 1's hash and the
+// (content, offset, length) pieces of its tokens, so equal leading segments give equal hashes.
+std::vector<std::uint64_t> block_hashes(const std::vector<Segment>& prompt, std::uint64_t bs,
+                                        std::uint64_t limit_blocks) {
+  std::vector<std::uint64_t> out;
+  out.reserve(limit_blocks);
+  std::uint64_t h = 0x6b7670;  // "kvp"
+  std::uint64_t filled = 0;
+  for (const Segment& s : prompt) {
+    std::uint64_t off = 0;
+    while (off < s.tokens && out.size() < limit_blocks) {
+      const std::uint64_t take = std::min(s.tokens - off, bs - filled);
+      h = mix(h ^ mix(s.content ^ mix(off ^ (take << 40))));
+      off += take, filled += take;
+      if (filled == bs) out.push_back(h), filled = 0;
+    }
+  }
+  return out;
+}
+
+struct Seq {
+  const SimRequest* req = nullptr;
+  double arrival = 0, first_token = -1, last_token = 0, finish = 0;
+  std::uint64_t generated = 0, computed = 0;
+  std::uint64_t held = 0;              // pool units held (shared entries included)
+  std::vector<std::uint32_t> entries;  // prefix-cache entries of its leading blocks
+  std::vector<std::uint64_t> hashes;   // its prompt's full-block hashes (prefix caching)
+  std::uint64_t cached_tokens = 0, recomputed = 0;
+  std::uint32_t preemptions = 0;
+  bool admitted = false, done = false;
+  std::uint64_t num_tokens() const { return req->prompt_tokens + generated; }
+};
+
+struct StageAcc {
+  std::vector<double> ttft, tpot, itl, e2e;
+  std::uint64_t finished = 0, good = 0, prompt = 0, output = 0, cached = 0, preemptions = 0;
+  double first_arrival = -1, last_finish = 0;
+};
+
+Percentiles percentiles(std::vector<double>& v) {
+  Percentiles p;
+  p.count = v.size();
+  if (v.empty()) return p;
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  // Linear interpolation between order statistics (numpy's default).
+  auto q = [&](double f) {
+    const double pos = f * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+    const double a = v[lo];
+    if (lo + 1 >= v.size()) return a;
+    const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
+    return a + (b - a) * (pos - static_cast<double>(lo));
+  };
+  p.p50 = q(0.5), p.p90 = q(0.9), p.p99 = q(0.99);
+  return p;
+}
+
+void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
+  std::vector<Problem> pr;
+  if (cfg.max_num_seqs == 0) pr.push_back({"max_num_seqs", "must be at least 1, got 0"});
+  if (cfg.max_num_batched_tokens == 0)
+    pr.push_back({"max_num_batched_tokens", "must be at least 1, got 0"});
+  if (!(cfg.sample_interval_s > 0) || !std::isfinite(cfg.sample_interval_s))
+    pr.push_back({"sample_interval_s", "must be a positive number of seconds"});
+  if (cfg.cpu_offload_bytes > 0 &&
+      !(cfg.cpu_offload_gbps > 0 && std::isfinite(cfg.cpu_offload_gbps)))
+    pr.push_back({"cpu_offload_gbps", "must be positive when cpu_offload_bytes is set"});
+  if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
+    pr.push_back({"cpu_offload_bytes",
+                  "the CPU tier holds evicted prefix blocks: it needs "
+                  "enable_prefix_caching"});
+  if (cfg.enable_prefix_caching) {
+    for (const auto& g : pool.groups)
+      if (g.kind != AttentionKind::full) {
+        pr.push_back({"enable_prefix_caching",
+                      "prefix caching is modelled for full-attention KV-cache groups only; this "
+                      "deployment has sliding, chunked or recurrent groups"});
+        break;
+      }
+    if (!is_full(cfg.plan.policy))
+      pr.push_back({"enable_prefix_caching",
+                    "prefix caching with an evicting retention policy is not modelled"});
+  }
+  // vLLM refuses to start when one request of max_model_len does not fit the pool.
+  if (pool.max_blocks(cfg.plan.context) > pool.usable_blocks)
+    pr.push_back({"context", "one request of max_model_len " + std::to_string(cfg.plan.context) +
+                                 " tokens needs " +
+                                 std::to_string(pool.max_blocks(cfg.plan.context)) +
+                                 " blocks, the pool has " + std::to_string(pool.usable_blocks)});
+  for (std::size_t i = 0; i < w.requests.size(); ++i) {
+    const auto& r = w.requests[i];
+    const std::string f = "/requests/" + std::to_string(i);
+    std::uint64_t sum = 0;
+    for (const auto& s : r.prompt) sum = add(sum, s.tokens, "prompt tokens");
+    if (sum != r.prompt_tokens)
+      pr.push_back({f + "/prompt_tokens",
+                    "differs from the sum of its segments (" + std::to_string(sum) + ")"});
+    if (r.prompt_tokens == 0) pr.push_back({f + "/prompt_tokens", "must be at least 1"});
+    if (r.output_tokens == 0) pr.push_back({f + "/output_tokens", "must be at least 1"});
+    if (!(r.arrival_s >= 0) || !std::isfinite(r.arrival_s))
+      pr.push_back({f + "/arrival_s", "must be a finite time >= 0"});
+    if (r.after >= static_cast<std::int64_t>(i) || r.after < -1)
+      pr.push_back({f + "/after", "must name an earlier request or be -1"});
+    if (!(r.think_s >= 0) || !std::isfinite(r.think_s))
+      pr.push_back({f + "/think_s", "must be a finite time >= 0"});
+    if (!w.stages.empty() && r.stage >= w.stages.size())
+      pr.push_back({f + "/stage", "no such stage"});
+    if (pr.size() > 20) break;
+  }
+  throw_if_any(w.source.empty() ? "serving config" : w.source, pr);
+}
+
+class Scheduler {
+ public:
+  Scheduler(const ServingConfig& cfg, const StepTimer& timer, const Workload& w,
+            const SimOptions& opt, KvPool pool)
+      : cfg_(cfg),
+        timer_(timer),
+        w_(w),
+        opt_(opt),
+        pool_(std::move(pool)),
+        caching_(cfg.enable_prefix_caching),
+        unit_(caching_ ? pool_.groups.size() : 1),
+        units_(pool_.usable_blocks / unit_),
+        blocks_(units_, caching_, cpu_units()) {
+    seqs_.resize(w.requests.size());
+    next_.assign(w.requests.size(), {});
+    for (std::size_t i = 0; i < w.requests.size(); ++i) {
+      seqs_[i].req = &w.requests[i];
+      if (w.requests[i].after >= 0)
+        next_[static_cast<std::size_t>(w.requests[i].after)].push_back(
+            static_cast<std::uint32_t>(i));
+      else
+        arrive(static_cast<std::uint32_t>(i), w.requests[i].arrival_s);
+    }
+  }
+
+  SimResult run();
+
+ private:
+  std::uint64_t cpu_units() const {
+    if (cfg_.cpu_offload_bytes == 0) return 0;
+    std::uint64_t layers = 0;
+    for (const auto& g : pool_.groups) layers += g.layers;
+    return cfg_.cpu_offload_bytes / std::max<std::uint64_t>(mul(pool_.page_bytes, layers), 1);
+  }
+  std::uint64_t unit_bytes() const {
+    std::uint64_t layers = 0;
+    for (const auto& g : pool_.groups) layers += g.layers;
+    return pool_.page_bytes * layers;
+  }
+  void arrive(std::uint32_t i, double t) {
+    seqs_[i].arrival = t;
+    arrivals_.push({t, i});
+  }
+  std::uint64_t units(std::uint64_t computed, std::uint64_t scheduled, const Seq& s) const {
+    return pool_.blocks(computed, scheduled, s.req->prompt_tokens) / unit_;
+  }
+  // KVCacheManager.free: the tail blocks first, so they are the first evicted.
+  void free_seq(Seq& s) {
+    blocks_.release(s.held - s.entries.size());
+    for (auto e = s.entries.rbegin(); e != s.entries.rend(); ++e) blocks_.unref(*e);
+    s.entries.clear();
+    s.held = 0;
+  }
+  void preempt(std::uint32_t i) {
+    Seq& s = seqs_[i];
+    free_seq(s);
+    s.recomputed += s.computed;
+    s.computed = 0;
+    ++s.preemptions;
+    ++preemptions_;
+    ++step_preempted_;
+    waiting_.push_front(i);
+  }
+  bool schedule_running(std::uint32_t i, std::uint64_t& budget);
+  bool schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s);
+  void publish_blocks(Seq& s);
+  void finish(std::uint32_t i, double t);
+  void sample_until(double t);
+  void account(double t0, double dt);
+  void summarize();
+
+  const ServingConfig& cfg_;
+  const StepTimer& timer_;
+  const Workload& w_;
+  const SimOptions& opt_;
+  KvPool pool_;
+  bool caching_;
+  std::uint64_t unit_, units_;
+  detail::UnitPool blocks_;
+  std::vector<Seq> seqs_;
+  std::vector<std::vector<std::uint32_t>> next_;  // later turns of each request
+  using Arrival = std::pair<double, std::uint32_t>;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals_;
+  std::vector<std::uint32_t> running_;
+  std::deque<std::uint32_t> waiting_;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
+  std::uint64_t preemptions_ = 0, step_preempted_ = 0;
+  double next_sample_ = 0;
+  SimResult res_;
+  std::vector<StageAcc> acc_;
+  std::vector<double> busy_running_, busy_waiting_;  // ∫ running dt, ∫ waiting dt per stage bin
+};
+
+// A running request: a decode (1 token) or the rest of its prefill, within the budget. When the
+// pool is short, preempt from the running list's tail until it fits (scheduler.py: "preempted_req
+// = self.running.pop()"), the request itself last.
+bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget) {
+  Seq& s = seqs_[i];
+  const std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
+  // remove_skipped_blocks: sliding windows and chunks free what the step no longer reads.
+  const std::uint64_t now = units(s.computed, 0, s);
+  if (s.held > now) blocks_.release(s.held - now), s.held = now;
+  const std::uint64_t need = units(s.computed, n, s) - s.held;
+  while (need > blocks_.free_units()) {
+    const std::uint32_t victim = running_.back();
+    running_.pop_back();
+    preempt(victim);
+    if (victim == i) return false;
+  }
+  blocks_.allocate(need);
+  s.held += need;
+  budget -= n;
+  batch_.push_back({i, n});
+  return true;
+}
+
+// A waiting request (new, or preempted): its longest cached prefix of full blocks, never the
+// prompt's last token (kv_cache_manager.py get_computed_blocks: max_cache_hit_length =
+// request.num_tokens − 1), then a chunk of what is left within the budget. No preemption for
+// waiting requests: when the pool is short the waiting loop stops.
+bool Scheduler::schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s) {
+  Seq& s = seqs_[i];
+  std::uint64_t hit = 0, hit_free = 0, cpu_hit = 0;
+  if (caching_) {
+    if (s.hashes.empty())
+      s.hashes =
+          block_hashes(s.req->prompt, pool_.block_size, s.req->prompt_tokens / pool_.block_size);
+    const std::uint64_t max_blocks =
+        std::min<std::uint64_t>((s.num_tokens() - 1) / pool_.block_size, s.hashes.size());
+    while (hit < max_blocks) {
+      const auto e = blocks_.find(s.hashes[hit]);
+      if (e < 0) break;
+      if (blocks_.entry_free(static_cast<std::uint32_t>(e))) ++hit_free;
+      ++hit;
+    }
+    while (hit + cpu_hit < max_blocks && blocks_.cpu().contains(s.hashes[hit + cpu_hit])) ++cpu_hit;
+  }
+  const std::uint64_t computed = (hit + cpu_hit) * pool_.block_size;
+  const std::uint64_t n = std::min(s.num_tokens() - computed, budget);
+  // CPU hits are loaded into new blocks: they are part of the allocation.
+  const std::uint64_t need = units(computed, n, s) - hit + hit_free;
+  if (need > blocks_.free_units()) return false;
+  for (std::uint64_t b = 0; b < hit; ++b) {
+    const auto e = static_cast<std::uint32_t>(blocks_.find(s.hashes[b]));
+    blocks_.ref(e);
+    s.entries.push_back(e);
+  }
+  blocks_.allocate(need - hit_free);
+  s.held = hit + (need - hit_free);
+  for (std::uint64_t b = hit; b < hit + cpu_hit; ++b) blocks_.cpu().touch(s.hashes[b]);
+  if (cpu_hit > 0)
+    load_s += static_cast<double>(cpu_hit * unit_bytes()) / (cfg_.cpu_offload_gbps * 1e9);
+  s.computed = computed;
+  if (!s.admitted) s.cached_tokens = computed, s.admitted = true;
+  budget -= n;
+  batch_.push_back({i, n});
+  if (cpu_hit > 0) publish_blocks(s);
+  return true;
+}
+
+// cache_full_blocks: the request's newly completed full prompt blocks become cache entries.
+void Scheduler::publish_blocks(Seq& s) {
+  const std::uint64_t full = std::min(s.computed, s.req->prompt_tokens) / pool_.block_size;
+  while (s.entries.size() < full && s.entries.size() < s.hashes.size()) {
+    const auto e = blocks_.publish(s.hashes[s.entries.size()]);
+    if (e < 0) return;  // another request holds that block: ours stays private, and so the rest
+    s.entries.push_back(static_cast<std::uint32_t>(e));
+  }
+}
+
+void Scheduler::finish(std::uint32_t i, double t) {
+  Seq& s = seqs_[i];
+  s.finish = t;
+  s.done = true;
+  free_seq(s);
+  for (auto j : next_[i]) arrive(j, std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s));
+}
+
+void Scheduler::sample_until(double t) {
+  while (next_sample_ <= t) {
+    if (res_.kv_series.size() >= kMaxSamples)
+      throw Error(w_.source, "sample_interval_s", "gives more than 10^7 KV usage samples");
+    res_.kv_series.push_back(KvSample{.t_s = next_sample_,
+                                      .blocks_used = (units_ - blocks_.free_units()) * unit_,
+                                      .blocks_total = pool_.usable_blocks,
+                                      .running = running_.size(),
+                                      .waiting = waiting_.size(),
+                                      .preemptions = preemptions_});
+    next_sample_ += cfg_.sample_interval_s;
+  }
+}
+
+SimResult Scheduler::run() {
+  const std::size_t nstages = std::max<std::size_t>(w_.stages.size(), 1);
+  acc_.assign(nstages, {});
+  busy_running_.assign(nstages + 1, 0);
+  busy_waiting_.assign(nstages + 1, 0);
+  std::vector<std::uint32_t> pending;  // arrived and admissible, in arrival order
+  double t = 0;
+  std::uint64_t finished = 0, refused = 0;
+  const std::uint64_t total = seqs_.size();
+  for (std::size_t i = 0; i < total; ++i)
+    if (add(seqs_[i].req->prompt_tokens, seqs_[i].req->output_tokens) > cfg_.plan.context)
+      ++refused;
+  std::uint64_t last_progress = 0;
+  std::vector<StepSeq> rec;
+  while (finished + refused < total) {
+    // Arrivals up to now join the waiting queue in arrival order (ties by id). A request that
+    // exceeds max_model_len is refused on arrival, as vLLM rejects it.
+    if (running_.empty() && waiting_.empty() && !arrivals_.empty() && arrivals_.top().first > t) {
+      sample_until(arrivals_.top().first);
+      t = arrivals_.top().first;
+    }
+    while (!arrivals_.empty() && arrivals_.top().first <= t) {
+      const auto i = arrivals_.top().second;
+      arrivals_.pop();
+      if (add(seqs_[i].req->prompt_tokens, seqs_[i].req->output_tokens) > cfg_.plan.context) {
+        // Refused: its later turns arrive as if it had finished on arrival.
+        for (auto j : next_[i])
+          arrive(j, std::max(w_.requests[j].arrival_s, seqs_[i].arrival + w_.requests[j].think_s));
+        continue;
+      }
+      waiting_.push_back(i);
+    }
+    if (running_.empty() && waiting_.empty()) {
+      if (arrivals_.empty()) break;  // only refused requests were left
+      continue;
+    }
+    // One step: running requests first, then waiting ones if nobody was preempted.
+    batch_.clear();
+    step_preempted_ = 0;
+    std::uint64_t budget = cfg_.max_num_batched_tokens;
+    double load_s = 0;
+    for (std::size_t k = 0; k < running_.size() && budget > 0; ++k)
+      if (!schedule_running(running_[k], budget)) break;
+    if (step_preempted_ == 0) {
+      while (!waiting_.empty() && budget > 0 && running_.size() < cfg_.max_num_seqs) {
+        const auto i = waiting_.front();
+        if (!schedule_waiting(i, budget, load_s)) break;
+        waiting_.pop_front();
+        running_.push_back(i);
+      }
+    }
+    if (batch_.empty())
+      throw Error(
+          ErrorKind::internal, w_.source, "scheduler",
+          "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
+    StepBatch b;
+    for (const auto& [i, n] : batch_) {
+      const Seq& s = seqs_[i];
+      const bool decode = s.generated > 0 && n == 1 && s.computed + 1 == s.num_tokens();
+      if (decode) {
+        ++b.decode_tokens;
+        b.decode_pairs += pool_.policy.kind == PolicyKind::full
+                              ? s.computed + 1
+                              : retained(pool_.policy, s.computed + 1, s.req->prompt_tokens);
+      } else {
+        b.prefill_tokens += n;
+        b.prefill_pairs += n * s.computed + n * (n + 1) / 2;
+      }
+      b.kv_read_bytes += pool_.seq_bytes(s.computed + n, s.req->prompt_tokens);
+    }
+    const double dt = timer_.seconds(b) + load_s;
+    if (!(dt > 0) || !std::isfinite(dt))
+      throw Error(ErrorKind::internal, w_.source, "step_time",
+                  "the step-time model returned " + std::to_string(dt) + " s");
+    if (opt_.on_step) {
+      StepRecord r;
+      r.t_s = t, r.seconds = dt, r.batch = b;
+      for (auto i : running_) {
+        const Seq& s = seqs_[i];
+        std::uint64_t n = 0;
+        for (const auto& [j, m] : batch_)
+          if (j == i) n = m;
+        r.seqs.push_back({s.req->id, s.computed, n, s.held * unit_, s.entries.size() * unit_});
+      }
+      r.blocks_used = (units_ - blocks_.free_units()) * unit_;
+      r.blocks_cached_free = blocks_.cached_free() * unit_;
+      r.waiting = waiting_.size();
+      r.preempted = step_preempted_;
+      opt_.on_step(r);
+    }
+    sample_until(t);
+    account(t, dt);
+    t += dt;
+    ++res_.steps;
+    // The step's tokens: a prefill that reaches its last token and every decode emit one.
+    bool any_done = false;
+    for (const auto& [i, n] : batch_) {
+      Seq& s = seqs_[i];
+      s.computed += n;
+      if (caching_) publish_blocks(s);
+      if (s.computed < s.num_tokens()) continue;
+      ++s.generated;
+      if (s.first_token < 0) {
+        s.first_token = t;
+      } else {
+        acc_[std::min<std::size_t>(s.req->stage, nstages - 1)].itl.push_back((t - s.last_token) *
+                                                                             1e3);
+      }
+      s.last_token = t;
+      if (s.generated == s.req->output_tokens) {
+        finish(i, t);
+        any_done = true;
+        ++finished;
+      }
+    }
+    if (any_done) std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
+    if ((res_.steps & 1023) == 0) {
+      if (opt_.cancel && opt_.cancel->load()) throw Error(w_.source, "simulate", "cancelled");
+      if (opt_.progress && finished - last_progress >= total / 100 + 1) {
+        opt_.progress(static_cast<double>(finished) / static_cast<double>(total));
+        last_progress = finished;
+      }
+    }
+  }
+  sample_until(t);
+  res_.simulated_s = t;
+  summarize();
+  return std::move(res_);
+}
+
+StageSummary summary_of(StageAcc& a, double span, double busy_running, double busy_waiting,
+                        double window) {
+  StageSummary s;
+  s.requests = a.finished;
+  s.ttft_ms = percentiles(a.ttft);
+  s.tpot_ms = percentiles(a.tpot);
+  s.itl_ms = percentiles(a.itl);
+  s.e2e_ms = percentiles(a.e2e);
+  if (span > 0) {
+    s.throughput.input_tokens_per_s = static_cast<double>(a.prompt) / span;
+    s.throughput.output_tokens_per_s = static_cast<double>(a.output) / span;
+    s.throughput.requests_per_s = static_cast<double>(a.finished) / span;
+    s.goodput_requests_per_s = static_cast<double>(a.good) / span;
+  }
+  s.preemptions = a.preemptions;
+  s.prefix_hit_rate = a.prompt ? static_cast<double>(a.cached) / static_cast<double>(a.prompt) : 0;
+  if (window > 0) s.mean_running = busy_running / window, s.mean_queue = busy_waiting / window;
+  return s;
+}
+
+void Scheduler::summarize() {
+  const std::size_t nstages = acc_.size();
+  const SloLimits& slo = opt_.slo;
+  res_.requests.reserve(seqs_.size());
+  for (const Seq& s : seqs_) {
+    RequestResult r{.id = s.req->id,
+                    .arrival_s = s.arrival,
+                    .prompt_tokens = s.req->prompt_tokens,
+                    .output_tokens = s.req->output_tokens,
+                    .cached_tokens = s.cached_tokens,
+                    .preemptions = s.preemptions,
+                    .recomputed_tokens = s.recomputed,
+                    .finished = s.done};
+    if (s.done) {
+      r.first_token_s = s.first_token, r.finish_s = s.finish;
+      StageAcc& a = acc_[std::min<std::size_t>(s.req->stage, nstages - 1)];
+      const double ttft = (s.first_token - s.arrival) * 1e3, e2e = (s.finish - s.arrival) * 1e3;
+      a.ttft.push_back(ttft);
+      a.e2e.push_back(e2e);
+      double tpot = 0;
+      if (s.req->output_tokens > 1) {
+        tpot = (s.finish - s.first_token) * 1e3 / static_cast<double>(s.req->output_tokens - 1);
+        a.tpot.push_back(tpot);
+      }
+      ++a.finished;
+      a.prompt += s.req->prompt_tokens, a.output += s.req->output_tokens;
+      a.cached += s.cached_tokens, a.preemptions += s.preemptions;
+      a.first_arrival = a.first_arrival < 0 ? s.arrival : std::min(a.first_arrival, s.arrival);
+      a.last_finish = std::max(a.last_finish, s.finish);
+      const bool good = (slo.ttft_p99_ms <= 0 || ttft <= slo.ttft_p99_ms) &&
+                        (slo.tpot_p99_ms <= 0 || tpot <= slo.tpot_p99_ms) &&
+                        (slo.e2e_p99_ms <= 0 || e2e <= slo.e2e_p99_ms);
+      a.good += good;
+    }
+    res_.requests.push_back(r);
+  }
+  StageAcc all;
+  for (std::size_t k = 0; k < nstages; ++k) {
+    StageAcc& a = acc_[k];
+    // A stage's time runs from its start to its last request's finish; its queue and batch
+    // averages are over the steps that begin inside its window.
+    const double start = k < w_.stages.size() ? w_.stages[k].start_s : 0;
+    const double window_end =
+        k + 1 < w_.stages.size() ? w_.stages[k + 1].start_s : res_.simulated_s;
+    for (auto v : {&StageAcc::ttft, &StageAcc::tpot, &StageAcc::itl, &StageAcc::e2e})
+      (all.*v).insert((all.*v).end(), (a.*v).begin(), (a.*v).end());
+    all.finished += a.finished, all.good += a.good, all.prompt += a.prompt;
+    all.output += a.output, all.cached += a.cached, all.preemptions += a.preemptions;
+    StageSummary st = summary_of(a, a.last_finish - start, busy_running_[k], busy_waiting_[k],
+                                 window_end - start);
+    st.stage = static_cast<std::uint32_t>(k);
+    res_.stages.push_back(std::move(st));
+  }
+  res_.summary = summary_of(all, res_.simulated_s, busy_running_.back(), busy_waiting_.back(),
+                            res_.simulated_s);
+  res_.summary.preemptions = preemptions_;
+}
+
+// ∫ running dt and ∫ waiting dt, in the bin of the stage whose time the step starts in (and
+// the whole run's bin, the last one).
+void Scheduler::account(double t0, double dt) {
+  std::size_t bin = 0;
+  for (std::size_t k = 0; k < w_.stages.size(); ++k)
+    if (t0 >= w_.stages[k].start_s) bin = k;
+  const auto r = static_cast<double>(running_.size()), q = static_cast<double>(waiting_.size());
+  busy_running_[bin] += r * dt, busy_waiting_[bin] += q * dt;
+  busy_running_.back() += r * dt, busy_waiting_.back() += q * dt;
+}
+
+}  // namespace
+
+SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
+                   const Workload& workload, const SimOptions& opt) {
+  PlanInput plan = cfg.plan;
+  plan.max_num_batched_tokens = cfg.max_num_batched_tokens;  // vLLM's sliding-window pages
+  const std::string source = workload.source.empty() ? "serving config" : workload.source;
+  KvPool pool = make_kv_pool(model, plan, source);
+  validate(cfg, workload, pool);
+  Scheduler sched(cfg, step, workload, opt, pool);
+  SimResult r = sched.run();
+  r.num_gpu_blocks = pool.num_gpu_blocks;
+  r.block_size = pool.block_size;
+  return r;
+}
+
+}  // namespace kvplan::sim

@@ -1,0 +1,372 @@
+// The serving simulator's scheduler against timelines worked out by hand (each in the comment
+// above its test), with a hand-made step timer: 10 ms per step + 0.1 ms per prefill token
+// (decodes cost nothing beyond the step). Pools are Llama-3.1-8B's (fp16, block 16): one block of
+// all 32 layers = 16 · 8 · (128 + 128) · 2 · 32 = 2 MiB, so `blocks + 1` (the null block) × 2 MiB
+// of measured KV memory gives a pool of `blocks` usable blocks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kvplan/error.hpp"
+#include "kvplan/kv_pool.hpp"
+#include "kvplan/sim/serving.hpp"
+
+namespace kvplan::sim {
+namespace {
+
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+
+class LinearTimer final : public StepTimer {
+ public:
+  double seconds(const StepBatch& b) const override {
+    return 0.010 + 1e-4 * static_cast<double>(b.prefill_tokens);
+  }
+};
+
+ServingConfig config(std::uint64_t usable_blocks, std::uint64_t context,
+                     const std::string& model_fmt = "fp16") {
+  ServingConfig c;
+  c.plan.format = parse_kv_format(model_fmt);
+  c.plan.context = context;
+  c.plan.available_kv_bytes = (usable_blocks + 1) * 2 * MiB;
+  return c;
+}
+
+SimRequest req(std::uint64_t id, double arrival, std::uint64_t prompt, std::uint64_t output,
+               std::uint64_t content = 0) {
+  SimRequest r;
+  r.id = id;
+  r.arrival_s = arrival;
+  r.prompt = {Segment{content ? content : 1000 + id, prompt}};
+  r.prompt_tokens = prompt;
+  r.output_tokens = output;
+  return r;
+}
+
+Workload workload(std::vector<SimRequest> rs) {
+  Workload w;
+  w.source = "test";
+  w.requests = std::move(rs);
+  return w;
+}
+
+// Runs the simulation recording every step, and checks the block accounting at every step: each
+// sequence holds exactly kv_pool's blocks for its tokens, the pool's used blocks are their sum
+// (prefix blocks shared by several sequences once), and never more than the pool.
+struct Run {
+  SimResult r;
+  std::vector<StepRecord> steps;
+};
+Run run(const ModelSpec& m, const ServingConfig& cfg, const Workload& w) {
+  PlanInput plan = cfg.plan;
+  plan.max_num_batched_tokens = cfg.max_num_batched_tokens;
+  const KvPool pool = make_kv_pool(m, plan);
+  Run out;
+  SimOptions opt;
+  opt.on_step = [&](const StepRecord& s) {
+    std::uint64_t sum = 0, shared = 0;
+    for (const auto& q : s.seqs) {
+      EXPECT_EQ(q.blocks, pool.blocks(q.computed, q.scheduled, w.requests[q.id].prompt_tokens))
+          << "request " << q.id << " at t=" << s.t_s;
+      sum += q.blocks, shared += q.shared;
+    }
+    if (!cfg.enable_prefix_caching) {
+      EXPECT_EQ(s.blocks_used, sum) << "t=" << s.t_s;
+    }
+    EXPECT_LE(s.blocks_used, sum);
+    EXPECT_GE(s.blocks_used, sum - shared);
+    EXPECT_LE(s.blocks_used + s.blocks_cached_free, pool.usable_blocks);
+    out.steps.push_back(s);
+  };
+  out.r = simulate(m, cfg, LinearTimer{}, w, opt);
+  for (const auto& k : out.r.kv_series) EXPECT_LE(k.blocks_used, k.blocks_total);
+  return out;
+}
+
+const ModelSpec& llama() {
+  static const ModelSpec m = load_model("llama-3.1-8b");
+  return m;
+}
+
+// Budget 4096. B (id 0: 100-token prompt, 20 out) and A (id 1: 10,000-token prompt, 3 out) both
+// arrive at 0.
+//   step 1  t=0       B prefill 100, A chunk min(10000, 3996) = 3996  -> 4096 tokens, 0.4196 s
+//   step 2  t=0.4196  B decode, A chunk min(6004, 4095) = 4095        -> 0.4195 s
+//   step 3  t=0.8391  B decode, A last chunk 1909: A's first token    -> 0.2009 s, t=1.0400
+//   steps 4, 5        decodes of both, 10 ms each: A done at 1.0600 (3 tokens)
+//   steps 6..20       B alone: its 20th token at 1.06 + 15 · 0.01 = 1.2100
+// A: TTFT 1040 ms, TPOT (1060 − 1040) / 2 = 10 ms; B: TTFT 419.6 ms, E2E 1210 ms.
+// Pairs: step 1 = 100·101/2 + 3996·3997/2 = 7991056; step 2 = 4095·3996 + 4095·4096/2 =
+// 24750180 and B's decode attends to 101 tokens; step 3 = 1909·8091 + 1909·1910/2 = 17268814.
+TEST(Serving, ChunkedPrefillSplitsALongPromptWithOtherDecodes) {
+  ServingConfig cfg = config(4000, 16384);
+  cfg.max_num_batched_tokens = 4096;
+  const auto x = run(llama(), cfg, workload({req(0, 0, 100, 20), req(1, 0, 10000, 3)}));
+  ASSERT_EQ(x.steps.size(), 20u);
+  EXPECT_EQ(x.r.steps, 20u);
+  EXPECT_EQ(x.steps[0].batch.prefill_tokens, 4096u);
+  EXPECT_EQ(x.steps[0].batch.decode_tokens, 0u);
+  EXPECT_EQ(x.steps[0].batch.prefill_pairs, 7991056u);
+  EXPECT_EQ(x.steps[1].batch.prefill_tokens, 4095u);
+  EXPECT_EQ(x.steps[1].batch.decode_tokens, 1u);
+  EXPECT_EQ(x.steps[1].batch.prefill_pairs, 24750180u);
+  EXPECT_EQ(x.steps[1].batch.decode_pairs, 101u);
+  EXPECT_EQ(x.steps[2].batch.prefill_tokens, 1909u);
+  EXPECT_EQ(x.steps[2].batch.prefill_pairs, 17268814u);
+  EXPECT_EQ(x.steps[3].batch.prefill_tokens, 0u);
+  EXPECT_EQ(x.steps[3].batch.decode_tokens, 2u);
+  // KV read: A after step 1 holds 3996 tokens' bytes, 131072 each (kv_pool's linear form).
+  EXPECT_EQ(x.steps[0].batch.kv_read_bytes, (100u + 3996u) * 131072u);
+  const auto& B = x.r.requests[0];
+  const auto& A = x.r.requests[1];
+  EXPECT_NEAR(A.first_token_s, 1.0400, 1e-9);
+  EXPECT_NEAR(A.finish_s, 1.0600, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.4196, 1e-9);
+  EXPECT_NEAR(B.finish_s, 1.2100, 1e-9);
+  EXPECT_NEAR(x.r.simulated_s, 1.2100, 1e-9);
+  EXPECT_TRUE(A.finished && B.finished);
+  EXPECT_EQ(x.r.summary.requests, 2u);
+  // TTFT mean (1040 + 419.6) / 2; A's TPOT 10 ms, B's (1210 − 419.6) / 19.
+  EXPECT_NEAR(x.r.summary.ttft_ms.mean, (1040 + 419.6) / 2, 1e-6);
+  EXPECT_NEAR(x.r.summary.tpot_ms.p50, (10 + (1210 - 419.6) / 19) / 2, 1e-6);
+  // ITL: A 2 gaps of 10 ms, B 19 gaps (419.5, 200.9, then 17 of 10 ms): max 419.5 ms.
+  EXPECT_EQ(x.r.summary.itl_ms.count, 21u);
+  // 10,100 prompt tokens and 23 output tokens over 1.21 s.
+  EXPECT_NEAR(x.r.summary.throughput.input_tokens_per_s, 10100 / 1.21, 1e-6);
+  EXPECT_NEAR(x.r.summary.throughput.output_tokens_per_s, 23 / 1.21, 1e-6);
+}
+
+// max_num_seqs 2, three requests of 10 prompt tokens and 3 outputs at t=0:
+//   step 1  r0, r1 prefill (20 tokens): 12 ms; r2 waits (the batch is full)
+//   steps 2, 3  decodes: r0 and r1 finish at 0.032
+//   step 4  r2 prefill 10 tokens: 11 ms -> first token 0.043; steps 5, 6 -> finish 0.063
+TEST(Serving, MaxNumSeqsLimitsTheBatch) {
+  ServingConfig cfg = config(100, 1024);
+  cfg.max_num_seqs = 2;
+  const auto x =
+      run(llama(), cfg, workload({req(0, 0, 10, 3), req(1, 0, 10, 3), req(2, 0, 10, 3)}));
+  for (const auto& s : x.steps) EXPECT_LE(s.seqs.size(), 2u);
+  EXPECT_EQ(x.steps[0].waiting, 1u);
+  EXPECT_NEAR(x.r.requests[1].finish_s, 0.032, 1e-9);
+  EXPECT_NEAR(x.r.requests[2].first_token_s, 0.043, 1e-9);
+  EXPECT_NEAR(x.r.requests[2].finish_s, 0.063, 1e-9);
+  EXPECT_EQ(x.r.steps, 6u);
+}
+
+// A pool of 4 blocks of 16 (max_model_len 64 fits: 4 blocks). A (id 0) and B (id 1): prompt 16,
+// 20 outputs, at t=0.
+//   step 1   both prefill (1 block each, 2 free): 13.2 ms, first tokens
+//   step 2   both decode at 16 computed: ceil(17/16) = 2 blocks each, 0 free
+//   step 18  A has 32 computed and needs a 3rd block: the tail of the running list, B, is
+//            preempted (its 2 blocks freed; 17 tokens out, 32 computed -> recompute), A takes one
+//   steps 19, 20  A alone (B's 33 tokens need 3 blocks, 1 free): A's 20th token at step 20,
+//            t = 0.0132 + 19 · 0.010 = 0.2032
+//   step 21  B recomputes 16 + 17 = 33 tokens (13.3 ms) and emits its 18th token
+//   steps 22, 23  B's 19th and 20th: B done at 0.2165 + 0.020 = 0.2365
+TEST(Serving, PreemptsTheMostRecentlyScheduledAndRecomputes) {
+  ServingConfig cfg = config(4, 64);
+  cfg.sample_interval_s = 0.1;  // samples at 0, 0.1 and 0.2 (the first step starting after it)
+  const auto x = run(llama(), cfg, workload({req(0, 0, 16, 20), req(1, 0, 16, 20)}));
+  const auto& A = x.r.requests[0];
+  const auto& B = x.r.requests[1];
+  EXPECT_EQ(A.preemptions, 0u);
+  EXPECT_EQ(B.preemptions, 1u);
+  EXPECT_EQ(B.recomputed_tokens, 32u);
+  EXPECT_EQ(x.r.summary.preemptions, 1u);
+  ASSERT_EQ(x.steps.size(), 23u);
+  for (std::size_t k = 0; k < x.steps.size(); ++k)
+    EXPECT_EQ(x.steps[k].preempted, k == 17 ? 1u : 0u) << "step " << k + 1;
+  EXPECT_NEAR(x.steps[17].t_s, 0.0132 + 16 * 0.010, 1e-9);
+  EXPECT_EQ(x.steps[17].waiting, 1u);
+  EXPECT_EQ(x.steps[18].seqs.size(), 1u);  // B stays waiting
+  EXPECT_EQ(x.steps[20].batch.prefill_tokens, 33u);
+  EXPECT_NEAR(A.finish_s, 0.2032, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.2365, 1e-9);
+  ASSERT_EQ(x.r.kv_series.size(), 3u);
+  EXPECT_EQ(x.r.kv_series[1].preemptions, 0u);
+  EXPECT_EQ(x.r.kv_series[2].preemptions, 1u);
+  // The 0.2 s sample is the batch of the first step starting after it, step 21 (t = 0.2032):
+  // B alone, recomputing into ceil(33 / 16) = 3 blocks.
+  EXPECT_EQ(x.r.kv_series[2].running, 1u);
+  EXPECT_EQ(x.r.kv_series[2].waiting, 0u);
+  EXPECT_EQ(x.r.kv_series[2].blocks_used, 3u);
+}
+
+// A 64-token system prompt (4 full blocks of 16), prefix caching on. r0: system + 10 user
+// tokens, alone at 0. r1 at 1 s: the same system prompt + 10 other tokens: the longest cached
+// prefix within 74 − 1 tokens is 4 blocks = 64 tokens, so it prefills 10 tokens (11 ms) with
+// 10 · 64 + 10·11/2 = 695 query-key pairs. r2 at 2 s: exactly the 64 system tokens: vLLM stops
+// the hit at num_tokens − 1 = 63 tokens (kv_cache_manager.py get_computed_blocks,
+// @ace980e6), 3 blocks = 48 cached, 16 prefilled.
+TEST(Serving, PrefixCacheHitsWholeBlocksButNeverTheLastToken) {
+  ServingConfig cfg = config(100, 1024);
+  cfg.enable_prefix_caching = true;
+  SimRequest r0 = req(0, 0, 74, 2), r1 = req(1, 1.0, 74, 2), r2 = req(2, 2.0, 64, 2);
+  r0.prompt = {{7, 64}, {100, 10}};
+  r1.prompt = {{7, 64}, {101, 10}};
+  r2.prompt = {{7, 64}};
+  const auto x = run(llama(), cfg, workload({r0, r1, r2}));
+  EXPECT_EQ(x.r.requests[0].cached_tokens, 0u);
+  EXPECT_EQ(x.r.requests[1].cached_tokens, 64u);
+  EXPECT_EQ(x.r.requests[2].cached_tokens, 48u);
+  EXPECT_NEAR(x.r.requests[1].first_token_s - 1.0, 0.011, 1e-9);
+  EXPECT_NEAR(x.r.requests[2].first_token_s - 2.0, 0.0116, 1e-9);
+  // r0's 4 system blocks stay cached (free, evictable) once it finishes; r1's step prefills 10.
+  const StepRecord* r1_step = nullptr;
+  for (const auto& s : x.steps)
+    if (std::abs(s.t_s - 1.0) < 1e-12) r1_step = &s;
+  ASSERT_NE(r1_step, nullptr);
+  EXPECT_EQ(r1_step->batch.prefill_tokens, 10u);
+  EXPECT_EQ(r1_step->batch.prefill_pairs, 695u);
+  EXPECT_EQ(r1_step->seqs[0].shared, 4u);
+  // Hit rate (0 + 64 + 48) / (74 + 74 + 64).
+  EXPECT_NEAR(x.r.summary.prefix_hit_rate, 112.0 / 212.0, 1e-12);
+}
+
+// The same two requests with a pool of 6 blocks and a third, unrelated request of 80 tokens in
+// between: r0 frees 5 blocks (4 cached), the 80-token request needs 6 (ceil(81/16) at its first
+// decode): the free queue's head — r0's blocks, freed first — is evicted, so r1 finds no prefix
+// on the GPU. With a CPU tier the evicted blocks wait there: r1's 64 tokens come back at the
+// cost of 4 blocks · 2 MiB over 1 GB/s = 8.388608 ms added to its step.
+TEST(Serving, EvictedPrefixBlocksGoToTheCpuTier) {
+  ServingConfig cfg = config(6, 96);
+  cfg.enable_prefix_caching = true;
+  SimRequest r0 = req(0, 0, 74, 1), r1 = req(2, 2.0, 74, 1), big = req(1, 1.0, 80, 16);
+  r0.prompt = {{7, 64}, {100, 10}};
+  r1.prompt = {{7, 64}, {101, 10}};
+  const auto gpu_only = run(llama(), cfg, workload({r0, big, r1}));
+  EXPECT_EQ(gpu_only.r.requests[2].cached_tokens, 0u);
+  cfg.cpu_offload_bytes = 64 * MiB;
+  cfg.cpu_offload_gbps = 1.0;
+  const auto tiered = run(llama(), cfg, workload({r0, big, r1}));
+  EXPECT_EQ(tiered.r.requests[2].cached_tokens, 64u);
+  // 10 ms + 10 prefill tokens · 0.1 ms + 4 · 2097152 / 1e9 s
+  EXPECT_NEAR(tiered.r.requests[2].first_token_s - 2.0, 0.011 + 4 * 2097152 / 1e9, 1e-9);
+}
+
+// Gemma-2-9B: 21 sliding (W 4096) + 21 full layers. One request, prompt 5000, 3 outputs.
+//   step 1: 5000 tokens: ceil(5000/16) = 313 blocks in each group = 626
+//   step 2: the sliding group frees floor((5000 − 4096 + 1) / 16) = 56 blocks and the decode
+//           needs ceil(5001/16) = 313 in all: 257 + 313 = 570
+TEST(Serving, SlidingWindowGroupsFreeBlocksAsTheWindowMoves) {
+  ServingConfig cfg;
+  cfg.plan.format = parse_kv_format("fp16");
+  cfg.plan.context = 8192;
+  cfg.plan.available_kv_bytes = std::uint64_t{40} << 30;
+  const auto m = load_model("gemma-2-9b");
+  const auto x = run(m, cfg, workload({req(0, 0, 5000, 3)}));
+  ASSERT_EQ(x.steps.size(), 3u);
+  EXPECT_EQ(x.steps[0].blocks_used, 626u);
+  EXPECT_EQ(x.steps[1].blocks_used, 570u);
+}
+
+// Poisson arrivals (a splitmix64 stream, exponential gaps at 4 req/s for 250 s), prompts
+// 50..1000 and outputs 20..300 tokens: every request finishes, KV never exceeds the pool, and
+// Little's law holds: mean requests in the system = throughput × mean E2E.
+Workload poisson(std::uint64_t seed, double rate, double seconds) {
+  std::uint64_t x = seed;
+  auto next = [&] {
+    x += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  auto uniform = [&] { return (static_cast<double>(next() >> 11) + 0.5) / 9007199254740992.0; };
+  std::vector<SimRequest> rs;
+  for (double t = 0;;) {
+    t += -std::log(uniform()) / rate;
+    if (t > seconds) break;
+    const std::uint64_t p = 50 + next() % 951, o = 20 + next() % 281;
+    rs.push_back(req(rs.size(), t, p, o));
+  }
+  return workload(std::move(rs));
+}
+
+TEST(Serving, LittlesLawOnAPoissonWorkload) {
+  ServingConfig cfg = config(2000, 4096);
+  const Workload w = poisson(42, 4.0, 250);
+  const SimResult r = simulate(llama(), cfg, LinearTimer{}, w);
+  ASSERT_GT(w.requests.size(), 800u);
+  EXPECT_EQ(r.summary.requests, w.requests.size());
+  for (const auto& k : r.kv_series) EXPECT_LE(k.blocks_used, k.blocks_total);
+  const double in_system = r.summary.mean_running + r.summary.mean_queue;
+  const double little = r.summary.throughput.requests_per_s * r.summary.e2e_ms.mean / 1e3;
+  EXPECT_GT(in_system, 1.0);
+  EXPECT_NEAR(in_system / little, 1.0, 0.03);
+  EXPECT_EQ(r.kv_series.size(), static_cast<std::size_t>(std::floor(r.simulated_s)) + 1);
+}
+
+TEST(Serving, DeterministicAndPreemptingUnderPressure) {
+  ServingConfig cfg = config(300, 4096);
+  cfg.max_num_batched_tokens = 2048;
+  const Workload w = poisson(7, 6.0, 60);
+  const SimResult a = simulate(llama(), cfg, LinearTimer{}, w);
+  const SimResult b = simulate(llama(), cfg, LinearTimer{}, w);
+  EXPECT_GT(a.summary.preemptions, 0u);  // 300 blocks = 4800 tokens for ~6 concurrent requests
+  ASSERT_EQ(a.requests.size(), b.requests.size());
+  for (std::size_t i = 0; i < a.requests.size(); ++i) {
+    EXPECT_EQ(a.requests[i].finish_s, b.requests[i].finish_s);
+    EXPECT_EQ(a.requests[i].preemptions, b.requests[i].preemptions);
+  }
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.summary.ttft_ms.p99, b.summary.ttft_ms.p99);
+  for (const auto& k : a.kv_series) EXPECT_LE(k.blocks_used, k.blocks_total);
+}
+
+// A later turn arrives think_s after its predecessor finishes; a request longer than
+// max_model_len is refused (never scheduled) as vLLM rejects it.
+TEST(Serving, SessionsAndRefusals) {
+  SimRequest t0 = req(0, 0, 10, 3), t1 = req(1, 0, 20, 1), big = req(2, 0, 100, 30);
+  t1.after = 0;
+  t1.think_s = 0.5;
+  // t0: 11 ms + 2 decodes -> done at 0.031; t1 arrives at 0.531, prefill 20 -> 0.543.
+  const auto x = run(llama(), config(100, 128), workload({t0, t1, big}));
+  EXPECT_NEAR(x.r.requests[1].arrival_s, 0.531, 1e-9);
+  EXPECT_NEAR(x.r.requests[1].finish_s, 0.543, 1e-9);
+  EXPECT_FALSE(x.r.requests[2].finished);  // 100 + 30 > 128
+  EXPECT_EQ(x.r.summary.requests, 2u);
+}
+
+TEST(Serving, RefusesInvalidConfigs) {
+  const Workload w = workload({req(0, 0, 10, 3)});
+  auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {
+    try {
+      simulate(llama(), c, LinearTimer{}, wl);
+    } catch (const Error& e) {
+      return e.message() + " | " + e.field();
+    }
+    return "accepted";
+  };
+  ServingConfig c = config(100, 1024);
+  c.max_num_seqs = 0;
+  EXPECT_NE(field_of(c, w).find("max_num_seqs"), std::string::npos);
+  c = config(100, 1024);
+  c.max_num_batched_tokens = 0;
+  EXPECT_NE(field_of(c, w).find("max_num_batched_tokens"), std::string::npos);
+  c = config(100, 1024);
+  c.cpu_offload_bytes = 1 << 30;  // no bandwidth, no prefix caching
+  EXPECT_NE(field_of(c, w).find("cpu_offload_gbps"), std::string::npos);
+  // One request of max_model_len 4096 needs 256 blocks; the pool has 100.
+  EXPECT_NE(field_of(config(100, 4096), w).find("context"), std::string::npos);
+  Workload bad = w;
+  bad.requests[0].prompt_tokens = 11;  // its one segment has 10
+  EXPECT_NE(field_of(config(100, 1024), bad).find("/requests/0/prompt_tokens"), std::string::npos);
+  bad = w;
+  bad.requests[0].output_tokens = 0;
+  EXPECT_NE(field_of(config(100, 1024), bad).find("/requests/0/output_tokens"), std::string::npos);
+  // Prefix caching on a sliding-window model is not modelled: refused, not silently ignored.
+  ServingConfig g;
+  g.plan.context = 8192;
+  g.plan.available_kv_bytes = std::uint64_t{40} << 30;
+  g.enable_prefix_caching = true;
+  try {
+    simulate(load_model("gemma-2-9b"), g, LinearTimer{}, w);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("enable_prefix_caching"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace kvplan::sim
