@@ -638,11 +638,19 @@ bool word_char(char32_t cp) {
   return cp == '_' || (cp != kInvalid && (is_unicode_letter(cp) || is_unicode_number(cp)));
 }
 
-char32_t last_char(std::string_view s) {
+// Where the last character of a non-empty s begins (its last byte when that is no valid UTF-8).
+std::size_t last_char_start(std::string_view s) {
   std::size_t i = s.size() - 1;
-  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  for (std::size_t k = 0; k < 3 && i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; ++k)
+    --i;
   char32_t cp;
-  return char_len(s, i, &cp) == s.size() - i ? cp : kInvalid;
+  return char_len(s, i, &cp) == s.size() - i ? i : s.size() - 1;
+}
+
+char32_t last_char(std::string_view s) {
+  char32_t cp;
+  char_len(s, last_char_start(s), &cp);
+  return cp;
 }
 
 }  // namespace
@@ -651,10 +659,20 @@ char32_t last_char(std::string_view s) {
 // patterns, non-overlapping; single_word drops a match inside a word, lstrip / rstrip take the
 // spaces beside a match into it.
 std::vector<Piece> HfTokenizer::Impl::split_added(std::vector<Piece> in, bool normalized) const {
-  std::vector<const AddedToken*> cands;
+  // Candidates by first byte, longest first: the first that matches at a position is the
+  // leftmost-longest match there.
+  std::vector<const AddedToken*> by_byte[256];
+  bool any = false;
   for (const auto& t : added)
-    if (t.normalized == normalized && !t.pattern.empty()) cands.push_back(&t);
-  if (cands.empty()) return in;
+    if (t.normalized == normalized && !t.pattern.empty()) {
+      by_byte[static_cast<unsigned char>(t.pattern[0])].push_back(&t);
+      any = true;
+    }
+  if (!any) return in;
+  for (auto& list : by_byte)
+    std::stable_sort(list.begin(), list.end(), [](const AddedToken* a, const AddedToken* b) {
+      return a->pattern.size() > b->pattern.size();
+    });
   std::vector<Piece> out;
   for (auto& p : in) {
     if (p.added >= 0) {
@@ -670,10 +688,11 @@ std::vector<Piece> HfTokenizer::Impl::split_added(std::vector<Piece> in, bool no
     };
     while (i < s.size()) {
       const AddedToken* best = nullptr;
-      for (const AddedToken* t : cands)
-        if (s.compare(i, t->pattern.size(), t->pattern) == 0 &&
-            (!best || t->pattern.size() > best->pattern.size()))
+      for (const AddedToken* t : by_byte[static_cast<unsigned char>(s[i])])
+        if (s.compare(i, t->pattern.size(), t->pattern) == 0) {
           best = t;
+          break;
+        }
       if (!best) {
         ++i;
         continue;
@@ -687,10 +706,21 @@ std::vector<Piece> HfTokenizer::Impl::split_added(std::vector<Piece> in, bool no
         const bool after_ok = stop == s.size() || !word_char(after);
         if (!before_ok || !after_ok) continue;
       }
+      // space_leftmost_at_end / space_rightmost_at_start: whitespace as char::is_whitespace.
       if (best->lstrip)
-        while (start > done && s[start - 1] == ' ') --start;
+        while (start > done) {
+          const std::size_t b =
+              done + last_char_start(std::string_view(s).substr(done, start - done));
+          char32_t cp;
+          if (char_len(s, b, &cp) != start - b || !is_space(cp)) break;
+          start = b;
+        }
       if (best->rstrip)
-        while (stop < s.size() && s[stop] == ' ') ++stop;
+        for (char32_t cp; stop < s.size();) {
+          const std::size_t n = char_len(s, stop, &cp);
+          if (!is_space(cp)) break;
+          stop += n;
+        }
       i = stop;
       if (done < start) emit(done, start, -1);
       emit(start, stop, best->id);

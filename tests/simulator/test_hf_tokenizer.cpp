@@ -452,6 +452,23 @@ TEST(HfTokenizerByteLevel, Llama3Shape) {
   EXPECT_EQ(tok.encode("Hello world", false, false), (Ids{15496, 995}));
 }
 
+// Added-token options (added_vocabulary.rs, find_matches): "[X]" (lstrip, rstrip, not special)
+// takes the spaces beside it; "XY" (single_word) is found only between non-word characters.
+// Byte ids: a 0x61 - 0x21 = 64, b 65, X 0x58 - 0x21 = 55, Y 56.
+TEST(HfTokenizerByteLevel, AddedTokenOptions) {
+  Spec s = gpt2_spec();
+  s.vocab.insert(s.vocab.end(), {{"[X]", 50500}, {"XY", 50501}});
+  s.added =
+      R"([{"id":50500,"content":"[X]","single_word":false,"lstrip":true,"rstrip":true,"normalized":false,"special":false},)"
+      R"({"id":50501,"content":"XY","single_word":true,"lstrip":false,"rstrip":false,"normalized":false,"special":false}])";
+  kvplan::test::TempDir dir;
+  const auto tok = HfTokenizer::load(write(dir, s.json()));
+  EXPECT_EQ(tok.encode("a  [X]  b", false, false), (Ids{64, 50500, 65}));
+  EXPECT_EQ(tok.detokenize(Ids{64, 50500, 65}), "a[X]b");  // not special: it is printed
+  EXPECT_EQ(tok.encode("XY", false, false), (Ids{50501}));
+  EXPECT_EQ(tok.encode("aXY", false, false), (Ids{64, 55, 56}));
+}
+
 TEST(HfTokenizerByteLevel, RoundTrips) {
   kvplan::test::TempDir dir;
   for (const Spec& spec : {gpt2_spec(), llama3_spec()}) {

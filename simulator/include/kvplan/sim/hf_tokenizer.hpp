@@ -11,9 +11,9 @@
 // raw text, the others in the normalized text (as their own normalized form), leftmost-longest.
 //
 //   auto tok = HfTokenizer::load("../shared/models/tinystories-656k");   // or .../tokenizer.json
-//   tok.size();                                  // 2048
-//   tok.encode("a cat", true, false);            // {1, 29, 264, 17} hmm: see the tests for ids
-//   tok.detokenize(tok.encode("a cat", true, false));   // "a cat"
+//   tok.size();                                   // 2048
+//   tok.encode("a cat", true, false);             // {1, 104, 476}: <|start_story|> "▁a▁" "cat"
+//   tok.detokenize(std::vector<int32_t>{1, 104, 476});   // "a cat"
 //
 // The behaviour follows huggingface/tokenizers at commit 3ba8ad0061a885baf052bbb7bbd22857e73e0c4e;
 // the source files are cited where each rule is implemented (hf_tokenizer.cpp). Anything the file
