@@ -518,6 +518,69 @@ TEST(HfModel, TinyStoriesWindowKlMatchesDoubleForward) {
   EXPECT_NEAR(rep.configs[1].mean_kl, kl, 1e-3 * kl);
 }
 
+TEST(HfModel, TokenizerFacadeGeneratesTheDoubleForwardsText) {
+  KVPLAN_REQUIRE_HF_MODEL();
+  const auto m = Llama2cModel::load(test::hf_model_dir());
+  const auto tok = Tokenizer::load(tokenizer_for(m, ""), m.config().vocab_size);
+  EXPECT_TRUE(tok.is_hf());
+  EXPECT_EQ(tok.size(), 2048u);
+  EXPECT_EQ(tok.bos_id(), 1);  // <|start_story|>, the README
+  EXPECT_EQ(tok.eos_id(), 2);  // <|end_story|>
+  Llama2cRunner run(m);
+  ReferenceAttention cache(m);
+  const Generation g = generate(run, cache, tok, {.steps = 64});
+  // The double forward's greedy tokens, cut before an EOS as generation stops there.
+  std::vector<std::int32_t> want;
+  for (std::int32_t t : DoubleModel::load(test::hf_model_dir()).greedy(1, 64)) {
+    if (t == 2) break;
+    want.push_back(t);
+  }
+  EXPECT_EQ(g.tokens, want);
+  EXPECT_EQ(g.text, HfTokenizer::load(test::hf_model_dir()).detokenize(want));
+  const std::string e = error_of([&] { Tokenizer::load(test::hf_model_dir(), 1000); });
+  EXPECT_NE(e.find("vocab_size"), std::string::npos) << e;
+}
+
+TEST(HfModel, LlamaTwoCheckpointStillNeedsATokenizerFlag) {
+  KVPLAN_REQUIRE_MODEL();
+  const auto m = Llama2cModel::load(test::checkpoint_path());
+  EXPECT_EQ(tokenizer_for(m, "tok.bin"), "tok.bin");
+  const std::string e = error_of([&] { tokenizer_for(m, ""); });
+  EXPECT_NE(e.find("--tokenizer"), std::string::npos) << e;
+}
+
+TEST(HfModel, CapturedTraceCarriesHalfRopeAndReplaysExactly) {
+  KVPLAN_REQUIRE_HF_MODEL();
+  test::TempDir tmp;
+  const auto m = Llama2cModel::load(test::hf_model_dir());
+  const auto& c = m.config();
+  TraceBuilder b({.model = m.spec().id,
+                  .layers = c.n_layers,
+                  .q_heads = c.n_heads,
+                  .kv_heads = c.n_kv_heads,
+                  .head_dim = c.head_size(),
+                  .dtype = DType::f32,
+                  .rope = m.rope()});
+  Llama2cRunner run(m);
+  ReferenceAttention ref(m);
+  CapturingAttention cap(ref, b);
+  const auto tokens = DoubleModel::load(test::hf_model_dir()).greedy(1, 47);
+  for (std::size_t p = 0; p < tokens.size(); ++p) {
+    run.forward(tokens[p], p, cap);
+    b.append_token(tokens[p]);
+  }
+  b.write(tmp.file("t.safetensors"), DType::f32);
+  const auto t = TraceFile::open(tmp.file("t.safetensors"));
+  EXPECT_EQ(t.info().rope.style, RopeStyle::half);
+  EXPECT_EQ(t.info().rope.dims, 16u);
+  EXPECT_DOUBLE_EQ(t.info().rope.theta, 10000.0);
+  EXPECT_EQ(t.info().tokens, 48u);
+  // The replay rotates the stored pre-RoPE q and k itself; with the trace's RoPE it reproduces
+  // the model's attention outputs (float32 rounding only).
+  const auto rep = replay_trace(t, {parse_config("fp32", "full", 16)});
+  EXPECT_LT(rep.configs[0].rel_error, 1e-5);
+}
+
 // ------------------------------------------------------------------ tiny random checkpoints
 
 TEST(HfModel, TinyLlamaFp32MatchesDoubleForward) {
