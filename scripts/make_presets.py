@@ -58,6 +58,16 @@ PRESETS = [
      ["MiniMaxAI/MiniMax-M1-80k", "MiniMaxAI/MiniMax-M1-40k"], 456e9),
     ("nemotron-h-56b", "Nemotron-H 56B Base", "nemotron-h-56b-base-8k",
      ["nvidia/Nemotron-H-56B-Base-8K"], 56e9),
+    # The models of inference-sim's sim-to-real experiments (tests/data/sim2real/README.md).
+    ("codellama-34b", "CodeLlama 34B Instruct", "codellama-34b",
+     ["codellama/CodeLlama-34b-Instruct-hf", "codellama/CodeLlama-34b-hf"], 33.7e9),
+    ("yi-34b", "Yi 34B", "yi-34b", ["01-ai/Yi-34B"], 34.4e9),
+    ("mixtral-8x22b", "Mixtral 8x22B v0.1", "mixtral-8x22b", ["mistralai/Mixtral-8x22B-v0.1"],
+     141e9),
+    ("mixtral-8x22b-instruct", "Mixtral 8x22B Instruct v0.1", "mixtral-8x22b-instruct",
+     ["mistralai/Mixtral-8x22B-Instruct-v0.1"], 141e9),
+    ("llama-4-scout-fp8-dynamic", "Llama 4 Scout 17B-16E Instruct FP8-dynamic",
+     "llama-4-scout-fp8-dynamic", ["RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic"], 109e9),
 ]
 
 
