@@ -110,11 +110,14 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   expert_bytes_ = experts / tp;
 
   // Parameters: the published or estimated count, else bytes / bytes per weight. Expert and
-  // vision parameters from their bytes at the checkpoint's bytes per weight (approximate for
-  // quantized checkpoints: scales count as weights).
+  // vision parameters from their bytes at the checkpoint's nominal bytes per weight, which
+  // overestimates them by the scales of quantized formats (mxfp4: 4.25 bits a weight, not 4). A
+  // second bound tightens that: the other weights take at most 2 bytes each (bf16), so they are at
+  // least (all − experts) / 2 parameters (gpt-oss: bf16 attention beside mxfp4 experts).
   const double bpp = weight_bytes_per_param(model.weight_dtype, source, "weight_dtype");
   const double params = model.num_params > 0 ? static_cast<double>(model.num_params) : all / bpp;
-  const double expert_params = std::min(experts / bpp, params);
+  const double expert_params =
+      std::clamp(std::min(experts / bpp, params - (all - experts) / 2), 0.0, params);
   const double vision_params = std::min(vision / bpp, params - expert_params);
   active_params_ = params - vision_params - expert_params;
   if (moe) active_params_ += expert_params * experts_per_token_ / experts_;

@@ -162,6 +162,23 @@ TEST(StepTime, MoeReadsOnlyTheExpertsTheBatchTouches) {
   EXPECT_DOUBLE_EQ(s.terms(one).flops - 4.0 * 32 * 128 * 1 * 32, 2.0 * 12879925248);
 }
 
+TEST(StepTime, ActiveParametersMatchThePublishedFigures) {
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  auto active = [&](const std::string& name) {
+    const auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/" + name + ".json");
+    return StepModel(m, g, StepModelInput{}).active_params();
+  };
+  // DeepSeek-V3 (fp8 checkpoint): "671B total parameters with 37B activated for each token"
+  // (arXiv:2412.19437, abstract).
+  EXPECT_NEAR(active("deepseek-v3"), 37e9, 0.02 * 37e9);
+  // Qwen3-235B-A22B: "22B activated" (model card, huggingface.co/Qwen/Qwen3-235B-A22B).
+  EXPECT_NEAR(active("qwen3-235b-a22b"), 22e9, 0.02 * 22e9);
+  // gpt-oss-120b (mxfp4 experts beside bf16 attention): 5.13B active (OpenAI model card,
+  // arXiv:2508.10925, Table 1), counted there without the embedding table, 201088 · 2880 =
+  // 579,133,440 parameters, which the 2·P rule counts.
+  EXPECT_NEAR(active("gpt-oss-120b"), 5.13e9 + 579133440, 0.02 * 5.7e9);
+}
+
 TEST(StepTime, Fp8WeightsUseTheFp8PeakWhereItExists) {
   auto m = kvplan::load_model("llama-3.1-8b");
   m.weight_dtype = "fp8";
