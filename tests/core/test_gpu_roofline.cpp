@@ -109,6 +109,13 @@ TEST(GpuRoofline, MalformedValuesRefusedNamingTheField) {
   // NaN is not JSON, and 1e400 overflows a double: the strict reader refuses the file (naming
   // it, with the byte offset) before any field is read.
   EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_bf16": NaN, )" + src)), "");
+  try {
+    kvplan::parse_gpu_json(gpu_json(R"("peak_tflops_bf16": NaN, )" + src), "nan.json");
+    ADD_FAILURE() << "NaN accepted";
+  } catch (const kvplan::Error& e) {
+    // The reader's message quotes the text up to the bad literal, the key included.
+    EXPECT_NE(std::string(e.what()).find("peak_tflops_bf16"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_fp8": 1e400, )" + src)), "");
   // A figure without its source, a typo inside "sources".
   EXPECT_EQ(refused_field(gpu_json(R"("peak_tflops_bf16": 100)")), "/sources/peak_tflops");
