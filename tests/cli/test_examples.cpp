@@ -130,9 +130,16 @@ Outcome run_examples(const Extracted& ex) {
   if (have_model)
     fs::create_directory_symlink(fs::absolute(model),
                                  tmp.path() / "shared" / "models" / "stories260K");
+  const char* env_hf = std::getenv("KVPLAN_TEST_HF_MODEL_DIR");
+  const fs::path hf_model = env_hf ? env_hf : KVPLAN_TEST_HF_MODEL_DIR_DEFAULT;
+  const bool have_hf_model = fs::exists(hf_model / "model.safetensors");
+  if (have_hf_model)
+    fs::create_directory_symlink(fs::absolute(hf_model),
+                                 tmp.path() / "shared" / "models" / "tinystories-656k");
   const std::string bindir = fs::path(KVPLAN_EXE).parent_path().string();
   for (const auto& e : ex.examples) {
-    if (!have_model && e.command.find("shared/models") != std::string::npos) {
+    if ((!have_model && e.command.find("shared/models") != std::string::npos) ||
+        (!have_hf_model && e.command.find("tinystories-656k") != std::string::npos)) {
       ++o.skipped;
       std::cout << "[ skipped ] " << e.where << " (no model at " << model << "): " << e.command
                 << "\n";
