@@ -28,9 +28,9 @@ constexpr std::uint64_t kMaxGroups = 1'000'000;
 constexpr std::uint64_t kMaxPool = 1'000'000;
 constexpr std::size_t kMaxStages = 1000;
 constexpr std::size_t kMaxBins = 4096;
-constexpr double kMaxRate = 1e6;          // requests per second
-constexpr double kMaxDuration = 1e8;      // seconds (3 years)
-constexpr double kMaxThinkSeconds = 1e6;  // per turn
+constexpr double kMinRate = 1e-6, kMaxRate = 1e6;          // requests per second
+constexpr double kMinDuration = 1e-6, kMaxDuration = 1e8;  // seconds (3 years)
+constexpr double kMaxThinkSeconds = 1e6;                   // per turn
 constexpr double kMaxArrivalSeconds = 1e9;
 
 // ---- Random numbers: xoshiro256** seeded by splitmix64, both by Blackman and Vigna
@@ -354,9 +354,13 @@ Arrival read_arrival(JsonObject& top) {
   return a;
 }
 
-double positive(JsonObject& o, const std::string& key, double max) {
+// Rates and durations: > 0, and at least `min` so that 1 / rate and k / rate stay finite.
+double positive(JsonObject& o, const std::string& key, double min, double max) {
   const double x = o.number(key, 0, max);
   if (x <= 0) throw Error(o.source(), o.pointer(key), "must be greater than 0, got 0");
+  if (x < min)
+    throw Error(o.source(), o.pointer(key),
+                "must be at least " + num_text(min) + ", got " + num_text(x));
   return x;
 }
 
@@ -372,8 +376,8 @@ std::vector<WorkloadStage> read_stages(JsonObject& top, const WorkloadLimits& li
   for (std::size_t i = 0; i < v.size(); ++i) {
     JsonObject o(v[i], top.source(), p + "/" + std::to_string(i));
     WorkloadStage s;
-    s.rate = positive(o, "rate", kMaxRate);
-    s.duration_s = positive(o, "duration_s", kMaxDuration);
+    s.rate = positive(o, "rate", kMinRate, kMaxRate);
+    s.duration_s = positive(o, "duration_s", kMinDuration, kMaxDuration);
     s.start_s = start;
     o.finish();
     start += s.duration_s;
@@ -447,7 +451,7 @@ std::vector<std::pair<double, std::uint32_t>> arrivals(const Spec& s, std::uint6
     for (std::uint64_t k = 0;; ++k) {
       switch (s.arrival.kind) {
         case ArrivalKind::constant:  // k / rate from the start, not accumulated
-          t = st.start_s + static_cast<double>(k) * mean_gap;
+          t = st.start_s + static_cast<double>(k) / st.rate;
           break;
         case ArrivalKind::poisson:
           t += mean_gap * std_exponential(r);
