@@ -469,6 +469,33 @@ TEST(HfTokenizerByteLevel, AddedTokenOptions) {
   EXPECT_EQ(tok.encode("aXY", false, false), (Ids{64, 55, 56}));
 }
 
+// Qwen2's shape: the NFC normalizer and Qwen2's regex (one digit a piece: 1 2 3 4 5, then no
+// merge since the pieces are single characters; "1" is 0x31 - 0x21 = 16). NFC is applied to text
+// it leaves unchanged (precomposed é, U+00E9: C3 A9 -> 127 102 as in Gpt2HelloWorld); e followed
+// by U+0301 COMBINING ACUTE ACCENT, which NFC would compose, is refused naming the normalizer.
+TEST(HfTokenizerByteLevel, Qwen2ShapeWithNfc) {
+  Spec s = gpt2_spec();
+  s.normalizer = R"({"type":"NFC"})";
+  s.pre =
+      R"({"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":)"
+      R"("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},)"
+      R"("behavior":"Isolated","invert":false},{"type":"ByteLevel","add_prefix_space":false,)"
+      R"("trim_offsets":false,"use_regex":false}]})";
+  kvplan::test::TempDir dir;
+  const std::string p = write(dir, s.json());
+  const auto tok = HfTokenizer::load(p);
+  EXPECT_EQ(tok.encode("12345", false, false), (Ids{16, 17, 18, 19, 20}));
+  EXPECT_EQ(tok.encode("\xC3\xA9", false, false), (Ids{127, 102}));
+  try {
+    tok.encode("e\xCC\x81", false, false);
+    ADD_FAILURE() << "a combining accent went through NFC unchanged";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.source(), p);
+    EXPECT_EQ(e.field(), "/normalizer");
+    EXPECT_NE(std::string(e.what()).find("U+0301"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HfTokenizerByteLevel, RoundTrips) {
   kvplan::test::TempDir dir;
   for (const Spec& spec : {gpt2_spec(), llama3_spec()}) {
