@@ -20,6 +20,10 @@ namespace kvplan::sim {
 namespace {
 
 constexpr std::uint64_t kMaxSamples = 10'000'000;
+// SGLang's admission estimate (schedule_policy.py CLIP_MAX_NEW_TOKENS; global_config.py).
+constexpr std::uint64_t kSglangClipMaxNewTokens = 4096;
+constexpr double kSglangInitNewTokenRatio = 0.7, kSglangMinNewTokenRatioFactor = 0.14,
+                 kSglangDecaySteps = 600;
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
   x += 0x9e3779b97f4a7c15ull;
@@ -156,6 +160,7 @@ class Scheduler {
         unit_(caching_ ? pool_.groups.size() : 1),
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
+    sglang_ = cfg.plan.engine == Engine::sglang;
     seqs_.resize(w.requests.size());
     next_.assign(w.requests.size(), {});
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
@@ -207,7 +212,16 @@ class Scheduler {
     waiting_.push_front(i);
   }
   bool schedule_running(std::uint32_t i, std::uint64_t& budget);
-  bool schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s);
+  bool schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s,
+                        double* rem_total = nullptr);
+  void schedule_vllm(double& load_s);
+  void schedule_sglang(double& load_s);
+  bool prefilling(const Seq& s) const {
+    return s.generated == 0 || s.computed + 1 < s.num_tokens();
+  }
+  std::uint64_t clipped_output(const Seq& s) const {
+    return std::min<std::uint64_t>(s.req->output_tokens - s.generated, kSglangClipMaxNewTokens);
+  }
   void publish_blocks(Seq& s);
   void finish(std::uint32_t i, double t);
   void sample_until(double t);
@@ -230,6 +244,8 @@ class Scheduler {
   std::deque<std::uint32_t> waiting_;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
   std::uint64_t preemptions_ = 0, step_preempted_ = 0;
+  bool sglang_ = false;
+  double ratio_ = kSglangInitNewTokenRatio;  // SGLang's new_token_ratio
   double next_sample_ = 0;
   SimResult res_;
   std::vector<StageAcc> acc_;
@@ -263,7 +279,8 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget) {
 // prompt's last token (kv_cache_manager.py get_computed_blocks: max_cache_hit_length =
 // request.num_tokens − 1), then a chunk of what is left within the budget. No preemption for
 // waiting requests: when the pool is short the waiting loop stops.
-bool Scheduler::schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s) {
+bool Scheduler::schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s,
+                                 double* rem_total) {
   Seq& s = seqs_[i];
   std::uint64_t hit = 0, hit_free = 0, cpu_hit = 0;
   if (caching_) {
@@ -282,6 +299,11 @@ bool Scheduler::schedule_waiting(std::uint32_t i, std::uint64_t& budget, double&
   }
   const std::uint64_t computed = (hit + cpu_hit) * pool_.block_size;
   const std::uint64_t n = std::min(s.num_tokens() - computed, budget);
+  // SGLang's PrefillAdder: the prompt left plus the (clipped) outputs must fit what the running
+  // requests have not reserved.
+  if (rem_total && !running_.empty() &&
+      static_cast<double>(s.num_tokens() - computed + clipped_output(s)) > *rem_total)
+    return false;
   // CPU hits are loaded into new blocks: they are part of the allocation.
   const std::uint64_t need = units(computed, n, s) - hit + hit_free;
   if (need > blocks_.free_units()) return false;
@@ -296,11 +318,70 @@ bool Scheduler::schedule_waiting(std::uint32_t i, std::uint64_t& budget, double&
   if (cpu_hit > 0)
     load_s += static_cast<double>(cpu_hit * unit_bytes()) / (cfg_.cpu_offload_gbps * 1e9);
   s.computed = computed;
+  if (rem_total)
+    *rem_total -= static_cast<double>(s.num_tokens() - computed) +
+                  ratio_ * static_cast<double>(clipped_output(s));
   if (!s.admitted) s.cached_tokens = computed, s.admitted = true;
   budget -= n;
   batch_.push_back({i, n});
   if (cpu_hit > 0) publish_blocks(s);
   return true;
+}
+
+// vLLM V1: running requests first (decodes and the rest of running prefills, in order), then
+// waiting requests in FCFS order, but no new ones in a step that preempted.
+void Scheduler::schedule_vllm(double& load_s) {
+  std::uint64_t budget = cfg_.max_num_batched_tokens;
+  for (std::size_t k = 0; k < running_.size() && budget > 0; ++k)
+    if (!schedule_running(running_[k], budget)) break;
+  if (step_preempted_ > 0) return;
+  while (!waiting_.empty() && budget > 0 && running_.size() < cfg_.max_num_seqs) {
+    const auto i = waiting_.front();
+    if (!schedule_waiting(i, budget, load_s)) break;
+    waiting_.pop_front();
+    running_.push_back(i);
+  }
+}
+
+// SGLang (python/sglang/srt/managers/schedule_policy.py@00550cd1, PrefillAdder): a step is a
+// prefill batch or a decode batch, not both (mixed chunks are off by default). A prefill batch
+// takes the chunked request's next chunk, then waiting requests while the chunk budget
+// (max_num_batched_tokens as chunked_prefill_size) lasts and each one's prompt plus
+// min(outputs left, CLIP_MAX_NEW_TOKENS) fits the free tokens less the running requests'
+// reservations of new_token_ratio · min(outputs left, CLIP_MAX_NEW_TOKENS). With nothing to
+// prefill, every running request decodes; new_token_ratio starts at 0.7, decays linearly to
+// 0.7 · 0.14 over 600 decode steps and returns to 0.7 after a retraction (python/sglang/
+// global_config.py: SGLANG_INIT_NEW_TOKEN_RATIO, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR,
+// SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS). Retraction here takes the running list's tail, as vLLM's
+// preemption does (SGLang's retract_decode orders by output length; not modelled).
+void Scheduler::schedule_sglang(double& load_s) {
+  std::uint64_t budget = cfg_.max_num_batched_tokens;
+  double rem = static_cast<double>(blocks_.free_units() * unit_ * pool_.block_size);
+  for (auto i : running_) rem -= ratio_ * static_cast<double>(clipped_output(seqs_[i]));
+  for (std::size_t k = 0; k < running_.size() && budget > 0; ++k) {
+    if (!prefilling(seqs_[running_[k]])) continue;
+    if (!schedule_running(running_[k], budget)) break;
+  }
+  bool chunked = false;
+  for (const auto& [i, n] : batch_)
+    chunked = chunked || seqs_[i].computed + n < seqs_[i].num_tokens();
+  while (!chunked && !waiting_.empty() && budget > 0 && running_.size() < cfg_.max_num_seqs &&
+         step_preempted_ == 0) {
+    const auto i = waiting_.front();
+    if (!schedule_waiting(i, budget, load_s, &rem)) break;
+    waiting_.pop_front();
+    running_.push_back(i);
+    chunked = seqs_[i].computed + batch_.back().second < seqs_[i].num_tokens();
+  }
+  if (!batch_.empty() || step_preempted_ > 0) return;
+  std::uint64_t unbounded = ~std::uint64_t{0};  // decodes are not held to the chunk size
+  for (std::size_t k = 0; k < running_.size(); ++k) {
+    if (prefilling(seqs_[running_[k]])) continue;
+    if (!schedule_running(running_[k], unbounded)) break;
+  }
+  const double init = kSglangInitNewTokenRatio, floor = init * kSglangMinNewTokenRatioFactor;
+  ratio_ =
+      step_preempted_ > 0 ? init : std::max(floor, ratio_ - (init - floor) / kSglangDecaySteps);
 }
 
 // cache_full_blocks: the request's newly completed full prompt blocks become cache entries.
@@ -371,21 +452,13 @@ SimResult Scheduler::run() {
       if (arrivals_.empty()) break;  // only refused requests were left
       continue;
     }
-    // One step: running requests first, then waiting ones if nobody was preempted.
     batch_.clear();
     step_preempted_ = 0;
-    std::uint64_t budget = cfg_.max_num_batched_tokens;
     double load_s = 0;
-    for (std::size_t k = 0; k < running_.size() && budget > 0; ++k)
-      if (!schedule_running(running_[k], budget)) break;
-    if (step_preempted_ == 0) {
-      while (!waiting_.empty() && budget > 0 && running_.size() < cfg_.max_num_seqs) {
-        const auto i = waiting_.front();
-        if (!schedule_waiting(i, budget, load_s)) break;
-        waiting_.pop_front();
-        running_.push_back(i);
-      }
-    }
+    if (sglang_)
+      schedule_sglang(load_s);
+    else
+      schedule_vllm(load_s);
     if (batch_.empty())
       throw Error(
           ErrorKind::internal, w_.source, "scheduler",

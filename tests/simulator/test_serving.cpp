@@ -328,6 +328,49 @@ TEST(Serving, SessionsAndRefusals) {
   EXPECT_EQ(x.r.summary.requests, 2u);
 }
 
+// SGLang: page size 1 and prefill and decode in separate steps. A (prompt 100, 3 out) at 0,
+// B (prompt 50, 2 out) at 0.0105, during A's prefill:
+//   step 1  t=0      A prefill 100: 20 ms, A's first token at 0.020
+//   step 2  t=0.020  B prefill 50 alone (A does not decode): 15 ms -> 0.035
+//   step 3  t=0.035  decode A and B: 0.045 (B done)     step 4: A's 3rd token at 0.055
+// vLLM mixes B's prefill with A's decode in step 2, so A finishes a step earlier, at 0.045.
+TEST(Serving, SglangSeparatesPrefillAndDecodeSteps) {
+  ServingConfig cfg = config(1000, 1024);
+  const Workload w = workload({req(0, 0, 100, 3), req(1, 0.0105, 50, 2)});
+  const auto vllm = run(llama(), cfg, w);
+  EXPECT_NEAR(vllm.r.requests[0].finish_s, 0.045, 1e-9);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.available_kv_bytes =
+      std::uint64_t{100000} * 131072;  // 131072 bytes per token (32 layers, fp16)
+  const auto sg = run(llama(), cfg, w);
+  EXPECT_EQ(sg.r.block_size, 1u);
+  EXPECT_EQ(sg.r.num_gpu_blocks, 100000u);  // SGLang keeps no null slot
+  ASSERT_EQ(sg.steps.size(), 4u);
+  EXPECT_EQ(sg.steps[1].batch.prefill_tokens, 50u);
+  EXPECT_EQ(sg.steps[1].batch.decode_tokens, 0u);
+  EXPECT_EQ(sg.steps[2].batch.decode_tokens, 2u);
+  EXPECT_NEAR(sg.r.requests[1].first_token_s, 0.035, 1e-9);
+  EXPECT_NEAR(sg.r.requests[1].finish_s, 0.045, 1e-9);
+  EXPECT_NEAR(sg.r.requests[0].finish_s, 0.055, 1e-9);
+}
+
+// SGLang's radix cache matches at token granularity: the prompt of exactly the 64 system tokens
+// reuses 63 of them (one token is always computed: schedule_batch.py Req._compute_max_prefix_len,
+// max_prefix_len = input_len − 1), where vLLM's blocks of 16 gave 48.
+TEST(Serving, SglangRadixCacheReusesTokens) {
+  ServingConfig cfg = config(1000, 1024);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+  cfg.enable_prefix_caching = true;
+  SimRequest r0 = req(0, 0, 74, 2), r1 = req(1, 1.0, 70, 2), r2 = req(2, 2.0, 64, 2);
+  r0.prompt = {{7, 64}, {100, 10}};
+  r1.prompt = {{7, 60}, {101, 10}};  // shares the first 60 tokens of the system prompt
+  r2.prompt = {{7, 64}};
+  const auto x = run(llama(), cfg, workload({r0, r1, r2}));
+  EXPECT_EQ(x.r.requests[1].cached_tokens, 60u);
+  EXPECT_EQ(x.r.requests[2].cached_tokens, 63u);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {

@@ -9,6 +9,43 @@
 //   ServingConfig cfg;   cfg.plan = ...;   // model, GPU memory, TP, KV format, max_model_len
 //   SimResult r = simulate(model, cfg, StepModel(model, gpu, {}), load_workload(path, 1));
 //   r.summary.ttft_ms.p99;   r.summary.preemptions;   r.kv_series[i].blocks_used
+//
+// What is modelled (vllm/v1/core/sched/scheduler.py@b4622cf9, kv_cache_manager.py@ace980e6,
+// single_type_kv_cache_manager.py@002f3491, block_pool.py; SGLang's schedule_policy.py@00550cd1):
+// - A step: the running requests in order (a decode takes 1 token, a running prefill its next
+//   chunk), then waiting requests FCFS while the token budget (max_num_batched_tokens) and
+//   max_num_seqs allow; a prompt longer than the budget left is split (chunked prefill). No new
+//   request joins in a step that preempted.
+// - Blocks are allocated per step for the tokens scheduled, in every KV-cache group, with
+//   kvplan::KvPool's arithmetic (kv_pool.hpp): sliding windows and chunks free blocks as they
+//   move, retention policies cap a sequence at retained(policy, n) tokens, recurrent state takes
+//   fixed pages. vLLM's null block is not usable.
+// - A running request that cannot get its blocks preempts the running list's tail (itself last):
+//   its blocks are freed, it goes to the front of the waiting queue and later recomputes its
+//   prompt and the tokens it generated (RequestResult::recomputed_tokens).
+// - Prefix caching (full-attention groups, full policy): a hash chain over the prompt's full
+//   blocks (segment contents and offsets); a freed hashed block stays cached in vLLM's free-queue
+//   order and is evicted when it reaches the head; a waiting request reuses its longest cached
+//   prefix of full blocks within num_tokens − 1 tokens. Generated tokens are not hashed, so a
+//   later turn reuses its predecessor's prompt, not its answer. The CPU tier keeps evicted
+//   blocks (LRU, cpu_offload_bytes) and a hit there adds bytes / cpu_offload_gbps to the step.
+// - Requests with prompt + output > max_model_len are refused (finished = false). A later turn
+//   (`after`) arrives think_s after its predecessor finishes (or is refused).
+// - Times: a step lasts step.seconds(batch) (+ CPU loads); a token is emitted at the step's end.
+//   TTFT = first token − arrival, TPOT = (finish − first token) / (output − 1), ITL = every gap
+//   between a request's tokens, E2E = finish − arrival; percentiles interpolate linearly. A
+//   stage's throughput counts its finished requests over [stage start, its last finish]; its
+//   mean_queue / mean_running average the steps beginning in its window; the whole run's over
+//   [0, simulated_s], so Little's law holds for the summary. Goodput counts requests whose own
+//   TTFT, TPOT and E2E meet the SLO limits. KV samples take the batch of the first step starting
+//   at or after each sample time.
+// - SGLang (plan.engine sglang): page size 1 (token-granular radix matching, within
+//   input_len − 1 tokens), prefill and decode in separate steps, new requests admitted by
+//   PrefillAdder's token budget with new_token_ratio (serving.cpp). Not modelled: SGLang's
+//   retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed chunks.
+// - Not modelled for vLLM: speculative decoding, long_prefill_token_threshold, priorities,
+//   prefix caching for sliding / recurrent groups (refused), pipeline parallelism (refused),
+//   KIVI formats (no paged pool; refused).
 #pragma once
 
 #include <atomic>
