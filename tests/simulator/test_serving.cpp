@@ -371,6 +371,43 @@ TEST(Serving, SglangRadixCacheReusesTokens) {
   EXPECT_EQ(x.r.requests[2].cached_tokens, 63u);
 }
 
+// A retention policy is a per-sequence budget: streaming:sink=4,window=60 keeps
+// min(n, 4 + 60) = 64 tokens, ceil(64 / 16) = 4 blocks, however long the sequence grows
+// (prompt 200 and 50 outputs here; without the policy the last step would hold ceil(249/16) = 16).
+TEST(Serving, RetentionPolicyCapsTheBlocksOfASequence) {
+  ServingConfig cfg = config(100, 1024);
+  cfg.plan.policy = parse_policy("streaming:sink=4,window=60");
+  const auto x = run(llama(), cfg, workload({req(0, 0, 200, 50)}));
+  ASSERT_EQ(x.steps.size(), 50u);
+  for (const auto& s : x.steps) EXPECT_EQ(s.blocks_used, 4u);
+  // The KV read of the last step is 64 retained tokens · 131072 bytes.
+  EXPECT_EQ(x.steps.back().batch.kv_read_bytes, 64u * 131072u);
+}
+
+// Goodput: of the chunked-prefill timeline's two requests only B (TTFT 419.6 ms) meets a TTFT
+// limit of 500 ms (A's is 1040 ms): 1 request over 1.21 s.
+TEST(Serving, GoodputCountsRequestsMeetingTheSlo) {
+  ServingConfig cfg = config(4000, 16384);
+  cfg.max_num_batched_tokens = 4096;
+  SimOptions opt;
+  opt.slo.ttft_p99_ms = 500;
+  const SimResult r = simulate(llama(), cfg, LinearTimer{},
+                               workload({req(0, 0, 100, 20), req(1, 0, 10000, 3)}), opt);
+  EXPECT_NEAR(r.summary.goodput_requests_per_s, 1 / 1.21, 1e-9);
+  ASSERT_EQ(r.stages.size(), 1u);
+  EXPECT_NEAR(r.stages[0].goodput_requests_per_s, 1 / 1.21, 1e-9);
+}
+
+TEST(Serving, CancelStopsTheRun) {
+  const std::atomic<bool> cancel{true};
+  SimOptions opt;
+  opt.cancel = &cancel;
+  // 1,100 requests of 10 + 3 tokens: more than 1,024 steps, where the flag is read.
+  std::vector<SimRequest> rs;
+  for (std::uint64_t i = 0; i < 1100; ++i) rs.push_back(req(i, static_cast<double>(i), 10, 3));
+  EXPECT_THROW(simulate(llama(), config(100, 1024), LinearTimer{}, workload(rs), opt), Error);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {
