@@ -42,9 +42,69 @@ struct RopeTable {
   }
 };
 
+#if defined(__GNUC__)
+typedef float Lanes8 __attribute__((vector_size(32)));
+#endif
+
+// n floats from `in` (any alignment) to out. GCC leaves the plain loop scalar here (and a
+// variable-size memcpy becomes `rep movs`, slow for 64 floats), so under GCC it moves eight
+// floats at a time.
+KVPLAN_INLINE void copy_floats(const void* in, std::uint32_t n, float* out) {
+  const auto* src = static_cast<const std::uint8_t*>(in);
+  std::uint32_t c = 0;
+#if defined(__GNUC__)
+  for (; c + 8 <= n; c += 8) {
+    Lanes8 x;
+    std::memcpy(&x, src + 4 * c, sizeof x);
+    std::memcpy(out + c, &x, sizeof x);
+  }
+#endif
+  for (; c < n; ++c) std::memcpy(out + c, src + 4 * c, 4);
+}
+
+// One plain or int8 slot record (d elements) as floats: the values key_element / value_element
+// give, with the record found once per row instead of once per element. 16-bit elements go
+// through local buffers in chunks, which GCC vectorizes (a loop between the record and `out`
+// directly is left scalar).
+KVPLAN_INLINE void decode_row(const std::uint8_t* rec, KvDtype dt, std::uint32_t d, float fp8_scale,
+                              float* out) {
+  constexpr std::uint32_t kChunk = 128;
+  alignas(64) std::uint16_t buf[kChunk];
+  alignas(64) float vals[kChunk];
+  switch (dt) {
+    case KvDtype::fp32:
+      copy_floats(rec, d, out);
+      return;
+    case KvDtype::fp16:
+    case KvDtype::bf16:
+      for (std::uint32_t c0 = 0; c0 < d; c0 += kChunk) {
+        const std::uint32_t m = std::min(kChunk, d - c0);
+        const std::uint8_t* r = rec + 2 * c0;
+        for (std::uint32_t c = 0; c < m; ++c)
+          buf[c] = static_cast<std::uint16_t>(r[2 * c] | (r[2 * c + 1] << 8));  // little-endian
+        if (dt == KvDtype::fp16) {
+          for (std::uint32_t c = 0; c < m; ++c) vals[c] = half_dec(buf[c]);
+        } else {
+          for (std::uint32_t c = 0; c < m; ++c) vals[c] = bf16_to_float(buf[c]);
+        }
+        copy_floats(vals, m, out + c0);
+      }
+      return;
+    case KvDtype::int8: {
+      const float s = int8_record_scale(rec, d);
+      for (std::uint32_t c = 0; c < d; ++c)
+        out[c] = static_cast<float>(static_cast<std::int8_t>(rec[c])) * s;
+      return;
+    }
+    default:  // fp8
+      for (std::uint32_t c = 0; c < d; ++c) out[c] = plain_decode(dt, rec + c, fp8_scale);
+      return;
+  }
+}
+
 // Decodes keys of slots [t0, t0 + count) of head h into tile [count, d], group-wise for KIVI.
-void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0, std::uint32_t count,
-                   float* tile) {
+KVPLAN_INLINE void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0,
+                                 std::uint32_t count, float* tile) {
   const std::uint32_t d = v.head_dim;
   if (is_kivi(v)) {
     const std::uint32_t G = v.format.group, bits = v.format.bits;
@@ -69,37 +129,71 @@ void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0, std:
       }
       t += j1 - j0;
     }
-    for (; t < end; ++t) load_key(v, h, t, tile + std::uint64_t{t - t0} * d);
+    for (; t < end; ++t) {
+      const std::uint8_t* r = slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, v.block_size,
+                                          v.num_kv_heads, 2 * d, t - kq, h);
+      decode_row(r, KvDtype::fp16, d, 1.f, tile + std::uint64_t{t - t0} * d);
+    }
     return;
   }
+  const std::uint32_t rb = slot_record_bytes(v.format, d);
   for (std::uint32_t t = t0; t < t0 + count; ++t)
-    load_key(v, h, t, tile + std::uint64_t{t - t0} * d);
+    decode_row(
+        slot_record(v.k_base, v.k_table, v.k_block_bytes, v.block_size, v.num_kv_heads, rb, t, h),
+        v.format.dtype, d, v.k_scale, tile + std::uint64_t{t - t0} * d);
 }
 
-// load_value with KIVI's quantized values decoded a record (G channels) at a time.
-void load_value_fast(const PagedKvView& v, std::uint32_t h, std::uint32_t t, float* out) {
-  if (!is_kivi(v) || t >= kivi_value_quant_tokens(v.num_tokens, v.format.residual)) {
-    load_value(v, h, t, out);
+// load_value with the record address found once per row, and KIVI's quantized values decoded a
+// record (G channels) at a time.
+KVPLAN_INLINE void load_value_fast(const PagedKvView& v, std::uint32_t h, std::uint32_t t,
+                                   float* out) {
+  const std::uint32_t d = v.head_dim;
+  if (!is_kivi(v)) {
+    decode_row(slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size, v.num_kv_heads,
+                           slot_record_bytes(v.format, d), t, h),
+               v.format.dtype, d, v.v_scale, out);
     return;
   }
-  const std::uint32_t d = v.head_dim, G = v.format.group, bits = v.format.bits;
+  if (t >= kivi_value_quant_tokens(v.num_tokens, v.format.residual)) {
+    const std::uint32_t slot = t % kivi_window_slots(v.block_size, v.format.residual);
+    decode_row(slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, v.block_size, v.num_kv_heads,
+                           2 * d, slot, h),
+               KvDtype::fp16, d, 1.f, out);
+    return;
+  }
+  const std::uint32_t G = v.format.group, bits = v.format.bits;
   const std::uint32_t P = kivi_record_bytes(G, bits);
   const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, v.block_size,
                                       v.num_kv_heads, (d / G) * P, t, h);
   for (std::uint32_t g = 0; g < d / G; ++g, r += P) kivi_decode_record(r, G, bits, out + g * G, 1);
 }
 
+// Eight partial sums (lane k takes the elements c ≡ k mod 8, in order), then a fixed tree. Under
+// GCC the eight lanes are one vector-extension value (Lanes8): GCC's vectorizer turns the array
+// form into eight scalar add chains (the multiplies vectorized, the adds not), which made this
+// loop the replay's hot spot; the vector form does the same IEEE operations in the same order per
+// lane.
 KVPLAN_INLINE float dot(const float* a, const float* b, std::uint32_t d) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::uint32_t c = 0;
+#if defined(__GNUC__)
+  Lanes8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (; c + 8 <= d; c += 8) {
+    Lanes8 x, y;
+    std::memcpy(&x, a + c, sizeof x);
+    std::memcpy(&y, b + c, sizeof y);
+    acc += x * y;
+  }
+#else
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (; c + 8 <= d; c += 8)
     for (int k = 0; k < 8; ++k) acc[k] += a[c + k] * b[c + k];
+#endif
   float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
   for (; c < d; ++c) s += a[c] * b[c];
   return s;
 }
 
-Status decode_general(const DecodeAttentionParams& p) {
+KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
   const PagedKvView& kv = p.kv;
   const std::uint32_t d = kv.head_dim, n = kv.num_tokens, group = p.num_q_heads / kv.num_kv_heads;
   const float scale = effective_scale(p.scale, d);
