@@ -116,4 +116,25 @@ void BM_ServingStepModel(benchmark::State& state) {
 }
 BENCHMARK(BM_ServingStepModel)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// The same run with prefix caching and every prompt opening with one of 8 system prompts of 256
+// tokens (the hash chains, the hash map and the free queue's eviction order at work).
+void BM_ServingPrefixCache(benchmark::State& state) {
+  const Setup& s = setup();
+  Workload w = s.workload;
+  for (auto& r : w.requests) {
+    if (r.prompt_tokens <= 256) continue;
+    r.prompt = {Segment{1'000'000 + r.id % 8, 256}, Segment{r.id + 1, r.prompt_tokens - 256}};
+  }
+  ServingConfig cfg = s.cfg;
+  cfg.enable_prefix_caching = true;
+  SimResult r;
+  for (auto _ : state) {
+    r = simulate(s.model, cfg, FixedStep{}, w);
+    benchmark::DoNotOptimize(r.steps);
+  }
+  report(state, r);
+  state.counters["prefix_hit_rate"] = r.summary.prefix_hit_rate;
+}
+BENCHMARK(BM_ServingPrefixCache)->Unit(benchmark::kMillisecond)->Iterations(3);
+
 }  // namespace

@@ -408,6 +408,32 @@ TEST(Serving, CancelStopsTheRun) {
   EXPECT_THROW(simulate(llama(), config(100, 1024), LinearTimer{}, workload(rs), opt), Error);
 }
 
+// Two stages, [0, 1) and [1, ...): r0 (prompt 10, 3 out) at 0 runs 11 + 10 + 10 ms, done at
+// 0.031; r1 (prompt 20, 2 out) at 1.0 runs 12 + 10 ms, done at 1.022.
+//   stage 0: 1 request over [0, 0.031]; one request running for 0.031 s of its 1 s window
+//   stage 1: 1 request over [1, 1.022]; running all of its 0.022 s window
+//   whole run: 2 requests over 1.022 s, running (0.031 + 0.022) / 1.022 on average
+TEST(Serving, StagesSummarizeTheirOwnRequestsAndTime) {
+  Workload w = workload({req(0, 0, 10, 3), req(1, 1.0, 20, 2)});
+  w.requests[1].stage = 1;
+  w.stages = {WorkloadStage{.rate = 1, .duration_s = 1, .start_s = 0},
+              WorkloadStage{.rate = 1, .duration_s = 1, .start_s = 1}};
+  const SimResult r = simulate(llama(), config(100, 1024), LinearTimer{}, w);
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_EQ(r.stages[0].requests, 1u);
+  EXPECT_NEAR(r.stages[0].throughput.requests_per_s, 1 / 0.031, 1e-6);
+  EXPECT_NEAR(r.stages[0].mean_running, 0.031, 1e-9);
+  EXPECT_NEAR(r.stages[0].ttft_ms.mean, 11, 1e-9);
+  EXPECT_EQ(r.stages[1].stage, 1u);
+  EXPECT_NEAR(r.stages[1].throughput.requests_per_s, 1 / 0.022, 1e-6);
+  EXPECT_NEAR(r.stages[1].throughput.output_tokens_per_s, 2 / 0.022, 1e-6);
+  EXPECT_NEAR(r.stages[1].mean_running, 1.0, 1e-9);
+  EXPECT_NEAR(r.stages[1].e2e_ms.mean, 22, 1e-9);
+  EXPECT_NEAR(r.summary.throughput.requests_per_s, 2 / 1.022, 1e-9);
+  EXPECT_NEAR(r.summary.mean_running, 0.053 / 1.022, 1e-9);
+  EXPECT_EQ(r.summary.mean_queue, 0.0);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {
