@@ -60,9 +60,23 @@ void rmsnorm(float* o, const float* x, const float* w, std::uint32_t n, float ep
   for (std::uint32_t j = 0; j < n; ++j) o[j] = w[j] * (ss * x[j]);
 }
 
-// xout[d] = W[d][n] · x[n], llama2.c's loop order.
+// xout[d] = W[d][n] · x[n]. Each row is summed in llama2.c's order (j = 0, 1, ..., n-1, one float
+// accumulator), so the results are bit for bit run.c's; eight rows run side by side so the eight
+// independent sums hide the latency of the float adds that bounds llama2.c's single-row loop.
 void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::uint32_t d) {
-  for (std::uint32_t i = 0; i < d; ++i) {
+  constexpr std::uint32_t kRows = 8;
+  std::uint32_t i = 0;
+  for (; i + kRows <= d; i += kRows) {
+    const float* row = w + static_cast<std::size_t>(i) * n;
+    float acc[kRows] = {};
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const float xj = x[j];
+      for (std::uint32_t r = 0; r < kRows; ++r)
+        acc[r] += row[r * static_cast<std::size_t>(n) + j] * xj;
+    }
+    for (std::uint32_t r = 0; r < kRows; ++r) xout[i + r] = acc[r];
+  }
+  for (; i < d; ++i) {
     float val = 0.0f;
     const float* row = w + static_cast<std::size_t>(i) * n;
     for (std::uint32_t j = 0; j < n; ++j) val += row[j] * x[j];
