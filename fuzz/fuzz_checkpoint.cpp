@@ -5,12 +5,8 @@
 //          shard bytes written under each plain file name its weight_map names (at most 8), so
 //          the reader's index path reaches the shard headers.
 // The files go to a per-process temporary directory, emptied before each input.
-#include <unistd.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -21,37 +17,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-// Removed when the process exits normally (libFuzzer's time limit, -runs).
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "kvplan-fuzz-ckpt-XXXXXX").string();
-    if (!mkdtemp(t.data())) {
-      std::perror("mkdtemp");
-      std::abort();
-    }
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-const fs::path& work_dir() {
-  static const TempDir dir;
-  return dir.path;
-}
-
-void write(const fs::path& p, std::string_view bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) {
-    std::fprintf(stderr, "cannot write %s\n", p.c_str());
-    std::abort();
-  }
-}
 
 // The plain file names of the index's weight_map (the target's own lenient reading).
 std::set<std::string> shard_names(std::string_view index) {
@@ -74,19 +39,19 @@ std::set<std::string> shard_names(std::string_view index) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  const fs::path& dir = work_dir();
+  const fs::path& dir = kvplan::fuzz::temp_dir("ckpt");
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir)) fs::remove_all(e.path(), ec);
   const std::string_view rest = kvplan::fuzz::as_text(data + 1, size - 1);
   if ((data[0] & 1) == 0) {
-    write(dir / "model.safetensors", rest);
+    kvplan::fuzz::write_file(dir / "model.safetensors", rest);
   } else {
     const auto nul = rest.find('\0');
     const std::string_view index = rest.substr(0, nul);
-    write(dir / "model.safetensors.index.json", index);
+    kvplan::fuzz::write_file(dir / "model.safetensors.index.json", index);
     if (nul != std::string_view::npos) {
       const std::string_view shard = rest.substr(nul + 1);
-      for (const auto& name : shard_names(index)) write(dir / name, shard);
+      for (const auto& name : shard_names(index)) kvplan::fuzz::write_file(dir / name, shard);
     }
   }
   kvplan::fuzz::refuse_cleanly([&] {

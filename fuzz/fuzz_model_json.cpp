@@ -8,8 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(kvplan::fuzz::as_text(data, size));
-  kvplan::fuzz::refuse_cleanly([&] {
-    kvplan::fuzz::exercise_model(kvplan::parse_model_json(text, "fuzz.json"));
-  });
+  kvplan::fuzz::refuse_cleanly(
+      [&] { kvplan::fuzz::exercise_model(kvplan::parse_model_json(text, "fuzz.json")); });
   return 0;
 }

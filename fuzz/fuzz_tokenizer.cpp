@@ -23,8 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string texts[] = {"", "Once upon a time", "\xff\xfe ok \xe2\x82\xac", "a  b"};
     for (const auto& s : texts) {
       const auto ids = tok.encode(s, true, true);
-      for (auto id : ids) fuzz::check(id >= 0 && static_cast<std::uint32_t>(id) < vocab,
-                                      "encode returns ids inside the vocabulary");
+      for (auto id : ids)
+        fuzz::check(id >= 0 && static_cast<std::uint32_t>(id) < vocab,
+                    "encode returns ids inside the vocabulary");
       tok.detokenize(ids);
     }
     for (std::uint32_t i = 0; i < std::min<std::uint32_t>(vocab, 64); ++i)

@@ -6,6 +6,9 @@
 //     return 0;
 //   }
 //
+// Loaders that read a directory write their files into kvplan::fuzz::temp_dir("name") with
+// write_file.
+//
 // The contract every parser is held to: bad input is refused with kvplan::Error (the CLI maps it
 // to exit 2 with a message naming the file and the field). Any other exception would reach the
 // CLI as an "internal error" (exit 3), so it aborts here and libFuzzer keeps the input as a crash;
@@ -19,6 +22,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -55,6 +60,42 @@ class MemFile {
   int fd_ = -1;
   std::string path_;
 };
+
+// A temporary directory for loaders that read a whole directory: created by the first call, under
+// the system's temporary directory as kvplan-fuzz-<tag>-XXXXXX (the first call's tag names it, one
+// directory per process), and removed with its contents when the process exits normally
+// (libFuzzer's -max_total_time, -runs). The caller empties it before each input.
+inline const std::filesystem::path& temp_dir(const char* tag) {
+  struct Dir {
+    std::filesystem::path path;
+    explicit Dir(const char* name) {
+      std::string t = (std::filesystem::temp_directory_path() /
+                       ("kvplan-fuzz-" + std::string(name) + "-XXXXXX"))
+                          .string();
+      if (!mkdtemp(t.data())) {
+        std::perror("mkdtemp");
+        std::abort();
+      }
+      path = t;
+    }
+    ~Dir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Dir dir(tag);
+  return dir.path;
+}
+
+// Writes bytes to p (replacing it); aborts when it cannot, which is the harness's fault.
+inline void write_file(const std::filesystem::path& p, std::string_view bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", p.c_str());
+    std::abort();
+  }
+}
 
 // Runs f; kvplan::Error is the one accepted way to refuse input.
 template <class F>
