@@ -162,7 +162,7 @@ const std::string kG = utf8(0x120);  // "Ġ", the space
 // so "Hello world" gives GPT-2's published [15496, 995]. The intermediate tokens of the merges
 // that build them take made-up ids from 50300 (outside GPT-2's 50257), ranked in this order:
 // "H e" 0, "l l" 1, "He ll" 2, "Hell o" 3, "Ġ w" 4, "o r" 5, "l d" 6, "Ġw or" 7, "Ġwor ld" 8,
-// and for the digit test "3 4" 9, "1 2" 10, "12 3" 11, "4 5" 12.
+// and for the digit test "3 4" 9, "1 2" 10, "12 3" 11, "4 5" 12; then "Ġ Hello" 13.
 Spec gpt2_spec() {
   Spec s;
   s.vocab = gpt2_byte_vocab();
@@ -180,9 +180,10 @@ Spec gpt2_spec() {
                                  {"123", 50312},
                                  {"45", 50313},
                                  {"abc", 50320},
+                                 {kG + "Hello", 18435},
                                  {"<|endoftext|>", 50256}});
   s.merges = {"H e",       "l l",         "He ll", "Hell o", kG + " w", "o r", "l d",
-              kG + "w or", kG + "wor ld", "3 4",   "1 2",    "12 3",    "4 5"};
+              kG + "w or", kG + "wor ld", "3 4",   "1 2",    "12 3",    "4 5", kG + " Hello"};
   s.added =
       R"([{"id":50256,"content":"<|endoftext|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":true,"special":true}])";
   s.pre = R"({"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true})";
@@ -419,12 +420,14 @@ TEST(HfTokenizerSentencePiece, MetaspaceShape) {
 
 // "Hello world" -> "Hello", " world" -> "Hello", "Ġworld". Hello: H e l l o, rank 0 He, rank 1
 // ll, rank 2 Hell, rank 3 Hello (15496). Ġworld: rank 4 Ġw, 5 or, 6 ld, 7 Ġwor, 8 Ġworld (995).
-// GPT-2's published ids for "Hello world" are [15496, 995] (e.g. the GPT-2 examples of
-// huggingface/transformers' tokenizer docs).
+// " Hello world": "ĠHello" is Ġ then Hello as above, then rank 13 "Ġ Hello" (18435). GPT-2's
+// published ids: "Hello world" -> [15496, 995], " Hello world" -> [18435, 995] (the GPT2Tokenizer
+// docstring of huggingface/transformers, src/transformers/models/gpt2/tokenization_gpt2.py).
 TEST(HfTokenizerByteLevel, Gpt2HelloWorld) {
   kvplan::test::TempDir dir;
   const auto tok = HfTokenizer::load(write(dir, gpt2_spec().json()));
   EXPECT_EQ(tok.encode("Hello world", false, false), (Ids{15496, 995}));
+  EXPECT_EQ(tok.encode(" Hello world", false, false), (Ids{18435, 995}));
   EXPECT_EQ(tok.eos_id(), 50256);  // <|endoftext|>
   EXPECT_EQ(tok.bos_id(), -1);     // GPT-2's file names none
   EXPECT_EQ(tok.encode("Hello world<|endoftext|>", false, false), (Ids{15496, 995, 50256}));
