@@ -59,19 +59,13 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   if (kvs.empty()) kvs = {"fp16"};
   if (policies.empty()) policies = {"full"};
   if (blocks.empty()) blocks = {16};
-  std::vector<sim::ReplayConfig> cfgs;
+  sim::ReplayRequest req;
+  req.trace = trace;
+  req.checkpoint = checkpoint;
   for (const auto& kv : kvs)
     for (const auto& p : policies)
-      for (auto b : blocks) {
-        auto c = sim::parse_config(kv, p, b);
-        cfgs.push_back(c);
-        // On traces, show both ways of positioning retained keys unless the user chose one.
-        if (!trace.empty() && c.policy.kind != PolicyKind::full &&
-            p.find("positions=") == std::string::npos) {
-          c.policy.positions = PositionMode::cache;
-          cfgs.push_back(c);
-        }
-      }
+      for (auto b : blocks) req.configs.push_back({kv, p, b});
+  sim::expand_configs(req);  // a bad spec fails here, before any file is read
   // The rules generate applies to the same flags (kvplan/validate.hpp); `tokens` is known here
   // for a trace, for the model's own stream replay_model checks it once the stream exists.
   const auto check_flags = [&](std::optional<std::uint64_t> tokens) {
@@ -80,39 +74,34 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     if (vm.count("prefill")) flags.prefill = vm["prefill"].as<std::uint64_t>();
     throw_if_any("command line", validate_sequence_flags(flags));
   };
-  sim::ReplayOptions opt;
-  opt.eval_from = eval_from;
-  opt.backend = backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu;
-  opt.max_tokens = max_tokens;
-  if (vm.count("prefill")) opt.prefill = vm["prefill"].as<std::uint64_t>();
+  req.eval_from = eval_from;
+  req.backend = backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu;
+  req.max_tokens = max_tokens;
+  req.fidelity_every = every;
+  if (vm.count("prefill")) req.prefill = vm["prefill"].as<std::uint64_t>();
   Progress progress("tokens");
-  opt.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
-  sim::ReplayReport rep;
+  req.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
   if (!trace.empty()) {
     const auto t = sim::TraceFile::open(trace);
-    const std::uint64_t T = max_tokens ? std::min(max_tokens, t.info().tokens) : t.info().tokens;
-    check_flags(T);
-    opt.fidelity_every = every ? every : std::max<std::uint64_t>(1, T / 256);
-    rep = sim::replay_trace(t, cfgs, opt);
+    check_flags(max_tokens ? std::min(max_tokens, t.info().tokens) : t.info().tokens);
   } else {
     check_flags(std::nullopt);
     const auto model = sim::Llama2cModel::load(checkpoint);
-    std::vector<std::int32_t> tokens;
     if (!tokens_file.empty()) {
-      tokens = sim::read_token_file(tokens_file, model.config().vocab_size);
+      req.tokens = sim::read_token_file(tokens_file, model.config().vocab_size);
     } else {
       const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
       sim::Llama2cRunner run(model);
       sim::ReferenceAttention ref(model);
-      tokens = sim::generate(run, ref, tok,
-                             {.prompt = prompt,
-                              .steps = steps,
-                              .temperature = static_cast<float>(temperature),
-                              .seed = seed})
-                   .tokens;
+      req.tokens = sim::generate(run, ref, tok,
+                                 {.prompt = prompt,
+                                  .steps = steps,
+                                  .temperature = static_cast<float>(temperature),
+                                  .seed = seed})
+                       .tokens;
     }
-    rep = sim::replay_model(model, tokens, cfgs, opt);
   }
+  const sim::ReplayReport rep = sim::run_replay(req);
   out << for_output(sim::render(rep, fmt), fmt);
   return rep.all_bytes_match() ? 0 : 1;
 }

@@ -615,4 +615,46 @@ ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig
   return rep;
 }
 
+// ------------------------------------------------------------------------ run_replay
+
+std::vector<ReplayConfig> expand_configs(const ReplayRequest& r) {
+  std::vector<ReplayConfig> cfgs;
+  for (const auto& spec : r.configs) {
+    ReplayConfig c = parse_config(spec.kv_dtype, spec.policy, spec.block_size);
+    cfgs.push_back(c);
+    if (r.positions_twins && !r.trace.empty() && c.policy.kind != PolicyKind::full &&
+        spec.policy.find("positions=") == std::string::npos) {
+      c.policy.positions = PositionMode::cache;
+      cfgs.push_back(c);
+    }
+  }
+  return cfgs;
+}
+
+std::uint64_t auto_fidelity_every(std::uint64_t tokens) {
+  return std::max<std::uint64_t>(1, tokens / 256);
+}
+
+ReplayReport run_replay(const ReplayRequest& r) {
+  if (r.trace.empty() == r.checkpoint.empty())
+    throw Error("replay", "trace", "give exactly one of a trace or a checkpoint");
+  if (r.configs.empty()) throw Error("replay", "configs", "no configuration to replay");
+  const std::vector<ReplayConfig> cfgs = expand_configs(r);
+  ReplayOptions opt;
+  opt.eval_from = r.eval_from;
+  opt.prefill = r.prefill;
+  opt.max_tokens = r.max_tokens;
+  opt.backend = r.backend;
+  opt.progress = r.progress;
+  if (!r.trace.empty()) {
+    const auto trace = TraceFile::open(r.trace);
+    const std::uint64_t T =
+        r.max_tokens ? std::min(r.max_tokens, trace.info().tokens) : trace.info().tokens;
+    opt.fidelity_every = r.fidelity_every ? r.fidelity_every : auto_fidelity_every(T);
+    return replay_trace(trace, cfgs, opt);
+  }
+  const auto model = Llama2cModel::load(r.checkpoint);
+  return replay_model(model, r.tokens, cfgs, opt);
+}
+
 }  // namespace kvplan::sim

@@ -148,6 +148,46 @@ ReplayReport replay_model(const Llama2cModel& model, std::span<const std::int32_
 ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig>& configs,
                           const ReplayOptions& opt = {});
 
+// ------------------------------------------------------------------ one replay entry point
+
+// A replay as `kvplan replay` and the GUI's replay runner both describe it: the source, the
+// configurations as spec strings and the options. run_replay() expands and runs it, so both front
+// ends report the same thing for the same input.
+//
+//   ReplayRequest r{.trace = "synth.safetensors",
+//                   .configs = {{"fp16", "full", 16}, {"fp16", "streaming:sink=4,window=124",
+//                   16}}};
+//   ReplayReport rep = run_replay(r);
+//   rep.configs.size() == 3  // fp16 full; streaming (positions=original); its positions=cache twin
+struct ReplayRequest {
+  std::string trace;                 // a trace (.safetensors), or
+  std::string checkpoint;            // a llama2.c checkpoint, teacher-forced with `tokens`
+  std::vector<std::int32_t> tokens;  // token ids (checkpoint only)
+  struct Config {
+    std::string kv_dtype = "fp16", policy = "full";
+    std::uint32_t block_size = 16;  // tokens per cache block
+  };
+  std::vector<Config> configs;
+  // On traces, a policy other than full whose spec names no `positions=` runs twice: as given
+  // (positions=original) and right after it with positions=cache, so both show (ARCHITECTURE.md,
+  // Traces).
+  bool positions_twins = true;
+  std::uint64_t eval_from = 0;
+  std::optional<std::uint64_t> prefill;  // SnapKV prompt; default as ReplayOptions
+  std::uint64_t max_tokens = 0;          // 0 = all
+  std::uint64_t fidelity_every = 0;      // traces: 0 = auto_fidelity_every(T)
+  kernels::Backend backend = kernels::Backend::cpu;
+  std::function<void(std::uint64_t, std::uint64_t)> progress;  // (steps done, total steps)
+};
+
+// The configurations run_replay runs, in its order (each spec parsed; errors name the flag).
+std::vector<ReplayConfig> expand_configs(const ReplayRequest& r);
+// The default fidelity stride of a T-token trace replay: about 256 scored steps (T / 256, >= 1).
+std::uint64_t auto_fidelity_every(std::uint64_t tokens);
+// Runs the request: replay_trace on a trace, replay_model on a checkpoint. Throws kvplan::Error
+// on bad input (neither or both sources, no configuration, a bad spec, an unreadable file).
+ReplayReport run_replay(const ReplayRequest& r);
+
 // A ModelSpec for kv_cost from a trace (full-attention layers, heads and dims of the trace).
 ModelSpec spec_from_trace(const TraceInfo& info, const std::string& source);
 
