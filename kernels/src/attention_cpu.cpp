@@ -193,12 +193,35 @@ KVPLAN_INLINE float dot(const float* a, const float* b, std::uint32_t d) {
   return s;
 }
 
+// o[c] += p[i] · rows[i][c] for i = 0..count-1 in order, c < d: the sum the row-at-a-time loop
+// forms, element by element in the same order. Under GCC 64 channels at a time stay in eight
+// vector registers across the rows instead of going through memory once per row.
+KVPLAN_INLINE void accumulate_rows(const float* rows, std::uint32_t count, std::uint32_t d,
+                                   const float* p, float* o) {
+  std::uint32_t c0 = 0;
+#if defined(__GNUC__)
+  for (; c0 + 64 <= d; c0 += 64) {
+    Lanes8 a[8];
+    std::memcpy(a, o + c0, sizeof a);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      Lanes8 r[8];
+      std::memcpy(r, rows + std::uint64_t{i} * d + c0, sizeof r);
+      const float pr = p[i];
+      for (int k = 0; k < 8; ++k) a[k] += pr * r[k];
+    }
+    std::memcpy(o + c0, a, sizeof a);
+  }
+#endif
+  for (std::uint32_t i = 0; i < count; ++i)
+    for (std::uint32_t c = c0; c < d; ++c) o[c] += p[i] * rows[std::uint64_t{i} * d + c];
+}
+
 KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
   const PagedKvView& kv = p.kv;
   const std::uint32_t d = kv.head_dim, n = kv.num_tokens, group = p.num_q_heads / kv.num_kv_heads;
   const float scale = effective_scale(p.scale, d);
   constexpr std::uint32_t kTile = 64;
-  std::vector<float> tile(std::uint64_t{kTile} * d), logits(std::uint64_t{group} * n), acc(d);
+  std::vector<float> tile(std::uint64_t{kTile} * d), logits(std::uint64_t{group} * n);
   const bool rot = rerotate(p.positions, p.rope);
   const RopeTable rope(p.rope, d);
   for (std::uint32_t h = 0; h < kv.num_kv_heads; ++h) {
@@ -224,15 +247,15 @@ KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
       for (std::uint32_t t = 0; t < n; ++t) l[t] *= inv;
       if (p.probs) std::copy(l, l + n, p.probs + std::uint64_t{h * group + g} * n);
     }
-    // Values: one dequantized row, used by every query head of the group.
+    // Values: a tile of dequantized rows, used by every query head of the group.
     std::vector<float> out(std::uint64_t{group} * d, 0.f);
-    for (std::uint32_t t = 0; t < n; ++t) {
-      load_value_fast(kv, h, t, acc.data());
-      for (std::uint32_t g = 0; g < group; ++g) {
-        const float pr = logits[std::uint64_t{g} * n + t];
-        float* o = out.data() + std::uint64_t{g} * d;
-        for (std::uint32_t c = 0; c < d; ++c) o[c] += pr * acc[c];
-      }
+    for (std::uint32_t t0 = 0; t0 < n; t0 += kTile) {
+      const std::uint32_t count = std::min(kTile, n - t0);
+      for (std::uint32_t i = 0; i < count; ++i)
+        load_value_fast(kv, h, t0 + i, tile.data() + std::uint64_t{i} * d);
+      for (std::uint32_t g = 0; g < group; ++g)
+        accumulate_rows(tile.data(), count, d, logits.data() + std::uint64_t{g} * n + t0,
+                        out.data() + std::uint64_t{g} * d);
     }
     std::copy(out.begin(), out.end(), p.out + std::uint64_t{h} * group * d);
   }
