@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
@@ -60,13 +63,15 @@ void rmsnorm(float* o, const float* x, const float* w, std::uint32_t n, float ep
   for (std::uint32_t j = 0; j < n; ++j) o[j] = w[j] * (ss * x[j]);
 }
 
-// xout[d] = W[d][n] · x[n]. Each row is summed in llama2.c's order (j = 0, 1, ..., n-1, one float
-// accumulator), so the results are bit for bit run.c's; eight rows run side by side so the eight
-// independent sums hide the latency of the float adds that bounds llama2.c's single-row loop.
-void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::uint32_t d) {
-  constexpr std::uint32_t kRows = 8;
-  std::uint32_t i = 0;
-  for (; i + kRows <= d; i += kRows) {
+// xout[d] = W[d][n] · x[n] (rows [lo, hi) of it). Each row is summed in llama2.c's order (j = 0, 1,
+// ..., n-1, one float accumulator), so the results are bit for bit run.c's; eight rows run side by
+// side so the eight independent sums hide the latency of the float adds that bounds llama2.c's
+// single-row loop.
+constexpr std::uint32_t kRows = 8;
+void matmul_rows(float* xout, const float* x, const float* w, std::uint32_t n, std::uint32_t lo,
+                 std::uint32_t hi) {
+  std::uint32_t i = lo;
+  for (; i + kRows <= hi; i += kRows) {
     const float* row = w + static_cast<std::size_t>(i) * n;
     float acc[kRows] = {};
     for (std::uint32_t j = 0; j < n; ++j) {
@@ -76,7 +81,7 @@ void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::u
     }
     for (std::uint32_t r = 0; r < kRows; ++r) xout[i + r] = acc[r];
   }
-  for (; i < d; ++i) {
+  for (; i < hi; ++i) {
     float val = 0.0f;
     const float* row = w + static_cast<std::size_t>(i) * n;
     for (std::uint32_t j = 0; j < n; ++j) val += row[j] * x[j];
@@ -326,7 +331,70 @@ std::span<const float> ReferenceAttention::last_probs(std::uint32_t h) const {
 
 // ----------------------------------------------------------------------------- forward pass
 
-Llama2cRunner::Llama2cRunner(const Llama2cModel& m) : m_(m) {
+// Worker threads that each run a share of one matmul's rows: rows [d·t/n, d·(t+1)/n) rounded to
+// multiples of kRows for thread t of n, thread 0 being the caller.
+struct Llama2cRunner::Pool {
+  explicit Pool(unsigned n) : size(n) {
+    for (unsigned t = 1; t < n; ++t) workers.emplace_back([this, t] { loop(t); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      stop = true;
+      ++generation;
+    }
+    wake.notify_all();
+    for (auto& w : workers) w.join();
+  }
+  void share(unsigned t) const {
+    const auto cut = [&](unsigned k) {
+      return static_cast<std::uint32_t>(std::uint64_t{job.d} * k / size / kRows * kRows);
+    };
+    matmul_rows(job.xout, job.x, job.w, job.n, cut(t), t + 1 == size ? job.d : cut(t + 1));
+  }
+  void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::uint32_t d) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      job = {xout, x, w, n, d};
+      pending = size - 1;
+      ++generation;
+    }
+    wake.notify_all();
+    share(0);
+    std::unique_lock<std::mutex> lk(mu);
+    done.wait(lk, [&] { return pending == 0; });
+  }
+  void loop(unsigned t) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu);
+        wake.wait(lk, [&] { return generation != seen; });
+        seen = generation;
+        if (stop) return;
+      }
+      share(t);
+      std::lock_guard<std::mutex> lk(mu);
+      if (--pending == 0) done.notify_one();
+    }
+  }
+  struct Job {
+    float* xout;
+    const float* x;
+    const float* w;
+    std::uint32_t n, d;
+  };
+  const unsigned size;
+  std::vector<std::thread> workers;
+  std::mutex mu;
+  std::condition_variable wake, done;
+  Job job{};
+  std::uint64_t generation = 0;
+  unsigned pending = 0;
+  bool stop = false;
+};
+
+Llama2cRunner::Llama2cRunner(const Llama2cModel& m, unsigned threads) : m_(m) {
   const auto& c = m.config();
   x_.resize(c.dim);
   xb_.resize(c.dim);
@@ -338,6 +406,27 @@ Llama2cRunner::Llama2cRunner(const Llama2cModel& m) : m_(m) {
   k_.resize(c.kv_dim());
   v_.resize(c.kv_dim());
   logits_.resize(c.vocab_size);
+  if (threads == 0) {
+    const std::uint64_t biggest =
+        std::max({std::uint64_t{c.dim} * c.hidden_dim, std::uint64_t{c.dim} * c.q_dim(),
+                  std::uint64_t{c.dim} * c.vocab_size});
+    threads = biggest >= (std::uint64_t{1} << 20)
+                  ? std::clamp(std::thread::hardware_concurrency(), 1u, 16u)
+                  : 1u;
+  }
+  if (threads > 1) pool_ = std::make_unique<Pool>(std::min(threads, 256u));
+}
+
+Llama2cRunner::~Llama2cRunner() = default;
+
+unsigned Llama2cRunner::threads() const { return pool_ ? pool_->size : 1u; }
+
+void Llama2cRunner::matmul(float* xout, const float* x, const float* w, std::uint32_t n,
+                           std::uint32_t d) {
+  if (pool_)
+    pool_->matmul(xout, x, w, n, d);
+  else
+    matmul_rows(xout, x, w, n, 0, d);
 }
 
 std::span<const float> Llama2cRunner::forward(std::int32_t token, std::uint64_t pos,

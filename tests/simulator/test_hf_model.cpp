@@ -511,7 +511,7 @@ TEST(HfModel, TinyStoriesWindowKlMatchesDoubleForward) {
   const auto rep = replay_model(
       m, tokens,
       {parse_config("fp32", "full", 16), parse_config("fp32", "streaming:sink=0,window=32", 16)},
-      {.eval_from = 0});
+      ReplayOptions{});  // eval_from 0: every position with a next token
   ASSERT_EQ(rep.configs.size(), 2u);
   EXPECT_EQ(rep.configs[1].scored, tokens.size() - 1);
   EXPECT_NEAR(rep.configs[0].mean_kl, 0.0, 1e-9);
@@ -528,7 +528,9 @@ TEST(HfModel, TokenizerFacadeGeneratesTheDoubleForwardsText) {
   EXPECT_EQ(tok.eos_id(), 2);  // <|end_story|>
   Llama2cRunner run(m);
   ReferenceAttention cache(m);
-  const Generation g = generate(run, cache, tok, {.steps = 64});
+  GenerateOptions opt;  // from BOS, greedy
+  opt.steps = 64;
+  const Generation g = generate(run, cache, tok, opt);
   // The double forward's greedy tokens, cut before an EOS as generation stops there.
   std::vector<std::int32_t> want;
   for (std::int32_t t : DoubleModel::load(test::hf_model_dir()).greedy(1, 64)) {
@@ -554,13 +556,14 @@ TEST(HfModel, CapturedTraceCarriesHalfRopeAndReplaysExactly) {
   test::TempDir tmp;
   const auto m = Llama2cModel::load(test::hf_model_dir());
   const auto& c = m.config();
-  TraceBuilder b({.model = m.spec().id,
-                  .layers = c.n_layers,
-                  .q_heads = c.n_heads,
-                  .kv_heads = c.n_kv_heads,
-                  .head_dim = c.head_size(),
-                  .dtype = DType::f32,
-                  .rope = m.rope()});
+  TraceInfo info;
+  info.model = m.spec().id;
+  info.layers = c.n_layers;
+  info.q_heads = c.n_heads;
+  info.kv_heads = c.n_kv_heads;
+  info.head_dim = c.head_size();
+  info.rope = m.rope();
+  TraceBuilder b(info);
   Llama2cRunner run(m);
   ReferenceAttention ref(m);
   CapturingAttention cap(ref, b);
@@ -673,6 +676,31 @@ TEST(HfModel, Qwen3QkNormWithOwnHeadDimMatchesDoubleForward) {
   EXPECT_EQ(m.rope().dims, 8u);
   EXPECT_LT(max_rel_diff(kvplan_logits(m, kTinyTokens), DoubleModel::load(dir).run(kTinyTokens)),
             1e-5);
+}
+
+TEST(HfModel, ThreadCountDoesNotChangeLogits) {
+  test::TempDir tmp;
+  Tiny t;
+  t.hid = 100;  // rows that do not split evenly into threads of 8-row blocks
+  t.vocab = 45;
+  const auto dir = write_tiny(tmp.path() / "m", t, tiny_weights(t, 13));
+  const auto m = Llama2cModel::load(dir.string());
+  std::vector<std::vector<float>> by_threads;
+  for (unsigned threads : {1u, 2u, 3u, 7u}) {
+    Llama2cRunner run(m, threads);
+    EXPECT_EQ(run.threads(), threads);
+    ReferenceAttention cache(m);
+    std::vector<float> all;
+    for (std::size_t p = 0; p < kTinyTokens.size(); ++p) {
+      const auto l = run.forward(kTinyTokens[p], p, cache);
+      all.insert(all.end(), l.begin(), l.end());
+    }
+    by_threads.push_back(all);
+  }
+  for (std::size_t i = 1; i < by_threads.size(); ++i) EXPECT_EQ(by_threads[i], by_threads[0]);
+  EXPECT_LT(max_rel_diff(kvplan_logits(m, kTinyTokens), DoubleModel::load(dir).run(kTinyTokens)),
+            1e-5);
+  EXPECT_EQ(Llama2cRunner(m).threads(), 1u);  // automatic: a tiny model runs on one thread
 }
 
 // ------------------------------------------------------------------------------ bad input

@@ -167,16 +167,27 @@ class CapturingAttention final : public AttentionBackend {
 };
 
 // The forward pass (activation buffers of one sequence).
+// The forward pass (activation buffers of one sequence, allocated once: forward() allocates
+// nothing). `threads`: 0 = automatic (every hardware thread, at most 16, when a matmul of the model
+// has at least 2^20 multiply-adds, else 1); each matmul's rows are split among the threads and
+// every row is summed in the same order, so the logits do not depend on the thread count.
 class Llama2cRunner {
  public:
-  explicit Llama2cRunner(const Llama2cModel& m);
+  explicit Llama2cRunner(const Llama2cModel& m, unsigned threads = 0);
+  ~Llama2cRunner();
+  Llama2cRunner(const Llama2cRunner&) = delete;
+  Llama2cRunner& operator=(const Llama2cRunner&) = delete;
   // Logits [vocab] for `token` at position `pos` (pos < seq_len).
   std::span<const float> forward(std::int32_t token, std::uint64_t pos, AttentionBackend& attn);
   const Llama2cModel& model() const { return m_; }
+  unsigned threads() const;
 
  private:
+  struct Pool;
+  void matmul(float* xout, const float* x, const float* w, std::uint32_t n, std::uint32_t d);
   const Llama2cModel& m_;
   std::vector<float> x_, xb_, xb2_, hb_, hb2_, q_, k_, v_, att_out_, logits_;
+  std::unique_ptr<Pool> pool_;  // null: one thread
 };
 
 class HfTokenizer;
