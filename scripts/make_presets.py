@@ -68,6 +68,15 @@ PRESETS = [
      ["mistralai/Mixtral-8x22B-Instruct-v0.1"], 141e9),
     ("llama-4-scout-fp8-dynamic", "Llama 4 Scout 17B-16E Instruct FP8-dynamic",
      "llama-4-scout-fp8-dynamic", ["RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic"], 109e9),
+    # Formerly hand-written presets (architecture fields only, so the step-time model read them
+    # as dense); now wrappers over their verbatim configs, which carry the MoE routing fields.
+    # Ids and hf_repos as before; the DeepSeek ones named none, and now name their repos.
+    ("mixtral-8x7b", "Mixtral 8x7B v0.1", "mixtral-8x7b",
+     ["mistralai/Mixtral-8x7B-v0.1", "mistralai/Mixtral-8x7B-Instruct-v0.1"], 46.7e9),
+    ("deepseek-v3", "DeepSeek-V3", "deepseek-v3",
+     ["deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-Base"], 671e9),
+    ("deepseek-v2-lite", "DeepSeek-V2-Lite", "deepseek-v2-lite",
+     ["deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite-Chat"], 15.7e9),
 ]
 
 

@@ -299,6 +299,57 @@ TEST(HfCatalogue, Mamba2GroupsReplicateWhenTpDoesNotDivideThem) {
   EXPECT_THROW(kvplan::recurrent_state(r, 3), kvplan::Error);  // 64 heads over 3 ranks
 }
 
+// ---- presets that were hand-written before they wrapped their published configs -------------
+
+TEST(HfCatalogue, Mixtral8x7B_PresetCarriesItsRouting) {
+  // mixtral-8x7b.json: num_local_experts 8, num_experts_per_tok 2, 32 layers, 8 KV heads of 128.
+  const auto m = kvplan::load_model("mixtral-8x7b");
+  EXPECT_EQ(m.routed_experts, 8u);
+  EXPECT_EQ(m.experts_per_token, 2u);
+  EXPECT_EQ(m.hf_repos.front(), "mistralai/Mixtral-8x7B-v0.1");
+  // 32 layers · 8 KV heads · (128 + 128) · 2 B = 131,072 B per token, as the hand-written
+  // preset gave (num_layers 32, num_kv_heads 8, head_dim 128).
+  EXPECT_EQ(request_bytes(m, 4096), 131072ull * 4096);
+  EXPECT_EQ(request_bytes(m, 32768), 131072ull * 32768);
+  // Per layer: q, o 4096·4096 and k, v 4096·1024 = 41,943,040; experts 8 · 3 · 4096 · 14336 =
+  // 1,409,286,144; router 4096 · 8 = 32,768; two norms 8,192 → 1,451,270,144. Times 32 =
+  // 46,440,644,608, plus embed_tokens and lm_head 2 · 32000 · 4096 = 262,144,000 and the final
+  // norm 4,096: 46,702,792,704, the hand-written preset's num_params.
+  expect_near(static_cast<double>(m.num_params), 46702792704.0, 0.02, "Mixtral-8x7B");
+  EXPECT_EQ(m.weights.expert_bytes, 32ull * 1409286144 * 2);
+}
+
+TEST(HfCatalogue, DeepSeekV3_PresetCarriesItsRouting) {
+  // deepseek-v3.json: n_routed_experts 256, num_experts_per_tok 8, first_k_dense_replace 3,
+  // moe_intermediate_size 2048, hidden 7168, FP8 weights in [128, 128] blocks.
+  const auto m = kvplan::load_model("deepseek-v3");
+  EXPECT_EQ(m.routed_experts, 256u);
+  EXPECT_EQ(m.experts_per_token, 8u);
+  EXPECT_EQ(m.mtp_layers, 1u);
+  EXPECT_EQ(m.weights.quantization, "fp8");
+  // 61 MLA layers · (512 + 64) · 2 B = 70,272 B per token; the MTP layer only on request.
+  EXPECT_EQ(request_bytes(m, 32768), 70272ull * 32768);
+  EXPECT_EQ(request_bytes(m, 32768, 1, 1), 62ull * 576 * 2 * 32768);
+  // 58 MoE layers · 256 experts · 3 · 7168 · 2048 fp8 weights, one fp32 scale per 128 · 128.
+  const double experts = 58.0 * 256 * 3 * 7168 * 2048 * (1 + 4.0 / 16384);
+  EXPECT_NEAR(static_cast<double>(m.weights.expert_bytes), experts, 1.0);
+  expect_near(static_cast<double>(m.num_params), 671e9, 0.02, "DeepSeek-V3 (671B)");
+}
+
+TEST(HfCatalogue, DeepSeekV2Lite_PresetCarriesItsRouting) {
+  // deepseek-v2-lite.json: n_routed_experts 64, num_experts_per_tok 6, first_k_dense_replace 1,
+  // moe_intermediate_size 1408, hidden 2048, bf16.
+  const auto m = kvplan::load_model("deepseek-v2-lite");
+  EXPECT_EQ(m.routed_experts, 64u);
+  EXPECT_EQ(m.experts_per_token, 6u);
+  // 27 MLA layers · (512 + 64) · 2 B = 31,104 B per token.
+  EXPECT_EQ(request_bytes(m, 1000), 31104ull * 1000);
+  EXPECT_EQ(request_bytes(m, 32768), 31104ull * 32768);
+  // 26 MoE layers · 64 experts · 3 · 2048 · 1408 parameters · 2 B.
+  EXPECT_EQ(m.weights.expert_bytes, 26ull * 64 * 3 * 2048 * 1408 * 2);
+  expect_near(static_cast<double>(m.num_params), 15.7e9, 0.02, "DeepSeek-V2-Lite (15.7B)");
+}
+
 // ---- quantized checkpoints ---------------------------------------------------------------------
 
 TEST(HfCatalogue, Qwen3_235B_Fp8BlockScales) {
