@@ -337,6 +337,9 @@ ProbeReport run_probe(const Llama2cModel& model, const Tokenizer& tok,
   rep.layers = c.n_layers;
   std::vector<ReplayConfig> all = {full_cache()};
   all.insert(all.end(), configs.begin(), configs.end());
+  // Every configuration's spec against this model first (a KIVI group that does not divide the
+  // head dim...), so bad input fails before any prompt runs.
+  for (const auto& cfg : all) (void)make_cache(model, cfg, backend, 1);
   const std::uint64_t total = std::uint64_t{o.prompts} * (all.size() + 1);
   std::uint64_t done = 0;
   Llama2cRunner run(model);

@@ -285,5 +285,18 @@ TEST(ProbeModel, RequestNeedsATokenizerForALlama2cCheckpoint) {
   }
 }
 
+TEST(ProbeModel, ABadConfigurationFailsBeforeAnyPromptRuns) {
+  KVPLAN_REQUIRE_MODEL();
+  const Model m = load(false);
+  // stories260K's head dim is 8: a KIVI group of 16 channels cannot divide it.
+  std::uint64_t runs = 0;
+  EXPECT_THROW(
+      run_probe(m.model, m.tok, {parse_config("kivi:bits=2,group=16,residual=32", "full", 16)},
+                {.span = 8, .cue = 2, .filler = 16, .prompts = 2}, kernels::Backend::cpu,
+                [&](std::uint64_t, std::uint64_t) { ++runs; }),
+      Error);
+  EXPECT_EQ(runs, 0u);
+}
+
 }  // namespace
 }  // namespace kvplan::sim
