@@ -1,0 +1,185 @@
+// kvplan simulate: a workload through the request-level serving simulator (one engine replica,
+// or N identical replicas sharing the arrivals round-robin): TTFT, TPOT, ITL and E2E
+// percentiles, throughput, goodput, preemptions, prefix hits, queue length, KV usage over time.
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <ostream>
+
+#include "command.hpp"
+#include "kvplan/engine_log.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/policy.hpp"
+#include "kvplan/report.hpp"
+#include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/sim/step_time.hpp"
+#include "kvplan/sim/workload.hpp"
+#include "kvplan/validate.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+double parse_gbps(const std::string& s) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (s.empty() || used != s.size() || !std::isfinite(v) || !(v > 0) || v > 1e6)
+    throw Error("--cpu-offload-gbps", "cpu-offload-gbps",
+                "expected a positive GB/s (at most 1e6), got '" + s + "'");
+  return v;
+}
+
+int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan simulate options");
+  std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
+      offload_gib, offload_gbps, reserve;
+  std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
+  std::uint64_t replicas = 1, block = 0;
+  desc.add_options()("model,m", po::value(&model)->required(),
+                     "preset id, Hugging Face id, HF config.json or kvplan model JSON")(
+      "gpu", po::value(&gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
+      "tp", po::value(&tp)->default_value(1), "tensor-parallel size per replica")(
+      "replicas", po::value(&replicas)->default_value(1),
+      "identical replicas; arrivals dealt round-robin (a session stays on one)")(
+      "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang: whose scheduler")(
+      "max-model-len", po::value(&context), "tokens per request at most (default: the model's)")(
+      "max-num-seqs", po::value(&seqs)->default_value(256), "requests per step at most")(
+      "max-num-batched-tokens", po::value(&mnbt)->default_value(kDefaultMaxNumBatchedTokens),
+      "tokens per step at most (chunked prefill)")(
+      "gpu-memory-utilization", po::value(&util),
+      "fraction of GPU memory (vLLM default 0.9, SGLang mem_fraction_static 0.88)")(
+      "kv-dtype", po::value(&kv)->default_value("bf16"), "fp16|bf16|fp8|fp8_e5m2|int8")(
+      "policy", po::value(&policy)->default_value("full"),
+      "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")(
+      "block-size", po::value(&block), "tokens per page (default: vLLM 16, SGLang 1)")(
+      "enable-prefix-caching", "cache prompt prefixes (the default where it is modelled)")(
+      "no-enable-prefix-caching", "no prefix caching")(
+      "cpu-offload-gib", po::value(&offload_gib), "GiB of CPU memory holding evicted KV blocks")(
+      "cpu-offload-gbps", po::value(&offload_gbps)->default_value("25"),
+      "host<->device GB/s for the CPU tier (default 25, PCIe 4.0 x16)")(
+      "workload", po::value(&workload)->required(),
+      "kvplan_workload JSON, or a trace (.jsonl / .csv)")(
+      "seed", po::value(&seed)->default_value(1), "workload seed")(
+      "calibration", po::value(&calibration),
+      "a calibration file (kvplan explain --calibrate): its measured reserve")(
+      "reserve-gib", po::value(&reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
+      "slo", po::value(&slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
+      "kv-series", po::value(&series),
+      "write the KV usage series (t_s,blocks_used,...) as CSV to FILE")(
+      "format", po::value(&format)->default_value("table"), "table|json|csv|md");
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan simulate --model M --gpu G --workload FILE [options]",
+                  "kvplan simulate --model llama-3.1-8b --gpu h100-sxm-80gb --workload "
+                  "examples/workload-chat.json --slo ttft_p99_ms=2000,tpot_p99_ms=50"))
+    return 0;
+  const auto fmt = parse_output_format(
+      format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
+  const ModelSpec m = load_model(model);
+  const GpuSpec g = load_gpu(gpu);
+  sim::ServingConfig cfg;
+  PlanInput& in = cfg.plan;
+  in.engine = parse_engine(engine, "--engine", "engine", in.vllm_rules);
+  if (in.engine == Engine::trtllm)
+    throw Error("--engine", "engine", "the serving simulator models vllm and sglang, not trtllm");
+  in.format = parse_kv_format(kv);
+  in.policy = parse_policy(policy);
+  in.context = vm.count("max-model-len") ? context : m.max_context;
+  if (in.context == 0)
+    throw Error("--max-model-len", "max-model-len",
+                m.id + " has no max_context: give --max-model-len");
+  if (replicas == 0 || replicas > 1024)
+    throw Error("--replicas", "replicas",
+                "must be between 1 and 1024, got " + std::to_string(replicas));
+  DeploymentShape shape{.tp = tp};
+  shape.context = in.context;
+  if (vm.count("block-size")) shape.block_size = block;
+  throw_if_any("command line", validate_deployment_shape(shape, &m, cli_flag_names()));
+  if (m.max_context != 0 && in.context > m.max_context)
+    throw Error("--max-model-len", "max-model-len",
+                std::to_string(in.context) + " tokens exceed the " + std::to_string(m.max_context) +
+                    " positions of " + m.id + " (max_position_embeddings)");
+  in.tp = static_cast<std::uint32_t>(tp);
+  in.block_size = static_cast<std::uint32_t>(block);
+  in.gpu_memory_bytes = g.memory_bytes;
+  if (mnbt == 0 || mnbt > kMaxContextTokens)
+    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
+                "must be between 1 and " + std::to_string(kMaxContextTokens) + ", got " +
+                    std::to_string(mnbt));
+  if (seqs == 0 || seqs > 1'000'000)
+    throw Error("--max-num-seqs", "max-num-seqs",
+                "must be between 1 and 1000000, got " + std::to_string(seqs));
+  in.max_num_batched_tokens = mnbt;
+  cfg.max_num_batched_tokens = mnbt;
+  cfg.max_num_seqs = seqs;
+  if (vm.count("gpu-memory-utilization"))
+    in.memory_fraction_ppm =
+        parse_fraction_ppm(util, "--gpu-memory-utilization", "gpu-memory-utilization");
+  if (vm.count("reserve-gib"))
+    in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
+  if (vm.count("calibration")) in.reserve_bytes = load_calibration(calibration).reserve_bytes;
+  if (vm.count("enable-prefix-caching") && vm.count("no-enable-prefix-caching"))
+    throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
+                "give --enable-prefix-caching or --no-enable-prefix-caching, not both");
+  // vLLM V1 and SGLang cache prefixes unless told not to; where kvplan does not model it
+  // (sliding or recurrent groups, evicting policies) the default is off, with a note.
+  if (vm.count("enable-prefix-caching")) {
+    cfg.enable_prefix_caching = true;
+  } else if (!vm.count("no-enable-prefix-caching")) {
+    cfg.enable_prefix_caching = sim::prefix_caching_modelled(m, in);
+    if (!cfg.enable_prefix_caching && !quiet())
+      std::cerr << "kvplan simulate: note: prefix caching is not modelled for this deployment "
+                   "(sliding, chunked or recurrent layers, or an evicting policy): simulated "
+                   "without it\n";
+  }
+  if (vm.count("cpu-offload-gib")) {
+    cfg.cpu_offload_bytes = parse_gib(offload_gib, "--cpu-offload-gib", "cpu-offload-gib");
+    cfg.cpu_offload_gbps = parse_gbps(offload_gbps);
+    if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
+      throw Error("--cpu-offload-gib", "cpu-offload-gib",
+                  "the CPU tier holds evicted prefix blocks: it needs prefix caching");
+  }
+  sim::SimOptions opt;
+  if (vm.count("slo")) opt.slo = sim::parse_latency_slo(slo, "--slo");
+  const sim::Workload w = sim::load_workload(workload, seed);
+  sim::StepModelInput step_in;
+  step_in.engine = in.engine;
+  step_in.tp = in.tp;
+  const sim::StepModel step(m, g, step_in, "--gpu");
+  Progress progress("requests");
+  const std::uint64_t total = w.requests.size();
+  opt.progress = [&](double f) { progress(static_cast<std::uint64_t>(f * total), total); };
+  sim::ServingReport rep{
+      .model = m.id,
+      .gpu = g.id,
+      .engine = to_string(in.engine, in.vllm_rules),
+      .workload = workload,
+      .seed = seed,
+      .replicas = static_cast<std::uint32_t>(replicas),
+      .config = cfg,
+      .slo = opt.slo,
+      .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt)};
+  if (vm.count("kv-series")) {
+    std::ofstream f(series, std::ios::binary | std::ios::trunc);
+    f << sim::render_kv_series(rep.result);
+    f.close();
+    if (!f) throw Error(series, "kv-series", "cannot write the KV usage series to this path");
+  }
+  out << for_output(sim::render(rep, fmt), fmt);
+  return 0;
+}
+
+const Registrar reg{{"simulate",
+                     "serving latency (TTFT, TPOT, ITL, E2E) and KV usage under a workload",
+                     run_simulate}};
+
+}  // namespace
+}  // namespace kvplan::cli

@@ -1,0 +1,72 @@
+// What `kvplan simulate` prints: a serving simulation's result (serving.hpp) with the
+// configuration that produced it, as a table, JSON, CSV or Markdown; the KV usage series as CSV;
+// the latency SLO spec; and data-parallel replicas (the arrivals dealt round-robin over N
+// identical engine replicas, each simulated on its own, the results pooled).
+//
+//   ServingReport rep{.model = "llama-3.1-8b", .gpu = "h100-sxm-80gb", ...};
+//   rep.result = simulate_replicas(model, cfg, step, workload, 2, opt);
+//   render(rep, OutputFormat::json);   // {"summary": {"ttft_ms": {"mean": .., "p99": ..}, ..}}
+//   parse_latency_slo("ttft_p99_ms=2000,tpot_p99_ms=50", "--slo").ttft_p99_ms == 2000
+//
+// Replicas: a request goes to replica (k mod N) where k counts the workload's first turns in
+// arrival order; a later turn of a session follows its first turn (a sticky router). Every
+// request-level figure (TTFT, TPOT, E2E, throughput, goodput, prefix hit rate, preemptions) is
+// recomputed from the pooled requests exactly as serving.cpp computes it for one replica; queue
+// and batch averages are the replicas' sums (each replica's ∫ queue dt over the longest run);
+// the KV series sums the replicas' samples. ITL keeps its exact pooled mean and count, but its
+// percentiles need every gap, which SimResult does not keep: with N > 1 they are NaN (JSON null).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvplan/model.hpp"
+#include "kvplan/report.hpp"
+#include "kvplan/sim/serving.hpp"
+
+namespace kvplan::sim {
+
+struct ServingReport {
+  std::string model, gpu, engine;  // ids as given (engine: "vllm", "sglang")
+  std::string workload;            // the workload file
+  std::uint64_t seed = 0;
+  std::uint32_t replicas = 1;
+  ServingConfig config;  // echoed: tp, kv_dtype, policy, max_model_len, limits, prefix caching
+  SloLimits slo;
+  SimResult result;
+};
+
+// table (the summary and each stage, one row each), json (keys below), csv and md (the table).
+// JSON: model, gpu, engine, workload, seed, replicas, num_gpu_blocks, block_size, steps,
+// simulated_s, config{tp, kv_dtype, policy, block_size, max_model_len, max_num_seqs,
+// max_num_batched_tokens, gpu_memory_utilization, enable_prefix_caching, cpu_offload_bytes,
+// cpu_offload_gbps}, slo{ttft_p99_ms, tpot_p99_ms, e2e_p99_ms} (null = no limit), summary and
+// stages[i], each {stage, requests, ttft_ms, tpot_ms, itl_ms, e2e_ms ({mean, p50, p90, p99,
+// count}), throughput{input_tokens_per_s, output_tokens_per_s, requests_per_s}, preemptions,
+// prefix_hit_rate, goodput{requests_per_s, fraction}, queue{mean_waiting, mean_running}}.
+// The summary's stage is -1 (the whole run).
+std::string render(const ServingReport& r, OutputFormat f);
+
+// t_s,blocks_used,blocks_total,running,waiting,preemptions — one row per KV sample.
+std::string render_kv_series(const SimResult& r);
+
+// "ttft_p99_ms=2000,tpot_p99_ms=50,e2e_p99_ms=20000": any of the three keys, each at most once,
+// each a positive finite number of milliseconds. Throws Error naming `source` and the key.
+SloLimits parse_latency_slo(const std::string& spec, const std::string& source);
+
+// Whether the simulator models prefix caching for this deployment: every KV-cache group full
+// attention and the full policy (serving.hpp). `kvplan simulate` turns it on by default where it
+// is, as vLLM V1 and SGLang do. Throws Error as make_kv_pool does (kivi, pp > 1).
+bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan);
+
+// Replica `index` of `replicas`'s share of `w` (ids renumbered, `after` remapped, stages kept).
+Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t index);
+
+// Simulates each replica's share with the same configuration and pools them (see the header
+// comment). replicas == 1 is simulate() itself. Throws Error on replicas == 0.
+SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
+                            const Workload& workload, std::uint32_t replicas,
+                            const SimOptions& opt = {});
+
+}  // namespace kvplan::sim

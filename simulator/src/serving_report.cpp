@@ -1,0 +1,399 @@
+#include "kvplan/sim/serving_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/error.hpp"
+#include "kvplan/kv_pool.hpp"
+
+namespace kvplan::sim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fixed(double x, int digits) {
+  if (!std::isfinite(x)) return "-";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+nlohmann::json limit(double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(); }
+
+nlohmann::json to_json(const Percentiles& p) {
+  return {{"mean", num(p.mean)},
+          {"p50", num(p.p50)},
+          {"p90", num(p.p90)},
+          {"p99", num(p.p99)},
+          {"count", p.count}};
+}
+
+nlohmann::json to_json(const StageSummary& s, bool whole_run) {
+  const double good_fraction =
+      s.throughput.requests_per_s > 0 ? s.goodput_requests_per_s / s.throughput.requests_per_s : 0;
+  return {{"stage", whole_run ? -1 : static_cast<int>(s.stage)},
+          {"requests", s.requests},
+          {"ttft_ms", to_json(s.ttft_ms)},
+          {"tpot_ms", to_json(s.tpot_ms)},
+          {"itl_ms", to_json(s.itl_ms)},
+          {"e2e_ms", to_json(s.e2e_ms)},
+          {"throughput",
+           {{"input_tokens_per_s", num(s.throughput.input_tokens_per_s)},
+            {"output_tokens_per_s", num(s.throughput.output_tokens_per_s)},
+            {"requests_per_s", num(s.throughput.requests_per_s)}}},
+          {"preemptions", s.preemptions},
+          {"prefix_hit_rate", num(s.prefix_hit_rate)},
+          {"goodput",
+           {{"requests_per_s", num(s.goodput_requests_per_s)}, {"fraction", num(good_fraction)}}},
+          {"queue", {{"mean_waiting", num(s.mean_queue)}, {"mean_running", num(s.mean_running)}}}};
+}
+
+// One row per metric, one column per stage ("all" first): long metric names read better down
+// than across, and a two-stage run stays within 100 columns.
+Table summary_table(const SimResult& r) {
+  Table t;
+  t.header = {"metric", "all"};
+  for (const auto& s : r.stages) t.header.push_back("stage " + std::to_string(s.stage));
+  std::vector<const StageSummary*> cols = {&r.summary};
+  for (const auto& s : r.stages) cols.push_back(&s);
+  const auto row = [&](const std::string& name, auto value) {
+    std::vector<std::string> cells = {name};
+    for (const auto* s : cols) cells.push_back(value(*s));
+    t.rows.push_back(std::move(cells));
+  };
+  const auto pct = [&](const std::string& name, Percentiles StageSummary::*m) {
+    row(name + " mean ms", [&](const StageSummary& s) { return fixed((s.*m).mean, 2); });
+    row(name + " p50 ms", [&](const StageSummary& s) { return fixed((s.*m).p50, 2); });
+    row(name + " p90 ms", [&](const StageSummary& s) { return fixed((s.*m).p90, 2); });
+    row(name + " p99 ms", [&](const StageSummary& s) { return fixed((s.*m).p99, 2); });
+  };
+  row("requests", [](const StageSummary& s) { return grouped(s.requests); });
+  pct("TTFT", &StageSummary::ttft_ms);
+  pct("TPOT", &StageSummary::tpot_ms);
+  pct("ITL", &StageSummary::itl_ms);
+  pct("E2E", &StageSummary::e2e_ms);
+  row("input tokens/s",
+      [](const StageSummary& s) { return fixed(s.throughput.input_tokens_per_s, 1); });
+  row("output tokens/s",
+      [](const StageSummary& s) { return fixed(s.throughput.output_tokens_per_s, 1); });
+  row("requests/s", [](const StageSummary& s) { return fixed(s.throughput.requests_per_s, 3); });
+  row("goodput requests/s",
+      [](const StageSummary& s) { return fixed(s.goodput_requests_per_s, 3); });
+  row("preemptions", [](const StageSummary& s) { return grouped(s.preemptions); });
+  row("prefix hit rate", [](const StageSummary& s) { return fixed(s.prefix_hit_rate, 4); });
+  row("mean queue", [](const StageSummary& s) { return fixed(s.mean_queue, 2); });
+  row("mean running", [](const StageSummary& s) { return fixed(s.mean_running, 2); });
+  return t;
+}
+
+std::string header_text(const ServingReport& r) {
+  const auto& c = r.config;
+  std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp) +
+                  ", " + to_string(c.plan.format) + ", " + to_string(c.plan.policy) + "), " +
+                  std::to_string(r.replicas) + (r.replicas == 1 ? " replica" : " replicas") + "\n";
+  s += "workload " + r.workload + " (seed " + std::to_string(r.seed) +
+       "): " + grouped(r.result.requests.size()) + " requests, " + fixed(r.result.simulated_s, 1) +
+       " s simulated in " + grouped(r.result.steps) + " steps\n";
+  s += "KV pool " + grouped(r.result.num_gpu_blocks) + " blocks of " +
+       std::to_string(r.result.block_size) + " tokens per replica; max_model_len " +
+       grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
+       ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
+       (c.enable_prefix_caching ? "on" : "off") + "\n";
+  if (r.slo.ttft_p99_ms > 0 || r.slo.tpot_p99_ms > 0 || r.slo.e2e_p99_ms > 0)
+    s += "goodput SLO: TTFT " + (r.slo.ttft_p99_ms > 0 ? fixed(r.slo.ttft_p99_ms, 0) : "-") +
+         " ms, TPOT " + (r.slo.tpot_p99_ms > 0 ? fixed(r.slo.tpot_p99_ms, 0) : "-") + " ms, E2E " +
+         (r.slo.e2e_p99_ms > 0 ? fixed(r.slo.e2e_p99_ms, 0) : "-") + " ms per request\n";
+  return s + "\n";
+}
+
+// numpy's default (linear) percentile, as serving.cpp's: the same pooled values give the same
+// figures whether one replica or several produced them.
+Percentiles pooled(std::vector<double>& v) {
+  Percentiles p;
+  p.count = v.size();
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  const auto q = [&](double f) {
+    const double pos = f * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    if (lo + 1 >= v.size()) return v[lo];
+    return v[lo] + (v[lo + 1] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  p.p50 = q(0.5), p.p90 = q(0.9), p.p99 = q(0.99);
+  return p;
+}
+
+struct Pool {
+  std::vector<double> ttft, tpot, e2e;
+  std::uint64_t finished = 0, good = 0, prompt = 0, output = 0, cached = 0, preemptions = 0;
+  double last_finish = 0, itl_sum = 0, queue_area = 0, running_area = 0;
+  std::uint64_t itl_count = 0;
+};
+
+StageSummary summarize(Pool& a, std::uint32_t stage, double span, double window) {
+  StageSummary s;
+  s.stage = stage;
+  s.requests = a.finished;
+  s.ttft_ms = pooled(a.ttft);
+  s.tpot_ms = pooled(a.tpot);
+  s.e2e_ms = pooled(a.e2e);
+  s.itl_ms = {.mean = a.itl_count ? a.itl_sum / static_cast<double>(a.itl_count) : 0,
+              .p50 = kNaN,
+              .p90 = kNaN,
+              .p99 = kNaN,
+              .count = a.itl_count};
+  if (span > 0) {
+    s.throughput.input_tokens_per_s = static_cast<double>(a.prompt) / span;
+    s.throughput.output_tokens_per_s = static_cast<double>(a.output) / span;
+    s.throughput.requests_per_s = static_cast<double>(a.finished) / span;
+    s.goodput_requests_per_s = static_cast<double>(a.good) / span;
+  }
+  s.preemptions = a.preemptions;
+  s.prefix_hit_rate = a.prompt ? static_cast<double>(a.cached) / static_cast<double>(a.prompt) : 0;
+  if (window > 0) s.mean_queue = a.queue_area / window, s.mean_running = a.running_area / window;
+  return s;
+}
+
+// The share and, for each of its requests, its index in the whole workload.
+std::pair<Workload, std::vector<std::uint64_t>> share_of(const Workload& w, std::uint32_t n,
+                                                         std::uint32_t index) {
+  if (n == 0) throw Error(w.source, "replicas", "must be at least 1, got 0");
+  Workload s{.source = w.source, .stages = w.stages, .requests = {}};
+  std::vector<std::uint32_t> replica(w.requests.size());
+  std::vector<std::int64_t> renumbered(w.requests.size(), -1);
+  std::vector<std::uint64_t> original;
+  std::uint64_t first_turns = 0;
+  for (std::size_t i = 0; i < w.requests.size(); ++i) {
+    const SimRequest& r = w.requests[i];
+    replica[i] = r.after >= 0 ? replica[static_cast<std::size_t>(r.after)]
+                              : static_cast<std::uint32_t>(first_turns++ % n);
+    if (replica[i] != index) continue;
+    SimRequest c = r;
+    c.id = s.requests.size();
+    if (r.after >= 0) c.after = renumbered[static_cast<std::size_t>(r.after)];
+    renumbered[i] = static_cast<std::int64_t>(c.id);
+    original.push_back(i);
+    s.requests.push_back(std::move(c));
+  }
+  return {std::move(s), std::move(original)};
+}
+
+SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
+                        const std::vector<std::vector<std::uint64_t>>& ids, const SloLimits& slo) {
+  SimResult out;
+  const std::size_t nstages = std::max<std::size_t>(1, w.stages.size());
+  std::vector<Pool> st(nstages);
+  Pool all;
+  for (const auto& r : rs) {
+    out.simulated_s = std::max(out.simulated_s, r.simulated_s);
+    out.steps += r.steps;
+    out.num_gpu_blocks = r.num_gpu_blocks, out.block_size = r.block_size;
+  }
+  for (std::size_t k = 0; k < rs.size(); ++k) {
+    const SimResult& r = rs[k];
+    for (const RequestResult& q : r.requests) {
+      RequestResult g = q;
+      g.id = ids[k][q.id];
+      out.requests.push_back(g);
+      if (!q.finished) continue;
+      const std::uint32_t stage = w.requests[g.id].stage;
+      Pool& a = st[std::min<std::size_t>(stage, nstages - 1)];
+      const double ttft = (q.first_token_s - q.arrival_s) * 1e3;
+      const double e2e = (q.finish_s - q.arrival_s) * 1e3;
+      double tpot = 0;
+      a.ttft.push_back(ttft), a.e2e.push_back(e2e);
+      if (q.output_tokens > 1) {
+        tpot = (q.finish_s - q.first_token_s) * 1e3 / static_cast<double>(q.output_tokens - 1);
+        a.tpot.push_back(tpot);
+      }
+      ++a.finished;
+      a.prompt += q.prompt_tokens, a.output += q.output_tokens, a.cached += q.cached_tokens;
+      a.last_finish = std::max(a.last_finish, q.finish_s);
+      a.good += (slo.ttft_p99_ms <= 0 || ttft <= slo.ttft_p99_ms) &&
+                (slo.tpot_p99_ms <= 0 || tpot <= slo.tpot_p99_ms) &&
+                (slo.e2e_p99_ms <= 0 || e2e <= slo.e2e_p99_ms);
+    }
+    // Time averages back to areas (average × the replica's own window), summed over replicas.
+    for (std::size_t s = 0; s < r.stages.size() && s < nstages; ++s) {
+      const StageSummary& x = r.stages[s];
+      const double start = s < w.stages.size() ? w.stages[s].start_s : 0;
+      const double end = s + 1 < w.stages.size() ? w.stages[s + 1].start_s : r.simulated_s;
+      st[s].queue_area += x.mean_queue * (end - start);
+      st[s].running_area += x.mean_running * (end - start);
+      st[s].itl_sum += x.itl_ms.mean * static_cast<double>(x.itl_ms.count);
+      st[s].itl_count += x.itl_ms.count;
+      st[s].preemptions += x.preemptions;
+    }
+    all.queue_area += r.summary.mean_queue * r.simulated_s;
+    all.running_area += r.summary.mean_running * r.simulated_s;
+    all.preemptions += r.summary.preemptions;
+  }
+  std::sort(out.requests.begin(), out.requests.end(),
+            [](const RequestResult& a, const RequestResult& b) { return a.id < b.id; });
+  for (std::size_t s = 0; s < nstages; ++s) {
+    Pool& a = st[s];
+    const double start = s < w.stages.size() ? w.stages[s].start_s : 0;
+    const double end = s + 1 < w.stages.size() ? w.stages[s + 1].start_s : out.simulated_s;
+    all.ttft.insert(all.ttft.end(), a.ttft.begin(), a.ttft.end());
+    all.tpot.insert(all.tpot.end(), a.tpot.begin(), a.tpot.end());
+    all.e2e.insert(all.e2e.end(), a.e2e.begin(), a.e2e.end());
+    all.finished += a.finished, all.good += a.good, all.prompt += a.prompt;
+    all.output += a.output, all.cached += a.cached;
+    all.itl_sum += a.itl_sum, all.itl_count += a.itl_count;
+    out.stages.push_back(
+        summarize(a, static_cast<std::uint32_t>(s), a.last_finish - start, end - start));
+  }
+  const std::uint64_t preemptions = all.preemptions;
+  out.summary = summarize(all, 0, out.simulated_s, out.simulated_s);
+  out.summary.preemptions = preemptions;
+  // The KV series: samples at the same times in every replica; a replica that has finished
+  // holds no blocks but still owns its pool.
+  std::size_t len = 0;
+  for (const auto& r : rs) len = std::max(len, r.kv_series.size());
+  out.kv_series.resize(len);
+  for (const auto& r : rs)
+    for (std::size_t i = 0; i < len; ++i) {
+      KvSample& o = out.kv_series[i];
+      if (i < r.kv_series.size()) {
+        const KvSample& x = r.kv_series[i];
+        o.t_s = x.t_s;
+        o.blocks_used += x.blocks_used, o.blocks_total += x.blocks_total;
+        o.running += x.running, o.waiting += x.waiting, o.preemptions += x.preemptions;
+      } else if (!r.kv_series.empty()) {
+        o.blocks_total += r.kv_series.back().blocks_total;
+        o.preemptions += r.kv_series.back().preemptions;
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string render(const ServingReport& r, OutputFormat f) {
+  const SimResult& res = r.result;
+  if (f == OutputFormat::json) {
+    const auto& c = r.config;
+    nlohmann::json j = {
+        {"model", r.model},
+        {"gpu", r.gpu},
+        {"engine", r.engine},
+        {"workload", r.workload},
+        {"seed", r.seed},
+        {"replicas", r.replicas},
+        {"num_gpu_blocks", res.num_gpu_blocks},
+        {"block_size", res.block_size},
+        {"steps", res.steps},
+        {"simulated_s", num(res.simulated_s)},
+        {"config",
+         {{"tp", c.plan.tp},
+          {"kv_dtype", to_string(c.plan.format)},
+          {"policy", to_string(c.plan.policy)},
+          {"block_size", res.block_size},
+          {"max_model_len", c.plan.context},
+          {"max_num_seqs", c.max_num_seqs},
+          {"max_num_batched_tokens", c.max_num_batched_tokens},
+          {"gpu_memory_utilization",
+           c.plan.memory_fraction_ppm
+               ? nlohmann::json(static_cast<double>(c.plan.memory_fraction_ppm) / 1e6)
+               : nlohmann::json(static_cast<double>(default_memory_fraction_ppm(c.plan.engine)) /
+                                1e6)},
+          {"enable_prefix_caching", c.enable_prefix_caching},
+          {"cpu_offload_bytes", c.cpu_offload_bytes},
+          {"cpu_offload_gbps", num(c.cpu_offload_gbps)}}},
+        {"slo",
+         {{"ttft_p99_ms", limit(r.slo.ttft_p99_ms)},
+          {"tpot_p99_ms", limit(r.slo.tpot_p99_ms)},
+          {"e2e_p99_ms", limit(r.slo.e2e_p99_ms)}}},
+        {"summary", to_json(res.summary, true)}};
+    nlohmann::json stages = nlohmann::json::array();
+    for (const auto& s : res.stages) stages.push_back(to_json(s, false));
+    j["stages"] = stages;
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  const Table t = summary_table(res);
+  if (f == OutputFormat::csv) return render_csv(t);
+  if (f == OutputFormat::md) return render_markdown(t);
+  return header_text(r) + render_text(t);
+}
+
+std::string render_kv_series(const SimResult& r) {
+  Table t{{"t_s", "blocks_used", "blocks_total", "running", "waiting", "preemptions"}, {}};
+  for (const auto& s : r.kv_series)
+    t.rows.push_back({fixed(s.t_s, 3), std::to_string(s.blocks_used),
+                      std::to_string(s.blocks_total), std::to_string(s.running),
+                      std::to_string(s.waiting), std::to_string(s.preemptions)});
+  return render_csv(t);
+}
+
+SloLimits parse_latency_slo(const std::string& spec, const std::string& source) {
+  SloLimits s;
+  if (spec.empty())
+    throw Error(source, "slo", "expected ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS, got ''");
+  std::size_t pos = 0;
+  while (pos <= spec.size()) {
+    const auto end = std::min(spec.find(',', pos), spec.size());
+    const std::string item = spec.substr(pos, end - pos);
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    double* slot = key == "ttft_p99_ms"   ? &s.ttft_p99_ms
+                   : key == "tpot_p99_ms" ? &s.tpot_p99_ms
+                   : key == "e2e_p99_ms"  ? &s.e2e_p99_ms
+                                          : nullptr;
+    if (!slot)
+      throw Error(source, key.empty() ? "slo" : key,
+                  "unknown key '" + key + "' (expected ttft_p99_ms, tpot_p99_ms or e2e_p99_ms)");
+    if (*slot > 0) throw Error(source, key, "given twice");
+    const std::string v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    std::size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (v.empty() || used != v.size() || !std::isfinite(x) || !(x > 0) || x > 1e9)
+      throw Error(source, key,
+                  "expected a positive number of milliseconds (at most 1e9), got '" + v + "'");
+    *slot = x;
+    pos = end + 1;
+  }
+  return s;
+}
+
+bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {
+  if (!is_full(plan.policy)) return false;
+  const KvPool pool = make_kv_pool(model, plan, "arguments");
+  return std::all_of(pool.groups.begin(), pool.groups.end(),
+                     [](const KvPoolGroup& g) { return g.kind == AttentionKind::full; });
+}
+
+Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t index) {
+  return share_of(w, replicas, index).first;
+}
+
+SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
+                            const Workload& workload, std::uint32_t replicas,
+                            const SimOptions& opt) {
+  if (replicas == 0) throw Error(workload.source, "replicas", "must be at least 1, got 0");
+  if (replicas == 1) return simulate(model, cfg, step, workload, opt);
+  std::vector<SimResult> rs;
+  std::vector<std::vector<std::uint64_t>> ids;
+  for (std::uint32_t i = 0; i < replicas; ++i) {
+    auto [share, original] = share_of(workload, replicas, i);
+    SimOptions o = opt;
+    if (opt.progress)
+      o.progress = [&, i](double f) { opt.progress((static_cast<double>(i) + f) / replicas); };
+    rs.push_back(simulate(model, cfg, step, share, o));
+    ids.push_back(std::move(original));
+  }
+  return pool_replicas(workload, rs, ids, opt.slo);
+}
+
+}  // namespace kvplan::sim
