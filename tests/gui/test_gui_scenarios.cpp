@@ -272,14 +272,14 @@ class TestGuiScenarios : public QObject {
     w.planner()->pin(0);
     w.planner()->setKvFormat("kivi:bits=2,group=32,residual=128");
     w.planner()->pin(1);
-    auto* t = w.compareView()->table();
+    auto* t = w.compareView()->table()->model();
     int row = -1;
     for (int i = 0; i < t->rowCount(); ++i)
-      if (t->verticalHeaderItem(i)->text() == "KV format") row = i;
+      if (t->headerData(i, Qt::Vertical).toString() == "KV format") row = i;
     QVERIFY(row >= 0);
-    QCOMPARE(t->item(row, 0)->text(), QString("fp16"));
-    QCOMPARE(t->item(row, 1)->text(), QString("kivi:bits=2,group=32,residual=128"));
-    QCOMPARE(t->item(row, 2)->text(), QString("changed"));
+    QCOMPARE(t->index(row, 0).data().toString(), QString("fp16"));
+    QCOMPARE(t->index(row, 1).data().toString(), QString("kivi:bits=2,group=32,residual=128"));
+    QCOMPARE(t->index(row, 2).data().toString(), QString("changed"));
     const auto& a = *w.planner()->pinned(0);
     const auto& b = *w.planner()->pinned(1);
     QVERIFY(b.capacity.max_requests > a.capacity.max_requests);

@@ -1,6 +1,6 @@
-// The planner's tables are item models: QAbstractItemModelTester checks each one (indexes,
-// parents, row and column counts, data roles, resets) while it is filled, refilled and emptied,
-// and the cells say what the plan says.
+// The planner's and the compare view's tables are item models: QAbstractItemModelTester checks
+// each one (indexes, parents, row and column counts, data roles, resets) while it is filled,
+// refilled and emptied, and the cells say what the plan says.
 #include <QAbstractItemModelTester>
 #include <QtTest>
 
@@ -67,6 +67,51 @@ class TestGuiTables : public QObject {
     m.setRows(plan("kivi:bits=2,group=32,residual=128").what_if);
     m.setRows({});
     QCOMPARE(m.rowCount(), 0);
+  }
+
+  static int rowOf(const QAbstractItemModel& m, const QString& label) {
+    for (int i = 0; i < m.rowCount(); ++i)
+      if (m.headerData(i, Qt::Vertical).toString() == label) return i;
+    return -1;
+  }
+
+  void compareModelPassesTheTesterAndShowsTheDifference() {
+    CompareTableModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(m.columnCount(), 3);
+    QCOMPARE(m.headerData(2, Qt::Horizontal).toString(), QString("B − A"));
+    const int format = rowOf(m, "KV format"), per_token = rowOf(m, "KV per token"),
+              context = rowOf(m, "context (tokens)");
+    QVERIFY(format >= 0 && per_token >= 0 && context >= 0);
+    QCOMPARE(m.data(m.index(format, 0)).toString(), QString("not pinned"));
+    QVERIFY(m.data(m.index(format, 2)).toString().isEmpty());
+
+    const PlanResults a = plan("fp16"), b = plan("fp8");
+    QVERIFY2(a.ok && b.ok, (a.error + b.error).c_str());
+    m.setPins(a, std::nullopt);
+    QCOMPARE(m.data(m.index(format, 0)).toString(), QString("fp16"));
+    QCOMPARE(m.data(m.index(format, 1)).toString(), QString("not pinned"));
+    m.setPins(a, b);
+    QCOMPARE(m.data(m.index(format, 1)).toString(), QString("fp8"));
+    QCOMPARE(m.data(m.index(format, 2)).toString(), QString("changed"));
+    // Llama-3.1-8B, 32 layers x 8 KV heads x head dim 128, K and V: fp16 2 · 32 · 8 · 128 · 2 =
+    // 131,072 bytes per token, fp8 (1 byte) 65,536, so B − A = −65,536 bytes.
+    QCOMPARE(m.data(m.index(per_token, 0), Qt::ToolTipRole).toString(), QString("131,072 bytes"));
+    QCOMPARE(m.data(m.index(per_token, 1), Qt::ToolTipRole).toString(), QString("65,536 bytes"));
+    QCOMPARE(m.data(m.index(per_token, 2), Qt::ToolTipRole).toString(), QString("−65,536 bytes"));
+    QCOMPARE(m.data(m.index(context, 2)).toString(), QString("0"));  // both 8,192 tokens
+    QCOMPARE(m.data(m.index(context, 0), Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignRight | Qt::AlignVCenter));
+
+    PlanResults bad = plan("fp16");  // a failed plan shows its error in the first row only
+    bad.ok = false;
+    bad.error = "no KV memory left";
+    m.setPins(a, bad);
+    QCOMPARE(m.data(m.index(0, 1)).toString(), QString("no KV memory left"));
+    QCOMPARE(m.data(m.index(format, 1)).toString(), QString("—"));
+    QVERIFY(m.data(m.index(format, 2)).toString().isEmpty());
+    QVERIFY(!m.data(m.index(0, 3)).isValid());
+    m.setPins(std::nullopt, std::nullopt);
   }
 };
 
