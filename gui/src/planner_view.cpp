@@ -136,11 +136,21 @@ void PlannerView::fillModelCombo() {
     model_combo_->addItem(QString("%1  —  %2").arg(qs(p.name), qs(p.id)), qs(p.id));
 }
 
+// The input column: one group box per part of the PlanSettings, each built (and later synced) by
+// its own function, each wiring its widgets to the PlannerModel setters of its fields.
 QWidget* PlannerView::buildInputs() {
   auto* inner = new QWidget;
   auto* col = new QVBoxLayout(inner);
+  col->addWidget(buildModelBox());
+  col->addWidget(buildDeploymentBox());
+  col->addWidget(buildKvCacheBox());
+  col->addWidget(buildWorkloadBox());
+  col->addStretch(1);
+  return makeSettingsScroll(inner, inner->sizeHint().width() + 24);
+}
 
-  // Model: a searchable preset list and an importer for Hugging Face config.json files.
+// Model (model_ref): a searchable preset list and an importer for Hugging Face config.json files.
+QGroupBox* PlannerView::buildModelBox() {
   auto* mbox = new QGroupBox("Model");
   auto* ml = new QVBoxLayout(mbox);
   model_combo_ = new QComboBox;
@@ -165,9 +175,12 @@ QWidget* PlannerView::buildInputs() {
   ml->addWidget(model_combo_);
   ml->addWidget(open);
   ml->addWidget(model_info_);
-  col->addWidget(mbox);
+  return mbox;
+}
 
-  // Hardware and engine.
+// Hardware and engine: GPU, GPUs, TP, PP, draft layers, engine, weight dtype, memory fraction,
+// block size.
+QGroupBox* PlannerView::buildDeploymentBox() {
   auto* hbox = new QGroupBox("Deployment");
   auto* hl = new QFormLayout(hbox);
   gpu_combo_ = new QComboBox;
@@ -246,9 +259,11 @@ QWidget* PlannerView::buildInputs() {
   connect(block_, &QSpinBox::valueChanged, this,
           [this](int v) { model_->setBlockSize(static_cast<std::uint32_t>(v)); });
   hl->addRow("Block size", block_);
-  col->addWidget(hbox);
+  return hbox;
+}
 
-  // KV cache.
+// KV cache: the format and retention policy specs, parsed by core.
+QGroupBox* PlannerView::buildKvCacheBox() {
   auto* kbox = new QGroupBox("KV cache");
   auto* kl = new QFormLayout(kbox);
   format_combo_ = new QComboBox;
@@ -271,9 +286,11 @@ QWidget* PlannerView::buildInputs() {
   connect(policy_combo_, &QComboBox::currentTextChanged, this,
           [this](const QString& t) { model_->setPolicy(t); });
   kl->addRow("Retention", policy_combo_);
-  col->addWidget(kbox);
+  return kbox;
+}
 
-  // Workload: context on a log slider 1K..1M plus an exact spin box; concurrency likewise.
+// Workload: context on a log slider 1K..1M plus an exact spin box; concurrency likewise.
+QGroupBox* PlannerView::buildWorkloadBox() {
   auto* wbox = new QGroupBox("Workload");
   auto* wl = new QFormLayout(wbox);
   context_slider_ = new QSlider(Qt::Horizontal);
@@ -318,10 +335,7 @@ QWidget* PlannerView::buildInputs() {
   });
   wl->addRow("Concurrency", concurrency_spin_);
   wl->addRow("", concurrency_slider_);
-  col->addWidget(wbox);
-  col->addStretch(1);
-
-  return makeSettingsScroll(inner, inner->sizeHint().width() + 24);
+  return wbox;
 }
 
 QWidget* PlannerView::buildResults() {
@@ -385,6 +399,13 @@ void PlannerView::openModelFileDialog() {
 }
 
 void PlannerView::syncWidgets() {
+  syncModelBox();
+  syncDeploymentBox();
+  syncKvCacheBox();
+  syncWorkloadBox();
+}
+
+void PlannerView::syncModelBox() {
   const PlanSettings& s = model_->settings();
   const ModelSpec& m = model_->model();
   {
@@ -424,6 +445,11 @@ void PlannerView::syncWidgets() {
           .arg(m.max_context ? groupedNumber(m.max_context) : QString("unknown"))
           .arg(state));
   model_info_->setToolTip(qs(m.source));
+}
+
+void PlannerView::syncDeploymentBox() {
+  const PlanSettings& s = model_->settings();
+  const ModelSpec& m = model_->model();
   {
     const QSignalBlocker b(gpu_combo_);
     int i = gpu_combo_->findData(qs(s.gpu_id));
@@ -484,6 +510,10 @@ void PlannerView::syncWidgets() {
         QString("engine default (%1 tokens)").arg(default_block_size(s.engine)));
     block_->setValue(static_cast<int>(s.block_size));
   }
+}
+
+void PlannerView::syncKvCacheBox() {
+  const PlanSettings& s = model_->settings();
   // Editable combos: only touch the text when it differs, so typing is never disturbed.
   if (format_combo_->currentText().trimmed() != qs(s.kv_format)) {
     const QSignalBlocker b(format_combo_);
@@ -493,6 +523,10 @@ void PlannerView::syncWidgets() {
     const QSignalBlocker b(policy_combo_);
     policy_combo_->setCurrentText(qs(s.policy));
   }
+}
+
+void PlannerView::syncWorkloadBox() {
+  const PlanSettings& s = model_->settings();
   {
     const QSignalBlocker b1(context_spin_), b2(context_slider_);
     context_spin_->setValue(static_cast<int>(std::min<std::uint64_t>(s.context, kContextSpinMax)));

@@ -10,6 +10,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -41,9 +42,20 @@ class PlannerView : public QWidget {
   void openModelFileDialog();
 
  private:
+  // The input column, one group box each: its widgets, wired to the model's setters of its
+  // PlanSettings fields, and its sync from the settings.
   QWidget* buildInputs();
+  QGroupBox* buildModelBox();       // model_ref
+  QGroupBox* buildDeploymentBox();  // gpu_id, gpus, tp, pp, draft_layers, engine, weight_dtype,
+                                    // memory_fraction_ppm, block_size
+  QGroupBox* buildKvCacheBox();     // kv_format, policy
+  QGroupBox* buildWorkloadBox();    // context, concurrency
   QWidget* buildResults();
   void syncWidgets();
+  void syncModelBox();
+  void syncDeploymentBox();
+  void syncKvCacheBox();
+  void syncWorkloadBox();
   void showResults();
   void showMessage(const QString& message);
   void fillModelCombo();
