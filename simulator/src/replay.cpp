@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 
+#include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #ifdef KVPLAN_HAVE_CUDA
 #include "kvplan/kernels/cuda.hpp"
@@ -324,6 +325,92 @@ void KernelAttention::snapkv_compress(std::uint32_t layer, std::uint64_t n64) {
   obs_q_[layer].clear();
 }
 
+// ------------------------------------------------------------------- FullCacheReference
+
+FullCacheReference::FullCacheReference(std::uint32_t layers, std::uint32_t q_heads,
+                                       std::uint32_t kv_heads, std::uint32_t head_dim,
+                                       RopeSpec rope, std::uint64_t capacity)
+    : layers_(layers),
+      hq_(q_heads),
+      hkv_(kv_heads),
+      d_(head_dim),
+      rope_(rope),
+      cap_(capacity),
+      kt_(layers),
+      v_(layers),
+      len_(layers, 0) {
+  const std::uint64_t per_layer =
+      mul(mul(kv_heads, head_dim, "reference keys"), capacity, "reference keys");  // floats
+  for (auto& k : kt_) k.assign(per_layer, 0.0f);
+  for (auto& v : v_) v.reserve(per_layer);
+  qr_.resize(std::size_t{q_heads} * head_dim);
+  row_.resize(std::size_t{kv_heads} * head_dim);
+  att_.reserve(std::size_t{q_heads} * capacity);
+}
+
+void FullCacheReference::append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
+                                std::span<const float> v) {
+  if (layer >= layers_ || pos != len_[layer] || pos >= cap_)
+    throw Error(ErrorKind::internal, "reference attention", "pos",
+                "positions must be appended in order below " + std::to_string(cap_) + ", got " +
+                    std::to_string(pos));
+  std::copy(k.begin(), k.end(), row_.begin());
+  for (std::uint32_t h = 0; h < hkv_; ++h) {
+    apply_rope(rope_, std::span<float>(row_.data() + h * d_, d_), pos);
+    float* kt = kt_[layer].data() + std::size_t{h} * d_ * cap_;
+    for (std::uint32_t i = 0; i < d_; ++i) kt[i * cap_ + pos] = row_[std::size_t{h} * d_ + i];
+  }
+  v_[layer].insert(v_[layer].end(), v.begin(), v.end());
+  ++len_[layer];
+}
+
+void FullCacheReference::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+                                std::span<const float> k, std::span<const float> v,
+                                std::span<float> out) {
+  append(layer, pos, k, v);
+  std::copy(q.begin(), q.end(), qr_.begin());
+  for (std::uint32_t h = 0; h < hq_; ++h)
+    apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
+  const std::uint64_t n = pos + 1;
+  const std::size_t kvw = std::size_t{hkv_} * d_;
+  att_.assign(std::size_t{hq_} * n, 0.0f);
+  last_len_ = n;
+  const std::uint32_t group = hq_ / hkv_;
+  const float scale = sqrtf(static_cast<float>(d_));
+  for (std::uint32_t h = 0; h < hq_; ++h) {
+    const float* qh = qr_.data() + h * d_;
+    const float* kt = kt_[layer].data() + std::size_t{h / group} * d_ * cap_;
+    float* att = att_.data() + h * n;
+    // score_t = ((0 + q_0 k_0t) + q_1 k_1t) + ...: channel by channel, every position at once.
+    for (std::uint32_t i = 0; i < d_; ++i) {
+      const float qi = qh[i];
+      const float* row = kt + i * cap_;
+      for (std::uint64_t t = 0; t < n; ++t) att[t] += qi * row[t];
+    }
+    for (std::uint64_t t = 0; t < n; ++t) att[t] = att[t] / scale;
+    float mx = att[0];
+    for (std::uint64_t t = 1; t < n; ++t) mx = std::max(mx, att[t]);
+    float sum = 0.0f;
+    for (std::uint64_t t = 0; t < n; ++t) {
+      att[t] = expf(att[t] - mx);
+      sum += att[t];
+    }
+    for (std::uint64_t t = 0; t < n; ++t) att[t] /= sum;
+    float* o = out.data() + h * d_;
+    std::fill(o, o + d_, 0.0f);
+    const std::size_t voff = std::size_t{h / group} * d_;
+    for (std::uint64_t t = 0; t < n; ++t) {
+      const float* vt = v_[layer].data() + t * kvw + voff;
+      const float a = att[t];
+      for (std::uint32_t i = 0; i < d_; ++i) o[i] += a * vt[i];
+    }
+  }
+}
+
+std::span<const float> FullCacheReference::last_probs(std::uint32_t h) const {
+  return {att_.data() + h * last_len_, static_cast<std::size_t>(last_len_)};
+}
+
 // ------------------------------------------------------------------------------ measuring
 
 namespace {
@@ -332,9 +419,9 @@ struct FidelityAcc {
   std::vector<double> err, mass;
   std::vector<std::uint64_t> count;
   explicit FidelityAcc(std::uint32_t layers) : err(layers), mass(layers), count(layers) {}
+  template <class Reference>  // ReferenceAttention or FullCacheReference
   void add(std::uint32_t layer, std::span<const float> out, std::span<const float> ref,
-           const ReferenceAttention& R, const KernelAttention& K, std::uint32_t hq,
-           std::uint32_t hkv) {
+           const Reference& R, const KernelAttention& K, std::uint32_t hq, std::uint32_t hkv) {
     double num = 0, den = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
       const double dlt = static_cast<double>(out[i]) - ref[i];
@@ -564,7 +651,7 @@ ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig
   rep.prefill = resolve_prefill(opt, T);
   const ModelSpec spec = spec_from_trace(info, trace.path());
   const std::uint64_t every = std::max<std::uint64_t>(1, opt.fidelity_every);
-  ReferenceAttention ref(info.layers, info.q_heads, info.kv_heads, info.head_dim, info.rope);
+  FullCacheReference ref(info.layers, info.q_heads, info.kv_heads, info.head_dim, info.rope, T);
   std::vector<std::unique_ptr<KernelAttention>> kerns;
   std::vector<ConfigResult> results;
   std::vector<FidelityAcc> accs;

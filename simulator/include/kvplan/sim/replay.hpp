@@ -98,6 +98,38 @@ class KernelAttention final : public AttentionBackend {
   std::vector<float> qr_, probs_, flat_;
 };
 
+// The full float32 cache a trace replay measures fidelity against: ReferenceAttention's arithmetic
+// (llama2.c's attention: sequential float dot products, scaled by 1/sqrt(d), expf softmax, the
+// weighted V sum in order), bit for bit, with each KV head's keys stored transposed
+// ([d][capacity]) so the scores of all positions form in one pass over the channels, vectorized
+// across positions: the same operations per position in the same order.
+//
+//   FullCacheReference ref(2, 8, 2, 64, rope, /*capacity=*/4096);
+//   ref.attend(layer, t, q, k, v, out);   // out == ReferenceAttention's, byte for byte
+class FullCacheReference {
+ public:
+  FullCacheReference(std::uint32_t layers, std::uint32_t q_heads, std::uint32_t kv_heads,
+                     std::uint32_t head_dim, RopeSpec rope, std::uint64_t capacity);
+  // Appends k, v at `pos` (positions in order from 0, below capacity), then attends with q.
+  void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+              std::span<const float> k, std::span<const float> v, std::span<float> out);
+  // Appends k, v at `pos` without computing attention (steps a replay does not score).
+  void append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
+              std::span<const float> v);
+  // Softmax probabilities of the last attend() for query head h, positions [0, pos].
+  std::span<const float> last_probs(std::uint32_t h) const;
+
+ private:
+  std::uint32_t layers_, hq_, hkv_, d_;
+  RopeSpec rope_;
+  std::uint64_t cap_;
+  std::vector<std::vector<float>> kt_;  // per layer: [kv head][d][capacity], RoPE applied
+  std::vector<std::vector<float>> v_;   // per layer: [pos][kv head · d]
+  std::vector<std::uint64_t> len_;      // positions appended, per layer
+  std::vector<float> qr_, row_, att_;
+  std::uint64_t last_len_ = 0;
+};
+
 struct ConfigResult {
   ReplayConfig config{};
   std::string label;
