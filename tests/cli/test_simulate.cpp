@@ -1,0 +1,253 @@
+// kvplan simulate end to end: the JSON report's keys, ordered percentiles, determinism for a
+// seed, the KV pool against hand arithmetic, goodput under an SLO, replicas, the KV series, and
+// bad flags or a malformed workload refused with exit 2 naming the flag, file and field.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "temp_dir.hpp"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+Run kvplan(const std::string& args) {
+  static int counter = 0;
+  const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/simulate_test_stderr_" +
+                               std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_path);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
+bool has(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+std::string write(const kvplan::test::TempDir& dir, const std::string& name,
+                  const std::string& text) {
+  const std::string p = dir.file(name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+// Two stages of Poisson arrivals (2/s for 10 s, then 6/s for 5 s), prompts of 100 shared
+// system tokens + 100..400 question tokens from a pool of 20, 16 to 64 output tokens.
+const char* kWorkload = R"({"kvplan_workload": 1, "arrival": "poisson",
+  "stages": [{"rate": 2, "duration_s": 10}, {"rate": 6, "duration_s": 5}],
+  "prompt_tokens": {"dist": "uniform", "min": 100, "max": 400},
+  "output_tokens": {"dist": "uniform", "min": 16, "max": 64},
+  "prefix": {"groups": 2, "shared_tokens": 100, "prompt_pool": 20}})";
+
+const std::string kBase = "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 4096 ";
+
+class Simulate : public ::testing::Test {
+ protected:
+  kvplan::test::TempDir dir;
+  std::string workload = write(dir, "w.json", kWorkload);
+  std::string base = kBase + "--workload '" + workload + "' ";
+};
+
+TEST_F(Simulate, JsonHasEveryKeyAndOrderedPercentiles) {
+  const auto r = kvplan(base + "--format json --slo ttft_p99_ms=2000,tpot_p99_ms=50");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"model", "gpu", "engine", "num_gpu_blocks", "block_size", "config",
+                        "summary", "stages", "slo", "seed", "replicas"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["model"], "llama-3.1-8b");
+  EXPECT_EQ(j["gpu"], "h100-sxm-80gb");
+  EXPECT_EQ(j["engine"], "vllm");
+  EXPECT_EQ(j["config"]["max_model_len"], 4096);
+  EXPECT_EQ(j["slo"]["ttft_p99_ms"], 2000.0);
+  ASSERT_EQ(j["stages"].size(), 2u);
+  std::vector<nlohmann::json> blocks = {j["summary"], j["stages"][0], j["stages"][1]};
+  EXPECT_EQ(j["summary"]["stage"], -1);
+  EXPECT_EQ(j["stages"][1]["stage"], 1);
+  for (const auto& s : blocks) {
+    for (const char* m : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
+      ASSERT_TRUE(s.contains(m)) << m;
+      const auto& p = s[m];
+      for (const char* q : {"mean", "p50", "p90", "p99"}) ASSERT_TRUE(p[q].is_number()) << m << q;
+      EXPECT_GT(p["p50"].get<double>(), 0) << m;
+      EXPECT_LE(p["p50"].get<double>(), p["p90"].get<double>()) << m;
+      EXPECT_LE(p["p90"].get<double>(), p["p99"].get<double>()) << m;
+    }
+    // A request's first token comes before its last: TTFT ≤ E2E at every percentile.
+    EXPECT_LE(s["ttft_ms"]["p99"].get<double>(), s["e2e_ms"]["p99"].get<double>());
+    for (const char* k : {"input_tokens_per_s", "output_tokens_per_s", "requests_per_s"})
+      EXPECT_GT(s["throughput"][k].get<double>(), 0) << k;
+    for (const char* k : {"preemptions", "prefix_hit_rate", "goodput", "queue", "requests"})
+      EXPECT_TRUE(s.contains(k)) << k;
+    EXPECT_GE(s["prefix_hit_rate"].get<double>(), 0);
+    EXPECT_LE(s["prefix_hit_rate"].get<double>(), 1);
+    EXPECT_TRUE(s["queue"]["mean_waiting"].is_number());
+    EXPECT_TRUE(s["goodput"]["requests_per_s"].is_number());
+  }
+  // The stages' requests add up to the whole run's.
+  EXPECT_EQ(j["summary"]["requests"].get<int>(),
+            j["stages"][0]["requests"].get<int>() + j["stages"][1]["requests"].get<int>());
+}
+
+// Llama-3.1-8B on one H100 SXM (85,520,809,984 bytes), vLLM, bf16, 0.9 utilization, 2 GiB
+// reserve: budget floor(85,520,809,984 · 0.9) = 76,968,728,985; minus the weights
+// 16,060,522,496 and 2,147,483,648 = 58,760,722,841 bytes; one block of 16 tokens over 32
+// layers = 16 · 8 KV heads · (128 + 128) · 2 bytes · 32 = 2,097,152 bytes; 58,760,722,841 //
+// 2,097,152 = 28,019 blocks (28,018 usable: vLLM's null block).
+TEST_F(Simulate, PoolAndSeriesByHand) {
+  const std::string series = dir.file("kv.csv");
+  const auto r = kvplan(base + "--format json --kv-series '" + series + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["num_gpu_blocks"], 28019);
+  EXPECT_EQ(j["block_size"], 16);
+  std::ifstream f(series);
+  std::string header, line;
+  std::getline(f, header);
+  EXPECT_EQ(header, "t_s,blocks_used,blocks_total,running,waiting,preemptions");
+  int rows = 0;
+  while (std::getline(f, line)) {
+    ++rows;
+    std::stringstream ss(line);
+    std::string t, used, total;
+    std::getline(ss, t, ',');
+    std::getline(ss, used, ',');
+    std::getline(ss, total, ',');
+    EXPECT_EQ(total, "28018") << line;
+    EXPECT_LE(std::stoull(used), 28018u) << line;
+  }
+  // One sample a second over at least the 15 s of arrivals.
+  EXPECT_GE(rows, 15);
+}
+
+TEST_F(Simulate, DeterministicForASeed) {
+  const auto a = kvplan(base + "--format json --seed 7");
+  const auto b = kvplan(base + "--format json --seed 7");
+  const auto c = kvplan(base + "--format json --seed 8");
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);  // other arrivals and lengths
+}
+
+// A request-level SLO every request meets gives goodput = throughput; one none can meet
+// (a TTFT of 1 µs is below one step) gives 0.
+TEST_F(Simulate, GoodputUnderAnSlo) {
+  const auto loose = nlohmann::json::parse(kvplan(base + "--format json --slo e2e_p99_ms=1e8").out);
+  EXPECT_DOUBLE_EQ(loose["summary"]["goodput"]["requests_per_s"].get<double>(),
+                   loose["summary"]["throughput"]["requests_per_s"].get<double>());
+  EXPECT_DOUBLE_EQ(loose["summary"]["goodput"]["fraction"].get<double>(), 1.0);
+  const auto tight =
+      nlohmann::json::parse(kvplan(base + "--format json --slo ttft_p99_ms=0.001").out);
+  EXPECT_EQ(tight["summary"]["goodput"]["requests_per_s"].get<double>(), 0.0);
+}
+
+// Two replicas: every request is still served once; each replica gets about half the load, so
+// the queue cannot be longer than one replica's; the ITL percentiles are not pooled (null).
+TEST_F(Simulate, Replicas) {
+  const auto one = nlohmann::json::parse(kvplan(base + "--format json").out);
+  const auto r =
+      kvplan(base + "--format json --replicas 2 --kv-series '" + dir.file("k2.csv") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto two = nlohmann::json::parse(r.out);
+  EXPECT_EQ(two["replicas"], 2);
+  EXPECT_EQ(two["summary"]["requests"], one["summary"]["requests"]);
+  EXPECT_TRUE(two["summary"]["itl_ms"]["p99"].is_null());
+  EXPECT_TRUE(two["summary"]["itl_ms"]["mean"].is_number());
+  EXPECT_EQ(two["summary"]["itl_ms"]["count"], one["summary"]["itl_ms"]["count"]);
+  EXPECT_LE(two["summary"]["e2e_ms"]["p50"].get<double>(),
+            one["summary"]["e2e_ms"]["p50"].get<double>() * 1.0001);
+  std::ifstream f(dir.file("k2.csv"));
+  std::string line;
+  std::getline(f, line);
+  std::getline(f, line);
+  EXPECT_EQ(line, "0.000,0,56036,0,0,0");  // two pools of 28,018 usable blocks
+}
+
+TEST_F(Simulate, TableCsvMarkdown) {
+  const auto t = kvplan(base);
+  ASSERT_EQ(t.code, 0) << t.err;
+  for (const char* s : {"TTFT p99 ms", "TPOT mean ms", "ITL p90 ms", "E2E p50 ms", "stage 1",
+                        "prefix hit rate", "goodput requests/s", "28,019 blocks"})
+    EXPECT_TRUE(has(t.out, s)) << s << "\n" << t.out;
+  const auto c = kvplan(base + "--format csv");
+  EXPECT_EQ(c.out.substr(0, c.out.find('\n')), "metric,all,stage 0,stage 1");
+  const auto m = kvplan(base + "--format md");
+  EXPECT_EQ(m.out.substr(0, 2), "| ");
+}
+
+TEST_F(Simulate, BadFlagsExit2NamingTheFlag) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--tp 3", "--tp"},
+      {"--max-num-seqs 0", "--max-num-seqs"},
+      {"--max-num-batched-tokens 0", "--max-num-batched-tokens"},
+      {"--slo ttft_p99_ms=-1", "ttft_p99_ms"},
+      {"--slo p99=5", "p99"},
+      {"--engine trtllm", "--engine"},
+      {"--format junit", "--format"},
+      {"--replicas 0", "--replicas"},
+      {"--gpu-memory-utilization 1.5", "--gpu-memory-utilization"},
+      {"--kv-dtype fp7", "--kv-dtype"},
+      {"--cpu-offload-gib 4 --cpu-offload-gbps fast", "--cpu-offload-gbps"},
+      {"--enable-prefix-caching --no-enable-prefix-caching", "--no-enable-prefix-caching"},
+      {"--max-model-len 200000", "--max-model-len"},
+      {"--bogus 1", "bogus"},
+  };
+  for (const auto& [flags, name] : cases) {
+    const auto r = kvplan(base + flags);
+    EXPECT_EQ(r.code, 2) << flags << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, name)) << flags << ": " << r.err;
+  }
+  const auto missing = kvplan(kBase);
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(has(missing.err, "workload")) << missing.err;
+  const auto out = kvplan(base + "--kv-series /nonexistent-dir/kv.csv");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_TRUE(has(out.err, "/nonexistent-dir/kv.csv")) << out.err;
+}
+
+TEST_F(Simulate, MalformedWorkloadExit2NamingFileAndField) {
+  const std::string bad = write(dir, "bad.json", R"({"kvplan_workload": 1, "arrival": "poisson",
+    "stages": [{"rate": -2, "duration_s": 10}],
+    "prompt_tokens": {"dist": "fixed", "mean": 100}, "output_tokens": {"dist": "fixed", "mean": 8}})");
+  const auto r = kvplan(kBase + "--workload '" + bad + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.err, bad)) << r.err;
+  EXPECT_TRUE(has(r.err, "/stages/0/rate")) << r.err;
+  const auto missing = kvplan(kBase + "--workload '" + dir.file("absent.json") + "'");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(has(missing.err, "absent.json")) << missing.err;
+}
+
+TEST_F(Simulate, HelpAndCompletion) {
+  const auto h = kvplan("simulate --help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_TRUE(has(h.out, "--kv-series")) << h.out;
+  const auto c = kvplan("completion bash");
+  EXPECT_EQ(c.code, 0);
+  EXPECT_TRUE(has(c.out, "simulate")) << c.out;
+  EXPECT_TRUE(has(c.out, "--enable-prefix-caching")) << c.out;
+}
+
+}  // namespace
