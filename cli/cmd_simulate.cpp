@@ -69,7 +69,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       "kvplan_workload JSON, or a trace (.jsonl / .csv)")(
       "seed", po::value(&seed)->default_value(1), "workload seed")(
       "calibration", po::value(&calibration),
-      "a calibration file (kvplan explain --calibrate): its measured reserve")(
+      "a calibration file: its measured reserve and step-time efficiency")(
       "reserve-gib", po::value(&reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
       "slo", po::value(&slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
       "kv-series", po::value(&series),
@@ -125,7 +125,12 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
         parse_fraction_ppm(util, "--gpu-memory-utilization", "gpu-memory-utilization");
   if (vm.count("reserve-gib"))
     in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
-  if (vm.count("calibration")) in.reserve_bytes = load_calibration(calibration).reserve_bytes;
+  std::optional<CalibratedEfficiency> calibrated;  // the file's step-time fields, if any
+  if (vm.count("calibration")) {
+    const Calibration cal = load_calibration(calibration);
+    if (cal.reserve_bytes) in.reserve_bytes = cal.reserve_bytes;
+    calibrated = cal.efficiency;
+  }
   if (vm.count("enable-prefix-caching") && vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
                 "give --enable-prefix-caching or --no-enable-prefix-caching, not both");
@@ -153,6 +158,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   sim::StepModelInput step_in;
   step_in.engine = in.engine;
   step_in.tp = in.tp;
+  if (calibrated)
+    step_in.efficiency =
+        sim::with_calibration(sim::default_step_efficiency(g, in.engine), *calibrated);
   const sim::StepModel step(m, g, step_in, "--gpu");
   Progress progress("requests");
   const std::uint64_t total = w.requests.size();

@@ -331,11 +331,46 @@ std::string to_json(const Calibration& c) {
                       {"version", c.version},
                       {"gpu", c.gpu},
                       {"model", c.model},
-                      {"tp", c.tp},
-                      {"reserve_bytes", c.reserve_bytes},
-                      {"source", c.source}};
+                      {"tp", c.tp}};
+  if (c.reserve_bytes) j["reserve_bytes"] = *c.reserve_bytes;
+  if (c.efficiency) {
+    nlohmann::json e = nlohmann::json::object();
+    const CalibratedEfficiency& f = *c.efficiency;
+    auto put = [&](const char* key, const std::optional<double>& v) {
+      if (v) e[key] = *v;
+    };
+    put("compute", f.compute), put("memory", f.memory), put("interconnect", f.interconnect);
+    put("overhead_s", f.overhead_s), put("layer_overhead_s", f.layer_overhead_s);
+    put("allreduce_latency_s", f.allreduce_latency_s), put("seq_overhead_s", f.seq_overhead_s);
+    put("frontend_s", f.frontend_s);
+    j["efficiency"] = e;
+  }
+  j["source"] = c.source;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
+
+namespace {
+
+CalibratedEfficiency read_efficiency(detail::JsonObject o) {
+  CalibratedEfficiency e;
+  auto fraction = [&](const char* key) -> std::optional<double> {
+    const auto v = o.opt_number(key, 0, 1);
+    if (v && !(*v > 0)) throw Error(o.source(), o.pointer(key), "must be in (0, 1], got 0");
+    return v;
+  };
+  e.compute = fraction("compute");
+  e.memory = fraction("memory");
+  e.interconnect = fraction("interconnect");
+  e.overhead_s = o.opt_number("overhead_s", 0, 10);
+  e.layer_overhead_s = o.opt_number("layer_overhead_s", 0, 0.01);
+  e.allreduce_latency_s = o.opt_number("allreduce_latency_s", 0, 0.01);
+  e.seq_overhead_s = o.opt_number("seq_overhead_s", 0, 0.01);
+  e.frontend_s = o.opt_number("frontend_s", 0, 10);
+  o.finish();
+  return e;
+}
+
+}  // namespace
 
 Calibration load_calibration(const std::string& path) {
   const auto j = detail::parse_json_text(detail::read_text_file(path, "calibration file"), path);
@@ -348,9 +383,13 @@ Calibration load_calibration(const std::string& path) {
   c.gpu = o.opt_str("gpu").value_or("");
   c.model = o.opt_str("model").value_or("");
   c.tp = static_cast<std::uint32_t>(o.opt_uint("tp", 1, 65536).value_or(1));
-  c.reserve_bytes = o.uint("reserve_bytes", 0, std::uint64_t{1} << 44);
+  c.reserve_bytes = o.opt_uint("reserve_bytes", 0, std::uint64_t{1} << 44);
+  if (auto e = o.opt_object("efficiency")) c.efficiency = read_efficiency(std::move(*e));
   c.source = o.opt_str("source").value_or("");
   o.finish();
+  if (!c.reserve_bytes && !c.efficiency)
+    throw Error(path, "/reserve_bytes",
+                "a calibration needs reserve_bytes, efficiency or both; this file has neither");
   return c;
 }
 

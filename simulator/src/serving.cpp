@@ -430,14 +430,10 @@ SimResult Scheduler::run() {
       ++refused;
   std::uint64_t last_progress = 0;
   std::vector<StepSeq> rec;
-  while (finished + refused < total) {
-    // Arrivals up to now join the waiting queue in arrival order (ties by id). A request that
-    // exceeds max_model_len is refused on arrival, as vLLM rejects it.
-    if (running_.empty() && waiting_.empty() && !arrivals_.empty() && arrivals_.top().first > t) {
-      sample_until(arrivals_.top().first);
-      t = arrivals_.top().first;
-    }
-    while (!arrivals_.empty() && arrivals_.top().first <= t) {
+  // Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id). A request that
+  // exceeds max_model_len is refused on arrival, as vLLM rejects it.
+  auto admit = [&](double cutoff) {
+    while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
       const auto i = arrivals_.top().second;
       arrivals_.pop();
       if (add(seqs_[i].req->prompt_tokens, seqs_[i].req->output_tokens) > cfg_.plan.context) {
@@ -448,6 +444,19 @@ SimResult Scheduler::run() {
       }
       waiting_.push_back(i);
     }
+  };
+  const bool async = cfg_.async_scheduling && !sglang_;
+  double prev_start = 0;  // start of the step that ran last (async: when this batch was formed)
+  bool stepped = false;   // a step ended at t
+  while (finished + refused < total) {
+    if (running_.empty() && waiting_.empty() && !arrivals_.empty() && arrivals_.top().first > t) {
+      sample_until(arrivals_.top().first);
+      t = arrivals_.top().first;
+      stepped = false;
+    }
+    admit(async && stepped ? prev_start : t);
+    // An engine with nothing to run schedules what has arrived at once.
+    if (running_.empty() && waiting_.empty()) admit(t);
     if (running_.empty() && waiting_.empty()) {
       if (arrivals_.empty()) break;  // only refused requests were left
       continue;
@@ -474,6 +483,7 @@ SimResult Scheduler::run() {
                               : retained(pool_.policy, s.computed + 1, s.req->prompt_tokens);
       } else {
         b.prefill_tokens += n;
+        ++b.prefill_seqs;
         b.prefill_pairs += n * s.computed + n * (n + 1) / 2;
       }
       b.kv_read_bytes += pool_.seq_bytes(s.computed + n, s.req->prompt_tokens);
@@ -500,6 +510,7 @@ SimResult Scheduler::run() {
     }
     sample_until(t);
     account(t, dt);
+    prev_start = t, stepped = true;
     t += dt;
     ++res_.steps;
     // The step's tokens: a prefill that reaches its last token and every decode emit one.
@@ -561,6 +572,7 @@ StageSummary summary_of(StageAcc& a, double span, double busy_running, double bu
 void Scheduler::summarize() {
   const std::size_t nstages = acc_.size();
   const SloLimits& slo = opt_.slo;
+  const double frontend = timer_.frontend_s();
   res_.requests.reserve(seqs_.size());
   for (const Seq& s : seqs_) {
     RequestResult r{.id = s.req->id,
@@ -574,7 +586,8 @@ void Scheduler::summarize() {
     if (s.done) {
       r.first_token_s = s.first_token, r.finish_s = s.finish;
       StageAcc& a = acc_[std::min<std::size_t>(s.req->stage, nstages - 1)];
-      const double ttft = (s.first_token - s.arrival) * 1e3, e2e = (s.finish - s.arrival) * 1e3;
+      const double ttft = (s.first_token - s.arrival + frontend) * 1e3,
+                   e2e = (s.finish - s.arrival + frontend) * 1e3;
       a.ttft.push_back(ttft);
       a.e2e.push_back(e2e);
       double tpot = 0;

@@ -55,6 +55,18 @@ StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine) {
   return StepEfficiency{.compute = 0.6, .memory = 0.82, .interconnect = 0.7, .overhead_s = 0.6e-3};
 }
 
+StepEfficiency with_calibration(StepEfficiency base, const CalibratedEfficiency& c) {
+  auto set = [](double& field, const std::optional<double>& v) {
+    if (v) field = *v;
+  };
+  set(base.compute, c.compute), set(base.memory, c.memory);
+  set(base.interconnect, c.interconnect), set(base.overhead_s, c.overhead_s);
+  set(base.layer_overhead_s, c.layer_overhead_s);
+  set(base.allreduce_latency_s, c.allreduce_latency_s);
+  set(base.seq_overhead_s, c.seq_overhead_s), set(base.frontend_s, c.frontend_s);
+  return base;
+}
+
 void validate(const StepEfficiency& e, const std::string& source) {
   auto fraction = [&](double v, const char* field) {
     if (!(v > 0 && v <= 1))
@@ -63,9 +75,16 @@ void validate(const StepEfficiency& e, const std::string& source) {
   fraction(e.compute, "compute");
   fraction(e.memory, "memory");
   fraction(e.interconnect, "interconnect");
-  if (!(e.overhead_s >= 0 && e.overhead_s <= 10))
-    throw Error(source, "efficiency.overhead_s",
-                "must be in [0, 10] seconds, got " + show(e.overhead_s));
+  auto seconds = [&](double v, const char* field, double max) {
+    if (!(v >= 0 && v <= max))
+      throw Error(source, std::string("efficiency.") + field,
+                  "must be in [0, " + show(max) + "] seconds, got " + show(v));
+  };
+  seconds(e.overhead_s, "overhead_s", 10);
+  seconds(e.layer_overhead_s, "layer_overhead_s", 0.01);
+  seconds(e.allreduce_latency_s, "allreduce_latency_s", 0.01);
+  seconds(e.seq_overhead_s, "seq_overhead_s", 0.01);
+  seconds(e.frontend_s, "frontend_s", 10);
 }
 
 StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
@@ -138,6 +157,9 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   if (in.tp > 1 && model.hidden_size == 0)
     throw Error(source, "model",
                 "model " + model.id + " has no hidden_size: the TP all-reduce needs it");
+  const double layers = static_cast<double>(model.layers.size());
+  fixed_s_ = eff_.overhead_s + layers * eff_.layer_overhead_s +
+             (in.tp > 1 ? 2 * layers * eff_.allreduce_latency_s : 0);
 }
 
 StepModel::Terms StepModel::terms(const StepBatch& b) const {
@@ -162,7 +184,8 @@ double StepModel::seconds(const StepBatch& b) const {
   const double compute = t.flops / (peak_flops_ * eff_.compute);
   const double memory = t.bytes / (bandwidth_ * eff_.memory);
   const double allreduce = tp_ > 1 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
-  return std::max(compute, memory) + allreduce + eff_.overhead_s;
+  const double seqs = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
+  return std::max(compute, memory) + allreduce + fixed_s_ + seqs * eff_.seq_overhead_s;
 }
 
 }  // namespace kvplan::sim

@@ -90,14 +90,32 @@ struct ExplainReport {
   bool all_within() const;  // every recomputed row within tolerance (and at least one)
 };
 
-// A calibration: the measured reserve of one engine, version, GPU, model and TP, as `kvplan
-// explain --calibrate` writes it and `plan` / `check --calibration` read it:
+// A calibration: what one engine, version, GPU, model and TP measured, as `kvplan explain
+// --calibrate` writes it (the reserve) and `scripts/sim2real.py --calibrate` writes it (the
+// step-time efficiency), read by `plan` / `check` / `simulate --calibration`. Either part may be
+// absent; a file needs at least one:
 //   {"kvplan_calibration": 1, "engine": "vllm", "version": "0.15.1", "gpu": "a100-40gb",
-//    "model": "llama-3.1-8b", "tp": 1, "reserve_bytes": 3047718502, "source": "vllm.log"}
+//    "model": "llama-3.1-8b", "tp": 1, "reserve_bytes": 3047718502, "source": "vllm.log",
+//    "efficiency": {"memory": 0.8, "overhead_s": 0.0012, "allreduce_latency_s": 1.5e-05}}
+// The efficiency fields are the serving simulator's (simulator/include/kvplan/sim/step_time.hpp,
+// docs/simulate-step-time.md); a field left out keeps the default for the GPU and engine.
+struct CalibratedEfficiency {
+  std::optional<double> compute, memory, interconnect;  // fractions of the peak, (0, 1]
+  std::optional<double> overhead_s;                     // per step, seconds, [0, 10]
+  std::optional<double> layer_overhead_s;     // per layer per step, seconds, [0, 0.01]
+  std::optional<double> allreduce_latency_s;  // per all-reduce call (tp > 1), seconds, [0, 0.01]
+  std::optional<double> seq_overhead_s;       // per sequence in the step, seconds, [0, 0.01]
+  std::optional<double> frontend_s;  // per request, arrival to schedulable + last token out, [0, 10]
+  bool empty() const {
+    return !compute && !memory && !interconnect && !overhead_s && !layer_overhead_s &&
+           !allreduce_latency_s && !seq_overhead_s && !frontend_s;
+  }
+};
 struct Calibration {
   std::string engine, version, gpu, model, source;
   std::uint32_t tp = 1;
-  std::uint64_t reserve_bytes = 0;
+  std::optional<std::uint64_t> reserve_bytes;     // absent: the planner's default reserve
+  std::optional<CalibratedEfficiency> efficiency;  // absent: the step-time defaults
 };
 std::string to_json(const Calibration& c);
 Calibration load_calibration(const std::string& path);

@@ -32,6 +32,8 @@
 // - Requests with prompt + output > max_model_len are refused (finished = false). A later turn
 //   (`after`) arrives think_s after its predecessor finishes (or is refused).
 // - Times: a step lasts step.seconds(batch) (+ CPU loads); a token is emitted at the step's end.
+//   With async scheduling (ServingConfig::async_scheduling) an arrival waits for the step after
+//   the one being run. The front end's latency (StepTimer::frontend_s) adds to TTFT and E2E.
 //   TTFT = first token − arrival, TPOT = (finish − first token) / (output − 1), ITL = every gap
 //   between a request's tokens, E2E = finish − arrival; percentiles interpolate linearly. A
 //   stage's throughput counts its finished requests over [stage start, its last finish]; its
@@ -73,6 +75,11 @@ struct ServingConfig {
   std::uint64_t cpu_offload_bytes = 0;  // 0 = no CPU tier
   double cpu_offload_gbps = 0;          // GB/s host<->device when offloading
   double sample_interval_s = 1.0;       // KV usage series resolution
+  // vLLM's async scheduling (on by default since v0.14: vllm-project/vllm#27614, in the plan of
+  // #27679): the batch of step k + 1 is formed when step k starts, so a request that arrives
+  // while step k runs joins step k + 2 at the earliest. An idle engine schedules an arrival at
+  // once. Off: the batch of step k + 1 takes every arrival up to the end of step k. vLLM only.
+  bool async_scheduling = true;
 };
 
 struct Percentiles {

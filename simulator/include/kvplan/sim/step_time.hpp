@@ -26,8 +26,16 @@
 //                        bf16 hidden state; a ring all-reduce sends 2(tp − 1)/tp of the buffer
 //                        through each GPU's link in one direction: half the listed bidirectional
 //                        figure)
+//   fixed costs        = eff.overhead_s + L · eff.layer_overhead_s
+//                        + (tp > 1) · 2 · L · eff.allreduce_latency_s + seqs · eff.seq_overhead_s
+//                        (per step; per layer: kernel boundaries and tails a roofline does not
+//                        see; per all-reduce call: its latency, which dominates the small
+//                        messages of a decode step; per sequence: input preparation, sampling
+//                        and output processing of each sequence in the batch)
 //   step               = max(compute / (peak · eff.compute), memory / (HBM · eff.memory))
-//                        + all-reduce + eff.overhead_s
+//                        + all-reduce + fixed costs
+// and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
+// (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
 // Worked example (tests/simulator/test_step_time.cpp): Llama-3.1-8B (bf16, 8,030,261,248
 // parameters, 16,060,522,496 weight bytes) on one H100 SXM (3350 GB/s), one decode token at batch
@@ -40,6 +48,7 @@
 #include <optional>
 #include <string>
 
+#include "kvplan/engine_log.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
@@ -57,23 +66,31 @@ struct StepBatch {
   // Σ over every sequence in the batch of the KV bytes its attention reads on one rank (its
   // retained cache, in its KV format, as the planner's cost model counts it).
   std::uint64_t kv_read_bytes = 0;
+  std::uint64_t prefill_seqs = 0;  // sequences computing prompt tokens this step
 };
 
 // Efficiency factors and fixed costs; defaults in docs/simulate.md.
 struct StepEfficiency {
-  double compute = 0;       // achieved / peak FLOP/s, (0, 1]
-  double memory = 0;        // achieved / peak HBM bandwidth, (0, 1]
-  double interconnect = 0;  // achieved / peak link bandwidth, (0, 1]
-  double overhead_s = 0;    // fixed CPU/launch cost per step, seconds, [0, 10]
+  double compute = 0;              // achieved / peak FLOP/s, (0, 1]
+  double memory = 0;               // achieved / peak HBM bandwidth, (0, 1]
+  double interconnect = 0;         // achieved / peak link bandwidth, (0, 1]
+  double overhead_s = 0;           // fixed CPU/launch cost per step, seconds, [0, 10]
+  double layer_overhead_s = 0;     // per layer per step, seconds, [0, 0.01]
+  double allreduce_latency_s = 0;  // per all-reduce call at tp > 1, seconds, [0, 0.01]
+  double seq_overhead_s = 0;       // per sequence in the step, seconds, [0, 0.01]
+  double frontend_s = 0;           // per request, added to TTFT and E2E, seconds, [0, 10]
 };
 
-// The defaults for a GPU and an engine (docs/simulate.md "Step time" derives them): memory 0.82
-// and overhead 0.6 ms from two published batch-1 decode measurements; compute 0.6 and
-// interconnect 0.7 assumed, not yet measured. One set for every preset and engine until
-// measurements tell them apart.
+// The defaults for a GPU and an engine (docs/simulate-step-time.md "Default efficiency factors"):
+// fitted by `scripts/sim2real.py --calibrate` on the 13 train/val runs of inference-sim's
+// sim-to-real data (vLLM v0.15.1, H100 SXM); the same set serves every GPU and engine until
+// measurements on others tell them apart.
 StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine);
+// `base` with the fields a calibration file gives replaced (engine_log.hpp).
+StepEfficiency with_calibration(StepEfficiency base, const CalibratedEfficiency& c);
 // Throws kvplan::Error naming `source` and the field (efficiency.compute, ...) when a factor is
-// outside (0, 1] or the overhead outside [0, 10] s, NaN included.
+// outside (0, 1], the overheads outside [0, 10] s (per step, per request) or [0, 0.01] s (per
+// layer, all-reduce, sequence), NaN included.
 void validate(const StepEfficiency& e, const std::string& source);
 
 struct StepModelInput {
@@ -88,6 +105,8 @@ class StepTimer {
  public:
   virtual ~StepTimer() = default;
   virtual double seconds(const StepBatch& b) const = 0;
+  // The front end's latency per request, added to its TTFT and E2E (0 for hand-made timers).
+  virtual double frontend_s() const { return 0; }
 };
 
 class StepModel final : public StepTimer {
@@ -100,6 +119,7 @@ class StepModel final : public StepTimer {
             const std::string& source = "arguments");
   // Seconds one step over `b` takes; 0 for an empty batch (no tokens: no step).
   double seconds(const StepBatch& b) const override;
+  double frontend_s() const override { return eff_.frontend_s; }
   const StepEfficiency& efficiency() const { return eff_; }
 
   // The terms of one step, before efficiency and overhead, for reports and tests.
@@ -124,6 +144,7 @@ class StepModel final : public StepTimer {
   double experts_ = 0, experts_per_token_ = 0;
   double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
   double allreduce_bytes_per_token_ = 0;  // activations all-reduced per token per step
+  double fixed_s_ = 0;                    // per-step overhead + per-layer + all-reduce latency
   std::uint32_t tp_ = 1;
 };
 
