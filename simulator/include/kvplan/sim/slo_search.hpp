@@ -1,0 +1,95 @@
+// SLO sizing: the cheapest deployment whose simulated latency percentiles meet an SLO under a
+// workload. Searches GPU type × TP × KV format × retention policy; for each such line it looks
+// for the fewest data-parallel replicas (replicas = GPUs / TP, arrivals dealt round-robin,
+// serving_report.hpp) whose pooled TTFT / TPOT / E2E p99 meet every limit, then ranks the lines
+// that found one by cost. `kvplan plan --workload F --slo S` prints the table; the GUI can call
+// the same function.
+//
+//   SloSearchInput in{.base = cfg, .slo = {.ttft_p99_ms = 2000, .tpot_p99_ms = 50}};
+//   in.lines = slo_lines(model, list_gpu_presets(), {1, 2, 4, 8}, formats, {full});
+//   std::vector<SloRow> rows = slo_search(model, workload, in);
+//   rows[0].meets && rows[0].gpus == rows[0].tp * rows[0].replicas;   // the winner
+//
+// The replica search per line: replicas 1, 2, 4, ... until one meets the SLO (or max_gpus is
+// passed), then bisection between the last that failed and the first that met, assuming more
+// replicas never raise the percentiles (each gets fewer arrivals). A line is skipped without
+// simulating when its weights leave no KV memory on the GPU, its TP is not valid for the model,
+// or the simulator cannot schedule its format (KIVI has no paged pool: the row says so). Lines
+// run on `threads` std::thread workers (0 = hardware_concurrency); the result does not depend
+// on how many.
+//
+// Ranking: rows meeting the SLO first, by cost per hour (GPUs × price) when every such row has a
+// price, else by GPU count; ties by engine-native first, then fewer GPUs, smaller TP, the
+// order of `lines`. Then the rows that did not meet it, in line order, with the reason.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/sim/serving.hpp"
+
+namespace kvplan::sim {
+
+// One GPU type × TP × format × policy.
+struct SloLine {
+  GpuSpec gpu;
+  std::uint32_t tp = 1;
+  KvFormat format{};
+  RetentionPolicy policy{};
+};
+
+// The lines of a grid, in the order given (GPU outermost, then TP, format, policy); TP values
+// not valid for the model (valid_tp) are left out.
+std::vector<SloLine> slo_lines(const ModelSpec& model, const std::vector<GpuSpec>& gpus,
+                               const std::vector<std::uint32_t>& tps,
+                               const std::vector<KvFormat>& formats,
+                               const std::vector<RetentionPolicy>& policies);
+
+// Builds a line's step timer; the default is StepModel(model, gpu, {engine, tp}).
+using StepTimerFactory = std::function<std::unique_ptr<StepTimer>(
+    const ModelSpec& model, const GpuSpec& gpu, std::uint32_t tp, Engine engine)>;
+
+struct SloSearchInput {
+  // The engine settings every candidate shares (engine, max_model_len, limits, memory fraction,
+  // prefix caching); each line sets gpu_memory_bytes, tp, format and policy.
+  ServingConfig base;
+  SloLimits slo;  // at least one limit
+  std::vector<SloLine> lines;
+  std::uint32_t max_gpus = 64;  // per line, in all (TP × replicas)
+  unsigned threads = 0;         // 0 = std::thread::hardware_concurrency()
+  StepTimerFactory timer;       // empty = StepModel
+  // Called as lines finish (lines done, lines in all), from the worker threads, serialized.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+};
+
+struct SloRow {
+  std::string gpu;
+  std::uint32_t tp = 1, replicas = 0, gpus = 0;  // replicas 0: none found
+  std::string kv_dtype, policy;
+  bool engine_native = false;  // the engine implements the format and policy
+  bool meets = false;          // the SLO holds at `replicas`
+  double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;  // at `replicas` (or the last tried)
+  double cost_per_hour = 0;                                 // gpus · price, 0 = price unknown
+  std::uint32_t simulations = 0;                            // runs this line took
+  std::string reason;                                       // why not, when !meets
+  std::optional<std::string> vllm_command, sglang_command;  // for rows that meet the SLO
+};
+
+// Throws Error (source "--slo") when no limit is set or there are no lines; a line's own
+// failure (weights do not fit, a format the simulator cannot schedule) is its row's reason.
+std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
+                               const SloSearchInput& in);
+
+// table, json, md. JSON: {slo{...}, rows[{gpu, tp, replicas, gpus, kv_dtype, policy,
+// engine_native, meets, ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, cost_per_hour, simulations,
+// reason, vllm, sglang}], winner (the first row when it meets the SLO, else null)}.
+std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& slo,
+                              OutputFormat f);
+
+}  // namespace kvplan::sim

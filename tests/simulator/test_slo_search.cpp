@@ -1,0 +1,236 @@
+// SLO sizing on tiny synthetic searches whose answers are worked out by hand (in the comment
+// above each test), with hand-made step timers: a constant step time per GPU type.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "kvplan/error.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/sim/slo_search.hpp"
+#include "kvplan/sim/workload.hpp"
+
+namespace kvplan::sim {
+namespace {
+
+constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+
+class ConstantTimer final : public StepTimer {
+ public:
+  explicit ConstantTimer(double s) : s_(s) {}
+  double seconds(const StepBatch&) const override { return s_; }
+
+ private:
+  double s_;
+};
+
+GpuSpec gpu(const std::string& id, std::uint64_t gib, double price) {
+  GpuSpec g;
+  g.id = id;
+  g.memory_bytes = gib * GiB;
+  g.price_per_hour = price;
+  return g;
+}
+
+// Step seconds by GPU id.
+StepTimerFactory timers(std::map<std::string, double> step_s) {
+  return [step_s](const ModelSpec&, const GpuSpec& g, std::uint32_t, Engine) {
+    return std::make_unique<ConstantTimer>(step_s.at(g.id));
+  };
+}
+
+ServingConfig base(std::uint64_t max_num_seqs) {
+  ServingConfig c;
+  c.plan.context = 4096;
+  c.max_num_seqs = max_num_seqs;
+  return c;
+}
+
+Workload trace(const std::string& rows) {
+  return parse_workload_trace("arrival_s,prompt_tokens,output_tokens\n" + rows, "t.csv", true);
+}
+
+const ModelSpec& llama() {
+  static const ModelSpec m = load_model("llama-3.1-8b");
+  return m;
+}
+
+// 8 requests at t = 0 (10 prompt tokens, 1 output token), max_num_seqs 1, 10 ms a step: a
+// replica serves its k-th request (k = 1, 2, ...) in step k, so its TTFT is 10·k ms. Dealt
+// round-robin over r replicas (p99 by linear interpolation at position 0.99 · 7 = 6.93 of the 8
+// sorted values):
+//   r = 1: 10, 20, ..., 80                      p99 = 70 + 0.93 · 10 = 79.3 ms
+//   r = 2: 10, 10, 20, 20, 30, 30, 40, 40       p99 = 40 ms
+//   r = 4: 10 ×4, 20 ×4                         p99 = 20 ms  ≤ 25: meets
+//   r = 3: shares of 3, 3, 2: 10 ×3, 20 ×3, 30 ×2  p99 = 30 ms: fails
+// Doubling tries 1, 2, 4; bisection tries 3: 4 replicas after 4 simulations, 4 GPUs at $2 = $8.
+TEST(SloSearch, ReplicasByDoublingThenBisection) {
+  const Workload w = trace("0,10,1\n0,10,1\n0,10,1\n0,10,1\n0,10,1\n0,10,1\n0,10,1\n0,10,1\n");
+  SloSearchInput in;
+  in.base = base(1);
+  in.slo.ttft_p99_ms = 25;
+  in.lines = slo_lines(llama(), {gpu("a", 80, 2)}, {1}, {parse_kv_format("bf16")}, {{}});
+  in.timer = timers({{"a", 0.010}});
+  const auto rows = slo_search(llama(), w, in);
+  ASSERT_EQ(rows.size(), 1u);
+  const SloRow& r = rows[0];
+  EXPECT_TRUE(r.meets) << r.reason;
+  EXPECT_EQ(r.replicas, 4u);
+  EXPECT_EQ(r.gpus, 4u);
+  EXPECT_EQ(r.simulations, 4u);
+  EXPECT_NEAR(r.ttft_p99_ms, 20.0, 1e-9);
+  EXPECT_DOUBLE_EQ(r.cost_per_hour, 8.0);
+  ASSERT_TRUE(r.vllm_command.has_value());
+  EXPECT_NE(r.vllm_command->find("--data-parallel-size 4"), std::string::npos) << *r.vllm_command;
+  EXPECT_NE(r.vllm_command->find("--max-num-seqs 1"), std::string::npos) << *r.vllm_command;
+
+  // The pooled p99s the search judged are the ones simulate_replicas reports.
+  ServingConfig c = in.base;
+  c.plan.gpu_memory_bytes = 80 * GiB;
+  const SimResult three = simulate_replicas(llama(), c, ConstantTimer(0.010), w, 3);
+  EXPECT_NEAR(three.summary.ttft_ms.p99, 30.0, 1e-9);
+  const SimResult one = simulate_replicas(llama(), c, ConstantTimer(0.010), w, 1);
+  EXPECT_NEAR(one.summary.ttft_ms.p99, 79.3, 1e-9);
+}
+
+// Five requests a second apart (10 prompt tokens, 3 output tokens), so they never overlap: with
+// a constant step d, TTFT = d and E2E = 3d on any number of replicas. SLO: E2E p99 ≤ 100 ms.
+//   slow  d = 50 ms: E2E 150 ms, fails at 1, 2 and 4 replicas (max_gpus 4): 3 simulations
+//   mid   d = 30 ms: E2E  90 ms, meets at 1 replica, $3/h per GPU
+//   fast  d = 20 ms: E2E  60 ms, meets at 1 replica, $4/h per GPU
+//   tiny  8 GiB: Llama-3.1-8B's 16 GB of weights leave no KV memory: skipped, 0 simulations
+// TP 1 and 2 each (a TP 2 line is one replica of 2 GPUs). Ranked by cost: mid TP1 ($3), fast TP1
+// ($4), mid TP2 ($6), fast TP2 ($8); then the failing lines in line order. A kivi line cannot
+// be simulated (no paged pool) and says why.
+TEST(SloSearch, RankedByCostFailuresLast) {
+  const Workload w = trace("0,10,3\n1,10,3\n2,10,3\n3,10,3\n4,10,3\n");
+  SloSearchInput in;
+  in.base = base(4);
+  in.slo.e2e_p99_ms = 100;
+  in.max_gpus = 4;
+  in.lines = slo_lines(
+      llama(), {gpu("slow", 80, 1), gpu("mid", 80, 3), gpu("fast", 80, 4), gpu("tiny", 8, 0.5)},
+      {1, 2}, {parse_kv_format("bf16")}, {{}});
+  in.lines.push_back(
+      {gpu("fast", 80, 4), 1, parse_kv_format("kivi:bits=2,group=32,residual=128"), {}});
+  in.timer = timers({{"slow", 0.05}, {"mid", 0.03}, {"fast", 0.02}, {"tiny", 0.01}});
+  for (unsigned threads : {1u, 3u}) {
+    in.threads = threads;
+    const auto rows = slo_search(llama(), w, in);
+    ASSERT_EQ(rows.size(), 9u);
+    const std::vector<std::pair<std::string, std::uint32_t>> want = {
+        {"mid", 1}, {"fast", 1}, {"mid", 2}, {"fast", 2}};
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_TRUE(rows[i].meets) << i;
+      EXPECT_EQ(rows[i].gpu, want[i].first) << i;
+      EXPECT_EQ(rows[i].tp, want[i].second) << i;
+      EXPECT_EQ(rows[i].replicas, 1u) << i;
+      EXPECT_EQ(rows[i].simulations, 1u) << i;
+    }
+    EXPECT_DOUBLE_EQ(rows[0].cost_per_hour, 3.0);
+    EXPECT_NEAR(rows[0].e2e_p99_ms, 90.0, 1e-9);
+    EXPECT_NEAR(rows[1].e2e_p99_ms, 60.0, 1e-9);
+    EXPECT_DOUBLE_EQ(rows[2].cost_per_hour, 6.0);
+    // Failing lines, in line order: slow TP1, slow TP2, tiny TP1, tiny TP2, the kivi line.
+    EXPECT_EQ(rows[4].gpu, "slow");
+    EXPECT_FALSE(rows[4].meets);
+    EXPECT_EQ(rows[4].simulations, 3u);
+    EXPECT_EQ(rows[4].replicas, 4u);  // the last tried
+    EXPECT_NEAR(rows[4].e2e_p99_ms, 150.0, 1e-9);
+    EXPECT_NE(rows[4].reason.find("the most allowed"), std::string::npos) << rows[4].reason;
+    EXPECT_EQ(rows[5].gpu, "slow");
+    EXPECT_EQ(rows[5].tp, 2u);
+    EXPECT_EQ(rows[5].simulations, 2u);  // 1 then 2 replicas = 4 GPUs
+    EXPECT_EQ(rows[6].gpu, "tiny");
+    EXPECT_EQ(rows[6].simulations, 0u);
+    EXPECT_NE(rows[6].reason.find("weights"), std::string::npos) << rows[6].reason;
+    EXPECT_EQ(rows[8].kv_dtype.substr(0, 4), "kivi");
+    EXPECT_FALSE(rows[8].engine_native);
+    EXPECT_FALSE(rows[8].meets);
+    EXPECT_NE(rows[8].reason.find("kivi"), std::string::npos) << rows[8].reason;
+  }
+}
+
+// Lines fast TP2, fast TP1, mid TP2, mid TP1; all meet the SLO at 1 replica. mid has no price,
+// so the ranking is by GPU count (by cost mid's $0 would come first): the two 1-GPU lines, fast
+// TP1 before mid TP1 (line order among equals), then the 2-GPU lines.
+TEST(SloSearch, WithoutPricesByGpuCount) {
+  const Workload w = trace("0,10,3\n1,10,3\n");
+  SloSearchInput in;
+  in.base = base(4);
+  in.slo.e2e_p99_ms = 100;
+  in.lines = slo_lines(llama(), {gpu("fast", 80, 4), gpu("mid", 80, 0)}, {2, 1},
+                       {parse_kv_format("bf16")}, {{}});
+  in.timer = timers({{"mid", 0.03}, {"fast", 0.02}});
+  const auto rows = slo_search(llama(), w, in);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].gpus, 1u);
+  EXPECT_EQ(rows[1].gpus, 1u);
+  EXPECT_EQ(rows[2].gpus, 2u);
+  EXPECT_EQ(rows[3].gpus, 2u);
+  EXPECT_EQ(rows[0].gpu, "fast");
+  EXPECT_EQ(rows[1].gpu, "mid");
+  EXPECT_EQ(rows[2].gpu, "fast");
+}
+
+TEST(SloSearch, Refusals) {
+  const Workload w = trace("0,10,3\n");
+  SloSearchInput in;
+  in.base = base(4);
+  in.lines = slo_lines(llama(), {gpu("a", 80, 1)}, {1}, {parse_kv_format("bf16")}, {{}});
+  in.timer = timers({{"a", 0.01}});
+  EXPECT_THROW(slo_search(llama(), w, in), Error);  // no limit
+  in.slo.ttft_p99_ms = 10;
+  in.lines.clear();
+  EXPECT_THROW(slo_search(llama(), w, in), Error);  // nothing to search
+  // TP 3 is not valid for Llama-3.1-8B (32 heads, 8 KV heads): no line.
+  EXPECT_TRUE(slo_lines(llama(), {gpu("a", 80, 1)}, {3}, {parse_kv_format("bf16")}, {{}}).empty());
+}
+
+TEST(SloSpec, ParsesAndRefuses) {
+  const SloLimits s = parse_latency_slo("ttft_p99_ms=2000,tpot_p99_ms=50", "--slo");
+  EXPECT_EQ(s.ttft_p99_ms, 2000);
+  EXPECT_EQ(s.tpot_p99_ms, 50);
+  EXPECT_EQ(s.e2e_p99_ms, 0);
+  EXPECT_EQ(parse_latency_slo("e2e_p99_ms=1.5e4", "--slo").e2e_p99_ms, 15000);
+  for (const char* bad : {"", "ttft_p99_ms", "ttft_p99_ms=", "ttft_p99_ms=0", "ttft_p99_ms=-5",
+                          "ttft_p99_ms=nan", "ttft_p99_ms=inf", "ttft_p99_ms=5ms",
+                          "ttft_p99_ms=1,ttft_p99_ms=2", "p99=3", "ttft_p99_ms=1,"}) {
+    try {
+      parse_latency_slo(bad, "--slo");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.source(), "--slo") << bad;
+    }
+  }
+}
+
+// Replica shares: round-robin over first turns, a session's later turn on its first turn's
+// replica, ids renumbered and `after` remapped.
+TEST(ReplicaShare, SessionsStayTogether) {
+  Workload w;
+  w.stages = {{.rate = 1, .duration_s = 10, .start_s = 0}};
+  for (std::uint64_t i = 0; i < 5; ++i) {
+    SimRequest r;
+    r.id = i;
+    r.arrival_s = static_cast<double>(i);
+    r.prompt = {{i + 1, 10}};
+    r.prompt_tokens = 10;
+    r.output_tokens = 2;
+    w.requests.push_back(r);
+  }
+  w.requests[3].after = 1;  // a later turn of request 1's session
+  // First turns 0, 1, 2, 4 go to replicas 0, 1, 0, 1; request 3 follows request 1 (replica 1).
+  const Workload a = replica_share(w, 2, 0), b = replica_share(w, 2, 1);
+  ASSERT_EQ(a.requests.size(), 2u);
+  ASSERT_EQ(b.requests.size(), 3u);
+  EXPECT_EQ(a.requests[1].arrival_s, 2.0);
+  EXPECT_EQ(b.requests[0].arrival_s, 1.0);
+  EXPECT_EQ(b.requests[1].arrival_s, 3.0);
+  EXPECT_EQ(b.requests[1].after, 0);  // request 1 is b's request 0
+  EXPECT_EQ(b.requests[2].id, 2u);
+  EXPECT_THROW(replica_share(w, 0, 0), Error);
+}
+
+}  // namespace
+}  // namespace kvplan::sim
