@@ -68,6 +68,9 @@ PRESETS = [
      ["mistralai/Mixtral-8x22B-Instruct-v0.1"], 141e9),
     ("llama-4-scout-fp8-dynamic", "Llama 4 Scout 17B-16E Instruct FP8-dynamic",
      "llama-4-scout-fp8-dynamic", ["RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic"], 109e9),
+    # A GPTQ checkpoint (4-bit, one group per output column), from the HF repo's own git history.
+    ("wizard-vicuna-30b-gptq", "Wizard-Vicuna 30B Uncensored GPTQ (4-bit, no group size)",
+     "wizard-vicuna-30b-gptq", ["TheBloke/Wizard-Vicuna-30B-Uncensored-GPTQ"], 32.5e9),
     # Formerly hand-written presets (architecture fields only, so the step-time model read them
     # as dense); now wrappers over their verbatim configs, which carry the MoE routing fields.
     # Ids and hf_repos as before; the DeepSeek ones named none, and now name their repos.

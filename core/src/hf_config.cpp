@@ -704,12 +704,24 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
   } else if (method == "gptq" || method == "awq") {
     // 4/8-bit packed weights; per group of group_size inputs an fp16 scale per output and a
     // packed zero-point of `bits` bits (GPTQ also an int32 g_idx per input row, negligible).
+    // group_size: absent means 128 (transformers' GPTQConfig and AwqConfig default), -1 one
+    // group per output column (TheBloke's "no group size" GPTQ branches); anything else that is
+    // not a positive integer is refused rather than read as 128.
     const auto bits = q.uint("bits", 2, 8);
-    auto gs = q.has("group_size") ? q.raw("group_size") : nlohmann::json(128);
-    q.raw("group_size");
     double group = 128;
-    if (gs.is_number_integer() && gs.get<std::int64_t>() > 0) group = static_cast<double>(gs.get<std::int64_t>());
-    else if (gs.is_number_integer() && gs.get<std::int64_t>() == -1) group = 1e18;  // per channel
+    if (q.has("group_size")) {
+      const auto& gs = q.raw("group_size");
+      if (gs.is_number_integer() && gs.get<std::int64_t>() == -1) {
+        group = 1e18;  // per channel
+      } else if (gs.is_number_integer() && gs.get<std::int64_t>() > 0 &&
+                 gs.get<std::int64_t>() <= (std::int64_t{1} << 20)) {
+        group = static_cast<double>(gs.get<std::int64_t>());
+      } else {
+        throw Error(
+            q.source(), q.pointer("group_size"),
+            "expected -1 (per output column) or a group size of 1 … 1048576, got " + gs.dump());
+      }
+    }
     out.bytes = bits / 8.0 + (2 + bits / 8.0) / group;
     out.skip = string_list(q, "modules_to_not_convert");
   } else if (method == "bitsandbytes") {

@@ -388,6 +388,34 @@ TEST(HfCatalogue, Nvfp4FromHfQuantConfig) {
   EXPECT_LT(m.weight_bytes(), 140e9);  // not the 470 GB of bf16
 }
 
+TEST(HfCatalogue, GptqPerChannelAndGrouped_AgainstTheCheckpointFiles) {
+  // TheBloke/Wizard-Vicuna-30B-Uncensored-GPTQ (LLaMA-30B shapes: hidden 6656, intermediate
+  // 17920, 60 layers, 52 heads, vocab 32000, fp16). main: bits 4, group_size -1 (one scale and
+  // zero per output column); branch gptq-4bit-128g-actorder_True: group_size 128.
+  const auto main = kvplan::load_model(hf("wizard-vicuna-30b-gptq"));
+  const auto g128 = kvplan::load_model(hf("wizard-vicuna-30b-gptq-4bit-128g"));
+  EXPECT_EQ(main.weights.quantization, "gptq");
+  // KV: 60 layers · 52 heads · (128 + 128) · 2 B = 1,597,440 B per token.
+  EXPECT_EQ(request_bytes(main, 2048), 1597440ull * 2048);
+  EXPECT_EQ(request_bytes(g128, 512), 1597440ull * 512);
+  // Quantized linears: 60 · (4 · 6656² + 3 · 6656 · 17920) = 32,102,154,240 weights. Kept fp16:
+  // embed_tokens and lm_head 2 · 32000 · 6656, norms 60 · 2 · 6656 + 6656 → 426,789,376 · 2 B
+  // = 853,578,752 B. 32,528,943,616 parameters in all (the LLaMA paper's "32.5B").
+  expect_near(static_cast<double>(main.num_params), 32528943616.0, 0.02, "LLaMA-30B shapes");
+  const double linear = 32102154240.0, kept = 853578752.0;
+  // main: 0.5 B a weight (the per-column scale and zero are 172,800 · 2.5 B in all):
+  // 16,904,655,872 B. The checkpoint's model.safetensors is 16,940,128,464 B (its git-lfs
+  // pointer); the 35 MB more are the int32 g_idx rows, the zero fp16 biases GPTQ-for-LLaMa
+  // writes, and the header.
+  EXPECT_NEAR(static_cast<double>(main.weight_bytes()), linear * 0.5 + kept, 1e6);
+  expect_near(static_cast<double>(main.weight_bytes()), 16940128464.0, 0.005, "main checkpoint");
+  // 128g: 0.5 B + (2 B scale + 0.5 B packed zero) per 128 inputs → 0.51953125 B a weight:
+  // 17,531,651,072 B against the branch's model.safetensors of 17,554,104,664 B (g_idx
+  // 13,885,440 B, biases 8,294,400 B, header).
+  EXPECT_NEAR(static_cast<double>(g128.weight_bytes()), linear * 0.51953125 + kept, 1e6);
+  expect_near(static_cast<double>(g128.weight_bytes()), 17554104664.0, 0.005, "128g checkpoint");
+}
+
 // ---- bad fields --------------------------------------------------------------------------------
 
 class HfCatalogueBad : public ::testing::Test {
@@ -418,6 +446,17 @@ TEST_F(HfCatalogueBad, UnknownQuantizationMethodIsNamed) {
     "num_attention_heads": 4, "quantization_config": {"quant_method": "hqq"}})");
   EXPECT_NE(msg.find("/quantization_config/quant_method"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unknown quantization method \"hqq\""), std::string::npos) << msg;
+}
+
+TEST_F(HfCatalogueBad, GptqGroupSizeOtherThanMinusOneOrPositiveIsNamed) {
+  // Was read as 128 without a word (group_size 0, -2, "128").
+  for (const char* gs : {"0", "-2", "\"128\"", "64.5"}) {
+    const auto msg = message(std::string(R"({"model_type": "llama", "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4,
+      "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": )") +
+                             gs + "}}");
+    EXPECT_NE(msg.find("/quantization_config/group_size"), std::string::npos) << gs << ": " << msg;
+  }
 }
 
 TEST_F(HfCatalogueBad, LinearLayerWithoutAKnownMixer) {
