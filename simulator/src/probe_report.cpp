@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/sim/probe.hpp"
+#include "probe_json.hpp"
 
 namespace kvplan::sim {
 
@@ -58,45 +59,49 @@ std::string probe_verdict(const ProbeReport& r) {
          "from it shows what it breaks)";
 }
 
+nlohmann::json probe_to_json(const ProbeReport& r) {
+  const bool needle = r.options.kind == ProbeKind::needle;
+  const ProbeOptions& o = r.options;
+  nlohmann::json j = {{"probe", to_string(o.kind)},
+                      {"source", r.source},
+                      {"model", r.model},
+                      {"span", o.span},
+                      {"cue", o.cue},
+                      {"filler", o.filler},
+                      {"filler_kind", to_string(o.filler_kind)},
+                      {"depth", o.depth},
+                      {"prompts", o.prompts},
+                      {"seed", o.seed},
+                      {"prompt_tokens", r.prompt_tokens},
+                      {"chance_accuracy", num(r.chance_accuracy)},
+                      {"model_can_do", r.model_can_do},
+                      {"verdict", probe_verdict(r)}};
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& x : r.results) {
+    nlohmann::json e = {{"label", x.label},
+                        {"kv_dtype", to_string(x.config.format)},
+                        {"policy", to_string(x.config.policy)},
+                        {"block_size", x.config.block_size},
+                        {"correct", x.correct},
+                        {"scored", x.scored},
+                        {"accuracy", num(x.accuracy)},
+                        {"delta", num(x.delta)}};
+    if (needle) {
+      e["reproduced"] = x.reproduced;
+      e["layer_retained"] = x.layer_retained;
+      e["layer_all_retained"] = x.layer_all_retained;
+      e["layer_mass"] = x.layer_mass;
+    }
+    arr.push_back(std::move(e));
+  }
+  j["results"] = arr;
+  return j;
+}
+
 std::string render(const ProbeReport& r, OutputFormat f) {
   const bool needle = r.options.kind == ProbeKind::needle;
-  if (f == OutputFormat::json) {
-    const ProbeOptions& o = r.options;
-    nlohmann::json j = {{"probe", to_string(o.kind)},
-                        {"source", r.source},
-                        {"model", r.model},
-                        {"span", o.span},
-                        {"cue", o.cue},
-                        {"filler", o.filler},
-                        {"filler_kind", to_string(o.filler_kind)},
-                        {"depth", o.depth},
-                        {"prompts", o.prompts},
-                        {"seed", o.seed},
-                        {"prompt_tokens", r.prompt_tokens},
-                        {"chance_accuracy", num(r.chance_accuracy)},
-                        {"model_can_do", r.model_can_do},
-                        {"verdict", probe_verdict(r)}};
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto& x : r.results) {
-      nlohmann::json e = {{"label", x.label},
-                          {"kv_dtype", to_string(x.config.format)},
-                          {"policy", to_string(x.config.policy)},
-                          {"block_size", x.config.block_size},
-                          {"correct", x.correct},
-                          {"scored", x.scored},
-                          {"accuracy", num(x.accuracy)},
-                          {"delta", num(x.delta)}};
-      if (needle) {
-        e["reproduced"] = x.reproduced;
-        e["layer_retained"] = x.layer_retained;
-        e["layer_all_retained"] = x.layer_all_retained;
-        e["layer_mass"] = x.layer_mass;
-      }
-      arr.push_back(std::move(e));
-    }
-    j["results"] = arr;
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  }
+  if (f == OutputFormat::json)
+    return probe_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   // Where the model cannot do the task, accuracies are noise: only the cache facts (needle
   // retention and mass) are shown, and the verdict says so.
   const bool show_acc = r.model_can_do;
