@@ -14,6 +14,8 @@ namespace kvplan {
 namespace {
 constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 40;  // kv_cost's context limit
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+// Exact products of two 64-bit counts (GCC/Clang's 128-bit integer).
+__extension__ typedef unsigned __int128 u128;
 }  // namespace
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field,
@@ -220,7 +222,12 @@ using Stage = PlanEval::Stage;
 
 // The cache block in tokens: the one asked for, or the engine's default (vLLM 16).
 std::uint32_t block_size_of(const PlanInput& in, const std::string& source) {
-  const std::uint32_t bs = in.block_size ? in.block_size : default_block_size(in.engine);
+  std::uint32_t bs = in.block_size ? in.block_size : default_block_size(in.engine);
+  // TensorRT engines build with tokens_per_block 64 (plugin config); the LLM API / PyTorch
+  // KvCacheConfig.tokens_per_block defaults to 32 (docs/deploy.md).
+  if (!in.block_size && in.engine == Engine::trtllm &&
+      in.trtllm_backend == PlanInput::TrtllmBackend::tensorrt)
+    bs = 64;
   if (bs > (1u << 20))
     throw Error(source, "block_size", "must be at most 1048576 tokens, got " + std::to_string(bs));
   return bs;
@@ -414,18 +421,40 @@ PageSize page_size(const PlanEval& ev) {
 // Sets each cached stage's num_blocks (available // page // group_size, or the override) and
 // returns the minimum over them.
 std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available, std::uint64_t page,
-                            const PlanInput& in) {
+                            std::uint32_t bs, const PlanInput& in) {
   std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
   for (auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
     st.num_blocks = available / page / st.group_size;
+    if (st.sglang) {
+      // SGLang: the full pool's pages (the SWA pool's when every layer is SWA).
+      st.num_blocks =
+          (st.sglang->full_tokens ? st.sglang->full_tokens : st.sglang->swa_tokens) / bs;
+    }
+    if (!st.trtllm.empty()) st.num_blocks = st.trtllm.back().primary_blocks;  // largest window
     if (in.num_gpu_blocks_override) st.num_blocks = *in.num_gpu_blocks_override;
     least = std::min(least, st.num_blocks);
   }
   return least;
 }
 
+// SGLang keeps the temporal (ssm) state in float32 unless --mamba-ssm-dtype says otherwise
+// (server_args.py mamba_ssm_dtype = "float32"); the other engines use the model's.
+std::optional<KvDtype> sglang_ssm_dtype(const PlanInput& in) {
+  if (in.ssm_state_dtype || in.engine != Engine::sglang) return in.ssm_state_dtype;
+  return KvDtype::fp32;
+}
+
 }  // namespace
+
+void PlanEval::attach_engine_pools() {
+  if (page == 0) return;
+  for (auto& st : stages) {
+    if (st.cached + st.state_layers == 0) continue;
+    if (in.engine == Engine::sglang) sglang_stage_pools(*this, st);
+    if (in.engine == Engine::trtllm) trtllm_stage_pools(*this, st);
+  }
+}
 
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src) {
@@ -441,7 +470,8 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   const PageSize p = page_size(*this);
   bs = p.block_size;
   page = p.page;
-  min_blocks = assign_blocks(stages, mem.available_bytes, page, in);
+  attach_engine_pools();
+  min_blocks = assign_blocks(stages, mem.available_bytes, page, bs, in);
 }
 
 KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) const {
@@ -453,7 +483,7 @@ KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) con
                      .tp = in.tp,
                      .draft_layers = drafts,
                      .conv_state_dtype = in.conv_state_dtype,
-                     .ssm_state_dtype = in.ssm_state_dtype};
+                     .ssm_state_dtype = sglang_ssm_dtype(in)};
 }
 
 std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
@@ -493,6 +523,13 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
 }
 
 std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) const {
+  if (st.sglang) return ceil_div(n, bs);  // the full pool's pages (SWA / Mamba: pool_ratio)
+  if (!st.trtllm.empty()) {
+    std::uint64_t b = 0;
+    for (const auto& w : st.trtllm)
+      b = add(b, trtllm_blocks_per_sequence(n, w.window, bs), "blocks");
+    return b;
+  }
   std::uint64_t b = 0;
   for (auto t : st.group_types) b = add(b, pages(st.types[t], n), "blocks per request");
   return b;
@@ -532,7 +569,10 @@ bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
   if (per_replica == 0) return true;
   for (const auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
-    if (paged) {
+    if (paged && (st.sglang || !st.trtllm.empty())) {
+      const auto [num, den] = pool_ratio(st, n);
+      if (mul(per_replica, den, "pool need") > num) return false;
+    } else if (paged) {
       // The block pool: every rank uses the minimum block count over all ranks.
       const std::uint64_t need = mul(per_replica, blocks_per_request(st, n), "blocks");
       if (need > usable_blocks()) return false;
@@ -541,6 +581,49 @@ bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
     }
   }
   return true;
+}
+
+std::pair<std::uint64_t, std::uint64_t> PlanEval::pool_ratio(const Stage& st,
+                                                             std::uint64_t n) const {
+  std::pair<std::uint64_t, std::uint64_t> best{0, 0};
+  auto consider = [&](std::uint64_t num, std::uint64_t den) {
+    if (den == 0) return;
+    // num / den < best.first / best.second, exactly (both below 2^64 / 2^24 in practice).
+    if (best.second == 0 ||
+        static_cast<u128>(num) * best.second < static_cast<u128>(best.first) * den)
+      best = {num, den};
+  };
+  if (st.sglang) {
+    const SglangPools& p = *st.sglang;
+    if (!st.sglang_all_swa) consider(p.full_tokens / bs, ceil_div(n, bs));
+    if (st.swa_window > 0) {
+      // The SWA pool keeps the window's tokens plus the page being written once a request
+      // outgrows it (SGLang frees the pages that slide out of the window).
+      const std::uint64_t need =
+          n <= st.swa_window ? ceil_div(n, bs) : ceil_div(st.swa_window, bs) + 1;
+      consider(p.swa_tokens / bs, need);
+    }
+    if (st.state_layers > 0) consider(p.max_running, 1);
+  }
+  for (const auto& w : st.trtllm)
+    consider(w.primary_blocks, trtllm_blocks_per_sequence(n, w.window, bs));
+  if (best.second == 0) best = {0, 1};
+  return best;
+}
+
+std::uint64_t PlanEval::requests_at(std::uint64_t n) const {
+  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& st : stages) {
+    if (st.cached + st.state_layers == 0) continue;
+    if (st.sglang || !st.trtllm.empty()) {
+      const auto [num, den] = pool_ratio(st, n);
+      least = std::min(least, num / den);
+    } else {
+      least =
+          std::min(least, usable_blocks() / std::max<std::uint64_t>(blocks_per_request(st, n), 1));
+    }
+  }
+  return least == std::numeric_limits<std::uint64_t>::max() ? 0 : least;
 }
 
 std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap, bool startup) const {
@@ -560,6 +643,29 @@ std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap, bo
 }
 
 }  // namespace detail
+
+namespace {
+
+// SGLang's and TensorRT-LLM's own figures: the pool's tokens as the engine logs them
+// ("max_total_num_tokens", "Allocated ... for max tokens in paged KV cache (N)") and the binding
+// pool's ratio as the maximum concurrency.
+void engine_pool_figures(const detail::PlanEval& ev, const detail::PlanEval::Stage& st,
+                         std::uint64_t n, Capacity& c) {
+  if (st.sglang) {
+    c.kv_cache_tokens = st.sglang_all_swa ? st.sglang->swa_tokens : st.sglang->full_tokens;
+  } else {
+    std::uint64_t blocks = 0;
+    for (const auto& w : st.trtllm) blocks = add(blocks, w.primary_blocks, "blocks");
+    c.num_gpu_blocks = blocks;
+    c.kv_cache_tokens = mul(st.trtllm.back().primary_blocks, ev.bs, "kv cache tokens");
+  }
+  const auto [num, den] = ev.pool_ratio(st, n);
+  c.concurrency_numerator = num;
+  c.concurrency_denominator = den;
+  c.max_concurrency = static_cast<double>(num) / static_cast<double>(den);
+}
+
+}  // namespace
 
 Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::string& source) {
   const detail::PlanEval ev(model, in, source);
@@ -626,8 +732,9 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
   c.state_bytes_per_layer = ev.state_bytes;
   c.state_layers = model.recurrent_layers();
   c.max_requests_per_replica = !c.fits_one_request ? 0
-                               : ev.paged          ? ev.usable_blocks() / c.concurrency_denominator
+                               : ev.paged          ? ev.requests_at(n)
                                           : c.concurrency_numerator / c.concurrency_denominator;
+  if (ev.paged && (worst->sglang || !worst->trtllm.empty())) engine_pool_figures(ev, *worst, n, c);
   c.max_requests = mul(c.max_requests_per_replica, ev.replicas, "requests");
   c.estimated_max_model_len = ev.longest(1, std::max(n, model.max_context), true);
   return c;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kvplan/formula.hpp"
@@ -30,6 +32,13 @@ struct PlanEval {
     std::uint32_t draft_layers = 0;        // speculative layers on this stage
     std::uint32_t group_size = 0;
     std::uint64_t num_blocks = 0;  // this stage's own available // page // group_size
+    // SGLang's full / SWA / Mamba pools (planner_sglang.cpp) and TensorRT-LLM's per-window pools
+    // (planner_trtllm.cpp), when the stage follows those engines; swa_window: the SWA layers'
+    // largest window.
+    std::optional<SglangPools> sglang;
+    std::uint64_t swa_window = 0;
+    bool sglang_all_swa = false;  // every attention layer in the SWA pool
+    std::vector<TrtllmWindow> trtllm;
   };
 
   PlanEval(const ModelSpec& model, const PlanInput& in, const std::string& source);
@@ -45,6 +54,12 @@ struct PlanEval {
   std::uint64_t usable_blocks() const;
   // One request of n tokens passes the engine's startup check (the auto-fit's test too).
   bool starts(std::uint64_t n) const;
+  // The most requests of n tokens one replica holds at once (every stage's pools).
+  std::uint64_t requests_at(std::uint64_t n) const;
+  // SGLang / TensorRT-LLM: the binding pool of a stage for requests of n tokens, as
+  // capacity / need (its "maximum concurrency").
+  std::pair<std::uint64_t, std::uint64_t> pool_ratio(const Stage& st, std::uint64_t n) const;
+  void attach_engine_pools();  // fills Stage::sglang / Stage::trtllm (after page)
   // Longest n in [1, cap] (cap 0 = 2^40) with fits(n, per_replica), or with starts(n) when
   // `startup`; 0 when n = 1 does not.
   std::uint64_t longest(std::uint64_t per_replica, std::uint64_t cap, bool startup = false) const;
@@ -62,5 +77,10 @@ struct PlanEval {
   std::uint64_t min_blocks = 0;   // minimum over stages (vLLM: over all ranks)
   std::vector<Stage> stages;
 };
+
+// Engine pools of one stage, once ev.page and ev.bs are known: planner_sglang.cpp,
+// planner_trtllm.cpp.
+void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st);
+void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st);
 
 }  // namespace kvplan::detail

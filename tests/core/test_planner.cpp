@@ -199,10 +199,11 @@ TEST(PlannerTrtllm, FreeFractionAfterWeights) {
   const auto c = plan_capacity(m, in);
   // free = 80 GiB − 16060522496 − 2 GiB = 67691339776; · 0.9 = 60922205798
   EXPECT_EQ(c.memory.available_bytes, 60922205798u);
-  // blocks of 32 tokens · 131072 B: 14524 blocks, 464768 tokens
-  EXPECT_EQ(c.num_gpu_blocks, 14524u);
-  EXPECT_EQ(c.kv_cache_tokens, 464768u);
-  EXPECT_EQ(c.max_requests, 14524u / 256);
+  // 60922205798 // 131072 B = 464799 tokens; ceilDiv by 32 tokens per block (kvCacheManager.cpp
+  // calculateMaxNumBlocks @ NVIDIA/TensorRT-LLM b35ac1b6): 14525 blocks, 464800 tokens
+  EXPECT_EQ(c.num_gpu_blocks, 14525u);
+  EXPECT_EQ(c.kv_cache_tokens, 464800u);
+  EXPECT_EQ(c.max_requests, 14525u / 256);
 }
 
 TEST(PlannerMemory, VllmBudgetAndShardedWeights) {

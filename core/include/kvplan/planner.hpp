@@ -108,6 +108,30 @@ struct PlanInput {
   // vLLM --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
   // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
   bool disable_hybrid_kv_cache_manager = false;
+  // SGLang's pools (planner_sglang.cpp; defaults from python/sglang/srt/server_args.py):
+  //   --swa-full-tokens-ratio (0.8): SWA-pool tokens per full-pool token for hybrid sliding /
+  //   chunked models; --disable-hybrid-swa-memory turns the SWA pool off (every layer full);
+  //   sglang_hybrid_swa: whether SGLang gives this model an SWA pool (is_hybrid_swa_model: Llama 4,
+  //   gpt-oss, MiMo-V2, Step-3.5, Gemma 4; not Gemma 2/3 or Mistral), unset = from the model;
+  //   --mamba-full-memory-ratio (0.9): Mamba-state bytes per full-KV byte of hybrid recurrent
+  //   models; --max-mamba-cache-size: the state slots instead of that split.
+  std::uint32_t swa_full_tokens_ratio_ppm = 800000;
+  bool disable_hybrid_swa_memory = false;
+  std::optional<bool> sglang_hybrid_swa;
+  std::uint32_t mamba_full_memory_ratio_ppm = 900000;
+  std::optional<std::uint64_t> max_mamba_cache_size;
+  // SGLang --max-total-tokens, TensorRT-LLM kv_cache_config.max_tokens: a cap on the pool's
+  // tokens (the smaller of it and the memory's wins; TensorRT-LLM ignores it with several windows).
+  std::optional<std::uint64_t> max_total_tokens;
+  // TensorRT-LLM: the backend fixes the default tokens_per_block (PyTorch / LLM API 32, a
+  // TensorRT engine 64); kv_cache_config.max_attention_window, repeated over the layers (empty =
+  // every layer max_seq_len = context); how the pool is split between windows (current: equal
+  // memory per window; older builds: proportional to window × bytes per token).
+  enum class TrtllmBackend { pytorch, tensorrt };
+  TrtllmBackend trtllm_backend = TrtllmBackend::pytorch;
+  std::vector<std::uint64_t> max_attention_window;
+  enum class TrtllmWindowShares { equal, proportional };
+  TrtllmWindowShares trtllm_window_shares = TrtllmWindowShares::equal;
   // Memory model of one GPU.
   std::uint64_t gpu_memory_bytes = 0;               // total device memory
   std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)
@@ -115,6 +139,70 @@ struct PlanInput {
   std::optional<std::uint64_t> reserve_bytes;       // per GPU; default kDefaultReserveBytes
   std::optional<std::uint64_t> available_kv_bytes;  // measured, per rank: skips the memory model
 };
+
+// SGLang's token pools on one rank (model_runner_kv_cache_mixin.py: profile_max_num_token,
+// handle_max_mamba_cache, set_num_tokens_hybrid_swa, init_memory_pool).
+//
+// Worked example (tests/core/test_sglang_parity.cpp): 12 full + 12 sliding layers of 8 KV heads
+// × 64 in bf16 (F = S = 2048 bytes per token and layer), rest = 4,915,200,000 bytes:
+//   max_total = rest // (12·F + 12·S)                 = 100000 tokens
+//   full      = int(100000 · 24 / (0.8 · 12 + 12))    = 111111 tokens
+//   swa       = int(111111 · 0.8)                     = 88888 tokens (both down to the page)
+// A hybrid recurrent model instead splits rest as Mamba : KV = 0.9 : 1 into whole state slots,
+// the KV pool counting the full-attention layers only, and runs at most slots // 3 requests.
+struct SglangPoolInput {
+  std::uint64_t rest_bytes = 0;   // the KV budget of the rank (available_bytes)
+  std::uint64_t full_cell = 0;    // bytes per token of one full-attention layer
+  std::uint32_t full_layers = 0;  // layers in the full pool
+  std::uint64_t swa_cell = 0;     // bytes per token of one sliding layer
+  std::uint32_t swa_layers = 0;   // layers in the SWA pool (0: no SWA pool)
+  std::uint64_t state_bytes = 0;  // mamba_cache_per_req: one sequence, every state layer
+  std::uint32_t page_size = 1;    // tokens
+  std::uint32_t swa_full_tokens_ratio_ppm = 800000;
+  std::uint32_t mamba_full_memory_ratio_ppm = 900000;
+  std::optional<std::uint64_t> max_mamba_cache_size;
+  std::optional<std::uint64_t> max_total_tokens;
+};
+struct SglangPools {
+  std::uint64_t full_tokens = 0;  // max_total_num_tokens (full_max_total_num_tokens)
+  std::uint64_t swa_tokens = 0;   // swa_max_total_num_tokens, 0 without an SWA pool
+  std::uint64_t mamba_slots = 0;  // max_mamba_cache_size, 0 without recurrent layers
+  std::uint64_t mamba_bytes = 0;  // mamba_slots · state_bytes
+  std::uint64_t max_running = 0;  // Mamba: mamba_slots // 3 (radix cache on); 0 = no cap
+};
+// Throws Error(source) when the ratios are out of range.
+SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
+// Whether SGLang builds an SWA pool for the model (is_hybrid_swa_model), from its layers and
+// names: chunked layers (Llama 4), or a gpt-oss / MiMo-V2 / Step-3.5 / Gemma 4 model.
+bool sglang_hybrid_swa_default(const ModelSpec& model);
+
+// TensorRT-LLM's per-window pools (kvCacheManager.cpp calculateMaxNumBlocks; PyTorch
+// resource_manager / VSWA utilities adjust_window_sizes_for_vswa):
+struct TrtllmWindow {
+  std::uint64_t window = 0;           // tokens (max_seq_len for full attention)
+  std::uint32_t layers = 0;           // layers with this window on the rank
+  std::uint64_t bytes_per_token = 0;  // Σ those layers' K+V bytes per token
+  std::uint64_t primary_blocks = 0;   // its pool
+};
+// The memory's share of each window (ascending windows): equal, or (older builds,
+// BlockManager::calculateWindowSizeToShare) ∝ window × bytes_per_token / Σ bytes_per_token.
+std::vector<double> trtllm_window_shares(const std::vector<TrtllmWindow>& windows,
+                                         PlanInput::TrtllmWindowShares rule);
+// Fills primary_blocks: ceil(uint64(memory · share / bytes_per_token) / tokens_per_block);
+// max_tokens caps the tokens of a single window only.
+void trtllm_window_blocks(std::vector<TrtllmWindow>& windows, std::uint64_t memory,
+                          std::uint32_t tokens_per_block, PlanInput::TrtllmWindowShares rule,
+                          std::optional<std::uint64_t> max_tokens);
+// adjust_window_sizes_for_vswa: when one sequence of every window does not fit `memory`, the
+// windows shrink (ascending, each taking what the remaining layers can hold) so that one does;
+// returns the new window of each input window, in order.
+std::vector<std::uint64_t> trtllm_adjust_windows(const std::vector<TrtllmWindow>& windows,
+                                                 std::uint64_t memory,
+                                                 std::optional<std::uint64_t> max_tokens);
+// Blocks one sequence of n tokens holds in a window's pool (calculateMaxBlockRequirementsPerBeam
+// plus kSWAExtraBlock = 1 once the sequence outgrows the window).
+std::uint64_t trtllm_blocks_per_sequence(std::uint64_t n, std::uint64_t window,
+                                         std::uint32_t tokens_per_block);
 
 // One GPU's memory, as the engine splits it.
 struct MemoryBudget {

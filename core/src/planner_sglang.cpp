@@ -1,0 +1,138 @@
+// SGLang's token pools, as its model runner sizes them. Sources, read at
+// sgl-project/sglang@226149ac457bd1a1b5d450f55c01f72f604320d6:
+//   python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py  profile_max_num_token,
+//     handle_max_mamba_cache, set_num_tokens_hybrid_swa, init_memory_pool,
+//     MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO = 3
+//   python/sglang/srt/server_args.py  swa_full_tokens_ratio 0.8, mamba_full_memory_ratio 0.9,
+//     mamba_ssm_dtype "float32", page_size 1
+//   python/sglang/srt/configs/model_config.py  is_hybrid_swa_model
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/planner.hpp"
+#include "planner_eval.hpp"
+
+namespace kvplan {
+
+namespace {
+
+constexpr std::uint64_t kPpm = 1000000;
+// Exact products of two 64-bit counts (GCC/Clang's 128-bit integer).
+__extension__ typedef unsigned __int128 u128;
+
+std::uint64_t align_down(std::uint64_t tokens, std::uint32_t page) {
+  return page ? tokens / page * page : tokens;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// handle_max_mamba_cache: the state slots and the bytes left for the full-attention pool. The
+// engine splits rest as mamba : KV = r : 1 in floating GiB; here in exact integers,
+// slots = floor(rest · r / (1 + r) / state) with r in ppm.
+std::uint64_t mamba_slots(const SglangPoolInput& in) {
+  if (in.max_mamba_cache_size) return *in.max_mamba_cache_size;
+  const u128 num = static_cast<u128>(in.rest_bytes) * in.mamba_full_memory_ratio_ppm;
+  const u128 den = static_cast<u128>(kPpm + in.mamba_full_memory_ratio_ppm) * in.state_bytes;
+  return static_cast<std::uint64_t>(num / den);
+}
+
+}  // namespace
+
+bool sglang_hybrid_swa_default(const ModelSpec& model) {
+  for (const auto& l : model.layers)
+    if (l.kind == AttentionKind::chunked) return true;  // Llama4ForConditionalGeneration
+  bool sliding = false;
+  for (const auto& l : model.layers) sliding = sliding || l.kind == AttentionKind::sliding;
+  if (!sliding) return false;
+  // GptOssForCausalLM, MiMoV2FlashForCausalLM, Step3p5ForCausalLM, Gemma4*: the spec keeps no
+  // architecture name, so the model's names stand for it.
+  std::string names = lower(model.id + " " + model.name + " " + model.preset + " " + model.source);
+  for (const auto& r : model.hf_repos) names += " " + lower(r);
+  for (const char* key :
+       {"gpt-oss", "gpt_oss", "mimo-v2", "mimo_v2", "step3p5", "step-3.5", "gemma-4", "gemma4"})
+    if (names.find(key) != std::string::npos) return true;
+  return false;
+}
+
+SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
+  if (in.swa_full_tokens_ratio_ppm == 0 || in.swa_full_tokens_ratio_ppm > kPpm)
+    throw Error(source, "swa_full_tokens_ratio", "must be in (0, 1]");
+  if (in.mamba_full_memory_ratio_ppm == 0 || in.mamba_full_memory_ratio_ppm > 100 * kPpm)
+    throw Error(source, "mamba_full_memory_ratio", "must be in (0, 100]");
+  if (in.page_size == 0) throw Error(source, "page_size", "must be at least 1");
+  SglangPools p;
+  std::uint64_t rest = in.rest_bytes;
+  if (in.state_bytes > 0) {
+    p.mamba_slots = mamba_slots(in);
+    p.mamba_bytes = mul(p.mamba_slots, in.state_bytes, "mamba state bytes");
+    rest = rest > p.mamba_bytes ? rest - p.mamba_bytes : 0;
+    // init_memory_pool: max_num_reqs ≤ max_mamba_cache_size // 3 with the radix cache on.
+    p.max_running = p.mamba_slots / 3;
+  }
+  // profile_max_num_token: rest // cell_size, cell = F · n_full + S · n_swa.
+  const std::uint64_t cell = add(mul(in.full_cell, in.full_layers, "cell size"),
+                                 mul(in.swa_cell, in.swa_layers, "cell size"), "cell size");
+  std::uint64_t total = cell ? rest / cell : 0;
+  if (in.max_total_tokens) total = std::min(total, *in.max_total_tokens);
+  total = align_down(total, in.page_size);
+  if (in.swa_layers == 0) {
+    p.full_tokens = total;
+    return p;
+  }
+  if (in.full_layers == 0) {  // all layers SWA
+    p.swa_tokens = total;
+    return p;
+  }
+  // set_num_tokens_hybrid_swa: total_tokens = max_total · num_hidden_layers, split so that
+  // swa = full · r and swa · n_swa + full · n_full = total_tokens.
+  const std::uint64_t layers = std::uint64_t{in.full_layers} + in.swa_layers;
+  const u128 tokens = static_cast<u128>(total) * layers * kPpm;
+  const std::uint64_t den =
+      std::uint64_t{in.swa_full_tokens_ratio_ppm} * in.swa_layers + kPpm * in.full_layers;
+  const auto full = static_cast<std::uint64_t>(tokens / den);
+  const std::uint64_t swa =
+      static_cast<std::uint64_t>(static_cast<u128>(full) * in.swa_full_tokens_ratio_ppm / kPpm);
+  p.full_tokens = align_down(full, in.page_size);
+  p.swa_tokens = align_down(swa, in.page_size);
+  return p;
+}
+
+namespace detail {
+
+void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
+  const bool hybrid = !ev.in.disable_hybrid_swa_memory &&
+                      ev.in.sglang_hybrid_swa.value_or(sglang_hybrid_swa_default(ev.model));
+  SglangPoolInput p;
+  for (const auto& l : st.sub.layers) {
+    if (l.kind == AttentionKind::none) continue;
+    if (hybrid && (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked)) {
+      ++p.swa_layers;
+      st.swa_window = std::max(st.swa_window, l.window);
+    } else {
+      ++p.full_layers;
+    }
+  }
+  p.full_layers += st.draft_layers;
+  // One attention layer's bytes per token on this rank (the page is linear in its tokens).
+  p.full_cell = p.swa_cell = ev.page / ev.bs;
+  p.rest_bytes = ev.mem.available_bytes;
+  p.state_bytes = mul(ev.state_bytes, st.state_layers, "mamba state bytes");
+  p.page_size = ev.bs;
+  p.swa_full_tokens_ratio_ppm = ev.in.swa_full_tokens_ratio_ppm;
+  p.mamba_full_memory_ratio_ppm = ev.in.mamba_full_memory_ratio_ppm;
+  p.max_mamba_cache_size = ev.in.max_mamba_cache_size;
+  p.max_total_tokens = ev.in.max_total_tokens;
+  if (p.full_cell == 0) return;
+  st.sglang = sglang_pools(p, ev.source);
+  st.sglang_all_swa = p.full_layers == 0 && p.swa_layers > 0;
+}
+
+}  // namespace detail
+
+}  // namespace kvplan

@@ -1,0 +1,172 @@
+// SGLang's pools, by hand. Every case names the SGLang source it follows, read at
+// sgl-project/sglang@226149ac457bd1a1b5d450f55c01f72f604320d6:
+//   M = python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
+//       (profile_max_num_token, handle_max_mamba_cache, set_num_tokens_hybrid_swa,
+//        init_memory_pool: max_num_reqs <= max_mamba_cache_size // 3)
+//   S = python/sglang/srt/server_args.py (swa_full_tokens_ratio 0.8, mamba_full_memory_ratio
+//       0.9, mamba_ssm_dtype "float32")
+//   C = python/sglang/srt/configs/model_config.py (is_hybrid_swa_model)
+// The memory is given as the measured KV budget (rest_memory of M), so only the pools are tested.
+#include <gtest/gtest.h>
+
+#include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+constexpr std::uint64_t kRest = std::uint64_t{49152} * 100000;  // 100000 tokens of 24 layers
+
+// 12 full + 12 sliding (window 128) layers of 8 KV heads × 64 in bf16: one layer's K + V per
+// token is 8 · (64 + 64) · 2 = 2048 bytes, so cell_size (M) = 24 · 2048 = 49152 bytes.
+ModelSpec swa_model(const std::string& id) {
+  ModelSpec m;
+  m.id = id;
+  for (int i = 0; i < 12; ++i) {
+    m.layers.push_back({AttentionKind::sliding, 128});
+    m.layers.push_back({AttentionKind::full, 0});
+  }
+  m.num_q_heads = 64;
+  m.num_kv_heads = 8;
+  m.head_dim_k = m.head_dim_v = 64;
+  m.num_params = 1;
+  return m;
+}
+
+PlanInput sglang(std::uint64_t available, std::uint64_t context) {
+  PlanInput in;
+  in.engine = Engine::sglang;
+  in.format = parse_kv_format("bf16");
+  in.context = context;
+  in.available_kv_bytes = available;
+  return in;
+}
+
+// M set_num_tokens_hybrid_swa with S's default ratio 0.8. rest = 49152 · 100000 bytes, so
+// max_total_num_tokens = 100000; total_tokens = 100000 · 24 = 2,400,000;
+// full = int(2,400,000 / (0.8 · 12 + 12)) = int(111111.1) = 111111; swa = int(111111 · 0.8) =
+// 88888. At 32768 tokens a request takes 32768 full-pool tokens (111111 // 32768 = 3) and
+// 128 + 1 SWA tokens (88888 // 129 = 689): 3 requests.
+TEST(SglangParity, SwaPoolDefaultRatio) {
+  auto in = sglang(kRest, 32768);
+  in.sglang_hybrid_swa = true;
+  const auto c = plan_capacity(swa_model("swa-test"), in);
+  EXPECT_EQ(c.block_size, 1u);
+  EXPECT_EQ(c.kv_cache_tokens, 111111u);
+  EXPECT_EQ(c.max_requests, 3u);
+  EXPECT_DOUBLE_EQ(c.max_concurrency, 111111.0 / 32768.0);
+  SglangPoolInput p{.rest_bytes = kRest,
+                    .full_cell = 2048,
+                    .full_layers = 12,
+                    .swa_cell = 2048,
+                    .swa_layers = 12};
+  const auto pools = sglang_pools(p);
+  EXPECT_EQ(pools.full_tokens, 111111u);
+  EXPECT_EQ(pools.swa_tokens, 88888u);
+  // Both pools fit the memory: (111111 + 88888) · 12 · 2048 = 4,915,175,424 <= 4,915,200,000.
+  EXPECT_LE((pools.full_tokens + pools.swa_tokens) * 12 * 2048, p.rest_bytes);
+}
+
+// --swa-full-tokens-ratio 0.5: full = int(2,400,000 / 18) = 133333, swa = 66666; --page-size 16
+// (ratio 0.8): max_total stays 100000 (a multiple of 16), full 111111 -> 111104, swa 88888 ->
+// 88880 (align_page_size).
+TEST(SglangParity, SwaRatioAndPageSize) {
+  SglangPoolInput p{.rest_bytes = kRest,
+                    .full_cell = 2048,
+                    .full_layers = 12,
+                    .swa_cell = 2048,
+                    .swa_layers = 12,
+                    .swa_full_tokens_ratio_ppm = 500000};
+  auto half = sglang_pools(p);
+  EXPECT_EQ(half.full_tokens, 133333u);
+  EXPECT_EQ(half.swa_tokens, 66666u);
+  p.swa_full_tokens_ratio_ppm = 800000;
+  p.page_size = 16;
+  auto paged = sglang_pools(p);
+  EXPECT_EQ(paged.full_tokens, 111104u);
+  EXPECT_EQ(paged.swa_tokens, 88880u);
+  // Through the planner: --page-size 16, a request of 32768 tokens takes 2048 pages of the
+  // full pool's 111104 / 16 = 6944: 3 requests.
+  auto in = sglang(kRest, 32768);
+  in.sglang_hybrid_swa = true;
+  in.block_size = 16;
+  const auto c = plan_capacity(swa_model("swa-test"), in);
+  EXPECT_EQ(c.kv_cache_tokens, 111104u);
+  EXPECT_EQ(c.num_gpu_blocks, 6944u);
+  EXPECT_EQ(c.max_requests, 3u);
+}
+
+// --disable-hybrid-swa-memory, or a model SGLang does not list in is_hybrid_swa_model (C): every
+// layer in one pool, 100000 tokens (M profile_max_num_token: rest // (24 · 2048)).
+TEST(SglangParity, NoSwaPoolOutsideTheHybridList) {
+  auto in = sglang(kRest, 32768);
+  in.sglang_hybrid_swa = true;
+  in.disable_hybrid_swa_memory = true;
+  EXPECT_EQ(plan_capacity(swa_model("swa-test"), in).kv_cache_tokens, 100000u);
+  // Gemma 2 / 3 and Mistral have sliding layers but no SWA pool in SGLang; gpt-oss has one.
+  EXPECT_FALSE(sglang_hybrid_swa_default(load_model("gemma-3-4b")));
+  EXPECT_FALSE(sglang_hybrid_swa_default(load_model("mistral-7b-v0.1")));
+  EXPECT_TRUE(sglang_hybrid_swa_default(load_model("gpt-oss-20b")));
+  EXPECT_TRUE(sglang_hybrid_swa_default(load_model("llama-4-scout")));  // chunked layers
+  EXPECT_FALSE(sglang_hybrid_swa_default(load_model("llama-3.1-8b")));
+  auto plain = sglang(kRest, 32768);
+  EXPECT_EQ(plan_capacity(swa_model("gemma-like"), plain).kv_cache_tokens, 100000u);
+  EXPECT_EQ(plan_capacity(swa_model("gpt-oss-like"), plain).kv_cache_tokens, 111111u);
+}
+
+// Qwen3-Next-80B-A3B (config.json: 48 layers, full_attention_interval 4, 2 KV heads × 256,
+// linear attention 16 key heads and 32 value heads of 128, conv kernel 4), TP 1:
+//   full-attention cell = 12 · 2 · (256 + 256) · 2 = 24576 bytes per token
+//   mamba_cache_per_req = 36 · (conv (2·16·128 + 32·128) · 3 · 2 B = 49152
+//                               + ssm 32 · 128 · 128 · 4 B (float32, S) = 2097152)
+//                       = 36 · 2146304 = 77266944 bytes
+// M handle_max_mamba_cache with rest = 40 GiB and ratio 0.9:
+//   max_mamba_cache_size = int(40 GiB · 0.9 / 1.9 // 77266944) = 263
+//   KV rest = 42949672960 − 263 · 77266944 = 22628466688 -> 22628466688 // 24576 = 920754 tokens
+//   max_num_reqs <= 263 // 3 = 87 (M init_memory_pool), so at 8192 tokens (920754 // 8192 =
+//   112 by the KV pool) 87 requests run.
+TEST(SglangParity, MambaPoolQwen3Next) {
+  const auto m = load_model("qwen3-next-80b-a3b");
+  const auto c = plan_capacity(m, sglang(40 * GiB, 8192));
+  EXPECT_EQ(c.kv_cache_tokens, 920754u);
+  EXPECT_EQ(c.max_requests, 87u);
+  EXPECT_DOUBLE_EQ(c.max_concurrency, 87.0);
+  // --mamba-ssm-dtype bfloat16: 36 · (49152 + 1048576) = 39518208 bytes per request;
+  // 40 GiB · 0.9 / 1.9 // 39518208 = 514 slots; (40 GiB − 514 · 39518208) // 24576 = 921114.
+  auto bf16 = sglang(40 * GiB, 8192);
+  bf16.ssm_state_dtype = KvDtype::bf16;
+  const auto b = plan_capacity(m, bf16);
+  EXPECT_EQ(b.kv_cache_tokens, 921114u);
+  EXPECT_EQ(b.max_requests, 921114u / 8192);  // 112 < 514 // 3 = 171
+  // --max-mamba-cache-size 100: (40 GiB − 100 · 77266944) // 24576 = 1433226; 100 // 3 = 33.
+  auto fixed = sglang(40 * GiB, 8192);
+  fixed.max_mamba_cache_size = 100;
+  const auto f = plan_capacity(m, fixed);
+  EXPECT_EQ(f.kv_cache_tokens, 1433226u);
+  EXPECT_EQ(f.max_requests, 33u);
+}
+
+// --max-total-tokens caps the profiled pool (M init_memory_pool: min(profiled, max_total_tokens)).
+TEST(SglangParity, MaxTotalTokensCaps) {
+  auto in = sglang(kRest, 4096);
+  in.max_total_tokens = 50000;
+  const auto c = plan_capacity(swa_model("plain"), in);
+  EXPECT_EQ(c.kv_cache_tokens, 50000u);
+  EXPECT_EQ(c.max_requests, 50000u / 4096);
+  in.max_total_tokens = 200000;  // larger than profiled: the profiled value is used
+  EXPECT_EQ(plan_capacity(swa_model("plain"), in).kv_cache_tokens, 100000u);
+}
+
+TEST(SglangParity, BadRatiosRefused) {
+  SglangPoolInput p{.rest_bytes = 1 << 20, .full_cell = 2048, .full_layers = 1};
+  p.swa_full_tokens_ratio_ppm = 0;
+  EXPECT_THROW(sglang_pools(p), Error);
+  p.swa_full_tokens_ratio_ppm = 800000;
+  p.page_size = 0;
+  EXPECT_THROW(sglang_pools(p), Error);
+}
+
+}  // namespace
+}  // namespace kvplan
