@@ -80,8 +80,10 @@ KVPLAN_INLINE void decode_row(const std::uint8_t* rec, KvDtype dt, std::uint32_t
       for (std::uint32_t c0 = 0; c0 < d; c0 += kChunk) {
         const std::uint32_t m = std::min(kChunk, d - c0);
         const std::uint8_t* r = rec + 2 * c0;
-        for (std::uint32_t c = 0; c < m; ++c)
-          buf[c] = static_cast<std::uint16_t>(r[2 * c] | (r[2 * c + 1] << 8));  // little-endian
+        std::uint32_t c = 0;
+        for (; c + 16 <= m; c += 16)
+          std::memcpy(buf + c, r + 2 * c, 32);  // fixed size: vector moves
+        for (; c < m; ++c) std::memcpy(buf + c, r + 2 * c, 2);
         if (dt == KvDtype::fp16) {
           for (std::uint32_t c = 0; c < m; ++c) vals[c] = half_dec(buf[c]);
         } else {
@@ -193,6 +195,51 @@ KVPLAN_INLINE float dot(const float* a, const float* b, std::uint32_t d) {
   return s;
 }
 
+#if defined(__GNUC__)
+typedef std::int32_t Index8 __attribute__((vector_size(32)));
+
+// out[j] = dot(q, keys[j], d) · scale for eight keys [8, d], d a multiple of 8: the same lanes and
+// the same reduction tree as dot(), but the eight trees run as vector additions after an 8 × 8
+// transpose of the lane sums (lane k of B_k holds every key's lane-k sum), and the eight
+// accumulation chains overlap instead of each waiting on its own horizontal reduction.
+KVPLAN_INLINE void dots8(const float* q, const float* keys, std::uint32_t d, float scale,
+                         float* out) {
+  Lanes8 A[8] = {};
+  for (std::uint32_t c = 0; c < d; c += 8) {
+    Lanes8 x;
+    std::memcpy(&x, q + c, sizeof x);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      Lanes8 y;
+      std::memcpy(&y, keys + std::uint64_t{static_cast<std::uint32_t>(j)} * d + c, sizeof y);
+      A[j] += x * y;
+    }
+  }
+  const Index8 lo2 = {0, 8, 1, 9, 4, 12, 5, 13}, hi2 = {2, 10, 3, 11, 6, 14, 7, 15};
+  const Index8 lo4 = {0, 1, 8, 9, 4, 5, 12, 13}, hi4 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const Index8 lo8 = {0, 1, 2, 3, 8, 9, 10, 11}, hi8 = {4, 5, 6, 7, 12, 13, 14, 15};
+  Lanes8 t[8], u[8];
+  for (int j = 0; j < 8; j += 2) {
+    t[j] = __builtin_shuffle(A[j], A[j + 1], lo2);
+    t[j + 1] = __builtin_shuffle(A[j], A[j + 1], hi2);
+  }
+  for (int j = 0; j < 8; j += 4) {
+    u[j] = __builtin_shuffle(t[j], t[j + 2], lo4);          // lanes 0 and 4 of keys j..j+3
+    u[j + 1] = __builtin_shuffle(t[j], t[j + 2], hi4);      // lanes 1 and 5
+    u[j + 2] = __builtin_shuffle(t[j + 1], t[j + 3], lo4);  // lanes 2 and 6
+    u[j + 3] = __builtin_shuffle(t[j + 1], t[j + 3], hi4);  // lanes 3 and 7
+  }
+  Lanes8 B[8];  // B[k][j] = A[j][k]
+  for (int k = 0; k < 4; ++k) {
+    B[k] = __builtin_shuffle(u[k], u[k + 4], lo8);
+    B[k + 4] = __builtin_shuffle(u[k], u[k + 4], hi8);
+  }
+  const Lanes8 s = ((B[0] + B[4]) + (B[1] + B[5])) + ((B[2] + B[6]) + (B[3] + B[7]));
+  const Lanes8 r = s * scale;
+  std::memcpy(out, &r, sizeof r);
+}
+#endif
+
 // o[c] += p[i] · rows[i][c] for i = 0..count-1 in order, c < d: the sum the row-at-a-time loop
 // forms, element by element in the same order. Under GCC 64 channels at a time stay in eight
 // vector registers across the rows instead of going through memory once per row.
@@ -201,15 +248,22 @@ KVPLAN_INLINE void accumulate_rows(const float* rows, std::uint32_t count, std::
   std::uint32_t c0 = 0;
 #if defined(__GNUC__)
   for (; c0 + 64 <= d; c0 += 64) {
+    // Lane by lane loads and stores (one memcpy of the whole array kept it on the stack).
     Lanes8 a[8];
-    std::memcpy(a, o + c0, sizeof a);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) std::memcpy(&a[k], o + c0 + 8 * k, sizeof(Lanes8));
     for (std::uint32_t i = 0; i < count; ++i) {
-      Lanes8 r[8];
-      std::memcpy(r, rows + std::uint64_t{i} * d + c0, sizeof r);
+      const float* row = rows + std::uint64_t{i} * d + c0;
       const float pr = p[i];
-      for (int k = 0; k < 8; ++k) a[k] += pr * r[k];
+#pragma GCC unroll 8
+      for (int k = 0; k < 8; ++k) {
+        Lanes8 r;
+        std::memcpy(&r, row + 8 * k, sizeof r);
+        a[k] += pr * r;
+      }
     }
-    std::memcpy(o + c0, a, sizeof a);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) std::memcpy(o + c0 + 8 * k, &a[k], sizeof(Lanes8));
   }
 #endif
   for (std::uint32_t i = 0; i < count; ++i)
@@ -229,13 +283,21 @@ KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
     for (std::uint32_t t0 = 0; t0 < n; t0 += kTile) {
       const std::uint32_t count = std::min(kTile, n - t0);
       load_key_tile(kv, h, t0, count, tile.data());
-      for (std::uint32_t i = 0; i < count; ++i) {
-        float* key = tile.data() + std::uint64_t{i} * d;
-        if (rot)
-          rope.rotate(key, static_cast<double>(t0 + i) -
-                               kv.positions[std::uint64_t{h} * kv.positions_stride + t0 + i]);
-        for (std::uint32_t g = 0; g < group; ++g)
-          logits[std::uint64_t{g} * n + t0 + i] = dot(q + std::uint64_t{g} * d, key, d) * scale;
+      if (rot)
+        for (std::uint32_t i = 0; i < count; ++i)
+          rope.rotate(tile.data() + std::uint64_t{i} * d,
+                      static_cast<double>(t0 + i) -
+                          kv.positions[std::uint64_t{h} * kv.positions_stride + t0 + i]);
+      for (std::uint32_t g = 0; g < group; ++g) {
+        const float* qg = q + std::uint64_t{g} * d;
+        float* lg = logits.data() + std::uint64_t{g} * n + t0;
+        std::uint32_t i = 0;
+#if defined(__GNUC__)
+        if (d % 8 == 0)
+          for (; i + 8 <= count; i += 8)
+            dots8(qg, tile.data() + std::uint64_t{i} * d, d, scale, lg + i);
+#endif
+        for (; i < count; ++i) lg[i] = dot(qg, tile.data() + std::uint64_t{i} * d, d) * scale;
       }
     }
     for (std::uint32_t g = 0; g < group; ++g) {

@@ -381,8 +381,19 @@ void FullCacheReference::attend(std::uint32_t layer, std::uint64_t pos, std::spa
     const float* qh = qr_.data() + h * d_;
     const float* kt = kt_[layer].data() + std::size_t{h / group} * d_ * cap_;
     float* att = att_.data() + h * n;
-    // score_t = ((0 + q_0 k_0t) + q_1 k_1t) + ...: channel by channel, every position at once.
-    for (std::uint32_t i = 0; i < d_; ++i) {
+    // score_t = ((0 + q_0 k_0t) + q_1 k_1t) + ...: channel by channel, every position at once,
+    // four channels per pass over the scores (the same additions in the same order).
+    std::uint32_t i = 0;
+    for (; i + 4 <= d_; i += 4) {
+      const float q0 = qh[i], q1 = qh[i + 1], q2 = qh[i + 2], q3 = qh[i + 3];
+      const float* r0 = kt + i * cap_;
+      const float* r1 = r0 + cap_;
+      const float* r2 = r1 + cap_;
+      const float* r3 = r2 + cap_;
+      for (std::uint64_t t = 0; t < n; ++t)
+        att[t] = (((att[t] + q0 * r0[t]) + q1 * r1[t]) + q2 * r2[t]) + q3 * r3[t];
+    }
+    for (; i < d_; ++i) {
       const float qi = qh[i];
       const float* row = kt + i * cap_;
       for (std::uint64_t t = 0; t < n; ++t) att[t] += qi * row[t];
@@ -399,10 +410,19 @@ void FullCacheReference::attend(std::uint32_t layer, std::uint64_t pos, std::spa
     float* o = out.data() + h * d_;
     std::fill(o, o + d_, 0.0f);
     const std::size_t voff = std::size_t{h / group} * d_;
-    for (std::uint64_t t = 0; t < n; ++t) {
+    // o_i = ((0 + a_0 v_0i) + a_1 v_1i) + ...: four positions per pass over o, same order.
+    std::uint64_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+      const float* v0 = v_[layer].data() + t * kvw + voff;
+      const float *v1 = v0 + kvw, *v2 = v1 + kvw, *v3 = v2 + kvw;
+      const float a0 = att[t], a1 = att[t + 1], a2 = att[t + 2], a3 = att[t + 3];
+      for (std::uint32_t c = 0; c < d_; ++c)
+        o[c] = (((o[c] + a0 * v0[c]) + a1 * v1[c]) + a2 * v2[c]) + a3 * v3[c];
+    }
+    for (; t < n; ++t) {
       const float* vt = v_[layer].data() + t * kvw + voff;
       const float a = att[t];
-      for (std::uint32_t i = 0; i < d_; ++i) o[i] += a * vt[i];
+      for (std::uint32_t c = 0; c < d_; ++c) o[c] += a * vt[c];
     }
   }
 }

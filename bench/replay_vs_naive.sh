@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# kvplan replay against the plainest float32 attention loop on the same trace, in one run:
+# builds bench/naive_attention.c (-O2, single-threaded), synthesizes a trace with `kvplan trace
+# synth` (4096 tokens, 2 layers, 8 query / 2 KV heads, head dim 64, F16: the synth defaults, as
+# bench_replay.cpp's trace), times `kvplan replay --kv-dtype fp16 --policy full` and the naive
+# loop, and prints the ratio. Times are CPU seconds (user + sys) of each process, which a
+# machine shared with other jobs disturbs less than wall time; wall time is printed too.
+#
+#   bench/replay_vs_naive.sh [path/to/kvplan] [tokens]     (default build/default/cli/kvplan, 4096)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kvplan=${1:-$here/../build/default/cli/kvplan}
+tokens=${2:-4096}
+[ -x "$kvplan" ] || { echo "replay_vs_naive: no kvplan at $kvplan (build it, or pass its path)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -std=c11 -o "$work/naive_attention" "$here/naive_attention.c" -lm
+"$kvplan" trace synth -q --tokens "$tokens" -o "$work/trace.safetensors" > /dev/null
+
+# cpu_seconds CMD...: runs CMD (stdout to $work/out), prints "cpu wall" in seconds.
+cpu_seconds() {
+  /usr/bin/time -f "%U %S %e" -o "$work/time" "$@" > "$work/out"
+  awk '{printf "%.2f %.2f\n", $1 + $2, $3}' "$work/time"
+}
+read -r replay_cpu replay_wall < <(cpu_seconds "$kvplan" replay -q --trace "$work/trace.safetensors" \
+  --kv-dtype fp16 --policy full --format json)
+grep -q '"all_bytes_match": true' "$work/out" || { echo "replay_vs_naive: replay failed" >&2; exit 1; }
+read -r naive_cpu naive_wall < <(cpu_seconds "$work/naive_attention" "$work/trace.safetensors")
+echo "trace: $tokens tokens, 2 layers, 8/2 heads, d 64, F16"
+echo "kvplan replay (fp16, full): ${replay_cpu} s CPU (${replay_wall} s wall)"
+echo "naive float32 loop (-O2):   ${naive_cpu} s CPU (${naive_wall} s wall)"
+awk -v r="$replay_cpu" -v n="$naive_cpu" \
+  'BEGIN {printf "replay is %.2fx %s than the naive loop (CPU time)\n", (r < n ? n / r : r / n), (r < n ? "faster" : "slower")}'
