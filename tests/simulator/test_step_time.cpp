@@ -218,6 +218,18 @@ TEST(StepTime, BadInputRefusedNamingTheField) {
   in.efficiency->overhead_s = -1e-3;
   EXPECT_EQ(field_of(m, g, in), "efficiency.overhead_s");
   in = ideal();
+  in.efficiency->layer_overhead_s = 0.02;  // at most 0.01 s per layer
+  EXPECT_EQ(field_of(m, g, in), "efficiency.layer_overhead_s");
+  in = ideal();
+  in.efficiency->allreduce_latency_s = -1e-6;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.allreduce_latency_s");
+  in = ideal();
+  in.efficiency->seq_overhead_s = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(field_of(m, g, in), "efficiency.seq_overhead_s");
+  in = ideal();
+  in.efficiency->frontend_s = 11;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.frontend_s");
+  in = ideal();
   in.compute_dtype = "fp64";
   EXPECT_EQ(field_of(m, g, in), "compute_dtype");
   // A GPU file with memory only: no peak for the step-time model, no link for tp 2.
@@ -234,6 +246,39 @@ TEST(StepTime, BadInputRefusedNamingTheField) {
   auto moe = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
   moe.experts_per_token = 0;
   EXPECT_EQ(field_of(moe, g, ideal()), "model");
+}
+
+// The fixed costs added by the sim-to-real calibration, by hand, as the difference between the
+// bare roofline and the same model with them (so the roofline's own terms cancel):
+//   tp 1: overhead 1 ms + 32 layers · 20 µs + 5 sequences (4 decodes, 1 prefill) · 5 µs
+//         = 1 + 0.64 + 0.025 = 1.665 ms
+//   tp 2: the same + 2 all-reduces per layer · 32 layers · 10 µs = 1.665 + 0.64 = 2.305 ms
+// The front end's 7 ms is not part of any step.
+TEST(StepTime, FixedCostsPerStepLayerAllReduceAndSequence) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  const StepBatch b{.prefill_tokens = 100,
+                    .prefill_pairs = 5050,
+                    .decode_tokens = 4,
+                    .decode_pairs = 4000,
+                    .kv_read_bytes = 524288000,
+                    .prefill_seqs = 1};
+  for (std::uint32_t tp : {1u, 2u}) {
+    StepModelInput with = ideal(tp);
+    with.efficiency->overhead_s = 1e-3;
+    with.efficiency->layer_overhead_s = 20e-6;
+    with.efficiency->allreduce_latency_s = 10e-6;
+    with.efficiency->seq_overhead_s = 5e-6;
+    with.efficiency->frontend_s = 7e-3;
+    const StepModel bare(m, g, ideal(tp)), full(m, g, with);
+    EXPECT_NEAR(full.seconds(b) - bare.seconds(b), tp == 1 ? 1.665e-3 : 2.305e-3, 1e-12) << tp;
+    EXPECT_DOUBLE_EQ(full.frontend_s(), 7e-3);
+    EXPECT_DOUBLE_EQ(bare.frontend_s(), 0);
+  }
+  // An empty batch is still no step.
+  StepModelInput with = ideal();
+  with.efficiency->layer_overhead_s = 20e-6;
+  EXPECT_EQ(StepModel(m, g, with).seconds(StepBatch{}), 0);
 }
 
 }  // namespace
