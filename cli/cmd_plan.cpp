@@ -1,5 +1,7 @@
 // kvplan plan: KV capacity of a serving deployment, GPU orders, what-if formats and policies.
 #include <algorithm>
+#include <chrono>
+#include <iostream>
 #include <ostream>
 
 #include "command.hpp"
@@ -8,6 +10,9 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/sim/slo_search.hpp"
+#include "kvplan/sim/workload.hpp"
 #include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
@@ -31,6 +36,90 @@ std::pair<std::string, double> parse_price(const std::string& s) {
   return {id, price};
 }
 
+// "a,b,c" -> {"a", "b", "c"}; an empty item is refused naming `flag`.
+std::vector<std::string> split_list(const std::string& s, const std::string& flag) {
+  std::vector<std::string> items;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const auto end = std::min(s.find(',', pos), s.size());
+    if (end == pos)
+      throw Error(flag, flag.substr(2), "expected a comma-separated list, got '" + s + "'");
+    items.push_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return items;
+}
+
+struct SloFlags {
+  std::string workload, slo, gpu;
+  std::uint64_t seed = 1, max_num_seqs = 256, max_gpus = 64;
+};
+
+// plan --workload F --slo S: the search of sim/slo_search.hpp over the GPU presets (or --gpu's
+// list) × TP 1, 2, 4, 8 (or --tp) × bf16/fp16, fp8 and two KIVI what-ifs (or --kv-dtype) ×
+// full (and --policy's), with the rest of the plan's flags as every candidate's engine settings.
+int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_map& vm,
+                 const SloFlags& f, const std::vector<GpuSpec>& presets, OutputFormat fmt,
+                 std::ostream& out) {
+  if (!vm.count("workload") || !vm.count("slo"))
+    throw Error(vm.count("slo") ? "--workload" : "--slo", vm.count("slo") ? "workload" : "slo",
+                "SLO sizing needs both --workload FILE and --slo ttft_p99_ms=..,tpot_p99_ms=..");
+  for (const char* flag : {"gpus", "gpu-memory-gib", "available-kv-gib", "concurrency", "pp"})
+    if (vm.count(flag) && !vm[flag].defaulted())
+      throw Error("--" + std::string(flag), flag,
+                  "does not apply to SLO sizing (the search picks the GPUs; --max-gpus caps them)");
+  if (f.max_num_seqs == 0 || f.max_num_seqs > 1'000'000)
+    throw Error("--max-num-seqs", "max-num-seqs",
+                "must be between 1 and 1000000, got " + std::to_string(f.max_num_seqs));
+  if (f.max_gpus == 0 || f.max_gpus > 4096)
+    throw Error("--max-gpus", "max-gpus",
+                "must be between 1 and 4096, got " + std::to_string(f.max_gpus));
+  sim::SloSearchInput s;
+  s.slo = sim::parse_latency_slo(f.slo, "--slo");
+  s.base.plan = in;
+  s.base.max_num_seqs = f.max_num_seqs;
+  s.base.max_num_batched_tokens = in.max_num_batched_tokens;
+  // vLLM V1 and SGLang cache prefixes by default; lines where kvplan does not model it (sliding
+  // or recurrent groups, an evicting policy) run without it. --no-enable-prefix-caching: none.
+  s.base.enable_prefix_caching = !vm.count("no-enable-prefix-caching");
+  s.max_gpus = static_cast<std::uint32_t>(f.max_gpus);
+  std::vector<GpuSpec> gpus;
+  if (vm.count("gpu")) {
+    for (const auto& id : split_list(f.gpu, "--gpu")) {
+      GpuSpec g = load_gpu(id);
+      for (const auto& p : presets)
+        if (p.id == g.id) g.price_per_hour = p.price_per_hour;
+      gpus.push_back(g);
+    }
+  } else {
+    gpus = presets;
+  }
+  std::vector<std::uint32_t> tps = {1, 2, 4, 8};
+  if (!vm["tp"].defaulted()) tps = {in.tp};
+  std::vector<KvFormat> formats;
+  if (!vm["kv-dtype"].defaulted()) {
+    formats = {in.format};
+  } else {
+    for (const char* spec :
+         {"bf16", "fp8", "kivi:bits=4,group=32,residual=128", "kivi:bits=2,group=32,residual=128"})
+      formats.push_back(parse_kv_format(spec));
+  }
+  std::vector<RetentionPolicy> policies = {RetentionPolicy{}};
+  if (!vm["policy"].defaulted() && !is_full(in.policy)) policies.push_back(in.policy);
+  s.lines = sim::slo_lines(m, gpus, tps, formats, policies);
+  const sim::Workload w = sim::load_workload(f.workload, f.seed);
+  Progress progress("lines");
+  s.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto rows = sim::slo_search(m, w, s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!quiet())
+    std::cerr << "kvplan plan: searched " << s.lines.size() << " configurations in "
+              << static_cast<int>(secs * 10 + 0.5) / 10.0 << " s\n";
+  out << for_output(sim::render_slo_search(rows, s.slo, fmt), fmt);
+  return 0;
+}
+
 int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan plan options");
   std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib,
@@ -38,9 +127,11 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
   std::uint64_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
+  SloFlags slo;
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON")(
-      "gpu", po::value(&gpu), "GPU preset id or GPU JSON file (kvplan gpus)")(
+      "gpu", po::value(&gpu),
+      "GPU preset id or GPU JSON file (kvplan gpus); SLO sizing: a comma-separated list")(
       "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
       "available-kv-gib", po::value(&avail),
       "measured \"Available KV cache memory\" per GPU (GiB): skips the memory model")(
@@ -70,10 +161,22 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       "GiB per GPU for activations, CUDA graphs, runtime (default 2 for vLLM/TRT-LLM, 0 SGLang)")(
       "price", po::value(&prices)->composing(), "GPU=USD per GPU-hour, repeatable")(
       "brief", "capacity only: no order table, no what-if table")(
+      "workload", po::value(&slo.workload),
+      "SLO sizing: a kvplan_workload JSON or trace the deployment must serve (with --slo)")(
+      "slo", po::value(&slo.slo),
+      "SLO sizing: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS (with --workload)")(
+      "seed", po::value(&slo.seed)->default_value(1), "SLO sizing: workload seed")(
+      "max-num-seqs", po::value(&slo.max_num_seqs)->default_value(256),
+      "SLO sizing: requests per step per replica at most")(
+      "max-gpus", po::value(&slo.max_gpus)->default_value(64),
+      "SLO sizing: GPUs in all per configuration at most")(
+      "no-enable-prefix-caching", "SLO sizing: simulate without prefix caching")(
       "format", po::value(&format)->default_value("table"), "table|json|md");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
-                  "kvplan plan --model M (--gpu G | --available-kv-gib X) [options]",
+                  "kvplan plan --model M (--gpu G | --available-kv-gib X) [options]\n"
+                  "       kvplan plan --model M --workload FILE --slo ttft_p99_ms=MS,... "
+                  "[--gpu a,b,...] [options]",
                   "kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 "
                   "--concurrency 64 --kv-dtype fp8 --price h100-sxm-80gb=2.49"))
     return 0;
@@ -131,6 +234,16 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
     if (!found && id != gpu)
       throw Error("--price", id, "unknown GPU \"" + id + "\" (see kvplan gpus)");
   }
+  if (vm.count("workload") || vm.count("slo")) {
+    slo.gpu = gpu;
+    return run_slo_plan(m, in, vm, slo, presets, fmt, out);
+  }
+  for (const char* flag : {"seed", "max-num-seqs", "max-gpus"})
+    if (!vm[flag].defaulted())
+      throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
+  if (vm.count("no-enable-prefix-caching"))
+    throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
+                "applies to SLO sizing (--workload, --slo)");
   std::optional<GpuSpec> g;
   if (vm.count("gpu") && vm.count("gpu-memory-gib"))
     throw Error("--gpu-memory-gib", "gpu-memory-gib", "give either --gpu or --gpu-memory-gib");

@@ -51,8 +51,6 @@ class LineSearch {
     cfg_.plan.policy = line.policy;
     cfg_.plan.gpus = 0;
     cfg_.plan.available_kv_bytes.reset();
-    // Prefix caching as the base asks, where modelled (an evicting policy has none).
-    if (!is_full(line.policy)) cfg_.enable_prefix_caching = false, cfg_.cpu_offload_bytes = 0;
   }
 
   SloRow run() {
@@ -79,6 +77,8 @@ class LineSearch {
       row.reason = "the weights (" + human_bytes(mem.weight_bytes) + " per GPU) leave no KV memory";
       return;
     }
+    if (cfg_.enable_prefix_caching && !prefix_caching_modelled(model_, cfg_.plan))
+      cfg_.enable_prefix_caching = false, cfg_.cpu_offload_bytes = 0;
     if (in_.timer)
       timer_ = in_.timer(model_, line_.gpu, line_.tp, cfg_.plan.engine);
     else
@@ -284,7 +284,8 @@ std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& 
   if (!rows.empty() && rows[0].meets) {
     const auto& w = rows[0];
     s += "\ncheapest meeting the SLO: " + std::to_string(w.gpus) + " x " + w.gpu + " (TP " +
-         std::to_string(w.tp) + ", " + std::to_string(w.replicas) + " replicas), " + w.kv_dtype +
+         std::to_string(w.tp) + ", " + std::to_string(w.replicas) +
+         (w.replicas == 1 ? " replica), " : " replicas), ") + w.kv_dtype +
          (w.engine_native ? "" : " (not native to the engine: a what-if)") + "\n";
     if (w.vllm_command) s += "  " + *w.vllm_command + "\n";
     if (w.sglang_command) s += "  " + *w.sglang_command + "\n";

@@ -251,3 +251,50 @@ TEST_F(Simulate, HelpAndCompletion) {
 }
 
 }  // namespace
+
+namespace {
+
+// plan --workload --slo: a two-GPU, one-TP, one-format search of the small workload; every
+// candidate holds the load on one GPU, so the winner is one GPU with its engine flags.
+TEST_F(Simulate, PlanSloSearch) {
+  const std::string cmd = "plan --model llama-3.1-8b --context 4096 --workload '" + workload +
+                          "' --slo ttft_p99_ms=2000,tpot_p99_ms=50 --gpu h100-sxm-80gb,a100-80gb "
+                          "--tp 1 --kv-dtype bf16 --price h100-sxm-80gb=2.49 "
+                          "--price a100-80gb=1.79 --format json";
+  const auto r = kvplan(cmd);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  ASSERT_TRUE(j["winner"].is_object());
+  // Both meet on one GPU; the cheaper GPU-hour wins.
+  EXPECT_EQ(j["winner"]["gpu"], "a100-80gb");
+  EXPECT_EQ(j["winner"]["gpus"], 1);
+  EXPECT_DOUBLE_EQ(j["winner"]["cost_per_hour"].get<double>(), 1.79);
+  EXPECT_LE(j["winner"]["ttft_p99_ms"].get<double>(), 2000);
+  EXPECT_LE(j["winner"]["tpot_p99_ms"].get<double>(), 50);
+  EXPECT_EQ(j["winner"]["vllm"].get<std::string>().rfind("vllm serve meta-llama/Llama-3.1-8B", 0),
+            0u);
+  EXPECT_EQ(j["rows"][1]["gpu"], "h100-sxm-80gb");
+  const auto t = kvplan(cmd.substr(0, cmd.find(" --format")));
+  EXPECT_EQ(t.code, 0) << t.err;
+  EXPECT_TRUE(has(t.out, "cheapest meeting the SLO: 1 x a100-80gb")) << t.out;
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"plan --model llama-3.1-8b --slo ttft_p99_ms=5", "--workload"},
+      {"plan --model llama-3.1-8b --workload '" + workload + "'", "--slo"},
+      {"plan --model llama-3.1-8b --workload '" + workload + "' --slo ttft_p99_ms=5 --gpus 4",
+       "--gpus"},
+      {"plan --model llama-3.1-8b --workload '" + workload + "' --slo ttft_p99_ms=5 --gpu a,,b",
+       "--gpu"},
+      {"plan --model llama-3.1-8b --workload '" + workload + "' --slo ttft_p99_ms=5 --max-gpus 0",
+       "--max-gpus"},
+      {"plan --model llama-3.1-8b --gpu h100-sxm-80gb --max-gpus 8", "--max-gpus"},
+  };
+  for (const auto& [c, name] : bad) {
+    const auto b = kvplan(c);
+    EXPECT_EQ(b.code, 2) << c << "\n" << b.out;
+    EXPECT_TRUE(has(b.err, name)) << c << ": " << b.err;
+  }
+}
+
+}  // namespace

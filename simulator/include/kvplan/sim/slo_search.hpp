@@ -57,7 +57,8 @@ using StepTimerFactory = std::function<std::unique_ptr<StepTimer>(
 
 struct SloSearchInput {
   // The engine settings every candidate shares (engine, max_model_len, limits, memory fraction,
-  // prefix caching); each line sets gpu_memory_bytes, tp, format and policy.
+  // prefix caching, off on a line where it is not modelled: prefix_caching_modelled); each line
+  // sets gpu_memory_bytes, tp, format and policy.
   ServingConfig base;
   SloLimits slo;  // at least one limit
   std::vector<SloLine> lines;
