@@ -3,7 +3,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
-#include <algorithm>
 #include <exception>
 
 #include "kvplan/error.hpp"
@@ -31,31 +30,30 @@ std::string findTokenizer(const ReplayRequest& r) {
 sim::ReplayReport run_replay(const ReplayRequest& r,
                              const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (r.configs.empty()) throw Error("replay", "configurations", "choose at least one");
-  std::vector<sim::ReplayConfig> cfgs;
-  for (const auto& c : r.configs)
-    cfgs.push_back(sim::parse_config(c.format, c.policy, c.block_size));
-  sim::ReplayOptions opt;
-  opt.eval_from = r.eval_from;
-  opt.max_tokens = r.max_tokens;
-  opt.progress = progress;
+  // The same request `kvplan replay` builds (sim::run_replay), so both report the same thing,
+  // positions=cache twins included.
+  sim::ReplayRequest req;
+  for (const auto& c : r.configs) req.configs.push_back({c.format, c.policy, c.block_size});
+  req.eval_from = r.eval_from;
+  req.max_tokens = r.max_tokens;
+  req.fidelity_every = r.fidelity_every;
+  req.progress = progress;
   if (r.source == ReplayRequest::Source::trace) {
-    const auto t = sim::TraceFile::open(r.path);
-    const std::uint64_t T =
-        r.max_tokens ? std::min(r.max_tokens, t.info().tokens) : t.info().tokens;
-    // As `kvplan replay`: about 256 scored steps unless asked otherwise.
-    opt.fidelity_every = r.fidelity_every ? r.fidelity_every : std::max<std::uint64_t>(1, T / 256);
-    return sim::replay_trace(t, cfgs, opt);
+    req.trace = r.path;
+    return sim::run_replay(req);
   }
+  sim::expand_configs(req);  // a bad spec fails before the model generates its stream
+  req.checkpoint = r.path;
   const auto model = sim::Llama2cModel::load(r.path);
   const auto tok = sim::Tokenizer::load(findTokenizer(r), model.config().vocab_size);
   sim::Llama2cRunner run(model);
   sim::ReferenceAttention ref(model);
-  const auto tokens =
+  req.tokens =
       sim::generate(
           run, ref, tok,
           {.prompt = r.prompt, .steps = r.steps, .temperature = r.temperature, .seed = r.seed})
           .tokens;
-  return sim::replay_model(model, tokens, cfgs, opt);
+  return sim::run_replay(req);
 }
 
 ReplayRunner::ReplayRunner(QObject* parent) : QObject(parent) {

@@ -55,10 +55,12 @@ class TestGuiReplay : public QObject {
     const ReplayOutcome& o = v.runner()->lastOutcome();
     QVERIFY2(o.status == ReplayOutcome::Status::done, qPrintable(o.error));
     QCOMPARE(o.report.tokens, std::uint64_t{256});
-    QCOMPARE(o.report.configs.size(), std::size_t{6});  // the checked default rows
+    // The six checked default rows; streaming and h2o name no positions=, so each also runs with
+    // positions=cache right after it, as `kvplan replay` does (sim::run_replay): 6 + 2.
+    QCOMPARE(o.report.configs.size(), std::size_t{8});
     QVERIFY(o.report.all_bytes_match());
     auto* table = v.findChild<QTableWidget*>("replayResults");
-    QCOMPARE(table->rowCount(), 6);
+    QCOMPARE(table->rowCount(), 8);
     QCOMPARE(table->item(0, 4)->text(), QString("yes"));
     QCOMPARE(v.findChild<QProgressBar*>("replayProgress")->value(), 100);
     QVERIFY(v.findChild<QPushButton*>("runReplayButton")->isEnabled());
