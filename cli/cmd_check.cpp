@@ -9,6 +9,7 @@
 #include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
+#include "kvplan/sim/serving_check.hpp"
 #include "kvplan/text_safe.hpp"
 #include "kvplan/validate.hpp"
 
@@ -103,7 +104,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   }
   for (const auto& w : d.warnings)
     std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
-  const CheckReport r = run_check(d);
+  CheckReport r = run_check(d);
+  sim::check_serving_slo(d, r);  // the latency limits under the file's workload, if any
   out << for_output(render(r, fmt), fmt);
   return r.passed() ? 0 : 1;
 }

@@ -159,7 +159,25 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
                     std::to_string(d.slo.context));
   d.slo.min_kv_cache_tokens = slo.opt_uint("min_kv_cache_tokens", 1, std::uint64_t{1} << 50);
   d.slo.max_cost_per_hour = slo.opt_number("max_cost_per_hour", 0, 1e9);
+  d.slo.ttft_p99_ms = slo.opt_number("ttft_p99_ms", 1e-3, 1e9);
+  d.slo.tpot_p99_ms = slo.opt_number("tpot_p99_ms", 1e-3, 1e9);
+  d.slo.e2e_p99_ms = slo.opt_number("e2e_p99_ms", 1e-3, 1e9);
+  const bool latency = d.slo.ttft_p99_ms || d.slo.tpot_p99_ms || d.slo.e2e_p99_ms;
   slo.finish();
+  if (auto w = o.opt_str("workload")) {
+    if (w->empty()) throw Error(source, "/workload", "must name a workload file");
+    d.workload = *w;
+    d.workload_path = std::filesystem::path(*w).is_relative()
+                          ? (std::filesystem::path(base_dir) / *w).string()
+                          : *w;
+  }
+  if (latency && d.workload.empty())
+    throw Error(source, "/workload",
+                "missing: slo.ttft_p99_ms, tpot_p99_ms and e2e_p99_ms are measured under a "
+                "workload (a kvplan_workload file, relative to this file)");
+  if (!latency && !d.workload.empty())
+    throw Error(source, "/slo",
+                "a workload is given but no latency limit (ttft_p99_ms, tpot_p99_ms, e2e_p99_ms)");
   o.finish();
   d.plan.concurrency = d.slo.concurrency;
   d.plan.gpu_memory_bytes = d.gpu.memory_bytes;

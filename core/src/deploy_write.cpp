@@ -76,6 +76,9 @@ nlohmann::ordered_json slo(const Slo& s) {
   if (s.mean_context) o["mean_context"] = *s.mean_context;
   if (s.min_kv_cache_tokens) o["min_kv_cache_tokens"] = *s.min_kv_cache_tokens;
   if (s.max_cost_per_hour) o["max_cost_per_hour"] = *s.max_cost_per_hour;
+  if (s.ttft_p99_ms) o["ttft_p99_ms"] = *s.ttft_p99_ms;
+  if (s.tpot_p99_ms) o["tpot_p99_ms"] = *s.tpot_p99_ms;
+  if (s.e2e_p99_ms) o["e2e_p99_ms"] = *s.e2e_p99_ms;
   return o;
 }
 
@@ -94,6 +97,7 @@ std::string to_json(const Deployment& d, const std::string& model_ref) {
   o["compression"] = {{"kv_format", to_string(d.plan.format)},
                       {"policy", to_string(d.plan.policy)}};
   o["slo"] = slo(d.slo);
+  if (!d.workload.empty()) o["workload"] = d.workload;
   return o.dump(2) + "\n";
 }
 

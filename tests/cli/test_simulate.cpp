@@ -298,3 +298,69 @@ TEST_F(Simulate, PlanSloSearch) {
 }
 
 }  // namespace
+
+namespace {
+
+// kvplan check with latency limits under a workload (relative to the deployment file): one test
+// case per limit, exit 0 when all hold and 1 when one fails. The limits are far from what the
+// small workload measures on 2 × H100 (every TPOT of an unloaded Llama-3.1-8B decode is above
+// 2 ms: one step reads its 16 GB of weights, 16.06e9 / 3.35e12 = 4.8 ms at the full HBM rate),
+// so the verdicts do not depend on the step model's fitted factors.
+TEST_F(Simulate, CheckLatencySlo) {
+  const std::string head = R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus": 2},
+    "engine": {"name": "vllm", "max_model_len": 4096, "max_num_seqs": 64},
+    "workload": "w.json", "slo": {"concurrency": 1, )";
+  const auto pass = write(
+      dir, "pass.json", head + R"("ttft_p99_ms": 2000, "tpot_p99_ms": 50, "e2e_p99_ms": 60000}})");
+  const auto fail = write(dir, "fail.json", head + R"("ttft_p99_ms": 2000, "tpot_p99_ms": 2}})");
+  const auto p = kvplan("check '" + pass + "' --format junit");
+  EXPECT_EQ(p.code, 0) << p.out << p.err;
+  for (const char* id : {"name=\"ttft_p99\"", "name=\"tpot_p99\"", "name=\"e2e_p99\""})
+    EXPECT_TRUE(has(p.out, id)) << id << "\n" << p.out;
+  EXPECT_TRUE(has(p.out, "failures=\"0\"")) << p.out;
+  EXPECT_TRUE(has(p.out, "on 2 replicas")) << p.out;
+  const auto f = kvplan("check '" + fail + "' --format json");
+  EXPECT_EQ(f.code, 1) << f.out << f.err;
+  const auto j = nlohmann::json::parse(f.out);
+  int found = 0;
+  for (const auto& item : j["checks"]) {
+    if (item["id"] == "tpot_p99") {
+      ++found;
+      EXPECT_FALSE(item["passed"].get<bool>());
+    }
+    if (item["id"] == "ttft_p99") {
+      ++found;
+      EXPECT_TRUE(item["passed"].get<bool>());
+    }
+    EXPECT_NE(item["id"], "e2e_p99");  // no limit, no test case
+  }
+  EXPECT_EQ(found, 2) << f.out;
+
+  // Limits without a workload, a workload without limits, a malformed workload: exit 2.
+  const auto no_w = write(dir, "no_w.json", R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb"}, "engine": {"name": "vllm", "max_model_len": 4096},
+    "slo": {"concurrency": 1, "ttft_p99_ms": 100}})");
+  auto r = kvplan("check '" + no_w + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "/workload")) << r.err;
+  const auto no_l = write(dir, "no_l.json", R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb"}, "engine": {"name": "vllm", "max_model_len": 4096},
+    "workload": "w.json", "slo": {"concurrency": 1}})");
+  r = kvplan("check '" + no_l + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "/slo")) << r.err;
+  const auto neg = write(dir, "neg.json", head + R"("ttft_p99_ms": -5}})");
+  r = kvplan("check '" + neg + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "/slo/ttft_p99_ms")) << r.err;
+  write(dir, "bad_w.json", R"({"kvplan_workload": 1, "arrival": "sometimes"})");
+  const auto bad = write(
+      dir, "bad.json",
+      std::string(head).replace(head.find("w.json"), 6, "bad_w.json") + R"("ttft_p99_ms": 100}})");
+  r = kvplan("check '" + bad + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.err, "bad_w.json")) << r.err;
+}
+
+}  // namespace

@@ -34,6 +34,9 @@ struct Slo {
   std::optional<std::uint64_t> mean_context;
   std::optional<std::uint64_t> min_kv_cache_tokens;  // "GPU KV cache size" floor, per replica
   std::optional<double> max_cost_per_hour;           // USD for all GPUs
+  // Latency limits under the deployment's workload (milliseconds, p99 over its requests), checked
+  // by the serving simulator (kvplan/sim/serving_check.hpp): core only parses them.
+  std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
 };
 
 struct Deployment {
@@ -45,6 +48,9 @@ struct Deployment {
   std::optional<std::uint64_t> max_num_seqs;  // per replica, as the engine caps it
   bool cuda_graphs = true;  // vLLM captures full CUDA graphs (not --enforce-eager)
   Slo slo;
+  // "workload": a kvplan_workload JSON or trace, as the file gives it and resolved against the
+  // deployment file's directory; empty = none. Needed by, and only with, the latency limits.
+  std::string workload, workload_path;
   std::vector<std::string> warnings;  // unknown or unmodelled engine flags
 };
 

@@ -1,0 +1,93 @@
+#include "kvplan/sim/serving_check.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "kvplan/error.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/sim/step_time.hpp"
+#include "kvplan/sim/workload.hpp"
+
+namespace kvplan::sim {
+namespace {
+
+std::string ms(double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f ms", x);
+  return b;
+}
+
+struct Limit {
+  const char* id;
+  const char* name;
+  std::optional<double> limit;
+  Percentiles StageSummary::*metric;
+};
+
+}  // namespace
+
+SimResult check_serving_slo(const Deployment& d, CheckReport& report) {
+  const std::vector<Limit> limits = {
+      {"ttft_p99", "TTFT", d.slo.ttft_p99_ms, &StageSummary::ttft_ms},
+      {"tpot_p99", "TPOT", d.slo.tpot_p99_ms, &StageSummary::tpot_ms},
+      {"e2e_p99", "E2E", d.slo.e2e_p99_ms, &StageSummary::e2e_ms}};
+  if (d.workload_path.empty()) return {};
+  std::string spec;
+  for (const auto& l : limits)
+    if (l.limit) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%s%s_ms=%g", spec.empty() ? "" : ",", l.id, *l.limit);
+      spec += b;
+    }
+  const Workload w = load_workload(d.workload_path, 1);
+  ServingConfig cfg;
+  cfg.plan = d.plan;
+  cfg.plan.gpus = 0;  // one replica's pool; the replicas share the arrivals below
+  cfg.max_num_seqs = d.max_num_seqs.value_or(cfg.max_num_seqs);
+  cfg.max_num_batched_tokens = d.plan.max_num_batched_tokens;
+  const std::uint32_t unit = d.plan.tp * d.plan.pp;
+  const std::uint32_t replicas = d.plan.gpus && unit ? d.plan.gpus / unit : 1;
+  SimResult r;
+  std::string why;
+  try {
+    cfg.enable_prefix_caching = prefix_caching_modelled(d.model, cfg.plan);
+    StepModelInput si;
+    si.engine = d.plan.engine;
+    si.tp = d.plan.tp;
+    const StepModel step(d.model, d.gpu, si, d.source);
+    SimOptions opt;
+    opt.slo = {.ttft_p99_ms = d.slo.ttft_p99_ms.value_or(0),
+               .tpot_p99_ms = d.slo.tpot_p99_ms.value_or(0),
+               .e2e_p99_ms = d.slo.e2e_p99_ms.value_or(0)};
+    r = simulate_replicas(d.model, cfg, step, w, replicas, opt);
+    if (r.summary.requests == 0) why = "no request of the workload finished";
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::internal) throw;
+    why = "cannot simulate this deployment: " + e.message();
+  }
+  for (const auto& l : limits) {
+    if (!l.limit) continue;
+    CheckItem i;
+    i.id = l.id;
+    i.title = std::string("p99 ") + l.name + " under " + d.workload + " within " + ms(*l.limit);
+    if (!why.empty()) {
+      i.passed = false;
+      i.detail = why;
+    } else {
+      const Percentiles& p = r.summary.*l.metric;
+      i.passed = p.count > 0 && p.p99 <= *l.limit;
+      i.detail = "measured p99 " + ms(p.p99) + " (limit " + ms(*l.limit) + ", mean " + ms(p.mean) +
+                 ", p50 " + ms(p.p50) + ", p90 " + ms(p.p90) + ") over " + std::to_string(p.count) +
+                 " requests on " + std::to_string(replicas) +
+                 (replicas == 1 ? " replica" : " replicas");
+      if (p.count == 0) i.detail = "no request produced more than one token: no TPOT to measure";
+      if (!i.passed && p.count > 0)
+        i.fix = "size it: kvplan plan --model " + d.model.id + " --workload " + d.workload_path +
+                " --slo " + spec;
+    }
+    report.items.push_back(std::move(i));
+  }
+  return r;
+}
+
+}  // namespace kvplan::sim
