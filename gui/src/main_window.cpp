@@ -16,6 +16,7 @@
 #include "planner_view.hpp"
 #include "replay_view.hpp"
 #include "scenario_io.hpp"
+#include "serving_view.hpp"
 
 namespace kvplan::gui {
 
@@ -27,9 +28,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   planner_view_ = new PlannerView(model_);
   compare_view_ = new CompareView(model_);
   replay_view_ = new ReplayView;
+  serving_view_ = new ServingView(model_);
   tabs_->addTab(planner_view_, "Planner");
   tabs_->addTab(compare_view_, "Compare scenarios");
   tabs_->addTab(replay_view_, "Replay traces");
+  tabs_->addTab(serving_view_, "Serving");
   setCentralWidget(tabs_);
   buildMenus();
   statusBar()->showMessage("Ready");
@@ -129,7 +132,7 @@ bool MainWindow::screenshots(const QString& dir) {
   const struct {
     int tab;
     const char* name;
-  } views[] = {{0, "planner.png"}, {1, "compare.png"}, {2, "replay.png"}};
+  } views[] = {{0, "planner.png"}, {1, "compare.png"}, {2, "replay.png"}, {3, "serving.png"}};
   for (const auto& v : views) {
     tabs_->setCurrentIndex(v.tab);
     QApplication::processEvents();

@@ -1,4 +1,4 @@
-// The kvplan-gui main window: Planner, Compare and Replay tabs, a File menu for models and
+// The kvplan-gui main window: Planner, Compare, Replay and Serving tabs, a File menu for models and
 // deployment files, and the one place where errors from file actions become dialogs/messages.
 #pragma once
 
@@ -14,6 +14,7 @@ namespace kvplan::gui {
 class PlannerView;
 class CompareView;
 class ReplayView;
+class ServingView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -24,6 +25,7 @@ class MainWindow : public QMainWindow {
   PlannerView* plannerView() const { return planner_view_; }
   CompareView* compareView() const { return compare_view_; }
   ReplayView* replayView() const { return replay_view_; }
+  ServingView* servingView() const { return serving_view_; }
   QTabWidget* tabs() const { return tabs_; }
 
   // File actions without dialogs (the menu opens dialogs, then calls these). Each returns false
@@ -45,6 +47,7 @@ class MainWindow : public QMainWindow {
   PlannerView* planner_view_;
   CompareView* compare_view_;
   ReplayView* replay_view_;
+  ServingView* serving_view_;
   QString deployment_path_;
   QString last_error_;
 };

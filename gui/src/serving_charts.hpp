@@ -1,0 +1,51 @@
+// The Serving view's charts:
+//   LengthHistogramChart — how many drawn requests have each token count (equal-width bins
+//                          between the smallest and largest count), prompt or output tokens.
+//   KvUsageChart         — KV blocks in use over simulated time against the pool (a dashed line),
+//                          samples where preemptions happened marked in red.
+// Both only draw what they are given: the lengths of sim::parse_workload_json's requests and
+// SimResult::kv_series.
+#pragma once
+
+#include <QtCharts/QChartView>
+#include <cstdint>
+#include <vector>
+
+#include "kvplan/sim/serving.hpp"
+
+namespace kvplan::gui {
+
+// Equal-width bins over [min, max] of `values`: bin i counts lo + i·width <= v < lo + (i+1)·width
+// (the last bin includes max). Empty input: no bins. One distinct value: one bin.
+struct Histogram {
+  double lo = 0, width = 0;           // tokens
+  std::vector<std::uint64_t> counts;  // requests per bin
+};
+Histogram histogram(const std::vector<std::uint64_t>& values, int bins);
+
+class LengthHistogramChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit LengthHistogramChart(const QString& title, QWidget* parent = nullptr);
+  void setValues(const std::vector<std::uint64_t>& tokens);
+  const Histogram& shown() const { return shown_; }
+
+ private:
+  QString title_;
+  Histogram shown_;
+};
+
+class KvUsageChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit KvUsageChart(QWidget* parent = nullptr);
+  void setResult(const sim::SimResult& r);
+  void clear();
+  // Samples drawn as preemption marks (those whose cumulative count rose since the previous one).
+  int preemptionMarks() const { return marks_; }
+
+ private:
+  int marks_ = 0;
+};
+
+}  // namespace kvplan::gui

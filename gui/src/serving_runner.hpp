@@ -1,0 +1,80 @@
+// Runs a serving simulation (kvplan::sim::simulate) on a worker thread, as ReplayRunner runs a
+// replay: a one-thread pool of its own, progress and the outcome queued back to the GUI thread.
+// Cancel sets the flag SimOptions::cancel points at; the simulator then stops and throws.
+// run_serving() is the whole translation from the view's inputs to the library's, and nothing
+// else: the planner's settings become the PlanInput (to_plan_input), the step model is
+// StepModel(model, gpu, {engine, tp}), as `kvplan simulate` builds them.
+//
+//   ServingRequest req{.model = load_model("llama-3.1-8b"), .workload_json = text};
+//   sim::SimResult r = run_serving(req, {});     // r.summary.ttft_ms.p99, r.kv_series
+#pragma once
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "kvplan/model.hpp"
+#include "kvplan/sim/serving.hpp"
+#include "plan_settings.hpp"
+
+namespace kvplan::gui {
+
+struct ServingRequest {
+  ModelSpec model;            // the planner's loaded model
+  PlanSettings settings;      // GPU, TP, engine, KV format, policy, context = max_model_len, ...
+  std::string workload_json;  // a kvplan_workload document (the editor's)
+  std::string workload_source = "workload";  // its name in messages
+  std::uint64_t seed = 1;
+  std::uint64_t max_num_seqs = 256;
+  std::uint64_t max_num_batched_tokens = 8192;
+  bool enable_prefix_caching = false;
+  sim::SloLimits slo;  // goodput limits (0 = none)
+};
+
+// The simulator's configuration for one replica of the request's deployment: to_plan_input of the
+// settings with gpus = 0 (one replica) and the scheduler limits. Throws kvplan::Error on bad input
+// (engine trtllm included, which the simulator does not model).
+sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu);
+
+// Draws the workload and simulates it synchronously on the calling thread (opt.slo is replaced
+// by r.slo). Throws kvplan::Error on bad input, and when opt.cancel is set.
+sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt);
+
+struct ServingOutcome {
+  enum class Status { done, cancelled, failed };
+  Status status = Status::failed;
+  QString error;
+  sim::SimResult result;
+};
+
+class ServingRunner : public QObject {
+  Q_OBJECT
+ public:
+  explicit ServingRunner(QObject* parent = nullptr);
+  ~ServingRunner() override;  // cancels and waits: the worker never outlives the runner
+
+  bool isRunning() const;
+  const ServingOutcome& lastOutcome() const { return outcome_; }
+
+ public Q_SLOTS:
+  // Starts a simulation; ignored (returns false) while one is running.
+  bool start(const kvplan::gui::ServingRequest& request);
+  void cancel();
+
+ Q_SIGNALS:
+  void started();
+  void progress(int permille);  // of the workload's requests, 0..1000
+  void finished(const kvplan::gui::ServingOutcome& outcome);
+
+ private:
+  QThreadPool pool_;  // one thread, the simulation's alone
+  QFutureWatcher<ServingOutcome> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  ServingOutcome outcome_;
+};
+
+}  // namespace kvplan::gui

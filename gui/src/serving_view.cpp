@@ -1,0 +1,688 @@
+#include "serving_view.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
+
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/sim/workload.hpp"
+#include "serving_charts.hpp"
+#include "serving_tables.hpp"
+#include "ui_format.hpp"
+#include "widgets.hpp"
+
+namespace kvplan::gui {
+namespace {
+
+// The preview draws at most this many requests (the run itself takes the library's limits).
+constexpr std::uint64_t kPreviewRequests = 200'000;
+constexpr int kContextSpinMax = 1 << 24;
+
+const char* const kDists[] = {"fixed",   "normal",      "lognormal",
+                              "uniform", "exponential", "histogram"};
+
+QDoubleSpinBox* tokenSpin(const QString& name, bool optional) {
+  auto* s = new QDoubleSpinBox;
+  s->setObjectName(name);
+  s->setDecimals(0);
+  s->setRange(0, 4294967296.0);  // token counts lie in [1, 2^32] (docs/simulate.md)
+  s->setGroupSeparatorShown(true);
+  s->setKeyboardTracking(false);
+  if (optional) s->setSpecialValueText("none");
+  return s;
+}
+
+QSpinBox* countSpin(const QString& name, int lo, int hi, int value) {
+  auto* s = new QSpinBox;
+  s->setObjectName(name);
+  s->setRange(lo, hi);
+  s->setValue(value);
+  s->setGroupSeparatorShown(true);
+  s->setKeyboardTracking(false);
+  return s;
+}
+
+QDoubleSpinBox* msSpin(const QString& name) {
+  auto* s = new QDoubleSpinBox;
+  s->setObjectName(name);
+  s->setDecimals(1);
+  s->setRange(0, 1e7);
+  s->setSuffix(" ms");
+  s->setSpecialValueText("no limit");
+  s->setKeyboardTracking(false);
+  return s;
+}
+
+LengthDist distOf(const LengthDistWidgets& w) {
+  LengthDist d;
+  d.dist = w.dist->currentText().toStdString();
+  d.mean = w.mean->value();
+  d.std = w.std->value();
+  if (w.min->value() > 0) d.min = w.min->value();
+  if (w.max->value() > 0) d.max = w.max->value();
+  for (const QJsonValue& b : QJsonDocument::fromJson(w.bins->text().toUtf8()).array()) {
+    const QJsonArray a = b.toArray();
+    d.bins.push_back({a.at(0).toDouble(), a.at(1).toDouble(), a.at(2).toDouble()});
+  }
+  return d;
+}
+
+QString binsText(const LengthDist& d) {
+  QJsonArray bins;
+  for (const auto& b : d.bins) bins.append(QJsonArray{b[0], b[1], b[2]});
+  return QString::fromUtf8(QJsonDocument(bins).toJson(QJsonDocument::Compact));
+}
+
+// Enables the fields the distribution uses (docs/simulate.md, "Length distributions").
+void enableDistFields(const LengthDistWidgets& w) {
+  const QString d = w.dist->currentText();
+  const bool hist = d == "histogram";
+  w.mean->setEnabled(d != "uniform" && !hist);
+  w.std->setEnabled(d == "normal" || d == "lognormal");
+  w.min->setEnabled(!hist);
+  w.max->setEnabled(!hist);
+  w.bins->setEnabled(hist);
+}
+
+void setDist(const LengthDistWidgets& w, const LengthDist& d) {
+  const QSignalBlocker b0(w.dist), b1(w.mean), b2(w.std), b3(w.min), b4(w.max), b5(w.bins);
+  w.dist->setCurrentText(qs(d.dist));
+  w.mean->setValue(d.mean);
+  w.std->setValue(d.std);
+  w.min->setValue(d.min.value_or(0));
+  w.max->setValue(d.max.value_or(0));
+  w.bins->setText(binsText(d));
+  enableDistFields(w);
+}
+
+template <class T>
+void selectData(QComboBox* c, const T& data) {
+  const QSignalBlocker b(c);
+  c->setCurrentIndex(c->findData(data));
+}
+
+}  // namespace
+
+ServingView::ServingView(PlannerModel* model, QWidget* parent)
+    : QWidget(parent), model_(model), runner_(new ServingRunner(this)) {
+  preview_timer_ = new QTimer(this);
+  preview_timer_->setSingleShot(true);
+  preview_timer_->setInterval(250);
+  connect(preview_timer_, &QTimer::timeout, this, [this] { updateHistograms(); });
+
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(buildInputs());
+  split->addWidget(buildResults());
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  auto* l = new QHBoxLayout(this);
+  l->setContentsMargins(4, 4, 4, 4);
+  l->addWidget(split);
+
+  connect(runner_, &ServingRunner::started, this, [this] { setBusy(true); });
+  connect(runner_, &ServingRunner::progress, this, [this](int permille) {
+    progress_->setValue(permille);
+    status_->setText(QString("Simulating… %1%").arg(permille / 10.0, 0, 'f', 1));
+  });
+  connect(runner_, &ServingRunner::finished, this, &ServingView::showOutcome);
+  connect(model_, &PlannerModel::settingsChanged, this, &ServingView::syncDeployment);
+  connect(model_, &PlannerModel::modelChanged, this, &ServingView::syncDeployment);
+  setWorkloadSpec(WorkloadSpec{});
+  syncDeployment();
+  updateHistograms();
+}
+
+QWidget* ServingView::buildInputs() {
+  auto* inner = new QWidget;
+  auto* col = new QVBoxLayout(inner);
+  auto* files = new QHBoxLayout;
+  auto* load = new QPushButton("Open workload…");
+  load->setObjectName("openWorkloadButton");
+  connect(load, &QPushButton::clicked, this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, "Open a workload", QString(),
+                                                   "kvplan_workload JSON (*.json);;All files (*)");
+    if (!p.isEmpty()) loadWorkload(p);
+  });
+  auto* save = new QPushButton("Save workload…");
+  save->setObjectName("saveWorkloadButton");
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString p = QFileDialog::getSaveFileName(this, "Save the workload", "workload.json",
+                                                   "kvplan_workload JSON (*.json)");
+    if (!p.isEmpty()) saveWorkload(p);
+  });
+  files->addWidget(load);
+  files->addWidget(save);
+  col->addLayout(files);
+  col->addWidget(buildArrivalBox());
+  col->addWidget(buildLengthBox("Prompt tokens", prompt_, "prompt"));
+  col->addWidget(buildLengthBox("Output tokens", output_, "output"));
+  col->addWidget(buildPrefixBox());
+  col->addWidget(buildDeploymentBox());
+  col->addWidget(buildSchedulerBox());
+
+  auto* buttons = new QHBoxLayout;
+  run_ = new QPushButton("Run");
+  run_->setObjectName("servingRunButton");
+  connect(run_, &QPushButton::clicked, this, &ServingView::run);
+  cancel_ = new QPushButton("Cancel");
+  cancel_->setObjectName("servingCancelButton");
+  cancel_->setEnabled(false);
+  connect(cancel_, &QPushButton::clicked, this, &ServingView::cancel);
+  buttons->addWidget(run_);
+  buttons->addWidget(cancel_);
+  col->addLayout(buttons);
+  progress_ = new QProgressBar;
+  progress_->setObjectName("servingProgress");
+  progress_->setRange(0, 1000);
+  progress_->setTextVisible(false);
+  col->addWidget(progress_);
+  status_ = new QLabel("Ready");
+  status_->setObjectName("servingStatus");
+  status_->setWordWrap(true);
+  col->addWidget(status_);
+  col->addStretch(1);
+  return makeSettingsScroll(inner, inner->sizeHint().width() + 24);
+}
+
+// Arrivals: the process, gamma's cv, the stages (rate, duration) and the seed.
+QGroupBox* ServingView::buildArrivalBox() {
+  auto* box = new QGroupBox("Arrivals");
+  auto* f = new QFormLayout(box);
+  arrival_ = new QComboBox;
+  arrival_->setObjectName("arrivalCombo");
+  arrival_->addItems({"poisson", "constant", "gamma"});
+  connect(arrival_, &QComboBox::currentIndexChanged, this, [this] {
+    cv_->setEnabled(arrival_->currentText() == "gamma");
+    editorChanged();
+  });
+  f->addRow("Process", arrival_);
+  cv_ = new QDoubleSpinBox;
+  cv_->setObjectName("arrivalCv");
+  cv_->setRange(0.01, 10);
+  cv_->setDecimals(2);
+  cv_->setKeyboardTracking(false);
+  cv_->setToolTip("Coefficient of variation of the gaps: 1 is Poisson, above 1 burstier");
+  connect(cv_, &QDoubleSpinBox::valueChanged, this, &ServingView::editorChanged);
+  f->addRow("Gamma cv", cv_);
+  stages_ = new QTableWidget(0, 2);
+  stages_->setObjectName("stagesTable");
+  stages_->setHorizontalHeaderLabels({"rate (req/s)", "duration (s)"});
+  stages_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  stages_->setMinimumHeight(90);
+  connect(stages_, &QTableWidget::itemChanged, this, &ServingView::editorChanged);
+  f->addRow(stages_);
+  auto* add = new QPushButton("Add stage");
+  add->setObjectName("addStageButton");
+  connect(add, &QPushButton::clicked, this, [this] {
+    const QSignalBlocker b(stages_);
+    const int r = stages_->rowCount();
+    stages_->insertRow(r);
+    stages_->setItem(r, 0, new QTableWidgetItem("1"));
+    stages_->setItem(r, 1, new QTableWidgetItem("60"));
+    editorChanged();
+  });
+  auto* remove = new QPushButton("Remove stage");
+  remove->setObjectName("removeStageButton");
+  connect(remove, &QPushButton::clicked, this, [this] {
+    if (stages_->rowCount() <= 1) return;
+    const int r = stages_->currentRow() >= 0 ? stages_->currentRow() : stages_->rowCount() - 1;
+    stages_->removeRow(r);
+    editorChanged();
+  });
+  auto* row = new QHBoxLayout;
+  row->addWidget(add);
+  row->addWidget(remove);
+  f->addRow(row);
+  seed_ = countSpin("workloadSeed", 0, 2147483647, 1);
+  connect(seed_, &QSpinBox::valueChanged, this, &ServingView::editorChanged);
+  f->addRow("Seed", seed_);
+  return box;
+}
+
+// One length distribution: its kind and the parameters that kind uses.
+QGroupBox* ServingView::buildLengthBox(const QString& title, LengthDistWidgets& w,
+                                       const QString& name) {
+  auto* box = new QGroupBox(title);
+  auto* f = new QFormLayout(box);
+  w.dist = new QComboBox;
+  w.dist->setObjectName(name + "Dist");
+  for (const char* d : kDists) w.dist->addItem(d);
+  w.mean = tokenSpin(name + "Mean", false);
+  w.std = tokenSpin(name + "Std", false);
+  w.min = tokenSpin(name + "Min", true);
+  w.max = tokenSpin(name + "Max", true);
+  w.bins = new QLineEdit;
+  w.bins->setObjectName(name + "Bins");
+  w.bins->setPlaceholderText("[[1, 256, 0.41], [257, 1024, 0.37]]");
+  w.bins->setToolTip("Histogram bins [lo, hi, weight]: a bin by weight, then uniform in [lo, hi]");
+  f->addRow("Distribution", w.dist);
+  f->addRow("Mean", w.mean);
+  f->addRow("Std", w.std);
+  f->addRow("Min", w.min);
+  f->addRow("Max", w.max);
+  f->addRow("Bins", w.bins);
+  const LengthDistWidgets copy = w;
+  connect(w.dist, &QComboBox::currentIndexChanged, this, [this, copy] {
+    enableDistFields(copy);
+    editorChanged();
+  });
+  for (QDoubleSpinBox* s : {w.mean, w.std, w.min, w.max})
+    connect(s, &QDoubleSpinBox::valueChanged, this, &ServingView::editorChanged);
+  connect(w.bins, &QLineEdit::editingFinished, this, &ServingView::editorChanged);
+  return box;
+}
+
+// Shared prefixes: N system prompts of P tokens, and the prompt pool that makes prompts recur.
+QGroupBox* ServingView::buildPrefixBox() {
+  prefix_box_ = new QGroupBox("Shared prefixes");
+  prefix_box_->setObjectName("prefixBox");
+  prefix_box_->setCheckable(true);
+  auto* f = new QFormLayout(prefix_box_);
+  groups_ = countSpin("prefixGroups", 1, 1'000'000, 10);
+  shared_tokens_ = countSpin("prefixSharedTokens", 1, 2147483647, 100);
+  prompt_pool_ = countSpin("promptPool", 0, 1'000'000, 0);
+  prompt_pool_->setSpecialValueText("none");
+  prompt_pool_->setToolTip(
+      "Distinct prompts that recur (a multiple of the groups), as "
+      "inference-perf's shared-prefix generator");
+  f->addRow("System prompts", groups_);
+  f->addRow("Tokens each", shared_tokens_);
+  f->addRow("Prompt pool", prompt_pool_);
+  sessions_ = new QLabel;
+  sessions_->setObjectName("sessionsLabel");
+  sessions_->setWordWrap(true);
+  f->addRow(sessions_);
+  connect(prefix_box_, &QGroupBox::toggled, this, &ServingView::editorChanged);
+  for (QSpinBox* s : {groups_, shared_tokens_, prompt_pool_})
+    connect(s, &QSpinBox::valueChanged, this, &ServingView::editorChanged);
+  return prefix_box_;
+}
+
+// The deployment: the planner's settings (one deployment across the views), edited here too.
+QGroupBox* ServingView::buildDeploymentBox() {
+  auto* box = new QGroupBox("Deployment (shared with the Planner)");
+  auto* f = new QFormLayout(box);
+  model_combo_ = new QComboBox;
+  model_combo_->setObjectName("servingModelCombo");
+  for (const auto& p : list_model_presets()) model_combo_->addItem(qs(p.name), qs(p.id));
+  connect(model_combo_, &QComboBox::activated, this, [this](int i) {
+    const QString ref = model_combo_->itemData(i).toString();
+    if (!ref.isEmpty()) model_->loadModel(ref);
+  });
+  f->addRow("Model", model_combo_);
+  gpu_combo_ = new QComboBox;
+  gpu_combo_->setObjectName("servingGpuCombo");
+  for (const auto& g : list_gpu_presets()) gpu_combo_->addItem(qs(g.name), qs(g.id));
+  connect(gpu_combo_, &QComboBox::activated, this,
+          [this](int i) { model_->setGpu(gpu_combo_->itemData(i).toString()); });
+  f->addRow("GPU", gpu_combo_);
+  tp_combo_ = new QComboBox;
+  tp_combo_->setObjectName("servingTpCombo");
+  for (int tp : {1, 2, 4, 8, 16}) tp_combo_->addItem(QString::number(tp), tp);
+  connect(tp_combo_, &QComboBox::activated, this, [this](int i) {
+    model_->setTp(static_cast<std::uint32_t>(tp_combo_->itemData(i).toInt()));
+  });
+  f->addRow("Tensor parallel", tp_combo_);
+  engine_combo_ = new QComboBox;
+  engine_combo_->setObjectName("servingEngineCombo");
+  engine_combo_->addItem("vLLM (V1)", static_cast<int>(Engine::vllm));
+  engine_combo_->addItem("SGLang", static_cast<int>(Engine::sglang));
+  engine_combo_->addItem("TensorRT-LLM (not simulated)", static_cast<int>(Engine::trtllm));
+  connect(engine_combo_, &QComboBox::activated, this, [this](int i) {
+    model_->setEngine(static_cast<Engine>(engine_combo_->itemData(i).toInt()));
+  });
+  f->addRow("Engine", engine_combo_);
+  format_combo_ = new QComboBox;
+  format_combo_->setObjectName("servingFormatCombo");
+  format_combo_->setEditable(true);
+  format_combo_->setInsertPolicy(QComboBox::NoInsert);
+  for (const auto& s : format_choices()) format_combo_->addItem(qs(s));
+  connect(format_combo_, &QComboBox::textActivated, this,
+          [this](const QString& t) { model_->setKvFormat(t); });
+  f->addRow("KV format", format_combo_);
+  policy_combo_ = new QComboBox;
+  policy_combo_->setObjectName("servingPolicyCombo");
+  policy_combo_->setEditable(true);
+  policy_combo_->setInsertPolicy(QComboBox::NoInsert);
+  for (const auto& s : policy_choices()) policy_combo_->addItem(qs(s));
+  connect(policy_combo_, &QComboBox::textActivated, this,
+          [this](const QString& t) { model_->setPolicy(t); });
+  f->addRow("Retention", policy_combo_);
+  context_ = countSpin("servingMaxModelLen", 1, kContextSpinMax, 8192);
+  context_->setSuffix(" tokens");
+  connect(context_, &QSpinBox::valueChanged, this,
+          [this](int v) { model_->setContext(static_cast<std::uint64_t>(v)); });
+  f->addRow("max_model_len", context_);
+  return box;
+}
+
+// The scheduler's limits, prefix caching, and the SLO that goodput counts against.
+QGroupBox* ServingView::buildSchedulerBox() {
+  auto* box = new QGroupBox("Scheduler and SLO");
+  auto* f = new QFormLayout(box);
+  max_num_seqs_ = countSpin("maxNumSeqs", 1, 1'000'000, 256);  // vLLM's default
+  f->addRow("max_num_seqs", max_num_seqs_);
+  max_batched_ = countSpin("maxNumBatchedTokens", 1, kContextSpinMax, 8192);
+  f->addRow("max_num_batched_tokens", max_batched_);
+  prefix_caching_ = new QCheckBox("Prefix caching");
+  prefix_caching_->setObjectName("prefixCaching");
+  prefix_caching_->setChecked(true);  // vLLM V1's and SGLang's default
+  f->addRow(prefix_caching_);
+  slo_ttft_ = msSpin("sloTtftP99");
+  slo_tpot_ = msSpin("sloTpotP99");
+  slo_e2e_ = msSpin("sloE2eP99");
+  f->addRow("TTFT p99 limit", slo_ttft_);
+  f->addRow("TPOT p99 limit", slo_tpot_);
+  f->addRow("E2E p99 limit", slo_e2e_);
+  return box;
+}
+
+QWidget* ServingView::buildResults() {
+  auto* w = new QWidget;
+  auto* col = new QVBoxLayout(w);
+  col->setContentsMargins(0, 0, 0, 0);
+  banner_ = makeErrorBanner("servingBanner");
+  col->addWidget(banner_);
+  auto* split = new QSplitter(Qt::Vertical);
+  auto* hists = new QWidget;
+  auto* hl = new QHBoxLayout(hists);
+  hl->setContentsMargins(0, 0, 0, 0);
+  prompt_hist_ = new LengthHistogramChart("Prompt tokens");
+  prompt_hist_->setObjectName("promptHistogram");
+  output_hist_ = new LengthHistogramChart("Output tokens");
+  output_hist_->setObjectName("outputHistogram");
+  hl->addWidget(prompt_hist_);
+  hl->addWidget(output_hist_);
+  kv_chart_ = new KvUsageChart;
+  kv_chart_->setObjectName("kvUsageChart");
+  auto* table_box = new QWidget;
+  auto* tl = new QVBoxLayout(table_box);
+  tl->setContentsMargins(0, 0, 0, 0);
+  summary_ = new QLabel("Run a simulation to see latencies, throughput and KV usage.");
+  summary_->setObjectName("servingSummary");
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  latency_model_ = new LatencyTableModel(this);
+  latency_ = new QTableView;
+  latency_->setObjectName("latencyTable");
+  latency_->setModel(latency_model_);
+  latency_->verticalHeader()->hide();
+  latency_->horizontalHeader()->setStretchLastSection(true);
+  tl->addWidget(summary_);
+  tl->addWidget(latency_, 1);
+  split->addWidget(hists);
+  split->addWidget(kv_chart_);
+  split->addWidget(table_box);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 3);
+  split->setChildrenCollapsible(false);
+  col->addWidget(split, 1);
+  return w;
+}
+
+WorkloadSpec ServingView::workloadSpec() const {
+  WorkloadSpec w;
+  w.description = description_;
+  w.arrival = arrival_->currentText().toStdString();
+  w.cv = cv_->value();
+  w.stages.clear();
+  for (int r = 0; r < stages_->rowCount(); ++r) {
+    auto num = [&](int c) {
+      return stages_->item(r, c) ? stages_->item(r, c)->text().toDouble() : 0;
+    };
+    w.stages.push_back({num(0), num(1)});
+  }
+  w.prompt = distOf(prompt_);
+  w.output = distOf(output_);
+  if (prefix_box_->isChecked())
+    w.prefix = PrefixSpec{static_cast<std::uint64_t>(groups_->value()),
+                          static_cast<std::uint64_t>(shared_tokens_->value()),
+                          static_cast<std::uint64_t>(prompt_pool_->value())};
+  w.sessions_json = sessions_json_;
+  return w;
+}
+
+void ServingView::setWorkloadSpec(const WorkloadSpec& w) {
+  description_ = w.description;
+  sessions_json_ = w.sessions_json;
+  {
+    const QSignalBlocker b0(arrival_), b1(cv_), b2(stages_), b3(prefix_box_), b4(groups_),
+        b5(shared_tokens_), b6(prompt_pool_);
+    arrival_->setCurrentText(qs(w.arrival));
+    cv_->setValue(w.cv);
+    cv_->setEnabled(w.arrival == "gamma");
+    stages_->setRowCount(static_cast<int>(w.stages.size()));
+    for (int r = 0; r < stages_->rowCount(); ++r) {
+      const auto& s = w.stages[static_cast<std::size_t>(r)];
+      stages_->setItem(r, 0, new QTableWidgetItem(QString::number(s.rate, 'g', 17)));
+      stages_->setItem(r, 1, new QTableWidgetItem(QString::number(s.duration_s, 'g', 17)));
+    }
+    prefix_box_->setChecked(w.prefix.has_value());
+    const PrefixSpec p = w.prefix.value_or(PrefixSpec{10, 100, 0});
+    groups_->setValue(static_cast<int>(std::min<std::uint64_t>(p.groups, 1'000'000)));
+    shared_tokens_->setValue(
+        static_cast<int>(std::min<std::uint64_t>(p.shared_tokens, 2147483647)));
+    prompt_pool_->setValue(static_cast<int>(std::min<std::uint64_t>(p.prompt_pool, 1'000'000)));
+  }
+  setDist(prompt_, w.prompt);
+  setDist(output_, w.output);
+  sessions_->setText(sessions_json_.empty()
+                         ? QString()
+                         : QString("Sessions (kept from the file): %1").arg(qs(sessions_json_)));
+  editorChanged();
+}
+
+ServingRequest ServingView::request() const {
+  ServingRequest r;
+  r.model = model_->model();
+  r.settings = model_->settings();
+  r.workload_json = to_workload_json(workloadSpec());
+  r.workload_source = workload_source_.toStdString();
+  r.seed = static_cast<std::uint64_t>(seed_->value());
+  r.max_num_seqs = static_cast<std::uint64_t>(max_num_seqs_->value());
+  r.max_num_batched_tokens = static_cast<std::uint64_t>(max_batched_->value());
+  r.enable_prefix_caching = prefix_caching_->isEnabled() && prefix_caching_->isChecked();
+  r.slo = {.ttft_p99_ms = slo_ttft_->value(),
+           .tpot_p99_ms = slo_tpot_->value(),
+           .e2e_p99_ms = slo_e2e_->value()};
+  return r;
+}
+
+bool ServingView::loadWorkload(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    showMessage(path + ": cannot open the file");
+    return false;
+  }
+  try {
+    const WorkloadSpec w = workload_spec_from_json(f.readAll().toStdString(), path.toStdString());
+    workload_source_ = path;
+    setWorkloadSpec(w);
+    updateHistograms();
+    status_->setText("Opened " + path);
+    return true;
+  } catch (const std::exception& e) {
+    showMessage(QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+bool ServingView::saveWorkload(const QString& path) {
+  const std::string text = to_workload_json(workloadSpec());
+  try {
+    sim::parse_workload_json(text, path.toStdString(), 1);  // never write what we cannot read
+  } catch (const std::exception& e) {
+    showMessage(QString::fromUtf8(e.what()));
+    return false;
+  }
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      f.write(QByteArray::fromStdString(text)) != static_cast<qint64>(text.size())) {
+    showMessage(path + ": cannot write the workload to this path");
+    return false;
+  }
+  workload_source_ = path;
+  status_->setText("Saved " + path);
+  return true;
+}
+
+bool ServingView::updateHistograms() {
+  preview_timer_->stop();
+  sim::WorkloadLimits limits;
+  limits.max_requests = kPreviewRequests;
+  try {
+    const sim::Workload w =
+        sim::parse_workload_json(to_workload_json(workloadSpec()), workload_source_.toStdString(),
+                                 static_cast<std::uint64_t>(seed_->value()), limits);
+    const DrawnLengths d = drawn_lengths(w);
+    prompt_hist_->setValues(d.prompt_tokens);
+    output_hist_->setValues(d.output_tokens);
+    showMessage({});
+    return true;
+  } catch (const std::exception& e) {
+    prompt_hist_->setValues({});
+    output_hist_->setValues({});
+    showMessage(QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void ServingView::editorChanged() { preview_timer_->start(); }
+
+void ServingView::syncDeployment() {
+  const PlanSettings& s = model_->settings();
+  const ModelSpec& m = model_->model();
+  {
+    const QSignalBlocker b(model_combo_);
+    int i = model_combo_->findData(qs(s.model_ref));
+    if (i < 0) {
+      model_combo_->addItem(qs(m.name), qs(s.model_ref));
+      i = model_combo_->count() - 1;
+    }
+    model_combo_->setCurrentIndex(i);
+  }
+  selectData(gpu_combo_, qs(s.gpu_id));
+  {
+    const QSignalBlocker b(tp_combo_);
+    int i = tp_combo_->findData(static_cast<int>(s.tp));
+    if (i < 0) {
+      tp_combo_->addItem(QString::number(s.tp), static_cast<int>(s.tp));
+      i = tp_combo_->count() - 1;
+    }
+    tp_combo_->setCurrentIndex(i);
+  }
+  selectData(engine_combo_, static_cast<int>(s.engine));
+  for (auto [combo, text] :
+       {std::pair{format_combo_, qs(s.kv_format)}, std::pair{policy_combo_, qs(s.policy)}}) {
+    if (combo->currentText().trimmed() == text) continue;
+    const QSignalBlocker b(combo);
+    combo->setCurrentText(text);
+  }
+  {
+    const QSignalBlocker b(context_);
+    context_->setValue(static_cast<int>(std::min<std::uint64_t>(s.context, kContextSpinMax)));
+  }
+  // Prefix caching where the simulator models it (full attention, full policy).
+  bool modelled = false;
+  try {
+    modelled = sim::prefix_caching_modelled(m, to_plan_input(s, resolve_gpu(s)));
+  } catch (const std::exception&) {
+    modelled = false;  // the planner shows why the settings are invalid
+  }
+  prefix_caching_->setEnabled(modelled);
+  prefix_caching_->setToolTip(modelled
+                                  ? QString("vLLM V1 and SGLang cache prompt prefixes by default")
+                                  : QString("Not modelled for this deployment (sliding, "
+                                            "chunked or recurrent layers, or an evicting "
+                                            "policy): simulated without it"));
+}
+
+void ServingView::run() {
+  if (runner_->isRunning()) return;
+  showMessage({});
+  runner_->start(request());
+}
+
+void ServingView::cancel() {
+  runner_->cancel();
+  status_->setText("Cancelling…");
+}
+
+void ServingView::setBusy(bool busy) {
+  run_->setEnabled(!busy);
+  cancel_->setEnabled(busy);
+  if (busy) {
+    progress_->setValue(0);
+    status_->setText("Simulating…");
+  }
+}
+
+void ServingView::showMessage(const QString& message) {
+  message_ = message;
+  setBannerMessage(banner_, message);
+}
+
+void ServingView::showOutcome(const ServingOutcome& o) {
+  setBusy(false);
+  if (o.status == ServingOutcome::Status::cancelled) {
+    status_->setText("Cancelled");
+    return;
+  }
+  if (o.status == ServingOutcome::Status::failed) {
+    status_->setText("Failed");
+    showMessage(o.error);
+    return;
+  }
+  progress_->setValue(1000);
+  const sim::SimResult& r = o.result;
+  latency_model_->setResult(r);
+  latency_->resizeColumnsToContents();
+  kv_chart_->setResult(r);
+  const sim::StageSummary& s = r.summary;
+  summary_->setText(
+      QString("%1 requests finished of %2 · %3 req/s · %4 input and %5 output tokens/s · "
+              "%6 preemptions · prefix hit rate %7% · goodput %8 req/s · mean running %9, "
+              "waiting %10 · pool %11 blocks of %12 tokens")
+          .arg(groupedNumber(s.requests))
+          .arg(groupedNumber(r.requests.size()))
+          .arg(s.throughput.requests_per_s, 0, 'f', 2)
+          .arg(s.throughput.input_tokens_per_s, 0, 'f', 0)
+          .arg(s.throughput.output_tokens_per_s, 0, 'f', 0)
+          .arg(s.preemptions)
+          .arg(s.prefix_hit_rate * 100, 0, 'f', 1)
+          .arg(s.goodput_requests_per_s, 0, 'f', 2)
+          .arg(s.mean_running, 0, 'f', 1)
+          .arg(s.mean_queue, 0, 'f', 1)
+          .arg(groupedNumber(r.num_gpu_blocks))
+          .arg(r.block_size));
+  status_->setText(
+      QString("Done: %1 steps, %2 s simulated").arg(r.steps).arg(r.simulated_s, 0, 'f', 1));
+}
+
+}  // namespace kvplan::gui

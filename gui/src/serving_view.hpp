@@ -1,0 +1,128 @@
+// The Serving view: a workload editor (arrival process and stages, prompt and output length
+// distributions, shared prefixes and a prompt pool; load and save `kvplan_workload` JSON) with
+// the histograms of the lengths the library draws from it; the deployment (model, GPU, TP,
+// engine, KV format, policy and max_model_len are the planner's own settings, edited here or in
+// the Planner tab; max_num_seqs, max_num_batched_tokens and prefix caching are the scheduler's);
+// Run on a worker thread (ServingRunner) with progress and Cancel; then KV blocks in use over time
+// against the pool with preemptions marked, and the latency percentiles per stage and overall.
+// Every number comes from kvplan::sim (parse_workload_json, simulate).
+#pragma once
+
+#include <QWidget>
+#include <functional>
+
+#include "planner_model.hpp"
+#include "serving_runner.hpp"
+#include "serving_workload.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QTableWidget;
+class QTimer;
+
+namespace kvplan::gui {
+
+class KvUsageChart;
+class LatencyTableModel;
+class LengthHistogramChart;
+
+// The widgets of one length distribution (prompt or output tokens).
+struct LengthDistWidgets {
+  QComboBox* dist = nullptr;
+  QDoubleSpinBox *mean = nullptr, *std = nullptr, *min = nullptr, *max = nullptr;  // 0 = unset
+  QLineEdit* bins = nullptr;  // histogram: JSON [[lo, hi, weight], ...]
+};
+
+class ServingView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ServingView(PlannerModel* model, QWidget* parent = nullptr);
+
+  ServingRunner* runner() const { return runner_; }
+  LatencyTableModel* latencyModel() const { return latency_model_; }
+  KvUsageChart* kvChart() const { return kv_chart_; }
+  LengthHistogramChart* promptHistogram() const { return prompt_hist_; }
+  LengthHistogramChart* outputHistogram() const { return output_hist_; }
+
+  // The workload the editor describes, and back (the editor's fields follow `w`).
+  WorkloadSpec workloadSpec() const;
+  void setWorkloadSpec(const WorkloadSpec& w);
+  // The simulation the widgets describe.
+  ServingRequest request() const;
+  // A kvplan_workload JSON file into the editor / the editor into a file. On failure the view
+  // shows the reason (naming the file and field) and they return false.
+  bool loadWorkload(const QString& path);
+  bool saveWorkload(const QString& path);
+  // Draws the editor's workload with the library and redraws the length histograms; a workload
+  // the library refuses shows its message instead. Returns whether it was drawn.
+  bool updateHistograms();
+  QString message() const { return message_; }
+  void showOutcome(const ServingOutcome& outcome);
+
+ public Q_SLOTS:
+  void run();
+  void cancel();
+
+ private:
+  QWidget* buildInputs();
+  QGroupBox* buildArrivalBox();
+  QGroupBox* buildLengthBox(const QString& title, LengthDistWidgets& w, const QString& name);
+  QGroupBox* buildPrefixBox();
+  QGroupBox* buildDeploymentBox();
+  QGroupBox* buildSchedulerBox();
+  QWidget* buildResults();
+  void syncDeployment();
+  void editorChanged();
+  void setBusy(bool busy);
+  void showMessage(const QString& message);
+
+  PlannerModel* model_;
+  ServingRunner* runner_;
+  QTimer* preview_timer_;
+  QString workload_source_ = "Serving view workload";
+  std::string description_, sessions_json_;  // kept from a loaded file
+  QString message_;
+
+  QComboBox* arrival_;
+  QDoubleSpinBox* cv_;
+  QTableWidget* stages_;
+  QSpinBox* seed_;
+  LengthDistWidgets prompt_, output_;
+  QGroupBox* prefix_box_;
+  QSpinBox *groups_, *shared_tokens_, *prompt_pool_;
+  QLabel* sessions_;
+
+  QComboBox* model_combo_;
+  QComboBox* gpu_combo_;
+  QComboBox* tp_combo_;
+  QComboBox* engine_combo_;
+  QComboBox* format_combo_;
+  QComboBox* policy_combo_;
+  QSpinBox* context_;
+  QSpinBox* max_num_seqs_;
+  QSpinBox* max_batched_;
+  QCheckBox* prefix_caching_;
+  QDoubleSpinBox *slo_ttft_, *slo_tpot_, *slo_e2e_;
+
+  QPushButton* run_;
+  QPushButton* cancel_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QLabel* banner_;
+  QLabel* summary_;
+  LengthHistogramChart* prompt_hist_;
+  LengthHistogramChart* output_hist_;
+  KvUsageChart* kv_chart_;
+  QTableView* latency_;
+  LatencyTableModel* latency_model_;
+};
+
+}  // namespace kvplan::gui

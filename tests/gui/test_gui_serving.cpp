@@ -1,0 +1,289 @@
+// The Serving view runs the serving simulator on a worker thread: a tiny workload runs to the
+// end and its latency table holds exactly the SimResult the library gives for the same inputs
+// (built here by hand, not through the view's code); Cancel stops a long run; the editor writes
+// workloads the library reads as the original file; bad input is a message naming the field.
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/step_time.hpp"
+#include "kvplan/sim/workload.hpp"
+#include "planner_model.hpp"
+#include "serving_charts.hpp"
+#include "serving_runner.hpp"
+#include "serving_tables.hpp"
+#include "serving_view.hpp"
+#include "serving_workload.hpp"
+
+using namespace kvplan;
+using namespace kvplan::gui;
+
+namespace {
+
+ServingOutcome waitForOutcome(ServingRunner* runner, int timeout_ms) {
+  QSignalSpy done(runner, &ServingRunner::finished);
+  if (runner->isRunning() && !done.wait(timeout_ms)) qFatal("simulation did not finish in time");
+  return runner->lastOutcome();
+}
+
+// Constant arrivals 4 per second for 2 s: ⌈4 · 2⌉ = 8 requests (docs/simulate.md, "Arrivals"),
+// each 64 prompt tokens and 16 output tokens.
+constexpr const char* kTinyJson =
+    R"({"kvplan_workload": 1, "arrival": "constant", "stages": [{"rate": 4, "duration_s": 2}],
+        "prompt_tokens": {"dist": "fixed", "mean": 64}, "output_tokens": {"dist": "fixed", "mean": 16}})";
+
+WorkloadSpec tinySpec() {
+  WorkloadSpec w;
+  w.arrival = "constant";
+  w.stages = {{4, 2}};
+  w.prompt = fixed_tokens(64);
+  w.output = fixed_tokens(16);
+  return w;
+}
+
+// What `kvplan simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 8192
+// --enable-prefix-caching` runs (cli/cmd_simulate.cpp), set field by field: the planner's
+// default settings (PlanSettings) with the view's default scheduler limits (256, 8192).
+sim::SimResult expected(const std::string& json, std::uint64_t seed) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const GpuSpec g = load_gpu("h100-sxm-80gb");
+  sim::ServingConfig cfg;
+  cfg.plan.engine = Engine::vllm;
+  cfg.plan.format = parse_kv_format("fp16");
+  cfg.plan.policy = parse_policy("full");
+  cfg.plan.tp = 1;
+  cfg.plan.context = 8192;
+  cfg.plan.gpu_memory_bytes = g.memory_bytes;
+  cfg.plan.max_num_batched_tokens = 8192;
+  cfg.max_num_seqs = 256;
+  cfg.max_num_batched_tokens = 8192;
+  cfg.enable_prefix_caching = true;
+  const sim::StepModel step(m, g, {});
+  return sim::simulate(m, cfg, step, sim::parse_workload_json(json, "test", seed));
+}
+
+QString examplesFile(const char* name) {
+  return QString(KVPLAN_TEST_DATA_DIR) + "/../../examples/" + name;
+}
+
+}  // namespace
+
+class TestGuiServing : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+
+ private Q_SLOTS:
+  void aTinyWorkloadRunsAndTheTableIsTheLibrarys() {
+    PlannerModel model;
+    ServingView view(&model);
+    view.setWorkloadSpec(tinySpec());
+    QVERIFY2(view.updateHistograms(), qPrintable(view.message()));
+    // Eight requests of 64 prompt tokens: one bin holding all eight.
+    QCOMPARE(view.promptHistogram()->shown().counts, std::vector<std::uint64_t>{8});
+    QCOMPARE(view.outputHistogram()->shown().lo, 16.0);
+
+    view.findChild<QPushButton*>("servingRunButton")->click();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(o.status == ServingOutcome::Status::done, qPrintable(o.error));
+
+    const sim::SimResult r = expected(kTinyJson, 1);
+    QCOMPARE(r.summary.requests, std::uint64_t{8});
+    QCOMPARE(o.result.summary.requests, r.summary.requests);
+    QCOMPARE(o.result.num_gpu_blocks, r.num_gpu_blocks);
+    QCOMPARE(o.result.steps, r.steps);
+    LatencyTableModel* t = view.latencyModel();
+    QCOMPARE(t->rowCount(), 4 * (1 + static_cast<int>(r.stages.size())));  // whole run + 1 stage
+    QCOMPARE(t->columnCount(), 7);
+    const std::vector<const sim::StageSummary*> scopes{&r.summary, &r.stages[0]};
+    for (int s = 0; s < 2; ++s) {
+      const sim::Percentiles* ps[] = {&scopes[s]->ttft_ms, &scopes[s]->tpot_ms, &scopes[s]->itl_ms,
+                                      &scopes[s]->e2e_ms};
+      for (int k = 0; k < 4; ++k) {
+        const int row = s * 4 + k;
+        const sim::Percentiles& p = *ps[k];
+        QCOMPARE(t->index(row, 2).data(Qt::UserRole).toULongLong(), p.count);
+        QCOMPARE(t->index(row, 3).data(Qt::UserRole).toDouble(), p.mean);
+        QCOMPARE(t->index(row, 4).data(Qt::UserRole).toDouble(), p.p50);
+        QCOMPARE(t->index(row, 5).data(Qt::UserRole).toDouble(), p.p90);
+        QCOMPARE(t->index(row, 6).data(Qt::UserRole).toDouble(), p.p99);
+        QCOMPARE(t->index(row, 6).data().toString(), QString::number(p.p99, 'f', 2));
+      }
+    }
+    QCOMPARE(t->index(0, 0).data().toString(), QString("whole run"));
+    QCOMPARE(t->index(0, 1).data().toString(), QString("TTFT"));
+    QCOMPARE(t->index(7, 1).data().toString(), QString("E2E"));
+    // 8 requests of 16 tokens: 8 TTFTs, 8 TPOTs, 8 · 15 inter-token gaps.
+    QCOMPARE(t->index(0, 2).data().toString(), QString("8"));
+    QCOMPARE(t->index(2, 2).data().toString(), QString("120"));
+    QVERIFY(!view.kvChart()->chart()->series().isEmpty());
+    QCOMPARE(view.kvChart()->preemptionMarks(), 0);  // 8 short requests never fill 80 GB
+  }
+
+  void cancelStopsALongRun() {
+    PlannerModel model;
+    ServingView view(&model);
+    // 300 req/s for 600 s: 180,000 requests, minutes of simulated decode steps.
+    WorkloadSpec w;
+    w.stages = {{300, 600}};
+    w.prompt = fixed_tokens(2048);
+    w.output = fixed_tokens(512);
+    view.setWorkloadSpec(w);
+    view.run();
+    QVERIFY(view.runner()->isRunning());
+    view.findChild<QPushButton*>("servingCancelButton")->click();
+    QElapsedTimer clock;
+    clock.start();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(o.status == ServingOutcome::Status::cancelled, qPrintable(o.error));
+    QVERIFY(clock.elapsed() < 20'000);
+    QCOMPARE(view.latencyModel()->rowCount(), 0);  // nothing shown from a cancelled run
+    QVERIFY(view.findChild<QPushButton*>("servingRunButton")->isEnabled());
+  }
+
+  void theLatencyModelPassesTheTester() {
+    LatencyTableModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(m.rowCount(), 0);
+    // Two stages: the whole run and each stage, four metrics each.
+    const char* two_stages =
+        R"({"kvplan_workload": 1, "arrival": "poisson", "stages": [{"rate": 2, "duration_s": 3},
+            {"rate": 6, "duration_s": 2}], "prompt_tokens": {"dist": "uniform", "min": 16, "max": 256},
+            "output_tokens": {"dist": "fixed", "mean": 1}})";
+    const sim::SimResult r = expected(two_stages, 7);
+    m.setResult(r);
+    QCOMPARE(m.rowCount(), 12);
+    QCOMPARE(m.index(4, 0).data().toString(), QString("stage 0"));
+    QCOMPARE(m.index(8, 0).data().toString(), QString("stage 1"));
+    // One output token: no TPOT and no inter-token gap, so no figure ("—"), not 0 or NaN.
+    QCOMPARE(r.summary.tpot_ms.count, std::uint64_t{0});
+    QCOMPARE(m.index(1, 3).data().toString(), QString("—"));
+    QCOMPARE(m.index(0, 3).data(Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignRight | Qt::AlignVCenter));
+    QVERIFY(!m.index(0, 7).data().isValid());
+    QCOMPARE(m.headerData(6, Qt::Horizontal).toString(), QString("p99 (ms)"));
+    m.setResult(expected(kTinyJson, 1));
+    QCOMPARE(m.rowCount(), 8);
+    m.clear();
+    QCOMPARE(m.rowCount(), 0);
+  }
+
+  void theEditorWritesWhatTheLibraryReads() {
+    QVERIFY(dir_.isValid());
+    PlannerModel model;
+    ServingView view(&model);
+    const QString chat = examplesFile("workload-chat.json");
+    QVERIFY2(view.loadWorkload(chat), qPrintable(view.message()));
+    const WorkloadSpec w = view.workloadSpec();
+    QCOMPARE(w.arrival, std::string("poisson"));
+    QCOMPARE(w.stages.size(), std::size_t{2});
+    QCOMPARE(w.stages[1].rate, 20.0);
+    QCOMPARE(w.prompt.dist, std::string("lognormal"));
+    QCOMPARE(w.prompt.std, 200.0);
+    QCOMPARE(*w.prompt.max, 4096.0);
+    QVERIFY(w.prefix.has_value());
+    QCOMPARE(w.prefix->prompt_pool, std::uint64_t{100});
+    QVERIFY(!w.sessions_json.empty());  // kept, though not edited here
+
+    const QString saved = dir_.filePath("chat-saved.json");
+    QVERIFY2(view.saveWorkload(saved), qPrintable(view.message()));
+    const sim::Workload a = sim::load_workload(chat.toStdString(), 5);
+    const sim::Workload b = sim::load_workload(saved.toStdString(), 5);
+    QCOMPARE(b.requests.size(), a.requests.size());
+    QCOMPARE(b.stages.size(), a.stages.size());
+    for (std::size_t i = 0; i < a.requests.size(); ++i) {
+      const auto &x = a.requests[i], &y = b.requests[i];
+      if (x.arrival_s != y.arrival_s || x.prompt != y.prompt ||
+          x.output_tokens != y.output_tokens || x.after != y.after || x.think_s != y.think_s)
+        QFAIL(qPrintable(QString("request %1 differs").arg(i)));
+    }
+    // The histogram drew those requests (seed 1): as many as the library draws with seed 1.
+    view.findChild<QSpinBox*>("workloadSeed")->setValue(1);
+    QVERIFY(view.updateHistograms());
+    std::uint64_t drawn = 0;
+    for (auto n : view.promptHistogram()->shown().counts) drawn += n;
+    QCOMPARE(drawn, sim::load_workload(chat.toStdString(), 1).requests.size());
+
+    // Every distribution kind the editor offers round-trips through the library.
+    WorkloadSpec h = tinySpec();
+    h.arrival = "gamma";
+    h.cv = 2;
+    h.prompt.dist = "histogram";
+    h.prompt.mean = 0;  // fields a distribution does not use are not written
+    h.prompt.bins = {{1, 256, 0.41}, {257, 1024, 0.37}};
+    h.output.dist = "uniform";
+    h.output.mean = 0;
+    h.output.min = 1;
+    h.output.max = 64;
+    view.setWorkloadSpec(h);
+    QCOMPARE(view.workloadSpec(), h);
+    QVERIFY2(view.updateHistograms(), qPrintable(view.message()));
+    QCOMPARE(workload_spec_from_json(to_workload_json(h), "h"), h);
+  }
+
+  void badInputIsAMessageNamingTheField() {
+    QVERIFY(dir_.isValid());
+    PlannerModel model;
+    ServingView view(&model);
+    WorkloadSpec w = tinySpec();
+    w.prompt.min = 100;
+    w.prompt.max = 10;  // min above max
+    view.setWorkloadSpec(w);
+    QVERIFY(!view.updateHistograms());
+    QVERIFY2(view.message().contains("/prompt_tokens"), qPrintable(view.message()));
+
+    const QString bad = dir_.filePath("bad.json");
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(
+        R"({"kvplan_workload": 1, "arrival": "poisson", "stages": [{"rate": 0, "duration_s": 1}],
+               "prompt_tokens": {"dist": "fixed", "mean": 8}, "output_tokens": {"dist": "fixed", "mean": 8}})");
+    f.close();
+    QVERIFY(!view.loadWorkload(bad));
+    QVERIFY2(view.message().contains("bad.json") && view.message().contains("/stages/0/rate"),
+             qPrintable(view.message()));
+    QVERIFY(!view.saveWorkload(dir_.filePath("none.json")));  // the refused editor stays unsaved
+    QVERIFY(!QFile::exists(dir_.filePath("none.json")));
+
+    // TensorRT-LLM has no scheduler in the simulator: the run fails with a message.
+    view.setWorkloadSpec(tinySpec());
+    model.setEngine(Engine::trtllm);
+    view.run();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY(o.status == ServingOutcome::Status::failed);
+    QVERIFY2(o.error.contains("engine"), qPrintable(o.error));
+  }
+
+  void theDeploymentIsThePlannersOwn() {
+    PlannerModel model;
+    ServingView view(&model);
+    model.setKvFormat("fp8");
+    model.setTp(2);
+    QCOMPARE(view.findChild<QComboBox*>("servingFormatCombo")->currentText(), QString("fp8"));
+    QCOMPARE(view.findChild<QComboBox*>("servingTpCombo")->currentText(), QString("2"));
+    auto* engine = view.findChild<QComboBox*>("servingEngineCombo");
+    const int sglang = engine->findData(static_cast<int>(Engine::sglang));
+    engine->setCurrentIndex(sglang);
+    Q_EMIT engine->activated(sglang);
+    QCOMPARE(model.settings().engine, Engine::sglang);
+    const ServingRequest r = view.request();
+    QCOMPARE(r.settings.kv_format, std::string("fp8"));
+    QCOMPARE(r.settings.engine, Engine::sglang);
+    // An evicting policy: prefix caching is not modelled, so the box is off and not sent.
+    model.setPolicy("streaming:sink=4,window=1020");
+    QVERIFY(!view.findChild<QCheckBox*>("prefixCaching")->isEnabled());
+    QVERIFY(!view.request().enable_prefix_caching);
+  }
+};
+
+QTEST_MAIN(TestGuiServing)
+#include "test_gui_serving.moc"
