@@ -72,7 +72,7 @@ ProbeKind parse_probe_kind(const std::string& s) {
 FillerKind parse_filler_kind(const std::string& s) {
   if (s == "story") return FillerKind::story;
   if (s == "random") return FillerKind::random;
-  throw Error("--filler", "filler", "must be story or random, got '" + s + "'");
+  throw Error("--probe-filler-kind", "filler", "must be story or random, got '" + s + "'");
 }
 
 std::string to_string(ProbeKind k) { return k == ProbeKind::copy ? "copy" : "needle"; }

@@ -50,7 +50,7 @@ namespace kvplan::sim {
 enum class ProbeKind { copy, needle };
 enum class FillerKind { story, random };  // a fixed story in the model's tokens, or random tokens
 ProbeKind parse_probe_kind(const std::string& s);    // "copy" | "needle"; Error naming --probe
-FillerKind parse_filler_kind(const std::string& s);  // "story" | "random"; Error naming --filler
+FillerKind parse_filler_kind(const std::string& s);  // "story" | "random"; Error naming the flag
 std::string to_string(ProbeKind k);
 std::string to_string(FillerKind k);
 
@@ -156,5 +156,14 @@ std::string probe_verdict(const ProbeReport& r);
 //  "results": [{"label", "kv_dtype", "policy", "block_size", "correct", "scored", "accuracy",
 //  "delta", and for needle "reproduced", "layer_retained", "layer_all_retained", "layer_mass"}]}
 std::string render(const ProbeReport& r, OutputFormat f);
+
+// The replay report with the probe beside KL, top-1 and perplexity (replay_report.cpp): each
+// configuration's row gains the probe's accuracy and its difference from the full cache ("-"
+// where the model cannot do the task) and, for the needle, the needle's kept share and mass
+// (means over layers); the verdict heads the table and the probe's own table follows it. JSON:
+// each configuration gains "probe_accuracy", "probe_delta" (null where the model cannot do the
+// task) and for the needle "probe_needle_kept", "probe_needle_mass"; "probe" holds the probe's
+// JSON above.
+std::string render(const ReplayReport& replay, const ProbeReport& probe, OutputFormat f);
 
 }  // namespace kvplan::sim
