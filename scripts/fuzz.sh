@@ -15,7 +15,7 @@ shift || true
 
 source scripts/lib/apt.sh
 install_missing fuzz clang libclang-rt-14-dev cmake ninja-build libboost-program-options-dev \
-  nlohmann-json3-dev
+  nlohmann-json3-dev libyaml-cpp-dev
 
 # KVPLAN_FUZZ_BUILD: another build directory (so two people's runs do not share one).
 build=${KVPLAN_FUZZ_BUILD:-build/fuzz}

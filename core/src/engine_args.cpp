@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine_config_yaml.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "spec_parse.hpp"
@@ -36,6 +37,14 @@ enum class Field {
   mamba_cache_mode,       // vLLM --mamba-cache-mode
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
   speculative_algorithm,  // SGLang --speculative-algorithm
+  config_file,            // vLLM --config, trtllm-serve --extra_llm_api_options / --config
+  swa_ratio,              // SGLang --swa-full-tokens-ratio
+  disable_hybrid_swa,     // SGLang --disable-hybrid-swa-memory
+  mamba_ratio,            // SGLang --mamba-full-memory-ratio
+  max_mamba_cache_size,   // SGLang --max-mamba-cache-size
+  mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
+  max_total_tokens,       // SGLang --max-total-tokens
+  trtllm_backend,         // trtllm-serve --backend
   ignored_value,
   ignored_bool,
   not_modelled_value,
@@ -80,7 +89,7 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--max-loras", Field::not_modelled_value},
       {"--max-lora-rank", Field::not_modelled_value},
       {"--max-cpu-loras", Field::not_modelled_value},
-      {"--config", Field::not_modelled_value},
+      {"--config", Field::config_file},
       {"--mamba-cache-dtype", Field::not_modelled_value},
       {"--mamba-ssm-cache-dtype", Field::not_modelled_value},
       {"--disable-hybrid-kv-cache-manager", Field::not_modelled_bool},
@@ -130,7 +139,7 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--kv-cache-dtype", Field::kv_cache_dtype},
       {"--dtype", Field::dtype},
       {"--quantization", Field::quantization},
-      {"--max-total-tokens", Field::not_modelled_value},
+      {"--max-total-tokens", Field::max_total_tokens},
       {"--speculative-algorithm", Field::speculative_algorithm},
       {"--host", Field::ignored_value},
       {"--port", Field::ignored_value},
@@ -149,11 +158,45 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--enable-dp-attention", Field::dp_attention},
       {"--cuda-graph-bs", Field::multi_value},
       {"--lora-paths", Field::not_modelled_value},
-      {"--max-mamba-cache-size", Field::not_modelled_value},
-      {"--mamba-ssm-dtype", Field::not_modelled_value},
-      {"--swa-full-tokens-ratio", Field::not_modelled_value},
+      {"--max-mamba-cache-size", Field::max_mamba_cache_size},
+      {"--mamba-ssm-dtype", Field::mamba_ssm_dtype},
+      {"--swa-full-tokens-ratio", Field::swa_ratio},
+      {"--mamba-full-memory-ratio", Field::mamba_ratio},
+      {"--disable-hybrid-swa-memory", Field::disable_hybrid_swa},
       {"--enable-ep-moe", Field::expert_parallel},
       {"--disable-cuda-graph", Field::not_modelled_bool},
+  };
+  return f;
+}
+
+// trtllm-serve's options (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM
+// 00209af149e7774406881a37283dce303571eb11), underscores as written there.
+const std::vector<FlagSpec>& trtllm_flags() {
+  static const std::vector<FlagSpec> f = {
+      {"--backend", Field::trtllm_backend},
+      {"--tp-size", Field::tp},
+      {"--tensor-parallel-size", Field::tp},
+      {"--pp-size", Field::pp},
+      {"--pipeline-parallel-size", Field::pp},
+      {"--ep-size", Field::not_modelled_value},
+      {"--cp-size", Field::not_modelled_value},
+      {"--max-batch-size", Field::max_num_seqs},
+      {"--max-num-tokens", Field::max_num_batched_tokens},
+      {"--max-seq-len", Field::max_model_len},
+      {"--max-beam-width", Field::not_modelled_value},
+      {"--kv-cache-free-gpu-memory-fraction", Field::fraction},
+      {"--free-gpu-memory-fraction", Field::fraction},
+      {"--kv-cache-dtype", Field::kv_cache_dtype},
+      {"--extra-llm-api-options", Field::config_file},
+      {"--config", Field::config_file},
+      {"--tokenizer", Field::ignored_value},
+      {"--host", Field::ignored_value},
+      {"--port", Field::ignored_value},
+      {"--log-level", Field::ignored_value},
+      {"--num-postprocess-workers", Field::ignored_value},
+      {"--reasoning-parser", Field::ignored_value},
+      {"--trust-remote-code", Field::ignored_bool},
+      {"--fail-fast-on-attention-window-too-large", Field::ignored_bool},
   };
   return f;
 }
@@ -315,11 +358,120 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
   return out;
 }
 
+namespace {
+
+// Flags the planner models (apply_engine_pool_args) but deploy_from_engine does not pass on yet:
+// named, so that `check` never drops them silently.
+constexpr const char* kNotInCheck = " (planned by kvplan; check on a command line ignores it)";
+
+// A ratio in (0, 100] to ppm (SGLang's --mamba-full-memory-ratio is mamba : KV bytes, may pass 1).
+std::uint32_t ratio_ppm(const std::string& value, const std::string& source,
+                        const std::string& flag) {
+  const auto dot = value.find('.');
+  const std::string whole = value.substr(0, dot);
+  const std::uint64_t w = whole.empty() ? 0 : detail::parse_uint(whole, 0, 100, source, flag);
+  std::uint64_t ppm = w * 1000000;
+  if (dot != std::string::npos) {
+    const std::string frac = value.substr(dot + 1);
+    if (frac.empty() || frac.size() > 6)
+      throw Error(source, flag, "expects a ratio with at most 6 decimals, got " + value);
+    ppm += detail::parse_uint(frac + std::string(6 - frac.size(), '0'), 0, 999999, source, flag);
+  }
+  if (ppm == 0 || ppm > 100000000)
+    throw Error(source, flag, "must be a ratio in (0, 100], got " + value);
+  return static_cast<std::uint32_t>(ppm);
+}
+
+// vLLM --config FILE: the file's options go right after `serve MODEL` (or first), before the
+// command line's own flags, so that the command line wins (argparse keeps the last value).
+void splice_vllm_config(std::vector<std::string>& t, std::size_t first, const std::string& source,
+                        EngineArgs& a) {
+  std::optional<std::size_t> at;
+  std::string path;
+  for (std::size_t k = first; k < t.size(); ++k) {
+    if (t[k] != "--config" && t[k].rfind("--config=", 0) != 0) continue;
+    if (at) throw Error(source, "--config", "more than one config file given");
+    at = k;
+  }
+  if (!at) return;
+  std::size_t erase = 1;
+  if (t[*at] == "--config") {
+    if (*at + 1 >= t.size()) throw Error(source, "--config", "expects a file");
+    path = t[*at + 1];
+    erase = 2;
+  } else {
+    path = t[*at].substr(9);
+  }
+  t.erase(t.begin() + static_cast<std::ptrdiff_t>(*at),
+          t.begin() + static_cast<std::ptrdiff_t>(*at + erase));
+  const auto args = detail::vllm_config_args(path);
+  t.insert(t.begin() + static_cast<std::ptrdiff_t>(first), args.begin(), args.end());
+  a.config_files.push_back(path);
+}
+
+// trtllm-serve --extra_llm_api_options FILE: the LLM-API keys kvplan models; the rest are
+// named as ignored, not modelled or unknown.
+void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<std::string>&) {
+  for (const auto& e : detail::flatten_yaml_map(path)) {
+    const std::string& k = e.key;
+    auto one = [&]() -> const std::string& {
+      if (e.list || e.values.size() != 1) throw Error(path, k, "expects a single value");
+      return e.values[0];
+    };
+    auto uint = [&](std::uint64_t min, std::uint64_t max) {
+      return detail::parse_uint(one(), min, max, path, k);
+    };
+    auto yes = [&]() {
+      const std::string& v = one();
+      if (v != "true" && v != "false") throw Error(path, k, "expects true or false, got " + v);
+      return v == "true";
+    };
+    if (k == "tensor_parallel_size") {
+      a.tp = static_cast<std::uint32_t>(uint(1, 4096));
+    } else if (k == "pipeline_parallel_size") {
+      a.pp = static_cast<std::uint32_t>(uint(1, 4096));
+    } else if (k == "max_batch_size") {
+      a.max_num_seqs = uint(1, std::uint64_t{1} << 32);
+    } else if (k == "max_num_tokens") {
+      a.max_num_batched_tokens = uint(1, std::uint64_t{1} << 40);
+    } else if (k == "max_seq_len") {
+      a.max_model_len = uint(1, std::uint64_t{1} << 40);
+    } else if (k == "backend") {
+      a.trtllm_backend = one();
+    } else if (k == "kv_cache_config.free_gpu_memory_fraction") {
+      a.memory_fraction_ppm = detail::parse_ppm(one(), path, k);
+    } else if (k == "kv_cache_config.max_tokens") {
+      a.max_total_tokens = uint(1, std::uint64_t{1} << 40);
+    } else if (k == "kv_cache_config.tokens_per_block") {
+      a.block_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
+    } else if (k == "kv_cache_config.dtype") {
+      a.kv_cache_dtype = one();
+    } else if (k == "kv_cache_config.max_attention_window") {
+      a.max_attention_window.clear();
+      for (const auto& v : e.values)
+        a.max_attention_window.push_back(detail::parse_uint(v, 1, std::uint64_t{1} << 40, path, k));
+      if (a.max_attention_window.empty()) throw Error(path, k, "expects at least one window");
+    } else if (k == "kv_cache_config.enable_block_reuse" ||
+               k == "kv_cache_config.enable_partial_reuse") {
+      a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
+    } else if (k == "enable_attention_dp" || k == "kv_cache_config.host_cache_size" ||
+               k == "kv_cache_config.sink_token_length" || k == "moe_expert_parallel_size" ||
+               k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0) {
+      a.not_modelled.push_back(k + ": " + (e.values.empty() ? "" : e.values[0]));
+    } else if (k.rfind("cuda_graph_config", 0) == 0 || k.rfind("moe_config", 0) == 0 ||
+               k == "print_iter_log" || k == "enable_iter_perf_stats" ||
+               k == "disable_overlap_scheduler" || k == "stream_interval" ||
+               k == "trust_remote_code") {
+      a.ignored.push_back(k);
+    } else {
+      a.unknown.push_back(k + " (" + path + ")");
+    }
+  }
+}
+
+}  // namespace
+
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source) {
-  if (engine == Engine::trtllm)
-    throw Error(source, "",
-                "reading TensorRT-LLM command lines is not supported; use a "
-                "deployment file with \"engine\": {\"name\": \"trtllm\"}");
   EngineArgs a;
   a.engine = engine;
   std::string positional;  // `vllm serve MODEL`: wins over --model, as vLLM's serve does
@@ -328,6 +480,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   std::size_t i = 0;
   while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;  // env vars
   const bool vllm = engine == Engine::vllm;
+  const bool trtllm = engine == Engine::trtllm;
   // docker run [options] IMAGE [args]: the vllm/vllm-openai image's entrypoint is `vllm serve`
   // (args: MODEL and flags); an SGLang image runs the command that follows it.
   bool docker_vllm = false;
@@ -352,12 +505,21 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
     if (vllm && !docker_vllm && (i >= t.size() || t[i] != "vllm"))
       throw Error(source, "", "docker image \"" + image + "\" is not vllm/vllm-openai");
   }
-  const std::string usage = vllm ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
-                                   "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
-                                 : "expected \"python -m sglang.launch_server --model-path MODEL "
-                                   "[flags]\"";
-  if (i < t.size() && (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
-      i + 2 < t.size() && t[i + 1] == "-m") {
+  const std::string usage = vllm     ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
+                                       "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
+                            : trtllm ? "expected \"trtllm-serve MODEL [flags]\""
+                                     : "expected \"python -m sglang.launch_server --model-path "
+                                       "MODEL [flags]\"";
+  if (trtllm) {
+    // trtllm-serve MODEL [options] (older builds), trtllm-serve serve MODEL [options] (newer).
+    if (i >= t.size() || !(t[i] == "trtllm-serve" || t[i].ends_with("/trtllm-serve")))
+      throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
+    ++i;
+    if (i < t.size() && t[i] == "serve") ++i;
+    if (i < t.size() && t[i][0] != '-') positional = t[i++];
+  } else if (i < t.size() &&
+             (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
+             i + 2 < t.size() && t[i + 1] == "-m") {
     const std::string mod = t[i + 2];
     if (vllm ? mod != "vllm.entrypoints.openai.api_server" : mod != "sglang.launch_server")
       throw Error(source, "", "unexpected module \"" + mod + "\": " + usage);
@@ -373,7 +535,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   } else {
     throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
   }
-  const auto& specs = vllm ? vllm_flags() : sglang_flags();
+  if (vllm) splice_vllm_config(t, i, source, a);
+  const auto& specs = vllm ? vllm_flags() : trtllm ? trtllm_flags() : sglang_flags();
   for (; i < t.size(); ++i) {
     std::string flag = t[i], value;
     bool has_value = false;
@@ -402,7 +565,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
             ? (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'))
             : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool ||
                 it->field == Field::expert_parallel || it->field == Field::dp_attention ||
-                it->field == Field::enforce_eager);
+                it->field == Field::enforce_eager || it->field == Field::disable_hybrid_swa);
     if (takes_value && !has_value) {
       if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
       value = t[++i];
@@ -537,6 +700,40 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       case Field::speculative_algorithm:
         a.speculative_method = lower(value);
         break;
+      case Field::config_file:
+        // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
+        // it (the file's keys win).
+        a.config_files.push_back(value);
+        break;
+      case Field::swa_ratio:
+        a.swa_full_tokens_ratio_ppm = detail::parse_ppm(value, source, flag);
+        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
+        break;
+      case Field::mamba_ratio:
+        a.mamba_full_memory_ratio_ppm = ratio_ppm(value, source, flag);
+        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
+        break;
+      case Field::disable_hybrid_swa:
+        a.disable_hybrid_swa_memory = true;
+        a.not_modelled.push_back(flag + kNotInCheck);
+        break;
+      case Field::max_mamba_cache_size:
+        a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
+        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
+        break;
+      case Field::mamba_ssm_dtype:
+        if (value != "float32" && value != "bfloat16" && value != "float16")
+          throw Error(source, flag, "expected float32, bfloat16 or float16, got \"" + value + "\"");
+        a.mamba_ssm_dtype = value == "float32" ? "fp32" : value == "bfloat16" ? "bf16" : "fp16";
+        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
+        break;
+      case Field::max_total_tokens:
+        a.max_total_tokens = uint(1, std::uint64_t{1} << 40);
+        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
+        break;
+      case Field::trtllm_backend:
+        a.trtllm_backend = value;
+        break;
       case Field::ignored_value:
         a.ignored.push_back(flag + " " + value);
         break;
@@ -550,6 +747,15 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         a.not_modelled.push_back(flag);
         break;
     }
+  }
+  if (trtllm) {
+    for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, dtype);
+    if (!a.max_attention_window.empty())
+      a.not_modelled.push_back(std::string("kv_cache_config.max_attention_window") + kNotInCheck);
+    if (a.max_total_tokens)
+      a.not_modelled.push_back("kv_cache_config.max_tokens " + std::to_string(*a.max_total_tokens) +
+                               kNotInCheck);
+    if (a.trtllm_backend) a.not_modelled.push_back("--backend " + *a.trtllm_backend + kNotInCheck);
   }
   // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
   if (!positional.empty()) {
@@ -565,8 +771,34 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
     a.weight_dtype = *dtype;
   }
   if (a.model.empty())
-    throw Error(source, vllm ? "--model" : "--model-path", "the command line names no model");
+    throw Error(source,
+                vllm     ? "--model"
+                : trtllm ? "MODEL"
+                         : "--model-path",
+                "the command line names no model");
   return a;
+}
+
+void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string& source) {
+  if (a.swa_full_tokens_ratio_ppm) p.swa_full_tokens_ratio_ppm = *a.swa_full_tokens_ratio_ppm;
+  if (a.mamba_full_memory_ratio_ppm) p.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
+  p.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
+  p.max_mamba_cache_size = a.max_mamba_cache_size;
+  p.max_total_tokens = a.max_total_tokens;
+  if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;
+  p.max_attention_window = a.max_attention_window;
+  if (a.trtllm_backend) {
+    const std::string& b = *a.trtllm_backend;
+    if (b == "pytorch" || b == "_autodeploy")
+      p.trtllm_backend = PlanInput::TrtllmBackend::pytorch;
+    else if (b == "tensorrt" || b == "trt")
+      p.trtllm_backend = PlanInput::TrtllmBackend::tensorrt;
+    else
+      throw Error(source, "--backend",
+                  "unknown TensorRT-LLM backend \"" + b +
+                      "\" (expected pytorch, tensorrt, trt or "
+                      "_autodeploy)");
+  }
 }
 
 KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& model,

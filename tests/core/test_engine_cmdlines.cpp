@@ -5,13 +5,16 @@
 // k = 10^3, K = 2^10); SGLang's --enable-dp-attention splits --tp (server_args.py).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
 
 namespace kvplan {
 namespace {
@@ -22,6 +25,10 @@ EngineArgs vllm(const std::string& line) {
 EngineArgs sglang(const std::string& line) {
   return parse_engine_command(Engine::sglang, line, "--sglang");
 }
+EngineArgs trtllm(const std::string& line) {
+  return parse_engine_command(Engine::trtllm, line, "--trtllm");
+}
+const std::string kConfigs = std::string(KVPLAN_TEST_DATA_DIR) + "/engine_configs/";
 
 TEST(EngineCmdlines, RepeatedFlagKeepsTheLastValue) {
   const auto a = vllm(
@@ -148,9 +155,8 @@ TEST(EngineCmdlines, MaxModelLenAutoFitsTheMemory) {
 }
 
 TEST(EngineCmdlines, UnmodelledMemoryFlagsAreNamed) {
-  const auto a =
-      vllm("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64 --config x.yaml");
-  ASSERT_GE(a.not_modelled.size(), 4u);
+  const auto a = vllm("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64");
+  ASSERT_GE(a.not_modelled.size(), 3u);
   EXPECT_EQ(a.not_modelled[0], "--enable-lora");
   EXPECT_TRUE(a.unknown.empty());
 }
@@ -213,6 +219,140 @@ TEST(EngineCmdlines, MambaCacheModeAlignDoublesTheStatePages) {
   EXPECT_EQ(plan_capacity(none.model, none.plan).blocks_per_request, 11u);
   EXPECT_EQ(plan_capacity(align.model, align.plan).blocks_per_request, 14u);
   EXPECT_THROW(vllm("vllm serve m --mamba-cache-mode some"), Error);
+}
+
+// vLLM --config (vllm/utils/argparse_utils.py @ vllm-project/vllm c836a6fe: load_config_file
+// turns each key into --key VALUE and _pull_args_from_config puts them after `serve MODEL`, so
+// "command line > config file values > defaults", and a positional model beats the file's
+// `model`). The docs' own example names the model in the file.
+TEST(EngineConfigFiles, VllmConfigDocsExample) {
+  const auto a = vllm("vllm serve --config " + kConfigs + "vllm-serve-args-docs.yaml");
+  EXPECT_EQ(a.model, "meta-llama/Llama-3.1-8B-Instruct");
+  ASSERT_EQ(a.config_files.size(), 1u);
+  EXPECT_TRUE(a.unknown.empty());
+  const auto b =
+      vllm("vllm serve Qwen/Qwen3-8B --config " + kConfigs + "vllm-serve-args-docs.yaml");
+  EXPECT_EQ(b.model, "Qwen/Qwen3-8B");  // "SOME_MODEL takes precedence over model in config file"
+}
+
+TEST(EngineConfigFiles, VllmConfigKvOptionsAndPrecedence) {
+  const std::string f = kConfigs + "vllm-kv.yaml";
+  auto a = vllm("vllm serve m --config " + f);
+  EXPECT_EQ(a.tp.value_or(0), 2u);
+  EXPECT_EQ(a.max_model_len.value_or(0), 32000u);  // human_readable_int: 32k = 32,000
+  EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 920000u);
+  EXPECT_EQ(a.kv_cache_dtype.value_or(""), "fp8");
+  EXPECT_EQ(a.max_num_seqs.value_or(0), 64u);
+  EXPECT_FALSE(a.enforce_eager);  // false: the flag is not passed at all
+  EXPECT_EQ(a.speculative_method.value_or(""), "ngram");
+  EXPECT_EQ(a.speculative_tokens.value_or(0), 3u);
+  // The command line wins, before or after --config (--config=FILE too).
+  a = vllm("vllm serve m -tp 4 --config=" + f + " --max-model-len 8192");
+  EXPECT_EQ(a.tp.value_or(0), 4u);
+  EXPECT_EQ(a.max_model_len.value_or(0), 8192u);
+  EXPECT_EQ(a.kv_cache_dtype.value_or(""), "fp8");
+  EXPECT_THROW(vllm("vllm serve m --config " + f + " --config " + f), Error);
+}
+
+// Malformed files are refused naming the file (and the key, where there is one).
+TEST(EngineConfigFiles, MalformedYamlNamesFileAndKey) {
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string m = message([&] { vllm("vllm serve m --config " + kConfigs + "bad-unclosed.yaml"); });
+  EXPECT_NE(m.find("bad-unclosed.yaml"), std::string::npos) << m;
+  EXPECT_NE(m.find("line"), std::string::npos) << m;
+  m = message([&] { vllm("vllm serve m --config " + kConfigs + "bad-list.yaml"); });
+  EXPECT_NE(m.find("bad-list.yaml"), std::string::npos) << m;
+  m = message([&] { vllm("vllm serve m --config " + kConfigs + "missing.yaml"); });
+  EXPECT_NE(m.find("missing.yaml"), std::string::npos) << m;
+  m = message([&] { vllm("vllm serve m --config " + kConfigs + "README.md"); });
+  EXPECT_NE(m.find(".md"), std::string::npos) << m;  // vLLM: must be .yaml or .yml
+  m = message(
+      [&] { trtllm("trtllm-serve m --extra_llm_api_options " + kConfigs + "bad-fraction.yml"); });
+  EXPECT_NE(m.find("bad-fraction.yml"), std::string::npos) << m;
+  EXPECT_NE(m.find("kv_cache_config.free_gpu_memory_fraction"), std::string::npos) << m;
+}
+
+// trtllm-serve (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM 00209af1) with the
+// DeepSeek-R1 example's --config: the LLM-API file's kv_cache_config sets the fraction and the
+// dtype; attention DP is named as not modelled; the rest of the file does not touch the cache.
+TEST(EngineConfigFiles, TrtllmServeDeepSeekR1Example) {
+  const auto a = trtllm(
+      "trtllm-serve deepseek-ai/DeepSeek-R1 --host localhost --port 8000 --trust_remote_code "
+      "--max_batch_size 1024 --max_num_tokens 8192 --tp_size 8 --ep_size 8 --pp_size 1 "
+      "--config " +
+      kConfigs + "trtllm-deepseek-r1-config.yml --reasoning_parser deepseek-r1");
+  EXPECT_EQ(a.model, "deepseek-ai/DeepSeek-R1");
+  EXPECT_EQ(a.tp.value_or(0), 8u);
+  EXPECT_EQ(a.pp.value_or(0), 1u);
+  EXPECT_EQ(a.max_num_seqs.value_or(0), 1024u);
+  EXPECT_EQ(a.max_num_batched_tokens.value_or(0), 8192u);
+  EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 800000u);
+  EXPECT_EQ(a.kv_cache_dtype.value_or(""), "fp8");
+  EXPECT_TRUE(a.unknown.empty()) << a.unknown[0];
+  bool dp = false;
+  for (const auto& n : a.not_modelled) dp = dp || n.rfind("enable_attention_dp", 0) == 0;
+  EXPECT_TRUE(dp);
+}
+
+// The LLM-API file's keys replace the command line's (update_llm_args_with_extra_dict), and its
+// max_attention_window and tokens_per_block reach the plan (apply_engine_pool_args).
+TEST(EngineConfigFiles, TrtllmYamlWinsAndReachesThePlan) {
+  const auto a = trtllm(
+      "trtllm-serve serve google/gemma-3-27b-it --max_batch_size 64 "
+      "--kv_cache_free_gpu_memory_fraction 0.5 --backend pytorch "
+      "--extra_llm_api_options " +
+      kConfigs + "trtllm-gemma3-vswa.yaml");
+  EXPECT_EQ(a.max_num_seqs.value_or(0), 16u);
+  EXPECT_EQ(a.max_model_len.value_or(0), 32768u);
+  EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 850000u);
+  EXPECT_EQ(a.block_size.value_or(0), 64u);
+  EXPECT_EQ(a.max_attention_window, (std::vector<std::uint64_t>{512, 512, 512, 512, 512, 32768}));
+  PlanInput p;
+  apply_engine_pool_args(a, p, "--trtllm");
+  EXPECT_EQ(p.max_attention_window.size(), 6u);
+  EXPECT_EQ(p.trtllm_backend, PlanInput::TrtllmBackend::pytorch);
+  auto t = trtllm("trtllm-serve m --backend tensorrt");
+  apply_engine_pool_args(t, p, "--trtllm");
+  EXPECT_EQ(p.trtllm_backend, PlanInput::TrtllmBackend::tensorrt);
+  t = trtllm("trtllm-serve m --backend cuda");
+  EXPECT_THROW(apply_engine_pool_args(t, p, "--trtllm"), Error);
+  EXPECT_THROW(trtllm("vllm serve m"), Error);
+}
+
+// SGLang's pool flags (server_args.py): read, applied to the plan, and named until `check`
+// passes them on.
+TEST(EngineConfigFiles, SglangPoolFlags) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path openai/gpt-oss-120b "
+      "--swa-full-tokens-ratio 0.5 --disable-hybrid-swa-memory --mamba-full-memory-ratio 1.5 "
+      "--max-mamba-cache-size 300 --mamba-ssm-dtype bfloat16 --max-total-tokens 100000");
+  EXPECT_EQ(a.swa_full_tokens_ratio_ppm.value_or(0), 500000u);
+  EXPECT_TRUE(a.disable_hybrid_swa_memory);
+  EXPECT_EQ(a.mamba_full_memory_ratio_ppm.value_or(0), 1500000u);
+  EXPECT_EQ(a.max_mamba_cache_size.value_or(0), 300u);
+  EXPECT_EQ(a.mamba_ssm_dtype.value_or(""), "bf16");
+  EXPECT_EQ(a.max_total_tokens.value_or(0), 100000u);
+  EXPECT_EQ(a.not_modelled.size(), 6u);
+  EXPECT_TRUE(a.unknown.empty());
+  PlanInput p;
+  apply_engine_pool_args(a, p, "--sglang");
+  EXPECT_EQ(p.swa_full_tokens_ratio_ppm, 500000u);
+  EXPECT_TRUE(p.disable_hybrid_swa_memory);
+  EXPECT_EQ(p.mamba_full_memory_ratio_ppm, 1500000u);
+  EXPECT_EQ(p.max_mamba_cache_size.value_or(0), 300u);
+  EXPECT_EQ(p.ssm_state_dtype, KvDtype::bf16);
+  EXPECT_EQ(p.max_total_tokens.value_or(0), 100000u);
+  EXPECT_THROW(sglang("python -m sglang.launch_server --model-path m --mamba-ssm-dtype fp4"),
+               Error);
+  EXPECT_THROW(sglang("python -m sglang.launch_server --model-path m --swa-full-tokens-ratio 2"),
+               Error);
 }
 
 }  // namespace

@@ -47,6 +47,18 @@ struct EngineArgs {
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
   std::optional<std::string> speculative_method, speculative_model;
   std::optional<std::uint32_t> speculative_tokens;
+  // SGLang's pools: --swa-full-tokens-ratio, --disable-hybrid-swa-memory,
+  // --mamba-full-memory-ratio, --max-mamba-cache-size, --mamba-ssm-dtype (kvplan's dtype name),
+  // --max-total-tokens; TensorRT-LLM's kv_cache_config.max_tokens lands in max_total_tokens too.
+  std::optional<std::uint32_t> swa_full_tokens_ratio_ppm, mamba_full_memory_ratio_ppm;
+  bool disable_hybrid_swa_memory = false;
+  std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
+  std::optional<std::string> mamba_ssm_dtype;
+  // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).
+  std::optional<std::string> trtllm_backend;  // pytorch, tensorrt, _autodeploy
+  std::vector<std::uint64_t> max_attention_window;
+  // Config files read, in order: vLLM --config, trtllm-serve --extra_llm_api_options / --config.
+  std::vector<std::string> config_files;
   std::vector<std::string> unknown;       // flags kvplan does not know, as written
   std::vector<std::string> ignored;       // known flags without effect on the KV cache
   std::vector<std::string> not_modelled;  // known flags that change it, not modelled
@@ -62,9 +74,24 @@ std::uint64_t parse_human_int(const std::string& text, std::uint64_t min, std::u
 std::vector<std::string> split_command_line(const std::string& line, const std::string& source);
 
 // Parses "vllm serve MODEL ..." / "python -m vllm.entrypoints.openai.api_server --model M ..."
-// (engine vllm) or "python -m sglang.launch_server --model-path M ..." (engine sglang).
-// Leading VAR=value assignments are skipped. Throws Error(source, flag) on a bad value.
+// (engine vllm), "python -m sglang.launch_server --model-path M ..." (engine sglang) or
+// "trtllm-serve [serve] MODEL ..." (engine trtllm). Leading VAR=value assignments are skipped.
+// Config files are read as the engines read them:
+//   vLLM --config FILE.yaml: every key becomes --key VALUE (true: --key, false: nothing, a
+//     list: --key ITEM...), placed before the command line's flags, so the command line wins
+//     (FlexibleArgumentParser._pull_args_from_config / load_config_file).
+//   trtllm-serve --extra_llm_api_options / --config FILE.yaml: the LLM-API keys
+//     (tensor_parallel_size, max_batch_size, max_seq_len, max_num_tokens, backend,
+//     kv_cache_config.{free_gpu_memory_fraction, max_tokens, tokens_per_block, dtype,
+//     max_attention_window, enable_block_reuse}); the file's keys replace the command line's
+//     (update_llm_args_with_extra_dict).
+// Throws Error(source, flag) on a bad value, Error(file, key) on a malformed config file.
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source);
+
+// The engine pool settings of `a` that PlanInput models (SGLang's SWA / Mamba pools and
+// --max-total-tokens, TensorRT-LLM's backend, max_attention_window and max_tokens), applied to
+// `p`. Throws Error(source, flag) on a value kvplan does not know (a TensorRT-LLM backend).
+void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string& source);
 
 // The KV format an engine's --kv-cache-dtype means for this model ("auto" = the model's 16-bit
 // dtype, bf16 when its weights are quantized). Throws Error(source, field) on an unknown value.

@@ -1,0 +1,150 @@
+// Engine config files read with yaml-cpp (Debian libyaml-cpp-dev). vLLM's rules are those of
+// vllm/utils/argparse_utils.py @ vllm-project/vllm c836a6feca5511c326b4369f6fd11cf72090665b
+// (load_config_file, _pull_args_from_config).
+#include "engine_config_yaml.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "json_read.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan::detail {
+
+namespace {
+
+constexpr std::size_t kMaxEntries = 4096;
+
+YAML::Node load(const std::string& path) {
+  const std::string text = read_text_file(path, "config file");
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(path, "",
+                "malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+// PyYAML's safe_load booleans (YAML 1.1): true/yes/on and false/no/off, each all lower case,
+// Capitalised or all upper case; a quoted scalar is a string.
+bool boolean(const YAML::Node& n, bool* value) {
+  if (n.Tag() == "!") return false;
+  const std::string s = n.Scalar();
+  for (const char* w : {"true", "yes", "on", "false", "no", "off"}) {
+    std::string lower = w, cap = w, upper = w;
+    cap[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(cap[0])));
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (s == lower || s == cap || s == upper) {
+      *value = lower == "true" || lower == "yes" || lower == "on";
+      return true;
+    }
+  }
+  return false;
+}
+
+nlohmann::json to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& kv : n) j[kv.first.Scalar()] = to_json(kv.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& v : n) j.push_back(to_json(v));
+      return j;
+    }
+    case YAML::NodeType::Scalar: {
+      bool b = false;
+      if (boolean(n, &b)) return b;
+      const std::string s = n.Scalar();
+      if (n.Tag() != "!" && !s.empty() &&
+          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return nlohmann::json::parse(s.size() > 18 ? "\"" + s + "\"" : s);
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+std::string scalar(const YAML::Node& n, const std::string& path, const std::string& key) {
+  if (!n.IsScalar()) throw Error(path, key, "expects a number, a string or a boolean");
+  bool b = false;
+  if (boolean(n, &b)) return b ? "true" : "false";
+  return n.Scalar();
+}
+
+void flatten(const YAML::Node& n, const std::string& prefix, const std::string& path,
+             std::vector<YamlEntry>& out) {
+  for (const auto& kv : n) {
+    if (!kv.first.IsScalar()) throw Error(path, prefix, "a key must be a plain name");
+    const std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
+    if (out.size() >= kMaxEntries) throw Error(path, key, "more than 4096 keys");
+    const YAML::Node& v = kv.second;
+    if (v.IsMap()) {
+      flatten(v, key, path, out);
+    } else if (v.IsSequence()) {
+      YamlEntry e{key, {}, true};
+      for (const auto& item : v) e.values.push_back(scalar(item, path, key));
+      out.push_back(e);
+    } else if (v.IsNull()) {
+      out.push_back({key, {}, false});
+    } else {
+      out.push_back({key, {scalar(v, path, key)}, false});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> vllm_config_args(const std::string& path) {
+  const std::string ext =
+      path.substr(path.rfind('.') == std::string::npos ? path.size() : path.rfind('.') + 1);
+  if (ext != "yaml" && ext != "yml")
+    throw Error(path, "", "a vLLM config file must be .yaml or .yml, got ." + ext);
+  const YAML::Node root = load(path);
+  if (!root.IsMap()) throw Error(path, "", "expected a map of option names to values");
+  std::vector<std::string> args;
+  for (const auto& kv : root) {
+    if (!kv.first.IsScalar()) throw Error(path, "", "a key must be a plain option name");
+    const std::string key = kv.first.Scalar();
+    if (args.size() >= kMaxEntries) throw Error(path, key, "more than 4096 options");
+    const YAML::Node& v = kv.second;
+    if (v.IsSequence()) {
+      if (v.size() == 0) continue;
+      args.push_back("--" + key);
+      for (const auto& item : v) args.push_back(scalar(item, path, key));
+    } else if (v.IsMap()) {
+      args.push_back("--" + key);
+      args.push_back(to_json(v).dump());
+    } else if (v.IsNull()) {
+      args.push_back("--" + key);
+      args.push_back("None");  // str(None), as vLLM passes it on
+    } else {
+      bool b = false;
+      if (boolean(v, &b)) {
+        if (b) args.push_back("--" + key);
+        continue;
+      }
+      args.push_back("--" + key);
+      args.push_back(v.Scalar());
+    }
+  }
+  return args;
+}
+
+std::vector<YamlEntry> flatten_yaml_map(const std::string& path) {
+  const YAML::Node root = load(path);
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) throw Error(path, "", "expected a map of LLM API options");
+  std::vector<YamlEntry> out;
+  flatten(root, "", path, out);
+  return out;
+}
+
+}  // namespace kvplan::detail

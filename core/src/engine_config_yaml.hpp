@@ -1,0 +1,28 @@
+// Private to core: engine config files in YAML (yaml-cpp stays inside engine_config_yaml.cpp).
+//
+//   auto args = detail::vllm_config_args("serve.yaml", "--vllm");
+//   // "tensor-parallel-size: 2\nenforce-eager: true\n" -> {"--tensor-parallel-size", "2",
+//   //                                                      "--enforce-eager"}
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kvplan::detail {
+
+// vLLM's FlexibleArgumentParser.load_config_file: a flat YAML map; each key becomes "--key"
+// followed by its value (a true boolean: the flag alone; false: nothing; a list: its items; a
+// map: its JSON). Throws Error(path, key) on a file that is not such a map, Error(path) on
+// unreadable or malformed YAML (with the line).
+std::vector<std::string> vllm_config_args(const std::string& path);
+
+// A YAML map flattened to dotted keys ("kv_cache_config.max_tokens"), each with its scalar
+// values (one for a scalar, the items of a list of scalars). Booleans are "true" / "false".
+struct YamlEntry {
+  std::string key;
+  std::vector<std::string> values;
+  bool list = false;
+};
+std::vector<YamlEntry> flatten_yaml_map(const std::string& path);
+
+}  // namespace kvplan::detail
