@@ -326,12 +326,9 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
 }
 
 std::string to_json(const Calibration& c) {
-  nlohmann::json j = {{"kvplan_calibration", 1},
-                      {"engine", c.engine},
-                      {"version", c.version},
-                      {"gpu", c.gpu},
-                      {"model", c.model},
-                      {"tp", c.tp}};
+  nlohmann::json j = {{"kvplan_calibration", 1}, {"engine", c.engine},
+                      {"version", c.version},    {"gpu", c.gpu},
+                      {"model", c.model},        {"tp", c.tp}};
   if (c.reserve_bytes) j["reserve_bytes"] = *c.reserve_bytes;
   if (c.efficiency) {
     nlohmann::json e = nlohmann::json::object();

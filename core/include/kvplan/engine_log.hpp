@@ -102,10 +102,10 @@ struct ExplainReport {
 struct CalibratedEfficiency {
   std::optional<double> compute, memory, interconnect;  // fractions of the peak, (0, 1]
   std::optional<double> overhead_s;                     // per step, seconds, [0, 10]
-  std::optional<double> layer_overhead_s;     // per layer per step, seconds, [0, 0.01]
+  std::optional<double> layer_overhead_s;               // per layer per step, seconds, [0, 0.01]
   std::optional<double> allreduce_latency_s;  // per all-reduce call (tp > 1), seconds, [0, 0.01]
   std::optional<double> seq_overhead_s;       // per sequence in the step, seconds, [0, 0.01]
-  std::optional<double> frontend_s;  // per request, arrival to schedulable + last token out, [0, 10]
+  std::optional<double> frontend_s;  // per request, added to TTFT and E2E, seconds, [0, 10]
   bool empty() const {
     return !compute && !memory && !interconnect && !overhead_s && !layer_overhead_s &&
            !allreduce_latency_s && !seq_overhead_s && !frontend_s;
@@ -114,7 +114,7 @@ struct CalibratedEfficiency {
 struct Calibration {
   std::string engine, version, gpu, model, source;
   std::uint32_t tp = 1;
-  std::optional<std::uint64_t> reserve_bytes;     // absent: the planner's default reserve
+  std::optional<std::uint64_t> reserve_bytes;      // absent: the planner's default reserve
   std::optional<CalibratedEfficiency> efficiency;  // absent: the step-time defaults
 };
 std::string to_json(const Calibration& c);

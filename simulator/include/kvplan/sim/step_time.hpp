@@ -38,10 +38,11 @@
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
 // Worked example (tests/simulator/test_step_time.cpp): Llama-3.1-8B (bf16, 8,030,261,248
-// parameters, 16,060,522,496 weight bytes) on one H100 SXM (3350 GB/s), one decode token at batch
-// 1 with the default efficiency (memory 0.82, overhead 0.6 ms):
-//   memory  = 16,060,522,496 / (3.35e12 · 0.82) = 5.846 ms   (compute: 16.06e9 FLOPs, 0.03 ms)
-//   step    = 5.846 + 0.6                       = 6.446 ms   (measured, vLLM: 6.48 ms TPOT)
+// parameters, 16,060,522,496 weight bytes, 32 layers) on one H100 SXM (3350 GB/s), one decode
+// token at batch 1 with the default efficiency (memory 0.822, 30.6 µs per layer, 2.41 µs per
+// sequence, fitted on vLLM v0.15.1 runs; docs/simulate-step-time.md):
+//   memory  = 16,060,522,496 / (3.35e12 · 0.822) = 5.832 ms   (compute: 16.06e9 FLOPs, 0.03 ms)
+//   step    = 5.832 + 32 · 0.0306 + 0.0024        = 6.814 ms   (measured, vLLM: 6.48 ms TPOT)
 #pragma once
 
 #include <cstdint>
