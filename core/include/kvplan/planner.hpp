@@ -34,9 +34,11 @@ namespace kvplan {
 //           (sliding + full) models in KV-cache groups; sliding layers cost
 //           ceil(min(W − 1 + max_num_batched_tokens, max_model_len) / block) + 1 pages.
 //   sglang: budget = total · mem_fraction_static − weights (activations and CUDA graphs live in
-//           the 1 − mem_fraction_static share); page 1 token; every layer costs full attention.
+//           the 1 − mem_fraction_static share); page 1 token; a full pool, plus an SWA pool for
+//           the hybrid sliding-window architectures it lists and a Mamba-state pool for hybrid
+//           recurrent models (SglangPools below).
 //   trtllm: budget = (total − weights − reserve) · free_gpu_memory_fraction; 32 tokens per
-//           block; every layer costs full attention.
+//           block (64 for a TensorRT engine); one pool per max_attention_window (TrtllmWindow).
 enum class Engine { vllm, sglang, trtllm };
 
 // Which of vLLM's rules: the current source (docs/deploy.md names the commits it was read at), or
