@@ -1,9 +1,13 @@
 #include "serving_runner.hpp"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <exception>
+#include <thread>
 
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/policy.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
 
@@ -34,6 +38,63 @@ sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
   const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
   opt.slo = r.slo;
   return sim::simulate(r.model, cfg, step, w, opt);
+}
+
+namespace {
+
+// Thrown by CancellableTimer. Not a kvplan::Error: slo_search turns a line's Error into that
+// row's reason and goes on, but passes anything else up from the first line that throws.
+struct SearchCancelled {};
+
+// The search has no cancel of its own: every simulation asks its step timer for each step, so a
+// timer that throws once the flag is set stops every line.
+class CancellableTimer final : public sim::StepTimer {
+ public:
+  CancellableTimer(std::unique_ptr<sim::StepTimer> inner, const std::atomic<bool>* cancel)
+      : inner_(std::move(inner)), cancel_(cancel) {}
+  double seconds(const sim::StepBatch& b) const override {
+    if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw SearchCancelled{};
+    return inner_->seconds(b);
+  }
+  double frontend_s() const override { return inner_->frontend_s(); }
+
+ private:
+  std::unique_ptr<sim::StepTimer> inner_;
+  const std::atomic<bool>* cancel_;
+};
+
+}  // namespace
+
+std::vector<sim::SloRow> run_slo_search(
+    const ServingRequest& r, const SloGrid& grid, const std::atomic<bool>* cancel,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress, unsigned threads) {
+  const GpuSpec own = resolve_gpu(r.settings);
+  sim::SloSearchInput in;
+  in.base = serving_config(r, own);
+  in.base.enable_prefix_caching = grid.prefix_caching;
+  in.slo = r.slo;
+  in.max_gpus = grid.max_gpus;
+  in.threads = threads;
+  in.progress = progress;
+  in.timer = [cancel](const ModelSpec& m, const GpuSpec& g, std::uint32_t tp, Engine e) {
+    sim::StepModelInput step_in;
+    step_in.engine = e;
+    step_in.tp = tp;
+    return std::make_unique<CancellableTimer>(std::make_unique<sim::StepModel>(m, g, step_in),
+                                              cancel);
+  };
+  std::vector<KvFormat> formats;
+  for (const auto& f : grid.formats) formats.push_back(parse_kv_format(f));
+  std::vector<RetentionPolicy> policies{RetentionPolicy{}};
+  if (!is_full(in.base.plan.policy)) policies.push_back(in.base.plan.policy);
+  in.lines = sim::slo_lines(r.model, grid.all_gpus ? list_gpu_presets() : std::vector{own},
+                            grid.tps, formats, policies);
+  const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
+  try {
+    return sim::slo_search(r.model, w, in);
+  } catch (const SearchCancelled&) {
+    throw Error("SLO search", "search", "cancelled");
+  }
 }
 
 ServingRunner::ServingRunner(QObject* parent) : QObject(parent) {
@@ -69,7 +130,19 @@ bool ServingRunner::start(const ServingRequest& request) {
       }
     };
     try {
-      out.result = run_serving(request, opt);
+      if (request.search) {
+        out.search = true;
+        // Leave one CPU to the GUI's painting (see replay_runner.hpp).
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency()) - 1;
+        out.rows = run_slo_search(
+            request, *request.search, flag.get(),
+            [&](std::uint64_t done, std::uint64_t total) {
+              Q_EMIT progress(static_cast<int>(total ? done * 1000 / total : 0));
+            },
+            std::max(1u, threads));
+      } else {
+        out.result = run_serving(request, opt);
+      }
       out.status = ServingOutcome::Status::done;
     } catch (const std::exception& e) {
       // The simulator reports a cancel as an Error; the flag tells it from a real failure.

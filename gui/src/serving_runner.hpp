@@ -1,6 +1,7 @@
 // Runs a serving simulation (kvplan::sim::simulate) on a worker thread, as ReplayRunner runs a
 // replay: a one-thread pool of its own, progress and the outcome queued back to the GUI thread.
 // Cancel sets the flag SimOptions::cancel points at; the simulator then stops and throws.
+// An SLO sizing search (sim::slo_search) runs the same way, its lines on a few threads of its own.
 // run_serving() is the whole translation from the view's inputs to the library's, and nothing
 // else: the planner's settings become the PlanInput (to_plan_input), the step model is
 // StepModel(model, gpu, {engine, tp}), as `kvplan simulate` builds them.
@@ -14,14 +15,30 @@
 #include <QString>
 #include <QThreadPool>
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "kvplan/model.hpp"
 #include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/slo_search.hpp"
 #include "plan_settings.hpp"
 
 namespace kvplan::gui {
+
+// The grid of an SLO sizing search (sim::slo_search): GPU types × TP × KV formats × policies
+// (full, and the deployment's policy when it evicts), as `kvplan plan --workload --slo` searches
+// by default (cli/cmd_plan.cpp).
+struct SloGrid {
+  bool all_gpus = true;  // every GPU preset; false = the deployment's GPU only
+  std::vector<std::uint32_t> tps{1, 2, 4, 8};
+  std::vector<std::string> formats{"bf16", "fp8", "kivi:bits=4,group=32,residual=128",
+                                   "kivi:bits=2,group=32,residual=128"};
+  std::uint32_t max_gpus = 64;  // per line, TP × replicas
+  bool prefix_caching = true;   // where modelled (prefix_caching_modelled), as the engines' default
+};
 
 struct ServingRequest {
   ModelSpec model;            // the planner's loaded model
@@ -32,7 +49,8 @@ struct ServingRequest {
   std::uint64_t max_num_seqs = 256;
   std::uint64_t max_num_batched_tokens = 8192;
   bool enable_prefix_caching = false;
-  sim::SloLimits slo;  // goodput limits (0 = none)
+  sim::SloLimits slo;             // goodput limits (0 = none); the search's SLO
+  std::optional<SloGrid> search;  // set: an SLO sizing search instead of one simulation
 };
 
 // The simulator's configuration for one replica of the request's deployment: to_plan_input of the
@@ -44,11 +62,19 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu);
 // by r.slo). Throws kvplan::Error on bad input, and when opt.cancel is set.
 sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt);
 
+// Searches the grid for the cheapest deployment meeting r.slo (sim::slo_search on `threads`
+// threads); `cancel` stops it (throws kvplan::Error), `progress` gets (lines done, lines).
+std::vector<sim::SloRow> run_slo_search(
+    const ServingRequest& r, const SloGrid& grid, const std::atomic<bool>* cancel,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress, unsigned threads);
+
 struct ServingOutcome {
   enum class Status { done, cancelled, failed };
   Status status = Status::failed;
   QString error;
-  sim::SimResult result;
+  bool search = false;            // which of the two below was computed
+  sim::SimResult result;          // one simulation
+  std::vector<sim::SloRow> rows;  // an SLO search, ranked
 };
 
 class ServingRunner : public QObject {

@@ -30,7 +30,99 @@ const char* metricName(int metric) {
   return names[metric];
 }
 
+const QStringList& sloHeaders() {
+  static const QStringList h{"GPU",           "TP",
+                             "replicas",      "GPUs",
+                             "KV format",     "policy",
+                             "engine native", "meets SLO",
+                             "TTFT p99 (ms)", "TPOT p99 (ms)",
+                             "E2E p99 (ms)",  "USD / hour",
+                             "simulations",   "reason / command"};
+  return h;
+}
+
+QVariant sloText(const sim::SloRow& r, int col) {
+  const auto ms = [](double v) { return QString::number(v, 'f', 2); };
+  switch (col) {
+    case 0:
+      return QString::fromStdString(r.gpu);
+    case 1:
+      return QString::number(r.tp);
+    case 2:
+      return r.replicas ? QString::number(r.replicas) : QString("—");
+    case 3:
+      return r.gpus ? QString::number(r.gpus) : QString("—");
+    case 4:
+      return QString::fromStdString(r.kv_dtype);
+    case 5:
+      return QString::fromStdString(r.policy);
+    case 6:
+      return r.engine_native ? QString("yes") : QString("no (simulated)");
+    case 7:
+      return r.meets ? QString("yes") : QString("no");
+    case 8:
+      return ms(r.ttft_p99_ms);
+    case 9:
+      return ms(r.tpot_p99_ms);
+    case 10:
+      return ms(r.e2e_p99_ms);
+    case 11:
+      return r.cost_per_hour > 0 ? QString::number(r.cost_per_hour, 'f', 2) : QString("unknown");
+    case 12:
+      return QString::number(r.simulations);
+    default:
+      if (!r.meets) return QString::fromStdString(r.reason);
+      return QString::fromStdString(r.vllm_command.value_or(r.sglang_command.value_or("")));
+  }
+}
+
 }  // namespace
+
+void SloTableModel::setRows(std::vector<sim::SloRow> rows) {
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+}
+
+int SloTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int SloTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(sloHeaders().size());
+}
+
+QVariant SloTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.parent().isValid() || index.row() < 0 ||
+      index.row() >= rowCount() || index.column() < 0 || index.column() >= columnCount())
+    return {};
+  const sim::SloRow& r = rows_[static_cast<std::size_t>(index.row())];
+  const int col = index.column();
+  switch (role) {
+    case Qt::DisplayRole:
+      return sloText(r, col);
+    case Qt::ToolTipRole:
+      return col == 13 ? sloText(r, col) : QVariant();
+    case Qt::TextAlignmentRole:
+      return (col >= 1 && col <= 3) || (col >= 8 && col <= 12)
+                 ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                 : QVariant();
+    case Qt::UserRole:  // exact figures for the latency columns
+      if (col == 8) return r.ttft_p99_ms;
+      if (col == 9) return r.tpot_p99_ms;
+      if (col == 10) return r.e2e_p99_ms;
+      return {};
+    default:
+      return {};
+  }
+}
+
+QVariant SloTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+      section >= sloHeaders().size())
+    return {};
+  return sloHeaders()[section];
+}
 
 void LatencyTableModel::setResult(const sim::SimResult& r) {
   beginResetModel();

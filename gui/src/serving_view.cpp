@@ -19,6 +19,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTimer>
@@ -184,6 +185,7 @@ QWidget* ServingView::buildInputs() {
   col->addWidget(buildPrefixBox());
   col->addWidget(buildDeploymentBox());
   col->addWidget(buildSchedulerBox());
+  col->addWidget(buildSloBox());
 
   auto* buttons = new QHBoxLayout;
   run_ = new QPushButton("Run");
@@ -402,6 +404,43 @@ QGroupBox* ServingView::buildSchedulerBox() {
   return box;
 }
 
+// The SLO sizing grid: which GPU types, TP sizes and KV formats to search, and the GPU cap.
+QGroupBox* ServingView::buildSloBox() {
+  const SloGrid defaults;
+  auto* box = new QGroupBox("SLO sizing (the limits above)");
+  auto* f = new QFormLayout(box);
+  slo_all_gpus_ = new QCheckBox("every GPU preset (else the deployment's GPU)");
+  slo_all_gpus_->setObjectName("sloAllGpus");
+  slo_all_gpus_->setChecked(defaults.all_gpus);
+  f->addRow(slo_all_gpus_);
+  auto* tps = new QHBoxLayout;
+  for (std::uint32_t tp : {1u, 2u, 4u, 8u, 16u}) {
+    auto* c = new QCheckBox(QString::number(tp));
+    c->setObjectName(QString("sloTp%1").arg(tp));
+    c->setProperty("tp", tp);
+    c->setChecked(std::find(defaults.tps.begin(), defaults.tps.end(), tp) != defaults.tps.end());
+    slo_tps_.push_back(c);
+    tps->addWidget(c);
+  }
+  f->addRow("TP sizes", tps);
+  auto* formats = new QVBoxLayout;
+  for (const auto& spec : defaults.formats) {
+    auto* c = new QCheckBox(qs(spec));
+    c->setObjectName(QString("sloFormat%1").arg(slo_formats_.size()));
+    c->setChecked(true);
+    slo_formats_.push_back(c);
+    formats->addWidget(c);
+  }
+  f->addRow("KV formats", formats);
+  slo_max_gpus_ = countSpin("sloMaxGpus", 1, 4096, static_cast<int>(defaults.max_gpus));
+  f->addRow("At most GPUs", slo_max_gpus_);
+  slo_run_ = new QPushButton("Find the cheapest order");
+  slo_run_->setObjectName("sloRunButton");
+  connect(slo_run_, &QPushButton::clicked, this, &ServingView::runSloSearch);
+  f->addRow(slo_run_);
+  return box;
+}
+
 QWidget* ServingView::buildResults() {
   auto* w = new QWidget;
   auto* col = new QVBoxLayout(w);
@@ -433,8 +472,17 @@ QWidget* ServingView::buildResults() {
   latency_->setModel(latency_model_);
   latency_->verticalHeader()->hide();
   latency_->horizontalHeader()->setStretchLastSection(true);
+  slo_model_ = new SloTableModel(this);
+  slo_table_ = new QTableView;
+  slo_table_->setObjectName("sloTable");
+  slo_table_->setModel(slo_model_);
+  slo_table_->verticalHeader()->hide();
+  slo_table_->horizontalHeader()->setStretchLastSection(true);
+  tables_ = new QTabWidget;
+  tables_->addTab(latency_, "Latency percentiles");
+  tables_->addTab(slo_table_, "SLO sizing");
   tl->addWidget(summary_);
-  tl->addWidget(latency_, 1);
+  tl->addWidget(tables_, 1);
   split->addWidget(hists);
   split->addWidget(kv_chart_);
   split->addWidget(table_box);
@@ -512,6 +560,20 @@ ServingRequest ServingView::request() const {
            .tpot_p99_ms = slo_tpot_->value(),
            .e2e_p99_ms = slo_e2e_->value()};
   return r;
+}
+
+SloGrid ServingView::sloGrid() const {
+  SloGrid g;
+  g.all_gpus = slo_all_gpus_->isChecked();
+  g.tps.clear();
+  for (QCheckBox* c : slo_tps_)
+    if (c->isChecked()) g.tps.push_back(c->property("tp").toUInt());
+  g.formats.clear();
+  for (QCheckBox* c : slo_formats_)
+    if (c->isChecked()) g.formats.push_back(c->text().toStdString());
+  g.max_gpus = static_cast<std::uint32_t>(slo_max_gpus_->value());
+  g.prefix_caching = prefix_caching_->isChecked();
+  return g;
 }
 
 bool ServingView::loadWorkload(const QString& path) {
@@ -629,6 +691,14 @@ void ServingView::run() {
   runner_->start(request());
 }
 
+void ServingView::runSloSearch() {
+  if (runner_->isRunning()) return;
+  showMessage({});
+  ServingRequest r = request();
+  r.search = sloGrid();
+  runner_->start(r);
+}
+
 void ServingView::cancel() {
   runner_->cancel();
   status_->setText("Cancelling…");
@@ -636,6 +706,7 @@ void ServingView::cancel() {
 
 void ServingView::setBusy(bool busy) {
   run_->setEnabled(!busy);
+  slo_run_->setEnabled(!busy);
   cancel_->setEnabled(busy);
   if (busy) {
     progress_->setValue(0);
@@ -660,6 +731,19 @@ void ServingView::showOutcome(const ServingOutcome& o) {
     return;
   }
   progress_->setValue(1000);
+  if (o.search) {
+    slo_model_->setRows(o.rows);
+    slo_table_->resizeColumnsToContents();
+    tables_->setCurrentWidget(slo_table_);
+    const bool found = !o.rows.empty() && o.rows.front().meets;
+    status_->setText(found ? QString("SLO search done: %1 × %2 (TP %3) meets the limits")
+                                 .arg(o.rows.front().gpus)
+                                 .arg(qs(o.rows.front().gpu))
+                                 .arg(o.rows.front().tp)
+                           : QString("SLO search done: no configuration meets the limits"));
+    return;
+  }
+  tables_->setCurrentWidget(latency_);
   const sim::SimResult& r = o.result;
   latency_model_->setResult(r);
   latency_->resizeColumnsToContents();

@@ -5,11 +5,15 @@
 // the Planner tab; max_num_seqs, max_num_batched_tokens and prefix caching are the scheduler's);
 // Run on a worker thread (ServingRunner) with progress and Cancel; then KV blocks in use over time
 // against the pool with preemptions marked, and the latency percentiles per stage and overall.
-// Every number comes from kvplan::sim (parse_workload_json, simulate).
+// "Find the cheapest order" runs the SLO sizing search (sim::slo_search: GPU type × TP × KV
+// format, the fewest replicas meeting the SLO limits, ranked by cost) on the same worker, with
+// the same Cancel, into the SLO table. Every number comes from kvplan::sim (parse_workload_json,
+// simulate, slo_search).
 #pragma once
 
 #include <QWidget>
 #include <functional>
+#include <vector>
 
 #include "planner_model.hpp"
 #include "serving_runner.hpp"
@@ -26,6 +30,7 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTableWidget;
+class QTabWidget;
 class QTimer;
 
 namespace kvplan::gui {
@@ -33,6 +38,7 @@ namespace kvplan::gui {
 class KvUsageChart;
 class LatencyTableModel;
 class LengthHistogramChart;
+class SloTableModel;
 
 // The widgets of one length distribution (prompt or output tokens).
 struct LengthDistWidgets {
@@ -48,6 +54,7 @@ class ServingView : public QWidget {
 
   ServingRunner* runner() const { return runner_; }
   LatencyTableModel* latencyModel() const { return latency_model_; }
+  SloTableModel* sloModel() const { return slo_model_; }
   KvUsageChart* kvChart() const { return kv_chart_; }
   LengthHistogramChart* promptHistogram() const { return prompt_hist_; }
   LengthHistogramChart* outputHistogram() const { return output_hist_; }
@@ -55,8 +62,9 @@ class ServingView : public QWidget {
   // The workload the editor describes, and back (the editor's fields follow `w`).
   WorkloadSpec workloadSpec() const;
   void setWorkloadSpec(const WorkloadSpec& w);
-  // The simulation the widgets describe.
+  // The simulation the widgets describe; with the SLO grid for a search.
   ServingRequest request() const;
+  SloGrid sloGrid() const;
   // A kvplan_workload JSON file into the editor / the editor into a file. On failure the view
   // shows the reason (naming the file and field) and they return false.
   bool loadWorkload(const QString& path);
@@ -69,6 +77,7 @@ class ServingView : public QWidget {
 
  public Q_SLOTS:
   void run();
+  void runSloSearch();
   void cancel();
 
  private:
@@ -78,6 +87,7 @@ class ServingView : public QWidget {
   QGroupBox* buildPrefixBox();
   QGroupBox* buildDeploymentBox();
   QGroupBox* buildSchedulerBox();
+  QGroupBox* buildSloBox();
   QWidget* buildResults();
   void syncDeployment();
   void editorChanged();
@@ -111,6 +121,10 @@ class ServingView : public QWidget {
   QSpinBox* max_batched_;
   QCheckBox* prefix_caching_;
   QDoubleSpinBox *slo_ttft_, *slo_tpot_, *slo_e2e_;
+  QCheckBox* slo_all_gpus_;
+  std::vector<QCheckBox*> slo_tps_, slo_formats_;
+  QSpinBox* slo_max_gpus_;
+  QPushButton* slo_run_;
 
   QPushButton* run_;
   QPushButton* cancel_;
@@ -123,6 +137,9 @@ class ServingView : public QWidget {
   KvUsageChart* kv_chart_;
   QTableView* latency_;
   LatencyTableModel* latency_model_;
+  QTabWidget* tables_;
+  QTableView* slo_table_;
+  SloTableModel* slo_model_;
 };
 
 }  // namespace kvplan::gui

@@ -16,6 +16,7 @@
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/slo_search.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
 #include "planner_model.hpp"
@@ -54,8 +55,7 @@ WorkloadSpec tinySpec() {
 // What `kvplan simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 8192
 // --enable-prefix-caching` runs (cli/cmd_simulate.cpp), set field by field: the planner's
 // default settings (PlanSettings) with the view's default scheduler limits (256, 8192).
-sim::SimResult expected(const std::string& json, std::uint64_t seed) {
-  const ModelSpec m = load_model("llama-3.1-8b");
+sim::ServingConfig expectedConfig() {
   const GpuSpec g = load_gpu("h100-sxm-80gb");
   sim::ServingConfig cfg;
   cfg.plan.engine = Engine::vllm;
@@ -68,6 +68,13 @@ sim::SimResult expected(const std::string& json, std::uint64_t seed) {
   cfg.max_num_seqs = 256;
   cfg.max_num_batched_tokens = 8192;
   cfg.enable_prefix_caching = true;
+  return cfg;
+}
+
+sim::SimResult expected(const std::string& json, std::uint64_t seed) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const GpuSpec g = load_gpu("h100-sxm-80gb");
+  const sim::ServingConfig cfg = expectedConfig();
   const sim::StepModel step(m, g, {});
   return sim::simulate(m, cfg, step, sim::parse_workload_json(json, "test", seed));
 }
@@ -261,6 +268,91 @@ class TestGuiServing : public QObject {
     const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
     QVERIFY(o.status == ServingOutcome::Status::failed);
     QVERIFY2(o.error.contains("engine"), qPrintable(o.error));
+  }
+
+  void theSloSearchIsTheLibrarys() {
+    PlannerModel model;
+    ServingView view(&model);
+    view.setWorkloadSpec(tinySpec());
+    view.findChild<QDoubleSpinBox*>("sloTtftP99")->setValue(10'000);
+    view.findChild<QCheckBox*>("sloAllGpus")->setChecked(false);  // the deployment's H100 only
+    for (int tp : {2, 4, 8})
+      view.findChild<QCheckBox*>(QString("sloTp%1").arg(tp))->setChecked(false);
+    view.findChild<QCheckBox*>("sloFormat2")->setChecked(false);  // bf16 and fp8 only
+    view.findChild<QCheckBox*>("sloFormat3")->setChecked(false);
+    view.findChild<QSpinBox*>("sloMaxGpus")->setValue(4);
+    view.findChild<QPushButton*>("sloRunButton")->click();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(o.status == ServingOutcome::Status::done, qPrintable(o.error));
+    QVERIFY(o.search);
+
+    // The same search through the library, its input written out here.
+    const ModelSpec m = load_model("llama-3.1-8b");
+    sim::SloSearchInput in;
+    in.base = expectedConfig();
+    in.slo.ttft_p99_ms = 10'000;
+    in.max_gpus = 4;
+    in.threads = 1;
+    in.lines =
+        sim::slo_lines(m, {load_gpu("h100-sxm-80gb")}, {1},
+                       {parse_kv_format("bf16"), parse_kv_format("fp8")}, {RetentionPolicy{}});
+    const auto rows = sim::slo_search(m, sim::parse_workload_json(kTinyJson, "test", 1), in);
+    QCOMPARE(rows.size(), std::size_t{2});
+    // Eight 80-token requests on one H100 finish in well under 10 s: one GPU meets the SLO.
+    QVERIFY(rows[0].meets);
+    QCOMPARE(rows[0].gpus, 1u);
+    SloTableModel* t = view.sloModel();
+    QCOMPARE(t->rowCount(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const sim::SloRow& r = rows[static_cast<std::size_t>(i)];
+      QCOMPARE(t->index(i, 0).data().toString(), QString::fromStdString(r.gpu));
+      QCOMPARE(t->index(i, 3).data().toString(), QString::number(r.gpus));
+      QCOMPARE(t->index(i, 4).data().toString(), QString::fromStdString(r.kv_dtype));
+      QCOMPARE(t->index(i, 7).data().toString(), QString(r.meets ? "yes" : "no"));
+      QCOMPARE(t->index(i, 8).data(Qt::UserRole).toDouble(), r.ttft_p99_ms);
+      QCOMPARE(t->index(i, 10).data(Qt::UserRole).toDouble(), r.e2e_p99_ms);
+    }
+  }
+
+  void theSloModelPassesTheTesterAndTheSearchCancels() {
+    SloTableModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    sim::SloRow met;
+    met.gpu = "h100-sxm-80gb";
+    met.replicas = met.gpus = 1;
+    met.kv_dtype = "fp8";
+    met.policy = "full";
+    met.meets = true;
+    met.vllm_command = "vllm serve m --kv-cache-dtype fp8";
+    sim::SloRow not_met = met;
+    not_met.meets = false;
+    not_met.replicas = not_met.gpus = 0;
+    not_met.reason = "no KV memory left";
+    m.setRows({met, not_met});
+    QCOMPARE(m.columnCount(), 14);
+    QCOMPARE(m.index(0, 13).data().toString(), QString("vllm serve m --kv-cache-dtype fp8"));
+    QCOMPARE(m.index(1, 13).data().toString(), QString("no KV memory left"));
+    QCOMPARE(m.index(1, 2).data().toString(), QString("—"));
+    QCOMPARE(m.index(0, 11).data().toString(), QString("unknown"));  // no price given
+    m.setRows({});
+
+    PlannerModel model;
+    ServingView view(&model);
+    WorkloadSpec w;
+    w.stages = {{300, 600}};
+    w.prompt = fixed_tokens(2048);
+    w.output = fixed_tokens(512);
+    view.setWorkloadSpec(w);
+    view.findChild<QDoubleSpinBox*>("sloTtftP99")->setValue(2000);
+    view.runSloSearch();
+    QVERIFY(view.runner()->isRunning());
+    view.cancel();
+    QElapsedTimer clock;
+    clock.start();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(o.status == ServingOutcome::Status::cancelled, qPrintable(o.error));
+    QVERIFY(clock.elapsed() < 20'000);
+    QCOMPARE(view.sloModel()->rowCount(), 0);
   }
 
   void theDeploymentIsThePlannersOwn() {
