@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <ostream>
 
 #include "command.hpp"
@@ -12,6 +13,7 @@
 #include "kvplan/report.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/slo_search.hpp"
+#include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
 #include "kvplan/validate.hpp"
 
@@ -59,7 +61,8 @@ struct SloFlags {
 // list) × TP 1, 2, 4, 8 (or --tp) × bf16/fp16, fp8 and two KIVI what-ifs (or --kv-dtype) ×
 // full (and --policy's), with the rest of the plan's flags as every candidate's engine settings.
 int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_map& vm,
-                 const SloFlags& f, const std::vector<GpuSpec>& presets, OutputFormat fmt,
+                 const SloFlags& f, const std::vector<GpuSpec>& presets,
+                 const std::optional<CalibratedEfficiency>& calibrated, OutputFormat fmt,
                  std::ostream& out) {
   if (!vm.count("workload") || !vm.count("slo"))
     throw Error(vm.count("slo") ? "--workload" : "--slo", vm.count("slo") ? "workload" : "slo",
@@ -107,6 +110,15 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   std::vector<RetentionPolicy> policies = {RetentionPolicy{}};
   if (!vm["policy"].defaulted() && !is_full(in.policy)) policies.push_back(in.policy);
   s.lines = sim::slo_lines(m, gpus, tps, formats, policies);
+  if (calibrated)  // the calibration's step-time fields over each GPU's defaults
+    s.timer = [c = *calibrated](const ModelSpec& model, const GpuSpec& g, std::uint32_t tp,
+                                Engine e) -> std::unique_ptr<sim::StepTimer> {
+      sim::StepModelInput si;
+      si.engine = e;
+      si.tp = tp;
+      si.efficiency = sim::with_calibration(sim::default_step_efficiency(g, e), c);
+      return std::make_unique<sim::StepModel>(model, g, si, g.id);
+    };
   const sim::Workload w = sim::load_workload(f.workload, f.seed);
   Progress progress("lines");
   s.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };
@@ -156,7 +168,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       "vLLM chunk size (sliding-window pages)")(
       "weight-dtype", po::value(&weight), "fp32|fp16|bf16|fp8|int8|int4 (default: the model's)")(
       "calibration", po::value(&calibration),
-      "a calibration file (kvplan explain --calibrate): its measured reserve")(
+      "a calibration file (kvplan explain --calibrate): its measured reserve (and, for SLO "
+      "sizing, its step-time efficiency)")(
       "reserve-gib", po::value(&reserve),
       "GiB per GPU for activations, CUDA graphs, runtime (default 2 for vLLM/TRT-LLM, 0 SGLang)")(
       "price", po::value(&prices)->composing(), "GPU=USD per GPU-hour, repeatable")(
@@ -221,7 +234,12 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("reserve-gib"))
     in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
-  if (vm.count("calibration")) in.reserve_bytes = load_calibration(calibration).reserve_bytes;
+  std::optional<CalibratedEfficiency> calibrated;  // step-time fields, for SLO sizing
+  if (vm.count("calibration")) {
+    const Calibration cal = load_calibration(calibration);
+    in.reserve_bytes = cal.reserve_bytes;
+    calibrated = cal.efficiency;
+  }
   if (vm.count("available-kv-gib"))
     in.available_kv_bytes = parse_gib(avail, "--available-kv-gib", "available-kv-gib");
 
@@ -236,7 +254,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("workload") || vm.count("slo")) {
     slo.gpu = gpu;
-    return run_slo_plan(m, in, vm, slo, presets, fmt, out);
+    return run_slo_plan(m, in, vm, slo, presets, calibrated, fmt, out);
   }
   for (const char* flag : {"seed", "max-num-seqs", "max-gpus"})
     if (!vm[flag].defaulted())

@@ -279,6 +279,24 @@ TEST_F(Simulate, PlanSloSearch) {
   EXPECT_EQ(t.code, 0) << t.err;
   EXPECT_TRUE(has(t.out, "cheapest meeting the SLO: 1 x a100-80gb")) << t.out;
 
+  // A calibration's step-time efficiency reaches every candidate: half the default HBM
+  // efficiency (0.41 of 0.82) doubles the memory-bound decode term and leaves the fixed costs,
+  // so the TPOT p99 grows by more than 1.5x and at most 2x.
+  const std::string cal = write(dir, "cal.json",
+                                R"({"kvplan_calibration": 1, "engine": "vllm", "gpu": )"
+                                R"("h100-sxm-80gb", "model": "llama-3.1-8b", "tp": 1, )"
+                                R"("efficiency": {"memory": 0.41}})");
+  const auto c = kvplan(cmd + " --calibration '" + cal + "'");
+  ASSERT_EQ(c.code, 0) << c.err;
+  const auto cj = nlohmann::json::parse(c.out);
+  double base_tpot = 0, slow_tpot = 0;
+  for (const auto& row : j["rows"])
+    if (row["gpu"] == "h100-sxm-80gb") base_tpot = row["tpot_p99_ms"].get<double>();
+  for (const auto& row : cj["rows"])
+    if (row["gpu"] == "h100-sxm-80gb") slow_tpot = row["tpot_p99_ms"].get<double>();
+  EXPECT_GT(slow_tpot, 1.5 * base_tpot);
+  EXPECT_LE(slow_tpot, 2.0 * base_tpot);
+
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"plan --model llama-3.1-8b --slo ttft_p99_ms=5", "--workload"},
       {"plan --model llama-3.1-8b --workload '" + workload + "'", "--slo"},
