@@ -19,8 +19,36 @@ namespace {
 
 constexpr std::size_t kMaxEntries = 4096;
 
+// yaml-cpp parses nested collections recursively: bound the nesting before it does, so that a
+// hostile file is refused instead of overflowing the stack (flow brackets, and block nesting by
+// indentation). Quotes are not tracked, so a bracket inside a string counts too: harmless at 64.
+void check_nesting(const std::string& text, const std::string& path) {
+  int depth = 0;
+  std::size_t line = 1, indent = 0;
+  bool at_start = true;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line, indent = 0, at_start = true;
+      continue;
+    }
+    if (at_start && (c == ' ' || c == '-')) {
+      if (++indent > 256)
+        throw Error(path, "", "line " + std::to_string(line) + " is nested too deep");
+      continue;
+    }
+    at_start = false;
+    if (c == '[' || c == '{') {
+      if (++depth > 64)
+        throw Error(path, "", "line " + std::to_string(line) + " nests more than 64 levels");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 YAML::Node load(const std::string& path) {
   const std::string text = read_text_file(path, "config file");
+  check_nesting(text, path);
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {

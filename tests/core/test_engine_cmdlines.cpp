@@ -5,6 +5,7 @@
 // k = 10^3, K = 2^10); SGLang's --enable-dp-attention splits --tp (server_args.py).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
+#include "temp_dir.hpp"
 
 namespace kvplan {
 namespace {
@@ -269,6 +271,15 @@ TEST(EngineConfigFiles, MalformedYamlNamesFileAndKey) {
   EXPECT_NE(m.find("line"), std::string::npos) << m;
   m = message([&] { vllm("vllm serve m --config " + kConfigs + "bad-list.yaml"); });
   EXPECT_NE(m.find("bad-list.yaml"), std::string::npos) << m;
+  {
+    // Deep nesting is refused before yaml-cpp recurses into it.
+    test::TempDir dir;
+    const std::string deep = (dir.path() / "deep.yaml").string();
+    std::ofstream(deep) << "a: " << std::string(100000, '[') << "\n";
+    m = message([&] { vllm("vllm serve m --config " + deep); });
+    EXPECT_NE(m.find("deep.yaml"), std::string::npos) << m;
+    EXPECT_NE(m.find("nests"), std::string::npos) << m;
+  }
   m = message([&] { vllm("vllm serve m --config " + kConfigs + "missing.yaml"); });
   EXPECT_NE(m.find("missing.yaml"), std::string::npos) << m;
   m = message([&] { vllm("vllm serve m --config " + kConfigs + "README.md"); });
