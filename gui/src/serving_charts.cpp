@@ -32,7 +32,8 @@ Histogram histogram(const std::vector<std::uint64_t>& values, int bins) {
   if (values.empty() || bins < 1) return h;
   const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
   h.lo = static_cast<double>(*mn);
-  if (*mn == *mx) {
+  if (*mn == *mx) {  // one bar of width 1 centred on the value
+    h.lo -= 0.5;
     h.width = 1;
     h.counts = {values.size()};
     return h;

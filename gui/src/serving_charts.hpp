@@ -16,7 +16,8 @@
 namespace kvplan::gui {
 
 // Equal-width bins over [min, max] of `values`: bin i counts lo + i·width <= v < lo + (i+1)·width
-// (the last bin includes max). Empty input: no bins. One distinct value: one bin.
+// (the last bin includes max). Empty input: no bins. One distinct value v: one bin
+// [v - 0.5, v + 0.5).
 struct Histogram {
   double lo = 0, width = 0;           // tokens
   std::vector<std::uint64_t> counts;  // requests per bin
