@@ -31,9 +31,11 @@ using namespace kvplan::gui;
 
 namespace {
 
+// Call right after starting a run, before the event loop runs: `finished` is delivered through
+// it, so it cannot have arrived yet, even when the worker is already done (isRunning() false).
 ServingOutcome waitForOutcome(ServingRunner* runner, int timeout_ms) {
   QSignalSpy done(runner, &ServingRunner::finished);
-  if (runner->isRunning() && !done.wait(timeout_ms)) qFatal("simulation did not finish in time");
+  if (!done.wait(timeout_ms)) qFatal("simulation did not finish in time");
   return runner->lastOutcome();
 }
 
@@ -353,6 +355,46 @@ class TestGuiServing : public QObject {
     QVERIFY2(o.status == ServingOutcome::Status::cancelled, qPrintable(o.error));
     QVERIFY(clock.elapsed() < 20'000);
     QCOMPARE(view.sloModel()->rowCount(), 0);
+  }
+
+  void theKvChartMarksEachRiseInPreemptions() {
+    KvUsageChart chart;
+    sim::SimResult r;
+    r.num_gpu_blocks = 100;
+    r.block_size = 16;
+    r.simulated_s = 5;
+    // Cumulative preemptions 0, 0, 2, 2, 3: they rose at t = 2 and t = 4, so two marks.
+    const std::uint64_t cumulative[] = {0, 0, 2, 2, 3};
+    for (std::uint64_t t = 0; t < 5; ++t) {
+      sim::KvSample k;
+      k.t_s = static_cast<double>(t);
+      k.blocks_used = 90 + t;
+      k.blocks_total = 100;
+      k.preemptions = cumulative[t];
+      r.kv_series.push_back(k);
+    }
+    chart.setResult(r);
+    QCOMPARE(chart.preemptionMarks(), 2);
+    QCOMPARE(chart.chart()->series().size(), 3);  // blocks in use, the pool, the marks
+    chart.clear();
+    QCOMPARE(chart.preemptionMarks(), 0);
+    QVERIFY(chart.chart()->series().isEmpty());
+  }
+
+  void destroyingTheViewMidRunJoinsTheWorker() {
+    PlannerModel model;
+    auto* view = new ServingView(&model);
+    WorkloadSpec w;
+    w.stages = {{300, 600}};
+    w.prompt = fixed_tokens(2048);
+    w.output = fixed_tokens(512);
+    view->setWorkloadSpec(w);
+    view->run();
+    QVERIFY(view->runner()->isRunning());
+    QElapsedTimer clock;
+    clock.start();
+    delete view;  // cancels and waits: no worker outlives the view
+    QVERIFY(clock.elapsed() < 20'000);
   }
 
   void theDeploymentIsThePlannersOwn() {
