@@ -242,6 +242,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
                               "--kv-cache-dtype");
   p.gpu_memory_bytes = gpu.memory_bytes;
+  apply_engine_pool_args(a, p, source);  // SGLang / TensorRT-LLM pool flags
   if (a.max_model_len_auto) {
     // --max-model-len -1 / auto: vLLM fits the longest request the KV memory holds, at most the
     // model's positions (estimate_max_model_len).

@@ -360,10 +360,6 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
 
 namespace {
 
-// Flags the planner models (apply_engine_pool_args) but deploy_from_engine does not pass on yet:
-// named, so that `check` never drops them silently.
-constexpr const char* kNotInCheck = " (planned by kvplan; check on a command line ignores it)";
-
 // A ratio in (0, 100] to ppm (SGLang's --mamba-full-memory-ratio is mamba : KV bytes, may pass 1).
 std::uint32_t ratio_ppm(const std::string& value, const std::string& source,
                         const std::string& flag) {
@@ -707,29 +703,23 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         break;
       case Field::swa_ratio:
         a.swa_full_tokens_ratio_ppm = detail::parse_ppm(value, source, flag);
-        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
         break;
       case Field::mamba_ratio:
         a.mamba_full_memory_ratio_ppm = ratio_ppm(value, source, flag);
-        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
         break;
       case Field::disable_hybrid_swa:
         a.disable_hybrid_swa_memory = true;
-        a.not_modelled.push_back(flag + kNotInCheck);
         break;
       case Field::max_mamba_cache_size:
         a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
-        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
         break;
       case Field::mamba_ssm_dtype:
         if (value != "float32" && value != "bfloat16" && value != "float16")
           throw Error(source, flag, "expected float32, bfloat16 or float16, got \"" + value + "\"");
         a.mamba_ssm_dtype = value == "float32" ? "fp32" : value == "bfloat16" ? "bf16" : "fp16";
-        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
         break;
       case Field::max_total_tokens:
         a.max_total_tokens = uint(1, std::uint64_t{1} << 40);
-        a.not_modelled.push_back(flag + " " + value + kNotInCheck);
         break;
       case Field::trtllm_backend:
         a.trtllm_backend = value;
@@ -750,12 +740,6 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   }
   if (trtllm) {
     for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, dtype);
-    if (!a.max_attention_window.empty())
-      a.not_modelled.push_back(std::string("kv_cache_config.max_attention_window") + kNotInCheck);
-    if (a.max_total_tokens)
-      a.not_modelled.push_back("kv_cache_config.max_tokens " + std::to_string(*a.max_total_tokens) +
-                               kNotInCheck);
-    if (a.trtllm_backend) a.not_modelled.push_back("--backend " + *a.trtllm_backend + kNotInCheck);
   }
   // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
   if (!positional.empty()) {

@@ -337,8 +337,7 @@ TEST(EngineConfigFiles, TrtllmYamlWinsAndReachesThePlan) {
   EXPECT_THROW(trtllm("vllm serve m"), Error);
 }
 
-// SGLang's pool flags (server_args.py): read, applied to the plan, and named until `check`
-// passes them on.
+// SGLang's pool flags (server_args.py): read, and applied to the plan, by `check` as well.
 TEST(EngineConfigFiles, SglangPoolFlags) {
   const auto a = sglang(
       "python -m sglang.launch_server --model-path openai/gpt-oss-120b "
@@ -350,10 +349,14 @@ TEST(EngineConfigFiles, SglangPoolFlags) {
   EXPECT_EQ(a.max_mamba_cache_size.value_or(0), 300u);
   EXPECT_EQ(a.mamba_ssm_dtype.value_or(""), "bf16");
   EXPECT_EQ(a.max_total_tokens.value_or(0), 100000u);
-  EXPECT_EQ(a.not_modelled.size(), 6u);
+  EXPECT_TRUE(a.not_modelled.empty());
   EXPECT_TRUE(a.unknown.empty());
   PlanInput p;
   apply_engine_pool_args(a, p, "--sglang");
+  // check's deployment carries them: --max-total-tokens 100000 caps the pool it judges.
+  const auto d = deploy_from_engine(a, load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_EQ(d.plan.max_total_tokens.value_or(0), 100000u);
+  EXPECT_EQ(d.plan.swa_full_tokens_ratio_ppm, 500000u);
   EXPECT_EQ(p.swa_full_tokens_ratio_ppm, 500000u);
   EXPECT_TRUE(p.disable_hybrid_swa_memory);
   EXPECT_EQ(p.mamba_full_memory_ratio_ppm, 1500000u);
