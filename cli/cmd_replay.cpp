@@ -1,10 +1,12 @@
 // kvplan replay: a trace, or the llama2.c reference model in the loop, through several KV-cache
 // configurations (formats × policies × block sizes); predicted vs measured bytes and fidelity.
+#include <optional>
 #include <ostream>
 
 #include "command.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/sim/probe.hpp"
 #include "kvplan/sim/replay.hpp"
 #include "kvplan/validate.hpp"
 
@@ -19,6 +21,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t steps = 256;
   double temperature = 1.0;
   std::uint64_t seed = 42, eval_from = 0, max_tokens = 0, every = 0;
+  std::string probe, probe_filler_kind;
+  sim::ProbeOptions popt;
   desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
       "checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")(
       "tokenizer", po::value(&tokenizer), "llama2.c tokenizer (with --checkpoint)")(
@@ -38,7 +42,19 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       "fidelity-every", po::value(&every)->default_value(0),
       "traces: compare with the full cache every k-th step (0 = auto, ~256 scored steps)")(
       "backend", po::value(&backend)->default_value("cpu"), "cpu|cuda")(
-      "format", po::value(&format)->default_value("table"), "table|json|md|csv");
+      "format", po::value(&format)->default_value("table"), "table|json|md|csv")(
+      "probe", po::value(&probe),
+      "with --checkpoint: also run a retrieval probe through the configurations, copy|needle")(
+      "probe-span", po::value(&popt.span)->default_value(16), "probe: span / needle tokens")(
+      "probe-cue", po::value(&popt.cue)->default_value(4),
+      "probe: the span's first tokens repeated before scoring (1 .. span-1)")(
+      "probe-filler", po::value(&popt.filler)->default_value(256), "probe: filler tokens")(
+      "probe-filler-kind", po::value(&probe_filler_kind)->default_value("story"),
+      "probe: story (a fixed story in the model's tokens) | random")(
+      "probe-depth", po::value(&popt.depth)->default_value(0.5),
+      "needle: share of the filler before the needle, 0 .. 1")(
+      "probe-prompts", po::value(&popt.prompts)->default_value(16), "probe: prompts")(
+      "probe-seed", po::value(&popt.seed)->default_value(1), "probe: seed of the prompts");
   po::variables_map vm;
   if (!parse_args(
           args, desc, vm, out,
@@ -46,7 +62,10 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
           "--kv-dtype F... --policy P... [--block-size S...]",
           "kvplan replay --checkpoint stories260K.bin --tokenizer tok512.bin --eval-from 64 "
           "--kv-dtype fp16 kivi:bits=2,group=8,residual=32 --policy full "
-          "streaming:sink=4,window=28 --format json"))
+          "streaming:sink=4,window=28 --format json\n"
+          "kvplan replay --checkpoint stories260K.bin --tokenizer tok512.bin --probe needle "
+          "--probe-span 8 --probe-cue 2 --probe-depth 0.25 --policy full "
+          "streaming:sink=4,window=64"))
     return 0;
   const auto fmt = parse_output_format(
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::csv});
@@ -56,6 +75,12 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("command line", "trace", "give exactly one of --trace or --checkpoint");
   if (!checkpoint.empty() && tokenizer.empty() && tokens_file.empty())
     throw Error("command line", "tokenizer", "--checkpoint needs --tokenizer (or --tokens-file)");
+  if (vm.count("probe")) {
+    popt.kind = sim::parse_probe_kind(probe);
+    popt.filler_kind = sim::parse_filler_kind(probe_filler_kind);
+    if (checkpoint.empty())
+      throw Error("--probe", "probe", "needs --checkpoint (the model in the loop), not a trace");
+  }
   if (kvs.empty()) kvs = {"fp16"};
   if (policies.empty()) policies = {"full"};
   if (blocks.empty()) blocks = {16};
@@ -101,8 +126,19 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
                        .tokens;
     }
   }
+  // The probe first: its prompts are checked against the model before anything runs.
+  std::optional<sim::ProbeReport> pr;
+  if (vm.count("probe")) {
+    // The same configurations, through prompts built for the probe.
+    const auto model = sim::Llama2cModel::load(checkpoint);
+    const auto tok =
+        sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), model.config().vocab_size);
+    Progress probe_progress("probe runs");
+    pr = sim::run_probe(model, tok, sim::expand_configs(req), popt, req.backend,
+                        [&](std::uint64_t d, std::uint64_t t) { probe_progress(d, t); });
+  }
   const sim::ReplayReport rep = sim::run_replay(req);
-  out << for_output(sim::render(rep, fmt), fmt);
+  out << for_output(pr ? sim::render(rep, *pr, fmt) : sim::render(rep, fmt), fmt);
   return rep.all_bytes_match() ? 0 : 1;
 }
 

@@ -2,7 +2,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "kvplan/sim/probe.hpp"
 #include "kvplan/sim/replay.hpp"
+#include "probe_json.hpp"
 
 namespace kvplan::sim {
 
@@ -12,6 +14,13 @@ std::string fixed(double x, int digits) {
   if (std::isnan(x)) return "-";
   char b[64];
   std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+std::string signed_fixed(double x, int digits) {
+  if (std::isnan(x)) return "-";
+  char b[64];
+  std::snprintf(b, sizeof b, "%+.*f", digits, x);
   return b;
 }
 
@@ -25,9 +34,25 @@ std::string sci(double x) {
 
 nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
 
-}  // namespace
+// The probe's result for a replay configuration (same label), or null.
+const ProbeResult* probe_row(const ProbeReport* probe, const std::string& label) {
+  if (!probe) return nullptr;
+  for (const auto& r : probe->results)
+    if (r.label == label) return &r;
+  return nullptr;
+}
 
-std::string render(const ReplayReport& rep, OutputFormat f) {
+double layer_mean(const std::vector<double>& v) {
+  if (v.empty()) return std::nan("");
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+std::string render_replay(const ReplayReport& rep, const ProbeReport* probe, OutputFormat f) {
+  const bool needle = probe && probe->options.kind == ProbeKind::needle;
+  // Accuracies where the model cannot do the probe's task are noise: null / "-".
+  const bool acc = probe && probe->model_can_do;
   if (f == OutputFormat::json) {
     nlohmann::json j = {{"source", rep.source},
                         {"model", rep.model},
@@ -62,8 +87,19 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
                      {"perplexity", r.model_in_loop ? num(r.perplexity) : nlohmann::json()},
                      {"scored", r.scored},
                      {"tokens_per_second", num(r.tokens_per_second)}});
+      if (probe) {
+        const ProbeResult* p = probe_row(probe, r.label);
+        nlohmann::json& e = arr.back();
+        e["probe_accuracy"] = p && acc ? num(p->accuracy) : nlohmann::json();
+        e["probe_delta"] = p && acc ? num(p->delta) : nlohmann::json();
+        if (needle) {
+          e["probe_needle_kept"] = p ? num(layer_mean(p->layer_retained)) : nlohmann::json();
+          e["probe_needle_mass"] = p ? num(layer_mean(p->layer_mass)) : nlohmann::json();
+        }
+      }
     }
     j["configs"] = arr;
+    if (probe) j["probe"] = probe_to_json(*probe);
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   Table t;
@@ -71,6 +107,15 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
               "peak meas B", "match",  "kept", "rel err",     "attn mass"};
   if (rep.model_in_loop) {
     for (const char* h : {"mean KL", "top-1", "ppl"}) t.header.push_back(h);
+  }
+  const std::string pk = probe ? to_string(probe->options.kind) : "";
+  if (probe) {
+    t.header.push_back(pk + " acc");
+    t.header.push_back(pk + " vs full");
+  }
+  if (needle) {
+    t.header.push_back("needle kept");
+    t.header.push_back("needle mass");
   }
   t.header.push_back("tok/s");
   for (const auto& r : rep.configs) {
@@ -91,6 +136,15 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
       row.push_back(fixed(r.top1_agreement, 4));
       row.push_back(fixed(r.perplexity, 3));
     }
+    if (probe) {
+      const ProbeResult* p = probe_row(probe, r.label);
+      row.push_back(p && acc ? fixed(p->accuracy, 3) : "-");
+      row.push_back(p && acc ? signed_fixed(p->delta, 3) : "-");
+      if (needle) {
+        row.push_back(p ? fixed(layer_mean(p->layer_retained), 3) : "-");
+        row.push_back(p ? fixed(layer_mean(p->layer_mass), 4) : "-");
+      }
+    }
     row.push_back(fixed(r.tokens_per_second, 0));
     t.rows.push_back(std::move(row));
   }
@@ -104,8 +158,27 @@ std::string render(const ReplayReport& rep, OutputFormat f) {
           std::string(rep.all_bytes_match() ? "equal at every step for every configuration"
                                             : "MISMATCH (see the match column)");
   head += "\n";
-  if (f == OutputFormat::md) return head + "\n" + render_markdown(t);
-  return head + "\n" + render_text(t);
+  if (probe) {
+    head += to_string(probe->options.kind) + " probe (" + std::to_string(probe->options.prompts) +
+            " prompts, seed " + std::to_string(probe->options.seed) +
+            "): " + probe_verdict(*probe) + "\n";
+    if (needle)
+      head += "needle kept / mass: means over layers (per layer in the probe's table below)\n";
+  }
+  // The probe's own table (per layer for the needle, its full-cache baseline first) follows.
+  const std::string tail = probe ? "\n" + render(*probe, f) : "";
+  if (f == OutputFormat::md) return head + "\n" + render_markdown(t) + tail;
+  return head + "\n" + render_text(t) + tail;
+}
+
+}  // namespace
+
+std::string render(const ReplayReport& rep, OutputFormat f) {
+  return render_replay(rep, nullptr, f);
+}
+
+std::string render(const ReplayReport& rep, const ProbeReport& probe, OutputFormat f) {
+  return render_replay(rep, &probe, f);
 }
 
 }  // namespace kvplan::sim

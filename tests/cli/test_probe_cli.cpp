@@ -1,0 +1,119 @@
+// kvplan replay --probe: the probe beside the replay in the report (JSON and table), its flags'
+// errors (exit 2 naming the flag), on stories260K (skipped where it is absent).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+CliRun kvplan(const std::string& args) {
+  static int counter = 0;
+  const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/probe_cli_stderr_" +
+                               std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_path);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
+std::string model_dir() {
+  const char* e = std::getenv("KVPLAN_TEST_MODEL_DIR");
+  return e && *e ? e : KVPLAN_TEST_MODEL_DIR_DEFAULT;
+}
+
+#define REQUIRE_STORIES()                                                                   \
+  do {                                                                                      \
+    if (!std::filesystem::exists(model_dir() + "/stories260K.bin"))                         \
+      GTEST_SKIP() << "stories260K not found in " << model_dir()                            \
+                   << " (set KVPLAN_TEST_MODEL_DIR to the folder holding stories260K.bin)"; \
+  } while (0)
+
+std::string model_args() {
+  return "replay --checkpoint '" + model_dir() + "/stories260K.bin' --tokenizer '" + model_dir() +
+         "/tok512.bin' --steps 40 ";
+}
+
+TEST(CliProbe, NeedleBesideTheReplayInJson) {
+  REQUIRE_STORIES();
+  // Needle of 8 at depth 0.25 of 128 filler tokens: positions 33..40; the question ends at
+  // P = 1 + 128 + 8 + 2 - 1 = 138. A window of 32 keeps 107..138 (and sinks 0..3): no needle token.
+  const CliRun r = kvplan(model_args() +
+                          "--probe needle --probe-span 8 --probe-cue 2 --probe-filler 128 "
+                          "--probe-depth 0.25 --probe-prompts 2 --policy full "
+                          "streaming:sink=4,window=32 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["configs"].size(), 2u);
+  EXPECT_EQ(j["configs"][0]["probe_needle_kept"], 1.0);
+  EXPECT_EQ(j["configs"][1]["probe_needle_kept"], 0.0);
+  EXPECT_EQ(j["configs"][1]["probe_needle_mass"], 0.0);
+  const auto& p = j["probe"];
+  EXPECT_EQ(p["probe"], "needle");
+  EXPECT_EQ(p["prompt_tokens"], 139);
+  ASSERT_EQ(p["results"].size(), 3u);  // fp32 | full first
+  EXPECT_EQ(p["results"][0]["label"], "fp32 | full | S=16");
+  EXPECT_EQ(p["results"][0]["layer_retained"].size(), 5u);  // stories260K: 5 layers
+  // Where the model cannot do the task its accuracies are null beside the replay.
+  if (!p["model_can_do"].get<bool>()) {
+    EXPECT_TRUE(j["configs"][1]["probe_accuracy"].is_null());
+  }
+}
+
+TEST(CliProbe, CopyTableCarriesTheVerdict) {
+  REQUIRE_STORIES();
+  const CliRun r = kvplan(model_args() +
+                          "--probe copy --probe-span 8 --probe-cue 2 --probe-filler 32 "
+                          "--probe-prompts 2 --probe-filler-kind random");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("copy probe (2 prompts, seed 1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("copy acc"), std::string::npos) << r.out;
+}
+
+TEST(CliProbe, BadProbeFlagsAreUsageErrors) {
+  REQUIRE_STORIES();
+  CliRun r = kvplan(model_args() + "--probe recall");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--probe"), std::string::npos) << r.err;
+  r = kvplan(model_args() + "--probe copy --probe-filler-kind lorem");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--probe-filler-kind"), std::string::npos) << r.err;
+  r = kvplan(model_args() + "--probe copy --probe-span 8 --probe-cue 8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cue"), std::string::npos) << r.err;
+  // stories260K's context is 512: 1 + 16 + 600 + 16 tokens do not fit.
+  r = kvplan(model_args() + "--probe copy --probe-filler 600");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("filler"), std::string::npos) << r.err;
+}
+
+TEST(CliProbe, AProbeNeedsTheModelNotATrace) {
+  const CliRun r = kvplan("replay --trace /nonexistent.safetensors --probe copy");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--probe"), std::string::npos) << r.err;
+}
+
+}  // namespace
