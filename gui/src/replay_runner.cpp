@@ -56,6 +56,23 @@ sim::ReplayReport run_replay(const ReplayRequest& r,
   return sim::run_replay(req);
 }
 
+std::optional<sim::ProbeReport> run_probe(
+    const ReplayRequest& r, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  if (r.probe.empty()) return std::nullopt;
+  sim::ProbeOptions o = r.probe_options;
+  o.kind = sim::parse_probe_kind(r.probe);
+  if (r.source == ReplayRequest::Source::trace)
+    throw Error("replay", "probe", "a retrieval probe needs the model in the loop, not a trace");
+  // The configurations the replay ran, as run_replay expands them.
+  sim::ReplayRequest req;
+  req.checkpoint = r.path;
+  for (const auto& c : r.configs) req.configs.push_back({c.format, c.policy, c.block_size});
+  const auto configs = sim::expand_configs(req);
+  const auto model = sim::Llama2cModel::load(r.path);
+  const auto tok = sim::Tokenizer::load(findTokenizer(r), model.config().vocab_size);
+  return sim::run_probe(model, tok, configs, o, kernels::Backend::cpu, progress);
+}
+
 ReplayRunner::ReplayRunner(QObject* parent) : QObject(parent) {
   pool_.setMaxThreadCount(1);
   connect(&watcher_, &QFutureWatcher<ReplayOutcome>::finished, this, [this] {
@@ -79,16 +96,19 @@ bool ReplayRunner::start(const ReplayRequest& request) {
   watcher_.setFuture(QtConcurrent::run(&pool_, [this, request, flag]() -> ReplayOutcome {
     ReplayOutcome out;
     std::uint64_t last_pct = ~std::uint64_t{0};
+    const auto report = [&](std::uint64_t done, std::uint64_t total) {
+      if (flag->load()) throw Cancelled{};
+      // At most ~200 updates per run, so the GUI thread's queue stays short.
+      const std::uint64_t pct = total ? done * 200 / total : 0;
+      if (pct != last_pct || done == total) {
+        last_pct = pct;
+        Q_EMIT progress(done, total);  // queued to the GUI thread
+      }
+    };
     try {
-      out.report = run_replay(request, [&](std::uint64_t done, std::uint64_t total) {
-        if (flag->load()) throw Cancelled{};
-        // At most ~200 updates per run, so the GUI thread's queue stays short.
-        const std::uint64_t pct = total ? done * 200 / total : 0;
-        if (pct != last_pct || done == total) {
-          last_pct = pct;
-          Q_EMIT progress(done, total);  // queued to the GUI thread
-        }
-      });
+      out.report = run_replay(request, report);
+      last_pct = ~std::uint64_t{0};  // the probe's runs restart the bar
+      out.probe = run_probe(request, report);
       out.status = ReplayOutcome::Status::done;
     } catch (const Cancelled&) {
       out.status = ReplayOutcome::Status::cancelled;

@@ -12,9 +12,11 @@
 #include <QThreadPool>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kvplan/sim/probe.hpp"
 #include "kvplan/sim/replay.hpp"
 
 namespace kvplan::gui {
@@ -37,6 +39,10 @@ struct ReplayRequest {
   std::uint64_t eval_from = 0;
   std::uint64_t max_tokens = 0;      // 0 = all
   std::uint64_t fidelity_every = 0;  // traces: 0 = about 256 scored steps
+  // A retrieval probe run after the replay through the same configurations (model only):
+  // "" none, "copy" or "needle"; probe_options.kind follows it.
+  std::string probe;
+  sim::ProbeOptions probe_options;
 };
 
 struct ReplayOutcome {
@@ -44,12 +50,20 @@ struct ReplayOutcome {
   Status status = Status::failed;
   QString error;
   sim::ReplayReport report;
+  std::optional<sim::ProbeReport> probe;  // when the request named one
 };
 
 // Runs the request synchronously on the calling thread; `progress` may throw to cancel.
 // Throws kvplan::Error on bad input (unreadable trace, bad spec, missing tokenizer).
 sim::ReplayReport run_replay(const ReplayRequest& request,
                              const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+
+// The request's probe (none when it names none), on the calling thread; `progress` counts probe
+// runs (prompt x configuration) and may throw to cancel. Throws kvplan::Error for a probe on a
+// trace, a bad probe name or options that do not fit the model.
+std::optional<sim::ProbeReport> run_probe(
+    const ReplayRequest& request,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress);
 
 class ReplayRunner : public QObject {
   Q_OBJECT

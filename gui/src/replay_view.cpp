@@ -68,6 +68,23 @@ QString shortLabel(std::size_t i, const sim::ConfigResult& c) {
 
 QString percent(double v) { return QString::number(100.0 * v, 'f', 2) + " %"; }
 
+QString signedPercent(double v) {
+  return (v > 0 ? "+" : "") + QString::number(100.0 * v, 'f', 2) + " %";
+}
+
+double layerMean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+// "L0 100.00 %, L1 62.50 %": a needle figure per layer, for a cell's tool tip.
+QString perLayer(const std::vector<double>& v) {
+  QStringList parts;
+  for (std::size_t l = 0; l < v.size(); ++l) parts << QString("L%1 %2").arg(l).arg(percent(v[l]));
+  return parts.join(", ");
+}
+
 void resetChart(QChart* c) {
   c->removeAllSeries();
   for (QAbstractAxis* a : c->axes()) {
@@ -160,10 +177,45 @@ QWidget* ReplayView::buildInputs() {
   prompt_->setPlaceholderText("empty: the model's own story from BOS");
   ml->addRow("Prompt", prompt_);
   steps_ = new QSpinBox;
+  steps_->setObjectName("replaySteps");
   steps_->setRange(2, 1 << 20);
   steps_->setValue(256);
   steps_->setSuffix(" tokens");
   ml->addRow("Generate", steps_);
+  probe_ = new QComboBox;
+  probe_->setObjectName("replayProbe");
+  probe_->addItem("none", QString());
+  probe_->addItem("copy (induction)", QString("copy"));
+  probe_->addItem("needle in filler", QString("needle"));
+  probe_->setToolTip(
+      "After the replay, run probe prompts through the same configurations and the full cache: "
+      "a random span repeated after filler (copy), or a needle at a depth (needle)");
+  ml->addRow("Retrieval probe", probe_);
+  const auto spin = [](const char* name, int lo, int hi, int value, const char* suffix) {
+    auto* s = new QSpinBox;
+    s->setObjectName(name);
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setSuffix(suffix);
+    return s;
+  };
+  const sim::ProbeOptions defaults;
+  probe_span_ = spin("replayProbeSpan", 2, 4096, static_cast<int>(defaults.span), " tokens");
+  probe_cue_ = spin("replayProbeCue", 1, 4095, static_cast<int>(defaults.cue), " tokens");
+  probe_filler_ =
+      spin("replayProbeFiller", 0, 1 << 20, static_cast<int>(defaults.filler), " tokens");
+  probe_prompts_ = spin("replayProbePrompts", 1, 10000, static_cast<int>(defaults.prompts), "");
+  probe_depth_ = new QDoubleSpinBox;
+  probe_depth_->setObjectName("replayProbeDepth");
+  probe_depth_->setRange(0, 1);
+  probe_depth_->setSingleStep(0.05);
+  probe_depth_->setValue(defaults.depth);
+  probe_depth_->setToolTip("Needle: share of the filler before the needle");
+  ml->addRow("Span / needle", probe_span_);
+  ml->addRow("Cue (first tokens repeated)", probe_cue_);
+  ml->addRow("Filler", probe_filler_);
+  ml->addRow("Needle depth", probe_depth_);
+  ml->addRow("Probe prompts", probe_prompts_);
   col->addWidget(mbox);
   connect(source_, &QComboBox::currentIndexChanged, this,
           [this](int i) { model_options_->setEnabled(i == 1); });
@@ -246,16 +298,26 @@ QWidget* ReplayView::buildResults() {
   fidelity_chart_->setMinimumHeight(220);
   charts->addWidget(memory_chart_);
   charts->addWidget(fidelity_chart_);
-  results_ = new QTableWidget(0, 11);
+  probe_verdict_ = new QLabel;
+  probe_verdict_->setObjectName("replayProbeVerdict");
+  probe_verdict_->setWordWrap(true);
+  probe_verdict_->hide();
+  results_ = new QTableWidget(0, 15);
   results_->setObjectName("replayResults");
-  results_->setHorizontalHeaderLabels({"configuration", "tokens", "predicted KV", "measured KV",
-                                       "equal at every step", "retained (tokens)",
-                                       "output error (rel. L2)", "attention mass kept",
-                                       "mean KL (nats)", "top-1 agreement", "perplexity"});
+  results_->setHorizontalHeaderLabels(
+      {"configuration", "tokens", "predicted KV", "measured KV", "equal at every step",
+       "retained (tokens)", "output error (rel. L2)", "attention mass kept", "mean KL (nats)",
+       "top-1 agreement", "perplexity", "probe accuracy", "probe vs full", "needle kept",
+       "needle mass"});
   // Row numbers match the "1. fp16 full" chart categories.
   results_->horizontalHeader()->setStretchLastSection(true);
   split->addWidget(charts);
-  split->addWidget(results_);
+  auto* table = new QWidget;
+  auto* tl = new QVBoxLayout(table);
+  tl->setContentsMargins(0, 0, 0, 0);
+  tl->addWidget(probe_verdict_);
+  tl->addWidget(results_);
+  split->addWidget(table);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   col->addWidget(split, 1);
@@ -311,6 +373,14 @@ ReplayRequest ReplayView::request() const {
   r.steps = static_cast<std::uint32_t>(steps_->value());
   r.max_tokens = static_cast<std::uint64_t>(max_tokens_->value());
   r.eval_from = static_cast<std::uint64_t>(eval_from_->value());
+  if (r.source == ReplayRequest::Source::llama2c) {
+    r.probe = probe_->currentData().toString().toStdString();
+    r.probe_options.span = static_cast<std::uint32_t>(probe_span_->value());
+    r.probe_options.cue = static_cast<std::uint32_t>(probe_cue_->value());
+    r.probe_options.filler = static_cast<std::uint32_t>(probe_filler_->value());
+    r.probe_options.depth = probe_depth_->value();
+    r.probe_options.prompts = static_cast<std::uint32_t>(probe_prompts_->value());
+  }
   for (int i = 0; i < configs_->rowCount(); ++i) {
     const auto* f = configs_->item(i, 0);
     const auto* p = configs_->item(i, 1);
@@ -404,8 +474,37 @@ void ReplayView::showOutcome(const ReplayOutcome& o) {
     results_->setItem(i, 10,
                       cell(c.model_in_loop ? QString::number(c.perplexity, 'f', 3) : "—", true));
   }
+  showProbe(o);
   results_->resizeColumnsToContents();
   plot(rep);
+}
+
+void ReplayView::showProbe(const ReplayOutcome& o) {
+  const auto& rep = o.report;
+  const sim::ProbeReport* p = o.probe ? &*o.probe : nullptr;
+  if (p) {
+    const QString kind = p->options.kind == sim::ProbeKind::copy ? "Copy" : "Needle";
+    probe_verdict_->setText(kind + " probe: " + qs(sim::probe_verdict(*p)));
+  }
+  probe_verdict_->setVisible(p != nullptr);
+  const bool needle = p && p->options.kind == sim::ProbeKind::needle;
+  for (int i = 0; i < static_cast<int>(rep.configs.size()); ++i) {
+    const auto& c = rep.configs[static_cast<std::size_t>(i)];
+    const sim::ProbeResult* r = nullptr;
+    if (p)
+      for (const auto& x : p->results)
+        if (x.label == c.label) r = &x;
+    // Accuracies where the model cannot do the task are noise: not shown (the verdict says so).
+    const bool acc = r && p->model_can_do;
+    results_->setItem(i, 11, cell(acc ? percent(r->accuracy) : "—", true));
+    results_->setItem(i, 12, cell(acc ? signedPercent(r->delta) : "—", true));
+    results_->setItem(i, 13,
+                      cell(needle && r ? percent(layerMean(r->layer_retained)) : "—", true,
+                           needle && r ? perLayer(r->layer_retained) : QString()));
+    results_->setItem(i, 14,
+                      cell(needle && r ? percent(layerMean(r->layer_mass)) : "—", true,
+                           needle && r ? perLayer(r->layer_mass) : QString()));
+  }
 }
 
 void ReplayView::plot(const sim::ReplayReport& rep) {

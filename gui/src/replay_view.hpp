@@ -1,7 +1,8 @@
 // The replay view: pick a trace (.safetensors), a llama2.c checkpoint, or write a synthetic trace;
 // choose KV configurations (format × policy × block size); replay them on a worker thread
-// (ReplayRunner) with a progress bar and Cancel; plot memory (predicted by core's formula and
-// measured in the kernels' block pool) and fidelity per configuration. The window stays
+// (ReplayRunner) with a progress bar and Cancel, optionally followed by a retrieval probe
+// (kvplan/sim/probe.hpp) through the same configurations; plot memory (predicted by core's formula
+// and measured in the kernels' block pool) and fidelity per configuration. The window stays
 // responsive throughout; errors show as a message in the view.
 #pragma once
 
@@ -50,6 +51,7 @@ class ReplayView : public QWidget {
   void setBusy(bool busy);
   void showMessage(const QString& message);
   void plot(const sim::ReplayReport& report);
+  void showProbe(const ReplayOutcome& outcome);  // the probe's columns and verdict
 
   ReplayRunner* runner_;
   std::unique_ptr<QTemporaryDir> temp_;
@@ -71,6 +73,14 @@ class ReplayView : public QWidget {
   QChartView* memory_chart_;
   QChartView* fidelity_chart_;
   QWidget* model_options_;
+  // Retrieval probe (model only): its kind and options; its verdict above the results.
+  QComboBox* probe_;
+  QSpinBox* probe_span_;
+  QSpinBox* probe_cue_;
+  QSpinBox* probe_filler_;
+  QDoubleSpinBox* probe_depth_;
+  QSpinBox* probe_prompts_;
+  QLabel* probe_verdict_;
 };
 
 }  // namespace kvplan::gui
