@@ -27,9 +27,15 @@ constexpr std::uint64_t kMaxWidth = std::uint64_t{1} << 24;  // hidden, intermed
 constexpr std::uint64_t kMaxContext = std::uint64_t{1} << 32;
 constexpr std::uint64_t kMaxExperts = 65536;
 
-std::uint64_t pmul(std::uint64_t a, std::uint64_t b) { return kvplan::mul(a, b, "parameter count"); }
-std::uint64_t pmul(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return pmul(pmul(a, b), c); }
-std::uint64_t padd(std::uint64_t a, std::uint64_t b) { return kvplan::add(a, b, "parameter count"); }
+std::uint64_t pmul(std::uint64_t a, std::uint64_t b) {
+  return kvplan::mul(a, b, "parameter count");
+}
+std::uint64_t pmul(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  return pmul(pmul(a, b), c);
+}
+std::uint64_t padd(std::uint64_t a, std::uint64_t b) {
+  return kvplan::add(a, b, "parameter count");
+}
 
 // ---------------------------------------------------------------------------------------------
 // The language model's fields: top level for plain configs, `text_config` for multimodal
@@ -46,9 +52,7 @@ struct Config {
   bool nested() const { return text_holder.has_value(); }
   // A field from the text config, else the wrapper.
   bool has(const std::string& k) { return text().has(k) || (nested() && top.has(k)); }
-  JsonObject& owner(const std::string& k) {
-    return text().has(k) || !nested() ? text() : top;
-  }
+  JsonObject& owner(const std::string& k) { return text().has(k) || !nested() ? text() : top; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -76,9 +80,9 @@ LayerSpec recurrent_only() { return LayerSpec{AttentionKind::none, 0, true}; }
 void expect_per_layer(JsonObject& o, const std::string& key, std::size_t got, std::uint64_t n,
                       const char* unit = "entries", bool at_least = false) {
   if (got == n || (at_least && got > n)) return;
-  throw Error(o.source(), o.pointer(key),
-              "has " + std::to_string(got) + " " + unit + ", num_hidden_layers is " +
-                  std::to_string(n));
+  throw Error(
+      o.source(), o.pointer(key),
+      "has " + std::to_string(got) + " " + unit + ", num_hidden_layers is " + std::to_string(n));
 }
 
 std::vector<LayerSpec> from_layer_types(Config& c, std::uint64_t n, MixerKind mixer,
@@ -128,10 +132,16 @@ std::vector<LayerSpec> layer_pattern(Config& c, std::uint64_t n, MixerKind mixer
     expect_per_layer(ow, "hybrid_override_pattern", p.size(), n, "characters");
     for (std::size_t i = 0; i < n; ++i) {
       switch (p[i]) {
-        case 'M': layers[i] = recurrent_only(); break;
-        case '*': layers[i] = {AttentionKind::full, 0}; break;
+        case 'M':
+          layers[i] = recurrent_only();
+          break;
+        case '*':
+          layers[i] = {AttentionKind::full, 0};
+          break;
         case '-':
-        case 'E': layers[i] = {AttentionKind::none, 0}; break;
+        case 'E':
+          layers[i] = {AttentionKind::none, 0};
+          break;
         default:
           throw Error(ow.source(), ow.pointer("hybrid_override_pattern"),
                       std::string("unknown layer character '") + p[i] + "' at layer " +
@@ -305,8 +315,9 @@ RecurrentSpec recurrent_dims(Config& c, MixerKind mixer, std::uint64_t hidden, K
       break;
     case MixerKind::lightning:
       // MiniMax lightning attention: one head_dim × head_dim state per attention head, in the
-      // model dtype (vLLM MambaStateDtypeCalculator.linear_attention_state_dtype: mamba_cache_dtype,
-      // "auto" = the model's; the kernel computes in fp32 but stores in the cache dtype).
+      // model dtype (vLLM MambaStateDtypeCalculator.linear_attention_state_dtype:
+      // mamba_cache_dtype, "auto" = the model's; the kernel computes in fp32 but stores in the
+      // cache dtype).
       r.heads = u32(q_heads);
       r.head_dim = u32(head_dim);
       break;
@@ -317,8 +328,18 @@ RecurrentSpec recurrent_dims(Config& c, MixerKind mixer, std::uint64_t hidden, K
 // ---------------------------------------------------------------------------------------------
 // Weights, by component, so that a quantization scheme can cost each as it stores it.
 
-enum class Part { embed, head, attention, mixer, dense_mlp, experts, shared_expert, router, small,
-                  vision };
+enum class Part {
+  embed,
+  head,
+  attention,
+  mixer,
+  dense_mlp,
+  experts,
+  shared_expert,
+  router,
+  small,
+  vision
+};
 
 struct Params {
   std::uint64_t p[10] = {};
@@ -335,12 +356,12 @@ struct Params {
 };
 
 struct Moe {
-  std::uint64_t experts = 0;     // routed experts per MoE layer
-  std::uint64_t width = 0;       // one routed expert's intermediate size
-  std::uint64_t shared = 0;      // shared experts' total intermediate size
-  bool shared_gate = false;      // Qwen2-MoE / Qwen3-Next: a sigmoid gate on the shared expert
-  bool gpt_oss = false;          // fused gate_up with biases, router bias
-  bool router_bias = false;      // DeepSeek-V3 noaux_tc / GLM: e_score_correction_bias
+  std::uint64_t experts = 0;  // routed experts per MoE layer
+  std::uint64_t width = 0;    // one routed expert's intermediate size
+  std::uint64_t shared = 0;   // shared experts' total intermediate size
+  bool shared_gate = false;   // Qwen2-MoE / Qwen3-Next: a sigmoid gate on the shared expert
+  bool gpt_oss = false;       // fused gate_up with biases, router bias
+  bool router_bias = false;   // DeepSeek-V3 noaux_tc / GLM: e_score_correction_bias
   std::vector<bool> layer_is_moe;
 };
 
@@ -348,8 +369,7 @@ std::uint64_t gated_mlp(std::uint64_t hidden, std::uint64_t width, bool bias) {
   return padd(pmul(3, hidden, width), bias ? 2 * width + hidden : 0);
 }
 
-Moe moe_of(Config& c, std::uint64_t n, std::uint64_t hidden, const std::vector<LayerSpec>& layers,
-           const std::string& pattern) {
+Moe moe_of(Config& c, std::uint64_t n, const std::string& pattern) {
   JsonObject& o = c.text();
   Moe m;
   m.layer_is_moe.assign(n, false);
@@ -394,7 +414,8 @@ Moe moe_of(Config& c, std::uint64_t n, std::uint64_t hidden, const std::vector<L
   std::uint64_t every = 1;
   if (o.has("moe_layer_freq")) every = o.uint("moe_layer_freq", 1, kMaxLayers);
   if (o.has("decoder_sparse_step")) every = o.uint("decoder_sparse_step", 1, kMaxLayers);
-  if (o.has("interleave_moe_layer_step")) every = o.uint("interleave_moe_layer_step", 1, kMaxLayers);
+  if (o.has("interleave_moe_layer_step"))
+    every = o.uint("interleave_moe_layer_step", 1, kMaxLayers);
   std::vector<std::uint64_t> dense_only;
   if (o.has("mlp_only_layers")) {
     const auto& v = o.raw("mlp_only_layers");
@@ -414,8 +435,6 @@ Moe moe_of(Config& c, std::uint64_t n, std::uint64_t hidden, const std::vector<L
     if (std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end()) moe = false;
     m.layer_is_moe[i] = moe;
   }
-  (void)layers;
-  (void)hidden;
   return m;
 }
 
@@ -462,21 +481,24 @@ std::uint64_t attention_params(Config& c, const Shape& s) {
              o.opt_bool("qkv_bias").value_or(false)) {
     a = padd(a, q + 2 * kv);  // Qwen2 biases q, k and v without saying so
   }
-  if (t.rfind("qwen3", 0) == 0 || t.rfind("gemma3", 0) == 0 || o.opt_bool("use_qk_norm").value_or(false))
-    a = padd(a, 2 * s.head_dim);  // q_norm, k_norm
+  if (t.rfind("qwen3", 0) == 0 || t.rfind("gemma3", 0) == 0 ||
+      o.opt_bool("use_qk_norm").value_or(false))
+    a = padd(a, 2 * s.head_dim);               // q_norm, k_norm
   if (t == "gpt_oss") a = padd(a, s.q_heads);  // attention sinks
   return a;
 }
 
 std::uint64_t mixer_params(const RecurrentSpec& r, std::uint64_t h, Config& c) {
   switch (r.kind) {
-    case MixerKind::none: return 0;
+    case MixerKind::none:
+      return 0;
     case MixerKind::mamba: {
       // JambaMambaMixer: in_proj, conv1d (+bias), x_proj, dt_proj (+bias), A_log, D, out_proj,
       // and Jamba's dt/B/C layernorms.
       const std::uint64_t d = r.d_inner;
-      const std::uint64_t dt_rank =
-          c.text().has("mamba_dt_rank") ? c.text().uint("mamba_dt_rank", 1, kMaxWidth) : ceil_div(h, 16);
+      const std::uint64_t dt_rank = c.text().has("mamba_dt_rank")
+                                        ? c.text().uint("mamba_dt_rank", 1, kMaxWidth)
+                                        : ceil_div(h, 16);
       std::uint64_t p = pmul(h, 2 * d);
       p = padd(p, pmul(d, r.d_conv) + d);
       p = padd(p, pmul(d, dt_rank + 2 * r.d_state));
@@ -531,8 +553,8 @@ std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
   };
   const auto d = first({"hidden_size", "vt_hidden_size"}, kMaxWidth);
   if (d == 0) return 0;
-  const auto layers = first({"num_hidden_layers", "depth", "num_layers", "vt_num_hidden_layers"},
-                            kMaxLayers);
+  const auto layers =
+      first({"num_hidden_layers", "depth", "num_layers", "vt_num_hidden_layers"}, kMaxLayers);
   auto inter = first({"intermediate_size", "vt_intermediate_size"}, kMaxWidth);
   if (inter == 0) inter = 4 * d;
   const auto patch = v.opt_uint("patch_size", 1, 1024).value_or(14);
@@ -541,7 +563,8 @@ std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
   const auto& t = c.outer_type;
   // SigLIP (Gemma 3) and Llama 4's encoder use a plain MLP; Pixtral and Qwen-VL a gated one.
   const bool gated = t == "mistral3" || t.rfind("qwen", 0) == 0;
-  std::uint64_t block = padd(pmul(4, d, d) + 4 * d, gated ? pmul(3, d, inter) : pmul(2, d, inter) + inter + d);
+  std::uint64_t block =
+      padd(pmul(4, d, d) + 4 * d, gated ? pmul(3, d, inter) : pmul(2, d, inter) + inter + d);
   block = padd(block, 4 * d);  // two norms
   std::uint64_t p = pmul(layers, block);
   p = padd(p, pmul(channels * patch * patch, d));
@@ -565,29 +588,38 @@ std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
 // Quantized storage: bytes of each component as the checkpoint stores it.
 
 struct Quant {
-  std::string method;     // "" = unquantized
-  double bytes = 2;       // bytes per quantized weight, scales included
+  std::string method;             // "" = unquantized
+  double bytes = 2;               // bytes per quantized weight, scales included
   std::vector<std::string> skip;  // module patterns kept in the compute dtype
 };
 
 // Representative module names of each component, matched against a scheme's skip list.
 std::vector<std::string> module_names(Part p) {
   switch (p) {
-    case Part::embed: return {"model.embed_tokens", "embed_tokens"};
-    case Part::head: return {"lm_head"};
-    case Part::attention: return {"model.layers.0.self_attn", "model.layers.0.self_attn.q_proj",
-                                  "model.layers.0.self_attn.o_proj"};
-    case Part::mixer: return {"model.layers.0.mixer", "model.layers.0.linear_attn",
-                              "model.layers.0.mamba", "model.layers.0.self_attn"};
-    case Part::dense_mlp: return {"model.layers.0.mlp", "model.layers.0.mlp.down_proj"};
-    case Part::experts: return {"model.layers.0.mlp.experts", "model.layers.0.mlp.experts.0.down_proj",
-                                "model.layers.0.block_sparse_moe.experts"};
-    case Part::shared_expert: return {"model.layers.0.mlp.shared_expert",
-                                      "model.layers.0.mlp.shared_experts"};
-    case Part::router: return {"model.layers.0.mlp.gate", "model.layers.0.mlp.router",
-                               "model.layers.0.block_sparse_moe.gate"};
-    case Part::small: return {};
-    case Part::vision: return {"vision_tower", "visual", "vision_model", "multi_modal_projector"};
+    case Part::embed:
+      return {"model.embed_tokens", "embed_tokens"};
+    case Part::head:
+      return {"lm_head"};
+    case Part::attention:
+      return {"model.layers.0.self_attn", "model.layers.0.self_attn.q_proj",
+              "model.layers.0.self_attn.o_proj"};
+    case Part::mixer:
+      return {"model.layers.0.mixer", "model.layers.0.linear_attn", "model.layers.0.mamba",
+              "model.layers.0.self_attn"};
+    case Part::dense_mlp:
+      return {"model.layers.0.mlp", "model.layers.0.mlp.down_proj"};
+    case Part::experts:
+      return {"model.layers.0.mlp.experts", "model.layers.0.mlp.experts.0.down_proj",
+              "model.layers.0.block_sparse_moe.experts"};
+    case Part::shared_expert:
+      return {"model.layers.0.mlp.shared_expert", "model.layers.0.mlp.shared_experts"};
+    case Part::router:
+      return {"model.layers.0.mlp.gate", "model.layers.0.mlp.router",
+              "model.layers.0.block_sparse_moe.gate"};
+    case Part::small:
+      return {};
+    case Part::vision:
+      return {"vision_tower", "visual", "vision_model", "multi_modal_projector"};
   }
   return {};
 }
@@ -687,9 +719,10 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
     if (q.has("weight_block_size")) {
       const auto& b = q.raw("weight_block_size");
       // Bounded so rows · cols cannot wrap (a wrapped 0 made the scale bytes infinite).
-      if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
-          b[0].get<std::uint64_t>() == 0 || b[1].get<std::uint64_t>() == 0 ||
-          b[0].get<std::uint64_t>() > 65536 || b[1].get<std::uint64_t>() > 65536)
+      if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() ||
+          !b[1].is_number_unsigned() || b[0].get<std::uint64_t>() == 0 ||
+          b[1].get<std::uint64_t>() == 0 || b[0].get<std::uint64_t>() > 65536 ||
+          b[1].get<std::uint64_t>() > 65536)
         throw Error(q.source(), q.pointer("weight_block_size"),
                     "expected [rows, cols], each 1 … 65536");
       scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
@@ -918,20 +951,23 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
       if (l.kind == AttentionKind::chunked) l.window = chunk;
   }
   if (mixer != MixerKind::none) {
-    m.recurrent = recurrent_dims(c, mixer, s.hidden, as_state_dtype(compute), s.q_heads,
-                                 s.head_dim);
+    m.recurrent =
+        recurrent_dims(c, mixer, s.hidden, as_state_dtype(compute), s.q_heads, s.head_dim);
     // vLLM's per-model defaults (model_executor/models/config.py): Nemotron-H keeps the ssm state
     // in the config's mamba_ssm_cache_dtype, else float32 (NemotronHForCausalLMConfig); Qwen3.5
     // in its text config's mamba_ssm_dtype. Every other family: the model dtype.
     if (c.model_type == "nemotron_h") m.recurrent.ssm_dtype = KvDtype::fp32;
-    const char* key = c.model_type == "nemotron_h"                  ? "mamba_ssm_cache_dtype"
+    const char* key = c.model_type == "nemotron_h"            ? "mamba_ssm_cache_dtype"
                       : c.model_type.rfind("qwen3_5", 0) == 0 ? "mamba_ssm_dtype"
-                                                                      : nullptr;
+                                                              : nullptr;
     if (key && o.has(key)) {
       const auto d = o.str(key);
-      if (d == "float32") m.recurrent.ssm_dtype = KvDtype::fp32;
-      else if (d == "bfloat16") m.recurrent.ssm_dtype = KvDtype::bf16;
-      else if (d == "float16") m.recurrent.ssm_dtype = KvDtype::fp16;
+      if (d == "float32")
+        m.recurrent.ssm_dtype = KvDtype::fp32;
+      else if (d == "bfloat16")
+        m.recurrent.ssm_dtype = KvDtype::bf16;
+      else if (d == "float16")
+        m.recurrent.ssm_dtype = KvDtype::fp16;
       else if (d != "auto")
         throw Error(source, o.pointer(key),
                     "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
@@ -940,7 +976,8 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
   // MTP layers ship with the checkpoint (DeepSeek-V3, GLM-4.5, Qwen3-Next); they hold a cache
   // only when speculative decoding runs them.
   m.mtp_layers = static_cast<std::uint32_t>(
-      o.opt_uint("num_nextn_predict_layers", 0, 64).value_or(o.opt_uint("mtp_num_hidden_layers", 0, 64).value_or(0)));
+      o.opt_uint("num_nextn_predict_layers", 0, 64)
+          .value_or(o.opt_uint("mtp_num_hidden_layers", 0, 64).value_or(0)));
 
   m.num_q_heads = static_cast<std::uint32_t>(s.q_heads);
   m.hidden_size = static_cast<std::uint32_t>(s.hidden);
@@ -952,11 +989,11 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
   // number (a group_size of 0) are refused here, never converted to a byte count.
   if (!q.method.empty() && !(std::isfinite(q.bytes) && q.bytes > 0 && q.bytes <= 64)) {
     const bool in_config = c.has("quantization_config");
-    throw Error(in_config ? source : "hf_quant_config.json",
-                in_config ? c.owner("quantization_config").pointer("quantization_config")
-                          : "/quantization",
-                "the " + q.method + " scheme gives " + std::to_string(q.bytes) +
-                    " bytes per weight (a group or block size of 0 or absurd)");
+    throw Error(
+        in_config ? source : "hf_quant_config.json",
+        in_config ? c.owner("quantization_config").pointer("quantization_config") : "/quantization",
+        "the " + q.method + " scheme gives " + std::to_string(q.bytes) +
+            " bytes per weight (a group or block size of 0 or absurd)");
   }
   try {
     Params p;
@@ -973,7 +1010,7 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
     std::string pattern;
     if (c.model_type == "nemotron_h" && c.has("hybrid_override_pattern"))
       pattern = c.owner("hybrid_override_pattern").str("hybrid_override_pattern");
-    const Moe moe = moe_of(c, s.layers, h, m.layers, pattern);
+    const Moe moe = moe_of(c, s.layers, pattern);
     // Experts per token: num_experts_per_tok (Mixtral, Qwen-MoE, DeepSeek, Llama 4, gpt-oss),
     // experts_per_token (gpt-oss, beside the former), moe_topk (Hunyuan). Left 0 when absent;
     // the step-time model then refuses the model, the KV planner does not need it.
@@ -991,7 +1028,8 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
     const bool gemma_norms = c.model_type == "gemma2" || c.model_type.rfind("gemma3", 0) == 0;
     for (std::uint64_t i = 0; i < s.layers; ++i) {
       const auto& l = m.layers[i];
-      const bool nemotron_mlp_layer = relu2 && i < pattern.size() && (pattern[i] == '-' || pattern[i] == 'E');
+      const bool nemotron_mlp_layer =
+          relu2 && i < pattern.size() && (pattern[i] == '-' || pattern[i] == 'E');
       if (l.kind != AttentionKind::none) p.add(Part::attention, attn);
       if (l.recurrent) p.add(Part::mixer, mix);
       p.add(Part::small, (gemma_norms ? 4 : 2) * h);
@@ -1004,9 +1042,6 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
           p.add(Part::router, pmul(h, moe.experts) + moe.experts);
         }
         continue;
-      }
-      if (l.kind == AttentionKind::none && l.recurrent && c.model_type == "qwen3_next") {
-        // every Qwen3-Next layer has an MoE block after its mixer: handled below
       }
       if (moe.experts && moe.layer_is_moe[i]) {
         if (moe.gpt_oss) {
@@ -1061,10 +1096,14 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
   }
   // weight_dtype: what a plain dtype override would replace; quantized checkpoints keep theirs.
   m.weight_dtype = compute;
-  if (q.method == "fp8" || (q.method == "modelopt" && q.bytes == 1)) m.weight_dtype = "fp8";
-  else if (q.method == "mxfp4" || q.method == "modelopt") m.weight_dtype = "fp4";
-  else if (!q.method.empty() && q.bytes < 0.7) m.weight_dtype = "int4";
-  else if (!q.method.empty() && q.bytes < 1.5) m.weight_dtype = "int8";
+  if (q.method == "fp8" || (q.method == "modelopt" && q.bytes == 1))
+    m.weight_dtype = "fp8";
+  else if (q.method == "mxfp4" || q.method == "modelopt")
+    m.weight_dtype = "fp4";
+  else if (!q.method.empty() && q.bytes < 0.7)
+    m.weight_dtype = "int4";
+  else if (!q.method.empty() && q.bytes < 1.5)
+    m.weight_dtype = "int8";
   return m;
 }
 
