@@ -25,7 +25,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   sim::ProbeOptions popt;
   desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
       "checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")(
-      "tokenizer", po::value(&tokenizer), "llama2.c tokenizer (with --checkpoint)")(
+      "tokenizer", po::value(&tokenizer), "tokenizer: llama2.c .bin or tokenizer.json (a Hugging Face directory has its own)")(
       "tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")(
       "prompt", po::value(&prompt)->default_value(""),
       "without --tokens-file: prompt of the model's own stream")(
@@ -73,8 +73,6 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("--backend", "backend", "must be cpu or cuda, got '" + backend + "'");
   if (trace.empty() == checkpoint.empty())
     throw Error("command line", "trace", "give exactly one of --trace or --checkpoint");
-  if (!checkpoint.empty() && tokenizer.empty() && tokens_file.empty())
-    throw Error("command line", "tokenizer", "--checkpoint needs --tokenizer (or --tokens-file)");
   if (vm.count("probe")) {
     popt.kind = sim::parse_probe_kind(probe);
     popt.filler_kind = sim::parse_filler_kind(probe_filler_kind);
@@ -115,7 +113,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     if (!tokens_file.empty()) {
       req.tokens = sim::read_token_file(tokens_file, model.config().vocab_size);
     } else {
-      const auto tok = sim::Tokenizer::load(tokenizer, model.config().vocab_size);
+      const auto tok =
+          sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), model.config().vocab_size);
       sim::Llama2cRunner run(model);
       sim::ReferenceAttention ref(model);
       req.tokens = sim::generate(run, ref, tok,

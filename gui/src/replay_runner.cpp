@@ -15,6 +15,7 @@ struct Cancelled {};  // thrown by the progress callback to unwind a cancelled r
 std::string findTokenizer(const ReplayRequest& r) {
   if (!r.tokenizer.empty()) return r.tokenizer;
   const QFileInfo ckpt(QString::fromStdString(r.path));
+  if (ckpt.isDir()) return r.path;  // a Hugging Face directory: its tokenizer.json
   for (const char* name : {"tok512.bin", "tokenizer.bin"}) {
     const QFileInfo t(ckpt.absoluteDir(), name);
     if (t.isFile()) return t.absoluteFilePath().toStdString();

@@ -117,3 +117,24 @@ TEST(CliProbe, AProbeNeedsTheModelNotATrace) {
 }
 
 }  // namespace
+
+// A Hugging Face model directory brings its own tokenizer.json: replay needs no --tokenizer
+// (sim::tokenizer_for), and a llama2.c checkpoint without one is refused naming the flag.
+TEST(CliReplay, HuggingFaceDirectoryNeedsNoTokenizer) {
+  const char* e = std::getenv("KVPLAN_TEST_HF_MODEL_DIR");
+  const std::string hf = e && *e ? e : KVPLAN_TEST_HF_MODEL_DIR_DEFAULT;
+  if (!std::filesystem::exists(hf + "/tokenizer.json"))
+    GTEST_SKIP() << "tinystories-656k not found in " << hf
+                 << " (set KVPLAN_TEST_HF_MODEL_DIR to the model directory)";
+  const auto r = kvplan("replay --checkpoint '" + hf +
+                        "' --prompt 'Once upon a time' --steps 24 --kv-dtype fp16 --policy full "
+                        "--format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["configs"].empty());
+  EXPECT_TRUE(j["configs"][0]["bytes_match"].get<bool>());
+  REQUIRE_STORIES();
+  const auto bad = kvplan("replay --checkpoint '" + model_dir() + "/stories260K.bin' --steps 8");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--tokenizer"), std::string::npos) << bad.err;
+}
