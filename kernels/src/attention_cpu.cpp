@@ -28,7 +28,8 @@ struct RopeTable {
     const std::uint32_t dims = r.dims ? r.dims : d;
     half = dims / 2;
     for (std::uint32_t i = 0; i < half; ++i)
-      freq.push_back(std::pow(static_cast<double>(r.theta), -2.0 * i / dims));
+      freq.push_back(
+          rope_scaled_inv_freq(std::pow(static_cast<double>(r.theta), -2.0 * i / dims), r.llama3));
   }
   void rotate(float* x, double position) const {
     for (std::uint32_t i = 0; i < half; ++i) {

@@ -299,21 +299,10 @@ std::vector<double> rope_inv_freq(double theta, std::uint32_t dims, const RopeSc
   std::vector<double> f(dims / 2);
   for (std::uint32_t i = 0; i < dims / 2; ++i)
     f[i] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / dims);
-  if (scaling.type != "llama3") return f;
-  const double pi = 3.14159265358979323846;
-  const double old_len = scaling.original_max_position_embeddings;
-  const double low_wavelen = old_len / scaling.low_freq_factor;
-  const double high_wavelen = old_len / scaling.high_freq_factor;
-  for (double& x : f) {
-    const double wavelen = 2 * pi / x;
-    if (wavelen > low_wavelen) {
-      x /= scaling.factor;
-    } else if (!(wavelen < high_wavelen)) {
-      const double s = (old_len / wavelen - scaling.low_freq_factor) /
-                       (scaling.high_freq_factor - scaling.low_freq_factor);
-      x = (1 - s) * x / scaling.factor + s * x;
-    }
-  }
+  // The kernels' formula (one definition for the replay, the re-rotation and this table).
+  const kernels::RopeLlama3 s =
+      kernel_rope({.theta = theta, .dims = dims, .scaling = scaling}).llama3;
+  for (double& x : f) x = kernels::rope_scaled_inv_freq(x, s);
   return f;
 }
 

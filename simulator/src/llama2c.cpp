@@ -193,12 +193,11 @@ ModelSpec Llama2cModel::spec() const {
 }
 
 RopeSpec Llama2cModel::rope() const {
-  if (!rope_scaling_.type.empty())
-    throw Error(path_ + "/config.json", "rope_scaling",
-                "type " + rope_scaling_.type +
-                    " changes the RoPE frequencies, which kvplan's RopeSpec and attention kernels "
-                    "(theta only) cannot express yet; this model cannot run through a cache");
-  if (is_hf()) return rope_;
+  if (is_hf()) {
+    RopeSpec r = rope_;
+    r.scaling = rope_scaling_;
+    return r;
+  }
   return {10000.0, cfg_.head_size(), RopeStyle::interleaved};
 }
 

@@ -90,11 +90,7 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
                 "cuda: kvplan was built without CUDA kernels (use --backend cpu)");
 #endif
   }
-  krope_.style =
-      rope.style == RopeStyle::interleaved ? kn::RopeStyle::interleaved : kn::RopeStyle::half;
-  if (rope.dims == 0) krope_.style = kn::RopeStyle::none;
-  krope_.theta = static_cast<float>(rope.theta);
-  krope_.dims = rope.dims;
+  krope_ = kernel_rope(rope);
   // One single-layer pool per layer, so a layer's cache can be rebuilt on its own (SnapKV on
   // a KIVI cache) without touching the others.
   const kn::PoolConfig pc{.format = cfg.format,

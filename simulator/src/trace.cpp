@@ -10,13 +10,38 @@
 
 namespace kvplan::sim {
 
+namespace {
+
+kernels::RopeLlama3 llama3_of(const RopeScaling& s) {
+  if (s.type != "llama3") return {};
+  return {.factor = s.factor,
+          .low_freq_factor = s.low_freq_factor,
+          .high_freq_factor = s.high_freq_factor,
+          .original_max_position_embeddings = s.original_max_position_embeddings};
+}
+
+}  // namespace
+
+kernels::RopeParams kernel_rope(const RopeSpec& rope) {
+  kernels::RopeParams r;
+  r.style = rope.dims == 0                         ? kernels::RopeStyle::none
+            : rope.style == RopeStyle::interleaved ? kernels::RopeStyle::interleaved
+                                                   : kernels::RopeStyle::half;
+  r.theta = static_cast<float>(rope.theta);
+  r.dims = rope.dims;
+  r.llama3 = llama3_of(rope.scaling);
+  return r;
+}
+
 void apply_rope(const RopeSpec& rope, std::span<float> x, std::uint64_t pos) {
   const std::uint32_t dims = rope.dims;
   const float theta = static_cast<float>(rope.theta);
   const float p = static_cast<float>(pos);
+  const kernels::RopeLlama3 scaling = llama3_of(rope.scaling);
   if (rope.style == RopeStyle::interleaved) {
     for (std::uint32_t i = 0; i + 1 < dims; i += 2) {
-      const float freq = 1.0f / powf(theta, static_cast<float>(i) / static_cast<float>(dims));
+      const float freq = kernels::rope_scaled_inv_freq(
+          1.0f / powf(theta, static_cast<float>(i) / static_cast<float>(dims)), scaling);
       const float val = p * freq;
       const float c = cosf(val), s = sinf(val);
       const float v0 = x[i], v1 = x[i + 1];
@@ -26,7 +51,8 @@ void apply_rope(const RopeSpec& rope, std::span<float> x, std::uint64_t pos) {
   } else {
     const std::uint32_t h = dims / 2;
     for (std::uint32_t j = 0; j < h; ++j) {
-      const float freq = 1.0f / powf(theta, static_cast<float>(2 * j) / static_cast<float>(dims));
+      const float freq = kernels::rope_scaled_inv_freq(
+          1.0f / powf(theta, static_cast<float>(2 * j) / static_cast<float>(dims)), scaling);
       const float val = p * freq;
       const float c = cosf(val), s = sinf(val);
       const float v0 = x[j], v1 = x[j + h];
@@ -49,6 +75,52 @@ std::uint32_t parse_u32_field(const std::map<std::string, std::string>& m, const
     throw Error(path, "__metadata__/" + key,
                 "must be an integer in [0, " + std::to_string(max) + "], got '" + s + "'");
   return v;
+}
+
+// A metadata number in [lo, hi] (strtod syntax, the whole string).
+double parse_number_field(const std::map<std::string, std::string>& m, const std::string& key,
+                          const std::string& path, double lo, double hi) {
+  auto it = m.find(key);
+  if (it == m.end()) throw Error(path, "__metadata__/" + key, "missing (rope_scaling_type is set)");
+  const std::string& s = it->second;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !(v >= lo && v <= hi))
+    throw Error(path, "__metadata__/" + key,
+                "must be a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                    "], got '" + s + "'");
+  return v;
+}
+
+// The optional llama3 scaling keys; a trace without rope_scaling_type has none. The bounds are
+// the Hugging Face loader's (hf_model.cpp, rope_scaling_of).
+RopeScaling read_rope_scaling(const std::map<std::string, std::string>& md,
+                              const std::string& path) {
+  RopeScaling s;
+  auto it = md.find("rope_scaling_type");
+  if (it == md.end()) return s;
+  if (it->second != "llama3")
+    throw Error(path, "__metadata__/rope_scaling_type",
+                "must be 'llama3' (or absent), got '" + it->second + "'");
+  s.type = "llama3";
+  s.factor = parse_number_field(md, "rope_scaling_factor", path, 1, 1e6);
+  s.low_freq_factor = parse_number_field(md, "rope_scaling_low_freq_factor", path, 1e-6, 1e6);
+  s.high_freq_factor = parse_number_field(md, "rope_scaling_high_freq_factor", path, 1e-6, 1e6);
+  if (!(s.high_freq_factor > s.low_freq_factor))
+    throw Error(path, "__metadata__/rope_scaling_high_freq_factor",
+                "must be above rope_scaling_low_freq_factor");
+  s.original_max_position_embeddings =
+      parse_u32_field(md, "rope_scaling_original_max_position_embeddings", path, 1u << 24);
+  if (s.original_max_position_embeddings == 0)
+    throw Error(path, "__metadata__/rope_scaling_original_max_position_embeddings",
+                "must be at least 1");
+  return s;
+}
+
+std::string exact(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
 }
 
 }  // namespace
@@ -92,6 +164,7 @@ TraceFile TraceFile::open(const std::string& path) {
     throw Error(path, "__metadata__/rope_style",
                 "must be 'interleaved' or 'half', got '" + style + "'");
   }
+  info.rope.scaling = read_rope_scaling(md, path);
 
   // Layers: layers.0 .. layers.{L-1}, each with q, k, v; nothing else but `tokens`.
   std::uint32_t layers = 0;
@@ -255,6 +328,18 @@ void TraceBuilder::write(const std::string& path, DType dtype) const {
   md["rope_theta"] = theta;
   md["rope_dims"] = std::to_string(info_.rope.dims);
   md["rope_style"] = info_.rope.style == RopeStyle::interleaved ? "interleaved" : "half";
+  for (const char* k :
+       {"rope_scaling_type", "rope_scaling_factor", "rope_scaling_low_freq_factor",
+        "rope_scaling_high_freq_factor", "rope_scaling_original_max_position_embeddings"})
+    md.erase(k);
+  if (const RopeScaling& s = info_.rope.scaling; !s.type.empty()) {
+    md["rope_scaling_type"] = s.type;
+    md["rope_scaling_factor"] = exact(s.factor);
+    md["rope_scaling_low_freq_factor"] = exact(s.low_freq_factor);
+    md["rope_scaling_high_freq_factor"] = exact(s.high_freq_factor);
+    md["rope_scaling_original_max_position_embeddings"] =
+        std::to_string(s.original_max_position_embeddings);
+  }
   write_safetensors(path, views, md);
 }
 

@@ -32,11 +32,42 @@ enum class RopeStyle {
   half,         // pairs (i, i + dims/2), as Hugging Face Llama
 };
 
+// Llama-3 frequency scaling (Hugging Face rope_scaling with rope_type "llama3", Llama 3.1+):
+// wavelengths 2π/f longer than original/low_freq_factor are slowed by `factor`, those shorter
+// than original/high_freq_factor are kept, and a linear ramp in original/wavelength joins them.
+// factor 0 means no scaling.
+struct RopeLlama3 {
+  double factor = 0;
+  double low_freq_factor = 1, high_freq_factor = 4;
+  std::uint32_t original_max_position_embeddings = 0;  // tokens
+};
+
 struct RopeParams {
   RopeStyle style = RopeStyle::none;
   float theta = 10000.f;
   std::uint32_t dims = 0;  // rotated dims from the start of the head (even); 0 = head_dim
+  RopeLlama3 llama3{};     // frequency scaling; factor 0 = none
 };
+
+// The llama3-scaled inverse frequency of one RoPE pair whose unscaled frequency is `inv_freq`,
+// computed in T (float for the replay's llama2.c-style RoPE, double for re-rotation), in the
+// order of transformers' _compute_llama3_parameters (src/transformers/modeling_rope_utils.py,
+// commit 0044e3b3). Llama 3.1 (factor 8, low 1, high 4, original 8192): f = 1 (wavelength 2π)
+// stays 1; f = 500000^(-126/128) (wavelength 2.05e7 > 8192) becomes f / 8; f = 0.00213112
+// (wavelength 2948.3, between 2048 and 8192): s = (8192 / 2948.3 - 1) / 3 = 0.592849,
+// (1 - s)·f/8 + s·f = 0.00137189.
+template <typename T>
+KVPLAN_HOST_DEVICE T rope_scaled_inv_freq(T inv_freq, const RopeLlama3& s) {
+  if (s.factor == 0) return inv_freq;
+  const T factor = static_cast<T>(s.factor), low = static_cast<T>(s.low_freq_factor);
+  const T high = static_cast<T>(s.high_freq_factor);
+  const T old_len = static_cast<T>(s.original_max_position_embeddings);
+  const T wavelen = static_cast<T>(2 * 3.14159265358979323846) / inv_freq;
+  if (wavelen > old_len / low) return inv_freq / factor;
+  if (wavelen < old_len / high) return inv_freq;
+  const T smooth = (old_len / wavelen - low) / (high - low);
+  return (static_cast<T>(1) - smooth) * inv_freq / factor + smooth * inv_freq;
+}
 
 // The softmax scale: `scale`, or 1/sqrt(d) when 0.
 KVPLAN_HOST_DEVICE float effective_scale(float scale, std::uint32_t d) {
@@ -48,14 +79,16 @@ KVPLAN_HOST_DEVICE bool rerotate(PositionMode m, const RopeParams& r) {
 }
 
 // Rotates x[0..d) in place by `position` (may be negative): pair i (i < dims/2) turns by
-// position · theta^(-2i/dims) radians. Angles and sin/cos in double, result rounded to float.
+// position · f_i radians, f_i = rope_scaled_inv_freq(theta^(-2i/dims), r.llama3). Frequencies,
+// angles and sin/cos in double, result rounded to float.
 KVPLAN_HOST_DEVICE void rope_rotate(float* x, std::uint32_t d, const RopeParams& r,
                                     double position) {
   if (r.style == RopeStyle::none) return;
   const std::uint32_t dims = r.dims ? r.dims : d;
   const std::uint32_t half = dims / 2;
   for (std::uint32_t i = 0; i < half; ++i) {
-    const double freq = std::pow(static_cast<double>(r.theta), -2.0 * i / dims);
+    const double freq =
+        rope_scaled_inv_freq(std::pow(static_cast<double>(r.theta), -2.0 * i / dims), r.llama3);
     const double a = position * freq, c = std::cos(a), s = std::sin(a);
     const std::uint32_t i0 = r.style == RopeStyle::interleaved ? 2 * i : i;
     const std::uint32_t i1 = r.style == RopeStyle::interleaved ? 2 * i + 1 : i + half;

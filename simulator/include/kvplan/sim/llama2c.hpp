@@ -43,13 +43,7 @@ struct Llama2cConfig {
   std::uint32_t kv_dim() const { return n_kv_heads * head_size(); }
 };
 
-// Hugging Face "rope_scaling" of type llama3 (Llama 3.1+): long wavelengths slowed by `factor`,
-// short ones kept, a smooth ramp between.
-struct RopeScaling {
-  std::string type;  // "" (none) or "llama3"
-  double factor = 1, low_freq_factor = 1, high_freq_factor = 4;
-  std::uint32_t original_max_position_embeddings = 0;
-};
+// RopeScaling (Hugging Face "rope_scaling", type llama3) is declared in trace.hpp, beside RopeSpec.
 
 // The inverse frequencies of RoPE pair i (i < dims/2), theta^(-2i/dims), adjusted for `scaling`
 // as transformers' _compute_llama3_parameters does (modeling_rope_utils.py, commit 0044e3b3):
@@ -71,9 +65,8 @@ class Llama2cModel {
   ModelSpec spec() const;
   // llama2.c: theta 10000, all head_size channels, interleaved pairs. Hugging Face: rope_theta,
   // rotate-half pairs (i, i + d/2) (HF conversions of Meta and llama2.c checkpoints permute wq/wk
-  // so that this matches the original interleaved RoPE). Throws Error for rope_scaling llama3:
-  // RopeSpec and the attention kernels' RopeParams hold only theta, so they cannot express the
-  // adjusted frequencies (rope_inv_freq computes them).
+  // so that this matches the original interleaved RoPE), with the config's rope_scaling (llama3
+  // or none) in RopeSpec::scaling.
   RopeSpec rope() const;
   const RopeScaling& rope_scaling() const { return rope_scaling_; }
 

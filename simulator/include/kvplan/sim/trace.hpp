@@ -5,7 +5,10 @@
 //   layers.{l}.v  [T, H_kv, d]   values
 //   tokens        [T]            I32, optional
 //   __metadata__  format=kvplan-trace, version=1, model, rope_theta, rope_dims,
-//                 rope_style=interleaved|half (+ any other strings)
+//                 rope_style=interleaved|half, optionally rope_scaling_type=llama3 with
+//                 rope_scaling_factor, rope_scaling_low_freq_factor,
+//                 rope_scaling_high_freq_factor, rope_scaling_original_max_position_embeddings
+//                 (+ any other strings)
 //
 //   TraceFile t = TraceFile::open("run.safetensors");
 //   t.info().layers == 5; t.info().tokens == 512
@@ -23,22 +26,37 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/kernels/attention.hpp"
 #include "kvplan/sim/safetensors.hpp"
 
 namespace kvplan::sim {
 
 enum class RopeStyle { interleaved, half };  // pairs (i, i+1) as llama2.c; (i, i+d/2) as HF
 
+// Hugging Face "rope_scaling" of type llama3 (Llama 3.1+): long wavelengths slowed by `factor`,
+// short ones kept, a smooth ramp between (kernels::rope_scaled_inv_freq has the formula).
+struct RopeScaling {
+  std::string type;  // "" (none) or "llama3"
+  double factor = 1, low_freq_factor = 1, high_freq_factor = 4;
+  std::uint32_t original_max_position_embeddings = 0;
+};
+
 struct RopeSpec {
   double theta = 10000.0;
   std::uint32_t dims = 0;  // rotated leading channels per head (0 = none); even, <= head_dim
   RopeStyle style = RopeStyle::interleaved;
+  RopeScaling scaling{};  // frequency scaling (type "" = none)
 };
 
 // Rotates one head vector `x` (head_dim elements) in place for position `pos`. Uses the float
 // arithmetic of llama2.c (freq = 1 / powf(theta, i / dims), cosf/sinf of pos·freq in float), so a
-// replay reproduces the reference model bit for bit.
+// replay reproduces the reference model bit for bit; with llama3 scaling each freq then goes
+// through kernels::rope_scaled_inv_freq in float.
 void apply_rope(const RopeSpec& rope, std::span<float> x, std::uint64_t pos);
+
+// The same RoPE as the attention kernels take it (their re-rotation for positions=cache):
+// style none when dims is 0, theta, dims and the llama3 scaling.
+kernels::RopeParams kernel_rope(const RopeSpec& rope);
 
 struct TraceInfo {
   std::string model;  // metadata "model"
