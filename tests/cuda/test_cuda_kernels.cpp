@@ -280,13 +280,15 @@ struct AttnCase {
   std::string format;
   std::uint32_t block_size, kv_heads, group, head_dim, tokens;
   PositionMode positions;
+  bool llama3 = false;  // RoPE with Llama-3 frequency scaling (re-rotation under positions=cache)
 };
 std::string attn_name(const ::testing::TestParamInfo<AttnCase>& i) {
   const AttnCase& c = i.param;
   return clean(c.format) + "_S" + std::to_string(c.block_size) + "_Hkv" +
          std::to_string(c.kv_heads) + "_G" + std::to_string(c.group) + "_d" +
          std::to_string(c.head_dim) + "_n" + std::to_string(c.tokens) +
-         (c.positions == PositionMode::cache ? "_poscache" : "_posorig");
+         (c.positions == PositionMode::cache ? "_poscache" : "_posorig") +
+         (c.llama3 ? "_llama3" : "");
 }
 
 class CudaAttention : public CudaParamTest<AttnCase> {
@@ -311,7 +313,17 @@ class CudaAttention : public CudaParamTest<AttnCase> {
     ASSERT_TRUE(cpu->append_tokens(*cs, 0, c.tokens, k.data(), v.data(), pos.data()).ok());
     ASSERT_TRUE(gpu->append_tokens(*gs, 0, c.tokens, k.data(), v.data(), pos.data()).ok());
   }
-  RopeParams rope() const { return {.style = RopeStyle::half, .theta = 10000.f}; }
+  // Llama 3.1's scaling (factor 8, low 1, high 4) over an original context of 256 tokens, so
+  // that with head_dim 64 pairs fall on each side of the ramp and inside it.
+  RopeParams rope() const {
+    RopeParams r{.style = RopeStyle::half, .theta = 10000.f};
+    if (GetParam().llama3)
+      r.llama3 = {.factor = 8,
+                  .low_freq_factor = 1,
+                  .high_freq_factor = 4,
+                  .original_max_position_embeddings = 256};
+    return r;
+  }
 };
 
 TEST_P(CudaAttention, DecodeMatchesReference) {
@@ -399,6 +411,8 @@ std::vector<AttnCase> attn_cases() {
       v.push_back({f, 3, 1, 1, 64, n, PositionMode::original});
     }
   v.push_back({"fp16", 17, 2, 8, 64, 300, PositionMode::cache});
+  v.push_back({"fp16", 17, 2, 8, 64, 300, PositionMode::cache, true});
+  v.push_back({"int8", 3, 1, 4, 64, 37, PositionMode::cache, true});
   v.push_back({"bf16", 1, 4, 2, 96, 129, PositionMode::original});
   v.push_back({"fp32", 16, 1, 16, 256, 5000, PositionMode::original});
   return v;
