@@ -39,7 +39,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
       "the SLO as concurrency=N,context=N,mean_context=N (mean_context: the typical length)")(
       "strict", "unknown engine flags are errors (exit 2), not warnings")(
       "calibration", po::value(&calibration),
-      "a calibration file (kvplan explain --calibrate): its measured reserve")(
+      "a calibration file (kvplan explain --calibrate): its measured reserve (if it has one) "
+      "and, for the latency limits, its step-time efficiency")(
       "format", po::value(&format)->default_value("text"), "text|json|md|junit");
   po::positional_options_description pos;
   pos.add("deploy", 1);
@@ -95,7 +96,12 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     std::optional<Slo> slo;
     if (vm.count("slo")) slo = parse_slo_spec(slo_spec, "--slo");
     d = deploy_from_engine(a, g, gpus, model, src, slo);
-    if (vm.count("calibration")) d.plan.reserve_bytes = load_calibration(calibration).reserve_bytes;
+  }
+  std::optional<CalibratedEfficiency> calibrated;  // step-time fields, for the latency limits
+  if (vm.count("calibration")) {
+    const Calibration cal = load_calibration(calibration);
+    if (cal.reserve_bytes) d.plan.reserve_bytes = cal.reserve_bytes;  // else the deployment's
+    calibrated = cal.efficiency;
   }
   if (vm.count("context")) d.slo.context = context;
   if (vm.count("concurrency")) {
@@ -105,7 +111,7 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   for (const auto& w : d.warnings)
     std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
   CheckReport r = run_check(d);
-  sim::check_serving_slo(d, r);  // the latency limits under the file's workload, if any
+  sim::check_serving_slo(d, r, calibrated);  // the latency limits under the file's workload, if any
   out << for_output(render(r, fmt), fmt);
   return r.passed() ? 0 : 1;
 }

@@ -77,6 +77,13 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   if (f.max_gpus == 0 || f.max_gpus > 4096)
     throw Error("--max-gpus", "max-gpus",
                 "must be between 1 and 4096, got " + std::to_string(f.max_gpus));
+  // As kvplan simulate: vLLM's SchedulerConfig refuses max_num_batched_tokens < max_num_seqs
+  // (vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43).
+  if (in.engine == Engine::vllm && in.max_num_batched_tokens < f.max_num_seqs)
+    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
+                std::to_string(in.max_num_batched_tokens) + " is less than --max-num-seqs " +
+                    std::to_string(f.max_num_seqs) +
+                    ": vLLM refuses max_num_batched_tokens < max_num_seqs");
   sim::SloSearchInput s;
   s.slo = sim::parse_latency_slo(f.slo, "--slo");
   s.base.plan = in;
@@ -237,7 +244,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   std::optional<CalibratedEfficiency> calibrated;  // step-time fields, for SLO sizing
   if (vm.count("calibration")) {
     const Calibration cal = load_calibration(calibration);
-    in.reserve_bytes = cal.reserve_bytes;
+    if (cal.reserve_bytes) in.reserve_bytes = cal.reserve_bytes;  // else --reserve-gib's
     calibrated = cal.efficiency;
   }
   if (vm.count("available-kv-gib"))

@@ -117,6 +117,13 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   if (seqs == 0 || seqs > 1'000'000)
     throw Error("--max-num-seqs", "max-num-seqs",
                 "must be between 1 and 1000000, got " + std::to_string(seqs));
+  // vLLM refuses to start with fewer tokens per step than sequences per step: SchedulerConfig
+  // (vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43, verify_max_model_len;
+  // _verify_args in older releases). SGLang has no such check.
+  if (in.engine == Engine::vllm && mnbt < seqs)
+    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
+                std::to_string(mnbt) + " is less than --max-num-seqs " + std::to_string(seqs) +
+                    ": vLLM refuses max_num_batched_tokens < max_num_seqs");
   in.max_num_batched_tokens = mnbt;
   cfg.max_num_batched_tokens = mnbt;
   cfg.max_num_seqs = seqs;
@@ -151,6 +158,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
       throw Error("--cpu-offload-gib", "cpu-offload-gib",
                   "the CPU tier holds evicted prefix blocks: it needs prefix caching");
+  } else if (!vm["cpu-offload-gbps"].defaulted()) {
+    throw Error("--cpu-offload-gbps", "cpu-offload-gbps",
+                "is the CPU tier's bandwidth: it needs --cpu-offload-gib");
   }
   sim::SimOptions opt;
   if (vm.count("slo")) opt.slo = sim::parse_latency_slo(slo, "--slo");
@@ -174,7 +184,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       .replicas = static_cast<std::uint32_t>(replicas),
       .config = cfg,
       .slo = opt.slo,
-      .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt)};
+      .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt),
+      .refused = {}};
+  rep.refused = sim::refused_per_stage(w, rep.result);
   if (vm.count("kv-series")) {
     std::ofstream f(series, std::ios::binary | std::ios::trunc);
     f << sim::render_kv_series(rep.result);

@@ -26,7 +26,8 @@ struct Limit {
 
 }  // namespace
 
-SimResult check_serving_slo(const Deployment& d, CheckReport& report) {
+SimResult check_serving_slo(const Deployment& d, CheckReport& report,
+                            const std::optional<CalibratedEfficiency>& calibrated) {
   const std::vector<Limit> limits = {
       {"ttft_p99", "TTFT", d.slo.ttft_p99_ms, &StageSummary::ttft_ms},
       {"tpot_p99", "TPOT", d.slo.tpot_p99_ms, &StageSummary::tpot_ms},
@@ -48,19 +49,26 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report) {
   const std::uint32_t unit = d.plan.tp * d.plan.pp;
   const std::uint32_t replicas = d.plan.gpus && unit ? d.plan.gpus / unit : 1;
   SimResult r;
-  std::string why;
+  std::string why, refusals;
   try {
     cfg.enable_prefix_caching = prefix_caching_modelled(d.model, cfg.plan);
     StepModelInput si;
     si.engine = d.plan.engine;
     si.tp = d.plan.tp;
+    if (calibrated)
+      si.efficiency = with_calibration(default_step_efficiency(d.gpu, si.engine), *calibrated);
     const StepModel step(d.model, d.gpu, si, d.source);
     SimOptions opt;
     opt.slo = {.ttft_p99_ms = d.slo.ttft_p99_ms.value_or(0),
                .tpot_p99_ms = d.slo.tpot_p99_ms.value_or(0),
                .e2e_p99_ms = d.slo.e2e_p99_ms.value_or(0)};
     r = simulate_replicas(d.model, cfg, step, w, replicas, opt);
-    if (r.summary.requests == 0) why = "no request of the workload finished";
+    if (const std::uint64_t n = refused_requests(r))
+      refusals = std::to_string(n) + " of " + std::to_string(r.requests.size()) +
+                 " requests refused (prompt + output > max_model_len " +
+                 std::to_string(cfg.plan.context) + ", or more KV than the pool holds)";
+    if (r.summary.requests == 0)
+      why = "no request of the workload finished" + (refusals.empty() ? "" : ": " + refusals);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::internal) throw;
     why = "cannot simulate this deployment: " + e.message();
@@ -75,15 +83,22 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report) {
       i.detail = why;
     } else {
       const Percentiles& p = r.summary.*l.metric;
-      i.passed = p.count > 0 && p.p99 <= *l.limit;
+      // A deployment that turns requests away does not serve the workload, however fast the
+      // rest are.
+      i.passed = p.count > 0 && p.p99 <= *l.limit && refusals.empty();
       i.detail = "measured p99 " + ms(p.p99) + " (limit " + ms(*l.limit) + ", mean " + ms(p.mean) +
                  ", p50 " + ms(p.p50) + ", p90 " + ms(p.p90) + ") over " + std::to_string(p.count) +
                  " requests on " + std::to_string(replicas) +
                  (replicas == 1 ? " replica" : " replicas");
       if (p.count == 0) i.detail = "no request produced more than one token: no TPOT to measure";
+      if (!refusals.empty()) i.detail += "; " + refusals;
       if (!i.passed && p.count > 0)
         i.fix = "size it: kvplan plan --model " + d.model.id + " --workload " + d.workload_path +
                 " --slo " + spec;
+      if (!refusals.empty())
+        i.fix =
+            "raise engine.max_model_len to the workload's longest prompt + output (or leave "
+            "those requests out of the workload)";
     }
     report.items.push_back(std::move(i));
   }

@@ -24,19 +24,22 @@ std::string fixed(double x, int digits) {
 nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
 nlohmann::json limit(double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(); }
 
+// No value measured (every request refused, or none with a second token): null, not 0.
 nlohmann::json to_json(const Percentiles& p) {
-  return {{"mean", num(p.mean)},
-          {"p50", num(p.p50)},
-          {"p90", num(p.p90)},
-          {"p99", num(p.p99)},
+  const auto v = [&](double x) { return p.count ? num(x) : nlohmann::json(); };
+  return {{"mean", v(p.mean)},
+          {"p50", v(p.p50)},
+          {"p90", v(p.p90)},
+          {"p99", v(p.p99)},
           {"count", p.count}};
 }
 
-nlohmann::json to_json(const StageSummary& s, bool whole_run) {
+nlohmann::json to_json(const StageSummary& s, bool whole_run, std::uint64_t refused) {
   const double good_fraction =
       s.throughput.requests_per_s > 0 ? s.goodput_requests_per_s / s.throughput.requests_per_s : 0;
   return {{"stage", whole_run ? -1 : static_cast<int>(s.stage)},
           {"requests", s.requests},
+          {"refused", refused},
           {"ttft_ms", to_json(s.ttft_ms)},
           {"tpot_ms", to_json(s.tpot_ms)},
           {"itl_ms", to_json(s.itl_ms)},
@@ -54,24 +57,33 @@ nlohmann::json to_json(const StageSummary& s, bool whole_run) {
 
 // One row per metric, one column per stage ("all" first): long metric names read better down
 // than across, and a two-stage run stays within 100 columns.
-Table summary_table(const SimResult& r) {
+Table summary_table(const SimResult& r, const std::vector<std::uint64_t>& refused) {
   Table t;
   t.header = {"metric", "all"};
   for (const auto& s : r.stages) t.header.push_back("stage " + std::to_string(s.stage));
   std::vector<const StageSummary*> cols = {&r.summary};
   for (const auto& s : r.stages) cols.push_back(&s);
+  // refused[0] is the whole run's, refused[1 + k] stage k's, as the columns.
   const auto row = [&](const std::string& name, auto value) {
     std::vector<std::string> cells = {name};
     for (const auto* s : cols) cells.push_back(value(*s));
     t.rows.push_back(std::move(cells));
   };
   const auto pct = [&](const std::string& name, Percentiles StageSummary::*m) {
-    row(name + " mean ms", [&](const StageSummary& s) { return fixed((s.*m).mean, 2); });
-    row(name + " p50 ms", [&](const StageSummary& s) { return fixed((s.*m).p50, 2); });
-    row(name + " p90 ms", [&](const StageSummary& s) { return fixed((s.*m).p90, 2); });
-    row(name + " p99 ms", [&](const StageSummary& s) { return fixed((s.*m).p99, 2); });
+    const auto cell = [m](double Percentiles::*q) {
+      return [m, q](const StageSummary& s) { return (s.*m).count ? fixed((s.*m).*q, 2) : "-"; };
+    };
+    row(name + " mean ms", cell(&Percentiles::mean));
+    row(name + " p50 ms", cell(&Percentiles::p50));
+    row(name + " p90 ms", cell(&Percentiles::p90));
+    row(name + " p99 ms", cell(&Percentiles::p99));
   };
   row("requests", [](const StageSummary& s) { return grouped(s.requests); });
+  {
+    std::vector<std::string> cells = {"refused"};
+    for (auto n : refused) cells.push_back(grouped(n));
+    t.rows.push_back(std::move(cells));
+  }
   pct("TTFT", &StageSummary::ttft_ms);
   pct("TPOT", &StageSummary::tpot_ms);
   pct("ITL", &StageSummary::itl_ms);
@@ -90,6 +102,28 @@ Table summary_table(const SimResult& r) {
   return t;
 }
 
+// The refusals as the table's columns: the whole run's, then each stage's (r.refused). Throws an
+// internal Error when r.refused does not account for the result's unfinished requests.
+std::vector<std::uint64_t> refused_columns(const ServingReport& r) {
+  const std::uint64_t total = refused_requests(r.result);
+  std::vector<std::uint64_t> cols = {total};
+  if (r.result.stages.empty()) return cols;
+  if (r.refused.empty() && total == 0) {
+    cols.resize(1 + r.result.stages.size(), 0);
+    return cols;
+  }
+  std::uint64_t sum = 0;
+  for (auto n : r.refused) sum += n;
+  if (r.refused.size() != r.result.stages.size() || sum != total)
+    throw Error(ErrorKind::internal, "serving report", "refused",
+                "the per-stage refusals (" + std::to_string(sum) + " over " +
+                    std::to_string(r.refused.size()) + " stages) do not match the " +
+                    std::to_string(total) + " unfinished requests of " +
+                    std::to_string(r.result.stages.size()) + " stages: fill refused_per_stage");
+  cols.insert(cols.end(), r.refused.begin(), r.refused.end());
+  return cols;
+}
+
 std::string header_text(const ServingReport& r) {
   const auto& c = r.config;
   std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp) +
@@ -103,6 +137,10 @@ std::string header_text(const ServingReport& r) {
        grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
        ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
        (c.enable_prefix_caching ? "on" : "off") + "\n";
+  if (const std::uint64_t n = refused_requests(r.result))
+    s += "refused " + grouped(n) + " of " + grouped(r.result.requests.size()) +
+         " requests (prompt + output > max_model_len, or more KV than the pool holds): not in "
+         "the latency and throughput figures\n";
   if (r.slo.ttft_p99_ms > 0 || r.slo.tpot_p99_ms > 0 || r.slo.e2e_p99_ms > 0)
     s += "goodput SLO: TTFT " + (r.slo.ttft_p99_ms > 0 ? fixed(r.slo.ttft_p99_ms, 0) : "-") +
          " ms, TPOT " + (r.slo.tpot_p99_ms > 0 ? fixed(r.slo.tpot_p99_ms, 0) : "-") + " ms, E2E " +
@@ -185,8 +223,11 @@ std::pair<Workload, std::vector<std::uint64_t>> share_of(const Workload& w, std:
   return {std::move(s), std::move(original)};
 }
 
+// frontend_s: the step timer's front-end latency, which simulate() adds to each finished
+// request's TTFT and E2E (serving.hpp) but RequestResult's times do not hold.
 SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
-                        const std::vector<std::vector<std::uint64_t>>& ids, const SloLimits& slo) {
+                        const std::vector<std::vector<std::uint64_t>>& ids, const SloLimits& slo,
+                        double frontend_s) {
   SimResult out;
   const std::size_t nstages = std::max<std::size_t>(1, w.stages.size());
   std::vector<Pool> st(nstages);
@@ -205,8 +246,8 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
       if (!q.finished) continue;
       const std::uint32_t stage = w.requests[g.id].stage;
       Pool& a = st[std::min<std::size_t>(stage, nstages - 1)];
-      const double ttft = (q.first_token_s - q.arrival_s) * 1e3;
-      const double e2e = (q.finish_s - q.arrival_s) * 1e3;
+      const double ttft = (q.first_token_s - q.arrival_s + frontend_s) * 1e3;
+      const double e2e = (q.finish_s - q.arrival_s + frontend_s) * 1e3;
       double tpot = 0;
       a.ttft.push_back(ttft), a.e2e.push_back(e2e);
       if (q.output_tokens > 1) {
@@ -278,6 +319,7 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
 
 std::string render(const ServingReport& r, OutputFormat f) {
   const SimResult& res = r.result;
+  const std::vector<std::uint64_t> refused = refused_columns(r);
   if (f == OutputFormat::json) {
     const auto& c = r.config;
     nlohmann::json j = {
@@ -311,13 +353,14 @@ std::string render(const ServingReport& r, OutputFormat f) {
          {{"ttft_p99_ms", limit(r.slo.ttft_p99_ms)},
           {"tpot_p99_ms", limit(r.slo.tpot_p99_ms)},
           {"e2e_p99_ms", limit(r.slo.e2e_p99_ms)}}},
-        {"summary", to_json(res.summary, true)}};
+        {"summary", to_json(res.summary, true, refused[0])}};
     nlohmann::json stages = nlohmann::json::array();
-    for (const auto& s : res.stages) stages.push_back(to_json(s, false));
+    for (std::size_t k = 0; k < res.stages.size(); ++k)
+      stages.push_back(to_json(res.stages[k], false, refused[1 + k]));
     j["stages"] = stages;
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
-  const Table t = summary_table(res);
+  const Table t = summary_table(res, refused);
   if (f == OutputFormat::csv) return render_csv(t);
   if (f == OutputFormat::md) return render_markdown(t);
   return header_text(r) + render_text(t);
@@ -374,6 +417,24 @@ bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {
                      [](const KvPoolGroup& g) { return g.kind == AttentionKind::full; });
 }
 
+std::uint64_t refused_requests(const SimResult& r) {
+  return static_cast<std::uint64_t>(std::count_if(
+      r.requests.begin(), r.requests.end(), [](const RequestResult& q) { return !q.finished; }));
+}
+
+std::vector<std::uint64_t> refused_per_stage(const Workload& w, const SimResult& r) {
+  std::vector<std::uint64_t> n(r.stages.size(), 0);
+  for (const RequestResult& q : r.requests) {
+    if (q.finished || n.empty()) continue;
+    if (q.id >= w.requests.size())
+      throw Error(ErrorKind::internal, w.source, "requests",
+                  "result request " + std::to_string(q.id) + " is not in the workload's " +
+                      std::to_string(w.requests.size()));
+    ++n[std::min<std::size_t>(w.requests[q.id].stage, n.size() - 1)];
+  }
+  return n;
+}
+
 Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t index) {
   return share_of(w, replicas, index).first;
 }
@@ -393,7 +454,7 @@ SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, co
     rs.push_back(simulate(model, cfg, step, share, o));
     ids.push_back(std::move(original));
   }
-  return pool_replicas(workload, rs, ids, opt.slo);
+  return pool_replicas(workload, rs, ids, opt.slo, step.frontend_s());
 }
 
 }  // namespace kvplan::sim

@@ -28,12 +28,19 @@ std::string fixed(double x, int digits) {
 struct Trial {
   bool meets = false;
   double ttft = 0, tpot = 0, e2e = 0;
+  std::uint64_t refused = 0, requests = 0;
 };
 
+// A configuration meets the SLO only if it serves the whole workload: none refused, some
+// finished, every limit held.
 Trial judge(const SimResult& r, const SloLimits& slo) {
-  Trial t{
-      .ttft = r.summary.ttft_ms.p99, .tpot = r.summary.tpot_ms.p99, .e2e = r.summary.e2e_ms.p99};
-  t.meets = r.summary.requests > 0 && (slo.ttft_p99_ms <= 0 || t.ttft <= slo.ttft_p99_ms) &&
+  Trial t{.ttft = r.summary.ttft_ms.p99,
+          .tpot = r.summary.tpot_ms.p99,
+          .e2e = r.summary.e2e_ms.p99,
+          .refused = refused_requests(r),
+          .requests = r.requests.size()};
+  t.meets = t.refused == 0 && r.summary.requests > 0 &&
+            (slo.ttft_p99_ms <= 0 || t.ttft <= slo.ttft_p99_ms) &&
             (slo.tpot_p99_ms <= 0 || t.tpot <= slo.tpot_p99_ms) &&
             (slo.e2e_p99_ms <= 0 || t.e2e <= slo.e2e_p99_ms);
   return t;
@@ -99,6 +106,15 @@ class LineSearch {
         break;
       }
       fail = r;
+      // Each replica has the same max_model_len and pool: more replicas refuse the same requests.
+      if (last.refused > 0) {
+        fill(row, last, fail);
+        row.meets = false;
+        row.reason = std::to_string(last.refused) + " of " + std::to_string(last.requests) +
+                     " requests refused (prompt + output > max_model_len " +
+                     std::to_string(cfg_.plan.context) + ", or more KV than the pool holds)";
+        return;
+      }
       if (r == max_r) break;
     }
     if (!pass) {

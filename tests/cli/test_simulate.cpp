@@ -210,6 +210,12 @@ TEST_F(Simulate, BadFlagsExit2NamingTheFlag) {
       {"--gpu-memory-utilization 1.5", "--gpu-memory-utilization"},
       {"--kv-dtype fp7", "--kv-dtype"},
       {"--cpu-offload-gib 4 --cpu-offload-gbps fast", "--cpu-offload-gbps"},
+      // The bandwidth of a CPU tier that was not asked for: refused, not ignored.
+      {"--cpu-offload-gbps 5", "--cpu-offload-gbps"},
+      // vLLM refuses max_num_batched_tokens < max_num_seqs (SchedulerConfig,
+      // vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43).
+      {"--max-num-batched-tokens 100", "--max-num-batched-tokens"},
+      {"--max-num-batched-tokens 63 --max-num-seqs 64", "--max-num-batched-tokens"},
       {"--enable-prefix-caching --no-enable-prefix-caching", "--no-enable-prefix-caching"},
       {"--max-model-len 200000", "--max-model-len"},
       {"--bogus 1", "bogus"},
@@ -225,6 +231,54 @@ TEST_F(Simulate, BadFlagsExit2NamingTheFlag) {
   const auto out = kvplan(base + "--kv-series /nonexistent-dir/kv.csv");
   EXPECT_EQ(out.code, 2);
   EXPECT_TRUE(has(out.err, "/nonexistent-dir/kv.csv")) << out.err;
+}
+
+// The boundary of vLLM's check: max_num_batched_tokens == max_num_seqs is accepted; SGLang has
+// no such rule.
+TEST_F(Simulate, BatchedTokensAtLeastSeqsForVllmOnly) {
+  EXPECT_EQ(kvplan(base + "--max-num-batched-tokens 64 --max-num-seqs 64 --format json").code, 0);
+  const auto s = kvplan(base + "--engine sglang --max-num-batched-tokens 100 --format json");
+  EXPECT_EQ(s.code, 0) << s.err;
+}
+
+// Three requests of 5000 prompt tokens under max_model_len 4096 are all refused: counted, the
+// latencies null / "-" (nothing measured), not 0.
+TEST_F(Simulate, RefusedRequestsCounted) {
+  const std::string huge = write(dir, "huge.json", R"({"kvplan_workload": 1, "arrival": "constant",
+    "stages": [{"rate": 1, "duration_s": 3}],
+    "prompt_tokens": {"dist": "fixed", "mean": 5000}, "output_tokens": {"dist": "fixed", "mean": 10}})");
+  const auto r = kvplan(kBase + "--workload '" + huge + "' --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["summary"]["refused"], 3);
+  EXPECT_EQ(j["summary"]["requests"], 0);
+  EXPECT_EQ(j["stages"][0]["refused"], 3);
+  EXPECT_TRUE(j["summary"]["ttft_ms"]["p99"].is_null());
+  EXPECT_TRUE(j["stages"][0]["e2e_ms"]["mean"].is_null());
+  const auto t = kvplan(kBase + "--workload '" + huge + "'");
+  EXPECT_TRUE(has(t.out, "refused 3 of 3 requests")) << t.out;
+  const auto c = kvplan(kBase + "--workload '" + huge + "' --format csv");
+  EXPECT_TRUE(has(c.out, "\nrefused,3,3\n")) << c.out;
+  EXPECT_TRUE(has(c.out, "\nTTFT p99 ms,-,-\n")) << c.out;
+  // The small workload refuses none.
+  const auto ok = nlohmann::json::parse(kvplan(base + "--format json").out);
+  EXPECT_EQ(ok["summary"]["refused"], 0);
+}
+
+// A front end of 0.5 s (a calibration's frontend_s) is in TTFT with one replica and with two.
+TEST_F(Simulate, ReplicasKeepTheFrontEnd) {
+  const std::string cal = write(dir, "fe.json",
+                                R"({"kvplan_calibration": 1, "engine": "vllm", "gpu": )"
+                                R"("h100-sxm-80gb", "model": "llama-3.1-8b", "tp": 1, )"
+                                R"("efficiency": {"frontend_s": 0.5}})");
+  for (const char* replicas : {"1", "2"}) {
+    const auto r =
+        kvplan(base + "--format json --calibration '" + cal + "' --replicas " + replicas);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_GE(j["summary"]["ttft_ms"]["p50"].get<double>(), 500.0) << replicas;
+    EXPECT_GE(j["summary"]["e2e_ms"]["p50"].get<double>(), 500.0) << replicas;
+  }
 }
 
 TEST_F(Simulate, MalformedWorkloadExit2NamingFileAndField) {
@@ -297,7 +351,41 @@ TEST_F(Simulate, PlanSloSearch) {
   EXPECT_GT(slow_tpot, 1.5 * base_tpot);
   EXPECT_LE(slow_tpot, 2.0 * base_tpot);
 
+  // A workload with a request longer than --context: no line meets the SLO, each says why.
+  const std::string longw =
+      write(dir, "long.jsonl",
+            "{\"arrival_s\": 0, \"prompt_tokens\": 100, \"output_tokens\": 8}\n"
+            "{\"arrival_s\": 0.5, \"prompt_tokens\": 5000, \"output_tokens\": 8}\n");
+  const auto lr = kvplan("plan --model llama-3.1-8b --context 4096 --workload '" + longw +
+                         "' --slo ttft_p99_ms=2000 --gpu h100-sxm-80gb --tp 1 --kv-dtype bf16 "
+                         "--format json");
+  ASSERT_EQ(lr.code, 0) << lr.err;
+  const auto lj = nlohmann::json::parse(lr.out);
+  EXPECT_TRUE(lj["winner"].is_null()) << lr.out;
+  ASSERT_EQ(lj["rows"].size(), 1u);
+  EXPECT_TRUE(has(lj["rows"][0]["reason"].get<std::string>(), "1 of 2 requests refused")) << lr.out;
+
+  // An efficiency-only calibration keeps --reserve-gib: the same plan with and without it.
+  const std::string eff = write(dir, "eff.json",
+                                R"({"kvplan_calibration": 1, "engine": "vllm", "gpu": )"
+                                R"("h100-sxm-80gb", "model": "llama-3.1-8b", "tp": 1, )"
+                                R"("efficiency": {"memory": 0.5}})");
+  const std::string p =
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 4096 --brief "
+      "--reserve-gib 20 --format json";
+  const auto without = kvplan(p), with = kvplan(p + " --calibration '" + eff + "'");
+  ASSERT_EQ(without.code, 0) << without.err;
+  ASSERT_EQ(with.code, 0) << with.err;
+  EXPECT_EQ(with.out, without.out);
+  EXPECT_NE(kvplan("plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 4096 --brief "
+                   "--format json")
+                .out,
+            without.out);  // the 20 GiB reserve does change the plan
+
   const std::vector<std::pair<std::string, std::string>> bad = {
+      {"plan --model llama-3.1-8b --workload '" + workload +
+           "' --slo ttft_p99_ms=5 --max-num-batched-tokens 100",
+       "--max-num-batched-tokens"},
       {"plan --model llama-3.1-8b --slo ttft_p99_ms=5", "--workload"},
       {"plan --model llama-3.1-8b --workload '" + workload + "'", "--slo"},
       {"plan --model llama-3.1-8b --workload '" + workload + "' --slo ttft_p99_ms=5 --gpus 4",
@@ -354,6 +442,68 @@ TEST_F(Simulate, CheckLatencySlo) {
     EXPECT_NE(item["id"], "e2e_p99");  // no limit, no test case
   }
   EXPECT_EQ(found, 2) << f.out;
+
+  // A calibration's step-time efficiency reaches the check: at a twentieth of the default HBM
+  // efficiency (0.041 of 0.822) every decode step reads the 16 GB of weights at about 0.14 TB/s,
+  // 16.06e9 / (3.35e12 · 0.041) = 117 ms > the 50 ms TPOT limit the default passes.
+  const std::string slow = write(dir, "slow.json",
+                                 R"({"kvplan_calibration": 1, "engine": "vllm", "gpu": )"
+                                 R"("h100-sxm-80gb", "model": "llama-3.1-8b", "tp": 1, )"
+                                 R"("efficiency": {"memory": 0.041}})");
+  const auto cs = kvplan("check '" + pass + "' --format json --calibration '" + slow + "'");
+  EXPECT_EQ(cs.code, 1) << cs.out << cs.err;
+  int tpot_items = 0;
+  const auto csj = nlohmann::json::parse(cs.out);
+  for (const auto& item : csj["checks"]) {
+    if (item["id"] != "tpot_p99") continue;
+    ++tpot_items;
+    EXPECT_FALSE(item["passed"].get<bool>()) << cs.out;
+  }
+  EXPECT_EQ(tpot_items, 1) << cs.out;
+  // An efficiency-only calibration keeps the deployment's reserve (engine.reserve_gib 60: the
+  // weights, 16.06 GB, and 60 GiB exceed 0.9 of 79.6 GiB, so weights_fit fails either way).
+  const auto big =
+      write(dir, "big.json",
+            std::string(head).replace(head.find("\"max_num_seqs\""), 0, "\"reserve_gib\": 60, ") +
+                R"("ttft_p99_ms": 2000}})");
+  const auto eff = write(dir, "eff.json",
+                         R"({"kvplan_calibration": 1, "engine": "vllm", "gpu": )"
+                         R"("h100-sxm-80gb", "model": "llama-3.1-8b", "tp": 1, )"
+                         R"("efficiency": {"overhead_s": 0.001}})");
+  const auto b0 = kvplan("check '" + big + "' --format json");
+  const auto b1 = kvplan("check '" + big + "' --format json --calibration '" + eff + "'");
+  EXPECT_EQ(b0.code, 1) << b0.out << b0.err;
+  EXPECT_EQ(b1.code, 1) << b1.out << b1.err;
+  for (const auto* o : {&b0, &b1}) {
+    int fit_items = 0;
+    const auto oj = nlohmann::json::parse(o->out);
+    for (const auto& item : oj["checks"]) {
+      if (item["id"] != "weights_fit") continue;
+      ++fit_items;
+      EXPECT_FALSE(item["passed"].get<bool>()) << o->out;
+    }
+    EXPECT_EQ(fit_items, 1) << o->out;
+  }
+
+  // A request longer than max_model_len is refused: the latency items fail, saying so, even
+  // though the request that ran meets every limit.
+  write(dir, "long.jsonl",
+        "{\"arrival_s\": 0, \"prompt_tokens\": 100, \"output_tokens\": 8}\n"
+        "{\"arrival_s\": 0.5, \"prompt_tokens\": 5000, \"output_tokens\": 8}\n");
+  const auto longd = write(dir, "longd.json",
+                           std::string(head).replace(head.find("w.json"), 6, "long.jsonl") +
+                               R"("ttft_p99_ms": 2000, "e2e_p99_ms": 60000}})");
+  const auto lc = kvplan("check '" + longd + "' --format json");
+  EXPECT_EQ(lc.code, 1) << lc.out << lc.err;
+  int refused_items = 0;
+  const auto lcj = nlohmann::json::parse(lc.out);
+  for (const auto& item : lcj["checks"])
+    if (item["id"] == "ttft_p99" || item["id"] == "e2e_p99") {
+      EXPECT_FALSE(item["passed"].get<bool>()) << lc.out;
+      EXPECT_TRUE(has(item["detail"].get<std::string>(), "1 of 2 requests refused")) << lc.out;
+      ++refused_items;
+    }
+  EXPECT_EQ(refused_items, 2) << lc.out;
 
   // Limits without a workload, a workload without limits, a malformed workload: exit 2.
   const auto no_w = write(dir, "no_w.json", R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "kvplan/error.hpp"
 #include "kvplan/sim/serving_report.hpp"
@@ -17,11 +18,12 @@ constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
 class ConstantTimer final : public StepTimer {
  public:
-  explicit ConstantTimer(double s) : s_(s) {}
+  explicit ConstantTimer(double s, double frontend_s = 0) : s_(s), frontend_(frontend_s) {}
   double seconds(const StepBatch&) const override { return s_; }
+  double frontend_s() const override { return frontend_; }
 
  private:
-  double s_;
+  double s_, frontend_;
 };
 
 GpuSpec gpu(const std::string& id, std::uint64_t gib, double price) {
@@ -173,6 +175,31 @@ TEST(SloSearch, WithoutPricesByGpuCount) {
   EXPECT_EQ(rows[2].gpu, "fast");
 }
 
+// A workload the deployment does not serve whole does not meet the SLO. Two requests at t = 0,
+// max_model_len 4096: one of 10 + 1 tokens (TTFT one 10 ms step, far inside the 1 s limit) and
+// one of 5000 + 1 tokens, refused on arrival. Every replica has the same max_model_len, so the
+// line stops after its first simulation instead of doubling to max_gpus.
+TEST(SloSearch, RefusedRequestsFailTheLine) {
+  const Workload w = trace("0,10,1\n0,5000,1\n");
+  SloSearchInput in;
+  in.base = base(4);
+  in.slo.ttft_p99_ms = 1000;
+  in.max_gpus = 8;
+  in.lines = slo_lines(llama(), {gpu("a", 80, 2)}, {1}, {parse_kv_format("bf16")}, {{}});
+  in.timer = timers({{"a", 0.010}});
+  const auto rows = slo_search(llama(), w, in);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].meets);
+  EXPECT_EQ(rows[0].simulations, 1u);
+  EXPECT_EQ(rows[0].replicas, 1u);  // the one tried
+  EXPECT_NE(rows[0].reason.find("1 of 2 requests refused"), std::string::npos) << rows[0].reason;
+  EXPECT_NE(rows[0].reason.find("4096"), std::string::npos) << rows[0].reason;
+  EXPECT_FALSE(rows[0].vllm_command.has_value());
+  // Without the long request the same line meets at one replica.
+  const auto ok = slo_search(llama(), trace("0,10,1\n"), in);
+  EXPECT_TRUE(ok[0].meets) << ok[0].reason;
+}
+
 TEST(SloSearch, Refusals) {
   const Workload w = trace("0,10,3\n");
   SloSearchInput in;
@@ -201,6 +228,87 @@ TEST(SloSpec, ParsesAndRefuses) {
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const Error& e) {
       EXPECT_EQ(e.source(), "--slo") << bad;
+    }
+  }
+}
+
+// The front end's latency (StepTimer::frontend_s) is in TTFT and E2E however many replicas
+// share the load. Two requests a second apart (10 prompt tokens, 3 output tokens), 10 ms steps,
+// 0.5 s front end: each is alone on its replica, its first token at the end of its first step
+// and its last after three, so TTFT = 10 + 500 = 510 ms and E2E = 30 + 500 = 530 ms; TPOT
+// (20 ms / 2 = 10 ms) has no front end in it.
+TEST(ReplicaShare, ReplicasKeepTheFrontEnd) {
+  const Workload w = trace("0,10,3\n1,10,3\n");
+  ServingConfig c = base(4);
+  c.plan.gpu_memory_bytes = 80 * GiB;
+  for (std::uint32_t replicas : {1u, 2u}) {
+    const SimResult r = simulate_replicas(llama(), c, ConstantTimer(0.010, 0.5), w, replicas);
+    ASSERT_EQ(r.summary.ttft_ms.count, 2u) << replicas;
+    EXPECT_NEAR(r.summary.ttft_ms.p50, 510.0, 1e-6) << replicas;
+    EXPECT_NEAR(r.summary.ttft_ms.p99, 510.0, 1e-6) << replicas;
+    EXPECT_NEAR(r.summary.e2e_ms.mean, 530.0, 1e-6) << replicas;
+    EXPECT_NEAR(r.summary.tpot_ms.mean, 10.0, 1e-6) << replicas;
+    EXPECT_NEAR(r.stages[0].ttft_ms.mean, 510.0, 1e-6) << replicas;
+  }
+  // Goodput judges the same times: a 505 ms TTFT limit is missed by both requests.
+  SimOptions opt;
+  opt.slo.ttft_p99_ms = 505;
+  const SimResult two = simulate_replicas(llama(), c, ConstantTimer(0.010, 0.5), w, 2, opt);
+  EXPECT_EQ(two.summary.goodput_requests_per_s, 0.0);
+}
+
+// Refused requests are counted per stage and in all, and a stage with nothing finished shows no
+// latency (JSON null, table "-"), not 0. Stage 0 (t in [0, 1)): a request of 10 + 2 tokens;
+// stage 1 (t in [1, 2)): one of 5000 + 2 tokens, over max_model_len 4096, refused.
+TEST(ServingReportRefusals, CountedPerStage) {
+  Workload w;
+  w.source = "w.json";
+  w.stages = {{.rate = 1, .duration_s = 1, .start_s = 0},
+              {.rate = 1, .duration_s = 1, .start_s = 1}};
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    SimRequest r;
+    r.id = i;
+    r.arrival_s = static_cast<double>(i);
+    r.stage = static_cast<std::uint32_t>(i);
+    r.prompt_tokens = i == 0 ? 10 : 5000;
+    r.prompt = {{i + 1, r.prompt_tokens}};
+    r.output_tokens = 2;
+    w.requests.push_back(r);
+  }
+  ServingConfig c = base(4);
+  c.plan.gpu_memory_bytes = 80 * GiB;
+  for (std::uint32_t replicas : {1u, 2u}) {
+    ServingReport rep;
+    rep.replicas = replicas;
+    rep.config = c;
+    rep.result = simulate_replicas(llama(), c, ConstantTimer(0.010), w, replicas);
+    EXPECT_EQ(refused_requests(rep.result), 1u);
+    rep.refused = refused_per_stage(w, rep.result);
+    ASSERT_EQ(rep.refused, (std::vector<std::uint64_t>{0, 1})) << replicas;
+    const auto j = nlohmann::json::parse(render(rep, OutputFormat::json));
+    EXPECT_EQ(j["summary"]["refused"], 1) << replicas;
+    EXPECT_EQ(j["summary"]["requests"], 1) << replicas;
+    EXPECT_EQ(j["stages"][0]["refused"], 0);
+    EXPECT_EQ(j["stages"][1]["refused"], 1);
+    EXPECT_EQ(j["stages"][1]["requests"], 0);
+    for (const char* m : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
+      EXPECT_EQ(j["stages"][1][m]["count"], 0) << m;
+      for (const char* q : {"mean", "p50", "p90", "p99"})
+        EXPECT_TRUE(j["stages"][1][m][q].is_null()) << m << " " << q;
+    }
+    // Stage 0's request: first token after one 10 ms step.
+    EXPECT_NEAR(j["stages"][0]["ttft_ms"]["p99"].get<double>(), 10.0, 1e-6);
+    const std::string table = render(rep, OutputFormat::csv);
+    EXPECT_NE(table.find("refused,1,0,1\n"), std::string::npos) << table;
+    EXPECT_NE(table.find("TTFT p99 ms,10.00,10.00,-\n"), std::string::npos) << table;
+    EXPECT_NE(render(rep, OutputFormat::table).find("refused 1 of 2 requests"), std::string::npos);
+    // Per-stage counts that do not add up to the unfinished requests are a bug, not a 0.
+    rep.refused.clear();
+    try {
+      render(rep, OutputFormat::json);
+      ADD_FAILURE() << "rendered without the per-stage refusals";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::internal);
     }
   }
 }

@@ -10,11 +10,17 @@
 // max_num_batched_tokens, memory fraction, KV format and policy) on each of its
 // gpus / (tp · pp) replicas, arrivals dealt round-robin (serving_report.hpp), workload seed 1,
 // prefix caching where the simulator models it (vLLM V1's and SGLang's default), the roofline
-// step time with the default efficiency. When the deployment cannot be simulated (it does not
-// start, trtllm, a KIVI format, pp > 1) each limit's item fails with the reason.
+// step time with the default efficiency or, given a calibration's step-time fields, those over
+// the GPU's defaults (as `simulate --calibration`). When the deployment cannot be simulated (it
+// does not start, trtllm, a KIVI format, pp > 1), no request finishes, or any request is
+// refused (prompt + output > max_model_len, more KV than the pool holds) each limit's item
+// fails with the reason.
 #pragma once
 
+#include <optional>
+
 #include "kvplan/deploy.hpp"
+#include "kvplan/engine_log.hpp"
 #include "kvplan/sim/serving.hpp"
 
 namespace kvplan::sim {
@@ -22,6 +28,7 @@ namespace kvplan::sim {
 // Appends one CheckItem per latency limit the deployment states (none without a workload).
 // Throws Error naming the workload file when it is malformed (exit 2). Returns the simulation's
 // result (empty when nothing was simulated).
-SimResult check_serving_slo(const Deployment& d, CheckReport& report);
+SimResult check_serving_slo(const Deployment& d, CheckReport& report,
+                            const std::optional<CalibratedEfficiency>& calibrated = std::nullopt);
 
 }  // namespace kvplan::sim

@@ -5,16 +5,23 @@
 //
 //   ServingReport rep{.model = "llama-3.1-8b", .gpu = "h100-sxm-80gb", ...};
 //   rep.result = simulate_replicas(model, cfg, step, workload, 2, opt);
+//   rep.refused = refused_per_stage(workload, rep.result);   // {0, 1}: stage 1 lost one
 //   render(rep, OutputFormat::json);   // {"summary": {"ttft_ms": {"mean": .., "p99": ..}, ..}}
 //   parse_latency_slo("ttft_p99_ms=2000,tpot_p99_ms=50", "--slo").ttft_p99_ms == 2000
 //
 // Replicas: a request goes to replica (k mod N) where k counts the workload's first turns in
 // arrival order; a later turn of a session follows its first turn (a sticky router). Every
 // request-level figure (TTFT, TPOT, E2E, throughput, goodput, prefix hit rate, preemptions) is
-// recomputed from the pooled requests exactly as serving.cpp computes it for one replica; queue
+// recomputed from the pooled requests exactly as serving.cpp computes it for one replica (the
+// step timer's front-end latency added to TTFT and E2E, as simulate() adds it); queue
 // and batch averages are the replicas' sums (each replica's ∫ queue dt over the longest run);
 // the KV series sums the replicas' samples. ITL keeps its exact pooled mean and count, but its
 // percentiles need every gap, which SimResult does not keep: with N > 1 they are NaN (JSON null).
+//
+// Refused requests (RequestResult::finished false: prompt + output > max_model_len, or more KV
+// than the pool can ever hold) are in no latency or throughput figure; the report counts them
+// per stage and for the whole run, and `check` and the SLO search fail a configuration that
+// refuses any (serving_check.hpp, slo_search.hpp).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +42,10 @@ struct ServingReport {
   ServingConfig config;  // echoed: tp, kv_dtype, policy, max_model_len, limits, prefix caching
   SloLimits slo;
   SimResult result;
+  // Refused requests per stage of result.stages (refused_per_stage); may stay empty when none
+  // was refused. render() throws an internal Error when it does not add up to the unfinished
+  // requests of `result`.
+  std::vector<std::uint64_t> refused;
 };
 
 // table (the summary and each stage, one row each), json (keys below), csv and md (the table).
@@ -42,11 +53,19 @@ struct ServingReport {
 // simulated_s, config{tp, kv_dtype, policy, block_size, max_model_len, max_num_seqs,
 // max_num_batched_tokens, gpu_memory_utilization, enable_prefix_caching, cpu_offload_bytes,
 // cpu_offload_gbps}, slo{ttft_p99_ms, tpot_p99_ms, e2e_p99_ms} (null = no limit), summary and
-// stages[i], each {stage, requests, ttft_ms, tpot_ms, itl_ms, e2e_ms ({mean, p50, p90, p99,
-// count}), throughput{input_tokens_per_s, output_tokens_per_s, requests_per_s}, preemptions,
-// prefix_hit_rate, goodput{requests_per_s, fraction}, queue{mean_waiting, mean_running}}.
-// The summary's stage is -1 (the whole run).
+// stages[i], each {stage, requests (finished), refused, ttft_ms, tpot_ms, itl_ms, e2e_ms ({mean,
+// p50, p90, p99, count}; null but the count when the count is 0), throughput{input_tokens_per_s,
+// output_tokens_per_s, requests_per_s}, preemptions, prefix_hit_rate, goodput{requests_per_s,
+// fraction}, queue{mean_waiting, mean_running}}. The summary's stage is -1 (the whole run). The
+// table shows "-" for a latency with no value.
 std::string render(const ServingReport& r, OutputFormat f);
+
+// Requests of `r` that did not finish (refused).
+std::uint64_t refused_requests(const SimResult& r);
+
+// Those per stage of r.stages, by the stage of each request in `w` (the workload `r` ran; ids
+// are indices into w.requests, as simulate() and simulate_replicas() return them).
+std::vector<std::uint64_t> refused_per_stage(const Workload& w, const SimResult& r);
 
 // t_s,blocks_used,blocks_total,running,waiting,preemptions — one row per KV sample.
 std::string render_kv_series(const SimResult& r);

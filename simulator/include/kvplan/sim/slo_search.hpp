@@ -12,7 +12,10 @@
 //
 // The replica search per line: replicas 1, 2, 4, ... until one meets the SLO (or max_gpus is
 // passed), then bisection between the last that failed and the first that met, assuming more
-// replicas never raise the percentiles (each gets fewer arrivals). A line is skipped without
+// replicas never raise the percentiles (each gets fewer arrivals). A run that refuses any request
+// (prompt + output > max_model_len, or more KV than the pool holds) does not meet the SLO, and
+// the line stops there: every replica has the same limits, so more replicas refuse the same
+// requests. A line is skipped without
 // simulating when its weights leave no KV memory on the GPU, its TP is not valid for the model,
 // or the simulator cannot schedule its format (KIVI has no paged pool: the row says so). Lines
 // run on `threads` std::thread workers (0 = hardware_concurrency); the result does not depend
