@@ -118,11 +118,16 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
       pr.push_back({"enable_prefix_caching",
                     "prefix caching with an evicting retention policy is not modelled"});
   }
-  // vLLM refuses to start when one request of max_model_len does not fit the pool.
-  if (pool.max_blocks(cfg.plan.context) > pool.usable_blocks)
-    pr.push_back({"context", "one request of max_model_len " + std::to_string(cfg.plan.context) +
-                                 " tokens needs " +
-                                 std::to_string(pool.max_blocks(cfg.plan.context)) +
+  // vLLM refuses to start when one request of max_model_len does not fit the pool. Under an
+  // evicting policy the worst request of n tokens is not the planner's (all prompt, compressed):
+  // SnapKV compresses only the prompt, so a 1-token prompt with n − 1 outputs keeps
+  // min(1, budget) + n − 1 = n tokens (policy.cpp retained).
+  const std::uint64_t ctx = cfg.plan.context;
+  std::uint64_t worst = pool.max_blocks(ctx);
+  if (!is_full(cfg.plan.policy) && ctx > 0) worst = std::max(worst, pool.blocks(ctx - 1, 1, 1));
+  if (worst > pool.usable_blocks)
+    pr.push_back({"context", "one request of max_model_len " + std::to_string(ctx) +
+                                 " tokens can need " + std::to_string(worst) +
                                  " blocks, the pool has " + std::to_string(pool.usable_blocks)});
   for (std::size_t i = 0; i < w.requests.size(); ++i) {
     const auto& r = w.requests[i];
@@ -211,7 +216,7 @@ class Scheduler {
     ++step_preempted_;
     waiting_.push_front(i);
   }
-  bool schedule_running(std::uint32_t i, std::uint64_t& budget);
+  bool schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt = true);
   bool schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s,
                         double* rem_total = nullptr);
   void schedule_vllm(double& load_s);
@@ -254,13 +259,28 @@ class Scheduler {
 
 // A running request: a decode (1 token) or the rest of its prefill, within the budget. When the
 // pool is short, preempt from the running list's tail until it fits (scheduler.py: "preempted_req
-// = self.running.pop()"), the request itself last.
-bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget) {
+// = self.running.pop()"), the request itself last. Without may_preempt (SGLang's chunked
+// prefill) the chunk shrinks to what the free pool holds and nothing is preempted; false when
+// not even one token fits.
+bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt) {
   Seq& s = seqs_[i];
-  const std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
+  std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
   // remove_skipped_blocks: sliding windows and chunks free what the step no longer reads.
   const std::uint64_t now = units(s.computed, 0, s);
   if (s.held > now) blocks_.release(s.held - now), s.held = now;
+  if (!may_preempt) {
+    // The largest chunk whose blocks fit (units() grows with the tokens scheduled).
+    std::uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+      if (units(s.computed, mid, s) - s.held <= blocks_.free_units())
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    n = lo;
+    if (n == 0) return false;
+  }
   const std::uint64_t need = units(s.computed, n, s) - s.held;
   while (need > blocks_.free_units()) {
     const std::uint32_t victim = running_.back();
@@ -352,15 +372,24 @@ void Scheduler::schedule_vllm(double& load_s) {
 // prefill, every running request decodes; new_token_ratio starts at 0.7, decays linearly to
 // 0.7 · 0.14 over 600 decode steps and returns to 0.7 after a retraction (python/sglang/
 // global_config.py: SGLANG_INIT_NEW_TOKEN_RATIO, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR,
-// SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS). Retraction here takes the running list's tail, as vLLM's
-// preemption does (SGLang's retract_decode orders by output length; not modelled).
+// SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS). A prefill batch never retracts: the chunked request's
+// chunk is cut to the free tokens (PrefillAdder.add_chunked_req truncates to the tokens left)
+// and, when none are free, the step decodes instead; SGLang retracts only before a decode batch
+// (Scheduler.update_running_batch: check_decode_mem fails -> ScheduleBatch.retract_decode;
+// python/sglang/srt/managers/scheduler.py and schedule_batch.py, sgl-project/sglang@0003215c).
+// Retraction here takes the running list's tail, as vLLM's preemption does (SGLang's
+// retract_decode orders by output length; not modelled).
 void Scheduler::schedule_sglang(double& load_s) {
   std::uint64_t budget = cfg_.max_num_batched_tokens;
   double rem = static_cast<double>(blocks_.free_units() * unit_ * pool_.block_size);
   for (auto i : running_) rem -= ratio_ * static_cast<double>(clipped_output(seqs_[i]));
   for (std::size_t k = 0; k < running_.size() && budget > 0; ++k) {
     if (!prefilling(seqs_[running_[k]])) continue;
-    if (!schedule_running(running_[k], budget)) break;
+    const std::uint64_t before = budget;
+    if (!schedule_running(running_[k], budget, /*may_preempt=*/false)) break;
+    // add_chunked_req -> _update_prefill_budget: the chunk's tokens leave the free tokens that
+    // the requests admitted after it in this step are checked against.
+    rem -= static_cast<double>(before - budget);
   }
   bool chunked = false;
   for (const auto& [i, n] : batch_)
@@ -468,6 +497,7 @@ SimResult Scheduler::run() {
       schedule_sglang(load_s);
     else
       schedule_vllm(load_s);
+    if (batch_.empty() && step_preempted_ > 0) continue;  // blocks were freed: schedule again
     if (batch_.empty())
       throw Error(
           ErrorKind::internal, w_.source, "scheduler",

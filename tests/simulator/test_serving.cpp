@@ -384,6 +384,56 @@ TEST(Serving, RetentionPolicyCapsTheBlocksOfASequence) {
   EXPECT_EQ(x.steps.back().batch.kv_read_bytes, 64u * 131072u);
 }
 
+// SGLang, a pool of 380 tokens (page size 1, 131072 bytes a token), chunks of 100. B (id 0:
+// prompt 150, 2 out) arrives at 0, C (id 1: prompt 250, 2 out) at 0.001.
+//   step 1  t=0      B chunk 100 (running list empty: no admission check)     -> 0.020
+//   step 2  t=0.020  B's last chunk 50. Free tokens 380 − 100 = 280, less B's reservation
+//                    0.7 · min(2, 4096) = 1.4 and its 50-token chunk: 228.6 < C's 250 + 2,
+//                    so C waits (without the chunk's share it would be admitted and later
+//                    need more than the pool holds)                           -> 0.035, B's 1st
+//   step 3  t=0.035  free 230 − 0.7 · 1 = 229.3 < 252: no prefill; B decodes -> 0.045, B done
+//   steps 4..6       C alone: chunks 100, 100, 50 (0.020, 0.020, 0.015)       -> 0.100, C's 1st
+//   step 7           C decodes                                                -> 0.110, C done
+// No step retracts: SGLang's prefill never does.
+TEST(Serving, SglangChunkedPrefillNeverRetracts) {
+  ServingConfig cfg = config(1, 380);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.available_kv_bytes = std::uint64_t{380} * 131072;
+  cfg.max_num_batched_tokens = 100;
+  const auto x = run(llama(), cfg, workload({req(0, 0, 150, 2), req(1, 0.001, 250, 2)}));
+  ASSERT_EQ(x.steps.size(), 7u);
+  EXPECT_EQ(x.r.summary.preemptions, 0u);
+  EXPECT_EQ(x.steps[1].batch.prefill_tokens, 50u);  // B's last chunk only
+  EXPECT_EQ(x.steps[2].batch.decode_tokens, 1u);
+  EXPECT_NEAR(x.r.requests[0].first_token_s, 0.035, 1e-9);
+  EXPECT_NEAR(x.r.requests[0].finish_s, 0.045, 1e-9);
+  EXPECT_NEAR(x.r.requests[1].first_token_s, 0.100, 1e-9);
+  EXPECT_NEAR(x.r.requests[1].finish_s, 0.110, 1e-9);
+}
+
+// SnapKV compresses only the prompt: a 1-token prompt with 2047 outputs keeps
+// min(1, 256) + 2047 = 2048 tokens, ceil(2048 / 16) = 128 blocks, although the planner's
+// request of 2048 prompt tokens keeps 256 (16 blocks). A pool of 100 blocks cannot hold it
+// (refused naming context); one of 128 can, and a prompt of 16 with 1584 outputs there holds
+// min(16, 256) + 1584 = 1600 tokens = 100 blocks at its last step.
+TEST(Serving, SnapkvValidatesTheWorstRequest) {
+  ServingConfig cfg = config(100, 2048);
+  cfg.plan.policy = parse_policy("snapkv:budget=256");
+  const Workload w = workload({req(0, 0, 16, 1584)});
+  try {
+    simulate(llama(), cfg, LinearTimer{}, w);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "context");
+    EXPECT_NE(e.message().find("128 blocks"), std::string::npos) << e.message();
+  }
+  cfg = config(128, 2048);
+  cfg.plan.policy = parse_policy("snapkv:budget=256");
+  const auto x = run(llama(), cfg, w);
+  EXPECT_TRUE(x.r.requests[0].finished);
+  EXPECT_EQ(x.steps.back().blocks_used, 100u);
+}
+
 // Goodput: of the chunked-prefill timeline's two requests only B (TTFT 419.6 ms) meets a TTFT
 // limit of 500 ms (A's is 1040 ms): 1 request over 1.21 s.
 TEST(Serving, GoodputCountsRequestsMeetingTheSlo) {

@@ -29,6 +29,8 @@
 //   prefix of full blocks within num_tokens − 1 tokens. Generated tokens are not hashed, so a
 //   later turn reuses its predecessor's prompt, not its answer. The CPU tier keeps evicted
 //   blocks (LRU, cpu_offload_bytes) and a hit there adds bytes / cpu_offload_gbps to the step.
+// - The configuration is refused when one request of max_model_len cannot fit the pool, under
+//   an evicting policy in its worst shape (SnapKV: a 1-token prompt keeps all n tokens).
 // - Requests with prompt + output > max_model_len are refused (finished = false). A later turn
 //   (`after`) arrives think_s after its predecessor finishes (or is refused).
 // - Times: a step lasts step.seconds(batch) (+ CPU loads); a token is emitted at the step's end.
@@ -43,7 +45,8 @@
 //   at or after each sample time.
 // - SGLang (plan.engine sglang): page size 1 (token-granular radix matching, within
 //   input_len − 1 tokens), prefill and decode in separate steps, new requests admitted by
-//   PrefillAdder's token budget with new_token_ratio (serving.cpp). Not modelled: SGLang's
+//   PrefillAdder's token budget with new_token_ratio (serving.cpp); a prefill step never
+//   retracts (a chunk is cut to the free tokens), only a decode step does. Not modelled: SGLang's
 //   retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed chunks.
 // - Not modelled for vLLM: speculative decoding, long_prefill_token_threshold, priorities,
 //   prefix caching for sliding / recurrent groups (refused), pipeline parallelism (refused),
