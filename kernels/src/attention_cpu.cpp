@@ -11,6 +11,9 @@
 #include <cmath>
 #include <cstring>
 #include <vector>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#include <immintrin.h>
+#endif
 
 #include "cpu_fast.hpp"
 #include "kvplan/kernels/attention.hpp"
@@ -105,6 +108,46 @@ KVPLAN_INLINE void decode_row(const std::uint8_t* rec, KvDtype dt, std::uint32_t
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define KVPLAN_F16C_ROWS 1
+// count fp16 records of d elements each to float rows [count, d] with the F16C conversion
+// (vcvtph2ps), eight elements an instruction. Half to float is exact, so every value is the one
+// half_dec gives (a signaling NaN alone comes back quiet, as any NaN stays NaN downstream).
+// Its own target, called once per tile where the CPU has F16C (every AVX2 x86-64 in practice):
+// the multiversioned bodies cannot use the instruction in their baseline build.
+__attribute__((target("avx2,f16c"), noinline)) void f16_rows_f16c(const std::uint8_t* const* recs,
+                                                                  std::uint32_t count,
+                                                                  std::uint32_t d, float* out) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint8_t* r = recs[i];
+    float* o = out + std::uint64_t{i} * d;
+    std::uint32_t c = 0;
+    for (; c + 8 <= d; c += 8) {
+      __m128i h;
+      std::memcpy(&h, r + 2 * c, sizeof h);
+      const __m256 f = _mm256_cvtph_ps(h);
+      std::memcpy(o + c, &f, sizeof f);
+    }
+    for (; c < d; ++c) {
+      std::uint16_t h;
+      std::memcpy(&h, r + 2 * c, 2);
+      o[c] = half_dec(h);
+    }
+  }
+}
+const bool kHaveF16c = __builtin_cpu_supports("f16c");
+#endif
+
+// Decodes `count` plain-format records into rows [count, d]: fp16 through F16C where present.
+KVPLAN_INLINE void decode_rows(const std::uint8_t* const* recs, std::uint32_t count, KvDtype dt,
+                               std::uint32_t d, float fp8_scale, float* out) {
+#if defined(KVPLAN_F16C_ROWS)
+  if (dt == KvDtype::fp16 && kHaveF16c) return f16_rows_f16c(recs, count, d, out);
+#endif
+  for (std::uint32_t i = 0; i < count; ++i)
+    decode_row(recs[i], dt, d, fp8_scale, out + std::uint64_t{i} * d);
+}
+
 // Decodes keys of slots [t0, t0 + count) of head h into tile [count, d], group-wise for KIVI.
 KVPLAN_INLINE void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uint32_t t0,
                                  std::uint32_t count, float* tile) {
@@ -140,10 +183,14 @@ KVPLAN_INLINE void load_key_tile(const PagedKvView& v, std::uint32_t h, std::uin
     return;
   }
   const std::uint32_t rb = slot_record_bytes(v.format, d);
-  for (std::uint32_t t = t0; t < t0 + count; ++t)
-    decode_row(
-        slot_record(v.k_base, v.k_table, v.k_block_bytes, v.block_size, v.num_kv_heads, rb, t, h),
-        v.format.dtype, d, v.k_scale, tile + std::uint64_t{t - t0} * d);
+  const std::uint8_t* recs[64];
+  for (std::uint32_t t0b = t0; t0b < t0 + count; t0b += 64) {
+    const std::uint32_t m = std::min<std::uint32_t>(64, t0 + count - t0b);
+    for (std::uint32_t i = 0; i < m; ++i)
+      recs[i] = slot_record(v.k_base, v.k_table, v.k_block_bytes, v.block_size, v.num_kv_heads, rb,
+                            t0b + i, h);
+    decode_rows(recs, m, v.format.dtype, d, v.k_scale, tile + std::uint64_t{t0b - t0} * d);
+  }
 }
 
 // load_value with the record address found once per row, and KIVI's quantized values decoded a
@@ -314,8 +361,17 @@ KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
     std::vector<float> out(std::uint64_t{group} * d, 0.f);
     for (std::uint32_t t0 = 0; t0 < n; t0 += kTile) {
       const std::uint32_t count = std::min(kTile, n - t0);
-      for (std::uint32_t i = 0; i < count; ++i)
-        load_value_fast(kv, h, t0 + i, tile.data() + std::uint64_t{i} * d);
+      if (is_kivi(kv)) {
+        for (std::uint32_t i = 0; i < count; ++i)
+          load_value_fast(kv, h, t0 + i, tile.data() + std::uint64_t{i} * d);
+      } else {
+        const std::uint8_t* recs[kTile];
+        const std::uint32_t rb = slot_record_bytes(kv.format, d);
+        for (std::uint32_t i = 0; i < count; ++i)
+          recs[i] = slot_record(kv.v_base, kv.v_table, kv.v_block_bytes, kv.block_size,
+                                kv.num_kv_heads, rb, t0 + i, h);
+        decode_rows(recs, count, kv.format.dtype, d, kv.v_scale, tile.data());
+      }
       for (std::uint32_t g = 0; g < group; ++g)
         accumulate_rows(tile.data(), count, d, logits.data() + std::uint64_t{g} * n + t0,
                         out.data() + std::uint64_t{g} * d);
