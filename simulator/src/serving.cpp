@@ -654,8 +654,12 @@ void Scheduler::summarize() {
     st.stage = static_cast<std::uint32_t>(k);
     res_.stages.push_back(std::move(st));
   }
-  res_.summary = summary_of(all, res_.simulated_s, busy_running_.back(), busy_waiting_.back(),
-                            res_.simulated_s);
+  // The whole run's window starts at its first arrival: nothing runs or waits before it.
+  double first = res_.simulated_s;
+  for (const Seq& s : seqs_)
+    if (s.req->after < 0) first = std::min(first, s.arrival);
+  const double span = res_.simulated_s - first;
+  res_.summary = summary_of(all, span, busy_running_.back(), busy_waiting_.back(), span);
   res_.summary.preemptions = preemptions_;
 }
 

@@ -796,7 +796,7 @@ Workload build_trace(const std::vector<std::pair<std::uint64_t, Row>>& rows,
   };
   std::map<std::string, PrefixSeen> prefixes;
   std::map<std::string, SessionSeen> sessions;
-  double last_arrival = 0;
+  double first_arrival = rows.empty() ? 0 : rows.front().second.arrival_s, last_arrival = 0;
   for (const auto& [n, r] : rows) {
     if (r.prefix_id.has_value() != r.prefix_tokens.has_value())
       throw Error(source, line_field(n, r.prefix_id ? "prefix_tokens" : "prefix_id"),
@@ -805,6 +805,7 @@ Workload build_trace(const std::vector<std::pair<std::uint64_t, Row>>& rows,
     q.arrival_s = r.arrival_s;
     q.output_tokens = r.output_tokens;
     last_arrival = std::max(last_arrival, r.arrival_s);
+    first_arrival = std::min(first_arrival, r.arrival_s);
     auto s = r.session_id ? sessions.find(*r.session_id) : sessions.end();
     if (s != sessions.end()) {  // a later turn: the previous prompt and output come first
       const SimRequest& p = b.at(s->second.last);
@@ -857,8 +858,11 @@ Workload build_trace(const std::vector<std::pair<std::uint64_t, Row>>& rows,
   Workload w;
   w.source = source;
   WorkloadStage st;
-  st.duration_s = last_arrival;
-  st.rate = last_arrival > 0 ? static_cast<double>(rows.size()) / last_arrival : 0;
+  // The trace's one stage spans its arrivals: a trace whose first request comes at 100 s is not
+  // idle from 0 to 100 s (its throughput and queue windows start there).
+  st.start_s = first_arrival;
+  st.duration_s = last_arrival - first_arrival;
+  st.rate = st.duration_s > 0 ? static_cast<double>(rows.size()) / st.duration_s : 0;
   w.stages.push_back(st);
   w.requests = std::move(b).sorted();
   return w;

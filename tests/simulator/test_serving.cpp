@@ -484,6 +484,27 @@ TEST(Serving, StagesSummarizeTheirOwnRequestsAndTime) {
   EXPECT_EQ(r.summary.mean_queue, 0.0);
 }
 
+// A trace whose requests arrive at 100 s and 100.5 s (prompt 10, 3 outputs each, pool of 100
+// blocks): each runs alone, prefill 10 ms + 1 ms, then 2 decodes of 10 ms: done 31 ms after its
+// arrival, the last at 100.531 s. The windows start at the first arrival: 2 requests over
+// 0.531 s (not over 100.531 s), mean running (0.031 + 0.031) / 0.531.
+TEST(Serving, WindowsStartAtTheFirstArrival) {
+  Workload w = parse_workload_trace(
+      "{\"arrival_s\": 100, \"prompt_tokens\": 10, \"output_tokens\": 3}\n"
+      "{\"arrival_s\": 100.5, \"prompt_tokens\": 10, \"output_tokens\": 3}\n",
+      "late.jsonl", false);
+  ASSERT_EQ(w.stages.size(), 1u);
+  EXPECT_EQ(w.stages[0].start_s, 100.0);
+  EXPECT_NEAR(w.stages[0].duration_s, 0.5, 1e-12);
+  const SimResult r = simulate(llama(), config(100, 1024), LinearTimer{}, w);
+  EXPECT_NEAR(r.simulated_s, 100.531, 1e-9);
+  EXPECT_NEAR(r.summary.throughput.requests_per_s, 2 / 0.531, 1e-6);
+  EXPECT_NEAR(r.summary.throughput.output_tokens_per_s, 6 / 0.531, 1e-6);
+  EXPECT_NEAR(r.summary.mean_running, 0.062 / 0.531, 1e-9);
+  EXPECT_NEAR(r.stages[0].throughput.requests_per_s, 2 / 0.531, 1e-6);
+  EXPECT_NEAR(r.stages[0].mean_running, 0.062 / 0.531, 1e-9);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {

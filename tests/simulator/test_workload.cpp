@@ -451,8 +451,10 @@ TEST(Workload, TraceJsonl) {
   EXPECT_EQ(d.prompt[3].tokens, 10u);
   EXPECT_EQ(d.arrival_s, 4);
   ASSERT_EQ(w.stages.size(), 1u);
-  EXPECT_EQ(w.stages[0].duration_s, 4);
-  EXPECT_EQ(w.stages[0].rate, 1);  // 4 requests over 4 s
+  // The stage spans the arrivals, 0.25 s to 4 s: 4 requests over 3.75 s.
+  EXPECT_EQ(w.stages[0].start_s, 0.25);
+  EXPECT_EQ(w.stages[0].duration_s, 3.75);
+  EXPECT_DOUBLE_EQ(w.stages[0].rate, 4 / 3.75);
 }
 
 TEST(Workload, TraceCsvAndLoadByExtension) {

@@ -40,7 +40,8 @@
 //   between a request's tokens, E2E = finish − arrival; percentiles interpolate linearly. A
 //   stage's throughput counts its finished requests over [stage start, its last finish]; its
 //   mean_queue / mean_running average the steps beginning in its window; the whole run's over
-//   [0, simulated_s], so Little's law holds for the summary. Goodput counts requests whose own
+//   [first arrival, simulated_s], so Little's law holds for the summary (a trace's stage starts
+//   at its first arrival too). Goodput counts requests whose own
 //   TTFT, TPOT and E2E meet the SLO limits. KV samples take the batch of the first step starting
 //   at or after each sample time.
 // - SGLang (plan.engine sglang): page size 1 (token-granular radix matching, within
