@@ -676,6 +676,10 @@ void Scheduler::account(double t0, double dt) {
 
 }  // namespace
 
+bool default_async_scheduling(const PlanInput& plan) {
+  return plan.engine == Engine::vllm && plan.vllm_rules == VllmRules::current;
+}
+
 SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                    const Workload& workload, const SimOptions& opt) {
   PlanInput plan = cfg.plan;

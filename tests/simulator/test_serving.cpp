@@ -505,6 +505,18 @@ TEST(Serving, WindowsStartAtTheFirstArrival) {
   EXPECT_NEAR(r.stages[0].mean_running, 0.062 / 0.531, 1e-9);
 }
 
+// vLLM turned async scheduling on by default in v0.14 (vllm-project/vllm#27614): on for the
+// current rules, off for vllm@0.9; SGLang has no such option.
+TEST(Serving, AsyncSchedulingDefaultFollowsTheEngineRules) {
+  PlanInput p;
+  p.engine = parse_engine("vllm", "test", "engine", p.vllm_rules);
+  EXPECT_TRUE(default_async_scheduling(p));
+  p.engine = parse_engine("vllm@0.9", "test", "engine", p.vllm_rules);
+  EXPECT_FALSE(default_async_scheduling(p));
+  p.engine = parse_engine("sglang", "test", "engine", p.vllm_rules);
+  EXPECT_FALSE(default_async_scheduling(p));
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {

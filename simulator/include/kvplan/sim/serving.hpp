@@ -165,6 +165,12 @@ struct SimOptions {
   std::function<void(const StepRecord&)> on_step;      // every step; may be empty (slow when set)
 };
 
+// ServingConfig::async_scheduling as the engine's release starts by default: on for vLLM's
+// current rules (the default since v0.14, vllm-project/vllm#27614), off for vllm@0.9 (older than
+// v0.14) and for SGLang (not an option there; the simulator ignores it). Whoever builds a
+// ServingConfig from an engine spec sets cfg.async_scheduling = default_async_scheduling(cfg.plan).
+bool default_async_scheduling(const PlanInput& plan);
+
 // Throws kvplan::Error on an invalid configuration (names the field) — e.g. no KV memory left.
 SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                    const Workload& workload, const SimOptions& opt = {});
