@@ -19,7 +19,9 @@ namespace kvplan::sim {
 
 namespace {
 
-constexpr std::uint64_t kMaxSamples = 10'000'000;
+// The KV series holds at most this many samples (48 MiB): when full, every other one is dropped
+// and the interval doubles, so a long or idle run keeps an even grid in bounded memory.
+constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 20;
 // SGLang's admission estimate (schedule_policy.py CLIP_MAX_NEW_TOKENS; global_config.py).
 constexpr std::uint64_t kSglangClipMaxNewTokens = 4096;
 constexpr double kSglangInitNewTokenRatio = 0.7, kSglangMinNewTokenRatioFactor = 0.14,
@@ -166,6 +168,7 @@ class Scheduler {
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
     sglang_ = cfg.plan.engine == Engine::sglang;
+    interval_ = cfg.sample_interval_s;
     seqs_.resize(w.requests.size());
     next_.assign(w.requests.size(), {});
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
@@ -251,7 +254,7 @@ class Scheduler {
   std::uint64_t preemptions_ = 0, step_preempted_ = 0;
   bool sglang_ = false;
   double ratio_ = kSglangInitNewTokenRatio;  // SGLang's new_token_ratio
-  double next_sample_ = 0;
+  double next_sample_ = 0, interval_ = 1;  // interval_: the series' (starts at cfg's)
   SimResult res_;
   std::vector<StageAcc> acc_;
   std::vector<double> busy_running_, busy_waiting_;  // ∫ running dt, ∫ waiting dt per stage bin
@@ -433,15 +436,22 @@ void Scheduler::finish(std::uint32_t i, double t) {
 
 void Scheduler::sample_until(double t) {
   while (next_sample_ <= t) {
-    if (res_.kv_series.size() >= kMaxSamples)
-      throw Error(w_.source, "sample_interval_s", "gives more than 10^7 KV usage samples");
+    if (res_.kv_series.size() >= kMaxSamples) {
+      auto& v = res_.kv_series;
+      std::size_t k = 0;
+      for (std::size_t j = 0; j < v.size(); j += 2) v[k++] = v[j];
+      v.resize(k);
+      interval_ *= 2;
+      next_sample_ = v.back().t_s + interval_;
+      continue;
+    }
     res_.kv_series.push_back(KvSample{.t_s = next_sample_,
                                       .blocks_used = (units_ - blocks_.free_units()) * unit_,
                                       .blocks_total = pool_.usable_blocks,
                                       .running = running_.size(),
                                       .waiting = waiting_.size(),
                                       .preemptions = preemptions_});
-    next_sample_ += cfg_.sample_interval_s;
+    next_sample_ += interval_;
   }
 }
 

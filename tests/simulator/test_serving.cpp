@@ -517,6 +517,21 @@ TEST(Serving, AsyncSchedulingDefaultFollowsTheEngineRules) {
   EXPECT_FALSE(default_async_scheduling(p));
 }
 
+// An idle gap of 3·10^6 s sampled every second: the series fills its 2^20 samples at
+// t = 2^20 − 1 s, drops every other one and samples every 2 s; full again at t = 2^21 − 2 s, it
+// keeps every 4th second. So: samples at 0, 4, ..., 3·10^6, 750001 of them, no error.
+TEST(Serving, KvSeriesThinsOutInsteadOfFailing) {
+  ServingConfig cfg = config(100, 1024);
+  cfg.sample_interval_s = 1;
+  const SimResult r =
+      simulate(llama(), cfg, LinearTimer{}, workload({req(0, 0, 10, 2), req(1, 3e6, 10, 2)}));
+  ASSERT_EQ(r.kv_series.size(), 750001u);
+  EXPECT_EQ(r.kv_series.front().t_s, 0.0);
+  EXPECT_EQ(r.kv_series[1].t_s, 4.0);
+  EXPECT_EQ(r.kv_series.back().t_s, 3e6);
+  EXPECT_TRUE(r.requests[1].finished);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {

@@ -78,7 +78,7 @@ struct ServingConfig {
   bool enable_prefix_caching = false;
   std::uint64_t cpu_offload_bytes = 0;  // 0 = no CPU tier
   double cpu_offload_gbps = 0;          // GB/s host<->device when offloading
-  double sample_interval_s = 1.0;       // KV usage series resolution
+  double sample_interval_s = 1.0;       // KV usage series resolution (doubles past 2^20 samples)
   // vLLM's async scheduling (on by default since v0.14: vllm-project/vllm#27614, in the plan of
   // #27679): the batch of step k + 1 is formed when step k starts, so a request that arrives
   // while step k runs joins step k + 2 at the earliest. An idle engine schedules an arrival at
