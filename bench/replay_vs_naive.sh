@@ -7,6 +7,10 @@
 # machine shared with other jobs disturbs less than wall time; wall time is printed too.
 #
 #   bench/replay_vs_naive.sh [path/to/kvplan] [tokens]     (default build/default/cli/kvplan, 4096)
+#
+# BASELINE=path/to/older/kvplan also times that binary on the same trace in the same run (the
+# machine's load then disturbs both alike), checks that its JSON equals the new one's with
+# tokens_per_second and seconds removed, and prints both ratios.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kvplan=${1:-$here/../build/default/cli/kvplan}
@@ -25,9 +29,22 @@ cpu_seconds() {
 read -r replay_cpu replay_wall < <(cpu_seconds "$kvplan" replay -q --trace "$work/trace.safetensors" \
   --kv-dtype fp16 --policy full --format json)
 grep -q '"all_bytes_match": true' "$work/out" || { echo "replay_vs_naive: replay failed" >&2; exit 1; }
+strip_times() { grep -v -e '"tokens_per_second"' -e '"seconds"' "$1"; }
+if [ -n "${BASELINE:-}" ]; then
+  strip_times "$work/out" > "$work/new.json"
+  read -r base_cpu base_wall < <(cpu_seconds "$BASELINE" replay -q --trace "$work/trace.safetensors" \
+    --kv-dtype fp16 --policy full --format json)
+  strip_times "$work/out" > "$work/base.json"
+  cmp -s "$work/base.json" "$work/new.json" || { echo "replay_vs_naive: JSON differs from the baseline's" >&2; exit 1; }
+fi
 read -r naive_cpu naive_wall < <(cpu_seconds "$work/naive_attention" "$work/trace.safetensors")
 echo "trace: $tokens tokens, 2 layers, 8/2 heads, d 64, F16"
 echo "kvplan replay (fp16, full): ${replay_cpu} s CPU (${replay_wall} s wall)"
+if [ -n "${BASELINE:-}" ]; then
+  echo "baseline replay:            ${base_cpu} s CPU (${base_wall} s wall), JSON identical"
+  awk -v r="$base_cpu" -v n="$naive_cpu" -v rw="$base_wall" -v nw="$naive_wall" \
+    'BEGIN {printf "baseline: %.2fx the naive loop (CPU), %.2fx (wall)\n", n / r, nw / rw}'
+fi
 echo "naive float32 loop (-O2):   ${naive_cpu} s CPU (${naive_wall} s wall)"
-awk -v r="$replay_cpu" -v n="$naive_cpu" \
-  'BEGIN {printf "replay is %.2fx %s than the naive loop (CPU time)\n", (r < n ? n / r : r / n), (r < n ? "faster" : "slower")}'
+awk -v r="$replay_cpu" -v n="$naive_cpu" -v rw="$replay_wall" -v nw="$naive_wall" \
+  'BEGIN {printf "replay is %.2fx %s than the naive loop (CPU time); %.2fx (wall)\n", (r < n ? n / r : r / n), (r < n ? "faster" : "slower"), nw / rw}'

@@ -50,6 +50,31 @@ struct RopeTable {
 typedef float Lanes8 __attribute__((vector_size(32)));
 #endif
 
+// The largest of x[0..n), n >= 1: std::max_element's value, found eight lanes at a time (its
+// one-compare-per-element chain was a tenth of a replay). max rounds nothing, so the value is
+// the same up to which zero comes back when the largest is +0 and -0, and the softmax then gives
+// the same results (x - (+0) == x - (-0) for nonzero x, exp(+0) == exp(-0) == 1). A NaN logit
+// makes the sum, and so every probability, NaN either way.
+KVPLAN_INLINE float max_value(const float* x, std::uint32_t n) {
+  std::uint32_t t = 0;
+  float m = x[0];
+#if defined(__GNUC__)
+  if (n >= 8) {
+    Lanes8 a;
+    std::memcpy(&a, x, sizeof a);
+    for (t = 8; t + 8 <= n; t += 8) {
+      Lanes8 y;
+      std::memcpy(&y, x + t, sizeof y);
+      a = a > y ? a : y;
+    }
+    m = a[0];
+    for (int k = 1; k < 8; ++k) m = a[k] > m ? a[k] : m;
+  }
+#endif
+  for (; t < n; ++t) m = x[t] > m ? x[t] : m;
+  return m;
+}
+
 // n floats from `in` (any alignment) to out. GCC leaves the plain loop scalar here (and a
 // variable-size memcpy becomes `rep movs`, slow for 64 floats), so under GCC it moves eight
 // floats at a time.
@@ -350,7 +375,7 @@ KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
     }
     for (std::uint32_t g = 0; g < group; ++g) {
       float* l = logits.data() + std::uint64_t{g} * n;
-      const float mx = *std::max_element(l, l + n);
+      const float mx = max_value(l, n);
       float sum = 0.f;
       for (std::uint32_t t = 0; t < n; ++t) sum += (l[t] = std::exp(l[t] - mx));
       const float inv = 1.f / sum;
@@ -385,7 +410,7 @@ KVPLAN_CPU_CLONES Status decode_general(const DecodeAttentionParams& p) {
 KVPLAN_INLINE void softmax_rows(float* logits, std::uint32_t group, std::uint32_t n, float* probs) {
   for (std::uint32_t g = 0; g < group; ++g) {
     float* l = logits + std::uint64_t{g} * n;
-    const float mx = *std::max_element(l, l + n);
+    const float mx = max_value(l, n);
     float sum = 0.f;
     for (std::uint32_t t = 0; t < n; ++t) sum += (l[t] = std::exp(l[t] - mx));
     const float inv = 1.f / sum;

@@ -395,8 +395,18 @@ void FullCacheReference::attend(std::uint32_t layer, std::uint64_t pos, std::spa
       for (std::uint64_t t = 0; t < n; ++t) att[t] += qi * row[t];
     }
     for (std::uint64_t t = 0; t < n; ++t) att[t] = att[t] / scale;
-    float mx = att[0];
-    for (std::uint64_t t = 1; t < n; ++t) mx = std::max(mx, att[t]);
+    // The largest score through eight running maxima (one chain of compares was the
+    // reference's slowest loop). max rounds nothing: the value of the single running max, up to
+    // which of +0 / -0 comes back, which exp(att - mx) cannot tell apart; a NaN score makes the
+    // sum NaN either way.
+    float m8[8];
+    std::fill(m8, m8 + 8, att[0]);
+    std::uint64_t tm = 0;
+    for (; tm + 8 <= n; tm += 8)
+      for (int k = 0; k < 8; ++k) m8[k] = std::max(m8[k], att[tm + k]);
+    for (; tm < n; ++tm) m8[0] = std::max(m8[0], att[tm]);
+    float mx = m8[0];
+    for (int k = 1; k < 8; ++k) mx = std::max(mx, m8[k]);
     float sum = 0.0f;
     for (std::uint64_t t = 0; t < n; ++t) {
       att[t] = expf(att[t] - mx);
