@@ -83,6 +83,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   p.num_gpu_blocks = ev.min_blocks;
   p.usable_blocks = ev.usable_blocks();
   p.policy = in.policy;
+  if (in.engine == Engine::sglang && st.sglang) p.max_running = st.sglang->max_running;
   if (p.usable_blocks == 0)
     throw Error(source, "gpu_memory",
                 "no KV cache block is left for requests (" +
@@ -91,6 +92,9 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                     std::to_string(mul(ev.page, st.group_size)) + ")");
   for (auto t : st.group_types) {
     const auto& lt = st.types[t];
+    if (lt.kind == AttentionKind::none) p.recurrent_state = true;
+    // SGLang's num_gpu_blocks is its full-attention pool's tokens; the state has its own pool.
+    if (lt.kind == AttentionKind::none && in.engine == Engine::sglang) continue;
     p.groups.push_back({lt.kind, lt.window, st.group_size});
     if (lt.kind == AttentionKind::none) {
       p.state_pages_ = ev.pages(lt, 0);

@@ -110,7 +110,7 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
                   "enable_prefix_caching"});
   if (cfg.enable_prefix_caching) {
     for (const auto& g : pool.groups)
-      if (g.kind != AttentionKind::full) {
+      if (g.kind != AttentionKind::full || pool.recurrent_state) {
         pr.push_back({"enable_prefix_caching",
                       "prefix caching is modelled for full-attention KV-cache groups only; this "
                       "deployment has sliding, chunked or recurrent groups"});
@@ -169,6 +169,9 @@ class Scheduler {
         blocks_(units_, caching_, cpu_units()) {
     sglang_ = cfg.plan.engine == Engine::sglang;
     interval_ = cfg.sample_interval_s;
+    // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
+    max_running_ =
+        pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
     seqs_.resize(w.requests.size());
     next_.assign(w.requests.size(), {});
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
@@ -253,8 +256,9 @@ class Scheduler {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
   std::uint64_t preemptions_ = 0, step_preempted_ = 0;
   bool sglang_ = false;
+  std::uint64_t max_running_ = 0;            // max_num_seqs, or SGLang's Mamba cap when lower
   double ratio_ = kSglangInitNewTokenRatio;  // SGLang's new_token_ratio
-  double next_sample_ = 0, interval_ = 1;  // interval_: the series' (starts at cfg's)
+  double next_sample_ = 0, interval_ = 1;    // interval_: the series' (starts at cfg's)
   SimResult res_;
   std::vector<StageAcc> acc_;
   std::vector<double> busy_running_, busy_waiting_;  // ∫ running dt, ∫ waiting dt per stage bin
@@ -358,7 +362,7 @@ void Scheduler::schedule_vllm(double& load_s) {
   for (std::size_t k = 0; k < running_.size() && budget > 0; ++k)
     if (!schedule_running(running_[k], budget)) break;
   if (step_preempted_ > 0) return;
-  while (!waiting_.empty() && budget > 0 && running_.size() < cfg_.max_num_seqs) {
+  while (!waiting_.empty() && budget > 0 && running_.size() < max_running_) {
     const auto i = waiting_.front();
     if (!schedule_waiting(i, budget, load_s)) break;
     waiting_.pop_front();
@@ -397,7 +401,7 @@ void Scheduler::schedule_sglang(double& load_s) {
   bool chunked = false;
   for (const auto& [i, n] : batch_)
     chunked = chunked || seqs_[i].computed + n < seqs_[i].num_tokens();
-  while (!chunked && !waiting_.empty() && budget > 0 && running_.size() < cfg_.max_num_seqs &&
+  while (!chunked && !waiting_.empty() && budget > 0 && running_.size() < max_running_ &&
          step_preempted_ == 0) {
     const auto i = waiting_.front();
     if (!schedule_waiting(i, budget, load_s, &rem)) break;

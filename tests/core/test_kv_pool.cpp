@@ -134,6 +134,32 @@ INSTANTIATE_TEST_SUITE_P(
 
 // kivi is not linear in n (quantized groups plus an fp16 residual): the pool refuses it, and
 // kv_cost stays the one place its bytes are computed.
+// Qwen3-Next's Gated DeltaNet state: vLLM pages it in a group of its own (a fixed page per
+// sequence); SGLang keeps it in its Mamba pool, so the blocks (its full-attention tokens, page
+// size 1) hold attention only — a sequence of 1000 tokens takes 1000 in each attention group —
+// and the pool's slots cap the running requests: max_mamba_cache_size 30 // 3 = 10
+// (planner_sglang.cpp, init_memory_pool).
+TEST(KvPool, SglangKeepsTheRecurrentStateOutOfTheBlocks) {
+  const auto m = load_model("qwen3-next-80b-a3b");
+  PlanInput in = measured(40 * GiB, 8192);
+  in.tp = 4;
+  const KvPool v = make_kv_pool(m, in);
+  EXPECT_TRUE(v.recurrent_state);
+  EXPECT_EQ(v.max_running, 0u);
+  bool vllm_state = false;
+  for (const auto& g : v.groups) vllm_state = vllm_state || g.kind == AttentionKind::none;
+  EXPECT_TRUE(vllm_state);
+  in.engine = Engine::sglang;
+  in.block_size = 1;
+  in.max_mamba_cache_size = 30;
+  const KvPool s = make_kv_pool(m, in);
+  EXPECT_TRUE(s.recurrent_state);
+  EXPECT_EQ(s.max_running, 10u);
+  ASSERT_FALSE(s.groups.empty());
+  for (const auto& g : s.groups) EXPECT_NE(g.kind, AttentionKind::none);
+  EXPECT_EQ(s.blocks(1000), 1000u * s.groups.size());
+}
+
 TEST(KvPool, RefusesWhatItCannotSchedule) {
   const auto m = load_model("llama-3.1-8b");
   EXPECT_THROW(make_kv_pool(m, measured(40 * GiB, 8192, "kivi:bits=2,group=32,residual=128")),

@@ -532,6 +532,27 @@ TEST(Serving, KvSeriesThinsOutInsteadOfFailing) {
   EXPECT_TRUE(r.requests[1].finished);
 }
 
+// SGLang on Qwen3-Next with max_mamba_cache_size 6: 6 // 3 = 2 requests run at once however
+// many max_num_seqs allows, so of 5 short requests arriving together at most 2 are ever running.
+TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
+  ServingConfig cfg;
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.block_size = 1;
+  cfg.plan.tp = 4;
+  cfg.plan.context = 4096;
+  cfg.plan.available_kv_bytes = std::uint64_t{40} << 30;
+  cfg.plan.max_mamba_cache_size = 6;
+  std::vector<SimRequest> rs;
+  for (std::uint64_t i = 0; i < 5; ++i) rs.push_back(req(i, 0, 10, 4));
+  std::uint64_t peak = 0;
+  SimOptions opt;
+  opt.on_step = [&](const StepRecord& s) { peak = std::max<std::uint64_t>(peak, s.seqs.size()); };
+  const SimResult r =
+      simulate(load_model("qwen3-next-80b-a3b"), cfg, LinearTimer{}, workload(std::move(rs)), opt);
+  EXPECT_EQ(r.summary.requests, 5u);
+  EXPECT_EQ(peak, 2u);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {

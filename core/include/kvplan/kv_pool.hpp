@@ -20,7 +20,8 @@
 //            outside the window; vllm/v1/core/single_type_kv_cache_manager.py@002f3491)
 //   chunked  ceil((computed + scheduled) / bs) − floor(floor(computed / C) · C / bs)
 //            (the blocks before the current chunk are freed, as for sliding windows)
-//   state    a fixed number of pages (1; 2 with mamba_cache_mode align; ceil(n / bs) with all)
+//   state    a fixed number of pages (1; 2 with mamba_cache_mode align; ceil(n / bs) with all);
+//            vLLM only: SGLang's state lives in its Mamba pool, outside the blocks (max_running)
 // Under a retention policy (streaming, H2O, SnapKV) a sequence holds retained(policy, n) tokens
 // per layer instead of n (capped at the window in sliding/chunked groups): ceil(kept / bs).
 #pragma once
@@ -51,6 +52,12 @@ class KvPool {
   std::uint64_t usable_blocks = 0;   // vLLM: num_gpu_blocks − 1 (the null block); others: all
   std::vector<KvPoolGroup> groups;   // one per KV-cache group; each takes its own blocks
   RetentionPolicy policy{};
+  // Recurrent (Mamba, GDN, ...) layers hold a state per sequence. vLLM pages it in a group of
+  // its own (groups[g].kind none); SGLang keeps it in a separate Mamba pool of slots, so its
+  // groups hold attention only and the slots cap the running requests: max_running =
+  // mamba_slots // 3 (planner_sglang.cpp, init_memory_pool with the radix cache on), 0 = no cap.
+  bool recurrent_state = false;
+  std::uint64_t max_running = 0;
 
   // Blocks one sequence holds in group g after `computed` tokens with `scheduled` more being
   // computed (see the header comment). `prefill` is the prompt length (SnapKV).

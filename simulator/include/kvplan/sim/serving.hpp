@@ -19,7 +19,8 @@
 // - Blocks are allocated per step for the tokens scheduled, in every KV-cache group, with
 //   kvplan::KvPool's arithmetic (kv_pool.hpp): sliding windows and chunks free blocks as they
 //   move, retention policies cap a sequence at retained(policy, n) tokens, recurrent state takes
-//   fixed pages. vLLM's null block is not usable.
+//   fixed pages (vLLM; SGLang keeps it in its Mamba pool, whose slots // 3 cap the running
+//   requests, kv_pool.hpp max_running). vLLM's null block is not usable.
 // - A running request that cannot get its blocks preempts the running list's tail (itself last):
 //   its blocks are freed, it goes to the front of the waiting queue and later recomputes its
 //   prompt and the tokens it generated (RequestResult::recomputed_tokens).
