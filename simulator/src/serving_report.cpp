@@ -413,7 +413,9 @@ SloLimits parse_latency_slo(const std::string& spec, const std::string& source) 
 bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {
   if (!is_full(plan.policy)) return false;
   const KvPool pool = make_kv_pool(model, plan, "arguments");
-  return std::all_of(pool.groups.begin(), pool.groups.end(),
+  // SGLang's pool has no state group: its recurrent state is in a Mamba pool (kv_pool.hpp).
+  return !pool.recurrent_state &&
+         std::all_of(pool.groups.begin(), pool.groups.end(),
                      [](const KvPoolGroup& g) { return g.kind == AttentionKind::full; });
 }
 

@@ -10,6 +10,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
 #include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/serving_report.hpp"
 
 namespace kvplan::sim {
 namespace {
@@ -551,6 +552,8 @@ TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
       simulate(load_model("qwen3-next-80b-a3b"), cfg, LinearTimer{}, workload(std::move(rs)), opt);
   EXPECT_EQ(r.summary.requests, 5u);
   EXPECT_EQ(peak, 2u);
+  // Its state has no block group, yet prefix caching stays unmodelled for a recurrent model.
+  EXPECT_FALSE(prefix_caching_modelled(load_model("qwen3-next-80b-a3b"), cfg.plan));
 }
 
 TEST(Serving, RefusesInvalidConfigs) {
