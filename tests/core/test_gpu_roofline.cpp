@@ -85,8 +85,12 @@ TEST(GpuRoofline, EveryPresetHasPeaksAndSources) {
     EXPECT_EQ(g.peaks_source.rfind("https://", 0), 0u);
     EXPECT_EQ(g.interconnect_source.rfind("https://", 0), 0u);
     // Low precision is never slower than bf16 where it exists.
-    if (g.peak_tflops_fp8 > 0) EXPECT_GE(g.peak_tflops_fp8, g.peak_tflops_bf16);
-    if (g.peak_tflops_fp4 > 0) EXPECT_GE(g.peak_tflops_fp4, g.peak_tflops_fp8);
+    if (g.peak_tflops_fp8 > 0) {
+      EXPECT_GE(g.peak_tflops_fp8, g.peak_tflops_bf16);
+    }
+    if (g.peak_tflops_fp4 > 0) {
+      EXPECT_GE(g.peak_tflops_fp4, g.peak_tflops_fp8);
+    }
   }
 }
 

@@ -162,8 +162,8 @@ struct SglangPoolInput {
   std::uint32_t page_size = 1;    // tokens
   std::uint32_t swa_full_tokens_ratio_ppm = 800000;
   std::uint32_t mamba_full_memory_ratio_ppm = 900000;
-  std::optional<std::uint64_t> max_mamba_cache_size;
-  std::optional<std::uint64_t> max_total_tokens;
+  std::optional<std::uint64_t> max_mamba_cache_size{};
+  std::optional<std::uint64_t> max_total_tokens{};
 };
 struct SglangPools {
   std::uint64_t full_tokens = 0;  // max_total_num_tokens (full_max_total_num_tokens)

@@ -163,13 +163,13 @@ struct ReplayReport {
 };
 
 struct ReplayOptions {
-  std::uint64_t eval_from = 0;           // score positions >= eval_from
-  std::optional<std::uint64_t> prefill;  // SnapKV prompt in [1, tokens]; default eval_from or T/2
-  std::uint64_t max_tokens = 0;          // 0 = all
-  std::uint64_t fidelity_every = 1;      // trace replay: score fidelity every k-th step (>= 1)
+  std::uint64_t eval_from = 0;             // score positions >= eval_from
+  std::optional<std::uint64_t> prefill{};  // SnapKV prompt in [1, tokens]; default eval_from or T/2
+  std::uint64_t max_tokens = 0;            // 0 = all
+  std::uint64_t fidelity_every = 1;        // trace replay: score fidelity every k-th step (>= 1)
   kernels::Backend backend = kernels::Backend::cpu;
   // Called after each step with (steps done, total steps).
-  std::function<void(std::uint64_t, std::uint64_t)> progress;
+  std::function<void(std::uint64_t, std::uint64_t)> progress{};
 };
 
 // Teacher-forced replay of `tokens` through the model, every configuration in lockstep.

@@ -97,7 +97,8 @@ void validate(const StepEfficiency& e, const std::string& source);
 struct StepModelInput {
   Engine engine = Engine::vllm;
   std::uint32_t tp = 1;
-  std::string compute_dtype;  // "" = the model's weight dtype (bf16/fp16 → 16-bit peak, fp8 → fp8)
+  std::string
+      compute_dtype{};  // "" = the model's weight dtype (bf16/fp16 → 16-bit peak, fp8 → fp8)
   std::optional<StepEfficiency> efficiency;  // absent = the defaults for this GPU and engine
 };
 
