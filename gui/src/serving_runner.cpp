@@ -25,6 +25,7 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   cfg.max_num_seqs = r.max_num_seqs;
   cfg.max_num_batched_tokens = r.max_num_batched_tokens;
   cfg.enable_prefix_caching = r.enable_prefix_caching;
+  cfg.async_scheduling = sim::default_async_scheduling(cfg.plan);
   return cfg;
 }
 

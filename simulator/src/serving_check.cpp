@@ -43,6 +43,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
   const Workload w = load_workload(d.workload_path, 1);
   ServingConfig cfg;
   cfg.plan = d.plan;
+  cfg.async_scheduling = default_async_scheduling(cfg.plan);
   cfg.plan.gpus = 0;  // one replica's pool; the replicas share the arrivals below
   cfg.max_num_seqs = d.max_num_seqs.value_or(cfg.max_num_seqs);
   cfg.max_num_batched_tokens = d.plan.max_num_batched_tokens;
