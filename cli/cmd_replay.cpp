@@ -25,7 +25,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   sim::ProbeOptions popt;
   desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
       "checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")(
-      "tokenizer", po::value(&tokenizer), "tokenizer: llama2.c .bin or tokenizer.json (a Hugging Face directory has its own)")(
+      "tokenizer", po::value(&tokenizer),
+      "tokenizer: llama2.c .bin or tokenizer.json (a Hugging Face directory has its own)")(
       "tokens-file", po::value(&tokens_file), "teacher-force these whitespace-separated ids")(
       "prompt", po::value(&prompt)->default_value(""),
       "without --tokens-file: prompt of the model's own stream")(

@@ -164,6 +164,7 @@ PY
 trap summary EXIT
 
 step setup scripts/setup.sh default
+step format-check scripts/format-check.sh
 if [ -z "${KVPLAN_TEST_MODEL_DIR:-}" ] && [ -d ../shared/models/stories260K ]; then
   export KVPLAN_TEST_MODEL_DIR="$(cd ../shared/models/stories260K && pwd)"
 fi
