@@ -12,33 +12,13 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
+using CliRun = kvplan::test::CliRun;
 
-CliRun kvplan(const std::string& args) {
-  static int counter = 0;
-  const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/probe_cli_stderr_" +
-                               std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_path);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::remove(err_path.c_str());
-  return r;
-}
+CliRun kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 
 std::string model_dir() {
   const char* e = std::getenv("KVPLAN_TEST_MODEL_DIR");
@@ -116,8 +96,6 @@ TEST(CliProbe, AProbeNeedsTheModelNotATrace) {
   EXPECT_NE(r.err.find("--probe"), std::string::npos) << r.err;
 }
 
-}  // namespace
-
 // A Hugging Face model directory brings its own tokenizer.json: replay needs no --tokenizer
 // (sim::tokenizer_for), and a llama2.c checkpoint without one is refused naming the flag.
 TEST(CliReplay, HuggingFaceDirectoryNeedsNoTokenizer) {
@@ -138,3 +116,5 @@ TEST(CliReplay, HuggingFaceDirectoryNeedsNoTokenizer) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--tokenizer"), std::string::npos) << bad.err;
 }
+
+}  // namespace

@@ -11,32 +11,14 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
+using Run = kvplan::test::CliRun;
 
-Run kvplan(const kvplan::test::TempDir& dir, const std::string& args) {
-  const std::string err_path = dir.file("stderr.txt");
-  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
-  Run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_path);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
-}
+Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 
 std::string write(const kvplan::test::TempDir& dir, const std::string& name,
                   const std::string& text) {
@@ -57,13 +39,13 @@ TEST(Sim2RealCli, CalibrationEfficiencyReachesTheSimulator) {
       "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len "
       "4096 --quiet --format json --workload '" +
       write(dir, "w.json", kWorkload) + "'";
-  const auto plain = kvplan(dir, base);
+  const auto plain = kvplan(base);
   ASSERT_EQ(plain.code, 0) << plain.err;
   // The defaults' front end (7.72 ms) replaced by 1.007720 s: TTFT and E2E each 1000 ms more,
   // the time per output token unchanged; no reserve_bytes: the pool is the default one.
   const auto cal = write(dir, "cal.json", R"({"kvplan_calibration": 1, "engine": "vllm",
     "efficiency": {"frontend_s": 1.00772}})");
-  const auto slow = kvplan(dir, base + " --calibration '" + cal + "'");
+  const auto slow = kvplan(base + " --calibration '" + cal + "'");
   ASSERT_EQ(slow.code, 0) << slow.err;
   const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(slow.out);
   EXPECT_NEAR(
@@ -80,7 +62,7 @@ TEST(Sim2RealCli, CalibrationEfficiencyReachesTheSimulator) {
   // reserve than the default 2 GiB leaves fewer blocks, and the latencies are the defaults'.
   const auto res = write(dir, "res.json", R"({"kvplan_calibration": 1, "engine": "vllm",
     "reserve_bytes": 12884901888})");
-  const auto small = kvplan(dir, base + " --calibration '" + res + "'");
+  const auto small = kvplan(base + " --calibration '" + res + "'");
   ASSERT_EQ(small.code, 0) << small.err;
   const auto c = nlohmann::json::parse(small.out);
   EXPECT_LT(c["num_gpu_blocks"].get<std::uint64_t>(), a["num_gpu_blocks"].get<std::uint64_t>());
@@ -89,7 +71,7 @@ TEST(Sim2RealCli, CalibrationEfficiencyReachesTheSimulator) {
 
   const auto bad = write(dir, "bad.json", R"({"kvplan_calibration": 1, "engine": "vllm",
     "efficiency": {"memory": 1.5}})");
-  const auto refused = kvplan(dir, base + " --calibration '" + bad + "'");
+  const auto refused = kvplan(base + " --calibration '" + bad + "'");
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.err.find("bad.json"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("/efficiency/memory"), std::string::npos) << refused.err;

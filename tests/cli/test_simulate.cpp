@@ -11,35 +11,14 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
+using Run = kvplan::test::CliRun;
 
-Run kvplan(const std::string& args) {
-  static int counter = 0;
-  const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/simulate_test_stderr_" +
-                               std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
-  Run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_path);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::remove(err_path.c_str());
-  return r;
-}
+Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 
 bool has(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
