@@ -270,6 +270,19 @@ KVPLAN_INLINE float dot(const float* a, const float* b, std::uint32_t d) {
 
 #if defined(__GNUC__)
 typedef std::int32_t Index8 __attribute__((vector_size(32)));
+// Two-vector lane shuffles with constant indices: GCC's __builtin_shuffle takes an index vector,
+// clang's __builtin_shufflevector the indices themselves (the fuzz and sanitizer builds use clang).
+#if defined(__clang__)
+#define KVPLAN_SHUFFLE8(a, b, idx) __builtin_shufflevector(a, b, idx)
+#else
+#define KVPLAN_SHUFFLE8(a, b, idx) __builtin_shuffle(a, b, Index8{idx})
+#endif
+#define KVPLAN_LO2 0, 8, 1, 9, 4, 12, 5, 13
+#define KVPLAN_HI2 2, 10, 3, 11, 6, 14, 7, 15
+#define KVPLAN_LO4 0, 1, 8, 9, 4, 5, 12, 13
+#define KVPLAN_HI4 2, 3, 10, 11, 6, 7, 14, 15
+#define KVPLAN_LO8 0, 1, 2, 3, 8, 9, 10, 11
+#define KVPLAN_HI8 4, 5, 6, 7, 12, 13, 14, 15
 
 // out[j] = dot(q, keys[j], d) · scale for eight keys [8, d], d a multiple of 8: the same lanes and
 // the same reduction tree as dot(), but the eight trees run as vector additions after an 8 × 8
@@ -288,24 +301,21 @@ KVPLAN_INLINE void dots8(const float* q, const float* keys, std::uint32_t d, flo
       A[j] += x * y;
     }
   }
-  const Index8 lo2 = {0, 8, 1, 9, 4, 12, 5, 13}, hi2 = {2, 10, 3, 11, 6, 14, 7, 15};
-  const Index8 lo4 = {0, 1, 8, 9, 4, 5, 12, 13}, hi4 = {2, 3, 10, 11, 6, 7, 14, 15};
-  const Index8 lo8 = {0, 1, 2, 3, 8, 9, 10, 11}, hi8 = {4, 5, 6, 7, 12, 13, 14, 15};
   Lanes8 t[8], u[8];
   for (int j = 0; j < 8; j += 2) {
-    t[j] = __builtin_shuffle(A[j], A[j + 1], lo2);
-    t[j + 1] = __builtin_shuffle(A[j], A[j + 1], hi2);
+    t[j] = KVPLAN_SHUFFLE8(A[j], A[j + 1], KVPLAN_LO2);
+    t[j + 1] = KVPLAN_SHUFFLE8(A[j], A[j + 1], KVPLAN_HI2);
   }
   for (int j = 0; j < 8; j += 4) {
-    u[j] = __builtin_shuffle(t[j], t[j + 2], lo4);          // lanes 0 and 4 of keys j..j+3
-    u[j + 1] = __builtin_shuffle(t[j], t[j + 2], hi4);      // lanes 1 and 5
-    u[j + 2] = __builtin_shuffle(t[j + 1], t[j + 3], lo4);  // lanes 2 and 6
-    u[j + 3] = __builtin_shuffle(t[j + 1], t[j + 3], hi4);  // lanes 3 and 7
+    u[j] = KVPLAN_SHUFFLE8(t[j], t[j + 2], KVPLAN_LO4);          // lanes 0 and 4 of keys j..j+3
+    u[j + 1] = KVPLAN_SHUFFLE8(t[j], t[j + 2], KVPLAN_HI4);      // lanes 1 and 5
+    u[j + 2] = KVPLAN_SHUFFLE8(t[j + 1], t[j + 3], KVPLAN_LO4);  // lanes 2 and 6
+    u[j + 3] = KVPLAN_SHUFFLE8(t[j + 1], t[j + 3], KVPLAN_HI4);  // lanes 3 and 7
   }
   Lanes8 B[8];  // B[k][j] = A[j][k]
   for (int k = 0; k < 4; ++k) {
-    B[k] = __builtin_shuffle(u[k], u[k + 4], lo8);
-    B[k + 4] = __builtin_shuffle(u[k], u[k + 4], hi8);
+    B[k] = KVPLAN_SHUFFLE8(u[k], u[k + 4], KVPLAN_LO8);
+    B[k + 4] = KVPLAN_SHUFFLE8(u[k], u[k + 4], KVPLAN_HI8);
   }
   const Lanes8 s = ((B[0] + B[4]) + (B[1] + B[5])) + ((B[2] + B[6]) + (B[3] + B[7]));
   const Lanes8 r = s * scale;
