@@ -18,7 +18,7 @@ namespace {
 
 int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan check options");
-  std::string file, vllm, sglang, gpu, mem_gib, model, format;
+  std::string file, vllm, sglang, trtllm, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
   std::string slo_spec, calibration;
@@ -27,7 +27,10 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
       "vllm", po::value(&vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
       "sglang", po::value(&sglang),
       "an SGLang command line: \"python -m sglang.launch_server --model-path M ...\"")(
-      "gpu", po::value(&gpu), "GPU preset or file, with --vllm / --sglang")(
+      "trtllm", po::value(&trtllm),
+      "a TensorRT-LLM command line: \"trtllm-serve MODEL --tp_size N ... "
+      "[--extra_llm_api_options cfg.yaml]\"")(
+      "gpu", po::value(&gpu), "GPU preset or file, with --vllm / --sglang / --trtllm")(
       "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
       "gpus", po::value(&gpus), "GPUs in all (default TP × PP × DP of the command line)")(
       "model", po::value(&model), "model preset or config.json, overriding the command line's")(
@@ -45,19 +48,21 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   po::positional_options_description pos;
   pos.add("deploy", 1);
   po::variables_map vm;
-  if (!parse_args(args, desc, vm, out,
-                  "kvplan check DEPLOY.json | kvplan check --vllm \"vllm serve ...\" --gpu G",
-                  "kvplan check --vllm \"vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 "
-                  "--kv-cache-dtype fp8 --max-num-seqs 64\" --gpu h100-sxm-80gb",
-                  &pos))
+  if (!parse_args(
+          args, desc, vm, out,
+          "kvplan check DEPLOY.json | kvplan check --vllm|--sglang|--trtllm \"...\" --gpu G",
+          "kvplan check --vllm \"vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 "
+          "--kv-cache-dtype fp8 --max-num-seqs 64\" --gpu h100-sxm-80gb",
+          &pos))
     return 0;
   const auto fmt = parse_output_format(
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::junit});
-  const int sources =
-      (vm.count("deploy") ? 1 : 0) + (vm.count("vllm") ? 1 : 0) + (vm.count("sglang") ? 1 : 0);
+  const int sources = (vm.count("deploy") ? 1 : 0) + (vm.count("vllm") ? 1 : 0) +
+                      (vm.count("sglang") ? 1 : 0) + (vm.count("trtllm") ? 1 : 0);
   if (sources != 1)
     throw Error("command line", "deploy",
-                "give exactly one of DEPLOY.json, --vllm \"...\" or --sglang \"...\"");
+                "give exactly one of DEPLOY.json, --vllm \"...\", --sglang \"...\" or --trtllm "
+                "\"...\"");
   // The flags' own bounds (the same as plan's); TP × PP × DP against --gpus is checked with the
   // command line's parallelism in deploy_from_engine.
   DeploymentShape flags;
@@ -70,13 +75,20 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model"})
       if (vm.count(f))
         throw Error("--" + std::string(f), f,
-                    "applies to --vllm / --sglang; the deployment file says its own");
+                    "applies to --vllm / --sglang / --trtllm; the deployment file says its own");
     d = load_deploy(file);
   } else {
-    const bool is_vllm = vm.count("vllm") > 0;
-    const std::string src = is_vllm ? "--vllm" : "--sglang";
-    const EngineArgs a =
-        parse_engine_command(is_vllm ? Engine::vllm : Engine::sglang, is_vllm ? vllm : sglang, src);
+    // One rule for every engine: the command line is read as the engine reads it, and judged on
+    // one request of max_model_len unless --slo states a load (docs/check.md).
+    const Engine engine = vm.count("vllm")     ? Engine::vllm
+                          : vm.count("sglang") ? Engine::sglang
+                                               : Engine::trtllm;
+    const std::string src = "--" + to_string(engine);
+    const EngineArgs a = parse_engine_command(engine,
+                                              engine == Engine::vllm     ? vllm
+                                              : engine == Engine::sglang ? sglang
+                                                                         : trtllm,
+                                              src);
     if (vm.count("strict") && !a.unknown.empty()) {
       std::string list;
       for (const auto& u : a.unknown) list += (list.empty() ? "" : ", ") + u;

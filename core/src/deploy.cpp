@@ -227,8 +227,9 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   p.pp = static_cast<std::uint32_t>(shape.pp);
   p.gpus = shape_gpus(shape);
   p.context = a.max_model_len.value_or(d.model.max_context);
+  const ShapeFields names = engine_flag_names(a.engine);
   if (p.context == 0)
-    throw Error(source, "--max-model-len", "not given, and " + d.model.id + " has no max_context");
+    throw Error(source, names.context, "not given, and " + d.model.id + " has no max_context");
   p.block_size = a.block_size.value_or(0);
   if (a.max_num_batched_tokens) p.max_num_batched_tokens = *a.max_num_batched_tokens;
   // --kv-cache-memory-bytes is the exact KV memory per GPU: the memory model is skipped.
@@ -239,8 +240,9 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     p.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
-  p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
-                              "--kv-cache-dtype");
+  p.format =
+      engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
+                       a.engine == Engine::trtllm ? "kv_cache_config.dtype" : "--kv-cache-dtype");
   p.gpu_memory_bytes = gpu.memory_bytes;
   apply_engine_pool_args(a, p, source);  // SGLang / TensorRT-LLM pool flags
   if (a.max_model_len_auto) {
@@ -256,9 +258,12 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("--max-model-len auto: " + std::to_string(p.context) +
                          " tokens fit the KV memory");
   }
-  // vLLM V1 defaults max_num_seqs to 256 on data-center GPUs; SGLang derives it from the pool.
+  // vLLM V1 defaults max_num_seqs to 256 on data-center GPUs; SGLang derives it from the pool;
+  // trtllm-serve's --max_batch_size is BuildConfig's 2048 (tensorrt_llm/builder.py @
+  // NVIDIA/TensorRT-LLM 008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc).
   d.max_num_seqs = a.max_num_seqs;
   if (!d.max_num_seqs && a.engine == Engine::vllm) d.max_num_seqs = 256;
+  if (!d.max_num_seqs && a.engine == Engine::trtllm) d.max_num_seqs = 2048;
   // One rule for every engine: a command line alone promises that the engine starts and holds
   // one request of max_model_len; a stated SLO adds its concurrency at its lengths.
   d.slo.context = p.context;

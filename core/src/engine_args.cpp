@@ -45,6 +45,8 @@ enum class Field {
   mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
   max_total_tokens,       // SGLang --max-total-tokens
   trtllm_backend,         // trtllm-serve --backend
+  trtllm_ep,              // trtllm-serve --ep_size: experts over the tp_size GPUs
+  trtllm_beam_width,      // trtllm-serve --max_beam_width: 1, or beams not modelled
   ignored_value,
   ignored_bool,
   not_modelled_value,
@@ -170,7 +172,11 @@ const std::vector<FlagSpec>& sglang_flags() {
 }
 
 // trtllm-serve's options (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM
-// 00209af149e7774406881a37283dce303571eb11), underscores as written there.
+// 00209af149e7774406881a37283dce303571eb11, click options; the names as written there use
+// underscores, and the dashed spellings are read too). Defaults (get_llm_args and BuildConfig,
+// tensorrt_llm/builder.py @ 008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc): --backend pytorch,
+// --max_batch_size 2048, --max_num_tokens 8192, --max_beam_width 1, --max_seq_len from the
+// model, --free_gpu_memory_fraction 0.9, --tp_size / --pp_size / --cp_size 1, --ep_size none.
 const std::vector<FlagSpec>& trtllm_flags() {
   static const std::vector<FlagSpec> f = {
       {"--backend", Field::trtllm_backend},
@@ -178,24 +184,39 @@ const std::vector<FlagSpec>& trtllm_flags() {
       {"--tensor-parallel-size", Field::tp},
       {"--pp-size", Field::pp},
       {"--pipeline-parallel-size", Field::pp},
-      {"--ep-size", Field::not_modelled_value},
+      {"--ep-size", Field::trtllm_ep},
+      {"--moe-expert-parallel-size", Field::trtllm_ep},
+      {"--cluster-size", Field::not_modelled_value},
+      {"--moe-cluster-parallel-size", Field::not_modelled_value},
       {"--cp-size", Field::not_modelled_value},
+      {"--context-parallel-size", Field::not_modelled_value},
       {"--max-batch-size", Field::max_num_seqs},
       {"--max-num-tokens", Field::max_num_batched_tokens},
       {"--max-seq-len", Field::max_model_len},
-      {"--max-beam-width", Field::not_modelled_value},
+      {"--max-beam-width", Field::trtllm_beam_width},
       {"--kv-cache-free-gpu-memory-fraction", Field::fraction},
       {"--free-gpu-memory-fraction", Field::fraction},
-      {"--kv-cache-dtype", Field::kv_cache_dtype},
       {"--extra-llm-api-options", Field::config_file},
       {"--config", Field::config_file},
+      {"--gpus-per-node", Field::ignored_value},  // the node layout, not one GPU's memory
       {"--tokenizer", Field::ignored_value},
+      {"--custom-tokenizer", Field::ignored_value},
+      {"--revision", Field::ignored_value},
       {"--host", Field::ignored_value},
       {"--port", Field::ignored_value},
       {"--log-level", Field::ignored_value},
       {"--num-postprocess-workers", Field::ignored_value},
       {"--reasoning-parser", Field::ignored_value},
+      {"--tool-parser", Field::ignored_value},
+      {"--chat-template", Field::ignored_value},
+      {"--media-io-kwargs", Field::ignored_value},
+      {"--otlp-traces-endpoint", Field::ignored_value},
+      {"--metadata-server-config-file", Field::ignored_value},
+      {"--server-role", Field::ignored_value},
+      {"--disagg-cluster-uri", Field::ignored_value},
+      {"--custom-module-dirs", Field::ignored_value},
       {"--trust-remote-code", Field::ignored_bool},
+      {"--enable-chunked-prefill", Field::ignored_bool},
       {"--fail-fast-on-attention-window-too-large", Field::ignored_bool},
   };
   return f;
@@ -407,7 +428,7 @@ void splice_vllm_config(std::vector<std::string>& t, std::size_t first, const st
 
 // trtllm-serve --extra_llm_api_options FILE: the LLM-API keys kvplan models; the rest are
 // named as ignored, not modelled or unknown.
-void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<std::string>&) {
+void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<std::string>& dtype) {
   for (const auto& e : detail::flatten_yaml_map(path)) {
     const std::string& k = e.key;
     auto one = [&]() -> const std::string& {
@@ -434,6 +455,19 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
       a.max_model_len = uint(1, std::uint64_t{1} << 40);
     } else if (k == "backend") {
       a.trtllm_backend = one();
+    } else if (k == "moe_expert_parallel_size") {
+      a.trtllm_ep = static_cast<std::uint32_t>(uint(1, 4096));
+    } else if (k == "max_beam_width") {
+      a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));
+    } else if (k == "dtype") {
+      // BaseLlmArgs.dtype, "auto" by default: the compute dtype, as vLLM's --dtype.
+      dtype = weight_dtype_of(one(), path, k);
+    } else if (k == "kv_cache_config.mamba_ssm_cache_dtype") {
+      const std::string& v = one();
+      if (v != "auto" && v != "float32" && v != "bfloat16" && v != "float16")
+        throw Error(path, k, "expected auto, float32, bfloat16 or float16, got \"" + v + "\"");
+      if (v != "auto")
+        a.mamba_ssm_dtype = v == "float32" ? "fp32" : v == "bfloat16" ? "bf16" : "fp16";
     } else if (k == "kv_cache_config.free_gpu_memory_fraction") {
       a.memory_fraction_ppm = detail::parse_ppm(one(), path, k);
     } else if (k == "kv_cache_config.max_tokens") {
@@ -451,18 +485,39 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
                k == "kv_cache_config.enable_partial_reuse") {
       a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
     } else if (k == "enable_attention_dp" || k == "kv_cache_config.host_cache_size" ||
-               k == "kv_cache_config.sink_token_length" || k == "moe_expert_parallel_size" ||
+               k == "kv_cache_config.sink_token_length" ||
+               k == "kv_cache_config.max_gpu_total_bytes" || k == "context_parallel_size" ||
+               k == "moe_cluster_parallel_size" || k == "kv_cache_config.cross_kv_cache_fraction" ||
                k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0) {
       a.not_modelled.push_back(k + ": " + (e.values.empty() ? "" : e.values[0]));
     } else if (k.rfind("cuda_graph_config", 0) == 0 || k.rfind("moe_config", 0) == 0 ||
                k == "print_iter_log" || k == "enable_iter_perf_stats" ||
                k == "disable_overlap_scheduler" || k == "stream_interval" ||
-               k == "trust_remote_code") {
+               k == "trust_remote_code" || k == "gpus_per_node" || k == "enable_chunked_prefill") {
       a.ignored.push_back(k);
     } else {
       a.unknown.push_back(k + " (" + path + ")");
     }
   }
+}
+
+// What the command line and its LLM-API file say together about experts and beams.
+void finish_trtllm(EngineArgs& a, const std::string& source) {
+  if (a.trtllm_ep) {
+    // Mapping (tensorrt_llm/mapping.py @ cf44a1ccee7dd3381a7b4c49a8318c0c3ae4426b): moe_tp ×
+    // moe_ep × moe_cluster = the MoE world of the tp_size GPUs, so each GPU holds 1 / tp_size of
+    // the experts either way; EP only regroups them.
+    const std::uint32_t tp = a.tp.value_or(1), ep = *a.trtllm_ep;
+    if (ep > tp || tp % ep != 0)
+      throw Error(source, "--ep_size",
+                  "expert parallelism " + std::to_string(ep) + " must divide --tp_size " +
+                      std::to_string(tp) + " (the experts spread over the tensor-parallel GPUs)");
+    a.ignored.push_back("--ep_size " + std::to_string(ep) +
+                        " (the experts spread over the tp_size GPUs either way)");
+  }
+  if (a.max_beam_width && *a.max_beam_width > 1)
+    a.not_modelled.push_back("--max_beam_width " + std::to_string(*a.max_beam_width) +
+                             " (each beam of a request holds its own blocks)");
 }
 
 }  // namespace
@@ -724,6 +779,12 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       case Field::trtllm_backend:
         a.trtllm_backend = value;
         break;
+      case Field::trtllm_ep:
+        a.trtllm_ep = static_cast<std::uint32_t>(uint(1, 4096));
+        break;
+      case Field::trtllm_beam_width:
+        a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));
+        break;
       case Field::ignored_value:
         a.ignored.push_back(flag + " " + value);
         break;
@@ -740,6 +801,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   }
   if (trtllm) {
     for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, dtype);
+    finish_trtllm(a, source);
   }
   // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
   if (!positional.empty()) {
@@ -800,6 +862,13 @@ KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& 
     f.dtype = KvDtype::bf16;
   } else if (d == "float16" || d == "fp16") {
     f.dtype = KvDtype::fp16;
+  } else if (engine == Engine::trtllm && (d == "nvfp4" || d == "fp8_ds_mla")) {
+    // KvCacheConfig.dtype (tensorrt_llm/llmapi/llm_args.py @ NVIDIA/TensorRT-LLM 00043967): auto,
+    // fp8, fp8_ds_mla (sparse MLA's packed cache) or nvfp4; the last two are not modelled.
+    throw Error(source, field,
+                "TensorRT-LLM's " + d +
+                    " KV cache is not modelled by kvplan (use auto or fp8, or a deployment file "
+                    "with compression.kv_format)");
   } else {
     throw Error(source, field,
                 "unknown " + to_string(engine) + " KV cache dtype \"" + d +

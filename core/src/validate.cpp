@@ -51,6 +51,15 @@ ShapeFields engine_flag_names(Engine e) {
             .context = "--context-length",
             .concurrency = "--max-running-requests",
             .draft_layers = "--speculative-algorithm"};
+  if (e == Engine::trtllm)  // trtllm-serve's click options, spelt as serve.py declares them
+    return {.tp = "--tp_size",
+            .pp = "--pp_size",
+            .dp = "--dp",
+            .gpus = "--gpus",
+            .block_size = "kv_cache_config.tokens_per_block",
+            .context = "--max_seq_len",
+            .concurrency = "--max_batch_size",
+            .draft_layers = "speculative_config"};
   return {.tp = "--tensor-parallel-size",
           .pp = "--pipeline-parallel-size",
           .dp = "--data-parallel-size",

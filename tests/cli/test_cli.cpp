@@ -280,6 +280,50 @@ TEST(Cli, CheckEngineCommandLines) {
   EXPECT_EQ(kvplan("check --vllm \"vllm serve meta-llama/Llama-3.1-8B\"").code, 2);  // no --gpu
 }
 
+// kvplan check --trtllm: the same rule and exit codes as --vllm / --sglang. Llama 3.1 8B on one
+// H100 SXM under TensorRT-LLM, by hand (tests/core/test_engine_cmdlines.cpp,
+// TrtllmServeCheckTable): (85,520,809,984 − 16,060,522,496 weights − 2 GiB) × 0.9 =
+// 60,581,523,456 B of KV cache // 131,072 B a token = 462,200 tokens → 14,444 blocks of 32.
+TEST(Cli, CheckTrtllmCommandLines) {
+  auto r = kvplan(
+      "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --tp_size 1 --max_seq_len 32768 "
+      "--kv_cache_free_gpu_memory_fraction 0.9\" --gpu h100-sxm-80gb --format json");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"], "trtllm");
+  EXPECT_EQ(j["capacity"]["num_gpu_blocks"], 14444);
+  EXPECT_EQ(j["capacity"]["kv_cache_tokens"], 14444 * 32);
+  // 15 requests of 32,768 tokens (1,024 blocks each) do not fit 14,444 blocks: exit 1.
+  r = kvplan(
+      "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 32768\" --gpu "
+      "h100-sxm-80gb --slo concurrency=15");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  // Bad input names the flag: exit 2.
+  r = kvplan(
+      "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 32k\" --gpu "
+      "h100-sxm-80gb");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--max_seq_len")) << r.err;
+  r = kvplan(
+      "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --tp_size 3\" --gpu h100-sxm-80gb");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--tp_size")) << r.err;
+  // Unmodelled memory flags are named in the warnings, never dropped.
+  r = kvplan(
+      "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --max_beam_width "
+      "4\" --gpu h100-sxm-80gb");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--max_beam_width 4")) << r.err;
+  // --strict refuses a flag trtllm-serve does not have.
+  r = kvplan(
+      "check --strict --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --kv_cache_dtype fp8\" "
+      "--gpu h100-sxm-80gb");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--kv_cache_dtype")) << r.err;
+  // Two sources at once are a usage error.
+  EXPECT_EQ(kvplan("check --trtllm \"trtllm-serve m\" --vllm \"vllm serve m\" --gpu l4").code, 2);
+}
+
 // --- Trust: every write checked, inputs that are not files refused, output well-formed.
 
 const std::string kBad = std::string(KVPLAN_TEST_DATA_DIR) + "/bad/";

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -367,6 +368,150 @@ TEST(EngineConfigFiles, SglangPoolFlags) {
                Error);
   EXPECT_THROW(sglang("python -m sglang.launch_server --model-path m --swa-full-tokens-ratio 2"),
                Error);
+}
+
+}  // namespace
+}  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+// `kvplan check --trtllm`: trtllm-serve command lines judged by the one rule of every engine
+// (the engine starts and holds one request of max_seq_len; --slo adds a load). Hand arithmetic,
+// Llama 3.1 8B on one H100 SXM 80GB under TensorRT-LLM (planner.hpp, docs/deploy.md):
+//   total   85,520,809,984 B (the preset, nvidia-smi); weights 8,030,261,248 params × 2 B =
+//           16,060,522,496 B (bf16); reserve 2 GiB = 2,147,483,648 B
+//   free    = 85,520,809,984 − 16,060,522,496 − 2,147,483,648 = 67,312,803,840 B
+//   KV      = free × free_gpu_memory_fraction (the fraction of what is free after the weights:
+//             serve.py "Free GPU memory fraction reserved for KV Cache, after allocating model
+//             weights and buffers", NVIDIA/TensorRT-LLM 00209af1)
+//   token   = 2 · 32 layers · 8 heads · 128 · 2 B = 131,072 B (bf16), 65,536 B (fp8)
+//   blocks  = ceil(floor(KV / token) / 32 tokens_per_block); a request of n tokens takes
+//             ceil(n / 32) blocks.
+struct TrtllmCheckRow {
+  const char* flags;  // after "trtllm-serve meta-llama/Llama-3.1-8B"
+  const char* slo;    // "" = none
+  std::uint64_t blocks, requests;
+  bool passes;
+  const char* why;
+};
+
+TEST(EngineCmdlines, TrtllmServeCheckTable) {
+  const TrtllmCheckRow rows[] = {
+      // 0.9 (the default): 60,581,523,456 B // 131,072 = 462,200 tokens → 14,444 blocks;
+      // 32,768 tokens = 1,024 blocks → 14 requests; one starts.
+      {"--max_seq_len 32768", "", 14444, 14, true, "default fraction 0.9"},
+      // The same with --kv_cache_free_gpu_memory_fraction=0.9 written with '='.
+      {"--max_seq_len=32768 --kv_cache_free_gpu_memory_fraction=0.9", "", 14444, 14, true, "="},
+      // 0.05: 3,365,640,192 B // 131,072 = 25,677 tokens → 803 blocks; 131,072 tokens need
+      // 4,096 blocks: the engine cannot hold one request (exit 1).
+      {"--max_seq_len 131072 --kv_cache_free_gpu_memory_fraction 0.05", "", 803, 0, false,
+       "one request does not fit"},
+      // A stated load of 15 at 32,768 fails (14 fit); at a typical 8,192 (256 blocks): 56 fit.
+      {"--max_seq_len 32768", "concurrency=15", 14444, 14, false, "worst case over"},
+      {"--max_seq_len 32768", "concurrency=15,mean_context=8192", 14444, 14, true, "typical fits"},
+      // The last of a repeated click option wins: 0.05 then 0.9 is 0.9.
+      {"--max_seq_len 32768 --free_gpu_memory_fraction 0.05 --free_gpu_memory_fraction 0.9", "",
+       14444, 14, true, "last value wins"},
+  };
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  for (const auto& row : rows) {
+    const auto a = trtllm(std::string("trtllm-serve meta-llama/Llama-3.1-8B ") + row.flags);
+    std::optional<Slo> slo;
+    if (*row.slo) slo = parse_slo_spec(row.slo);
+    const auto r = run_check(deploy_from_engine(a, gpu, 0, "", "--trtllm", slo));
+    EXPECT_EQ(r.capacity.num_gpu_blocks, row.blocks) << row.why;
+    EXPECT_EQ(r.capacity.max_requests, row.requests) << row.why;
+    EXPECT_EQ(r.passed(), row.passes) << row.why;
+  }
+}
+
+// The LLM-API file (examples/trtllm-llm-api.yaml) replaces the command line's fraction: 0.85 of
+// 67,312,803,840 B = 57,215,883,264 B in fp8 (dtype: fp8) // 65,536 = 873,045 tokens → 27,283
+// blocks; 32,768 tokens = 1,024 blocks → 26 requests; the typical 8,192 (256 blocks) → 106.
+TEST(EngineCmdlines, TrtllmServeExampleWithItsLlmApiFile) {
+  const std::string root = std::string(KVPLAN_TEST_DATA_DIR) + "/../../";
+  std::ifstream f(root + "examples/trtllm-serve.txt");
+  std::string line;
+  std::getline(f, line);
+  const std::string rel = "examples/trtllm-llm-api.yaml";
+  ASSERT_NE(line.find(rel), std::string::npos) << line;
+  line.replace(line.find(rel), rel.size(), root + rel);
+  const auto a = trtllm(line);
+  EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 850000u);  // the file's, not the flag's 0.9
+  EXPECT_EQ(a.kv_cache_dtype.value_or(""), "fp8");
+  EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto r = run_check(deploy_from_engine(a, gpu, 0, "", "--trtllm",
+                                              parse_slo_spec("concurrency=32,mean_context=8192")));
+  EXPECT_EQ(r.capacity.memory.available_bytes, 57215883264u);
+  EXPECT_EQ(r.capacity.num_gpu_blocks, 27283u);
+  EXPECT_EQ(r.requests_at_slo, 26u);
+  EXPECT_EQ(r.requests_at_mean.value_or(0), 106u);
+  EXPECT_TRUE(r.passed());
+}
+
+// Every trtllm-serve flag and LLM-API key that changes memory is modelled or named.
+TEST(EngineCmdlines, TrtllmFlagsThatChangeMemoryAreModelledOrNamed) {
+  auto has = [](const std::vector<std::string>& v, const std::string& prefix) {
+    for (const auto& s : v)
+      if (s.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  auto a = trtllm(
+      "trtllm-serve m --tp_size 4 --pp_size 2 --ep_size 4 --max_batch_size 8 --max_num_tokens "
+      "4096 --max_beam_width 4 --backend tensorrt --gpus_per_node 8");
+  EXPECT_EQ(a.tp.value_or(0), 4u);
+  EXPECT_EQ(a.pp.value_or(0), 2u);
+  EXPECT_EQ(a.max_num_seqs.value_or(0), 8u);
+  EXPECT_EQ(a.max_num_batched_tokens.value_or(0), 4096u);
+  EXPECT_EQ(a.trtllm_backend.value_or(""), "tensorrt");
+  EXPECT_TRUE(has(a.not_modelled, "--max_beam_width 4")) << a.not_modelled.size();
+  EXPECT_TRUE(has(a.ignored, "--ep_size 4"));
+  EXPECT_TRUE(has(a.ignored, "--gpus_per_node 8"));
+  EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();
+  // Beam width 1 is the default (BuildConfig.max_beam_width): nothing to name.
+  EXPECT_TRUE(trtllm("trtllm-serve m --max_beam_width 1").not_modelled.empty());
+  // --ep_size must divide --tp_size (Mapping: moe_tp × moe_ep × moe_cluster = the TP GPUs).
+  EXPECT_THROW(trtllm("trtllm-serve m --tp_size 4 --ep_size 3"), Error);
+  // trtllm-serve has no --kv_cache_dtype: the dtype lives in kv_cache_config.dtype.
+  EXPECT_TRUE(has(trtllm("trtllm-serve m --kv_cache_dtype fp8").unknown, "--kv_cache_dtype"));
+  // The YAML keys (kv_cache_config and the rest).
+  test::TempDir dir;
+  const std::string y = (dir.path() / "llm.yaml").string();
+  std::ofstream(y) << "dtype: bfloat16\nmax_beam_width: 2\nkv_cache_config:\n"
+                      "  max_tokens: 100000\n  max_attention_window: [4096]\n"
+                      "  enable_block_reuse: false\n  dtype: fp8\n  tokens_per_block: 64\n"
+                      "  max_gpu_total_bytes: 1000000\n  free_gpu_memory_fraction: 0.5\n";
+  a = trtllm("trtllm-serve m --extra_llm_api_options " + y);
+  EXPECT_EQ(a.max_total_tokens.value_or(0), 100000u);
+  EXPECT_EQ(a.max_attention_window, std::vector<std::uint64_t>{4096});
+  EXPECT_EQ(a.kv_cache_dtype.value_or(""), "fp8");
+  EXPECT_EQ(a.block_size.value_or(0), 64u);
+  EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 500000u);
+  EXPECT_EQ(a.weight_dtype.value_or(""), "bf16");
+  EXPECT_TRUE(has(a.ignored, "kv_cache_config.enable_block_reuse"));
+  EXPECT_TRUE(has(a.not_modelled, "kv_cache_config.max_gpu_total_bytes"));
+  EXPECT_TRUE(has(a.not_modelled, "--max_beam_width 2"));
+  EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();
+}
+
+// Bad trtllm-serve input is an Error naming the flag (the CLI's exit 2).
+TEST(EngineCmdlines, TrtllmBadInputNamesTheFlag) {
+  auto field_of = [](const std::string& line) {
+    try {
+      deploy_from_engine(trtllm(line), load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+    } catch (const Error& e) {
+      return e.field();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --tp_size 3"), "--tp_size");
+  EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 128k"), "--max_seq_len");
+  EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --free_gpu_memory_fraction 1.5"),
+            "--free_gpu_memory_fraction");
+  EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --backend cuda"), "--backend");
+  EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --max_batch_size"), "--max_batch_size");
 }
 
 }  // namespace
