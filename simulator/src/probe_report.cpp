@@ -1,29 +1,17 @@
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/sim/probe.hpp"
 #include "probe_json.hpp"
+#include "report_format.hpp"
 
 namespace kvplan::sim {
 
 namespace {
 
-std::string fixed(double x, int digits) {
-  if (std::isnan(x)) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
-
-std::string signed_fixed(double x, int digits) {
-  if (std::isnan(x)) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%+.*f", digits, x);
-  return b;
-}
-
-nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+using report::fixed;
+using report::num;
+using report::signed_fixed;
 
 std::string describe(const ProbeReport& r) {
   const ProbeOptions& o = r.options;

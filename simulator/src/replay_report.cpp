@@ -1,38 +1,19 @@
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/sim/probe.hpp"
 #include "kvplan/sim/replay.hpp"
 #include "probe_json.hpp"
+#include "report_format.hpp"
 
 namespace kvplan::sim {
 
 namespace {
 
-std::string fixed(double x, int digits) {
-  if (std::isnan(x)) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
-
-std::string signed_fixed(double x, int digits) {
-  if (std::isnan(x)) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%+.*f", digits, x);
-  return b;
-}
-
-std::string sci(double x) {
-  if (std::isnan(x)) return "-";
-  if (x == 0) return "0";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.3g", x);
-  return b;
-}
-
-nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+using report::fixed;
+using report::num;
+using report::sci;
+using report::signed_fixed;
 
 // The probe's result for a replay configuration (same label), or null.
 const ProbeResult* probe_row(const ProbeReport* probe, const std::string& label) {
