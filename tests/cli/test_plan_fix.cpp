@@ -1,12 +1,11 @@
 // A plan that misses its target ends with the cheapest change that meets it, as engine flags;
 // applied (the vLLM command line, or the deployment file in examples/), it passes kvplan check.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_run.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/plan_fix.hpp"
@@ -14,25 +13,11 @@
 
 namespace {
 
+using Run = kvplan::test::CliRun;
+
 const std::string kRoot = std::string(KVPLAN_TEST_DATA_DIR) + "/../../";
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
-
-Run kvplan(const std::string& args) {
-  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>/dev/null";
-  Run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 
 // The quick start's scenario (scripts/quickstart.sh).
 const std::string kQuickstart =
