@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTableView>
 #include <QTableWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -28,19 +29,12 @@
 #include <cmath>
 
 #include "kvplan/sim/synth.hpp"
+#include "replay_table.hpp"
 #include "ui_format.hpp"
 #include "widgets.hpp"
 
 namespace kvplan::gui {
 namespace {
-
-QTableWidgetItem* cell(const QString& text, bool number = false, const QString& tip = {}) {
-  auto* it = new QTableWidgetItem(text);
-  it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-  if (number) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  if (!tip.isEmpty()) it->setToolTip(tip);
-  return it;
-}
 
 // A short name for a chart category: "fp16 · full", "kivi2 · h2o".
 QString shortLabel(std::size_t i, const sim::ConfigResult& c) {
@@ -64,25 +58,6 @@ QString shortLabel(std::size_t i, const sim::ConfigResult& c) {
   if (c.config.policy.kind != PolicyKind::full && c.config.policy.positions == PositionMode::cache)
     p += "/cache";
   return QString("%1. %2 %3").arg(i + 1).arg(f, p);
-}
-
-QString percent(double v) { return QString::number(100.0 * v, 'f', 2) + " %"; }
-
-QString signedPercent(double v) {
-  return (v > 0 ? "+" : "") + QString::number(100.0 * v, 'f', 2) + " %";
-}
-
-double layerMean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
-}
-
-// "L0 100.00 %, L1 62.50 %": a needle figure per layer, for a cell's tool tip.
-QString perLayer(const std::vector<double>& v) {
-  QStringList parts;
-  for (std::size_t l = 0; l < v.size(); ++l) parts << QString("L%1 %2").arg(l).arg(percent(v[l]));
-  return parts.join(", ");
 }
 
 void resetChart(QChart* c) {
@@ -302,13 +277,10 @@ QWidget* ReplayView::buildResults() {
   probe_verdict_->setObjectName("replayProbeVerdict");
   probe_verdict_->setWordWrap(true);
   probe_verdict_->hide();
-  results_ = new QTableWidget(0, 15);
+  results_model_ = new ReplayTableModel(this);
+  results_ = new QTableView;
   results_->setObjectName("replayResults");
-  results_->setHorizontalHeaderLabels(
-      {"configuration", "tokens", "predicted KV", "measured KV", "equal at every step",
-       "retained (tokens)", "output error (rel. L2)", "attention mass kept", "mean KL (nats)",
-       "top-1 agreement", "perplexity", "probe accuracy", "probe vs full", "needle kept",
-       "needle mass"});
+  results_->setModel(results_model_);
   // Row numbers match the "1. fp16 full" chart categories.
   results_->horizontalHeader()->setStretchLastSection(true);
   split->addWidget(charts);
@@ -456,55 +428,19 @@ void ReplayView::showOutcome(const ReplayOutcome& o) {
                        .arg(qs(rep.model))
                        .arg(rep.configs.size())
                        .arg(rep.all_bytes_match() ? "agree at every step" : "DISAGREE"));
-  results_->setRowCount(static_cast<int>(rep.configs.size()));
-  for (int i = 0; i < static_cast<int>(rep.configs.size()); ++i) {
-    const auto& c = rep.configs[static_cast<std::size_t>(i)];
-    results_->setItem(i, 0, cell(qs(c.label)));
-    results_->setItem(i, 1, cell(groupedNumber(c.steps), true));
-    results_->setItem(i, 2,
-                      cell(humanBytes(c.predicted_bytes), true, exactBytes(c.predicted_bytes)));
-    results_->setItem(i, 3, cell(humanBytes(c.measured_bytes), true, exactBytes(c.measured_bytes)));
-    results_->setItem(
-        i, 4, cell(c.bytes_match ? "yes" : QString("no, from step %1").arg(c.first_mismatch_step)));
-    results_->setItem(i, 5, cell(groupedNumber(c.retained_tokens), true));
-    results_->setItem(i, 6, cell(percent(c.rel_error), true));
-    results_->setItem(i, 7, cell(percent(c.attention_mass), true));
-    results_->setItem(i, 8, cell(c.model_in_loop ? QString::number(c.mean_kl, 'g', 4) : "—", true));
-    results_->setItem(i, 9, cell(c.model_in_loop ? percent(c.top1_agreement) : "—", true));
-    results_->setItem(i, 10,
-                      cell(c.model_in_loop ? QString::number(c.perplexity, 'f', 3) : "—", true));
-  }
+  results_model_->setResults(rep, o.probe ? &*o.probe : nullptr);
   showProbe(o);
   results_->resizeColumnsToContents();
   plot(rep);
 }
 
 void ReplayView::showProbe(const ReplayOutcome& o) {
-  const auto& rep = o.report;
   const sim::ProbeReport* p = o.probe ? &*o.probe : nullptr;
   if (p) {
     const QString kind = p->options.kind == sim::ProbeKind::copy ? "Copy" : "Needle";
     probe_verdict_->setText(kind + " probe: " + qs(sim::probe_verdict(*p)));
   }
   probe_verdict_->setVisible(p != nullptr);
-  const bool needle = p && p->options.kind == sim::ProbeKind::needle;
-  for (int i = 0; i < static_cast<int>(rep.configs.size()); ++i) {
-    const auto& c = rep.configs[static_cast<std::size_t>(i)];
-    const sim::ProbeResult* r = nullptr;
-    if (p)
-      for (const auto& x : p->results)
-        if (x.label == c.label) r = &x;
-    // Accuracies where the model cannot do the task are noise: not shown (the verdict says so).
-    const bool acc = r && p->model_can_do;
-    results_->setItem(i, 11, cell(acc ? percent(r->accuracy) : "—", true));
-    results_->setItem(i, 12, cell(acc ? signedPercent(r->delta) : "—", true));
-    results_->setItem(i, 13,
-                      cell(needle && r ? percent(layerMean(r->layer_retained)) : "—", true,
-                           needle && r ? perLayer(r->layer_retained) : QString()));
-    results_->setItem(i, 14,
-                      cell(needle && r ? percent(layerMean(r->layer_mass)) : "—", true,
-                           needle && r ? perLayer(r->layer_mass) : QString()));
-  }
 }
 
 void ReplayView::plot(const sim::ReplayReport& rep) {

@@ -21,10 +21,13 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTableView;
 class QTableWidget;
 class QWidget;
 
 namespace kvplan::gui {
+
+class ReplayTableModel;
 
 class ReplayView : public QWidget {
   Q_OBJECT
@@ -39,6 +42,9 @@ class ReplayView : public QWidget {
   // Writes a synthetic trace of `tokens` tokens to a session temp folder and selects it.
   bool writeSyntheticTrace(std::uint64_t tokens);
   void showOutcome(const ReplayOutcome& outcome);
+  // The results table (objectName "replayResults") and its model: the last finished replay.
+  QTableView* results() const { return results_; }
+  ReplayTableModel* resultsModel() const { return results_model_; }
 
  public Q_SLOTS:
   void run();
@@ -51,7 +57,7 @@ class ReplayView : public QWidget {
   void setBusy(bool busy);
   void showMessage(const QString& message);
   void plot(const sim::ReplayReport& report);
-  void showProbe(const ReplayOutcome& outcome);  // the probe's columns and verdict
+  void showProbe(const ReplayOutcome& outcome);  // the probe's verdict above the table
 
   ReplayRunner* runner_;
   std::unique_ptr<QTemporaryDir> temp_;
@@ -69,7 +75,8 @@ class ReplayView : public QWidget {
   QProgressBar* progress_;
   QLabel* status_;
   QLabel* banner_;
-  QTableWidget* results_;
+  QTableView* results_;
+  ReplayTableModel* results_model_;
   QChartView* memory_chart_;
   QChartView* fidelity_chart_;
   QWidget* model_options_;

@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTableWidget>
 #include <QThreadPool>
 #include <QtTest>
@@ -25,9 +26,9 @@ QString modelDir() {
   return env.isEmpty() ? QString(KVPLAN_TEST_MODEL_DIR_DEFAULT) : QString::fromLocal8Bit(env);
 }
 
-int column(const QTableWidget* t, const QString& header) {
-  for (int c = 0; c < t->columnCount(); ++c)
-    if (t->horizontalHeaderItem(c) && t->horizontalHeaderItem(c)->text() == header) return c;
+int column(const QAbstractItemModel* m, const QString& header) {
+  for (int c = 0; c < m->columnCount(); ++c)
+    if (m->headerData(c, Qt::Horizontal).toString() == header) return c;
   return -1;
 }
 
@@ -79,16 +80,37 @@ class TestGuiProbe : public QObject {
     QCOMPARE(o.probe->results.size(), std::size_t{3});
     QCOMPARE(o.probe->results[0].label, std::string("fp32 | full | S=16"));
 
-    auto* results = v.findChild<QTableWidget*>("replayResults");
+    auto* view = v.findChild<QTableView*>("replayResults");
+    QVERIFY(view);
+    const QAbstractItemModel* results = view->model();
     const int kept = column(results, "needle kept");
     const int mass = column(results, "needle mass");
     QVERIFY(kept >= 0 && mass >= 0);
     QCOMPARE(results->rowCount(), 2);
+    const auto text = [&](int row, int col) { return results->index(row, col).data().toString(); };
     // Needle at 33..40, question ends at P = 1 + 128 + 8 + 2 - 1 = 138: fp16 full keeps all of it
     // in every layer; a window of 32 keeps 107..138 and the sinks 0..3, none of it, mass 0.
-    QCOMPARE(results->item(0, kept)->text(), QString("100.00 %"));
-    QCOMPARE(results->item(1, kept)->text(), QString("0.00 %"));
-    QCOMPARE(results->item(1, mass)->text(), QString("0.00 %"));
+    QCOMPARE(text(0, kept), QString("100.00 %"));
+    QCOMPARE(text(1, kept), QString("0.00 %"));
+    QCOMPARE(text(1, mass), QString("0.00 %"));
+    // Per layer in the tool tip: stories260K has 5 layers (its README), all of the needle kept.
+    QCOMPARE(results->index(0, kept).data(Qt::ToolTipRole).toString(),
+             QString("L0 100.00 %, L1 100.00 %, L2 100.00 %, L3 100.00 %, L4 100.00 %"));
+    // Each row beside the probe's result of the same label, as the library gave it.
+    for (int row = 0; row < 2; ++row) {
+      const sim::ProbeResult& p = o.probe->results[static_cast<std::size_t>(row) + 1];
+      QCOMPARE(text(row, 0), QString::fromStdString(p.label));
+      double sum = 0;
+      for (double x : p.layer_mass) sum += x;
+      QCOMPARE(results->index(row, mass).data(Qt::UserRole).toDouble(),
+               sum / static_cast<double>(p.layer_mass.size()));
+      // The accuracies show only where the model can do the task.
+      const int acc = column(results, "probe accuracy");
+      if (o.probe->model_can_do)
+        QCOMPARE(results->index(row, acc).data(Qt::UserRole).toDouble(), p.accuracy);
+      else
+        QCOMPARE(text(row, acc), QString("—"));
+    }
     auto* verdict = v.findChild<QLabel*>("replayProbeVerdict");
     QVERIFY(verdict);
     QVERIFY(verdict->isVisible());

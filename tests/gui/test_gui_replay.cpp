@@ -1,12 +1,15 @@
 // The replay view runs the simulator on a worker thread: it completes with predicted == measured
-// bytes, it can be cancelled while the window keeps processing events (on one CPU too), and an
-// unreadable trace is a message, not a crash.
+// bytes and its results table (ReplayTableModel) holds exactly what the library's sim::run_replay
+// gives for the same inputs, it can be cancelled while the window keeps processing events (on one
+// CPU too), and an unreadable trace is a message, not a crash.
+#include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
@@ -14,7 +17,9 @@
 
 #include "kvplan/sim/synth.hpp"
 #include "replay_runner.hpp"
+#include "replay_table.hpp"
 #include "replay_view.hpp"
+#include "ui_format.hpp"
 
 using namespace kvplan;
 using namespace kvplan::gui;
@@ -59,11 +64,164 @@ class TestGuiReplay : public QObject {
     // positions=cache right after it, as `kvplan replay` does (sim::run_replay): 6 + 2.
     QCOMPARE(o.report.configs.size(), std::size_t{8});
     QVERIFY(o.report.all_bytes_match());
-    auto* table = v.findChild<QTableWidget*>("replayResults");
-    QCOMPARE(table->rowCount(), 8);
-    QCOMPARE(table->item(0, 4)->text(), QString("yes"));
+    auto* table = v.findChild<QTableView*>("replayResults");
+    QVERIFY(table);
+    QCOMPARE(table->model(), static_cast<QAbstractItemModel*>(v.resultsModel()));
+    const QAbstractItemModel* m = table->model();
+    QCOMPARE(m->rowCount(), 8);
+    QCOMPARE(m->columnCount(), 15);
+
+    // The same replay through the library alone: the trace the view wrote and its six checked
+    // default rows (replay_view.cpp), as `kvplan replay --trace` would run them.
+    sim::ReplayRequest req;
+    req.trace = v.request().path;
+    req.configs = {{"fp16", "full", 16},
+                   {"fp8", "full", 16},
+                   {"kivi:bits=4,group=32,residual=128", "full", 16},
+                   {"kivi:bits=2,group=32,residual=128", "full", 16},
+                   {"fp16", "streaming:sink=4,window=124", 16},
+                   {"fp16", "h2o:keep=0.2,recent=0.1", 16}};
+    const sim::ReplayReport lib = sim::run_replay(req);
+    QCOMPARE(lib.configs.size(), std::size_t{8});
+    for (int i = 0; i < 8; ++i) {
+      const sim::ConfigResult& c = lib.configs[static_cast<std::size_t>(i)];
+      const auto at = [&](int col, int role = Qt::DisplayRole) {
+        return m->index(i, col).data(role);
+      };
+      QCOMPARE(at(0).toString(), QString::fromStdString(c.label));
+      QCOMPARE(at(1, Qt::UserRole).toULongLong(), c.steps);
+      QCOMPARE(at(2, Qt::UserRole).toULongLong(), c.predicted_bytes);
+      QCOMPARE(at(3, Qt::UserRole).toULongLong(), c.measured_bytes);
+      QCOMPARE(at(2).toString(), humanBytes(c.predicted_bytes));
+      QCOMPARE(at(3, Qt::ToolTipRole).toString(), exactBytes(c.measured_bytes));
+      QCOMPARE(at(4).toString(), QString("yes"));
+      QCOMPARE(at(5, Qt::UserRole).toULongLong(), c.retained_tokens);
+      QCOMPARE(at(6, Qt::UserRole).toDouble(), c.rel_error);
+      QCOMPARE(at(7, Qt::UserRole).toDouble(), c.attention_mass);
+      QCOMPARE(at(7).toString(), QString::number(100.0 * c.attention_mass, 'f', 2) + " %");
+      // A trace: no model in the loop, no probe.
+      for (int col = 8; col < 15; ++col) {
+        QCOMPARE(at(col).toString(), QString("—"));
+        QVERIFY(!at(col, Qt::UserRole).isValid());
+      }
+      QCOMPARE(at(0, Qt::TextAlignmentRole).isValid(), false);
+      QCOMPARE(at(1, Qt::TextAlignmentRole).toInt(), int(Qt::AlignRight | Qt::AlignVCenter));
+    }
+    // By hand, the synthetic trace (2 layers, 2 KV heads of dim 64, 256 tokens; SynthOptions):
+    // fp16 full holds K and V of every token, 2 · 2 · 256 · 2 · 64 · 2 B = 262,144 B in 16 whole
+    // blocks of 16; sink 4 + window 124 holds 128 tokens, half of it, 131,072 B.
+    QCOMPARE(m->index(0, 0).data().toString(), QString("fp16 | full | S=16"));
+    QCOMPARE(m->index(0, 2).data().toString(), QString("256.00 KiB (262.14 KB)"));
+    QCOMPARE(m->index(0, 2).data(Qt::ToolTipRole).toString(), QString("262,144 bytes"));
+    QCOMPARE(m->index(0, 5).data().toString(), QString("256"));
+    QCOMPARE(m->index(0, 7).data().toString(), QString("100.00 %"));
+    QCOMPARE(m->index(4, 3).data(Qt::UserRole).toULongLong(), qulonglong{131072});
+    QCOMPARE(m->index(4, 5).data().toString(), QString("128"));
+    QCOMPARE(m->headerData(0, Qt::Vertical).toInt(), 1);  // row numbers = chart categories
     QCOMPARE(v.findChild<QProgressBar*>("replayProgress")->value(), 100);
     QVERIFY(v.findChild<QPushButton*>("runReplayButton")->isEnabled());
+  }
+
+  // The model alone, on a report and a needle probe written here by hand: every figure below is
+  // the input's, formatted as the header of replay_table.hpp says.
+  void theResultsModelPassesTheTester() {
+    ReplayTableModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(m.rowCount(), 0);
+    QCOMPARE(m.columnCount(), 15);
+    QCOMPARE(m.headerData(12, Qt::Horizontal).toString(), QString("probe vs full"));
+    QVERIFY(!m.headerData(15, Qt::Horizontal).isValid());
+
+    sim::ReplayReport rep;
+    rep.model_in_loop = true;
+    sim::ConfigResult a;
+    a.label = "fp16 | full | S=16";
+    a.steps = 1234;
+    a.predicted_bytes = a.measured_bytes = 5 * 1024 * 1024;
+    a.retained_tokens = 1234;
+    a.rel_error = 0.001;
+    a.attention_mass = 1;
+    a.model_in_loop = true;
+    a.mean_kl = 1.5e-6;
+    a.top1_agreement = 0.99;
+    a.perplexity = 2.885;
+    sim::ConfigResult b = a;
+    b.label = "fp16 | streaming:sink=4,window=60 | S=16";
+    b.measured_bytes = 1000;
+    b.bytes_match = false;
+    b.first_mismatch_step = 7;
+    sim::ConfigResult c = a;
+    c.label = "int8 | full | S=16";  // not in the probe
+    rep.configs = {a, b, c};
+
+    sim::ProbeReport probe;
+    probe.options.kind = sim::ProbeKind::needle;
+    probe.model_can_do = true;
+    sim::ProbeResult full;
+    full.label = "fp32 | full | S=16";
+    sim::ProbeResult pa;
+    pa.label = a.label;
+    pa.accuracy = 0.75;
+    pa.delta = 0.125;
+    pa.layer_retained = {1.0, 0.5};
+    pa.layer_mass = {0.25, 0.0};
+    sim::ProbeResult pb = pa;
+    pb.label = b.label;
+    pb.delta = -0.25;
+    probe.results = {full, pa, pb};
+    m.setResults(rep, &probe);
+
+    QCOMPARE(m.rowCount(), 3);
+    const auto text = [&](int row, int col) { return m.index(row, col).data().toString(); };
+    QCOMPARE(text(0, 1), QString("1,234"));
+    QCOMPARE(text(0, 2), QString("5.00 MiB (5.24 MB)"));  // 5,242,880 B
+    QCOMPARE(m.index(0, 2).data(Qt::ToolTipRole).toString(), QString("5,242,880 bytes"));
+    QCOMPARE(text(0, 4), QString("yes"));
+    QCOMPARE(text(1, 4), QString("no, from step 7"));
+    QCOMPARE(text(1, 3), QString("1000 B"));
+    QCOMPARE(text(0, 6), QString("0.10 %"));
+    QCOMPARE(text(0, 7), QString("100.00 %"));
+    QCOMPARE(text(0, 8), QString("1.5e-06"));  // %.4g
+    QCOMPARE(text(0, 9), QString("99.00 %"));
+    QCOMPARE(text(0, 10), QString("2.885"));
+    QCOMPARE(text(0, 11), QString("75.00 %"));
+    QCOMPARE(text(0, 12), QString("+12.50 %"));
+    QCOMPARE(text(1, 12), QString("-25.00 %"));
+    QCOMPARE(m.index(1, 12).data(Qt::UserRole).toDouble(), -0.25);
+    // Means over the two layers, (1 + 0.5) / 2 and (0.25 + 0) / 2, each layer in the tool tip.
+    QCOMPARE(text(0, 13), QString("75.00 %"));
+    QCOMPARE(m.index(0, 13).data(Qt::ToolTipRole).toString(), QString("L0 100.00 %, L1 50.00 %"));
+    QCOMPARE(text(0, 14), QString("12.50 %"));
+    QCOMPARE(m.index(0, 14).data(Qt::ToolTipRole).toString(), QString("L0 25.00 %, L1 0.00 %"));
+    QCOMPARE(m.index(0, 14).data(Qt::UserRole).toDouble(), 0.125);
+    // A configuration the probe did not run: no probe figures, no tool tip.
+    for (int col = 11; col < 15; ++col) QCOMPARE(text(2, col), QString("—"));
+    QVERIFY(!m.index(2, 13).data(Qt::ToolTipRole).isValid());
+    QVERIFY(!m.index(0, 0).data(Qt::ToolTipRole).isValid());
+    QVERIFY(!m.index(0, 4).data(Qt::TextAlignmentRole).isValid());
+    QCOMPARE(m.index(0, 14).data(Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignRight | Qt::AlignVCenter));
+
+    // Where the model cannot do the task, its accuracies are noise: "—"; the cache facts stay.
+    probe.model_can_do = false;
+    m.setResults(rep, &probe);
+    QCOMPARE(text(0, 11), QString("—"));
+    QCOMPARE(text(0, 12), QString("—"));
+    QVERIFY(!m.index(0, 11).data(Qt::UserRole).isValid());
+    QCOMPARE(text(0, 13), QString("75.00 %"));
+    // A copy probe has no needle columns.
+    probe.options.kind = sim::ProbeKind::copy;
+    probe.model_can_do = true;
+    m.setResults(rep, &probe);
+    QCOMPARE(text(0, 11), QString("75.00 %"));
+    QCOMPARE(text(0, 13), QString("—"));
+    QVERIFY(!m.index(0, 13).data(Qt::ToolTipRole).isValid());
+    // No probe at all, then nothing.
+    m.setResults(rep, nullptr);
+    QCOMPARE(text(0, 11), QString("—"));
+    QCOMPARE(text(0, 10), QString("2.885"));
+    m.clear();
+    QCOMPARE(m.rowCount(), 0);
   }
 
   void aReplayCanBeCancelled() {
