@@ -33,6 +33,7 @@ enum class Field {
   expert_parallel,        // vLLM --enable-expert-parallel
   dp_attention,           // SGLang --enable-dp-attention
   multi_value,            // a known flag taking one or more values (nargs="+"), no effect
+  not_modelled_multi,     // one or more values (nargs="+" / "*"), changes memory, not modelled
   enforce_eager,          // vLLM --enforce-eager (CUDA graphs off)
   mamba_cache_mode,       // vLLM --mamba-cache-mode
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
@@ -83,7 +84,7 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--enable-expert-parallel", Field::expert_parallel},
       {"-ep", Field::expert_parallel},
       {"--served-model-name", Field::multi_value},
-      {"--lora-modules", Field::not_modelled_value},
+      {"--lora-modules", Field::not_modelled_multi},  // nargs="+"
       {"--cuda-graph-sizes", Field::multi_value},
       {"--allowed-origins", Field::multi_value},
       {"--middleware", Field::multi_value},
@@ -159,7 +160,15 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--enable-torch-compile", Field::ignored_bool},
       {"--enable-dp-attention", Field::dp_attention},
       {"--cuda-graph-bs", Field::multi_value},
-      {"--lora-paths", Field::not_modelled_value},
+      // LoRA (server_args.py): adapters take memory beside the KV pool; --lora-paths and
+      // --lora-target-modules take several values (nargs="*").
+      {"--enable-lora", Field::not_modelled_bool},
+      {"--lora-paths", Field::not_modelled_multi},
+      {"--lora-target-modules", Field::not_modelled_multi},
+      {"--max-lora-rank", Field::not_modelled_value},
+      {"--max-loras-per-batch", Field::not_modelled_value},
+      {"--max-loaded-loras", Field::not_modelled_value},
+      {"--lora-backend", Field::ignored_value},
       {"--max-mamba-cache-size", Field::max_mamba_cache_size},
       {"--mamba-ssm-dtype", Field::mamba_ssm_dtype},
       {"--swa-full-tokens-ratio", Field::swa_ratio},
@@ -488,7 +497,8 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
                k == "kv_cache_config.sink_token_length" ||
                k == "kv_cache_config.max_gpu_total_bytes" || k == "context_parallel_size" ||
                k == "moe_cluster_parallel_size" || k == "kv_cache_config.cross_kv_cache_fraction" ||
-               k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0) {
+               k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0 ||
+               k == "enable_lora") {
       a.not_modelled.push_back(k + ": " + (e.values.empty() ? "" : e.values[0]));
     } else if (k.rfind("cuda_graph_config", 0) == 0 || k.rfind("moe_config", 0) == 0 ||
                k == "print_iter_log" || k == "enable_iter_perf_stats" ||
@@ -621,7 +631,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
       value = t[++i];
     }
-    if (it != specs.end() && it->field == Field::multi_value) {
+    if (it != specs.end() &&
+        (it->field == Field::multi_value || it->field == Field::not_modelled_multi)) {
       // nargs="+": every following word up to the next flag (SGLang --cuda-graph-bs 8 16 32).
       while (i + 1 < t.size() && !t[i + 1].empty() && t[i + 1][0] != '-') value += " " + t[++i];
     }
@@ -792,6 +803,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         a.ignored.push_back(flag);
         break;
       case Field::not_modelled_value:
+      case Field::not_modelled_multi:
         a.not_modelled.push_back(flag + " " + value);
         break;
       case Field::not_modelled_bool:

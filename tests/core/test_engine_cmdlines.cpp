@@ -5,6 +5,7 @@
 // k = 10^3, K = 2^10); SGLang's --enable-dp-attention splits --tp (server_args.py).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -512,6 +513,255 @@ TEST(EngineCmdlines, TrtllmBadInputNamesTheFlag) {
             "--free_gpu_memory_fraction");
   EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --backend cuda"), "--backend");
   EXPECT_EQ(field_of("trtllm-serve meta-llama/Llama-3.1-8B --max_batch_size"), "--max_batch_size");
+}
+
+}  // namespace
+}  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+// Issue 13's misreadings, one row per misreading and engine where the engine has the flag. The
+// engines' rules: vLLM and SGLang parse with argparse (the last of a repeated option wins,
+// --opt=value, --opt_name = --opt-name in both), trtllm-serve with click (the last wins,
+// --opt=value; serve.py @ NVIDIA/TensorRT-LLM 00209af1); a shell splits the words (POSIX XCU
+// 2.2-2.3). vLLM reads human sizes (human_readable_int: k = 10^3, K = 2^10); SGLang's
+// --context-length and trtllm-serve's --max_seq_len are type=int, so "128k" is refused there.
+struct Misreading {
+  const char* what;
+  Engine engine;
+  std::string line;
+  std::function<void(const EngineArgs&)> expect;
+};
+
+std::vector<Misreading> misreadings() {
+  const auto none_unknown = [](const EngineArgs& a) {
+    EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();
+  };
+  auto named = [](const std::vector<std::string>& v, const std::string& prefix) {
+    return std::any_of(v.begin(), v.end(), [&](const auto& s) { return s.rfind(prefix, 0) == 0; });
+  };
+  return {
+      // last value wins
+      {"last wins (vLLM)", Engine::vllm, "vllm serve m --max-model-len 4096 --max-model-len 8192",
+       [](const EngineArgs& a) { EXPECT_EQ(a.max_model_len.value_or(0), 8192u); }},
+      {"last wins (SGLang)", Engine::sglang,
+       "python -m sglang.launch_server --model-path m --tp 2 --tp 4 --context-length 4096 "
+       "--context-length 8192",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.tp.value_or(0), 4u);
+         EXPECT_EQ(a.max_model_len.value_or(0), 8192u);
+       }},
+      {"last wins (trtllm)", Engine::trtllm, "trtllm-serve m --tp_size 2 --tp_size 4",
+       [](const EngineArgs& a) { EXPECT_EQ(a.tp.value_or(0), 4u); }},
+      // --flag=value
+      {"= (vLLM)", Engine::vllm,
+       "vllm serve m --tensor-parallel-size=2 --gpu-memory-utilization=0.8",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+         EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 800000u);
+       }},
+      {"= (SGLang)", Engine::sglang,
+       "python -m sglang.launch_server --model-path=m --mem-fraction-static=0.8 --tp=2",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "m");
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+         EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 800000u);
+       }},
+      {"= (trtllm)", Engine::trtllm, "trtllm-serve m --pp_size=2 --max_batch_size=32",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.pp.value_or(0), 2u);
+         EXPECT_EQ(a.max_num_seqs.value_or(0), 32u);
+       }},
+      // underscores for dashes (argparse accepts both spellings in vLLM and SGLang)
+      {"underscores (vLLM)", Engine::vllm, "vllm serve m --max_model_len 8192",
+       [](const EngineArgs& a) { EXPECT_EQ(a.max_model_len.value_or(0), 8192u); }},
+      // dotted flags and JSON values (vLLM only)
+      {"dotted", Engine::vllm,
+       "vllm serve m --speculative-config.method ngram "
+       "--speculative-config.num_speculative_tokens 3",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.speculative_method.value_or(""), "ngram");
+         EXPECT_EQ(a.speculative_tokens.value_or(0), 3u);
+       }},
+      {"JSON", Engine::vllm,
+       R"(vllm serve m --speculative-config '{"method": "ngram", "num_speculative_tokens": 5}')",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.speculative_method.value_or(""), "ngram");
+         EXPECT_EQ(a.speculative_tokens.value_or(0), 5u);
+       }},
+      // human sizes
+      {"128k (vLLM)", Engine::vllm, "vllm serve m --max-model-len 128k",
+       [](const EngineArgs& a) { EXPECT_EQ(a.max_model_len.value_or(0), 128000u); }},
+      {"40G (vLLM)", Engine::vllm, "vllm serve m --kv-cache-memory-bytes 40G",
+       [](const EngineArgs& a) { EXPECT_EQ(a.kv_cache_memory_bytes.value_or(0), 40ull << 30); }},
+      // positional model wins
+      {"positional (vLLM)", Engine::vllm, "vllm serve A --model B",
+       [](const EngineArgs& a) { EXPECT_EQ(a.model, "A"); }},
+      {"positional (trtllm serve)", Engine::trtllm, "trtllm-serve serve A --tp_size 2",
+       [](const EngineArgs& a) { EXPECT_EQ(a.model, "A"); }},
+      // python -m
+      {"python -m (vLLM)", Engine::vllm,
+       "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --max-model-len 4096",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+         EXPECT_EQ(a.max_model_len.value_or(0), 4096u);
+       }},
+      {"python -m (SGLang)", Engine::sglang,
+       "/opt/venv/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B",
+       [](const EngineArgs& a) { EXPECT_EQ(a.model, "Qwen/Qwen3-8B"); }},
+      // docker run and environment-variable prefixes
+      {"docker (vLLM)", Engine::vllm,
+       "CUDA_VISIBLE_DEVICES=0,1 docker run --runtime nvidia --gpus all -v ~/.cache:/root/.cache "
+       "-p 8000:8000 --ipc=host vllm/vllm-openai:v0.10.1 --model Qwen/Qwen3-8B -tp 2",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+      {"docker (SGLang)", Engine::sglang,
+       "docker run --gpus all --shm-size 32g -p 30000:30000 --ipc=host lmsysorg/sglang:latest "
+       "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+      {"docker (trtllm)", Engine::trtllm,
+       "docker run --rm --gpus all --ipc host nvcr.io/nvidia/tensorrt-llm/release:1.0.0 "
+       "trtllm-serve Qwen/Qwen3-8B --tp_size 2",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+      {"env (SGLang)", Engine::sglang,
+       "SGLANG_ENABLE_JIT_DEEPGEMM=0 HF_TOKEN=x python -m sglang.launch_server --model-path m",
+       [](const EngineArgs& a) { EXPECT_EQ(a.model, "m"); }},
+      {"env (trtllm)", Engine::trtllm, "TLLM_LOG_LEVEL=INFO trtllm-serve m --tp_size 2",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "m");
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+      // POSIX quoting
+      {"quoting (vLLM)", Engine::vllm,
+       R"(vllm serve "m" --served-model-name 'my model' "--max-model-len" 8\192)",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "m");
+         EXPECT_EQ(a.max_model_len.value_or(0), 8192u);
+       }},
+      {"quoting (SGLang)", Engine::sglang,
+       "python -m sglang.launch_server --model-path '/models/my model' \\\n  --tp \"2\"",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.model, "/models/my model");
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+      {"quoting (trtllm)", Engine::trtllm, "trtllm-serve 'm' --tp_size \"2\" # comment --pp_size 4",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+         EXPECT_FALSE(a.pp.has_value());
+       }},
+      // LoRA memory is named, never dropped; multi-valued LoRA flags are not stray positionals
+      {"LoRA (vLLM)", Engine::vllm,
+       "vllm serve m --enable-lora --lora-modules a=/p/a b=/p/b --max-loras 2 --max-lora-rank 64",
+       [=](const EngineArgs& a) {
+         none_unknown(a);
+         EXPECT_TRUE(named(a.not_modelled, "--lora-modules a=/p/a b=/p/b"));
+         EXPECT_TRUE(named(a.not_modelled, "--max-lora-rank 64"));
+       }},
+      {"LoRA (SGLang)", Engine::sglang,
+       "python -m sglang.launch_server --model-path m --enable-lora --max-lora-rank 32 "
+       "--lora-target-modules q_proj v_proj --lora-paths a=/p/a b=/p/b --max-loras-per-batch 2",
+       [=](const EngineArgs& a) {
+         none_unknown(a);
+         EXPECT_TRUE(named(a.not_modelled, "--enable-lora"));
+         EXPECT_TRUE(named(a.not_modelled, "--lora-paths a=/p/a b=/p/b"));
+         EXPECT_TRUE(named(a.not_modelled, "--max-loras-per-batch 2"));
+       }},
+      // SGLang's -1 and multi-value flags; vLLM's multi-value CUDA graph sizes
+      {"--chunked-prefill-size -1", Engine::sglang,
+       "python -m sglang.launch_server --model-path m --chunked-prefill-size -1",
+       [](const EngineArgs& a) { EXPECT_FALSE(a.max_num_batched_tokens.has_value()); }},
+      {"--cuda-graph-bs 8 16 32", Engine::sglang,
+       "python -m sglang.launch_server --model-path m --cuda-graph-bs 8 16 32 --tp 2",
+       [=](const EngineArgs& a) {
+         none_unknown(a);
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+      {"--cuda-graph-sizes 8 16 32", Engine::vllm, "vllm serve m --cuda-graph-sizes 8 16 32 -tp 2",
+       [=](const EngineArgs& a) {
+         none_unknown(a);
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+       }},
+  };
+}
+
+TEST(EngineCmdlines, MisreadingsTable) {
+  for (const auto& row : misreadings()) {
+    SCOPED_TRACE(row.what);
+    row.expect(parse_engine_command(row.engine, row.line, "--" + to_string(row.engine)));
+  }
+}
+
+// Refused where the engine refuses: the error names the flag (the CLI's exit 2).
+TEST(EngineCmdlines, MisreadingsTheEnginesRefuse) {
+  struct Row {
+    Engine engine;
+    const char* line;
+    const char* field;
+  };
+  const Row rows[] = {
+      // SGLang --context-length and trtllm-serve --max_seq_len are type=int: no 128k.
+      {Engine::sglang, "python -m sglang.launch_server --model-path m --context-length 128k",
+       "--context-length"},
+      {Engine::trtllm, "trtllm-serve m --max_seq_len 128k", "--max_seq_len"},
+      // vLLM: decimals only with k/m/g/t.
+      {Engine::vllm, "vllm serve m --max-model-len 1.5K", "--max-model-len"},
+      {Engine::vllm, R"(vllm serve m --speculative-config '{"method": ')",
+       "--speculative-config"},                                                // not JSON
+      {Engine::sglang, "python -m sglang.launch_server --model-path 'm", ""},  // unterminated
+      {Engine::vllm, "vllm serve m --speculative-config '[1, 2]'", "--speculative-config"},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.line);
+    try {
+      parse_engine_command(r.engine, r.line, "--" + to_string(r.engine));
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.field(), r.field) << e.what();
+    }
+  }
+}
+
+// The deployment-level misreadings, for each engine that has the flag.
+TEST(EngineCmdlines, MisreadingsOfTheDeployment) {
+  const auto h200 = load_gpu("h200-141gb");
+  // SGLang expert parallelism with DP: --enable-ep-moe shards the experts over all the GPUs.
+  const auto s = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --dp 4 "
+             "--enable-ep-moe --context-length 32768"),
+      h200, 0, "", "--sglang");
+  EXPECT_EQ(s.plan.gpus, 4u);
+  EXPECT_TRUE(s.plan.expert_parallel);
+  // --dtype bfloat16 on an FP8 checkpoint keeps its FP8 weights, in SGLang as in vLLM (and in
+  // trtllm-serve's LLM-API dtype): ceil(bytes / 8) on TP 8.
+  const auto m = load_model("qwen3-235b-a22b-fp8");
+  const auto h100 = load_gpu("h100-sxm-80gb");
+  const auto sg = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B-FP8 --dtype "
+             "bfloat16 --tp 8"),
+      h100, 0, "", "--sglang");
+  EXPECT_EQ(memory_budget(sg.model, sg.plan).weight_bytes, (m.weight_bytes() + 7) / 8);
+  test::TempDir dir;
+  const std::string y = (dir.path() / "bf16.yaml").string();
+  std::ofstream(y) << "dtype: bfloat16\n";
+  const auto tr = deploy_from_engine(
+      trtllm("trtllm-serve Qwen/Qwen3-235B-A22B-FP8 --tp_size 8 --extra_llm_api_options " + y),
+      h100, 0, "", "--trtllm");
+  EXPECT_EQ(memory_budget(tr.model, tr.plan).weight_bytes, (m.weight_bytes() + 7) / 8);
+  // SGLang --tp 8 --dp 8 --enable-dp-attention is 8 GPUs: also with --dp-size and the = form.
+  const auto dpa = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size=8 "
+             "--dp-size=8 --enable-dp-attention --context-length 32768"),
+      h200, 0, "", "--sglang");
+  EXPECT_EQ(dpa.plan.gpus, 8u);
 }
 
 }  // namespace
