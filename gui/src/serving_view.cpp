@@ -10,8 +10,6 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -78,24 +76,37 @@ QDoubleSpinBox* msSpin(const QString& name) {
   return s;
 }
 
-LengthDist distOf(const LengthDistWidgets& w) {
+// The distribution the widgets show, `key` its document key ("prompt_tokens"). The fields the
+// distribution does not use (disabled, enableDistFields) are left out; the bins' text is read by
+// the library, whose error names the cell ("/prompt_tokens/bins/0/2").
+LengthDist distOf(const LengthDistWidgets& w, const std::string& source, const std::string& key) {
   LengthDist d;
   d.dist = w.dist->currentText().toStdString();
   d.mean = w.mean->value();
   d.std = w.std->value();
+  if (d.dist == "histogram") {
+    d.bins = sim::parse_bins_json(w.bins->text().toStdString(), source, "/" + key + "/bins");
+    return d;
+  }
   if (w.min->value() > 0) d.min = w.min->value();
   if (w.max->value() > 0) d.max = w.max->value();
-  for (const QJsonValue& b : QJsonDocument::fromJson(w.bins->text().toUtf8()).array()) {
-    const QJsonArray a = b.toArray();
-    d.bins.push_back({a.at(0).toDouble(), a.at(1).toDouble(), a.at(2).toDouble()});
-  }
   return d;
 }
 
-QString binsText(const LengthDist& d) {
-  QJsonArray bins;
-  for (const auto& b : d.bins) bins.append(QJsonArray{b[0], b[1], b[2]});
-  return QString::fromUtf8(QJsonDocument(bins).toJson(QJsonDocument::Compact));
+// A stage cell as a number; an empty or non-numeric cell is an error naming it, as the
+// document's parser names its fields.
+double stageCell(const QTableWidget* t, int row, int column, const std::string& source) {
+  const std::string field =
+      "/stages/" + std::to_string(row) + (column == 0 ? "/rate" : "/duration_s");
+  const QTableWidgetItem* item = t->item(row, column);
+  const QString text = item ? item->text().trimmed() : QString();
+  bool ok = false;
+  const double x = text.toDouble(&ok);
+  if (!ok)
+    throw Error(source, field,
+                text.isEmpty() ? std::string("missing: expected a number")
+                               : "expected a number, got \"" + text.toStdString() + "\"");
+  return x;
 }
 
 // Enables the fields the distribution uses (docs/simulate.md, "Length distributions").
@@ -116,7 +127,7 @@ void setDist(const LengthDistWidgets& w, const LengthDist& d) {
   w.std->setValue(d.std);
   w.min->setValue(d.min.value_or(0));
   w.max->setValue(d.max.value_or(0));
-  w.bins->setText(binsText(d));
+  w.bins->setText(qs(sim::bins_to_json(d.bins)));
   enableDistFields(w);
 }
 
@@ -495,30 +506,27 @@ QWidget* ServingView::buildResults() {
 }
 
 WorkloadSpec ServingView::workloadSpec() const {
+  const std::string source = workload_source_.toStdString();
   WorkloadSpec w;
   w.description = description_;
   w.arrival = arrival_->currentText().toStdString();
   w.cv = cv_->value();
   w.stages.clear();
-  for (int r = 0; r < stages_->rowCount(); ++r) {
-    auto num = [&](int c) {
-      return stages_->item(r, c) ? stages_->item(r, c)->text().toDouble() : 0;
-    };
-    w.stages.push_back({num(0), num(1)});
-  }
-  w.prompt = distOf(prompt_);
-  w.output = distOf(output_);
+  for (int r = 0; r < stages_->rowCount(); ++r)
+    w.stages.push_back({stageCell(stages_, r, 0, source), stageCell(stages_, r, 1, source)});
+  w.prompt = distOf(prompt_, source, "prompt_tokens");
+  w.output = distOf(output_, source, "output_tokens");
   if (prefix_box_->isChecked())
     w.prefix = PrefixSpec{static_cast<std::uint64_t>(groups_->value()),
                           static_cast<std::uint64_t>(shared_tokens_->value()),
                           static_cast<std::uint64_t>(prompt_pool_->value())};
-  w.sessions_json = sessions_json_;
+  w.sessions = kept_sessions_;
   return w;
 }
 
 void ServingView::setWorkloadSpec(const WorkloadSpec& w) {
   description_ = w.description;
-  sessions_json_ = w.sessions_json;
+  kept_sessions_ = w.sessions;
   {
     const QSignalBlocker b0(arrival_), b1(cv_), b2(stages_), b3(prefix_box_), b4(groups_),
         b5(shared_tokens_), b6(prompt_pool_);
@@ -540,9 +548,10 @@ void ServingView::setWorkloadSpec(const WorkloadSpec& w) {
   }
   setDist(prompt_, w.prompt);
   setDist(output_, w.output);
-  sessions_->setText(sessions_json_.empty()
-                         ? QString()
-                         : QString("Sessions (kept from the file): %1").arg(qs(sessions_json_)));
+  sessions_->setText(kept_sessions_ ? QString("Sessions (kept from the file): turns %1, think_s %2")
+                                          .arg(qs(kept_sessions_->turns.dist))
+                                          .arg(qs(kept_sessions_->think_s.dist))
+                                    : QString());
   editorChanged();
 }
 
@@ -550,7 +559,7 @@ ServingRequest ServingView::request() const {
   ServingRequest r;
   r.model = model_->model();
   r.settings = model_->settings();
-  r.workload_json = to_workload_json(workloadSpec());
+  r.workload_json = sim::to_json(workloadSpec());
   r.workload_source = workload_source_.toStdString();
   r.seed = static_cast<std::uint64_t>(seed_->value());
   r.max_num_seqs = static_cast<std::uint64_t>(max_num_seqs_->value());
@@ -583,7 +592,10 @@ bool ServingView::loadWorkload(const QString& path) {
     return false;
   }
   try {
-    const WorkloadSpec w = workload_spec_from_json(f.readAll().toStdString(), path.toStdString());
+    const std::string text = f.readAll().toStdString();
+    // The library decides validity (what a run would refuse, too) and names the field.
+    sim::parse_workload_json(text, path.toStdString(), 1);
+    const WorkloadSpec w = sim::parse_workload_spec(text, path.toStdString());
     workload_source_ = path;
     setWorkloadSpec(w);
     updateHistograms();
@@ -596,8 +608,9 @@ bool ServingView::loadWorkload(const QString& path) {
 }
 
 bool ServingView::saveWorkload(const QString& path) {
-  const std::string text = to_workload_json(workloadSpec());
+  std::string text;
   try {
+    text = sim::to_json(workloadSpec());
     sim::parse_workload_json(text, path.toStdString(), 1);  // never write what we cannot read
   } catch (const std::exception& e) {
     showMessage(QString::fromUtf8(e.what()));
@@ -620,7 +633,7 @@ bool ServingView::updateHistograms() {
   limits.max_requests = kPreviewRequests;
   try {
     const sim::Workload w =
-        sim::parse_workload_json(to_workload_json(workloadSpec()), workload_source_.toStdString(),
+        sim::parse_workload_json(sim::to_json(workloadSpec()), workload_source_.toStdString(),
                                  static_cast<std::uint64_t>(seed_->value()), limits);
     const DrawnLengths d = drawn_lengths(w);
     prompt_hist_->setValues(d.prompt_tokens);
@@ -688,15 +701,23 @@ void ServingView::syncDeployment() {
 void ServingView::run() {
   if (runner_->isRunning()) return;
   showMessage({});
-  runner_->start(request());
+  try {
+    runner_->start(request());
+  } catch (const std::exception& e) {  // a stage cell that is not a number, bad bins
+    showMessage(QString::fromUtf8(e.what()));
+  }
 }
 
 void ServingView::runSloSearch() {
   if (runner_->isRunning()) return;
   showMessage({});
-  ServingRequest r = request();
-  r.search = sloGrid();
-  runner_->start(r);
+  try {
+    ServingRequest r = request();
+    r.search = sloGrid();
+    runner_->start(r);
+  } catch (const std::exception& e) {
+    showMessage(QString::fromUtf8(e.what()));
+  }
 }
 
 void ServingView::cancel() {

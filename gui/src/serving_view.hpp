@@ -13,6 +13,8 @@
 
 #include <QWidget>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "planner_model.hpp"
@@ -59,10 +61,11 @@ class ServingView : public QWidget {
   LengthHistogramChart* promptHistogram() const { return prompt_hist_; }
   LengthHistogramChart* outputHistogram() const { return output_hist_; }
 
-  // The workload the editor describes, and back (the editor's fields follow `w`).
+  // The workload the editor describes, and back (the editor's fields follow `w`). Throws
+  // kvplan::Error naming the field for a stage cell that is not a number or malformed bins.
   WorkloadSpec workloadSpec() const;
   void setWorkloadSpec(const WorkloadSpec& w);
-  // The simulation the widgets describe; with the SLO grid for a search.
+  // The simulation the widgets describe (throws as workloadSpec); with the SLO grid for a search.
   ServingRequest request() const;
   SloGrid sloGrid() const;
   // A kvplan_workload JSON file into the editor / the editor into a file. On failure the view
@@ -98,7 +101,8 @@ class ServingView : public QWidget {
   ServingRunner* runner_;
   QTimer* preview_timer_;
   QString workload_source_ = "Serving view workload";
-  std::string description_, sessions_json_;  // kept from a loaded file
+  std::string description_;                         // kept from a loaded file
+  std::optional<sim::SessionsSpec> kept_sessions_;  // kept from a loaded file, not edited here
   QString message_;
 
   QComboBox* arrival_;

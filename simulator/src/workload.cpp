@@ -127,17 +127,13 @@ double std_gamma(Rng& r, double shape) {
 
 enum class DistKind { fixed, uniform, normal, lognormal, exponential, histogram };
 
-struct Bin {
-  double lo = 0, hi = 0, weight = 0;
-};
-
 struct Dist {
   DistKind kind = DistKind::fixed;
   bool whole = true;  // tokens and turns: rounded to integers
   double mean = 0, std = 0;
   double min = 0, max = 0;   // clip
   double mu = 0, sigma = 0;  // lognormal: of the log
-  std::vector<Bin> bins;
+  std::vector<HistogramBin> bins;
   double total_weight = 0;
 };
 
@@ -165,14 +161,14 @@ double whole_number(JsonObject& o, const std::string& key, const Units& u) {
   return x;
 }
 
-std::vector<Bin> read_bins(JsonObject& o, const Units& u) {
+std::vector<HistogramBin> read_bins(JsonObject& o, const Units& u) {
   const json& v = o.raw("bins");
   const std::string p = o.pointer("bins");
   if (!v.is_array() || v.empty() || v.size() > kMaxBins)
     throw Error(o.source(), p,
                 "expected an array of 1 to " + std::to_string(kMaxBins) +
                     " bins [lo, hi, weight], got " + detail::show(v));
-  std::vector<Bin> bins;
+  std::vector<HistogramBin> bins;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string bp = p + "/" + std::to_string(i);
     const json& b = v[i];
@@ -182,7 +178,7 @@ std::vector<Bin> read_bins(JsonObject& o, const Units& u) {
       if (!b[k].is_number() || !std::isfinite(b[k].get<double>()))
         throw Error(o.source(), bp + "/" + std::to_string(k),
                     "expected a number, got " + detail::show(b[k]));
-    Bin bin{b[0].get<double>(), b[1].get<double>(), b[2].get<double>()};
+    HistogramBin bin{b[0].get<double>(), b[1].get<double>(), b[2].get<double>()};
     for (std::size_t k = 0; k < 2; ++k) {
       const double x = k == 0 ? bin.lo : bin.hi;
       if (x < u.lo || x > u.hi || (u.whole && x != std::floor(x)))
@@ -201,47 +197,35 @@ std::vector<Bin> read_bins(JsonObject& o, const Units& u) {
   return bins;
 }
 
-Dist read_dist(JsonObject& parent, const std::string& key, const Units& u) {
+// Reads and checks one distribution as the document gives it.
+LengthDist read_dist(JsonObject& parent, const std::string& key, const Units& u) {
   JsonObject o = parent.object(key);
-  Dist d;
-  d.whole = u.whole;
-  d.min = u.lo;
-  d.max = u.hi;
-  const std::string kind = o.str("dist");
-  if (kind == "fixed") {
-    d.kind = DistKind::fixed;
+  LengthDist d;
+  d.dist = o.str("dist");
+  if (d.dist == "fixed") {
     d.mean = whole_number(o, "mean", u);
-  } else if (kind == "uniform") {
-    d.kind = DistKind::uniform;
-  } else if (kind == "normal") {
-    d.kind = DistKind::normal;
+  } else if (d.dist == "uniform") {
+  } else if (d.dist == "normal") {
     d.mean = o.number("mean", u.lo, u.hi);
     d.std = o.number("std", 0, u.hi);
-  } else if (kind == "lognormal") {
-    d.kind = DistKind::lognormal;
+  } else if (d.dist == "lognormal") {
     d.mean = o.number("mean", std::max(u.lo, 1e-9), u.hi);
     d.std = o.number("std", 0, u.hi);
-    // The file gives the mean m and standard deviation s of the value itself; the log of it is
-    // normal with sigma^2 = ln(1 + s^2/m^2) and mu = ln(m) - sigma^2/2.
-    const double ratio = d.std / d.mean;
-    d.sigma = std::sqrt(std::log1p(ratio * ratio));
-    d.mu = std::log(d.mean) - d.sigma * d.sigma / 2;
-  } else if (kind == "exponential") {
-    d.kind = DistKind::exponential;
+  } else if (d.dist == "exponential") {
     d.mean = o.number("mean", std::max(u.lo, 1e-9), u.hi);
-  } else if (kind == "histogram") {
-    d.kind = DistKind::histogram;
+  } else if (d.dist == "histogram") {
     d.bins = read_bins(o, u);
-    for (const auto& b : d.bins) d.total_weight += b.weight;
-    if (!(d.total_weight > 0))
+    double total = 0;
+    for (const auto& b : d.bins) total += b.weight;
+    if (!(total > 0))
       throw Error(o.source(), o.pointer("bins"), "the weights sum to 0; at least one must be > 0");
   } else {
     throw Error(o.source(), o.pointer("dist"),
-                "unknown distribution \"" + kind +
+                "unknown distribution \"" + d.dist +
                     "\" (fixed, uniform, normal, lognormal, exponential, histogram)");
   }
   // uniform needs min and max; the others clip to them when given.
-  if (d.kind == DistKind::uniform) {
+  if (d.dist == "uniform") {
     d.min = whole_number(o, "min", u);
     d.max = whole_number(o, "max", u);
   } else {
@@ -250,10 +234,42 @@ Dist read_dist(JsonObject& parent, const std::string& key, const Units& u) {
     o.opt_number("min", u.lo, u.hi);  // marks them read when absent
     o.opt_number("max", u.lo, u.hi);
   }
-  if (d.min > d.max)
+  const double lo = d.min.value_or(u.lo), hi = d.max.value_or(u.hi);
+  if (lo > hi)
     throw Error(o.source(), o.pointer("min"),
-                "min (" + num_text(d.min) + ") is greater than max (" + num_text(d.max) + ")");
+                "min (" + num_text(lo) + ") is greater than max (" + num_text(hi) + ")");
   o.finish();
+  return d;
+}
+
+// The sampler's form of a distribution read_dist has checked.
+Dist compile_dist(const LengthDist& s, const Units& u) {
+  Dist d;
+  d.whole = u.whole;
+  d.min = s.min.value_or(u.lo);
+  d.max = s.max.value_or(u.hi);
+  d.mean = s.mean;
+  d.std = s.std;
+  if (s.dist == "fixed") {
+    d.kind = DistKind::fixed;
+  } else if (s.dist == "uniform") {
+    d.kind = DistKind::uniform;
+  } else if (s.dist == "normal") {
+    d.kind = DistKind::normal;
+  } else if (s.dist == "lognormal") {
+    d.kind = DistKind::lognormal;
+    // The file gives the mean m and standard deviation s of the value itself; the log of it is
+    // normal with sigma^2 = ln(1 + s^2/m^2) and mu = ln(m) - sigma^2/2.
+    const double ratio = d.std / d.mean;
+    d.sigma = std::sqrt(std::log1p(ratio * ratio));
+    d.mu = std::log(d.mean) - d.sigma * d.sigma / 2;
+  } else if (s.dist == "exponential") {
+    d.kind = DistKind::exponential;
+  } else {
+    d.kind = DistKind::histogram;
+    d.bins = s.bins;
+    for (const auto& b : d.bins) d.total_weight += b.weight;
+  }
   return d;
 }
 
@@ -284,7 +300,7 @@ double sample(const Dist& d, Rng& r) {
         ++i;
       }
       while (d.bins[i].weight == 0) --i;  // rounding ran past the last weighted bin
-      const Bin& b = d.bins[i];
+      const HistogramBin& b = d.bins[i];
       if (d.whole)
         return clip(
             d, b.lo + static_cast<double>(r.below(static_cast<std::uint64_t>(b.hi - b.lo) + 1)));
@@ -331,27 +347,27 @@ ArrivalKind arrival_kind(const std::string& s, const std::string& source,
   throw Error(source, field, "unknown arrival process \"" + s + "\" (poisson, gamma, constant)");
 }
 
-Arrival read_arrival(JsonObject& top) {
+// Sets s.arrival and s.cv.
+void read_arrival(JsonObject& top, WorkloadSpec& s) {
   const json& v = top.raw("arrival");
   const std::string p = top.pointer("arrival");
-  Arrival a;
   if (v.is_string()) {
-    a.kind = arrival_kind(v.get<std::string>(), top.source(), p);
-    if (a.kind == ArrivalKind::gamma)
+    s.arrival = v.get<std::string>();
+    if (arrival_kind(s.arrival, top.source(), p) == ArrivalKind::gamma)
       throw Error(top.source(), p,
                   "gamma arrivals need their burstiness: {\"process\": \"gamma\", \"cv\": 2}");
-    return a;
+    return;
   }
   if (!v.is_object())
     throw Error(top.source(), p, "expected a string or an object, got " + detail::show(v));
   JsonObject o = top.object("arrival");
-  a.kind = arrival_kind(o.str("process"), top.source(), o.pointer("process"));
+  s.arrival = o.str("process");
   // Gaps of shape 1/cv^2 and scale cv^2/rate: vLLM's `--burstiness` B is this shape
   // (get_request in vllm/benchmarks/serve.py, vllm-project/vllm def9ce85ba10), so B = 1/cv^2.
   // cv = 1 is Poisson; gaps of cv 10 have shape 1/100, past which the gaps are mostly zeros.
-  if (a.kind == ArrivalKind::gamma) a.cv = o.number("cv", 0.01, 10);
+  if (arrival_kind(s.arrival, top.source(), o.pointer("process")) == ArrivalKind::gamma)
+    s.cv = o.number("cv", 0.01, 10);
   o.finish();
-  return a;
 }
 
 // Rates and durations: > 0, and at least `min` so that 1 / rate and k / rate stay finite.
@@ -364,23 +380,21 @@ double positive(JsonObject& o, const std::string& key, double min, double max) {
   return x;
 }
 
-std::vector<WorkloadStage> read_stages(JsonObject& top, const WorkloadLimits& limits) {
+std::vector<WorkloadStageSpec> read_stages(JsonObject& top, const WorkloadLimits& limits) {
   const json& v = top.raw("stages");
   const std::string p = top.pointer("stages");
   if (!v.is_array() || v.empty() || v.size() > kMaxStages)
     throw Error(top.source(), p,
                 "expected an array of 1 to " + std::to_string(kMaxStages) +
                     " stages {\"rate\", \"duration_s\"}, got " + detail::show(v));
-  std::vector<WorkloadStage> stages;
-  double start = 0, expected = 0;
+  std::vector<WorkloadStageSpec> stages;
+  double expected = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
     JsonObject o(v[i], top.source(), p + "/" + std::to_string(i));
-    WorkloadStage s;
+    WorkloadStageSpec s;
     s.rate = positive(o, "rate", kMinRate, kMaxRate);
     s.duration_s = positive(o, "duration_s", kMinDuration, kMaxDuration);
-    s.start_s = start;
     o.finish();
-    start += s.duration_s;
     expected += s.rate * s.duration_s;
     stages.push_back(s);
   }
@@ -391,9 +405,9 @@ std::vector<WorkloadStage> read_stages(JsonObject& top, const WorkloadLimits& li
   return stages;
 }
 
-Prefix read_prefix(JsonObject& top) {
+PrefixSpec read_prefix(JsonObject& top) {
   JsonObject o = top.object("prefix");
-  Prefix px;
+  PrefixSpec px;
   px.groups = o.uint("groups", 1, kMaxGroups);
   px.shared_tokens = o.uint("shared_tokens", 1, kMaxTokens);
   if (auto pool = o.opt_uint("prompt_pool", 1, kMaxPool)) {
@@ -402,13 +416,13 @@ Prefix read_prefix(JsonObject& top) {
                   "must be a multiple of groups (" + std::to_string(px.groups) +
                       ": each group holds prompt_pool / groups prompts), got " +
                       std::to_string(*pool));
-    px.pool = *pool;
+    px.prompt_pool = *pool;
   }
   o.finish();
   return px;
 }
 
-Spec read_spec(const json& j, const std::string& source, const WorkloadLimits& limits) {
+WorkloadSpec read_spec(const json& j, const std::string& source, const WorkloadLimits& limits) {
   JsonObject top(j, source, "");
   if (!top.has("kvplan_workload"))
     throw Error(source, "/kvplan_workload",
@@ -418,9 +432,9 @@ Spec read_spec(const json& j, const std::string& source, const WorkloadLimits& l
   if (!ver.is_number_unsigned() || ver.get<std::uint64_t>() != 1)
     throw Error(source, "/kvplan_workload",
                 "unsupported version " + detail::show(ver) + " (this kvplan reads version 1)");
-  top.opt_str("description");
-  Spec s;
-  s.arrival = read_arrival(top);
+  WorkloadSpec s;
+  if (auto d = top.opt_str("description")) s.description = *d;
+  read_arrival(top, s);
   s.stages = read_stages(top, limits);
   s.prompt = read_dist(top, "prompt_tokens", kTokens);
   s.output = read_dist(top, "output_tokens", kTokens);
@@ -428,11 +442,30 @@ Spec read_spec(const json& j, const std::string& source, const WorkloadLimits& l
   top.opt_object("prefix");
   if (top.has("sessions")) {
     JsonObject o = top.object("sessions");
-    s.sessions = Sessions{read_dist(o, "turns", kTurns), read_dist(o, "think_s", kSeconds)};
+    s.sessions = SessionsSpec{read_dist(o, "turns", kTurns), read_dist(o, "think_s", kSeconds)};
     o.finish();
   }
   top.opt_object("sessions");
   top.finish();
+  return s;
+}
+
+// The sampler's form of a spec read_spec has checked.
+Spec compile(const WorkloadSpec& w, const std::string& source) {
+  Spec s;
+  s.arrival.kind = arrival_kind(w.arrival, source, "/arrival");
+  if (s.arrival.kind == ArrivalKind::gamma) s.arrival.cv = w.cv;
+  double start = 0;
+  for (const auto& st : w.stages) {
+    s.stages.push_back({.rate = st.rate, .duration_s = st.duration_s, .start_s = start});
+    start += st.duration_s;
+  }
+  s.prompt = compile_dist(w.prompt, kTokens);
+  s.output = compile_dist(w.output, kTokens);
+  if (w.prefix) s.prefix = Prefix{w.prefix->groups, w.prefix->shared_tokens, w.prefix->prompt_pool};
+  if (w.sessions)
+    s.sessions = Sessions{compile_dist(w.sessions->turns, kTurns),
+                          compile_dist(w.sessions->think_s, kSeconds)};
   return s;
 }
 
@@ -875,12 +908,103 @@ bool ends_with(const std::string& s, std::string_view tail) {
   });
 }
 
+// ---- The writer: the keys read_spec reads, numbers whole where they are whole.
+
+using ordered_json = nlohmann::ordered_json;
+
+ordered_json number_json(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 0x1.0p53)
+    return static_cast<std::int64_t>(x);
+  return x;  // NaN and infinities become null, which the parser refuses naming the field
+}
+
+ordered_json bins_json(const std::vector<HistogramBin>& bins) {
+  ordered_json a = ordered_json::array();
+  for (const auto& b : bins)
+    a.push_back({number_json(b.lo), number_json(b.hi), number_json(b.weight)});
+  return a;
+}
+
+ordered_json dist_json(const LengthDist& d) {
+  ordered_json o;
+  o["dist"] = d.dist;
+  if (d.dist == "histogram")
+    o["bins"] = bins_json(d.bins);
+  else if (d.dist != "uniform")
+    o["mean"] = number_json(d.mean);
+  if (d.dist == "normal" || d.dist == "lognormal") o["std"] = number_json(d.std);
+  if (d.min) o["min"] = number_json(*d.min);
+  if (d.max) o["max"] = number_json(*d.max);
+  return o;
+}
+
 }  // namespace
 
 Workload parse_workload_json(const std::string& text, const std::string& source, std::uint64_t seed,
                              const WorkloadLimits& limits) {
   const json j = detail::parse_json_text(text, source);
-  return generate(read_spec(j, source, limits), source, seed, limits);
+  return generate(compile(read_spec(j, source, limits), source), source, seed, limits);
+}
+
+WorkloadSpec parse_workload_spec(const std::string& text, const std::string& source,
+                                 const WorkloadLimits& limits) {
+  return read_spec(detail::parse_json_text(text, source), source, limits);
+}
+
+std::string to_json(const WorkloadSpec& spec) {
+  ordered_json o;
+  o["kvplan_workload"] = 1;
+  if (!spec.description.empty()) o["description"] = spec.description;
+  if (spec.arrival == "gamma")
+    o["arrival"] = {{"process", "gamma"}, {"cv", number_json(spec.cv)}};
+  else
+    o["arrival"] = spec.arrival;
+  o["stages"] = ordered_json::array();
+  for (const auto& st : spec.stages)
+    o["stages"].push_back(
+        {{"rate", number_json(st.rate)}, {"duration_s", number_json(st.duration_s)}});
+  o["prompt_tokens"] = dist_json(spec.prompt);
+  o["output_tokens"] = dist_json(spec.output);
+  if (spec.prefix) {
+    ordered_json p;
+    p["groups"] = spec.prefix->groups;
+    p["shared_tokens"] = spec.prefix->shared_tokens;
+    if (spec.prefix->prompt_pool > 0) p["prompt_pool"] = spec.prefix->prompt_pool;
+    o["prefix"] = p;
+  }
+  if (spec.sessions)
+    o["sessions"] = {{"turns", dist_json(spec.sessions->turns)},
+                     {"think_s", dist_json(spec.sessions->think_s)}};
+  return o.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string bins_to_json(const std::vector<HistogramBin>& bins) { return bins_json(bins).dump(); }
+
+std::vector<HistogramBin> parse_bins_json(const std::string& text, const std::string& source,
+                                          const std::string& pointer) {
+  json v;
+  try {
+    v = detail::parse_json_text(text, source);
+  } catch (const Error& e) {
+    throw Error(source, pointer, e.message());
+  }
+  if (!v.is_array())
+    throw Error(source, pointer, "expected [[lo, hi, weight], ...], got " + detail::show(v));
+  std::vector<HistogramBin> bins;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string bp = pointer + "/" + std::to_string(i);
+    if (!v[i].is_array() || v[i].size() != 3)
+      throw Error(source, bp, "expected [lo, hi, weight], got " + detail::show(v[i]));
+    double x[3];
+    for (std::size_t k = 0; k < 3; ++k) {
+      if (!v[i][k].is_number())
+        throw Error(source, bp + "/" + std::to_string(k),
+                    "expected a number, got " + detail::show(v[i][k]));
+      x[k] = v[i][k].get<double>();
+    }
+    bins.push_back({x[0], x[1], x[2]});
+  }
+  return bins;
 }
 
 Workload parse_workload_trace(const std::string& text, const std::string& source, bool csv,

@@ -7,8 +7,10 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -201,7 +203,11 @@ class TestGuiServing : public QObject {
     QCOMPARE(*w.prompt.max, 4096.0);
     QVERIFY(w.prefix.has_value());
     QCOMPARE(w.prefix->prompt_pool, std::uint64_t{100});
-    QVERIFY(!w.sessions_json.empty());  // kept, though not edited here
+    QVERIFY(w.sessions.has_value());  // kept, though not edited here
+    QFile chat_file(chat);
+    QVERIFY(chat_file.open(QIODevice::ReadOnly));
+    // The editor holds what the library reads from the file, field by field.
+    QCOMPARE(w, sim::parse_workload_spec(chat_file.readAll().toStdString(), chat.toStdString()));
 
     const QString saved = dir_.filePath("chat-saved.json");
     QVERIFY2(view.saveWorkload(saved), qPrintable(view.message()));
@@ -236,7 +242,7 @@ class TestGuiServing : public QObject {
     view.setWorkloadSpec(h);
     QCOMPARE(view.workloadSpec(), h);
     QVERIFY2(view.updateHistograms(), qPrintable(view.message()));
-    QCOMPARE(workload_spec_from_json(to_workload_json(h), "h"), h);
+    QCOMPARE(sim::parse_workload_spec(sim::to_json(h), "h"), h);
   }
 
   void badInputIsAMessageNamingTheField() {
@@ -262,6 +268,36 @@ class TestGuiServing : public QObject {
              qPrintable(view.message()));
     QVERIFY(!view.saveWorkload(dir_.filePath("none.json")));  // the refused editor stays unsaved
     QVERIFY(!QFile::exists(dir_.filePath("none.json")));
+
+    // A stage cell that is not a number, or is empty, is an error naming it, never a 0.
+    view.setWorkloadSpec(tinySpec());
+    auto* stages = view.findChild<QTableWidget*>("stagesTable");
+    stages->item(0, 1)->setText("2 s");
+    QVERIFY(!view.updateHistograms());
+    QVERIFY2(view.message().contains("/stages/0/duration_s") && view.message().contains("2 s"),
+             qPrintable(view.message()));
+    QVERIFY(!view.saveWorkload(dir_.filePath("none.json")));
+    QVERIFY(!QFile::exists(dir_.filePath("none.json")));
+    stages->item(0, 1)->setText("");
+    QVERIFY(!view.updateHistograms());
+    QVERIFY2(view.message().contains("/stages/0/duration_s"), qPrintable(view.message()));
+    view.run();  // refused before anything starts
+    QVERIFY(!view.runner()->isRunning());
+    QVERIFY2(view.message().contains("/stages/0/duration_s"), qPrintable(view.message()));
+    // Histogram bins with a cell that is not a number: the library names the cell.
+    WorkloadSpec hist = tinySpec();
+    hist.prompt.dist = "histogram";
+    hist.prompt.mean = 0;
+    hist.prompt.bins = {{1, 8, 1}};
+    view.setWorkloadSpec(hist);
+    QVERIFY2(view.updateHistograms(), qPrintable(view.message()));
+    auto* bins = view.findChild<QLineEdit*>("promptBins");
+    bins->setText("[[1, 8, one]]");
+    QVERIFY(!view.updateHistograms());
+    QVERIFY2(view.message().contains("/prompt_tokens/bins"), qPrintable(view.message()));
+    bins->setText("[[1, 8, \"one\"]]");
+    QVERIFY(!view.updateHistograms());
+    QVERIFY2(view.message().contains("/prompt_tokens/bins/0/2"), qPrintable(view.message()));
 
     // TensorRT-LLM has no scheduler in the simulator: the run fails with a message.
     view.setWorkloadSpec(tinySpec());

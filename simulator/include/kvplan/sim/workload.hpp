@@ -11,9 +11,19 @@
 // A prompt is a list of segments; two requests whose prompts begin with the same segments begin
 // with the same tokens, which is all prefix caching needs to know (block hashes are computed
 // over segment ids and offsets).
+//
+// A document can also be read without drawing it (WorkloadSpec: what the file says, field by
+// field) and written back (to_json), so an editor builds the spec and the library alone writes
+// and reads the text:
+//
+//   WorkloadSpec s = parse_workload_spec(text, "chat.json");  // s.prompt.dist == "lognormal"
+//   s.stages[0].rate = 4;                                     // 4 req/s instead of 2
+//   Workload w = parse_workload_json(to_json(s), "edited", 1);
+//   parse_workload_spec(to_json(s), "edited") == s;           // always
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +52,7 @@ struct SimRequest {
   std::int64_t after = -1;
   double think_s = 0;         // seconds
   std::uint64_t session = 0;  // 0 = no session; sessions are numbered from 1
+  bool operator==(const SimRequest&) const = default;
 };
 
 struct WorkloadStage {
@@ -65,6 +76,81 @@ struct WorkloadLimits {
   // grow quadratically.
   std::uint64_t max_segments = std::uint64_t{1} << 26;
 };
+
+// ---- A `kvplan_workload` document as written, before anything is drawn from it
+// (docs/simulate.md). Each field is the document's key of the same name.
+
+struct HistogramBin {
+  double lo = 0, hi = 0;  // bounds, inclusive (tokens, turns or seconds)
+  double weight = 0;      // relative
+  bool operator==(const HistogramBin&) const = default;
+};
+
+// A distribution of lengths (tokens, turns) or times (seconds): `dist` is "fixed", "uniform",
+// "normal", "lognormal", "exponential" or "histogram". The writer writes only the keys `dist`
+// uses: mean (all but uniform and histogram), std (normal, lognormal), bins (histogram); min
+// and max when set (uniform requires both; elsewhere they clip).
+struct LengthDist {
+  std::string dist = "fixed";
+  double mean = 0, std = 0;
+  std::optional<double> min, max;
+  std::vector<HistogramBin> bins;
+  bool operator==(const LengthDist&) const = default;
+};
+
+// The distribution whose every draw is `n`.
+inline LengthDist fixed_tokens(double n) {
+  LengthDist d;
+  d.mean = n;
+  return d;
+}
+
+struct WorkloadStageSpec {
+  double rate = 1;        // requests per second (sessions: new sessions per second)
+  double duration_s = 1;  // seconds
+  bool operator==(const WorkloadStageSpec&) const = default;
+};
+
+struct PrefixSpec {
+  std::uint64_t groups = 1;         // system prompts
+  std::uint64_t shared_tokens = 1;  // tokens of each
+  std::uint64_t prompt_pool = 0;    // distinct prompts that recur; 0 = no pool
+  bool operator==(const PrefixSpec&) const = default;
+};
+
+struct SessionsSpec {
+  LengthDist turns = fixed_tokens(1);  // turns per session
+  LengthDist think_s;                  // seconds between a turn's end and the next arrival
+  bool operator==(const SessionsSpec&) const = default;
+};
+
+struct WorkloadSpec {
+  std::string description;          // "" = none
+  std::string arrival = "poisson";  // "poisson", "constant" or "gamma"
+  double cv = 1;                    // gamma only: coefficient of variation of the gaps
+  std::vector<WorkloadStageSpec> stages{{2, 60}};
+  LengthDist prompt = fixed_tokens(512);  // prompt_tokens (the question, without a prefix)
+  LengthDist output = fixed_tokens(128);  // output_tokens
+  std::optional<PrefixSpec> prefix;
+  std::optional<SessionsSpec> sessions;
+  bool operator==(const WorkloadSpec&) const = default;
+};
+
+// Reads and checks a `kvplan_workload` document as parse_workload_json does (the same errors,
+// naming `source` and the JSON pointer), without drawing any request. Fields the document does
+// not give keep the defaults above (cv = 1 unless gamma; mean, std = 0 where unused).
+WorkloadSpec parse_workload_spec(const std::string& text, const std::string& source,
+                                 const WorkloadLimits& limits = {});
+// The document for `spec` (indented JSON text, keys in the order docs/simulate.md lists them;
+// arrival as a string, or {"process": "gamma", "cv": ..} for gamma). Does not validate: parse it
+// to know (a missing required field is the parser's error naming it).
+std::string to_json(const WorkloadSpec& spec);
+// Histogram bins as the document writes them ([[lo, hi, weight], ...]) and back, for an editor
+// that shows them as text. The reader checks the shape only (the document's parser checks the
+// ranges); errors name `source` and `pointer` ("/prompt_tokens/bins/1/2").
+std::string bins_to_json(const std::vector<HistogramBin>& bins);
+std::vector<HistogramBin> parse_bins_json(const std::string& text, const std::string& source,
+                                          const std::string& pointer);
 
 // A `kvplan_workload` JSON file, or a trace (.jsonl / .csv, by the path's extension, any case).
 // Throws kvplan::Error naming the file and the field (a JSON pointer, or the line of a trace) on
