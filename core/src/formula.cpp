@@ -10,11 +10,11 @@ constexpr std::uint64_t kMaxContext = std::uint64_t{1} << 40;
 constexpr std::uint64_t kMaxBatch = std::uint64_t{1} << 32;
 }  // namespace
 
-std::uint32_t kv_heads_per_rank(const ModelSpec& model, std::uint32_t tp,
-                                const std::string& source) {
+namespace {
+std::uint32_t heads_per_rank(const ModelSpec& model, std::uint32_t h, std::uint32_t tp,
+                             const std::string& source) {
   if (tp == 0) throw Error(source, "tp", "tensor parallelism must be at least 1, got 0");
   if (model.is_mla()) return 1;  // the latent is replicated on every rank
-  const std::uint32_t h = model.num_kv_heads;
   if (tp <= h) {
     if (h % tp != 0)
       throw Error(source, "tp",
@@ -27,6 +27,17 @@ std::uint32_t kv_heads_per_rank(const ModelSpec& model, std::uint32_t tp,
                 "tensor parallelism " + std::to_string(tp) + " is above the " + std::to_string(h) +
                     " KV heads of " + model.id + " and not a multiple of them (heads replicate)");
   return 1;
+}
+}  // namespace
+
+std::uint32_t kv_heads_per_rank(const ModelSpec& model, std::uint32_t tp,
+                                const std::string& source) {
+  return heads_per_rank(model, model.num_kv_heads, tp, source);
+}
+
+std::uint32_t kv_heads_per_rank(const ModelSpec& model, const LayerSpec& layer, std::uint32_t tp,
+                                const std::string& source) {
+  return heads_per_rank(model, layer.kv_heads ? layer.kv_heads : model.num_kv_heads, tp, source);
 }
 
 std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim) {
@@ -42,19 +53,27 @@ KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t dra
   out.mla = model.is_mla();
   out.k_width = out.mla ? model.latent_width() : model.head_dim_k;
   out.v_width = out.mla ? 0 : model.head_dim_v;
-  auto add_layer = [&](AttentionKind kind, std::uint64_t window) {
-    if (kind == AttentionKind::none) return;
+  auto add_layer = [&](const LayerSpec& l) {
+    if (l.kind == AttentionKind::none) return;
+    const KvLayout::Group n{
+        .kind = l.kind,
+        .window = l.window,
+        .layers = 1,
+        .kv_heads = l.kv_heads ? kv_heads_per_rank(model, l, tp, source) : out.kv_heads,
+        .k_width = l.head_dim_k ? l.head_dim_k : out.k_width,
+        .v_width = l.head_dim_v ? l.head_dim_v : out.v_width};
     for (auto& g : out.groups) {
-      if (g.kind == kind && g.window == window) {
+      if (g.kind == n.kind && g.window == n.window && g.kv_heads == n.kv_heads &&
+          g.k_width == n.k_width && g.v_width == n.v_width) {
         ++g.layers;
         return;
       }
     }
-    out.groups.push_back({kind, window, 1});
+    out.groups.push_back(n);
   };
-  for (const auto& l : model.layers) add_layer(l.kind, l.window);
+  for (const auto& l : model.layers) add_layer(l);
   for (std::uint32_t i = 0; i < draft_layers; ++i)
-    add_layer(out.mla ? AttentionKind::mla : AttentionKind::full, 0);
+    add_layer({.kind = out.mla ? AttentionKind::mla : AttentionKind::full});
   if (model.index_head_dim > 0) {
     out.index_head_dim = model.index_head_dim;
     for (const auto& g : out.groups)
@@ -74,19 +93,21 @@ void validate_format(const KvLayout& layout, const KvFormat& format, std::uint32
     if (block_size == 0) throw Error(source, "block_size", "must be at least 1 token, got 0");
     return;  // attention-free: the format has nothing to hold
   }
-  validate_stream(format, layout.mla ? StreamRole::latent : StreamRole::key, layout.k_width,
-                  block_size, source);
-  if (!layout.mla) validate_stream(format, StreamRole::value, layout.v_width, block_size, source);
+  for (const auto& g : layout.groups) {
+    validate_stream(format, layout.mla ? StreamRole::latent : StreamRole::key, g.k_width,
+                    block_size, source);
+    if (!layout.mla) validate_stream(format, StreamRole::value, g.v_width, block_size, source);
+  }
 }
 
 namespace {
 
-std::uint64_t layer_bytes(const KvLayout& l, const KvFormat& f, std::uint64_t kept,
-                          std::uint32_t block) {
+std::uint64_t layer_bytes(const KvLayout& l, const KvLayout::Group& g, const KvFormat& f,
+                          std::uint64_t kept, std::uint32_t block) {
   std::uint64_t b =
-      stream_bytes(f, l.mla ? StreamRole::latent : StreamRole::key, l.k_width, kept, block);
-  if (!l.mla) b = add(b, stream_bytes(f, StreamRole::value, l.v_width, kept, block));
-  return mul(b, l.kv_heads, "bytes per layer");
+      stream_bytes(f, l.mla ? StreamRole::latent : StreamRole::key, g.k_width, kept, block);
+  if (!l.mla) b = add(b, stream_bytes(f, StreamRole::value, g.v_width, kept, block));
+  return mul(b, g.kv_heads, "bytes per layer");
 }
 
 // Sliding layers keep the last W tokens; chunked layers the tokens of the current chunk, at most
@@ -103,9 +124,9 @@ std::uint64_t indexer_layer_bytes(const KvLayout& l, std::uint64_t kept, std::ui
              "indexer bytes");
 }
 
-// Marginal bytes of one more token in one layer (all heads on the rank), away from kivi's
-// fp16 residual.
-std::uint64_t token_bytes(const KvLayout& l, const KvFormat& f) {
+// Marginal bytes of one more token in one layer of group g (all heads on the rank), away from
+// kivi's fp16 residual.
+std::uint64_t token_bytes(const KvLayout& l, const KvLayout::Group& g, const KvFormat& f) {
   auto per_stream = [&](StreamRole role, std::uint32_t w) -> std::uint64_t {
     if (w == 0) return 0;
     if (f.dtype != KvDtype::kivi) return stream_bytes(f, role, w, 1, 1);
@@ -113,8 +134,8 @@ std::uint64_t token_bytes(const KvLayout& l, const KvFormat& f) {
     return role == StreamRole::key ? ceil_div(std::uint64_t{w} * P, f.group)
                                    : std::uint64_t{w} / f.group * P;
   };
-  return mul(l.kv_heads, per_stream(l.mla ? StreamRole::latent : StreamRole::key, l.k_width) +
-                             per_stream(StreamRole::value, l.v_width));
+  return mul(g.kv_heads, per_stream(l.mla ? StreamRole::latent : StreamRole::key, g.k_width) +
+                             per_stream(StreamRole::value, g.v_width));
 }
 
 }  // namespace
@@ -125,7 +146,7 @@ std::uint64_t request_bytes(const KvLayout& layout, const KvFormat& format,
   const std::uint64_t policy_kept = retained(policy, n, prefill);
   std::uint64_t total = 0;
   for (const auto& g : layout.groups) {
-    const std::uint64_t b = layer_bytes(layout, format, kept_in(g, policy_kept), block_size);
+    const std::uint64_t b = layer_bytes(layout, g, format, kept_in(g, policy_kept), block_size);
     total = add(total, mul(b, g.layers), "bytes per request");
   }
   if (layout.indexer_layers > 0)
@@ -170,27 +191,27 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
   out.kv_heads_per_rank = layout.kv_heads;
   out.nominal_bytes_per_element = nominal_bytes_per_element(in.format);
   const std::uint64_t policy_kept = retained(in.policy, in.context, in.prefill);
-  std::uint32_t growing_layers = 0;
   for (const auto& g : layout.groups) {
     LayerGroupCost c{.kind = g.kind,
                      .window = g.window,
                      .layers = g.layers,
                      .retained = kept_in(g, policy_kept),
-                     .kv_heads = layout.kv_heads,
-                     .k_width = layout.k_width,
-                     .v_width = layout.v_width};
-    c.bytes_per_layer = layer_bytes(layout, in.format, c.retained, in.block_size);
+                     .kv_heads = g.kv_heads,
+                     .k_width = g.k_width,
+                     .v_width = g.v_width};
+    c.bytes_per_layer = layer_bytes(layout, g, in.format, c.retained, in.block_size);
     c.bytes = mul(c.bytes_per_layer, g.layers, "bytes per request");
     out.groups.push_back(c);
     out.cached_layers += g.layers;
     if (grows(g.kind)) {
-      growing_layers += g.layers;
       out.growing_bytes = add(out.growing_bytes, c.bytes, "bytes per request");
+      out.bytes_per_token = add(out.bytes_per_token,
+                                mul(token_bytes(layout, g, in.format), g.layers, "bytes per token"),
+                                "bytes per token");
     } else {
       out.capped_bytes = add(out.capped_bytes, c.bytes, "bytes per request");
     }
   }
-  out.bytes_per_token = mul(token_bytes(layout, in.format), growing_layers, "bytes per token");
   if (layout.indexer_layers > 0) {
     LayerGroupCost c{.role = GroupRole::indexer,
                      .kind = AttentionKind::mla,

@@ -283,6 +283,7 @@ RecurrentSpec recurrent_dims(Config& c, MixerKind mixer, std::uint64_t hidden, K
   };
   switch (mixer) {
     case MixerKind::none:
+    case MixerKind::shapes:  // never read from a config.json
       break;
     case MixerKind::mamba: {
       // JambaConfig / MambaConfig: d_inner = mamba_expand · hidden_size.
@@ -491,6 +492,7 @@ std::uint64_t attention_params(Config& c, const Shape& s) {
 std::uint64_t mixer_params(const RecurrentSpec& r, std::uint64_t h, Config& c) {
   switch (r.kind) {
     case MixerKind::none:
+    case MixerKind::shapes:  // never read from a config.json
       return 0;
     case MixerKind::mamba: {
       // JambaMambaMixer: in_proj, conv1d (+bias), x_proj, dt_proj (+bias), A_log, D, out_proj,

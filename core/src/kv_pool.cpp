@@ -77,6 +77,15 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "kivi has no uniform KV page, so it has no block pool to schedule; simulate a "
                 "paged format (fp16, bf16, fp8, int8)");
   const auto& st = ev.stages.front();
+  if (in.dcp > 1)
+    throw Error(source, "decode_context_parallel_size",
+                "the serving simulator models no decode context parallelism (dcp 1)");
+  for (const auto& t : st.types)
+    if (ev.block_of(t) != ev.bs)
+      throw Error(source, "model",
+                  "the layers' pages unify to different block sizes (" +
+                      std::to_string(ev.block_of(t)) + " and " + std::to_string(ev.bs) +
+                      " tokens); the serving simulator models one block size");
   p.engine = in.engine;
   p.block_size = ev.bs;
   p.page_bytes = ev.page;

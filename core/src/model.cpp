@@ -279,6 +279,8 @@ std::string to_string(MixerKind k) {
       return "gated_delta_net";
     case MixerKind::lightning:
       return "lightning";
+    case MixerKind::shapes:
+      return "shapes";
   }
   return "?";
 }
@@ -352,6 +354,11 @@ RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype
       // linear_attention_state_shape: (heads/tp, head_dim, head_dim), no conv.
       s.ssm_elements = mul(mul(shard(r.heads, tp, "heads", source), r.head_dim), r.head_dim);
       break;
+    case MixerKind::shapes:
+      // MambaSpec.page_size_bytes: Σ prod(shape) · dtype size over the given (per-rank) tensors.
+      s.conv_elements = r.conv_elements;
+      s.ssm_elements = r.ssm_elements;
+      break;
   }
   s.conv_bytes = mul(s.conv_elements, dtype_bytes(conv_dtype), "state bytes");
   s.ssm_bytes = mul(s.ssm_elements, dtype_bytes(ssm_dtype), "state bytes");
@@ -389,7 +396,24 @@ std::vector<Problem> validate(const ModelSpec& m) {
       break;
     }
   }
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const auto& l = m.layers[i];
+    const bool own = l.kv_heads || l.head_dim_k || l.head_dim_v;
+    if (own && m.is_mla()) {
+      p.push_back({"/layers/" + std::to_string(i),
+                   "an MLA model caches one latent width in every layer; per-layer KV heads or "
+                   "head dims are not supported"});
+      break;
+    }
+    if (own && l.kind == AttentionKind::none) {
+      p.push_back({"/layers/" + std::to_string(i), "a layer without attention has no KV geometry"});
+      break;
+    }
+  }
   const bool any_recurrent = m.recurrent_layers() > 0;
+  if (any_recurrent && m.recurrent.kind == MixerKind::shapes &&
+      m.recurrent.conv_elements + m.recurrent.ssm_elements == 0)
+    p.push_back({"/recurrent", "a state given by its shapes must have at least one element"});
   if (any_recurrent && m.recurrent.kind == MixerKind::none)
     p.push_back({"/recurrent", "layers hold a recurrent state but the mixer is not described"});
   if (m.cached_layers() == 0 && !any_recurrent)

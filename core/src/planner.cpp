@@ -289,18 +289,24 @@ std::vector<LayerSpec> attention_layers(const ModelSpec& model, const ModelSpec&
   return cached;
 }
 
-// The stage's KV-cache spec types with their layer counts, the recurrent state last.
-std::vector<LayerType> layer_types(const std::vector<LayerSpec>& cached, std::uint32_t state_layers,
-                                   const PlanInput& in) {
+// The stage's KV-cache spec types with their layer counts, the recurrent state last. A type is
+// a kind, a window and a geometry (KV heads per rank, K and V widths).
+std::vector<LayerType> layer_types(const ModelSpec& model, const std::vector<LayerSpec>& cached,
+                                   std::uint32_t state_layers, const PlanInput& in,
+                                   std::uint32_t heads, const std::string& source) {
   std::vector<LayerType> types;
   for (const auto& l : cached) {
     // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
     // TensorRT-LLM give every attention layer a full-attention cache.
     const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
                      in.engine == Engine::vllm && !in.disable_hybrid_kv_cache_manager;
-    const LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
+    LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
+    t.kv_heads = l.kv_heads ? kv_heads_per_rank(model, l, in.tp, source) : heads;
+    t.k_width = l.head_dim_k ? l.head_dim_k : model.head_dim_k;
+    t.v_width = l.head_dim_v ? l.head_dim_v : model.head_dim_v;
     auto it = std::find_if(types.begin(), types.end(), [&](const LayerType& x) {
-      return x.kind == t.kind && x.window == t.window;
+      return x.kind == t.kind && x.window == t.window && x.kv_heads == t.kv_heads &&
+             x.k_width == t.k_width && x.v_width == t.v_width;
     });
     if (it == types.end())
       types.push_back(t);
@@ -345,7 +351,7 @@ Stage make_stage(const PlanEval& ev, std::uint32_t s, std::uint32_t first, std::
   st.cached = static_cast<std::uint32_t>(cached.size());
   // Validates the format against the widths and gives the byte-exact cost (kivi mode).
   st.kv = kv_cost(st.sub, ev.make_cost_input(ev.in.context, drafts), ev.source);
-  st.types = layer_types(cached, st.state_layers, ev.in);
+  st.types = layer_types(ev.model, cached, st.state_layers, ev.in, ev.heads, ev.source);
   group_layer_types(st, ev.in);
   return st;
 }
@@ -379,14 +385,25 @@ std::uint64_t state_bytes_of(const std::vector<Stage>& stages) {
 // One block of `tokens` tokens of one attention layer on one rank: kv_cache_interface.py
 // page_size_bytes, plus the per-token-head scales of int8. 0 without attention layers.
 std::uint64_t attention_page(const ModelSpec& model, const PlanInput& in, std::uint32_t heads,
-                             std::uint32_t tokens) {
-  if (model.cached_layers() == 0 && in.draft_layers == 0) return 0;
+                             std::uint32_t tokens, std::uint32_t k_width, std::uint32_t v_width) {
   if (model.is_mla())
     return stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
   return mul(heads,
-             add(stream_bytes(in.format, StreamRole::key, model.head_dim_k, tokens, tokens),
-                 stream_bytes(in.format, StreamRole::value, model.head_dim_v, tokens, tokens)),
+             add(stream_bytes(in.format, StreamRole::key, k_width, tokens, tokens),
+                 stream_bytes(in.format, StreamRole::value, v_width, tokens, tokens)),
              "page bytes");
+}
+
+// The same with the model's own geometry; 0 without attention layers.
+std::uint64_t attention_page(const ModelSpec& model, const PlanInput& in, std::uint32_t heads,
+                             std::uint32_t tokens) {
+  if (model.cached_layers() == 0 && in.draft_layers == 0) return 0;
+  return attention_page(model, in, heads, tokens, model.head_dim_k, model.head_dim_v);
+}
+
+bool own_geometry(const ModelSpec& model, const LayerType& t, std::uint32_t heads) {
+  return t.kind != AttentionKind::none && !model.is_mla() &&
+         (t.kv_heads != heads || t.k_width != model.head_dim_k || t.v_width != model.head_dim_v);
 }
 
 struct PageSize {
@@ -418,6 +435,110 @@ PageSize page_size(const PlanEval& ev) {
   return p;
 }
 
+// vLLM --disable-hybrid-kv-cache-manager (unify_hybrid_kv_cache_specs): with a full-attention
+// layer, sliding and chunked layers become full attention; the result must be one spec type,
+// else vLLM refuses to start ("failed to convert the KV cache specs to one unified type";
+// test_unify_hybrid_kv_cache_specs case 4, tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
+void check_one_unified_type(const ModelSpec& model, const PlanInput& in,
+                            const std::string& source) {
+  if (in.engine != Engine::vllm || !in.disable_hybrid_kv_cache_manager) return;
+  bool full = in.draft_layers > 0, geometry = false;
+  std::vector<std::pair<AttentionKind, std::uint64_t>> local;  // sliding / chunked kinds
+  for (const auto& l : model.layers) {
+    if (l.kind == AttentionKind::none) continue;
+    geometry = geometry || (l.kv_heads && l.kv_heads != model.num_kv_heads) ||
+               (l.head_dim_k && l.head_dim_k != model.head_dim_k) ||
+               (l.head_dim_v && l.head_dim_v != model.head_dim_v);
+    if (l.kind == AttentionKind::full || l.kind == AttentionKind::mla) {
+      full = true;
+    } else if (std::find(local.begin(), local.end(), std::pair{l.kind, l.window}) == local.end()) {
+      local.push_back({l.kind, l.window});
+    }
+  }
+  if (geometry)
+    throw Error(source, "disable_hybrid_kv_cache_manager",
+                "vLLM cannot put layers with different KV heads or head dims in one KV-cache "
+                "type with the hybrid KV cache manager disabled");
+  if (!full && local.size() > 1)
+    throw Error(source, "disable_hybrid_kv_cache_manager",
+                "vLLM cannot convert sliding-window and chunked layers of different kinds or "
+                "windows to one KV-cache type without a full-attention layer");
+}
+
+// Layers whose pages differ (their own KV heads or head dims, vLLM only). With one attention kind
+// and window and no recurrent state they form one group of all layers whose block costs the sum
+// of their pages (get_kv_cache_groups -> UniformTypeKVCacheSpecs.from_specs,
+// get_kv_cache_config_from_groups: available // that sum). Otherwise the pages are unified to the
+// largest (unify_kv_cache_spec_page_size): an attention type whose page divides it takes a block
+// size that many times larger, any other page (a recurrent state, or a page that does not divide
+// it) is padded to it (kv_cache_utils.py and tests/v1/core/test_kv_cache_utils.py @
+// 002f10e0cfa1373a19a0d2756598a34b700d20e5). Sets ev.page to the common page.
+void unify_pages(PlanEval& ev) {
+  bool differs = false;
+  for (const auto& st : ev.stages)
+    for (const auto& t : st.types) differs = differs || own_geometry(ev.model, t, ev.heads);
+  if (!differs) return;
+  if (ev.in.engine != Engine::vllm)
+    throw Error(ev.source, "model",
+                "layers with their own KV heads or head dims are modelled for vLLM only (" +
+                    to_string(ev.in.engine) + " sizes its pools from one layer geometry)");
+  if (ev.in.vllm_rules != VllmRules::current)
+    throw Error(ev.source, "engine",
+                "layers with their own KV heads or head dims follow the current vLLM's page "
+                "unification; kvplan has no vllm@0.9 rule for them (use --engine vllm)");
+  auto real_page = [&](const LayerType& t) {
+    return t.kind == AttentionKind::none
+               ? ev.page
+               : attention_page(ev.model, ev.in, t.kv_heads, ev.bs, t.k_width, t.v_width);
+  };
+  // vLLM groups the layers of all workers at once, then projects the groups on each worker.
+  bool one_kind = true;
+  std::uint64_t largest = 0;
+  const LayerType* first = nullptr;
+  for (const auto& st : ev.stages) {
+    for (const auto& t : st.types) {
+      if (!first) first = &t;
+      one_kind = one_kind && t.kind != AttentionKind::none && t.kind == first->kind &&
+                 t.window == first->window;
+      largest = std::max(largest, real_page(t));
+    }
+  }
+  if (one_kind) {
+    std::uint64_t common = 0;
+    for (auto& st : ev.stages) {
+      if (st.types.empty()) continue;
+      LayerType all = st.types[0];
+      all.count = 1;
+      all.block_size = ev.bs;
+      all.page = 0;
+      for (const auto& t : st.types)
+        all.page = add(all.page, mul(real_page(t), t.count, "page bytes"), "page bytes");
+      st.types = {all};
+      st.group_size = 1;
+      st.group_types = {0};
+      common = std::max(common, all.page);
+    }
+    ev.page = common;
+    return;
+  }
+  for (auto& st : ev.stages) {
+    for (auto& t : st.types) {
+      const std::uint64_t p = real_page(t);
+      t.block_size = ev.bs;
+      if (t.kind != AttentionKind::none && largest % p == 0) {
+        const std::uint64_t b = mul(ev.bs, largest / p, "block size");
+        if (b > (1u << 24))
+          throw Error(
+              ev.source, "block_size",
+              "unifying the pages needs attention blocks of " + std::to_string(b) + " tokens");
+        t.block_size = static_cast<std::uint32_t>(b);
+      }
+      t.page = largest;
+    }
+  }
+  ev.page = largest;
+}
+
 // Sets each cached stage's num_blocks (available // page // group_size, or the override) and
 // returns the minimum over them.
 std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available, std::uint64_t page,
@@ -425,7 +546,12 @@ std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available,
   std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
   for (auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
-    st.num_blocks = available / page / st.group_size;
+    st.block_bytes = mul(page, st.group_size, "block bytes");
+    for (auto t : st.group_types)
+      if (st.types[t].page)
+        st.block_bytes =
+            std::max(st.block_bytes, mul(st.types[t].page, st.group_size, "block bytes"));
+    st.num_blocks = available / st.block_bytes;
     if (st.sglang) {
       // SGLang: the full pool's pages (the SWA pool's when every layer is SWA).
       st.num_blocks =
@@ -459,7 +585,9 @@ void PlanEval::attach_engine_pools() {
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src) {
   bs = block_size_of(in, source);
+  if (in.dcp == 0) throw Error(source, "decode_context_parallel_size", "must be at least 1, got 0");
   heads = kv_heads_checked(model, in, source);
+  check_one_unified_type(model, in, source);
   replicas = replicas_of(in, source);
   check_context(in, source);
   mem = memory_budget(model, in, source);
@@ -470,6 +598,18 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   const PageSize p = page_size(*this);
   bs = p.block_size;
   page = p.page;
+  unify_pages(*this);
+  if (in.dcp > 1) {
+    if (in.engine != Engine::vllm)
+      throw Error(source, "decode_context_parallel_size",
+                  "decode context parallelism is modelled for vLLM only");
+    for (const auto& st : stages)
+      for (const auto& t : st.types)
+        if (t.kind == AttentionKind::sliding)
+          throw Error(source, "decode_context_parallel_size",
+                      "vLLM does not support decode context parallelism with sliding-window "
+                      "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
+  }
   attach_engine_pools();
   min_blocks = assign_blocks(stages, mem.available_bytes, page, bs, in);
 }
@@ -493,33 +633,35 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     if (in.engine != Engine::vllm) return ceil_div(state_bytes, page);
     switch (in.mamba_cache_mode) {
       case PlanInput::MambaCacheMode::none:
-        return 1;
+        return 1 + std::uint64_t{in.num_speculative_tokens};
       case PlanInput::MambaCacheMode::align:
-        return 2;
+        return 2 + std::uint64_t{in.num_speculative_tokens};
       case PlanInput::MambaCacheMode::all:
         return ceil_div(n, bs);
     }
     return 1;
   }
+  const std::uint32_t b = block_of(t);  // this type's block, after page unification
   const std::uint64_t r = retained(in.policy, n);
   if (t.kind == AttentionKind::chunked) {
     // ChunkedLocalAttentionSpec.max_memory_usage_bytes: one chunk of computed tokens plus the
     // newly scheduled ones, never more than max_model_len.
     if (is_full(in.policy)) {
       const std::uint64_t c = add(t.window, in.max_num_batched_tokens, "chunked tokens");
-      return ceil_div(std::min(c, n), bs);
+      return ceil_div(std::min(c, n), b);
     }
-    return ceil_div(std::min(r, t.window), bs);
+    return ceil_div(std::min(r, t.window), b);
   }
-  if (t.kind != AttentionKind::sliding) return ceil_div(r, bs);
+  // Full attention and MLA under DCP: each rank keeps cdiv(n, dcp) of the tokens.
+  if (t.kind != AttentionKind::sliding) return ceil_div(ceil_div(r, in.dcp), b);
   if (is_full(in.policy)) {
     // SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one
     // chunk of newly scheduled tokens, never more than max_model_len; +1 because the window
     // need not start at a block boundary.
     const std::uint64_t w = add(t.window - 1, in.max_num_batched_tokens, "sliding tokens");
-    return ceil_div(std::min(w, n), bs) + 1;
+    return ceil_div(std::min(w, n), b) + 1;
   }
-  return ceil_div(std::min(r, t.window), bs);
+  return ceil_div(std::min(r, t.window), b);
 }
 
 std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) const {
@@ -536,9 +678,11 @@ std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) con
 }
 
 std::uint64_t PlanEval::startup_bytes(const Stage& st, std::uint64_t n) const {
-  std::uint64_t p = 0;
-  for (const auto& t : st.types) p = add(p, mul(pages(t, n), t.count), "pages");
-  return mul(p, page, "bytes per request");
+  std::uint64_t b = 0;
+  for (const auto& t : st.types)
+    b = add(b, mul(mul(pages(t, n), t.count, "pages"), page_of(t), "bytes per request"),
+            "bytes per request");
+  return b;
 }
 
 std::uint64_t PlanEval::request_bytes(const Stage& st, std::uint64_t n) const {

@@ -17,10 +17,18 @@ namespace kvplan::detail {
 struct PlanEval {
   // One KV-cache spec type of a stage: full attention (MLA included), sliding with a window,
   // chunked with a chunk size, or a recurrent state (kind none).
+  // A type's geometry (kv_heads, widths: per rank, 0 = the model's) and, once the page size is
+  // unified (vLLM's unify_kv_cache_spec_page_size), its own block size and its page: the layer's
+  // page grown to the common one by a larger block or by padding. Layers of one kind whose
+  // geometry differs and nothing else (vLLM's UniformTypeKVCacheSpecs) become one type of count
+  // 1 whose page is the sum of theirs.
   struct LayerType {
     AttentionKind kind = AttentionKind::full;
     std::uint64_t window = 0;
     std::uint32_t count = 0;  // layers of this type on the stage
+    std::uint32_t kv_heads = 0, k_width = 0, v_width = 0;
+    std::uint32_t block_size = 0;  // tokens per block of this type; 0 = PlanEval::bs
+    std::uint64_t page = 0;        // bytes of one block of one layer; 0 = PlanEval::page
   };
   struct Stage {
     ModelSpec sub;  // the stage's layers (draft layers on the last stage)
@@ -31,7 +39,8 @@ struct PlanEval {
     std::uint32_t state_layers = 0;        // layers with a recurrent state
     std::uint32_t draft_layers = 0;        // speculative layers on this stage
     std::uint32_t group_size = 0;
-    std::uint64_t num_blocks = 0;  // this stage's own available // page // group_size
+    std::uint64_t block_bytes = 0;  // bytes one block id takes over the stage: page · group_size
+    std::uint64_t num_blocks = 0;   // this stage's own available // block_bytes
     // SGLang's full / SWA / Mamba pools (planner_sglang.cpp) and TensorRT-LLM's per-window pools
     // (planner_trtllm.cpp), when the stage follows those engines; swa_window: the SWA layers'
     // largest window.
@@ -45,6 +54,8 @@ struct PlanEval {
 
   KvCostInput make_cost_input(std::uint64_t n, std::uint32_t drafts = 0) const;
   std::uint64_t pages(const LayerType& t, std::uint64_t n) const;  // one layer, one request
+  std::uint32_t block_of(const LayerType& t) const { return t.block_size ? t.block_size : bs; }
+  std::uint64_t page_of(const LayerType& t) const { return t.page ? t.page : page; }
   std::uint64_t blocks_per_request(const Stage& st, std::uint64_t n) const;  // Σ over groups
   std::uint64_t startup_bytes(const Stage& st, std::uint64_t n) const;  // Σ over layers · page
   std::uint64_t request_bytes(const Stage& st, std::uint64_t n) const;  // engine's bytes

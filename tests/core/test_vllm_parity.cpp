@@ -10,7 +10,9 @@
 
 #include <string>
 
+#include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/kv_pool.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan {
@@ -29,6 +31,25 @@ ModelSpec layers(std::uint32_t full, std::uint32_t sliding = 0, std::uint64_t wi
   s.num_kv_heads = heads;
   s.head_dim_k = s.head_dim_v = head;
   s.num_params = 1;
+  return s;
+}
+
+// A layer of `kind` with its own geometry (LayerSpec::kv_heads / head dims), as the tests'
+// new_kv_cache_spec(num_kv_heads=..., head_size=...) layers.
+LayerSpec own(AttentionKind kind, std::uint32_t heads, std::uint32_t head,
+              std::uint64_t window = 0) {
+  return {
+      .kind = kind, .window = window, .kv_heads = heads, .head_dim_k = head, .head_dim_v = head};
+}
+
+// A recurrent layer whose state is MambaSpec(shapes, dtypes float32): conv and ssm elements.
+// new_mamba_spec(): shapes ((2, 512), (3, 32, 32)) = 1024 + 3072 elements, 16384 bytes.
+ModelSpec with_mamba(ModelSpec s, std::uint64_t conv = 2 * 512, std::uint64_t ssm = 3 * 32 * 32) {
+  s.recurrent.kind = MixerKind::shapes;
+  s.recurrent.conv_elements = conv;
+  s.recurrent.ssm_elements = ssm;
+  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::fp32;
+  s.layers.insert(s.layers.begin(), {.kind = AttentionKind::none, .recurrent = true});
   return s;
 }
 
@@ -172,6 +193,239 @@ TEST(VllmParity, EstimateMaxModelLenBytesPerToken) {
   const auto k = kv_cost(layers(32, 0, 1, 32, 128), KvCostInput{.context = 16384});
   EXPECT_EQ(k.bytes_per_token, 512u * 1024);
   EXPECT_EQ(k.bytes_per_request, 8ull << 30);
+}
+
+// test_get_kv_cache_config_one_worker (T), the per-layer geometry cases; every page by
+// new_kv_cache_spec's 16 · heads · (head + head) · 4 bytes:
+//   "different hidden size but same type, use UniformTypeKVCacheSpecs": full head 128 (2m) +
+//     full head 64 (m), memory m·3·32: one group whose block costs 3m → 3m·32 // 3m = 32 blocks;
+//   "Different hidden size and different type, align by different block size": full head 64 (m)
+//     + sliding head 32 (m/2), memory m·32: m % (m/2) == 0, so the sliding layer takes blocks of
+//     32 tokens (page m); groups of 1 → 32 blocks;
+//   "different hidden size that cannot be aligned by using different block size": full head 64
+//     (16384) + sliding head 96 (24576): 24576 % 16384 != 0, the full page is padded to 24576;
+//     memory m·2·32 = 1,048,576 // 24576 = 42 blocks.
+TEST(VllmParity, OneWorkerLayersOfOtherGeometry) {
+  ModelSpec uniform = layers(0);
+  uniform.layers = {own(AttentionKind::full, 2, 128), {AttentionKind::full, 0}};
+  const auto u = plan_capacity(uniform, input(m * 3 * 32, 16));
+  EXPECT_EQ(u.page_bytes, 3 * m);
+  EXPECT_EQ(u.num_gpu_blocks, 32u);
+  EXPECT_EQ(u.stages[0].kv_cache_groups, 1u);
+
+  ModelSpec aligned = layers(1);
+  aligned.layers.push_back(own(AttentionKind::sliding, 2, 32, 1));
+  auto in = input(m * 32, 48);
+  const auto a = plan_capacity(aligned, in);
+  EXPECT_EQ(a.page_bytes, m);
+  EXPECT_EQ(a.num_gpu_blocks, 32u);
+  EXPECT_EQ(a.stages[0].kv_cache_groups, 2u);
+  // max_model_len 48 (the test's 16 shows no block size): full cdiv(48, 16) = 3 pages, sliding
+  // (window 1) cdiv(min(0 + 8192, 48), 32) + 1 = 3 pages of 32 tokens (SlidingWindowSpec).
+  EXPECT_EQ(a.blocks_per_request, 3u + 3u);
+
+  ModelSpec padded = layers(1);
+  padded.layers.push_back(own(AttentionKind::sliding, 2, 96, 1));
+  const auto p = plan_capacity(padded, input(m * 2 * 32, 16));
+  EXPECT_EQ(p.page_bytes, 24576u);
+  EXPECT_EQ(p.num_gpu_blocks, 42u);
+}
+
+// test_generate_uniform_type_kv_cache_specs (T): two sliding layers of one window, heads 64 and
+// 128, merge into one UniformTypeKVCacheSpecs group (pages m + 2m); full + sliding do not.
+TEST(VllmParity, SlidingLayersOfOneWindowMergeAcrossHeadSizes) {
+  ModelSpec s = layers(0, 1, 1);
+  s.layers.push_back(own(AttentionKind::sliding, 2, 128, 1));
+  const auto c = plan_capacity(s, input(m * 3 * 32, 16));
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 1u);
+  EXPECT_EQ(c.page_bytes, 3 * m);
+  EXPECT_EQ(c.num_gpu_blocks, 32u);
+}
+
+// test_unify_kv_cache_page_size_uses_padding_for_non_divisible_sizes (T): target full attention
+// 1 head × 192 bf16 (16 · 384 · 2 = 12288) and a DFlash draft sliding layer 1 head × 128, window
+// 1024 (16 · 256 · 2 = 8192): 12288 % 8192 != 0, so the draft's page is padded to 12288 and its
+// block stays 16. At max_model_len 16384 and 1024 batched tokens: full 1024 pages, sliding
+// cdiv(1023 + 1024, 16) + 1 = 129 (with blocks of 32 it would be 65).
+TEST(VllmParity, NonDivisiblePagesArePadded) {
+  ModelSpec s = layers(1, 0, 1, 1, 192);
+  s.layers.push_back(own(AttentionKind::sliding, 1, 128, 1024));
+  auto in = input(12288 * 2 * 100, 16384, "bf16");
+  in.max_num_batched_tokens = 1024;
+  const auto c = plan_capacity(s, in);
+  EXPECT_EQ(c.page_bytes, 12288u);
+  EXPECT_EQ(c.blocks_per_request, 1024u + 129u);
+}
+
+// test_unify_kv_cache_spec_page_size_mamba (T, vllm-project/vllm#43626), each case's expected page:
+//   1. Mamba (new_mamba_spec, 16384) + main attention (2 heads, 16384) + draft attention (4 heads,
+//      32768): the Mamba page is padded to 32768, the main attention takes blocks of 32 tokens,
+//      the draft stays. At max_model_len 48: main cdiv(48, 32) = 2, draft cdiv(48, 16) = 3, Mamba
+//      1 + 2 speculative blocks = 3 pages.
+//   2. Mamba shapes ((2, 256), (3, 32, 32)) = 14336 bytes + the draft: padded to 32768.
+//   3. Mamba shapes ((6144,),) = 24576 bytes (no divisor of 32768) + the draft: 32768.
+//   5. Mamba 16384 + attention 16384: unchanged.
+// (Case 4, an attention layer of block size 24, has a block size of its own: not expressible.)
+TEST(VllmParity, UnifyPageSizeWithMamba) {
+  ModelSpec one = with_mamba(layers(1, 0, 1, 4, 64));
+  one.num_kv_heads = 2;
+  one.layers.push_back(own(AttentionKind::full, 4, 64));
+  auto in = input(32768 * 3 * 100, 48);
+  in.num_speculative_tokens = 2;  // new_mamba_spec(num_speculative_blocks=2)
+  const auto c1 = plan_capacity(one, in);
+  EXPECT_EQ(c1.page_bytes, 32768u);
+  EXPECT_EQ(c1.block_size, 16u);
+  EXPECT_EQ(c1.blocks_per_request, 2u + 3u + 3u);
+
+  const auto draft_only = [](std::uint64_t conv, std::uint64_t ssm) {
+    return with_mamba(layers(1, 0, 1, 4, 64), conv, ssm);
+  };
+  EXPECT_EQ(plan_capacity(draft_only(2 * 256, 3 * 32 * 32), input(32768 * 100, 16)).page_bytes,
+            32768u);
+  EXPECT_EQ(plan_capacity(draft_only(0, 6144), input(32768 * 100, 16)).page_bytes, 32768u);
+  const auto same = plan_capacity(with_mamba(layers(1)), input(m * 100, 16));
+  EXPECT_EQ(same.page_bytes, m);
+  EXPECT_EQ(same.block_size, 16u);
+}
+
+// test_auto_fit_max_model_len_with_hybrid (T): new_mamba_spec(num_speculative_blocks=2) + one
+// full layer, both pages m; memory m · (1024 // 16 + 1 + 2 + 1) = 68 blocks; auto-fit from 8192
+// settles on 1024: cdiv(1024, 16) + (1 + 2) = 67 blocks = 68 − the null block.
+TEST(VllmParity, AutoFitWithMambaAndSpeculativeBlocks) {
+  auto in = input(m * (1024 / 16 + 1 + 2 + 1), 8192);
+  in.num_speculative_tokens = 2;
+  const auto c = plan_capacity(with_mamba(layers(1)), in);
+  EXPECT_EQ(c.num_gpu_blocks, 68u);
+  EXPECT_EQ(c.estimated_max_model_len, 1024u);
+  EXPECT_FALSE(c.fits_one_request);  // 8192 itself does not
+}
+
+// test_estimate_max_model_len[16385-16384] and [16383-16383] (T): Qwen1.5-7B's 32 layers of
+// FullAttentionSpec(16, 32 heads, 128, fp16) in 8 GiB: 1024 blocks of 32 pages, 16,384 tokens,
+// capped at max_model_len. The public estimate_max_model_len holds no null block back, which is
+// the vllm@0.9 rule of kvplan's estimate; the current auto-fit keeps one: 1023 · 16 = 16,368.
+TEST(VllmParity, EstimateMaxModelLenCapsAtMaxModelLen) {
+  for (const auto& [max_model_len, want] :
+       {std::pair<std::uint64_t, std::uint64_t>{16385, 16384}, {16383, 16383}}) {
+    auto in = input(8ull << 30, max_model_len, "fp16");
+    in.vllm_rules = VllmRules::v0_9;
+    EXPECT_EQ(plan_capacity(layers(32, 0, 1, 32, 128), in).estimated_max_model_len, want);
+  }
+  EXPECT_EQ(plan_capacity(layers(32, 0, 1, 32, 128), input(8ull << 30, 16385, "fp16"))
+                .estimated_max_model_len,
+            1023u * 16);
+}
+
+// test_auto_fit_max_model_len_respects_num_gpu_blocks_override and
+// test_check_enough_kv_cache_memory_respects_num_gpu_blocks_override (T): 2 layers, memory for
+// 1024 blocks, override 32, max_model_len 16384: refused at startup; the auto-fit lands in
+// (0, 32 · 16] (kvplan: 31 usable blocks · 16 = 496).
+TEST(VllmParity, OverrideBoundsStartupAndAutoFit) {
+  auto in = input(m * 2 * 1024, 16384);
+  in.num_gpu_blocks_override = 32;
+  const auto c = plan_capacity(layers(2), in);
+  EXPECT_FALSE(c.fits_one_request);
+  EXPECT_GT(c.estimated_max_model_len, 0u);
+  EXPECT_LE(c.estimated_max_model_len, 32u * 16);
+  EXPECT_EQ(c.estimated_max_model_len, 31u * 16);
+}
+
+// test_unify_hybrid_kv_cache_specs case 4 (T): sliding + chunked layers without a full one and
+// disable_hybrid_kv_cache_manager: "failed to convert the KV cache specs to one unified type"
+// (ValueError); kvplan refuses it naming the field. Per-layer geometry that differs is refused
+// the same way (the converted specs are not uniform).
+TEST(VllmParity, DisabledHybridManagerNeedsOneUnifiedType) {
+  ModelSpec s = layers(0, 1, 1024);
+  s.layers.push_back({AttentionKind::chunked, 512});
+  auto in = input(m * 2 * 32, 16);
+  in.disable_hybrid_kv_cache_manager = true;
+  EXPECT_THROW(plan_capacity(s, in), Error);
+  ModelSpec g = layers(1);
+  g.layers.push_back(own(AttentionKind::full, 2, 128));
+  EXPECT_THROW(plan_capacity(g, in), Error);
+  // The same layers with the hybrid manager on plan normally; all sliding of one window is
+  // uniform and passes with it off too.
+  EXPECT_NO_THROW(plan_capacity(s, input(m * 2 * 32, 16)));
+  EXPECT_NO_THROW(plan_capacity(layers(0, 2, 1024), in));
+}
+
+// DCP (T): test_effective_attention_block_size_matches_events[dcp=1, 4] — the manager's block
+// covers 16 · dcp tokens, so a 256-token request takes 256 / 16 = 16 or 256 / 64 = 4 blocks;
+// test_uniform_type_spec_block_table_width_matches_layer_spec — new_mla_spec() (block 16) at
+// max_model_len 1024: 64 blocks with dcp 1, 32 with dcp 2; new_mamba_spec with dcp 2: 3 (the
+// state is not split: 1 + 2 speculative blocks); test_resolve_dcp_kv_block_size_unwraps_uniform
+// _type_specs — attention blocks of 16 · 4 = 64 tokens, Mamba's stay 16.
+TEST(VllmParity, DecodeContextParallelism) {
+  for (const auto& [dcp, blocks] : {std::pair<std::uint32_t, std::uint64_t>{1, 16}, {4, 4}}) {
+    auto in = input(m * 64, 256);
+    in.dcp = dcp;
+    EXPECT_EQ(plan_capacity(layers(1), in).blocks_per_request, blocks);
+  }
+  ModelSpec mla = layers(2);
+  mla.kv_lora_rank = 512;
+  mla.qk_rope_head_dim = 64;
+  mla.num_kv_heads = 1;
+  for (auto& l : mla.layers) l.kind = AttentionKind::mla;
+  for (const auto& [dcp, width] : {std::pair<std::uint32_t, std::uint64_t>{1, 64}, {2, 32}}) {
+    auto in = input(16ull * 576 * 4 * 2 * 100, 1024);
+    in.dcp = dcp;
+    EXPECT_EQ(plan_capacity(mla, in).blocks_per_request, width);
+  }
+  ModelSpec mamba = with_mamba(layers(0));
+  mamba.layers.push_back(mamba.layers[0]);
+  auto in = input(m * 2 * 100, 1024);
+  in.dcp = 2;
+  in.num_speculative_tokens = 2;
+  EXPECT_EQ(plan_capacity(mamba, in).blocks_per_request, 3u);
+  // Full attention 1 head × 64 fp16 (page 4096) + Mamba shapes ((1, 1),) fp16, dcp 4, 1024
+  // tokens: cdiv(1024, 64) = 16 attention blocks + 1 state page.
+  ModelSpec hybrid = with_mamba(layers(1, 0, 1, 1, 64), 0, 1);
+  hybrid.recurrent.ssm_dtype = KvDtype::fp16;
+  auto h = input(4096 * 100, 1024, "fp16");
+  h.dcp = 4;
+  EXPECT_EQ(plan_capacity(hybrid, h).blocks_per_request, 16u + 1u);
+  // Sliding layers refuse DCP (SlidingWindowSpec: "DCP not support sliding window").
+  auto s = input(m * 64, 256);
+  s.dcp = 2;
+  EXPECT_THROW(plan_capacity(layers(1, 1, 128), s), Error);
+}
+
+// test_get_kv_cache_configs_multiple_workers (T), the hybrid cases over 2 PP workers:
+// {2 full} | {2 sliding} with m·2·10 each: 10 blocks per worker; {1 full, 2 sliding} twice with
+// m·10: groups of 1 layer (3 groups per worker), 10 blocks.
+TEST(VllmParity, PipelineStagesOfHybridLayers) {
+  ModelSpec split = layers(2, 2);
+  auto in = input(m * 2 * 10, 16);
+  in.pp = 2;
+  EXPECT_EQ(plan_capacity(split, in).num_gpu_blocks, 10u);
+  ModelSpec mixed = layers(0);
+  for (int w = 0; w < 2; ++w)
+    mixed.layers.insert(
+        mixed.layers.end(),
+        {{AttentionKind::full, 0}, {AttentionKind::sliding, 1}, {AttentionKind::sliding, 1}});
+  auto in2 = input(m * 10, 16);
+  in2.pp = 2;
+  const auto c = plan_capacity(mixed, in2);
+  EXPECT_EQ(c.num_gpu_blocks, 10u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 3u);
+  EXPECT_EQ(c.stages[1].kv_cache_groups, 3u);
+}
+
+// test_unpadded_page_size_includes_per_token_head_scales (T): a uint8 page (16 · 2 · 128 = 4096)
+// plus 2 · block · heads · 4 bytes of per-token-head fp32 scales = 4352. kvplan's int8 is that
+// per-token-head layout (one fp32 scale per token, head and K/V).
+TEST(VllmParity, PerTokenHeadScalesInThePage) {
+  EXPECT_EQ(plan_capacity(layers(1), input(m * 10, 16, "int8")).page_bytes, 4096u + 2 * 16 * 2 * 4);
+}
+
+// test_allocate_with_lookahead (T): block 4; 3 new tokens + 2 lookahead take ceil(5 / 4) = 2
+// blocks, 3 + 4 take ceil(7 / 4) = 2 (the pool's blocks for `scheduled` tokens).
+TEST(VllmParity, LookaheadTokensTakeBlocks) {
+  auto in = input(m * 10, 100);
+  in.block_size = 4;
+  const KvPool pool = make_kv_pool(layers(1), in);
+  EXPECT_EQ(pool.blocks(0, 3 + 2), 2u);
+  EXPECT_EQ(pool.blocks(0, 3 + 4), 2u);
 }
 
 }  // namespace

@@ -85,8 +85,11 @@ struct KvLayout {
     AttentionKind kind = AttentionKind::full;
     std::uint64_t window = 0;
     std::uint32_t layers = 0;
+    std::uint32_t kv_heads = 0;  // per rank: the layers' own (LayerSpec::kv_heads) or the model's
+    std::uint32_t k_width = 0;
+    std::uint32_t v_width = 0;
   };
-  std::vector<Group> groups;   // attention groups (kind != none)
+  std::vector<Group> groups;   // attention groups (kind != none), one per kind, window, geometry
   std::uint32_t kv_heads = 0;  // per rank
   std::uint32_t k_width = 0;   // MLA: latent width
   std::uint32_t v_width = 0;   // 0 for MLA
@@ -125,6 +128,9 @@ KvCost kv_cost(const ModelSpec& model, const KvCostInput& input,
 // KV heads each rank holds under tensor parallelism tp: H_kv / tp when tp divides H_kv,
 // 1 (replicated) when H_kv divides tp; MLA: 1. Throws Error when neither divides.
 std::uint32_t kv_heads_per_rank(const ModelSpec& model, std::uint32_t tp,
+                                const std::string& source = "--tp");
+// The same for one layer: its own KV heads (LayerSpec::kv_heads) where it has them.
+std::uint32_t kv_heads_per_rank(const ModelSpec& model, const LayerSpec& layer, std::uint32_t tp,
                                 const std::string& source = "--tp");
 
 }  // namespace kvplan

@@ -47,10 +47,17 @@ namespace kvplan {
 
 enum class AttentionKind { full, sliding, chunked, mla, none };
 
+// A layer's own attention geometry, where it differs from the model's (an EAGLE / DFlash draft
+// layer with more KV heads or another head size, vLLM's test_unify_kv_cache_spec_page_size_mamba
+// and test_get_kv_cache_config_one_worker cases): 0 = ModelSpec::num_kv_heads / head_dim_k /
+// head_dim_v. Not for MLA models (one latent width for every layer).
 struct LayerSpec {
   AttentionKind kind = AttentionKind::full;
-  std::uint64_t window = 0;  // tokens: W of sliding layers, C of chunked layers
-  bool recurrent = false;    // also holds ModelSpec::recurrent's fixed state per sequence
+  std::uint64_t window = 0;      // tokens: W of sliding layers, C of chunked layers
+  bool recurrent = false;        // also holds ModelSpec::recurrent's fixed state per sequence
+  std::uint32_t kv_heads = 0;    // KV heads of this layer before TP; 0 = the model's
+  std::uint32_t head_dim_k = 0;  // K width per head (elements); 0 = the model's
+  std::uint32_t head_dim_v = 0;  // V width per head (elements); 0 = the model's
   bool operator==(const LayerSpec&) const = default;
 };
 
@@ -63,18 +70,26 @@ struct LayerSpec {
 //   2·key_heads·key_head_dim
 //                                                                       + heads·head_dim
 //   lightning:        heads × head_dim × head_dim         no conv
-enum class MixerKind { none, mamba, mamba2, gated_delta_net, lightning };
+//   shapes:           ssm_elements                        conv_elements, both as given
+// `shapes` states the tensors directly, as vLLM's MambaSpec(shapes, dtypes) does: the elements of
+// one rank's conv and temporal state (the product of each shape; 0 for an absent tensor), which
+// TP does not shard again. new_mamba_spec() of tests/v1/core/test_kv_cache_utils.py, shapes
+// ((2, 512), (3, 32, 32)) in float32: conv 1024, ssm 3072 elements, (1024 + 3072) · 4 = 16384
+// bytes.
+enum class MixerKind { none, mamba, mamba2, gated_delta_net, lightning, shapes };
 
 struct RecurrentSpec {
   MixerKind kind = MixerKind::none;
-  std::uint32_t d_inner = 0;       // mamba, mamba2: expand · hidden (mamba2: heads · head_dim)
-  std::uint32_t d_state = 0;       // mamba, mamba2
-  std::uint32_t d_conv = 0;        // mamba, mamba2, gated_delta_net: conv kernel width
-  std::uint32_t n_groups = 0;      // mamba2: B/C groups
-  std::uint32_t heads = 0;         // mamba2 heads; gated_delta_net value heads; lightning heads
-  std::uint32_t head_dim = 0;      // mamba2 / gated_delta_net value / lightning head dim
-  std::uint32_t key_heads = 0;     // gated_delta_net
-  std::uint32_t key_head_dim = 0;  // gated_delta_net
+  std::uint32_t d_inner = 0;        // mamba, mamba2: expand · hidden (mamba2: heads · head_dim)
+  std::uint32_t d_state = 0;        // mamba, mamba2
+  std::uint32_t d_conv = 0;         // mamba, mamba2, gated_delta_net: conv kernel width
+  std::uint32_t n_groups = 0;       // mamba2: B/C groups
+  std::uint32_t heads = 0;          // mamba2 heads; gated_delta_net value heads; lightning heads
+  std::uint32_t head_dim = 0;       // mamba2 / gated_delta_net value / lightning head dim
+  std::uint32_t key_heads = 0;      // gated_delta_net
+  std::uint32_t key_head_dim = 0;   // gated_delta_net
+  std::uint64_t conv_elements = 0;  // shapes: one rank's conv state, elements
+  std::uint64_t ssm_elements = 0;   // shapes: one rank's temporal state, elements
   KvDtype conv_dtype = KvDtype::bf16;  // as the engine stores it by default (see docs/models.md)
   KvDtype ssm_dtype = KvDtype::bf16;
   bool operator==(const RecurrentSpec&) const = default;

@@ -107,6 +107,18 @@ struct PlanInput {
   // of max_model_len (MambaSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1).
   enum class MambaCacheMode { none, align, all };
   MambaCacheMode mamba_cache_mode = MambaCacheMode::none;
+  // vLLM: the speculative tokens of --speculative-config (num_speculative_tokens); each Mamba /
+  // linear-attention group then holds that many more state pages per sequence
+  // (MambaSpec.num_speculative_blocks: 1 + k with mode none, 2 + k with align;
+  // kv_cache_interface.py@001cabc1). 0 without speculative decoding.
+  std::uint32_t num_speculative_tokens = 0;
+  // vLLM --decode-context-parallel-size: each rank of a DCP group keeps every dcp-th token, so a
+  // full-attention or MLA layer holds cdiv(cdiv(max_model_len, dcp), block) pages of a request
+  // (FullAttentionSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1); a recurrent
+  // state is not split (test_dcp_world_size_for_kv_cache_spec_shards_full_attention_only) and
+  // sliding layers refuse it ("DCP not support sliding window"). KV heads per rank still follow
+  // tp. 1 = off.
+  std::uint32_t dcp = 1;
   // vLLM --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
   // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
   bool disable_hybrid_kv_cache_manager = false;
@@ -237,8 +249,10 @@ struct Capacity {
   std::uint32_t block_size = 0;
   std::uint32_t replicas = 1;
   MemoryBudget memory;
-  bool paged = true;                  // false for kivi: no uniform page, byte-exact pool instead
-  std::uint64_t page_bytes = 0;       // one block of one layer on one rank (paged only)
+  bool paged = true;  // false for kivi: no uniform page, byte-exact pool instead
+  // One block of one layer on one rank (paged only), after vLLM's page unification; for layers
+  // of one kind that differ only in geometry (UniformTypeKVCacheSpecs), one block of all of them.
+  std::uint64_t page_bytes = 0;
   std::vector<StageCapacity> stages;  // one per pipeline stage
   // The engine's figures for one replica (the worst stage; vLLM takes the minimum over ranks):
   std::uint64_t num_gpu_blocks = 0;   // paged only
