@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -322,6 +324,44 @@ TEST(Cli, CheckTrtllmCommandLines) {
   EXPECT_TRUE(has(r.err, "--kv_cache_dtype")) << r.err;
   // Two sources at once are a usage error.
   EXPECT_EQ(kvplan("check --trtllm \"trtllm-serve m\" --vllm \"vllm serve m\" --gpu l4").code, 2);
+}
+
+// kvplan gpus lists the presets' dense peaks and links. Expected figures from the vendors' pages
+// (docs/gpus.md): H100 SXM datasheet "BF16 Tensor Core 1,979 teraFLOPS*", "FP8 3,958*",
+// "INT8 3,958 TOPS*" (* with sparsity: dense is half) and "NVLink: 900GB/s"; HGX B200 per GPU
+// "FP4 18 PF*" → 9,000 dense; MI300X "Peak Infinity Fabric Link Bandwidth 128 GB/s" × 7 links.
+TEST(Cli, GpusListsPeaksAndInterconnect) {
+  auto r = kvplan("gpus");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* col : {"bf16 TFLOP/s", "fp8 TFLOP/s", "fp4 TFLOP/s", "int8 TOP/s",
+                          "interconnect", "interconnect GB/s"})
+    EXPECT_TRUE(has(r.out, col)) << col << "\n" << r.out;
+  std::string h100;
+  for (std::istringstream in(r.out); std::getline(in, h100);)
+    if (h100.rfind("h100-sxm-80gb ", 0) == 0) break;
+  // id name, memory bytes, memory, HBM 3350, bf16 989.5, fp8 1979, fp4 -, int8 1979, nvlink 900
+  const std::regex row(R"(h100-sxm-80gb .* 3350 +989\.5 +1979 +- +1979 +nvlink +900\s*)");
+  EXPECT_TRUE(std::regex_match(h100, row)) << h100;
+  r = kvplan("gpus --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  std::map<std::string, nlohmann::json> by_id;
+  for (const auto& g : j) by_id[g["id"].get<std::string>()] = g;
+  ASSERT_EQ(by_id.count("h100-sxm-80gb"), 1u);
+  const auto& h = by_id["h100-sxm-80gb"];
+  EXPECT_EQ(h["peak_tflops_bf16"].get<double>(), 989.5);
+  EXPECT_EQ(h["peak_tflops_fp8"].get<double>(), 1979);
+  EXPECT_TRUE(h["peak_tflops_fp4"].is_null());  // Hopper has no FP4 tensor cores
+  EXPECT_EQ(h["peak_tops_int8"].get<double>(), 1979);
+  EXPECT_EQ(h["interconnect"], "nvlink");
+  EXPECT_EQ(h["interconnect_gbps"].get<double>(), 900);
+  EXPECT_EQ(h["memory_bytes"].get<std::uint64_t>(), 85520809984u);
+  EXPECT_EQ(by_id["b200"]["peak_tflops_fp4"].get<double>(), 9000);
+  EXPECT_EQ(by_id["mi300x"]["interconnect"], "infinity_fabric");
+  EXPECT_EQ(by_id["mi300x"]["interconnect_gbps"].get<double>(), 7 * 128);
+  EXPECT_TRUE(by_id["a100-80gb"]["peak_tflops_fp8"].is_null());  // Ampere has no FP8
+  EXPECT_EQ(kvplan("gpus --format junit").code, 2);
 }
 
 // --- Trust: every write checked, inputs that are not files refused, output well-formed.
