@@ -17,7 +17,7 @@ namespace {
 int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan explain options");
   std::string file, model, kv, format, max_len, gpu, fraction, calibrate;
-  std::uint32_t tp = 0, block = 0;
+  std::uint32_t tp = 0, block = 0, draft = 0;
   desc.add_options()("log", po::value(&file), "the engine's startup log")(
       "model", po::value(&model),
       "the model the log served (preset, repo id, directory or config.json); default: the "
@@ -26,6 +26,8 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
       "tp", po::value(&tp), "tensor parallelism, when the log does not say")(
       "kv-cache-dtype", po::value(&kv), "the engine's KV cache dtype, when the log does not say")(
       "block-size", po::value(&block), "tokens per block, when not the engine's default")(
+      "draft-layers", po::value(&draft),
+      "speculative layers holding a cache (an EAGLE head: 1), when the log ran with one")(
       "gpu", po::value(&gpu), "the GPU the log ran on (preset or file): measures the reserve")(
       "gpu-memory-utilization", po::value(&fraction),
       "the engine's memory fraction, when not its default")(
@@ -50,6 +52,12 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("tp")) o.tp = tp;
   if (vm.count("kv-cache-dtype")) o.kv_cache_dtype = kv;
   if (vm.count("block-size")) o.block_size = block;
+  if (vm.count("draft-layers")) {
+    if (draft > 1024)
+      throw Error("--draft-layers", "draft-layers",
+                  "must be at most 1024, got " + std::to_string(draft));
+    o.draft_layers = draft;
+  }
   if (vm.count("gpu")) {
     const auto g = load_gpu(gpu);
     o.gpu_id = g.id;

@@ -63,7 +63,9 @@ std::optional<std::string> word_after(const std::string& line, const std::string
   if (p == std::string::npos) return std::nullopt;
   std::size_t i = p + key.size(), j = i;
   while (j < line.size() && line[j] != ',' && line[j] != ' ' && line[j] != ')') ++j;
-  if (j == i) return std::nullopt;
+  // SGLang's server_args quote strings: kv_cache_dtype='auto'.
+  if (j - i >= 2 && (line[i] == '\'' || line[i] == '"') && line[j - 1] == line[i]) ++i, --j;
+  if (j <= i) return std::nullopt;
   return line.substr(i, j - i);
 }
 
@@ -76,6 +78,56 @@ template <class T>
 std::optional<T> as(std::optional<double> v) {
   if (!v || *v < 0 || *v > 1e18) return std::nullopt;
   return static_cast<T>(std::llround(*v));
+}
+
+// The first figure after any of `keys` ("X takes 1.26GiB", "X     1.26GiB", "X=1.26GiB").
+// A figure counts only with its unit after it: a line the post wrapped inside a number
+// ("non_torch_memory=6" / ".07GiB") gives nothing rather than 6.
+std::optional<double> figure_after(const std::string& line,
+                                   std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    const auto p = line.find(k);
+    if (p == std::string::npos) continue;
+    auto v = number_after(line, k);
+    if (!v) continue;
+    std::size_t i = p + std::char_traits<char>::length(k);
+    while (i < line.size() && !std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+    while (i < line.size() &&
+           (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '.' || line[i] == ','))
+      ++i;
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i < line.size() && line[i] == 'G') return v;
+  }
+  return std::nullopt;
+}
+
+// vLLM's memory profile, in the spellings of its versions: V1's one line (gpu_worker.py, DEBUG
+// before 0.11), V0's one line of "takes" (worker.py, 0.6.5 on), its one figure a line (PR
+// #10511's sanity check), its key=value line (0.6.4) and the graph capture line.
+void read_memory_profile(const std::string& line, EngineLog& g, bool& any) {
+  if (auto v = figure_after(line, {"Total non KV cache memory"})) g.non_kv_bytes = gib_bytes(*v);
+  if (auto v =
+          figure_after(line, {"torch peak memory increase", "PyTorch activation peak memory takes",
+                              "PyTorch activation peak memory"}))
+    g.activation_bytes = gib_bytes(*v);
+  if (auto v = figure_after(line, {"non-torch forward increase memory", "non_torch_memory takes",
+                                   "non_torch_memory"}))
+    g.non_torch_bytes = gib_bytes(*v);
+  if (auto v = figure_after(line, {"weights memory", "model weights take"}))
+    g.weights_bytes = gib_bytes(*v);
+  if (auto v = figure_after(line, {"total_gpu_memory (", "total_gpu_memory"}))
+    g.total_gpu_bytes = gib_bytes(*v);
+  if (auto v = figure_after(
+          line, {"the rest of the memory reserved for KV Cache is", "available_kv_cache_memory"})) {
+    any = true;
+    g.available_kv_bytes = gib_bytes(*v);
+    g.memory_rounding_bytes = gib_bytes(0.005);
+  }
+  if (line.find("Graph capturing finished in") != std::string::npos)
+    if (const auto p = line.find("took"); p != std::string::npos)
+      if (auto v = number_after(line.substr(p), "took")) g.cuda_graph_bytes = gib_bytes(*v);
+  if (auto v = figure_after(line, {"Estimated CUDA graph memory"}))
+    if (!g.cuda_graph_bytes) g.cuda_graph_bytes = gib_bytes(*v);
 }
 
 }  // namespace
@@ -108,6 +160,7 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
     if (auto d = word_after(line, "kv_cache_dtype=")) g.kv_cache_dtype = *d;
     if (auto v = number_after(line, "Model loading took")) g.weights_bytes = gib_bytes(*v);
     if (auto v = number_after(line, "Loading model weights took")) g.weights_bytes = gib_bytes(*v);
+    read_memory_profile(line, g, any);
     if (auto v = number_after(line, "Available KV cache memory")) {
       any = true;
       g.available_kv_bytes = gib_bytes(*v);  // 0 for a negative figure: nothing left
@@ -121,6 +174,8 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
     if (auto v = as<std::uint64_t>(number_after(line, "GPU KV cache size")))
       any = true, g.kv_cache_tokens = *v;
     if (auto v = as<std::uint64_t>(number_after(line, "GPU blocks")))
+      any = true, g.num_gpu_blocks = *v;
+    if (auto v = as<std::uint64_t>(number_after(line, "# cuda blocks")))  // V0 0.8
       any = true, g.num_gpu_blocks = *v;
     if (line.find("Maximum concurrency for") != std::string::npos) {
       any = true;
@@ -136,9 +191,23 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
       if (k && v) {
         g.kv_pool_bytes = gib_bytes(*k) + gib_bytes(*v);
         g.memory_rounding_bytes = 2 * gib_bytes(0.005);
+      } else if (auto kv = number_after(line, "KV size:")) {  // MLA: one latent pool
+        g.kv_pool_bytes = gib_bytes(*kv);
+        g.memory_rounding_bytes = gib_bytes(0.005);
       }
       if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
     }
+    if (line.find("Mamba Cache is allocated") != std::string::npos) {
+      g.mamba_slots = as<std::uint64_t>(number_after(line, "max_mamba_cache_size:"));
+      const auto c = number_after(line, "conv_state size:"),
+                 m = number_after(line, "ssm_state size:");
+      if (c && m) {
+        g.mamba_pool_bytes = gib_bytes(*c) + gib_bytes(*m);
+        g.mamba_rounding_bytes = 2 * gib_bytes(0.005);
+      }
+    }
+    if (line.find("Capture cuda graph end") != std::string::npos)
+      if (auto v = number_after(line, "mem usage=")) g.cuda_graph_bytes = gib_bytes(*v);
     if (auto v = as<std::uint64_t>(number_after(line, "max_total_num_tokens=")))
       any = true, g.kv_cache_tokens = *v;
     if (auto v = as<std::uint64_t>(number_after(line, "context_len="))) g.max_model_len = *v;
@@ -152,6 +221,32 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
       any = true, g.num_gpu_blocks = *v;
     if (auto v = as<std::uint32_t>(number_after(line, "Number of tokens per block")))
       g.tokens_per_block = *v;
+    // 1.x: "Max KV cache blocks per sequence: 8192 [window size=262144], tokens per block=32,
+    // primary blocks=158543, ..."
+    if (line.find("Max KV cache blocks per sequence") != std::string::npos) {
+      if (auto v = as<std::uint64_t>(number_after(line, "primary blocks=")))
+        any = true, g.num_gpu_blocks = *v;
+      if (auto v = as<std::uint32_t>(number_after(line, "tokens per block=")))
+        g.tokens_per_block = *v;
+    }
+    if (line.find("Memory usage when calculating max tokens in paged kv cache") !=
+        std::string::npos) {
+      if (auto v = number_after(line, "total:")) g.total_gpu_bytes = gib_bytes(*v);
+      if (auto v = number_after(line, "available:")) g.free_after_bytes = gib_bytes(*v);
+    }
+    // The older executor: "Allocate 956301312 bytes for k/v cache." and "Using 29184 total
+    // tokens in paged KV cache, and 272 blocks per sequence".
+    if (line.find("bytes for k/v cache") != std::string::npos)
+      if (auto v = as<std::uint64_t>(number_after(line, "Allocate"))) {
+        any = true;
+        g.kv_pool_bytes = *v;
+        g.memory_rounding_bytes = 0;
+      }
+    if (auto v = as<std::uint32_t>(number_after(line, "Set tokens_per_block to")))
+      g.tokens_per_block = *v;
+    if (line.find("tokens in paged KV cache") != std::string::npos)
+      if (auto v = as<std::uint64_t>(number_after(line, "Using")))
+        any = true, g.kv_cache_tokens = *v;
     if (line.find("for max tokens in paged KV cache") != std::string::npos) {
       any = true;
       if (auto v = number_after(line, "Allocated")) {
@@ -177,7 +272,7 @@ EngineLog load_engine_log(const std::string& path) {
 bool ExplainReport::all_within() const {
   bool any = false;
   for (const auto& r : rows) {
-    if (!r.kvplan) continue;
+    if (!r.kvplan || r.informational) continue;
     any = true;
     if (!r.within_tolerance) return false;
   }
@@ -208,12 +303,9 @@ std::uint64_t cell_bytes(const ModelSpec& m, const KvFormat& f, std::uint32_t tp
   return kv_cost(full, KvCostInput{.context = 1, .format = f, .tp = tp}, "log").bytes_per_request;
 }
 
-}  // namespace
-
-ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const ExplainOverrides& o) {
-  ExplainReport r;
-  r.log = log;
-  r.model_id = model.id;
+// The engine's KV numbers, recomputed (rows appended to r).
+void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
+                const ExplainOverrides& o) {
   PlanInput& in = r.input;
   in.engine = log.engine;
   in.tp = o.tp.value_or(log.tp.value_or(1));
@@ -224,6 +316,7 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
       o.max_model_len.value_or(log.max_model_len.value_or(log.concurrency_tokens.value_or(0)));
   if (o.block_size) in.block_size = *o.block_size;
   if (o.max_num_batched_tokens) in.max_num_batched_tokens = *o.max_num_batched_tokens;
+  in.draft_layers = o.draft_layers;
   std::string dtype = o.kv_cache_dtype.value_or(log.kv_cache_dtype.value_or("auto"));
   if (dtype == "torch.float8_e4m3fn" || dtype == "FP8") dtype = "fp8";
   if (dtype == "torch.bfloat16") dtype = "bfloat16";
@@ -241,18 +334,24 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
 
   if (log.weights_bytes) {
     const double ours = static_cast<double>(ceil_div(model.weight_bytes(), mul(in.tp, in.pp)));
+    // kvplan's weight model (the preset's checkpoint, which may not be the quantization the log
+    // loaded), beside the log: informational.
     compare(r, "weights per GPU (GiB)", *log.weights_bytes / kGiB, ours / kGiB, 0.02, 0.01,
             model.weights.from_checkpoint ? "the checkpoint's bytes" : "estimated from the config");
+    r.rows.back().informational = true;
   }
 
   if (log.engine == Engine::vllm) {
     if (!log.available_kv_bytes) {
+      compare(r, "num_gpu_blocks",
+              log.num_gpu_blocks ? std::optional<double>(*log.num_gpu_blocks) : std::nullopt,
+              std::nullopt, 0, 0, "the log does not say the available KV cache memory");
       compare(r, "GPU KV cache size (tokens)",
               log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
               std::nullopt, 0, 0, "the log does not say the available KV cache memory");
       compare(r, "maximum concurrency", log.max_concurrency, std::nullopt, 0, 0,
               "the log does not say the available KV cache memory");
-      return r;
+      return;
     }
     if (in.context == 0)
       throw Error(log.source, "max_model_len",
@@ -287,7 +386,7 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
       compare(r, "maximum concurrency", *log.max_concurrency, c.max_concurrency, 0,
               0.01 + blocks_slack * per_block, mem_why);
     }
-    return r;
+    return;
   }
 
   // SGLang and TensorRT-LLM: the pool's bytes as logged, every layer costed as full attention.
@@ -295,7 +394,7 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
     compare(r, "KV cache tokens",
             log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
             std::nullopt, 0, 0, "the log does not say the pool's bytes");
-    return r;
+    return;
   }
   const std::uint64_t cell = cell_bytes(model, in.format, in.tp);
   if (cell == 0)
@@ -307,7 +406,7 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
             log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
             static_cast<double>(*log.kv_pool_bytes / cell), tok_tol, slack,
             "the logged K + V sizes / " + std::to_string(cell) + " B per token");
-    return r;
+    return;
   }
   const std::uint32_t tpb = log.tokens_per_block.value_or(o.block_size.value_or(32));
   if (tpb == 0 || tpb > (1u << 20))
@@ -322,6 +421,67 @@ ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const Ex
   compare(r, "KV cache tokens",
           log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
           static_cast<double>(blocks * tpb), tok_tol, slack + tpb, "blocks · tokens per block");
+  return;
+}
+
+// What the memory profile says beside kvplan's memory model: kvplan keeps the activation peak,
+// non-torch memory and CUDA graphs in one reserve (kDefaultReserveBytes unless calibrated), so
+// those parts are logged-only and their sum sits beside the reserve, informational. SGLang's
+// Mamba pool is the engine's arithmetic: its bytes per slot are one sequence's recurrent state.
+void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
+                    const ExplainOverrides& o) {
+  auto gib = [](std::optional<std::uint64_t> b) {
+    return b ? std::optional<double>(*b / kGiB) : std::nullopt;
+  };
+  const std::string only = "logged only: kvplan keeps it in its one reserve";
+  compare(r, "activation peak (GiB)", gib(log.activation_bytes), std::nullopt, 0, 0, only);
+  compare(r, "non-torch memory (GiB)", gib(log.non_torch_bytes), std::nullopt, 0, 0, only);
+  compare(r, "CUDA graph memory (GiB)", gib(log.cuda_graph_bytes), std::nullopt, 0, 0,
+          log.engine == Engine::sglang ? "logged only: SGLang keeps it outside its pool" : only);
+  std::optional<std::uint64_t> reserve;
+  if (log.non_kv_bytes && log.weights_bytes && *log.non_kv_bytes >= *log.weights_bytes)
+    reserve = *log.non_kv_bytes - *log.weights_bytes;
+  else if (log.activation_bytes && log.non_torch_bytes)
+    reserve = add(*log.activation_bytes, *log.non_torch_bytes, "reserve");
+  if (reserve && log.engine != Engine::sglang) {
+    compare(r, "reserve: non-KV memory besides the weights (GiB)", gib(reserve),
+            static_cast<double>(kDefaultReserveBytes) / kGiB, 0, 0.01,
+            "kvplan's default reserve (calibrate with --gpu --calibrate)");
+    r.rows.back().informational = true;
+  }
+  if (log.mamba_slots && *log.mamba_slots > 0 && log.mamba_pool_bytes) {
+    const std::uint64_t ours =
+        kv_cost(model, KvCostInput{.context = 1, .format = r.input.format, .tp = r.input.tp},
+                log.source)
+            .state_bytes_per_request;
+    const double slots = static_cast<double>(*log.mamba_slots);
+    compare(r, "Mamba state per slot (bytes)", static_cast<double>(*log.mamba_pool_bytes) / slots,
+            ours ? std::optional<double>(static_cast<double>(ours)) : std::nullopt, 0.003,
+            static_cast<double>(log.mamba_rounding_bytes) / slots,
+            ours ? "conv + ssm state of one sequence, every recurrent layer"
+                 : "the model holds no recurrent state");
+  }
+  // TensorRT-LLM gives the pool free_gpu_memory_fraction of the memory free after the weights and
+  // buffers ("available:").
+  if (log.engine == Engine::trtllm && log.free_after_bytes && log.kv_pool_bytes) {
+    const std::uint32_t ppm =
+        o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(log.engine));
+    const double ours = static_cast<double>(*log.free_after_bytes) * ppm / 1e6;
+    compare(r, "KV pool (GiB)", *log.kv_pool_bytes / kGiB, ours / kGiB, 0,
+            0.01 + 0.005 * ppm / 1e6 + 1e-9,
+            "the logged available memory · free_gpu_memory_fraction " +
+                std::to_string(ppm / 1e6).substr(0, 4));
+  }
+}
+
+}  // namespace
+
+ExplainReport explain_log(const EngineLog& log, const ModelSpec& model, const ExplainOverrides& o) {
+  ExplainReport r;
+  r.log = log;
+  r.model_id = model.id;
+  explain_kv(r, log, model, o);
+  explain_memory(r, log, model, o);
   return r;
 }
 
@@ -440,8 +600,10 @@ std::string render(const ExplainReport& r, OutputFormat f) {
     j["model"] = r.model_id;
     j["rows"] = nlohmann::json::array();
     for (const auto& row : r.rows) {
-      nlohmann::json e = {
-          {"quantity", row.quantity}, {"why", row.why}, {"within_tolerance", row.within_tolerance}};
+      nlohmann::json e = {{"quantity", row.quantity},
+                          {"why", row.why},
+                          {"within_tolerance", row.within_tolerance},
+                          {"informational", row.informational}};
       e["logged"] = row.logged ? nlohmann::json(*row.logged) : nlohmann::json(nullptr);
       e["kvplan"] = row.kvplan ? nlohmann::json(*row.kvplan) : nlohmann::json(nullptr);
       e["relative_error"] =
@@ -453,14 +615,17 @@ std::string render(const ExplainReport& r, OutputFormat f) {
   }
   Table t{{"quantity", "logged", "kvplan", "difference", "how"}, {}};
   for (const auto& row : r.rows) {
-    std::string diff = "cannot: " + row.why;
+    const bool logged_only = row.why.rfind("logged only", 0) == 0;
+    std::string diff = logged_only ? "logged only" : "cannot: " + row.why;
     std::string how = row.why;
     if (row.kvplan) {
       char b[64];
       std::snprintf(b, sizeof b, "%+.3f%%%s", row.relative_error ? *row.relative_error * 100 : 0.0,
-                    row.within_tolerance ? "" : " (outside tolerance)");
+                    row.informational      ? " (kvplan's model, not counted)"
+                    : row.within_tolerance ? ""
+                                           : " (outside tolerance)");
       diff = b;
-    } else {
+    } else if (!logged_only) {
       how.clear();
     }
     t.rows.push_back({row.quantity, num(row.logged), num(row.kvplan), diff, how});

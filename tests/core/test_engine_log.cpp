@@ -104,6 +104,140 @@ TEST(EngineLog, NoKvLineIsAnError) {
   EXPECT_THROW(parse_engine_log("hello\nworld\n", "x.log"), Error);
 }
 
+const std::string kLogs = std::string(KVPLAN_TEST_DATA_DIR) + "/logs/";
+constexpr double kGiBd = 1073741824.0;
+std::uint64_t gib(double v) { return static_cast<std::uint64_t>(v * kGiBd); }
+
+const ExplainRow* row_of(const ExplainReport& r, const std::string& quantity) {
+  for (const auto& row : r.rows)
+    if (row.quantity == quantity) return &row;
+  return nullptr;
+}
+
+// vLLM 0.8.2's V0 memory profile (vllm-v082-v0-phi-4-bnb4-a100-80g.log): "model weights take
+// 8.63GiB; non_torch_memory takes 0.09GiB; PyTorch activation peak memory takes 1.16GiB; the rest
+// of the memory reserved for KV Cache is 45.21GiB.", "# cuda blocks: 14815", "Graph capturing
+// finished in 59 secs, took 1.12 GiB". Phi-4: 40 layers · 10 KV heads · 128 · 2 (K, V) · 2 B =
+// 204,800 B a token, 3,276,800 B a 16-token block; 45.21 GiB / 3,276,800 = 14,814.5 -> 14,814
+// blocks (the log's 14,815: 45.21 is rounded to 0.01 GiB, ±1.6 blocks).
+TEST(EngineLog, ReadsTheV0MemoryProfile) {
+  const auto g = load_engine_log(kLogs + "vllm-v082-v0-phi-4-bnb4-a100-80g.log");
+  EXPECT_EQ(g.version, "0.8.2");  // "Initializing a V0 LLM engine (v0.8.2) with config"
+  EXPECT_EQ(g.weights_bytes.value_or(0), gib(8.63));
+  EXPECT_EQ(g.non_torch_bytes.value_or(0), gib(0.09));
+  EXPECT_EQ(g.activation_bytes.value_or(0), gib(1.16));
+  EXPECT_EQ(g.available_kv_bytes.value_or(0), gib(45.21));
+  EXPECT_EQ(g.cuda_graph_bytes.value_or(0), gib(1.12));
+  EXPECT_EQ(g.num_gpu_blocks.value_or(0), 14815u);
+  EXPECT_EQ(g.total_gpu_bytes.value_or(0), gib(79.15));
+  const auto r = explain_log(g, load_model("phi-4"));
+  EXPECT_TRUE(r.all_within());
+  const auto* blocks = row_of(r, "num_gpu_blocks");
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_EQ(blocks->kvplan.value_or(0), 14814);
+  // Logged only: kvplan has one reserve for these; 0.09 + 1.16 GiB sit beside its 2 GiB default,
+  // shown but not counted (the weights likewise: a 4-bit checkpoint beside the bf16 preset).
+  const auto* act = row_of(r, "activation peak (GiB)");
+  ASSERT_NE(act, nullptr);
+  EXPECT_FALSE(act->kvplan.has_value());
+  EXPECT_NEAR(act->logged.value_or(0), 1.16, 1e-9);
+  const auto* res = row_of(r, "reserve: non-KV memory besides the weights (GiB)");
+  ASSERT_NE(res, nullptr);
+  EXPECT_TRUE(res->informational);
+  EXPECT_NEAR(res->logged.value_or(0), (gib(0.09) + gib(1.16)) / kGiBd, 1e-9);
+  EXPECT_NEAR(res->kvplan.value_or(0), 2.0, 1e-12);
+  EXPECT_TRUE(row_of(r, "weights per GPU (GiB)")->informational);
+}
+
+// PR #10511's one-figure-a-line profile (vllm-v0-llama3-8b-memprofile-80g.log) and the post that
+// wrapped a number across two lines (vllm-v0-rocm-llama31-70b-fp8-mi300x-tp1.log:
+// "non_torch_memory=6" / ".07GiB"): the wrapped figure is not read as 6 GiB.
+TEST(EngineLog, ReadsEveryProfileSpelling) {
+  const auto a = load_engine_log(kLogs + "vllm-v0-llama3-8b-memprofile-80g.log");
+  EXPECT_EQ(a.weights_bytes.value_or(0), gib(14.96));
+  EXPECT_EQ(a.non_torch_bytes.value_or(0), gib(1.79));
+  EXPECT_EQ(a.activation_bytes.value_or(0), gib(1.26));
+  EXPECT_EQ(a.available_kv_bytes.value_or(0), gib(53.29));
+  EXPECT_EQ(a.total_gpu_bytes.value_or(0), gib(79.22));
+  const auto b = load_engine_log(kLogs + "vllm-v0-rocm-llama31-70b-fp8-mi300x-tp1.log");
+  EXPECT_FALSE(b.non_torch_bytes.has_value());
+  EXPECT_EQ(b.available_kv_bytes.value_or(0), gib(95.28));
+  EXPECT_EQ(b.total_gpu_bytes.value_or(0), gib(191.98));
+  // vLLM V1's line (gpu_worker.py, DEBUG before 0.11; vllm/utils MemoryProfilingResult.__repr__).
+  const auto c = parse_engine_log(
+      "DEBUG [gpu_worker.py:297] Memory profiling takes 14.40 seconds. Total non KV cache memory: "
+      "10.22GiB; torch peak memory increase: 1.40GiB; non-torch forward increase memory: 0.02GiB; "
+      "weights memory: 8.80GiB.\n"
+      "INFO [gpu_worker.py:298] Available KV cache memory: 8.60 GiB\n",
+      "v1.log");
+  EXPECT_EQ(c.non_kv_bytes.value_or(0), gib(10.22));
+  EXPECT_EQ(c.activation_bytes.value_or(0), gib(1.40));
+  EXPECT_EQ(c.non_torch_bytes.value_or(0), gib(0.02));
+  EXPECT_EQ(c.weights_bytes.value_or(0), gib(8.80));
+  // SGLang's CUDA graphs: "Capture cuda graph end. Time elapsed: 7.23 s. avail mem=0.53 GB. mem
+  // usage=0.93 GB." (sglang-v043post4-qwq32b-4xl4-tp4.log)
+  const auto d = load_engine_log(kLogs + "sglang-v043post4-qwq32b-4xl4-tp4.log");
+  EXPECT_EQ(d.cuda_graph_bytes.value_or(0), gib(0.93));
+  EXPECT_EQ(d.weights_bytes.value_or(0), gib(15.54));
+}
+
+// TensorRT-LLM's older executor (trtllm-legacy-mistral-7b-g5-12xlarge.log): "Allocate 956301312
+// bytes for k/v cache." and "Using 29184 total tokens in paged KV cache". Mistral-7B at TP 4:
+// 32 layers · 2 KV heads · 128 · 2 · 2 B = 32,768 B a token; 956,301,312 / (128 · 32,768) = 228
+// blocks of 128 tokens = 29,184 tokens, exact.
+TEST(EngineLog, ReadsTheOlderTrtllmExecutor) {
+  const auto g = load_engine_log(kLogs + "trtllm-legacy-mistral-7b-g5-12xlarge.log");
+  EXPECT_EQ(g.engine, Engine::trtllm);
+  EXPECT_EQ(g.kv_pool_bytes.value_or(0), 956301312u);
+  EXPECT_EQ(g.kv_cache_tokens.value_or(0), 29184u);
+  ExplainOverrides o;
+  o.tp = 4;
+  o.block_size = 128;
+  const auto r = explain_log(g, load_model("mistral-7b-v0.1"), o);
+  ASSERT_NE(row_of(r, "KV cache tokens"), nullptr);
+  EXPECT_EQ(row_of(r, "KV cache tokens")->kvplan.value_or(0), 29184);
+}
+
+// TensorRT-LLM gives the pool free_gpu_memory_fraction of what is free after the weights
+// (trtllm-0190-llama31-8b-fp8kv-rtx5090.log: "total: 31.84 GiB, available: 17.83 GiB", then
+// "Allocated 16.05 GiB"): 17.83 · 0.9 = 16.047 GiB.
+TEST(EngineLog, TrtllmPoolIsTheFractionOfTheFreeMemory) {
+  const auto g = load_engine_log(kLogs + "trtllm-0190-llama31-8b-fp8kv-rtx5090.log");
+  EXPECT_EQ(g.free_after_bytes.value_or(0), gib(17.83));
+  ExplainOverrides o;
+  o.kv_cache_dtype = "fp8";
+  const auto r = explain_log(g, load_model("llama-3.1-8b"), o);
+  const auto* pool = row_of(r, "KV pool (GiB)");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NEAR(pool->kvplan.value_or(0), gib(17.83) * 0.9 / kGiBd, 1e-9);
+  EXPECT_TRUE(pool->within_tolerance);
+  EXPECT_FALSE(pool->informational);
+}
+
+// SGLang's Mamba pool line, in its own format string (mem_cache/memory_pool.py MambaPool:
+// "Mamba Cache is allocated. max_mamba_cache_size: {size}, conv_state size: {:.2f}GB,
+// ssm_state size: {:.2f}GB"), and MLA's one-pool "KV size:" (sglang-v058post1-rocm-kimi-k25-
+// 8xmi355x-tp8.log: 2,454,421 tokens in 160.63 GiB; Kimi-K2.5 61 layers · (512 + 64) · 2 B =
+// 70,272 B a token, replicated per rank: 160.63 GiB / 70,272 = 2,454,393).
+TEST(EngineLog, ReadsSglangMambaAndMlaPools) {
+  const auto g = parse_engine_log(
+      "[TP0] Mamba Cache is allocated. max_mamba_cache_size: 48, conv_state size: 0.09GB, "
+      "ssm_state size: 6.46GB\n"
+      "[TP0] KV Cache is allocated. #tokens: 2618868, K size: 19.98 GB, V size: 19.98 GB\n",
+      "s.log");
+  EXPECT_EQ(g.mamba_slots.value_or(0), 48u);
+  EXPECT_EQ(g.mamba_pool_bytes.value_or(0), gib(0.09) + gib(6.46));
+  const auto k = load_engine_log(kLogs + "sglang-v058post1-rocm-kimi-k25-8xmi355x-tp8.log");
+  EXPECT_EQ(k.kv_pool_bytes.value_or(0), gib(160.63));
+  ExplainOverrides o;
+  o.tp = 8;
+  const auto r = explain_log(k, load_model("kimi-k2.5"), o);
+  ASSERT_NE(row_of(r, "KV cache tokens (#tokens)"), nullptr);
+  EXPECT_EQ(row_of(r, "KV cache tokens (#tokens)")->kvplan.value_or(0),
+            static_cast<double>(gib(160.63) / 70272));
+  EXPECT_TRUE(r.all_within());
+}
+
 // Every row of the ledger does what the ledger says.
 TEST(EngineLog, LedgerRows) {
   const std::string dir = std::string(KVPLAN_TEST_DATA_DIR) + "/logs/";
@@ -128,6 +262,12 @@ TEST(EngineLog, LedgerRows) {
         o.max_model_len = std::stoull(v);
       else if (k == "--kv-cache-dtype")
         o.kv_cache_dtype = v;
+      else if (k == "--block-size")
+        o.block_size = static_cast<std::uint32_t>(std::stoul(v));
+      else if (k == "--draft-layers")
+        o.draft_layers = static_cast<std::uint32_t>(std::stoul(v));
+      else if (k == "--gpu-memory-utilization")
+        o.memory_fraction_ppm = parse_fraction_ppm(v, "ledger.tsv", "gpu-memory-utilization");
       else
         ADD_FAILURE() << "unknown ledger flag " << k;
     }
@@ -147,7 +287,7 @@ TEST(EngineLog, LedgerRows) {
     }
     ++rows;
   }
-  EXPECT_GE(rows, 9);
+  EXPECT_GE(rows, 32);
 }
 
 }  // namespace

@@ -13,10 +13,24 @@
 //         N", "Model loading took X GiB", "Available KV cache memory: X GiB", "GPU KV cache size:
 //         N tokens", "Maximum concurrency for N tokens per request: X.XXx", V0's "# GPU blocks: N"
 //         and "kv_cache_size=X GiB"
+//         and "kv_cache_size=X GiB"; the memory profile: V1's "Total non KV cache memory: X GiB;
+//         torch peak memory increase: X GiB; non-torch forward increase memory: X GiB; weights
+//         memory: X GiB", "Graph capturing finished in N secs, took X GiB", "Estimated CUDA graph
+//         memory: X GiB total", V0's "model weights take X GiB; non_torch_memory takes X GiB;
+//         PyTorch activation peak memory takes X GiB; the rest of the memory reserved for KV Cache
+//         is X GiB" (and its one-figure-a-line and key=value spellings), "total_gpu_memory"
 //   SGLang "KV Cache is allocated. [dtype: D,] #tokens: N, K size: X GB, V size: Y GB" (GB are
-//         GiB), "max_total_num_tokens=N, ..., context_len=N", "Load weight end. ... mem usage=X GB"
+//         GiB), "max_total_num_tokens=N, ..., context_len=N", "Load weight end. ... mem usage=X
+//         GB", "Mamba Cache is allocated. max_mamba_cache_size: N, conv_state size: X GB, ssm_state
+//         size: Y GB", "Capture cuda graph end. ... mem usage=X GB"
 //   TensorRT-LLM "Number of blocks in KV cache primary pool: N", "Number of tokens per block: N",
-//         "Allocated X GiB for max tokens in paged KV cache (N)"
+//         "Allocated X GiB for max tokens in paged KV cache (N)", the older "Allocate N bytes for
+//         k/v cache." and "Using N total tokens in paged KV cache", "Memory usage when calculating
+//         max tokens in paged kv cache: total: X GiB, available: Y GiB"
+//
+// The memory profile's figures (activation peak, non-torch memory, CUDA graphs) are shown beside
+// kvplan's one reserve where kvplan has a figure, as logged-only otherwise; they never decide
+// whether a log is reproduced (ExplainRow::informational).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +59,16 @@ struct EngineLog {
   std::optional<std::uint32_t> tokens_per_block;    // TensorRT-LLM
   std::optional<double> max_concurrency;            // vLLM
   std::optional<std::uint64_t> concurrency_tokens;  // the N of "Maximum concurrency for N tokens"
+  // The memory profile (bytes per rank), where the log prints it.
+  std::optional<std::uint64_t> total_gpu_bytes;   // vLLM total_gpu_memory, TRT-LLM "total:"
+  std::optional<std::uint64_t> free_after_bytes;  // TRT-LLM "available:" (after the weights)
+  std::optional<std::uint64_t> non_kv_bytes;      // vLLM "Total non KV cache memory"
+  std::optional<std::uint64_t> activation_bytes;  // torch peak increase / activation peak
+  std::optional<std::uint64_t> non_torch_bytes;   // non-torch (forward increase) memory
+  std::optional<std::uint64_t> cuda_graph_bytes;  // taken by graph capture (or estimated)
+  std::optional<std::uint64_t> mamba_slots;       // SGLang max_mamba_cache_size
+  std::optional<std::uint64_t> mamba_pool_bytes;  // SGLang conv_state + ssm_state sizes
+  std::uint64_t mamba_rounding_bytes = 0;
   // A value was printed with a precision (2 decimals of GiB): half its last digit, in bytes.
   std::uint64_t memory_rounding_bytes = 0;
 };
@@ -62,7 +86,8 @@ struct ExplainOverrides {
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
   std::optional<std::uint32_t> block_size;
   std::optional<std::uint64_t> max_num_batched_tokens;
-  std::string gpu_id;  // with the GPU, the log calibrates the reserve
+  std::uint32_t draft_layers = 0;  // speculative (EAGLE / MTP) layers holding a cache
+  std::string gpu_id;              // with the GPU, the log calibrates the reserve
   std::uint64_t gpu_memory_bytes = 0;
   std::optional<std::uint32_t> memory_fraction_ppm;  // default: the engine's
 };
@@ -75,6 +100,9 @@ struct ExplainRow {
   // blocks 0.3 %, maximum concurrency 0.01x plus the log's rounding of its memory figure).
   std::optional<double> relative_error;
   bool within_tolerance = false;
+  // Beside kvplan's memory model (its reserve, its weight estimate of a quantized checkpoint),
+  // not a reproduction of the engine's arithmetic: shown, never counted by all_within().
+  bool informational = false;
 };
 
 struct ExplainReport {
@@ -87,7 +115,8 @@ struct ExplainReport {
   // and non-torch memory together — the reserve that makes kvplan's memory model give the logged
   // available memory exactly.
   std::optional<std::uint64_t> measured_reserve_bytes;
-  bool all_within() const;  // every recomputed row within tolerance (and at least one)
+  // every recomputed row that is not informational within tolerance (and at least one)
+  bool all_within() const;
 };
 
 // A calibration: what one engine, version, GPU, model and TP measured, as `kvplan explain

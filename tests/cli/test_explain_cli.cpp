@@ -1,0 +1,67 @@
+// kvplan explain on real startup logs (tests/data/logs, sources in its README.md): the exit code
+// says whether every recomputed figure is within the ledger's tolerance, and the flags a log does
+// not answer (--draft-layers) change the recomputation.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+
+namespace kvplan {
+namespace {
+
+using test::run_kvplan;
+
+const std::string kEagleLog =
+    std::string("'") + KVPLAN_TEST_DATA_DIR + "/logs/vllm-v091dev-llama31-8b-eagle-h100.log'";
+
+double kvplan_of(const nlohmann::json& j, const std::string& quantity) {
+  for (const auto& row : j["rows"])
+    if (row["quantity"] == quantity && !row["kvplan"].is_null()) return row["kvplan"].get<double>();
+  ADD_FAILURE() << "no recomputed row " << quantity;
+  return -1;
+}
+
+// vLLM issue #19996: Llama 3.1 8B with an EAGLE head on an H100, "Available KV cache memory: 51.63
+// GiB", "GPU KV cache size: 410,128 tokens", 3.13x at 131,072. By hand: floor(51.63 · 2^30) =
+// 55,437,557,022 B; a block of one layer is 16 tokens · 8 heads · 128 · 2 (K, V) · 2 B = 65,536 B.
+// With the draft layer, 33 layers: 55,437,557,022 // (65,536 · 33) = 25,633 blocks = 410,128
+// tokens, 410,128 / 131,072 = 3.129x. Without it, 32 layers: 26,434 blocks = 422,944 tokens.
+TEST(ExplainCli, DraftLayersReproduceAnEagleLog) {
+  const auto with =
+      run_kvplan("explain " + kEagleLog + " --model llama-3.1-8b --draft-layers 1 --format json");
+  ASSERT_EQ(with.code, 0) << with.err << with.out;
+  const auto a = nlohmann::json::parse(with.out);
+  EXPECT_TRUE(a["all_within"].get<bool>());
+  EXPECT_EQ(kvplan_of(a, "GPU KV cache size (tokens)"), 410128);
+
+  const auto without = run_kvplan("explain " + kEagleLog + " --model llama-3.1-8b --format json");
+  EXPECT_EQ(without.code, 1) << without.err;
+  const auto b = nlohmann::json::parse(without.out);
+  EXPECT_FALSE(b["all_within"].get<bool>());
+  EXPECT_EQ(kvplan_of(b, "GPU KV cache size (tokens)"), 422944);
+}
+
+TEST(ExplainCli, AbsurdDraftLayersAreRefused) {
+  const auto r = run_kvplan("explain " + kEagleLog + " --model llama-3.1-8b --draft-layers 5000");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("draft-layers"), std::string::npos) << r.err;
+}
+
+// The memory profile's figures are logged-only rows and never fail a log (phi-4 under vLLM 0.8.2:
+// activation 1.16 GiB, non-torch 0.09 GiB, CUDA graphs 1.12 GiB; the blocks reproduce).
+TEST(ExplainCli, MemoryProfileRowsAreShownNotCounted) {
+  const auto r =
+      run_kvplan(std::string("explain '") + KVPLAN_TEST_DATA_DIR +
+                 "/logs/vllm-v082-v0-phi-4-bnb4-a100-80g.log' --model phi-4 --format md");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("| activation peak (GiB) | 1.16 | - | logged only |"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| CUDA graph memory (GiB) | 1.12 | - | logged only |"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(kvplan's model, not counted)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace kvplan
