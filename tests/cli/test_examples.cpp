@@ -19,14 +19,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "cli_run.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -258,6 +263,39 @@ TEST(Examples, ABrokenExampleFailsVisibly) {
             std::string::npos)
       << o.failures[0];
   EXPECT_NE(o.failures[1].find("unknown command 'sizee'"), std::string::npos) << o.failures[1];
+}
+
+// examples/trtllm-serve.txt with its LLM-API file, from the repository root as docs/check.md runs
+// it: the file's fp8 cache and 0.85 fraction replace the command line's 0.9. By hand (Llama 3.1
+// 8B on one H100 SXM 80GB, TensorRT-LLM): (85,520,809,984 − 16,060,522,496 weights − 2 GiB
+// reserve) × 0.85 = 57,215,883,264 B // 65,536 B a token (fp8) = 873,045 tokens → 27,283 blocks
+// of 32 (873,056 tokens); 32,768 tokens are 1,024 blocks: 26 requests, so 32 at that length fail
+// and 32 of a typical 8,192 (256 blocks, 106 fit) pass.
+TEST(Examples, TrtllmServeExampleChecks) {
+  const std::string cmd =
+      "cd '" + kRoot.string() + "' && '" + KVPLAN_EXE +
+      "' check --trtllm \"$(cat examples/trtllm-serve.txt)\" --gpu h100-sxm-80gb";
+  auto run = [&](const std::string& extra) {
+    FILE* p = ::popen((cmd + " " + extra + " 2>/dev/null").c_str(), "r");
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; p && (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    const int status = p ? ::pclose(p) : -1;
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+  };
+  auto [code, out] = run("--format json");
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["engine"], "trtllm");
+  EXPECT_EQ(j["kv_dtype"], "fp8");
+  EXPECT_EQ(j["capacity"]["available_kv_bytes"], 57215883264u);
+  EXPECT_EQ(j["capacity"]["num_gpu_blocks"], 27283);
+  EXPECT_EQ(j["capacity"]["kv_cache_tokens"], 873056);
+  EXPECT_EQ(j["capacity"]["requests_at_slo_context"], 26);
+  EXPECT_EQ(run("--slo concurrency=32").first, 1);
+  std::tie(code, out) = run("--slo concurrency=32,mean_context=8192");
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("106 of the typical 8192 tokens"), std::string::npos) << out;
 }
 
 }  // namespace
