@@ -2,10 +2,99 @@
 // parameters and the file and commit it was read at:
 //   T  = tests/v1/core/test_kv_cache_utils.py @ 002f10e0cfa1373a19a0d2756598a34b700d20e5
 //   T0 = tests/v1/core/test_kv_cache_utils.py @ eaba533a5e3853c730318c8b5960de4d159a82ed
+//   R  = tests/v1/worker/test_gpu_model_runner.py @ 430ad79ff1258547de989520af07dba5f992f7c3
 // The tests' helper spec new_kv_cache_spec(): block 16, 2 KV heads, head 64, float32, so one page
 // (one block of one layer) is m = 16 · 2 · 64 · 4 · 2 = 16,384 bytes; VllmConfig's
 // max_model_len is 16 unless a case says otherwise. kvplan's inputs: the same layers as a
 // ModelSpec, fp32, block 16, the memory as the measured available KV bytes.
+//
+// Inventory of T (every test function with a concrete sizing number → its TEST here):
+//   test_get_kv_cache_config_one_worker        GetKvCacheConfigOneWorker (uniform and hybrid
+//                                              groups), DisabledHybridManagerAndOverride,
+//                                              OneWorkerLayersOfOtherGeometry (head 128 + 64,
+//                                              block 32 alignment, padding to 24576: 42 blocks)
+//   test_get_kv_cache_configs_multiple_workers PipelineStagesTakeTheMinimum,
+//                                              PipelineStagesOfHybridLayers; the TP case with
+//                                              unequal memory per rank (min over ranks) is not
+//                                              expressible: kvplan takes one available figure
+//   test_get_kv_cache_configs_pp_sharding      PpShardingNeedsTheNullBlock [symmetric];
+//                                              [asymmetric] not expressible (one figure a rank)
+//   test_kv_cache_reserves_null_block_for_max_model_len[True, False],
+//   test_check_enough_kv_cache_memory_reserves_null_block    StartupCheckReservesTheNullBlock
+//   test_auto_fit_max_model_len, test_auto_fit_max_model_len_reserves_null_block
+//                                              AutoFitReservesTheNullBlock
+//   test_auto_fit_max_model_len_with_hybrid    AutoFitWithMambaAndSpeculativeBlocks
+//   test_auto_fit_max_model_len_respects_num_gpu_blocks_override,
+//   test_check_enough_kv_cache_memory_respects_num_gpu_blocks_override
+//                                              OverrideBoundsStartupAndAutoFit
+//   test_auto_fit_max_model_len_not_triggered  nothing to reproduce: kvplan never changes the
+//                                              context it is given (it reports the estimate)
+//   test_get_max_concurrency_for_kv_cache_config  MaxConcurrencyForKvCacheConfig; its
+//                                              hand-built KVCacheConfigs (32 full layers in one
+//                                              group beside a 2-layer sliding group, a
+//                                              4-layer UniformTypeKVCacheSpecs group) are not
+//                                              layouts vLLM's grouping makes from a model, and
+//                                              kvplan derives groups from the layers
+//   test_estimate_max_model_len[16385, 16383]  EstimateMaxModelLenBytesPerToken,
+//                                              EstimateMaxModelLenCapsAtMaxModelLen
+//   test_generate_uniform_type_kv_cache_specs  SlidingLayersOfOneWindowMergeAcrossHeadSizes (and
+//                                              the full + full(128) case in OneWorker...); the
+//                                              different-block-size case has per-layer block
+//                                              sizes, which kvplan has not
+//   test_unify_kv_cache_page_size_uses_padding_for_non_divisible_sizes
+//                                              NonDivisiblePagesArePadded
+//   test_unify_kv_cache_spec_page_size_mamba   UnifyPageSizeWithMamba (cases 1, 2, 3, 5; case 4
+//                                              is a layer with its own block size 24)
+//   test_unify_hybrid_kv_cache_specs           case 4: DisabledHybridManagerNeedsOneUnifiedType;
+//                                              cases 1-3 start from specs with their own block
+//                                              sizes and page_size_padded set by hand (not a
+//                                              model's); the conversion itself (one group) is in
+//                                              DisabledHybridManagerAndOverride
+//   test_unpadded_page_size_includes_per_token_head_scales  PerTokenHeadScalesInThePage
+//   test_page_size_padded_wins                 not expressible: a page padded by hand
+//   test_allocate_with_lookahead               LookaheadTokensTakeBlocks (the simulator's pool)
+//   test_effective_attention_block_size_matches_events[1, 4],
+//   test_dcp_world_size_for_kv_cache_spec_shards_full_attention_only,
+//   test_uniform_type_spec_block_table_width_matches_layer_spec[mla-1, mla-2, mamba-2],
+//   test_resolve_dcp_kv_block_size_unwraps_uniform_type_specs   DecodeContextParallelism
+//   test_get_kv_cache_configs_attention_free   not expressible: a model with no cached layer at
+//                                              all (vLLM: 1 block, no groups) is refused by
+//                                              kvplan's model validation
+//   GLM-5-like slot sharing (test_get_kv_cache_config_balanced_mamba_hybrid, ..._kpool_tail_
+//   coowns_indexer_tensor, ..._mamba_hybrid_sharing_* (infeasible, prepadded, pp_balanced_
+//   projection, pp_group_count_bump, pp_starved_stage, beats_cross_layers_flag, no_indexer),
+//   test_get_kv_cache_capacity_after_scheduler_unwrap, test_glm5_kpool_tail_does_not_drag_hash_
+//   block_size), HiSparse (test_hisparse_hma_uses_resolved_gpu_block_size), hidden-state caches
+//   (test_hidden_state_group_preserves_hybrid_prefix_cache_granularity, test_hidden_states_with_
+//   tp_scales_page_size), sliding-window MLA and indexer mixes (test_mixed_page_size_groups_use_
+//   spec_compatibility, test_mla_draft_prefers_standard_layout_when_pages_can_be_unified,
+//   test_mla_with_incompatible_swa_uses_one_full_allocation_group), cache_config.attn_group_size
+//   (test_hybrid_group_size_override_preserves_spec_compatibility) and tensor strides
+//   (test_multi_run_layer_compact_strides_place_hoisted_heads): layouts, spec kinds and options
+//   kvplan does not model (Mamba layers sharing MLA slots, indexer tails, host-resident pools,
+//   hidden-state specs, SlidingWindowMLASpec, a group-size override, stride layouts) — not
+//   expressible.
+//   No sizing numbers (hashing, free-block queues, metrics, spec algebra, group projection,
+//   events, prefix-cache groups): test_none_hash*, test_get_none_hash_seed_*, test_kv_cache_block*,
+//   test_free_kv_cache_block_queue_*, test_generate_block_hash_extra_keys*, test_hash_*,
+//   test_request_block_hasher*, test_request_with_prompt_embeds_and_mm_inputs, test_metrics*,
+//   test_kv_cache_config_selects_*, test_kv_cache_blocks_selects_requested_groups,
+//   test_project_kv_cache_groups_to_worker, test_merge_kv_cache_spec, test_merge_mla_spec,
+//   test_is_kv_cache_spec_uniform, test_generate_scheduler_kv_cache_config,
+//   test_get_kv_cache_spec_kind_*, test_get_kv_cache_spec_sliding_window_*,
+//   test_is_full_attention_spec_*, test_iter_layer_specs_*, test_wrapped_mamba_group_*,
+//   test_hisparse_rejects_deepseek_v4, test_hma_not_disabled_when_kv_events_enabled,
+//   test_resolve_block_hashes_*, the draft-group annotation tests (test_draft_group_*,
+//   test_mamba_groups_never_flagged_*, test_unidentifiable_draft_*, test_no_warning_*,
+//   test_deepseek_v4_draft_group_*).
+// R: test_init_kv_cache_without_kv_sharing, test_init_kv_cache_with_kv_sharing_valid →
+//   KvSharingLayersHoldNoCache; test_hybrid_attention_mamba_tensor_shapes checks that tensor
+//   views do not overlap (strides, no size asserted) and test_hybrid_block_table_initialization
+//   / test_input_batch_with_kernel_block_sizes map manager blocks to kernel blocks: not sizing.
+// Also read: tests/v1/core/test_kv_cache_dcp_hybrid.py @ 401548263b65e1ea3c2e87b6428bc5e00c2d9dbd
+//   expects sliding layers to run under DCP unsplit (scheduler block lcm(16 · dcp, 16)), while
+//   vllm/v1/kv_cache_interface.py @ 001cabc1 and @ bc8282e6 assert "DCP not support sliding
+//   window" in SlidingWindowSpec.max_memory_usage_bytes; kvplan follows the assert (refuses).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -426,6 +515,26 @@ TEST(VllmParity, LookaheadTokensTakeBlocks) {
   const KvPool pool = make_kv_pool(layers(1), in);
   EXPECT_EQ(pool.blocks(0, 3 + 2), 2u);
   EXPECT_EQ(pool.blocks(0, 3 + 4), 2u);
+}
+
+// tests/v1/worker/test_gpu_model_runner.py @ 430ad79ff1258547de989520af07dba5f992f7c3:
+// test_init_kv_cache_without_kv_sharing — 2 layers Attention(8 heads, 64) fp16, block 16: page
+// 16 · 8 · 128 · 2 = 32 KiB, 20 GiB // 32 KiB // 2 = 327,680 blocks; estimate_max_model_len
+// (5 GiB, max_model_len 3,000,000) = 5 GiB / (2 · 2 · 8 · 64 · 2 bytes a token) = 1,310,720.
+// test_init_kv_cache_with_kv_sharing_valid — layer 1 reads layer 0's cache
+// (kv_sharing_target_layer_name), so it holds none of its own: 655,360 blocks and 2,621,440.
+// The estimate keeps no null block (kvplan's vllm@0.9 rule, as in
+// EstimateMaxModelLenCapsAtMaxModelLen).
+TEST(VllmParity, KvSharingLayersHoldNoCache) {
+  const ModelSpec plain = layers(2, 0, 1, 8, 64);
+  ModelSpec shared = plain;
+  shared.layers[1].kind = AttentionKind::none;  // its KV is layer 0's
+  EXPECT_EQ(plan_capacity(plain, input(20ull << 30, 512, "fp16")).num_gpu_blocks, 327680u);
+  EXPECT_EQ(plan_capacity(shared, input(20ull << 30, 512, "fp16")).num_gpu_blocks, 655360u);
+  auto est = input(5ull << 30, 3000000, "fp16");
+  est.vllm_rules = VllmRules::v0_9;
+  EXPECT_EQ(plan_capacity(plain, est).estimated_max_model_len, 1310720u);
+  EXPECT_EQ(plan_capacity(shared, est).estimated_max_model_len, 2u * 1310720);
 }
 
 }  // namespace
