@@ -21,6 +21,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t steps = 256;
   double temperature = 1.0;
   std::uint64_t seed = 42, eval_from = 0, max_tokens = 0, every = 0;
+  std::uint32_t threads = 0;
   std::string probe, probe_filler_kind;
   sim::ProbeOptions popt;
   desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
@@ -43,6 +44,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       "fidelity-every", po::value(&every)->default_value(0),
       "traces: compare with the full cache every k-th step (0 = auto, ~256 scored steps)")(
       "backend", po::value(&backend)->default_value("cpu"), "cpu|cuda")(
+      "threads", po::value(&threads)->default_value(0),
+      "traces: worker threads over the layers (0 = all cores; same results for any count)")(
       "format", po::value(&format)->default_value("table"), "table|json|md|csv")(
       "probe", po::value(&probe),
       "with --checkpoint: also run a retrieval probe through the configurations, copy|needle")(
@@ -102,6 +105,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   req.backend = backend == "cuda" ? kernels::Backend::cuda : kernels::Backend::cpu;
   req.max_tokens = max_tokens;
   req.fidelity_every = every;
+  req.threads = threads;
   if (vm.count("prefill")) req.prefill = vm["prefill"].as<std::uint64_t>();
   Progress progress("tokens");
   req.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };

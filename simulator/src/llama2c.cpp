@@ -252,76 +252,141 @@ std::span<const float> Llama2cModel::classifier() const {
 
 // ------------------------------------------------------------------- llama2.c's own attention
 
-ReferenceAttention::ReferenceAttention(std::uint32_t layers, std::uint32_t q_heads,
-                                       std::uint32_t kv_heads, std::uint32_t head_dim,
-                                       RopeSpec rope)
-    : layers_(layers), hq_(q_heads), hkv_(kv_heads), d_(head_dim), rope_(rope) {
-  k_.resize(layers);
-  v_.resize(layers);
-  qr_.resize(std::size_t{q_heads} * head_dim);
+// ------------------------------------------------------------ full-cache attention (shared)
+
+namespace full_attention {
+
+void reserve(LayerCache& c, std::uint32_t kv_heads, std::uint32_t head_dim, std::uint64_t cap) {
+  if (cap <= c.cap) return;
+  const std::uint64_t rows = mul(kv_heads, head_dim, "reference keys");
+  std::vector<float> kt(mul(rows, cap, "reference keys"), 0.0f);
+  for (std::uint64_t r = 0; r < rows; ++r)
+    std::copy_n(c.kt.data() + r * c.cap, c.len, kt.data() + r * cap);
+  c.kt = std::move(kt);
+  c.cap = cap;
+  c.v.reserve(mul(rows, cap, "reference values"));
 }
 
-void ReferenceAttention::reset() {
-  for (auto& x : k_) x.clear();
-  for (auto& x : v_) x.clear();
-  last_len_ = 0;
+void append(LayerCache& c, const RopeSpec& rope, std::span<const float> k, std::span<const float> v,
+            std::uint32_t kv_heads, std::uint32_t head_dim) {
+  if (c.len == c.cap)
+    reserve(c, kv_heads, head_dim, std::max<std::uint64_t>(64, mul(c.cap, 2, "reference keys")));
+  const std::uint64_t pos = c.len;
+  c.row.assign(k.begin(), k.end());
+  for (std::uint32_t h = 0; h < kv_heads; ++h) {
+    apply_rope(rope, std::span<float>(c.row.data() + std::size_t{h} * head_dim, head_dim), pos);
+    float* kt = c.kt.data() + std::size_t{h} * head_dim * c.cap;
+    for (std::uint32_t i = 0; i < head_dim; ++i)
+      kt[i * c.cap + pos] = c.row[std::size_t{h} * head_dim + i];
+  }
+  c.v.insert(c.v.end(), v.begin(), v.end());
+  ++c.len;
 }
 
-void ReferenceAttention::append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
-                                std::span<const float> v) {
-  const std::size_t kvw = std::size_t{hkv_} * d_;
-  auto& K = k_.at(layer);
-  auto& Vc = v_.at(layer);
-  if (K.size() != pos * kvw)
-    throw Error(ErrorKind::internal, "reference attention", "pos",
-                "positions must be appended in order, got " + std::to_string(pos));
-  K.insert(K.end(), k.begin(), k.end());
-  Vc.insert(Vc.end(), v.begin(), v.end());
-  for (std::uint32_t h = 0; h < hkv_; ++h)
-    apply_rope(rope_, std::span<float>(K.data() + pos * kvw + h * d_, d_), pos);
-}
-
-void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
-                                std::span<const float> k, std::span<const float> v,
-                                std::span<float> out) {
-  append(layer, pos, k, v);
-  const std::size_t kvw = std::size_t{hkv_} * d_;
-  const auto& K = k_[layer];
-  const auto& Vc = v_[layer];
-  std::copy(q.begin(), q.end(), qr_.begin());
-  for (std::uint32_t h = 0; h < hq_; ++h)
-    apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
-  const std::uint64_t n = pos + 1;
-  att_.resize(std::size_t{hq_} * n);
-  last_len_ = n;
-  const std::uint32_t group = hq_ / hkv_;
-  const float scale = sqrtf(static_cast<float>(d_));
-  for (std::uint32_t h = 0; h < hq_; ++h) {
-    const float* qh = qr_.data() + h * d_;
-    float* att = att_.data() + h * n;
-    const std::size_t koff = (h / group) * d_;
-    for (std::uint64_t t = 0; t < n; ++t) {
-      const float* kt = K.data() + t * kvw + koff;
-      float score = 0.0f;
-      for (std::uint32_t i = 0; i < d_; ++i) score += qh[i] * kt[i];
-      att[t] = score / scale;
+void attend(const LayerCache& c, const float* qr, std::uint32_t q_heads, std::uint32_t kv_heads,
+            std::uint32_t head_dim, float* att_all, float* out) {
+  const std::uint64_t n = c.len, cap = c.cap;
+  const std::uint32_t d = head_dim;
+  const std::size_t kvw = std::size_t{kv_heads} * d;
+  std::fill(att_all, att_all + std::size_t{q_heads} * n, 0.0f);
+  const std::uint32_t group = q_heads / kv_heads;
+  const float scale = sqrtf(static_cast<float>(d));
+  for (std::uint32_t h = 0; h < q_heads; ++h) {
+    const float* qh = qr + std::size_t{h} * d;
+    const float* kt = c.kt.data() + std::size_t{h / group} * d * cap;
+    float* att = att_all + std::size_t{h} * n;
+    // score_t = ((0 + q_0 k_0t) + q_1 k_1t) + ...: channel by channel, every position at once,
+    // four channels per pass over the scores (the same additions in the same order).
+    std::uint32_t i = 0;
+    for (; i + 4 <= d; i += 4) {
+      const float q0 = qh[i], q1 = qh[i + 1], q2 = qh[i + 2], q3 = qh[i + 3];
+      const float* r0 = kt + i * cap;
+      const float* r1 = r0 + cap;
+      const float* r2 = r1 + cap;
+      const float* r3 = r2 + cap;
+      for (std::uint64_t t = 0; t < n; ++t)
+        att[t] = (((att[t] + q0 * r0[t]) + q1 * r1[t]) + q2 * r2[t]) + q3 * r3[t];
     }
-    float mx = att[0];
-    for (std::uint64_t t = 1; t < n; ++t) mx = std::max(mx, att[t]);
+    for (; i < d; ++i) {
+      const float qi = qh[i];
+      const float* row = kt + i * cap;
+      for (std::uint64_t t = 0; t < n; ++t) att[t] += qi * row[t];
+    }
+    for (std::uint64_t t = 0; t < n; ++t) att[t] = att[t] / scale;
+    // The largest score through eight running maxima (one chain of compares was the
+    // reference's slowest loop). max rounds nothing: the value of the single running max, up to
+    // which of +0 / -0 comes back, which exp(att - mx) cannot tell apart; a NaN score makes the
+    // sum NaN either way.
+    float m8[8];
+    std::fill(m8, m8 + 8, att[0]);
+    std::uint64_t tm = 0;
+    for (; tm + 8 <= n; tm += 8)
+      for (int k = 0; k < 8; ++k) m8[k] = std::max(m8[k], att[tm + k]);
+    for (; tm < n; ++tm) m8[0] = std::max(m8[0], att[tm]);
+    float mx = m8[0];
+    for (int k = 1; k < 8; ++k) mx = std::max(mx, m8[k]);
     float sum = 0.0f;
     for (std::uint64_t t = 0; t < n; ++t) {
       att[t] = expf(att[t] - mx);
       sum += att[t];
     }
     for (std::uint64_t t = 0; t < n; ++t) att[t] /= sum;
-    float* o = out.data() + h * d_;
-    std::fill(o, o + d_, 0.0f);
-    for (std::uint64_t t = 0; t < n; ++t) {
-      const float* vt = Vc.data() + t * kvw + koff;
+    float* o = out + std::size_t{h} * d;
+    std::fill(o, o + d, 0.0f);
+    const std::size_t voff = std::size_t{h / group} * d;
+    // o_i = ((0 + a_0 v_0i) + a_1 v_1i) + ...: four positions per pass over o, same order.
+    std::uint64_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+      const float* v0 = c.v.data() + t * kvw + voff;
+      const float *v1 = v0 + kvw, *v2 = v1 + kvw, *v3 = v2 + kvw;
+      const float a0 = att[t], a1 = att[t + 1], a2 = att[t + 2], a3 = att[t + 3];
+      for (std::uint32_t k = 0; k < d; ++k)
+        o[k] = (((o[k] + a0 * v0[k]) + a1 * v1[k]) + a2 * v2[k]) + a3 * v3[k];
+    }
+    for (; t < n; ++t) {
+      const float* vt = c.v.data() + t * kvw + voff;
       const float a = att[t];
-      for (std::uint32_t i = 0; i < d_; ++i) o[i] += a * vt[i];
+      for (std::uint32_t k = 0; k < d; ++k) o[k] += a * vt[k];
     }
   }
+}
+
+}  // namespace full_attention
+
+// ------------------------------------------------------------------- ReferenceAttention
+
+ReferenceAttention::ReferenceAttention(std::uint32_t layers, std::uint32_t q_heads,
+                                       std::uint32_t kv_heads, std::uint32_t head_dim,
+                                       RopeSpec rope)
+    : layers_(layers), hq_(q_heads), hkv_(kv_heads), d_(head_dim), rope_(rope), cache_(layers) {
+  qr_.resize(std::size_t{q_heads} * head_dim);
+}
+
+void ReferenceAttention::reset() {
+  for (auto& c : cache_) c = full_attention::LayerCache{};
+  last_len_ = 0;
+}
+
+void ReferenceAttention::append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
+                                std::span<const float> v) {
+  auto& c = cache_.at(layer);
+  if (c.len != pos)
+    throw Error(ErrorKind::internal, "reference attention", "pos",
+                "positions must be appended in order, got " + std::to_string(pos));
+  full_attention::append(c, rope_, k, v, hkv_, d_);
+}
+
+void ReferenceAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
+                                std::span<const float> k, std::span<const float> v,
+                                std::span<float> out) {
+  append(layer, pos, k, v);
+  std::copy(q.begin(), q.end(), qr_.begin());
+  for (std::uint32_t h = 0; h < hq_; ++h)
+    apply_rope(rope_, std::span<float>(qr_.data() + std::size_t{h} * d_, d_), pos);
+  const std::uint64_t n = pos + 1;
+  att_.resize(std::size_t{hq_} * n);
+  last_len_ = n;
+  full_attention::attend(cache_[layer], qr_.data(), hq_, hkv_, d_, att_.data(), out.data());
 }
 
 std::span<const float> ReferenceAttention::last_probs(std::uint32_t h) const {

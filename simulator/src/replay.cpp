@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <thread>
+#include <utility>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
@@ -109,7 +112,8 @@ KernelAttention::KernelAttention(const ReplayConfig& cfg, std::uint32_t layers,
   shadow_k_.resize(layers);
   shadow_v_.resize(layers);
   obs_q_.resize(layers);
-  qr_.resize(std::size_t{q_heads} * head_dim);
+  scratch_.resize(layers);
+  for (auto& s : scratch_) s.qr.resize(std::size_t{q_heads} * head_dim);
 }
 
 Error kernel_error(const kn::Status& s, const std::string& source, const std::string& field,
@@ -134,8 +138,12 @@ void KernelAttention::check(const kn::Status& s, const char* what) const {
 
 std::uint64_t KernelAttention::bytes_held() const {
   std::uint64_t b = 0;
-  for (std::uint32_t l = 0; l < layers_; ++l) b += pools_[l].bytes_held(seqs_[l]);
+  for (std::uint32_t l = 0; l < layers_; ++l) b += bytes_held(l);
   return b;
+}
+
+std::uint64_t KernelAttention::bytes_held(std::uint32_t layer) const {
+  return pools_[layer].bytes_held(seqs_[layer]);
 }
 
 std::uint32_t KernelAttention::retained(std::uint32_t layer) const {
@@ -150,7 +158,8 @@ std::span<const std::int32_t> KernelAttention::positions(std::uint32_t layer,
 void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
                              std::span<const float> k, std::span<const float> v,
                              std::span<float> out) {
-  std::vector<float>& kr = flat_;
+  Scratch& scr = scratch_[layer];
+  std::vector<float>& kr = scr.flat;
   kr.assign(k.begin(), k.end());
   for (std::uint32_t h = 0; h < hkv_; ++h) apply_rope(rope_, {kr.data() + h * d_, d_}, pos);
   const RetentionPolicy& P = cfg_.policy;
@@ -201,16 +210,16 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
   }
 
   n = pools_[layer].num_tokens(seqs_[layer], 0);
-  std::copy(q.begin(), q.end(), qr_.begin());
+  std::copy(q.begin(), q.end(), scr.qr.begin());
   const std::uint64_t qpos = P.positions == PositionMode::cache ? n - 1 : pos;
-  for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, {qr_.data() + h * d_, d_}, qpos);
+  for (std::uint32_t h = 0; h < hq_; ++h) apply_rope(rope_, {scr.qr.data() + h * d_, d_}, qpos);
   const bool want_probs = P.kind == PolicyKind::h2o;
-  if (want_probs) probs_.resize(std::size_t{hq_} * n);
+  if (want_probs) scr.probs.resize(std::size_t{hq_} * n);
   check(kn::decode_attention({.kv = pools_[layer].view(seqs_[layer], 0),
                               .num_q_heads = hq_,
-                              .q = qr_.data(),
+                              .q = scr.qr.data(),
                               .out = out.data(),
-                              .probs = want_probs ? probs_.data() : nullptr,
+                              .probs = want_probs ? scr.probs.data() : nullptr,
                               .rope = krope_,
                               .positions = P.positions},
                              backend_),
@@ -223,7 +232,7 @@ void KernelAttention::attend(std::uint32_t layer, std::uint64_t pos, std::span<c
     check(kn::h2o_accumulate({.num_q_heads = hq_,
                               .num_kv_heads = hkv_,
                               .num_tokens = n,
-                              .probs = probs_.data(),
+                              .probs = scr.probs.data(),
                               .scores = flat.data(),
                               .gqa = P.gqa},
                              backend_),
@@ -332,109 +341,40 @@ FullCacheReference::FullCacheReference(std::uint32_t layers, std::uint32_t q_hea
       d_(head_dim),
       rope_(rope),
       cap_(capacity),
-      kt_(layers),
-      v_(layers),
-      len_(layers, 0) {
-  const std::uint64_t per_layer =
-      mul(mul(kv_heads, head_dim, "reference keys"), capacity, "reference keys");  // floats
-  for (auto& k : kt_) k.assign(per_layer, 0.0f);
-  for (auto& v : v_) v.reserve(per_layer);
-  qr_.resize(std::size_t{q_heads} * head_dim);
-  row_.resize(std::size_t{kv_heads} * head_dim);
-  att_.reserve(std::size_t{q_heads} * capacity);
+      cache_(layers),
+      scratch_(layers) {
+  for (auto& c : cache_) full_attention::reserve(c, kv_heads, head_dim, capacity);
+  for (auto& s : scratch_) {
+    s.qr.resize(std::size_t{q_heads} * head_dim);
+    s.att.reserve(mul(q_heads, capacity, "reference probabilities"));
+  }
 }
 
 void FullCacheReference::append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
                                 std::span<const float> v) {
-  if (layer >= layers_ || pos != len_[layer] || pos >= cap_)
+  if (layer >= layers_ || pos != cache_[layer].len || pos >= cap_)
     throw Error(ErrorKind::internal, "reference attention", "pos",
                 "positions must be appended in order below " + std::to_string(cap_) + ", got " +
                     std::to_string(pos));
-  std::copy(k.begin(), k.end(), row_.begin());
-  for (std::uint32_t h = 0; h < hkv_; ++h) {
-    apply_rope(rope_, std::span<float>(row_.data() + h * d_, d_), pos);
-    float* kt = kt_[layer].data() + std::size_t{h} * d_ * cap_;
-    for (std::uint32_t i = 0; i < d_; ++i) kt[i * cap_ + pos] = row_[std::size_t{h} * d_ + i];
-  }
-  v_[layer].insert(v_[layer].end(), v.begin(), v.end());
-  ++len_[layer];
+  full_attention::append(cache_[layer], rope_, k, v, hkv_, d_);
 }
 
 void FullCacheReference::attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
                                 std::span<const float> k, std::span<const float> v,
                                 std::span<float> out) {
   append(layer, pos, k, v);
-  std::copy(q.begin(), q.end(), qr_.begin());
+  Scratch& s = scratch_[layer];
+  std::copy(q.begin(), q.end(), s.qr.begin());
   for (std::uint32_t h = 0; h < hq_; ++h)
-    apply_rope(rope_, std::span<float>(qr_.data() + h * d_, d_), pos);
-  const std::uint64_t n = pos + 1;
-  const std::size_t kvw = std::size_t{hkv_} * d_;
-  att_.assign(std::size_t{hq_} * n, 0.0f);
-  last_len_ = n;
-  const std::uint32_t group = hq_ / hkv_;
-  const float scale = sqrtf(static_cast<float>(d_));
-  for (std::uint32_t h = 0; h < hq_; ++h) {
-    const float* qh = qr_.data() + h * d_;
-    const float* kt = kt_[layer].data() + std::size_t{h / group} * d_ * cap_;
-    float* att = att_.data() + h * n;
-    // score_t = ((0 + q_0 k_0t) + q_1 k_1t) + ...: channel by channel, every position at once,
-    // four channels per pass over the scores (the same additions in the same order).
-    std::uint32_t i = 0;
-    for (; i + 4 <= d_; i += 4) {
-      const float q0 = qh[i], q1 = qh[i + 1], q2 = qh[i + 2], q3 = qh[i + 3];
-      const float* r0 = kt + i * cap_;
-      const float* r1 = r0 + cap_;
-      const float* r2 = r1 + cap_;
-      const float* r3 = r2 + cap_;
-      for (std::uint64_t t = 0; t < n; ++t)
-        att[t] = (((att[t] + q0 * r0[t]) + q1 * r1[t]) + q2 * r2[t]) + q3 * r3[t];
-    }
-    for (; i < d_; ++i) {
-      const float qi = qh[i];
-      const float* row = kt + i * cap_;
-      for (std::uint64_t t = 0; t < n; ++t) att[t] += qi * row[t];
-    }
-    for (std::uint64_t t = 0; t < n; ++t) att[t] = att[t] / scale;
-    // The largest score through eight running maxima (one chain of compares was the
-    // reference's slowest loop). max rounds nothing: the value of the single running max, up to
-    // which of +0 / -0 comes back, which exp(att - mx) cannot tell apart; a NaN score makes the
-    // sum NaN either way.
-    float m8[8];
-    std::fill(m8, m8 + 8, att[0]);
-    std::uint64_t tm = 0;
-    for (; tm + 8 <= n; tm += 8)
-      for (int k = 0; k < 8; ++k) m8[k] = std::max(m8[k], att[tm + k]);
-    for (; tm < n; ++tm) m8[0] = std::max(m8[0], att[tm]);
-    float mx = m8[0];
-    for (int k = 1; k < 8; ++k) mx = std::max(mx, m8[k]);
-    float sum = 0.0f;
-    for (std::uint64_t t = 0; t < n; ++t) {
-      att[t] = expf(att[t] - mx);
-      sum += att[t];
-    }
-    for (std::uint64_t t = 0; t < n; ++t) att[t] /= sum;
-    float* o = out.data() + h * d_;
-    std::fill(o, o + d_, 0.0f);
-    const std::size_t voff = std::size_t{h / group} * d_;
-    // o_i = ((0 + a_0 v_0i) + a_1 v_1i) + ...: four positions per pass over o, same order.
-    std::uint64_t t = 0;
-    for (; t + 4 <= n; t += 4) {
-      const float* v0 = v_[layer].data() + t * kvw + voff;
-      const float *v1 = v0 + kvw, *v2 = v1 + kvw, *v3 = v2 + kvw;
-      const float a0 = att[t], a1 = att[t + 1], a2 = att[t + 2], a3 = att[t + 3];
-      for (std::uint32_t c = 0; c < d_; ++c)
-        o[c] = (((o[c] + a0 * v0[c]) + a1 * v1[c]) + a2 * v2[c]) + a3 * v3[c];
-    }
-    for (; t < n; ++t) {
-      const float* vt = v_[layer].data() + t * kvw + voff;
-      const float a = att[t];
-      for (std::uint32_t c = 0; c < d_; ++c) o[c] += a * vt[c];
-    }
-  }
+    apply_rope(rope_, std::span<float>(s.qr.data() + std::size_t{h} * d_, d_), pos);
+  s.last_len = pos + 1;
+  s.att.resize(std::size_t{hq_} * s.last_len);
+  full_attention::attend(cache_[layer], s.qr.data(), hq_, hkv_, d_, s.att.data(), out.data());
 }
 
-std::span<const float> FullCacheReference::last_probs(std::uint32_t h) const {
-  return {att_.data() + h * last_len_, static_cast<std::size_t>(last_len_)};
+std::span<const float> FullCacheReference::last_probs(std::uint32_t layer, std::uint32_t h) const {
+  const Scratch& s = scratch_[layer];
+  return {s.att.data() + h * s.last_len, static_cast<std::size_t>(s.last_len)};
 }
 
 // ------------------------------------------------------------------------------ measuring
@@ -445,9 +385,10 @@ struct FidelityAcc {
   std::vector<double> err, mass;
   std::vector<std::uint64_t> count;
   explicit FidelityAcc(std::uint32_t layers) : err(layers), mass(layers), count(layers) {}
-  template <class Reference>  // ReferenceAttention or FullCacheReference
+  // probs_of(h): the full cache's probabilities of query head h at this step.
+  template <class ProbsOf>
   void add(std::uint32_t layer, std::span<const float> out, std::span<const float> ref,
-           const Reference& R, const KernelAttention& K, std::uint32_t hq, std::uint32_t hkv) {
+           const ProbsOf& probs_of, const KernelAttention& K, std::uint32_t hq, std::uint32_t hkv) {
     double num = 0, den = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
       const double dlt = static_cast<double>(out[i]) - ref[i];
@@ -458,7 +399,7 @@ struct FidelityAcc {
     double m = 0;
     const std::uint32_t group = hq / hkv;
     for (std::uint32_t h = 0; h < hq; ++h) {
-      const auto probs = R.last_probs(h);
+      const auto probs = probs_of(h);
       for (std::int32_t p : K.positions(layer, h / group))
         if (static_cast<std::size_t>(p) < probs.size()) m += probs[static_cast<std::size_t>(p)];
     }
@@ -496,7 +437,10 @@ class MeasuredAttention final : public AttentionBackend {
               std::span<const float> k, std::span<const float> v, std::span<float> out) override {
     kern_.attend(layer, pos, q, k, v, out);
     shadow_.attend(layer, pos, q, k, v, ref_);
-    if (score) acc_.add(layer, out, ref_, shadow_, kern_, hq_, hkv_);
+    if (score)
+      acc_.add(
+          layer, out, ref_, [this](std::uint32_t h) { return shadow_.last_probs(h); }, kern_, hq_,
+          hkv_);
   }
   bool score = false;
   const FidelityAcc& acc() const { return acc_; }
@@ -550,6 +494,14 @@ std::uint64_t resolve_prefill(const ReplayOptions& opt, std::uint64_t T) {
   }
   const std::uint64_t p = opt.eval_from > 0 ? opt.eval_from : T / 2;
   return std::clamp<std::uint64_t>(p, 1, std::max<std::uint64_t>(T, 1));
+}
+
+// Worker threads for a trace replay: --threads, or the hardware's, never more than the layers;
+// one for CUDA, whose launchers share one stream.
+std::uint32_t replay_workers(const ReplayOptions& opt, std::uint32_t layers) {
+  if (opt.backend != kn::Backend::cpu) return 1;
+  const std::uint32_t hw = std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp<std::uint32_t>(opt.threads ? opt.threads : hw, 1, std::max(1u, layers));
 }
 
 using Clock = std::chrono::steady_clock;
@@ -692,31 +644,93 @@ ReplayReport replay_trace(const TraceFile& trace, const std::vector<ReplayConfig
     results.push_back(std::move(r));
     accs.emplace_back(info.layers);
   }
-  std::vector<float> q(info.q_width()), k(info.kv_width()), v(info.kv_width()),
-      ref_out(info.q_width()), out(info.q_width());
-  for (std::uint64_t t = 0; t < T; ++t) {
-    const bool score = t >= opt.eval_from && ((t - opt.eval_from) % every == 0 || t + 1 == T);
-    for (std::uint32_t l = 0; l < info.layers; ++l) {
-      trace.read(TraceTensor::q, l, t, q);
-      trace.read(TraceTensor::k, l, t, k);
-      trace.read(TraceTensor::v, l, t, v);
-      if (score) {
-        ref.attend(l, t, q, k, v, ref_out);
-      } else {
-        ref.append(l, t, k, v);
-      }
-      for (std::size_t i = 0; i < kerns.size(); ++i) {
-        const auto t0 = Clock::now();
-        kerns[i]->attend(l, t, q, k, v, out);
-        results[i].seconds += since(t0);
-        if (score) accs[i].add(l, out, ref_out, ref, *kerns[i], info.q_heads, info.kv_heads);
-      }
-    }
-    for (std::size_t i = 0; i < kerns.size(); ++i)
-      track_bytes(results[i], t, predicted_bytes(spec, configs[i], t + 1, rep.prefill),
-                  kerns[i]->bytes_held());
-    if (opt.progress) opt.progress(t + 1, T);
+  // Layers are independent here (q, k, v come from the trace), so each worker replays a share of
+  // them (layer l on worker l mod workers), a chunk of steps at a time; every sum a layer forms
+  // (FidelityAcc's per-layer sums, its caches) sees the same operations in the same order as
+  // with one worker, and the per-layer bytes of each step are summed afterwards in layer order.
+  const std::uint32_t workers = replay_workers(opt, info.layers);
+  constexpr std::uint64_t kChunk = 64;  // steps between joins
+  struct Worker {
+    std::vector<float> q, k, v, ref_out, out;
+    std::vector<double> seconds;  // per configuration
+    std::exception_ptr error;
+    std::uint64_t error_step = 0;
+    std::uint32_t error_layer = 0;
+  };
+  std::vector<Worker> ws(workers);
+  for (auto& w : ws) {
+    w.q.resize(info.q_width());
+    w.k.resize(info.kv_width());
+    w.v.resize(info.kv_width());
+    w.ref_out.resize(info.q_width());
+    w.out.resize(info.q_width());
+    w.seconds.assign(kerns.size(), 0.0);
   }
+  // bytes[((t - t0) · layers + l) · configs + i]: layer l's bytes for configuration i after step t.
+  std::vector<std::uint64_t> bytes(kChunk * info.layers * kerns.size());
+  const auto is_scored = [&](std::uint64_t t) {
+    return t >= opt.eval_from && ((t - opt.eval_from) % every == 0 || t + 1 == T);
+  };
+  const auto step = [&](Worker& w, std::uint64_t t, std::uint64_t t0, std::uint32_t l) {
+    const bool score = is_scored(t);
+    trace.read(TraceTensor::q, l, t, w.q);
+    trace.read(TraceTensor::k, l, t, w.k);
+    trace.read(TraceTensor::v, l, t, w.v);
+    if (score) {
+      ref.attend(l, t, w.q, w.k, w.v, w.ref_out);
+    } else {
+      ref.append(l, t, w.k, w.v);
+    }
+    const auto probs_of = [&ref, l](std::uint32_t h) { return ref.last_probs(l, h); };
+    for (std::size_t i = 0; i < kerns.size(); ++i) {
+      const auto c0 = Clock::now();
+      kerns[i]->attend(l, t, w.q, w.k, w.v, w.out);
+      w.seconds[i] += since(c0);
+      if (score) accs[i].add(l, w.out, w.ref_out, probs_of, *kerns[i], info.q_heads, info.kv_heads);
+      bytes[((t - t0) * info.layers + l) * kerns.size() + i] = kerns[i]->bytes_held(l);
+    }
+  };
+  for (std::uint64_t t0 = 0; t0 < T; t0 += kChunk) {
+    const std::uint64_t t1 = std::min(T, t0 + kChunk);
+    const auto run = [&](std::uint32_t wi) {
+      Worker& w = ws[wi];
+      try {
+        for (std::uint64_t t = t0; t < t1; ++t)
+          for (std::uint32_t l = wi; l < info.layers; l += workers) {
+            w.error_step = t;
+            w.error_layer = l;
+            step(w, t, t0, l);
+          }
+      } catch (...) {
+        w.error = std::current_exception();
+      }
+    };
+    if (workers == 1) {
+      run(0);
+    } else {
+      std::vector<std::jthread> threads;
+      for (std::uint32_t wi = 1; wi < workers; ++wi) threads.emplace_back(run, wi);
+      run(0);
+    }  // joined here
+    // The error one worker would have met first: the earliest step, then the lowest layer.
+    const Worker* failed = nullptr;
+    for (const auto& w : ws)
+      if (w.error && (!failed || std::pair(w.error_step, w.error_layer) <
+                                     std::pair(failed->error_step, failed->error_layer)))
+        failed = &w;
+    if (failed) std::rethrow_exception(failed->error);
+    for (std::uint64_t t = t0; t < t1; ++t) {
+      for (std::size_t i = 0; i < kerns.size(); ++i) {
+        std::uint64_t held = 0;
+        for (std::uint32_t l = 0; l < info.layers; ++l)
+          held += bytes[((t - t0) * info.layers + l) * kerns.size() + i];
+        track_bytes(results[i], t, predicted_bytes(spec, configs[i], t + 1, rep.prefill), held);
+      }
+      if (opt.progress) opt.progress(t + 1, T);
+    }
+  }
+  for (const auto& w : ws)
+    for (std::size_t i = 0; i < kerns.size(); ++i) results[i].seconds += w.seconds[i];
   for (std::size_t i = 0; i < kerns.size(); ++i) {
     ConfigResult& r = results[i];
     r.steps = T;
@@ -758,6 +772,7 @@ ReplayReport run_replay(const ReplayRequest& r) {
   opt.prefill = r.prefill;
   opt.max_tokens = r.max_tokens;
   opt.backend = r.backend;
+  opt.threads = r.threads;
   opt.progress = r.progress;
   if (!r.trace.empty()) {
     const auto trace = TraceFile::open(r.trace);

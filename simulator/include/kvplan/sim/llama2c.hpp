@@ -118,8 +118,50 @@ class AttentionBackend {
                       std::span<const float> k, std::span<const float> v, std::span<float> out) = 0;
 };
 
-// llama2.c's attention, exactly: RoPE on q and k, a float32 cache [L][seq_len][kv_dim], scores
-// scaled by 1/sqrtf(hs), softmax with max subtraction, weighted sum of values.
+// llama2.c's float32 attention over a full cache: the one implementation ReferenceAttention (the
+// model's own cache) and FullCacheReference (replay.hpp: what a trace replay measures fidelity
+// against) share.
+//
+// The arithmetic is run.c's (karpathy/llama2.c, run.c `forward`, the multihead attention loop):
+// per query head, score_t = (Σ_i q_i k_ti, summed in i order from 0) / sqrtf(d); softmax with the
+// maximum subtracted, expf, the sum in t order, each divided by the sum; o_i = Σ_t a_t v_ti in t
+// order from 0. Keys are stored transposed per KV head ([kv head][d][cap]) so the scores of all
+// positions form channel by channel, vectorized across positions: the same operations per
+// position in the same order, so the results are those of the plain per-position loops bit for bit
+// (tests/simulator/test_replay_reference.cpp compares with such loops written in the test).
+//
+//   full_attention::LayerCache c;                              // one layer, 2 KV heads, d 64
+//   full_attention::append(c, rope, k, v, 2, 64);              // position 0
+//   full_attention::attend(c, qr, /*hq=*/8, 2, 64, att, out);  // att [8][1], out [8][64]
+namespace full_attention {
+
+// One layer's cache. Positions are appended in order from 0.
+struct LayerCache {
+  std::vector<float> kt;   // [kv head][d][cap], RoPE applied
+  std::vector<float> v;    // [len][kv head · d]
+  std::vector<float> row;  // scratch: one token's keys [kv head · d] while rotating
+  std::uint64_t cap = 0;   // positions kt has room for
+  std::uint64_t len = 0;   // positions appended
+};
+
+// Makes room for `cap` positions (>= len), moving the keys already stored.
+void reserve(LayerCache& c, std::uint32_t kv_heads, std::uint32_t head_dim, std::uint64_t cap);
+
+// Appends position c.len: k [kv head · d] before RoPE (rotated here at that position), v as is.
+// Grows the cache (doubling) when full.
+void append(LayerCache& c, const RopeSpec& rope, std::span<const float> k, std::span<const float> v,
+            std::uint32_t kv_heads, std::uint32_t head_dim);
+
+// Attention of the rotated queries qr [q head · d] over positions [0, c.len): probabilities to
+// att [q head][c.len], outputs to out [q head · d].
+void attend(const LayerCache& c, const float* qr, std::uint32_t q_heads, std::uint32_t kv_heads,
+            std::uint32_t head_dim, float* att, float* out);
+
+}  // namespace full_attention
+
+// llama2.c's attention, exactly: RoPE on q and k, a float32 cache per layer (full_attention's,
+// growing as positions are appended), scores scaled by 1/sqrtf(hs), softmax with max subtraction,
+// weighted sum of values.
 class ReferenceAttention final : public AttentionBackend {
  public:
   ReferenceAttention(std::uint32_t layers, std::uint32_t q_heads, std::uint32_t kv_heads,
@@ -139,7 +181,7 @@ class ReferenceAttention final : public AttentionBackend {
  private:
   std::uint32_t layers_, hq_, hkv_, d_;
   RopeSpec rope_;
-  std::vector<std::vector<float>> k_, v_;  // per layer, [pos][Hkv·d]
+  std::vector<full_attention::LayerCache> cache_;  // per layer
   std::vector<float> qr_, att_;
   std::uint64_t last_len_ = 0;
 };

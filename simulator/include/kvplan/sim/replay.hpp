@@ -73,6 +73,7 @@ class KernelAttention final : public AttentionBackend {
   void attend(std::uint32_t layer, std::uint64_t pos, std::span<const float> q,
               std::span<const float> k, std::span<const float> v, std::span<float> out) override;
   std::uint64_t bytes_held() const;  // every layer, bytes in blocks the pools hold
+  std::uint64_t bytes_held(std::uint32_t layer) const;  // one layer's, bytes
   std::uint32_t retained(std::uint32_t layer) const;
   // Original positions of the tokens layer `layer`, KV head `h` retains.
   std::span<const std::int32_t> positions(std::uint32_t layer, std::uint32_t h) const;
@@ -95,14 +96,18 @@ class KernelAttention final : public AttentionBackend {
   std::vector<std::vector<std::vector<float>>> scores_;  // h2o: [layer][kv head][slot]
   // snapkv: the prompt in float32 (post-RoPE) and the last `window` rotated queries, per layer
   std::vector<std::vector<float>> shadow_k_, shadow_v_, obs_q_;
-  std::vector<float> qr_, probs_, flat_;
+  // Scratch of one layer's attend(): per layer, so layers can be attended on their own threads.
+  struct Scratch {
+    std::vector<float> qr, probs, flat;
+  };
+  std::vector<Scratch> scratch_;
 };
 
 // The full float32 cache a trace replay measures fidelity against: ReferenceAttention's arithmetic
 // (llama2.c's attention: sequential float dot products, scaled by 1/sqrt(d), expf softmax, the
-// weighted V sum in order), bit for bit, with each KV head's keys stored transposed
-// ([d][capacity]) so the scores of all positions form in one pass over the channels, vectorized
-// across positions: the same operations per position in the same order.
+// weighted V sum in order) through the same full_attention functions, with room for `capacity`
+// positions reserved up front and every per-call buffer held per layer, so different layers may
+// be appended and attended on different threads at once.
 //
 //   FullCacheReference ref(2, 8, 2, 64, rope, /*capacity=*/4096);
 //   ref.attend(layer, t, q, k, v, out);   // out == ReferenceAttention's, byte for byte
@@ -116,18 +121,21 @@ class FullCacheReference {
   // Appends k, v at `pos` without computing attention (steps a replay does not score).
   void append(std::uint32_t layer, std::uint64_t pos, std::span<const float> k,
               std::span<const float> v);
-  // Softmax probabilities of the last attend() for query head h, positions [0, pos].
-  std::span<const float> last_probs(std::uint32_t h) const;
+  // Softmax probabilities of layer `layer`'s last attend() for query head h, positions [0, pos].
+  std::span<const float> last_probs(std::uint32_t layer, std::uint32_t h) const;
 
  private:
   std::uint32_t layers_, hq_, hkv_, d_;
   RopeSpec rope_;
   std::uint64_t cap_;
-  std::vector<std::vector<float>> kt_;  // per layer: [kv head][d][capacity], RoPE applied
-  std::vector<std::vector<float>> v_;   // per layer: [pos][kv head · d]
-  std::vector<std::uint64_t> len_;      // positions appended, per layer
-  std::vector<float> qr_, row_, att_;
-  std::uint64_t last_len_ = 0;
+  std::vector<full_attention::LayerCache> cache_;  // per layer, room for `capacity` positions
+  // Per layer (layers may be attended on their own threads): rotated q, probabilities
+  // [q head][last_len] of the last attend() and its length.
+  struct Scratch {
+    std::vector<float> qr, att;
+    std::uint64_t last_len = 0;
+  };
+  std::vector<Scratch> scratch_;
 };
 
 struct ConfigResult {
@@ -168,7 +176,11 @@ struct ReplayOptions {
   std::uint64_t max_tokens = 0;            // 0 = all
   std::uint64_t fidelity_every = 1;        // trace replay: score fidelity every k-th step (>= 1)
   kernels::Backend backend = kernels::Backend::cpu;
-  // Called after each step with (steps done, total steps).
+  // Trace replay: worker threads, each replaying a share of the layers (0 = the hardware's; never
+  // more than the layers; 1 for CUDA). Results are the same bytes for any count.
+  std::uint32_t threads = 0;
+  // Called with (steps done, total steps) after each step (a trace replay: after each chunk of
+  // steps, for every step of it, in order, from the calling thread).
   std::function<void(std::uint64_t, std::uint64_t)> progress{};
 };
 
@@ -209,6 +221,7 @@ struct ReplayRequest {
   std::uint64_t max_tokens = 0;          // 0 = all
   std::uint64_t fidelity_every = 0;      // traces: 0 = auto_fidelity_every(T)
   kernels::Backend backend = kernels::Backend::cpu;
+  std::uint32_t threads = 0;  // traces: worker threads, 0 = the hardware's (ReplayOptions)
   std::function<void(std::uint64_t, std::uint64_t)> progress;  // (steps done, total steps)
 };
 
