@@ -197,6 +197,9 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
       }
       if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
     }
+    if (auto v = as<std::uint32_t>(number_after(line, "Setting attention block size to")))
+      g.attention_block_size = *v;
+    if (auto v = number_after(line, "Padding mamba page size by")) g.mamba_padding_percent = *v;
     if (line.find("Mamba Cache is allocated") != std::string::npos) {
       g.mamba_slots = as<std::uint64_t>(number_after(line, "max_mamba_cache_size:"));
       const auto c = number_after(line, "conv_state size:"),
@@ -358,6 +361,10 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
                   "the log states no max_model_len: give --max-model-len");
     in.available_kv_bytes = *log.available_kv_bytes;
     const Capacity c = plan_capacity(model, in, log.source);
+    if (log.attention_block_size)
+      compare(r, "attention block size (tokens)", static_cast<double>(*log.attention_block_size),
+              static_cast<double>(c.block_size), 0, 0,
+              "vLLM's page-size unification: the attention page at least the Mamba page");
     if (o.gpu_memory_bytes) {
       const std::uint32_t ppm =
           o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
@@ -436,6 +443,8 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   const std::string only = "logged only: kvplan keeps it in its one reserve";
   compare(r, "activation peak (GiB)", gib(log.activation_bytes), std::nullopt, 0, 0, only);
   compare(r, "non-torch memory (GiB)", gib(log.non_torch_bytes), std::nullopt, 0, 0, only);
+  compare(r, "Mamba page padding (%)", log.mamba_padding_percent, std::nullopt, 0, 0,
+          "logged only: kvplan pads the page but does not print the share");
   compare(r, "CUDA graph memory (GiB)", gib(log.cuda_graph_bytes), std::nullopt, 0, 0,
           log.engine == Engine::sglang ? "logged only: SGLang keeps it outside its pool" : only);
   std::optional<std::uint64_t> reserve;

@@ -226,6 +226,19 @@ TEST(EngineLog, ReadsSglangMambaAndMlaPools) {
       "[TP0] KV Cache is allocated. #tokens: 2618868, K size: 19.98 GB, V size: 19.98 GB\n",
       "s.log");
   EXPECT_EQ(g.mamba_slots.value_or(0), 48u);
+  // vLLM's page-size unification lines, in its own format strings (vllm/model_executor/models/
+  // config.py HybridAttentionMambaModelConfig: "Setting attention block size to %d tokens to
+  // ensure that attention page size is >= mamba page size.", "Padding mamba page size by %.2f%%
+  // to ensure that mamba page size and attention page size are exactly equal.").
+  const auto h = parse_engine_log(
+      "INFO [config.py:281] Setting attention block size to 784 tokens to ensure that attention "
+      "page size is >= mamba page size.\n"
+      "INFO [config.py:312] Padding mamba page size by 0.13% to ensure that mamba page size and "
+      "attention page size are exactly equal.\n"
+      "INFO [gpu_worker.py:298] Available KV cache memory: 8.60 GiB\n",
+      "h.log");
+  EXPECT_EQ(h.attention_block_size.value_or(0), 784u);
+  EXPECT_DOUBLE_EQ(h.mamba_padding_percent.value_or(0), 0.13);
   EXPECT_EQ(g.mamba_pool_bytes.value_or(0), gib(0.09) + gib(6.46));
   const auto k = load_engine_log(kLogs + "sglang-v058post1-rocm-kimi-k25-8xmi355x-tp8.log");
   EXPECT_EQ(k.kv_pool_bytes.value_or(0), gib(160.63));

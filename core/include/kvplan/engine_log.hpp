@@ -66,6 +66,10 @@ struct EngineLog {
   std::optional<std::uint64_t> activation_bytes;  // torch peak increase / activation peak
   std::optional<std::uint64_t> non_torch_bytes;   // non-torch (forward increase) memory
   std::optional<std::uint64_t> cuda_graph_bytes;  // taken by graph capture (or estimated)
+  // vLLM hybrids: "Setting attention block size to N tokens to ensure that attention page size
+  // is >= mamba page size." (page-size unification) and "Padding mamba page size by X%".
+  std::optional<std::uint32_t> attention_block_size;
+  std::optional<double> mamba_padding_percent;
   std::optional<std::uint64_t> mamba_slots;       // SGLang max_mamba_cache_size
   std::optional<std::uint64_t> mamba_pool_bytes;  // SGLang conv_state + ssm_state sizes
   std::uint64_t mamba_rounding_bytes = 0;
