@@ -119,8 +119,12 @@ bool valid_tp(const ModelSpec& model, std::uint32_t tp) {
     }
   }
   if (model.is_mla()) return true;
-  const std::uint32_t h = model.num_kv_heads;
-  return h == 0 ? false : (tp <= h ? h % tp == 0 : tp % h == 0);
+  auto fits = [&](std::uint32_t h) {
+    return h == 0 ? false : (tp <= h ? h % tp == 0 : tp % h == 0);
+  };
+  for (const auto& l : model.layers)
+    if (l.kv_heads && l.kind != AttentionKind::none && !fits(l.kv_heads)) return false;
+  return fits(model.num_kv_heads);
 }
 
 bool engine_supports(Engine, const KvFormat& f, const RetentionPolicy& p) {

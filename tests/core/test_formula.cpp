@@ -134,6 +134,31 @@ TEST(Formula, TensorParallelShardsAndReplicates) {
   EXPECT_THROW(cost(m, 1, "fp16", "full", 1, 1, 6), Error);
 }
 
+// A layer with its own geometry (LayerSpec::kv_heads / head dims): 2 layers of 4 KV heads × 64
+// and one draft-like layer of 8 heads × 128, fp16, 1000 tokens:
+//   model layers: 4 · (64 + 64) · 2 = 1024 B a token each; own layer: 8 · 256 · 2 = 4096 B
+//   bytes_per_token = 2 · 1024 + 4096 = 6144; bytes_per_request = 1000 · 6144
+// Under TP 2 the own layer shards its own heads: 4 · 256 · 2 = 2048 B; TP 16 replicates the
+// model's 4 heads (1 a rank) and the layer's 8 (1 a rank): 2 · 256 + 512 = 1024 B. TP 3 divides
+// neither; TP 8 divides the layer's 8 heads and is a multiple of the model's 4.
+TEST(Formula, LayersOfTheirOwnGeometry) {
+  auto m = plain(3, 8, 4, 64);
+  m.layers[2] = {.kind = AttentionKind::full, .kv_heads = 8, .head_dim_k = 128, .head_dim_v = 128};
+  const auto c = cost(m, 1000);
+  EXPECT_EQ(c.bytes_per_token, 2u * 1024 + 4096);
+  EXPECT_EQ(c.bytes_per_request, 1000u * 6144);
+  ASSERT_EQ(c.groups.size(), 2u);
+  EXPECT_EQ(c.groups[1].kv_heads, 8u);
+  EXPECT_EQ(c.groups[1].k_width, 128u);
+  EXPECT_EQ(cost(m, 1, "fp16", "full", 1, 1, 2).bytes_per_token, 2u * 512 + 2048);
+  EXPECT_EQ(cost(m, 1, "fp16", "full", 1, 1, 16).bytes_per_token, 2u * 256 + 512);
+  EXPECT_EQ(cost(m, 1, "fp16", "full", 1, 1, 8).bytes_per_token, 2u * 256 + 512);
+  EXPECT_THROW(cost(m, 1, "fp16", "full", 1, 1, 3), Error);
+  // A layer with 6 heads: TP 4 divides the model's 4 but neither divides nor is a multiple of 6.
+  m.layers[2].kv_heads = 6;
+  EXPECT_THROW(cost(m, 1, "fp16", "full", 1, 1, 4), Error);
+}
+
 TEST(Formula, PoliciesBoundRetention) {
   const auto m = plain(1, 1, 1, 64);
   // streaming sink 4 + window 60 keeps 64 of 1000: 64 · 128 · 2

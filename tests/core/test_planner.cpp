@@ -3,6 +3,7 @@
 
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/kv_pool.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan {
@@ -475,6 +476,42 @@ TEST(PlannerMemory, ExpertParallelShardsOnlyTheExperts) {
   EXPECT_EQ(memory_budget(m, in).weight_bytes, (rest + 1) / 2 + (experts + 7) / 8);
   in.expert_parallel = false;
   EXPECT_EQ(memory_budget(m, in).weight_bytes, (m.weight_bytes() + 1) / 2);
+}
+
+// A layer with its own KV heads (an EAGLE-style draft of 8 heads beside 4-head layers): TP must
+// fit both head counts; SGLang, TensorRT-LLM and vLLM 0.9's rules refuse the model (kvplan sizes
+// their pools from one geometry). vLLM's current rules, pages 16 · 4 · 128 · 2 = 16384 and
+// 16 · 8 · 128 · 2 = 32768:
+//   3 full layers (4, 4, 8 heads) are one UniformTypeKVCacheSpecs group whose block costs
+//   16384 + 16384 + 32768 = 65536: 983040 // 65536 = 15 blocks, cdiv(64, 16) = 4 a request;
+//   full (4) + sliding W 32 (4) + full (8): three types of one layer, groups of 1; 16384 divides
+//   32768, so both 4-head layers take blocks of 32 tokens, page 32768: 983040 // 32768 = 30
+//   blocks; at 64 tokens full-4 cdiv(64, 32) = 2, sliding cdiv(min(31 + 8192, 64), 32) + 1 = 3,
+//   full-8 cdiv(64, 16) = 4 → 9. The serving simulator models one block size and refuses it.
+TEST(PlannerVllm, LayersOfTheirOwnGeometry) {
+  auto m = plain(3, 8, 4, 64);
+  m.layers[2].kv_heads = 6;
+  EXPECT_FALSE(valid_tp(m, 4));  // 4 divides 4 but not 6
+  EXPECT_TRUE(valid_tp(m, 2));
+  m.layers[2].kv_heads = 8;
+  EXPECT_TRUE(valid_tp(m, 8));
+  const auto u = plan_capacity(m, measured(983040, 64));
+  EXPECT_EQ(u.page_bytes, 65536u);
+  EXPECT_EQ(u.num_gpu_blocks, 15u);
+  EXPECT_EQ(u.blocks_per_request, 4u);
+  EXPECT_EQ(make_kv_pool(m, measured(983040, 64)).usable_blocks, 14u);
+  for (const char* engine : {"sglang", "trtllm", "vllm@0.9"}) {
+    SCOPED_TRACE(engine);
+    auto in = measured(GiB, 64);
+    in.engine = parse_engine(engine, "test", "engine", in.vllm_rules);
+    EXPECT_THROW(plan_capacity(m, in), Error);
+  }
+  m.layers[1] = {.kind = AttentionKind::sliding, .window = 32};
+  const auto h = plan_capacity(m, measured(983040, 64));
+  EXPECT_EQ(h.page_bytes, 32768u);
+  EXPECT_EQ(h.num_gpu_blocks, 30u);
+  EXPECT_EQ(h.blocks_per_request, 2u + 3 + 4);
+  EXPECT_THROW(make_kv_pool(m, measured(983040, 64)), Error);
 }
 
 }  // namespace
