@@ -108,8 +108,15 @@ void read_memory_profile(const std::string& line, EngineLog& g, bool& any) {
   if (auto v = figure_after(line, {"Total non KV cache memory"})) g.non_kv_bytes = gib_bytes(*v);
   if (auto v =
           figure_after(line, {"torch peak memory increase", "PyTorch activation peak memory takes",
-                              "PyTorch activation peak memory"}))
+                              "PyTorch activation peak memory",
+                              // TensorRT-LLM's PyTorch backend (py_executor_creator / _util.py)
+                              "Memory dynamically allocated during inference (inside torch) in "
+                              "memory usage profiling:"}))
     g.activation_bytes = gib_bytes(*v);
+  // TensorRT-LLM counts NCCL and CUDA graphs together as memory outside torch.
+  if (auto v = figure_after(line, {"Memory used outside torch (e.g., NCCL and CUDA graphs) in "
+                                   "memory usage profiling:"}))
+    g.non_torch_bytes = gib_bytes(*v);
   if (auto v = figure_after(line, {"non-torch forward increase memory", "non_torch_memory takes",
                                    "non_torch_memory"}))
     g.non_torch_bytes = gib_bytes(*v);

@@ -179,6 +179,12 @@ TEST(EngineLog, ReadsEveryProfileSpelling) {
   const auto d = load_engine_log(kLogs + "sglang-v043post4-qwq32b-4xl4-tp4.log");
   EXPECT_EQ(d.cuda_graph_bytes.value_or(0), gib(0.93));
   EXPECT_EQ(d.weights_bytes.value_or(0), gib(15.54));
+  // TensorRT-LLM's PyTorch backend (trtllm-110rc3-gpt-oss-120b-dgx-spark.log): "Memory dynamically
+  // allocated during inference (inside torch) in memory usage profiling: 0.85 GiB", "Memory used
+  // outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling: 49.28 GiB".
+  const auto t = load_engine_log(kLogs + "trtllm-110rc3-gpt-oss-120b-dgx-spark.log");
+  EXPECT_EQ(t.activation_bytes.value_or(0), gib(0.85));
+  EXPECT_EQ(t.non_torch_bytes.value_or(0), gib(49.28));
 }
 
 // TensorRT-LLM's older executor (trtllm-legacy-mistral-7b-g5-12xlarge.log): "Allocate 956301312
