@@ -766,3 +766,50 @@ TEST(EngineCmdlines, MisreadingsOfTheDeployment) {
 
 }  // namespace
 }  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+// One SLO rule for every engine (issue 13 item 6): the same deployment — Llama 3.1 8B, 32,768
+// tokens, bf16, one H100 SXM (85,520,809,984 B; weights 16,060,522,496 B) — written for each
+// engine passes on its own (one request of 32,768 tokens, 4 GiB, fits) and fails alike under a
+// stated load of 64 such requests. The capacity each engine's arithmetic gives, by hand:
+//   vLLM    floor(0.9 · total) − weights − 2 GiB = 58,760,722,841 B // 65,536 B a page // 32
+//           layers = 28,019 blocks; (28,019 − 1 null block) // 2,048 a request = 13
+//   SGLang  floor(0.88 · total) − weights = 59,197,790,289 B // 131,072 B a token = 451,643
+//           tokens // 32,768 = 13
+//   TRT-LLM (total − weights − 2 GiB) · 0.9 → 14,444 blocks of 32 // 1,024 = 14
+TEST(EngineCmdlines, OneRuleForEveryEngine) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  struct Line {
+    Engine engine;
+    std::string line;
+    std::uint64_t requests;
+  };
+  const Line lines[] = {
+      {Engine::vllm, "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --max-num-seqs 64",
+       13},
+      {Engine::sglang,
+       "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 32768 "
+       "--max-running-requests 64",
+       13},
+      {Engine::trtllm,
+       "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 32768 --max_batch_size 64", 14},
+  };
+  for (const auto& [engine, line, requests] : lines) {
+    SCOPED_TRACE(line);
+    const std::string src = "--" + to_string(engine);
+    const auto a = parse_engine_command(engine, line, src);
+    const auto d = deploy_from_engine(a, gpu, 0, "", src);
+    EXPECT_EQ(d.slo.concurrency, 1u);
+    EXPECT_EQ(d.slo.context, 32768u);
+    const auto r = run_check(d);
+    EXPECT_TRUE(r.passed());
+    EXPECT_EQ(r.capacity.max_requests, requests);
+    EXPECT_FALSE(run_check(deploy_from_engine(a, gpu, 0, "", src, parse_slo_spec("concurrency=64")))
+                     .passed());
+  }
+}
+
+}  // namespace
+}  // namespace kvplan
