@@ -84,6 +84,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
                 std::to_string(in.max_num_batched_tokens) + " is less than --max-num-seqs " +
                     std::to_string(f.max_num_seqs) +
                     ": vLLM refuses max_num_batched_tokens < max_num_seqs");
+  sim::check_simulated_engine(in.engine, "--engine");  // slo_search's own check, named by flag
   sim::SloSearchInput s;
   s.slo = sim::parse_latency_slo(f.slo, "--slo");
   s.base.plan = in;

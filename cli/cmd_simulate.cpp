@@ -89,8 +89,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   PlanInput& in = cfg.plan;
   in.engine = parse_engine(engine, "--engine", "engine", in.vllm_rules);
   cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
-  if (in.engine == Engine::trtllm)
-    throw Error("--engine", "engine", "the serving simulator models vllm and sglang, not trtllm");
+  sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
   in.format = parse_kv_format(kv);
   in.policy = parse_policy(policy);
   in.context = vm.count("max-model-len") ? context : m.max_context;

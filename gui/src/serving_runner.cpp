@@ -14,10 +14,6 @@
 namespace kvplan::gui {
 
 sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
-  // As `kvplan simulate` (cli/cmd_simulate.cpp): the simulator has no TensorRT-LLM scheduler.
-  if (r.settings.engine == Engine::trtllm)
-    throw Error("Serving view", "engine",
-                "the serving simulator models vllm and sglang, not trtllm");
   sim::ServingConfig cfg;
   cfg.plan = to_plan_input(r.settings, gpu);
   cfg.plan.gpus = 0;  // the simulator runs one replica
@@ -41,31 +37,6 @@ sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
   return sim::simulate(r.model, cfg, step, w, opt);
 }
 
-namespace {
-
-// Thrown by CancellableTimer. Not a kvplan::Error: slo_search turns a line's Error into that
-// row's reason and goes on, but passes anything else up from the first line that throws.
-struct SearchCancelled {};
-
-// The search has no cancel of its own: every simulation asks its step timer for each step, so a
-// timer that throws once the flag is set stops every line.
-class CancellableTimer final : public sim::StepTimer {
- public:
-  CancellableTimer(std::unique_ptr<sim::StepTimer> inner, const std::atomic<bool>* cancel)
-      : inner_(std::move(inner)), cancel_(cancel) {}
-  double seconds(const sim::StepBatch& b) const override {
-    if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw SearchCancelled{};
-    return inner_->seconds(b);
-  }
-  double frontend_s() const override { return inner_->frontend_s(); }
-
- private:
-  std::unique_ptr<sim::StepTimer> inner_;
-  const std::atomic<bool>* cancel_;
-};
-
-}  // namespace
-
 std::vector<sim::SloRow> run_slo_search(
     const ServingRequest& r, const SloGrid& grid, const std::atomic<bool>* cancel,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress, unsigned threads) {
@@ -77,13 +48,7 @@ std::vector<sim::SloRow> run_slo_search(
   in.max_gpus = grid.max_gpus;
   in.threads = threads;
   in.progress = progress;
-  in.timer = [cancel](const ModelSpec& m, const GpuSpec& g, std::uint32_t tp, Engine e) {
-    sim::StepModelInput step_in;
-    step_in.engine = e;
-    step_in.tp = tp;
-    return std::make_unique<CancellableTimer>(std::make_unique<sim::StepModel>(m, g, step_in),
-                                              cancel);
-  };
+  in.cancel = cancel;  // the step timer is the library's default, StepModel(m, g, {engine, tp})
   std::vector<KvFormat> formats;
   for (const auto& f : grid.formats) formats.push_back(parse_kv_format(f));
   std::vector<RetentionPolicy> policies{RetentionPolicy{}};
@@ -91,11 +56,7 @@ std::vector<sim::SloRow> run_slo_search(
   in.lines = sim::slo_lines(r.model, grid.all_gpus ? list_gpu_presets() : std::vector{own},
                             grid.tps, formats, policies);
   const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
-  try {
-    return sim::slo_search(r.model, w, in);
-  } catch (const SearchCancelled&) {
-    throw Error("SLO search", "search", "cancelled");
-  }
+  return sim::slo_search(r.model, w, in);
 }
 
 ServingRunner::ServingRunner(QObject* parent) : QObject(parent) {

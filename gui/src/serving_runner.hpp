@@ -54,8 +54,8 @@ struct ServingRequest {
 };
 
 // The simulator's configuration for one replica of the request's deployment: to_plan_input of the
-// settings with gpus = 0 (one replica) and the scheduler limits. Throws kvplan::Error on bad input
-// (engine trtllm included, which the simulator does not model).
+// settings with gpus = 0 (one replica) and the scheduler limits. Throws kvplan::Error on bad input;
+// an engine the simulator does not model (trtllm) is refused by sim::simulate / sim::slo_search.
 sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu);
 
 // Draws the workload and simulates it synchronously on the calling thread (opt.slo is replaced

@@ -694,11 +694,19 @@ bool default_async_scheduling(const PlanInput& plan) {
   return plan.engine == Engine::vllm && plan.vllm_rules == VllmRules::current;
 }
 
+void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {
+  // The scheduler below follows vLLM's and SGLang's; TensorRT-LLM's (its capacity scheduler and
+  // KV cache manager) is not modelled.
+  if (engine == Engine::trtllm)
+    throw Error(source, field, "the serving simulator models vllm and sglang, not trtllm");
+}
+
 SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                    const Workload& workload, const SimOptions& opt) {
   PlanInput plan = cfg.plan;
   plan.max_num_batched_tokens = cfg.max_num_batched_tokens;  // vLLM's sliding-window pages
   const std::string source = workload.source.empty() ? "serving config" : workload.source;
+  check_simulated_engine(plan.engine, source);
   KvPool pool = make_kv_pool(model, plan, source);
   validate(cfg, workload, pool);
   Scheduler sched(cfg, step, workload, opt, pool);

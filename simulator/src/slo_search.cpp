@@ -46,6 +46,9 @@ Trial judge(const SimResult& r, const SloLimits& slo) {
   return t;
 }
 
+bool cancelled(const SloSearchInput& in) { return in.cancel && in.cancel->load(); }
+Error cancelled_error() { return Error("SLO search", "search", "cancelled"); }
+
 class LineSearch {
  public:
   LineSearch(const ModelSpec& model, const Workload& w, const SloSearchInput& in,
@@ -72,6 +75,7 @@ class LineSearch {
       search(row);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::internal) throw;
+      if (cancelled(in_)) throw cancelled_error();  // not this line's reason: the search stops
       row.meets = false, row.replicas = 0, row.gpus = 0;
       row.reason = e.message();
     }
@@ -157,6 +161,7 @@ class LineSearch {
     ++row.simulations;
     SimOptions opt;
     opt.slo = in_.slo;
+    opt.cancel = in_.cancel;
     return judge(simulate_replicas(model_, cfg_, *timer_, w_, replicas, opt), in_.slo);
   }
 
@@ -217,6 +222,7 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
     throw Error("--slo", "slo", "give at least one of ttft_p99_ms, tpot_p99_ms, e2e_p99_ms");
   if (in.lines.empty())
     throw Error("--slo", "gpu", "no GPU type and TP size to search (is TP valid for the model?)");
+  check_simulated_engine(in.base.plan.engine, "--slo");
   std::vector<SloRow> rows(in.lines.size());
   std::atomic<std::size_t> next{0};
   std::atomic<std::uint64_t> done{0};
@@ -225,6 +231,7 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
   const auto worker = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < in.lines.size();) {
       try {
+        if (cancelled(in)) throw cancelled_error();
         rows[i] = LineSearch(model, workload, in, in.lines[i]).run();
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);

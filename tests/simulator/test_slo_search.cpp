@@ -2,6 +2,7 @@
 // above each test), with hand-made step timers: a constant step time per GPU type.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -338,6 +339,102 @@ TEST(ReplicaShare, SessionsStayTogether) {
   EXPECT_EQ(b.requests[1].after, 0);  // request 1 is b's request 0
   EXPECT_EQ(b.requests[2].id, 2u);
   EXPECT_THROW(replica_share(w, 0, 0), Error);
+}
+
+// slo_search refuses an engine the simulator does not model before simulating anything.
+TEST(SloSearch, TrtllmIsRefusedNamingTheEngine) {
+  SloSearchInput in;
+  in.base = base(4);
+  in.base.plan.engine = Engine::trtllm;
+  in.slo.ttft_p99_ms = 10;
+  in.lines = slo_lines(llama(), {gpu("a", 80, 1)}, {1}, {parse_kv_format("bf16")}, {{}});
+  int timers_built = 0;
+  in.timer = [&](const ModelSpec&, const GpuSpec&, std::uint32_t, Engine) {
+    ++timers_built;
+    return std::make_unique<ConstantTimer>(0.01);
+  };
+  try {
+    slo_search(llama(), trace("0,10,3\n"), in);
+    ADD_FAILURE() << "trtllm accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2) << e.what();
+    EXPECT_EQ(e.field(), "engine") << e.what();
+    EXPECT_NE(std::string(e.what()).find("not trtllm"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(timers_built, 0);
+}
+
+// A step timer that counts the steps it is asked for and sets the search's cancel flag at step
+// `at`: the simulation checks the flag every 1024 steps (serving.cpp), so it stops within 1024.
+class CancellingTimer final : public StepTimer {
+ public:
+  CancellingTimer(std::atomic<bool>* flag, std::atomic<int>* steps, int at)
+      : flag_(flag), steps_(steps), at_(at) {}
+  double seconds(const StepBatch&) const override {
+    if (++*steps_ == at_) flag_->store(true);
+    return 0.01;
+  }
+
+ private:
+  std::atomic<bool>* flag_;
+  std::atomic<int>* steps_;
+  int at_;
+};
+
+// The cancel flag stops the whole search with Error "cancelled" (not one line's reason): set at
+// step 100 of the first line of 6, no further line starts and the running simulation stops
+// within the 1024 steps between its checks (the whole search takes about 210,000 steps: per
+// GPU, TP 1 tries 1, 2, 4, 8 replicas and TP 2 1, 2, 4, 10,000 steps each); set before the
+// search, nothing is simulated.
+TEST(SloSearch, CancelStopsTheSearch) {
+  // 200 requests a second apart, 50 output tokens each: 50 steps a request, 10,000 steps a run.
+  std::string rows;
+  for (int i = 0; i < 200; ++i) rows += std::to_string(i) + ",10,50\n";
+  const Workload w = trace(rows);
+  std::atomic<bool> flag{false};
+  std::atomic<int> steps{0};
+  SloSearchInput in;
+  in.base = base(4);
+  in.slo.ttft_p99_ms = 1;  // never met: without the cancel every line runs to max_gpus
+  in.max_gpus = 8;
+  in.threads = 1;
+  in.cancel = &flag;
+  in.lines = slo_lines(llama(), {gpu("a", 80, 1), gpu("b", 80, 1), gpu("c", 80, 1)}, {1, 2},
+                       {parse_kv_format("bf16")}, {{}});
+  ASSERT_EQ(in.lines.size(), 6u);
+  in.timer = [&](const ModelSpec&, const GpuSpec&, std::uint32_t, Engine) {
+    return std::make_unique<CancellingTimer>(&flag, &steps, 100);
+  };
+  std::uint64_t lines_done = 0;
+  in.progress = [&](std::uint64_t d, std::uint64_t) { lines_done = d; };
+  try {
+    slo_search(llama(), w, in);
+    ADD_FAILURE() << "the search ran to the end";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "search") << e.what();
+    EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos) << e.what();
+  }
+  EXPECT_GE(steps.load(), 100);
+  EXPECT_LE(steps.load(), 100 + 1024);
+  EXPECT_EQ(lines_done, 0u);
+
+  steps = 0;  // already set: no simulation starts
+  EXPECT_THROW(slo_search(llama(), w, in), Error);
+  EXPECT_EQ(steps.load(), 0);
+
+  // Without the flag the same search runs every line to the end (the cancel above is what
+  // stopped it): 6 rows, none meeting a 1 ms TTFT.
+  flag = false;
+  in.cancel = nullptr;
+  steps = 0;
+  in.timer = [&](const ModelSpec&, const GpuSpec&, std::uint32_t, Engine) {
+    return std::make_unique<CancellingTimer>(&flag, &steps, -1);  // counts, never sets
+  };
+  const auto all = slo_search(llama(), w, in);
+  EXPECT_EQ(steps.load(), 3 * (4 + 3) * 10'000);
+  EXPECT_EQ(all.size(), 6u);
+  EXPECT_EQ(lines_done, 6u);
+  for (const auto& r : all) EXPECT_FALSE(r.meets);
 }
 
 }  // namespace

@@ -172,7 +172,14 @@ struct SimOptions {
 // ServingConfig from an engine spec sets cfg.async_scheduling = default_async_scheduling(cfg.plan).
 bool default_async_scheduling(const PlanInput& plan);
 
-// Throws kvplan::Error on an invalid configuration (names the field) — e.g. no KV memory left.
+// The engines the simulator has a scheduler for: vLLM (V1, either rules) and SGLang. Throws
+// Error(source, field, "the serving simulator models vllm and sglang, not trtllm") otherwise.
+// simulate and slo_search call it; a front end may call it first to name its own flag.
+void check_simulated_engine(Engine engine, const std::string& source,
+                            const std::string& field = "engine");
+
+// Throws kvplan::Error on an invalid configuration (names the field) — e.g. no KV memory left,
+// or an engine the simulator does not model (check_simulated_engine, source: the workload).
 SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                    const Workload& workload, const SimOptions& opt = {});
 

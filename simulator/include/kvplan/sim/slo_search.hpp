@@ -26,6 +26,7 @@
 // order of `lines`. Then the rows that did not meet it, in line order, with the reason.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,6 +71,9 @@ struct SloSearchInput {
   StepTimerFactory timer;       // empty = StepModel
   // Called as lines finish (lines done, lines in all), from the worker threads, serialized.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  // Set: every simulation gets it (SimOptions::cancel), and once it is true the search stops,
+  // throwing Error("SLO search", "search", "cancelled"); no row is returned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SloRow {
@@ -85,8 +89,10 @@ struct SloRow {
   std::optional<std::string> vllm_command, sglang_command;  // for rows that meet the SLO
 };
 
-// Throws Error (source "--slo") when no limit is set or there are no lines; a line's own
-// failure (weights do not fit, a format the simulator cannot schedule) is its row's reason.
+// Throws Error (source "--slo") when no limit is set or there are no lines, or the engine is
+// one the simulator does not model (check_simulated_engine, field "engine"), and when cancelled;
+// a line's own failure (weights do not fit, a format the simulator cannot schedule) is its row's
+// reason.
 std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
                                const SloSearchInput& in);
 
