@@ -60,6 +60,32 @@ KvDtype state_dtype_from(const std::string& s, const std::string& source, const 
   throw Error(source, ptr, "expected fp32, fp16 or bf16, got \"" + s + "\"");
 }
 
+// "layer_overrides": [{"layer": 31, "num_kv_heads": 8, "head_dim": 128, "v_head_dim": 128}]:
+// layers whose attention geometry is their own (LayerSpec::kv_heads / head dims); v_head_dim
+// defaults to the entry's head_dim, else the model's. A layer may appear once.
+void read_layer_overrides(detail::JsonObject& o, ModelSpec& m, const std::string& source) {
+  const auto& list = o.raw("layer_overrides");
+  if (!list.is_array()) throw Error(source, "/layer_overrides", "expected an array of objects");
+  std::vector<bool> seen(m.layers.size(), false);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string ptr = "/layer_overrides/" + std::to_string(i);
+    if (!list[i].is_object()) throw Error(source, ptr, "expected an object");
+    detail::JsonObject e(list[i], source, ptr);
+    const auto layer = e.uint("layer", 0, m.layers.size() - 1);
+    if (seen[layer]) throw Error(source, e.pointer("layer"), "layer listed twice");
+    seen[layer] = true;
+    LayerSpec& l = m.layers[layer];
+    l.kv_heads = static_cast<std::uint32_t>(e.opt_uint("num_kv_heads", 1, kMaxHeads).value_or(0));
+    l.head_dim_k = static_cast<std::uint32_t>(e.opt_uint("head_dim", 1, kMaxDim).value_or(0));
+    l.head_dim_v = static_cast<std::uint32_t>(
+        e.opt_uint("v_head_dim", 1, kMaxDim).value_or(l.head_dim_k ? l.head_dim_k : 0));
+    if (l.head_dim_v && !l.head_dim_k) l.head_dim_k = m.head_dim_k;
+    e.finish();
+    if (!l.kv_heads && !l.head_dim_k)
+      throw Error(source, ptr, "names no num_kv_heads, head_dim or v_head_dim");
+  }
+}
+
 RecurrentSpec parse_recurrent(detail::JsonObject& r) {
   RecurrentSpec out;
   const auto kind = r.str("kind");
@@ -90,9 +116,18 @@ RecurrentSpec parse_recurrent(detail::JsonObject& r) {
     out.kind = MixerKind::lightning;
     out.heads = dim("heads");
     out.head_dim = dim("head_dim");
+  } else if (kind == "shapes") {
+    // One rank's state tensors as vLLM's MambaSpec states them: elements of each (0 = absent).
+    out.kind = MixerKind::shapes;
+    out.conv_elements = r.opt_uint("conv_elements", 0, std::uint64_t{1} << 40).value_or(0);
+    out.ssm_elements = r.opt_uint("ssm_elements", 0, std::uint64_t{1} << 40).value_or(0);
+    if (out.conv_elements + out.ssm_elements == 0)
+      throw Error(r.source(), r.pointer("ssm_elements"),
+                  "a state given by its shapes needs conv_elements or ssm_elements above 0");
   } else {
-    throw Error(r.source(), r.pointer("kind"),
-                "expected mamba, mamba2, gated_delta_net or lightning, got \"" + kind + "\"");
+    throw Error(
+        r.source(), r.pointer("kind"),
+        "expected mamba, mamba2, gated_delta_net, lightning or shapes, got \"" + kind + "\"");
   }
   out.conv_dtype = state_dtype_from(r.str("conv_dtype"), r.source(), r.pointer("conv_dtype"));
   out.ssm_dtype = state_dtype_from(r.str("ssm_dtype"), r.source(), r.pointer("ssm_dtype"));
@@ -229,6 +264,7 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
     }
     att->finish();
   }
+  if (o.has("layer_overrides")) read_layer_overrides(o, m, source);
   o.finish();
   // MLA: the latent is one stream, one "head" that TP does not shard.
   if (m.is_mla()) {

@@ -29,7 +29,10 @@
 // "full"]} (repeated over the layers, layer 0 first), {"type": "layers", "window": W, "layers":
 // ["full", "sliding", "none", ...]} (one per layer); "mla": {"kv_lora_rank": 512,
 // "qk_rope_head_dim": 64}; "mtp_layers" (MTP layers the checkpoint ships; they hold a cache only
-// when speculative decoding uses them).
+// when speculative decoding uses them); "layer_overrides": [{"layer": 31, "num_kv_heads": 8,
+// "head_dim": 128, "v_head_dim": 128}] (layers with their own geometry, LayerSpec below; not for
+// MLA); "recurrent": {"kind": "shapes", "conv_elements": 1024, "ssm_elements": 3072, "conv_dtype":
+// "fp32", "ssm_dtype": "fp32"} (a state stated by its tensors, one rank's, as vLLM's MambaSpec).
 // A preset may instead wrap a verbatim Hugging Face config (the same import as a config.json):
 //   {"kvplan_model": 1, "id": "qwen3-8b", "name": "Qwen3 8B", "source": "<URL of config.json>",
 //    "hf_repos": ["Qwen/Qwen3-8B"], "published_params": 8200000000,
