@@ -83,10 +83,13 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
 //     list: --key ITEM...), placed before the command line's flags, so the command line wins
 //     (FlexibleArgumentParser._pull_args_from_config / load_config_file).
 //   trtllm-serve --extra_llm_api_options / --config FILE.yaml: the LLM-API keys
-//     (tensor_parallel_size, max_batch_size, max_seq_len, max_num_tokens, backend,
+//     (tensor_parallel_size, pipeline_parallel_size, max_batch_size, max_seq_len,
+//     max_num_tokens, max_beam_width, moe_expert_parallel_size, backend, dtype,
 //     kv_cache_config.{free_gpu_memory_fraction, max_tokens, tokens_per_block, dtype,
-//     max_attention_window, enable_block_reuse}); the file's keys replace the command line's
-//     (update_llm_args_with_extra_dict).
+//     max_attention_window, enable_block_reuse, mamba_ssm_cache_dtype}); the file's keys replace
+//     the command line's (update_llm_args_with_extra_dict). --ep_size must divide --tp_size; a
+//     beam width over 1, max_gpu_total_bytes, attention DP, LoRA and speculative configs are
+//     named in not_modelled.
 // Throws Error(source, flag) on a bad value, Error(file, key) on a malformed config file.
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source);
 
