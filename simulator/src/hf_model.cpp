@@ -353,25 +353,13 @@ Llama2cModel Llama2cModel::load_hf(const std::string& dir_text) {
   const Weights w(dir);
   const std::uint64_t L = c.n_layers, d = c.dim, hs = c.head_dim, hid = c.hidden_dim;
   const std::uint64_t qd = mul(c.n_heads, hs), kvd = mul(c.n_kv_heads, hs), V = c.vocab_size;
-  std::uint64_t at = 0;
-  auto take = [&](std::uint64_t n) {
-    const std::uint64_t o = at;
-    at = add(at, n, "checkpoint size");
-    return static_cast<std::size_t>(o);
-  };
   Offsets& o = m.off_;
-  o.emb = take(mul(V, d));
-  o.rms_att = take(mul(L, d));
-  o.wq = take(mul(mul(L, qd), d));
-  o.wk = take(mul(mul(L, kvd), d));
-  o.wv = take(mul(mul(L, kvd), d));
-  o.wo = take(mul(mul(L, d), qd));
-  o.rms_ffn = take(mul(L, d));
-  o.w1 = take(mul(mul(L, hid), d));
-  o.w2 = take(mul(mul(L, d), hid));
-  o.w3 = take(mul(mul(L, hid), d));
-  o.rms_final = take(d);
-  o.cls = c.shared_classifier ? o.emb : take(mul(V, d));
+  std::uint64_t at = lay_out(o, c, hs, 0);  // then the optional tensors llama2.c has not
+  auto take = [&](std::uint64_t n) {
+    const std::uint64_t off = at;
+    at = add(at, n, "checkpoint size");
+    return static_cast<std::size_t>(off);
+  };
   if (c.qkv_bias) {
     o.bq = take(mul(L, qd));
     o.bk = take(mul(L, kvd));

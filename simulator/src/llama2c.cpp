@@ -93,6 +93,32 @@ void matmul_rows(float* xout, const float* x, const float* w, std::uint32_t n, s
 
 // --------------------------------------------------------------------------------- the model
 
+std::uint64_t Llama2cModel::lay_out(Offsets& o, const Llama2cConfig& c, std::uint64_t hs,
+                                    std::uint64_t skip) {
+  const std::uint64_t L = c.n_layers, d = c.dim, hid = c.hidden_dim, V = c.vocab_size;
+  const std::uint64_t qd = mul(c.n_heads, hs), kvd = mul(c.n_kv_heads, hs);
+  std::uint64_t at = 0;
+  auto take = [&](std::uint64_t n) {
+    const std::uint64_t off = at;
+    at = add(at, n, "checkpoint size");
+    return static_cast<std::size_t>(off);
+  };
+  o.emb = take(mul(V, d));
+  o.rms_att = take(mul(L, d));
+  o.wq = take(mul(mul(L, qd), d));
+  o.wk = take(mul(mul(L, kvd), d));
+  o.wv = take(mul(mul(L, kvd), d));
+  o.wo = take(mul(mul(L, d), qd));
+  o.rms_ffn = take(mul(L, d));
+  o.w1 = take(mul(mul(L, hid), d));
+  o.w2 = take(mul(mul(L, d), hid));
+  o.w3 = take(mul(mul(L, hid), d));
+  o.rms_final = take(d);
+  take(skip);
+  o.cls = c.shared_classifier ? o.emb : take(mul(V, d));
+  return at;
+}
+
 Llama2cModel Llama2cModel::load(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return load_hf(path);
@@ -137,27 +163,8 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
         path, "header/n_heads",
         "head size dim/n_heads must be even for RoPE, got " + std::to_string(c.head_size()));
   const std::uint64_t L = c.n_layers, d = c.dim, hs = c.head_size(), hid = c.hidden_dim;
-  const std::uint64_t qd = c.n_heads * hs, kvd = c.n_kv_heads * hs, V = c.vocab_size;
-  std::uint64_t at = 0;
-  auto take = [&](std::uint64_t n) {
-    const std::uint64_t o = at;
-    at = add(at, n, "checkpoint size");
-    return static_cast<std::size_t>(o);
-  };
-  Offsets& o = m.off_;
-  o.emb = take(mul(V, d));
-  o.rms_att = take(mul(L, d));
-  o.wq = take(mul(mul(L, qd), d));
-  o.wk = take(mul(mul(L, kvd), d));
-  o.wv = take(mul(mul(L, kvd), d));
-  o.wo = take(mul(mul(L, d), qd));
-  o.rms_ffn = take(mul(L, d));
-  o.w1 = take(mul(mul(L, hid), d));
-  o.w2 = take(mul(mul(L, d), hid));
-  o.w3 = take(mul(mul(L, hid), d));
-  o.rms_final = take(d);
-  take(mul(c.seq_len, hs));  // the legacy RoPE table (real and imaginary halves), skipped
-  o.cls = c.shared_classifier ? o.emb : take(mul(V, d));
+  // After the final norm: the legacy RoPE table (real and imaginary halves), skipped.
+  const std::uint64_t at = lay_out(m.off_, c, hs, mul(c.seq_len, hs));
   const std::uint64_t expect = add(28, mul(at, 4));
   if (buf.size() != expect)
     throw Error(path, "file size",

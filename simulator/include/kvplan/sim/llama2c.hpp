@@ -99,6 +99,11 @@ class Llama2cModel {
     std::size_t q_norm = kAbsent, k_norm = kAbsent;
   };
   static Llama2cModel load_hf(const std::string& dir);
+  // The weights in llama2.c's order from float offset 0 (embedding; per-layer attention norm, wq,
+  // wk, wv, wo, ffn norm, w1, w2, w3; final norm; then `skip` floats; the classifier unless
+  // shared), head size `hs`: the offsets to `o`, the floats used returned. Overflow-checked.
+  static std::uint64_t lay_out(Offsets& o, const Llama2cConfig& c, std::uint64_t hs,
+                               std::uint64_t skip);
   std::span<const float> optional_span(std::size_t base, std::uint32_t l, std::size_t n) const;
   std::string path_;
   std::string architecture_;  // HF "architectures"[0]
