@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "charts.hpp"
+#include "deploy_form.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
@@ -40,19 +41,6 @@ constexpr int kContextSliderMax = 1000;     // 100 steps per octave, 1K .. 1M
 constexpr int kConcurrencySliderMax = 400;  // 100 steps per decade, 1 .. 10,000
 constexpr int kContextSpinMax = 1 << 24;    // 16M tokens
 constexpr int kConcurrencySpinMax = 1 << 24;
-
-const Engine kEngines[] = {Engine::vllm, Engine::sglang, Engine::trtllm};
-QString engineLabel(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "vLLM (V1)";
-    case Engine::sglang:
-      return "SGLang";
-    case Engine::trtllm:
-      return "TensorRT-LLM";
-  }
-  return {};
-}
 
 // A headline card: a title, a big value and a line of detail.
 QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& name) {
@@ -79,10 +67,6 @@ QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& 
   l->addWidget(sub);
   l->addStretch(1);
   return f;
-}
-
-void fillSpecCombo(QComboBox* c, const std::vector<std::string>& specs) {
-  for (const auto& s : specs) c->addItem(qs(s));
 }
 
 }  // namespace
@@ -129,13 +113,6 @@ PlannerView::PlannerView(PlannerModel* model, QWidget* parent) : QWidget(parent)
   showMessage(model_->message());
 }
 
-void PlannerView::fillModelCombo() {
-  const QSignalBlocker b(model_combo_);
-  model_combo_->clear();
-  for (const auto& p : list_model_presets())
-    model_combo_->addItem(QString("%1  —  %2").arg(qs(p.name), qs(p.id)), qs(p.id));
-}
-
 // The input column: one group box per part of the PlanSettings, each built (and later synced) by
 // its own function, each wiring its widgets to the PlannerModel setters of its fields.
 QWidget* PlannerView::buildInputs() {
@@ -153,19 +130,7 @@ QWidget* PlannerView::buildInputs() {
 QGroupBox* PlannerView::buildModelBox() {
   auto* mbox = new QGroupBox("Model");
   auto* ml = new QVBoxLayout(mbox);
-  model_combo_ = new QComboBox;
-  model_combo_->setObjectName("modelCombo");
-  model_combo_->setEditable(true);
-  model_combo_->setInsertPolicy(QComboBox::NoInsert);
-  model_combo_->setToolTip("Type to search the presets");
-  fillModelCombo();
-  model_combo_->completer()->setFilterMode(Qt::MatchContains);
-  model_combo_->completer()->setCompletionMode(QCompleter::PopupCompletion);
-  model_combo_->completer()->setCaseSensitivity(Qt::CaseInsensitive);
-  connect(model_combo_, &QComboBox::activated, this, [this](int i) {
-    const QString ref = model_combo_->itemData(i).toString();
-    if (!ref.isEmpty()) model_->loadModel(ref);
-  });
+  model_combo_ = makeModelCombo(model_, "modelCombo");
   auto* open = new QPushButton("Open config.json…");
   open->setObjectName("openModelButton");
   connect(open, &QPushButton::clicked, this, &PlannerView::openModelFileDialog);
@@ -183,12 +148,7 @@ QGroupBox* PlannerView::buildModelBox() {
 QGroupBox* PlannerView::buildDeploymentBox() {
   auto* hbox = new QGroupBox("Deployment");
   auto* hl = new QFormLayout(hbox);
-  gpu_combo_ = new QComboBox;
-  gpu_combo_->setObjectName("gpuCombo");
-  for (const auto& g : list_gpu_presets())
-    gpu_combo_->addItem(QString("%1 (%2)").arg(qs(g.name), humanBytes(g.memory_bytes)), qs(g.id));
-  connect(gpu_combo_, &QComboBox::currentIndexChanged, this,
-          [this](int i) { model_->setGpu(gpu_combo_->itemData(i).toString()); });
+  gpu_combo_ = makeGpuCombo(model_, "gpuCombo");
   hl->addRow("GPU type", gpu_combo_);
   gpus_ = new QSpinBox;
   gpus_->setObjectName("gpuCount");
@@ -197,12 +157,7 @@ QGroupBox* PlannerView::buildDeploymentBox() {
   connect(gpus_, &QSpinBox::valueChanged, this,
           [this](int v) { model_->setGpus(static_cast<std::uint32_t>(v)); });
   hl->addRow("GPUs in all", gpus_);
-  tp_combo_ = new QComboBox;
-  tp_combo_->setObjectName("tpCombo");
-  for (int tp : {1, 2, 4, 8, 16}) tp_combo_->addItem(QString::number(tp), tp);
-  connect(tp_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-    model_->setTp(static_cast<std::uint32_t>(tp_combo_->itemData(i).toInt()));
-  });
+  tp_combo_ = makeTpCombo(model_, "tpCombo");
   hl->addRow("Tensor parallel", tp_combo_);
   pp_ = new QSpinBox;
   pp_->setObjectName("ppSpin");
@@ -220,12 +175,7 @@ QGroupBox* PlannerView::buildDeploymentBox() {
   connect(draft_, &QSpinBox::valueChanged, this,
           [this](int v) { model_->setDraftLayers(static_cast<std::uint32_t>(v)); });
   hl->addRow("Draft layers", draft_);
-  engine_combo_ = new QComboBox;
-  engine_combo_->setObjectName("engineCombo");
-  for (Engine e : kEngines) engine_combo_->addItem(engineLabel(e), static_cast<int>(e));
-  connect(engine_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-    model_->setEngine(static_cast<Engine>(engine_combo_->itemData(i).toInt()));
-  });
+  engine_combo_ = makeEngineCombo(model_, "engineCombo");
   hl->addRow("Engine", engine_combo_);
   weight_combo_ = new QComboBox;
   weight_combo_->setObjectName("weightDtypeCombo");
@@ -266,25 +216,14 @@ QGroupBox* PlannerView::buildDeploymentBox() {
 QGroupBox* PlannerView::buildKvCacheBox() {
   auto* kbox = new QGroupBox("KV cache");
   auto* kl = new QFormLayout(kbox);
-  format_combo_ = new QComboBox;
-  format_combo_->setObjectName("kvFormatCombo");
-  format_combo_->setEditable(true);
-  format_combo_->setInsertPolicy(QComboBox::NoInsert);
-  fillSpecCombo(format_combo_, format_choices());
+  format_combo_ =
+      makeSpecCombo(model_, "kvFormatCombo", format_choices(), &PlannerModel::setKvFormat);
   format_combo_->setToolTip("A format spec: fp16, fp8, int8, kivi:bits=2,group=32,residual=128 …");
-  connect(format_combo_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { model_->setKvFormat(t); });
   kl->addRow("Format", format_combo_);
-  policy_combo_ = new QComboBox;
-  policy_combo_->setObjectName("policyCombo");
-  policy_combo_->setEditable(true);
-  policy_combo_->setInsertPolicy(QComboBox::NoInsert);
-  fillSpecCombo(policy_combo_, policy_choices());
+  policy_combo_ = makeSpecCombo(model_, "policyCombo", policy_choices(), &PlannerModel::setPolicy);
   policy_combo_->setToolTip(
       "A policy spec: full, streaming:sink=4,window=1020, h2o:keep=0.2,recent=0.1, "
       "snapkv:budget=2048 …");
-  connect(policy_combo_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { model_->setPolicy(t); });
   kl->addRow("Retention", policy_combo_);
   return kbox;
 }
@@ -408,15 +347,7 @@ void PlannerView::syncWidgets() {
 void PlannerView::syncModelBox() {
   const PlanSettings& s = model_->settings();
   const ModelSpec& m = model_->model();
-  {
-    const QSignalBlocker b(model_combo_);
-    int i = model_combo_->findData(qs(s.model_ref));
-    if (i < 0) {
-      model_combo_->addItem(QString("%1  —  %2").arg(qs(m.name), qs(s.model_ref)), qs(s.model_ref));
-      i = model_combo_->count() - 1;
-    }
-    model_combo_->setCurrentIndex(i);
-  }
+  syncModelCombo(model_combo_, s, m);
   // The layer breakdown, and for hybrids the fixed state each sequence holds (on one rank).
   QString state;
   if (m.recurrent_layers() > 0) {
@@ -450,36 +381,12 @@ void PlannerView::syncModelBox() {
 void PlannerView::syncDeploymentBox() {
   const PlanSettings& s = model_->settings();
   const ModelSpec& m = model_->model();
-  {
-    const QSignalBlocker b(gpu_combo_);
-    int i = gpu_combo_->findData(qs(s.gpu_id));
-    if (i < 0 && s.extras.custom_gpu_memory_bytes) {
-      gpu_combo_->addItem(
-          QString("custom GPU (%1)").arg(humanBytes(*s.extras.custom_gpu_memory_bytes)),
-          qs(s.gpu_id));
-      i = gpu_combo_->count() - 1;
-    }
-    gpu_combo_->setCurrentIndex(i);
-  }
+  syncGpuCombo(gpu_combo_, s);
   {
     const QSignalBlocker b(gpus_);
     gpus_->setValue(static_cast<int>(s.gpus));
   }
-  {
-    const QSignalBlocker b(tp_combo_);
-    // Offer only the TP sizes core accepts for this model.
-    auto* items = qobject_cast<QStandardItemModel*>(tp_combo_->model());
-    for (int i = 0; i < tp_combo_->count(); ++i) {
-      const bool ok = valid_tp(m, static_cast<std::uint32_t>(tp_combo_->itemData(i).toInt()));
-      if (items) items->item(i)->setEnabled(ok);
-    }
-    int i = tp_combo_->findData(static_cast<int>(s.tp));
-    if (i < 0) {
-      tp_combo_->addItem(QString::number(s.tp), static_cast<int>(s.tp));
-      i = tp_combo_->count() - 1;
-    }
-    tp_combo_->setCurrentIndex(i);
-  }
+  syncTpCombo(tp_combo_, s, m);  // only the TP sizes core accepts for this model
   {
     const QSignalBlocker b(pp_);
     pp_->setValue(static_cast<int>(s.pp));
@@ -488,10 +395,7 @@ void PlannerView::syncDeploymentBox() {
     const QSignalBlocker b(draft_);
     draft_->setValue(static_cast<int>(s.draft_layers));
   }
-  {
-    const QSignalBlocker b(engine_combo_);
-    engine_combo_->setCurrentIndex(engine_combo_->findData(static_cast<int>(s.engine)));
-  }
+  syncEngineCombo(engine_combo_, s);
   {
     const QSignalBlocker b(weight_combo_);
     int i = weight_combo_->findData(qs(s.weight_dtype));
@@ -514,15 +418,8 @@ void PlannerView::syncDeploymentBox() {
 
 void PlannerView::syncKvCacheBox() {
   const PlanSettings& s = model_->settings();
-  // Editable combos: only touch the text when it differs, so typing is never disturbed.
-  if (format_combo_->currentText().trimmed() != qs(s.kv_format)) {
-    const QSignalBlocker b(format_combo_);
-    format_combo_->setCurrentText(qs(s.kv_format));
-  }
-  if (policy_combo_->currentText().trimmed() != qs(s.policy)) {
-    const QSignalBlocker b(policy_combo_);
-    policy_combo_->setCurrentText(qs(s.policy));
-  }
+  syncSpecCombo(format_combo_, s.kv_format);
+  syncSpecCombo(policy_combo_, s.policy);
 }
 
 void PlannerView::syncWorkloadBox() {

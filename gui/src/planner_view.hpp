@@ -58,7 +58,6 @@ class PlannerView : public QWidget {
   void syncWorkloadBox();
   void showResults();
   void showMessage(const QString& message);
-  void fillModelCombo();
 
   PlannerModel* model_;
   QComboBox* model_combo_;

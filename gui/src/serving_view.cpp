@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "deploy_form.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/sim/serving_report.hpp"
@@ -129,12 +130,6 @@ void setDist(const LengthDistWidgets& w, const LengthDist& d) {
   w.max->setValue(d.max.value_or(0));
   w.bins->setText(qs(sim::bins_to_json(d.bins)));
   enableDistFields(w);
-}
-
-template <class T>
-void selectData(QComboBox* c, const T& data) {
-  const QSignalBlocker b(c);
-  c->setCurrentIndex(c->findData(data));
 }
 
 }  // namespace
@@ -340,51 +335,20 @@ QGroupBox* ServingView::buildPrefixBox() {
 QGroupBox* ServingView::buildDeploymentBox() {
   auto* box = new QGroupBox("Deployment (shared with the Planner)");
   auto* f = new QFormLayout(box);
-  model_combo_ = new QComboBox;
-  model_combo_->setObjectName("servingModelCombo");
-  for (const auto& p : list_model_presets()) model_combo_->addItem(qs(p.name), qs(p.id));
-  connect(model_combo_, &QComboBox::activated, this, [this](int i) {
-    const QString ref = model_combo_->itemData(i).toString();
-    if (!ref.isEmpty()) model_->loadModel(ref);
-  });
+  // The Planner's own rows (deploy_form.hpp), under names of their own.
+  model_combo_ = makeModelCombo(model_, "servingModelCombo");
   f->addRow("Model", model_combo_);
-  gpu_combo_ = new QComboBox;
-  gpu_combo_->setObjectName("servingGpuCombo");
-  for (const auto& g : list_gpu_presets()) gpu_combo_->addItem(qs(g.name), qs(g.id));
-  connect(gpu_combo_, &QComboBox::activated, this,
-          [this](int i) { model_->setGpu(gpu_combo_->itemData(i).toString()); });
+  gpu_combo_ = makeGpuCombo(model_, "servingGpuCombo");
   f->addRow("GPU", gpu_combo_);
-  tp_combo_ = new QComboBox;
-  tp_combo_->setObjectName("servingTpCombo");
-  for (int tp : {1, 2, 4, 8, 16}) tp_combo_->addItem(QString::number(tp), tp);
-  connect(tp_combo_, &QComboBox::activated, this, [this](int i) {
-    model_->setTp(static_cast<std::uint32_t>(tp_combo_->itemData(i).toInt()));
-  });
+  tp_combo_ = makeTpCombo(model_, "servingTpCombo");
   f->addRow("Tensor parallel", tp_combo_);
-  engine_combo_ = new QComboBox;
-  engine_combo_->setObjectName("servingEngineCombo");
-  engine_combo_->addItem("vLLM (V1)", static_cast<int>(Engine::vllm));
-  engine_combo_->addItem("SGLang", static_cast<int>(Engine::sglang));
-  engine_combo_->addItem("TensorRT-LLM (not simulated)", static_cast<int>(Engine::trtllm));
-  connect(engine_combo_, &QComboBox::activated, this, [this](int i) {
-    model_->setEngine(static_cast<Engine>(engine_combo_->itemData(i).toInt()));
-  });
+  engine_combo_ = makeEngineCombo(model_, "servingEngineCombo", " (not simulated)");
   f->addRow("Engine", engine_combo_);
-  format_combo_ = new QComboBox;
-  format_combo_->setObjectName("servingFormatCombo");
-  format_combo_->setEditable(true);
-  format_combo_->setInsertPolicy(QComboBox::NoInsert);
-  for (const auto& s : format_choices()) format_combo_->addItem(qs(s));
-  connect(format_combo_, &QComboBox::textActivated, this,
-          [this](const QString& t) { model_->setKvFormat(t); });
+  format_combo_ =
+      makeSpecCombo(model_, "servingFormatCombo", format_choices(), &PlannerModel::setKvFormat);
   f->addRow("KV format", format_combo_);
-  policy_combo_ = new QComboBox;
-  policy_combo_->setObjectName("servingPolicyCombo");
-  policy_combo_->setEditable(true);
-  policy_combo_->setInsertPolicy(QComboBox::NoInsert);
-  for (const auto& s : policy_choices()) policy_combo_->addItem(qs(s));
-  connect(policy_combo_, &QComboBox::textActivated, this,
-          [this](const QString& t) { model_->setPolicy(t); });
+  policy_combo_ =
+      makeSpecCombo(model_, "servingPolicyCombo", policy_choices(), &PlannerModel::setPolicy);
   f->addRow("Retention", policy_combo_);
   context_ = countSpin("servingMaxModelLen", 1, kContextSpinMax, 8192);
   context_->setSuffix(" tokens");
@@ -653,32 +617,12 @@ void ServingView::editorChanged() { preview_timer_->start(); }
 void ServingView::syncDeployment() {
   const PlanSettings& s = model_->settings();
   const ModelSpec& m = model_->model();
-  {
-    const QSignalBlocker b(model_combo_);
-    int i = model_combo_->findData(qs(s.model_ref));
-    if (i < 0) {
-      model_combo_->addItem(qs(m.name), qs(s.model_ref));
-      i = model_combo_->count() - 1;
-    }
-    model_combo_->setCurrentIndex(i);
-  }
-  selectData(gpu_combo_, qs(s.gpu_id));
-  {
-    const QSignalBlocker b(tp_combo_);
-    int i = tp_combo_->findData(static_cast<int>(s.tp));
-    if (i < 0) {
-      tp_combo_->addItem(QString::number(s.tp), static_cast<int>(s.tp));
-      i = tp_combo_->count() - 1;
-    }
-    tp_combo_->setCurrentIndex(i);
-  }
-  selectData(engine_combo_, static_cast<int>(s.engine));
-  for (auto [combo, text] :
-       {std::pair{format_combo_, qs(s.kv_format)}, std::pair{policy_combo_, qs(s.policy)}}) {
-    if (combo->currentText().trimmed() == text) continue;
-    const QSignalBlocker b(combo);
-    combo->setCurrentText(text);
-  }
+  syncModelCombo(model_combo_, s, m);
+  syncGpuCombo(gpu_combo_, s);
+  syncTpCombo(tp_combo_, s, m);
+  syncEngineCombo(engine_combo_, s);
+  syncSpecCombo(format_combo_, s.kv_format);
+  syncSpecCombo(policy_combo_, s.policy);
   {
     const QSignalBlocker b(context_);
     context_->setValue(static_cast<int>(std::min<std::uint64_t>(s.context, kContextSpinMax)));

@@ -18,6 +18,7 @@
 #include "kvplan/report.hpp"
 #include "planner_model.hpp"
 #include "planner_view.hpp"
+#include "serving_view.hpp"
 #include "ui_format.hpp"
 
 using namespace kvplan;
@@ -330,6 +331,38 @@ class TestGuiPlanner : public QObject {
     const PlanResults fast = compute_plan(m, s, false);
     qInfo("compute_plan without tables: %lld ms", static_cast<long long>(t.elapsed()));
     QVERIFY(fast.ok);
+  }
+
+  // The Serving view's deployment rows are the Planner's own builders (deploy_form.hpp): the same
+  // items in the same order, and an edit in either view shows in the other.
+  void theServingViewSharesTheDeploymentRows() {
+    ServingView serving(model_);
+    const std::pair<const char*, const char*> pairs[] = {
+        {"modelCombo", "servingModelCombo"},     {"gpuCombo", "servingGpuCombo"},
+        {"tpCombo", "servingTpCombo"},           {"engineCombo", "servingEngineCombo"},
+        {"kvFormatCombo", "servingFormatCombo"}, {"policyCombo", "servingPolicyCombo"}};
+    for (const auto& [mine, theirs] : pairs) {
+      auto* a = child<QComboBox>(mine);
+      auto* b = serving.findChild<QComboBox*>(theirs);
+      QVERIFY2(b, theirs);
+      QCOMPARE(b->count(), a->count());
+      for (int i = 0; i < a->count(); ++i) {
+        QCOMPARE(b->itemData(i), a->itemData(i));
+        // The one difference: the Serving view says TensorRT-LLM is not simulated.
+        if (QString(mine) == "engineCombo" &&
+            a->itemData(i) == QVariant(static_cast<int>(Engine::trtllm)))
+          QCOMPARE(b->itemText(i), a->itemText(i) + " (not simulated)");
+        else
+          QCOMPARE(b->itemText(i), a->itemText(i));
+      }
+      QCOMPARE(b->currentText(), a->currentText());
+    }
+    auto* tp = serving.findChild<QComboBox*>("servingTpCombo");
+    tp->setCurrentIndex(tp->findData(4));
+    QCOMPARE(model_->settings().tp, 4u);
+    QCOMPARE(child<QComboBox>("tpCombo")->currentText(), QString("4"));
+    child<QComboBox>("kvFormatCombo")->setCurrentText("fp8");
+    QCOMPARE(serving.findChild<QComboBox*>("servingFormatCombo")->currentText(), QString("fp8"));
   }
 };
 
