@@ -1,7 +1,6 @@
 #include "planner_view.hpp"
 
 #include <QComboBox>
-#include <QCompleter>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -17,7 +16,6 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
