@@ -16,8 +16,8 @@ namespace kvplan::sim {
 namespace {
 
 // llama2.c's attention for one layer and one new token, written as run.c writes it
-// (karpathy/llama2.c run.c `forward`, "multihead attention. iterate over all heads", and its
-// softmax()): per position a sequential dot product, divided by sqrtf(head_size); softmax with
+// (karpathy/llama2.c@350e04f run.c `forward`, "multihead attention. iterate over all heads", and
+// its softmax()): per position a sequential dot product, divided by sqrtf(head_size); softmax with
 // the first score as the running maximum, expf, the sum in order, each divided by the sum; then
 // xb = 0 and xb += a_t v_t in position order. Keys and values are rows [pos][kv head · d], the
 // keys already rotated; RoPE itself is apply_rope's.

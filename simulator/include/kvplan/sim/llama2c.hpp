@@ -127,7 +127,7 @@ class AttentionBackend {
 // model's own cache) and FullCacheReference (replay.hpp: what a trace replay measures fidelity
 // against) share.
 //
-// The arithmetic is run.c's (karpathy/llama2.c, run.c `forward`, the multihead attention loop):
+// The arithmetic is run.c's (karpathy/llama2.c@350e04f run.c `forward`, its attention loop):
 // per query head, score_t = (Σ_i q_i k_ti, summed in i order from 0) / sqrtf(d); softmax with the
 // maximum subtracted, expf, the sum in t order, each divided by the sum; o_i = Σ_t a_t v_ti in t
 // order from 0. Keys are stored transposed per KV head ([kv head][d][cap]) so the scores of all
