@@ -131,6 +131,12 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   if (auto mode = en.opt_str("mamba_cache_mode"))
     d.plan.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
   if (auto eager = en.opt_bool("enforce_eager")) d.cuda_graphs = !*eager;
+  if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
+    d.plan.dcp = static_cast<std::uint32_t>(*n);
+  if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
+    d.plan.disable_hybrid_kv_cache_manager = *off;
+  if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
+    d.plan.num_speculative_tokens = static_cast<std::uint32_t>(*k);
   // Speculative layers holding a cache: MTP (num_nextn_predict_layers) or EAGLE draft layers.
   if (auto n = en.opt_uint("draft_layers", 0, 64))
     d.plan.draft_layers = static_cast<std::uint32_t>(*n);
@@ -238,6 +244,12 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   d.cuda_graphs = !a.enforce_eager;
   if (a.mamba_cache_mode)
     p.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
+  if (a.dcp) p.dcp = *a.dcp;
+  p.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
+  // vLLM's speculative tokens hold 1 + k (align: 2 + k) state pages per recurrent group
+  // (MambaSpec.num_speculative_blocks); attention layers are unaffected.
+  if (a.engine == Engine::vllm && a.speculative_tokens)
+    p.num_speculative_tokens = *a.speculative_tokens;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format =

@@ -63,6 +63,9 @@ nlohmann::ordered_json engine(const Deployment& d) {
   if (p.mamba_cache_mode != PlanInput::MambaCacheMode::none)
     en["mamba_cache_mode"] = mamba_cache_mode_name(p.mamba_cache_mode);
   if (!d.cuda_graphs) en["enforce_eager"] = true;
+  if (p.dcp > 1) en["decode_context_parallel_size"] = p.dcp;
+  if (p.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
+  if (p.num_speculative_tokens) en["num_speculative_tokens"] = p.num_speculative_tokens;
   if (p.draft_layers) en["draft_layers"] = p.draft_layers;
   if (p.reserve_bytes) en["reserve_gib"] = to_gib(*p.reserve_bytes);
   if (p.available_kv_bytes) en["available_kv_gib"] = to_gib(*p.available_kv_bytes);

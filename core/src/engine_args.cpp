@@ -36,6 +36,8 @@ enum class Field {
   not_modelled_multi,     // one or more values (nargs="+" / "*"), changes memory, not modelled
   enforce_eager,          // vLLM --enforce-eager (CUDA graphs off)
   mamba_cache_mode,       // vLLM --mamba-cache-mode
+  dcp,                    // vLLM --decode-context-parallel-size / -dcp
+  disable_hybrid_kv,      // vLLM --disable-hybrid-kv-cache-manager
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
   speculative_algorithm,  // SGLang --speculative-algorithm
   config_file,            // vLLM --config, trtllm-serve --extra_llm_api_options / --config
@@ -95,7 +97,11 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--config", Field::config_file},
       {"--mamba-cache-dtype", Field::not_modelled_value},
       {"--mamba-ssm-cache-dtype", Field::not_modelled_value},
-      {"--disable-hybrid-kv-cache-manager", Field::not_modelled_bool},
+      // Both in vllm/engine/arg_utils.py @ 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b (the
+      // ParallelConfig and SchedulerConfig argument groups).
+      {"--disable-hybrid-kv-cache-manager", Field::disable_hybrid_kv},
+      {"--decode-context-parallel-size", Field::dcp},
+      {"-dcp", Field::dcp},
       {"--speculative-config", Field::speculative_config},
       {"--cpu-offload-gb", Field::not_modelled_value},
       {"--swap-space", Field::ignored_value},
@@ -626,7 +632,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
             ? (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'))
             : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool ||
                 it->field == Field::expert_parallel || it->field == Field::dp_attention ||
-                it->field == Field::enforce_eager || it->field == Field::disable_hybrid_swa);
+                it->field == Field::enforce_eager || it->field == Field::disable_hybrid_swa ||
+                it->field == Field::disable_hybrid_kv);
     if (takes_value && !has_value) {
       if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
       value = t[++i];
@@ -668,6 +675,12 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       case Field::enforce_eager:
         a.enforce_eager = true;
         a.not_modelled.push_back(flag + " (CUDA graph memory is in the reserve)");
+        break;
+      case Field::dcp:
+        a.dcp = static_cast<std::uint32_t>(uint(1, 4096));
+        break;
+      case Field::disable_hybrid_kv:
+        a.disable_hybrid_kv_cache_manager = true;
         break;
       case Field::mamba_cache_mode:
         if (value != "none" && value != "align" && value != "all")

@@ -33,6 +33,9 @@ void expect_same(const Deployment& a, const Deployment& b) {
   EXPECT_EQ(p.max_num_batched_tokens, q.max_num_batched_tokens);
   EXPECT_EQ(p.draft_layers, q.draft_layers);
   EXPECT_EQ(p.mamba_cache_mode, q.mamba_cache_mode);
+  EXPECT_EQ(p.dcp, q.dcp);
+  EXPECT_EQ(p.disable_hybrid_kv_cache_manager, q.disable_hybrid_kv_cache_manager);
+  EXPECT_EQ(p.num_speculative_tokens, q.num_speculative_tokens);
   EXPECT_EQ(p.gpu_memory_bytes, q.gpu_memory_bytes);
   EXPECT_EQ(p.memory_fraction_ppm, q.memory_fraction_ppm);
   EXPECT_EQ(p.weight_dtype, q.weight_dtype);
@@ -108,6 +111,37 @@ TEST(DeployWrite, RecurrentModelsKeepTheirMambaCacheMode) {
     "engine": {"name": "vllm", "tensor_parallel_size": 2, "max_model_len": 32768,
                "mamba_cache_mode": "align"},
     "slo": {"concurrency": 4}})");
+}
+
+// vLLM's decode context parallelism, the disabled hybrid manager and speculative state pages
+// are deployment keys too; the parser reads them (the plan's fields change) and the writer keeps
+// them.
+TEST(DeployWrite, VllmParallelismAndHybridManagerKeysRoundTrip) {
+  const std::string dcp = round_trip(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus": 2},
+    "engine": {"name": "vllm", "tensor_parallel_size": 2, "max_model_len": 32768,
+               "decode_context_parallel_size": 2},
+    "slo": {"concurrency": 4}})");
+  EXPECT_NE(dcp.find("\"decode_context_parallel_size\": 2"), std::string::npos);
+  const auto d = parse_deploy_json(R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+    "hardware": {"gpu": "h200-141gb", "gpus": 2},
+    "engine": {"name": "vllm", "tensor_parallel_size": 2, "max_model_len": 32768,
+               "num_speculative_tokens": 3},
+    "slo": {"concurrency": 4}})",
+                                   "in.json");
+  EXPECT_EQ(d.plan.num_speculative_tokens, 3u);
+  const std::string spec = to_json(d);
+  EXPECT_NE(spec.find("\"num_speculative_tokens\": 3"), std::string::npos);
+  const std::string off = round_trip(R"({"kvplan_deploy": 1, "model": "gemma-2-9b",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "engine": {"name": "vllm", "max_model_len": 8192, "disable_hybrid_kv_cache_manager": true},
+    "slo": {"concurrency": 1}})");
+  EXPECT_NE(off.find("\"disable_hybrid_kv_cache_manager\": true"), std::string::npos);
+  EXPECT_THROW(parse_deploy_json(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "engine": {"name": "vllm", "max_model_len": 8192, "decode_context_parallel_size": 0}})",
+                                 "in.json"),
+               Error);
 }
 
 TEST(DeployWrite, TheModelIsNamedAsTheCallerSays) {

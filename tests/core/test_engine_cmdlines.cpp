@@ -225,6 +225,73 @@ TEST(EngineCmdlines, MambaCacheModeAlignDoublesTheStatePages) {
   EXPECT_THROW(vllm("vllm serve m --mamba-cache-mode some"), Error);
 }
 
+// --speculative-config's num_speculative_tokens k gives each Mamba group 1 + k state pages a
+// sequence (MambaSpec.num_speculative_blocks, kv_cache_interface.py @ 001cabc1); ngram adds no
+// draft layers. Qwen3-Next at 4,096 tokens: 8 attention blocks + 3 state groups × (1 + 2) = 17.
+TEST(EngineCmdlines, SpeculativeTokensHoldMoreStatePages) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto d = deploy_from_engine(
+      vllm("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+           "--max-model-len 4096 --speculative-config "
+           "'{\"method\": \"ngram\", \"num_speculative_tokens\": 2}'"),
+      gpu, 0, "", "--vllm");
+  EXPECT_EQ(d.plan.num_speculative_tokens, 2u);
+  EXPECT_EQ(plan_capacity(d.model, d.plan).blocks_per_request, 17u);
+}
+
+// --decode-context-parallel-size / -dcp (vllm/engine/arg_utils.py @ 99d7eb5d): each rank of the
+// DCP group keeps every dcp-th token. Llama-3.1-8B at TP 2: 4 KV heads a rank, page
+// 16 · 4 · (128 + 128) · 2 = 32,768 B; 40 GiB // 32,768 // 32 layers = 40,960 blocks. A
+// 32,768-token request: 2,048 blocks, with DCP 2 cdiv(cdiv(32768, 2), 16) = 1,024; requests at
+// once (40,960 − 1 null block) // 2,048 = 19, // 1,024 = 39.
+TEST(EngineCmdlines, DecodeContextParallelSplitsTheTokens) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const std::string base =
+      "vllm serve meta-llama/Llama-3.1-8B --kv-cache-memory-bytes 40G --max-model-len 32768 "
+      "--tensor-parallel-size 2";
+  const auto off = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
+  const auto on = deploy_from_engine(vllm(base + " -dcp 2"), gpu, 0, "", "--vllm");
+  const auto spelled =
+      deploy_from_engine(vllm(base + " --decode-context-parallel-size=2"), gpu, 0, "", "--vllm");
+  EXPECT_EQ(on.plan.dcp, 2u);
+  EXPECT_EQ(spelled.plan.dcp, 2u);
+  const auto c_off = plan_capacity(off.model, off.plan);
+  const auto c_on = plan_capacity(on.model, on.plan);
+  EXPECT_EQ(c_off.num_gpu_blocks, 40960u);
+  EXPECT_EQ(c_on.num_gpu_blocks, 40960u);
+  EXPECT_EQ(c_off.blocks_per_request, 2048u);
+  EXPECT_EQ(c_on.blocks_per_request, 1024u);
+  EXPECT_EQ(c_off.max_requests, 19u);
+  EXPECT_EQ(c_on.max_requests, 39u);
+  EXPECT_THROW(vllm(base + " -dcp 0"), Error);
+}
+
+// --disable-hybrid-kv-cache-manager (arg_utils.py @ 99d7eb5d; unify_hybrid_kv_cache_specs):
+// Gemma-2-9B's 21 sliding layers (W 4,096) cost full attention, all 42 layers in one group.
+// Page 16 · 8 · (256 + 256) · 2 = 131,072 B; 40 GiB = 327,680 pages. Hybrid: groups of 21,
+// 327,680 // 21 = 15,603 blocks, a request of 8,192 tokens 512 full + ceil(min(4095 + 8192,
+// 8192) / 16) + 1 = 513 sliding = 1,025 blocks. Disabled: 327,680 // 42 = 7,801 blocks, 512 a
+// request.
+TEST(EngineCmdlines, DisabledHybridManagerCostsSlidingLayersInFull) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const std::string base =
+      "vllm serve gemma-2-9b --kv-cache-memory-bytes 40G --max-model-len 8192 "
+      "--max-num-batched-tokens 8192";
+  const auto hybrid = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
+  const auto off =
+      deploy_from_engine(vllm(base + " --disable-hybrid-kv-cache-manager"), gpu, 0, "", "--vllm");
+  EXPECT_TRUE(off.plan.disable_hybrid_kv_cache_manager);
+  EXPECT_TRUE(std::none_of(off.warnings.begin(), off.warnings.end(), [](const std::string& w) {
+    return w.find("disable-hybrid") != std::string::npos;
+  }));
+  const auto h = plan_capacity(hybrid.model, hybrid.plan);
+  const auto o = plan_capacity(off.model, off.plan);
+  EXPECT_EQ(h.num_gpu_blocks, 15603u);
+  EXPECT_EQ(h.blocks_per_request, 1025u);
+  EXPECT_EQ(o.num_gpu_blocks, 7801u);
+  EXPECT_EQ(o.blocks_per_request, 512u);
+}
+
 // vLLM --config (vllm/utils/argparse_utils.py @ vllm-project/vllm c836a6fe: load_config_file
 // turns each key into --key VALUE and _pull_args_from_config puts them after `serve MODEL`, so
 // "command line > config file values > defaults", and a positional model beats the file's

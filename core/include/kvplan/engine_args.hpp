@@ -41,8 +41,10 @@ struct EngineArgs {
   bool expert_parallel = false;  // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
   bool dp_attention = false;     // SGLang --enable-dp-attention: DP splits the TP group
   bool enforce_eager = false;    // vLLM --enforce-eager: no CUDA graphs
-  std::optional<std::string> mamba_cache_mode;  // vLLM --mamba-cache-mode none|align|all
-  std::optional<std::string> weight_dtype;      // kvplan's name, from --dtype / --quantization
+  std::optional<std::string> mamba_cache_mode;   // vLLM --mamba-cache-mode none|align|all
+  std::optional<std::uint32_t> dcp;              // vLLM --decode-context-parallel-size / -dcp
+  bool disable_hybrid_kv_cache_manager = false;  // vLLM --disable-hybrid-kv-cache-manager
+  std::optional<std::string> weight_dtype;       // kvplan's name, from --dtype / --quantization
   // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
   std::optional<std::string> speculative_method, speculative_model;
