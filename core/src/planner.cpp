@@ -543,6 +543,35 @@ void unify_pages(PlanEval& ev) {
   ev.page = largest;
 }
 
+// Decode context parallelism, checked for every format (a kivi format holds no paged pool but
+// vLLM refuses these deployments all the same). vLLM reuses the TP ranks for the DCP group:
+// ParallelConfig._validate_parallel_config raises "tp_size={tp} must be divisible by
+// dcp_size={dcp}" (vllm/config/parallel.py @ 00193b82b0e2d4faea5d3b4ea4f6c4c2bd9d057a), which also
+// refuses a DCP larger than TP; sliding layers assert "DCP not support sliding window"
+// (SlidingWindowSpec.max_memory_usage_bytes, vllm/v1/kv_cache_interface.py @ 001cabc1). The
+// vllm@0.9 rules have no DCP: --decode-context-parallel-size came with vllm-project/vllm#23734
+// (merged 2025-08-27, after the 0.9 releases).
+void check_dcp(const PlanEval& ev) {
+  if (ev.in.dcp <= 1) return;
+  const char* field = "decode_context_parallel_size";
+  if (ev.in.engine != Engine::vllm)
+    throw Error(ev.source, field, "decode context parallelism is modelled for vLLM only");
+  if (ev.in.vllm_rules != VllmRules::current)
+    throw Error(ev.source, field, "vLLM 0.9 has no decode context parallelism (use --engine vllm)");
+  if (ev.in.tp % ev.in.dcp != 0)
+    throw Error(ev.source, field,
+                "vLLM needs the tensor parallel size to be divisible by the decode context "
+                "parallel size (tp_size=" +
+                    std::to_string(ev.in.tp) +
+                    " must be divisible by dcp_size=" + std::to_string(ev.in.dcp) + ")");
+  for (const auto& st : ev.stages)
+    for (const auto& t : st.types)
+      if (t.kind == AttentionKind::sliding)
+        throw Error(ev.source, field,
+                    "vLLM does not support decode context parallelism with sliding-window "
+                    "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
+}
+
 // Sets each cached stage's num_blocks (available // page // group_size, or the override) and
 // returns the minimum over them.
 std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available, std::uint64_t page,
@@ -598,22 +627,12 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   paged = in.format.dtype != KvDtype::kivi;
   stages = split_stages(*this);
   state_bytes = state_bytes_of(stages);
+  check_dcp(*this);
   if (!paged) return;
   const PageSize p = page_size(*this);
   bs = p.block_size;
   page = p.page;
   unify_pages(*this);
-  if (in.dcp > 1) {
-    if (in.engine != Engine::vllm)
-      throw Error(source, "decode_context_parallel_size",
-                  "decode context parallelism is modelled for vLLM only");
-    for (const auto& st : stages)
-      for (const auto& t : st.types)
-        if (t.kind == AttentionKind::sliding)
-          throw Error(source, "decode_context_parallel_size",
-                      "vLLM does not support decode context parallelism with sliding-window "
-                      "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
-  }
   attach_engine_pools();
   min_blocks = assign_blocks(stages, mem.available_bytes, page, bs, in);
 }

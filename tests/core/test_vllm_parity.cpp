@@ -443,12 +443,20 @@ TEST(VllmParity, DisabledHybridManagerNeedsOneUnifiedType) {
 // test_uniform_type_spec_block_table_width_matches_layer_spec — new_mla_spec() (block 16) at
 // max_model_len 1024: 64 blocks with dcp 1, 32 with dcp 2; new_mamba_spec with dcp 2: 3 (the
 // state is not split: 1 + 2 speculative blocks); test_resolve_dcp_kv_block_size_unwraps_uniform
-// _type_specs — attention blocks of 16 · 4 = 64 tokens, Mamba's stay 16.
+// _type_specs — attention blocks of 16 · 4 = 64 tokens, Mamba's stay 16. vLLM's tests build the
+// specs without a ParallelConfig; a deployment needs tp_size divisible by dcp_size (see
+// DcpNeedsTensorParallelismItDivides), so each case here runs at TP = DCP, with enough query
+// heads for that TP. The KV heads (2, 1 for MLA and the hybrid) are replicated at TP 2 / 4, so
+// each rank keeps the unsharded page.
 TEST(VllmParity, DecodeContextParallelism) {
+  auto dcp_of = [](PlanInput in, std::uint32_t dcp) {
+    in.tp = in.dcp = dcp;
+    return in;
+  };
   for (const auto& [dcp, blocks] : {std::pair<std::uint32_t, std::uint64_t>{1, 16}, {4, 4}}) {
-    auto in = input(m * 64, 256);
-    in.dcp = dcp;
-    EXPECT_EQ(plan_capacity(layers(1), in).blocks_per_request, blocks);
+    ModelSpec s = layers(1);
+    s.num_q_heads = 4;
+    EXPECT_EQ(plan_capacity(s, dcp_of(input(m * 64, 256), dcp)).blocks_per_request, blocks);
   }
   ModelSpec mla = layers(2);
   mla.kv_lora_rank = 512;
@@ -456,27 +464,60 @@ TEST(VllmParity, DecodeContextParallelism) {
   mla.num_kv_heads = 1;
   for (auto& l : mla.layers) l.kind = AttentionKind::mla;
   for (const auto& [dcp, width] : {std::pair<std::uint32_t, std::uint64_t>{1, 64}, {2, 32}}) {
-    auto in = input(16ull * 576 * 4 * 2 * 100, 1024);
-    in.dcp = dcp;
+    const auto in = dcp_of(input(16ull * 576 * 4 * 2 * 100, 1024), dcp);
     EXPECT_EQ(plan_capacity(mla, in).blocks_per_request, width);
   }
   ModelSpec mamba = with_mamba(layers(0));
   mamba.layers.push_back(mamba.layers[0]);
-  auto in = input(m * 2 * 100, 1024);
-  in.dcp = 2;
+  auto in = dcp_of(input(m * 2 * 100, 1024), 2);
   in.num_speculative_tokens = 2;
   EXPECT_EQ(plan_capacity(mamba, in).blocks_per_request, 3u);
   // Full attention 1 head × 64 fp16 (page 4096) + Mamba shapes ((1, 1),) fp16, dcp 4, 1024
   // tokens: cdiv(1024, 64) = 16 attention blocks + 1 state page.
   ModelSpec hybrid = with_mamba(layers(1, 0, 1, 1, 64), 0, 1);
   hybrid.recurrent.ssm_dtype = KvDtype::fp16;
-  auto h = input(4096 * 100, 1024, "fp16");
-  h.dcp = 4;
+  hybrid.num_q_heads = 4;
+  const auto h = dcp_of(input(4096 * 100, 1024, "fp16"), 4);
   EXPECT_EQ(plan_capacity(hybrid, h).blocks_per_request, 16u + 1u);
   // Sliding layers refuse DCP (SlidingWindowSpec: "DCP not support sliding window").
-  auto s = input(m * 64, 256);
-  s.dcp = 2;
-  EXPECT_THROW(plan_capacity(layers(1, 1, 128), s), Error);
+  EXPECT_THROW(plan_capacity(layers(1, 1, 128), dcp_of(input(m * 64, 256), 2)), Error);
+}
+
+std::string dcp_refusal(const ModelSpec& s, const PlanInput& in) {
+  try {
+    plan_capacity(s, in);
+  } catch (const Error& e) {
+    return e.field();
+  }
+  return "accepted";
+}
+
+// ParallelConfig._validate_parallel_config (vllm/config/parallel.py @
+// 00193b82b0e2d4faea5d3b4ea4f6c4c2bd9d057a): without prefill context parallelism, "tp_size={tp}
+// must be divisible by dcp_size={dcp}" — TP 8 with DCP 3 (8 % 3 = 2) and TP 2 with DCP 16 (2 % 16
+// = 2) are refused, TP 8 with DCP 4 and 8 pass. The check holds for a kivi format too (no paged
+// pool, same refusal), and vllm@0.9 has no DCP at all (it came with vllm-project/vllm#23734).
+TEST(VllmParity, DcpNeedsTensorParallelismItDivides) {
+  ModelSpec s = layers(1, 0, 1, 8, 64);
+  auto at = [](std::uint32_t tp, std::uint32_t dcp, const char* format = "fp16") {
+    PlanInput in = input(m * 64, 256, format);
+    in.tp = tp;
+    in.dcp = dcp;
+    return in;
+  };
+  EXPECT_EQ(dcp_refusal(s, at(8, 3)), "decode_context_parallel_size");
+  EXPECT_EQ(dcp_refusal(s, at(2, 16)), "decode_context_parallel_size");
+  EXPECT_EQ(dcp_refusal(s, at(8, 3, "kivi:bits=2,group=32,residual=128")),
+            "decode_context_parallel_size");
+  EXPECT_EQ(dcp_refusal(layers(1, 1, 128), at(2, 2, "kivi:bits=2,group=32,residual=128")),
+            "decode_context_parallel_size");  // sliding layers, also without a paged pool
+  EXPECT_EQ(dcp_refusal(s, at(8, 4)), "accepted");
+  EXPECT_EQ(dcp_refusal(s, at(8, 8)), "accepted");
+  auto old = at(8, 4);
+  old.vllm_rules = VllmRules::v0_9;
+  EXPECT_EQ(dcp_refusal(s, old), "decode_context_parallel_size");
+  old.dcp = 1;
+  EXPECT_EQ(dcp_refusal(s, old), "accepted");
 }
 
 // test_get_kv_cache_configs_multiple_workers (T), the hybrid cases over 2 PP workers:
