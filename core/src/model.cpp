@@ -75,6 +75,14 @@ void read_layer_overrides(detail::JsonObject& o, ModelSpec& m, const std::string
     if (seen[layer]) throw Error(source, e.pointer("layer"), "layer listed twice");
     seen[layer] = true;
     LayerSpec& l = m.layers[layer];
+    // Named as the user wrote them (validate() below knows only /layers/N, not in the file).
+    if (m.is_mla())
+      throw Error(source, ptr,
+                  "an MLA model caches one latent width in every layer; per-layer KV heads or "
+                  "head dims are not supported");
+    if (l.kind == AttentionKind::none)
+      throw Error(source, e.pointer("layer"),
+                  "layer " + std::to_string(layer) + " has no attention, so no KV geometry");
     l.kv_heads = static_cast<std::uint32_t>(e.opt_uint("num_kv_heads", 1, kMaxHeads).value_or(0));
     l.head_dim_k = static_cast<std::uint32_t>(e.opt_uint("head_dim", 1, kMaxDim).value_or(0));
     l.head_dim_v = static_cast<std::uint32_t>(

@@ -60,7 +60,10 @@ TEST(LayerGeometry, BadOverridesNameTheField) {
   EXPECT_EQ(field_of(R"(, "layer_overrides": {"layer": 1})"), "/layer_overrides");
   EXPECT_EQ(field_of(R"(, "attention": {"type": "layers", "layers": ["full", "none", "full"]},
                         "layer_overrides": [{"layer": 1, "num_kv_heads": 2}])"),
-            "/layers/1");  // a layer without attention
+            "/layer_overrides/0/layer");  // a layer without attention, named as written
+  EXPECT_EQ(field_of(R"(, "mla": {"kv_lora_rank": 512, "qk_rope_head_dim": 64},
+                        "layer_overrides": [{"layer": 0, "num_kv_heads": 2}])"),
+            "/layer_overrides/0");  // MLA: one latent width in every layer
 }
 
 // new_mamba_spec() of vLLM's tests/v1/core/test_kv_cache_utils.py @ 002f10e0: shapes ((2, 512),
