@@ -5,6 +5,7 @@
 //   kvplan gpus --format json   the same as an array of objects, unknown figures as null:
 //     [{"id": "h100-sxm-80gb", ..., "peak_tflops_bf16": 989.5, "peak_tflops_fp4": null, ...}]
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -41,7 +42,7 @@ std::string render_list(const Table& t, OutputFormat f) {
 
 // A figure as the preset gives it (shortest form that reads back the same); "-" when unknown.
 std::string figure(double v) {
-  if (v <= 0) return "-";
+  if (!(v > 0) || std::isinf(v)) return "-";  // NaN too: never "nan" in a table or JSON
   char b[32];
   const auto r = std::to_chars(b, b + sizeof b, v);
   return std::string(b, r.ptr);
@@ -64,7 +65,7 @@ std::string json_string(const std::string& s) {
   return o + "\"";
 }
 
-std::string json_figure(double v) { return v > 0 ? figure(v) : "null"; }
+std::string json_figure(double v) { return v > 0 && !std::isinf(v) ? figure(v) : "null"; }
 
 std::string gpus_json(const std::vector<GpuSpec>& gpus) {
   std::string o = "[";

@@ -61,6 +61,14 @@ struct FlagSpec {
   Field field;
 };
 
+// An argv word argparse reads as an option rather than a value: "-" or "--" then a letter
+// ("--tp", "-dcp"), not a negative number ("-1", "-0.5").
+bool looks_like_flag(const std::string& w) {
+  if (w.size() < 2 || w[0] != '-') return false;
+  const char c = w[1] == '-' ? (w.size() > 2 ? w[2] : '\0') : w[1];
+  return std::isalpha(static_cast<unsigned char>(c)) != 0;
+}
+
 // Flags as of vLLM 0.10 (`vllm serve --help`) and SGLang 0.4/0.5 (server_args.py).
 const std::vector<FlagSpec>& vllm_flags() {
   static const std::vector<FlagSpec> f = {
@@ -251,7 +259,7 @@ std::string weight_dtype_of(const std::string& dtype, const std::string& source,
   auto it = m.find(dtype);
   if (it == m.end())
     throw Error(source, field,
-                "unknown --dtype \"" + dtype +
+                "unknown dtype \"" + dtype +
                     "\" (expected auto, half, float16, bfloat16, "
                     "float, float32)");
   return it->second;
@@ -634,12 +642,21 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
                 it->field == Field::expert_parallel || it->field == Field::dp_attention ||
                 it->field == Field::enforce_eager || it->field == Field::disable_hybrid_swa ||
                 it->field == Field::disable_hybrid_kv);
+    const bool multi = it != specs.end() &&
+                       (it->field == Field::multi_value || it->field == Field::not_modelled_multi);
     if (takes_value && !has_value) {
-      if (i + 1 >= t.size()) throw Error(source, flag, "expects a value");
-      value = t[++i];
+      // argparse never takes a flag as an option's value: `--max-model-len --tp 2` is an error,
+      // and a nargs="*" list may be empty (SGLang `--lora-target-modules --tp 8`). A negative
+      // number is a value (`--chunked-prefill-size -1`).
+      const bool next_is_flag = i + 1 < t.size() && looks_like_flag(t[i + 1]);
+      if (multi && next_is_flag) {
+        value.clear();
+      } else {
+        if (i + 1 >= t.size() || next_is_flag) throw Error(source, flag, "expects a value");
+        value = t[++i];
+      }
     }
-    if (it != specs.end() &&
-        (it->field == Field::multi_value || it->field == Field::not_modelled_multi)) {
+    if (multi && !value.empty()) {
       // nargs="+": every following word up to the next flag (SGLang --cuda-graph-bs 8 16 32).
       while (i + 1 < t.size() && !t[i + 1].empty() && t[i + 1][0] != '-') value += " " + t[++i];
     }

@@ -467,10 +467,22 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   }
   if (log.mamba_slots && *log.mamba_slots > 0 && log.mamba_pool_bytes) {
     const std::uint64_t ours =
-        kv_cost(model, KvCostInput{.context = 1, .format = r.input.format, .tp = r.input.tp},
+        kv_cost(model,
+                KvCostInput{.context = 1,
+                            .format = r.input.format,
+                            .tp = r.input.tp,
+                            // SGLang's temporal state is float32 unless --mamba-ssm-dtype says
+                            // otherwise (server_args.py mamba_ssm_dtype = "float32"), as the
+                            // planner's SGLang pool takes it.
+                            .ssm_state_dtype = log.engine == Engine::sglang
+                                                   ? std::optional<KvDtype>(KvDtype::fp32)
+                                                   : std::nullopt},
                 log.source)
             .state_bytes_per_request;
-    const double slots = static_cast<double>(*log.mamba_slots);
+    // SGLang's MambaPool allocates size + 1 slots (its conv and temporal tensors are
+    // (num_mamba_layers, size + 1, ...); slot 0 takes the padded tokens' dummy writes:
+    // python/sglang/srt/mem_cache/memory_pool.py, MambaPool.__init__), and logs their bytes.
+    const double slots = static_cast<double>(*log.mamba_slots) + 1;
     compare(r, "Mamba state per slot (bytes)", static_cast<double>(*log.mamba_pool_bytes) / slots,
             ours ? std::optional<double>(static_cast<double>(ours)) : std::nullopt, 0.003,
             static_cast<double>(log.mamba_rounding_bytes) / slots,

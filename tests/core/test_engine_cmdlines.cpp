@@ -609,6 +609,18 @@ std::vector<Misreading> misreadings() {
     return std::any_of(v.begin(), v.end(), [&](const auto& s) { return s.rfind(prefix, 0) == 0; });
   };
   return {
+      // an empty nargs="*" list is followed by the next flag, not fed it (SGLang's
+      // --lora-target-modules, server_args.py: nargs="*")
+      {"empty list (SGLang)", Engine::sglang,
+       "python -m sglang.launch_server --model-path m --lora-target-modules --tp 8",
+       [](const EngineArgs& a) { EXPECT_EQ(a.tp.value_or(0), 8u); }},
+      // a negative number is a value, not a flag
+      {"negative value (SGLang)", Engine::sglang,
+       "python -m sglang.launch_server --model-path m --chunked-prefill-size -1 --tp 2",
+       [](const EngineArgs& a) {
+         EXPECT_EQ(a.tp.value_or(0), 2u);
+         EXPECT_TRUE(a.unknown.empty());
+       }},
       // last value wins
       {"last wins (vLLM)", Engine::vllm, "vllm serve m --max-model-len 4096 --max-model-len 8192",
        [](const EngineArgs& a) { EXPECT_EQ(a.max_model_len.value_or(0), 8192u); }},
@@ -785,6 +797,10 @@ TEST(EngineCmdlines, MisreadingsTheEnginesRefuse) {
        "--speculative-config"},                                                // not JSON
       {Engine::sglang, "python -m sglang.launch_server --model-path 'm", ""},  // unterminated
       {Engine::vllm, "vllm serve m --speculative-config '[1, 2]'", "--speculative-config"},
+      // argparse never reads a flag as an option's value ("expected one argument").
+      {Engine::vllm, "vllm serve m --max-model-len --tensor-parallel-size 2", "--max-model-len"},
+      {Engine::sglang, "python -m sglang.launch_server --model-path m --served-model-name --tp 8",
+       "--served-model-name"},
   };
   for (const auto& r : rows) {
     SCOPED_TRACE(r.line);

@@ -257,6 +257,29 @@ TEST(EngineLog, ReadsSglangMambaAndMlaPools) {
   EXPECT_TRUE(r.all_within());
 }
 
+// The Mamba row divides the logged state bytes by SGLang's size + 1 slots (slot 0 is padding:
+// memory_pool.py MambaPool). Qwen3-Next-80B-A3B at TP 4: 36 gated-delta-net layers, each rank
+// 8 value heads · 128 · 128 · 4 B (float32 temporal state) = 524,288 B plus conv
+// (2 · 4 key heads · 128 + 8 · 128) channels · 3 · 2 B = 12,288 B: 36 · 536,576 = 19,316,736 B a
+// sequence. 49 slots of it: conv 36 · 12,288 · 49 = 0.02 GiB, ssm 36 · 524,288 · 49 = 0.86 GiB
+// as logged; (0.02 + 0.86) GiB / 49 = 19,283,527 B (within the 0.005 GiB rounding of each
+// figure); over 48 slots it would be 19,685,267 B, 1.9 % off.
+TEST(EngineLog, MambaStatePerSlotCountsThePaddingSlot) {
+  const auto g = parse_engine_log(
+      "[TP0] Mamba Cache is allocated. max_mamba_cache_size: 48, conv_state size: 0.02GB, "
+      "ssm_state size: 0.86GB\n"
+      "[TP0] KV Cache is allocated. #tokens: 100000, K size: 0.09 GB, V size: 0.09 GB\n",
+      "s.log");
+  ExplainOverrides o;
+  o.tp = 4;
+  const auto r = explain_log(g, load_model("qwen3-next-80b-a3b"), o);
+  const auto* row = row_of(r, "Mamba state per slot (bytes)");
+  ASSERT_NE(row, nullptr);
+  EXPECT_NEAR(row->logged.value_or(0), (gib(0.02) + gib(0.86)) / 49.0, 1.0);
+  EXPECT_DOUBLE_EQ(row->kvplan.value_or(0), 19316736.0);
+  EXPECT_TRUE(row->within_tolerance);
+}
+
 // Every row of the ledger does what the ledger says.
 TEST(EngineLog, LedgerRows) {
   const std::string dir = std::string(KVPLAN_TEST_DATA_DIR) + "/logs/";

@@ -155,6 +155,9 @@ struct ConfigResult {
   bool model_in_loop = false;
   double mean_kl = 0, max_kl = 0, top1_agreement = 1, perplexity = 0;
   std::uint64_t scored = 0;  // positions scored
+  // Time in this configuration's kernel calls, summed over every layer and worker thread (CPU
+  // time of the kernels, not elapsed time: with --threads 2 a run finishes sooner, this does
+  // not shrink), and steps over that time.
   double seconds = 0, tokens_per_second = 0;
 };
 
