@@ -293,6 +293,17 @@ std::vector<LayerSpec> attention_layers(const ModelSpec& model, const ModelSpec&
   return cached;
 }
 
+// Whether vLLM's unify_hybrid_kv_cache_specs turns this model's sliding and chunked layers into
+// full attention: only with the hybrid manager disabled and a full-attention layer (MLA and draft
+// layers are FullAttentionSpecs) beside them.
+bool converts_local_layers(const ModelSpec& model, const PlanInput& in) {
+  if (in.engine != Engine::vllm || !in.disable_hybrid_kv_cache_manager) return false;
+  if (in.draft_layers > 0) return true;
+  return std::any_of(model.layers.begin(), model.layers.end(), [](const LayerSpec& l) {
+    return l.kind == AttentionKind::full || l.kind == AttentionKind::mla;
+  });
+}
+
 // The stage's KV-cache spec types with their layer counts, the recurrent state last. A type is
 // a kind, a window and a geometry (KV heads per rank, K and V widths).
 std::vector<LayerType> layer_types(const ModelSpec& model, const std::vector<LayerSpec>& cached,
@@ -303,7 +314,7 @@ std::vector<LayerType> layer_types(const ModelSpec& model, const std::vector<Lay
     // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
     // TensorRT-LLM give every attention layer a full-attention cache.
     const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
-                     in.engine == Engine::vllm && !in.disable_hybrid_kv_cache_manager;
+                     in.engine == Engine::vllm && !converts_local_layers(model, in);
     LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
     t.kv_heads = l.kv_heads ? kv_heads_per_rank(model, l, in.tp, source) : heads;
     t.k_width = l.head_dim_k ? l.head_dim_k : model.head_dim_k;
@@ -439,32 +450,35 @@ PageSize page_size(const PlanEval& ev) {
   return p;
 }
 
-// vLLM --disable-hybrid-kv-cache-manager (unify_hybrid_kv_cache_specs): with a full-attention
-// layer, sliding and chunked layers become full attention; the result must be one spec type,
-// else vLLM refuses to start ("failed to convert the KV cache specs to one unified type";
-// test_unify_hybrid_kv_cache_specs case 4, tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
+// vLLM --disable-hybrid-kv-cache-manager (unify_hybrid_kv_cache_specs, vllm/v1/core/
+// kv_cache_utils.py @ 001cabc1be16a59a70d720ed61a13b678c060a18): specs that are already one type
+// (UniformTypeKVCacheSpecs.is_uniform_type, kv_cache_interface.py @ 001cabc1: all full attention
+// whatever their heads and head sizes, all sliding of one window, all chunked of one chunk, all
+// Mamba) pass; else, with a full-attention layer, sliding and chunked layers become full
+// attention. What is still not one type makes vLLM refuse to start ("Hybrid KV cache manager is
+// disabled but failed to convert the KV cache specs to one unified type"): a recurrent state
+// (MambaSpec) beside attention, as vllm-project/vllm#36463 shows for Qwen3.5, or local layers of
+// different kinds or windows without a full one (test_unify_hybrid_kv_cache_specs case 4,
+// tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
 void check_one_unified_type(const ModelSpec& model, const PlanInput& in,
                             const std::string& source) {
   if (in.engine != Engine::vllm || !in.disable_hybrid_kv_cache_manager) return;
-  bool full = in.draft_layers > 0, geometry = false;
+  const char* field = "disable_hybrid_kv_cache_manager";
+  const bool full = converts_local_layers(model, in);
   std::vector<std::pair<AttentionKind, std::uint64_t>> local;  // sliding / chunked kinds
   for (const auto& l : model.layers) {
-    if (l.kind == AttentionKind::none) continue;
-    geometry = geometry || (l.kv_heads && l.kv_heads != model.num_kv_heads) ||
-               (l.head_dim_k && l.head_dim_k != model.head_dim_k) ||
-               (l.head_dim_v && l.head_dim_v != model.head_dim_v);
-    if (l.kind == AttentionKind::full || l.kind == AttentionKind::mla) {
-      full = true;
-    } else if (std::find(local.begin(), local.end(), std::pair{l.kind, l.window}) == local.end()) {
+    if (l.kind == AttentionKind::none || l.kind == AttentionKind::full ||
+        l.kind == AttentionKind::mla)
+      continue;
+    if (std::find(local.begin(), local.end(), std::pair{l.kind, l.window}) == local.end())
       local.push_back({l.kind, l.window});
-    }
   }
-  if (geometry)
-    throw Error(source, "disable_hybrid_kv_cache_manager",
-                "vLLM cannot put layers with different KV heads or head dims in one KV-cache "
-                "type with the hybrid KV cache manager disabled");
+  if (model.recurrent_layers() > 0 && (full || !local.empty()))
+    throw Error(source, field,
+                "vLLM cannot put a recurrent state (MambaSpec) and attention layers in one "
+                "KV-cache type with the hybrid KV cache manager disabled");
   if (!full && local.size() > 1)
-    throw Error(source, "disable_hybrid_kv_cache_manager",
+    throw Error(source, field,
                 "vLLM cannot convert sliding-window and chunked layers of different kinds or "
                 "windows to one KV-cache type without a full-attention layer");
 }

@@ -894,5 +894,27 @@ TEST(EngineCmdlines, OneRuleForEveryEngine) {
   }
 }
 
+// --disable-hybrid-kv-cache-manager on a linear-attention hybrid: Qwen3-Next's Gated DeltaNet
+// layers hold a MambaSpec beside the full-attention ones, which unify_hybrid_kv_cache_specs
+// cannot make one type (vllm/v1/core/kv_cache_utils.py @ 001cabc1: "Hybrid KV cache manager is
+// disabled but failed to convert the KV cache specs to one unified type"; vllm-project/vllm#36463
+// shows it for Qwen3.5). kvplan check refuses it naming the field; without the flag it plans.
+TEST(EngineCmdlines, DisabledHybridManagerRefusesMambaHybrids) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const std::string base =
+      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+      "--max-model-len 4096";
+  const auto on = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
+  EXPECT_NO_THROW(plan_capacity(on.model, on.plan));
+  try {
+    const auto off =
+        deploy_from_engine(vllm(base + " --disable-hybrid-kv-cache-manager"), gpu, 0, "", "--vllm");
+    plan_capacity(off.model, off.plan);
+    ADD_FAILURE() << "a Mamba hybrid with the hybrid manager disabled was planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "disable_hybrid_kv_cache_manager");
+  }
+}
+
 }  // namespace
 }  // namespace kvplan

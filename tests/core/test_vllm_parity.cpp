@@ -419,23 +419,53 @@ TEST(VllmParity, OverrideBoundsStartupAndAutoFit) {
   EXPECT_EQ(c.estimated_max_model_len, 31u * 16);
 }
 
-// test_unify_hybrid_kv_cache_specs case 4 (T): sliding + chunked layers without a full one and
-// disable_hybrid_kv_cache_manager: "failed to convert the KV cache specs to one unified type"
-// (ValueError); kvplan refuses it naming the field. Per-layer geometry that differs is refused
-// the same way (the converted specs are not uniform).
+// unify_hybrid_kv_cache_specs (vllm/v1/core/kv_cache_utils.py @
+// 001cabc1be16a59a70d720ed61a13b678c060a18) with disable_hybrid_kv_cache_manager:
+// - test_unify_hybrid_kv_cache_specs case 4 (T, tests/v1/core/test_kv_cache_utils.py @ 002f10e0):
+//   sliding + chunked layers without a full one: "failed to convert the KV cache specs to one
+//   unified type" (ValueError); kvplan refuses it naming the field.
+// - A MambaSpec beside attention is never one type (UniformTypeKVCacheSpecs.is_uniform_type,
+//   kv_cache_interface.py @ 001cabc1, has no Mamba + attention branch): the same ValueError, as
+//   vllm-project/vllm#36463 reports for Qwen3.5. Mamba layers alone are one type and pass.
+// - Full-attention layers of different heads or head sizes are one type (is_uniform_type only
+//   asks that all be FullAttentionSpec), so the function returns at once; a sliding layer beside
+//   them becomes a FullAttentionSpec first. Both plan as one UniformTypeKVCacheSpecs group whose
+//   block is the sum of the pages: 2 heads × 64 fp32 = 16 · 2 · 2 · 64 · 4 = 16384 and 2 heads ×
+//   128 = 32768, 49152 B a block; m · 2 · 32 = 1,048,576 B // 49152 = 21 blocks, and a 16-token
+//   request takes one block of the group.
 TEST(VllmParity, DisabledHybridManagerNeedsOneUnifiedType) {
   ModelSpec s = layers(0, 1, 1024);
   s.layers.push_back({AttentionKind::chunked, 512});
   auto in = input(m * 2 * 32, 16);
   in.disable_hybrid_kv_cache_manager = true;
-  EXPECT_THROW(plan_capacity(s, in), Error);
-  ModelSpec g = layers(1);
-  g.layers.push_back(own(AttentionKind::full, 2, 128));
-  EXPECT_THROW(plan_capacity(g, in), Error);
+  auto field_of = [&](const ModelSpec& spec) {
+    try {
+      plan_capacity(spec, in);
+    } catch (const Error& e) {
+      return e.field();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(field_of(s), "disable_hybrid_kv_cache_manager");
+  EXPECT_EQ(field_of(with_mamba(layers(1))), "disable_hybrid_kv_cache_manager");
+  EXPECT_EQ(field_of(with_mamba(layers(0, 1, 1024))), "disable_hybrid_kv_cache_manager");
+  ModelSpec mamba_only = with_mamba(layers(0));
+  mamba_only.layers.push_back(mamba_only.layers[0]);
+  EXPECT_EQ(field_of(mamba_only), "accepted");
+  for (const auto kind : {AttentionKind::full, AttentionKind::sliding}) {
+    ModelSpec g = layers(1);
+    g.layers.push_back(own(kind, 2, 128, kind == AttentionKind::sliding ? 1 : 0));
+    const auto c = plan_capacity(g, in);
+    EXPECT_EQ(c.stages[0].kv_cache_groups, 1u);
+    EXPECT_EQ(c.page_bytes, 16384u + 32768u);
+    EXPECT_EQ(c.num_gpu_blocks, 21u);
+    EXPECT_EQ(c.blocks_per_request, 1u);
+  }
   // The same layers with the hybrid manager on plan normally; all sliding of one window is
   // uniform and passes with it off too.
   EXPECT_NO_THROW(plan_capacity(s, input(m * 2 * 32, 16)));
-  EXPECT_NO_THROW(plan_capacity(layers(0, 2, 1024), in));
+  EXPECT_NO_THROW(plan_capacity(with_mamba(layers(1)), input(m * 2 * 32, 16)));
+  EXPECT_EQ(field_of(layers(0, 2, 1024)), "accepted");
 }
 
 // DCP (T): test_effective_attention_block_size_matches_events[dcp=1, 4] — the manager's block
