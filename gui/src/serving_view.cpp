@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -77,21 +78,81 @@ QDoubleSpinBox* msSpin(const QString& name) {
   return s;
 }
 
-// The distribution the widgets show, `key` its document key ("prompt_tokens"). The fields the
-// distribution does not use (disabled, enableDistFields) are left out; the bins' text is read by
-// the library, whose error names the cell ("/prompt_tokens/bins/0/2").
+// The distribution the widgets show, `key` its document key ("prompt_tokens"). min and max clip
+// every distribution, histograms included (simulator/src/workload.cpp, read_dist); 0 is "none"
+// there, as no token count is 0. The bins' text is read by the library, whose error names the
+// cell ("/prompt_tokens/bins/0/2").
 LengthDist distOf(const LengthDistWidgets& w, const std::string& source, const std::string& key) {
   LengthDist d;
   d.dist = w.dist->currentText().toStdString();
   d.mean = w.mean->value();
   d.std = w.std->value();
-  if (d.dist == "histogram") {
+  if (d.dist == "histogram")
     d.bins = sim::parse_bins_json(w.bins->text().toStdString(), source, "/" + key + "/bins");
-    return d;
-  }
   if (w.min->value() > 0) d.min = w.min->value();
   if (w.max->value() > 0) d.max = w.max->value();
   return d;
+}
+
+// `now` unless it still reads as the editor showed `loaded` (`shown`): then `loaded`, so a value
+// the widgets round or clamp survives until the user edits that field.
+template <class T>
+T keep(const T& loaded, const T& shown, const T& now) {
+  return now == shown ? loaded : now;
+}
+
+LengthDist keepDist(const LengthDist& l, const LengthDist& s, const LengthDist& n) {
+  LengthDist d;
+  d.dist = keep(l.dist, s.dist, n.dist);
+  d.mean = keep(l.mean, s.mean, n.mean);
+  d.std = keep(l.std, s.std, n.std);
+  d.min = keep(l.min, s.min, n.min);
+  d.max = keep(l.max, s.max, n.max);
+  d.bins = keep(l.bins, s.bins, n.bins);
+  return d;
+}
+
+std::optional<PrefixSpec> keepPrefix(const std::optional<PrefixSpec>& l,
+                                     const std::optional<PrefixSpec>& s,
+                                     const std::optional<PrefixSpec>& n) {
+  if (!n || !s || !l) return n;  // switched on or off, or nothing was loaded
+  return PrefixSpec{keep(l->groups, s->groups, n->groups),
+                    keep(l->shared_tokens, s->shared_tokens, n->shared_tokens),
+                    keep(l->prompt_pool, s->prompt_pool, n->prompt_pool)};
+}
+
+// The shortest text that reads back as `x` (0.1, not 0.10000000000000001).
+QString numText(double x) { return QString::number(x, 'g', QLocale::FloatingPointShortest); }
+
+QString optText(const std::optional<double>& x) { return x ? numText(*x) : QString("none"); }
+
+// The fields (JSON pointers) where `kept` differs from what the editor shows, with kept's value.
+void distDiffs(const QString& key, const LengthDist& kept, const LengthDist& shown,
+               QStringList& out) {
+  if (kept.dist != shown.dist) out << key + "/dist = " + qs(kept.dist);
+  if (kept.mean != shown.mean) out << key + "/mean = " + numText(kept.mean);
+  if (kept.std != shown.std) out << key + "/std = " + numText(kept.std);
+  if (kept.min != shown.min) out << key + "/min = " + optText(kept.min);
+  if (kept.max != shown.max) out << key + "/max = " + optText(kept.max);
+  if (kept.bins != shown.bins) out << key + "/bins = " + qs(sim::bins_to_json(kept.bins));
+}
+
+QStringList specDiffs(const WorkloadSpec& kept, const WorkloadSpec& shown) {
+  QStringList out;
+  if (kept.arrival != shown.arrival) out << "/arrival = " + qs(kept.arrival);
+  if (kept.cv != shown.cv) out << "/arrival/cv = " + numText(kept.cv);
+  if (kept.stages != shown.stages) out << "/stages";
+  distDiffs("/prompt_tokens", kept.prompt, shown.prompt, out);
+  distDiffs("/output_tokens", kept.output, shown.output, out);
+  if (kept.prefix && shown.prefix) {
+    if (kept.prefix->groups != shown.prefix->groups)
+      out << "/prefix/groups = " + QString::number(kept.prefix->groups);
+    if (kept.prefix->shared_tokens != shown.prefix->shared_tokens)
+      out << "/prefix/shared_tokens = " + QString::number(kept.prefix->shared_tokens);
+    if (kept.prefix->prompt_pool != shown.prefix->prompt_pool)
+      out << "/prefix/prompt_pool = " + QString::number(kept.prefix->prompt_pool);
+  }
+  return out;
 }
 
 // A stage cell as a number; an empty or non-numeric cell is an error naming it, as the
@@ -116,8 +177,8 @@ void enableDistFields(const LengthDistWidgets& w) {
   const bool hist = d == "histogram";
   w.mean->setEnabled(d != "uniform" && !hist);
   w.std->setEnabled(d == "normal" || d == "lognormal");
-  w.min->setEnabled(!hist);
-  w.max->setEnabled(!hist);
+  w.min->setEnabled(true);  // a clip for every distribution
+  w.max->setEnabled(true);
   w.bins->setEnabled(hist);
 }
 
@@ -185,6 +246,11 @@ QWidget* ServingView::buildInputs() {
   files->addWidget(load);
   files->addWidget(save);
   col->addLayout(files);
+  notice_ = new QLabel;
+  notice_->setObjectName("workloadNotice");
+  notice_->setWordWrap(true);
+  notice_->setVisible(false);
+  col->addWidget(notice_);
   col->addWidget(buildArrivalBox());
   col->addWidget(buildLengthBox("Prompt tokens", prompt_, "prompt"));
   col->addWidget(buildLengthBox("Output tokens", output_, "output"));
@@ -469,10 +535,10 @@ QWidget* ServingView::buildResults() {
   return w;
 }
 
-WorkloadSpec ServingView::workloadSpec() const {
+// What the widgets read as, on their own.
+WorkloadSpec ServingView::editorSpec() const {
   const std::string source = workload_source_.toStdString();
   WorkloadSpec w;
-  w.description = description_;
   w.arrival = arrival_->currentText().toStdString();
   w.cv = cv_->value();
   w.stages.clear();
@@ -484,13 +550,39 @@ WorkloadSpec ServingView::workloadSpec() const {
     w.prefix = PrefixSpec{static_cast<std::uint64_t>(groups_->value()),
                           static_cast<std::uint64_t>(shared_tokens_->value()),
                           static_cast<std::uint64_t>(prompt_pool_->value())};
-  w.sessions = kept_sessions_;
   return w;
 }
 
+WorkloadSpec ServingView::workloadSpec() const {
+  const WorkloadSpec n = editorSpec();
+  WorkloadSpec w;
+  w.description = loaded_.description;
+  w.arrival = keep(loaded_.arrival, shown_.arrival, n.arrival);
+  w.cv = keep(loaded_.cv, shown_.cv, n.cv);
+  w.stages = keep(loaded_.stages, shown_.stages, n.stages);
+  w.prompt = keepDist(loaded_.prompt, shown_.prompt, n.prompt);
+  w.output = keepDist(loaded_.output, shown_.output, n.output);
+  w.prefix = keepPrefix(loaded_.prefix, shown_.prefix, n.prefix);
+  w.sessions = loaded_.sessions;
+  return w;
+}
+
+QString ServingView::notice() const { return notice_->text(); }
+
+void ServingView::updateNotice() {
+  QStringList diffs;
+  try {
+    diffs = specDiffs(workloadSpec(), editorSpec());
+  } catch (const std::exception&) {
+    return;  // a cell being edited; the preview names it
+  }
+  notice_->setText(diffs.isEmpty() ? QString()
+                                   : "Kept as loaded, shown otherwise here: " + diffs.join("; "));
+  notice_->setVisible(!diffs.isEmpty());
+}
+
 void ServingView::setWorkloadSpec(const WorkloadSpec& w) {
-  description_ = w.description;
-  kept_sessions_ = w.sessions;
+  loaded_ = w;
   {
     const QSignalBlocker b0(arrival_), b1(cv_), b2(stages_), b3(prefix_box_), b4(groups_),
         b5(shared_tokens_), b6(prompt_pool_);
@@ -500,11 +592,12 @@ void ServingView::setWorkloadSpec(const WorkloadSpec& w) {
     stages_->setRowCount(static_cast<int>(w.stages.size()));
     for (int r = 0; r < stages_->rowCount(); ++r) {
       const auto& s = w.stages[static_cast<std::size_t>(r)];
-      stages_->setItem(r, 0, new QTableWidgetItem(QString::number(s.rate, 'g', 17)));
-      stages_->setItem(r, 1, new QTableWidgetItem(QString::number(s.duration_s, 'g', 17)));
+      stages_->setItem(r, 0, new QTableWidgetItem(numText(s.rate)));
+      stages_->setItem(r, 1, new QTableWidgetItem(numText(s.duration_s)));
     }
     prefix_box_->setChecked(w.prefix.has_value());
     const PrefixSpec p = w.prefix.value_or(PrefixSpec{10, 100, 0});
+    // Values above a spin box's range show clamped; workloadSpec() keeps the set value.
     groups_->setValue(static_cast<int>(std::min<std::uint64_t>(p.groups, 1'000'000)));
     shared_tokens_->setValue(
         static_cast<int>(std::min<std::uint64_t>(p.shared_tokens, 2147483647)));
@@ -512,10 +605,15 @@ void ServingView::setWorkloadSpec(const WorkloadSpec& w) {
   }
   setDist(prompt_, w.prompt);
   setDist(output_, w.output);
-  sessions_->setText(kept_sessions_ ? QString("Sessions (kept from the file): turns %1, think_s %2")
-                                          .arg(qs(kept_sessions_->turns.dist))
-                                          .arg(qs(kept_sessions_->think_s.dist))
-                                    : QString());
+  sessions_->setText(w.sessions ? QString("Sessions (kept from the file): turns %1, think_s %2")
+                                      .arg(qs(w.sessions->turns.dist))
+                                      .arg(qs(w.sessions->think_s.dist))
+                                : QString());
+  try {
+    shown_ = editorSpec();
+  } catch (const std::exception&) {
+    shown_ = w;  // unreachable: the cells and bins were written from numbers just now
+  }
   editorChanged();
 }
 
@@ -612,7 +710,10 @@ bool ServingView::updateHistograms() {
   }
 }
 
-void ServingView::editorChanged() { preview_timer_->start(); }
+void ServingView::editorChanged() {
+  updateNotice();
+  preview_timer_->start();
+}
 
 void ServingView::syncDeployment() {
   const PlanSettings& s = model_->settings();

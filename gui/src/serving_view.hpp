@@ -46,6 +46,7 @@ class SloTableModel;
 struct LengthDistWidgets {
   QComboBox* dist = nullptr;
   QDoubleSpinBox *mean = nullptr, *std = nullptr, *min = nullptr, *max = nullptr;  // 0 = unset
+  // (token counts are at least 1, so 0 is never a token value: docs/simulate.md)
   QLineEdit* bins = nullptr;  // histogram: JSON [[lo, hi, weight], ...]
 };
 
@@ -63,8 +64,13 @@ class ServingView : public QWidget {
 
   // The workload the editor describes, and back (the editor's fields follow `w`). Throws
   // kvplan::Error naming the field for a stage cell that is not a number or malformed bins.
+  // A value of `w` the widgets cannot show exactly (a mean of 547.5 in a whole-token spin box,
+  // 2,000,000 groups above the spin box's range, a cv of 0.005) is kept as set until its field
+  // is edited, and the notice names it: setWorkloadSpec(w) then workloadSpec() gives back `w`.
   WorkloadSpec workloadSpec() const;
   void setWorkloadSpec(const WorkloadSpec& w);
+  // "" or the fields kept as loaded because the editor shows them otherwise, with their values.
+  QString notice() const;
   // The simulation the widgets describe (throws as workloadSpec); with the SLO grid for a search.
   ServingRequest request() const;
   SloGrid sloGrid() const;
@@ -94,6 +100,8 @@ class ServingView : public QWidget {
   QWidget* buildResults();
   void syncDeployment();
   void editorChanged();
+  WorkloadSpec editorSpec() const;
+  void updateNotice();
   void setBusy(bool busy);
   void showMessage(const QString& message);
 
@@ -101,8 +109,10 @@ class ServingView : public QWidget {
   ServingRunner* runner_;
   QTimer* preview_timer_;
   QString workload_source_ = "Serving view workload";
-  std::string description_;                         // kept from a loaded file
-  std::optional<sim::SessionsSpec> kept_sessions_;  // kept from a loaded file, not edited here
+  // The spec last set (loaded) and what the widgets read back right after showing it: a field
+  // whose widget still reads as shown_ keeps loaded_'s value (description and sessions are not
+  // edited here, so always).
+  WorkloadSpec loaded_, shown_;
   QString message_;
 
   QComboBox* arrival_;
@@ -113,6 +123,7 @@ class ServingView : public QWidget {
   QGroupBox* prefix_box_;
   QSpinBox *groups_, *shared_tokens_, *prompt_pool_;
   QLabel* sessions_;
+  QLabel* notice_;
 
   QComboBox* model_combo_;
   QComboBox* gpu_combo_;

@@ -5,8 +5,11 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -85,6 +88,27 @@ sim::SimResult expected(const std::string& json, std::uint64_t seed) {
 
 QString examplesFile(const char* name) {
   return QString(KVPLAN_TEST_DATA_DIR) + "/../../examples/" + name;
+}
+
+std::string readText(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+  return f.readAll().toStdString();
+}
+
+// Every kvplan_workload file the project ships: examples/workload-*.json and the sim2real
+// workloads.
+QStringList shippedWorkloads() {
+  QStringList out;
+  const QString data(KVPLAN_TEST_DATA_DIR);
+  for (const auto& [dir, pattern] :
+       {std::pair{data + "/../../examples", QString("workload-*.json")},
+        std::pair{data + "/sim2real/workloads", QString("*.json")}}) {
+    const QDir d(dir);
+    for (const QString& name : d.entryList({pattern}, QDir::Files, QDir::Name))
+      out << d.filePath(name);
+  }
+  return out;
 }
 
 }  // namespace
@@ -243,6 +267,127 @@ class TestGuiServing : public QObject {
     QCOMPARE(view.workloadSpec(), h);
     QVERIFY2(view.updateHistograms(), qPrintable(view.message()));
     QCOMPARE(sim::parse_workload_spec(sim::to_json(h), "h"), h);
+  }
+
+  // Loading a file and reading the editor back gives what the library reads from the file, for
+  // every workload the project ships; saving writes that again.
+  void everyShippedWorkloadRoundTripsThroughTheEditor() {
+    QVERIFY(dir_.isValid());
+    const QStringList files = shippedWorkloads();
+    QVERIFY2(files.size() >= 2, qPrintable(QString("%1 files").arg(files.size())));
+    QVERIFY(files.front().endsWith("workload-chat.json"));
+    PlannerModel model;
+    ServingView view(&model);
+    for (const QString& path : files) {
+      QVERIFY2(view.loadWorkload(path), qPrintable(view.message()));
+      const WorkloadSpec expected = sim::parse_workload_spec(readText(path), path.toStdString());
+      if (!(view.workloadSpec() == expected))
+        QFAIL(qPrintable(path + ": the editor changed the workload: " +
+                         QString::fromStdString(sim::to_json(view.workloadSpec()))));
+      QVERIFY2(view.notice().isEmpty() || view.notice().startsWith("Kept as loaded"),
+               qPrintable(view.notice()));
+      const QString saved = dir_.filePath("saved.json");
+      QVERIFY2(view.saveWorkload(saved), qPrintable(view.message()));
+      QCOMPARE(sim::parse_workload_spec(readText(saved), "saved"), expected);
+      QVERIFY(QFile::remove(saved));
+    }
+  }
+
+  // min and max clip a histogram as any distribution (simulator/src/workload.cpp, read_dist:
+  // "the others clip to them when given"), so the editor keeps them and the user can edit them.
+  void aHistogramKeepsItsClip() {
+    QVERIFY(dir_.isValid());
+    PlannerModel model;
+    ServingView view(&model);
+    const QString path = dir_.filePath("clipped.json");
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"kvplan_workload": 1, "arrival": "constant",
+                  "stages": [{"rate": 50, "duration_s": 2}],
+                  "prompt_tokens": {"dist": "histogram", "bins": [[1, 256, 1], [257, 1024, 1]],
+                                    "min": 64, "max": 512},
+                  "output_tokens": {"dist": "fixed", "mean": 16}})");
+    }
+    QVERIFY2(view.loadWorkload(path), qPrintable(view.message()));
+    WorkloadSpec w = view.workloadSpec();
+    QCOMPARE(w.prompt.dist, std::string("histogram"));
+    QVERIFY(w.prompt.min.has_value() && w.prompt.max.has_value());
+    QCOMPARE(*w.prompt.min, 64.0);
+    QCOMPARE(*w.prompt.max, 512.0);
+    QCOMPARE(w, sim::parse_workload_spec(readText(path), path.toStdString()));
+    QVERIFY(view.notice().isEmpty());  // every value is shown as it is
+
+    // Saved, the clip is still there: constant 50 req/s for 2 s is 100 requests (docs/
+    // simulate.md, "Arrivals"), each prompt drawn from the bins and then clipped to [64, 512].
+    const QString saved = dir_.filePath("clipped-saved.json");
+    QVERIFY2(view.saveWorkload(saved), qPrintable(view.message()));
+    QCOMPARE(sim::parse_workload_spec(readText(saved), "saved"), w);
+    const sim::Workload drawn = sim::load_workload(saved.toStdString(), 3);
+    QCOMPARE(drawn.requests.size(), std::size_t{100});
+    bool clipped_low = false, clipped_high = false;
+    for (const auto& r : drawn.requests) {
+      QVERIFY(r.prompt_tokens >= 64 && r.prompt_tokens <= 512);
+      clipped_low |= r.prompt_tokens == 64;    // P(bin 1 and below 64) = 0.5 · 63/256 per draw
+      clipped_high |= r.prompt_tokens == 512;  // P(bin 2 and above 512) = 0.5 · 512/768
+    }
+    QVERIFY(clipped_low && clipped_high);
+
+    // The clip is editable on a histogram, and what is typed is what is saved.
+    auto* min = view.findChild<QDoubleSpinBox*>("promptMin");
+    QVERIFY(min->isEnabled());
+    min->setValue(100);
+    w.prompt.min = 100;
+    QCOMPARE(view.workloadSpec(), w);
+    view.findChild<QDoubleSpinBox*>("promptMax")->setValue(0);  // "none": no token count is 0
+    w.prompt.max.reset();
+    QCOMPARE(view.workloadSpec(), w);
+    QVERIFY(QFile::remove(path));
+    QVERIFY(QFile::remove(saved));
+  }
+
+  // Values the widgets round or clamp (whole-token spin boxes, a cv of 2 decimals, an int spin
+  // box for shared tokens) are kept as set, named in the notice, until their field is edited.
+  void valuesTheEditorCannotShowAreKeptAndNamed() {
+    PlannerModel model;
+    ServingView view(&model);
+    WorkloadSpec w = tinySpec();
+    w.arrival = "gamma";
+    w.cv = 0.015;  // within the parser's [0.01, 10]; the spin box shows 2 decimals
+    w.prompt.dist = "normal";
+    w.prompt.mean = 547.5;  // normal: mean and std need not be whole (read_dist)
+    w.prompt.std = 200.25;
+    w.prefix = PrefixSpec{10, 3'000'000'000, 0};  // ≤ 2^32 tokens, above a QSpinBox's 2^31 - 1
+    QCOMPARE(sim::parse_workload_spec(sim::to_json(w), "w"), w);  // a document the library reads
+    view.setWorkloadSpec(w);
+    QCOMPARE(view.workloadSpec(), w);
+    const QString notice = view.notice();
+    QVERIFY2(notice.contains("/prompt_tokens/mean = 547.5"), qPrintable(notice));
+    QVERIFY2(notice.contains("/prompt_tokens/std = 200.25"), qPrintable(notice));
+    QVERIFY2(notice.contains("/arrival/cv = 0.015"), qPrintable(notice));
+    QVERIFY2(notice.contains("/prefix/shared_tokens = 3000000000"), qPrintable(notice));
+    QVERIFY(view.findChild<QLabel*>("workloadNotice")->isVisibleTo(&view));
+
+    // Editing one field overwrites that field only.
+    view.findChild<QDoubleSpinBox*>("promptMean")->setValue(600);
+    w.prompt.mean = 600;
+    QCOMPARE(view.workloadSpec(), w);
+    QVERIFY2(!view.notice().contains("/prompt_tokens/mean"), qPrintable(view.notice()));
+    QVERIFY2(view.notice().contains("/prompt_tokens/std = 200.25"), qPrintable(view.notice()));
+    view.findChild<QSpinBox*>("prefixSharedTokens")->setValue(4096);
+    w.prefix->shared_tokens = 4096;
+    QCOMPARE(view.workloadSpec(), w);
+    // Switching the prefixes off drops them.
+    auto* box = view.findChild<QGroupBox*>("prefixBox");
+    box->setChecked(false);
+    w.prefix.reset();
+    QCOMPARE(view.workloadSpec(), w);
+
+    // Set a spec the editor shows exactly and the notice is gone.
+    view.setWorkloadSpec(tinySpec());
+    QCOMPARE(view.workloadSpec(), tinySpec());
+    QVERIFY(view.notice().isEmpty());
+    QVERIFY(!view.findChild<QLabel*>("workloadNotice")->isVisibleTo(&view));
   }
 
   void badInputIsAMessageNamingTheField() {
