@@ -457,8 +457,8 @@ PageSize page_size(const PlanEval& ev) {
 // Mamba) pass; else, with a full-attention layer, sliding and chunked layers become full
 // attention. What is still not one type makes vLLM refuse to start ("Hybrid KV cache manager is
 // disabled but failed to convert the KV cache specs to one unified type"): a recurrent state
-// (MambaSpec) beside attention, as vllm-project/vllm#36463 shows for Qwen3.5, or local layers of
-// different kinds or windows without a full one (test_unify_hybrid_kv_cache_specs case 4,
+// (MambaSpec) beside attention, as vllm-project/vllm PR #36388 reports for Qwen3.5-0.8B, or local
+// layers of different kinds or windows without a full one (test_unify_hybrid_kv_cache_specs case 4,
 // tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
 void check_one_unified_type(const ModelSpec& model, const PlanInput& in,
                             const std::string& source) {
@@ -488,9 +488,12 @@ void check_one_unified_type(const ModelSpec& model, const PlanInput& in,
 // of their pages (get_kv_cache_groups -> UniformTypeKVCacheSpecs.from_specs,
 // get_kv_cache_config_from_groups: available // that sum). Otherwise the pages are unified to the
 // largest (unify_kv_cache_spec_page_size): an attention type whose page divides it takes a block
-// size that many times larger, any other page (a recurrent state, or a page that does not divide
-// it) is padded to it (kv_cache_utils.py and tests/v1/core/test_kv_cache_utils.py @
-// 002f10e0cfa1373a19a0d2756598a34b700d20e5). Sets ev.page to the common page.
+// size that many times larger; a recurrent state (MambaSpec) and a non-MLA attention page that
+// does not divide it are padded to it (kv_cache_utils.py and tests/v1/core/test_kv_cache_utils.py
+// @ 002f10e0cfa1373a19a0d2756598a34b700d20e5). Only an MLA page would raise NotImplementedError
+// there, and own_geometry() never holds for MLA (one latent width in every layer). The older
+// kv_cache_utils.py @ 001cabc1 refused any page that does not divide; kvplan follows 002f10e0, the
+// commit of the tests it mirrors. Sets ev.page to the common page.
 void unify_pages(PlanEval& ev) {
   bool differs = false;
   for (const auto& st : ev.stages)
@@ -674,6 +677,8 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
       case PlanInput::MambaCacheMode::align:
         return 2 + std::uint64_t{in.num_speculative_tokens};
       case PlanInput::MambaCacheMode::all:
+        // MambaSpec.max_memory_usage_bytes (kv_cache_interface.py @ 001cabc1): cdiv(max_model_len,
+        // block_size) pages, no num_speculative_blocks in this mode.
         return ceil_div(n, bs);
     }
     return 1;

@@ -897,8 +897,9 @@ TEST(EngineCmdlines, OneRuleForEveryEngine) {
 // --disable-hybrid-kv-cache-manager on a linear-attention hybrid: Qwen3-Next's Gated DeltaNet
 // layers hold a MambaSpec beside the full-attention ones, which unify_hybrid_kv_cache_specs
 // cannot make one type (vllm/v1/core/kv_cache_utils.py @ 001cabc1: "Hybrid KV cache manager is
-// disabled but failed to convert the KV cache specs to one unified type"; vllm-project/vllm#36463
-// shows it for Qwen3.5). kvplan check refuses it naming the field; without the flag it plans.
+// disabled but failed to convert the KV cache specs to one unified type"; vllm-project/vllm
+// PR #36388 reports it for Qwen3.5-0.8B). kvplan check refuses it naming the field; without the
+// flag it plans.
 TEST(EngineCmdlines, DisabledHybridManagerRefusesMambaHybrids) {
   const auto gpu = load_gpu("h100-sxm-80gb");
   const std::string base =

@@ -335,7 +335,10 @@ TEST(VllmParity, SlidingLayersOfOneWindowMergeAcrossHeadSizes) {
 // 1 head × 192 bf16 (16 · 384 · 2 = 12288) and a DFlash draft sliding layer 1 head × 128, window
 // 1024 (16 · 256 · 2 = 8192): 12288 % 8192 != 0, so the draft's page is padded to 12288 and its
 // block stays 16. At max_model_len 16384 and 1024 batched tokens: full 1024 pages, sliding
-// cdiv(1023 + 1024, 16) + 1 = 129 (with blocks of 32 it would be 65).
+// cdiv(1023 + 1024, 16) + 1 = 129 (with blocks of 32 it would be 65). vLLM's test sets no opt-in
+// flag: at 002f10e0 unify_kv_cache_spec_page_size pads every non-MLA AttentionSpec whose page does
+// not divide the largest (vllm/v1/core/kv_cache_utils.py @ 002f10e0, "Padding is only supported
+// for non-MLA attention layers"), as here.
 TEST(VllmParity, NonDivisiblePagesArePadded) {
   ModelSpec s = layers(1, 0, 1, 1, 192);
   s.layers.push_back(own(AttentionKind::sliding, 1, 128, 1024));
@@ -426,7 +429,7 @@ TEST(VllmParity, OverrideBoundsStartupAndAutoFit) {
 //   unified type" (ValueError); kvplan refuses it naming the field.
 // - A MambaSpec beside attention is never one type (UniformTypeKVCacheSpecs.is_uniform_type,
 //   kv_cache_interface.py @ 001cabc1, has no Mamba + attention branch): the same ValueError, as
-//   vllm-project/vllm#36463 reports for Qwen3.5. Mamba layers alone are one type and pass.
+//   vllm-project/vllm PR #36388 reports for Qwen3.5-0.8B. Mamba layers alone are one type and pass.
 // - Full-attention layers of different heads or head sizes are one type (is_uniform_type only
 //   asks that all be FullAttentionSpec), so the function returns at once; a sliding layer beside
 //   them becomes a FullAttentionSpec first. Both plan as one UniformTypeKVCacheSpecs group whose
