@@ -4,9 +4,6 @@
 //                               and the GPU-to-GPU link (docs/gpus.md has their sources)
 //   kvplan gpus --format json   the same as an array of objects, unknown figures as null:
 //     [{"id": "h100-sxm-80gb", ..., "peak_tflops_bf16": 989.5, "peak_tflops_fp4": null, ...}]
-#include <charconv>
-#include <cmath>
-#include <cstdio>
 #include <ostream>
 
 #include "command.hpp"
@@ -40,54 +37,6 @@ std::string render_list(const Table& t, OutputFormat f) {
   return render_text(t);
 }
 
-// A figure as the preset gives it (shortest form that reads back the same); "-" when unknown.
-std::string figure(double v) {
-  if (!(v > 0) || std::isinf(v)) return "-";  // NaN too: never "nan" in a table or JSON
-  char b[32];
-  const auto r = std::to_chars(b, b + sizeof b, v);
-  return std::string(b, r.ptr);
-}
-
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (const unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      o += static_cast<char>(c);
-    }
-  }
-  return o + "\"";
-}
-
-std::string json_figure(double v) { return v > 0 && !std::isinf(v) ? figure(v) : "null"; }
-
-std::string gpus_json(const std::vector<GpuSpec>& gpus) {
-  std::string o = "[";
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    const auto& g = gpus[i];
-    o += std::string(i ? ",\n " : "\n ") + "{\"id\": " + json_string(g.id) +
-         ", \"name\": " + json_string(g.name) +
-         ", \"memory_bytes\": " + std::to_string(g.memory_bytes) +
-         ", \"bandwidth_gbps\": " + json_figure(g.bandwidth_gbps) +
-         ", \"peak_tflops_bf16\": " + json_figure(g.peak_tflops_bf16) +
-         ", \"peak_tflops_fp8\": " + json_figure(g.peak_tflops_fp8) +
-         ", \"peak_tflops_fp4\": " + json_figure(g.peak_tflops_fp4) +
-         ", \"peak_tops_int8\": " + json_figure(g.peak_tops_int8) +
-         ", \"interconnect\": " + (g.interconnect.empty() ? "null" : json_string(g.interconnect)) +
-         ", \"interconnect_gbps\": " + json_figure(g.interconnect_gbps) +
-         ", \"source\": " + json_string(g.source) +
-         ", \"peaks_source\": " + json_string(g.peaks_source) +
-         ", \"interconnect_source\": " + json_string(g.interconnect_source) + "}";
-  }
-  return o + (gpus.empty() ? "]\n" : "\n]\n");
-}
-
 int run_models(const std::vector<std::string>& args, std::ostream& out) {
   bool help = false;
   const auto f = list_format(args, out, "kvplan models", help);
@@ -112,23 +61,7 @@ int run_gpus(const std::vector<std::string>& args, std::ostream& out) {
       list_format(args, out, "kvplan gpus", help,
                   {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::csv});
   if (help) return 0;
-  const auto gpus = list_gpu_presets();
-  if (f == OutputFormat::json) {
-    out << gpus_json(gpus);
-    return 0;
-  }
-  // Dense peaks (no 2:4 sparsity), 1e12 operations per second; the link per GPU, both directions.
-  Table t{{"id", "name", "memory bytes", "memory", "bandwidth GB/s", "bf16 TFLOP/s", "fp8 TFLOP/s",
-           "fp4 TFLOP/s", "int8 TOP/s", "interconnect", "interconnect GB/s"},
-          {}};
-  for (const auto& g : gpus) {
-    t.rows.push_back({g.id, g.name, grouped(g.memory_bytes), human_bytes(g.memory_bytes),
-                      figure(g.bandwidth_gbps), figure(g.peak_tflops_bf16),
-                      figure(g.peak_tflops_fp8), figure(g.peak_tflops_fp4),
-                      figure(g.peak_tops_int8), g.interconnect.empty() ? "-" : g.interconnect,
-                      figure(g.interconnect_gbps)});
-  }
-  out << render_list(t, f);
+  out << render_gpu_presets(list_gpu_presets(), f);
   return 0;
 }
 

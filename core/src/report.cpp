@@ -1,6 +1,8 @@
 #include "kvplan/report.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -336,6 +338,58 @@ std::string render(const SizeReport& r, OutputFormat f) {
   }
   return title + "\n\n" + render_text(factors) + "\n" + render_text(groups) + "\n" +
          render_text(totals);
+}
+
+}  // namespace kvplan
+
+namespace kvplan {
+namespace {
+
+// A preset's figure, shortest form that reads back the same; unknown (0, NaN, inf) is "-".
+bool known(double v) { return v > 0 && !std::isinf(v); }
+std::string figure(double v) {
+  if (!known(v)) return "-";
+  char b[32];
+  const auto r = std::to_chars(b, b + sizeof b, v);
+  return std::string(b, r.ptr);
+}
+nlohmann::json json_figure(double v) { return known(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+}  // namespace
+
+std::string render_gpu_presets(const std::vector<GpuSpec>& gpus, OutputFormat f) {
+  if (f == OutputFormat::json) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& g : gpus)
+      a.push_back({{"id", g.id},
+                   {"name", g.name},
+                   {"memory_bytes", g.memory_bytes},
+                   {"bandwidth_gbps", json_figure(g.bandwidth_gbps)},
+                   {"peak_tflops_bf16", json_figure(g.peak_tflops_bf16)},
+                   {"peak_tflops_fp8", json_figure(g.peak_tflops_fp8)},
+                   {"peak_tflops_fp4", json_figure(g.peak_tflops_fp4)},
+                   {"peak_tops_int8", json_figure(g.peak_tops_int8)},
+                   {"interconnect",
+                    g.interconnect.empty() ? nlohmann::json() : nlohmann::json(g.interconnect)},
+                   {"interconnect_gbps", json_figure(g.interconnect_gbps)},
+                   {"source", g.source},
+                   {"peaks_source", g.peaks_source},
+                   {"interconnect_source", g.interconnect_source}});
+    return a.dump(1) + "\n";
+  }
+  // Dense peaks (no 2:4 sparsity), 1e12 operations per second; the link per GPU, both directions.
+  Table t{{"id", "name", "memory bytes", "memory", "bandwidth GB/s", "bf16 TFLOP/s", "fp8 TFLOP/s",
+           "fp4 TFLOP/s", "int8 TOP/s", "interconnect", "interconnect GB/s"},
+          {}};
+  for (const auto& g : gpus)
+    t.rows.push_back({g.id, g.name, grouped(g.memory_bytes), human_bytes(g.memory_bytes),
+                      figure(g.bandwidth_gbps), figure(g.peak_tflops_bf16),
+                      figure(g.peak_tflops_fp8), figure(g.peak_tflops_fp4),
+                      figure(g.peak_tops_int8), g.interconnect.empty() ? "-" : g.interconnect,
+                      figure(g.interconnect_gbps)});
+  if (f == OutputFormat::md) return render_markdown(t);
+  if (f == OutputFormat::csv) return render_csv(t);
+  return render_text(t);
 }
 
 }  // namespace kvplan

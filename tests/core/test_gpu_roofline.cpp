@@ -6,11 +6,14 @@
 // Expected expert counts are read by eye from the verbatim configs in tests/data/hf/.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/report.hpp"
 
 namespace {
 
@@ -92,6 +95,30 @@ TEST(GpuRoofline, EveryPresetHasPeaksAndSources) {
       EXPECT_GE(g.peak_tflops_fp4, g.peak_tflops_fp8);
     }
   }
+}
+
+// `kvplan gpus` is core's renderer: a figure the preset does not know (0, or a NaN that a
+// hand-built spec may carry) is "-" in a table and null in JSON, never "nan".
+TEST(GpuRoofline, PresetListShowsUnknownFiguresAsMissing) {
+  kvplan::GpuSpec g;
+  g.id = "test-gpu";
+  g.name = "Test GPU";
+  g.memory_bytes = 1024;
+  g.bandwidth_gbps = 3350;
+  g.peak_tflops_bf16 = 989.5;
+  g.peak_tflops_fp8 = std::nan("");
+  const std::string text = kvplan::render_gpu_presets({g}, kvplan::OutputFormat::table);
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_NE(text.find("989.5"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(kvplan::render_gpu_presets({g}, kvplan::OutputFormat::json));
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["id"], "test-gpu");
+  EXPECT_EQ(j[0]["memory_bytes"].get<std::uint64_t>(), 1024u);
+  EXPECT_EQ(j[0]["bandwidth_gbps"].get<double>(), 3350);
+  EXPECT_EQ(j[0]["peak_tflops_bf16"].get<double>(), 989.5);
+  EXPECT_TRUE(j[0]["peak_tflops_fp8"].is_null());
+  EXPECT_TRUE(j[0]["peak_tflops_fp4"].is_null());
+  EXPECT_TRUE(j[0]["interconnect"].is_null());
 }
 
 TEST(GpuRoofline, FileWithoutRooflineFieldsStillLoads) {

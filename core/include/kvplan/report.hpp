@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kvplan/formula.hpp"
+#include "kvplan/gpu.hpp"
 
 namespace kvplan {
 
@@ -55,5 +56,12 @@ SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
 // full, sliding, chunked, mla, indexer, recurrent; recurrent groups add mixer,
 // conv_bytes_per_layer, ssm_bytes_per_layer).
 std::string render(const SizeReport& r, OutputFormat f);
+
+// `kvplan gpus`: id, memory, HBM bandwidth, the dense tensor-core peaks per dtype and the
+// GPU-to-GPU link, "-" where a preset does not know a figure. JSON: an array of objects with
+// id, name, memory_bytes, bandwidth_gbps, peak_tflops_{bf16,fp8,fp4}, peak_tops_int8,
+// interconnect, interconnect_gbps and the three source URLs, unknown figures as null:
+//   [{"id": "h100-sxm-80gb", ..., "peak_tflops_bf16": 989.5, "peak_tflops_fp4": null, ...}]
+std::string render_gpu_presets(const std::vector<GpuSpec>& gpus, OutputFormat f);
 
 }  // namespace kvplan
