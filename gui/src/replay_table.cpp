@@ -1,6 +1,7 @@
 #include "replay_table.hpp"
 
 #include <QStringList>
+#include <cmath>
 
 #include "ui_format.hpp"
 
@@ -28,16 +29,12 @@ const QStringList& headers() {
 
 const QString kNone = QStringLiteral("—");
 
-QString percent(double v) { return QString::number(100.0 * v, 'f', 2) + " %"; }
+QString percent(double v) {
+  return std::isnan(v) ? kNone : QString::number(100.0 * v, 'f', 2) + " %";
+}
 
 QString signedPercent(double v) {
   return (v > 0 ? "+" : "") + QString::number(100.0 * v, 'f', 2) + " %";
-}
-
-double layerMean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
 }
 
 // "L0 100.00 %, L1 62.50 %": a needle figure per layer, for a cell's tool tip.
@@ -113,9 +110,9 @@ QVariant ReplayTableModel::text(const Row& r, int col) const {
     case 12:
       return acc ? signedPercent(r.probe->delta) : kNone;
     case 13:
-      return needle ? percent(layerMean(r.probe->layer_retained)) : kNone;
+      return needle ? percent(r.probe->mean_retained()) : kNone;
     default:
-      return needle ? percent(layerMean(r.probe->layer_mass)) : kNone;
+      return needle ? percent(r.probe->mean_mass()) : kNone;
   }
 }
 
@@ -147,9 +144,9 @@ QVariant ReplayTableModel::exact(const Row& r, int col) const {
     case 12:
       return acc ? QVariant(r.probe->delta) : QVariant();
     case 13:
-      return needle ? QVariant(layerMean(r.probe->layer_retained)) : QVariant();
+      return needle ? QVariant(r.probe->mean_retained()) : QVariant();
     case 14:
-      return needle ? QVariant(layerMean(r.probe->layer_mass)) : QVariant();
+      return needle ? QVariant(r.probe->mean_mass()) : QVariant();
     default:
       return {};
   }

@@ -386,4 +386,20 @@ ProbeReport run_probe(const ProbeRequest& r) {
   return run_probe(model, tok, r.configs, r.options, r.backend, r.progress);
 }
 
+namespace {
+double measured_mean(const std::vector<double>& v) {
+  double s = 0;
+  std::size_t n = 0;
+  for (double x : v)
+    if (!std::isnan(x)) {
+      s += x;
+      ++n;
+    }
+  return n ? s / static_cast<double>(n) : std::nan("");
+}
+}  // namespace
+
+double ProbeResult::mean_retained() const { return measured_mean(layer_retained); }
+double ProbeResult::mean_mass() const { return measured_mean(layer_mass); }
+
 }  // namespace kvplan::sim

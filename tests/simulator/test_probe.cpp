@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "kvplan/error.hpp"
@@ -298,5 +299,18 @@ TEST(ProbeModel, ABadConfigurationFailsBeforeAnyPromptRuns) {
   EXPECT_EQ(runs, 0u);
 }
 
+}  // namespace
+}  // namespace kvplan::sim
+
+namespace kvplan::sim {
+namespace {
+// The means over layers the GUI shows skip a layer that was not measured (NaN).
+TEST(Probe, LayerMeansSkipUnmeasuredLayers) {
+  ProbeResult r;
+  r.layer_retained = {1.0, 0.5, std::nan("")};  // (1 + 0.5) / 2
+  r.layer_mass = {std::nan(""), std::nan("")};
+  EXPECT_DOUBLE_EQ(r.mean_retained(), 0.75);
+  EXPECT_TRUE(std::isnan(r.mean_mass()));
+}
 }  // namespace
 }  // namespace kvplan::sim

@@ -115,6 +115,9 @@ struct ProbeResult {
   // retained needle positions (mean over query heads).
   std::uint64_t reproduced = 0;
   std::vector<double> layer_retained, layer_all_retained, layer_mass;
+  // Means over the layers that were measured (a NaN layer is skipped; none measured: NaN).
+  double mean_retained() const;
+  double mean_mass() const;
 };
 
 struct ProbeReport {
