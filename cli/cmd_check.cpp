@@ -9,6 +9,7 @@
 #include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
+#include "kvplan/request.hpp"
 #include "kvplan/sim/serving_check.hpp"
 #include "kvplan/text_safe.hpp"
 #include "kvplan/validate.hpp"
@@ -63,67 +64,35 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("command line", "deploy",
                 "give exactly one of DEPLOY.json, --vllm \"...\", --sglang \"...\" or --trtllm "
                 "\"...\"");
-  // The flags' own bounds (the same as plan's); TP × PP × DP against --gpus is checked with the
-  // command line's parallelism in deploy_from_engine.
-  DeploymentShape flags;
-  if (vm.count("gpus")) flags.gpus = gpus;
-  if (vm.count("context")) flags.context = context;
-  if (vm.count("concurrency")) flags.concurrency = concurrency;
-  throw_if_any("command line", validate_deployment_shape(flags, nullptr, cli_flag_names()));
-  Deployment d;
+  DeploymentRequest req;
   if (vm.count("deploy")) {
-    for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model"})
-      if (vm.count(f))
-        throw Error("--" + std::string(f), f,
-                    "applies to --vllm / --sglang / --trtllm; the deployment file says its own");
-    d = load_deploy(file);
+    req.source = DeploymentRequest::Source::deploy_file;
+    req.path = file;
   } else {
     // One rule for every engine: the command line is read as the engine reads it, and judged on
     // one request of max_model_len unless --slo states a load (docs/check.md).
-    const Engine engine = vm.count("vllm")     ? Engine::vllm
-                          : vm.count("sglang") ? Engine::sglang
-                                               : Engine::trtllm;
-    const std::string src = "--" + to_string(engine);
-    const EngineArgs a = parse_engine_command(engine,
-                                              engine == Engine::vllm     ? vllm
-                                              : engine == Engine::sglang ? sglang
-                                                                         : trtllm,
-                                              src);
-    if (vm.count("strict") && !a.unknown.empty()) {
-      std::string list;
-      for (const auto& u : a.unknown) list += (list.empty() ? "" : ", ") + u;
-      throw Error(src, a.unknown.front(), "unknown flags: " + list);
-    }
-    GpuSpec g;
-    if (vm.count("gpu") && vm.count("gpu-memory-gib"))
-      throw Error("--gpu-memory-gib", "gpu-memory-gib", "give either --gpu or --gpu-memory-gib");
-    if (vm.count("gpu")) {
-      g = load_gpu(gpu);
-    } else if (vm.count("gpu-memory-gib")) {
-      g.id = "custom";
-      g.memory_bytes = parse_gib(mem_gib, "--gpu-memory-gib", "gpu-memory-gib");
-    } else {
-      throw Error("--gpu", "gpu", "give --gpu (or --gpu-memory-gib) with " + src);
-    }
-    std::optional<Slo> slo;
-    if (vm.count("slo")) slo = parse_slo_spec(slo_spec, "--slo");
-    d = deploy_from_engine(a, g, gpus, model, src, slo);
+    req.source = DeploymentRequest::Source::engine_command;
+    req.command_engine = vm.count("vllm")     ? Engine::vllm
+                         : vm.count("sglang") ? Engine::sglang
+                                              : Engine::trtllm;
+    req.command_line = vm.count("vllm") ? vllm : vm.count("sglang") ? sglang : trtllm;
+    req.strict = vm.count("strict") > 0;
   }
-  std::optional<CalibratedEfficiency> calibrated;  // step-time fields, for the latency limits
-  if (vm.count("calibration")) {
-    const Calibration cal = load_calibration(calibration);
-    if (cal.reserve_bytes) d.plan.reserve_bytes = cal.reserve_bytes;  // else the deployment's
-    calibrated = cal.efficiency;
-  }
-  if (vm.count("context")) d.slo.context = context;
-  if (vm.count("concurrency")) {
-    d.slo.concurrency = concurrency;
-    d.plan.concurrency = concurrency;
-  }
+  req.model = model;
+  req.gpu = gpu;
+  if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = mem_gib;
+  if (vm.count("gpus")) req.gpus = gpus;
+  if (vm.count("slo")) req.slo = slo_spec;
+  if (vm.count("context")) req.slo_context = context;
+  if (vm.count("concurrency")) req.slo_concurrency = concurrency;
+  if (vm.count("calibration")) req.calibration = calibration;
+  const ResolvedDeployment resolved = resolve(req);
+  const Deployment& d = resolved.deploy;
   for (const auto& w : d.warnings)
     std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
   CheckReport r = run_check(d);
-  sim::check_serving_slo(d, r, calibrated);  // the latency limits under the file's workload, if any
+  sim::check_serving_slo(
+      d, r, resolved.efficiency);  // the latency limits under the file's workload, if any
   out << for_output(render(r, fmt), fmt);
   return r.passed() ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/request.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/slo_search.hpp"
 #include "kvplan/sim/step_time.hpp"
@@ -71,19 +72,9 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
     if (vm.count(flag) && !vm[flag].defaulted())
       throw Error("--" + std::string(flag), flag,
                   "does not apply to SLO sizing (the search picks the GPUs; --max-gpus caps them)");
-  if (f.max_num_seqs == 0 || f.max_num_seqs > 1'000'000)
-    throw Error("--max-num-seqs", "max-num-seqs",
-                "must be between 1 and 1000000, got " + std::to_string(f.max_num_seqs));
   if (f.max_gpus == 0 || f.max_gpus > 4096)
     throw Error("--max-gpus", "max-gpus",
                 "must be between 1 and 4096, got " + std::to_string(f.max_gpus));
-  // As kvplan simulate: vLLM's SchedulerConfig refuses max_num_batched_tokens < max_num_seqs
-  // (vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43).
-  if (in.engine == Engine::vllm && in.max_num_batched_tokens < f.max_num_seqs)
-    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
-                std::to_string(in.max_num_batched_tokens) + " is less than --max-num-seqs " +
-                    std::to_string(f.max_num_seqs) +
-                    ": vLLM refuses max_num_batched_tokens < max_num_seqs");
   sim::check_simulated_engine(in.engine, "--engine");  // slo_search's own check, named by flag
   sim::SloSearchInput s;
   s.slo = sim::parse_latency_slo(f.slo, "--slo");
@@ -203,53 +194,34 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   const auto fmt =
       parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
-  const ModelSpec m = load_model(model);
-  PlanInput in;
-  in.engine = parse_engine(engine, "--engine", "engine", in.vllm_rules);
-  in.format = parse_kv_format(kv);
-  in.policy = parse_policy(policy);
-  in.context = vm.count("context") ? context : m.max_context;
-  if (!vm.count("context") && in.context == 0)
-    throw Error("--context", "context", m.id + " has no max_context: give --context");
-  // TP, PP, GPUs, block size, context, concurrency: the rules size, check and the GUI share.
-  DeploymentShape shape{
-      .tp = tp, .pp = pp, .context = in.context, .concurrency = concurrency, .draft_layers = draft};
-  if (vm.count("gpus")) shape.gpus = gpus;
-  if (vm.count("block-size")) shape.block_size = block;
-  throw_if_any("command line", validate_deployment_shape(shape, &m, cli_flag_names()));
-  in.tp = static_cast<std::uint32_t>(tp);
-  in.draft_layers = static_cast<std::uint32_t>(draft);
-  in.pp = static_cast<std::uint32_t>(pp);
-  in.gpus = static_cast<std::uint32_t>(gpus);
-  // As vLLM refuses a max_model_len beyond the model's positions (kvplan check fails it too).
-  if (m.max_context != 0 && in.context > m.max_context)
-    throw Error("--context", "context",
-                std::to_string(in.context) + " tokens exceed the " + std::to_string(m.max_context) +
-                    " positions of " + m.id + " (max_position_embeddings)");
-  in.concurrency = concurrency;
-  in.block_size = static_cast<std::uint32_t>(block);
-  in.max_num_batched_tokens = mnbt;
-  if (mnbt == 0 || mnbt > kMaxContextTokens)
-    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
-                "must be between 1 and " + std::to_string(kMaxContextTokens) + ", got " +
-                    std::to_string(mnbt));
-  if (vm.count("gpu-memory-utilization"))
-    in.memory_fraction_ppm =
-        parse_fraction_ppm(util, "--gpu-memory-utilization", "gpu-memory-utilization");
-  if (vm.count("weight-dtype")) {
-    weight_bytes_per_param(weight, "--weight-dtype", "weight-dtype");
-    in.weight_dtype = weight;
-  }
-  if (vm.count("reserve-gib"))
-    in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
-  std::optional<CalibratedEfficiency> calibrated;  // step-time fields, for SLO sizing
-  if (vm.count("calibration")) {
-    const Calibration cal = load_calibration(calibration);
-    if (cal.reserve_bytes) in.reserve_bytes = cal.reserve_bytes;  // else --reserve-gib's
-    calibrated = cal.efficiency;
-  }
-  if (vm.count("available-kv-gib"))
-    in.available_kv_bytes = parse_gib(avail, "--available-kv-gib", "available-kv-gib");
+  const bool slo_mode = vm.count("workload") || vm.count("slo");
+  DeploymentRequest req;
+  req.model = model;
+  if (!slo_mode) req.gpu = gpu;  // SLO sizing: a list, searched by run_slo_plan
+  if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = mem_gib;
+  if (vm.count("available-kv-gib")) req.available_kv_gib = avail;
+  req.engine = engine;
+  req.kv_dtype = kv;
+  req.policy = policy;
+  req.tp = tp;
+  req.pp = pp;
+  req.draft_layers = draft;
+  if (vm.count("gpus")) req.gpus = gpus;
+  if (vm.count("block-size")) req.block_size = block;
+  if (vm.count("context")) req.context = context;
+  req.concurrency = concurrency;
+  req.max_num_batched_tokens = mnbt;
+  if (slo_mode) req.max_num_seqs = slo.max_num_seqs;  // the SLO search's per-replica cap
+  if (vm.count("gpu-memory-utilization")) req.memory_fraction = util;
+  if (vm.count("weight-dtype")) req.weight_dtype = weight;
+  if (vm.count("reserve-gib")) req.reserve_gib = reserve;
+  if (vm.count("calibration")) req.calibration = calibration;
+  req.require_memory = !slo_mode;
+  const ResolvedDeployment resolved = resolve(req);
+  refuse_if_any(resolved);
+  const ModelSpec& m = resolved.deploy.model;
+  const PlanInput& in = resolved.deploy.plan;
+  const std::optional<CalibratedEfficiency>& calibrated = resolved.efficiency;
 
   std::vector<GpuSpec> presets = list_gpu_presets();
   for (const auto& p : prices) {
@@ -260,7 +232,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
     if (!found && id != gpu)
       throw Error("--price", id, "unknown GPU \"" + id + "\" (see kvplan gpus)");
   }
-  if (vm.count("workload") || vm.count("slo")) {
+  if (slo_mode) {
     slo.gpu = gpu;
     return run_slo_plan(m, in, vm, slo, presets, calibrated, fmt, out);
   }
@@ -270,21 +242,13 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
                 "applies to SLO sizing (--workload, --slo)");
-  std::optional<GpuSpec> g;
-  if (vm.count("gpu") && vm.count("gpu-memory-gib"))
-    throw Error("--gpu-memory-gib", "gpu-memory-gib", "give either --gpu or --gpu-memory-gib");
+  std::optional<GpuSpec> g;  // a preset or file; --gpu-memory-gib alone has no GPU to order
   if (vm.count("gpu")) {
-    g = load_gpu(gpu);
+    g = resolved.gpu;
     for (const auto& p : presets)
       if (p.id == g->id) g->price_per_hour = p.price_per_hour;
     for (const auto& p : prices)
       if (parse_price(p).first == gpu) g->price_per_hour = parse_price(p).second;
-    in.gpu_memory_bytes = g->memory_bytes;
-  } else if (vm.count("gpu-memory-gib")) {
-    in.gpu_memory_bytes = parse_gib(mem_gib, "--gpu-memory-gib", "gpu-memory-gib");
-  } else if (!in.available_kv_bytes) {
-    throw Error("command line", "gpu",
-                "give --gpu, --gpu-memory-gib or --available-kv-gib (see kvplan plan --help)");
   }
   const bool brief = vm.count("brief") > 0;
   // The order table compares GPU types by the memory model; a measured KV size is one GPU's.

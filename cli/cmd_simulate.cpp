@@ -14,6 +14,7 @@
 #include "kvplan/planner.hpp"
 #include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/request.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/step_time.hpp"
@@ -83,61 +84,37 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   const auto fmt = parse_output_format(
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
-  const ModelSpec m = load_model(model);
-  const GpuSpec g = load_gpu(gpu);
-  sim::ServingConfig cfg;
-  PlanInput& in = cfg.plan;
-  in.engine = parse_engine(engine, "--engine", "engine", in.vllm_rules);
-  cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
-  sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
-  in.format = parse_kv_format(kv);
-  in.policy = parse_policy(policy);
-  in.context = vm.count("max-model-len") ? context : m.max_context;
-  if (in.context == 0)
-    throw Error("--max-model-len", "max-model-len",
-                m.id + " has no max_context: give --max-model-len");
   if (replicas == 0 || replicas > 1024)
     throw Error("--replicas", "replicas",
                 "must be between 1 and 1024, got " + std::to_string(replicas));
-  DeploymentShape shape{.tp = tp};
-  shape.context = in.context;
-  if (vm.count("block-size")) shape.block_size = block;
-  throw_if_any("command line", validate_deployment_shape(shape, &m, cli_flag_names()));
-  if (m.max_context != 0 && in.context > m.max_context)
-    throw Error("--max-model-len", "max-model-len",
-                std::to_string(in.context) + " tokens exceed the " + std::to_string(m.max_context) +
-                    " positions of " + m.id + " (max_position_embeddings)");
-  in.tp = static_cast<std::uint32_t>(tp);
-  in.block_size = static_cast<std::uint32_t>(block);
-  in.gpu_memory_bytes = g.memory_bytes;
-  if (mnbt == 0 || mnbt > kMaxContextTokens)
-    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
-                "must be between 1 and " + std::to_string(kMaxContextTokens) + ", got " +
-                    std::to_string(mnbt));
-  if (seqs == 0 || seqs > 1'000'000)
-    throw Error("--max-num-seqs", "max-num-seqs",
-                "must be between 1 and 1000000, got " + std::to_string(seqs));
-  // vLLM refuses to start with fewer tokens per step than sequences per step: SchedulerConfig
-  // (vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43, verify_max_model_len;
-  // _verify_args in older releases). SGLang has no such check.
-  if (in.engine == Engine::vllm && mnbt < seqs)
-    throw Error("--max-num-batched-tokens", "max-num-batched-tokens",
-                std::to_string(mnbt) + " is less than --max-num-seqs " + std::to_string(seqs) +
-                    ": vLLM refuses max_num_batched_tokens < max_num_seqs");
-  in.max_num_batched_tokens = mnbt;
+  DeploymentRequest req;
+  req.model = model;
+  req.gpu = gpu;
+  req.engine = engine;
+  req.kv_dtype = kv;
+  req.policy = policy;
+  req.tp = tp;
+  if (vm.count("block-size")) req.block_size = block;
+  if (vm.count("max-model-len")) req.context = context;
+  req.max_num_batched_tokens = mnbt;
+  req.max_num_seqs = seqs;
+  if (vm.count("gpu-memory-utilization")) req.memory_fraction = util;
+  if (vm.count("reserve-gib")) req.reserve_gib = reserve;
+  if (vm.count("calibration")) req.calibration = calibration;
+  req.names.context = "--max-model-len";
+  req.setting_names.max_model_len = "--max-model-len";
+  const ResolvedDeployment resolved = resolve(req);
+  refuse_if_any(resolved);
+  const ModelSpec& m = resolved.deploy.model;
+  const GpuSpec& g = *resolved.gpu;
+  sim::ServingConfig cfg;
+  PlanInput& in = cfg.plan;
+  in = resolved.deploy.plan;
+  sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
+  cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
   cfg.max_num_batched_tokens = mnbt;
   cfg.max_num_seqs = seqs;
-  if (vm.count("gpu-memory-utilization"))
-    in.memory_fraction_ppm =
-        parse_fraction_ppm(util, "--gpu-memory-utilization", "gpu-memory-utilization");
-  if (vm.count("reserve-gib"))
-    in.reserve_bytes = parse_gib(reserve, "--reserve-gib", "reserve-gib");
-  std::optional<CalibratedEfficiency> calibrated;  // the file's step-time fields, if any
-  if (vm.count("calibration")) {
-    const Calibration cal = load_calibration(calibration);
-    if (cal.reserve_bytes) in.reserve_bytes = cal.reserve_bytes;
-    calibrated = cal.efficiency;
-  }
+  const std::optional<CalibratedEfficiency>& calibrated = resolved.efficiency;
   if (vm.count("enable-prefix-caching") && vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
                 "give --enable-prefix-caching or --no-enable-prefix-caching, not both");

@@ -8,6 +8,7 @@
 
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/validate.hpp"
 #include "spec_parse.hpp"
@@ -111,6 +112,9 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
     throw Error(source, "/engine/max_model_len",
                 "missing, and " + d.model.id + " has no max_context to default to");
   d.max_num_seqs = en.opt_uint("max_num_seqs", 1, std::uint64_t{1} << 32);
+  d.setting_fields = {.max_model_len = "/engine/max_model_len",
+                      .max_num_seqs = "/engine/max_num_seqs",
+                      .max_num_batched_tokens = "/engine/max_num_batched_tokens"};
   for (Engine other : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
     const std::string key = memory_fraction_key(other);
     if (other != e && en.has(key))
@@ -205,6 +209,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
                               const std::optional<Slo>& slo) {
   Deployment d;
   d.source = source;
+  d.setting_fields = engine_rules(a.engine).settings_flag_names();
   d.model =
       model_override.empty() ? resolve_engine_model(a.model, source) : load_model(model_override);
   d.name = hf_repo_id(d.model);
@@ -252,9 +257,8 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     p.num_speculative_tokens = *a.speculative_tokens;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
-  p.format =
-      engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
-                       a.engine == Engine::trtllm ? "kv_cache_config.dtype" : "--kv-cache-dtype");
+  p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
+                              engine_rules(a.engine).kv_dtype_field());
   p.gpu_memory_bytes = gpu.memory_bytes;
   apply_engine_pool_args(a, p, source);  // SGLang / TensorRT-LLM pool flags
   if (a.max_model_len_auto) {
@@ -270,12 +274,9 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("--max-model-len auto: " + std::to_string(p.context) +
                          " tokens fit the KV memory");
   }
-  // vLLM V1 defaults max_num_seqs to 256 on data-center GPUs; SGLang derives it from the pool;
-  // trtllm-serve's --max_batch_size is BuildConfig's 2048 (tensorrt_llm/builder.py @
-  // NVIDIA/TensorRT-LLM 008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc).
-  d.max_num_seqs = a.max_num_seqs;
-  if (!d.max_num_seqs && a.engine == Engine::vllm) d.max_num_seqs = 256;
-  if (!d.max_num_seqs && a.engine == Engine::trtllm) d.max_num_seqs = 2048;
+  // The engine's default when the command line leaves it out (vLLM 256, trtllm-serve 2048; SGLang
+  // derives it from the pool): engine_rules.
+  d.max_num_seqs = a.max_num_seqs ? a.max_num_seqs : engine_rules(a.engine).default_max_num_seqs();
   // One rule for every engine: a command line alone promises that the engine starts and holds
   // one request of max_model_len; a stated SLO adds its concurrency at its lengths.
   d.slo.context = p.context;
@@ -325,29 +326,10 @@ std::string pct(std::uint64_t part, std::uint64_t whole) {
   return b;
 }
 
-std::string kv_flag(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "--kv-cache-dtype fp8";
-    case Engine::sglang:
-      return "--kv-cache-dtype fp8_e4m3";
-    case Engine::trtllm:
-      return "kv_cache_dtype fp8";
-  }
-  return "";
-}
+std::string kv_flag(Engine e) { return engine_rules(e).kv_fp8_flag(); }
 
 std::string fraction_flag(Engine e, std::uint32_t ppm) {
-  const std::string v = "0." + std::to_string(ppm / 10000);
-  switch (e) {
-    case Engine::vllm:
-      return "--gpu-memory-utilization " + v;
-    case Engine::sglang:
-      return "--mem-fraction-static " + v;
-    case Engine::trtllm:
-      return "free_gpu_memory_fraction " + v;
-  }
-  return "";
+  return engine_rules(e).memory_fraction_flag(ppm);
 }
 
 struct Eval {
@@ -491,24 +473,35 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   return i;
 }
 
+// The settings the engine checks before it allocates anything (engine_refusals).
+std::optional<CheckItem> check_engine_settings(CheckContext& x) {
+  const Deployment& d = x.d;
+  const EngineRules& rules = engine_rules(d.plan);
+  CheckItem i = item("engine_settings", rules.label() +
+                                            " accepts max_model_len, max_num_seqs and "
+                                            "max_num_batched_tokens (it starts)");
+  const auto refusals = engine_refusals(d);
+  i.passed = refusals.empty();
+  if (i.passed) i.detail = "none refused";
+  for (const auto& r : refusals) {
+    i.detail += (i.detail.empty() ? "" : "; ") + r.field + ": " + r.message;
+    i.fix += (i.fix.empty() ? "" : "; ") + r.fix;
+  }
+  return i;
+}
+
 std::optional<CheckItem> check_context(CheckContext& x) {
   const Deployment& d = x.d;
   CheckItem i = item("context", "SLO context " + std::to_string(d.slo.context) +
                                     " tokens within max_model_len and the model's limit");
   const bool engine_ok = d.slo.context <= d.plan.context;
   const bool model_ok = d.model.max_context == 0 || d.slo.context <= d.model.max_context;
-  // vLLM refuses to start when max_model_len exceeds the model's positions.
-  const bool len_ok = d.model.max_context == 0 || d.plan.context <= d.model.max_context;
-  i.passed = engine_ok && model_ok && len_ok;
+  // A max_model_len beyond the model's positions is the engine's refusal (engine_settings).
+  i.passed = engine_ok && model_ok;
   if (!engine_ok) {
     i.detail = "max_model_len " + std::to_string(d.plan.context) + " is " +
                std::to_string(d.slo.context - d.plan.context) + " tokens short of the SLO";
     i.fix = "set max_model_len to " + std::to_string(d.slo.context);
-  } else if (!len_ok && model_ok) {
-    i.detail = "max_model_len " + std::to_string(d.plan.context) + " exceeds the " +
-               std::to_string(d.model.max_context) + " positions of " + d.model.id +
-               ": the engine refuses to start";
-    i.fix = "set max_model_len to " + std::to_string(d.model.max_context);
   } else if (!model_ok) {
     i.detail = d.model.id + " supports " + std::to_string(d.model.max_context) +
                " positions, the SLO asks " + std::to_string(d.slo.context);
@@ -670,22 +663,21 @@ CheckReport run_check(const Deployment& d) {
   CheckContext x{.d = d, .e = e};
   using Check = std::optional<CheckItem> (*)(CheckContext&);
   // In report order; the last three only when the deployment asks for them.
-  for (Check check : {check_weights_fit, check_engine_starts, check_context, check_concurrency,
-                      check_max_num_seqs, check_kv_cache_tokens, check_cost})
+  for (Check check : {check_engine_settings, check_weights_fit, check_engine_starts, check_context,
+                      check_concurrency, check_max_num_seqs, check_kv_cache_tokens, check_cost})
     if (auto i = check(x)) r.items.push_back(std::move(*i));
   return r;
 }
 
-const char* memory_fraction_key(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "gpu_memory_utilization";
-    case Engine::sglang:
-      return "mem_fraction_static";
-    case Engine::trtllm:
-      return "free_gpu_memory_fraction";
-  }
-  return "gpu_memory_utilization";
+std::vector<Refusal> engine_refusals(const Deployment& d) {
+  const EngineSettings s{.max_model_len = d.plan.context,
+                         .max_num_seqs = d.max_num_seqs,
+                         .max_num_batched_tokens = d.plan.max_num_batched_tokens,
+                         .model_positions = d.model.max_context,
+                         .model_id = d.model.id};
+  return engine_rules(d.plan).settings_problems(s, d.setting_fields);
 }
+
+const char* memory_fraction_key(Engine e) { return engine_rules(e).memory_fraction_key(); }
 
 }  // namespace kvplan

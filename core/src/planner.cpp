@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "planner_eval.hpp"
 #include "spec_parse.hpp"
@@ -59,20 +60,10 @@ std::string to_string(Engine e) {
   return "?";
 }
 
-std::uint32_t default_block_size(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return 16;
-    case Engine::sglang:
-      return 1;
-    case Engine::trtllm:
-      return 32;
-  }
-  return 16;
-}
+std::uint32_t default_block_size(Engine e) { return engine_rules(e).default_block_size({}); }
 
 std::uint32_t default_memory_fraction_ppm(Engine e) {
-  return e == Engine::sglang ? 880000 : 900000;
+  return engine_rules(e).default_memory_fraction_ppm();
 }
 
 std::uint32_t parse_fraction_ppm(const std::string& text, const std::string& source,
@@ -194,26 +185,13 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
   } else {
     m.weight_bytes = ceil_div(all_weights, per_replica);
   }
-  const bool sglang = in.engine == Engine::sglang;
-  m.reserve_bytes = in.reserve_bytes.value_or(sglang ? 0 : kDefaultReserveBytes);
-  const auto frac = [&](std::uint64_t bytes) {
-    // bytes <= 2^44 (16 TiB) and ppm <= 10^6 keep the product below 2^64; mul() checks it.
-    return mul(bytes, m.fraction_ppm, "memory fraction") / 1000000u;
-  };
-  const std::uint64_t needed = add(m.weight_bytes, m.reserve_bytes);
-  if (in.engine == Engine::trtllm) {
-    // free_gpu_memory_fraction applies to what is free after weights and activations.
-    m.requested_bytes = m.total_bytes > needed ? m.total_bytes - needed : 0;
-    m.available_bytes = frac(m.requested_bytes);
-    if (m.total_bytes < needed) m.shortfall_bytes = needed - m.total_bytes;
-  } else {
-    m.requested_bytes = frac(m.total_bytes);
-    if (m.requested_bytes >= needed) {
-      m.available_bytes = m.requested_bytes - needed;
-    } else {
-      m.shortfall_bytes = needed - m.requested_bytes;
-    }
-  }
+  const EngineRules& rules = engine_rules(in);
+  m.reserve_bytes = in.reserve_bytes.value_or(rules.default_reserve_bytes());
+  const BudgetSplit b =
+      rules.budget(m.total_bytes, m.fraction_ppm, m.weight_bytes, m.reserve_bytes);
+  m.requested_bytes = b.requested_bytes;
+  m.available_bytes = b.available_bytes;
+  m.shortfall_bytes = b.shortfall_bytes;
   return m;
 }
 
@@ -226,12 +204,7 @@ using Stage = PlanEval::Stage;
 
 // The cache block in tokens: the one asked for, or the engine's default (vLLM 16).
 std::uint32_t block_size_of(const PlanInput& in, const std::string& source) {
-  std::uint32_t bs = in.block_size ? in.block_size : default_block_size(in.engine);
-  // TensorRT engines build with tokens_per_block 64 (plugin config); the LLM API / PyTorch
-  // KvCacheConfig.tokens_per_block defaults to 32 (docs/deploy.md).
-  if (!in.block_size && in.engine == Engine::trtllm &&
-      in.trtllm_backend == PlanInput::TrtllmBackend::tensorrt)
-    bs = 64;
+  const std::uint32_t bs = in.block_size ? in.block_size : engine_rules(in).default_block_size(in);
   if (bs > (1u << 20))
     throw Error(source, "block_size", "must be at most 1048576 tokens, got " + std::to_string(bs));
   return bs;

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "kvplan/engine_rules.hpp"
+
 namespace kvplan {
 
 namespace {
@@ -41,34 +43,7 @@ ShapeFields deploy_file_names() {
           .draft_layers = "/engine/draft_layers"};
 }
 
-ShapeFields engine_flag_names(Engine e) {
-  if (e == Engine::sglang)
-    return {.tp = "--tp",
-            .pp = "--pp-size",
-            .dp = "--dp",
-            .gpus = "--gpus",
-            .block_size = "--page-size",
-            .context = "--context-length",
-            .concurrency = "--max-running-requests",
-            .draft_layers = "--speculative-algorithm"};
-  if (e == Engine::trtllm)  // trtllm-serve's click options, spelt as serve.py declares them
-    return {.tp = "--tp_size",
-            .pp = "--pp_size",
-            .dp = "--dp",
-            .gpus = "--gpus",
-            .block_size = "kv_cache_config.tokens_per_block",
-            .context = "--max_seq_len",
-            .concurrency = "--max_batch_size",
-            .draft_layers = "speculative_config"};
-  return {.tp = "--tensor-parallel-size",
-          .pp = "--pipeline-parallel-size",
-          .dp = "--data-parallel-size",
-          .gpus = "--gpus",
-          .block_size = "--block-size",
-          .context = "--max-model-len",
-          .concurrency = "--max-num-seqs",
-          .draft_layers = "--speculative-config"};
-}
+ShapeFields engine_flag_names(Engine e) { return engine_rules(e).flag_names(); }
 
 std::vector<Problem> validate_deployment_shape(const DeploymentShape& s, const ModelSpec* model,
                                                const ShapeFields& f) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
@@ -52,7 +53,15 @@ struct Deployment {
   // deployment file's directory; empty = none. Needed by, and only with, the latency limits.
   std::string workload, workload_path;
   std::vector<std::string> warnings;  // unknown or unmodelled engine flags
+  // How the deployment's source spells max_model_len, max_num_seqs and max_num_batched_tokens
+  // (engine flags, JSON pointers, kvplan flags), for the engine's refusals.
+  SettingsFields setting_fields;
 };
+
+// The settings the deployment's engine refuses to start with (engine_rules settings_problems),
+// named as its source spells them; empty when it starts. `kvplan check` fails them as the
+// engine_settings item, plan and simulate refuse them (exit 2), the GUI shows them: one verdict.
+std::vector<Refusal> engine_refusals(const Deployment& d);
 
 // Parses a deployment file (schema version 1). Every problem is an Error naming `source` and the
 // JSON pointer of the field. `base_dir` resolves a relative model path.

@@ -1,0 +1,106 @@
+// The rules an engine (and a version of it) applies to a deployment, behind one interface: its
+// defaults, how it spells its settings, the memory budget it leaves for the KV cache, the
+// settings it refuses at start-up, and whether kvplan's serving simulator models its scheduler.
+// Generic code (planner, deployment checks, the request resolver, the simulator, the GUI) asks
+// `engine_rules(engine, version)` and never compares engines itself. Each engine lives in its own
+// file under core/src/engines/; a version whose rules changed is a subclass in a file of its own
+// (vllm_0_9.cpp), listed once in core/src/engines/registry.cpp.
+//
+//   const EngineRules& r = kvplan::engine_rules(Engine::vllm);
+//   r.default_block_size(in)          // 16 tokens
+//   r.default_max_num_seqs()          // 256 (vLLM V1 on data-center GPUs)
+//   r.settings_problems({.max_num_seqs = 256, .max_num_batched_tokens = 128, ...})
+//     // {"--max-num-batched-tokens", "128 is less than max_num_seqs 256: vLLM refuses ...",
+//     //  "set --max-num-batched-tokens to at least 256, or --max-num-seqs to at most 128"}
+//
+// Units: tokens, bytes and requests are exact integers; fractions are parts per million.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/error.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/validate.hpp"
+
+namespace kvplan {
+
+// The scheduler settings an engine checks when it starts, before any memory is allocated.
+// `names` spells the fields the way the deployment was written (flags, JSON pointers).
+struct EngineSettings {
+  std::uint64_t max_model_len = 0;            // tokens per request
+  std::optional<std::uint64_t> max_num_seqs;  // requests per step; empty = the engine's default
+  std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;  // tokens per step
+  std::uint64_t model_positions = 0;  // the model's max_context; 0 = unknown
+  std::string model_id;
+};
+struct SettingsFields {
+  std::string max_model_len = "max_model_len", max_num_seqs = "max_num_seqs",
+              max_num_batched_tokens = "max_num_batched_tokens";
+};
+
+// A setting the engine refuses, in its words: the field as the deployment spells it, why, and the
+// smallest change that makes it start.
+struct Refusal {
+  std::string field, message, fix;
+};
+std::vector<Problem> as_problems(const std::vector<Refusal>& refusals);
+
+// What one GPU's memory leaves for the KV cache under an engine's budget rule, given the
+// weights and the non-KV reserve of a rank (bytes).
+struct BudgetSplit {
+  std::uint64_t requested_bytes = 0;  // what the fraction grants
+  std::uint64_t available_bytes = 0;  // left for the KV cache
+  std::uint64_t shortfall_bytes = 0;  // weights + reserve beyond the grant (0 when they fit)
+};
+
+class EngineRules {
+ public:
+  virtual ~EngineRules() = default;
+  virtual Engine engine() const = 0;
+  virtual VllmRules version() const { return VllmRules::current; }
+  // "vllm", "vllm@0.9", "sglang", "trtllm": the name --engine takes.
+  virtual std::string name() const = 0;
+  // A human label for reports and the GUI: "vLLM", "SGLang", "TensorRT-LLM".
+  virtual std::string label() const = 0;
+
+  // Defaults for what a deployment may leave out.
+  virtual std::uint32_t default_block_size(const PlanInput& in) const = 0;  // tokens per page
+  virtual std::uint32_t default_memory_fraction_ppm() const = 0;
+  virtual std::uint64_t default_reserve_bytes() const = 0;  // per GPU, outside the KV budget
+  virtual std::optional<std::uint64_t> default_max_num_seqs() const = 0;  // empty: from the pool
+
+  // The budget rule: total memory of a GPU, the fraction in ppm, the weights and reserve of a rank.
+  virtual BudgetSplit budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,
+                             std::uint64_t weight_bytes, std::uint64_t reserve_bytes) const;
+
+  // How the engine spells things.
+  virtual ShapeFields flag_names() const = 0;              // --tensor-parallel-size, --tp, ...
+  virtual SettingsFields settings_flag_names() const = 0;  // --max-num-seqs, ...
+  virtual const char* memory_fraction_key() const = 0;     // the deployment file's key
+  virtual std::string memory_fraction_flag(std::uint32_t ppm) const = 0;  // in a fix
+  virtual std::string kv_fp8_flag() const = 0;                            // in a fix
+  virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set
+
+  // The settings it refuses to start with, in its own words, each naming the field as `names`
+  // spells it. Every path (plan, check, simulate, the GUI) asks this, so one deployment gets one
+  // verdict. The generic rule (max_model_len within the model's positions) is included.
+  virtual std::vector<Refusal> settings_problems(const EngineSettings& s,
+                                                 const SettingsFields& names) const;
+
+  // Whether kvplan's serving simulator models this engine's scheduler, and its defaults there.
+  virtual bool simulated() const = 0;
+  virtual bool async_scheduling_default() const { return false; }
+};
+
+// The rules of `engine` at `version` (VllmRules applies to vLLM only). Never fails.
+const EngineRules& engine_rules(Engine engine, VllmRules version = VllmRules::current);
+inline const EngineRules& engine_rules(const PlanInput& in) {
+  return engine_rules(in.engine, in.vllm_rules);
+}
+// Every rule set kvplan has, in the order --engine lists them.
+std::vector<const EngineRules*> all_engine_rules();
+
+}  // namespace kvplan

@@ -1,0 +1,85 @@
+// One deployment request, resolved and validated once. Every front-end — `kvplan plan`,
+// `check`, `simulate`, the GUI's form — states what the user gave (a source and its overrides)
+// as a DeploymentRequest, and `resolve()` builds the Deployment and runs every rule on it once:
+// the shape (TP, PP, GPUs against the model), the bounds of each count, the engine's start-up
+// refusals (engine_rules), the SLO and its overrides, the calibration. So one deployment gets one
+// verdict whichever path reads it.
+//
+//   DeploymentRequest r;
+//   r.model = "llama-3.1-8b";  r.gpu = "h100-sxm-80gb";  r.context = 8192;
+//   r.max_num_batched_tokens = 128;               // vLLM's default max_num_seqs is 256
+//   ResolvedDeployment d = kvplan::resolve(r);
+//   d.refusals[0].field    // "--max-num-batched-tokens"
+//   d.refusals[0].message  // "128 is less than max_num_seqs 256: vLLM refuses ..."
+//
+// Sources: `flags` (a model, a GPU and settings, as plan / simulate / the GUI take them), a
+// deployment file, an engine command line. Overrides apply to every source before any rule runs.
+// Bad input throws Error naming the field and its source (exit 2); a deployment the engine would
+// refuse resolves with `refusals` set, which each front-end reports its own way (check: a failed
+// engine_settings item, exit 1; plan and simulate: refuse_if_any, exit 2).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/deploy.hpp"
+#include "kvplan/engine_log.hpp"
+#include "kvplan/engine_rules.hpp"
+#include "kvplan/gpu.hpp"
+
+namespace kvplan {
+
+struct DeploymentRequest {
+  enum class Source { flags, deploy_file, engine_command };
+  Source source = Source::flags;
+  std::string path;  // deploy_file: the file
+
+  // engine_command: the engine and its command line ("vllm serve M --flags ..."); unknown flags
+  // are errors under `strict`. `model`, `gpu` / `gpu_memory_gib` and `gpus` apply to it too.
+  Engine command_engine = Engine::vllm;
+  std::string command_line;
+  bool strict = false;
+
+  // flags (and the model / GPU of an engine command line). Text fields are parsed here so that
+  // every front-end refuses the same spellings with the same message.
+  std::string model;  // preset id, HF config.json or kvplan model JSON (engine_command: override)
+  std::string gpu;    // preset id or GPU JSON file
+  std::optional<std::string> gpu_memory_gib, available_kv_gib;  // instead of / beside gpu
+  std::string engine = "vllm";                                  // vllm, vllm@0.9, sglang, trtllm
+  std::string kv_dtype = "bf16", policy = "full";
+  std::uint64_t tp = 1, pp = 1, draft_layers = 0;
+  std::optional<std::uint64_t> gpus, block_size, context;  // context: default the model's
+  std::uint64_t concurrency = 1;
+  std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;
+  std::optional<std::uint64_t> max_num_seqs;  // empty: the engine's default
+  std::optional<std::string> memory_fraction, weight_dtype, reserve_gib;
+  bool require_memory = true;  // flags: a GPU, its memory or the available KV memory is needed
+
+  // Overrides, for every source.
+  std::optional<std::string> slo;  // "concurrency=N,context=N,mean_context=N"
+  std::optional<std::uint64_t> slo_context, slo_concurrency;  // --context / --concurrency
+  std::optional<std::string> calibration;                     // kvplan explain --calibrate file
+
+  // How this front-end spells the fields, for its errors (plan: --context; simulate:
+  // --max-model-len).
+  ShapeFields names = cli_flag_names();
+  SettingsFields setting_names = {.max_model_len = "--context",
+                                  .max_num_seqs = "--max-num-seqs",
+                                  .max_num_batched_tokens = "--max-num-batched-tokens"};
+};
+
+struct ResolvedDeployment {
+  Deployment deploy;           // plan.concurrency = slo.concurrency
+  std::optional<GpuSpec> gpu;  // empty only for flags with --available-kv-gib and no GPU
+  std::optional<CalibratedEfficiency> efficiency;  // the calibration's step-time fields
+  std::vector<Refusal> refusals;                   // engine_refusals(deploy)
+};
+
+ResolvedDeployment resolve(const DeploymentRequest& request);
+
+// plan and simulate stop on a refusal: one Error listing each (exit 2), naming `source`.
+void refuse_if_any(const ResolvedDeployment& d, const std::string& source = "command line");
+
+}  // namespace kvplan

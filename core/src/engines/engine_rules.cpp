@@ -1,0 +1,43 @@
+// The parts of the engine rules every engine shares unless it says otherwise.
+#include "kvplan/engine_rules.hpp"
+
+#include "kvplan/checked.hpp"
+
+namespace kvplan {
+
+BudgetSplit EngineRules::budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,
+                                std::uint64_t weight_bytes, std::uint64_t reserve_bytes) const {
+  // vLLM and SGLang: the fraction of the whole device, less weights and the reserve.
+  // total <= 2^44 (16 TiB) and ppm <= 10^6 keep the product below 2^64; mul() checks it.
+  BudgetSplit b;
+  b.requested_bytes = mul(total_bytes, fraction_ppm, "memory fraction") / 1000000u;
+  const std::uint64_t needed = add(weight_bytes, reserve_bytes, "weights and reserve");
+  if (b.requested_bytes >= needed)
+    b.available_bytes = b.requested_bytes - needed;
+  else
+    b.shortfall_bytes = needed - b.requested_bytes;
+  return b;
+}
+
+std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {
+  std::vector<Problem> out;
+  for (const auto& r : refusals) out.push_back({r.field, r.message});
+  return out;
+}
+
+std::vector<Refusal> EngineRules::settings_problems(const EngineSettings& s,
+                                                    const SettingsFields& names) const {
+  std::vector<Refusal> out;
+  // Every engine derives its longest request from the model's positions and refuses a longer
+  // max_model_len unless told to allow it (vLLM: ModelConfig.get_and_verify_max_len,
+  // VLLM_ALLOW_LONG_MAX_MODEL_LEN; SGLang: SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN).
+  if (s.model_positions != 0 && s.max_model_len > s.model_positions)
+    out.push_back({names.max_model_len,
+                   std::to_string(s.max_model_len) + " tokens exceed the " +
+                       std::to_string(s.model_positions) + " positions of " + s.model_id +
+                       " (max_position_embeddings): " + label() + " refuses to start",
+                   "set " + names.max_model_len + " to " + std::to_string(s.model_positions)});
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,66 @@
+// TensorRT-LLM's rules (trtllm-serve and the LLM API; docs/deploy.md names the commits read).
+#include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
+
+namespace kvplan::engines {
+namespace {
+
+class Trtllm final : public EngineRules {
+ public:
+  Engine engine() const override { return Engine::trtllm; }
+  std::string name() const override { return "trtllm"; }
+  std::string label() const override { return "TensorRT-LLM"; }
+  // The LLM API / PyTorch KvCacheConfig.tokens_per_block defaults to 32; TensorRT engines build
+  // with 64 (plugin config; docs/deploy.md).
+  std::uint32_t default_block_size(const PlanInput& in) const override {
+    return in.trtllm_backend == PlanInput::TrtllmBackend::tensorrt ? 64 : 32;
+  }
+  std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
+  std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }
+  // trtllm-serve's --max_batch_size is BuildConfig's 2048 (tensorrt_llm/builder.py @
+  // NVIDIA/TensorRT-LLM 008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc).
+  std::optional<std::uint64_t> default_max_num_seqs() const override { return 2048; }
+  // free_gpu_memory_fraction applies to what is free after weights and activations.
+  BudgetSplit budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,
+                     std::uint64_t weight_bytes, std::uint64_t reserve_bytes) const override {
+    BudgetSplit b;
+    const std::uint64_t needed = add(weight_bytes, reserve_bytes, "weights and reserve");
+    b.requested_bytes = total_bytes > needed ? total_bytes - needed : 0;
+    b.available_bytes = mul(b.requested_bytes, fraction_ppm, "memory fraction") / 1000000u;
+    if (total_bytes < needed) b.shortfall_bytes = needed - total_bytes;
+    return b;
+  }
+  // trtllm-serve's click options, spelt as serve.py declares them.
+  ShapeFields flag_names() const override {
+    return {.tp = "--tp_size",
+            .pp = "--pp_size",
+            .dp = "--dp",
+            .gpus = "--gpus",
+            .block_size = "kv_cache_config.tokens_per_block",
+            .context = "--max_seq_len",
+            .concurrency = "--max_batch_size",
+            .draft_layers = "speculative_config"};
+  }
+  SettingsFields settings_flag_names() const override {
+    return {.max_model_len = "--max_seq_len",
+            .max_num_seqs = "--max_batch_size",
+            .max_num_batched_tokens = "--max_num_tokens"};
+  }
+  const char* memory_fraction_key() const override { return "free_gpu_memory_fraction"; }
+  std::string memory_fraction_flag(std::uint32_t ppm) const override {
+    return "free_gpu_memory_fraction 0." + std::to_string(ppm / 10000);
+  }
+  std::string kv_fp8_flag() const override { return "kv_cache_dtype fp8"; }
+  std::string kv_dtype_field() const override { return "kv_cache_config.dtype"; }
+  // Its capacity scheduler and KV cache manager are not modelled by the serving simulator.
+  bool simulated() const override { return false; }
+};
+
+}  // namespace
+
+const EngineRules& trtllm_rules() {
+  static const Trtllm rules;
+  return rules;
+}
+
+}  // namespace kvplan::engines

@@ -1,0 +1,53 @@
+// vLLM V1's rules at the current source (docs/deploy.md names the commits read).
+#include "vllm.hpp"
+
+namespace kvplan::engines {
+
+std::uint32_t Vllm::default_block_size(const PlanInput&) const { return 16; }
+
+std::optional<std::uint64_t> Vllm::default_max_num_seqs() const {
+  // SchedulerConfig's default for the OpenAI server on data-center GPUs
+  // (vllm/engine/arg_utils.py@99d7eb5d; 1024 on >= 70 GiB GPUs other than A100 there, which
+  // kvplan does not model yet).
+  return 256;
+}
+
+ShapeFields Vllm::flag_names() const {
+  return {.tp = "--tensor-parallel-size",
+          .pp = "--pipeline-parallel-size",
+          .dp = "--data-parallel-size",
+          .gpus = "--gpus",
+          .block_size = "--block-size",
+          .context = "--max-model-len",
+          .concurrency = "--max-num-seqs",
+          .draft_layers = "--speculative-config"};
+}
+
+SettingsFields Vllm::settings_flag_names() const {
+  return {.max_model_len = "--max-model-len",
+          .max_num_seqs = "--max-num-seqs",
+          .max_num_batched_tokens = "--max-num-batched-tokens"};
+}
+
+std::string Vllm::memory_fraction_flag(std::uint32_t ppm) const {
+  return "--gpu-memory-utilization 0." + std::to_string(ppm / 10000);
+}
+
+std::vector<Refusal> Vllm::settings_problems(const EngineSettings& s,
+                                             const SettingsFields& names) const {
+  std::vector<Refusal> out = EngineRules::settings_problems(s, names);
+  // vLLM refuses to start with fewer tokens per step than sequences per step: SchedulerConfig
+  // (vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43, verify_max_model_len;
+  // _verify_args in older releases).
+  const std::uint64_t seqs = s.max_num_seqs.value_or(*default_max_num_seqs());
+  if (s.max_num_batched_tokens < seqs)
+    out.push_back(
+        {names.max_num_batched_tokens,
+         std::to_string(s.max_num_batched_tokens) + " is less than max_num_seqs " +
+             std::to_string(seqs) + ": vLLM refuses max_num_batched_tokens < max_num_seqs",
+         "set " + names.max_num_batched_tokens + " to at least " + std::to_string(seqs) + ", or " +
+             names.max_num_seqs + " to at most " + std::to_string(s.max_num_batched_tokens)});
+  return out;
+}
+
+}  // namespace kvplan::engines

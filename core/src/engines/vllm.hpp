@@ -1,0 +1,30 @@
+// vLLM's rules (current source), and the base of its older versions' rule sets.
+#pragma once
+
+#include "kvplan/engine_rules.hpp"
+
+namespace kvplan::engines {
+
+class Vllm : public EngineRules {
+ public:
+  Engine engine() const override { return Engine::vllm; }
+  std::string name() const override { return "vllm"; }
+  std::string label() const override { return "vLLM"; }
+  std::uint32_t default_block_size(const PlanInput& in) const override;
+  std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
+  std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }
+  std::optional<std::uint64_t> default_max_num_seqs() const override;
+  ShapeFields flag_names() const override;
+  SettingsFields settings_flag_names() const override;
+  const char* memory_fraction_key() const override { return "gpu_memory_utilization"; }
+  std::string memory_fraction_flag(std::uint32_t ppm) const override;
+  std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
+  std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
+  std::vector<Refusal> settings_problems(const EngineSettings& s,
+                                         const SettingsFields& names) const override;
+  bool simulated() const override { return true; }
+  // Async scheduling is on by default from vLLM 0.14 (docs/simulate-step-time.md).
+  bool async_scheduling_default() const override { return true; }
+};
+
+}  // namespace kvplan::engines

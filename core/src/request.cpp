@@ -1,0 +1,173 @@
+#include "kvplan/request.hpp"
+
+#include "kvplan/error.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/policy.hpp"
+#include "kvplan/validate.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr std::uint64_t kMaxNumSeqs = 1'000'000;
+
+std::optional<GpuSpec> request_gpu(const DeploymentRequest& r) {
+  if (!r.gpu.empty() && r.gpu_memory_gib)
+    throw Error("--gpu-memory-gib", "gpu-memory-gib", "give either --gpu or --gpu-memory-gib");
+  if (!r.gpu.empty()) return load_gpu(r.gpu);
+  if (!r.gpu_memory_gib) return std::nullopt;
+  GpuSpec g;
+  g.id = "custom";
+  g.memory_bytes = parse_gib(*r.gpu_memory_gib, "--gpu-memory-gib", "gpu-memory-gib");
+  return g;
+}
+
+void check_step_limits(const DeploymentRequest& r) {
+  const std::string& mnbt = r.setting_names.max_num_batched_tokens;
+  if (r.max_num_batched_tokens == 0 || r.max_num_batched_tokens > kMaxContextTokens)
+    throw Error(mnbt, mnbt.substr(2),
+                "must be between 1 and " + std::to_string(kMaxContextTokens) + ", got " +
+                    std::to_string(r.max_num_batched_tokens));
+  const std::string& seqs = r.setting_names.max_num_seqs;
+  if (r.max_num_seqs && (*r.max_num_seqs == 0 || *r.max_num_seqs > kMaxNumSeqs))
+    throw Error(seqs, seqs.substr(2),
+                "must be between 1 and " + std::to_string(kMaxNumSeqs) + ", got " +
+                    std::to_string(*r.max_num_seqs));
+}
+
+// A model, a GPU and settings as plan, simulate and the GUI's form take them.
+Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
+  Deployment d;
+  d.source = "command line";
+  d.model = load_model(r.model);
+  d.name = d.model.id;
+  d.setting_fields = r.setting_names;
+  PlanInput& in = d.plan;
+  in.engine = parse_engine(r.engine, "--engine", "engine", in.vllm_rules);
+  in.format = parse_kv_format(r.kv_dtype);
+  in.policy = parse_policy(r.policy);
+  in.context = r.context.value_or(d.model.max_context);
+  if (in.context == 0)
+    throw Error(r.names.context, r.names.context.substr(2),
+                d.model.id + " has no max_context: give " + r.names.context);
+  DeploymentShape shape{.tp = r.tp,
+                        .pp = r.pp,
+                        .gpus = r.gpus,
+                        .block_size = r.block_size,
+                        .context = in.context,
+                        .concurrency = r.concurrency,
+                        .draft_layers = r.draft_layers};
+  throw_if_any("command line", validate_deployment_shape(shape, &d.model, r.names));
+  check_step_limits(r);
+  in.tp = static_cast<std::uint32_t>(r.tp);
+  in.pp = static_cast<std::uint32_t>(r.pp);
+  in.gpus = static_cast<std::uint32_t>(r.gpus.value_or(0));
+  in.draft_layers = static_cast<std::uint32_t>(r.draft_layers);
+  in.block_size = static_cast<std::uint32_t>(r.block_size.value_or(0));
+  in.max_num_batched_tokens = r.max_num_batched_tokens;
+  d.max_num_seqs = r.max_num_seqs;
+  if (r.memory_fraction)
+    in.memory_fraction_ppm = parse_fraction_ppm(*r.memory_fraction, "--gpu-memory-utilization",
+                                                "gpu-memory-utilization");
+  if (r.weight_dtype) {
+    weight_bytes_per_param(*r.weight_dtype, "--weight-dtype", "weight-dtype");
+    in.weight_dtype = *r.weight_dtype;
+  }
+  if (r.reserve_gib) in.reserve_bytes = parse_gib(*r.reserve_gib, "--reserve-gib", "reserve-gib");
+  if (r.available_kv_gib)
+    in.available_kv_bytes =
+        parse_gib(*r.available_kv_gib, "--available-kv-gib", "available-kv-gib");
+  gpu = request_gpu(r);
+  if (gpu) {
+    d.gpu = *gpu;
+    in.gpu_memory_bytes = gpu->memory_bytes;
+  } else if (r.require_memory && !in.available_kv_bytes) {
+    throw Error("command line", "gpu", "give --gpu, --gpu-memory-gib or --available-kv-gib");
+  }
+  d.slo.context = in.context;
+  d.slo.concurrency = r.concurrency;
+  if (r.slo) {
+    d.slo = parse_slo_spec(*r.slo, "--slo");
+    if (d.slo.context == 0) d.slo.context = in.context;
+  }
+  return d;
+}
+
+Deployment from_engine_command(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
+  const std::string src = "--" + to_string(r.command_engine);
+  DeploymentShape flags;  // kvplan's own --gpus, before the command line's parallelism
+  flags.gpus = r.gpus;
+  throw_if_any("command line", validate_deployment_shape(flags, nullptr, cli_flag_names()));
+  const EngineArgs a = parse_engine_command(r.command_engine, r.command_line, src);
+  if (r.strict && !a.unknown.empty()) {
+    std::string list;
+    for (const auto& u : a.unknown) list += (list.empty() ? "" : ", ") + u;
+    throw Error(src, a.unknown.front(), "unknown flags: " + list);
+  }
+  gpu = request_gpu(r);
+  if (!gpu) throw Error("--gpu", "gpu", "give --gpu (or --gpu-memory-gib) with " + src);
+  std::optional<Slo> slo;
+  if (r.slo) slo = parse_slo_spec(*r.slo, "--slo");
+  return deploy_from_engine(a, *gpu, static_cast<std::uint32_t>(r.gpus.value_or(0)), r.model, src,
+                            slo);
+}
+
+Deployment from_deploy_file(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
+  for (auto [given, flag] : {std::pair{!r.gpu.empty(), "gpu"},
+                             {r.gpu_memory_gib.has_value(), "gpu-memory-gib"},
+                             {r.gpus.has_value(), "gpus"},
+                             {!r.model.empty(), "model"},
+                             {r.slo.has_value(), "slo"}})
+    if (given)
+      throw Error("--" + std::string(flag), flag,
+                  "applies to --vllm / --sglang / --trtllm; the deployment file says its own");
+  Deployment d = load_deploy(r.path);
+  gpu = d.gpu;
+  return d;
+}
+
+// --context / --concurrency over the source's SLO, then the rules that relate them.
+void apply_slo_overrides(const DeploymentRequest& r, Deployment& d) {
+  DeploymentShape flags;
+  flags.context = r.slo_context;
+  flags.concurrency = r.slo_concurrency;
+  throw_if_any("command line", validate_deployment_shape(flags, nullptr, cli_flag_names()));
+  if (r.slo_context) d.slo.context = *r.slo_context;
+  if (r.slo_concurrency) d.slo.concurrency = *r.slo_concurrency;
+  d.plan.concurrency = d.slo.concurrency;
+  if (d.slo.mean_context && *d.slo.mean_context > d.slo.context)
+    throw Error(r.slo ? "--slo" : d.source, "mean_context",
+                std::to_string(*d.slo.mean_context) + " exceeds the SLO context " +
+                    std::to_string(d.slo.context));
+}
+
+}  // namespace
+
+ResolvedDeployment resolve(const DeploymentRequest& r) {
+  ResolvedDeployment out;
+  switch (r.source) {
+    case DeploymentRequest::Source::flags:
+      out.deploy = from_flags(r, out.gpu);
+      break;
+    case DeploymentRequest::Source::engine_command:
+      out.deploy = from_engine_command(r, out.gpu);
+      break;
+    case DeploymentRequest::Source::deploy_file:
+      out.deploy = from_deploy_file(r, out.gpu);
+      break;
+  }
+  apply_slo_overrides(r, out.deploy);
+  if (r.calibration) {
+    const Calibration cal = load_calibration(*r.calibration);
+    if (cal.reserve_bytes) out.deploy.plan.reserve_bytes = cal.reserve_bytes;  // else the source's
+    out.efficiency = cal.efficiency;
+  }
+  out.refusals = engine_refusals(out.deploy);
+  return out;
+}
+
+void refuse_if_any(const ResolvedDeployment& d, const std::string& source) {
+  throw_if_any(source, as_problems(d.refusals));
+}
+
+}  // namespace kvplan

@@ -1,0 +1,77 @@
+// One deployment, one verdict, through the commands a user runs: the deployment vLLM refuses
+// (max_num_batched_tokens 128 < its default max_num_seqs 256) fails `kvplan check` (exit 1, the
+// engine_settings item) and is refused by `kvplan plan` and `kvplan simulate` (exit 2) with the
+// same words; the same deployment with 256 batched tokens passes or runs on all three.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_run.hpp"
+
+namespace kvplan {
+namespace {
+
+using test::run_kvplan;
+
+const std::string kRefusal =
+    "128 is less than max_num_seqs 256: vLLM refuses max_num_batched_tokens < "
+    "max_num_seqs";
+const std::string kWorkload =
+    std::string(KVPLAN_TEST_DATA_DIR) + "/../../examples/workload-chat.json";
+
+TEST(OneVerdictCli, TheRefusedDeploymentIsRefusedByEveryCommand) {
+  const auto check = run_kvplan(
+      "check --vllm 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "
+      "--max-num-batched-tokens 128' --gpu h100-sxm-80gb");
+  EXPECT_EQ(check.code, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("engine_settings  FAIL"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find(kRefusal), std::string::npos) << check.out;
+
+  const auto plan = run_kvplan(
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 8192 --max-num-batched-tokens 128");
+  EXPECT_EQ(plan.code, 2) << plan.out << plan.err;
+  EXPECT_NE(plan.err.find("--max-num-batched-tokens: " + kRefusal), std::string::npos) << plan.err;
+
+  const auto sim = run_kvplan(
+      "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 8192 "
+      "--max-num-batched-tokens 128 --max-num-seqs 256 --workload " +
+      kWorkload);
+  EXPECT_EQ(sim.code, 2) << sim.out << sim.err;
+  EXPECT_NE(sim.err.find("--max-num-batched-tokens: 128 is less than max_num_seqs 256: vLLM "
+                         "refuses max_num_batched_tokens < max_num_seqs"),
+            std::string::npos)
+      << sim.err;
+}
+
+TEST(OneVerdictCli, TheAcceptedDeploymentPassesEveryCommand) {
+  const auto check = run_kvplan(
+      "check --vllm 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "
+      "--max-num-batched-tokens 256' --gpu h100-sxm-80gb");
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("engine_settings  PASS"), std::string::npos) << check.out;
+  const auto plan = run_kvplan(
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 8192 --max-num-batched-tokens 256 "
+      "--brief");
+  EXPECT_EQ(plan.code, 0) << plan.err;
+}
+
+TEST(OneVerdictCli, AContextBeyondTheModelIsRefusedByEveryCommand) {
+  const std::string words = "262144 tokens exceed the 131072 positions of";
+  const auto check = run_kvplan(
+      "check --vllm 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 262144' --gpu "
+      "h100-sxm-80gb");
+  EXPECT_EQ(check.code, 1) << check.err;
+  EXPECT_NE(check.out.find(words), std::string::npos) << check.out;
+  const auto plan =
+      run_kvplan("plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 262144 --brief");
+  EXPECT_EQ(plan.code, 2);
+  EXPECT_NE(plan.err.find(words), std::string::npos) << plan.err;
+  const auto sim = run_kvplan(
+      "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 262144 --workload " +
+      kWorkload);
+  EXPECT_EQ(sim.code, 2);
+  EXPECT_NE(sim.err.find("--max-model-len: " + words), std::string::npos) << sim.err;
+}
+
+}  // namespace
+}  // namespace kvplan

@@ -1,0 +1,179 @@
+// One deployment, one verdict: the same Llama 3.1 8B deployment stated as kvplan flags (plan,
+// simulate, the GUI's form), as a vLLM command line and as a deployment file resolves to the same
+// plan, the same capacity and the same refusals (DeploymentRequest / resolve, request.hpp).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "kvplan/deploy.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/planner.hpp"
+#include "kvplan/request.hpp"
+
+namespace kvplan {
+namespace {
+
+// A deployment file in the build tree for one test, removed when it goes out of scope.
+struct TempDeployFile {
+  std::string path;
+  explicit TempDeployFile(const std::string& text)
+      : path(std::string(KVPLAN_BINARY_DIR) + "/one_verdict_" + std::to_string(::getpid()) +
+             ".json") {
+    std::ofstream(path) << text;
+  }
+  ~TempDeployFile() { std::remove(path.c_str()); }
+};
+
+// The three sources of one vLLM deployment on one H100: kvplan's flags, the same settings as
+// `vllm serve` flags, and as the deployment file's "engine" keys.
+DeploymentRequest as_flags(const std::uint64_t context, std::optional<std::uint64_t> mnbt) {
+  DeploymentRequest r;
+  r.model = "llama-3.1-8b";
+  r.gpu = "h100-sxm-80gb";
+  r.context = context;
+  if (mnbt) r.max_num_batched_tokens = *mnbt;
+  return r;
+}
+
+DeploymentRequest as_command(const std::uint64_t context, std::optional<std::uint64_t> mnbt) {
+  DeploymentRequest r;
+  r.source = DeploymentRequest::Source::engine_command;
+  r.command_engine = Engine::vllm;
+  r.command_line = "vllm serve meta-llama/Llama-3.1-8B --max-model-len " + std::to_string(context);
+  if (mnbt) r.command_line += " --max-num-batched-tokens " + std::to_string(*mnbt);
+  r.gpu = "h100-sxm-80gb";
+  return r;
+}
+
+std::string as_file_text(const std::uint64_t context, std::optional<std::uint64_t> mnbt) {
+  std::string engine = R"("name": "vllm", "max_model_len": )" + std::to_string(context);
+  if (mnbt) engine += R"(, "max_num_batched_tokens": )" + std::to_string(*mnbt);
+  return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+            "hardware": {"gpu": "h100-sxm-80gb", "gpus": 1},
+            "engine": {)" +
+         engine + R"(}, "slo": {"context": 4096, "concurrency": 1}})";
+}
+
+std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
+                                            std::optional<std::uint64_t> mnbt) {
+  std::vector<ResolvedDeployment> out;
+  out.push_back(resolve(as_flags(context, mnbt)));
+  out.push_back(resolve(as_command(context, mnbt)));
+  const TempDeployFile f(as_file_text(context, mnbt));
+  DeploymentRequest r;
+  r.source = DeploymentRequest::Source::deploy_file;
+  r.path = f.path;
+  out.push_back(resolve(r));
+  return out;
+}
+
+TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
+  // Llama 3.1 8B bf16 on one H100 (79.65 GiB preset), vLLM defaults: 0.9 · memory − 14.96 GiB of
+  // weights − the 2 GiB reserve; 128 KiB per token (32 layers · 8 KV heads · 128 · 2 · 2 bytes),
+  // so each path must give the same block count — and the one path's numbers are checked by hand
+  // in test_planner.cpp; here they must agree.
+  const auto all = resolve_all(8192, std::nullopt);
+  ASSERT_EQ(all.size(), 3u);
+  const Capacity first = plan_capacity(all[0].deploy.model, all[0].deploy.plan, "flags");
+  EXPECT_GT(first.num_gpu_blocks, 0u);
+  for (const auto& d : all) {
+    EXPECT_TRUE(d.refusals.empty()) << d.deploy.source;
+    EXPECT_EQ(d.deploy.plan.context, 8192u);
+    EXPECT_EQ(d.deploy.plan.max_num_batched_tokens, kDefaultMaxNumBatchedTokens);
+    const Capacity c = plan_capacity(d.deploy.model, d.deploy.plan, d.deploy.source);
+    EXPECT_EQ(c.num_gpu_blocks, first.num_gpu_blocks) << d.deploy.source;
+    EXPECT_EQ(c.memory.available_bytes, first.memory.available_bytes) << d.deploy.source;
+    EXPECT_EQ(c.max_requests, first.max_requests) << d.deploy.source;
+    EXPECT_EQ(c.kv_cache_tokens, first.kv_cache_tokens) << d.deploy.source;
+  }
+}
+
+TEST(OneVerdict, FewerBatchedTokensThanSequencesIsRefusedOnEveryPath) {
+  // vLLM's SchedulerConfig refuses max_num_batched_tokens (128) < max_num_seqs (256, its default
+  // when the deployment does not say): every source gets the same refusal, named its own way.
+  const auto all = resolve_all(8192, 128);
+  const std::string expected =
+      "128 is less than max_num_seqs 256: vLLM refuses "
+      "max_num_batched_tokens < max_num_seqs";
+  const char* fields[] = {"--max-num-batched-tokens", "--max-num-batched-tokens",
+                          "/engine/max_num_batched_tokens"};
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    ASSERT_EQ(all[k].refusals.size(), 1u) << all[k].deploy.source;
+    EXPECT_EQ(all[k].refusals[0].message, expected);
+    EXPECT_EQ(all[k].refusals[0].field, fields[k]);
+    EXPECT_THROW(refuse_if_any(all[k]), Error);
+    // check reports the same refusal as its engine_settings item and fails.
+    const CheckReport r = run_check(all[k].deploy);
+    EXPECT_FALSE(r.passed());
+    ASSERT_FALSE(r.items.empty());
+    EXPECT_EQ(r.items[0].id, "engine_settings");
+    EXPECT_FALSE(r.items[0].passed);
+    EXPECT_NE(r.items[0].detail.find(expected), std::string::npos) << r.items[0].detail;
+  }
+}
+
+TEST(OneVerdict, AContextBeyondTheModelIsRefusedOnEveryPath) {
+  // Llama 3.1 8B has 131,072 positions (max_position_embeddings in its config.json).
+  const auto all = resolve_all(262144, std::nullopt);
+  // The model is named as each source names it (the preset id, or the repo id as written).
+  const std::string names[] = {"llama-3.1-8b", "meta-llama/Llama-3.1-8B", "llama-3.1-8b"};
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const auto& d = all[k];
+    ASSERT_EQ(d.refusals.size(), 1u) << d.deploy.source;
+    EXPECT_EQ(d.refusals[0].message, "262144 tokens exceed the 131072 positions of " + names[k] +
+                                         " (max_position_embeddings): vLLM refuses to start");
+    EXPECT_NE(d.refusals[0].fix.find("131072"), std::string::npos);
+    EXPECT_FALSE(run_check(d.deploy).passed());
+  }
+}
+
+TEST(OneVerdict, ABadShapeIsTheSameErrorOnEveryPath) {
+  // TP 3 does not divide Llama 3.1 8B's 32 attention heads: invalid input on every path.
+  DeploymentRequest flags = as_flags(8192, std::nullopt);
+  flags.tp = 3;
+  DeploymentRequest cmd = as_command(8192, std::nullopt);
+  cmd.command_line += " --tensor-parallel-size 3";
+  for (const auto& r : {flags, cmd}) {
+    try {
+      resolve(r);
+      ADD_FAILURE() << "TP 3 resolved";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("32"), std::string::npos) << e.what();
+      EXPECT_EQ(e.exit_code(), 2);
+    }
+  }
+}
+
+TEST(OneVerdict, OverridesApplyBeforeTheRules) {
+  // check --context 1024 over a deployment file whose SLO has mean_context 4096: the override
+  // makes the mean longer than the context, which is refused naming mean_context (before, the
+  // override was written over an already validated SLO).
+  const TempDeployFile f(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb"}, "engine": {"name": "vllm", "max_model_len": 8192},
+      "slo": {"context": 8192, "concurrency": 2, "mean_context": 4096}})");
+  DeploymentRequest r;
+  r.source = DeploymentRequest::Source::deploy_file;
+  r.path = f.path;
+  r.slo_context = 1024;
+  try {
+    resolve(r);
+    ADD_FAILURE() << "mean_context 4096 over context 1024 resolved";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "mean_context");
+  }
+  r.slo_context = 8192;
+  r.slo_concurrency = 5;
+  const auto d = resolve(r);
+  EXPECT_EQ(d.deploy.slo.concurrency, 5u);
+  EXPECT_EQ(d.deploy.plan.concurrency, 5u);
+  // The deployment file states its own GPU: --gpu with it is refused, naming the flag.
+  r.gpu = "h200-141gb";
+  EXPECT_THROW(resolve(r), Error);
+}
+
+}  // namespace
+}  // namespace kvplan
