@@ -311,18 +311,21 @@ constexpr HfFamily kFamilies[] = {
     {.name = "MiniMax-M2",
      .model_types = kMiniMaxM2Types,
      .router_bias = true,
-     .source = "vLLM model_executor/models/minimax_m2.py (router e_score_correction_bias)"},
+     .source = "vLLM model_executor/models/minimax_m2.py@fb33ec8c (MiniMaxM2MoE: "
+               "e_score_correction_bias, created when the config's use_routing_bias is set)"},
     {.name = "GLM-4.5",
      .model_types = kGlm4MoeTypes,
      .attention_bias_skips_o_proj = true,
      .router_bias = true,
      .fields = kGlm4MoeFields,
-     .source = "vLLM model_executor/models/glm4_moe.py (router e_score_correction_bias; "
-               "attention_bias on q, k, v, o_proj without bias)"},
+     .source = "vLLM model_executor/models/glm4_moe.py@a4cd9d0d (Glm4MoE: gate "
+               "e_score_correction_bias always; Glm4MoeAttention: qkv_proj bias = attention_bias, "
+               "o_proj without bias)"},
     {.name = "GLM-4.5 (other model_types)",
      .prefix = "glm4_moe",
      .router_bias = true,
-     .source = "vLLM model_executor/models/glm4_moe.py (router e_score_correction_bias)"},
+     .source = "vLLM model_executor/models/glm4_moe.py@a4cd9d0d (Glm4MoE: gate "
+               "e_score_correction_bias always)"},
     {.name = "gpt-oss",
      .model_types = kGptOssTypes,
      .attention_bias = true,
