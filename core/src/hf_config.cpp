@@ -1,5 +1,9 @@
-// Hugging Face config.json import. Each family's conventions are read the way its modeling code
-// (transformers) and vLLM's model file read them; docs/models.md cites the file of each rule.
+// Hugging Face config.json import. What each family does differently is data: one row of the
+// table in hf_families.cpp (kvplan/hf_families.hpp), read the way the family's modeling code
+// (transformers) and vLLM's model file read it; docs/models.md cites the file of each rule. The
+// import runs in steps: the text config and its family, the shape (heads, dims, MLA), the layers
+// (per-layer kinds, windows, the recurrent state), the parameters by component, and their bytes
+// as the checkpoint stores them.
 #include "hf_config.hpp"
 
 #include <algorithm>
@@ -15,6 +19,7 @@
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/hf_families.hpp"
 
 namespace kvplan::detail {
 
@@ -48,6 +53,8 @@ struct Config {
   std::optional<JsonObject> text_holder;
   std::string model_type;  // the language model's (text_config's when nested)
   std::string outer_type;  // the wrapper's
+  const HfFamily* family = &hf_generic_family();   // model_type's row
+  const HfFamily* wrapper = &hf_generic_family();  // outer_type's row (the vision tower)
   JsonObject& text() { return text_holder ? *text_holder : top; }
   bool nested() const { return text_holder.has_value(); }
   // A field from the text config, else the wrapper.
@@ -56,21 +63,21 @@ struct Config {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Layer patterns.
+// Layer patterns: one function per rule, chosen by layer_pattern() in the order the rules apply.
 
-// The recurrent mixer the config describes, or none.
+using Layers = std::vector<LayerSpec>;
+
+// The recurrent mixer: the family's, unless the config's fields name one that ranks first
+// (Gated DeltaNet, then lightning, then Mamba-2, beside which only Jamba's Mamba stands).
 MixerKind mixer_of(Config& c) {
-  const auto& t = c.model_type;
-  if (t == "qwen3_next" || t == "qwen3_5_text" || t == "qwen3_5" || t == "qwen3_5_moe_text" ||
-      t == "qwen3_5_moe" || c.has("linear_num_value_heads"))
+  const HfFamily& f = *c.family;
+  if (f.mixer == MixerKind::gated_delta_net || c.has("linear_num_value_heads"))
     return MixerKind::gated_delta_net;
-  if (t == "minimax" || t == "minimax_m1" || c.has("attn_type_list")) return MixerKind::lightning;
-  if (t == "jamba") return MixerKind::mamba;
-  if (t == "nemotron_h" || t == "falcon_h1" || t == "bamba" || t == "granitemoehybrid" ||
-      t == "mamba2" || c.has("mamba_n_heads") || c.has("mamba_num_heads"))
+  if (f.mixer == MixerKind::lightning || c.has("attn_type_list")) return MixerKind::lightning;
+  if (f.mixer_outranks_mamba2_fields) return f.mixer;
+  if (f.mixer == MixerKind::mamba2 || c.has("mamba_n_heads") || c.has("mamba_num_heads"))
     return MixerKind::mamba2;
-  if (t == "mamba" || t == "falcon_mamba") return MixerKind::mamba;
-  return MixerKind::none;
+  return f.mixer;
 }
 
 LayerSpec recurrent_only() { return LayerSpec{AttentionKind::none, 0, true}; }
@@ -85,12 +92,11 @@ void expect_per_layer(JsonObject& o, const std::string& key, std::size_t got, st
       "has " + std::to_string(got) + " " + unit + ", num_hidden_layers is " + std::to_string(n));
 }
 
-std::vector<LayerSpec> from_layer_types(Config& c, std::uint64_t n, MixerKind mixer,
-                                        bool& uses_window, bool& uses_chunk) {
+Layers from_layer_types(Config& c, std::uint64_t n, MixerKind mixer) {
   auto& o = c.owner("layer_types");
   const auto types = o.strings("layer_types");
   expect_per_layer(o, "layer_types", types.size(), n, "entries", true);
-  std::vector<LayerSpec> layers(n);
+  Layers layers(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& t = types[i];
     const auto ptr = o.pointer("layer_types") + "/" + std::to_string(i);
@@ -98,10 +104,8 @@ std::vector<LayerSpec> from_layer_types(Config& c, std::uint64_t n, MixerKind mi
       layers[i] = {AttentionKind::full, 0};
     } else if (t == "sliding_attention") {
       layers[i] = {AttentionKind::sliding, 0};
-      uses_window = true;
     } else if (t == "chunked_attention") {
       layers[i] = {AttentionKind::chunked, 0};
-      uses_chunk = true;
     } else if (t == "linear_attention" || t == "mamba" || t == "mamba2") {
       if (mixer == MixerKind::none)
         throw Error(o.source(), ptr,
@@ -118,150 +122,189 @@ std::vector<LayerSpec> from_layer_types(Config& c, std::uint64_t n, MixerKind mi
   return layers;
 }
 
-// Every layer's attention kind (window and chunk sizes filled in by the caller).
-std::vector<LayerSpec> layer_pattern(Config& c, std::uint64_t n, MixerKind mixer, bool& uses_window,
-                                     bool& uses_chunk) {
-  JsonObject& o = c.text();
-  const auto& t = c.model_type;
-  std::vector<LayerSpec> layers(n);
-  if (t == "nemotron_h" && c.has("hybrid_override_pattern")) {
-    // NemotronHConfig.hybrid_override_pattern: one character per layer, M = Mamba-2 mixer,
-    // * = attention, - = MLP, E = MoE (the last two hold no cache).
-    auto& ow = c.owner("hybrid_override_pattern");
-    const auto p = ow.str("hybrid_override_pattern");
-    expect_per_layer(ow, "hybrid_override_pattern", p.size(), n, "characters");
-    for (std::size_t i = 0; i < n; ++i) {
-      switch (p[i]) {
-        case 'M':
-          layers[i] = recurrent_only();
-          break;
-        case '*':
-          layers[i] = {AttentionKind::full, 0};
-          break;
-        case '-':
-        case 'E':
-          layers[i] = {AttentionKind::none, 0};
-          break;
-        default:
-          throw Error(ow.source(), ow.pointer("hybrid_override_pattern"),
-                      std::string("unknown layer character '") + p[i] + "' at layer " +
-                          std::to_string(i) + " (expected M, *, - or E)");
-      }
-    }
-    return layers;
-  }
-  if (c.has("layer_types")) return from_layer_types(c, n, mixer, uses_window, uses_chunk);
-  if (c.has("layers_block_type")) {
-    auto& ow = c.owner("layers_block_type");
-    const auto types = ow.strings("layers_block_type");
-    expect_per_layer(ow, "layers_block_type", types.size(), n);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (types[i] == "attention") continue;
-      if (types[i] == "mamba" && mixer != MixerKind::none) {
-        layers[i] = recurrent_only();
-      } else {
-        throw Error(ow.source(), ow.pointer("layers_block_type") + "/" + std::to_string(i),
-                    "unknown layer block type \"" + types[i] + "\"");
-      }
-    }
-    return layers;
-  }
-  if (t == "jamba") {
-    // JambaConfig: attention where i % attn_layer_period == attn_layer_offset, Mamba elsewhere.
-    const auto period = o.opt_uint("attn_layer_period", 1, kMaxLayers).value_or(8);
-    const auto offset = o.opt_uint("attn_layer_offset", 0, kMaxLayers).value_or(4);
-    for (std::size_t i = 0; i < n; ++i)
-      layers[i] = i % period == offset ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
-    return layers;
-  }
-  if (t == "falcon_h1") {
-    // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
-    for (auto& l : layers) l = {AttentionKind::full, 0, true};
-    return layers;
-  }
-  if (mixer == MixerKind::gated_delta_net) {
-    // Qwen3NextConfig: full attention every full_attention_interval-th layer, GDN elsewhere.
-    const auto every = o.opt_uint("full_attention_interval", 1, kMaxLayers).value_or(4);
-    for (std::size_t i = 0; i < n; ++i)
-      layers[i] = (i + 1) % every == 0 ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
-    return layers;
-  }
-  if (c.has("attn_type_list")) {
-    // MiniMax: attn_type_list[i] 1 = softmax attention, 0 = lightning (linear) attention.
-    auto& ow = c.owner("attn_type_list");
-    const auto& v = ow.raw("attn_type_list");
-    if (!v.is_array() || v.size() != n)
-      throw Error(ow.source(), ow.pointer("attn_type_list"),
-                  "expected one 0 or 1 per layer (" + std::to_string(n) + ")");
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!v[i].is_number_integer() || (v[i].get<int>() != 0 && v[i].get<int>() != 1))
-        throw Error(ow.source(), ow.pointer("attn_type_list") + "/" + std::to_string(i),
-                    "expected 0 (lightning) or 1 (softmax attention), got " + show(v[i]));
-      layers[i] = v[i].get<int>() == 1 ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
-    }
-    return layers;
-  }
-  if (mixer == MixerKind::mamba || mixer == MixerKind::mamba2) {
-    for (auto& l : layers) l = recurrent_only();  // pure state-space models
-    return layers;
-  }
-  if (t == "llama4_text" || t == "llama4") {
-    // Llama4TextConfig: no_rope_layers[i] == 0 marks a NoPE (global) layer; when absent, every
-    // no_rope_layer_interval-th layer (default 4). The others attend inside chunks of
-    // attention_chunk_size tokens (vLLM llama4.py: use_chunked_local_attn).
-    const auto chunk = o.opt_uint("attention_chunk_size", 1, kMaxContext);
-    std::vector<bool> rope(n, true);
-    bool listed = false;
-    if (o.has("no_rope_layers")) {
-      const auto& v = o.raw("no_rope_layers");
-      if (!v.is_array()) throw Error(o.source(), o.pointer("no_rope_layers"), "expected an array");
-      if (!v.empty()) {
-        expect_per_layer(o, "no_rope_layers", v.size(), n);
-        for (std::size_t i = 0; i < n; ++i) {
-          if (!v[i].is_number_integer())
-            throw Error(o.source(), o.pointer("no_rope_layers") + "/" + std::to_string(i),
-                        "expected 0 or 1");
-          rope[i] = v[i].get<int>() != 0;
-        }
-        listed = true;
-      }
-    }
-    if (!listed) {
-      const auto every = o.opt_uint("no_rope_layer_interval", 1, kMaxLayers).value_or(4);
-      for (std::size_t i = 0; i < n; ++i) rope[i] = (i + 1) % every != 0;
-    }
-    for (std::size_t i = 0; i < n; ++i)
-      if (chunk && rope[i]) layers[i] = {AttentionKind::chunked, 0}, uses_chunk = true;
-    return layers;
-  }
-  if (t == "gemma3_text" || t == "gemma3") {
-    // Gemma3TextConfig: layer i is global when (i + 1) % sliding_window_pattern == 0 (default 6).
-    const auto every = o.opt_uint("sliding_window_pattern", 1, kMaxLayers).value_or(6);
-    for (std::size_t i = 0; i < n; ++i)
-      if ((i + 1) % every != 0) layers[i] = {AttentionKind::sliding, 0}, uses_window = true;
-    return layers;
-  }
-  if (t == "gemma2") {
-    for (std::size_t i = 0; i < n; i += 2) layers[i] = {AttentionKind::sliding, 0};
-    uses_window = true;
-    return layers;
-  }
-  if (t == "qwen2") {
-    // Qwen2 ships a sliding_window value but ignores it unless use_sliding_window is true.
-    if (o.opt_bool("use_sliding_window").value_or(false)) {
-      const auto first = o.opt_uint("max_window_layers", 0, kMaxLayers).value_or(28);
-      for (std::size_t i = first; i < n; ++i) layers[i] = {AttentionKind::sliding, 0};
-      uses_window = first < n;
-    }
-    return layers;
-  }
-  if (t == "mistral" || t == "mixtral" || t == "phi3") {
-    if (o.has("sliding_window")) {
-      for (auto& l : layers) l = {AttentionKind::sliding, 0};
-      uses_window = true;
+// Zamba-style configs: layers_block_type[i] is "attention" or "mamba".
+Layers from_block_types(Config& c, std::uint64_t n, MixerKind mixer) {
+  auto& ow = c.owner("layers_block_type");
+  const auto types = ow.strings("layers_block_type");
+  expect_per_layer(ow, "layers_block_type", types.size(), n);
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (types[i] == "attention") continue;
+    if (types[i] == "mamba" && mixer != MixerKind::none) {
+      layers[i] = recurrent_only();
+    } else {
+      throw Error(ow.source(), ow.pointer("layers_block_type") + "/" + std::to_string(i),
+                  "unknown layer block type \"" + types[i] + "\"");
     }
   }
   return layers;
+}
+
+// NemotronHConfig.hybrid_override_pattern: one character per layer, M = Mamba-2 mixer,
+// * = attention, - = MLP, E = MoE (the last two hold no cache).
+Layers nemotron_h_layers(Config& c, std::uint64_t n) {
+  auto& ow = c.owner("hybrid_override_pattern");
+  const auto p = ow.str("hybrid_override_pattern");
+  expect_per_layer(ow, "hybrid_override_pattern", p.size(), n, "characters");
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (p[i]) {
+      case 'M':
+        layers[i] = recurrent_only();
+        break;
+      case '*':
+        layers[i] = {AttentionKind::full, 0};
+        break;
+      case '-':
+      case 'E':
+        layers[i] = {AttentionKind::none, 0};
+        break;
+      default:
+        throw Error(ow.source(), ow.pointer("hybrid_override_pattern"),
+                    std::string("unknown layer character '") + p[i] + "' at layer " +
+                        std::to_string(i) + " (expected M, *, - or E)");
+    }
+  }
+  return layers;
+}
+
+// JambaConfig: attention where i % attn_layer_period == attn_layer_offset, Mamba elsewhere.
+Layers jamba_layers(Config& c, std::uint64_t n) {
+  JsonObject& o = c.text();
+  const auto period = o.opt_uint("attn_layer_period", 1, kMaxLayers).value_or(8);
+  const auto offset = o.opt_uint("attn_layer_offset", 0, kMaxLayers).value_or(4);
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i)
+    layers[i] = i % period == offset ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
+  return layers;
+}
+
+// Qwen3NextConfig: full attention every full_attention_interval-th layer, GDN elsewhere.
+Layers gated_delta_net_layers(Config& c, std::uint64_t n) {
+  const auto every = c.text().opt_uint("full_attention_interval", 1, kMaxLayers).value_or(4);
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i)
+    layers[i] = (i + 1) % every == 0 ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
+  return layers;
+}
+
+// MiniMax: attn_type_list[i] 1 = softmax attention, 0 = lightning (linear) attention.
+Layers minimax_layers(Config& c, std::uint64_t n) {
+  auto& ow = c.owner("attn_type_list");
+  const auto& v = ow.raw("attn_type_list");
+  if (!v.is_array() || v.size() != n)
+    throw Error(ow.source(), ow.pointer("attn_type_list"),
+                "expected one 0 or 1 per layer (" + std::to_string(n) + ")");
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!v[i].is_number_integer() || (v[i].get<int>() != 0 && v[i].get<int>() != 1))
+      throw Error(ow.source(), ow.pointer("attn_type_list") + "/" + std::to_string(i),
+                  "expected 0 (lightning) or 1 (softmax attention), got " + show(v[i]));
+    layers[i] = v[i].get<int>() == 1 ? LayerSpec{AttentionKind::full, 0} : recurrent_only();
+  }
+  return layers;
+}
+
+// Llama4TextConfig: no_rope_layers[i] == 0 marks a NoPE (global) layer; when absent, every
+// no_rope_layer_interval-th layer (default 4). The others attend inside chunks of
+// attention_chunk_size tokens (vLLM llama4.py: use_chunked_local_attn).
+Layers llama4_layers(Config& c, std::uint64_t n) {
+  JsonObject& o = c.text();
+  const auto chunk = o.opt_uint("attention_chunk_size", 1, kMaxContext);
+  std::vector<bool> rope(n, true);
+  bool listed = false;
+  if (o.has("no_rope_layers")) {
+    const auto& v = o.raw("no_rope_layers");
+    if (!v.is_array()) throw Error(o.source(), o.pointer("no_rope_layers"), "expected an array");
+    if (!v.empty()) {
+      expect_per_layer(o, "no_rope_layers", v.size(), n);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!v[i].is_number_integer())
+          throw Error(o.source(), o.pointer("no_rope_layers") + "/" + std::to_string(i),
+                      "expected 0 or 1");
+        rope[i] = v[i].get<int>() != 0;
+      }
+      listed = true;
+    }
+  }
+  if (!listed) {
+    const auto every = o.opt_uint("no_rope_layer_interval", 1, kMaxLayers).value_or(4);
+    for (std::size_t i = 0; i < n; ++i) rope[i] = (i + 1) % every != 0;
+  }
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (chunk && rope[i]) layers[i] = {AttentionKind::chunked, 0};
+  return layers;
+}
+
+// Gemma3TextConfig: layer i is global when (i + 1) % sliding_window_pattern == 0 (default 6).
+Layers gemma3_layers(Config& c, std::uint64_t n) {
+  const auto every = c.text().opt_uint("sliding_window_pattern", 1, kMaxLayers).value_or(6);
+  Layers layers(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if ((i + 1) % every != 0) layers[i] = {AttentionKind::sliding, 0};
+  return layers;
+}
+
+// Qwen2 ships a sliding_window value but ignores it unless use_sliding_window is true.
+Layers qwen2_layers(Config& c, std::uint64_t n) {
+  JsonObject& o = c.text();
+  Layers layers(n);
+  if (o.opt_bool("use_sliding_window").value_or(false)) {
+    const auto first = o.opt_uint("max_window_layers", 0, kMaxLayers).value_or(28);
+    for (std::size_t i = first; i < n; ++i) layers[i] = {AttentionKind::sliding, 0};
+  }
+  return layers;
+}
+
+// The family's own pattern (window and chunk sizes filled in by the caller).
+Layers family_layers(Config& c, std::uint64_t n) {
+  Layers layers(n);
+  switch (c.family->layer_pattern) {
+    case HfLayerPattern::by_fields:
+      break;
+    case HfLayerPattern::nemotron_h_string:
+      return nemotron_h_layers(c, n);
+    case HfLayerPattern::jamba_period:
+      return jamba_layers(c, n);
+    case HfLayerPattern::falcon_h1_parallel:
+      // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
+      for (auto& l : layers) l = {AttentionKind::full, 0, true};
+      break;
+    case HfLayerPattern::llama4_nope_chunked:
+      return llama4_layers(c, n);
+    case HfLayerPattern::gemma3_global_every:
+      return gemma3_layers(c, n);
+    case HfLayerPattern::gemma2_even_sliding:
+      for (std::size_t i = 0; i < n; i += 2) layers[i] = {AttentionKind::sliding, 0};
+      break;
+    case HfLayerPattern::qwen2_max_window_layers:
+      return qwen2_layers(c, n);
+    case HfLayerPattern::sliding_when_window:
+      if (c.text().has("sliding_window"))
+        for (auto& l : layers) l = {AttentionKind::sliding, 0};
+      break;
+  }
+  return layers;
+}
+
+// Every layer's attention kind, by the first rule that applies (kvplan/hf_families.hpp,
+// HfLayerPattern): Nemotron-H's string, the config's per-layer lists, an early family pattern,
+// the mixer's and MiniMax's field rules, a late family pattern, else full attention.
+Layers layer_pattern(Config& c, std::uint64_t n, MixerKind mixer) {
+  const HfLayerPattern p = c.family->layer_pattern;
+  if (p == HfLayerPattern::nemotron_h_string && c.has("hybrid_override_pattern"))
+    return nemotron_h_layers(c, n);
+  if (c.has("layer_types")) return from_layer_types(c, n, mixer);
+  if (c.has("layers_block_type")) return from_block_types(c, n, mixer);
+  if (p == HfLayerPattern::jamba_period || p == HfLayerPattern::falcon_h1_parallel)
+    return family_layers(c, n);
+  if (mixer == MixerKind::gated_delta_net) return gated_delta_net_layers(c, n);
+  if (c.has("attn_type_list")) return minimax_layers(c, n);
+  if (mixer == MixerKind::mamba || mixer == MixerKind::mamba2)
+    return Layers(n, recurrent_only());  // pure state-space models
+  if (p == HfLayerPattern::nemotron_h_string) return Layers(n);
+  return family_layers(c, n);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,7 +332,7 @@ RecurrentSpec recurrent_dims(Config& c, MixerKind mixer, std::uint64_t hidden, K
       // JambaConfig / MambaConfig: d_inner = mamba_expand · hidden_size.
       const auto expand = first({"mamba_expand", "expand"}, 1, 64, 2);
       r.d_inner = u32(pmul(expand, hidden));
-      if (o.has("intermediate_size") && c.model_type == "mamba")
+      if (o.has("intermediate_size") && c.family->mamba_width_from_intermediate_size)
         r.d_inner = u32(o.uint("intermediate_size", 1, kMaxWidth));
       r.d_state = u32(first({"mamba_d_state", "state_size"}, 1, kMaxDim, 16));
       r.d_conv = u32(first({"mamba_d_conv", "conv_kernel"}, 1, 64, 4));
@@ -370,11 +413,52 @@ std::uint64_t gated_mlp(std::uint64_t hidden, std::uint64_t width, bool bias) {
   return padd(pmul(3, hidden, width), bias ? 2 * width + hidden : 0);
 }
 
+// Which layers are MoE (HfFamily::moe_layers).
+void moe_layers_of(Config& c, std::uint64_t n, const std::string& pattern, Moe& m) {
+  JsonObject& o = c.text();
+  const HfMoeLayers rule = c.family->moe_layers;
+  if (rule == HfMoeLayers::nemotron_h_string) {
+    for (std::size_t i = 0; i < n && i < pattern.size(); ++i) m.layer_is_moe[i] = pattern[i] == 'E';
+    return;
+  }
+  if (rule == HfMoeLayers::jamba_period) {
+    const auto period = o.opt_uint("expert_layer_period", 1, kMaxLayers).value_or(2);
+    const auto offset = o.opt_uint("expert_layer_offset", 0, kMaxLayers).value_or(1);
+    for (std::size_t i = 0; i < n; ++i) m.layer_is_moe[i] = i % period == offset;
+    return;
+  }
+  std::uint64_t first_dense = o.opt_uint("first_k_dense_replace", 0, kMaxLayers).value_or(0);
+  std::uint64_t every = 1;
+  if (o.has("moe_layer_freq")) every = o.uint("moe_layer_freq", 1, kMaxLayers);
+  if (o.has("decoder_sparse_step")) every = o.uint("decoder_sparse_step", 1, kMaxLayers);
+  if (o.has("interleave_moe_layer_step"))
+    every = o.uint("interleave_moe_layer_step", 1, kMaxLayers);
+  std::vector<std::uint64_t> dense_only;
+  if (o.has("mlp_only_layers")) {
+    const auto& v = o.raw("mlp_only_layers");
+    if (v.is_array())
+      for (const auto& x : v)
+        if (x.is_number_unsigned()) dense_only.push_back(x.get<std::uint64_t>());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    bool moe = i >= first_dense;
+    if (rule == HfMoeLayers::llama4_interleave) {
+      moe = (i + 1) % every == 0;  // Llama4: layers every-1, 2·every-1, ... are MoE
+    } else if (c.has("decoder_sparse_step")) {
+      moe = moe && (i + 1) % every == 0;  // Qwen2/3-MoE: (layer_idx + 1) % step == 0
+    } else {
+      moe = moe && i % every == 0;  // DeepSeek: layer_idx % moe_layer_freq == 0
+    }
+    if (std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end()) moe = false;
+    m.layer_is_moe[i] = moe;
+  }
+}
+
 Moe moe_of(Config& c, std::uint64_t n, const std::string& pattern) {
   JsonObject& o = c.text();
+  const HfFamily& f = *c.family;
   Moe m;
   m.layer_is_moe.assign(n, false);
-  const auto& t = c.model_type;
   std::optional<std::uint64_t> experts;
   for (const char* k : {"n_routed_experts", "num_local_experts", "num_experts"})
     if (!experts && o.has(k)) experts = o.uint(k, 0, kMaxExperts);
@@ -396,46 +480,10 @@ Moe moe_of(Config& c, std::uint64_t n, const std::string& pattern) {
     m.shared = o.uint("shared_expert_intermediate_size", 0, kMaxWidth);
     m.shared_gate = m.shared > 0;
   }
-  if (t == "llama4_text" || t == "llama4") m.shared = m.width;  // one shared expert, same width
-  m.gpt_oss = t == "gpt_oss";
-  m.router_bias = o.opt_str("topk_method").value_or("") == "noaux_tc" ||
-                  t.rfind("glm4_moe", 0) == 0 || t == "minimax_m2";
-  // Which layers are MoE.
-  if (t == "nemotron_h") {
-    for (std::size_t i = 0; i < n && i < pattern.size(); ++i) m.layer_is_moe[i] = pattern[i] == 'E';
-    return m;
-  }
-  if (t == "jamba") {
-    const auto period = o.opt_uint("expert_layer_period", 1, kMaxLayers).value_or(2);
-    const auto offset = o.opt_uint("expert_layer_offset", 0, kMaxLayers).value_or(1);
-    for (std::size_t i = 0; i < n; ++i) m.layer_is_moe[i] = i % period == offset;
-    return m;
-  }
-  std::uint64_t first_dense = o.opt_uint("first_k_dense_replace", 0, kMaxLayers).value_or(0);
-  std::uint64_t every = 1;
-  if (o.has("moe_layer_freq")) every = o.uint("moe_layer_freq", 1, kMaxLayers);
-  if (o.has("decoder_sparse_step")) every = o.uint("decoder_sparse_step", 1, kMaxLayers);
-  if (o.has("interleave_moe_layer_step"))
-    every = o.uint("interleave_moe_layer_step", 1, kMaxLayers);
-  std::vector<std::uint64_t> dense_only;
-  if (o.has("mlp_only_layers")) {
-    const auto& v = o.raw("mlp_only_layers");
-    if (v.is_array())
-      for (const auto& x : v)
-        if (x.is_number_unsigned()) dense_only.push_back(x.get<std::uint64_t>());
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    bool moe = i >= first_dense;
-    if (t == "llama4_text" || t == "llama4") {
-      moe = (i + 1) % every == 0;  // Llama4: layers every-1, 2·every-1, ... are MoE
-    } else if (c.has("decoder_sparse_step")) {
-      moe = moe && (i + 1) % every == 0;  // Qwen2/3-MoE: (layer_idx + 1) % step == 0
-    } else {
-      moe = moe && i % every == 0;  // DeepSeek: layer_idx % moe_layer_freq == 0
-    }
-    if (std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end()) moe = false;
-    m.layer_is_moe[i] = moe;
-  }
+  if (f.shared_expert_routed_width) m.shared = m.width;  // Llama 4: one, as wide as a routed one
+  m.gpt_oss = f.experts == HfExperts::gpt_oss_fused;
+  m.router_bias = o.opt_str("topk_method").value_or("") == "noaux_tc" || f.router_bias;
+  moe_layers_of(c, n, pattern, m);
   return m;
 }
 
@@ -446,46 +494,47 @@ struct Shape {
   std::uint64_t index_head_dim = 0, index_heads = 0;
 };
 
-std::uint64_t attention_params(Config& c, const Shape& s) {
-  JsonObject& o = c.text();
+std::uint64_t mla_attention_params(const Shape& s) {
   const std::uint64_t h = s.hidden;
-  const auto& t = c.model_type;
-  if (s.mla) {
-    const auto qk = s.qk_nope + s.qk_rope;
-    std::uint64_t a = 0;
-    if (s.q_lora_rank > 0) {
-      a = padd(a, pmul(h, s.q_lora_rank) + s.q_lora_rank);  // q_a_proj, q_a_layernorm
-      a = padd(a, pmul(s.q_lora_rank, s.q_heads, qk));      // q_b_proj
-    } else {
-      a = padd(a, pmul(h, s.q_heads, qk));
-    }
-    a = padd(a, pmul(h, s.kv_lora_rank + s.qk_rope) + s.kv_lora_rank);  // kv_a_proj, norm
-    a = padd(a, pmul(s.kv_lora_rank, s.q_heads, s.qk_nope + s.v_head_dim));
-    a = padd(a, pmul(s.q_heads, s.v_head_dim, h));
-    if (s.index_head_dim) {
-      // DeepSeek-V3.2 indexer: wq_b (q_lora_rank → heads · dim), wk (hidden → dim), k_norm
-      // (weight and bias), weights_proj (hidden → heads).
-      a = padd(a, pmul(s.q_lora_rank ? s.q_lora_rank : h, s.index_heads, s.index_head_dim));
-      a = padd(a, pmul(h, s.index_head_dim) + 2 * s.index_head_dim);
-      a = padd(a, pmul(h, s.index_heads));
-    }
-    return a;
+  const auto qk = s.qk_nope + s.qk_rope;
+  std::uint64_t a = 0;
+  if (s.q_lora_rank > 0) {
+    a = padd(a, pmul(h, s.q_lora_rank) + s.q_lora_rank);  // q_a_proj, q_a_layernorm
+    a = padd(a, pmul(s.q_lora_rank, s.q_heads, qk));      // q_b_proj
+  } else {
+    a = padd(a, pmul(h, s.q_heads, qk));
   }
+  a = padd(a, pmul(h, s.kv_lora_rank + s.qk_rope) + s.kv_lora_rank);  // kv_a_proj, norm
+  a = padd(a, pmul(s.kv_lora_rank, s.q_heads, s.qk_nope + s.v_head_dim));
+  a = padd(a, pmul(s.q_heads, s.v_head_dim, h));
+  if (s.index_head_dim) {
+    // DeepSeek-V3.2 indexer: wq_b (q_lora_rank → heads · dim), wk (hidden → dim), k_norm
+    // (weight and bias), weights_proj (hidden → heads).
+    a = padd(a, pmul(s.q_lora_rank ? s.q_lora_rank : h, s.index_heads, s.index_head_dim));
+    a = padd(a, pmul(h, s.index_head_dim) + 2 * s.index_head_dim);
+    a = padd(a, pmul(h, s.index_heads));
+  }
+  return a;
+}
+
+std::uint64_t attention_params(Config& c, const Shape& s) {
+  if (s.mla) return mla_attention_params(s);
+  JsonObject& o = c.text();
+  const HfFamily& f = *c.family;
+  const std::uint64_t h = s.hidden;
   const std::uint64_t q = pmul(s.q_heads, s.head_dim), kv = pmul(s.kv_heads, s.head_dim);
   // Qwen3-Next gates the attention output with a second query-sized projection.
-  const bool gate = o.opt_bool("attn_output_gate").value_or(t == "qwen3_next");
+  const bool gate = o.opt_bool("attn_output_gate").value_or(f.attn_output_gate);
   std::uint64_t a = padd(pmul(h, gate ? 2 * q : q), padd(pmul(2, h, kv), pmul(q, h)));
-  const bool bias = o.opt_bool("attention_bias").value_or(false) || t == "gpt_oss";
+  const bool bias = o.opt_bool("attention_bias").value_or(false) || f.attention_bias;
   if (bias) {
-    a = padd(a, (gate ? 2 * q : q) + 2 * kv + (t == "glm4_moe" ? 0 : h));
-  } else if (t == "qwen2" || t == "qwen2_vl" || t == "qwen2_5_vl" || t == "qwen2_5_vl_text" ||
-             o.opt_bool("qkv_bias").value_or(false)) {
+    a = padd(a, (gate ? 2 * q : q) + 2 * kv + (f.attention_bias_skips_o_proj ? 0 : h));
+  } else if (f.qkv_bias || o.opt_bool("qkv_bias").value_or(false)) {
     a = padd(a, q + 2 * kv);  // Qwen2 biases q, k and v without saying so
   }
-  if (t.rfind("qwen3", 0) == 0 || t.rfind("gemma3", 0) == 0 ||
-      o.opt_bool("use_qk_norm").value_or(false))
-    a = padd(a, 2 * s.head_dim);               // q_norm, k_norm
-  if (t == "gpt_oss") a = padd(a, s.q_heads);  // attention sinks
+  if (f.qk_norm || o.opt_bool("use_qk_norm").value_or(false))
+    a = padd(a, 2 * s.head_dim);                  // q_norm, k_norm
+  if (f.attention_sinks) a = padd(a, s.q_heads);  // attention sinks
   return a;
 }
 
@@ -507,7 +556,7 @@ std::uint64_t mixer_params(const RecurrentSpec& r, std::uint64_t h, Config& c) {
       p = padd(p, pmul(dt_rank, d) + d);
       p = padd(p, pmul(d, r.d_state) + d);
       p = padd(p, pmul(d, h));
-      if (c.model_type == "jamba") p = padd(p, dt_rank + 2 * r.d_state);
+      if (c.family->mamba_dt_bc_norms) p = padd(p, dt_rank + 2 * r.d_state);
       return p;
     }
     case MixerKind::mamba2: {
@@ -542,7 +591,7 @@ std::uint64_t mixer_params(const RecurrentSpec& r, std::uint64_t h, Config& c) {
 }
 
 // A vision tower from vision_config: ViT blocks (attention with biases, MLP), patch and position
-// embeddings, and a projector to the text width.
+// embeddings, and a projector to the text width; the wrapper's row says which (HfVision).
 std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
   if (!c.top.has("vision_config") || !c.top.raw("vision_config").is_object()) return 0;
   JsonObject v = c.top.object("vision_config");
@@ -562,9 +611,9 @@ std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
   const auto patch = v.opt_uint("patch_size", 1, 1024).value_or(14);
   const auto image = v.opt_uint("image_size", 1, 1u << 16).value_or(0);
   const auto channels = v.opt_uint("num_channels", 1, 16).value_or(3);
-  const auto& t = c.outer_type;
+  const HfVision tower = c.wrapper->vision;
   // SigLIP (Gemma 3) and Llama 4's encoder use a plain MLP; Pixtral and Qwen-VL a gated one.
-  const bool gated = t == "mistral3" || t.rfind("qwen", 0) == 0;
+  const bool gated = tower == HfVision::pixtral || tower == HfVision::qwen_vl;
   std::uint64_t block =
       padd(pmul(4, d, d) + 4 * d, gated ? pmul(3, d, inter) : pmul(2, d, inter) + inter + d);
   block = padd(block, 4 * d);  // two norms
@@ -572,13 +621,13 @@ std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
   p = padd(p, pmul(channels * patch * patch, d));
   if (image) p = padd(p, pmul((image / patch) * (image / patch), d));
   const auto out = v.opt_uint("out_hidden_size", 1, kMaxWidth).value_or(d);
-  if (t.rfind("qwen", 0) == 0) {
+  if (tower == HfVision::qwen_vl) {
     // Qwen-VL patch merger: 2×2 patches → MLP to out_hidden_size.
     p = padd(p, pmul(4 * d, 4 * d) + pmul(4 * d, out));
   } else {
     p = padd(p, pmul(d, text_hidden));  // projector
-    if (t == "mistral3") p = padd(p, pmul(4 * d, d) + pmul(text_hidden, text_hidden));
-    if (t == "llama4")
+    if (tower == HfVision::pixtral) p = padd(p, pmul(4 * d, d) + pmul(text_hidden, text_hidden));
+    if (tower == HfVision::llama4)
       p = padd(p, pmul(v.opt_uint("projector_input_dim", 1, kMaxWidth).value_or(4096),
                        v.opt_uint("projector_output_dim", 1, kMaxWidth).value_or(4096)) +
                       pmul(inter, d));
@@ -699,6 +748,97 @@ Quant modelopt_scheme(JsonObject& q) {
   return out;
 }
 
+// Fp8Config: e4m3 weights; block-wise (weight_block_size [128, 128]) fp32 scale_inv per block,
+// else one per tensor. 4 / (128 · 128) bytes per weight for the block scales.
+void fp8_scheme(JsonObject& q, Quant& out) {
+  double scale = 0;
+  if (q.has("weight_block_size")) {
+    const auto& b = q.raw("weight_block_size");
+    // Bounded so rows · cols cannot wrap (a wrapped 0 made the scale bytes infinite).
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() ||
+        !b[1].is_number_unsigned() || b[0].get<std::uint64_t>() == 0 ||
+        b[1].get<std::uint64_t>() == 0 || b[0].get<std::uint64_t>() > 65536 ||
+        b[1].get<std::uint64_t>() > 65536)
+      throw Error(q.source(), q.pointer("weight_block_size"),
+                  "expected [rows, cols], each 1 … 65536");
+    scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
+  }
+  out.bytes = 1 + scale;
+  out.skip = string_list(q, "modules_to_not_convert");
+  if (out.skip.empty()) out.skip = string_list(q, "ignored_layers");
+}
+
+// 4/8-bit packed weights; per group of group_size inputs an fp16 scale per output and a packed
+// zero-point of `bits` bits (GPTQ also an int32 g_idx per input row, negligible). group_size:
+// absent means 128 (transformers' GPTQConfig and AwqConfig default), -1 one group per output
+// column (TheBloke's "no group size" GPTQ branches); anything else that is not a positive integer
+// is refused rather than read as 128.
+void gptq_awq_scheme(JsonObject& q, Quant& out) {
+  const auto bits = q.uint("bits", 2, 8);
+  double group = 128;
+  if (q.has("group_size")) {
+    const auto& gs = q.raw("group_size");
+    if (gs.is_number_integer() && gs.get<std::int64_t>() == -1) {
+      group = 1e18;  // per channel
+    } else if (gs.is_number_integer() && gs.get<std::int64_t>() > 0 &&
+               gs.get<std::int64_t>() <= (std::int64_t{1} << 20)) {
+      group = static_cast<double>(gs.get<std::int64_t>());
+    } else {
+      throw Error(
+          q.source(), q.pointer("group_size"),
+          "expected -1 (per output column) or a group size of 1 … 1048576, got " + gs.dump());
+    }
+  }
+  out.bytes = bits / 8.0 + (2 + bits / 8.0) / group;
+  out.skip = string_list(q, "modules_to_not_convert");
+}
+
+void bitsandbytes_scheme(JsonObject& q, Quant& out) {
+  const bool four = q.opt_bool("load_in_4bit").value_or(false);
+  const bool eight = q.opt_bool("load_in_8bit").value_or(false);
+  if (four) {
+    // nf4/fp4 codes, an absmax per 64 weights: fp32, or with double quantization one byte
+    // plus an fp32 per 256 absmax values.
+    const bool dq = q.opt_bool("bnb_4bit_use_double_quant").value_or(false);
+    out.bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
+  } else if (eight) {
+    out.bytes = 1;  // int8 rows and an fp32 scale per output row (negligible per weight)
+  } else {
+    throw Error(q.source(), q.pointer("load_in_4bit"),
+                "a bitsandbytes config needs load_in_4bit or load_in_8bit");
+  }
+  out.skip = string_list(q, "llm_int8_skip_modules");
+}
+
+// One scheme for the weights of every config group (the common case); bits, type and group
+// size from its "weights" entry.
+void compressed_tensors_scheme(JsonObject& q, Quant& out) {
+  const auto& groups = q.raw("config_groups");
+  if (!groups.is_object() || groups.empty())
+    throw Error(q.source(), q.pointer("config_groups"), "expected at least one config group");
+  const auto& g = groups.begin().value();
+  const auto gp = q.pointer("config_groups") + "/" + groups.begin().key();
+  if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
+    throw Error(q.source(), gp + "/weights", "missing: the weight scheme");
+  // Typed reads: a field of the wrong type is refused with its pointer (nlohmann's
+  // value() threw type_error, an internal error).
+  JsonObject w(g["weights"], q.source(), gp + "/weights");
+  const auto bits = w.opt_uint("num_bits", 1, 64).value_or(0);
+  const std::string type = w.opt_str("type").value_or("int");
+  const std::string strategy = w.opt_str("strategy").value_or("tensor");
+  double group = 1e18;
+  if (strategy == "group" || strategy == "tensor_group")
+    group = static_cast<double>(w.opt_uint("group_size", 1, 1u << 20).value_or(128));
+  if (bits != 4 && bits != 8)
+    throw Error(q.source(), gp + "/weights/num_bits",
+                "expected 4 or 8, got " + std::to_string(bits));
+  const double scale_bytes = type == "float" && bits == 4 ? 1 : 2;  // nvfp4 fp8 scales
+  out.bytes = bits / 8.0 + scale_bytes / group;
+  if (type == "int" && bits == 4 && !w.opt_bool("symmetric").value_or(true))
+    out.bytes += 0.5 / group;
+  out.skip = string_list(q, "ignore");
+}
+
 Quant quant_of(Config& c, const nlohmann::json* modelopt) {
   Quant out;
   if (!c.has("quantization_config") && modelopt) {
@@ -715,94 +855,19 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
   const auto where = q.pointer("quant_method");
   out.method = method;
   if (method == "fp8") {
-    // Fp8Config: e4m3 weights; block-wise (weight_block_size [128, 128]) fp32 scale_inv per
-    // block, else one per tensor. 4 / (128 · 128) bytes per weight for the block scales.
-    double scale = 0;
-    if (q.has("weight_block_size")) {
-      const auto& b = q.raw("weight_block_size");
-      // Bounded so rows · cols cannot wrap (a wrapped 0 made the scale bytes infinite).
-      if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() ||
-          !b[1].is_number_unsigned() || b[0].get<std::uint64_t>() == 0 ||
-          b[1].get<std::uint64_t>() == 0 || b[0].get<std::uint64_t>() > 65536 ||
-          b[1].get<std::uint64_t>() > 65536)
-        throw Error(q.source(), q.pointer("weight_block_size"),
-                    "expected [rows, cols], each 1 … 65536");
-      scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
-    }
-    out.bytes = 1 + scale;
-    out.skip = string_list(q, "modules_to_not_convert");
-    if (out.skip.empty()) out.skip = string_list(q, "ignored_layers");
+    fp8_scheme(q, out);
   } else if (method == "mxfp4") {
     // OCP MX FP4: 4-bit e2m1 values and one e8m0 scale byte per 32 (gpt-oss *_blocks, *_scales).
     out.bytes = 0.5 + 1.0 / 32;
     out.skip = string_list(q, "modules_to_not_convert");
   } else if (method == "gptq" || method == "awq") {
-    // 4/8-bit packed weights; per group of group_size inputs an fp16 scale per output and a
-    // packed zero-point of `bits` bits (GPTQ also an int32 g_idx per input row, negligible).
-    // group_size: absent means 128 (transformers' GPTQConfig and AwqConfig default), -1 one
-    // group per output column (TheBloke's "no group size" GPTQ branches); anything else that is
-    // not a positive integer is refused rather than read as 128.
-    const auto bits = q.uint("bits", 2, 8);
-    double group = 128;
-    if (q.has("group_size")) {
-      const auto& gs = q.raw("group_size");
-      if (gs.is_number_integer() && gs.get<std::int64_t>() == -1) {
-        group = 1e18;  // per channel
-      } else if (gs.is_number_integer() && gs.get<std::int64_t>() > 0 &&
-                 gs.get<std::int64_t>() <= (std::int64_t{1} << 20)) {
-        group = static_cast<double>(gs.get<std::int64_t>());
-      } else {
-        throw Error(
-            q.source(), q.pointer("group_size"),
-            "expected -1 (per output column) or a group size of 1 … 1048576, got " + gs.dump());
-      }
-    }
-    out.bytes = bits / 8.0 + (2 + bits / 8.0) / group;
-    out.skip = string_list(q, "modules_to_not_convert");
+    gptq_awq_scheme(q, out);
   } else if (method == "bitsandbytes") {
-    const bool four = q.opt_bool("load_in_4bit").value_or(false);
-    const bool eight = q.opt_bool("load_in_8bit").value_or(false);
-    if (four) {
-      // nf4/fp4 codes, an absmax per 64 weights: fp32, or with double quantization one byte
-      // plus an fp32 per 256 absmax values.
-      const bool dq = q.opt_bool("bnb_4bit_use_double_quant").value_or(false);
-      out.bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
-    } else if (eight) {
-      out.bytes = 1;  // int8 rows and an fp32 scale per output row (negligible per weight)
-    } else {
-      throw Error(q.source(), q.pointer("load_in_4bit"),
-                  "a bitsandbytes config needs load_in_4bit or load_in_8bit");
-    }
-    out.skip = string_list(q, "llm_int8_skip_modules");
+    bitsandbytes_scheme(q, out);
   } else if (method == "modelopt") {
     out = modelopt_scheme(q);
   } else if (method == "compressed-tensors") {
-    // One scheme for the weights of every config group (the common case); bits, type and
-    // group size from its "weights" entry.
-    const auto& groups = q.raw("config_groups");
-    if (!groups.is_object() || groups.empty())
-      throw Error(q.source(), q.pointer("config_groups"), "expected at least one config group");
-    const auto& g = groups.begin().value();
-    const auto gp = q.pointer("config_groups") + "/" + groups.begin().key();
-    if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
-      throw Error(q.source(), gp + "/weights", "missing: the weight scheme");
-    // Typed reads: a field of the wrong type is refused with its pointer (nlohmann's
-    // value() threw type_error, an internal error).
-    JsonObject w(g["weights"], q.source(), gp + "/weights");
-    const auto bits = w.opt_uint("num_bits", 1, 64).value_or(0);
-    const std::string type = w.opt_str("type").value_or("int");
-    const std::string strategy = w.opt_str("strategy").value_or("tensor");
-    double group = 1e18;
-    if (strategy == "group" || strategy == "tensor_group")
-      group = static_cast<double>(w.opt_uint("group_size", 1, 1u << 20).value_or(128));
-    if (bits != 4 && bits != 8)
-      throw Error(q.source(), gp + "/weights/num_bits",
-                  "expected 4 or 8, got " + std::to_string(bits));
-    const double scale_bytes = type == "float" && bits == 4 ? 1 : 2;  // nvfp4 fp8 scales
-    out.bytes = bits / 8.0 + scale_bytes / group;
-    if (type == "int" && bits == 4 && !w.opt_bool("symmetric").value_or(true))
-      out.bytes += 0.5 / group;
-    out.skip = string_list(q, "ignore");
+    compressed_tensors_scheme(q, out);
   } else {
     throw Error(q.source(), where,
                 "unknown quantization method \"" + method +
@@ -831,28 +896,13 @@ KvDtype as_state_dtype(const std::string& d) {
   return d == "fp32" ? KvDtype::fp32 : d == "fp16" ? KvDtype::fp16 : KvDtype::bf16;
 }
 
-// Defaults of a family's transformers config class for fields its published configs leave out
-// (Gemma 3's text_config lists only what differs from Gemma3TextConfig:
-// transformers/models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__).
-const nlohmann::json* family_defaults(const std::string& model_type) {
-  static const nlohmann::json gemma3 = nlohmann::json::parse(R"({
-      "vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
-      "max_position_embeddings": 131072, "sliding_window": 4096, "sliding_window_pattern": 6,
-      "tie_word_embeddings": true})");
-  if (model_type == "gemma3_text") return &gemma3;
-  return nullptr;
-}
+// ---------------------------------------------------------------------------------------------
+// The import, step by step: the text config and its family; the shape; the layers; the
+// parameters by component; their bytes.
 
-}  // namespace
-
-bool looks_like_hf_config(const nlohmann::json& j) {
-  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
-}
-
-ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
-                           const nlohmann::json* modelopt_quant) {
-  Config c{nullptr, JsonObject(j, source, ""), std::nullopt, "", ""};
-  ModelSpec m;
+// The language model's config (nested or not), its family's row and the row's defaults; the
+// spec's id, name and source.
+void read_config(Config& c, const nlohmann::json& j, const std::string& source, ModelSpec& m) {
   m.source = source;
   m.id = std::filesystem::path(source).stem().string();
   c.outer_type = c.top.opt_str("model_type").value_or("");
@@ -874,23 +924,33 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
                          (*text_json)["model_type"].is_string()
                      ? (*text_json)["model_type"].get<std::string>()
                      : c.outer_type;
-  if (const auto* d = family_defaults(c.model_type)) {
+  c.family = &find_hf_family(c.model_type);
+  c.wrapper = &find_hf_family(c.outer_type);
+  // Defaults of the family's transformers config class for fields its published configs leave
+  // out (Gemma 3's text_config lists only what differs from Gemma3TextConfig).
+  if (!c.family->config_defaults.empty()) {
+    const auto d = nlohmann::json::parse(c.family->config_defaults);
     c.filled = std::make_unique<nlohmann::json>(*text_json);
-    for (auto it = d->begin(); it != d->end(); ++it)
+    for (auto it = d.begin(); it != d.end(); ++it)
       if (!c.filled->contains(it.key())) (*c.filled)[it.key()] = it.value();
     text_json = c.filled.get();
   }
   // Errors name the field where it is (or belongs) in the file.
   if (!text_ptr.empty() || c.filled) c.text_holder.emplace(*text_json, source, text_ptr);
-  JsonObject& o = c.text();
+}
 
+// Layers, width and heads.
+Shape read_counts(JsonObject& o) {
   Shape s;
   s.layers = o.uint("num_hidden_layers", 1, kMaxLayers);
   s.hidden = o.uint("hidden_size", 1, kMaxWidth);
   s.q_heads = o.uint("num_attention_heads", 1, kMaxHeads);
   s.kv_heads = o.opt_uint("num_key_value_heads", 1, kMaxHeads).value_or(s.q_heads);
-  const std::string compute = compute_dtype_of(c);
+  return s;
+}
 
+// The cached width per token and layer: MLA's latent, else K and V heads of head_dim.
+void read_head_dims(JsonObject& o, const std::string& source, Shape& s, ModelSpec& m) {
   // MLA by its fields, whatever the model_type (deepseek_v2/v3, kimi_k2, deepseek_v32,
   // glm4_moe_lite, ...): vLLM's ModelConfig.is_deepseek_mla keys on kv_lora_rank.
   s.mla = o.has("kv_lora_rank");
@@ -909,41 +969,74 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
     m.num_kv_heads = 1;
     m.head_dim_k = m.latent_width();
     m.head_dim_v = 0;
-  } else {
-    if (const auto hd = o.opt_uint("head_dim", 1, kMaxDim)) {
-      s.head_dim = *hd;
-    } else if (s.hidden % s.q_heads != 0) {
-      throw Error(source, o.pointer("hidden_size"),
-                  "must be divisible by num_attention_heads (" + std::to_string(s.q_heads) +
-                      ") when head_dim is absent, got " + std::to_string(s.hidden));
-    } else {
-      s.head_dim = s.hidden / s.q_heads;
-    }
-    if (s.head_dim > kMaxDim)
-      throw Error(source, o.pointer("hidden_size"),
-                  "gives a head dimension of " + std::to_string(s.head_dim) + ", over " +
-                      std::to_string(kMaxDim));
-    if (s.q_heads % s.kv_heads != 0)
-      throw Error(source, o.pointer("num_key_value_heads"),
-                  "must divide num_attention_heads (" + std::to_string(s.q_heads) + "), got " +
-                      std::to_string(s.kv_heads));
-    s.v_head_dim = s.head_dim;
-    m.num_kv_heads = static_cast<std::uint32_t>(s.kv_heads);
-    m.head_dim_k = m.head_dim_v = static_cast<std::uint32_t>(s.head_dim);
+    return;
   }
+  if (const auto hd = o.opt_uint("head_dim", 1, kMaxDim)) {
+    s.head_dim = *hd;
+  } else if (s.hidden % s.q_heads != 0) {
+    throw Error(source, o.pointer("hidden_size"),
+                "must be divisible by num_attention_heads (" + std::to_string(s.q_heads) +
+                    ") when head_dim is absent, got " + std::to_string(s.hidden));
+  } else {
+    s.head_dim = s.hidden / s.q_heads;
+  }
+  if (s.head_dim > kMaxDim)
+    throw Error(source, o.pointer("hidden_size"),
+                "gives a head dimension of " + std::to_string(s.head_dim) + ", over " +
+                    std::to_string(kMaxDim));
+  if (s.q_heads % s.kv_heads != 0)
+    throw Error(source, o.pointer("num_key_value_heads"),
+                "must divide num_attention_heads (" + std::to_string(s.q_heads) + "), got " +
+                    std::to_string(s.kv_heads));
+  s.v_head_dim = s.head_dim;
+  m.num_kv_heads = static_cast<std::uint32_t>(s.kv_heads);
+  m.head_dim_k = m.head_dim_v = static_cast<std::uint32_t>(s.head_dim);
+}
 
-  // Layers.
+// The recurrent state's dimensions and dtypes. vLLM's per-model defaults
+// (model_executor/models/config.py): the family's row names the field that sets the temporal
+// state's dtype (Nemotron-H's mamba_ssm_cache_dtype, else float32; Qwen3.5's mamba_ssm_dtype);
+// every other family keeps it in the model dtype.
+RecurrentSpec recurrent_of(Config& c, MixerKind mixer, const Shape& s, const std::string& compute) {
+  JsonObject& o = c.text();
+  RecurrentSpec r =
+      recurrent_dims(c, mixer, s.hidden, as_state_dtype(compute), s.q_heads, s.head_dim);
+  if (c.family->ssm_state_fp32) r.ssm_dtype = KvDtype::fp32;
+  const std::string key(c.family->ssm_dtype_field);
+  if (!key.empty() && o.has(key)) {
+    const auto d = o.str(key);
+    if (d == "float32")
+      r.ssm_dtype = KvDtype::fp32;
+    else if (d == "bfloat16")
+      r.ssm_dtype = KvDtype::bf16;
+    else if (d == "float16")
+      r.ssm_dtype = KvDtype::fp16;
+    else if (d != "auto")
+      throw Error(o.source(), o.pointer(key),
+                  "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
+  }
+  return r;
+}
+
+// Every layer's kind, window or chunk, and recurrent state; the MTP layers.
+void build_layers(Config& c, const Shape& s, const std::string& compute, ModelSpec& m) {
+  JsonObject& o = c.text();
   const MixerKind mixer = mixer_of(c);
-  bool uses_window = false, uses_chunk = false;
-  m.layers = layer_pattern(c, s.layers, mixer, uses_window, uses_chunk);
+  m.layers = layer_pattern(c, s.layers, mixer);
+  auto any = [&](AttentionKind k) {
+    return std::any_of(m.layers.begin(), m.layers.end(),
+                       [k](const LayerSpec& l) { return l.kind == k; });
+  };
+  // Before MLA renames the kinds: a sliding MLA layer still needs its window read.
+  const bool uses_window = any(AttentionKind::sliding), uses_chunk = any(AttentionKind::chunked);
   if (s.mla)
     for (auto& l : m.layers)
       if (l.kind != AttentionKind::none) l.kind = AttentionKind::mla;
   if (uses_window) {
-    // HF Gemma 2 defaults the window to 4096, Gemma 3 to 4096 as well, when the config omits it.
+    // The family's config class may default the window (Gemma 2 and 3: 4096).
     std::optional<std::uint64_t> w = o.opt_uint("sliding_window", 1, kMaxContext);
-    if (!w && (c.model_type == "gemma2" || c.model_type.rfind("gemma3", 0) == 0)) w = 4096;
-    if (!w) throw Error(source, o.pointer("sliding_window"), "missing: sliding layers need it");
+    if (!w && c.family->sliding_window_default) w = c.family->sliding_window_default;
+    if (!w) throw Error(o.source(), o.pointer("sliding_window"), "missing: sliding layers need it");
     for (auto& l : m.layers)
       if (l.kind == AttentionKind::sliding) l.window = *w;
   }
@@ -952,43 +1045,18 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
     for (auto& l : m.layers)
       if (l.kind == AttentionKind::chunked) l.window = chunk;
   }
-  if (mixer != MixerKind::none) {
-    m.recurrent =
-        recurrent_dims(c, mixer, s.hidden, as_state_dtype(compute), s.q_heads, s.head_dim);
-    // vLLM's per-model defaults (model_executor/models/config.py): Nemotron-H keeps the ssm state
-    // in the config's mamba_ssm_cache_dtype, else float32 (NemotronHForCausalLMConfig); Qwen3.5
-    // in its text config's mamba_ssm_dtype. Every other family: the model dtype.
-    if (c.model_type == "nemotron_h") m.recurrent.ssm_dtype = KvDtype::fp32;
-    const char* key = c.model_type == "nemotron_h"            ? "mamba_ssm_cache_dtype"
-                      : c.model_type.rfind("qwen3_5", 0) == 0 ? "mamba_ssm_dtype"
-                                                              : nullptr;
-    if (key && o.has(key)) {
-      const auto d = o.str(key);
-      if (d == "float32")
-        m.recurrent.ssm_dtype = KvDtype::fp32;
-      else if (d == "bfloat16")
-        m.recurrent.ssm_dtype = KvDtype::bf16;
-      else if (d == "float16")
-        m.recurrent.ssm_dtype = KvDtype::fp16;
-      else if (d != "auto")
-        throw Error(source, o.pointer(key),
-                    "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
-    }
-  }
+  if (mixer != MixerKind::none) m.recurrent = recurrent_of(c, mixer, s, compute);
   // MTP layers ship with the checkpoint (DeepSeek-V3, GLM-4.5, Qwen3-Next); they hold a cache
   // only when speculative decoding runs them.
   m.mtp_layers = static_cast<std::uint32_t>(
       o.opt_uint("num_nextn_predict_layers", 0, 64)
           .value_or(o.opt_uint("mtp_num_hidden_layers", 0, 64).value_or(0)));
+}
 
-  m.num_q_heads = static_cast<std::uint32_t>(s.q_heads);
-  m.hidden_size = static_cast<std::uint32_t>(s.hidden);
-  m.max_context = o.opt_uint("max_position_embeddings", 1, kMaxContext).value_or(0);
-
-  // Weights.
-  const Quant q = quant_of(c, modelopt_quant);
-  // Group and block sizes come from the file: bytes per weight that are not a finite positive
-  // number (a group_size of 0) are refused here, never converted to a byte count.
+// The checkpoint's quantization scheme; bytes per weight that are not a finite positive number
+// (a group_size of 0) are refused here, never converted to a byte count.
+Quant read_quant(Config& c, const nlohmann::json* modelopt, const std::string& source) {
+  Quant q = quant_of(c, modelopt);
   if (!q.method.empty() && !(std::isfinite(q.bytes) && q.bytes > 0 && q.bytes <= 64)) {
     const bool in_config = c.has("quantization_config");
     throw Error(
@@ -997,98 +1065,155 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
         "the " + q.method + " scheme gives " + std::to_string(q.bytes) +
             " bytes per weight (a group or block size of 0 or absurd)");
   }
-  try {
-    Params p;
-    const auto vocab = o.opt_uint("vocab_size", 1, kMaxWidth).value_or(0);
-    const auto inter = o.opt_uint("intermediate_size", 1, kMaxWidth).value_or(0);
-    // When the config leaves it out, each family's config class decides: PretrainedConfig ties
-    // (Gemma relies on it); Llama4TextConfig does not (the checkpoint ships lm_head).
-    const bool tied = c.owner("tie_word_embeddings")
-                          .opt_bool("tie_word_embeddings")
-                          .value_or(c.model_type.rfind("llama4", 0) != 0);
-    const std::uint64_t h = s.hidden;
-    p.add(Part::embed, pmul(vocab, h));
-    if (!tied) p.add(Part::head, pmul(vocab, h));
-    std::string pattern;
-    if (c.model_type == "nemotron_h" && c.has("hybrid_override_pattern"))
-      pattern = c.owner("hybrid_override_pattern").str("hybrid_override_pattern");
-    const Moe moe = moe_of(c, s.layers, pattern);
-    // Experts per token: num_experts_per_tok (Mixtral, Qwen-MoE, DeepSeek, Llama 4, gpt-oss),
-    // experts_per_token (gpt-oss, beside the former), moe_topk (Hunyuan). Left 0 when absent;
-    // the step-time model then refuses the model, the KV planner does not need it.
-    m.routed_experts = static_cast<std::uint32_t>(moe.experts);
-    for (const char* k : {"num_experts_per_tok", "experts_per_token", "moe_topk"})
-      if (moe.experts && !m.experts_per_token && o.has(k))
-        m.experts_per_token = static_cast<std::uint32_t>(o.uint(k, 1, moe.experts));
-    const std::uint64_t attn = attention_params(c, s);
-    const std::uint64_t mix = mixer_params(m.recurrent, h, c);
-    // Dense MLP width: Llama 4 names it intermediate_size_mlp (intermediate_size is the experts').
-    std::uint64_t dense_width = inter;
-    if (o.has("intermediate_size_mlp")) dense_width = o.uint("intermediate_size_mlp", 1, kMaxWidth);
-    const bool relu2 = c.model_type == "nemotron_h";  // up + down, squared ReLU, no gate
-    const bool mlp_bias = o.opt_bool("mlp_bias").value_or(false);
-    const bool gemma_norms = c.model_type == "gemma2" || c.model_type.rfind("gemma3", 0) == 0;
-    for (std::uint64_t i = 0; i < s.layers; ++i) {
-      const auto& l = m.layers[i];
-      const bool nemotron_mlp_layer =
-          relu2 && i < pattern.size() && (pattern[i] == '-' || pattern[i] == 'E');
-      if (l.kind != AttentionKind::none) p.add(Part::attention, attn);
-      if (l.recurrent) p.add(Part::mixer, mix);
-      p.add(Part::small, (gemma_norms ? 4 : 2) * h);
-      if (relu2) {
-        // Nemotron-H layers hold one block each: mixer, attention or MLP, one norm.
-        if (nemotron_mlp_layer && !moe.layer_is_moe[i]) p.add(Part::dense_mlp, pmul(2, h, inter));
-        if (moe.layer_is_moe[i]) {
-          p.add(Part::experts, pmul(moe.experts, pmul(2, h, moe.width)));
-          p.add(Part::shared_expert, pmul(2, h, moe.shared));
-          p.add(Part::router, pmul(h, moe.experts) + moe.experts);
-        }
-        continue;
-      }
-      if (moe.experts && moe.layer_is_moe[i]) {
-        if (moe.gpt_oss) {
-          // gpt-oss experts: gate_up_proj [E, h, 2·w] + bias, down_proj [E, w, h] + bias;
-          // router [E, h] + bias.
-          p.add(Part::experts, pmul(moe.experts, pmul(3, h, moe.width) + 2 * moe.width + h));
-          p.add(Part::router, pmul(h, moe.experts) + moe.experts);
-        } else {
-          p.add(Part::experts, pmul(moe.experts, gated_mlp(h, moe.width, false)));
-          p.add(Part::router, pmul(h, moe.experts) + (moe.router_bias ? moe.experts : 0));
-          if (moe.shared) p.add(Part::shared_expert, gated_mlp(h, moe.shared, false));
-          if (moe.shared_gate) p.add(Part::router, h);
-        }
-      } else if (dense_width) {
-        p.add(Part::dense_mlp, gated_mlp(h, dense_width, mlp_bias));
-      }
-    }
-    p.add(Part::small, h);  // final norm
-    p.add(Part::vision, vision_params(c, h));
+  return q;
+}
 
+// The MLP side of a decoder layer: dense, routed experts, shared experts, router.
+struct MlpLayout {
+  std::uint64_t hidden = 0, inter = 0, dense_width = 0;
+  bool mlp_bias = false;
+  Moe moe;
+  std::string pattern;  // Nemotron-H's hybrid_override_pattern, else empty
+};
+
+void add_mlp_params(Params& p, const HfFamily& f, const MlpLayout& l, std::size_t i) {
+  const std::uint64_t h = l.hidden;
+  const Moe& moe = l.moe;
+  if (f.mlp == HfMlp::squared_relu) {
+    // Nemotron-H layers hold one block each: mixer, attention or MLP (up + down, no gate).
+    const bool mlp_layer = i < l.pattern.size() && (l.pattern[i] == '-' || l.pattern[i] == 'E');
+    if (mlp_layer && !moe.layer_is_moe[i]) p.add(Part::dense_mlp, pmul(2, h, l.inter));
+    if (moe.layer_is_moe[i]) {
+      p.add(Part::experts, pmul(moe.experts, pmul(2, h, moe.width)));
+      p.add(Part::shared_expert, pmul(2, h, moe.shared));
+      p.add(Part::router, pmul(h, moe.experts) + moe.experts);
+    }
+    return;
+  }
+  if (moe.experts && moe.layer_is_moe[i]) {
+    if (moe.gpt_oss) {
+      // gpt-oss experts: gate_up_proj [E, h, 2·w] + bias, down_proj [E, w, h] + bias;
+      // router [E, h] + bias.
+      p.add(Part::experts, pmul(moe.experts, pmul(3, h, moe.width) + 2 * moe.width + h));
+      p.add(Part::router, pmul(h, moe.experts) + moe.experts);
+    } else {
+      p.add(Part::experts, pmul(moe.experts, gated_mlp(h, moe.width, false)));
+      p.add(Part::router, pmul(h, moe.experts) + (moe.router_bias ? moe.experts : 0));
+      if (moe.shared) p.add(Part::shared_expert, gated_mlp(h, moe.shared, false));
+      if (moe.shared_gate) p.add(Part::router, h);
+    }
+  } else if (l.dense_width) {
+    p.add(Part::dense_mlp, gated_mlp(h, l.dense_width, l.mlp_bias));
+  }
+}
+
+// Parameters by component; the experts per token on the way.
+Params count_params(Config& c, const Shape& s, ModelSpec& m) {
+  JsonObject& o = c.text();
+  const HfFamily& f = *c.family;
+  Params p;
+  const auto vocab = o.opt_uint("vocab_size", 1, kMaxWidth).value_or(0);
+  MlpLayout mlp;
+  mlp.hidden = s.hidden;
+  mlp.inter = o.opt_uint("intermediate_size", 1, kMaxWidth).value_or(0);
+  // When the config leaves it out, each family's config class decides: PretrainedConfig ties
+  // (Gemma relies on it); Llama4TextConfig does not (the checkpoint ships lm_head).
+  const bool tied = c.owner("tie_word_embeddings")
+                        .opt_bool("tie_word_embeddings")
+                        .value_or(f.tie_word_embeddings);
+  const std::uint64_t h = s.hidden;
+  p.add(Part::embed, pmul(vocab, h));
+  if (!tied) p.add(Part::head, pmul(vocab, h));
+  if (f.layer_pattern == HfLayerPattern::nemotron_h_string && c.has("hybrid_override_pattern"))
+    mlp.pattern = c.owner("hybrid_override_pattern").str("hybrid_override_pattern");
+  mlp.moe = moe_of(c, s.layers, mlp.pattern);
+  // Experts per token: num_experts_per_tok (Mixtral, Qwen-MoE, DeepSeek, Llama 4, gpt-oss),
+  // experts_per_token (gpt-oss, beside the former), moe_topk (Hunyuan). Left 0 when absent;
+  // the step-time model then refuses the model, the KV planner does not need it.
+  m.routed_experts = static_cast<std::uint32_t>(mlp.moe.experts);
+  for (const char* k : {"num_experts_per_tok", "experts_per_token", "moe_topk"})
+    if (mlp.moe.experts && !m.experts_per_token && o.has(k))
+      m.experts_per_token = static_cast<std::uint32_t>(o.uint(k, 1, mlp.moe.experts));
+  const std::uint64_t attn = attention_params(c, s);
+  const std::uint64_t mix = mixer_params(m.recurrent, h, c);
+  // Dense MLP width: Llama 4 names it intermediate_size_mlp (intermediate_size is the experts').
+  mlp.dense_width = mlp.inter;
+  if (o.has("intermediate_size_mlp"))
+    mlp.dense_width = o.uint("intermediate_size_mlp", 1, kMaxWidth);
+  mlp.mlp_bias = o.opt_bool("mlp_bias").value_or(false);
+  for (std::uint64_t i = 0; i < s.layers; ++i) {
+    const auto& l = m.layers[i];
+    if (l.kind != AttentionKind::none) p.add(Part::attention, attn);
+    if (l.recurrent) p.add(Part::mixer, mix);
+    p.add(Part::small, std::uint64_t{f.norms_per_layer} * h);
+    add_mlp_params(p, f, mlp, i);
+  }
+  p.add(Part::small, h);  // final norm
+  p.add(Part::vision, vision_params(c, h));
+  return p;
+}
+
+// Bytes as stored: quantized parts at the scheme's bytes per weight; embeddings, head, router,
+// norms and vision in the compute dtype unless the scheme covers them.
+void weight_bytes(const Params& p, const Quant& q, const std::string& compute, ModelSpec& m) {
+  const double compute_bytes = compute == "fp32" ? 4 : compute == "fp8" ? 1 : 2;
+  double bytes = 0, expert_bytes = 0, vision_bytes = 0;
+  for (int part = 0; part < 10; ++part) {
+    const auto which = static_cast<Part>(part);
+    double bpp = compute_bytes;
+    const bool linear = which == Part::attention || which == Part::mixer ||
+                        which == Part::dense_mlp || which == Part::experts ||
+                        which == Part::shared_expert;
+    if (!q.method.empty() && linear && !skipped(q, which)) bpp = q.bytes;
+    // mxfp4 (gpt-oss) quantizes the experts only.
+    if (q.method == "mxfp4" && which != Part::experts) bpp = compute_bytes;
+    const double b = static_cast<double>(p[which]) * bpp;
+    bytes += b;
+    if (which == Part::experts) expert_bytes += b;
+    if (which == Part::vision) vision_bytes += b;
+  }
+  if (!(bytes < 0x1p64)) throw Error("parameter count", "", "weight bytes overflow 64 bits");
+  m.weights.bytes = static_cast<std::uint64_t>(std::ceil(bytes));
+  m.weights.expert_bytes = static_cast<std::uint64_t>(std::ceil(expert_bytes));
+  m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
+  m.weights.quantization = q.method;
+}
+
+// What a plain dtype override would replace; quantized checkpoints keep theirs.
+std::string weight_dtype_of(const Quant& q, const std::string& compute) {
+  if (q.method == "fp8" || (q.method == "modelopt" && q.bytes == 1)) return "fp8";
+  if (q.method == "mxfp4" || q.method == "modelopt") return "fp4";
+  if (!q.method.empty() && q.bytes < 0.7) return "int4";
+  if (!q.method.empty() && q.bytes < 1.5) return "int8";
+  return compute;
+}
+
+}  // namespace
+
+bool looks_like_hf_config(const nlohmann::json& j) {
+  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
+}
+
+ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
+                           const nlohmann::json* modelopt_quant) {
+  Config c{nullptr, JsonObject(j, source, ""), std::nullopt,        "",
+           "",      &hf_generic_family(),      &hf_generic_family()};
+  ModelSpec m;
+  read_config(c, j, source, m);
+  JsonObject& o = c.text();
+  Shape s = read_counts(o);
+  const std::string compute = compute_dtype_of(c);
+  read_head_dims(o, source, s, m);
+  build_layers(c, s, compute, m);
+  m.num_q_heads = static_cast<std::uint32_t>(s.q_heads);
+  m.hidden_size = static_cast<std::uint32_t>(s.hidden);
+  m.max_context = o.opt_uint("max_position_embeddings", 1, kMaxContext).value_or(0);
+  const Quant q = read_quant(c, modelopt_quant, source);
+  try {
+    const Params p = count_params(c, s, m);
     m.num_params = p.total();
     m.num_params_estimated = true;
-    // Bytes as stored: quantized parts at the scheme's bytes per weight; embeddings, head,
-    // router, norms and vision in the compute dtype unless the scheme covers them.
-    const double compute_bytes = compute == "fp32" ? 4 : compute == "fp8" ? 1 : 2;
-    double bytes = 0, expert_bytes = 0, vision_bytes = 0;
-    for (int part = 0; part < 10; ++part) {
-      const auto which = static_cast<Part>(part);
-      double bpp = compute_bytes;
-      const bool linear = which == Part::attention || which == Part::mixer ||
-                          which == Part::dense_mlp || which == Part::experts ||
-                          which == Part::shared_expert;
-      if (!q.method.empty() && linear && !skipped(q, which)) bpp = q.bytes;
-      // mxfp4 (gpt-oss) quantizes the experts only.
-      if (q.method == "mxfp4" && which != Part::experts) bpp = compute_bytes;
-      const double b = static_cast<double>(p[which]) * bpp;
-      bytes += b;
-      if (which == Part::experts) expert_bytes += b;
-      if (which == Part::vision) vision_bytes += b;
-    }
-    if (!(bytes < 0x1p64)) throw Error("parameter count", "", "weight bytes overflow 64 bits");
-    m.weights.bytes = static_cast<std::uint64_t>(std::ceil(bytes));
-    m.weights.expert_bytes = static_cast<std::uint64_t>(std::ceil(expert_bytes));
-    m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
-    m.weights.quantization = q.method;
+    weight_bytes(p, q, compute, m);
   } catch (const Error& e) {
     if (e.source() != "parameter count") throw;  // a field's own error already names the file
     throw Error(source, o.pointer("hidden_size"),
@@ -1096,16 +1221,7 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
                     " layers and the given heads, head_dim, intermediate and vocab sizes: the "
                     "parameter count overflows 64-bit arithmetic (absurd sizes)");
   }
-  // weight_dtype: what a plain dtype override would replace; quantized checkpoints keep theirs.
-  m.weight_dtype = compute;
-  if (q.method == "fp8" || (q.method == "modelopt" && q.bytes == 1))
-    m.weight_dtype = "fp8";
-  else if (q.method == "mxfp4" || q.method == "modelopt")
-    m.weight_dtype = "fp4";
-  else if (!q.method.empty() && q.bytes < 0.7)
-    m.weight_dtype = "int4";
-  else if (!q.method.empty() && q.bytes < 1.5)
-    m.weight_dtype = "int8";
+  m.weight_dtype = weight_dtype_of(q, compute);
   return m;
 }
 

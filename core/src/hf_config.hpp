@@ -14,7 +14,8 @@ namespace kvplan::detail {
 // True when the JSON looks like a HF config (has "model_type" or "architectures").
 bool looks_like_hf_config(const nlohmann::json& j);
 
-// Reads Llama, Mistral, Mixtral, Qwen2, Gemma2, Phi3, DeepSeek-V2/V3 field names. Throws Error
+// Reads the families of kvplan/hf_families.hpp (Llama, Mistral, Qwen, Gemma, DeepSeek, gpt-oss,
+// the Mamba hybrids, ...), each by its row, any other model_type by its fields. Throws Error
 // naming `source` and the JSON pointer of a missing or bad field. id = file stem, source = path.
 // num_params is estimated from the architecture (num_params_estimated = true).
 // modelopt_quant: the checkpoint's hf_quant_config.json (NVIDIA ModelOpt), when it has one.
