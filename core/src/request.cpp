@@ -126,6 +126,17 @@ Deployment from_deploy_file(const DeploymentRequest& r, std::optional<GpuSpec>& 
   return d;
 }
 
+Deployment from_form(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
+  if (!r.form) throw Error(ErrorKind::internal, "form", "deployment", "no deployment given");
+  Deployment d = *r.form;
+  if (d.source.empty()) d.source = "form";
+  throw_if_any(d.source, validate_plan_input(&d.model, d.plan, r.names));
+  gpu = d.gpu;
+  if (d.slo.context == 0) d.slo.context = d.plan.context;
+  if (d.slo.concurrency == 0) d.slo.concurrency = d.plan.concurrency;
+  return d;
+}
+
 // --context / --concurrency over the source's SLO, then the rules that relate them.
 void apply_slo_overrides(const DeploymentRequest& r, Deployment& d) {
   DeploymentShape flags;
@@ -154,6 +165,9 @@ ResolvedDeployment resolve(const DeploymentRequest& r) {
       break;
     case DeploymentRequest::Source::deploy_file:
       out.deploy = from_deploy_file(r, out.gpu);
+      break;
+    case DeploymentRequest::Source::form:
+      out.deploy = from_form(r, out.gpu);
       break;
   }
   apply_slo_overrides(r, out.deploy);

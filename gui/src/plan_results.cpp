@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "kvplan/error.hpp"
+#include "kvplan/request.hpp"
 
 namespace kvplan::gui {
 
@@ -22,7 +23,15 @@ PlanResults compute_plan(const ModelSpec& model, const PlanSettings& settings, b
   r.settings = settings;
   try {
     r.gpu = resolve_gpu(settings);
-    r.input = to_plan_input(settings, r.gpu);
+    // The form's deployment through core's resolve(): the same shape rules and engine refusals
+    // as plan, check and simulate (a context beyond the model's positions is refused here too).
+    DeploymentRequest req;
+    req.source = DeploymentRequest::Source::form;
+    req.form = planner_deployment(model, settings, r.gpu);
+    req.names = ShapeFields{};
+    const ResolvedDeployment resolved = resolve(req);
+    refuse_if_any(resolved, "planner settings");
+    r.input = resolved.deploy.plan;
     r.capacity = plan_capacity(model, r.input, "planner");
     KvCostInput ci{.context = settings.context,
                    .batch = settings.concurrency,

@@ -42,6 +42,23 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   return in;
 }
 
+Deployment planner_deployment(const ModelSpec& model, const PlanSettings& s, const GpuSpec& gpu) {
+  Deployment d;
+  d.source = "planner settings";
+  d.name = s.extras.name;
+  d.model = model;
+  d.gpu = gpu;
+  d.plan = plan_input_of(s, gpu);
+  d.max_num_seqs = s.extras.max_num_seqs;
+  d.cuda_graphs = !s.extras.enforce_eager;
+  d.slo.context = s.extras.slo_context.value_or(s.context);
+  d.slo.concurrency = s.concurrency;
+  d.slo.mean_context = s.extras.mean_context;
+  d.slo.min_kv_cache_tokens = s.extras.min_kv_cache_tokens;
+  d.slo.max_cost_per_hour = s.extras.max_cost_per_hour;
+  return d;
+}
+
 PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu) {
   PlanInput in = plan_input_of(s, gpu);
   // The limits size, plan and check enforce (the model's own rules follow in plan_capacity).

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/deploy.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 
@@ -58,6 +59,10 @@ struct PlanSettings {
 // The GPU the settings name: a preset, or the custom memory size of a loaded deployment.
 // Throws kvplan::Error on an unknown id.
 GpuSpec resolve_gpu(const PlanSettings& s);
+
+// The deployment the settings describe, for core's resolve() (DeploymentRequest::Source::form):
+// the model, the GPU, the plan, max_num_seqs and the SLO the planner states.
+Deployment planner_deployment(const ModelSpec& model, const PlanSettings& s, const GpuSpec& gpu);
 
 // Parses the spec strings through core; throws kvplan::Error naming the field on bad input.
 PlanInput to_plan_input(const PlanSettings& s, const GpuSpec& gpu);

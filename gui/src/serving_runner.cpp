@@ -8,6 +8,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/policy.hpp"
+#include "kvplan/request.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
 
@@ -15,9 +16,20 @@ namespace kvplan::gui {
 
 sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   sim::ServingConfig cfg;
-  cfg.plan = to_plan_input(r.settings, gpu);
-  cfg.plan.gpus = 0;  // the simulator runs one replica
-  cfg.plan.max_num_batched_tokens = r.max_num_batched_tokens;
+  // The serving view's deployment through core's resolve(), as `kvplan simulate` resolves its
+  // flags: the same shape rules and engine refusals (vLLM's max_num_batched_tokens <
+  // max_num_seqs, a context beyond the model's positions).
+  DeploymentRequest req;
+  req.source = DeploymentRequest::Source::form;
+  req.form = planner_deployment(r.model, r.settings, gpu);
+  req.form->plan.gpus = 0;  // the simulator runs one replica
+  req.form->plan.concurrency = 1;
+  req.form->plan.max_num_batched_tokens = r.max_num_batched_tokens;
+  req.form->max_num_seqs = r.max_num_seqs;
+  req.names = ShapeFields{};
+  const ResolvedDeployment resolved = resolve(req);
+  refuse_if_any(resolved, "serving settings");
+  cfg.plan = resolved.deploy.plan;
   cfg.max_num_seqs = r.max_num_seqs;
   cfg.max_num_batched_tokens = r.max_num_batched_tokens;
   cfg.enable_prefix_caching = r.enable_prefix_caching;

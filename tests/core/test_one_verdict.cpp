@@ -1,6 +1,6 @@
 // One deployment, one verdict: the same Llama 3.1 8B deployment stated as kvplan flags (plan,
-// simulate, the GUI's form), as a vLLM command line and as a deployment file resolves to the same
-// plan, the same capacity and the same refusals (DeploymentRequest / resolve, request.hpp).
+// simulate), as a vLLM command line, as a deployment file and as the GUI's form resolves to the
+// same plan, the same capacity and the same refusals (DeploymentRequest / resolve, request.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +11,9 @@
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/request.hpp"
 
@@ -68,6 +71,21 @@ std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
   r.source = DeploymentRequest::Source::deploy_file;
   r.path = f.path;
   out.push_back(resolve(r));
+  // The GUI's planner form states the deployment as built values (gui/src/plan_settings.cpp,
+  // planner_deployment): the model, the GPU and the plan.
+  DeploymentRequest form;
+  form.source = DeploymentRequest::Source::form;
+  Deployment d;
+  d.model = load_model("llama-3.1-8b");
+  d.gpu = load_gpu("h100-sxm-80gb");
+  d.plan.context = context;
+  d.plan.format = parse_kv_format("bf16");
+  d.plan.gpu_memory_bytes = d.gpu.memory_bytes;
+  if (mnbt) d.plan.max_num_batched_tokens = *mnbt;
+  d.slo.context = 4096;
+  form.form = d;
+  form.names = ShapeFields{};
+  out.push_back(resolve(form));
   return out;
 }
 
@@ -77,7 +95,7 @@ TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
   // so each path must give the same block count — and the one path's numbers are checked by hand
   // in test_planner.cpp; here they must agree.
   const auto all = resolve_all(8192, std::nullopt);
-  ASSERT_EQ(all.size(), 3u);
+  ASSERT_EQ(all.size(), 4u);
   const Capacity first = plan_capacity(all[0].deploy.model, all[0].deploy.plan, "flags");
   EXPECT_GT(first.num_gpu_blocks, 0u);
   for (const auto& d : all) {
@@ -100,7 +118,7 @@ TEST(OneVerdict, FewerBatchedTokensThanSequencesIsRefusedOnEveryPath) {
       "128 is less than max_num_seqs 256: vLLM refuses "
       "max_num_batched_tokens < max_num_seqs";
   const char* fields[] = {"--max-num-batched-tokens", "--max-num-batched-tokens",
-                          "/engine/max_num_batched_tokens"};
+                          "/engine/max_num_batched_tokens", "max_num_batched_tokens"};
   for (std::size_t k = 0; k < all.size(); ++k) {
     ASSERT_EQ(all[k].refusals.size(), 1u) << all[k].deploy.source;
     EXPECT_EQ(all[k].refusals[0].message, expected);
@@ -120,7 +138,8 @@ TEST(OneVerdict, AContextBeyondTheModelIsRefusedOnEveryPath) {
   // Llama 3.1 8B has 131,072 positions (max_position_embeddings in its config.json).
   const auto all = resolve_all(262144, std::nullopt);
   // The model is named as each source names it (the preset id, or the repo id as written).
-  const std::string names[] = {"llama-3.1-8b", "meta-llama/Llama-3.1-8B", "llama-3.1-8b"};
+  const std::string names[] = {"llama-3.1-8b", "meta-llama/Llama-3.1-8B", "llama-3.1-8b",
+                               "llama-3.1-8b"};
   for (std::size_t k = 0; k < all.size(); ++k) {
     const auto& d = all[k];
     ASSERT_EQ(d.refusals.size(), 1u) << d.deploy.source;

@@ -12,11 +12,11 @@
 //   d.refusals[0].field    // "--max-num-batched-tokens"
 //   d.refusals[0].message  // "128 is less than max_num_seqs 256: vLLM refuses ..."
 //
-// Sources: `flags` (a model, a GPU and settings, as plan / simulate / the GUI take them), a
-// deployment file, an engine command line. Overrides apply to every source before any rule runs.
-// Bad input throws Error naming the field and its source (exit 2); a deployment the engine would
-// refuse resolves with `refusals` set, which each front-end reports its own way (check: a failed
-// engine_settings item, exit 1; plan and simulate: refuse_if_any, exit 2).
+// Sources: `flags` (a model, a GPU and settings, as plan and simulate take them), a deployment
+// file, an engine command line, a form (the GUI's planner). Overrides apply to every source before
+// any rule runs. Bad input throws Error naming the field and its source (exit 2); a deployment the
+// engine would refuse resolves with `refusals` set, which each front-end reports its own way
+// (check: a failed engine_settings item, exit 1; plan and simulate: refuse_if_any, exit 2).
 #pragma once
 
 #include <cstdint>
@@ -32,9 +32,13 @@
 namespace kvplan {
 
 struct DeploymentRequest {
-  enum class Source { flags, deploy_file, engine_command };
+  enum class Source { flags, deploy_file, engine_command, form };
   Source source = Source::flags;
   std::string path;  // deploy_file: the file
+
+  // form: a deployment a form has already built from its widgets (the GUI's planner), with its
+  // model, GPU and plan; resolve() validates its shape against the model and runs the rest.
+  std::optional<Deployment> form;
 
   // engine_command: the engine and its command line ("vllm serve M --flags ..."); unknown flags
   // are errors under `strict`. `model`, `gpu` / `gpu_memory_gib` and `gpus` apply to it too.
