@@ -56,21 +56,12 @@ void validate_parallelism(const Deployment& d, bool gpus_given) {
 
 }  // namespace
 
-Deployment parse_deploy_json(const std::string& text, const std::string& source,
-                             const std::string& base_dir) {
-  const auto j = detail::parse_json_text(text, source);
-  if (!j.is_object()) throw Error(source, "", "expected a JSON object");
-  detail::JsonObject o(j, source, "");
-  const auto version = o.uint("kvplan_deploy", 1, 1000);
-  if (version != 1)
-    throw Error(source, "/kvplan_deploy",
-                "unsupported schema version " + std::to_string(version) + " (this kvplan reads 1)");
-  Deployment d;
-  d.source = source;
-  d.name = o.opt_str("name").value_or(std::filesystem::path(source).stem().string());
+namespace {
 
+ModelSpec read_deploy_model(detail::JsonObject& o, const std::string& source,
+                            const std::string& base_dir) {
   const std::string model = o.str("model");
-  d.model = at_field(source, "/model", [&] {
+  return at_field(source, "/model", [&] {
     std::error_code ec;
     const auto rel = std::filesystem::path(base_dir) / model;
     if (!base_dir.empty() && std::filesystem::path(model).is_relative() &&
@@ -78,7 +69,11 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
       return load_model(rel.string());
     return load_model(model);
   });
+}
 
+// "hardware": the GPU (a preset or its memory), its price, the GPUs in all. Returns whether
+// "gpus" was given.
+bool read_deploy_hardware(detail::JsonObject& o, const std::string& source, Deployment& d) {
   auto hw = o.object("hardware");
   const auto gpu_id = hw.opt_str("gpu");
   const auto mem_gib = hw.opt_number("gpu_memory_gib", 1, 16384);
@@ -96,12 +91,14 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   }
   if (auto price = hw.opt_number("price_per_hour", 0, 1e6)) d.gpu.price_per_hour = *price;
   d.plan.gpus = static_cast<std::uint32_t>(hw.opt_uint("gpus", 1, kMaxGpus).value_or(0));
-  const bool gpus_given = d.plan.gpus != 0;
   hw.finish();
+  return d.plan.gpus != 0;
+}
 
-  auto en = o.object("engine");
+// The engine's parallelism, max_model_len, max_num_seqs and memory fraction (its own key only).
+void read_engine_shape(detail::JsonObject& en, const std::string& source, Deployment& d) {
   d.plan.engine = parse_engine(en.str("name"), source, "/engine/name", d.plan.vllm_rules);
-  const Engine e = d.plan.engine;
+  const EngineRules& rules = engine_rules(d.plan);
   d.plan.tp = static_cast<std::uint32_t>(en.opt_uint("tensor_parallel_size", 1, 4096).value_or(1));
   d.plan.pp =
       static_cast<std::uint32_t>(en.opt_uint("pipeline_parallel_size", 1, 4096).value_or(1));
@@ -115,15 +112,21 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   d.setting_fields = {.max_model_len = "/engine/max_model_len",
                       .max_num_seqs = "/engine/max_num_seqs",
                       .max_num_batched_tokens = "/engine/max_num_batched_tokens"};
-  for (Engine other : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
-    const std::string key = memory_fraction_key(other);
-    if (other != e && en.has(key))
+  for (const EngineRules* other : all_engine_rules()) {
+    const std::string key = other->memory_fraction_key();
+    if (other->engine() != d.plan.engine && key != rules.memory_fraction_key() && en.has(key))
       throw Error(source, en.pointer(key),
-                  "is a " + to_string(other) + " setting; engine " + to_string(e) + " uses \"" +
-                      memory_fraction_key(e) + "\"");
+                  "is a " + other->name() + " setting; engine " + rules.name() + " uses \"" +
+                      rules.memory_fraction_key() + "\"");
   }
-  if (auto f = en.opt_number(memory_fraction_key(e), 0, 1))
-    d.plan.memory_fraction_ppm = fraction_to_ppm(*f, source, en.pointer(memory_fraction_key(e)));
+  if (auto f = en.opt_number(rules.memory_fraction_key(), 0, 1))
+    d.plan.memory_fraction_ppm =
+        fraction_to_ppm(*f, source, en.pointer(rules.memory_fraction_key()));
+}
+
+// The engine's cache settings: block size, chunk, weights, Mamba, DCP, speculative layers,
+// reserve, KV dtype.
+void read_engine_cache(detail::JsonObject& en, const std::string& source, Deployment& d) {
   if (auto bs = en.opt_uint("block_size", 1, 1u << 20))
     d.plan.block_size = static_cast<std::uint32_t>(*bs);
   if (auto t = en.opt_uint("max_num_batched_tokens", 1, std::uint64_t{1} << 40))
@@ -148,9 +151,11 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   if (auto a = en.opt_number("available_kv_gib", 0, 16384))
     d.plan.available_kv_bytes = gib_to_bytes(*a);
   const std::string kv = en.opt_str("kv_cache_dtype").value_or("auto");
-  d.plan.format = engine_kv_format(e, kv, d.model, source, en.pointer("kv_cache_dtype"));
-  en.finish();
+  d.plan.format =
+      engine_kv_format(d.plan.engine, kv, d.model, source, en.pointer("kv_cache_dtype"));
+}
 
+void read_deploy_compression(detail::JsonObject& o, const std::string& source, Deployment& d) {
   if (auto c = o.opt_object("compression")) {
     if (auto f = c->opt_str("kv_format"))
       d.plan.format = parse_kv_format(*f, source, c->pointer("kv_format"));
@@ -158,7 +163,11 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
       d.plan.policy = parse_policy(*p, source, c->pointer("policy"));
     c->finish();
   }
+}
 
+// "slo" and "workload": the latency limits need a workload, and a workload needs a limit.
+void read_deploy_slo(detail::JsonObject& o, const std::string& source, const std::string& base_dir,
+                     Deployment& d) {
   auto slo = o.object("slo");
   d.slo.context = slo.opt_uint("context", 1, std::uint64_t{1} << 40).value_or(d.plan.context);
   d.slo.concurrency = slo.uint("concurrency", 1, std::uint64_t{1} << 32);
@@ -188,6 +197,30 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   if (!latency && !d.workload.empty())
     throw Error(source, "/slo",
                 "a workload is given but no latency limit (ttft_p99_ms, tpot_p99_ms, e2e_p99_ms)");
+}
+
+}  // namespace
+
+Deployment parse_deploy_json(const std::string& text, const std::string& source,
+                             const std::string& base_dir) {
+  const auto j = detail::parse_json_text(text, source);
+  if (!j.is_object()) throw Error(source, "", "expected a JSON object");
+  detail::JsonObject o(j, source, "");
+  const auto version = o.uint("kvplan_deploy", 1, 1000);
+  if (version != 1)
+    throw Error(source, "/kvplan_deploy",
+                "unsupported schema version " + std::to_string(version) + " (this kvplan reads 1)");
+  Deployment d;
+  d.source = source;
+  d.name = o.opt_str("name").value_or(std::filesystem::path(source).stem().string());
+  d.model = read_deploy_model(o, source, base_dir);
+  const bool gpus_given = read_deploy_hardware(o, source, d);
+  auto en = o.object("engine");
+  read_engine_shape(en, source, d);
+  read_engine_cache(en, source, d);
+  en.finish();
+  read_deploy_compression(o, source, d);
+  read_deploy_slo(o, source, base_dir, d);
   o.finish();
   d.plan.concurrency = d.slo.concurrency;
   d.plan.gpu_memory_bytes = d.gpu.memory_bytes;
@@ -204,22 +237,16 @@ Deployment load_deploy(const std::string& path) {
   return parse_deploy_json(text, path, std::filesystem::path(path).parent_path().string());
 }
 
-Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint32_t gpus,
-                              const std::string& model_override, const std::string& source,
-                              const std::optional<Slo>& slo) {
-  Deployment d;
-  d.source = source;
-  d.setting_fields = engine_rules(a.engine).settings_flag_names();
-  d.model =
-      model_override.empty() ? resolve_engine_model(a.model, source) : load_model(model_override);
-  d.name = hf_repo_id(d.model);
-  d.gpu = gpu;
+namespace {
+
+// TP × PP × DP, GPUs and block size of a command line in 64-bit arithmetic against the
+// documented limits (4096³ wrapped to 0 GPUs in 32 bits), and TP against the model's heads.
+void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& source,
+                  Deployment& d) {
   auto& p = d.plan;
   p.engine = a.engine;
-  // TP × PP × DP, GPUs and block size in 64-bit arithmetic against the documented limits
-  // (4096³ wrapped to 0 GPUs in 32 bits), and TP against the model's heads.
   std::uint64_t tp = a.tp.value_or(1);
-  if (a.engine == Engine::sglang && a.dp_attention && a.dp && *a.dp > 1) {
+  if (engine_rules(a.engine).dp_attention_splits_tp() && a.dp_attention && a.dp && *a.dp > 1) {
     // SGLang DP attention: --dp splits the attention of the --tp GPUs into dp groups of tp / dp
     // ranks, each with its own requests and KV pool; the GPUs are --tp, not tp × dp
     // (server_args.py, enable_dp_attention), and the MoE experts spread over all of them.
@@ -237,6 +264,12 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   p.tp = static_cast<std::uint32_t>(shape.tp);
   p.pp = static_cast<std::uint32_t>(shape.pp);
   p.gpus = shape_gpus(shape);
+}
+
+// max_model_len, block, chunk, KV memory and dtype, Mamba, DCP, speculative tokens, pools.
+void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string& source,
+                     Deployment& d) {
+  auto& p = d.plan;
   p.context = a.max_model_len.value_or(d.model.max_context);
   const ShapeFields names = engine_flag_names(a.engine);
   if (p.context == 0)
@@ -253,7 +286,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   p.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
   // vLLM's speculative tokens hold 1 + k (align: 2 + k) state pages per recurrent group
   // (MambaSpec.num_speculative_blocks); attention layers are unaffected.
-  if (a.engine == Engine::vllm && a.speculative_tokens)
+  if (engine_rules(a.engine).speculative_tokens_hold_state_pages() && a.speculative_tokens)
     p.num_speculative_tokens = *a.speculative_tokens;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
@@ -274,11 +307,12 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("--max-model-len auto: " + std::to_string(p.context) +
                          " tokens fit the KV memory");
   }
-  // The engine's default when the command line leaves it out (vLLM 256, trtllm-serve 2048; SGLang
-  // derives it from the pool): engine_rules.
-  d.max_num_seqs = a.max_num_seqs ? a.max_num_seqs : engine_rules(a.engine).default_max_num_seqs();
-  // One rule for every engine: a command line alone promises that the engine starts and holds
-  // one request of max_model_len; a stated SLO adds its concurrency at its lengths.
+}
+
+// One rule for every engine: a command line alone promises that the engine starts and holds
+// one request of max_model_len; a stated SLO adds its concurrency at its lengths.
+void engine_slo(const std::optional<Slo>& slo, const std::string& source, Deployment& d) {
+  auto& p = d.plan;
   d.slo.context = p.context;
   d.slo.concurrency = 1;
   if (slo) {
@@ -290,6 +324,27 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
                       std::to_string(d.slo.context));
   }
   p.concurrency = d.slo.concurrency;
+}
+
+}  // namespace
+
+Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint32_t gpus,
+                              const std::string& model_override, const std::string& source,
+                              const std::optional<Slo>& slo) {
+  Deployment d;
+  d.source = source;
+  d.setting_fields = engine_rules(a.engine).settings_flag_names();
+  d.model =
+      model_override.empty() ? resolve_engine_model(a.model, source) : load_model(model_override);
+  d.name = hf_repo_id(d.model);
+  d.gpu = gpu;
+  engine_shape(a, gpus, source, d);
+  engine_settings(a, gpu, source, d);
+  // The engine's default when the command line leaves it out (vLLM 256, trtllm-serve 2048; SGLang
+  // derives it from the pool): engine_rules.
+  d.max_num_seqs = a.max_num_seqs ? a.max_num_seqs : engine_rules(a.engine).default_max_num_seqs();
+  engine_slo(slo, source, d);
+  auto& p = d.plan;
   std::string spec_note;
   p.draft_layers = speculative_draft_layers(a, d.model, &spec_note);
   if (!spec_note.empty()) d.warnings.push_back("speculative decoding: " + spec_note);
@@ -450,9 +505,9 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   i.passed = c.fits_one_request;
   // vLLM ≥ 0.20 (PR #38270, CompilationConfig.resolve_cudagraph_mode_and_sizes): with full
   // CUDA graphs, a model with Mamba layers needs one state block per decode sequence.
-  const bool mamba_short = d.plan.engine == Engine::vllm && d.model.recurrent_layers() > 0 &&
-                           d.cuda_graphs && d.max_num_seqs && c.paged &&
-                           *d.max_num_seqs > c.num_gpu_blocks;
+  const bool mamba_short = engine_rules(d.plan).graphs_need_a_state_block_per_sequence() &&
+                           d.model.recurrent_layers() > 0 && d.cuda_graphs && d.max_num_seqs &&
+                           c.paged && *d.max_num_seqs > c.num_gpu_blocks;
   if (i.passed && mamba_short) {
     i.passed = false;
     i.detail = "vLLM refuses to start: \"max_num_seqs (" + std::to_string(*d.max_num_seqs) +

@@ -90,6 +90,14 @@ class EngineRules {
   virtual std::vector<Refusal> settings_problems(const EngineSettings& s,
                                                  const SettingsFields& names) const;
 
+  // Parallel layouts and state it has: SGLang's --enable-dp-attention splits the --tp GPUs into
+  // --dp attention groups; vLLM's speculative tokens hold extra state pages per recurrent group.
+  virtual bool dp_attention_splits_tp() const { return false; }
+  virtual bool speculative_tokens_hold_state_pages() const { return false; }
+  // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state
+  // block of its own, so max_num_seqs above the block count refuses to start.
+  virtual bool graphs_need_a_state_block_per_sequence() const { return false; }
+
   // Whether kvplan's serving simulator models this engine's scheduler, and its defaults there.
   virtual bool simulated() const = 0;
   virtual bool async_scheduling_default() const { return false; }

@@ -36,6 +36,8 @@ class Sglang final : public EngineRules {
   }
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8_e4m3"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
+  // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
+  bool dp_attention_splits_tp() const override { return true; }
   bool simulated() const override { return true; }
 };
 

@@ -22,6 +22,10 @@ class Vllm : public EngineRules {
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
   std::vector<Refusal> settings_problems(const EngineSettings& s,
                                          const SettingsFields& names) const override;
+  // MambaSpec.num_speculative_blocks (kv_cache_interface.py@001cabc1).
+  bool speculative_tokens_hold_state_pages() const override { return true; }
+  // PR #38270 (CompilationConfig.resolve_cudagraph_mode_and_sizes), from vLLM 0.20.
+  bool graphs_need_a_state_block_per_sequence() const override { return true; }
   bool simulated() const override { return true; }
   // Async scheduling is on by default from vLLM 0.14 (docs/simulate-step-time.md).
   bool async_scheduling_default() const override { return true; }

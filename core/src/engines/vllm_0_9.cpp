@@ -12,6 +12,8 @@ class Vllm09 final : public Vllm {
   std::string name() const override { return "vllm@0.9"; }
   // Async scheduling arrived after 0.9 (vllm-project/vllm, default from 0.14).
   bool async_scheduling_default() const override { return false; }
+  // The Mamba block check of CUDA-graph capture came with vLLM 0.20 (PR #38270).
+  bool graphs_need_a_state_block_per_sequence() const override { return false; }
 };
 
 }  // namespace
