@@ -33,20 +33,7 @@ std::string quality_of(const ModelSpec& model, bool same) {
          "kvplan replay --trace on a trace of this model, docs/accuracy.md)";
 }
 
-std::string semantics(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "vLLM V1: available = total x gpu_memory_utilization - weights - reserve; "
-             "num_gpu_blocks = available // page // layers";
-    case Engine::sglang:
-      return "SGLang: available = total x mem_fraction_static - weights; "
-             "max_total_num_tokens = available // cell_size";
-    case Engine::trtllm:
-      return "TensorRT-LLM: available = (total - weights - reserve) x free_gpu_memory_fraction; "
-             "blocks of tokens_per_block";
-  }
-  return "";
-}
+std::string semantics(Engine e) { return engine_rules(e).budget_formula(); }
 
 std::string plan_title(const PlanReport& r) {
   const auto& in = r.input;
@@ -67,7 +54,7 @@ Table memory_table(const PlanReport& r) {
   };
   if (!m.measured) {
     row("total memory", m.total_bytes);
-    if (r.input.engine == Engine::trtllm) {
+    if (engine_rules(r.input).fraction_after_weights()) {
       row("weights (sharded)", m.weight_bytes);
       row("reserve (activations, runtime)", m.reserve_bytes);
       row("free after weights and reserve", m.requested_bytes);
@@ -98,7 +85,7 @@ Table capacity_table(const PlanReport& r) {
     t.rows.push_back(
         {"recurrent state per sequence (" + std::to_string(c.state_layers) + " layers, one rank)",
          human_bytes(c.state_bytes_per_layer * c.state_layers)});
-    if (c.paged && in.engine == Engine::vllm)
+    if (c.paged && engine_rules(in).pages_recurrent_state())
       t.rows.push_back(
           {"  as vLLM pages it (one page per layer)", human_bytes(c.page_bytes * c.state_layers)});
   }

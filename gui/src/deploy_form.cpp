@@ -5,24 +5,13 @@
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "ui_format.hpp"
 
 namespace kvplan::gui {
 namespace {
-
-QString engineLabel(Engine e) {
-  switch (e) {
-    case Engine::vllm:
-      return "vLLM (V1)";
-    case Engine::sglang:
-      return "SGLang";
-    case Engine::trtllm:
-      return "TensorRT-LLM";
-  }
-  return {};
-}
 
 // Selects the item holding `data`, adding one labelled `label` when there is none.
 void selectOrAdd(QComboBox* c, const QVariant& data, const QString& label) {
@@ -106,9 +95,12 @@ QComboBox* makeEngineCombo(PlannerModel* model, const QString& objectName,
                            const QString& trtllmNote) {
   auto* c = new QComboBox;
   c->setObjectName(objectName);
-  for (Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm})
-    c->addItem(engineLabel(e) + (e == Engine::trtllm ? trtllmNote : QString()),
-               static_cast<int>(e));
+  // One item per engine (its current rules; older versions come from a loaded deployment), with
+  // the note where the serving simulator does not model it.
+  for (const EngineRules* r : all_engine_rules())
+    if (r->version() == VllmRules::current)
+      c->addItem(QString::fromStdString(r->label()) + (r->simulated() ? QString() : trtllmNote),
+                 static_cast<int>(r->engine()));
   QObject::connect(c, &QComboBox::currentIndexChanged, c, [c, model](int i) {
     model->setEngine(static_cast<Engine>(c->itemData(i).toInt()));
   });

@@ -83,6 +83,13 @@ class EngineRules {
   virtual std::string memory_fraction_flag(std::uint32_t ppm) const = 0;  // in a fix
   virtual std::string kv_fp8_flag() const = 0;                            // in a fix
   virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set
+  // Its budget rule in one line, for reports ("vLLM V1: available = total x ...").
+  virtual std::string budget_formula() const = 0;
+  // Whether the fraction applies to what is free after weights and the reserve (TensorRT-LLM)
+  // rather than to the whole device.
+  virtual bool fraction_after_weights() const { return false; }
+  // Whether each recurrent layer's state takes a full KV page (vLLM's unified pages).
+  virtual bool pages_recurrent_state() const { return false; }
 
   // The settings it refuses to start with, in its own words, each naming the field as `names`
   // spells it. Every path (plan, check, simulate, the GUI) asks this, so one deployment gets one

@@ -36,6 +36,10 @@ class Sglang final : public EngineRules {
   }
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8_e4m3"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
+  std::string budget_formula() const override {
+    return "SGLang: available = total x mem_fraction_static - weights; "
+           "max_total_num_tokens = available // cell_size";
+  }
   // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
   bool dp_attention_splits_tp() const override { return true; }
   bool simulated() const override { return true; }

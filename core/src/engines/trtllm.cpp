@@ -52,6 +52,11 @@ class Trtllm final : public EngineRules {
   }
   std::string kv_fp8_flag() const override { return "kv_cache_dtype fp8"; }
   std::string kv_dtype_field() const override { return "kv_cache_config.dtype"; }
+  std::string budget_formula() const override {
+    return "TensorRT-LLM: available = (total - weights - reserve) x free_gpu_memory_fraction; "
+           "blocks of tokens_per_block";
+  }
+  bool fraction_after_weights() const override { return true; }
   // Its capacity scheduler and KV cache manager are not modelled by the serving simulator.
   bool simulated() const override { return false; }
 };

@@ -20,6 +20,11 @@ class Vllm : public EngineRules {
   std::string memory_fraction_flag(std::uint32_t ppm) const override;
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
+  std::string budget_formula() const override {
+    return "vLLM V1: available = total x gpu_memory_utilization - weights - reserve; "
+           "num_gpu_blocks = available // page // layers";
+  }
+  bool pages_recurrent_state() const override { return true; }
   std::vector<Refusal> settings_problems(const EngineSettings& s,
                                          const SettingsFields& names) const override;
   // MambaSpec.num_speculative_blocks (kv_cache_interface.py@001cabc1).
