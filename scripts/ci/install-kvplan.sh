@@ -57,6 +57,7 @@ case $mode in
     exe=/usr/bin/kvplan ;;
   source)
     [ -f "$arg/CMakeLists.txt" ] || die "$arg: not a kvplan checkout (no CMakeLists.txt)"
+    arg=$(cd "$arg" && pwd)
     missing=()
     for p in cmake g++ ninja-build libboost-program-options-dev nlohmann-json3-dev \
       libyaml-cpp-dev; do
