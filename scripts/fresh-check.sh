@@ -160,12 +160,14 @@ if [ "$result" -eq 0 ]; then
     mount_fs "$pkgroot"
     log "installing $deb in a fresh copy of the chroot"
     ex=/usr/share/doc/kvplan/examples ci=/usr/share/kvplan/ci/kvplan-check.sh
+    want="(commit $(git -C "$rootfs/work/$name" rev-parse --short=12 HEAD))"  # the clone's HEAD
     rc=0
     in_root "$pkgroot" /work "set -e
       apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ./$deb >/dev/null
       dpkg-query -W -f='installed \${Package} \${Version}, Depends: \${Depends}\n' kvplan
-      kvplan --version
+      v=\$(kvplan --version); echo \"\$v\"
+      case \"\$v\" in \"kvplan \"*\" $want\") ;; *) echo \"kvplan --version does not name $want\"; exit 1 ;; esac
       kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16
       QT_QPA_PLATFORM=offscreen kvplan-gui --help >/dev/null
       man -w kvplan-check 2>/dev/null || ls /usr/share/man/man1/kvplan-check.1
