@@ -170,7 +170,7 @@ if [ "$result" -eq 0 ]; then
       case \"\$v\" in \"kvplan \"*\" $want\") ;; *) echo \"kvplan --version does not name $want\"; exit 1 ;; esac
       kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16
       QT_QPA_PLATFORM=offscreen kvplan-gui --help >/dev/null
-      man -w kvplan-check 2>/dev/null || ls /usr/share/man/man1/kvplan-check.1
+      man -w kvplan-check 2>/dev/null || ls /usr/share/man/man1/kvplan-check.1.gz
       $ci --out /tmp/ci-pass $ex/deploy.json
       rc=0; $ci --out /tmp/ci-fail $ex/deploy.json $ex/deploy-fails.json || rc=\$?
       cat /tmp/ci-fail/kvplan-check.md

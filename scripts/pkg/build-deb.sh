@@ -90,20 +90,20 @@ echo "owners of the linked libraries: $(echo $owners)"
   fail "Depends names $(echo $depends), the linked libraries belong to $(echo $owners)"
 
 contents=$(dpkg-deb --contents "$deb" | awk '{print $NF}')
-for f in ./usr/bin/kvplan ./usr/bin/kvplan-gui ./usr/share/man/man1/kvplan.1 \
-  ./usr/share/man/man1/kvplan-check.1 ./usr/share/man/man1/kvplan-plan.1 \
-  ./usr/share/man/man1/kvplan-trace.1 ./usr/share/man/man1/kvplan-gui.1 \
+for f in ./usr/bin/kvplan ./usr/bin/kvplan-gui ./usr/share/man/man1/kvplan.1.gz \
+  ./usr/share/man/man1/kvplan-check.1.gz ./usr/share/man/man1/kvplan-plan.1.gz \
+  ./usr/share/man/man1/kvplan-trace.1.gz ./usr/share/man/man1/kvplan-gui.1.gz \
   ./usr/share/bash-completion/completions/kvplan ./usr/share/kvplan/models/llama-3.1-8b.json \
   ./usr/share/kvplan/gpus/h100-sxm-80gb.json ./usr/share/kvplan/ci/kvplan-check.sh \
   ./usr/share/doc/kvplan/README.md ./usr/share/doc/kvplan/docs/install.md \
   ./usr/share/doc/kvplan/docs/ci.md ./usr/share/doc/kvplan/examples/deploy.json; do
   grep -qxF "$f" <<<"$contents" || fail "the package has no $f"
 done
-echo "contents: $(wc -l <<<"$contents") entries, $(grep -c '^./usr/share/man/man1/.*\.1$' <<<"$contents") man pages"
+echo "contents: $(wc -l <<<"$contents") entries, $(grep -c '^./usr/share/man/man1/.*\.1\.gz$' <<<"$contents") man pages"
 # Every man page formats without a warning.
-for m in "$root"/usr/share/man/man1/*.1; do
+for m in "$root"/usr/share/man/man1/*.1.gz; do
   if command -v groff >/dev/null; then
-    w=$(groff -k -man -Tutf8 -ww -z "$m" 2>&1) || fail "groff refuses $(basename "$m")"
+    w=$(zcat "$m" | groff -k -man -Tutf8 -ww -z 2>&1) || fail "groff refuses $(basename "$m")"
     [ -z "$w" ] || fail "$(basename "$m"): $w"
   fi
 done

@@ -4,11 +4,12 @@
 #
 #   scripts/pkg/gen-man.sh KVPLAN_EXE GUI_EXE|- OUT_DIR VERSION_LINE
 #
-# writes OUT_DIR/man1/kvplan.1 (`kvplan --help`), OUT_DIR/man1/kvplan-COMMAND.1 for every
+# writes OUT_DIR/man1/kvplan.1.gz (`kvplan --help`), OUT_DIR/man1/kvplan-COMMAND.1.gz for every
 # command `kvplan --help` lists (`kvplan help COMMAND`; a command with subcommands, whose usage
 # reads `kvplan trace <capture|synth|info>`, gets one subsection per subcommand from
 # `kvplan help COMMAND SUB`), OUT_DIR/man1/kvplan-gui.1 from `kvplan-gui --help` (run offscreen:
-# QT_QPA_PLATFORM=offscreen, so no display is needed) when GUI_EXE is not "-", and
+# QT_QPA_PLATFORM=offscreen, so no display is needed) when GUI_EXE is not "-" (pages compressed
+# with gzip -9n, as Debian policy 12.1 asks: no name or time stamp in the .gz), and
 # OUT_DIR/completion/kvplan (`kvplan completion bash`). The help text is kept as printed
 # (no-fill), with roff's special characters escaped; nothing is written by hand but the
 # section names. The pages carry no date, so a rebuild gives the same bytes.
@@ -98,5 +99,7 @@ if [ "$gui" != - ]; then
     see_also kvplan-gui
   } >"$man/kvplan-gui.1"
 fi
+
+gzip -9nf "$man"/*.1
 
 "$exe" completion bash >"$out/completion/kvplan"
