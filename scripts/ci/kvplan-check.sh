@@ -16,7 +16,8 @@
 #                 DIR/kvplan-check.md    the Markdown summary: one line per file (result, failed
 #                                        checks, the fixes kvplan names), then each file's checks
 #                 DIR/files/NNN-NAME.*   each file's own reports (.xml, .md) and stderr (.err)
-#   --summary   also append the Markdown summary to FILE (GitHub: "$GITHUB_STEP_SUMMARY")
+#   --summary   also append the Markdown summary to FILE (GitHub: "$GITHUB_STEP_SUMMARY"); past
+#               1,000,000 bytes, only its table (GitHub's job summaries stop at 1 MiB)
 #
 # Exit status, after every report is written: the worst of the files' `kvplan check` results:
 # 0 all passed, 1 a deployment failed a check, 2 a file is invalid (or a pattern matched nothing,
@@ -172,7 +173,7 @@ done
 
 total=${#files[@]}
 verdict=$([ "$worst" -eq 0 ] && echo "✅ passed" || echo "❌ failed (exit $worst)")
-{
+overview() {
   echo "## kvplan check: $verdict"
   echo
   echo "$total files: $passed passed, $failed failed, $invalid invalid$([ ${#unmatched[@]} -gt 0 ] && echo ", ${#unmatched[@]} patterns matched no file"). $("$kvplan" --version 2>/dev/null | head -n 1)."
@@ -180,6 +181,9 @@ verdict=$([ "$worst" -eq 0 ] && echo "✅ passed" || echo "❌ failed (exit $wor
   echo "| file | result | checks | fix named by kvplan |"
   echo "| --- | --- | --- | --- |"
   printf '%s\n' "${rows[@]}"
+}
+{
+  overview
   for k in "${!sections[@]}"; do
     echo
     echo "\`$(printf '%s' "${files[k]}" | md_cell)\`:"
@@ -188,7 +192,13 @@ verdict=$([ "$worst" -eq 0 ] && echo "✅ passed" || echo "❌ failed (exit $wor
   done
 } >"$out/kvplan-check.md"
 if [ -n "$summary" ]; then
-  cat "$out/kvplan-check.md" >>"$summary" || die 2 "$summary: cannot append the summary"
+  # GitHub refuses a job summary over 1 MiB (docs.github.com, "Adding a job summary"): past
+  # 1,000,000 bytes only the table goes there; the full summary stays in DIR/kvplan-check.md.
+  if [ "$(wc -c <"$out/kvplan-check.md")" -le 1000000 ]; then
+    cat "$out/kvplan-check.md" >>"$summary"
+  else
+    { overview; echo; echo "Each file's report is in \`$out/kvplan-check.md\` (too long for a job summary)."; } >>"$summary"
+  fi || die 2 "$summary: cannot append the summary"
 fi
 echo "$prog: $total files, $passed passed, $failed failed, $invalid invalid; exit $worst;" \
   "reports in $out/kvplan-check.xml and $out/kvplan-check.md" >&2
