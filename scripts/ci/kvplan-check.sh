@@ -192,8 +192,10 @@ overview() {
   done
 } >"$out/kvplan-check.md"
 if [ -n "$summary" ]; then
-  # GitHub refuses a job summary over 1 MiB (docs.github.com, "Adding a job summary"): past
-  # 1,000,000 bytes only the table goes there; the full summary stays in DIR/kvplan-check.md.
+  # GitHub drops a step summary over 1 MiB (the runner: "$GITHUB_STEP_SUMMARY upload aborted,
+  # supports content up to a size of 1024k"; docs.github.com/actions/using-workflows/
+  # workflow-commands-for-github-actions#adding-a-markdown-summary): past 1,000,000 bytes only
+  # the table goes there; the full summary stays in DIR/kvplan-check.md.
   if [ "$(wc -c <"$out/kvplan-check.md")" -le 1000000 ]; then
     cat "$out/kvplan-check.md" >>"$summary"
   else
