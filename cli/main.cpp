@@ -218,7 +218,7 @@ int run(const std::vector<std::string>& args) {
     return 2;
   }
   if (args[0] == "--version" || args[0] == "version") {
-    std::cout << "kvplan " << kvplan::kVersion << "\n";
+    std::cout << "kvplan " << kvplan::kVersionLine << "\n";
     return 0;
   }
   const auto& cmds = kvplan::cli::registry();

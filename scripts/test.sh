@@ -139,6 +139,20 @@ if ares is None:
 else:
     r = ares.get("cpu")
     rows.append(("ASan+UBSan", f"cpu tests: {counts(r)}" if r else "no tests ran"))
+stages = [kv.split("=")[0] for kv in os.environ["TIMINGS"].split()]
+try:
+    md = open("build/ci-check/kvplan-check.md", errors="replace").read().splitlines()
+    said = md[2].split(". kvplan")[0] if len(md) > 2 else "no summary"
+    rows.append(("CI step", f"exit 1 as expected (deploy-fails.json fails): {said}"
+                 if "ci-step" in stages else f"FAILED: {md[0][3:] if md else ''} ({said})"))
+except OSError:
+    rows.append(("CI step", "not reached"))
+import glob
+debs = sorted(glob.glob("build/deb/kvplan_*.deb"))
+passed = "package" in stages
+rows.append(("package", f"{os.path.basename(debs[0])}, inspected (scripts/pkg/build-deb.sh)"
+             if passed and debs else "FAILED" if os.environ["FAILED_STAGE"] == "package"
+             else "not reached"))
 try:
     fz = open(os.environ["FUZZ_LOG"], errors="replace").read()
     ok = len(re.findall(r" ok$", fz, re.M))
@@ -172,6 +186,40 @@ export QT_QPA_PLATFORM=offscreen
 jobs=$(nproc 2>/dev/null || echo 2)
 step ctest ctest --preset default -j "$jobs" --timeout 300 \
   --output-junit "$PWD/$default_build/ctest-results.xml"
+
+# The CI step (docs/ci.md) as a user's CI runs it: scripts/ci/kvplan-check.sh on the examples
+# with the built kvplan. deploy-fails.json fails by design, so the step must exit 1 (0 or 2
+# would be a dishonest report); Kubernetes manifests in examples/k8s/ are checked too, once
+# that folder exists, and must not be invalid (exit 2) or crash kvplan (3).
+ci_step() {
+  local out=build/ci-check rc=0
+  scripts/ci/kvplan-check.sh --kvplan "$default_build/cli/kvplan" --out "$out" \
+    examples/deploy.json examples/deploy-fails.json || rc=$?
+  cat "$out/kvplan-check.md"
+  if [ "$rc" -ne 1 ]; then
+    echo "test.sh: the CI step on examples/deploy.json examples/deploy-fails.json exited $rc," \
+      "expected 1 (deploy-fails.json fails its check)" >&2
+    return 1
+  fi
+  if [ -d examples/k8s ]; then
+    rc=0
+    scripts/ci/kvplan-check.sh --kvplan "$default_build/cli/kvplan" --out build/ci-check-k8s \
+      'examples/k8s/**/*.yaml' || rc=$?
+    cat build/ci-check-k8s/kvplan-check.md
+    if [ "$rc" -gt 1 ]; then
+      echo "test.sh: the CI step on examples/k8s/ exited $rc (invalid manifest or kvplan error)" >&2
+      return 1
+    fi
+  else
+    echo "test.sh: no examples/k8s/ yet: the CI step on Kubernetes manifests is skipped"
+  fi
+}
+rm -rf build/ci-check build/ci-check-k8s
+step ci-step ci_step
+# The Debian package, from a build without CUDA (build/default where nvcc is absent, else
+# build/package), inspected: dpkg-deb --info and --contents, Depends against the libraries
+# linked, the packaged binaries run. The package is left in build/deb/.
+step package scripts/pkg/build-deb.sh
 
 # Sanitizers: the CPU tests again under AddressSanitizer + UBSan (the asan preset, tests only),
 # then a 10-second smoke of every fuzz target (clang, installed by fuzz.sh when missing).
