@@ -131,14 +131,20 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   return 0;
 }
 
-int run_plan(const std::vector<std::string>& args, std::ostream& out) {
-  po::options_description desc("kvplan plan options");
+// The flags of kvplan plan, as parsed.
+struct PlanFlags {
   std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib,
       calibration;
   std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
   std::uint64_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
   SloFlags slo;
+};
+
+po::options_description plan_options(PlanFlags& f) {
+  po::options_description desc("kvplan plan options");
+  auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
+         context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON")(
       "gpu", po::value(&gpu),
@@ -184,6 +190,41 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       "SLO sizing: GPUs in all per configuration at most")(
       "no-enable-prefix-caching", "SLO sizing: simulate without prefix caching")(
       "format", po::value(&format)->default_value("table"), "table|json|md");
+  return desc;
+}
+
+// The request the flags state (SLO sizing searches the GPUs itself: no GPU in the request).
+DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, bool slo_mode) {
+  DeploymentRequest req;
+  req.model = f.model;
+  if (!slo_mode) req.gpu = f.gpu;
+  if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
+  if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
+  req.engine = f.engine;
+  req.kv_dtype = f.kv;
+  req.policy = f.policy;
+  req.tp = f.tp;
+  req.pp = f.pp;
+  req.draft_layers = f.draft;
+  if (vm.count("gpus")) req.gpus = f.gpus;
+  if (vm.count("block-size")) req.block_size = f.block;
+  if (vm.count("context")) req.context = f.context;
+  req.concurrency = f.concurrency;
+  req.max_num_batched_tokens = f.mnbt;
+  if (slo_mode) req.max_num_seqs = f.slo.max_num_seqs;  // the SLO search's per-replica cap
+  if (vm.count("gpu-memory-utilization")) req.memory_fraction = f.util;
+  if (vm.count("weight-dtype")) req.weight_dtype = f.weight;
+  if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
+  if (vm.count("calibration")) req.calibration = f.calibration;
+  req.require_memory = !slo_mode;
+  return req;
+}
+
+int run_plan(const std::vector<std::string>& args, std::ostream& out) {
+  PlanFlags f;
+  const po::options_description desc = plan_options(f);
+  auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
+         context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
                   "kvplan plan --model M (--gpu G | --available-kv-gib X) [options]\n"
@@ -195,28 +236,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   const auto fmt =
       parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
   const bool slo_mode = vm.count("workload") || vm.count("slo");
-  DeploymentRequest req;
-  req.model = model;
-  if (!slo_mode) req.gpu = gpu;  // SLO sizing: a list, searched by run_slo_plan
-  if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = mem_gib;
-  if (vm.count("available-kv-gib")) req.available_kv_gib = avail;
-  req.engine = engine;
-  req.kv_dtype = kv;
-  req.policy = policy;
-  req.tp = tp;
-  req.pp = pp;
-  req.draft_layers = draft;
-  if (vm.count("gpus")) req.gpus = gpus;
-  if (vm.count("block-size")) req.block_size = block;
-  if (vm.count("context")) req.context = context;
-  req.concurrency = concurrency;
-  req.max_num_batched_tokens = mnbt;
-  if (slo_mode) req.max_num_seqs = slo.max_num_seqs;  // the SLO search's per-replica cap
-  if (vm.count("gpu-memory-utilization")) req.memory_fraction = util;
-  if (vm.count("weight-dtype")) req.weight_dtype = weight;
-  if (vm.count("reserve-gib")) req.reserve_gib = reserve;
-  if (vm.count("calibration")) req.calibration = calibration;
-  req.require_memory = !slo_mode;
+  const DeploymentRequest req = plan_request(f, vm, slo_mode);
   const ResolvedDeployment resolved = resolve(req);
   refuse_if_any(resolved);
   const ModelSpec& m = resolved.deploy.model;
