@@ -793,10 +793,11 @@ std::optional<ManifestDeployment> read_pod_workload(const Doc& d, const json& do
 }
 
 // LeaderWorkerSet (leaderworkerset.x-k8s.io/v1): spec.replicas groups of
-// spec.leaderWorkerTemplate.size pods, one leader (leaderTemplate, else workerTemplate) and
-// size - 1 workers; the engine runs on the leader and spans the group, so a replica's GPUs are
-// the leader's plus the workers' (https://lws.sigs.k8s.io/docs/reference/leaderworkerset.v1/).
-// The controller sets LWS_GROUP_SIZE in every pod (LWS docs, "Environment variables").
+// spec.leaderWorkerTemplate.size pods (default 1), one leader (leaderTemplate, which defaults to
+// workerTemplate) and size - 1 workers; the controller sets LWS_GROUP_SIZE, LWS_LEADER_ADDRESS
+// and LWS_WORKER_INDEX in every container (api/leaderworkerset/v1/leaderworkerset_types.go @
+// kubernetes-sigs/lws 47a6181f092baa7be1475a75480fa717ca4d5647). The engine runs on the leader
+// and spans the group, so a replica's GPUs are the leader's plus the workers'.
 std::optional<ManifestDeployment> read_lws(const Doc& d, const json& doc, const Meta& m) {
   const json* spec = map_member(d, doc, "", "spec");
   if (!spec) d.fail("spec", "missing");
@@ -843,8 +844,9 @@ std::optional<ManifestDeployment> read_lws(const Doc& d, const json& doc, const 
 std::optional<ContainerEngine> kserve_huggingface(const Doc& d, const json& model,
                                                   const std::string& mp) {
   const json* fmt = map_member(d, model, mp, "modelFormat");
-  if (!fmt || string_member(d, *fmt, mp + ".modelFormat", "name") != "huggingface")
-    return std::nullopt;
+  const bool hf = mp.ends_with(".huggingface") ||
+                  (fmt && string_member(d, *fmt, mp + ".modelFormat", "name") == "huggingface");
+  if (!hf) return std::nullopt;
   if (member(d, model, mp, "command")) return std::nullopt;
   ContainerEngine ce;
   read_env_list(d, list_member(d, model, mp, "env"), mp + ".env", ce.env);
@@ -917,19 +919,26 @@ std::optional<ContainerEngine> kserve_huggingface(const Doc& d, const json& mode
   return ce;
 }
 
-// KServe InferenceService (serving.kserve.io/v1beta1): spec.predictor carries the pod fields
-// (containers, nodeSelector, affinity) or a `model` with its runtime's container fields (args,
-// command, env, resources); replicas spec.predictor.minReplicas, default 1
-// (https://kserve.github.io/website/docs/reference/crd-api, PredictorSpec).
+// KServe InferenceService (serving.kserve.io/v1beta1): spec.predictor inlines a PodSpec
+// (containers, nodeSelector, affinity) and the component extension (minReplicas, default 1), or
+// names a `model` (or the older `huggingface`) whose fields are a container's (args, command,
+// env, resources); workerSpec runs multi-node (pkg/apis/serving/v1beta1/predictor.go @
+// kserve/kserve 0217bdabaaa250485b336805da1aed04960dc758).
 std::optional<ManifestDeployment> read_isvc(const Doc& d, const json& doc, const Meta& m) {
   const json* spec = map_member(d, doc, "", "spec");
   if (!spec) d.fail("spec", "missing");
   const json* pred = map_member(d, *spec, "spec", "predictor");
   const std::string pp = "spec.predictor";
   if (!pred) d.fail(pp, "missing");
+  if (member(d, *pred, pp, "workerSpec"))
+    d.fail(pp + ".workerSpec",
+           "a multi-node predictor: kvplan does not read workerSpec; check "
+           "the head's command with kvplan check --vllm");
   std::optional<PodEngine> pe;
-  if (const json* model = map_member(d, *pred, pp, "model")) {
-    const std::string mp = pp + ".model";
+  const json* model = map_member(d, *pred, pp, "model");
+  const std::string mp = pp + (model ? ".model" : ".huggingface");
+  if (!model) model = map_member(d, *pred, pp, "huggingface");
+  if (model) {
     auto ce = container_engine(d, *model, mp, {});
     if (!ce) ce = kserve_huggingface(d, *model, mp);
     if (!ce) {

@@ -288,6 +288,9 @@ TEST(Manifest, BadManifestsNameTheDocumentAndPath) {
       error_of("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
                "    spec:\n      containers:\n        - {name: c, command: [vllm, serve, m]}\n"),
       "document 1: kind: Job j runs an engine, but kvplan reads Deployment");
+  EXPECT_HAS(error_of("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\n"
+                      "metadata: {name: i}\nspec:\n  predictor:\n    workerSpec: {}\n"),
+             "document 1: spec.predictor.workerSpec: a multi-node predictor");
   EXPECT_HAS(error_of("a: [1, 2\n"), "malformed YAML at line");
   EXPECT_HAS(error_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: 3}\n"),
              "document 1: spec.containers: expects a list");
