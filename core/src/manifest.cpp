@@ -616,6 +616,21 @@ void annotation_gpu(const Doc& d, const json* meta, const std::string& path, Gpu
   if (meta) annotations_gpu(d, map_member(d, *meta, path, "annotations"), path + ".annotations", g);
 }
 
+// Several GPU types a pod may land on: the one with the least memory, the worst case.
+void choose_least(const Doc& d, const std::vector<std::pair<std::string, std::string>>& found,
+                  GpuChoice& g) {
+  if (found.empty()) return;
+  std::pair<std::string, std::string> least = found.front();
+  std::uint64_t least_bytes = load_gpu(least.first).memory_bytes;
+  for (const auto& f : found)
+    if (const std::uint64_t b = load_gpu(f.first).memory_bytes; b < least_bytes)
+      least = f, least_bytes = b;
+  std::string from = least.second;
+  if (found.size() > 1)
+    from += " (the least memory of " + std::to_string(found.size()) + " allowed)";
+  choose(d, g, least.first, from);
+}
+
 void node_terms_gpu(const Doc& d, const json* terms, const std::string& tp, GpuChoice& g) {
   if (!terms) return;
   if (!terms->is_array()) d.fail(tp, "expects a list of node selector terms");
@@ -636,16 +651,7 @@ void node_terms_gpu(const Doc& d, const json* terms, const std::string& tp, GpuC
       }
     }
   }
-  if (found.empty()) return;
-  std::pair<std::string, std::string> least = found.front();
-  std::uint64_t least_bytes = load_gpu(least.first).memory_bytes;
-  for (const auto& f : found)
-    if (const std::uint64_t b = load_gpu(f.first).memory_bytes; b < least_bytes)
-      least = f, least_bytes = b;
-  std::string from = least.second;
-  if (found.size() > 1)
-    from += " (the least memory of " + std::to_string(found.size()) + " allowed)";
-  choose(d, g, least.first, from);
+  choose_least(d, found, g);
 }
 
 // nodeSelector and required node affinity of a pod spec (or of a KServe predictor, which carries
@@ -1078,6 +1084,195 @@ void read_production_stack(const Doc& d, const json& doc, ManifestScan& out) {
   }
 }
 
+// llm-d's modelservice Helm values, as charts/llm-d-modelservice/templates (decode-deployment.yaml,
+// prefill-deployment.yaml, _helpers.tpl) @ llm-d-incubation/llm-d-modelservice
+// 3051935eb5a49f6df21cd6aeb5e4f05b98799262 render them: one Deployment per role (decode,
+// prefill) with `create` and replicas (decode default 1, prefill 0); a container's modelCommand
+// vllmServe is `vllm serve MODEL --port P [--tensor-parallel-size T] [--data-parallel-size D]
+// [--data-parallel-size-local L] --served-model-name NAME` + its args, custom its own command,
+// imageDefault the image's entrypoint; the GPU limit, unless set, is dataLocal x tensor;
+// acceleratorTypes {labelKey, labelValues} becomes a required node affinity. multinode
+// (LeaderWorkerSets), DRA claims, the requester mode and accelerators other than nvidia are
+// refused. The deployments are named FULLNAME-ROLE, FULLNAME the fullnameOverride (else
+// "modelservice": the release name is not in the values), in namespace default.
+void read_llm_d(const Doc& d, const json& doc, ManifestScan& out) {
+  for (const char* key : {"multinode", "requester"}) {
+    const json* v = member(d, doc, "", key);
+    const bool on =
+        v && (v->is_boolean() ? v->get<bool>()
+                              : v->is_object() && v->contains("enable") &&
+                                    (*v)["enable"].is_boolean() && (*v)["enable"].get<bool>());
+    if (on)
+      d.fail(std::string(key) == "multinode" ? "multinode" : "requester.enable",
+             "kvplan does not read llm-d's " + std::string(key) +
+                 " mode: check the manifests helm template renders");
+  }
+  if (const json* acc = map_member(d, doc, "", "accelerator")) {
+    const std::string type = string_member(d, *acc, "accelerator", "type");
+    if (!type.empty() && type != "nvidia")
+      d.fail("accelerator.type", "\"" + type + "\": kvplan sizes NVIDIA GPUs");
+    if (const json* dra = member(d, *acc, "accelerator", "dra");
+        dra && dra->is_boolean() && dra->get<bool>())
+      d.fail("accelerator.dra", "GPUs claimed through DRA: kvplan reads nvidia.com/gpu limits");
+  }
+  const json* art = map_member(d, doc, "", "modelArtifacts");
+  const std::string name = art ? string_member(d, *art, "modelArtifacts", "name") : "";
+  std::string uri = art ? string_member(d, *art, "modelArtifacts", "uri") : "";
+  if (uri.empty()) uri = "hf://{{ .Values.modelArtifacts.name }}";  // the chart's default
+  // The uri is a template: its one expression in practice is the model's name.
+  for (std::size_t at; (at = uri.find("{{")) != std::string::npos;) {
+    const auto close = uri.find("}}", at);
+    if (close == std::string::npos) break;
+    std::string expr = uri.substr(at + 2, close - at - 2);
+    expr.erase(0, expr.find_first_not_of(' '));
+    expr.erase(expr.find_last_not_of(' ') + 1);
+    if (expr != ".Values.modelArtifacts.name")
+      d.fail("modelArtifacts.uri", "a template kvplan cannot render: {{" + expr + "}}");
+    uri.replace(at, close + 2 - at, name);
+  }
+  uri.erase(std::remove(uri.begin(), uri.end(), '"'), uri.end());
+  std::string model;
+  if (uri.rfind("hf://", 0) == 0) {
+    model = uri.substr(5);
+  } else if (uri.rfind("pvc+hf://", 0) == 0) {
+    const std::string rest = uri.substr(9);
+    const auto last = rest.rfind('/');
+    const auto prev = last == std::string::npos ? std::string::npos : rest.rfind('/', last - 1);
+    model = prev == std::string::npos ? rest : rest.substr(prev + 1);
+  } else {
+    d.fail("modelArtifacts.uri", "\"" + uri +
+                                     "\": kvplan needs the model's Hugging Face id "
+                                     "(hf:// or pvc+hf://) to size it");
+  }
+  std::string full = string_member(d, doc, "", "fullnameOverride");
+  if (full.empty()) full = "modelservice";
+  const json* routing = map_member(d, doc, "", "routing");
+  for (const char* role : {"decode", "prefill"}) {
+    const json* spec = map_member(d, doc, "", role);
+    const std::string rp = role;
+    const std::string dep_name = full + "-" + role;
+    const std::string where = "document " + std::to_string(d.number) + ": llm-d " + rp + " " +
+                              "default/" + dep_name + ": ";
+    if (!spec) continue;
+    if (const json* c = member(d, *spec, rp, "create"); c && c->is_boolean() && !c->get<bool>()) {
+      out.skipped.push_back(where + "create: false");
+      continue;
+    }
+    const std::uint32_t replicas = replicas_of(d, *spec, rp, "replicas", rp == "decode" ? 1 : 0);
+    if (replicas == 0) {
+      out.skipped.push_back(where + "0 replicas");
+      continue;
+    }
+    // parallelism, as the chart's tensorParallelism / dataParallelism / dataLocalParallelism
+    std::uint64_t tp = 1, dp = 1, dpl = 1;
+    if (const json* par = map_member(d, *spec, rp, "parallelism")) {
+      const std::string pp = rp + ".parallelism";
+      auto get = [&](const char* k) -> std::uint64_t {
+        const json* v = member(d, *par, pp, k);
+        return v ? whole(d, *v, pp + "." + k, "ranks", 0, 4096) : 0;
+      };
+      const std::uint64_t t = get("tensor"), da = get("data"), dl = get("dataLocal"),
+                          w = get("workers");
+      tp = t ? t : 1;
+      dp = da ? da : (dl && w) ? dl * w : dl ? dl : 1;
+      if (dl)
+        dpl = dl;
+      else if (da && w) {
+        if (da % w != 0) d.fail(pp + ".data", "must be a multiple of parallelism.workers");
+        dpl = da / w;
+      } else if (da)
+        dpl = da;
+    }
+    const json* cs = list_member(d, *spec, rp, "containers");
+    if (!cs || cs->empty()) {
+      out.skipped.push_back(where + "no containers");
+      continue;
+    }
+    std::optional<PodEngine> pe;
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      const std::string cp = index_path(rp + ".containers", i);
+      const json& c = (*cs)[i];
+      if (!c.is_object()) d.fail(cp, "expects a container map");
+      std::string mc = string_member(d, c, cp, "modelCommand");
+      if (mc.empty()) mc = "custom";
+      std::optional<ContainerEngine> ce;
+      if (mc == "vllmServe") {
+        ContainerEngine e;
+        read_env_list(d, list_member(d, c, cp, "env"), cp + ".env", e.env);
+        const bool prefill = rp == "prefill";
+        std::string port = "8200";  // routing.proxy.targetPort, the chart's default
+        if (routing) {
+          const json* proxy = map_member(d, *routing, "routing", "proxy");
+          const json* en = proxy ? member(d, *proxy, "routing.proxy", "enabled") : nullptr;
+          const bool proxied = !(en && en->is_boolean() && !en->get<bool>());
+          if (prefill || !proxied) {
+            const std::string sp = string_member(d, *routing, "routing", "servicePort");
+            port = sp.empty() ? "8000" : sp;
+          } else if (proxy) {
+            const std::string tport = string_member(d, *proxy, "routing.proxy", "targetPort");
+            if (!tport.empty()) port = tport;
+          }
+        } else if (prefill) {
+          port = "8000";
+        }
+        e.argv = {"vllm", "serve", model, "--port", port};
+        if (tp > 1) e.argv.insert(e.argv.end(), {"--tensor-parallel-size", std::to_string(tp)});
+        if (dp > 1) e.argv.insert(e.argv.end(), {"--data-parallel-size", std::to_string(dp)});
+        if (dpl > 1)
+          e.argv.insert(e.argv.end(), {"--data-parallel-size-local", std::to_string(dpl)});
+        e.argv.insert(e.argv.end(), {"--served-model-name", name});
+        for (const auto& w : string_list(d, list_member(d, c, cp, "args"), cp + ".args"))
+          e.argv.push_back(expand_k8s(w, e.env.values));
+        for (const auto& w : e.argv)
+          for (const auto& [n, at] : e.env.opaque)
+            if (w.find("$(" + n + ")") != std::string::npos) e.opaque[n] = at;
+        ce = std::move(e);
+      } else if (mc == "custom") {
+        ce = container_engine(d, c, cp, {});
+      } else if (mc == "imageDefault") {
+        d.fail(cp + ".modelCommand",
+               "imageDefault runs the image's entrypoint, which the values "
+               "do not state: use vllmServe, or custom with a command");
+      } else {
+        d.fail(cp + ".modelCommand", "\"" + mc + "\": expected vllmServe, imageDefault or custom");
+      }
+      if (!ce) continue;
+      if (pe) d.fail(cp, "a second container running an engine; kvplan checks one per pod");
+      std::uint64_t gpus = container_gpus(d, c, cp);
+      if (gpus == 0) gpus = dpl * tp;  // the chart fills the limit in when it is not set
+      pe = PodEngine{std::move(*ce), cp, gpus};
+    }
+    if (!pe) {
+      out.skipped.push_back(where + "runs no engine");
+      continue;
+    }
+    GpuChoice g;
+    annotations_gpu(d, map_member(d, *spec, rp, "annotations"), rp + ".annotations", g);
+    annotations_gpu(d, map_member(d, *spec, rp, "podAnnotations"), rp + ".podAnnotations", g);
+    if (const json* sel = map_member(d, *spec, rp, "nodeSelector")) {
+      json pod = {{"nodeSelector", *sel}};
+      pod_gpu(d, pod, rp, g);
+    }
+    if (const json* at = map_member(d, *spec, rp, "acceleratorTypes")) {
+      const std::string ap = rp + ".acceleratorTypes";
+      if (string_member(d, *at, ap, "labelKey") == kProductLabel) {
+        const auto values =
+            string_list(d, list_member(d, *at, ap, "labelValues"), ap + ".labelValues");
+        std::vector<std::pair<std::string, std::string>> found;
+        for (std::size_t v = 0; v < values.size(); ++v) {
+          const std::string vp = index_path(ap + ".labelValues", v);
+          found.emplace_back(product_preset(d, values[v], vp), vp);
+        }
+        choose_least(d, found, g);
+      }
+    }
+    const std::uint64_t gpus = pe->gpus;
+    const std::string gp = pe->path + ".resources.limits." + kGpuResource;
+    out.deployments.push_back(
+        finish(d, "llm-d " + rp, "default", dep_name, std::move(*pe), gpus, g, replicas, gp));
+  }
+}
+
 bool mentions_engine(const json& j) {
   if (j.is_string()) {
     const auto& s = j.get_ref<const std::string&>();
@@ -1118,9 +1313,11 @@ void read_document(const Doc& d, const json& doc, ManifestScan& out) {
   const std::string where = "document " + std::to_string(d.number) + ": ";
   if (m.kind.empty()) {
     if (doc.contains("servingEngineSpec")) return read_production_stack(d, doc, out);
+    if (doc.contains("modelArtifacts") && (doc.contains("decode") || doc.contains("prefill")))
+      return read_llm_d(d, doc, out);
     d.fail("kind",
-           "missing: not a Kubernetes object, nor vLLM production-stack Helm values "
-           "(servingEngineSpec)");
+           "missing: not a Kubernetes object, nor vLLM production-stack (servingEngineSpec) "
+           "or llm-d modelservice (modelArtifacts, decode) Helm values");
   }
   std::optional<ManifestDeployment> dep;
   if (m.kind == "Deployment" || m.kind == "StatefulSet" || m.kind == "Pod")

@@ -66,8 +66,9 @@ std::map<std::string, Case> testcases(const std::string& xml) {
 
 TEST(K8s, EveryDocumentedExampleExitsAndNamesItsTestcasesAsDocumented) {
   const auto rows = documented_examples();
-  // deployment, statefulset, pod, leaderworkerset, inferenceservice, production-stack, passing
-  ASSERT_EQ(rows.size(), 7u) << "docs/k8s.md lost rows of its examples table";
+  // deployment, statefulset, pod, leaderworkerset, inferenceservice, production-stack, llm-d,
+  // passing
+  ASSERT_EQ(rows.size(), 8u) << "docs/k8s.md lost rows of its examples table";
   for (const auto& r : rows) {
     SCOPED_TRACE(r.file);
     ASSERT_TRUE(fs::exists(kRoot / r.file));

@@ -361,6 +361,52 @@ TEST(Manifest, ProductionStackValuesRenderAsTheChartDoes) {
   EXPECT_EQ(d.plan.format.dtype, KvDtype::fp8_e4m3);
 }
 
+TEST(Manifest, LlmDValuesRenderAsTheChartDoes) {
+  // charts/llm-d-modelservice/templates/_helpers.tpl @ llm-d-modelservice 3051935e:
+  // vllmServeModelCommand, tensor/data/dataLocal parallelism, numGpuPerWorker = dataLocal x tp.
+  const std::string values = R"y(fullnameOverride: qwen
+modelArtifacts:
+  name: Qwen/Qwen3-8B
+  uri: "hf://{{ .Values.modelArtifacts.name }}"
+decode:
+  replicas: 3
+  parallelism: {tensor: 2, dataLocal: 2}
+  acceleratorTypes: {labelKey: nvidia.com/gpu.product, labelValues: [NVIDIA-H200, NVIDIA-L40S]}
+  containers:
+    - name: vllm
+      modelCommand: vllmServe
+      args: ["--max-model-len", "8192"]
+prefill:
+  containers:
+    - {name: vllm, modelCommand: vllmServe}
+)y";
+  const auto s = read_manifests(values, "v.yaml");
+  ASSERT_EQ(s.deployments.size(), 1u);
+  const auto& m = s.deployments[0];
+  EXPECT_EQ(m.ns + "/" + m.name, "default/qwen-decode");
+  EXPECT_EQ(m.kind, "llm-d decode");
+  // No routing block: the proxy is on by default and decode listens on its targetPort 8200.
+  EXPECT_EQ(m.command_line,
+            "vllm serve Qwen/Qwen3-8B --port 8200 --tensor-parallel-size 2 --data-parallel-size 2 "
+            "--data-parallel-size-local 2 --served-model-name Qwen/Qwen3-8B --max-model-len 8192");
+  EXPECT_EQ(m.gpus, 4u);  // no limit given: dataLocal 2 x tensor 2
+  EXPECT_EQ(m.replicas, 3u);
+  EXPECT_EQ(m.gpu, "l40s");  // 48 GB < 141 GB
+  EXPECT_EQ(m.gpu_from, "decode.acceleratorTypes.labelValues[1] (the least memory of 2 allowed)");
+  ASSERT_EQ(s.skipped.size(), 1u);
+  EXPECT_EQ(s.skipped[0], "document 1: llm-d prefill default/qwen-prefill: 0 replicas");
+  const ManifestReport r = check_manifests(s);
+  EXPECT_TRUE(r.checks[0].report.items[0].passed);  // TP 2 x DP 2 = the 4 GPUs
+  EXPECT_EQ(r.checks[0].report.deploy.plan.gpus, 4u);
+
+  std::string multi = values;
+  multi.insert(0, "multinode: true\n");
+  EXPECT_HAS(error_of(multi), "document 1: multinode: kvplan does not read llm-d's multinode");
+  std::string image = values;
+  image.replace(image.find("modelCommand: vllmServe\n"), 23, "modelCommand: imageDefault");
+  EXPECT_HAS(error_of(image), "document 1: decode.containers[0].modelCommand: imageDefault");
+}
+
 TEST(Manifest, KServeHuggingFaceRuntimeReadsAsVllm) {
   const std::string isvc = R"y(apiVersion: serving.kserve.io/v1beta1
 kind: InferenceService
