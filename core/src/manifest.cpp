@@ -530,10 +530,11 @@ constexpr const char* kGpuResource = "nvidia.com/gpu";
 constexpr const char* kProductLabel = "nvidia.com/gpu.product";
 constexpr const char* kGpuAnnotation = "kvplan.io/gpu";
 
-// GPU Feature Discovery labels nvidia.com/gpu.product with the device's product name, spaces
-// replaced by '-'
-// (https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md,
-// "Generated Labels"): the NVML names of the GPUs kvplan has presets for.
+// GPU Feature Discovery labels nvidia.com/gpu.product with the device's NVML name, characters
+// other than [A-Za-z0-9-_. ] removed and blanks joined by '-', "-MIG-<profile>" appended for a MIG
+// device and "-SHARED" for a time-shared one (getProductName / sanitise in internal/lm/resource.go
+// @ NVIDIA/k8s-device-plugin aaccdfd2dc80554d3b67474d027923ccde39cb50). The names below are the
+// NVML names (nvidia-smi's Name) of the GPUs kvplan has presets for, so sanitised.
 struct ProductPreset {
   const char* product;
   const char* preset;
