@@ -171,7 +171,7 @@ void env_warnings(const std::map<std::string, std::string>& env,
     const std::string value = it != env.end() ? "=" + it->second : " (value not in the manifest)";
     if (rule != std::end(kSizingEnv))
       out.push_back(path + ": env " + n + value +
-                    ": changes KV sizing, not modelled: " + rule->effect);
+                    ": can change KV sizing, not modelled: " + rule->effect);
     else
       out.push_back(path + ": env " + n + value +
                     ": not known to kvplan; its effect on KV sizing is not modelled");
@@ -1295,6 +1295,18 @@ bool mentions_engine(const json& j) {
   return false;
 }
 
+bool requests_gpus(const json& j) {
+  if (j.is_object()) {
+    if (j.contains(kGpuResource)) return true;
+    for (const auto& [k, v] : j.items())
+      if (requests_gpus(v)) return true;
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (requests_gpus(v)) return true;
+  }
+  return false;
+}
+
 std::string type_name(const json& j) {
   return j.is_array()    ? "a list"
          : j.is_string() ? "a string"
@@ -1335,7 +1347,10 @@ void read_document(const Doc& d, const json& doc, ManifestScan& out) {
   if (dep)
     out.deployments.push_back(std::move(*dep));
   else
-    out.skipped.push_back(where + m.kind + " " + ns + "/" + m.name + ": runs no engine");
+    out.skipped.push_back(where + m.kind + " " + ns + "/" + m.name + ": runs no engine" +
+                          (requests_gpus(doc) ? " (it requests nvidia.com/gpu, but no container "
+                                                "runs vllm serve, SGLang or trtllm-serve)"
+                                              : ""));
 }
 
 std::string quoted_line_of(const std::vector<std::string>& argv) { return quoted_line(argv); }

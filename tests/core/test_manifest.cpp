@@ -179,7 +179,7 @@ TEST(Manifest, TakesTheEngineCommandOutOfAShellScript) {
   EXPECT_HAS(all,
              "spec.containers[0].args[0]: took the engine command from the shell script; "
              "left out: pip install hf_transfer");
-  EXPECT_HAS(all, "env VLLM_ATTENTION_BACKEND=FLASHINFER: changes KV sizing, not modelled");
+  EXPECT_HAS(all, "env VLLM_ATTENTION_BACKEND=FLASHINFER: can change KV sizing, not modelled");
 
   // Two engine commands in one script: refused, naming the script.
   std::string two = pod;
@@ -453,6 +453,18 @@ TEST(Manifest, RendersOneJUnitTestcasePerDeployment) {
   EXPECT_HAS(render(r, OutputFormat::table), "kvplan check m.yaml: 2 deployments, 1 pass, 1 fail");
 }
 
+TEST(Manifest, AGpuWorkloadWithoutAnEngineIsSkippedSayingSo) {
+  const auto s = read_manifests(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n  containers:\n"
+      "    - {name: c, image: pytorch/pytorch, command: [python, train.py],\n"
+      "       resources: {limits: {nvidia.com/gpu: 8}}}\n",
+      "m.yaml");
+  ASSERT_EQ(s.skipped.size(), 1u);
+  EXPECT_EQ(s.skipped[0],
+            "document 1: Pod default/train: runs no engine (it requests nvidia.com/gpu, but no "
+            "container runs vllm serve, SGLang or trtllm-serve)");
+}
+
 TEST(Manifest, AFileThatRunsNoEngineGatesNothing) {
   const auto s = read_manifests("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "m.yaml");
   EXPECT_TRUE(s.deployments.empty());
@@ -478,7 +490,7 @@ TEST(Manifest, EngineEnvironmentIsNeverDroppedSilently) {
   const auto& w = s.deployments.at(0).warnings;
   ASSERT_EQ(w.size(), 2u);  // VLLM_PORT and HF_HOME do not size the KV cache
   EXPECT_HAS(w[0], "env VLLM_SOMETHING_NEW=1: not known to kvplan");
-  EXPECT_HAS(w[1], "env VLLM_USE_V1=0: changes KV sizing, not modelled: 0 selects vLLM's V0");
+  EXPECT_HAS(w[1], "env VLLM_USE_V1=0: can change KV sizing, not modelled: 0 selects vLLM's V0");
 }
 
 TEST(Manifest, LeadingZeroNumbersStayText) {
