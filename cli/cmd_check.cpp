@@ -8,6 +8,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/manifest.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/request.hpp"
 #include "kvplan/sim/serving_check.hpp"
@@ -64,6 +65,21 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("command line", "deploy",
                 "give exactly one of DEPLOY.json, --vllm \"...\", --sglang \"...\" or --trtllm "
                 "\"...\"");
+  if (vm.count("deploy") && is_manifest_file(file)) {
+    // Kubernetes manifests and Helm values (docs/k8s.md): each deployment states its own engine
+    // command, GPUs and replicas.
+    for (const char* f :
+         {"gpu", "gpu-memory-gib", "gpus", "model", "context", "concurrency", "slo", "calibration"})
+      if (vm.count(f))
+        throw Error("--" + std::string(f), f, "does not apply to a manifest (docs/k8s.md)");
+    const ManifestReport r = check_manifests(load_manifests(file), vm.count("strict") > 0);
+    for (const auto& c : r.checks)
+      for (const auto& w : c.report.deploy.warnings)
+        std::cerr << "kvplan check: warning: " << terminal_safe(c.report.deploy.name + ": " + w)
+                  << "\n";
+    out << for_output(render(r, fmt), fmt);
+    return r.passed() ? 0 : 1;
+  }
   DeploymentRequest req;
   if (vm.count("deploy")) {
     req.source = DeploymentRequest::Source::deploy_file;

@@ -92,11 +92,40 @@ nlohmann::json to_json(const YAML::Node& n) {
       const std::string s = n.Scalar();
       if (n.Tag() != "!" && !s.empty() &&
           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
-        return nlohmann::json::parse(s.size() > 18 ? "\"" + s + "\"" : s);
+        return nlohmann::json::parse(
+            s.size() > 18 || (s.size() > 1 && s[0] == '0') ? "\"" + s + "\"" : s);
       return s;
     }
     default:
       return nullptr;
+  }
+}
+
+// to_json bounded for untrusted streams: aliases are expanded at each use, so a small file can
+// name an exponential tree (a "billion laughs") or, with a self-referential anchor, an endless
+// one. Every node visited counts against `budget`; nesting (aliases included) stops at 128.
+nlohmann::json to_json_bounded(const YAML::Node& n, std::size_t& budget, int depth,
+                               const std::string& path, const std::string& where) {
+  if (budget == 0)
+    throw Error(path, where, "expands to more than 200,000 YAML nodes (aliases included)");
+  --budget;
+  if (depth > 128) throw Error(path, where, "nests more than 128 levels (aliases included)");
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar()) throw Error(path, where, "a key must be a plain name");
+        j[kv.first.Scalar()] = to_json_bounded(kv.second, budget, depth + 1, path, where);
+      }
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& v : n) j.push_back(to_json_bounded(v, budget, depth + 1, path, where));
+      return j;
+    }
+    default:
+      return to_json(n);
   }
 }
 
@@ -172,6 +201,24 @@ std::vector<YamlEntry> flatten_yaml_map(const std::string& path) {
   if (!root.IsMap()) throw Error(path, "", "expected a map of LLM API options");
   std::vector<YamlEntry> out;
   flatten(root, "", path, out);
+  return out;
+}
+
+std::vector<nlohmann::json> yaml_documents(const std::string& text, const std::string& path) {
+  check_nesting(text, path);
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(path, "",
+                "malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (docs.size() > kMaxEntries) throw Error(path, "", "more than 4096 YAML documents");
+  std::size_t budget = 200000;
+  std::vector<nlohmann::json> out;
+  out.reserve(docs.size());
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    out.push_back(to_json_bounded(docs[i], budget, 0, path, "document " + std::to_string(i + 1)));
   return out;
 }
 

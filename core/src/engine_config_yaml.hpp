@@ -5,6 +5,7 @@
 //   //                                                      "--enforce-eager"}
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,12 @@ struct YamlEntry {
   bool list = false;
 };
 std::vector<YamlEntry> flatten_yaml_map(const std::string& path);
+
+// Every document of a multi-document YAML stream (Kubernetes manifests, Helm values) as JSON: maps,
+// lists and scalars as PyYAML's safe_load types them (true/yes/on booleans, unquoted digits
+// integers, everything else a string; an empty document is null). Aliases are expanded, bounded to
+// 200,000 nodes and 128 levels in all, so an alias bomb or a self-referential anchor is an Error,
+// never a hang. Throws Error(path) on malformed YAML (with the line), Error(path, "document N").
+std::vector<nlohmann::json> yaml_documents(const std::string& text, const std::string& path);
 
 }  // namespace kvplan::detail
