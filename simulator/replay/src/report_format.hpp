@@ -1,6 +1,6 @@
 // Number formatting shared by the simulator's report renderers (replay_report.cpp and
 // probe_report.cpp): table cells print a missing figure (NaN) as "-", JSON writes a NaN or an
-// infinity as null. Private to the simulator: no nlohmann type in a public header.
+// infinity as null. Private to kvplan_replay: no nlohmann type in a public header.
 //
 //   report::fixed(0.12345, 3)         // "0.123"
 //   report::signed_fixed(0.5, 3)      // "+0.500"; signed_fixed(-0.25, 2) is "-0.25"

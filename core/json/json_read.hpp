@@ -1,5 +1,8 @@
-// Private to core: strict reading of JSON objects with errors that name the file and the JSON
-// pointer of the field. Unknown keys are refused so a typo fails loudly.
+// Internal to kvplan (target kvplan_core_json, core/CMakeLists.txt): strict reading of JSON
+// objects with errors that name the file and the JSON pointer of the field. Unknown keys are
+// refused so a typo fails loudly. Its interface is nlohmann types, so it is not a public header
+// (STYLE.md rule 8): core and the serving simulator's workload reader link it PRIVATE; the
+// definitions are compiled into kvplan_core.
 //
 //   JsonObject o(j, "deploy.json", "/hardware");
 //   auto n = o.uint("gpus", 1, 4096);          // "deploy.json: /hardware/gpus: must be ..."

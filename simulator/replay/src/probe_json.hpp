@@ -1,5 +1,5 @@
 // The probe report as a JSON value (the shape render(ProbeReport, json) documents in probe.hpp),
-// for the replay report to embed. Private to the simulator: no nlohmann type in a public header.
+// for the replay report to embed. Private to kvplan_replay: no nlohmann type in a public header.
 #pragma once
 
 #include <nlohmann/json.hpp>

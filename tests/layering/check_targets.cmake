@@ -1,0 +1,98 @@
+# Layering check at configure time (included by tests/CMakeLists.txt, after every library,
+# program and test target exists): no target's include path holds another folder's private
+# sources. For each target below, its own include directories and the interface include
+# directories of everything it links (transitively) are collected; a directory of the source tree
+# named src (or inside one) that is not under the target's own folder fails the configure, naming
+# the target and the directory. core/json (kvplan_core_json, the internal JSON reader) may be on
+# the path of kvplan_core and kvplan_serving only. fuzz/ is not checked: its harnesses call core's
+# private parsers on purpose (fuzz/CMakeLists.txt).
+
+# Strips $<BUILD_INTERFACE:x> and $<TARGET_NAME_IF_EXISTS:x> to x; drops $<LINK_ONLY:x> (a
+# static library's PRIVATE link: linked, but none of its include directories propagate) and any
+# other generator expression ($<INSTALL_INTERFACE:...>, configuration conditions).
+function(_kvplan_plain out)
+  set(items "")
+  foreach(item IN LISTS ARGN)
+    set(prev "")
+    while(NOT item STREQUAL prev)
+      set(prev "${item}")
+      string(REGEX REPLACE "^\\$<(BUILD_INTERFACE|TARGET_NAME_IF_EXISTS):(.*)>$" "\\2"
+                           item "${item}")
+    endwhile()
+    if(NOT item MATCHES "^\\$<")
+      list(APPEND items "${item}")
+    endif()
+  endforeach()
+  set(${out} "${items}" PARENT_SCOPE)
+endfunction()
+
+# The include directories `target` compiles with: its own, then those its links export.
+function(_kvplan_include_dirs target out)
+  get_target_property(dirs ${target} INCLUDE_DIRECTORIES)
+  if(NOT dirs)
+    set(dirs "")
+  endif()
+  get_target_property(links ${target} LINK_LIBRARIES)
+  if(NOT links)
+    set(links "")
+  endif()
+  _kvplan_plain(dirs ${dirs})
+  _kvplan_plain(queue ${links})
+  set(seen "")
+  while(queue)
+    list(POP_FRONT queue lib)
+    if(NOT TARGET ${lib} OR lib IN_LIST seen)
+      continue()
+    endif()
+    list(APPEND seen ${lib})
+    get_target_property(alias ${lib} ALIASED_TARGET)
+    if(alias)
+      set(lib ${alias})
+    endif()
+    get_target_property(idirs ${lib} INTERFACE_INCLUDE_DIRECTORIES)
+    if(idirs)
+      _kvplan_plain(idirs ${idirs})
+      list(APPEND dirs ${idirs})
+    endif()
+    get_target_property(ilinks ${lib} INTERFACE_LINK_LIBRARIES)
+    if(ilinks)
+      _kvplan_plain(ilinks ${ilinks})
+      list(APPEND queue ${ilinks})
+    endif()
+  endwhile()
+  set(${out} "${dirs}" PARENT_SCOPE)
+endfunction()
+
+function(kvplan_check_target_layering)
+  set(problems "")
+  foreach(target IN LISTS ARGN)
+    if(NOT TARGET ${target})
+      continue()
+    endif()
+    get_target_property(own ${target} SOURCE_DIR)
+    _kvplan_include_dirs(${target} dirs)
+    list(REMOVE_DUPLICATES dirs)
+    foreach(dir IN LISTS dirs)
+      cmake_path(NORMAL_PATH dir)
+      string(REGEX REPLACE "/$" "" dir "${dir}")
+      string(FIND "${dir}/" "${PROJECT_SOURCE_DIR}/" in_tree)
+      string(FIND "${dir}/" "${own}/" in_own)
+      if(NOT in_tree EQUAL 0 OR in_own EQUAL 0)
+        continue()
+      endif()
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+      if(rel MATCHES "(^|/)src(/|$)")
+        list(APPEND problems
+             "${target}: include path holds ${rel}/, another folder's private sources")
+      elseif(rel STREQUAL "core/json" AND NOT target MATCHES "^(kvplan_core|kvplan_serving)$")
+        string(CONCAT msg "${target}: include path holds core/json/ (kvplan_core_json), which "
+                          "only kvplan_core and kvplan_serving link")
+        list(APPEND problems "${msg}")
+      endif()
+    endforeach()
+  endforeach()
+  if(problems)
+    string(REPLACE ";" "\n  " text "${problems}")
+    message(FATAL_ERROR "Layering (tests/layering/check_targets.cmake):\n  ${text}")
+  endif()
+endfunction()
