@@ -112,11 +112,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   if (calibrated)  // the calibration's step-time fields over each GPU's defaults
     s.timer = [c = *calibrated](const ModelSpec& model, const GpuSpec& g, std::uint32_t tp,
                                 Engine e) -> std::unique_ptr<sim::StepTimer> {
-      sim::StepModelInput si;
-      si.engine = e;
-      si.tp = tp;
-      si.efficiency = sim::with_calibration(sim::default_step_efficiency(g, e), c);
-      return std::make_unique<sim::StepModel>(model, g, si, g.id);
+      return std::make_unique<sim::StepModel>(model, g, sim::step_model_input(g, e, tp, c), g.id);
     };
   const sim::Workload w = sim::load_workload(f.workload, f.seed);
   Progress progress("lines");

@@ -142,13 +142,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   sim::SimOptions opt;
   if (vm.count("slo")) opt.slo = sim::parse_latency_slo(slo, "--slo");
   const sim::Workload w = sim::load_workload(workload, seed);
-  sim::StepModelInput step_in;
-  step_in.engine = in.engine;
-  step_in.tp = in.tp;
-  if (calibrated)
-    step_in.efficiency =
-        sim::with_calibration(sim::default_step_efficiency(g, in.engine), *calibrated);
-  const sim::StepModel step(m, g, step_in, "--gpu");
+  const sim::StepModel step(m, g, sim::step_model_input(g, in.engine, in.tp, calibrated), "--gpu");
   Progress progress("requests");
   const std::uint64_t total = w.requests.size();
   opt.progress = [&](double f) { progress(static_cast<std::uint64_t>(f * total), total); };

@@ -40,10 +40,10 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
 sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
   const GpuSpec gpu = resolve_gpu(r.settings);
   const sim::ServingConfig cfg = serving_config(r, gpu);
-  sim::StepModelInput step_in;  // the defaults' efficiency, as `kvplan simulate`
-  step_in.engine = r.settings.engine;
-  step_in.tp = r.settings.tp;
-  const sim::StepModel step(r.model, gpu, step_in, "GPU");
+  // The same set-up as `kvplan simulate` (the defaults' efficiency: the serving view takes no
+  // calibration file).
+  const sim::StepModel step(r.model, gpu,
+                            sim::step_model_input(gpu, r.settings.engine, r.settings.tp), "GPU");
   const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
   opt.slo = r.slo;
   return sim::simulate(r.model, cfg, step, w, opt);

@@ -21,6 +21,19 @@ struct CliRun {
   std::string out, err;
 };
 
+// `cmd` through the shell, stdout and stderr together in `out` (`err` stays empty).
+inline CliRun run_shell(const std::string& cmd) {
+  CliRun r;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 inline CliRun run_kvplan(const std::string& args) {
   static int counter = 0;
   const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/cli_test_stderr_" +

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
 #include "kvplan/version.hpp"
 #include "temp_dir.hpp"
 
@@ -26,22 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ShellRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-ShellRun shell(const std::string& cmd) {
-  ShellRun r;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using ShellRun = kvplan::test::CliRun;
+ShellRun shell(const std::string& cmd) { return kvplan::test::run_shell(cmd); }
 
 std::string q(const std::string& s) { return "'" + s + "'"; }  // test paths have no quotes
 

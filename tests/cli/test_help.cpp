@@ -8,27 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
-
+using Run = kvplan::test::CliRun;
 // `cmd` through the shell, stdout and stderr together.
-Run shell(const std::string& cmd) {
-  Run r;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Run shell(const std::string& cmd) { return kvplan::test::run_shell(cmd); }
 
 const std::string kExe = std::string("'") + KVPLAN_EXE + "'";
 

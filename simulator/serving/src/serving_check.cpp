@@ -53,12 +53,8 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
   std::string why, refusals;
   try {
     cfg.enable_prefix_caching = prefix_caching_modelled(d.model, cfg.plan);
-    StepModelInput si;
-    si.engine = d.plan.engine;
-    si.tp = d.plan.tp;
-    if (calibrated)
-      si.efficiency = with_calibration(default_step_efficiency(d.gpu, si.engine), *calibrated);
-    const StepModel step(d.model, d.gpu, si, d.source);
+    const StepModel step(d.model, d.gpu,
+                         step_model_input(d.gpu, d.plan.engine, d.plan.tp, calibrated), d.source);
     SimOptions opt;
     opt.slo = {.ttft_p99_ms = d.slo.ttft_p99_ms.value_or(0),
                .tpot_p99_ms = d.slo.tpot_p99_ms.value_or(0),

@@ -151,10 +151,8 @@ class LineSearch {
   }
 
   std::unique_ptr<StepTimer> default_timer() const {
-    StepModelInput si;
-    si.engine = cfg_.plan.engine;
-    si.tp = line_.tp;
-    return std::make_unique<StepModel>(model_, line_.gpu, si, line_.gpu.id);
+    return std::make_unique<StepModel>(
+        model_, line_.gpu, step_model_input(line_.gpu, cfg_.plan.engine, line_.tp), line_.gpu.id);
   }
 
   Trial trial(std::uint32_t replicas, SloRow& row) {

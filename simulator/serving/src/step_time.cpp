@@ -101,6 +101,16 @@ void validate(const StepEfficiency& e, const std::string& source) {
   seconds(e.frontend_s, "frontend_s", 10);
 }
 
+StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t tp,
+                                const std::optional<CalibratedEfficiency>& calibrated) {
+  StepModelInput si;
+  si.engine = engine;
+  si.tp = tp;
+  if (calibrated)
+    si.efficiency = with_calibration(default_step_efficiency(gpu, engine), *calibrated);
+  return si;
+}
+
 StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
                      const std::string& source)
     : tp_(in.tp) {

@@ -102,6 +102,12 @@ struct StepModelInput {
   std::optional<StepEfficiency> efficiency;  // absent = the defaults for this GPU and engine
 };
 
+// The step-time input of a deployment: its engine and TP, with a calibration's step-time fields
+// (kvplan explain --calibrate) over this GPU's defaults when given. The one set-up `kvplan plan`,
+// `simulate`, `check` and the GUI share, so a calibration counts the same on every path.
+StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t tp,
+                                const std::optional<CalibratedEfficiency>& calibrated = {});
+
 // What the scheduler asks of a step-time model; tests use hand-made timers.
 class StepTimer {
  public:
