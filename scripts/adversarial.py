@@ -42,11 +42,15 @@ CASES = []
 
 
 def case(name, args, expect="refuse", names=(), files=None, exit=0, out=(), check=None,
-         needs_model=False):
+         needs_model=False, setup=None, keep=(), after=None, stdin=None):
     """`args`: the command line after `kvplan` ({d} = the case's temporary directory, {m} = the
-    stories260K directory). `files`: name -> str | bytes | JSON object."""
+    stories260K directory). `files`: name -> str | bytes | JSON object. `setup(d)` runs after the
+    files are written (symlinks, FIFOs); `keep`: files that must keep their bytes whatever the
+    outcome (an input an output would destroy); `after(d)` must hold after the run. A broken
+    `keep` or `after` is a silently wrong run. `stdin`: bytes fed to standard input."""
     CASES.append(dict(name=name, args=args, expect=expect, names=tuple(names), files=files or {},
-                      exit=exit, out=tuple(out), check=check, needs_model=needs_model))
+                      exit=exit, out=tuple(out), check=check, needs_model=needs_model,
+                      setup=setup, keep=tuple(keep), after=after, stdin=stdin))
 
 
 def refuse(name, args, *names, files=None):
@@ -531,6 +535,86 @@ case("generate stories T=1e-6", "generate --checkpoint {m}/stories260K.bin --tok
      out=("Once upon a time",), needs_model=True)
 
 
+# ----------------------------------------------------------------------------- issue 30 class 1
+# Outputs never destroy inputs: an output that is an input (same inode, through a symlink or a
+# hard link, or a file of an input directory) or an existing non-regular file is refused, exit 2
+# naming both, and every input keeps its bytes.
+EAGLE_LOG = (ROOT / "tests" / "data" / "logs" / "vllm-v091dev-llama31-8b-eagle-h100.log").read_text()
+EXPLAIN = "explain {d}/vllm.log --model llama-3.1-8b --draft-layers 1 --gpu h100-sxm-80gb"
+
+
+def symlink(name, target):
+    return lambda d: os.symlink(os.path.join(d, target), os.path.join(d, name))
+
+
+def hardlink(name, target):
+    return lambda d: os.link(os.path.join(d, target), os.path.join(d, name))
+
+
+def fifo(name):
+    return lambda d: os.mkfifo(os.path.join(d, name))
+
+
+def is_fifo(name):
+    import stat
+    return lambda d: stat.S_ISFIFO(os.lstat(os.path.join(d, name)).st_mode)
+
+
+def is_chr(path):
+    import stat
+    return lambda d: stat.S_ISCHR(os.stat(path).st_mode)
+
+
+case("out: explain --calibrate onto its log", EXPLAIN + " --calibrate {d}/vllm.log", "refuse",
+     ("same file as the input",), files={"vllm.log": EAGLE_LOG}, keep=("vllm.log",))
+case("out: explain --calibrate onto a symlink to its log", EXPLAIN + " --calibrate {d}/c.json",
+     "refuse", ("same file as the input",), files={"vllm.log": EAGLE_LOG},
+     setup=symlink("c.json", "vllm.log"), keep=("vllm.log",))
+case("out: explain --calibrate onto a hard link of its log", EXPLAIN + " --calibrate {d}/c.json",
+     "refuse", ("same file as the input",), files={"vllm.log": EAGLE_LOG},
+     setup=hardlink("c.json", "vllm.log"), keep=("vllm.log",))
+case("out: explain --calibrate onto its model config", "explain {d}/vllm.log --model "
+     "{d}/config.json --draft-layers 1 --gpu h100-sxm-80gb --calibrate {d}/config.json", "refuse",
+     ("same file as the input",), files={"vllm.log": EAGLE_LOG, "config.json": j(LLAMA)},
+     keep=("vllm.log", "config.json"))
+case("out: explain --calibrate onto its GPU file", "explain {d}/vllm.log --model llama-3.1-8b "
+     "--gpu {d}/g.json --calibrate {d}/g.json", "refuse", ("same file as the input",),
+     files={"vllm.log": EAGLE_LOG, "g.json": j(GPU)}, keep=("g.json",))
+case("out: explain --calibrate onto a FIFO", EXPLAIN + " --calibrate {d}/fifo", "refuse",
+     ("not a regular file (a FIFO",), files={"vllm.log": EAGLE_LOG}, setup=fifo("fifo"),
+     after=is_fifo("fifo"))
+case("out: explain --calibrate onto /dev/null", EXPLAIN + " --calibrate /dev/null", "refuse",
+     ("not a regular file (a character device",), files={"vllm.log": EAGLE_LOG},
+     after=is_chr("/dev/null"))
+case("out: explain --calibrate onto a directory", EXPLAIN + " --calibrate {d}", "refuse",
+     ("not a regular file (a directory",), files={"vllm.log": EAGLE_LOG})
+# 51.63 GiB available on an 80 GiB H100 at 0.9: the calibration JSON alone on stdout.
+case("out: explain --calibrate - is standard output", EXPLAIN + " --calibrate -", "accept",
+     files={"vllm.log": EAGLE_LOG}, check=lambda o: o["kvplan_calibration"] == 1
+     and o["reserve_bytes"] > 0, after=lambda d: not os.path.exists(os.path.join(d, "-")))
+for target in ["c.bin", "t.bin"]:
+    case(f"out: trace capture -o onto its {target}", "trace capture --checkpoint {d}/c.bin "
+         f"--tokenizer {{d}}/t.bin --steps 2 -o {{d}}/{target}", "refuse",
+         ("same file as the input",), files={"c.bin": CK, "t.bin": TOK}, keep=("c.bin", "t.bin"))
+case("out: trace capture -o onto a symlink to its checkpoint", "trace capture --checkpoint "
+     "{d}/c.bin --tokenizer {d}/t.bin --steps 2 -o {d}/o.safetensors", "refuse",
+     ("same file as the input",), files={"c.bin": CK, "t.bin": TOK},
+     setup=symlink("o.safetensors", "c.bin"), keep=("c.bin",))
+for target in ["model.safetensors", "tokenizer.json", "config.json"]:
+    case(f"out: trace capture -o onto the model directory's {target}", "trace capture "
+         f"--checkpoint {{d}}/hf --steps 2 -o {{d}}/hf/{target}", "refuse",
+         ("same file as the input",),
+         files={"hf/config.json": j(LLAMA), "hf/model.safetensors": b"weights",
+                "hf/tokenizer.json": "{}"},
+         keep=("hf/config.json", "hf/model.safetensors", "hf/tokenizer.json"))
+case("out: trace capture -o -", "trace capture --checkpoint {d}/c.bin --tokenizer {d}/t.bin "
+     "--steps 2 -o -", "refuse", ("not - (standard output)",), files={"c.bin": CK, "t.bin": TOK})
+case("out: trace synth -o /dev/null", "trace synth --tokens 16 -o /dev/null", "refuse",
+     ("not a regular file",), after=is_chr("/dev/null"))
+case("out: trace synth -o a FIFO", "trace synth --tokens 16 -o {d}/fifo", "refuse",
+     ("not a regular file",), setup=fifo("fifo"), after=is_fifo("fifo"))
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:
@@ -565,6 +649,9 @@ def run_case(c, kvplan, timeout):
     with tempfile.TemporaryDirectory(prefix="kvplan-adv-") as d:
         for rel, content in c["files"].items():
             make_bad.write(d, rel, content)
+        if c["setup"]:
+            c["setup"](d)
+        kept = {rel: (Path(d) / rel).read_bytes() for rel in c["keep"]}
         if "huge line" in c["name"]:
             (Path(d) / "x").write_text("vllm serve m " + "a" * (2 << 20))
         args = c["args"].replace("{d}", d).replace("{m}", str(MODEL_DIR))
@@ -572,7 +659,9 @@ def run_case(c, kvplan, timeout):
         if "huge line" in c["name"]:
             argv = [kvplan, "check", "--vllm", (Path(d) / "x").read_text(), "--gpu", "h100-sxm-80gb"]
         try:
-            p = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+            p = subprocess.run(argv, capture_output=True, timeout=timeout,
+                               **({"input": c["stdin"]} if c["stdin"] is not None
+                                  else {"stdin": subprocess.DEVNULL}))
             rc, out, err, to = p.returncode, p.stdout.decode(errors="replace"), \
                 p.stderr.decode(errors="replace"), False
         except subprocess.TimeoutExpired:
@@ -581,7 +670,15 @@ def run_case(c, kvplan, timeout):
             rc, out, err, to = 2, "", f"OSError {e} --vllm", False
         if rc < 0 and not to:
             rc = 128 - rc
-        return classify(c, rc, out, err, to), rc, err.strip().splitlines()[-1:] if err else []
+        last = err.strip().splitlines()[-1:] if err else []
+        cls = classify(c, rc, out, err, to)
+        for rel, before in kept.items():
+            p = Path(d) / rel
+            if not p.is_file() or p.read_bytes() != before:
+                return "silently wrong", rc, [f"the input {rel} was changed"]
+        if c["after"] and not c["after"](d):
+            return "silently wrong", rc, ["the state after the run is wrong"]
+        return cls, rc, last
 
 
 def main():

@@ -15,6 +15,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/output_path.hpp"
 #include "kvplan/report.hpp"
 
 namespace kvplan {
@@ -579,6 +580,9 @@ Calibration load_calibration(const std::string& path) {
 }
 
 void save_calibration(const Calibration& c, const std::string& path) {
+  // The rename below would replace a FIFO, a device or a directory entry with a regular file.
+  if (check_output_path(path, {}, "calibration file"))
+    throw Error(path, "", "save_calibration writes a file; - (standard output) is the caller's");
   const std::string tmp = path + ".kvplan-tmp." + std::to_string(::getpid());
   const std::string text = to_json(c);
   {
