@@ -615,6 +615,67 @@ case("out: trace synth -o a FIFO", "trace synth --tokens 16 -o {d}/fifo", "refus
      ("not a regular file",), setup=fifo("fifo"), after=is_fifo("fifo"))
 
 
+# ----------------------------------------------------------------------------- issue 30 class 2
+# Option files and command lines as their engines parse them: PyYAML (aliases bounded, merges,
+# the last of a repeated key), argparse (the last flag, choices, one value), click (the last
+# --extra_llm_api_options), a shell (`A && B` is two commands).
+LAUGHS = "a0: &a0 {x: lol}\n" + "".join(
+    f"a{l}: &a{l} {{" + ", ".join(f"k{k}: *a{l - 1}" for k in range(9)) + "}\n" for l in range(1, 10))
+VCHECK = "check --gpu h100-sxm-80gb --vllm "
+TCHECK = "check --gpu h100-sxm-80gb --trtllm "
+V8 = "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192"
+T8 = "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192"
+refuse("yaml: vllm --config billion laughs", VCHECK + f'"{V8} --config {{d}}/b.yaml"', "b.yaml",
+       files={"b.yaml": LAUGHS})
+refuse("yaml: trtllm options billion laughs", TCHECK + f'"{T8} --extra_llm_api_options '
+       '{d}/b.yml"', "b.yml", files={"b.yml": LAUGHS})
+for label, text in {"self map": "&a {x: *a}\n", "self merge": "&a {<<: *a}\n",
+                    "self nested": "kv_cache_config: &a {x: {y: *a}}\n",
+                    "self list": "a: &a [1, *a]\n"}.items():
+    refuse(f"yaml: vllm --config {label}", VCHECK + f'"{V8} --config {{d}}/s.yaml"', "s.yaml",
+           files={"s.yaml": text})
+    refuse(f"yaml: trtllm options {label}", TCHECK + f'"{T8} --extra_llm_api_options '
+           '{d}/s.yml"', "s.yml", files={"s.yml": text})
+# PyYAML merges: the mapping's own key wins over the merged one (TP 1 fits; the merged 3 would
+# not divide the 32 heads), and a merged key is read (block size 24 is not a vLLM choice).
+case("yaml: merge, stated key wins", VCHECK + f'"{V8} --config {{d}}/m.yaml"', "accept",
+     files={"m.yaml": "base: &b {tensor-parallel-size: 3}\n<<: *b\ntensor-parallel-size: 1\n"},
+     out=("vllm TP 1",))
+refuse("yaml: merge, merged key read", VCHECK + f'"{V8} --config {{d}}/m.yaml"', "--block-size",
+       files={"m.yaml": "base: &b {block-size: 24}\n<<: *b\n"})
+refuse("yaml: merge of a scalar", VCHECK + f'"{V8} --config {{d}}/m.yaml"', "m.yaml",
+       files={"m.yaml": "<<: 3\n"})
+# A repeated key keeps its last value: TP 3 last is refused, TP 1 last accepted.
+refuse("yaml: repeated key, last refused", VCHECK + f'"{V8} --config {{d}}/d.yaml"',
+       "--tensor-parallel-size", files={"d.yaml": "tensor-parallel-size: 1\ntensor-parallel-size: 3\n"})
+case("yaml: repeated key, last kept", VCHECK + f'"{V8} --config {{d}}/d.yaml"', "accept",
+     files={"d.yaml": "tensor-parallel-size: 3\ntensor-parallel-size: 1\n"}, out=("vllm TP 1",))
+# The last kv_cache_config mapping replaces the first: the bad fraction is gone.
+case("yaml: trtllm repeated mapping, last kept", TCHECK + f'"{T8} --extra_llm_api_options '
+     '{d}/d.yml"', "accept", files={"d.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n"
+                                    "kv_cache_config:\n  tokens_per_block: 32\n"})
+# click keeps the last --extra_llm_api_options: 0.5 of the H100 (31.34 GiB of KV), bad.yml unread.
+case("yaml: trtllm last --extra_llm_api_options", TCHECK + f'"{T8} --extra_llm_api_options '
+     '{d}/bad.yml --extra_llm_api_options {d}/good.yml"', "accept",
+     files={"bad.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n",
+            "good.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"}, out=("31.34 GiB",))
+refuse("yaml: trtllm last --extra_llm_api_options bad", TCHECK + f'"{T8} --extra_llm_api_options '
+       '{d}/good.yml --extra_llm_api_options {d}/bad.yml"', "bad.yml",
+       files={"bad.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n",
+              "good.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"})
+refuse("yaml: vllm list for a scalar", VCHECK + f'"{V8} --config {{d}}/l.yaml"', "l.yaml",
+       files={"l.yaml": "tensor-parallel-size: [1, 2]\n"})
+for bs in ["2", "24", "512"]:
+    refuse(f"argparse: vllm --block-size {bs}", VCHECK + f'"{V8} --block-size {bs}"', "--block-size")
+case("argparse: vllm --block-size 256", VCHECK + f'"{V8} --block-size 256"', "accept")
+case("argparse: repeated flag, last kept", VCHECK + f'"{V8} -tp 3 -tp 1"', "accept",
+     out=("vllm TP 1",))
+for op in ["&&", "||", ";", "|"]:
+    refuse(f"shell: vllm {op}", VCHECK + shlex.quote(f"{V8} {op} echo done"), op)
+case("shell: quoted && is text", VCHECK + shlex.quote(f"{V8} --served-model-name 'a&&b'"),
+     "accept")
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:
