@@ -73,7 +73,7 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("gpu-memory-utilization"))
     o.memory_fraction_ppm = parse_fraction_ppm(fraction, "--gpu-memory-utilization", "fraction");
-  const auto r = explain_log(log, load_model(ref), o);
+  const auto r = explain_log(log, vm.count("model") ? load_model(ref) : load_log_model(log), o);
   if (!calibrate_stdout) out << for_output(render(r, fmt), fmt);
   if (vm.count("calibrate")) {
     auto c = calibration_of(r);

@@ -676,6 +676,47 @@ case("shell: quoted && is text", VCHECK + shlex.quote(f"{V8} --served-model-name
      "accept")
 
 
+# ----------------------------------------------------------------------------- issue 30 class 3
+# Logs as engines print them: GiB (or GB of 2^30 bytes) only, counts grouped in threes, no
+# overflow, one line per TP rank sized by the smallest, one start-up and one engine per log.
+EX = "explain {d}/l.log --model llama-3.1-8b --max-model-len 131072 --draft-layers 1"
+INIT = ("INFO Initializing a V1 LLM engine (v0.9.1) with config: model='meta-llama/Llama-3.1-8B', "
+        "max_seq_len=131072, tensor_parallel_size=1\n")
+for label, text in {
+        "MiB": "Available KV cache memory: 52869.12 MiB\n",
+        "MB": "Available KV cache memory: 55437.29 MB\n",
+        "TiB": "Available KV cache memory: 0.05 TiB\n",
+        "decimal comma": "Available KV cache memory: 51,63 GiB\n",
+        "two dots": "Available KV cache memory: 51.6.3 GiB\n",
+        "tokens grouped in twos": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 41,01,28 tokens\n",
+        "tokens with a dot": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 410.128 tokens\n",
+        "tokens past 2^64": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 18446744073709551617 tokens\n",
+        "tp past 2^32": INIT.replace("tensor_parallel_size=1", "tensor_parallel_size=4294967297")
+        + "Available KV cache memory: 51.63 GiB\n",
+        "weights in MiB": "Model loading took 14992.00 MiB\nAvailable KV cache memory: 51.63 GiB\n",
+        "sglang K size in MB": "KV Cache is allocated. #tokens: 1000, K size: 512.00 MB, V size: 512.00 MB\n",
+        "trtllm tokens per block past 2^32": "[TensorRT-LLM][INFO] Number of tokens per block: 4294967328\n"
+        "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 100\n",
+        "two start-ups": INIT + "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 410,128 tokens\n"
+        + INIT + "Available KV cache memory: 30.00 GiB\nGPU KV cache size: 238,320 tokens\n",
+        "two engines": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 410,128 tokens\n"
+        "KV Cache is allocated. #tokens: 410128, K size: 25.00 GB, V size: 25.00 GB\n"}.items():
+    refuse(f"log: {label}", EX, "l.log", "line ", files={"l.log": text})
+refuse("log: model path from the log", "explain {d}/l.log", "config line",
+       files={"l.log": INIT.replace("meta-llama/Llama-3.1-8B", "/nonexistent/llama")
+              + "Available KV cache memory: 51.63 GiB\n"})
+# vLLM issue #19996 (tests/data/logs): 51.63 GiB, 410,128 tokens with the EAGLE layer; "GB" is
+# the same 2^30 bytes, so the same 410,128; a second rank with more memory does not count (the
+# engine sizes every rank by the smallest).
+case("log: GB is GiB", EX + " --format json", "accept",
+     files={"l.log": EAGLE_LOG.replace("51.63 GiB", "51.63 GB")}, check=lambda o: o["all_within"])
+case("log: per-rank lines, smallest wins", EX + " --format json", "accept",
+     files={"l.log": "(VllmWorker rank=1 pid=2) INFO Available KV cache memory: 60.00 GiB\n"
+            + EAGLE_LOG}, check=lambda o: o["all_within"])
+case("log: the same start-up twice", EX + " --format json", "accept",
+     files={"l.log": INIT + EAGLE_LOG + INIT + EAGLE_LOG}, check=lambda o: o["all_within"])
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:
