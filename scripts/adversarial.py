@@ -42,15 +42,16 @@ CASES = []
 
 
 def case(name, args, expect="refuse", names=(), files=None, exit=0, out=(), check=None,
-         needs_model=False, setup=None, keep=(), after=None, stdin=None):
+         needs_model=False, setup=None, keep=(), after=None, stdin=None, env=None):
     """`args`: the command line after `kvplan` ({d} = the case's temporary directory, {m} = the
     stories260K directory). `files`: name -> str | bytes | JSON object. `setup(d)` runs after the
     files are written (symlinks, FIFOs); `keep`: files that must keep their bytes whatever the
     outcome (an input an output would destroy); `after(d)` must hold after the run. A broken
-    `keep` or `after` is a silently wrong run. `stdin`: bytes fed to standard input."""
+    `keep` or `after` is a silently wrong run. `stdin`: bytes fed to standard input. `env`:
+    variables set for the run ({d} expanded)."""
     CASES.append(dict(name=name, args=args, expect=expect, names=tuple(names), files=files or {},
                       exit=exit, out=tuple(out), check=check, needs_model=needs_model,
-                      setup=setup, keep=tuple(keep), after=after, stdin=stdin))
+                      setup=setup, keep=tuple(keep), after=after, stdin=stdin, env=env or {}))
 
 
 def refuse(name, args, *names, files=None):
@@ -552,7 +553,10 @@ def hardlink(name, target):
 
 
 def fifo(name):
-    return lambda d: os.mkfifo(os.path.join(d, name))
+    def make(d):
+        os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+        os.mkfifo(os.path.join(d, name))
+    return make
 
 
 def is_fifo(name):
@@ -717,6 +721,49 @@ case("log: the same start-up twice", EX + " --format json", "accept",
      files={"l.log": INIT + EAGLE_LOG + INIT + EAGLE_LOG}, check=lambda o: o["all_within"])
 
 
+# ----------------------------------------------------------------------------- issue 30 class 6
+# The HF hub cache says what is wrong: each fault in its own words, refs/main inside snapshots/,
+# a broken snapshot of a preset's repo an error rather than the preset.
+HUB = {"HF_HUB_CACHE": "{d}/hub"}
+SNAP = "hub/models--acme--tiny/snapshots/abc123/"
+HUBSIZE = "size --model acme/tiny --context 1024"
+
+
+def link(name, target):
+    def make(d):
+        os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+        os.symlink(target, os.path.join(d, name))
+    return make
+
+
+for label, files, setup, names in [
+        ("refs/main outside", {"hub/models--acme--tiny/refs/main": "../../../outside",
+                               "outside/config.json": j(LLAMA), SNAP + "config.json": j(LLAMA)},
+         None, ("refs/main: names the revision",)),
+        ("refs/main slash", {"hub/models--acme--tiny/refs/main": "abc123/../../x",
+                             SNAP + "config.json": j(LLAMA)}, None, ("refs/main: names the revision",)),
+        ("config symlink loop", {"hub/models--acme--tiny/refs/main": "abc123"},
+         link(SNAP + "config.json", "config.json"), ("symlink loop",)),
+        ("config dangling blob", {"hub/models--acme--tiny/refs/main": "abc123"},
+         link(SNAP + "config.json", "../../blobs/0123"), ("dangling link",)),
+        ("weights dangling blob", {"hub/models--acme--tiny/refs/main": "abc123",
+                                   SNAP + "config.json": j(LLAMA)},
+         link(SNAP + "model.safetensors", "../../blobs/beef"), ("dangling link",)),
+        ("config FIFO", {"hub/models--acme--tiny/refs/main": "abc123"},
+         fifo(SNAP + "config.json"), ("is a FIFO",)),
+        ("snapshot without config", {"hub/models--acme--tiny/refs/main": "abc123",
+                                     SNAP + "README.md": "x"}, None, ("holds no config.json",))]:
+    case(f"hub: {label}", HUBSIZE, "refuse", names, files=files, setup=setup, env=HUB)
+case("hub: broken snapshot of a preset's repo", "size --model meta-llama/Llama-3.1-8B --context 1024",
+     "refuse", ("holds no config.json",), env=HUB,
+     files={"hub/models--meta-llama--Llama-3.1-8B/refs/main": "abc123",
+            "hub/models--meta-llama--Llama-3.1-8B/snapshots/abc123/README.md": "x"})
+# Llama 3.1 8B at 1024 tokens, bf16: 2 · 32 layers · 8 heads · 128 · 2 B · 1024 = 128 MiB.
+case("hub: good snapshot", HUBSIZE + " --format json", "accept", env=HUB,
+     files={"hub/models--acme--tiny/refs/main": "abc123", SNAP + "config.json": j(LLAMA)},
+     check=lambda o: o["total_bytes"] == 134217728)
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:
@@ -761,7 +808,8 @@ def run_case(c, kvplan, timeout):
         if "huge line" in c["name"]:
             argv = [kvplan, "check", "--vllm", (Path(d) / "x").read_text(), "--gpu", "h100-sxm-80gb"]
         try:
-            p = subprocess.run(argv, capture_output=True, timeout=timeout,
+            env = dict(os.environ, **{k: v.replace("{d}", d) for k, v in c["env"].items()})
+            p = subprocess.run(argv, capture_output=True, timeout=timeout, env=env,
                                **({"input": c["stdin"]} if c["stdin"] is not None
                                   else {"stdin": subprocess.DEVNULL}))
             rc, out, err, to = p.returncode, p.stdout.decode(errors="replace"), \
