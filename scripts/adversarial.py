@@ -764,6 +764,29 @@ case("hub: good snapshot", HUBSIZE + " --format json", "accept", env=HUB,
      check=lambda o: o["total_bytes"] == 134217728)
 
 
+# ----------------------------------------------------------------------------- issue 30 class 5
+# Semantics outside the simulator: a kernel block no pool holds, a replay grid of thousands of
+# identical configurations, an MLA RoPE width RoPE cannot use, a SnapKV window past its budget.
+refuse("sem: generate --block-size 2^32-1", GEN + " --block-size 4294967295", "--block-size",
+       files={"c.bin": CK, "t.bin": TOK})
+refuse("sem: replay --block-size 2^32-1", "replay --trace {d}/t.safetensors --block-size 4294967295",
+       "--block-size", files={"t.safetensors": trace()})
+refuse("sem: replay --eval-from 2^64-1", "replay --trace {d}/t.safetensors --eval-from "
+       "18446744073709551615", "--eval-from", files={"t.safetensors": trace()})
+refuse("sem: replay 300 block sizes", "replay --trace {d}/t.safetensors "
+       + " ".join(f"--block-size {b}" for b in range(1, 301)), "configurations",
+       files={"t.safetensors": trace()})
+# 3000 copies of one policy are one configuration (3 tokens, full cache: exact).
+case("sem: replay 3000 identical policies", "replay --trace {d}/t.safetensors --eval-from 2 "
+     "--kv-dtype fp32 --format json " + " ".join(["--policy full"] * 3000), "accept",
+     files={"t.safetensors": trace()}, check=lambda o: len(o["configs"]) == 1)
+refuse("sem: replay snapkv window past budget", "replay --trace {d}/t.safetensors --policy "
+       "snapkv:budget=16,window=32", "--policy", files={"t.safetensors": trace()})
+refuse("sem: MLA odd qk_rope_head_dim", "size --model {d}/m.json --context 1024", "qk_rope_head_dim",
+       files={"m.json": j(dict(KVMODEL, num_kv_heads=1, mla={"kv_lora_rank": 512,
+                                                            "qk_rope_head_dim": 63}))})
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:

@@ -469,6 +469,11 @@ std::vector<Problem> validate(const ModelSpec& m) {
     p.push_back({"/attention", "no layer holds a KV cache or a recurrent state"});
   if (m.is_mla() && m.num_kv_heads != 1)
     p.push_back({"/num_kv_heads", "an MLA model caches one latent per token (num_kv_heads 1)"});
+  // RoPE rotates dimensions in pairs (DeepSeek-V2's decoupled key: qk_rope_head_dim 64), so an
+  // odd count leaves one dimension no rotation can use.
+  if (m.is_mla() && m.qk_rope_head_dim % 2 != 0)
+    p.push_back({"/mla/qk_rope_head_dim", "RoPE rotates pairs of dimensions: must be even, got " +
+                                              std::to_string(m.qk_rope_head_dim)});
   return p;
 }
 
