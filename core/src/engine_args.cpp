@@ -824,6 +824,12 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       case Field::config_file:
         // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
         // it (the file's keys win). click keeps the last --extra_llm_api_options given.
+        if (vllm) {
+          // The command line's --config was spliced out above: this one came from the file, and
+          // vLLM pulls options from the command line's file only (_pull_args_from_config).
+          a.ignored.push_back(flag + " " + value + " (a config key inside the config file)");
+          break;
+        }
         if (trtllm) a.config_files.clear();
         a.config_files.push_back(value);
         break;

@@ -18,6 +18,7 @@
 
 #include "json_read.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan::detail {
 
@@ -118,6 +119,18 @@ void check_nesting(const std::string& text, const std::string& path) {
 
 YAML::Node load(const std::string& path) {
   const std::string text = read_text_file(path, "config file");
+  // PyYAML reads the file as UTF-8 text and stops at the first ill-formed byte; so does kvplan,
+  // rather than carry the bytes into a JSON value.
+  if (const std::string clean = valid_utf8(text); clean != text) {
+    // The valid prefix is copied as it is: the first difference is the first bad byte.
+    const auto n = std::min(clean.size(), text.size());
+    const auto at = static_cast<std::size_t>(
+        std::mismatch(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(n), clean.begin())
+            .first -
+        text.begin());
+    throw Error(path, "",
+                "is not UTF-8 text (an ill-formed byte at offset " + std::to_string(at) + ")");
+  }
   check_nesting(text, path);
   try {
     return YAML::Load(text);
@@ -161,9 +174,16 @@ nlohmann::json to_json(const YAML::Node& n, Walk& w, int depth, const std::strin
       bool b = false;
       if (boolean(n, &b)) return b;
       const std::string s = n.Scalar();
-      if (n.Tag() != "!" && !s.empty() &&
-          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
-        return nlohmann::json::parse(s.size() > 18 ? "\"" + s + "\"" : s);
+      if (n.Tag() != "!" && !s.empty() && s.size() <= 18 &&
+          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        // PyYAML's YAML 1.1 ints: 0 followed by octal digits is octal (0500 = 320); a leading 0
+        // with an 8 or 9 matches no int and stays a string.
+        if (s.size() > 1 && s[0] == '0')
+          return s.find_first_of("89") == std::string::npos
+                     ? nlohmann::json(std::stoull(s, nullptr, 8))
+                     : nlohmann::json(s);
+        return std::stoull(s);
+      }
       return s;
     }
     default:
@@ -225,7 +245,8 @@ std::vector<std::string> vllm_config_args(const std::string& path,
       }
     } else if (v.IsMap()) {
       args.push_back("--" + key);
-      args.push_back(to_json(v, w, 1, key).dump());
+      args.push_back(
+          to_json(v, w, 1, key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     } else if (v.IsNull()) {
       args.push_back("--" + key);
       args.push_back("None");  // str(None), as vLLM passes it on

@@ -141,6 +141,42 @@ TEST(EngineYaml, RepeatedKeysKeepTheLastValue) {
   EXPECT_EQ(t.block_size.value_or(0), 64u);
 }
 
+// Found by the engine_yaml fuzz target: a map value holding an ill-formed UTF-8 byte reached
+// nlohmann's dump() and threw a non-kvplan exception (exit 3). PyYAML stops at the byte.
+TEST(EngineYaml, IllFormedUtf8IsRefusedNamingTheOffset) {
+  Files f;
+  const std::string y = f.put("bad.yaml", "base: &b\n  ten\x8d\x90: 2\n<<: *b\n");
+  const std::string m = message([&] { vllm("vllm serve m --config " + y); });
+  // "base: &b\n" is bytes 0-8, "  ten" 9-13: the 0x8d is byte 14.
+  EXPECT_NE(m.find("bad.yaml: is not UTF-8 text (an ill-formed byte at offset 14)"),
+            std::string::npos)
+      << m;
+}
+
+// Found by the engine_yaml fuzz target: a digit-only value with a leading zero inside a map was
+// handed to nlohmann's JSON parser (exit 3). PyYAML reads 0500 as the octal int 320 and 0589 as
+// a string, so the map vLLM receives is {"a": 320, "b": "0589"}.
+TEST(EngineYaml, LeadingZerosAreOctalAsInPyYaml) {
+  Files f;
+  const std::string y = f.put("oct.yaml", "custom-map: {a: 0500, b: 0589, c: 7}\n");
+  const auto a = vllm("vllm serve m --config " + y);
+  // An unknown flag is named with its value: the JSON the file's map became.
+  ASSERT_EQ(a.unknown.size(), 1u);
+  EXPECT_EQ(a.unknown[0], "--custom-map {\"a\":320,\"b\":\"0589\",\"c\":7}");
+}
+
+// Found by the engine_yaml fuzz target: a `config:` key inside a vLLM config file was recorded
+// as a second config file. vLLM reads only the command line's --config; the key is ignored.
+TEST(EngineYaml, AConfigKeyInsideAConfigFileIsNotASecondFile) {
+  Files f;
+  const std::string y = f.put("nested.yaml", "tensor-parallel-size: 2\nconfig: other.yaml\n");
+  const auto a = vllm("vllm serve m --config " + y);
+  EXPECT_EQ(a.config_files, std::vector<std::string>{y});
+  EXPECT_EQ(a.tp.value_or(0), 2u);
+  ASSERT_EQ(a.ignored.size(), 1u);
+  EXPECT_EQ(a.ignored[0], "--config other.yaml (a config key inside the config file)");
+}
+
 TEST(EngineYaml, ClickKeepsTheLastExtraLlmApiOptions) {
   Files f;
   const std::string a = f.put("a.yml", "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n");
