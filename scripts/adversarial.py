@@ -678,6 +678,12 @@ for op in ["&&", "||", ";", "|"]:
     refuse(f"shell: vllm {op}", VCHECK + shlex.quote(f"{V8} {op} echo done"), op)
 case("shell: quoted && is text", VCHECK + shlex.quote(f"{V8} --served-model-name 'a&&b'"),
      "accept")
+for label, spec in {"method a number": '{"method": 5, "num_speculative_tokens": 2}',
+                    "method a list": '{"method": ["eagle"], "num_speculative_tokens": 2}',
+                    "model an object": '{"model": {"x": 1}, "method": "eagle"}',
+                    "tokens a string": '{"method": "ngram", "num_speculative_tokens": "two"}'}.items():
+    refuse(f"spec-config: {label}", VCHECK + shlex.quote(f"{V8} --speculative-config '{spec}'"),
+           "--speculative-config")
 
 
 # ----------------------------------------------------------------------------- issue 30 class 3

@@ -804,6 +804,13 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
         }
         if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
+        // SpeculativeConfig's method and model are strings or None (vllm/config/speculative.py,
+        // a pydantic dataclass: a number or a list is a validation error, not "no method").
+        for (const char* k : {"method", "model"})
+          if (j.contains(k) && !j[k].is_string() && !j[k].is_null())
+            throw Error(source, flag + " " + k,
+                        "must be a string (or null), got " +
+                            j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         if (j.contains("method") && j["method"].is_string())
           a.speculative_method = lower(j["method"].get<std::string>());
         if (j.contains("model") && j["model"].is_string())

@@ -229,5 +229,21 @@ TEST(EngineYaml, ChainedCommandsAreRefused) {
   EXPECT_EQ(vllm("vllm serve m -tp 2 2>&1").tp.value_or(0), 2u);
 }
 
+// vLLM's SpeculativeConfig validates its fields: a method or model that is not a string was
+// silently read as "no speculative decoding".
+TEST(EngineYaml, SpeculativeConfigOfTheWrongTypeIsRefused) {
+  for (const std::string& json :
+       {std::string(R"({"method": 5, "num_speculative_tokens": 2})"),
+        std::string(R"({"method": ["eagle"], "num_speculative_tokens": 2})"),
+        std::string(R"({"model": {"x": 1}, "method": "eagle"})")}) {
+    const std::string m =
+        message([&] { vllm("vllm serve m --speculative-config '" + json + "'"); });
+    EXPECT_NE(m.find("--speculative-config"), std::string::npos) << json << ": " << m;
+    EXPECT_NE(m.find("must be a string (or null)"), std::string::npos) << json << ": " << m;
+  }
+  EXPECT_FALSE(vllm(R"(vllm serve m --speculative-config '{"method": null, "model": null}')")
+                   .speculative_method.has_value());
+}
+
 }  // namespace
 }  // namespace kvplan
