@@ -52,10 +52,14 @@ struct Files {
 std::string billion_laughs(const std::string& leaf_key) {
   std::string y = "a0: &a0 {" + leaf_key + ": lol}\n";
   for (int l = 1; l <= 9; ++l) {
-    y += "a" + std::to_string(l) + ": &a" + std::to_string(l) + " {";
+    // Appended piece by piece (GCC 12 warns, wrongly, of overlap in "a" + std::to_string(l)).
+    y.append("a").append(std::to_string(l)).append(": &a").append(std::to_string(l)).append(" {");
     for (int k = 0; k < 9; ++k)
-      y += (k ? ", " : "") + std::string("k") + std::to_string(k) + ": *a" + std::to_string(l - 1);
-    y += "}\n";
+      y.append(k ? ", k" : "k")
+          .append(std::to_string(k))
+          .append(": *a")
+          .append(std::to_string(l - 1));
+    y.append("}\n");
   }
   return y;
 }

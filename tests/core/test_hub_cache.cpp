@@ -53,7 +53,7 @@ TEST_F(HubCache, RefsMainNeverLeadsOutsideTheCache) {
   // A model directory outside the cache that "../../../outside" would reach.
   fs::create_directories(dir_.path() / "outside");
   fs::copy_file(kLlama, dir_.path() / "outside" / "config.json");
-  for (const std::string& rev : {"../../../outside", "abc/../../..", "..", "a\\\\b"}) {
+  for (const char* rev : {"../../../outside", "abc/../../..", "..", "a\\\\b"}) {
     std::ofstream(root / "refs" / "main", std::ios::trunc) << rev;
     const std::string m = refusal("acme/tiny");
     EXPECT_NE(m.find("refs/main: names the revision"), std::string::npos) << rev << ": " << m;
