@@ -9,6 +9,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/output_path.hpp"
 #include "kvplan/report.hpp"
 
 namespace kvplan::cli {
@@ -31,7 +32,9 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
       "gpu", po::value(&gpu), "the GPU the log ran on (preset or file): measures the reserve")(
       "gpu-memory-utilization", po::value(&fraction),
       "the engine's memory fraction, when not its default")(
-      "calibrate", po::value(&calibrate), "write the measured reserve to this calibration file")(
+      "calibrate", po::value(&calibrate),
+      "write the measured reserve to this calibration file (- : standard output, in place of "
+      "the report); never onto the log, the model's files or the GPU file")(
       "format", po::value(&format)->default_value("table"), "table|json|md");
   po::positional_options_description pos;
   pos.add("log", 1);
@@ -42,8 +45,13 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   if (!vm.count("log")) throw Error("command line", "log", "give the engine's log file");
   const auto fmt =
       parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
+  // Before any work: the calibration must not land on an input (the log, a model file).
+  const bool calibrate_stdout =
+      vm.count("calibrate") && check_output_path(calibrate, {file, model, gpu}, "--calibrate");
   const EngineLog log = load_engine_log(file);
   const std::string ref = vm.count("model") ? model : log.model;
+  if (vm.count("calibrate") && !vm.count("model"))
+    check_output_path(calibrate, {ref}, "--calibrate");
   if (ref.empty()) throw Error("--model", "model", "the log names no model: give --model");
   ExplainOverrides o;
   if (vm.count("max-model-len"))
@@ -65,12 +73,15 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("gpu-memory-utilization"))
     o.memory_fraction_ppm = parse_fraction_ppm(fraction, "--gpu-memory-utilization", "fraction");
-  const auto r = explain_log(log, load_model(ref), o);
-  out << for_output(render(r, fmt), fmt);
+  const auto r = explain_log(log, vm.count("model") ? load_model(ref) : load_log_model(log), o);
+  if (!calibrate_stdout) out << for_output(render(r, fmt), fmt);
   if (vm.count("calibrate")) {
     auto c = calibration_of(r);
     c.gpu = o.gpu_id;
-    save_calibration(c, calibrate);
+    if (calibrate_stdout)
+      out << to_json(c);
+    else
+      save_calibration(c, calibrate);
   }
   return r.all_within() ? 0 : 1;
 }

@@ -56,6 +56,7 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   SequenceFlags flags{.temperature = temperature,
                       .tokens = std::min<std::uint64_t>(steps, c.seq_len)};
   if (vm.count("prefill")) flags.prefill = vm["prefill"].as<std::uint64_t>();
+  flags.block_sizes = {block};
   throw_if_any("command line", validate_sequence_flags(flags));
   std::uint64_t prefill = vm.count("prefill")
                               ? vm["prefill"].as<std::uint64_t>()

@@ -86,6 +86,9 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   if (kvs.empty()) kvs = {"fp16"};
   if (policies.empty()) policies = {"full"};
   if (blocks.empty()) blocks = {16};
+  ReplayGrid grid{kvs, policies, blocks};
+  throw_if_any("command line", dedupe_replay_grid(grid));
+  kvs = grid.formats, policies = grid.policies, blocks = grid.block_sizes;
   sim::ReplayRequest req;
   req.trace = trace;
   req.checkpoint = checkpoint;
@@ -97,6 +100,7 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   // for a trace, for the model's own stream replay_model checks it once the stream exists.
   const auto check_flags = [&](std::optional<std::uint64_t> tokens) {
     SequenceFlags flags{.eval_from = eval_from, .tokens = tokens};
+    flags.block_sizes.assign(blocks.begin(), blocks.end());
     if (!checkpoint.empty() && tokens_file.empty()) flags.temperature = temperature;
     if (vm.count("prefill")) flags.prefill = vm["prefill"].as<std::uint64_t>();
     throw_if_any("command line", validate_sequence_flags(flags));

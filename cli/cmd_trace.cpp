@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/output_path.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/sim/replay.hpp"
 #include "kvplan/sim/synth.hpp"
@@ -47,6 +48,10 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
                   "--steps 256 -o story.safetensors"))
     return 0;
   const auto dt = parse_trace_dtype(dtype);
+  // Before any work: the trace must not land on the checkpoint, the tokenizer or a directory
+  // checkpoint's files (config.json, model.safetensors, tokenizer.json).
+  if (check_output_path(output, {checkpoint, tokenizer, tokens_file}, "--output"))
+    throw Error("--output", "output", "a trace is a file: give a path, not - (standard output)");
   const auto model = sim::Llama2cModel::load(checkpoint);
   const auto& c = model.config();
   sim::TraceInfo info{.model = model.spec().id,
@@ -120,6 +125,8 @@ int run_synth(const std::vector<std::string>& args, std::ostream& out) {
                   "kvplan trace synth --tokens 32768 --seed 7 -o synth32k.safetensors"))
     return 0;
   o.dtype = parse_trace_dtype(dtype);
+  if (check_output_path(output, {}, "--output"))
+    throw Error("--output", "output", "a trace is a file: give a path, not - (standard output)");
   if (style != "half" && style != "interleaved")
     throw Error("--rope-style", "rope-style", "must be half or interleaved, got '" + style + "'");
   o.rope = {theta, rope_dims, style == "half" ? sim::RopeStyle::half : sim::RopeStyle::interleaved};

@@ -163,6 +163,26 @@ for i, line in enumerate([
         "--speculative-algorithm EAGLE --speculative-draft-model-path jamesliu1/sglang-EAGLE-Llama-3.1-8B"]):
     put("engine_args", f"spec_sglang{i}", "\x01" + line)
 
+# --- engine option files (YAML): 0x00 + a vLLM --config file, 0x01 + a trtllm-serve
+# --extra_llm_api_options file; real files, then alias bombs, self-referential aliases, merges and
+# repeated keys (issue 30)
+for p in sorted((root / "tests/data/engine_configs").glob("*.y*ml")):
+    put("engine_yaml", p.name, (b"\x01" if p.name.startswith("trtllm") else b"\x00") + p.read_bytes())
+laughs = "a0: &a0 {x: lol}\n" + "".join(
+    f"a{l}: &a{l} {{" + ", ".join(f"k{k}: *a{l - 1}" for k in range(9)) + "}\n" for l in range(1, 10))
+for tag, engine in (("vllm", b"\x00"), ("trtllm", b"\x01")):
+    put("engine_yaml", f"bomb_map_{tag}", engine + laughs.encode())
+    put("engine_yaml", f"bomb_list_{tag}", engine + ("a0: &a0 [lol, lol]\n" + "".join(
+        f"a{l}: &a{l} [" + ", ".join([f"*a{l - 1}"] * 9) + "]\n" for l in range(1, 10))).encode())
+    put("engine_yaml", f"self_map_{tag}", engine + b"&a {x: *a}\n")
+    put("engine_yaml", f"self_merge_{tag}", engine + b"&a {<<: *a, y: 1}\n")
+    put("engine_yaml", f"self_nested_{tag}", engine + b"kv_cache_config: &a {x: {y: *a}}\n")
+put("engine_yaml", "merge_vllm", b"\x00base: &b\n  tensor-parallel-size: 2\n  max-num-seqs: 64\n"
+    b"<<: *b\nmax-num-seqs: 32\nenforce-eager: true\nenforce-eager: false\n")
+put("engine_yaml", "merge_trtllm", b"\x01a: &a {tokens_per_block: 16}\n"
+    b"b: &b {tokens_per_block: 64, max_tokens: 1000}\nkv_cache_config:\n  <<: [*a, *b]\n"
+    b"  free_gpu_memory_fraction: 0.5\nkv_cache_config:\n  <<: *b\n")
+
 # --- model directories (load_model(dir)): config.json [NUL hf_quant_config.json]
 for p in sorted((root / "tests/data/hf").glob("*.json")):
     q = root / "tests/data/hf/hf_quant_config" / p.name

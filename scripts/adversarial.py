@@ -42,11 +42,16 @@ CASES = []
 
 
 def case(name, args, expect="refuse", names=(), files=None, exit=0, out=(), check=None,
-         needs_model=False):
+         needs_model=False, setup=None, keep=(), after=None, stdin=None, env=None):
     """`args`: the command line after `kvplan` ({d} = the case's temporary directory, {m} = the
-    stories260K directory). `files`: name -> str | bytes | JSON object."""
+    stories260K directory). `files`: name -> str | bytes | JSON object. `setup(d)` runs after the
+    files are written (symlinks, FIFOs); `keep`: files that must keep their bytes whatever the
+    outcome (an input an output would destroy); `after(d)` must hold after the run. A broken
+    `keep` or `after` is a silently wrong run. `stdin`: bytes fed to standard input. `env`:
+    variables set for the run ({d} expanded)."""
     CASES.append(dict(name=name, args=args, expect=expect, names=tuple(names), files=files or {},
-                      exit=exit, out=tuple(out), check=check, needs_model=needs_model))
+                      exit=exit, out=tuple(out), check=check, needs_model=needs_model,
+                      setup=setup, keep=tuple(keep), after=after, stdin=stdin, env=env or {}))
 
 
 def refuse(name, args, *names, files=None):
@@ -531,6 +536,263 @@ case("generate stories T=1e-6", "generate --checkpoint {m}/stories260K.bin --tok
      out=("Once upon a time",), needs_model=True)
 
 
+# ----------------------------------------------------------------------------- issue 30 class 1
+# Outputs never destroy inputs: an output that is an input (same inode, through a symlink or a
+# hard link, or a file of an input directory) or an existing non-regular file is refused, exit 2
+# naming both, and every input keeps its bytes.
+EAGLE_LOG = (ROOT / "tests" / "data" / "logs" / "vllm-v091dev-llama31-8b-eagle-h100.log").read_text()
+EXPLAIN = "explain {d}/vllm.log --model llama-3.1-8b --draft-layers 1 --gpu h100-sxm-80gb"
+
+
+def symlink(name, target):
+    return lambda d: os.symlink(os.path.join(d, target), os.path.join(d, name))
+
+
+def hardlink(name, target):
+    return lambda d: os.link(os.path.join(d, target), os.path.join(d, name))
+
+
+def fifo(name):
+    def make(d):
+        os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+        os.mkfifo(os.path.join(d, name))
+    return make
+
+
+def is_fifo(name):
+    import stat
+    return lambda d: stat.S_ISFIFO(os.lstat(os.path.join(d, name)).st_mode)
+
+
+def is_chr(path):
+    import stat
+    return lambda d: stat.S_ISCHR(os.stat(path).st_mode)
+
+
+case("out: explain --calibrate onto its log", EXPLAIN + " --calibrate {d}/vllm.log", "refuse",
+     ("same file as the input",), files={"vllm.log": EAGLE_LOG}, keep=("vllm.log",))
+case("out: explain --calibrate onto a symlink to its log", EXPLAIN + " --calibrate {d}/c.json",
+     "refuse", ("same file as the input",), files={"vllm.log": EAGLE_LOG},
+     setup=symlink("c.json", "vllm.log"), keep=("vllm.log",))
+case("out: explain --calibrate onto a hard link of its log", EXPLAIN + " --calibrate {d}/c.json",
+     "refuse", ("same file as the input",), files={"vllm.log": EAGLE_LOG},
+     setup=hardlink("c.json", "vllm.log"), keep=("vllm.log",))
+case("out: explain --calibrate onto its model config", "explain {d}/vllm.log --model "
+     "{d}/config.json --draft-layers 1 --gpu h100-sxm-80gb --calibrate {d}/config.json", "refuse",
+     ("same file as the input",), files={"vllm.log": EAGLE_LOG, "config.json": j(LLAMA)},
+     keep=("vllm.log", "config.json"))
+case("out: explain --calibrate onto its GPU file", "explain {d}/vllm.log --model llama-3.1-8b "
+     "--gpu {d}/g.json --calibrate {d}/g.json", "refuse", ("same file as the input",),
+     files={"vllm.log": EAGLE_LOG, "g.json": j(GPU)}, keep=("g.json",))
+case("out: explain --calibrate onto a FIFO", EXPLAIN + " --calibrate {d}/fifo", "refuse",
+     ("not a regular file (a FIFO",), files={"vllm.log": EAGLE_LOG}, setup=fifo("fifo"),
+     after=is_fifo("fifo"))
+case("out: explain --calibrate onto /dev/null", EXPLAIN + " --calibrate /dev/null", "refuse",
+     ("not a regular file (a character device",), files={"vllm.log": EAGLE_LOG},
+     after=is_chr("/dev/null"))
+case("out: explain --calibrate onto a directory", EXPLAIN + " --calibrate {d}", "refuse",
+     ("not a regular file (a directory",), files={"vllm.log": EAGLE_LOG})
+# 51.63 GiB available on an 80 GiB H100 at 0.9: the calibration JSON alone on stdout.
+case("out: explain --calibrate - is standard output", EXPLAIN + " --calibrate -", "accept",
+     files={"vllm.log": EAGLE_LOG}, check=lambda o: o["kvplan_calibration"] == 1
+     and o["reserve_bytes"] > 0, after=lambda d: not os.path.exists(os.path.join(d, "-")))
+for target in ["c.bin", "t.bin"]:
+    case(f"out: trace capture -o onto its {target}", "trace capture --checkpoint {d}/c.bin "
+         f"--tokenizer {{d}}/t.bin --steps 2 -o {{d}}/{target}", "refuse",
+         ("same file as the input",), files={"c.bin": CK, "t.bin": TOK}, keep=("c.bin", "t.bin"))
+case("out: trace capture -o onto a symlink to its checkpoint", "trace capture --checkpoint "
+     "{d}/c.bin --tokenizer {d}/t.bin --steps 2 -o {d}/o.safetensors", "refuse",
+     ("same file as the input",), files={"c.bin": CK, "t.bin": TOK},
+     setup=symlink("o.safetensors", "c.bin"), keep=("c.bin",))
+for target in ["model.safetensors", "tokenizer.json", "config.json"]:
+    case(f"out: trace capture -o onto the model directory's {target}", "trace capture "
+         f"--checkpoint {{d}}/hf --steps 2 -o {{d}}/hf/{target}", "refuse",
+         ("same file as the input",),
+         files={"hf/config.json": j(LLAMA), "hf/model.safetensors": b"weights",
+                "hf/tokenizer.json": "{}"},
+         keep=("hf/config.json", "hf/model.safetensors", "hf/tokenizer.json"))
+case("out: trace capture -o -", "trace capture --checkpoint {d}/c.bin --tokenizer {d}/t.bin "
+     "--steps 2 -o -", "refuse", ("not - (standard output)",), files={"c.bin": CK, "t.bin": TOK})
+case("out: trace synth -o /dev/null", "trace synth --tokens 16 -o /dev/null", "refuse",
+     ("not a regular file",), after=is_chr("/dev/null"))
+case("out: trace synth -o a FIFO", "trace synth --tokens 16 -o {d}/fifo", "refuse",
+     ("not a regular file",), setup=fifo("fifo"), after=is_fifo("fifo"))
+
+
+# ----------------------------------------------------------------------------- issue 30 class 2
+# Option files and command lines as their engines parse them: PyYAML (aliases bounded, merges,
+# the last of a repeated key), argparse (the last flag, choices, one value), click (the last
+# --extra_llm_api_options), a shell (`A && B` is two commands).
+LAUGHS = "a0: &a0 {x: lol}\n" + "".join(
+    f"a{l}: &a{l} {{" + ", ".join(f"k{k}: *a{l - 1}" for k in range(9)) + "}\n" for l in range(1, 10))
+VCHECK = "check --gpu h100-sxm-80gb --vllm "
+TCHECK = "check --gpu h100-sxm-80gb --trtllm "
+V8 = "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192"
+T8 = "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192"
+refuse("yaml: vllm --config billion laughs", VCHECK + f'"{V8} --config {{d}}/b.yaml"', "b.yaml",
+       files={"b.yaml": LAUGHS})
+refuse("yaml: trtllm options billion laughs", TCHECK + f'"{T8} --extra_llm_api_options '
+       '{d}/b.yml"', "b.yml", files={"b.yml": LAUGHS})
+for label, text in {"self map": "&a {x: *a}\n", "self merge": "&a {<<: *a}\n",
+                    "self nested": "kv_cache_config: &a {x: {y: *a}}\n",
+                    "self list": "a: &a [1, *a]\n"}.items():
+    refuse(f"yaml: vllm --config {label}", VCHECK + f'"{V8} --config {{d}}/s.yaml"', "s.yaml",
+           files={"s.yaml": text})
+    refuse(f"yaml: trtllm options {label}", TCHECK + f'"{T8} --extra_llm_api_options '
+           '{d}/s.yml"', "s.yml", files={"s.yml": text})
+# PyYAML merges: the mapping's own key wins over the merged one (TP 1 fits; the merged 3 would
+# not divide the 32 heads), and a merged key is read (block size 24 is not a vLLM choice).
+case("yaml: merge, stated key wins", VCHECK + f'"{V8} --config {{d}}/m.yaml"', "accept",
+     files={"m.yaml": "base: &b {tensor-parallel-size: 3}\n<<: *b\ntensor-parallel-size: 1\n"},
+     out=("vllm TP 1",))
+refuse("yaml: merge, merged key read", VCHECK + f'"{V8} --config {{d}}/m.yaml"', "--block-size",
+       files={"m.yaml": "base: &b {block-size: 24}\n<<: *b\n"})
+refuse("yaml: merge of a scalar", VCHECK + f'"{V8} --config {{d}}/m.yaml"', "m.yaml",
+       files={"m.yaml": "<<: 3\n"})
+# A repeated key keeps its last value: TP 3 last is refused, TP 1 last accepted.
+refuse("yaml: repeated key, last refused", VCHECK + f'"{V8} --config {{d}}/d.yaml"',
+       "--tensor-parallel-size", files={"d.yaml": "tensor-parallel-size: 1\ntensor-parallel-size: 3\n"})
+case("yaml: repeated key, last kept", VCHECK + f'"{V8} --config {{d}}/d.yaml"', "accept",
+     files={"d.yaml": "tensor-parallel-size: 3\ntensor-parallel-size: 1\n"}, out=("vllm TP 1",))
+# The last kv_cache_config mapping replaces the first: the bad fraction is gone.
+case("yaml: trtllm repeated mapping, last kept", TCHECK + f'"{T8} --extra_llm_api_options '
+     '{d}/d.yml"', "accept", files={"d.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n"
+                                    "kv_cache_config:\n  tokens_per_block: 32\n"})
+# click keeps the last --extra_llm_api_options: 0.5 of the H100 (31.34 GiB of KV), bad.yml unread.
+case("yaml: trtllm last --extra_llm_api_options", TCHECK + f'"{T8} --extra_llm_api_options '
+     '{d}/bad.yml --extra_llm_api_options {d}/good.yml"', "accept",
+     files={"bad.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n",
+            "good.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"}, out=("31.34 GiB",))
+refuse("yaml: trtllm last --extra_llm_api_options bad", TCHECK + f'"{T8} --extra_llm_api_options '
+       '{d}/good.yml --extra_llm_api_options {d}/bad.yml"', "bad.yml",
+       files={"bad.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n",
+              "good.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"})
+refuse("yaml: vllm list for a scalar", VCHECK + f'"{V8} --config {{d}}/l.yaml"', "l.yaml",
+       files={"l.yaml": "tensor-parallel-size: [1, 2]\n"})
+for bs in ["2", "24", "512"]:
+    refuse(f"argparse: vllm --block-size {bs}", VCHECK + f'"{V8} --block-size {bs}"', "--block-size")
+case("argparse: vllm --block-size 256", VCHECK + f'"{V8} --block-size 256"', "accept")
+case("argparse: repeated flag, last kept", VCHECK + f'"{V8} -tp 3 -tp 1"', "accept",
+     out=("vllm TP 1",))
+for op in ["&&", "||", ";", "|"]:
+    refuse(f"shell: vllm {op}", VCHECK + shlex.quote(f"{V8} {op} echo done"), op)
+case("shell: quoted && is text", VCHECK + shlex.quote(f"{V8} --served-model-name 'a&&b'"),
+     "accept")
+for label, spec in {"method a number": '{"method": 5, "num_speculative_tokens": 2}',
+                    "method a list": '{"method": ["eagle"], "num_speculative_tokens": 2}',
+                    "model an object": '{"model": {"x": 1}, "method": "eagle"}',
+                    "tokens a string": '{"method": "ngram", "num_speculative_tokens": "two"}'}.items():
+    refuse(f"spec-config: {label}", VCHECK + shlex.quote(f"{V8} --speculative-config '{spec}'"),
+           "--speculative-config")
+
+
+# ----------------------------------------------------------------------------- issue 30 class 3
+# Logs as engines print them: GiB (or GB of 2^30 bytes) only, counts grouped in threes, no
+# overflow, one line per TP rank sized by the smallest, one start-up and one engine per log.
+EX = "explain {d}/l.log --model llama-3.1-8b --max-model-len 131072 --draft-layers 1"
+INIT = ("INFO Initializing a V1 LLM engine (v0.9.1) with config: model='meta-llama/Llama-3.1-8B', "
+        "max_seq_len=131072, tensor_parallel_size=1\n")
+for label, text in {
+        "MiB": "Available KV cache memory: 52869.12 MiB\n",
+        "MB": "Available KV cache memory: 55437.29 MB\n",
+        "TiB": "Available KV cache memory: 0.05 TiB\n",
+        "decimal comma": "Available KV cache memory: 51,63 GiB\n",
+        "two dots": "Available KV cache memory: 51.6.3 GiB\n",
+        "tokens grouped in twos": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 41,01,28 tokens\n",
+        "tokens with a dot": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 410.128 tokens\n",
+        "tokens past 2^64": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 18446744073709551617 tokens\n",
+        "tp past 2^32": INIT.replace("tensor_parallel_size=1", "tensor_parallel_size=4294967297")
+        + "Available KV cache memory: 51.63 GiB\n",
+        "weights in MiB": "Model loading took 14992.00 MiB\nAvailable KV cache memory: 51.63 GiB\n",
+        "sglang K size in MB": "KV Cache is allocated. #tokens: 1000, K size: 512.00 MB, V size: 512.00 MB\n",
+        "trtllm tokens per block past 2^32": "[TensorRT-LLM][INFO] Number of tokens per block: 4294967328\n"
+        "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 100\n",
+        "two start-ups": INIT + "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 410,128 tokens\n"
+        + INIT + "Available KV cache memory: 30.00 GiB\nGPU KV cache size: 238,320 tokens\n",
+        "two engines": "Available KV cache memory: 51.63 GiB\nGPU KV cache size: 410,128 tokens\n"
+        "KV Cache is allocated. #tokens: 410128, K size: 25.00 GB, V size: 25.00 GB\n"}.items():
+    refuse(f"log: {label}", EX, "l.log", "line ", files={"l.log": text})
+refuse("log: model path from the log", "explain {d}/l.log", "config line",
+       files={"l.log": INIT.replace("meta-llama/Llama-3.1-8B", "/nonexistent/llama")
+              + "Available KV cache memory: 51.63 GiB\n"})
+# vLLM issue #19996 (tests/data/logs): 51.63 GiB, 410,128 tokens with the EAGLE layer; "GB" is
+# the same 2^30 bytes, so the same 410,128; a second rank with more memory does not count (the
+# engine sizes every rank by the smallest).
+case("log: GB is GiB", EX + " --format json", "accept",
+     files={"l.log": EAGLE_LOG.replace("51.63 GiB", "51.63 GB")}, check=lambda o: o["all_within"])
+case("log: per-rank lines, smallest wins", EX + " --format json", "accept",
+     files={"l.log": "(VllmWorker rank=1 pid=2) INFO Available KV cache memory: 60.00 GiB\n"
+            + EAGLE_LOG}, check=lambda o: o["all_within"])
+case("log: the same start-up twice", EX + " --format json", "accept",
+     files={"l.log": INIT + EAGLE_LOG + INIT + EAGLE_LOG}, check=lambda o: o["all_within"])
+
+
+# ----------------------------------------------------------------------------- issue 30 class 6
+# The HF hub cache says what is wrong: each fault in its own words, refs/main inside snapshots/,
+# a broken snapshot of a preset's repo an error rather than the preset.
+HUB = {"HF_HUB_CACHE": "{d}/hub"}
+SNAP = "hub/models--acme--tiny/snapshots/abc123/"
+HUBSIZE = "size --model acme/tiny --context 1024"
+
+
+def link(name, target):
+    def make(d):
+        os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+        os.symlink(target, os.path.join(d, name))
+    return make
+
+
+for label, files, setup, names in [
+        ("refs/main outside", {"hub/models--acme--tiny/refs/main": "../../../outside",
+                               "outside/config.json": j(LLAMA), SNAP + "config.json": j(LLAMA)},
+         None, ("refs/main: names the revision",)),
+        ("refs/main slash", {"hub/models--acme--tiny/refs/main": "abc123/../../x",
+                             SNAP + "config.json": j(LLAMA)}, None, ("refs/main: names the revision",)),
+        ("config symlink loop", {"hub/models--acme--tiny/refs/main": "abc123"},
+         link(SNAP + "config.json", "config.json"), ("symlink loop",)),
+        ("config dangling blob", {"hub/models--acme--tiny/refs/main": "abc123"},
+         link(SNAP + "config.json", "../../blobs/0123"), ("dangling link",)),
+        ("weights dangling blob", {"hub/models--acme--tiny/refs/main": "abc123",
+                                   SNAP + "config.json": j(LLAMA)},
+         link(SNAP + "model.safetensors", "../../blobs/beef"), ("dangling link",)),
+        ("config FIFO", {"hub/models--acme--tiny/refs/main": "abc123"},
+         fifo(SNAP + "config.json"), ("is a FIFO",)),
+        ("snapshot without config", {"hub/models--acme--tiny/refs/main": "abc123",
+                                     SNAP + "README.md": "x"}, None, ("holds no config.json",))]:
+    case(f"hub: {label}", HUBSIZE, "refuse", names, files=files, setup=setup, env=HUB)
+case("hub: broken snapshot of a preset's repo", "size --model meta-llama/Llama-3.1-8B --context 1024",
+     "refuse", ("holds no config.json",), env=HUB,
+     files={"hub/models--meta-llama--Llama-3.1-8B/refs/main": "abc123",
+            "hub/models--meta-llama--Llama-3.1-8B/snapshots/abc123/README.md": "x"})
+# Llama 3.1 8B at 1024 tokens, bf16: 2 · 32 layers · 8 heads · 128 · 2 B · 1024 = 128 MiB.
+case("hub: good snapshot", HUBSIZE + " --format json", "accept", env=HUB,
+     files={"hub/models--acme--tiny/refs/main": "abc123", SNAP + "config.json": j(LLAMA)},
+     check=lambda o: o["total_bytes"] == 134217728)
+
+
+# ----------------------------------------------------------------------------- issue 30 class 5
+# Semantics outside the simulator: a kernel block no pool holds, a replay grid of thousands of
+# identical configurations, an MLA RoPE width RoPE cannot use, a SnapKV window past its budget.
+refuse("sem: generate --block-size 2^32-1", GEN + " --block-size 4294967295", "--block-size",
+       files={"c.bin": CK, "t.bin": TOK})
+refuse("sem: replay --block-size 2^32-1", "replay --trace {d}/t.safetensors --block-size 4294967295",
+       "--block-size", files={"t.safetensors": trace()})
+refuse("sem: replay --eval-from 2^64-1", "replay --trace {d}/t.safetensors --eval-from "
+       "18446744073709551615", "--eval-from", files={"t.safetensors": trace()})
+refuse("sem: replay 300 block sizes", "replay --trace {d}/t.safetensors "
+       + " ".join(f"--block-size {b}" for b in range(1, 301)), "configurations",
+       files={"t.safetensors": trace()})
+# 3000 copies of one policy are one configuration (3 tokens, full cache: exact).
+case("sem: replay 3000 identical policies", "replay --trace {d}/t.safetensors --eval-from 2 "
+     "--kv-dtype fp32 --format json " + " ".join(["--policy full"] * 3000), "accept",
+     files={"t.safetensors": trace()}, check=lambda o: len(o["configs"]) == 1)
+refuse("sem: replay snapkv window past budget", "replay --trace {d}/t.safetensors --policy "
+       "snapkv:budget=16,window=32", "--policy", files={"t.safetensors": trace()})
+refuse("sem: MLA odd qk_rope_head_dim", "size --model {d}/m.json --context 1024", "qk_rope_head_dim",
+       files={"m.json": j(dict(KVMODEL, num_kv_heads=1, mla={"kv_lora_rank": 512,
+                                                            "qk_rope_head_dim": 63}))})
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:
@@ -565,6 +827,9 @@ def run_case(c, kvplan, timeout):
     with tempfile.TemporaryDirectory(prefix="kvplan-adv-") as d:
         for rel, content in c["files"].items():
             make_bad.write(d, rel, content)
+        if c["setup"]:
+            c["setup"](d)
+        kept = {rel: (Path(d) / rel).read_bytes() for rel in c["keep"]}
         if "huge line" in c["name"]:
             (Path(d) / "x").write_text("vllm serve m " + "a" * (2 << 20))
         args = c["args"].replace("{d}", d).replace("{m}", str(MODEL_DIR))
@@ -572,7 +837,10 @@ def run_case(c, kvplan, timeout):
         if "huge line" in c["name"]:
             argv = [kvplan, "check", "--vllm", (Path(d) / "x").read_text(), "--gpu", "h100-sxm-80gb"]
         try:
-            p = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+            env = dict(os.environ, **{k: v.replace("{d}", d) for k, v in c["env"].items()})
+            p = subprocess.run(argv, capture_output=True, timeout=timeout, env=env,
+                               **({"input": c["stdin"]} if c["stdin"] is not None
+                                  else {"stdin": subprocess.DEVNULL}))
             rc, out, err, to = p.returncode, p.stdout.decode(errors="replace"), \
                 p.stderr.decode(errors="replace"), False
         except subprocess.TimeoutExpired:
@@ -581,7 +849,15 @@ def run_case(c, kvplan, timeout):
             rc, out, err, to = 2, "", f"OSError {e} --vllm", False
         if rc < 0 and not to:
             rc = 128 - rc
-        return classify(c, rc, out, err, to), rc, err.strip().splitlines()[-1:] if err else []
+        last = err.strip().splitlines()[-1:] if err else []
+        cls = classify(c, rc, out, err, to)
+        for rel, before in kept.items():
+            p = Path(d) / rel
+            if not p.is_file() or p.read_bytes() != before:
+                return "silently wrong", rc, [f"the input {rel} was changed"]
+        if c["after"] and not c["after"](d):
+            return "silently wrong", rc, ["the state after the run is wrong"]
+        return cls, rc, last
 
 
 def main():

@@ -393,6 +393,14 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
       if (in_word) out.push_back(cur), cur.clear(), in_word = false;
     } else if (c == '#' && !in_word) {
       while (i + 1 < n && line[i + 1] != '\n') ++i;  // a comment
+    } else if ((c == '&' || c == '|' || c == ';') &&
+               !(c == '&' && i > 0 && (line[i - 1] == '>' || line[i - 1] == '<'))) {
+      // A control operator (XCU 2.9.3 lists, 2.9.2 pipelines): `A && B` is two commands, and
+      // which one serves is the shell's business; `2>&1` is a redirection and stays a word.
+      const std::string op = i + 1 < n && line[i + 1] == c ? std::string(2, c) : std::string(1, c);
+      throw Error(source, op,
+                  "the command line runs more than one command (unquoted " + op + " at byte " +
+                      std::to_string(i) + "): give the engine's command alone");
     } else {
       cur += c;
       in_word = true;
@@ -444,7 +452,21 @@ void splice_vllm_config(std::vector<std::string>& t, std::size_t first, const st
   }
   t.erase(t.begin() + static_cast<std::ptrdiff_t>(*at),
           t.begin() + static_cast<std::ptrdiff_t>(*at + erase));
-  const auto args = detail::vllm_config_args(path);
+  std::vector<std::string> lists;
+  const auto args = detail::vllm_config_args(path, &lists);
+  // A list becomes `--key item item`: argparse takes one item for a single-valued option and
+  // refuses the rest as unrecognized arguments.
+  for (const auto& key : lists) {
+    std::string norm = "--" + key;
+    std::replace(norm.begin() + 2, norm.end(), '_', '-');
+    const auto& specs = vllm_flags();
+    auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return norm == s.name; });
+    if (it != specs.end() && it->field != Field::multi_value &&
+        it->field != Field::not_modelled_multi)
+      throw Error(path, key,
+                  "is a single value for vLLM (" + norm +
+                      "), got a list: argparse would refuse the extra items");
+  }
   t.insert(t.begin() + static_cast<std::ptrdiff_t>(first), args.begin(), args.end());
   a.config_files.push_back(path);
 }
@@ -742,6 +764,13 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         break;
       case Field::block_size:
         a.block_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
+        // vLLM's argparse choices, from CacheConfig.block_size: BlockSize = Literal[1, 8, 16,
+        // 32, 64, 128, 256] (https://github.com/vllm-project/vllm/blob/main/vllm/config/cache.py;
+        // older releases stop at 128, which kvplan does not tell apart).
+        if (vllm && !(*a.block_size == 1 || (*a.block_size >= 8 && *a.block_size <= 256 &&
+                                             (*a.block_size & (*a.block_size - 1)) == 0)))
+          throw Error(source, flag,
+                      "invalid choice " + value + " (vLLM accepts 1, 8, 16, 32, 64, 128, 256)");
         break;
       case Field::kv_cache_dtype:
         a.kv_cache_dtype = value;
@@ -775,6 +804,13 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
           throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
         }
         if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
+        // SpeculativeConfig's method and model are strings or None (vllm/config/speculative.py,
+        // a pydantic dataclass: a number or a list is a validation error, not "no method").
+        for (const char* k : {"method", "model"})
+          if (j.contains(k) && !j[k].is_string() && !j[k].is_null())
+            throw Error(source, flag + " " + k,
+                        "must be a string (or null), got " +
+                            j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         if (j.contains("method") && j["method"].is_string())
           a.speculative_method = lower(j["method"].get<std::string>());
         if (j.contains("model") && j["model"].is_string())
@@ -794,7 +830,14 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         break;
       case Field::config_file:
         // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
-        // it (the file's keys win).
+        // it (the file's keys win). click keeps the last --extra_llm_api_options given.
+        if (vllm) {
+          // The command line's --config was spliced out above: this one came from the file, and
+          // vLLM pulls options from the command line's file only (_pull_args_from_config).
+          a.ignored.push_back(flag + " " + value + " (a config key inside the config file)");
+          break;
+        }
+        if (trtllm) a.config_files.clear();
         a.config_files.push_back(value);
         break;
       case Field::swa_ratio:

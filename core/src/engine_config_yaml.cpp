@@ -1,6 +1,12 @@
 // Engine config files read with yaml-cpp (Debian libyaml-cpp-dev). vLLM's rules are those of
 // vllm/utils/argparse_utils.py @ vllm-project/vllm c836a6feca5511c326b4369f6fd11cf72090665b
-// (load_config_file, _pull_args_from_config).
+// (load_config_file, _pull_args_from_config). The YAML is read as PyYAML's safe_load builds it
+// (yaml/constructor.py @ yaml/pyyaml 69c141adcf805c5ebdc9ba519927642ee5c7f639, flatten_mapping and
+// construct_mapping): a repeated key keeps its first position and its last value, and a plain
+// `<<` key merges a mapping (or a list of mappings, the earlier winning) under the keys the
+// mapping states itself. yaml-cpp shares an aliased node instead of copying it, so a walk over
+// aliases is bounded here: 100,000 nodes and 64 levels (an alias of its own ancestor, `&a {x: *a}`,
+// is a cycle and ends there).
 #include "engine_config_yaml.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -12,12 +18,77 @@
 
 #include "json_read.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan::detail {
 
 namespace {
 
 constexpr std::size_t kMaxEntries = 4096;
+constexpr std::size_t kMaxNodes = 100000;
+constexpr int kMaxDepth = 64;
+
+// The nodes one walk over a document has visited, aliases counted each time they are reached.
+struct Walk {
+  const std::string& path;
+  std::size_t nodes = 0;
+  void visit(int depth, const std::string& key) {
+    if (++nodes > kMaxNodes)
+      throw Error(path, key,
+                  "expands to more than 100,000 YAML nodes through its aliases (an alias bomb?)");
+    if (depth > kMaxDepth)
+      throw Error(path, key,
+                  "nests more than 64 levels through its aliases (an alias of its own parent?)");
+  }
+};
+
+using Items = std::vector<std::pair<std::string, YAML::Node>>;
+
+// A mapping's entries as PyYAML's dict holds them: merges first, then the stated keys; each key
+// once, at its first position, with its last value.
+Items entries(const YAML::Node& map, Walk& w, int depth, const std::string& where) {
+  Items merged, stated;
+  for (const auto& kv : map) {
+    w.visit(depth, where);
+    if (!kv.first.IsScalar()) throw Error(w.path, where, "a key must be a plain name");
+    const std::string key = kv.first.Scalar();
+    if (key == "<<" && kv.first.Tag() == "?") {
+      const YAML::Node& v = kv.second;
+      std::vector<YAML::Node> maps;
+      if (v.IsMap()) {
+        maps.push_back(v);
+      } else if (v.IsSequence()) {
+        for (const auto& m : v) {
+          w.visit(depth + 1, where);
+          if (!m.IsMap())
+            throw Error(w.path, where.empty() ? "<<" : where + ".<<",
+                        "a merge key takes a mapping or a list of mappings");
+          maps.push_back(m);
+        }
+      } else {
+        throw Error(w.path, where.empty() ? "<<" : where + ".<<",
+                    "a merge key takes a mapping or a list of mappings");
+      }
+      // The last mapping of a list first, so that the first one wins. (No std::reverse: assigning
+      // a YAML::Node writes through to the document's node; only copies and reset() are safe.)
+      for (auto m = maps.rbegin(); m != maps.rend(); ++m)
+        for (auto& e : entries(*m, w, depth + 1, where)) merged.push_back(e);
+      continue;
+    }
+    stated.emplace_back(key, kv.second);
+  }
+  Items out;
+  for (auto* list : {&merged, &stated})
+    for (auto& e : *list) {
+      auto it = std::find_if(out.begin(), out.end(), [&](auto& o) { return o.first == e.first; });
+      if (it != out.end())
+        it->second.reset(e.second);  // rebinds the entry; `=` would overwrite the document
+      else
+        out.push_back(e);
+      if (out.size() > kMaxEntries) throw Error(w.path, where, "more than 4096 keys");
+    }
+  return out;
+}
 
 // yaml-cpp parses nested collections recursively: bound the nesting before it does, so that a
 // hostile file is refused instead of overflowing the stack (flow brackets, and block nesting by
@@ -48,6 +119,18 @@ void check_nesting(const std::string& text, const std::string& path) {
 
 YAML::Node load(const std::string& path) {
   const std::string text = read_text_file(path, "config file");
+  // PyYAML reads the file as UTF-8 text and stops at the first ill-formed byte; so does kvplan,
+  // rather than carry the bytes into a JSON value.
+  if (const std::string clean = valid_utf8(text); clean != text) {
+    // The valid prefix is copied as it is: the first difference is the first bad byte.
+    const auto n = std::min(clean.size(), text.size());
+    const auto at = static_cast<std::size_t>(
+        std::mismatch(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(n), clean.begin())
+            .first -
+        text.begin());
+    throw Error(path, "",
+                "is not UTF-8 text (an ill-formed byte at offset " + std::to_string(at) + ")");
+  }
   check_nesting(text, path);
   try {
     return YAML::Load(text);
@@ -74,26 +157,33 @@ bool boolean(const YAML::Node& n, bool* value) {
   return false;
 }
 
-nlohmann::json to_json(const YAML::Node& n) {
+nlohmann::json to_json(const YAML::Node& n, Walk& w, int depth, const std::string& key) {
+  w.visit(depth, key);
   switch (n.Type()) {
     case YAML::NodeType::Map: {
       nlohmann::json j = nlohmann::json::object();
-      for (const auto& kv : n) j[kv.first.Scalar()] = to_json(kv.second);
+      for (const auto& [k, v] : entries(n, w, depth, key)) j[k] = to_json(v, w, depth + 1, key);
       return j;
     }
     case YAML::NodeType::Sequence: {
       nlohmann::json j = nlohmann::json::array();
-      for (const auto& v : n) j.push_back(to_json(v));
+      for (const auto& v : n) j.push_back(to_json(v, w, depth + 1, key));
       return j;
     }
     case YAML::NodeType::Scalar: {
       bool b = false;
       if (boolean(n, &b)) return b;
       const std::string s = n.Scalar();
-      if (n.Tag() != "!" && !s.empty() &&
-          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
-        return nlohmann::json::parse(
-            s.size() > 18 || (s.size() > 1 && s[0] == '0') ? "\"" + s + "\"" : s);
+      if (n.Tag() != "!" && !s.empty() && s.size() <= 18 &&
+          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        // PyYAML's YAML 1.1 ints: 0 followed by octal digits is octal (0500 = 320); a leading 0
+        // with an 8 or 9 matches no int and stays a string.
+        if (s.size() > 1 && s[0] == '0')
+          return s.find_first_of("89") == std::string::npos
+                     ? nlohmann::json(std::stoull(s, nullptr, 8))
+                     : nlohmann::json(s);
+        return std::stoull(s);
+      }
       return s;
     }
     default:
@@ -137,17 +227,19 @@ std::string scalar(const YAML::Node& n, const std::string& path, const std::stri
 }
 
 void flatten(const YAML::Node& n, const std::string& prefix, const std::string& path,
-             std::vector<YamlEntry>& out) {
-  for (const auto& kv : n) {
-    if (!kv.first.IsScalar()) throw Error(path, prefix, "a key must be a plain name");
-    const std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
+             std::vector<YamlEntry>& out, Walk& w, int depth) {
+  for (const auto& [name, v] : entries(n, w, depth, prefix)) {
+    const std::string key = prefix.empty() ? name : prefix + "." + name;
     if (out.size() >= kMaxEntries) throw Error(path, key, "more than 4096 keys");
-    const YAML::Node& v = kv.second;
+    w.visit(depth + 1, key);
     if (v.IsMap()) {
-      flatten(v, key, path, out);
+      flatten(v, key, path, out, w, depth + 1);
     } else if (v.IsSequence()) {
       YamlEntry e{key, {}, true};
-      for (const auto& item : v) e.values.push_back(scalar(item, path, key));
+      for (const auto& item : v) {
+        w.visit(depth + 2, key);
+        e.values.push_back(scalar(item, path, key));
+      }
       out.push_back(e);
     } else if (v.IsNull()) {
       out.push_back({key, {}, false});
@@ -159,7 +251,8 @@ void flatten(const YAML::Node& n, const std::string& prefix, const std::string& 
 
 }  // namespace
 
-std::vector<std::string> vllm_config_args(const std::string& path) {
+std::vector<std::string> vllm_config_args(const std::string& path,
+                                          std::vector<std::string>* list_keys) {
   const std::string ext =
       path.substr(path.rfind('.') == std::string::npos ? path.size() : path.rfind('.') + 1);
   if (ext != "yaml" && ext != "yml")
@@ -167,18 +260,21 @@ std::vector<std::string> vllm_config_args(const std::string& path) {
   const YAML::Node root = load(path);
   if (!root.IsMap()) throw Error(path, "", "expected a map of option names to values");
   std::vector<std::string> args;
-  for (const auto& kv : root) {
-    if (!kv.first.IsScalar()) throw Error(path, "", "a key must be a plain option name");
-    const std::string key = kv.first.Scalar();
+  Walk w{path};
+  for (const auto& [key, v] : entries(root, w, 0, "")) {
     if (args.size() >= kMaxEntries) throw Error(path, key, "more than 4096 options");
-    const YAML::Node& v = kv.second;
     if (v.IsSequence()) {
       if (v.size() == 0) continue;
+      if (list_keys) list_keys->push_back(key);
       args.push_back("--" + key);
-      for (const auto& item : v) args.push_back(scalar(item, path, key));
+      for (const auto& item : v) {
+        w.visit(1, key);
+        args.push_back(scalar(item, path, key));
+      }
     } else if (v.IsMap()) {
       args.push_back("--" + key);
-      args.push_back(to_json(v).dump());
+      args.push_back(
+          to_json(v, w, 1, key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     } else if (v.IsNull()) {
       args.push_back("--" + key);
       args.push_back("None");  // str(None), as vLLM passes it on
@@ -200,7 +296,8 @@ std::vector<YamlEntry> flatten_yaml_map(const std::string& path) {
   if (root.IsNull()) return {};
   if (!root.IsMap()) throw Error(path, "", "expected a map of LLM API options");
   std::vector<YamlEntry> out;
-  flatten(root, "", path, out);
+  Walk w{path};
+  flatten(root, "", path, out, w, 0);
   return out;
 }
 

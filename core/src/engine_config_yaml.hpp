@@ -13,12 +13,16 @@ namespace kvplan::detail {
 
 // vLLM's FlexibleArgumentParser.load_config_file: a flat YAML map; each key becomes "--key"
 // followed by its value (a true boolean: the flag alone; false: nothing; a list: its items; a
-// map: its JSON). Throws Error(path, key) on a file that is not such a map, Error(path) on
-// unreadable or malformed YAML (with the line).
-std::vector<std::string> vllm_config_args(const std::string& path);
+// map: its JSON). Keys, merges (<<) and repeats as PyYAML's safe_load reads them; aliases bounded
+// (100,000 nodes, 64 levels). list_keys, when given, receives the keys whose value was a list.
+// Throws Error(path, key) on a file that is not such a map, Error(path) on unreadable or
+// malformed YAML (with the line).
+std::vector<std::string> vllm_config_args(const std::string& path,
+                                          std::vector<std::string>* list_keys = nullptr);
 
 // A YAML map flattened to dotted keys ("kv_cache_config.max_tokens"), each with its scalar
 // values (one for a scalar, the items of a list of scalars). Booleans are "true" / "false".
+// Merges, repeats and aliases as vllm_config_args.
 struct YamlEntry {
   std::string key;
   std::vector<std::string> values;

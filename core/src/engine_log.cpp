@@ -15,6 +15,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/output_path.hpp"
 #include "kvplan/report.hpp"
 
 namespace kvplan {
@@ -46,6 +47,123 @@ std::optional<double> number_after(const std::string& line, const std::string& k
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+// Where one parse is: the log's name and the line, for errors that say which line is wrong.
+struct Where {
+  const std::string& source;
+  std::size_t line = 0;
+  std::string at() const { return "line " + std::to_string(line); }
+};
+
+// The raw figure after `key` (what number_after scans: digits, commas, dots, a leading minus)
+// and where it ends, or nullopt when there is none.
+std::optional<std::pair<std::string, std::size_t>> raw_after(const std::string& line,
+                                                             const std::string& key) {
+  const auto p = line.find(key);
+  if (p == std::string::npos) return std::nullopt;
+  std::size_t i = p + key.size();
+  while (i < line.size() && (line[i] == ' ' || line[i] == '=' || line[i] == ':')) ++i;
+  const std::size_t start = i;
+  if (i < line.size() && line[i] == '-') ++i;
+  while (i < line.size() &&
+         (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '.' || line[i] == ','))
+    ++i;
+  while (i > start && (line[i - 1] == ',' || line[i - 1] == '.')) --i;  // "(N)." "N, ..."
+  std::string text = line.substr(start, i - start);
+  if (text.empty() || text == "-" || text.find_first_of("0123456789") == std::string::npos)
+    return std::nullopt;
+  return std::make_pair(text, i);
+}
+
+// A count as the engines print it: digits, optionally grouped by commas in threes (vLLM's
+// "410,128 tokens"), exactly, below 2^64. Anything else (a dot, a stray comma, a minus, an
+// overflow) is refused rather than read as some other number.
+std::optional<std::uint64_t> count_after(const std::string& line, const std::string& key,
+                                         const Where& w) {
+  const auto raw = raw_after(line, key);
+  if (!raw) return std::nullopt;
+  const std::string& t = raw->first;
+  const std::string what = "\"" + key + "\" " + t;
+  if (t[0] == '-') throw Error(w.source, w.at(), what + ": a count cannot be negative");
+  if (t.find('.') != std::string::npos)
+    throw Error(w.source, w.at(),
+                what + ": expected a whole number (the engine prints no decimals here)");
+  if (t.find(',') != std::string::npos) {
+    // Groups: the first of 1 to 3 digits, every later one of exactly 3.
+    bool grouped = true;
+    std::size_t start = 0, n = 0;
+    for (std::size_t k = 0; k <= t.size(); ++k)
+      if (k == t.size() || t[k] == ',') {
+        const std::size_t len = k - start;
+        grouped = grouped && (n == 0 ? len >= 1 && len <= 3 : len == 3);
+        start = k + 1, ++n;
+      }
+    if (!grouped)
+      throw Error(w.source, w.at(),
+                  what +
+                      ": commas must group the digits in threes (410,128); a decimal comma "
+                      "is not how the engine prints numbers");
+  }
+  std::uint64_t v = 0;
+  for (char c : t) {
+    if (c == ',') continue;
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v))
+      throw Error(w.source, w.at(), what + ": does not fit 64 bits");
+  }
+  return v;
+}
+
+// A count that must fit 32 bits (tensor_parallel_size, tokens per block): past 2^32 - 1 is
+// refused, never wrapped.
+std::optional<std::uint32_t> count32_after(const std::string& line, const std::string& key,
+                                           const Where& w) {
+  const auto v = count_after(line, key, w);
+  if (!v) return std::nullopt;
+  if (*v > 0xffffffffu)
+    throw Error(w.source, w.at(),
+                "\"" + key + "\" " + std::to_string(*v) +
+                    ": past 2^32 - 1, not a value the engine "
+                    "prints");
+  return static_cast<std::uint32_t>(*v);
+}
+
+// A memory figure in GiB as the engines print it: "%.2f GiB" (vLLM, TensorRT-LLM) or "GB" for
+// the same 2^30 bytes (SGLang's memory_pool.py divides by GB = 1 << 30; vLLM before V1 printed
+// "Loading model weights took %.4f GB" of bytes / 2^30). Digits with at most one dot, then the
+// unit; a decimal comma, a second dot or another unit (MiB, MB, TiB, bytes) is refused rather
+// than read as GiB. No unit at all (a line wrapped inside the figure) reads nothing.
+std::optional<double> gib_after(const std::string& line, const std::string& key, const Where& w,
+                                bool negative_ok = false) {
+  const auto raw = raw_after(line, key);
+  if (!raw) return std::nullopt;
+  const std::string& t = raw->first;
+  std::size_t i = raw->second;
+  while (i < line.size() && line[i] == ' ') ++i;
+  std::size_t u = i;
+  while (u < line.size() && std::isalpha(static_cast<unsigned char>(line[u]))) ++u;
+  const std::string unit = line.substr(i, u - i);
+  const std::string what = "\"" + key + " " + t + (unit.empty() ? "" : " " + unit) + "\"";
+  if (unit.empty()) return std::nullopt;
+  if (unit != "GiB" && unit != "GB") {
+    static const char* const kUnits[] = {"B", "bytes", "KiB", "KB", "kB", "MiB", "MB", "TiB", "TB"};
+    for (const char* k : kUnits)
+      if (unit == k)
+        throw Error(w.source, w.at(),
+                    what + ": the engine prints this figure in GiB (or GB of 2^30 bytes), not " +
+                        unit + "; kvplan does not guess the scale");
+    return std::nullopt;  // a word, not a unit: not this figure
+  }
+  if (t.find(',') != std::string::npos)
+    throw Error(w.source, w.at(),
+                what + ": a decimal comma; the engine prints figures with a dot (51.63 GiB)");
+  if (t.find('.') != t.rfind('.'))
+    throw Error(w.source, w.at(), what + ": more than one dot in a number");
+  if (t[0] == '-' && !negative_ok)
+    throw Error(w.source, w.at(), what + ": a memory figure here cannot be negative");
+  if (t.size() > 24)  // "%.2f" of any GPU's memory is far shorter; stod would overflow
+    throw Error(w.source, w.at(), what + ": not a figure the engine prints");
+  return std::stod(t);
 }
 
 std::optional<std::string> quoted_after(const std::string& line, const std::string& key) {
@@ -143,8 +261,26 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
   EngineLog g;
   g.source = source;
   bool any = false, sglang = false, trtllm = false;
+  Where w{source};
+  // The first line of each engine's KV figures: one log, one engine.
+  std::size_t vllm_kv = 0, sglang_kv = 0, trtllm_kv = 0;
+  // Earlier start-ups of the same log (an engine restarted into the same file), each with the
+  // line it began on.
+  std::vector<std::pair<EngineLog, std::size_t>> earlier;
+  std::size_t began = 1;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
+    ++w.line;
+    // A start-up line after KV figures: the engine started again in the same log.
+    if (any && (line.find("Initializing a V1 LLM engine") != std::string::npos ||
+                line.find("Initializing an LLM engine") != std::string::npos ||
+                line.find("server_args=ServerArgs") != std::string::npos)) {
+      earlier.emplace_back(g, began);
+      g = EngineLog{};
+      g.source = source;
+      any = false;
+      began = w.line;
+    }
     if (line.find("TensorRT-LLM") != std::string::npos ||
         line.find("paged KV cache") != std::string::npos ||
         line.find("KV cache primary pool") != std::string::npos)
@@ -161,110 +297,131 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
     if (auto mdl = quoted_after(line, "model=");
         mdl && line.find("with config") != std::string::npos)
       g.model = *mdl;
-    if (auto v = as<std::uint64_t>(number_after(line, "max_seq_len="))) g.max_model_len = *v;
-    if (auto v = as<std::uint64_t>(number_after(line, "Using max model len"))) g.max_model_len = *v;
-    if (auto v = as<std::uint32_t>(number_after(line, "tensor_parallel_size="))) g.tp = *v;
+    if (auto v = count_after(line, "max_seq_len=", w)) g.max_model_len = *v;
+    if (auto v = count_after(line, "Using max model len", w)) g.max_model_len = *v;
+    if (auto v = count32_after(line, "tensor_parallel_size=", w)) g.tp = *v;
     if (auto d = word_after(line, "kv_cache_dtype=")) g.kv_cache_dtype = *d;
-    if (auto v = number_after(line, "Model loading took")) g.weights_bytes = gib_bytes(*v);
-    if (auto v = number_after(line, "Loading model weights took")) g.weights_bytes = gib_bytes(*v);
+    if (auto v = gib_after(line, "Model loading took", w)) g.weights_bytes = gib_bytes(*v);
+    if (auto v = gib_after(line, "Loading model weights took", w)) g.weights_bytes = gib_bytes(*v);
     read_memory_profile(line, g, any);
-    if (auto v = number_after(line, "Available KV cache memory")) {
+    if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
       any = true;
-      g.available_kv_bytes = gib_bytes(*v);  // 0 for a negative figure: nothing left
+      if (!vllm_kv) vllm_kv = w.line;
+      // One line per TP rank; the engine sizes every rank by the smallest (V1's
+      // get_kv_cache_configs gives each rank the fewest blocks of any rank; V0's
+      // determine_num_available_blocks takes the minimum over the workers).
+      const std::uint64_t b = gib_bytes(*v);  // 0 for a negative figure: nothing left
+      g.available_kv_bytes = g.available_kv_bytes ? std::min(*g.available_kv_bytes, b) : b;
       g.memory_rounding_bytes = gib_bytes(0.005);
     }
-    if (auto v = number_after(line, "kv_cache_size=")) {
+    if (auto v = gib_after(line, "kv_cache_size=", w)) {
       any = true;
+      if (!vllm_kv) vllm_kv = w.line;
       g.available_kv_bytes = gib_bytes(*v);
       g.memory_rounding_bytes = gib_bytes(0.005);
     }
-    if (auto v = as<std::uint64_t>(number_after(line, "GPU KV cache size")))
+    if (auto v = count_after(line, "GPU KV cache size", w)) {
       any = true, g.kv_cache_tokens = *v;
-    if (auto v = as<std::uint64_t>(number_after(line, "GPU blocks")))
+      if (!vllm_kv) vllm_kv = w.line;
+    }
+    if (auto v = count_after(line, "GPU blocks", w)) {
       any = true, g.num_gpu_blocks = *v;
-    if (auto v = as<std::uint64_t>(number_after(line, "# cuda blocks")))  // V0 0.8
+      if (!vllm_kv) vllm_kv = w.line;
+    }
+    if (auto v = count_after(line, "# cuda blocks", w)) {  // V0 0.8
       any = true, g.num_gpu_blocks = *v;
+      if (!vllm_kv) vllm_kv = w.line;
+    }
     if (line.find("Maximum concurrency for") != std::string::npos) {
       any = true;
-      g.concurrency_tokens = as<std::uint64_t>(number_after(line, "Maximum concurrency for"));
+      if (!vllm_kv) vllm_kv = w.line;
+      g.concurrency_tokens = count_after(line, "Maximum concurrency for", w);
       if (const auto p = line.find("per request:"); p != std::string::npos)
         g.max_concurrency = number_after(line.substr(p), "per request:");
     }
     // SGLang
     if (line.find("KV Cache is allocated") != std::string::npos) {
       any = true;
-      g.kv_cache_tokens = as<std::uint64_t>(number_after(line, "#tokens:"));
-      const auto k = number_after(line, "K size:"), v = number_after(line, "V size:");
+      if (!sglang_kv) sglang_kv = w.line;
+      g.kv_cache_tokens = count_after(line, "#tokens:", w);
+      const auto k = gib_after(line, "K size:", w), v = gib_after(line, "V size:", w);
       if (k && v) {
         g.kv_pool_bytes = gib_bytes(*k) + gib_bytes(*v);
         g.memory_rounding_bytes = 2 * gib_bytes(0.005);
-      } else if (auto kv = number_after(line, "KV size:")) {  // MLA: one latent pool
+      } else if (auto kv = gib_after(line, "KV size:", w)) {  // MLA: one latent pool
         g.kv_pool_bytes = gib_bytes(*kv);
         g.memory_rounding_bytes = gib_bytes(0.005);
       }
       if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
     }
-    if (auto v = as<std::uint32_t>(number_after(line, "Setting attention block size to")))
+    if (auto v = count32_after(line, "Setting attention block size to", w))
       g.attention_block_size = *v;
     if (auto v = number_after(line, "Padding mamba page size by")) g.mamba_padding_percent = *v;
     if (line.find("Mamba Cache is allocated") != std::string::npos) {
-      g.mamba_slots = as<std::uint64_t>(number_after(line, "max_mamba_cache_size:"));
-      const auto c = number_after(line, "conv_state size:"),
-                 m = number_after(line, "ssm_state size:");
+      g.mamba_slots = count_after(line, "max_mamba_cache_size:", w);
+      const auto c = gib_after(line, "conv_state size:", w),
+                 m = gib_after(line, "ssm_state size:", w);
       if (c && m) {
         g.mamba_pool_bytes = gib_bytes(*c) + gib_bytes(*m);
         g.mamba_rounding_bytes = 2 * gib_bytes(0.005);
       }
     }
     if (line.find("Capture cuda graph end") != std::string::npos)
-      if (auto v = number_after(line, "mem usage=")) g.cuda_graph_bytes = gib_bytes(*v);
-    if (auto v = as<std::uint64_t>(number_after(line, "max_total_num_tokens=")))
+      if (auto v = gib_after(line, "mem usage=", w)) g.cuda_graph_bytes = gib_bytes(*v);
+    if (auto v = count_after(line, "max_total_num_tokens=", w)) {
       any = true, g.kv_cache_tokens = *v;
-    if (auto v = as<std::uint64_t>(number_after(line, "context_len="))) g.max_model_len = *v;
-    if (auto v = as<std::uint64_t>(number_after(line, "context_length="))) g.max_model_len = *v;
+      if (!sglang_kv) sglang_kv = w.line;
+    }
+    if (auto v = count_after(line, "context_len=", w)) g.max_model_len = *v;
+    if (auto v = count_after(line, "context_length=", w)) g.max_model_len = *v;
     if (auto mdl = quoted_after(line, "model_path=")) g.model = *mdl;
-    if (auto v = as<std::uint32_t>(number_after(line, "tp_size="))) g.tp = *v;
+    if (auto v = count32_after(line, "tp_size=", w)) g.tp = *v;
     if (line.find("Load weight end") != std::string::npos)
-      if (auto v = number_after(line, "mem usage=")) g.weights_bytes = gib_bytes(*v);
+      if (auto v = gib_after(line, "mem usage=", w)) g.weights_bytes = gib_bytes(*v);
     // TensorRT-LLM
-    if (auto v = as<std::uint64_t>(number_after(line, "Number of blocks in KV cache primary pool")))
+    if (auto v = count_after(line, "Number of blocks in KV cache primary pool", w)) {
       any = true, g.num_gpu_blocks = *v;
-    if (auto v = as<std::uint32_t>(number_after(line, "Number of tokens per block")))
-      g.tokens_per_block = *v;
+      if (!trtllm_kv) trtllm_kv = w.line;
+    }
+    if (auto v = count32_after(line, "Number of tokens per block", w)) g.tokens_per_block = *v;
     // 1.x: "Max KV cache blocks per sequence: 8192 [window size=262144], tokens per block=32,
     // primary blocks=158543, ..."
     if (line.find("Max KV cache blocks per sequence") != std::string::npos) {
-      if (auto v = as<std::uint64_t>(number_after(line, "primary blocks=")))
+      if (auto v = count_after(line, "primary blocks=", w)) {
         any = true, g.num_gpu_blocks = *v;
-      if (auto v = as<std::uint32_t>(number_after(line, "tokens per block=")))
-        g.tokens_per_block = *v;
+        if (!trtllm_kv) trtllm_kv = w.line;
+      }
+      if (auto v = count32_after(line, "tokens per block=", w)) g.tokens_per_block = *v;
     }
     if (line.find("Memory usage when calculating max tokens in paged kv cache") !=
         std::string::npos) {
-      if (auto v = number_after(line, "total:")) g.total_gpu_bytes = gib_bytes(*v);
-      if (auto v = number_after(line, "available:")) g.free_after_bytes = gib_bytes(*v);
+      if (auto v = gib_after(line, "total:", w)) g.total_gpu_bytes = gib_bytes(*v);
+      if (auto v = gib_after(line, "available:", w)) g.free_after_bytes = gib_bytes(*v);
     }
     // The older executor: "Allocate 956301312 bytes for k/v cache." and "Using 29184 total
     // tokens in paged KV cache, and 272 blocks per sequence".
     if (line.find("bytes for k/v cache") != std::string::npos)
-      if (auto v = as<std::uint64_t>(number_after(line, "Allocate"))) {
+      if (auto v = count_after(line, "Allocate", w)) {
         any = true;
+        if (!trtllm_kv) trtllm_kv = w.line;
         g.kv_pool_bytes = *v;
         g.memory_rounding_bytes = 0;
       }
-    if (auto v = as<std::uint32_t>(number_after(line, "Set tokens_per_block to")))
-      g.tokens_per_block = *v;
+    if (auto v = count32_after(line, "Set tokens_per_block to", w)) g.tokens_per_block = *v;
     if (line.find("tokens in paged KV cache") != std::string::npos)
-      if (auto v = as<std::uint64_t>(number_after(line, "Using")))
+      if (auto v = count_after(line, "Using", w)) {
         any = true, g.kv_cache_tokens = *v;
+        if (!trtllm_kv) trtllm_kv = w.line;
+      }
     if (line.find("for max tokens in paged KV cache") != std::string::npos) {
       any = true;
-      if (auto v = number_after(line, "Allocated")) {
+      if (!trtllm_kv) trtllm_kv = w.line;
+      if (auto v = gib_after(line, "Allocated", w)) {
         g.kv_pool_bytes = gib_bytes(*v);
         g.memory_rounding_bytes = gib_bytes(0.005);
       }
       if (const auto p = line.rfind('('); p != std::string::npos)
-        g.kv_cache_tokens = as<std::uint64_t>(number_after(line.substr(p), "("));
+        g.kv_cache_tokens = count_after(line.substr(p), "(", w);
     }
   }
   if (!any)
@@ -272,11 +429,48 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
                 "no KV-cache line of vLLM, SGLang or TensorRT-LLM found (\"Available KV cache "
                 "memory\", \"GPU KV cache size\", \"KV Cache is allocated\", \"paged KV cache\")");
   g.engine = trtllm ? Engine::trtllm : sglang ? Engine::sglang : Engine::vllm;
+  // One engine per log: KV figures of two engines are two logs pasted together.
+  {
+    std::vector<std::pair<const char*, std::size_t>> seen;
+    for (auto [name, at] : {std::pair<const char*, std::size_t>{"vLLM", vllm_kv},
+                            {"SGLang", sglang_kv},
+                            {"TensorRT-LLM", trtllm_kv}})
+      if (at) seen.emplace_back(name, at);
+    if (seen.size() > 1)
+      throw Error(source, "line " + std::to_string(seen[1].second),
+                  std::string("KV-cache lines of ") + seen[0].first + " (line " +
+                      std::to_string(seen[0].second) + ") and " + seen[1].first + " (line " +
+                      std::to_string(seen[1].second) +
+                      ") in one log: give each engine's log on its own");
+  }
+  // Several start-ups: the same figures (a restart, data-parallel engines) are one record;
+  // different ones would pair one start-up's memory with another's tokens, so they are refused.
+  for (const auto& [e, at] : earlier) {
+    if (e.available_kv_bytes != g.available_kv_bytes || e.kv_cache_tokens != g.kv_cache_tokens ||
+        e.num_gpu_blocks != g.num_gpu_blocks || e.kv_pool_bytes != g.kv_pool_bytes ||
+        e.max_model_len != g.max_model_len || e.tp != g.tp)
+      throw Error(source, "line " + std::to_string(began),
+                  "the log holds more than one engine start-up (lines " + std::to_string(at) +
+                      " and " + std::to_string(began) +
+                      ") with different KV-cache figures: give one start-up's lines at a time");
+  }
   return g;
 }
 
 EngineLog load_engine_log(const std::string& path) {
   return parse_engine_log(detail::read_text_file(path, "engine log"), path);
+}
+
+ModelSpec load_log_model(const EngineLog& log) {
+  if (log.model.empty())
+    throw Error(log.source, "model", "the log names no model (no config line): give --model");
+  try {
+    return load_model(log.model);
+  } catch (const Error& e) {
+    throw Error(e.kind(), log.source, "model",
+                "the model the log's config line names, '" + log.model + "', cannot be loaded (" +
+                    e.what() + "); give --model");
+  }
 }
 
 bool ExplainReport::all_within() const {
@@ -579,6 +773,9 @@ Calibration load_calibration(const std::string& path) {
 }
 
 void save_calibration(const Calibration& c, const std::string& path) {
+  // The rename below would replace a FIFO, a device or a directory entry with a regular file.
+  if (check_output_path(path, {}, "calibration file"))
+    throw Error(path, "", "save_calibration writes a file; - (standard output) is the caller's");
   const std::string tmp = path + ".kvplan-tmp." + std::to_string(::getpid());
   const std::string text = to_json(c);
   {

@@ -1,8 +1,13 @@
 #include "kvplan/model.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -464,6 +469,11 @@ std::vector<Problem> validate(const ModelSpec& m) {
     p.push_back({"/attention", "no layer holds a KV cache or a recurrent state"});
   if (m.is_mla() && m.num_kv_heads != 1)
     p.push_back({"/num_kv_heads", "an MLA model caches one latent per token (num_kv_heads 1)"});
+  // RoPE rotates dimensions in pairs (DeepSeek-V2's decoupled key: qk_rope_head_dim 64), so an
+  // odd count leaves one dimension no rotation can use.
+  if (m.is_mla() && m.qk_rope_head_dim % 2 != 0)
+    p.push_back({"/mla/qk_rope_head_dim", "RoPE rotates pairs of dimensions: must be even, got " +
+                                              std::to_string(m.qk_rope_head_dim)});
   return p;
 }
 
@@ -565,8 +575,59 @@ std::optional<fs::path> hub_cache_dir() {
   return std::nullopt;
 }
 
-// models--org--name/snapshots/<rev>/ with a config.json: the revision refs/main names, else
-// the only snapshot, else the most recently written one.
+// What is wrong with one entry of a snapshot (a link to a blob, usually), or "" when it is a
+// readable regular file or directory. Each failure has its own words, so a user can fix the
+// cache: a symlink loop, a link to a blob that is not there, something that is not a file.
+std::string broken_entry(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) {
+    const int err = errno;
+    struct stat l {};
+    const bool link = ::lstat(p.c_str(), &l) == 0 && S_ISLNK(l.st_mode);
+    if (err == ELOOP) return "is a symlink loop";
+    if (err == ENOENT && link) {
+      std::error_code ec;
+      const auto target = fs::read_symlink(p, ec);
+      return "is a dangling link" + (ec ? std::string() : " to " + target.string()) +
+             " (the blob is missing: an interrupted download?)";
+    }
+    if (err == EACCES) return "cannot be read (permission denied on the way to it)";
+    return std::string("cannot be read: ") + std::strerror(err);
+  }
+  if (S_ISDIR(st.st_mode))
+    return ::access(p.c_str(), R_OK | X_OK) == 0
+               ? ""
+               : "is a directory that cannot be read (permission denied)";
+  if (!S_ISREG(st.st_mode))
+    return S_ISFIFO(st.st_mode) ? "is a FIFO, not a file" : "is not a regular file";
+  if (::access(p.c_str(), R_OK) != 0) return "cannot be read (permission denied)";
+  return "";
+}
+
+// Why a snapshot directory cannot serve as a model directory, or "" when it can: it must be a
+// readable directory whose config.json and every other entry are readable files.
+std::string broken_snapshot(const fs::path& snap) {
+  if (auto why = broken_entry(snap); !why.empty()) return snap.string() + " " + why;
+  std::error_code ec;
+  fs::directory_iterator it(snap, ec);
+  if (ec) return snap.string() + " cannot be listed: " + ec.message();
+  bool config = false;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return snap.string() + " cannot be listed: " + ec.message();
+    const auto& e = it->path();
+    if (e.filename() == "config.json") config = true;
+    if (auto why = broken_entry(e); !why.empty()) return e.string() + " " + why;
+  }
+  if (!config) return snap.string() + " holds no config.json";
+  return "";
+}
+
+// models--org--name/snapshots/<rev>/ (huggingface_hub's cache layout, file_download.py): the
+// revision refs/main names, else the only snapshot, else the most recently written one. No
+// folder for the repo: nullopt (not downloaded). A folder that is there but broken is an Error
+// saying what is wrong, never a silent fallback to a preset of the same name: refs/main naming a
+// path outside snapshots/ ("../x", "a/b"), a missing or unreadable snapshots/, a snapshot whose
+// config.json or a blob link is dangling, loops, is a FIFO or cannot be read.
 std::optional<fs::path> hub_snapshot(const std::string& repo) {
   const auto cache = hub_cache_dir();
   if (!cache) return std::nullopt;
@@ -575,19 +636,53 @@ std::optional<fs::path> hub_snapshot(const std::string& repo) {
     folder.replace(i, 1, "--");
   const fs::path root = *cache / folder;
   std::error_code ec;
-  if (!fs::is_directory(root / "snapshots", ec)) return std::nullopt;
-  std::ifstream ref(root / "refs" / "main");
-  std::string rev;
-  if (ref && std::getline(ref, rev) && !rev.empty() &&
-      fs::is_regular_file(root / "snapshots" / rev / "config.json", ec))
-    return root / "snapshots" / rev;
+  struct stat st {};
+  if (::lstat(root.c_str(), &st) != 0) return std::nullopt;  // not in the cache
+  const std::string where = root.string();
+  if (auto why = broken_entry(root); !why.empty())
+    throw Error(where, "", "the hub cache's folder of " + repo + " " + why);
+  const fs::path snaps = root / "snapshots";
+  if (auto why = broken_entry(snaps); !why.empty())
+    throw Error(where, "snapshots", "the hub cache holds " + repo + ", but snapshots/ " + why);
+  const fs::path main = root / "refs" / "main";
+  if (::lstat(main.c_str(), &st) == 0) {
+    if (auto why = broken_entry(main); !why.empty())
+      throw Error(main.string(), "", "refs/main " + why);
+    std::ifstream ref(main);
+    std::string rev;
+    std::getline(ref, rev);
+    while (!rev.empty() && (rev.back() == '\r' || rev.back() == ' ')) rev.pop_back();
+    // A revision is one directory name of snapshots/ (a commit hash): nothing that leaves it.
+    if (rev.empty() || rev == "." || rev == ".." || rev.find('/') != std::string::npos ||
+        rev.find('\\') != std::string::npos || rev.find('\0') != std::string::npos)
+      throw Error(main.string(), "",
+                  "names the revision \"" + rev.substr(0, 80) +
+                      "\", which is not a directory name inside snapshots/ (a commit hash)");
+    const fs::path snap = snaps / rev;
+    if (auto why = broken_snapshot(snap); !why.empty())
+      throw Error(main.string(), "", "names revision " + rev + ", but " + why);
+    return snap;
+  }
   std::optional<fs::path> best;
   fs::file_time_type best_time{};
-  for (const auto& e : fs::directory_iterator(root / "snapshots", ec)) {
-    if (!fs::is_regular_file(e.path() / "config.json", ec)) continue;
-    const auto t = fs::last_write_time(e.path() / "config.json", ec);
-    if (!best || t > best_time) best = e.path(), best_time = t;
+  std::string first_broken;
+  std::size_t count = 0;
+  fs::directory_iterator it(snaps, ec);
+  if (ec) throw Error(where, "snapshots", "cannot be listed: " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) throw Error(where, "snapshots", "cannot be listed: " + ec.message());
+    ++count;
+    if (auto why = broken_snapshot(it->path()); !why.empty()) {
+      if (first_broken.empty()) first_broken = why;
+      continue;
+    }
+    const auto t = fs::last_write_time(it->path() / "config.json", ec);
+    if (!best || t > best_time) best = it->path(), best_time = t;
   }
+  if (!best)
+    throw Error(where, "snapshots",
+                "the hub cache holds " + repo + " but no usable snapshot" +
+                    (count ? ": " + first_broken : " (snapshots/ is empty)"));
   return best;
 }
 

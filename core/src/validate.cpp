@@ -1,8 +1,12 @@
 #include "kvplan/validate.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <type_traits>
 
 #include "kvplan/engine_rules.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/policy.hpp"
 
 namespace kvplan {
 
@@ -131,7 +135,45 @@ std::vector<Problem> validate_sequence_flags(const SequenceFlags& f) {
   if (f.eval_from && f.tokens && *f.eval_from >= *f.tokens)
     out.push_back({"--eval-from", num(*f.eval_from) + " leaves no position to score in " +
                                       num(*f.tokens) + " tokens"});
+  const std::uint64_t max_block = std::max(kMaxKernelBlockTokens, f.tokens.value_or(0));
+  for (const std::uint64_t b : f.block_sizes)
+    if (b == 0 || b > max_block) {
+      out.push_back({"--block-size", "must be between 1 and " + num(max_block) +
+                                         " tokens (a block is allocated whole), got " + num(b)});
+      break;
+    }
   return out;
+}
+
+std::vector<Problem> dedupe_replay_grid(ReplayGrid& g) {
+  auto unique = [](auto& list, auto key) {
+    std::vector<std::decay_t<decltype(key(list[0]))>> seen;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      auto k = key(list[i]);
+      if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+      seen.push_back(std::move(k));
+      list[kept++] = list[i];
+    }
+    list.resize(kept);
+  };
+  if (!g.formats.empty())
+    unique(g.formats, [](const std::string& s) { return to_string(parse_kv_format(s)); });
+  if (!g.policies.empty())
+    unique(g.policies, [](const std::string& s) { return to_string(parse_policy(s)); });
+  if (!g.block_sizes.empty()) unique(g.block_sizes, [](std::uint32_t b) { return b; });
+  const std::size_t n = std::max<std::size_t>(g.formats.size(), 1) *
+                        std::max<std::size_t>(g.policies.size(), 1) *
+                        std::max<std::size_t>(g.block_sizes.size(), 1);
+  if (n > kMaxReplayConfigs)
+    return {{g.block_sizes.size() >= std::max(g.formats.size(), g.policies.size()) ? "--block-size"
+             : g.policies.size() >= g.formats.size()                               ? "--policy"
+                                                                                   : "--kv-dtype",
+             std::to_string(g.formats.size()) + " formats × " + std::to_string(g.policies.size()) +
+                 " policies × " + std::to_string(g.block_sizes.size()) +
+                 " block sizes = " + std::to_string(n) + " distinct configurations, more than " +
+                 std::to_string(kMaxReplayConfigs) + " (each replays the whole run)"}};
+  return {};
 }
 
 std::uint32_t shape_gpus(const DeploymentShape& s) {

@@ -3,10 +3,12 @@
 // not answer (--draft-layers) change the recomputation.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli_run.hpp"
+#include "temp_dir.hpp"
 
 namespace kvplan {
 namespace {
@@ -61,6 +63,22 @@ TEST(ExplainCli, MemoryProfileRowsAreShownNotCounted) {
   EXPECT_NE(r.out.find("| CUDA graph memory (GiB) | 1.12 | - | logged only |"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("(kvplan's model, not counted)"), std::string::npos) << r.out;
+}
+
+// Without --model, the log's own model reference is used; when it cannot be loaded the error says
+// so, naming the log (issue 30, class 3), instead of naming a path the user never typed.
+TEST(ExplainCli, AModelPathFromTheLogIsSaidToComeFromIt) {
+  test::TempDir dir;
+  const std::string log = dir.file("vllm.log");
+  std::ofstream(log) << "INFO Initializing a V1 LLM engine (v0.10.0) with config: "
+                        "model='/nonexistent/llama', max_seq_len=8192\n"
+                        "INFO Available KV cache memory: 10.00 GiB\n";
+  const auto r = run_kvplan("explain '" + log + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(log + ": model: the model the log's config line names, "
+                             "'/nonexistent/llama', cannot be loaded"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 // --help exits 0 everywhere, kvplan help <command>, --version, bash completion generated from the
 // option definitions, and progress on stderr only for a terminal.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -81,8 +86,35 @@ TEST(Help, BashCompletionComesFromTheOptionDefinitions) {
 
 // Progress appears on a terminal (script(1) gives the command one), with the time left, and not
 // with --quiet, nor when stderr is a file or a pipe.
+// Why this machine cannot give a child a terminal, or "" when it can: a pseudo-terminal pair
+// opens (posix_openpt, then the slave by its name, as script(1) does) and script(1) runs in it.
+// A fresh chroot without /dev/pts has no pseudo-terminals ("script: failed to create
+// pseudo-terminal: No such device"); that is the environment's lack, not kvplan's failure.
+std::string no_terminal() {
+  if (shell("command -v script").code != 0) return "script(1) is not installed";
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0) return std::string("posix_openpt failed: ") + std::strerror(errno);
+  std::string why;
+  const char* slave =
+      ::grantpt(master) == 0 && ::unlockpt(master) == 0 ? ::ptsname(master) : nullptr;
+  if (!slave) {
+    why = std::string("no pseudo-terminal slave: ") + std::strerror(errno);
+  } else if (const int fd = ::open(slave, O_RDWR | O_NOCTTY); fd < 0) {
+    why = std::string("cannot open ") + slave + ": " + std::strerror(errno) +
+          " (is /dev/pts mounted?)";
+  } else {
+    ::close(fd);
+  }
+  ::close(master);
+  if (!why.empty()) return why;
+  const auto probe = shell("script -qec true /dev/null");
+  if (probe.code != 0) return "script(1) cannot run a command on a terminal: " + probe.out;
+  return "";
+}
+
 TEST(Help, ReplayProgressOnlyOnATerminal) {
-  if (shell("command -v script").code != 0) GTEST_SKIP() << "script(1) is not installed";
+  if (const std::string why = no_terminal(); !why.empty())
+    GTEST_SKIP() << "needs a pseudo-terminal, which this environment cannot provide: " << why;
   kvplan::test::TempDir dir;
   const std::string trace = dir.file("t.safetensors");
   ASSERT_EQ(shell(kExe + " trace synth --tokens 256 -o '" + trace + "'").code, 0);

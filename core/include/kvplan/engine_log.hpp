@@ -77,11 +77,19 @@ struct EngineLog {
   std::uint64_t memory_rounding_bytes = 0;
 };
 
-// Reads the lines above; the last occurrence of a line wins (a log of several ranks repeats
-// them). Throws Error(source) when no known KV line is found.
+// Reads the lines above; the last occurrence of a line wins, except vLLM's "Available KV cache
+// memory", printed once per TP rank, where the smallest wins (the engine sizes every rank by
+// it). Numbers are read only in the formats the engines print them: counts as digits grouped by
+// commas in threes, exactly, below 2^64 (2^32 for TP and tokens per block); memory in GiB (or GB
+// of 2^30 bytes) with a decimal dot. Throws Error(source, "line N") on another unit, a decimal
+// comma, an overflow, KV lines of two engines, or two start-ups with different KV figures; and
+// Error(source) when no known KV line is found.
 EngineLog parse_engine_log(const std::string& text, const std::string& source);
 // Reads a log file (a regular file of at most 64 MiB) and parses it.
 EngineLog load_engine_log(const std::string& path);
+// The model the log's config line names (log.model), for `kvplan explain` without --model: an
+// Error names the log and says the reference came from it.
+ModelSpec load_log_model(const EngineLog& log);
 
 // What the log does not say, given by the user (flags of `kvplan explain`).
 struct ExplainOverrides {

@@ -71,6 +71,10 @@ std::uint32_t shape_gpus(const DeploymentShape& shape);
 //                the softmax is NaN and the sampler picks the last token every step.
 //   prefill:     SnapKV's prompt length, in [1, tokens] (a longer one silently keeps the full
 //   cache). eval_from:   the first scored position, below tokens (else no position is measured).
+//   block_sizes: tokens per block of the kernels' block pool, each in [1, max(65536, tokens)]: a
+//                block is allocated whole, so 2^32 - 1 asked for a pool no machine holds
+//                (std::bad_alloc, exit 3); up to 65536, or the run's own length, it costs no more
+//                than the cache itself.
 // `tokens` is the positions the run covers when known before it starts (generate: min(steps,
 // seq_len); a trace: its T); without it prefill and eval_from are checked by the replay itself.
 struct SequenceFlags {
@@ -78,10 +82,24 @@ struct SequenceFlags {
   std::optional<std::uint64_t> prefill = std::nullopt;
   std::optional<std::uint64_t> eval_from = std::nullopt;
   std::optional<std::uint64_t> tokens = std::nullopt;
+  std::vector<std::uint64_t> block_sizes = {};
 };
+inline constexpr std::uint64_t kMaxKernelBlockTokens = 65536;
 inline constexpr double kMinTemperature = 1e-6;
 inline constexpr double kMaxTemperature = 1e6;
 std::vector<Problem> validate_sequence_flags(const SequenceFlags& flags);
+
+// kvplan replay's configurations, every --kv-dtype × --policy × --block-size: each list keeps
+// the first of equal entries (specs compared in their canonical spelling, so
+// h2o:heavy=4,recent=4 and h2o:recent=4,heavy=4 are one), and the product is at most 256
+// configurations (each replays the whole run): thousands of identical --policy flags are one.
+// Throws Error naming the flag on a bad spec; returns the problem when the product is too large.
+struct ReplayGrid {
+  std::vector<std::string> formats, policies;
+  std::vector<std::uint32_t> block_sizes;
+};
+inline constexpr std::size_t kMaxReplayConfigs = 256;
+std::vector<Problem> dedupe_replay_grid(ReplayGrid& grid);
 
 // RoPE base (traces, synthetic traces): in [1, 1e15]. Below 1 (or a denormal) the frequencies
 // theta^(-2i/d) overflow float and every angle is NaN; real models use 1e4 … 1e7.
