@@ -11,6 +11,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/kv_format.hpp"
+#include "kvplan/output_path.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
@@ -84,6 +85,10 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   const auto fmt = parse_output_format(
       format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
+  // The series never replaces an input (the workload, a model or GPU file, the calibration).
+  const bool series_stdout =
+      vm.count("kv-series") &&
+      check_output_path(series, {workload, model, gpu, calibration}, "--kv-series");
   if (replicas == 0 || replicas > 1024)
     throw Error("--replicas", "replicas",
                 "must be between 1 and 1024, got " + std::to_string(replicas));
@@ -158,6 +163,10 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt),
       .refused = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
+  if (series_stdout) {  // --kv-series -: the series is the output
+    out << sim::render_kv_series(rep.result);
+    return 0;
+  }
   if (vm.count("kv-series")) {
     std::ofstream f(series, std::ios::binary | std::ios::trunc);
     f << sim::render_kv_series(rep.result);

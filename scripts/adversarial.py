@@ -596,6 +596,16 @@ case("out: explain --calibrate onto a directory", EXPLAIN + " --calibrate {d}", 
 case("out: explain --calibrate - is standard output", EXPLAIN + " --calibrate -", "accept",
      files={"vllm.log": EAGLE_LOG}, check=lambda o: o["kvplan_calibration"] == 1
      and o["reserve_bytes"] > 0, after=lambda d: not os.path.exists(os.path.join(d, "-")))
+SIM_W = {"kvplan_workload": 1, "arrival": "poisson", "stages": [{"rate": 2, "duration_s": 2}],
+         "prompt_tokens": {"dist": "fixed", "value": 128},
+         "output_tokens": {"dist": "fixed", "value": 8}}
+case("out: simulate --kv-series onto its workload", "simulate --model llama-3.1-8b --gpu "
+     "h100-sxm-80gb --max-model-len 4096 --workload {d}/w.json --kv-series {d}/w.json", "refuse",
+     ("same file as the input",), files={"w.json": j(SIM_W)}, keep=("w.json",))
+case("out: simulate --kv-series onto /dev/null", "simulate --model llama-3.1-8b --gpu "
+     "h100-sxm-80gb --max-model-len 4096 --workload {d}/w.json --kv-series /dev/null", "refuse",
+     ("not a regular file (a character device",), files={"w.json": j(SIM_W)},
+     after=is_chr("/dev/null"))
 for target in ["c.bin", "t.bin"]:
     case(f"out: trace capture -o onto its {target}", "trace capture --checkpoint {d}/c.bin "
          f"--tokenizer {{d}}/t.bin --steps 2 -o {{d}}/{target}", "refuse",

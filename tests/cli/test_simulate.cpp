@@ -511,3 +511,24 @@ TEST_F(Simulate, CheckLatencySlo) {
 }
 
 }  // namespace
+
+namespace {
+
+// An output never replaces an input (issue 30): --kv-series onto the workload is refused naming
+// both, and the workload is left as it was; "-" writes the series to standard output.
+TEST_F(Simulate, TheSeriesNeverReplacesTheWorkload) {
+  const auto r = kvplan(base + "--kv-series '" + workload + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--kv-series")) << r.err;
+  EXPECT_TRUE(has(r.err, workload)) << r.err;
+  std::ifstream f(workload);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_EQ(ss.str(), kWorkload);
+  const auto out = kvplan(base + "--kv-series -");
+  EXPECT_EQ(out.code, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("t_s,blocks_used,blocks_total,running,waiting,preemptions\n", 0), 0u)
+      << out.out.substr(0, 200);
+}
+
+}  // namespace
