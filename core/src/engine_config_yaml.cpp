@@ -214,8 +214,10 @@ nlohmann::json to_json_bounded(const YAML::Node& n, std::size_t& budget, int dep
       for (const auto& v : n) j.push_back(to_json_bounded(v, budget, depth + 1, path, where));
       return j;
     }
-    default:
-      return to_json(n);
+    default: {
+      Walk scalar_walk{path};  // a scalar: PyYAML's int, bool and string rules of to_json
+      return to_json(n, scalar_walk, depth, where);
+    }
   }
 }
 
