@@ -21,10 +21,10 @@ struct CliRun {
   std::string out, err;
 };
 
-// `cmd` through the shell, stdout and stderr together in `out` (`err` stays empty).
-inline CliRun run_shell(const std::string& cmd) {
+// `cmd` through the shell: its stdout in `out` and its exit status.
+inline CliRun run_pipe(const std::string& cmd) {
   CliRun r;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
   std::size_t n;
@@ -34,19 +34,14 @@ inline CliRun run_shell(const std::string& cmd) {
   return r;
 }
 
+// `cmd` through the shell, stdout and stderr together in `out` (`err` stays empty).
+inline CliRun run_shell(const std::string& cmd) { return run_pipe(cmd + " 2>&1"); }
+
 inline CliRun run_kvplan(const std::string& args) {
   static int counter = 0;
   const std::string err_path = std::string(KVPLAN_BINARY_DIR) + "/cli_test_stderr_" +
                                std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const std::string cmd = std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'";
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  CliRun r = run_pipe(std::string("'") + KVPLAN_EXE + "' " + args + " 2>'" + err_path + "'");
   std::ifstream e(err_path);
   std::stringstream ss;
   ss << e.rdbuf();
