@@ -11,6 +11,7 @@
 #include <queue>
 
 #include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
 #include "serving_pool.hpp"
@@ -691,13 +692,13 @@ void Scheduler::account(double t0, double dt) {
 }  // namespace
 
 bool default_async_scheduling(const PlanInput& plan) {
-  return plan.engine == Engine::vllm && plan.vllm_rules == VllmRules::current;
+  return engine_rules(plan).async_scheduling_default();
 }
 
 void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {
   // The scheduler below follows vLLM's and SGLang's; TensorRT-LLM's (its capacity scheduler and
   // KV cache manager) is not modelled.
-  if (engine == Engine::trtllm)
+  if (!engine_rules(engine).simulated())
     throw Error(source, field, "the serving simulator models vllm and sglang, not trtllm");
 }
 
