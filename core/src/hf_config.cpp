@@ -957,6 +957,12 @@ void read_head_dims(JsonObject& o, const std::string& source, Shape& s, ModelSpe
   if (s.mla) {
     s.kv_lora_rank = o.uint("kv_lora_rank", 1, kMaxDim);
     s.qk_rope = o.uint("qk_rope_head_dim", 0, kMaxDim);
+    // RoPE rotates pairs of dimensions: an odd width is refused here as validate() refuses it
+    // for a kvplan model JSON (the fuzz invariant: an imported model passes validate()).
+    if (s.qk_rope % 2 != 0)
+      throw Error(
+          o.source(), o.pointer("qk_rope_head_dim"),
+          "RoPE rotates pairs of dimensions: must be even, got " + std::to_string(s.qk_rope));
     // Defaults are DeepseekV2Config's, for configs that leave them out.
     s.qk_nope = o.opt_uint("qk_nope_head_dim", 0, kMaxDim).value_or(128);
     s.v_head_dim = o.opt_uint("v_head_dim", 1, kMaxDim).value_or(128);
