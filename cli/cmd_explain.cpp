@@ -69,7 +69,7 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("gpu")) {
     const auto g = load_gpu(gpu);
     o.gpu_id = g.id;
-    o.gpu_memory_bytes = g.memory_bytes;
+    o.gpu_memory_bytes = g.engine_memory_bytes();
   }
   if (vm.count("gpu-memory-utilization"))
     o.memory_fraction_ppm = parse_fraction_ppm(fraction, "--gpu-memory-utilization", "fraction");

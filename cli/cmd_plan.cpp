@@ -213,6 +213,7 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
   if (vm.count("calibration")) req.calibration = f.calibration;
   req.require_memory = !slo_mode;
+  req.launch_sets_max_num_seqs = !slo_mode;
   return req;
 }
 

@@ -138,6 +138,7 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
   if (auto mode = en.opt_str("mamba_cache_mode"))
     d.plan.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
   if (auto eager = en.opt_bool("enforce_eager")) d.cuda_graphs = !*eager;
+  d.plan.cuda_graphs = d.cuda_graphs;
   if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
     d.plan.dcp = static_cast<std::uint32_t>(*n);
   if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
@@ -223,7 +224,9 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   read_deploy_slo(o, source, base_dir, d);
   o.finish();
   d.plan.concurrency = d.slo.concurrency;
-  d.plan.gpu_memory_bytes = d.gpu.memory_bytes;
+  d.plan.gpu_memory_bytes = d.gpu.engine_memory_bytes();
+  d.plan.gpu_id = d.gpu.id;
+  d.plan.max_num_seqs = d.max_num_seqs;
 
   validate_parallelism(d, gpus_given);
   // Format against the model's widths (kivi groups, MLA latents), naming the field.
@@ -280,6 +283,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   if (a.kv_cache_memory_bytes) p.available_kv_bytes = *a.kv_cache_memory_bytes;
   p.num_gpu_blocks_override = a.num_gpu_blocks_override;
   d.cuda_graphs = !a.enforce_eager;
+  p.cuda_graphs = d.cuda_graphs;
   if (a.mamba_cache_mode)
     p.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
   if (a.dcp) p.dcp = *a.dcp;
@@ -292,7 +296,17 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
                               engine_rules(a.engine).kv_dtype_field());
-  p.gpu_memory_bytes = gpu.memory_bytes;
+  // --kv-cache-dtype auto is the model's dtype, which --dtype sets: --dtype float32 makes an
+  // fp32 cache (vLLM: CacheConfig cache_dtype "auto" -> model_config.dtype in the attention
+  // backend's kv_cache_dtype, vllm/utils/torch_utils.py STR_DTYPE_TO_TORCH_DTYPE; SGLang:
+  // model_runner kv_cache_dtype = self.dtype for "auto").
+  if (a.kv_cache_dtype.value_or("auto") == "auto" && !d.model.quantized()) {
+    if (p.weight_dtype == "fp32") p.format.dtype = KvDtype::fp32;
+    if (p.weight_dtype == "fp16") p.format.dtype = KvDtype::fp16;
+    if (p.weight_dtype == "bf16") p.format.dtype = KvDtype::bf16;
+  }
+  p.gpu_memory_bytes = gpu.engine_memory_bytes();
+  p.gpu_id = gpu.id;
   apply_engine_pool_args(a, p, source);  // SGLang / TensorRT-LLM pool flags
   if (a.max_model_len_auto) {
     // --max-model-len -1 / auto: vLLM fits the longest request the KV memory holds, at most the
@@ -342,7 +356,9 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   engine_settings(a, gpu, source, d);
   // The engine's default when the command line leaves it out (vLLM 256, trtllm-serve 2048; SGLang
   // derives it from the pool): engine_rules.
-  d.max_num_seqs = a.max_num_seqs ? a.max_num_seqs : engine_rules(a.engine).default_max_num_seqs();
+  d.max_num_seqs =
+      a.max_num_seqs ? a.max_num_seqs : engine_rules(a.engine).default_max_num_seqs(d.plan);
+  d.plan.max_num_seqs = d.max_num_seqs;
   engine_slo(slo, source, d);
   auto& p = d.plan;
   std::string spec_note;
@@ -411,6 +427,7 @@ Eval evaluate(const Deployment& d, const PlanInput& p) {
 // The capacity checks a fix must repair together.
 bool capacity_ok(const Deployment& d, const Eval& e) {
   if (e.at_mml.memory.shortfall_bytes > 0) return false;
+  if (e.at_mml.memory.outside_shortfall_bytes > 0) return false;
   if (!e.at_mml.fits_one_request) return false;
   if (e.judged() < d.slo.concurrency) return false;
   if (d.slo.min_kv_cache_tokens && e.at_mml.kv_cache_tokens < *d.slo.min_kv_cache_tokens)
@@ -496,6 +513,27 @@ std::optional<CheckItem> check_weights_fit(CheckContext& x) {
   return i;
 }
 
+// Why an engine fails to start when what it keeps outside its budget does not fit the memory the
+// fraction leaves out, in its words: vLLM >= 0.9 refuses at init when free memory is below
+// total · utilization (gpu_worker.py@35d5cda1 init_device: "Free memory on device ... on startup
+// is less than desired GPU memory utilization"); graphs captured after the KV cache run out of
+// memory during capture (log vllm-v1-0.11.0-qwen3-vl-...-graph-oom-fail.log).
+std::string outside_budget_failure(const MemoryBudget& m, const PlanInput& p) {
+  const std::uint64_t left_out = m.total_bytes - m.requested_bytes;
+  const std::string label = engine_rules(p).label();
+  if (m.terms.context.bytes > left_out)
+    return label + " refuses to start: \"Free memory on device (" +
+           human_bytes(m.total_bytes - m.terms.context.bytes) + "/" + human_bytes(m.total_bytes) +
+           ") on startup is less than desired GPU memory utilization (" +
+           human_bytes(m.requested_bytes) + ")\" — " + m.terms.context.how + " takes " +
+           human_bytes(m.terms.context.bytes) + " of the " + human_bytes(left_out) +
+           " the fraction leaves out";
+  return label + " runs out of memory after sizing the KV cache: " + m.terms.context.how + " (" +
+         human_bytes(m.terms.context.bytes) + ") and " + m.terms.graphs.how + " (" +
+         human_bytes(m.terms.graphs.bytes) + ") need " + human_bytes(m.terms.outside_bytes()) +
+         " beside the budget, the fraction leaves " + human_bytes(left_out);
+}
+
 std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   const Deployment& d = x.d;
   const Capacity& c = x.e.at_mml;
@@ -508,7 +546,12 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   const bool mamba_short = engine_rules(d.plan).graphs_need_a_state_block_per_sequence() &&
                            d.model.recurrent_layers() > 0 && d.cuda_graphs && d.max_num_seqs &&
                            c.paged && *d.max_num_seqs > c.num_gpu_blocks;
-  if (i.passed && mamba_short) {
+  const MemoryBudget& m = c.memory;
+  if (i.passed && m.outside_shortfall_bytes > 0) {
+    i.passed = false;
+    i.detail = outside_budget_failure(m, d.plan);
+    i.fix = x.capacity_fix();
+  } else if (i.passed && mamba_short) {
     i.passed = false;
     i.detail = "vLLM refuses to start: \"max_num_seqs (" + std::to_string(*d.max_num_seqs) +
                ") exceeds available Mamba cache blocks (" + std::to_string(c.num_gpu_blocks) +
@@ -604,7 +647,9 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
 std::optional<CheckItem> check_max_num_seqs(CheckContext& x) {
   const Deployment& d = x.d;
   if (!d.max_num_seqs) return std::nullopt;
-  const std::uint32_t replicas = d.plan.gpus / (d.plan.tp * d.plan.pp);
+  // gpus 0 is one replica of tp · pp (PlanInput::gpus).
+  const std::uint32_t replicas =
+      d.plan.gpus ? std::max(d.plan.gpus / (d.plan.tp * d.plan.pp), 1u) : 1u;
   const std::uint64_t cap = *d.max_num_seqs * replicas;
   CheckItem i = item("max_num_seqs", "the engine admits " + std::to_string(d.slo.concurrency) +
                                          " requests (max_num_seqs × replicas)");
@@ -725,8 +770,11 @@ CheckReport run_check(const Deployment& d) {
 }
 
 std::vector<Refusal> engine_refusals(const Deployment& d) {
+  // An unstated max_num_seqs is the engine's default for this GPU (vLLM: 1024 on an H100).
   const EngineSettings s{.max_model_len = d.plan.context,
-                         .max_num_seqs = d.max_num_seqs,
+                         .max_num_seqs = d.max_num_seqs
+                                             ? d.max_num_seqs
+                                             : engine_rules(d.plan).default_max_num_seqs(d.plan),
                          .max_num_batched_tokens = d.plan.max_num_batched_tokens,
                          .model_positions = d.model.max_context,
                          .model_id = d.model.id};

@@ -13,6 +13,7 @@
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/output_path.hpp"
@@ -632,22 +633,34 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
   return;
 }
 
-// What the memory profile says beside kvplan's memory model: kvplan keeps the activation peak,
-// non-torch memory and CUDA graphs in one reserve (kDefaultReserveBytes unless calibrated), so
-// those parts are logged-only and their sum sits beside the reserve, informational. SGLang's
-// Mamba pool is the engine's arithmetic: its bytes per slot are one sequence's recurrent state.
+// What the memory profile says beside kvplan's memory model, term by term: the engine rules'
+// activation peak, non-torch memory and CUDA graphs (EngineRules::memory_terms, for the log's
+// settings; informational rows, since a log rarely states max_num_seqs) and their sum beside
+// the logged non-KV memory. SGLang's Mamba pool is the engine's arithmetic: its bytes per slot
+// are one sequence's recurrent state.
 void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
                     const ExplainOverrides& o) {
   auto gib = [](std::optional<std::uint64_t> b) {
     return b ? std::optional<double>(*b / kGiB) : std::nullopt;
   };
+  const MemoryTerms terms = engine_rules(r.input).memory_terms({model, r.input, true});
+  auto term_row = [&](const std::string& name, std::optional<std::uint64_t> logged,
+                      const MemoryTerm& t) {
+    const std::size_t before = r.rows.size();
+    compare(r, name, gib(logged), t.bytes ? std::optional<double>(t.bytes / kGiB) : std::nullopt, 0,
+            0, std::string("kvplan ") + to_string(t.basis) + ": " + t.how);
+    if (r.rows.size() > before) r.rows.back().informational = true;
+  };
   const std::string only = "logged only: kvplan keeps it in its one reserve";
-  compare(r, "activation peak (GiB)", gib(log.activation_bytes), std::nullopt, 0, 0, only);
-  compare(r, "non-torch memory (GiB)", gib(log.non_torch_bytes), std::nullopt, 0, 0, only);
+  term_row("activation peak (GiB)", log.activation_bytes, terms.activation);
+  term_row("non-torch memory (GiB)", log.non_torch_bytes, terms.non_torch);
   compare(r, "Mamba page padding (%)", log.mamba_padding_percent, std::nullopt, 0, 0,
           "logged only: kvplan pads the page but does not print the share");
-  compare(r, "CUDA graph memory (GiB)", gib(log.cuda_graph_bytes), std::nullopt, 0, 0,
-          log.engine == Engine::sglang ? "logged only: SGLang keeps it outside its pool" : only);
+  if (log.engine == Engine::vllm)
+    term_row("CUDA graph memory (GiB)", log.cuda_graph_bytes, terms.graphs);
+  else
+    compare(r, "CUDA graph memory (GiB)", gib(log.cuda_graph_bytes), std::nullopt, 0, 0,
+            log.engine == Engine::sglang ? "logged only: SGLang keeps it outside its pool" : only);
   std::optional<std::uint64_t> reserve;
   if (log.non_kv_bytes && log.weights_bytes && *log.non_kv_bytes >= *log.weights_bytes)
     reserve = *log.non_kv_bytes - *log.weights_bytes;
@@ -655,8 +668,8 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
     reserve = add(*log.activation_bytes, *log.non_torch_bytes, "reserve");
   if (reserve && log.engine != Engine::sglang) {
     compare(r, "reserve: non-KV memory besides the weights (GiB)", gib(reserve),
-            static_cast<double>(kDefaultReserveBytes) / kGiB, 0, 0.01,
-            "kvplan's default reserve (calibrate with --gpu --calibrate)");
+            static_cast<double>(terms.reserve_bytes()) / kGiB, 0, 0.01,
+            "kvplan's terms for these settings (calibrate with --gpu --calibrate)");
     r.rows.back().informational = true;
   }
   if (log.mamba_slots && *log.mamba_slots > 0 && log.mamba_pool_bytes) {

@@ -21,6 +21,7 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
   g.source = o.str("source");
   g.memory_bytes = o.uint("memory_bytes", std::uint64_t{1} << 30, std::uint64_t{1} << 44);
   g.bandwidth_gbps = o.number("bandwidth_gbps", 1, 1e6);
+  const double cuda_gib = o.opt_number("cuda_memory_gib", 1, 16384).value_or(0);
   g.price_per_hour = o.opt_number("price_per_hour", 0, 1e6).value_or(0);
   // Roofline peaks: optional; JsonObject::number refuses NaN, infinities, negative values and
   // absurd magnitudes (1e5 TFLOP/s is 10x the largest datasheet figure), naming the field.
@@ -38,7 +39,18 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
   if (auto s = o.opt_object("sources")) {
     g.peaks_source = s->opt_str("peak_tflops").value_or("");
     g.interconnect_source = s->opt_str("interconnect").value_or("");
+    g.cuda_memory_source = s->opt_str("cuda_memory").value_or("");
     s->finish();
+  }
+  if (cuda_gib > 0) {
+    // Logs print two decimals: the smaller end of that rounding (x.xx5 rounds up to x.xx + 0.01).
+    const double bytes = (cuda_gib - 0.005) * 1073741824.0;
+    g.cuda_memory_bytes = static_cast<std::uint64_t>(bytes);
+    if (g.cuda_memory_bytes > g.memory_bytes)
+      throw Error(source, "/cuda_memory_gib",
+                  "exceeds memory_bytes: CUDA never reports more than the driver's total");
+    if (g.cuda_memory_source.empty())
+      throw Error(source, "/sources/cuda_memory", "missing: where the CUDA total was seen");
   }
   const bool has_peak = g.peak_tflops_bf16 > 0 || g.peak_tflops_fp8 > 0 || g.peak_tflops_fp4 > 0 ||
                         g.peak_tops_int8 > 0;

@@ -1128,6 +1128,9 @@ Params count_params(Config& c, const Shape& s, ModelSpec& m) {
                         .opt_bool("tie_word_embeddings")
                         .value_or(f.tie_word_embeddings);
   const std::uint64_t h = s.hidden;
+  m.vocab_size = static_cast<std::uint32_t>(vocab);
+  m.intermediate_size = static_cast<std::uint32_t>(mlp.inter);
+  m.tie_word_embeddings = tied;
   p.add(Part::embed, pmul(vocab, h));
   if (!tied) p.add(Part::head, pmul(vocab, h));
   if (f.layer_pattern == HfLayerPattern::nemotron_h_string && c.has("hybrid_override_pattern"))
@@ -1177,6 +1180,8 @@ void weight_bytes(const Params& p, const Quant& q, const std::string& compute, M
     bytes += b;
     if (which == Part::experts) expert_bytes += b;
     if (which == Part::vision) vision_bytes += b;
+    if (which == Part::embed) m.weights.embed_bytes = static_cast<std::uint64_t>(std::ceil(b));
+    if (which == Part::head) m.weights.head_bytes = static_cast<std::uint64_t>(std::ceil(b));
   }
   if (!(bytes < 0x1p64)) throw Error("parameter count", "", "weight bytes overflow 64 bits");
   m.weights.bytes = static_cast<std::uint64_t>(std::ceil(bytes));

@@ -134,6 +134,72 @@ bool engine_supports(Engine, const KvFormat& f, const RetentionPolicy& p) {
   return false;
 }
 
+namespace {
+
+// Layers per pipeline stage, vLLM's get_pp_indices: L // pp each, the remainder to the stages
+// before the last (L = 10, pp = 4: 2, 3, 3, 2).
+std::vector<std::uint32_t> stage_layer_counts(std::uint32_t layers, std::uint32_t pp) {
+  std::vector<std::uint32_t> counts(pp, layers / pp);
+  for (std::uint32_t i = 2; i < layers % pp + 2; ++i) ++counts[pp - i];
+  return counts;
+}
+
+// Weight bytes of the whole checkpoint as the deployment loads it (a --dtype override scales an
+// unquantized checkpoint; a quantized one keeps its stored layout).
+std::uint64_t loaded_weights(const ModelSpec& model, const PlanInput& in,
+                             const std::string& source) {
+  if (in.weight_dtype.empty() || model.quantized()) return model.weight_bytes();
+  const double bpp = weight_bytes_per_param(in.weight_dtype, source, "weight_dtype");
+  const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
+  return ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
+}
+
+// The weights of one rank of each pipeline stage. Layers split as vLLM's get_pp_indices
+// (stage_layer_counts); the embedding sits on the first stage and lm_head on the last — a tied
+// lm_head is a copy of the embedding there when PP > 1 (the models' PPMissingLayer /
+// is_first_rank / is_last_rank placement, docs/engine-memory.md) — each split over TP
+// (VocabParallelEmbedding, ParallelLMHead). Routed experts shard over every GPU under expert
+// parallelism.
+std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput& in,
+                                         const std::string& source) {
+  const std::uint64_t all = loaded_weights(model, in, source);
+  const double scale = model.weight_bytes() ? static_cast<double>(all) / model.weight_bytes() : 1;
+  auto scaled = [&](std::uint64_t b) {
+    return static_cast<std::uint64_t>(static_cast<double>(b) * scale);
+  };
+  const std::uint64_t embed = scaled(model.weights.embed_bytes);
+  const std::uint64_t head = scaled(model.weights.head_bytes);
+  const std::uint64_t tables = embed + head <= all ? embed + head : 0;
+  std::uint64_t layer_part = ceil_div(all - tables, in.tp);  // one TP rank, every layer
+  if (in.expert_parallel && model.weights.expert_bytes > 0 &&
+      scaled(model.weights.expert_bytes) <= all - tables) {
+    const std::uint64_t dp = in.gpus ? std::max<std::uint64_t>(in.gpus / mul(in.tp, in.pp), 1) : 1;
+    const std::uint64_t experts = scaled(model.weights.expert_bytes);
+    layer_part = add(ceil_div(all - tables - experts, in.tp), ceil_div(experts, mul(in.tp, dp)),
+                     "weight bytes");
+  }
+  const auto layers = static_cast<std::uint32_t>(model.layers.size());
+  const std::vector<std::uint32_t> counts = stage_layer_counts(layers, in.pp);
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t s = 0; s < in.pp; ++s) {
+    std::uint64_t w = static_cast<std::uint64_t>(
+        std::ceil(static_cast<long double>(layer_part) * counts[s] / std::max(layers, 1u)));
+    if (tables == 0) {
+      out.push_back(w);
+      continue;
+    }
+    if (s == 0) w = add(w, ceil_div(embed, in.tp), "weight bytes");
+    if (s + 1 == in.pp) {
+      const std::uint64_t h = head ? head : (in.pp > 1 ? embed : 0);
+      w = add(w, ceil_div(h, in.tp), "weight bytes");
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace
+
 MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const std::string& source) {
   MemoryBudget m;
   m.total_bytes = in.gpu_memory_bytes;
@@ -157,41 +223,43 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
                 model.id +
                     " has no num_params, so its weight memory is unknown: give the "
                     "measured available KV cache memory instead");
-  std::uint64_t all_weights = 0;
-  if (in.weight_dtype.empty() || model.quantized()) {
-    // A quantized checkpoint keeps its stored layout whatever --dtype says (--dtype names the
-    // compute type of the unquantized parts).
-    all_weights = model.weight_bytes();
-  } else {
-    const double bpp = weight_bytes_per_param(in.weight_dtype, source, "weight_dtype");
-    const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
-    all_weights = ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
-  }
-  const std::uint64_t per_replica = mul(in.tp, in.pp);
-  if (in.expert_parallel && model.weights.expert_bytes > 0 &&
-      model.weights.expert_bytes <= all_weights) {
-    // Expert parallelism shards the routed experts over every GPU of the deployment (TP × DP
-    // ranks, each PP stage its own layers); attention and the dense parts replicate across the
-    // data-parallel ranks as before.
-    const std::uint64_t dp = in.gpus ? std::max<std::uint64_t>(in.gpus / per_replica, 1) : 1;
-    const std::uint64_t experts =
-        in.weight_dtype.empty() || model.quantized()
-            ? model.weights.expert_bytes
-            : static_cast<std::uint64_t>(static_cast<double>(model.weights.expert_bytes) *
-                                         static_cast<double>(all_weights) /
-                                         static_cast<double>(model.weight_bytes()));
-    m.weight_bytes = add(ceil_div(all_weights - experts, per_replica),
-                         ceil_div(experts, mul(per_replica, dp)), "weight bytes");
-  } else {
-    m.weight_bytes = ceil_div(all_weights, per_replica);
-  }
+  if (in.pp > model.layers.size())
+    throw Error(source, "pp",
+                "pipeline parallelism " + std::to_string(in.pp) + " exceeds the " +
+                    std::to_string(model.layers.size()) + " layers of " + model.id);
   const EngineRules& rules = engine_rules(in);
-  m.reserve_bytes = in.reserve_bytes.value_or(rules.default_reserve_bytes());
-  const BudgetSplit b =
-      rules.budget(m.total_bytes, m.fraction_ppm, m.weight_bytes, m.reserve_bytes);
-  m.requested_bytes = b.requested_bytes;
-  m.available_bytes = b.available_bytes;
-  m.shortfall_bytes = b.shortfall_bytes;
+  const std::vector<std::uint64_t> weights = stage_weights(model, in, source);
+  // The engine sizes every stage by the smallest budget (vLLM: the minimum over the workers'
+  // available memory; SGLang: min over PP ranks).
+  bool first = true;
+  for (std::uint32_t s = 0; s < in.pp; ++s) {
+    MemoryTerms terms = rules.memory_terms({model, in, s + 1 == in.pp});
+    if (in.reserve_bytes) {
+      terms = MemoryTerms{};
+      terms.activation = {*in.reserve_bytes, MemoryTerm::Basis::given, "the reserve given", ""};
+      terms.graphs_in_budget = true;
+    }
+    const BudgetSplit b =
+        rules.budget(m.total_bytes, m.fraction_ppm, weights[s], terms.reserve_bytes());
+    const bool worse =
+        first || b.available_bytes < m.available_bytes ||
+        (b.available_bytes == m.available_bytes && b.shortfall_bytes > m.shortfall_bytes);
+    if (!worse) continue;
+    first = false;
+    m.stage = s;
+    m.weight_bytes = weights[s];
+    m.terms = terms;
+    m.reserve_bytes = terms.reserve_bytes();
+    m.requested_bytes = b.requested_bytes;
+    m.available_bytes = b.available_bytes;
+    m.shortfall_bytes = b.shortfall_bytes;
+  }
+  // What the fraction leaves out must hold the context (and graphs captured outside the budget).
+  const std::uint64_t left_out =
+      rules.fraction_after_weights() ? m.total_bytes : m.total_bytes - m.requested_bytes;
+  const std::uint64_t outside = m.terms.outside_bytes();
+  if (!rules.fraction_after_weights() && outside > left_out)
+    m.outside_shortfall_bytes = outside - left_out;
   return m;
 }
 
@@ -245,14 +313,6 @@ void check_context(const PlanInput& in, const std::string& source) {
   if (in.context > kMaxTokens)
     throw Error(source, "context",
                 "must be at most 2^40 tokens, got " + std::to_string(in.context));
-}
-
-// Layers per pipeline stage, vLLM's get_pp_indices: L // pp each, the remainder to the stages
-// before the last (L = 10, pp = 4: 2, 3, 3, 2).
-std::vector<std::uint32_t> stage_layer_counts(std::uint32_t layers, std::uint32_t pp) {
-  std::vector<std::uint32_t> counts(pp, layers / pp);
-  for (std::uint32_t i = 2; i < layers % pp + 2; ++i) ++counts[pp - i];
-  return counts;
 }
 
 // The stage's layers that hold an attention cache, its draft layers after them.
@@ -922,7 +982,8 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       c.tp = tp;
       c.pp = pp;
       c.gpus = 0;
-      c.gpu_memory_bytes = gpu.memory_bytes;
+      c.gpu_memory_bytes = gpu.engine_memory_bytes();
+      c.gpu_id = gpu.id;
       c.available_kv_bytes.reset();
       const Capacity cap = plan_capacity(model, c, source);
       if (cap.max_requests_per_replica == 0) continue;

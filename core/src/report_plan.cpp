@@ -1,9 +1,12 @@
 // Renderers of `kvplan plan` and `kvplan check`: text, JSON, Markdown, JUnit XML.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/plan_fix.hpp"
 #include "kvplan/planner.hpp"
@@ -46,6 +49,20 @@ std::string plan_title(const PlanReport& r) {
   return s;
 }
 
+// The reserve's terms as (label, term) pairs, in the order the budget subtracts them; the graphs
+// and the context are marked when they sit outside the budget.
+std::vector<std::pair<std::string, const MemoryTerm*>> reserve_terms(const MemoryBudget& m) {
+  std::vector<std::pair<std::string, const MemoryTerm*>> out;
+  const MemoryTerms& t = m.terms;
+  if (t.activation.bytes) out.push_back({"activation peak", &t.activation});
+  if (t.non_torch.bytes) out.push_back({"non-torch memory", &t.non_torch});
+  if (t.graphs.bytes)
+    out.push_back(
+        {t.graphs_in_budget ? "CUDA graphs" : "CUDA graphs (outside the budget)", &t.graphs});
+  if (t.context.bytes) out.push_back({"CUDA context (outside the budget)", &t.context});
+  return out;
+}
+
 Table memory_table(const PlanReport& r) {
   const auto& m = r.capacity.memory;
   Table t{{"per GPU", "bytes", "human"}, {}};
@@ -63,7 +80,11 @@ Table memory_table(const PlanReport& r) {
       row("weights (sharded)", m.weight_bytes);
       row("reserve (activations, graphs, runtime)", m.reserve_bytes);
     }
+    for (const auto& [label, term] : reserve_terms(m))
+      row("  " + label + " [" + to_string(term->basis) + "]", term->bytes);
     if (m.shortfall_bytes) row("SHORT BY", m.shortfall_bytes);
+    if (m.outside_shortfall_bytes)
+      row("START FAILS: outside the budget short by", m.outside_shortfall_bytes);
   }
   row(m.measured ? "available KV cache memory (measured)" : "available KV cache memory",
       m.available_bytes);
@@ -159,7 +180,17 @@ nlohmann::json plan_json(const PlanReport& r) {
                  {"weight_bytes", m.weight_bytes},
                  {"reserve_bytes", m.reserve_bytes},
                  {"available_kv_bytes", m.available_bytes},
-                 {"shortfall_bytes", m.shortfall_bytes}};
+                 {"shortfall_bytes", m.shortfall_bytes},
+                 {"outside_shortfall_bytes", m.outside_shortfall_bytes},
+                 {"stage", m.stage}};
+  nlohmann::json terms = nlohmann::json::array();
+  for (const auto& [label, term] : reserve_terms(m))
+    terms.push_back({{"term", label},
+                     {"bytes", term->bytes},
+                     {"basis", to_string(term->basis)},
+                     {"how", term->how},
+                     {"source", term->source}});
+  j["memory"]["terms"] = terms;
   j["paged"] = c.paged;
   j["page_bytes"] = c.paged ? nlohmann::json(c.page_bytes) : nlohmann::json(nullptr);
   j["num_gpu_blocks"] = c.paged ? nlohmann::json(c.num_gpu_blocks) : nlohmann::json(nullptr);

@@ -66,6 +66,8 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   in.block_size = static_cast<std::uint32_t>(r.block_size.value_or(0));
   in.max_num_batched_tokens = r.max_num_batched_tokens;
   d.max_num_seqs = r.max_num_seqs;
+  in.max_num_seqs = r.max_num_seqs;
+  in.max_num_seqs_is_concurrency = r.launch_sets_max_num_seqs && !r.max_num_seqs;
   if (r.memory_fraction)
     in.memory_fraction_ppm = parse_fraction_ppm(*r.memory_fraction, "--gpu-memory-utilization",
                                                 "gpu-memory-utilization");
@@ -80,7 +82,8 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   gpu = request_gpu(r);
   if (gpu) {
     d.gpu = *gpu;
-    in.gpu_memory_bytes = gpu->memory_bytes;
+    in.gpu_memory_bytes = gpu->engine_memory_bytes();
+    in.gpu_id = gpu->id;
   } else if (r.require_memory && !in.available_kv_bytes) {
     throw Error("command line", "gpu", "give --gpu, --gpu-memory-gib or --available-kv-gib");
   }

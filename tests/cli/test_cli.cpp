@@ -140,10 +140,20 @@ TEST(Cli, PlanWithMemoryModelOrdersAndWhatIf) {
       "--price h100-sxm-80gb=2.49 --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  // 85520809984 · 0.9 − 16060522496 − 2 GiB = 58760722841; // 65536 // 32 = 28019 blocks
-  EXPECT_EQ(j["memory"]["available_kv_bytes"].get<std::uint64_t>(), 58760722841u);
-  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 28019u);
-  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 448304u);
+  // vLLM's terms at the launch line's --max-num-seqs 64: the forward (8192 · (4096 + 3 · 14336)
+  // · 2 B = 771,751,936) peaks over the sampler (9.5 · 64 · 128256 · 4 B + (8192 + 128) · 4096 ·
+  // 2 B = 380,076,032), + 0.04 GiB = 814,701,609; with non-torch 139,586,437 and graphs
+  // 622,770,258: 85,013,508,915 · 0.9 − 16,060,522,496 − 1,577,058,304 = 58,874,577,223 B
+  // // 65536 // 32 = 28,073 blocks = 449,168 tokens; each term with its basis and source.
+  EXPECT_EQ(j["memory"]["available_kv_bytes"].get<std::uint64_t>(), 58874577223u);
+  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 28073u);
+  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 449168u);
+  ASSERT_EQ(j["memory"]["terms"].size(), 4u);
+  EXPECT_EQ(j["memory"]["terms"][0]["term"], "activation peak");
+  EXPECT_EQ(j["memory"]["terms"][0]["basis"], "derived");
+  EXPECT_EQ(j["memory"]["terms"][0]["bytes"].get<std::uint64_t>(), 814701609u);
+  EXPECT_NE(j["memory"]["terms"][0]["source"].get<std::string>().find("gpu_model_runner.py@"),
+            std::string::npos);
   ASSERT_FALSE(j["order"].empty());
   EXPECT_EQ(j["order"][0]["gpu"], "h100-sxm-80gb");  // the only priced GPU ranks first
   EXPECT_EQ(j["order"][0]["gpus"].get<int>(), 4);
@@ -284,8 +294,8 @@ TEST(Cli, CheckEngineCommandLines) {
 
 // kvplan check --trtllm: the same rule and exit codes as --vllm / --sglang. Llama 3.1 8B on one
 // H100 SXM under TensorRT-LLM, by hand (tests/core/test_engine_cmdlines.cpp,
-// TrtllmServeCheckTable): (85,520,809,984 − 16,060,522,496 weights − 2 GiB) × 0.9 =
-// 60,581,523,456 B of KV cache // 131,072 B a token = 462,200 tokens → 14,444 blocks of 32.
+// TrtllmServeCheckTable): (85,013,508,915 − 16,060,522,496 weights − 2 GiB) × 0.9 =
+// 60,124,952,493 B of KV cache // 131,072 B a token = 458,717 tokens → 14,335 blocks of 32.
 TEST(Cli, CheckTrtllmCommandLines) {
   auto r = kvplan(
       "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --tp_size 1 --max_seq_len 32768 "
@@ -293,9 +303,9 @@ TEST(Cli, CheckTrtllmCommandLines) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["engine"], "trtllm");
-  EXPECT_EQ(j["capacity"]["num_gpu_blocks"], 14444);
-  EXPECT_EQ(j["capacity"]["kv_cache_tokens"], 14444 * 32);
-  // 15 requests of 32,768 tokens (1,024 blocks each) do not fit 14,444 blocks: exit 1.
+  EXPECT_EQ(j["capacity"]["num_gpu_blocks"], 14335);
+  EXPECT_EQ(j["capacity"]["kv_cache_tokens"], 14335 * 32);
+  // 15 requests of 32,768 tokens (1,024 blocks each) do not fit 14,335 blocks: exit 1.
   r = kvplan(
       "check --trtllm \"trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 32768\" --gpu "
       "h100-sxm-80gb --slo concurrency=15");

@@ -23,15 +23,20 @@ Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 const std::string kQuickstart =
     "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16";
 
-// By hand, vLLM V1 on one H100 SXM 80GB (85,520,809,984 B), gpu_memory_utilization 0.9:
-//   floor(85,520,809,984 · 0.9)                        = 76,968,728,985
+// By hand, vLLM V1 on one H100 SXM 80GB (CUDA's 79.18 GiB: 85,013,508,915 B), utilization 0.9,
+// and --max-num-seqs 16 as the plan's launch line states it:
+//   floor(85,013,508,915 · 0.9)                        = 76,512,158,023
 //   − weights 8,030,261,248 params · 2 B (model card)  = 16,060,522,496
-//   − reserve 2 GiB                                    =  2,147,483,648
-//   available                                          = 58,760,722,841
-//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 58,760,722,841 // 65,536 // 32 = 28,019
-//   blocks; 32,768 tokens take 2,048 blocks: 28,019 // 2,048 = 13 requests < 16.
-//   fp8 page 32,768 B: 58,760,722,841 // 32,768 // 32 = 56,038 blocks; // 2,048 = 27 requests.
-//   bf16 on 2 GPUs as 2 replicas: 2 · 13 = 26 requests ≥ 16.
+//   − activation: 16 sequences, so the forward (8192 · (4096 + 3 · 14336) · 2 B = 771,751,936)
+//     peaks over the sampler (9.5 · 16 · 128256 · 4 B + (8192 + 32) · 4096 · 2 B = 145,350,656),
+//     + 0.04 GiB fitted (42,949,673)                   =    814,701,609
+//   − non-torch 0.13 GiB                               =    139,586,437
+//   − CUDA graphs 0.58 GiB (vLLM >= 0.21 deducts them) =    622,770,258
+//   available                                          = 58,874,577,223
+//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 58,874,577,223 // 65,536 // 32 = 28,073
+//   blocks; 32,768 tokens take 2,048 blocks: (28,073 − 1) // 2,048 = 13 requests < 16.
+//   fp8 page 32,768 B: // 32,768 // 32 = 56,147 blocks; (56,147 − 1) // 2,048 = 27 requests.
+//   bf16 on 2 GPUs as 2 replicas (8 sequences each, the same terms): 2 · 13 = 26 requests ≥ 16.
 TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   const auto model = kvplan::load_model("llama-3.1-8b");
   const auto gpu = kvplan::load_gpu("h100-sxm-80gb");
@@ -39,7 +44,9 @@ TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   in.format = kvplan::parse_kv_format("bf16");
   in.context = 32768;
   in.concurrency = 16;
-  in.gpu_memory_bytes = gpu.memory_bytes;
+  in.gpu_memory_bytes = gpu.engine_memory_bytes();
+  in.gpu_id = gpu.id;
+  in.max_num_seqs_is_concurrency = true;
   const auto r = kvplan::make_plan_report(model, gpu, in, {}, true);
   ASSERT_EQ(r.capacity.max_requests, 13u);
   const auto fixes = kvplan::plan_fixes(r);

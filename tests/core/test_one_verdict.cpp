@@ -33,28 +33,34 @@ struct TempDeployFile {
 
 // The three sources of one vLLM deployment on one H100: kvplan's flags, the same settings as
 // `vllm serve` flags, and as the deployment file's "engine" keys.
-DeploymentRequest as_flags(const std::uint64_t context, std::optional<std::uint64_t> mnbt) {
+DeploymentRequest as_flags(const std::uint64_t context, std::optional<std::uint64_t> mnbt,
+                           std::optional<std::uint64_t> seqs) {
   DeploymentRequest r;
   r.model = "llama-3.1-8b";
   r.gpu = "h100-sxm-80gb";
   r.context = context;
   if (mnbt) r.max_num_batched_tokens = *mnbt;
+  r.max_num_seqs = seqs;
   return r;
 }
 
-DeploymentRequest as_command(const std::uint64_t context, std::optional<std::uint64_t> mnbt) {
+DeploymentRequest as_command(const std::uint64_t context, std::optional<std::uint64_t> mnbt,
+                             std::optional<std::uint64_t> seqs) {
   DeploymentRequest r;
   r.source = DeploymentRequest::Source::engine_command;
   r.command_engine = Engine::vllm;
   r.command_line = "vllm serve meta-llama/Llama-3.1-8B --max-model-len " + std::to_string(context);
   if (mnbt) r.command_line += " --max-num-batched-tokens " + std::to_string(*mnbt);
+  if (seqs) r.command_line += " --max-num-seqs " + std::to_string(*seqs);
   r.gpu = "h100-sxm-80gb";
   return r;
 }
 
-std::string as_file_text(const std::uint64_t context, std::optional<std::uint64_t> mnbt) {
+std::string as_file_text(const std::uint64_t context, std::optional<std::uint64_t> mnbt,
+                         std::optional<std::uint64_t> seqs) {
   std::string engine = R"("name": "vllm", "max_model_len": )" + std::to_string(context);
   if (mnbt) engine += R"(, "max_num_batched_tokens": )" + std::to_string(*mnbt);
+  if (seqs) engine += R"(, "max_num_seqs": )" + std::to_string(*seqs);
   return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
             "hardware": {"gpu": "h100-sxm-80gb", "gpus": 1},
             "engine": {)" +
@@ -62,11 +68,12 @@ std::string as_file_text(const std::uint64_t context, std::optional<std::uint64_
 }
 
 std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
-                                            std::optional<std::uint64_t> mnbt) {
+                                            std::optional<std::uint64_t> mnbt,
+                                            std::optional<std::uint64_t> seqs = std::nullopt) {
   std::vector<ResolvedDeployment> out;
-  out.push_back(resolve(as_flags(context, mnbt)));
-  out.push_back(resolve(as_command(context, mnbt)));
-  const TempDeployFile f(as_file_text(context, mnbt));
+  out.push_back(resolve(as_flags(context, mnbt, seqs)));
+  out.push_back(resolve(as_command(context, mnbt, seqs)));
+  const TempDeployFile f(as_file_text(context, mnbt, seqs));
   DeploymentRequest r;
   r.source = DeploymentRequest::Source::deploy_file;
   r.path = f.path;
@@ -80,8 +87,11 @@ std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
   d.gpu = load_gpu("h100-sxm-80gb");
   d.plan.context = context;
   d.plan.format = parse_kv_format("bf16");
-  d.plan.gpu_memory_bytes = d.gpu.memory_bytes;
+  d.plan.gpu_memory_bytes = d.gpu.engine_memory_bytes();
+  d.plan.gpu_id = d.gpu.id;
   if (mnbt) d.plan.max_num_batched_tokens = *mnbt;
+  d.max_num_seqs = seqs;
+  d.plan.max_num_seqs = seqs;
   d.slo.context = 4096;
   form.form = d;
   form.names = ShapeFields{};
@@ -90,10 +100,10 @@ std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
 }
 
 TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
-  // Llama 3.1 8B bf16 on one H100 (79.65 GiB preset), vLLM defaults: 0.9 · memory − 14.96 GiB of
-  // weights − the 2 GiB reserve; 128 KiB per token (32 layers · 8 KV heads · 128 · 2 · 2 bytes),
-  // so each path must give the same block count — and the one path's numbers are checked by hand
-  // in test_planner.cpp; here they must agree.
+  // Llama 3.1 8B bf16 on one H100 (79.18 GiB as CUDA reports it), vLLM defaults: 0.9 · memory −
+  // 14.96 GiB of weights − activation peak − non-torch memory (engine_memory.md); 128 KiB per token
+  // (32 layers · 8 KV heads · 128 · 2 · 2 bytes), so each path must give the same block count — and
+  // the one path's numbers are checked by hand in test_planner.cpp; here they must agree.
   const auto all = resolve_all(8192, std::nullopt);
   ASSERT_EQ(all.size(), 4u);
   const Capacity first = plan_capacity(all[0].deploy.model, all[0].deploy.plan, "flags");
@@ -111,9 +121,10 @@ TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
 }
 
 TEST(OneVerdict, FewerBatchedTokensThanSequencesIsRefusedOnEveryPath) {
-  // vLLM's SchedulerConfig refuses max_num_batched_tokens (128) < max_num_seqs (256, its default
-  // when the deployment does not say): every source gets the same refusal, named its own way.
-  const auto all = resolve_all(8192, 128);
+  // vLLM's SchedulerConfig refuses max_num_batched_tokens (128) < a stated max_num_seqs (256):
+  // every source gets the same refusal, named its own way. (Unstated, max_num_seqs is
+  // min(default, max_num_batched_tokens) and nothing is refused: the next test.)
+  const auto all = resolve_all(8192, 128, 256);
   const std::string expected =
       "128 is less than max_num_seqs 256: vLLM refuses "
       "max_num_batched_tokens < max_num_seqs";
@@ -131,6 +142,17 @@ TEST(OneVerdict, FewerBatchedTokensThanSequencesIsRefusedOnEveryPath) {
     EXPECT_EQ(r.items[0].id, "engine_settings");
     EXPECT_FALSE(r.items[0].passed);
     EXPECT_NE(r.items[0].detail.find(expected), std::string::npos) << r.items[0].detail;
+  }
+}
+
+TEST(OneVerdict, AnUnstatedMaxNumSeqsFollowsTheBatchedTokens) {
+  // vllm/engine/arg_utils.py@99d7eb5d _set_default_args: "self.max_num_seqs =
+  // min(default_max_num_seqs[usage_context], self.max_num_batched_tokens or sys.maxsize)" when
+  // --max-num-seqs is not given, so 128 batched tokens run 128 sequences: nothing is refused, on
+  // any path.
+  for (const auto& r : resolve_all(8192, 128)) {
+    EXPECT_TRUE(r.refusals.empty()) << r.deploy.source << ": " << r.refusals.front().message;
+    EXPECT_TRUE(run_check(r.deploy).passed()) << r.deploy.source;
   }
 }
 
@@ -152,9 +174,9 @@ TEST(OneVerdict, AContextBeyondTheModelIsRefusedOnEveryPath) {
 
 TEST(OneVerdict, ABadShapeIsTheSameErrorOnEveryPath) {
   // TP 3 does not divide Llama 3.1 8B's 32 attention heads: invalid input on every path.
-  DeploymentRequest flags = as_flags(8192, std::nullopt);
+  DeploymentRequest flags = as_flags(8192, std::nullopt, std::nullopt);
   flags.tp = 3;
-  DeploymentRequest cmd = as_command(8192, std::nullopt);
+  DeploymentRequest cmd = as_command(8192, std::nullopt, std::nullopt);
   cmd.command_line += " --tensor-parallel-size 3";
   for (const auto& r : {flags, cmd}) {
     try {

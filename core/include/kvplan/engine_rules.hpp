@@ -56,6 +56,14 @@ struct BudgetSplit {
   std::uint64_t shortfall_bytes = 0;  // weights + reserve beyond the grant (0 when they fit)
 };
 
+// The inputs of the terms for one rank: the model, the deployment, and whether the rank runs
+// the sampler (the last pipeline stage).
+struct MemoryModelInput {
+  const ModelSpec& model;
+  const PlanInput& in;
+  bool last_stage = true;
+};
+
 class EngineRules {
  public:
   virtual ~EngineRules() = default;
@@ -71,6 +79,15 @@ class EngineRules {
   virtual std::uint32_t default_memory_fraction_ppm() const = 0;
   virtual std::uint64_t default_reserve_bytes() const = 0;  // per GPU, outside the KV budget
   virtual std::optional<std::uint64_t> default_max_num_seqs() const = 0;  // empty: from the pool
+
+  // vLLM's defaults depend on the GPU (arg_utils.py _set_default_args: 1024 sequences on GPUs
+  // of >= 70 GiB other than A100s); the others ignore it.
+  virtual std::optional<std::uint64_t> default_max_num_seqs(const PlanInput&) const {
+    return default_max_num_seqs();
+  }
+  // The memory outside weights and KV cache on one rank, term by term. The base keeps one fitted
+  // reserve (default_reserve_bytes) as the activation term.
+  virtual MemoryTerms memory_terms(const MemoryModelInput& x) const;
 
   // The budget rule: total memory of a GPU, the fraction in ppm, the weights and reserve of a rank.
   virtual BudgetSplit budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,

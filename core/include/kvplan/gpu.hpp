@@ -10,10 +10,12 @@
 // GPU JSON (schema version 1; unknown keys refused; the roofline fields are optional, 0 or absent
 // = unknown, so a file with memory only still loads):
 //   {"kvplan_gpu": 1, "id": "h100-sxm-80gb", "source": "<datasheet URL>",
-//    "memory_bytes": 85520809984, "bandwidth_gbps": 3350,
+//    "memory_bytes": 85520809984, "cuda_memory_gib": 79.18, "bandwidth_gbps": 3350,
 //    "peak_tflops_bf16": 989.5, "peak_tflops_fp8": 1979, "peak_tops_int8": 1979,
 //    "interconnect": "nvlink", "interconnect_gbps": 900,
-//    "sources": {"peak_tflops": "<URL>", "interconnect": "<URL>"}}
+//    "sources": {"peak_tflops": "<URL>", "interconnect": "<URL>", "cuda_memory": "<URL>"}}
+// cuda_memory_gib is the total an engine's log prints (GiB, as logged; read as the smaller
+// bound of its rounding so the budget never grows from it); it needs sources.cuda_memory.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +27,17 @@ namespace kvplan {
 struct GpuSpec {
   std::string id, name, source;
   std::uint64_t memory_bytes = 0;  // total device memory as the driver reports it
-  double bandwidth_gbps = 0;       // GB/s (1e9 bytes per second), published peak
-  double price_per_hour = 0;       // USD per GPU-hour, 0 = unknown (set by --price)
+  // Total memory as CUDA reports it to the engine (torch.cuda.mem_get_info()[1], vLLM's
+  // total_gpu_memory): less than the driver's figure by what the driver keeps. 0 = unknown.
+  // The engines take their fractions of this figure (docs/engine-memory.md).
+  std::uint64_t cuda_memory_bytes = 0;
+  std::string cuda_memory_source;  // where that figure was seen (a log, with the GPU named)
+  // The total an engine sees: the CUDA figure where known, else the driver's.
+  std::uint64_t engine_memory_bytes() const {
+    return cuda_memory_bytes ? cuda_memory_bytes : memory_bytes;
+  }
+  double bandwidth_gbps = 0;  // GB/s (1e9 bytes per second), published peak
+  double price_per_hour = 0;  // USD per GPU-hour, 0 = unknown (set by --price)
   // Dense (no 2:4 sparsity) tensor-core peaks, 1e12 operations per second; 0 = not supported or
   // unknown. bf16 stands for fp16 too (the same rate on every preset). fp16/bf16 with fp32
   // accumulation, which is what inference GEMMs use (it matters on GeForce cards).

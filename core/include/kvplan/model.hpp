@@ -32,7 +32,9 @@
 // when speculative decoding uses them); "layer_overrides": [{"layer": 31, "num_kv_heads": 8,
 // "head_dim": 128, "v_head_dim": 128}] (layers with their own geometry, LayerSpec below; not for
 // MLA); "recurrent": {"kind": "shapes", "conv_elements": 1024, "ssm_elements": 3072, "conv_dtype":
-// "fp32", "ssm_dtype": "fp32"} (a state stated by its tensors, one rank's, as vLLM's MambaSpec).
+// "fp32", "ssm_dtype": "fp32"} (a state stated by its tensors, one rank's, as vLLM's MambaSpec);
+// "hidden_size", "vocab_size", "intermediate_size", "tie_word_embeddings" (as config.json names
+// them: the engines' profile runs and pipeline stages size by them, docs/engine-memory.md).
 // A preset may instead wrap a verbatim Hugging Face config (the same import as a config.json):
 //   {"kvplan_model": 1, "id": "qwen3-8b", "name": "Qwen3 8B", "source": "<URL of config.json>",
 //    "hf_repos": ["Qwen/Qwen3-8B"], "published_params": 8200000000,
@@ -103,8 +105,12 @@ struct WeightSpec {
   std::uint64_t bytes = 0;         // all weight bytes; 0 = num_params · weight_dtype
   std::uint64_t expert_bytes = 0;  // of which routed MoE experts (shard under expert parallelism)
   std::uint64_t vision_bytes = 0;  // of which a vision tower / multimodal projector
-  std::string quantization;        // "" or the checkpoint's quant_method (fp8, mxfp4, awq, ...)
-  bool from_checkpoint = false;    // bytes read from the safetensors headers, not estimated
+  // Of which the input embedding and lm_head as stored (lm_head 0 when tied to the embedding);
+  // both 0 when the vocabulary is unknown. An engine's pipeline stages place them on the first
+  // and the last stage.
+  std::uint64_t embed_bytes = 0, head_bytes = 0;
+  std::string quantization;      // "" or the checkpoint's quant_method (fp8, mxfp4, awq, ...)
+  bool from_checkpoint = false;  // bytes read from the safetensors headers, not estimated
 };
 
 struct ModelSpec {
@@ -119,6 +125,11 @@ struct ModelSpec {
   std::uint32_t head_dim_k = 0;    // K width per head (elements)
   std::uint32_t head_dim_v = 0;    // V width per head (elements)
   std::uint32_t hidden_size = 0;   // informational, 0 when unknown
+  // Vocabulary (logits per token) and the dense MLP width: the engines' profile runs and samplers
+  // allocate by them (docs/engine-memory.md). 0 when unknown.
+  std::uint32_t vocab_size = 0;
+  std::uint32_t intermediate_size = 0;
+  bool tie_word_embeddings = false;  // lm_head shares the embedding's weights
   // MoE routing (HF num_local_experts / n_routed_experts / num_experts and num_experts_per_tok /
   // experts_per_token): routed experts per MoE layer and experts each token uses; 0 = dense.
   std::uint32_t routed_experts = 0, experts_per_token = 0;

@@ -23,6 +23,7 @@
 #include "kvplan/formula.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/kv_format.hpp"
+#include "kvplan/memory_terms.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
@@ -147,10 +148,18 @@ struct PlanInput {
   enum class TrtllmWindowShares { equal, proportional };
   TrtllmWindowShares trtllm_window_shares = TrtllmWindowShares::equal;
   // Memory model of one GPU.
-  std::uint64_t gpu_memory_bytes = 0;               // total device memory
-  std::uint32_t memory_fraction_ppm = 0;            // 0 = engine default (see above)
-  std::string weight_dtype;                         // empty = the model's
-  std::optional<std::uint64_t> reserve_bytes;       // per GPU; default kDefaultReserveBytes
+  std::uint64_t gpu_memory_bytes = 0;          // total device memory
+  std::uint32_t memory_fraction_ppm = 0;       // 0 = engine default (see above)
+  std::string weight_dtype;                    // empty = the model's
+  std::optional<std::uint64_t> reserve_bytes;  // per GPU; default: the engine's terms
+  // The GPU preset's id (vLLM's defaults test its name for "a100") and the engine's
+  // max_num_seqs (empty: its default for this GPU); the profile run's sampler sizes by it.
+  std::string gpu_id;
+  std::optional<std::uint64_t> max_num_seqs;
+  bool cuda_graphs = true;  // false with --enforce-eager: no graph memory
+  // kvplan plan's launch lines state --max-num-seqs as the requests per replica
+  // (ceil(concurrency / replicas)); the memory model then takes that, not the engine's default.
+  bool max_num_seqs_is_concurrency = false;
   std::optional<std::uint64_t> available_kv_bytes;  // measured, per rank: skips the memory model
 };
 
@@ -229,6 +238,13 @@ struct MemoryBudget {
   std::uint64_t available_bytes = 0;  // "Available KV cache memory", 0 when nothing is left
   std::uint64_t shortfall_bytes = 0;  // > 0 when weights + reserve exceed the budget
   bool measured = false;              // available_bytes was given, not modelled
+  // The terms of the reserve, of the rank with the smallest budget (its pipeline stage).
+  MemoryTerms terms;
+  std::uint32_t stage = 0;  // that rank's pipeline stage
+  // What must fit beside the budget (terms.outside_bytes()) beyond total − requested: > 0 means
+  // the engine fails to start after sizing its KV cache (CUDA graphs, the start-up free-memory
+  // check), however large the cache.
+  std::uint64_t outside_shortfall_bytes = 0;
 };
 
 // One pipeline stage's KV pool (every TP rank of a stage is identical).

@@ -60,6 +60,10 @@ struct DeploymentRequest {
   std::optional<std::uint64_t> max_num_seqs;  // empty: the engine's default
   std::optional<std::string> memory_fraction, weight_dtype, reserve_gib;
   bool require_memory = true;  // flags: a GPU, its memory or the available KV memory is needed
+  // flags: the plan's launch lines set max_num_seqs to the requests per replica (kvplan plan),
+  // so the memory model sizes the engine's sampler by them
+  // (PlanInput::max_num_seqs_is_concurrency).
+  bool launch_sets_max_num_seqs = false;
 
   // Overrides, for every source.
   std::optional<std::string> slo;  // "concurrency=N,context=N,mean_context=N"

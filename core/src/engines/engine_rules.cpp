@@ -19,6 +19,36 @@ BudgetSplit EngineRules::budget(std::uint64_t total_bytes, std::uint32_t fractio
   return b;
 }
 
+const char* to_string(MemoryTerm::Basis b) {
+  switch (b) {
+    case MemoryTerm::Basis::derived:
+      return "derived";
+    case MemoryTerm::Basis::fitted:
+      return "fitted";
+    case MemoryTerm::Basis::given:
+      return "given";
+  }
+  return "derived";
+}
+
+std::uint64_t MemoryTerms::reserve_bytes() const {
+  std::uint64_t r = add(activation.bytes, non_torch.bytes, "memory terms");
+  return graphs_in_budget ? add(r, graphs.bytes, "memory terms") : r;
+}
+
+std::uint64_t MemoryTerms::outside_bytes() const {
+  return graphs_in_budget ? context.bytes : add(context.bytes, graphs.bytes, "memory terms");
+}
+
+MemoryTerms EngineRules::memory_terms(const MemoryModelInput&) const {
+  MemoryTerms t;
+  t.activation = {default_reserve_bytes(), MemoryTerm::Basis::fitted,
+                  "one reserve for activations, CUDA graphs and runtime buffers",
+                  "docs/deploy.md (the reserve)"};
+  t.graphs_in_budget = true;
+  return t;
+}
+
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {
   std::vector<Problem> out;
   for (const auto& r : refusals) out.push_back({r.field, r.message});

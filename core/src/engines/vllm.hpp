@@ -14,6 +14,12 @@ class Vllm : public EngineRules {
   std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
   std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }
   std::optional<std::uint64_t> default_max_num_seqs() const override;
+  std::optional<std::uint64_t> default_max_num_seqs(const PlanInput& in) const override;
+  // Term by term (vllm_memory.cpp): activation, non-torch, CUDA graphs, context.
+  MemoryTerms memory_terms(const MemoryModelInput& x) const override;
+  // Whether the CUDA-graph estimate comes out of the budget (vLLM >= 0.21) or graphs are
+  // captured after the KV cache, outside it (0.9 - 0.20).
+  virtual bool graphs_estimate_deducted() const { return true; }
   ShapeFields flag_names() const override;
   SettingsFields settings_flag_names() const override;
   const char* memory_fraction_key() const override { return "gpu_memory_utilization"; }
@@ -21,8 +27,8 @@ class Vllm : public EngineRules {
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
   std::string budget_formula() const override {
-    return "vLLM V1: available = total x gpu_memory_utilization - weights - reserve; "
-           "num_gpu_blocks = available // page // layers";
+    return "vLLM V1: available = total x gpu_memory_utilization - weights - activation peak - "
+           "non-torch - CUDA graphs; num_gpu_blocks = available // page // layers";
   }
   bool pages_recurrent_state() const override { return true; }
   std::vector<Refusal> settings_problems(const EngineSettings& s,

@@ -14,6 +14,13 @@ class Vllm09 final : public Vllm {
   bool async_scheduling_default() const override { return false; }
   // The Mamba block check of CUDA-graph capture came with vLLM 0.20 (PR #38270).
   bool graphs_need_a_state_block_per_sequence() const override { return false; }
+  // Before 0.21 graphs are captured after the KV cache, outside the budget (PR #30515 added the
+  // estimate, off by default until 0.21).
+  bool graphs_estimate_deducted() const override { return false; }
+  std::string budget_formula() const override {
+    return "vLLM V1 0.9-0.20: available = total x gpu_memory_utilization - weights - activation "
+           "peak - non-torch (CUDA graphs outside); num_gpu_blocks = available // page // layers";
+  }
 };
 
 }  // namespace

@@ -56,7 +56,8 @@ class LineSearch {
       : model_(model), w_(w), in_(in), line_(line) {
     cfg_ = in.base;
     cfg_.async_scheduling = default_async_scheduling(cfg_.plan);
-    cfg_.plan.gpu_memory_bytes = line.gpu.memory_bytes;
+    cfg_.plan.gpu_memory_bytes = line.gpu.engine_memory_bytes();
+    cfg_.plan.gpu_id = line.gpu.id;
     cfg_.plan.tp = line.tp;
     cfg_.plan.format = line.format;
     cfg_.plan.policy = line.policy;

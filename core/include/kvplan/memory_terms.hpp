@@ -1,0 +1,42 @@
+// The memory an engine keeps on a GPU outside the weights and the KV cache, term by term, each
+// with where its figure comes from. The engine rules fill it (EngineRules::memory_terms); the
+// planner subtracts reserve_bytes() from the budget and checks outside_bytes() against what the
+// memory fraction leaves out; reports print each term with its basis and source.
+//
+//   MemoryTerms t = engine_rules(Engine::vllm).memory_terms({model, in});
+//   t.activation.how     // "hidden 8192 x 4096 x 2 B + sampler 1024 x 128256 x 4 B x 9.7"
+//   t.reserve_bytes()    // activation + non-torch (+ graphs where the engine counts them)
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kvplan {
+
+// One term of the memory an engine keeps outside the KV cache, with where its figure comes from:
+// derived from the engine's code (the source names file@commit), fitted to logs (the source
+// names the fit table in docs/engine-memory.md and its logs), or given by the user.
+struct MemoryTerm {
+  enum class Basis { derived, fitted, given };
+  std::uint64_t bytes = 0;
+  Basis basis = Basis::derived;
+  std::string how;     // the arithmetic with its numbers, for reports
+  std::string source;  // file@commit, or the fit and its logs
+};
+const char* to_string(MemoryTerm::Basis b);
+
+// The memory of one rank outside its weights and KV cache, term by term (docs/engine-memory.md):
+//   activation  the peak of the engine's profile run (vLLM), inside the budget
+//   non_torch   CUDA/cuBLAS workspaces and buffers the profile sees grow, inside the budget
+//   graphs      CUDA-graph pools; inside the budget only where `graphs_in_budget`
+//   context     CUDA context, NCCL and all-reduce buffers taken before the engine's baseline:
+//               outside the budget, they must fit in total − budget with the graphs left out
+struct MemoryTerms {
+  MemoryTerm activation, non_torch, graphs, context;
+  bool graphs_in_budget = false;
+  // What the budget subtracts besides the weights.
+  std::uint64_t reserve_bytes() const;
+  // What must fit in the memory the fraction leaves out (total − total · fraction).
+  std::uint64_t outside_bytes() const;
+};
+}  // namespace kvplan

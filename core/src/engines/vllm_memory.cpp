@@ -1,0 +1,148 @@
+// vLLM V1's memory outside the weights and the KV cache, term by term (docs/engine-memory.md has
+// the derivation of each term and the fit of each constant). The budget is
+//   available = total · gpu_memory_utilization − weights − activation − non_torch (− graphs, from
+//               0.21, where the graph estimate is deducted)
+// (vllm/v1/worker/gpu_worker.py@35d5cda123ec28581759b6d34cde8052314fb1e6 determine_available_memory
+// with vllm/utils/mem_utils.py@a6d5c39009eb73797b276cc557ca9659c396ca14 memory_profiling).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "kvplan/checked.hpp"
+#include "vllm.hpp"
+
+namespace kvplan::engines {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// Constants fitted to startup logs, with the logs they were fitted on (the fit split of
+// docs/accuracy.md: the Llama family; every other family is the test split).
+struct VllmFit {
+  // What the profile's peak holds beyond the derived tensors (allocator rounding, small
+  // buffers): logged peak − derived sampler phase = 0.034 GiB (Llama-3.1-8B TP 1) and 0.036 GiB
+  // (Llama-3.3-70B-FP8 TP 2), taken up to the next 0.01 GiB.
+  double residual_gib = 0.04;
+  // Non-torch memory the profile sees grow: 0.13 GiB at TP 1 (Llama-3.1-8B), 0.55 GiB at TP 2
+  // (Llama-3.3-70B-FP8: NCCL and custom all-reduce buffers created in the first forward).
+  double non_torch_tp1_gib = 0.13, non_torch_tp_gib = 0.55;
+  // Taken before the baseline (CUDA context; NCCL communicators at TP > 1): total − free at
+  // start-up, 79.18 − 78.57 GiB at TP 1 and 79.18 − 77.64 GiB at TP 2.
+  double context_tp1_gib = 0.61, context_tp_gib = 1.54;
+  // CUDA-graph memory: the largest "Estimated CUDA graph memory" vLLM >= 0.21 logged in the
+  // startup logs (0.58 GiB, 8x RTX 3090 TP 4 PP 2; 0.52 Qwen3-8B; 0.36 TP 2).
+  double graphs_gib = 0.58;
+};
+constexpr VllmFit kFit{};
+constexpr const char* kFitSource =
+    "fitted: docs/engine-memory.md (vLLM fit), llm-d/llm-d-benchmark@259334868c50 "
+    "config_explorer/empirical-vllm-memory-results.md (Llama rows)";
+
+// The sampler's peak in [rows, vocab] float32 units U (derived, docs/engine-memory.md): the
+// bf16 logits (0.5 U) the dummy run keeps, their float32 copy (1), torch.sort's values (1) and
+// int64 indices (2), the segmented sort's int64 reverse_indices (2) and CUB's temporary keys and
+// values (3) — vllm/v1/worker/gpu_model_runner.py@000fc94b754f66aeb60ef5acf1ea2e94cdc65164
+// _dummy_sampler_run (top_k = vocab − 1, top_p 0.9), vllm/v1/sample/sampler.py@3e342658,
+// pytorch aten/src/ATen/native/cuda/SortStable.cu@061531e8 segmented_sort_pairs, NVIDIA/cccl
+// dispatch_segmented_radix_sort.cuh@004ad198.
+constexpr double kSamplerUnits = 9.5;
+
+std::uint64_t gib(double g) { return static_cast<std::uint64_t>(std::llround(g * kGiB)); }
+
+std::string fixed2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+
+// The profile run's activation peak on one rank. The dummy forward over max_num_batched_tokens
+// tokens peaks in the MLP (gate/up and activation outputs, [tokens, 3 · intermediate / tp] bf16,
+// beside the hidden states); on the last stage the sampler then runs on rows =
+// min(max_num_seqs, max_num_batched_tokens) while the hidden states [tokens + 2 · rows, hidden]
+// stay alive (gpu_model_runner.py@000fc94b profile_run: hidden_states deleted after the sampler).
+MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_t seqs,
+                           bool last_stage) {
+  MemoryTerm t;
+  if (m.vocab_size == 0 || m.hidden_size == 0) {
+    t.bytes = kDefaultReserveBytes;
+    t.basis = MemoryTerm::Basis::fitted;
+    t.how = "the model's vocabulary or hidden size is unknown: the 2 GiB reserve";
+    t.source = "docs/deploy.md (the reserve)";
+    return t;
+  }
+  const std::uint64_t tokens = in.max_num_batched_tokens;
+  const std::uint64_t rows = std::min(seqs, tokens);
+  const std::uint64_t h2 = mul(m.hidden_size, 2, "activation");
+  const std::uint64_t forward = add(
+      mul(tokens, h2, "activation"),
+      mul(mul(tokens, 3 * std::uint64_t{m.intermediate_size} / std::max(in.tp, 1u), "activation"),
+          2, "activation"),
+      "activation");
+  const double units = static_cast<double>(rows) * m.vocab_size * 4.0;
+  const double sampler =
+      static_cast<double>(mul(add(tokens, 2 * rows, "activation"), h2, "activation")) +
+      kSamplerUnits * units;
+  const double peak =
+      last_stage ? std::max(static_cast<double>(forward), sampler) : static_cast<double>(forward);
+  t.bytes = add(static_cast<std::uint64_t>(peak), gib(kFit.residual_gib), "activation");
+  t.basis = MemoryTerm::Basis::derived;
+  t.how = "max(forward " + std::to_string(tokens) + " tokens x (" + std::to_string(m.hidden_size) +
+          " + 3 x " + std::to_string(m.intermediate_size) + "/" + std::to_string(in.tp) +
+          ") x 2 B" +
+          (last_stage
+               ? ", sampler 9.5 x " + std::to_string(rows) + " x " + std::to_string(m.vocab_size) +
+                     " x 4 B + (" + std::to_string(tokens) + " + 2 x " + std::to_string(rows) +
+                     ") x " + std::to_string(m.hidden_size) + " x 2 B"
+               : std::string(", no sampler on this stage")) +
+          ") + " + fixed2(kFit.residual_gib) + " GiB fitted";
+  t.source =
+      "vllm/v1/worker/gpu_model_runner.py@000fc94b754f66aeb60ef5acf1ea2e94cdc65164 profile_run, "
+      "_dummy_sampler_run; the residual " +
+      std::string(kFitSource);
+  return t;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> Vllm::default_max_num_seqs(const PlanInput& in) const {
+  // vllm/engine/arg_utils.py@99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b _set_default_args: 1024
+  // for the OpenAI server on GPUs of >= 70 GiB whose name has no "a100" (H100, H200, B200,
+  // MI300X), else 256; then at most max_num_batched_tokens ("self.max_num_seqs = min(
+  // default_max_num_seqs[usage_context], self.max_num_batched_tokens or sys.maxsize)"). The
+  // total is CUDA's (current_platform.get_device_total_memory).
+  const bool large = in.gpu_memory_bytes >= (std::uint64_t{70} << 30) &&
+                     in.gpu_id.find("a100") == std::string::npos;
+  return std::min<std::uint64_t>(large ? 1024 : 256, in.max_num_batched_tokens);
+}
+
+MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
+  MemoryTerms t;
+  const PlanInput& in = x.in;
+  std::uint64_t seqs = in.max_num_seqs.value_or(*default_max_num_seqs(in));
+  if (!in.max_num_seqs && in.max_num_seqs_is_concurrency) {
+    // The launch line's --max-num-seqs: the requests per replica (engine_args.cpp
+    // replicas_and_seqs).
+    const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+    const std::uint64_t replicas = in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
+    seqs = ceil_div(std::max<std::uint64_t>(in.concurrency, 1), replicas);
+  }
+  t.activation = activation_term(x.model, in, seqs, x.last_stage);
+  const bool tp1 = in.tp == 1;
+  t.non_torch = {gib(tp1 ? kFit.non_torch_tp1_gib : kFit.non_torch_tp_gib),
+                 MemoryTerm::Basis::fitted,
+                 std::string("non-torch memory at TP ") + (tp1 ? "1" : "> 1"), kFitSource};
+  t.context = {
+      gib(tp1 ? kFit.context_tp1_gib : kFit.context_tp_gib), MemoryTerm::Basis::fitted,
+      std::string("CUDA context") + (tp1 ? "" : " and NCCL") + ", taken before the baseline",
+      kFitSource};
+  t.graphs = {gib(kFit.graphs_gib), MemoryTerm::Basis::fitted,
+              "CUDA graphs (largest estimate logged by vLLM >= 0.21)", kFitSource};
+  // From 0.21 the graph estimate is deducted from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_
+  // CUDAGRAPHS on by default: "CUDA graph memory profiling is enabled (default since v0.21.0)"
+  // in the startup logs); before, graphs are captured after the KV cache, outside the budget.
+  t.graphs_in_budget = graphs_estimate_deducted();
+  if (!in.cuda_graphs) t.graphs = {0, MemoryTerm::Basis::given, "none (--enforce-eager)", ""};
+  return t;
+}
+
+}  // namespace kvplan::engines

@@ -1,0 +1,185 @@
+// vLLM's memory outside the weights and the KV cache (core/src/engines/vllm_memory.cpp) against
+// the memory profiles vLLM logged ("Free memory on device (F/T GiB) ... Actual usage is W GiB for
+// weight, A GiB for peak activation, N GiB for non-torch memory, ... KV cache memory"). Every
+// expected figure below is a logged one; none comes from kvplan. The fit split is the Llama
+// family (the constants in vllm_memory.cpp were fitted on those two rows); every other row is
+// the test split, whose error docs/accuracy.md reports.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kvplan/engine_rules.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+struct LoggedProfile {
+  const char* name;
+  const char* source;
+  bool fit;  // in the fit split
+  // The model's widths (from its config.json) and the deployment.
+  std::uint32_t vocab, hidden, intermediate, tp;
+  std::uint64_t max_num_seqs, max_num_batched_tokens;
+  // Logged, GiB.
+  double total, utilization, weights, activation, non_torch, kv;
+};
+
+// llm-d/llm-d-benchmark@259334868c5075da530cc6c90b43fceb11b6e6a7
+// config_explorer/empirical-vllm-memory-results.md: vLLM V1 on H100 (79.18 GiB), `vllm serve`
+// defaults (max_num_seqs 1024 and max_num_batched_tokens 8192 on a >= 70 GiB non-A100 GPU).
+constexpr const char* kLlmD = "llm-d-benchmark empirical-vllm-memory-results.md";
+// The Qwen3-Next log: vLLM 0.10.2 on 2 x H200, `--tensor-parallel-size 2` (docs/accuracy.md).
+constexpr const char* kQwenNext = "vLLM 0.10.2 Qwen3-Next-80B-A3B TP 2 H200 log (docs/accuracy.md)";
+
+const std::vector<LoggedProfile>& profiles() {
+  static const std::vector<LoggedProfile> rows = {
+      // meta-llama/Llama-3.1-8B-Instruct config.json: vocab 128256, hidden 4096, MLP 14336.
+      {"Llama-3.1-8B TP1", kLlmD, true, 128256, 4096, 14336, 1, 1024, 8192, 79.18, 0.9, 14.99, 4.76,
+       0.13, 51.38},
+      // Llama-3.3-70B: vocab 128256, hidden 8192, MLP 28672.
+      {"Llama-3.3-70B-FP8 TP2", kLlmD, true, 128256, 8192, 28672, 2, 1024, 8192, 79.18, 0.9, 33.88,
+       4.84, 0.55, 32.0},
+      // Qwen/Qwen3-32B config.json: vocab 151936, hidden 5120, MLP 25600.
+      {"Qwen3-32B TP1", kLlmD, false, 151936, 5120, 25600, 1, 1024, 8192, 79.18, 0.9, 61.03, 5.64,
+       0.14, 4.45},
+      // openai/gpt-oss-20b config.json: vocab 201088, hidden 2880, experts' width 2880.
+      {"gpt-oss-20b TP1", kLlmD, false, 201088, 2880, 2880, 1, 1024, 8192, 79.18, 0.9, 13.47, 7.38,
+       0.13, 50.28},
+      // Qwen/Qwen3-0.6B config.json: vocab 151936, hidden 1024, MLP 3072.
+      {"Qwen3-0.6B TP1", kLlmD, false, 151936, 1024, 3072, 1, 1024, 8192, 79.18, 0.9, 1.12, 5.56,
+       0.13, 64.45},
+      // Qwen/Qwen3-Next-80B-A3B-Instruct config.json: vocab 151936, hidden 2048, MLP 5120.
+      {"Qwen3-Next-80B-A3B TP2", kQwenNext, false, 151936, 2048, 5120, 2, 1024, 8192, 139.81, 0.9,
+       74.28, 5.58, 1.38, 44.59},
+  };
+  return rows;
+}
+
+struct Predicted {
+  double activation, non_torch, kv;
+};
+
+// kvplan's terms for the row, and the KV memory they leave with the logged weights: isolates the
+// memory model from the weight arithmetic (tested by the presets' own tests).
+Predicted predict(const LoggedProfile& r) {
+  ModelSpec m;
+  m.id = r.name;
+  m.vocab_size = r.vocab;
+  m.hidden_size = r.hidden;
+  m.intermediate_size = r.intermediate;
+  PlanInput in;
+  in.tp = r.tp;
+  in.max_num_seqs = r.max_num_seqs;
+  in.max_num_batched_tokens = r.max_num_batched_tokens;
+  in.gpu_memory_bytes = static_cast<std::uint64_t>(r.total * kGiB);
+  const MemoryTerms t = engine_rules(Engine::vllm, VllmRules::v0_9).memory_terms({m, in, true});
+  Predicted p;
+  p.activation = t.activation.bytes / kGiB;
+  p.non_torch = t.non_torch.bytes / kGiB;
+  p.kv = r.total * r.utilization - r.weights - t.reserve_bytes() / kGiB;
+  return p;
+}
+
+TEST(EngineMemory, EveryLoggedProfileAddsUp) {
+  // The logs themselves: total x utilization - weights - activation - non-torch = KV (0.02 GiB:
+  // four figures rounded to 0.01). Guards the table against a typo.
+  for (const auto& r : profiles())
+    EXPECT_NEAR(r.total * r.utilization - r.weights - r.activation - r.non_torch, r.kv, 0.02)
+        << r.name;
+}
+
+TEST(EngineMemory, VllmActivationPeakWithinTheLogsRounding) {
+  // The derived sampler peak (9.5 [rows, vocab] float32 units + hidden states) and the fitted
+  // residual: within 0.03 GiB of every logged peak, never more than 0.01 GiB below it.
+  for (const auto& r : profiles()) {
+    const Predicted p = predict(r);
+    EXPECT_NEAR(p.activation, r.activation, 0.03) << r.name;
+    EXPECT_GE(p.activation, r.activation - 0.01) << r.name;
+  }
+}
+
+TEST(EngineMemory, VllmKvMemoryOnTheTestSplit) {
+  // Target of issue 23: within 2 % MAPE on the test split. Never optimistic by more than 1 % on
+  // the dense rows; the Qwen3-Next row (a hybrid MoE at TP 2) logs 1.38 GiB of non-torch memory
+  // against the fitted 0.55 GiB and is 1.9 % optimistic — bounded here at 2 %, reported in
+  // docs/accuracy.md.
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : profiles()) {
+    const Predicted p = predict(r);
+    const double err = (p.kv - r.kv) / r.kv;
+    // The rows docs/accuracy.md shows (run with --gtest_filter=EngineMemory.*).
+    std::printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %+.2f %% |\n", r.name,
+                r.fit ? "fit" : "test", r.activation, p.activation, r.non_torch, p.non_torch, r.kv,
+                p.kv, 100 * err);
+    if (r.fit) {
+      EXPECT_LE(std::fabs(err), 0.005) << r.name << " (fit split)";
+      continue;
+    }
+    sum += std::fabs(err);
+    ++n;
+    EXPECT_LE(err, r.tp == 1 ? 0.01 : 0.02) << r.name << ": predicted " << p.kv << " GiB";
+  }
+  ASSERT_EQ(n, 4);
+  EXPECT_LT(sum / n, 0.02);
+}
+
+TEST(EngineMemory, VllmDefaultsFollowTheGpu) {
+  // vllm/engine/arg_utils.py@99d7eb5d _set_default_args: 1024 sequences on >= 70 GiB GPUs whose
+  // name has no "a100", else 256.
+  const EngineRules& r = engine_rules(Engine::vllm);
+  PlanInput in;
+  in.gpu_memory_bytes = static_cast<std::uint64_t>(79.18 * kGiB);
+  in.gpu_id = "h100-sxm-80gb";
+  EXPECT_EQ(r.default_max_num_seqs(in), 1024u);
+  in.gpu_id = "a100-80gb";
+  EXPECT_EQ(r.default_max_num_seqs(in), 256u);
+  in.gpu_id = "l40s";
+  in.gpu_memory_bytes = std::uint64_t{46} << 30;
+  EXPECT_EQ(r.default_max_num_seqs(in), 256u);
+}
+
+TEST(EngineMemory, WhatTheFractionLeavesOutMustHoldTheContext) {
+  // Llama-3.1-8B at TP 2 on an H100 at --gpu-memory-utilization 0.99: 1 % of 79.18 GiB is
+  // 0.79 GiB, the CUDA context and NCCL took 79.18 - 77.64 = 1.54 GiB before the baseline
+  // (llm-d TP 2 row): vLLM >= 0.9 refuses to start ("Free memory on device ... is less than
+  // desired GPU memory utilization"). At 0.9 (7.92 GiB left out) it starts.
+  ModelSpec m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.tp = 2;
+  in.context = 8192;
+  in.gpu_id = "h100-sxm-80gb";
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  in.memory_fraction_ppm = 990000;
+  EXPECT_GT(memory_budget(m, in, "test").outside_shortfall_bytes, 0u);
+  in.memory_fraction_ppm = 900000;
+  EXPECT_EQ(memory_budget(m, in, "test").outside_shortfall_bytes, 0u);
+}
+
+TEST(EngineMemory, PipelineStagesHoldTheEmbeddingAndTheHead) {
+  // Llama-3.1-8B in bf16, PP 2: 128256 x 4096 x 2 B = 1,050,673,152 B of embedding on stage 0
+  // and as much lm_head on stage 1; the 16 layers each stage holds are equal, so the last stage
+  // (lm_head and the sampler) has the smallest budget and sizes both.
+  ModelSpec m = load_model("llama-3.1-8b");
+  EXPECT_EQ(m.weights.embed_bytes, 1050673152u);
+  EXPECT_EQ(m.weights.head_bytes, 1050673152u);
+  PlanInput in;
+  in.pp = 2;
+  in.context = 8192;
+  in.gpu_id = "h100-sxm-80gb";
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  const MemoryBudget b = memory_budget(m, in, "test");
+  EXPECT_EQ(b.stage, 1u);
+  // (8,030,261,248 params x 2 B - 2 x 1,050,673,152) / 2 + 1,050,673,152 = 8,030,261,248.
+  EXPECT_EQ(b.weight_bytes, 8030261248u);
+}
+
+}  // namespace
+}  // namespace kvplan
