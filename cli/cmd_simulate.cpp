@@ -42,7 +42,7 @@ double parse_gbps(const std::string& s) {
 int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan simulate options");
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
-      offload_gib, offload_gbps, reserve;
+      offload_gib, offload_gbps, reserve, requests_out;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
   std::uint64_t replicas = 1, block = 0;
   desc.add_options()("model,m", po::value(&model)->required(),
@@ -76,6 +76,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       "slo", po::value(&slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
       "kv-series", po::value(&series),
       "write the KV usage series (t_s,blocks_used,...) as CSV to FILE")(
+      "requests-out", po::value(&requests_out),
+      "write one JSON line per request (arrival, queued, scheduled, first token, finish, "
+      "tokens) to FILE ('-': standard output)")(
       "format", po::value(&format)->default_value("table"), "table|json|csv|md");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
@@ -89,6 +92,13 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   const bool series_stdout =
       vm.count("kv-series") &&
       check_output_path(series, {workload, model, gpu, calibration}, "--kv-series");
+  const bool requests_stdout =
+      vm.count("requests-out") &&
+      check_output_path(requests_out, {workload, model, gpu, calibration, series},
+                        "--requests-out");
+  if (series_stdout && requests_stdout)
+    throw Error("--requests-out", "requests-out",
+                "--kv-series and --requests-out cannot both be standard output ('-')");
   if (replicas == 0 || replicas > 1024)
     throw Error("--replicas", "replicas",
                 "must be between 1 and 1024, got " + std::to_string(replicas));
@@ -163,6 +173,14 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt),
       .refused = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
+  if (requests_stdout) {  // --requests-out -: the requests are the output
+    sim::write_requests_jsonl(rep.result, step.frontend_s(), out);
+  } else if (vm.count("requests-out")) {
+    std::ofstream f(requests_out, std::ios::binary | std::ios::trunc);
+    sim::write_requests_jsonl(rep.result, step.frontend_s(), f);
+    f.close();
+    if (!f) throw Error(requests_out, "requests-out", "cannot write the requests to this path");
+  }
   if (series_stdout) {  // --kv-series -: the series is the output
     out << sim::render_kv_series(rep.result);
     return 0;
@@ -173,6 +191,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     f.close();
     if (!f) throw Error(series, "kv-series", "cannot write the KV usage series to this path");
   }
+  if (requests_stdout) return 0;
   out << for_output(sim::render(rep, fmt), fmt);
   return 0;
 }

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,14 @@ std::vector<std::uint64_t> refused_per_stage(const Workload& w, const SimResult&
 
 // t_s,blocks_used,blocks_total,running,waiting,preemptions — one row per KV sample.
 std::string render_kv_series(const SimResult& r);
+
+// One JSON object per line per request of `r`, in id order (`kvplan simulate --requests-out`):
+// id, arrival_s, queued_s, scheduled_s, first_token_s, finish_s (seconds, 6 decimals; null but
+// arrival_s for a request that did not finish), input_tokens, output_tokens, cached_tokens,
+// preemptions, finished, and ttft_ms and e2e_ms as the summary counts them (frontend_s, the step
+// timer's front-end latency, added; null when not finished). Streams: memory does not grow with
+// the requests.
+void write_requests_jsonl(const SimResult& r, double frontend_s, std::ostream& os);
 
 // "ttft_p99_ms=2000,tpot_p99_ms=50,e2e_p99_ms=20000": any of the three keys, each at most once,
 // each a positive finite number of milliseconds. Throws Error naming `source` and the key.
