@@ -25,20 +25,6 @@
 namespace kvplan::cli {
 namespace {
 
-double parse_gbps(const std::string& s) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (s.empty() || used != s.size() || !std::isfinite(v) || !(v > 0) || v > 1e6)
-    throw Error("--cpu-offload-gbps", "cpu-offload-gbps",
-                "expected a positive GB/s (at most 1e6), got '" + s + "'");
-  return v;
-}
-
 int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan simulate options");
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
@@ -146,7 +132,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("cpu-offload-gib")) {
     cfg.cpu_offload_bytes = parse_gib(offload_gib, "--cpu-offload-gib", "cpu-offload-gib");
-    cfg.cpu_offload_gbps = parse_gbps(offload_gbps);
+    cfg.cpu_offload_gbps = sim::parse_offload_gbps(offload_gbps, "--cpu-offload-gbps");
     if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
       throw Error("--cpu-offload-gib", "cpu-offload-gib",
                   "the CPU tier holds evicted prefix blocks: it needs prefix caching");

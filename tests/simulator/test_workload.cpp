@@ -1061,5 +1061,20 @@ TEST(ClosedLoop, UniformRangeRatioDrawsVllmsRandomDatasetBounds) {
       "w.json", "/prompt_tokens/range_ratio", "over the limit");
 }
 
+// A UTF-8 byte order mark before a CSV header (as spreadsheets write it) is read as a JSONL
+// trace's is: the same requests as without it.
+TEST(Trace, ByteOrderMarkAcceptedInCsvAsInJsonl) {
+  const std::string csv = "arrival_s,prompt_tokens,output_tokens\n0,5,2\n1.5,7,3\n";
+  const Workload plain = parse_workload_trace(csv, "t.csv", true);
+  const Workload bom = parse_workload_trace("\xEF\xBB\xBF" + csv, "t.csv", true);
+  EXPECT_EQ(bom.requests, plain.requests);
+  ASSERT_EQ(bom.requests.size(), 2u);
+  EXPECT_EQ(bom.requests[1].prompt_tokens, 7u);
+  const Workload jsonl = parse_workload_trace(
+      "\xEF\xBB\xBF{\"arrival_s\": 0, \"prompt_tokens\": 5, \"output_tokens\": 2}\n", "t.jsonl",
+      false);
+  EXPECT_EQ(jsonl.requests.size(), 1u);
+}
+
 }  // namespace
 }  // namespace kvplan::sim

@@ -1,9 +1,11 @@
 #include "kvplan/sim/serving_report.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <system_error>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/error.hpp"
@@ -356,6 +358,26 @@ std::string render_kv_series(const SimResult& r) {
                       std::to_string(s.blocks_total), std::to_string(s.running),
                       std::to_string(s.waiting), std::to_string(s.preemptions)});
   return render_csv(t);
+}
+
+bool has_tpot(const Workload& w) {
+  return std::any_of(w.requests.begin(), w.requests.end(),
+                     [](const SimRequest& r) { return r.output_tokens > 1; });
+}
+
+std::string no_tpot_reason() {
+  return "no request produced more than one token: no TPOT to measure";
+}
+
+double parse_offload_gbps(const std::string& text, const std::string& flag) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end || !std::isfinite(v) ||
+      !(v >= kMinOffloadGbps && v <= kMaxOffloadGbps))
+    throw Error(flag, flag.starts_with("--") ? flag.substr(2) : flag,
+                "expected GB/s between 0.001 and 1e6, got '" + text + "'");
+  return v;
 }
 
 void write_requests_jsonl(const SimResult& r, double frontend_s, std::ostream& os) {

@@ -844,8 +844,11 @@ std::vector<std::pair<std::uint64_t, std::string_view>> lines_of(const std::stri
 
 std::vector<std::pair<std::uint64_t, Row>> csv_rows(const std::string& text,
                                                     const std::string& source) {
-  const auto lines = lines_of(text);
+  auto lines = lines_of(text);
   if (lines.empty()) throw Error(source, "", "empty trace: expected a header row");
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name, as
+  // it is not part of a JSONL trace's first object.
+  if (lines[0].second.starts_with("\xEF\xBB\xBF")) lines[0].second.remove_prefix(3);
   const std::uint64_t header_line = lines[0].first;
   const auto header = split_csv(lines[0].second);
   std::vector<int> column(header.size(), -1);  // index into kColumns

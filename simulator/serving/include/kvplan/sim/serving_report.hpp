@@ -83,6 +83,19 @@ void write_requests_jsonl(const SimResult& r, double frontend_s, std::ostream& o
 // each a positive finite number of milliseconds. Throws Error naming `source` and the key.
 SloLimits parse_latency_slo(const std::string& spec, const std::string& source);
 
+// Whether some request of `w` produces more than one token: TPOT (and ITL) need two tokens.
+bool has_tpot(const Workload& w);
+// Why a TPOT limit cannot be judged on a workload of one-token outputs; `check` says it of its
+// tpot_p99 item, `plan --slo` refuses the limit with it (naming --slo tpot_p99_ms and the file).
+std::string no_tpot_reason();
+
+// The CPU tier's host<->device bandwidth (`--cpu-offload-gbps`, ServingConfig::cpu_offload_gbps):
+// a plain decimal number of GB/s in [0.001, 10^6] (1 MB/s to 1 PB/s); below, one block's load
+// takes days and every latency is absurd (1e-305 gave a mean batch of 10^62). Throws Error
+// naming `flag` otherwise.
+inline constexpr double kMinOffloadGbps = 1e-3, kMaxOffloadGbps = 1e6;
+double parse_offload_gbps(const std::string& text, const std::string& flag);
+
 // Whether the simulator models prefix caching for this deployment: every KV-cache group full
 // attention and the full policy (serving.hpp). `kvplan simulate` turns it on by default where it
 // is, as vLLM V1 and SGLang do. Throws Error as make_kv_pool does (kivi, pp > 1).
