@@ -25,24 +25,10 @@
 namespace kvplan::cli {
 namespace {
 
-double parse_gbps(const std::string& s) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (s.empty() || used != s.size() || !std::isfinite(v) || !(v > 0) || v > 1e6)
-    throw Error("--cpu-offload-gbps", "cpu-offload-gbps",
-                "expected a positive GB/s (at most 1e6), got '" + s + "'");
-  return v;
-}
-
 int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan simulate options");
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
-      offload_gib, offload_gbps, reserve;
+      offload_gib, offload_gbps, reserve, requests_out;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
   std::uint64_t replicas = 1, block = 0;
   desc.add_options()("model,m", po::value(&model)->required(),
@@ -76,6 +62,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       "slo", po::value(&slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
       "kv-series", po::value(&series),
       "write the KV usage series (t_s,blocks_used,...) as CSV to FILE")(
+      "requests-out", po::value(&requests_out),
+      "write one JSON line per request (arrival, queued, scheduled, first token, finish, "
+      "tokens) to FILE ('-': standard output)")(
       "format", po::value(&format)->default_value("table"), "table|json|csv|md");
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
@@ -89,6 +78,13 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   const bool series_stdout =
       vm.count("kv-series") &&
       check_output_path(series, {workload, model, gpu, calibration}, "--kv-series");
+  const bool requests_stdout =
+      vm.count("requests-out") &&
+      check_output_path(requests_out, {workload, model, gpu, calibration, series},
+                        "--requests-out");
+  if (series_stdout && requests_stdout)
+    throw Error("--requests-out", "requests-out",
+                "--kv-series and --requests-out cannot both be standard output ('-')");
   if (replicas == 0 || replicas > 1024)
     throw Error("--replicas", "replicas",
                 "must be between 1 and 1024, got " + std::to_string(replicas));
@@ -136,7 +132,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("cpu-offload-gib")) {
     cfg.cpu_offload_bytes = parse_gib(offload_gib, "--cpu-offload-gib", "cpu-offload-gib");
-    cfg.cpu_offload_gbps = parse_gbps(offload_gbps);
+    cfg.cpu_offload_gbps = sim::parse_offload_gbps(offload_gbps, "--cpu-offload-gbps");
     if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
       throw Error("--cpu-offload-gib", "cpu-offload-gib",
                   "the CPU tier holds evicted prefix blocks: it needs prefix caching");
@@ -163,6 +159,14 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt),
       .refused = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
+  if (requests_stdout) {  // --requests-out -: the requests are the output
+    sim::write_requests_jsonl(rep.result, step.frontend_s(), out);
+  } else if (vm.count("requests-out")) {
+    std::ofstream f(requests_out, std::ios::binary | std::ios::trunc);
+    sim::write_requests_jsonl(rep.result, step.frontend_s(), f);
+    f.close();
+    if (!f) throw Error(requests_out, "requests-out", "cannot write the requests to this path");
+  }
   if (series_stdout) {  // --kv-series -: the series is the output
     out << sim::render_kv_series(rep.result);
     return 0;
@@ -173,6 +177,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     f.close();
     if (!f) throw Error(series, "kv-series", "cannot write the KV usage series to this path");
   }
+  if (requests_stdout) return 0;
   out << for_output(sim::render(rep, fmt), fmt);
   return 0;
 }

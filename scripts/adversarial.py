@@ -803,6 +803,64 @@ refuse("sem: MLA odd qk_rope_head_dim", "size --model {d}/m.json --context 1024"
                                                             "qk_rope_head_dim": 63}))})
 
 
+# ----------------------------------------------------------------------------- issue 30, simulator
+# Class 4 (bounds in bounded memory), class 5 (semantics) and class 7 (everyday inputs) of the
+# serving simulator, and the closed loop of issue 29.
+SIM = "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 4096 "
+PLAN_SLO = "plan --model llama-3.1-8b --context 4096 --tp 1 --kv-dtype bf16 "
+ONE_TOKEN = "arrival_s,prompt_tokens,output_tokens\n0,100,1\n1,100,1\n"
+CLOSED = {"kvplan_workload": 1,
+          "arrival": {"process": "closed", "concurrency": 4, "requests": 40},
+          "prompt_tokens": {"dist": "uniform", "mean": 500, "range_ratio": 0.5},
+          "output_tokens": {"dist": "fixed", "mean": 16}}
+
+
+def most_in_system(path):
+    ev = []
+    for line in Path(path).read_text().splitlines():
+        r = json.loads(line)
+        ev += [(r["arrival_s"], 1), (r["finish_s"], -1)]
+    now = most = 0
+    for _, k in sorted(ev):
+        now += k
+        most = max(most, now)
+    return most
+
+
+refuse("sim: plan --slo TPOT on one-token outputs", PLAN_SLO + "--gpu h100-sxm-80gb --workload "
+       "{d}/one.csv --slo tpot_p99_ms=50", "--slo", "tpot_p99_ms", "one.csv", "no TPOT",
+       files={"one.csv": ONE_TOKEN})
+for bad in ["1e-305", "nan", "0", "1e400"]:
+    refuse(f"sim: --cpu-offload-gbps {bad}", SIM + "--workload {d}/w.csv --cpu-offload-gib 1 "
+           f"--cpu-offload-gbps {bad}", "--cpu-offload-gbps", files={"w.csv": ONE_TOKEN})
+case("sim: CSV trace with a UTF-8 BOM", SIM + "--workload {d}/bom.csv --format json", "accept",
+     files={"bom.csv": b"\xef\xbb\xbf" + ONE_TOKEN.encode()},
+     check=lambda o: o["summary"]["requests"] == 2)
+case("sim: plan --gpu X,X searched once", PLAN_SLO + "--gpu h100-sxm-80gb,h100-sxm-80gb "
+     "--workload {d}/w.csv --slo ttft_p99_ms=5000 --format json", "accept",
+     files={"w.csv": ONE_TOKEN}, check=lambda o: len(o["rows"]) == 1)
+case("sim: one request of 100k output tokens", "simulate --model llama-3.1-8b --gpu h100-sxm-80gb "
+     "--max-model-len 131072 --workload {d}/long.csv --format json", "accept",
+     files={"long.csv": "arrival_s,prompt_tokens,output_tokens\n0,100,100000\n"},
+     check=lambda o: o["summary"]["itl_ms"]["count"] == 99999 and o["summary"]["requests"] == 1)
+refuse("sim: closed loop of 10,000,001 requests", SIM + "--workload {d}/w.json", "w.json",
+       "/arrival/requests", files={"w.json": j(dict(CLOSED, arrival=dict(CLOSED["arrival"], requests=10000001)))})
+refuse("sim: closed arrival without its clients", SIM + "--workload {d}/w.json", "w.json",
+       "/arrival", "concurrency", files={"w.json": j(dict(CLOSED, arrival="closed"))})
+refuse("sim: closed loop with stages", SIM + "--workload {d}/w.json", "w.json", "/stages",
+       files={"w.json": j(dict(CLOSED, stages=[{"rate": 1, "duration_s": 1}]))})
+refuse("sim: range_ratio 1", SIM + "--workload {d}/w.json", "w.json", "/prompt_tokens/range_ratio",
+       files={"w.json": j(dict(CLOSED, prompt_tokens={"dist": "uniform", "mean": 500,
+                                                      "range_ratio": 1}))})
+case("sim: closed loop never over its concurrency", SIM + "--workload {d}/w.json --requests-out "
+     "{d}/r.jsonl --format json", "accept", files={"w.json": j(CLOSED)},
+     check=lambda o: o["summary"]["requests"] == 40,
+     after=lambda d: most_in_system(Path(d) / "r.jsonl") == 4)
+case("out: simulate --requests-out onto the workload", SIM + "--workload {d}/w.json "
+     "--requests-out {d}/w.json", "refuse", ("--requests-out", "w.json"), files={"w.json": j(CLOSED)},
+     keep=("w.json",))
+
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:

@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_run.hpp"
 #include "temp_dir.hpp"
@@ -532,6 +534,86 @@ TEST_F(Simulate, TheSeriesNeverReplacesTheWorkload) {
   EXPECT_EQ(out.code, 0) << out.err;
   EXPECT_EQ(out.out.rfind("t_s,blocks_used,blocks_total,running,waiting,preemptions\n", 0), 0u)
       << out.out.substr(0, 200);
+}
+
+// A closed loop of 4 clients and 40 requests: --requests-out writes 40 lines, one per request in
+// id order, with every key; never more than 4 requests are between arrival and finish; the file
+// never replaces an input, and '-' writes the lines in place of the report.
+TEST_F(Simulate, ClosedLoopRequestsOut) {
+  const std::string closed = write(dir, "closed.json", R"({"kvplan_workload": 1,
+    "arrival": {"process": "closed", "concurrency": 4, "requests": 40},
+    "prompt_tokens": {"dist": "uniform", "mean": 500, "range_ratio": 0.5},
+    "output_tokens": {"dist": "fixed", "mean": 32}})");
+  const std::string out = dir.file("requests.jsonl");
+  const std::string cmd = kBase + "--workload '" + closed + "' ";
+  const auto r = kvplan(cmd + "--requests-out '" + out + "' --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["summary"]["requests"], 40);
+  std::ifstream f(out);
+  std::vector<std::pair<double, int>> ev;
+  std::string line;
+  std::uint64_t n = 0;
+  while (std::getline(f, line)) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["id"], n++);
+    for (const char* k :
+         {"arrival_s", "queued_s", "scheduled_s", "first_token_s", "finish_s", "input_tokens",
+          "output_tokens", "cached_tokens", "preemptions", "finished", "ttft_ms", "e2e_ms"})
+      EXPECT_TRUE(j.contains(k)) << k << ": " << line;
+    EXPECT_EQ(j["output_tokens"], 32);
+    EXPECT_GE(j["input_tokens"].get<int>(), 250);  // [floor(500 · 0.5), ceil(500 · 1.5)]
+    EXPECT_LE(j["input_tokens"].get<int>(), 750);
+    EXPECT_LE(j["arrival_s"].get<double>(), j["queued_s"].get<double>());
+    EXPECT_LE(j["queued_s"].get<double>(), j["scheduled_s"].get<double>());
+    EXPECT_LT(j["scheduled_s"].get<double>(), j["first_token_s"].get<double>());
+    EXPECT_LE(j["first_token_s"].get<double>(), j["finish_s"].get<double>());
+    ev.push_back({j["arrival_s"].get<double>(), +1});
+    ev.push_back({j["finish_s"].get<double>(), -1});
+  }
+  EXPECT_EQ(n, 40u);
+  std::sort(ev.begin(), ev.end());
+  int now = 0, most = 0;
+  for (const auto& e : ev) most = std::max(most, now += e.second);
+  EXPECT_EQ(most, 4);
+  const auto clash = kvplan(cmd + "--requests-out '" + closed + "'");
+  EXPECT_EQ(clash.code, 2) << clash.out;
+  EXPECT_TRUE(has(clash.err, "--requests-out")) << clash.err;
+  const auto dash = kvplan(cmd + "--requests-out -");
+  EXPECT_EQ(dash.code, 0) << dash.err;
+  EXPECT_EQ(dash.out.rfind("{\"id\":0,\"arrival_s\":0.000000,", 0), 0u) << dash.out.substr(0, 200);
+  const auto both = kvplan(cmd + "--requests-out - --kv-series -");
+  EXPECT_EQ(both.code, 2) << both.out;
+  EXPECT_TRUE(has(both.err, "--requests-out")) << both.err;
+}
+
+// Issue 30, classes 5 and 7 through the binary: a TPOT limit on one-token outputs, an absurd
+// offload bandwidth, a BOM before a CSV header, --gpu X,X.
+TEST_F(Simulate, SemanticsAndEverydayInputs) {
+  const std::string one =
+      write(dir, "one.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,1\n1,100,1\n");
+  const auto tpot = kvplan("plan --model llama-3.1-8b --context 4096 --gpu h100-sxm-80gb "
+                           "--workload '" + one + "' --slo tpot_p99_ms=50");
+  EXPECT_EQ(tpot.code, 2) << tpot.out;
+  EXPECT_TRUE(has(tpot.err, "--slo: tpot_p99_ms: " + one + ": no request produced more than one "
+                            "token: no TPOT to measure"))
+      << tpot.err;
+  const auto gbps = kvplan(base + "--cpu-offload-gib 1 --cpu-offload-gbps 1e-305");
+  EXPECT_EQ(gbps.code, 2) << gbps.out;
+  EXPECT_TRUE(has(gbps.err, "--cpu-offload-gbps")) << gbps.err;
+  const std::string csv = "arrival_s,prompt_tokens,output_tokens\n0,100,4\n0.5,200,8\n";
+  const std::string plain = write(dir, "plain.csv", csv);
+  const std::string bom = write(dir, "bom.csv", "\xEF\xBB\xBF" + csv);
+  const auto a = kvplan(kBase + "--workload '" + plain + "' --format csv");
+  const auto b = kvplan(kBase + "--workload '" + bom + "' --format csv");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  const std::string slo = "plan --model llama-3.1-8b --context 4096 --tp 1 --kv-dtype bf16 "
+                          "--workload '" + plain + "' --slo ttft_p99_ms=5000 --format json ";
+  const auto once = kvplan(slo + "--gpu h100-sxm-80gb");
+  const auto twice = kvplan(slo + "--gpu h100-sxm-80gb,h100-sxm-80gb");
+  ASSERT_EQ(twice.code, 0) << twice.err;
+  EXPECT_EQ(nlohmann::json::parse(twice.out)["rows"].size(), 1u);
+  EXPECT_EQ(once.out, twice.out);
 }
 
 }  // namespace

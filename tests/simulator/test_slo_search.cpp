@@ -437,5 +437,73 @@ TEST(SloSearch, CancelStopsTheSearch) {
   for (const auto& r : all) EXPECT_FALSE(r.meets);
 }
 
+// ---- Issue 30, classes 5 and 7.
+
+// A TPOT limit over a workload whose every request produces one token has nothing to judge: the
+// search refuses it (exit 2, naming --slo tpot_p99_ms and the workload) instead of letting a
+// TPOT of 0 meet it; a TTFT limit on the same workload is searched.
+TEST(SloSearchSemantics, ATpotLimitWithOneTokenOutputsIsRefused) {
+  const Workload w = trace("0,100,1\n0.5,100,1\n");
+  EXPECT_FALSE(has_tpot(w));
+  EXPECT_TRUE(has_tpot(trace("0,100,1\n0.5,100,2\n")));
+  SloSearchInput in;
+  in.base = base(8);
+  in.slo = {.tpot_p99_ms = 50};
+  in.timer = timers({{"a", 0.01}});
+  in.lines = slo_lines(llama(), {gpu("a", 80, 1)}, {1}, {parse_kv_format("bf16")}, {{}});
+  try {
+    slo_search(llama(), w, in);
+    ADD_FAILURE() << "a TPOT limit on one-token outputs was searched";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_EQ(e.source(), "--slo");
+    EXPECT_EQ(e.field(), "tpot_p99_ms");
+    EXPECT_NE(std::string(e.what()).find("t.csv: " + no_tpot_reason()), std::string::npos)
+        << e.what();
+  }
+  in.slo = {.ttft_p99_ms = 1000};
+  const auto rows = slo_search(llama(), w, in);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].meets);
+}
+
+// --gpu a,a searches "a" once: one line per GPU id, the first spelling kept.
+TEST(SloSearchSemantics, ARepeatedGpuIsSearchedOnce) {
+  const auto lines = slo_lines(llama(), {gpu("a", 80, 1), gpu("b", 80, 2), gpu("a", 40, 3)}, {1, 2},
+                               {parse_kv_format("bf16")}, {{}});
+  ASSERT_EQ(lines.size(), 4u);  // a × TP 1, 2; b × TP 1, 2
+  EXPECT_EQ(lines[0].gpu.id, "a");
+  EXPECT_EQ(lines[0].gpu.memory_bytes, 80 * GiB);
+  EXPECT_EQ(lines[2].gpu.id, "b");
+}
+
+TEST(SloSearchSemantics, AbsurdOffloadBandwidthIsRefusedNamingTheFlag) {
+  EXPECT_EQ(parse_offload_gbps("25", "--cpu-offload-gbps"), 25.0);
+  EXPECT_EQ(parse_offload_gbps("0.001", "--cpu-offload-gbps"), 0.001);
+  EXPECT_EQ(parse_offload_gbps("1e6", "--cpu-offload-gbps"), 1e6);
+  for (const char* bad : {"1e-305", "0.0009", "0", "-5", "nan", "inf", "1e7", "", "25GB", " 25"}) {
+    try {
+      parse_offload_gbps(bad, "--cpu-offload-gbps");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      EXPECT_EQ(e.source(), "--cpu-offload-gbps");
+      EXPECT_EQ(e.field(), "cpu-offload-gbps");
+    }
+  }
+  // The library refuses it too (a front end that builds a ServingConfig itself).
+  ServingConfig cfg = base(8);
+  cfg.plan.available_kv_bytes = 8 * GiB;
+  cfg.enable_prefix_caching = true;
+  cfg.cpu_offload_bytes = GiB;
+  cfg.cpu_offload_gbps = 1e-305;
+  try {
+    simulate(llama(), cfg, ConstantTimer(0.01), trace("0,100,2\n"));
+    ADD_FAILURE() << "1e-305 GB/s accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "cpu_offload_gbps") << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kvplan::sim

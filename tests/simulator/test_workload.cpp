@@ -939,5 +939,142 @@ TEST(WorkloadWriter, BinsTextRoundTripsAndBadCellsNameTheirPointer) {
   refused("{\"lo\": 1}", "/prompt_tokens/bins");
 }
 
+// ---- Closed loop and vLLM's random-dataset uniform.
+
+json closed_doc(const json& arrival, const json& prompt = {{"dist", "fixed"}, {"mean", 10}}) {
+  return {{"kvplan_workload", 1},
+          {"arrival", arrival},
+          {"prompt_tokens", prompt},
+          {"output_tokens", {{"dist", "fixed"}, {"mean", 5}}}};
+}
+
+// 3 clients, 7 requests, 250 ms think time: request n is client n mod 3's, waits for request
+// n − 3, and could be sent at the earliest 0.25 s · floor(n / 3) (each wait adds 0.25 s).
+TEST(ClosedLoop, ClientsChainTheirRequests) {
+  const Workload w = from(closed_doc(
+      {{"process", "closed"}, {"concurrency", 3}, {"requests", 7}, {"think_time_ms", 250}}));
+  ASSERT_EQ(w.requests.size(), 7u);
+  EXPECT_EQ(w.concurrency, 3u);
+  ASSERT_EQ(w.stages.size(), 1u);
+  EXPECT_EQ(w.stages[0].start_s, 0.0);
+  const std::int64_t after[] = {-1, -1, -1, 0, 1, 2, 3};
+  const double arrival[] = {0, 0, 0, 0.25, 0.25, 0.25, 0.5};
+  for (std::size_t n = 0; n < 7; ++n) {
+    const SimRequest& r = w.requests[n];
+    EXPECT_EQ(r.id, n);
+    EXPECT_EQ(r.after, after[n]) << n;
+    EXPECT_DOUBLE_EQ(r.arrival_s, arrival[n]) << n;
+    EXPECT_DOUBLE_EQ(r.think_s, n < 3 ? 0.0 : 0.25) << n;
+    EXPECT_EQ(r.session, 0u);
+    EXPECT_EQ(r.prompt_tokens, 10u);
+    EXPECT_EQ(r.output_tokens, 5u);
+    ASSERT_EQ(r.prompt.size(), 1u);  // its own prompt, not the previous request's
+  }
+  EXPECT_NE(w.requests[3].prompt[0].content, w.requests[0].prompt[0].content);
+  // The spec round-trips through the writer.
+  const WorkloadSpec spec = parse_workload_spec(
+      closed_doc(
+          {{"process", "closed"}, {"concurrency", 3}, {"requests", 7}, {"think_time_ms", 250}})
+          .dump(),
+      "w.json");
+  EXPECT_EQ(spec.arrival, "closed");
+  EXPECT_EQ(spec.concurrency, 3u);
+  EXPECT_EQ(spec.requests, 7u);
+  EXPECT_EQ(spec.think_time_ms, 250.0);
+  EXPECT_TRUE(spec.stages.empty());
+  EXPECT_EQ(parse_workload_spec(to_json(spec), "ed"), spec);
+  EXPECT_FALSE(json::parse(to_json(spec)).contains("stages"));
+}
+
+TEST(ClosedLoop, MalformedClosedLoopsNameTheirField) {
+  const json closed = {{"process", "closed"}, {"concurrency", 2}, {"requests", 4}};
+  expect_refused([&] { return from(closed_doc("closed")); }, "w.json", "/arrival",
+                 "\"concurrency\": 8");
+  json c0 = closed;
+  c0["concurrency"] = 0;
+  expect_refused([&] { return from(closed_doc(c0)); }, "w.json", "/arrival/concurrency");
+  json r0 = closed;
+  r0.erase("requests");
+  expect_refused([&] { return from(closed_doc(r0)); }, "w.json", "/arrival/requests", "missing");
+  json big = closed;
+  big["requests"] = 10'000'001;  // over the 10,000,000 requests of WorkloadLimits
+  expect_refused([&] { return from(closed_doc(big)); }, "w.json", "/arrival/requests");
+  json think = closed;
+  think["think_time_ms"] = -1;
+  expect_refused([&] { return from(closed_doc(think)); }, "w.json", "/arrival/think_time_ms");
+  json cv = closed;
+  cv["cv"] = 2;  // gamma's key
+  expect_refused([&] { return from(closed_doc(cv)); }, "w.json", "/arrival/cv");
+  json staged = closed_doc(closed);
+  staged["stages"] = json::array({{{"rate", 1}, {"duration_s", 1}}});
+  expect_refused([&] { return from(staged); }, "w.json", "/stages", "no stages");
+  json sess = closed_doc(closed);
+  sess["sessions"] = {{"turns", {{"dist", "fixed"}, {"mean", 2}}},
+                      {"think_s", {{"dist", "fixed"}, {"mean", 0}}}};
+  expect_refused([&] { return from(sess); }, "w.json", "/sessions", "closed-loop");
+}
+
+// vLLM's RandomDataset (vllm/benchmarks/datasets.py@f2e97dda get_sampling_params) draws
+// integers in [floor(L·(1 − r)), ceil(L·(1 + r))]. L = 10, r = 0.25: [floor(7.5), ceil(12.5)] =
+// [7, 13]. L = 100, r = 0.1: in doubles 100 × (1 + 0.1) is 110.00000000000001, so Python's
+// math.ceil gives 111, not 110 (python3: math.ceil(100*(1+0.1)) == 111), and the draws are in
+// [90, 111]; likewise L = 10, r = 0.8 gives 1.9999999999999996 -> [1, 18].
+// L = 1, r = 0.5: floor(0.5) = 0, raised to 1 (kvplan's least token count).
+TEST(ClosedLoop, UniformRangeRatioDrawsVllmsRandomDatasetBounds) {
+  const auto bounds = [](double L, double r) {
+    const Workload w =
+        from(closed_doc({{"process", "closed"}, {"concurrency", 1}, {"requests", 4000}},
+                        {{"dist", "uniform"}, {"mean", L}, {"range_ratio", r}}));
+    const Moments m = moments(prompt_lengths(w));
+    return std::pair{m.min, m.max};
+  };
+  EXPECT_EQ(bounds(10, 0.25), (std::pair{7.0, 13.0}));
+  EXPECT_EQ(bounds(100, 0.1), (std::pair{90.0, 111.0}));
+  EXPECT_EQ(bounds(10, 0.8), (std::pair{1.0, 18.0}));
+  EXPECT_EQ(bounds(1, 0.5), (std::pair{1.0, 2.0}));
+  EXPECT_EQ(bounds(64, 0), (std::pair{64.0, 64.0}));
+  // The writer keeps the form it was given.
+  const WorkloadSpec s =
+      parse_workload_spec(closed_doc({{"process", "closed"}, {"concurrency", 1}, {"requests", 1}},
+                                     {{"dist", "uniform"}, {"mean", 10}, {"range_ratio", 0.25}})
+                              .dump(),
+                          "w.json");
+  EXPECT_EQ(s.prompt.range_ratio, 0.25);
+  EXPECT_EQ(parse_workload_spec(to_json(s), "ed"), s);
+  const json closed = {{"process", "closed"}, {"concurrency", 1}, {"requests", 1}};
+  expect_refused(
+      [&] {
+        return from(closed_doc(closed, {{"dist", "uniform"}, {"mean", 10}, {"range_ratio", 1}}));
+      },
+      "w.json", "/prompt_tokens/range_ratio", "[0, 1)");
+  expect_refused(
+      [&] {
+        return from(closed_doc(
+            closed, {{"dist", "uniform"}, {"mean", 10}, {"range_ratio", 0.5}, {"min", 1}}));
+      },
+      "w.json", "/prompt_tokens/min", "not both");
+  expect_refused(
+      [&] {
+        return from(closed_doc(
+            closed, {{"dist", "uniform"}, {"mean", 4294967296.0}, {"range_ratio", 0.5}}));
+      },
+      "w.json", "/prompt_tokens/range_ratio", "over the limit");
+}
+
+// A UTF-8 byte order mark before a CSV header (as spreadsheets write it) is read as a JSONL
+// trace's is: the same requests as without it.
+TEST(Trace, ByteOrderMarkAcceptedInCsvAsInJsonl) {
+  const std::string csv = "arrival_s,prompt_tokens,output_tokens\n0,5,2\n1.5,7,3\n";
+  const Workload plain = parse_workload_trace(csv, "t.csv", true);
+  const Workload bom = parse_workload_trace("\xEF\xBB\xBF" + csv, "t.csv", true);
+  EXPECT_EQ(bom.requests, plain.requests);
+  ASSERT_EQ(bom.requests.size(), 2u);
+  EXPECT_EQ(bom.requests[1].prompt_tokens, 7u);
+  const Workload jsonl = parse_workload_trace(
+      "\xEF\xBB\xBF{\"arrival_s\": 0, \"prompt_tokens\": 5, \"output_tokens\": 2}\n", "t.jsonl",
+      false);
+  EXPECT_EQ(jsonl.requests.size(), 1u);
+}
+
 }  // namespace
 }  // namespace kvplan::sim

@@ -14,6 +14,8 @@
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "latency_sketch.hpp"
 #include "serving_pool.hpp"
 
 namespace kvplan::sim {
@@ -58,6 +60,7 @@ std::vector<std::uint64_t> block_hashes(const std::vector<Segment>& prompt, std:
 struct Seq {
   const SimRequest* req = nullptr;
   double arrival = 0, first_token = -1, last_token = 0, finish = 0;
+  double queued = -1, scheduled = -1;  // joined the waiting queue; first step scheduling it
   std::uint64_t generated = 0, computed = 0;
   std::uint64_t held = 0;              // pool units held (shared entries included)
   std::vector<std::uint32_t> entries;  // prefix-cache entries of its leading blocks
@@ -69,31 +72,10 @@ struct Seq {
 };
 
 struct StageAcc {
-  std::vector<double> ttft, tpot, itl, e2e;
+  detail::LatencySketch ttft, tpot, itl, e2e;  // bounded memory: latency_sketch.hpp
   std::uint64_t finished = 0, good = 0, prompt = 0, output = 0, cached = 0, preemptions = 0;
   double first_arrival = -1, last_finish = 0;
 };
-
-Percentiles percentiles(std::vector<double>& v) {
-  Percentiles p;
-  p.count = v.size();
-  if (v.empty()) return p;
-  double sum = 0;
-  for (double x : v) sum += x;
-  p.mean = sum / static_cast<double>(v.size());
-  // Linear interpolation between order statistics (numpy's default).
-  auto q = [&](double f) {
-    const double pos = f * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<std::size_t>(pos);
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-    const double a = v[lo];
-    if (lo + 1 >= v.size()) return a;
-    const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-    return a + (b - a) * (pos - static_cast<double>(lo));
-  };
-  p.p50 = q(0.5), p.p90 = q(0.9), p.p99 = q(0.99);
-  return p;
-}
 
 void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
   std::vector<Problem> pr;
@@ -102,9 +84,10 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
     pr.push_back({"max_num_batched_tokens", "must be at least 1, got 0"});
   if (!(cfg.sample_interval_s > 0) || !std::isfinite(cfg.sample_interval_s))
     pr.push_back({"sample_interval_s", "must be a positive number of seconds"});
-  if (cfg.cpu_offload_bytes > 0 &&
-      !(cfg.cpu_offload_gbps > 0 && std::isfinite(cfg.cpu_offload_gbps)))
-    pr.push_back({"cpu_offload_gbps", "must be positive when cpu_offload_bytes is set"});
+  if (cfg.cpu_offload_bytes > 0 && !(cfg.cpu_offload_gbps >= kMinOffloadGbps &&
+                                     cfg.cpu_offload_gbps <= kMaxOffloadGbps))
+    pr.push_back({"cpu_offload_gbps",
+                  "must be between 0.001 and 1e6 GB/s when cpu_offload_bytes is set"});
   if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
     pr.push_back({"cpu_offload_bytes",
                   "the CPU tier holds evicted prefix blocks: it needs "
@@ -436,6 +419,7 @@ void Scheduler::finish(std::uint32_t i, double t) {
   s.finish = t;
   s.done = true;
   free_seq(s);
+  std::vector<std::uint64_t>().swap(s.hashes);  // memory stays with the requests in flight
   for (auto j : next_[i]) arrive(j, std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s));
 }
 
@@ -486,6 +470,7 @@ SimResult Scheduler::run() {
           arrive(j, std::max(w_.requests[j].arrival_s, seqs_[i].arrival + w_.requests[j].think_s));
         continue;
       }
+      seqs_[i].queued = t;
       waiting_.push_back(i);
     }
   };
@@ -519,7 +504,8 @@ SimResult Scheduler::run() {
           "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
     StepBatch b;
     for (const auto& [i, n] : batch_) {
-      const Seq& s = seqs_[i];
+      Seq& s = seqs_[i];
+      if (s.scheduled < 0) s.scheduled = t;
       const bool decode = s.generated > 0 && n == 1 && s.computed + 1 == s.num_tokens();
       if (decode) {
         ++b.decode_tokens;
@@ -569,8 +555,7 @@ SimResult Scheduler::run() {
       if (s.first_token < 0) {
         s.first_token = t;
       } else {
-        acc_[std::min<std::size_t>(s.req->stage, nstages - 1)].itl.push_back((t - s.last_token) *
-                                                                             1e3);
+        acc_[std::min<std::size_t>(s.req->stage, nstages - 1)].itl.add((t - s.last_token) * 1e3);
       }
       s.last_token = t;
       if (s.generated == s.req->output_tokens) {
@@ -598,10 +583,10 @@ StageSummary summary_of(StageAcc& a, double span, double busy_running, double bu
                         double window) {
   StageSummary s;
   s.requests = a.finished;
-  s.ttft_ms = percentiles(a.ttft);
-  s.tpot_ms = percentiles(a.tpot);
-  s.itl_ms = percentiles(a.itl);
-  s.e2e_ms = percentiles(a.e2e);
+  s.ttft_ms = a.ttft.percentiles();
+  s.tpot_ms = a.tpot.percentiles();
+  s.itl_ms = a.itl.percentiles();
+  s.e2e_ms = a.e2e.percentiles();
   if (span > 0) {
     s.throughput.input_tokens_per_s = static_cast<double>(a.prompt) / span;
     s.throughput.output_tokens_per_s = static_cast<double>(a.output) / span;
@@ -629,16 +614,17 @@ void Scheduler::summarize() {
                     .recomputed_tokens = s.recomputed,
                     .finished = s.done};
     if (s.done) {
+      r.queued_s = s.queued, r.scheduled_s = s.scheduled;
       r.first_token_s = s.first_token, r.finish_s = s.finish;
       StageAcc& a = acc_[std::min<std::size_t>(s.req->stage, nstages - 1)];
       const double ttft = (s.first_token - s.arrival + frontend) * 1e3,
                    e2e = (s.finish - s.arrival + frontend) * 1e3;
-      a.ttft.push_back(ttft);
-      a.e2e.push_back(e2e);
+      a.ttft.add(ttft);
+      a.e2e.add(e2e);
       double tpot = 0;
       if (s.req->output_tokens > 1) {
         tpot = (s.finish - s.first_token) * 1e3 / static_cast<double>(s.req->output_tokens - 1);
-        a.tpot.push_back(tpot);
+        a.tpot.add(tpot);
       }
       ++a.finished;
       a.prompt += s.req->prompt_tokens, a.output += s.req->output_tokens;
@@ -661,7 +647,7 @@ void Scheduler::summarize() {
     const double window_end =
         k + 1 < w_.stages.size() ? w_.stages[k + 1].start_s : res_.simulated_s;
     for (auto v : {&StageAcc::ttft, &StageAcc::tpot, &StageAcc::itl, &StageAcc::e2e})
-      (all.*v).insert((all.*v).end(), (a.*v).begin(), (a.*v).end());
+      (all.*v).merge(a.*v);
     all.finished += a.finished, all.good += a.good, all.prompt += a.prompt;
     all.output += a.output, all.cached += a.cached, all.preemptions += a.preemptions;
     StageSummary st = summary_of(a, a.last_finish - start, busy_running_[k], busy_waiting_[k],

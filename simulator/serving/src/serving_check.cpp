@@ -87,7 +87,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
                  ", p50 " + ms(p.p50) + ", p90 " + ms(p.p90) + ") over " + std::to_string(p.count) +
                  " requests on " + std::to_string(replicas) +
                  (replicas == 1 ? " replica" : " replicas");
-      if (p.count == 0) i.detail = "no request produced more than one token: no TPOT to measure";
+      if (p.count == 0) i.detail = no_tpot_reason();
       if (!refusals.empty()) i.detail += "; " + refusals;
       if (!i.passed && p.count > 0)
         i.fix = "size it: kvplan plan --model " + d.model.id + " --workload " + d.workload_path +

@@ -1,13 +1,16 @@
 #include "kvplan/sim/serving_report.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <system_error>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
+#include "latency_sketch.hpp"
 
 namespace kvplan::sim {
 namespace {
@@ -148,28 +151,10 @@ std::string header_text(const ServingReport& r) {
   return s + "\n";
 }
 
-// numpy's default (linear) percentile, as serving.cpp's: the same pooled values give the same
-// figures whether one replica or several produced them.
-Percentiles pooled(std::vector<double>& v) {
-  Percentiles p;
-  p.count = v.size();
-  if (v.empty()) return p;
-  std::sort(v.begin(), v.end());
-  double sum = 0;
-  for (double x : v) sum += x;
-  p.mean = sum / static_cast<double>(v.size());
-  const auto q = [&](double f) {
-    const double pos = f * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<std::size_t>(pos);
-    if (lo + 1 >= v.size()) return v[lo];
-    return v[lo] + (v[lo + 1] - v[lo]) * (pos - static_cast<double>(lo));
-  };
-  p.p50 = q(0.5), p.p90 = q(0.9), p.p99 = q(0.99);
-  return p;
-}
-
+// The pooled latencies in the same sketch as serving.cpp's (latency_sketch.hpp): the same values
+// give the same figures whether one replica or several produced them.
 struct Pool {
-  std::vector<double> ttft, tpot, e2e;
+  detail::LatencySketch ttft, tpot, e2e;
   std::uint64_t finished = 0, good = 0, prompt = 0, output = 0, cached = 0, preemptions = 0;
   double last_finish = 0, itl_sum = 0, queue_area = 0, running_area = 0;
   std::uint64_t itl_count = 0;
@@ -179,9 +164,9 @@ StageSummary summarize(Pool& a, std::uint32_t stage, double span, double window)
   StageSummary s;
   s.stage = stage;
   s.requests = a.finished;
-  s.ttft_ms = pooled(a.ttft);
-  s.tpot_ms = pooled(a.tpot);
-  s.e2e_ms = pooled(a.e2e);
+  s.ttft_ms = a.ttft.percentiles();
+  s.tpot_ms = a.tpot.percentiles();
+  s.e2e_ms = a.e2e.percentiles();
   s.itl_ms = {.mean = a.itl_count ? a.itl_sum / static_cast<double>(a.itl_count) : 0,
               .p50 = kNaN,
               .p90 = kNaN,
@@ -249,10 +234,10 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
       const double ttft = (q.first_token_s - q.arrival_s + frontend_s) * 1e3;
       const double e2e = (q.finish_s - q.arrival_s + frontend_s) * 1e3;
       double tpot = 0;
-      a.ttft.push_back(ttft), a.e2e.push_back(e2e);
+      a.ttft.add(ttft), a.e2e.add(e2e);
       if (q.output_tokens > 1) {
         tpot = (q.finish_s - q.first_token_s) * 1e3 / static_cast<double>(q.output_tokens - 1);
-        a.tpot.push_back(tpot);
+        a.tpot.add(tpot);
       }
       ++a.finished;
       a.prompt += q.prompt_tokens, a.output += q.output_tokens, a.cached += q.cached_tokens;
@@ -282,9 +267,9 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
     Pool& a = st[s];
     const double start = s < w.stages.size() ? w.stages[s].start_s : 0;
     const double end = s + 1 < w.stages.size() ? w.stages[s + 1].start_s : out.simulated_s;
-    all.ttft.insert(all.ttft.end(), a.ttft.begin(), a.ttft.end());
-    all.tpot.insert(all.tpot.end(), a.tpot.begin(), a.tpot.end());
-    all.e2e.insert(all.e2e.end(), a.e2e.begin(), a.e2e.end());
+    all.ttft.merge(a.ttft);
+    all.tpot.merge(a.tpot);
+    all.e2e.merge(a.e2e);
     all.finished += a.finished, all.good += a.good, all.prompt += a.prompt;
     all.output += a.output, all.cached += a.cached;
     all.itl_sum += a.itl_sum, all.itl_count += a.itl_count;
@@ -373,6 +358,53 @@ std::string render_kv_series(const SimResult& r) {
                       std::to_string(s.blocks_total), std::to_string(s.running),
                       std::to_string(s.waiting), std::to_string(s.preemptions)});
   return render_csv(t);
+}
+
+bool has_tpot(const Workload& w) {
+  return std::any_of(w.requests.begin(), w.requests.end(),
+                     [](const SimRequest& r) { return r.output_tokens > 1; });
+}
+
+std::string no_tpot_reason() {
+  return "no request produced more than one token: no TPOT to measure";
+}
+
+double parse_offload_gbps(const std::string& text, const std::string& flag) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end || !std::isfinite(v) ||
+      !(v >= kMinOffloadGbps && v <= kMaxOffloadGbps))
+    throw Error(flag, flag.starts_with("--") ? flag.substr(2) : flag,
+                "expected GB/s between 0.001 and 1e6, got '" + text + "'");
+  return v;
+}
+
+void write_requests_jsonl(const SimResult& r, double frontend_s, std::ostream& os) {
+  char buf[512];
+  auto time = [](double t, bool known) {
+    char b[48];
+    if (!known || !std::isfinite(t)) return std::string("null");
+    std::snprintf(b, sizeof b, "%.6f", t);
+    return std::string(b);
+  };
+  for (const RequestResult& q : r.requests) {
+    const bool f = q.finished;
+    std::snprintf(
+        buf, sizeof buf,
+        "{\"id\":%llu,\"arrival_s\":%s,\"queued_s\":%s,\"scheduled_s\":%s,\"first_token_s\":%s,"
+        "\"finish_s\":%s,\"input_tokens\":%llu,\"output_tokens\":%llu,\"cached_tokens\":%llu,"
+        "\"preemptions\":%u,\"finished\":%s,\"ttft_ms\":%s,\"e2e_ms\":%s}\n",
+        static_cast<unsigned long long>(q.id), time(q.arrival_s, true).c_str(),
+        time(q.queued_s, f).c_str(), time(q.scheduled_s, f).c_str(),
+        time(q.first_token_s, f).c_str(), time(q.finish_s, f).c_str(),
+        static_cast<unsigned long long>(q.prompt_tokens),
+        static_cast<unsigned long long>(q.output_tokens),
+        static_cast<unsigned long long>(q.cached_tokens), q.preemptions, f ? "true" : "false",
+        time((q.first_token_s - q.arrival_s + frontend_s) * 1e3, f).c_str(),
+        time((q.finish_s - q.arrival_s + frontend_s) * 1e3, f).c_str());
+    os << buf;
+  }
 }
 
 SloLimits parse_latency_slo(const std::string& spec, const std::string& source) {

@@ -40,6 +40,7 @@ Trial judge(const SimResult& r, const SloLimits& slo) {
           .refused = refused_requests(r),
           .requests = r.requests.size()};
   t.meets = t.refused == 0 && r.summary.requests > 0 &&
+            (slo.tpot_p99_ms <= 0 || r.summary.tpot_ms.count > 0) &&
             (slo.ttft_p99_ms <= 0 || t.ttft <= slo.ttft_p99_ms) &&
             (slo.tpot_p99_ms <= 0 || t.tpot <= slo.tpot_p99_ms) &&
             (slo.e2e_p99_ms <= 0 || t.e2e <= slo.e2e_p99_ms);
@@ -206,12 +207,16 @@ std::vector<SloLine> slo_lines(const ModelSpec& model, const std::vector<GpuSpec
                                const std::vector<KvFormat>& formats,
                                const std::vector<RetentionPolicy>& policies) {
   std::vector<SloLine> lines;
-  for (const auto& g : gpus)
+  std::vector<std::string> seen;
+  for (const auto& g : gpus) {
+    if (std::find(seen.begin(), seen.end(), g.id) != seen.end()) continue;
+    seen.push_back(g.id);
     for (auto tp : tps) {
       if (!valid_tp(model, tp)) continue;
       for (const auto& f : formats)
         for (const auto& p : policies) lines.push_back({g, tp, f, p});
     }
+  }
   return lines;
 }
 
@@ -219,6 +224,8 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
                                const SloSearchInput& in) {
   if (!(in.slo.ttft_p99_ms > 0 || in.slo.tpot_p99_ms > 0 || in.slo.e2e_p99_ms > 0))
     throw Error("--slo", "slo", "give at least one of ttft_p99_ms, tpot_p99_ms, e2e_p99_ms");
+  if (in.slo.tpot_p99_ms > 0 && !has_tpot(workload))
+    throw Error("--slo", "tpot_p99_ms", workload.source + ": " + no_tpot_reason());
   if (in.lines.empty())
     throw Error("--slo", "gpu", "no GPU type and TP size to search (is TP valid for the model?)");
   check_simulated_engine(in.base.plan.engine, "--slo");

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
@@ -32,6 +33,7 @@ constexpr double kMinRate = 1e-6, kMaxRate = 1e6;          // requests per secon
 constexpr double kMinDuration = 1e-6, kMaxDuration = 1e8;  // seconds (3 years)
 constexpr double kMaxThinkSeconds = 1e6;                   // per turn
 constexpr double kMaxArrivalSeconds = 1e9;
+constexpr std::uint64_t kMaxConcurrency = 10'000'000;  // closed-loop clients
 
 // ---- Random numbers: xoshiro256** seeded by splitmix64, both by Blackman and Vigna
 // (https://prng.di.unimi.it/xoshiro256starstar.c, https://prng.di.unimi.it/splitmix64.c).
@@ -197,6 +199,35 @@ std::vector<HistogramBin> read_bins(JsonObject& o, const Units& u) {
   return bins;
 }
 
+// [max(1, floor(L·(1 − r))), ceil(L·(1 + r))]: vLLM's RandomDataset.get_sampling_params
+// (vllm/benchmarks/datasets.py, vllm-project/vllm@f2e97ddaf5902a9727f48b70d001b6117b8b8b12:
+// "Bounds use floor for low and ceil for high", range_ratio in [0, 1)); the same IEEE products.
+std::pair<double, double> ratio_bounds(double mean, double r) {
+  return {std::max(1.0, std::floor(mean * (1 - r))), std::ceil(mean * (1 + r))};
+}
+
+// A uniform of tokens as `vllm bench serve --random-input-len L --random-range-ratio r` draws.
+void read_range_ratio(JsonObject& o, const Units& u, LengthDist& d) {
+  if (!u.whole)
+    throw Error(o.source(), o.pointer("range_ratio"),
+                "range_ratio draws token counts, as vLLM's random dataset does; give seconds as "
+                "min and max");
+  for (const char* k : {"min", "max"})
+    if (o.has(k))
+      throw Error(o.source(), o.pointer(k),
+                  "give a uniform either min and max, or mean and range_ratio, not both");
+  d.mean = whole_number(o, "mean", u);
+  const double r = o.number("range_ratio", 0, 1);
+  if (r >= 1)
+    throw Error(o.source(), o.pointer("range_ratio"),
+                "must be in [0, 1), as vLLM's random dataset requires, got " + num_text(r));
+  if (ratio_bounds(d.mean, r).second > u.hi)
+    throw Error(o.source(), o.pointer("range_ratio"),
+                "mean · (1 + range_ratio) = " + num_text(ratio_bounds(d.mean, r).second) +
+                    " is over the limit of " + num_text(u.hi) + " " + u.what);
+  d.range_ratio = r;
+}
+
 // Reads and checks one distribution as the document gives it.
 LengthDist read_dist(JsonObject& parent, const std::string& key, const Units& u) {
   JsonObject o = parent.object(key);
@@ -205,6 +236,7 @@ LengthDist read_dist(JsonObject& parent, const std::string& key, const Units& u)
   if (d.dist == "fixed") {
     d.mean = whole_number(o, "mean", u);
   } else if (d.dist == "uniform") {
+    if (o.has("range_ratio")) read_range_ratio(o, u, d);
   } else if (d.dist == "normal") {
     d.mean = o.number("mean", u.lo, u.hi);
     d.std = o.number("std", 0, u.hi);
@@ -224,8 +256,11 @@ LengthDist read_dist(JsonObject& parent, const std::string& key, const Units& u)
                 "unknown distribution \"" + d.dist +
                     "\" (fixed, uniform, normal, lognormal, exponential, histogram)");
   }
-  // uniform needs min and max; the others clip to them when given.
-  if (d.dist == "uniform") {
+  // uniform needs min and max (or mean and range_ratio); the others clip to them when given.
+  if (d.dist == "uniform" && d.range_ratio) {
+    o.opt_number("min", u.lo, u.hi);
+    o.opt_number("max", u.lo, u.hi);
+  } else if (d.dist == "uniform") {
     d.min = whole_number(o, "min", u);
     d.max = whole_number(o, "max", u);
   } else {
@@ -254,6 +289,7 @@ Dist compile_dist(const LengthDist& s, const Units& u) {
     d.kind = DistKind::fixed;
   } else if (s.dist == "uniform") {
     d.kind = DistKind::uniform;
+    if (s.range_ratio) std::tie(d.min, d.max) = ratio_bounds(s.mean, *s.range_ratio);
   } else if (s.dist == "normal") {
     d.kind = DistKind::normal;
   } else if (s.dist == "lognormal") {
@@ -316,7 +352,7 @@ std::uint64_t sample_count(const Dist& d, Rng& r) {
 
 // ---- The kvplan_workload JSON form.
 
-enum class ArrivalKind { poisson, gamma, constant };
+enum class ArrivalKind { poisson, gamma, constant, closed };
 
 struct Arrival {
   ArrivalKind kind = ArrivalKind::poisson;
@@ -333,6 +369,8 @@ struct Sessions {
 
 struct Spec {
   Arrival arrival;
+  std::uint64_t concurrency = 0, requests = 0;  // closed loop
+  double think_s = 0;                           // closed loop
   std::vector<WorkloadStage> stages;
   Dist prompt, output;
   std::optional<Prefix> prefix;
@@ -344,18 +382,25 @@ ArrivalKind arrival_kind(const std::string& s, const std::string& source,
   if (s == "poisson") return ArrivalKind::poisson;
   if (s == "gamma") return ArrivalKind::gamma;
   if (s == "constant") return ArrivalKind::constant;
-  throw Error(source, field, "unknown arrival process \"" + s + "\" (poisson, gamma, constant)");
+  if (s == "closed") return ArrivalKind::closed;
+  throw Error(source, field,
+              "unknown arrival process \"" + s + "\" (poisson, gamma, constant, closed)");
 }
 
-// Sets s.arrival and s.cv.
-void read_arrival(JsonObject& top, WorkloadSpec& s) {
+// Sets s.arrival and s.cv, or the closed loop's clients, requests and think time.
+void read_arrival(JsonObject& top, WorkloadSpec& s, const WorkloadLimits& limits) {
   const json& v = top.raw("arrival");
   const std::string p = top.pointer("arrival");
   if (v.is_string()) {
     s.arrival = v.get<std::string>();
-    if (arrival_kind(s.arrival, top.source(), p) == ArrivalKind::gamma)
+    const ArrivalKind k = arrival_kind(s.arrival, top.source(), p);
+    if (k == ArrivalKind::gamma)
       throw Error(top.source(), p,
                   "gamma arrivals need their burstiness: {\"process\": \"gamma\", \"cv\": 2}");
+    if (k == ArrivalKind::closed)
+      throw Error(top.source(), p,
+                  "a closed loop needs its clients and requests: {\"process\": \"closed\", "
+                  "\"concurrency\": 8, \"requests\": 800, \"think_time_ms\": 0}");
     return;
   }
   if (!v.is_object())
@@ -365,8 +410,14 @@ void read_arrival(JsonObject& top, WorkloadSpec& s) {
   // Gaps of shape 1/cv^2 and scale cv^2/rate: vLLM's `--burstiness` B is this shape
   // (get_request in vllm/benchmarks/serve.py, vllm-project/vllm def9ce85ba10), so B = 1/cv^2.
   // cv = 1 is Poisson; gaps of cv 10 have shape 1/100, past which the gaps are mostly zeros.
-  if (arrival_kind(s.arrival, top.source(), o.pointer("process")) == ArrivalKind::gamma)
-    s.cv = o.number("cv", 0.01, 10);
+  const ArrivalKind k = arrival_kind(s.arrival, top.source(), o.pointer("process"));
+  if (k == ArrivalKind::gamma) s.cv = o.number("cv", 0.01, 10);
+  if (k == ArrivalKind::closed) {
+    // `vllm bench serve --max-concurrency C --num-prompts N`: at most C requests in flight.
+    s.concurrency = o.uint("concurrency", 1, kMaxConcurrency);
+    s.requests = o.uint("requests", 1, limits.max_requests);
+    s.think_time_ms = o.opt_number("think_time_ms", 0, kMaxThinkSeconds * 1e3).value_or(0);
+  }
   o.finish();
 }
 
@@ -434,8 +485,21 @@ WorkloadSpec read_spec(const json& j, const std::string& source, const WorkloadL
                 "unsupported version " + detail::show(ver) + " (this kvplan reads version 1)");
   WorkloadSpec s;
   if (auto d = top.opt_str("description")) s.description = *d;
-  read_arrival(top, s);
-  s.stages = read_stages(top, limits);
+  read_arrival(top, s, limits);
+  const bool closed = s.arrival == "closed";
+  if (closed) {
+    s.stages.clear();
+    for (const char* k : {"stages", "sessions"})
+      if (top.has(k))
+        throw Error(source, top.pointer(k),
+                    std::string(k) == "stages"
+                        ? "a closed loop has no stages: its clients send /arrival/requests "
+                          "requests, each when the client's previous one finishes"
+                        : "sessions are not modelled with closed-loop arrivals (each client's "
+                          "requests are independent, as vllm bench serve sends them)");
+  } else {
+    s.stages = read_stages(top, limits);
+  }
   s.prompt = read_dist(top, "prompt_tokens", kTokens);
   s.output = read_dist(top, "output_tokens", kTokens);
   if (top.has("prefix")) s.prefix = read_prefix(top);
@@ -455,6 +519,10 @@ Spec compile(const WorkloadSpec& w, const std::string& source) {
   Spec s;
   s.arrival.kind = arrival_kind(w.arrival, source, "/arrival");
   if (s.arrival.kind == ArrivalKind::gamma) s.arrival.cv = w.cv;
+  if (s.arrival.kind == ArrivalKind::closed) {
+    s.concurrency = w.concurrency, s.requests = w.requests, s.think_s = w.think_time_ms / 1e3;
+    s.stages.push_back({.rate = 0, .duration_s = 0, .start_s = 0});  // one stage from 0
+  }
   double start = 0;
   for (const auto& st : w.stages) {
     s.stages.push_back({.rate = st.rate, .duration_s = st.duration_s, .start_s = start});
@@ -492,6 +560,8 @@ std::vector<std::pair<double, std::uint32_t>> arrivals(const Spec& s, std::uint6
         case ArrivalKind::gamma:  // mean shape * scale = 1 / rate, cv = 1 / sqrt(shape)
           t += std_gamma(r, shape) * (mean_gap / shape);
           break;
+        case ArrivalKind::closed:  // no arrival process: closed_loop() sends them
+          return out;
       }
       if (t >= end) break;
       if (out.size() >= limits.max_requests)
@@ -572,16 +642,16 @@ struct PooledPrompt {
   std::uint64_t output_tokens = 0;
 };
 
-Workload generate(const Spec& s, const std::string& source, std::uint64_t seed,
-                  const WorkloadLimits& limits) {
-  Builder b(source, limits);
-  Rng lengths(seed, kLengths), groups(seed, kGroups), pool_rng(seed, kPool),
-      session_rng(seed, kSessions);
-  std::vector<Segment> system_prompts;
-  std::vector<PooledPrompt> pool;
-  if (s.prefix) {
+// Draws requests' prompts and outputs: request n's first turn (the pooled prompt n mod the pool's
+// size, or a group's system prompt and a question of its own).
+class FirstTurns {
+ public:
+  FirstTurns(const Spec& s, std::uint64_t seed, Builder& b)
+      : s_(s), lengths_(seed, kLengths), groups_(seed, kGroups) {
+    Rng pool_rng(seed, kPool);
+    if (!s.prefix) return;
     for (std::uint64_t g = 0; g < s.prefix->groups; ++g)
-      system_prompts.push_back({b.new_content(), s.prefix->shared_tokens});
+      system_prompts_.push_back({b.new_content(), s.prefix->shared_tokens});
     // The prompt pool as inference-perf's shared-prefix generator builds it
     // (inference_perf/datagen/synthetic/shared_prefix_datagen.py at kubernetes-sigs/inference-perf
     // 7de5ef2ed6f7934e0ecbc8297e593f79e68430c0): num_groups x num_prompts_per_group prompts, each
@@ -595,30 +665,64 @@ Workload generate(const Spec& s, const std::string& source, std::uint64_t seed,
         pp.group = g;
         pp.question = {b.new_content(), sample_count(s.prompt, pool_rng)};
         pp.output_tokens = sample_count(s.output, pool_rng);
-        pool.push_back(pp);
+        pool_.push_back(pp);
       }
-    for (std::uint64_t i = pool.size(); i > 1; --i)  // Fisher-Yates
-      std::swap(pool[i - 1], pool[pool_rng.below(i)]);
+    for (std::uint64_t i = pool_.size(); i > 1; --i)  // Fisher-Yates
+      std::swap(pool_[i - 1], pool_[pool_rng.below(i)]);
   }
 
+  void draw(std::uint64_t n, SimRequest& first, Builder& b) {
+    if (!pool_.empty()) {
+      const PooledPrompt& pp = pool_[n % pool_.size()];
+      first.prompt = {system_prompts_[pp.group], pp.question};
+      first.output_tokens = pp.output_tokens;
+      return;
+    }
+    if (s_.prefix) first.prompt.push_back(system_prompts_[groups_.below(s_.prefix->groups)]);
+    first.prompt.push_back({b.new_content(), sample_count(s_.prompt, lengths_)});
+    first.output_tokens = sample_count(s_.output, lengths_);
+  }
+  Rng& lengths() { return lengths_; }
+
+ private:
+  const Spec& s_;
+  Rng lengths_, groups_;
+  std::vector<Segment> system_prompts_;
+  std::vector<PooledPrompt> pool_;
+};
+
+// A closed loop: request n belongs to client n mod concurrency and waits for the client's
+// previous request (n − concurrency) to finish, then think_s more. The first request of each
+// client is sent at 0; a later one's arrival_s is the earliest it could be sent.
+void closed_loop(const Spec& s, FirstTurns& turns, Builder& b) {
+  for (std::uint64_t n = 0; n < s.requests; ++n) {
+    SimRequest r;
+    if (n >= s.concurrency) {
+      r.after = static_cast<std::int64_t>(n - s.concurrency);
+      r.think_s = s.think_s;
+      r.arrival_s = b.at(n - s.concurrency).arrival_s + s.think_s;
+    }
+    turns.draw(n, r, b);
+    b.add(std::move(r), "/arrival/requests");
+  }
+}
+
+Workload generate(const Spec& s, const std::string& source, std::uint64_t seed,
+                  const WorkloadLimits& limits) {
+  Builder b(source, limits);
+  Rng session_rng(seed, kSessions);
+  FirstTurns turns(s, seed, b);
+  if (s.arrival.kind == ArrivalKind::closed) closed_loop(s, turns, b);
   const auto starts = arrivals(s, seed, source, limits);
   for (std::uint64_t n = 0; n < starts.size(); ++n) {
     SimRequest first;
     first.arrival_s = starts[n].first;
     first.stage = starts[n].second;
-    if (!pool.empty()) {
-      const PooledPrompt& pp = pool[n % pool.size()];
-      first.prompt = {system_prompts[pp.group], pp.question};
-      first.output_tokens = pp.output_tokens;
-    } else {
-      if (s.prefix) first.prompt.push_back(system_prompts[groups.below(s.prefix->groups)]);
-      first.prompt.push_back({b.new_content(), sample_count(s.prompt, lengths)});
-      first.output_tokens = sample_count(s.output, lengths);
-    }
-    const std::uint64_t turns = s.sessions ? sample_count(s.sessions->turns, session_rng) : 1;
+    turns.draw(n, first, b);
+    const std::uint64_t nturns = s.sessions ? sample_count(s.sessions->turns, session_rng) : 1;
     if (s.sessions) first.session = n + 1;
     std::uint64_t prev = b.add(std::move(first), "/prompt_tokens");
-    for (std::uint64_t t = 1; t < turns; ++t) {
+    for (std::uint64_t t = 1; t < nturns; ++t) {
       const SimRequest& p = b.at(prev);
       SimRequest next;
       next.think_s = sample(s.sessions->think_s, session_rng);
@@ -628,8 +732,8 @@ Workload generate(const Spec& s, const std::string& source, std::uint64_t seed,
       next.after = static_cast<std::int64_t>(prev);
       next.prompt = p.prompt;
       next.prompt.push_back({b.new_content(), p.output_tokens});
-      next.prompt.push_back({b.new_content(), sample_count(s.prompt, lengths)});
-      next.output_tokens = sample_count(s.output, lengths);
+      next.prompt.push_back({b.new_content(), sample_count(s.prompt, turns.lengths())});
+      next.output_tokens = sample_count(s.output, turns.lengths());
       prev = b.add(std::move(next), "/sessions/turns");
     }
   }
@@ -637,6 +741,7 @@ Workload generate(const Spec& s, const std::string& source, std::uint64_t seed,
   w.source = source;
   w.stages = s.stages;
   w.requests = std::move(b).sorted();
+  if (s.arrival.kind == ArrivalKind::closed) w.concurrency = s.concurrency;
   return w;
 }
 
@@ -739,8 +844,11 @@ std::vector<std::pair<std::uint64_t, std::string_view>> lines_of(const std::stri
 
 std::vector<std::pair<std::uint64_t, Row>> csv_rows(const std::string& text,
                                                     const std::string& source) {
-  const auto lines = lines_of(text);
+  auto lines = lines_of(text);
   if (lines.empty()) throw Error(source, "", "empty trace: expected a header row");
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name, as
+  // it is not part of a JSONL trace's first object.
+  if (lines[0].second.starts_with("\xEF\xBB\xBF")) lines[0].second.remove_prefix(3);
   const std::uint64_t header_line = lines[0].first;
   const auto header = split_csv(lines[0].second);
   std::vector<int> column(header.size(), -1);  // index into kColumns
@@ -930,8 +1038,9 @@ ordered_json dist_json(const LengthDist& d) {
   o["dist"] = d.dist;
   if (d.dist == "histogram")
     o["bins"] = bins_json(d.bins);
-  else if (d.dist != "uniform")
+  else if (d.dist != "uniform" || d.range_ratio)
     o["mean"] = number_json(d.mean);
+  if (d.range_ratio) o["range_ratio"] = number_json(*d.range_ratio);
   if (d.dist == "normal" || d.dist == "lognormal") o["std"] = number_json(d.std);
   if (d.min) o["min"] = number_json(*d.min);
   if (d.max) o["max"] = number_json(*d.max);
@@ -955,14 +1064,24 @@ std::string to_json(const WorkloadSpec& spec) {
   ordered_json o;
   o["kvplan_workload"] = 1;
   if (!spec.description.empty()) o["description"] = spec.description;
-  if (spec.arrival == "gamma")
+  if (spec.arrival == "gamma") {
     o["arrival"] = {{"process", "gamma"}, {"cv", number_json(spec.cv)}};
-  else
+  } else if (spec.arrival == "closed") {
+    ordered_json a;
+    a["process"] = "closed";
+    a["concurrency"] = spec.concurrency;
+    a["requests"] = spec.requests;
+    if (spec.think_time_ms != 0) a["think_time_ms"] = number_json(spec.think_time_ms);
+    o["arrival"] = a;
+  } else {
     o["arrival"] = spec.arrival;
-  o["stages"] = ordered_json::array();
-  for (const auto& st : spec.stages)
-    o["stages"].push_back(
-        {{"rate", number_json(st.rate)}, {"duration_s", number_json(st.duration_s)}});
+  }
+  if (spec.arrival != "closed") {
+    o["stages"] = ordered_json::array();
+    for (const auto& st : spec.stages)
+      o["stages"].push_back(
+          {{"rate", number_json(st.rate)}, {"duration_s", number_json(st.duration_s)}});
+  }
   o["prompt_tokens"] = dist_json(spec.prompt);
   o["output_tokens"] = dist_json(spec.output);
   if (spec.prefix) {

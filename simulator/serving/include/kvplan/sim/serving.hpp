@@ -117,7 +117,11 @@ struct KvSample {
 
 struct RequestResult {
   std::uint64_t id = 0;
-  double arrival_s = 0, first_token_s = 0, finish_s = 0;
+  // Seconds: sent; taken into the waiting queue (the start of the first step whose batch could
+  // hold it: later than arrival_s under async scheduling or while a step runs); the start of the
+  // first step that scheduled any of its tokens; its first token; its last. The times other than
+  // arrival_s are 0 unless finished. TTFT and E2E add the front end's latency to these.
+  double arrival_s = 0, queued_s = 0, scheduled_s = 0, first_token_s = 0, finish_s = 0;
   std::uint64_t prompt_tokens = 0, output_tokens = 0, cached_tokens = 0;
   std::uint32_t preemptions = 0;
   std::uint64_t recomputed_tokens = 0;  // tokens computed again after preemptions

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -70,9 +71,30 @@ std::vector<std::uint64_t> refused_per_stage(const Workload& w, const SimResult&
 // t_s,blocks_used,blocks_total,running,waiting,preemptions — one row per KV sample.
 std::string render_kv_series(const SimResult& r);
 
+// One JSON object per line per request of `r`, in id order (`kvplan simulate --requests-out`):
+// id, arrival_s, queued_s, scheduled_s, first_token_s, finish_s (seconds, 6 decimals; null but
+// arrival_s for a request that did not finish), input_tokens, output_tokens, cached_tokens,
+// preemptions, finished, and ttft_ms and e2e_ms as the summary counts them (frontend_s, the step
+// timer's front-end latency, added; null when not finished). Streams: memory does not grow with
+// the requests.
+void write_requests_jsonl(const SimResult& r, double frontend_s, std::ostream& os);
+
 // "ttft_p99_ms=2000,tpot_p99_ms=50,e2e_p99_ms=20000": any of the three keys, each at most once,
 // each a positive finite number of milliseconds. Throws Error naming `source` and the key.
 SloLimits parse_latency_slo(const std::string& spec, const std::string& source);
+
+// Whether some request of `w` produces more than one token: TPOT (and ITL) need two tokens.
+bool has_tpot(const Workload& w);
+// Why a TPOT limit cannot be judged on a workload of one-token outputs; `check` says it of its
+// tpot_p99 item, `plan --slo` refuses the limit with it (naming --slo tpot_p99_ms and the file).
+std::string no_tpot_reason();
+
+// The CPU tier's host<->device bandwidth (`--cpu-offload-gbps`, ServingConfig::cpu_offload_gbps):
+// a plain decimal number of GB/s in [0.001, 10^6] (1 MB/s to 1 PB/s); below, one block's load
+// takes days and every latency is absurd (1e-305 gave a mean batch of 10^62). Throws Error
+// naming `flag` otherwise.
+inline constexpr double kMinOffloadGbps = 1e-3, kMaxOffloadGbps = 1e6;
+double parse_offload_gbps(const std::string& text, const std::string& flag);
 
 // Whether the simulator models prefix caching for this deployment: every KV-cache group full
 // attention and the full policy (serving.hpp). `kvplan simulate` turns it on by default where it

@@ -49,7 +49,8 @@ struct SloLine {
 };
 
 // The lines of a grid, in the order given (GPU outermost, then TP, format, policy); TP values
-// not valid for the model (valid_tp) are left out.
+// not valid for the model (valid_tp) are left out, and a GPU whose id came before (`--gpu X,X`)
+// is searched once.
 std::vector<SloLine> slo_lines(const ModelSpec& model, const std::vector<GpuSpec>& gpus,
                                const std::vector<std::uint32_t>& tps,
                                const std::vector<KvFormat>& formats,

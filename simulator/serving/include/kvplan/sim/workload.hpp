@@ -43,10 +43,11 @@ struct SimRequest {
   std::vector<Segment> prompt;  // Σ tokens == prompt_tokens
   std::uint64_t prompt_tokens = 0;
   std::uint64_t output_tokens = 0;  // tokens generated (≥ 1)
-  // Multi-turn sessions: the previous turn (an index into Workload::requests, < id) or -1. Such a
-  // request arrives think_s after the previous turn finishes (or at arrival_s, if later), and its
-  // prompt begins with the previous turn's prompt and its output (a segment of the output's
-  // length with its own content id).
+  // The request this one waits for (an index into Workload::requests, < id) or -1. Such a request
+  // arrives think_s after that one finishes (or at arrival_s, if later). In a multi-turn session
+  // it is the previous turn, and the prompt begins with the previous turn's prompt and its output
+  // (a segment of the output's length with its own content id); for a closed-loop client it is
+  // the client's previous request, and the prompt is the request's own.
   // For a generated workload arrival_s is then the previous turn's arrival_s + think_s (the
   // earliest it can arrive); for a trace it is the row's arrival_s and think_s is 0.
   std::int64_t after = -1;
@@ -63,8 +64,11 @@ struct WorkloadStage {
 
 struct Workload {
   std::string source;                 // the file
-  std::vector<WorkloadStage> stages;  // a trace has one stage spanning it
+  std::vector<WorkloadStage> stages;  // a trace and a closed loop have one stage spanning them
   std::vector<SimRequest> requests;   // by arrival_s (ties by id)
+  // Closed loop (arrival "closed"): the clients, each with at most one request in the system
+  // (request i belongs to client i mod concurrency); 0 for an open-loop workload.
+  std::uint64_t concurrency = 0;
 };
 
 // What one workload may hold. The defaults are the documented limits (docs/simulate.md); a
@@ -89,11 +93,14 @@ struct HistogramBin {
 // A distribution of lengths (tokens, turns) or times (seconds): `dist` is "fixed", "uniform",
 // "normal", "lognormal", "exponential" or "histogram". The writer writes only the keys `dist`
 // uses: mean (all but uniform and histogram), std (normal, lognormal), bins (histogram); min
-// and max when set (uniform requires both; elsewhere they clip).
+// and max when set (uniform requires both, or mean and range_ratio; elsewhere they clip).
+// A uniform of tokens given as mean L and range_ratio r draws whole numbers in
+// [max(1, floor(L·(1 − r))), ceil(L·(1 + r))], as vLLM's RandomDataset does.
 struct LengthDist {
   std::string dist = "fixed";
   double mean = 0, std = 0;
   std::optional<double> min, max;
+  std::optional<double> range_ratio;  // uniform of tokens only: [0, 1)
   std::vector<HistogramBin> bins;
   bool operator==(const LengthDist&) const = default;
 };
@@ -126,8 +133,12 @@ struct SessionsSpec {
 
 struct WorkloadSpec {
   std::string description;          // "" = none
-  std::string arrival = "poisson";  // "poisson", "constant" or "gamma"
+  std::string arrival = "poisson";  // "poisson", "constant", "gamma" or "closed"
   double cv = 1;                    // gamma only: coefficient of variation of the gaps
+  // closed only: clients, requests in all, and each client's pause between the finish of its
+  // request and the sending of its next (milliseconds). A closed loop has no stages.
+  std::uint64_t concurrency = 0, requests = 0;
+  double think_time_ms = 0;
   std::vector<WorkloadStageSpec> stages{{2, 60}};
   LengthDist prompt = fixed_tokens(512);  // prompt_tokens (the question, without a prefix)
   LengthDist output = fixed_tokens(128);  // output_tokens
