@@ -508,6 +508,62 @@ std::uint64_t cell_bytes(const ModelSpec& m, const KvFormat& f, std::uint32_t tp
   return kv_cost(full, KvCostInput{.context = 1, .format = f, .tp = tp}, "log").bytes_per_request;
 }
 
+// vLLM: blocks, tokens and concurrency from the logged "Available KV cache memory", and with the
+// GPU the reserve that memory implies.
+void explain_vllm_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
+                     const ExplainOverrides& o) {
+  PlanInput& in = r.input;
+  const double tok_tol = 0.003;
+  const std::string mem_why = "from the logged KV memory";
+  if (!log.available_kv_bytes) {
+    compare(r, "num_gpu_blocks",
+            log.num_gpu_blocks ? std::optional<double>(*log.num_gpu_blocks) : std::nullopt,
+            std::nullopt, 0, 0, "the log does not say the available KV cache memory");
+    compare(r, "GPU KV cache size (tokens)",
+            log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
+            std::nullopt, 0, 0, "the log does not say the available KV cache memory");
+    compare(r, "maximum concurrency", log.max_concurrency, std::nullopt, 0, 0,
+            "the log does not say the available KV cache memory");
+    return;
+  }
+  if (in.context == 0)
+    throw Error(log.source, "max_model_len",
+                "the log states no max_model_len: give --max-model-len");
+  in.available_kv_bytes = *log.available_kv_bytes;
+  const Capacity c = plan_capacity(model, in, log.source);
+  if (log.attention_block_size)
+    compare(r, "attention block size (tokens)", static_cast<double>(*log.attention_block_size),
+            static_cast<double>(c.block_size), 0, 0,
+            "vLLM's page-size unification: the attention page at least the Mamba page");
+  if (o.gpu_memory_bytes) {
+    const std::uint32_t ppm =
+        o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
+    const std::uint64_t requested = mul(o.gpu_memory_bytes, ppm, "memory") / 1000000u;
+    const std::uint64_t weights = ceil_div(model.weight_bytes(), mul(in.tp, in.pp));
+    if (requested > weights + *log.available_kv_bytes)
+      r.measured_reserve_bytes = requested - weights - *log.available_kv_bytes;
+  }
+  // The memory figure is rounded to 0.01 GiB: a block of slack per page of rounding.
+  // One block of the pool is a page of every layer of a group.
+  const double block_bytes =
+      static_cast<double>(c.page_bytes) *
+      std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
+  const double blocks_slack =
+      block_bytes > 0 ? static_cast<double>(log.memory_rounding_bytes) / block_bytes + 1 : 1;
+  if (log.num_gpu_blocks)
+    compare(r, "num_gpu_blocks", static_cast<double>(*log.num_gpu_blocks),
+            static_cast<double>(c.num_gpu_blocks), tok_tol, blocks_slack, mem_why);
+  if (log.kv_cache_tokens)
+    compare(r, "GPU KV cache size (tokens)", static_cast<double>(*log.kv_cache_tokens),
+            static_cast<double>(c.kv_cache_tokens), tok_tol, blocks_slack * c.block_size, mem_why);
+  if (log.max_concurrency) {
+    const double per_block =
+        c.concurrency_denominator ? 1.0 / static_cast<double>(c.concurrency_denominator) : 0;
+    compare(r, "maximum concurrency", *log.max_concurrency, c.max_concurrency, 0,
+            0.01 + blocks_slack * per_block, mem_why);
+  }
+}
+
 // The engine's KV numbers, recomputed (rows appended to r).
 void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
                 const ExplainOverrides& o) {
@@ -522,6 +578,9 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
   if (o.block_size) in.block_size = *o.block_size;
   if (o.max_num_batched_tokens) in.max_num_batched_tokens = *o.max_num_batched_tokens;
   in.draft_layers = o.draft_layers;
+  // The GPU sets the engine's defaults the memory terms use (vLLM's max_num_seqs).
+  in.gpu_memory_bytes = o.gpu_memory_bytes;
+  in.gpu_id = o.gpu_id;
   std::string dtype = o.kv_cache_dtype.value_or(log.kv_cache_dtype.value_or("auto"));
   if (dtype == "torch.float8_e4m3fn" || dtype == "FP8") dtype = "fp8";
   if (dtype == "torch.bfloat16") dtype = "bfloat16";
@@ -547,54 +606,7 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
   }
 
   if (log.engine == Engine::vllm) {
-    if (!log.available_kv_bytes) {
-      compare(r, "num_gpu_blocks",
-              log.num_gpu_blocks ? std::optional<double>(*log.num_gpu_blocks) : std::nullopt,
-              std::nullopt, 0, 0, "the log does not say the available KV cache memory");
-      compare(r, "GPU KV cache size (tokens)",
-              log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
-              std::nullopt, 0, 0, "the log does not say the available KV cache memory");
-      compare(r, "maximum concurrency", log.max_concurrency, std::nullopt, 0, 0,
-              "the log does not say the available KV cache memory");
-      return;
-    }
-    if (in.context == 0)
-      throw Error(log.source, "max_model_len",
-                  "the log states no max_model_len: give --max-model-len");
-    in.available_kv_bytes = *log.available_kv_bytes;
-    const Capacity c = plan_capacity(model, in, log.source);
-    if (log.attention_block_size)
-      compare(r, "attention block size (tokens)", static_cast<double>(*log.attention_block_size),
-              static_cast<double>(c.block_size), 0, 0,
-              "vLLM's page-size unification: the attention page at least the Mamba page");
-    if (o.gpu_memory_bytes) {
-      const std::uint32_t ppm =
-          o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
-      const std::uint64_t requested = mul(o.gpu_memory_bytes, ppm, "memory") / 1000000u;
-      const std::uint64_t weights = ceil_div(model.weight_bytes(), mul(in.tp, in.pp));
-      if (requested > weights + *log.available_kv_bytes)
-        r.measured_reserve_bytes = requested - weights - *log.available_kv_bytes;
-    }
-    // The memory figure is rounded to 0.01 GiB: a block of slack per page of rounding.
-    // One block of the pool is a page of every layer of a group.
-    const double block_bytes =
-        static_cast<double>(c.page_bytes) *
-        std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
-    const double blocks_slack =
-        block_bytes > 0 ? static_cast<double>(log.memory_rounding_bytes) / block_bytes + 1 : 1;
-    if (log.num_gpu_blocks)
-      compare(r, "num_gpu_blocks", static_cast<double>(*log.num_gpu_blocks),
-              static_cast<double>(c.num_gpu_blocks), tok_tol, blocks_slack, mem_why);
-    if (log.kv_cache_tokens)
-      compare(r, "GPU KV cache size (tokens)", static_cast<double>(*log.kv_cache_tokens),
-              static_cast<double>(c.kv_cache_tokens), tok_tol, blocks_slack * c.block_size,
-              mem_why);
-    if (log.max_concurrency) {
-      const double per_block =
-          c.concurrency_denominator ? 1.0 / static_cast<double>(c.concurrency_denominator) : 0;
-      compare(r, "maximum concurrency", *log.max_concurrency, c.max_concurrency, 0,
-              0.01 + blocks_slack * per_block, mem_why);
-    }
+    explain_vllm_kv(r, log, model, o);
     return;
   }
 

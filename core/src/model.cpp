@@ -194,6 +194,23 @@ ModelSpec parse_hf_wrapper(detail::JsonObject& o, const std::string& source) {
   return m;
 }
 
+// The widths the memory model reads (hidden, vocabulary, MLP, tied head) and the weights: their
+// count, dtype, and the embedding and lm_head in the checkpoint's dtype (these files describe
+// unquantized checkpoints).
+void read_widths_and_weights(detail::JsonObject& o, const std::string& source, ModelSpec& m) {
+  m.hidden_size = static_cast<std::uint32_t>(o.opt_uint("hidden_size", 1, 1u << 20).value_or(0));
+  m.vocab_size = static_cast<std::uint32_t>(o.opt_uint("vocab_size", 1, 1u << 24).value_or(0));
+  m.intermediate_size =
+      static_cast<std::uint32_t>(o.opt_uint("intermediate_size", 1, 1u << 24).value_or(0));
+  m.tie_word_embeddings = o.opt_bool("tie_word_embeddings").value_or(false);
+  m.num_params = o.uint("num_params", 1, std::uint64_t{1} << 50);
+  m.weight_dtype = o.str("weight_dtype");
+  const double bpp = weight_bytes_per_param(m.weight_dtype, source, "/weight_dtype");
+  const std::uint64_t table = static_cast<std::uint64_t>(m.vocab_size) * m.hidden_size;
+  m.weights.embed_bytes = static_cast<std::uint64_t>(static_cast<double>(table) * bpp);
+  m.weights.head_bytes = m.tie_word_embeddings ? 0 : m.weights.embed_bytes;
+}
+
 ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source) {
   detail::JsonObject o(j, source, "");
   const auto version = o.uint("kvplan_model", 1, 1000);
@@ -212,19 +229,8 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   m.head_dim_k = static_cast<std::uint32_t>(o.uint("head_dim", 1, kMaxDim));
   m.head_dim_v =
       static_cast<std::uint32_t>(o.opt_uint("v_head_dim", 1, kMaxDim).value_or(m.head_dim_k));
-  m.hidden_size = static_cast<std::uint32_t>(o.opt_uint("hidden_size", 1, 1u << 20).value_or(0));
-  m.vocab_size = static_cast<std::uint32_t>(o.opt_uint("vocab_size", 1, 1u << 24).value_or(0));
-  m.intermediate_size =
-      static_cast<std::uint32_t>(o.opt_uint("intermediate_size", 1, 1u << 24).value_or(0));
-  m.tie_word_embeddings = o.opt_bool("tie_word_embeddings").value_or(false);
   m.max_context = o.uint("max_context", 1, kMaxContext);
-  m.num_params = o.uint("num_params", 1, std::uint64_t{1} << 50);
-  m.weight_dtype = o.str("weight_dtype");
-  const double bpp = weight_bytes_per_param(m.weight_dtype, source, "/weight_dtype");
-  // The embedding and lm_head, in the checkpoint's dtype (these presets are unquantized).
-  const std::uint64_t table = static_cast<std::uint64_t>(m.vocab_size) * m.hidden_size;
-  m.weights.embed_bytes = static_cast<std::uint64_t>(static_cast<double>(table) * bpp);
-  m.weights.head_bytes = m.tie_word_embeddings ? 0 : m.weights.embed_bytes;
+  read_widths_and_weights(o, source, m);
   m.mtp_layers = static_cast<std::uint32_t>(o.opt_uint("mtp_layers", 0, 64).value_or(0));
   if (o.has("hf_repos")) m.hf_repos = o.strings("hf_repos");
   if (auto r = o.opt_object("recurrent")) m.recurrent = parse_recurrent(*r);

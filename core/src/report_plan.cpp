@@ -155,10 +155,56 @@ Table what_if_table(const PlanReport& r) {
   return t;
 }
 
+// The memory split of one GPU, each term of the reserve with its basis and source.
+nlohmann::json memory_json(const MemoryBudget& m) {
+  nlohmann::json j = {{"measured", m.measured},
+                      {"total_bytes", m.total_bytes},
+                      {"fraction", m.fraction_ppm / 1e6},
+                      {"requested_bytes", m.requested_bytes},
+                      {"weight_bytes", m.weight_bytes},
+                      {"reserve_bytes", m.reserve_bytes},
+                      {"available_kv_bytes", m.available_bytes},
+                      {"shortfall_bytes", m.shortfall_bytes},
+                      {"outside_shortfall_bytes", m.outside_shortfall_bytes},
+                      {"stage", m.stage}};
+  j["terms"] = nlohmann::json::array();
+  for (const auto& [label, term] : reserve_terms(m))
+    j["terms"].push_back({{"term", label},
+                          {"bytes", term->bytes},
+                          {"basis", to_string(term->basis)},
+                          {"how", term->how},
+                          {"source", term->source}});
+  return j;
+}
+
+// The order table and the what-if rows.
+void order_and_what_if_json(const PlanReport& r, nlohmann::json& j) {
+  j["order"] = nlohmann::json::array();
+  for (const auto& o : r.order)
+    j["order"].push_back({{"gpu", o.gpu.id},
+                          {"feasible", o.feasible},
+                          {"gpus", o.gpus},
+                          {"tp", o.tp},
+                          {"pp", o.pp},
+                          {"replicas", o.replicas},
+                          {"max_requests", o.max_requests},
+                          {"cost_per_hour", o.cost_per_hour},
+                          {"reason", o.reason}});
+  j["what_if"] = nlohmann::json::array();
+  for (const auto& w : r.what_if)
+    j["what_if"].push_back({{"kv_dtype", w.format},
+                            {"policy", w.policy},
+                            {"engine_native", w.engine_native},
+                            {"bytes_per_request", w.bytes_per_request},
+                            {"max_requests", w.max_requests},
+                            {"max_context", w.max_context},
+                            {"kv_cache_tokens", w.kv_cache_tokens},
+                            {"min_gpus", w.min_gpus}});
+}
+
 nlohmann::json plan_json(const PlanReport& r) {
   const auto& c = r.capacity;
   const auto& in = r.input;
-  const auto& m = c.memory;
   nlohmann::json j;
   j["model"] = r.model.id;
   j["gpu"] = r.gpu ? nlohmann::json(r.gpu->id) : nlohmann::json(nullptr);
@@ -173,24 +219,7 @@ nlohmann::json plan_json(const PlanReport& r) {
   j["block_size"] = c.block_size;
   j["context"] = in.context;
   j["concurrency"] = in.concurrency;
-  j["memory"] = {{"measured", m.measured},
-                 {"total_bytes", m.total_bytes},
-                 {"fraction", m.fraction_ppm / 1e6},
-                 {"requested_bytes", m.requested_bytes},
-                 {"weight_bytes", m.weight_bytes},
-                 {"reserve_bytes", m.reserve_bytes},
-                 {"available_kv_bytes", m.available_bytes},
-                 {"shortfall_bytes", m.shortfall_bytes},
-                 {"outside_shortfall_bytes", m.outside_shortfall_bytes},
-                 {"stage", m.stage}};
-  nlohmann::json terms = nlohmann::json::array();
-  for (const auto& [label, term] : reserve_terms(m))
-    terms.push_back({{"term", label},
-                     {"bytes", term->bytes},
-                     {"basis", to_string(term->basis)},
-                     {"how", term->how},
-                     {"source", term->source}});
-  j["memory"]["terms"] = terms;
+  j["memory"] = memory_json(c.memory);
   j["paged"] = c.paged;
   j["page_bytes"] = c.paged ? nlohmann::json(c.page_bytes) : nlohmann::json(nullptr);
   j["num_gpu_blocks"] = c.paged ? nlohmann::json(c.num_gpu_blocks) : nlohmann::json(nullptr);
@@ -216,27 +245,7 @@ nlohmann::json plan_json(const PlanReport& r) {
                            {"num_blocks", s.num_blocks},
                            {"blocks_per_request", s.blocks_per_request},
                            {"bytes_per_request", s.bytes_per_request}});
-  j["order"] = nlohmann::json::array();
-  for (const auto& o : r.order)
-    j["order"].push_back({{"gpu", o.gpu.id},
-                          {"feasible", o.feasible},
-                          {"gpus", o.gpus},
-                          {"tp", o.tp},
-                          {"pp", o.pp},
-                          {"replicas", o.replicas},
-                          {"max_requests", o.max_requests},
-                          {"cost_per_hour", o.cost_per_hour},
-                          {"reason", o.reason}});
-  j["what_if"] = nlohmann::json::array();
-  for (const auto& w : r.what_if)
-    j["what_if"].push_back({{"kv_dtype", w.format},
-                            {"policy", w.policy},
-                            {"engine_native", w.engine_native},
-                            {"bytes_per_request", w.bytes_per_request},
-                            {"max_requests", w.max_requests},
-                            {"max_context", w.max_context},
-                            {"kv_cache_tokens", w.kv_cache_tokens},
-                            {"min_gpus", w.min_gpus}});
+  order_and_what_if_json(r, j);
   j["engine_flags"] = {{"vllm", r.vllm ? nlohmann::json(*r.vllm) : nlohmann::json(nullptr)},
                        {"sglang", r.sglang ? nlohmann::json(*r.sglang) : nlohmann::json(nullptr)}};
   return j;
