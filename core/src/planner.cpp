@@ -239,8 +239,12 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
       terms.activation = {*in.reserve_bytes, MemoryTerm::Basis::given, "the reserve given", ""};
       terms.graphs_in_budget = true;
     }
-    const BudgetSplit b =
-        rules.budget(m.total_bytes, m.fraction_ppm, weights[s], terms.reserve_bytes());
+    // SGLang's fraction is of the memory free before the weights: the device less the context.
+    const std::uint64_t base =
+        rules.fraction_of_free_memory() && terms.context.bytes < m.total_bytes
+            ? m.total_bytes - terms.context.bytes
+            : m.total_bytes;
+    const BudgetSplit b = rules.budget(base, m.fraction_ppm, weights[s], terms.reserve_bytes());
     const bool worse =
         first || b.available_bytes < m.available_bytes ||
         (b.available_bytes == m.available_bytes && b.shortfall_bytes > m.shortfall_bytes);
@@ -258,7 +262,7 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
   const std::uint64_t left_out =
       rules.fraction_after_weights() ? m.total_bytes : m.total_bytes - m.requested_bytes;
   const std::uint64_t outside = m.terms.outside_bytes();
-  if (!rules.fraction_after_weights() && outside > left_out)
+  if (!rules.fraction_after_weights() && !rules.fraction_of_free_memory() && outside > left_out)
     m.outside_shortfall_bytes = outside - left_out;
   return m;
 }

@@ -59,7 +59,10 @@ std::vector<std::pair<std::string, const MemoryTerm*>> reserve_terms(const Memor
   if (t.graphs.bytes)
     out.push_back(
         {t.graphs_in_budget ? "CUDA graphs" : "CUDA graphs (outside the budget)", &t.graphs});
-  if (t.context.bytes) out.push_back({"CUDA context (outside the budget)", &t.context});
+  if (t.context.bytes)
+    out.push_back({t.context_before_fraction ? "CUDA context (before the fraction)"
+                                             : "CUDA context (outside the budget)",
+                   &t.context});
   return out;
 }
 

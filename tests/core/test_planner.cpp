@@ -1,6 +1,7 @@
 // The capacity planner by hand: every expected number is derived in the comment above it.
 #include <gtest/gtest.h>
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/kv_pool.hpp"
@@ -181,14 +182,41 @@ TEST(PlannerSglang, TokensFromMemFractionStatic) {
   in.context = 8192;
   in.gpu_memory_bytes = 80 * GiB;
   const auto c = plan_capacity(m, in);
-  // floor(80 GiB · 0.88) = 75591424409; − weights 8030261248 · 2 = 59530901913 available
-  EXPECT_EQ(c.memory.requested_bytes, 75591424409u);
+  // SGLang's fraction is of the memory free before the weights: 80 GiB less the context
+  // (0.70 GiB at TP 1 = 751619276 B, fitted on its startup logs) = 85147726644;
+  // floor(· 0.88) = 74929999446; − weights 8030261248 · 2 = 58869476950 available
+  EXPECT_EQ(c.memory.terms.context.bytes, 751619276u);
+  EXPECT_EQ(c.memory.requested_bytes, 74929999446u);
   EXPECT_EQ(c.memory.weight_bytes, 16060522496u);
   EXPECT_EQ(c.memory.reserve_bytes, 0u);
-  EXPECT_EQ(c.memory.available_bytes, 59530901913u);
+  EXPECT_EQ(c.memory.available_bytes, 58869476950u);
   // max_total_num_tokens = available // cell_size (131072 B/token), page size 1
-  EXPECT_EQ(c.kv_cache_tokens, 454184u);
-  EXPECT_EQ(c.max_requests, 454184u / 8192);
+  EXPECT_EQ(c.kv_cache_tokens, 449138u);
+  EXPECT_EQ(c.max_requests, 449138u / 8192);
+}
+
+TEST(PlannerSglang, PoolsOfTheLoggedH100Starts) {
+  // SGLang's own logs on an H100 (79.18 GiB as CUDA reports it), KV = f · (free before the
+  // weights) − weights, with kvplan's context instead of the logged free memory and the logged
+  // weights and fraction: never more than the logged pool.
+  //   tests/data/logs/sglang-x-qwen3-30b-a3b-fp8-h100.log: f 0.83, weights 29.15 GB, K + V
+  //   17.99 + 17.99 = 35.98 GB; (79.175 − 0.70) · 0.83 − 29.15 = 35.98 (0.0 %).
+  //   tests/data/logs/sglang-x-llama31-8b-h100-docs-quickstart.log: f 0.88, weights 78.81 −
+  //   63.72 = 15.09 GB, K + V 27.13 · 2 = 54.26 GB; (79.175 − 0.70) · 0.88 − 15.09 = 53.97
+  //   (−0.5 %: that build's context was 0.37 GiB).
+  struct Row {
+    double f, weights, kv;
+  };
+  const EngineRules& r = engine_rules(Engine::sglang);
+  ModelSpec m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.engine = Engine::sglang;
+  const double ctx = r.memory_terms({m, in, true}).context.bytes / double(GiB);
+  for (const Row row : {Row{0.83, 29.15, 35.98}, Row{0.88, 15.09, 54.26}}) {
+    const double kv = (79.175 - ctx) * row.f - row.weights;
+    EXPECT_LE(kv, row.kv + 0.01) << row.f;
+    EXPECT_GE(kv, row.kv * 0.99) << row.f;
+  }
 }
 
 TEST(PlannerTrtllm, FreeFractionAfterWeights) {

@@ -105,6 +105,9 @@ class EngineRules {
   // Whether the fraction applies to what is free after weights and the reserve (TensorRT-LLM)
   // rather than to the whole device.
   virtual bool fraction_after_weights() const { return false; }
+  // Whether the fraction applies to the memory free before the weights load, the device less the
+  // context term (SGLang's profile_max_num_token), rather than to the device's total.
+  virtual bool fraction_of_free_memory() const { return false; }
   // Whether each recurrent layer's state takes a full KV page (vLLM's unified pages).
   virtual bool pages_recurrent_state() const { return false; }
 

@@ -34,6 +34,9 @@ const char* to_string(MemoryTerm::Basis b);
 struct MemoryTerms {
   MemoryTerm activation, non_torch, graphs, context;
   bool graphs_in_budget = false;
+  // SGLang: the fraction applies to the device less the context, so the context is taken before
+  // the fraction rather than checked against what the fraction leaves out.
+  bool context_before_fraction = false;
   // What the budget subtracts besides the weights.
   std::uint64_t reserve_bytes() const;
   // What must fit in the memory the fraction leaves out (total − total · fraction).

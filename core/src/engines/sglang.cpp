@@ -37,8 +37,30 @@ class Sglang final : public EngineRules {
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8_e4m3"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
   std::string budget_formula() const override {
-    return "SGLang: available = total x mem_fraction_static - weights; "
+    return "SGLang: available = (total - context) x mem_fraction_static - weights; "
            "max_total_num_tokens = available // cell_size";
+  }
+  // profile_max_num_token (model_runner_kv_cache_mixin.py@226149ac): rest = available after
+  // the weights − total · (1 − mem_fraction_static), where total is the memory free when the
+  // weights begin to load ("Load weight begin. avail mem=..."): KV = f · (device − context) −
+  // weights. Activations and CUDA graphs live in the 1 − f share, outside kvplan's terms.
+  bool fraction_of_free_memory() const override { return true; }
+  MemoryTerms memory_terms(const MemoryModelInput& x) const override {
+    // What CUDA's context and NCCL take before the weights load, device total (79.18 GiB H100,
+    // 139.80 GiB H200) less "Load weight begin. avail mem": 0.70 GiB at TP 1
+    // (tests/data/logs/sglang-x-qwen3-30b-a3b-fp8-h100.log, 78.48; the 2025-01 docs log's 78.81
+    // gives 0.37) and 2.51 GiB at TP 8 (tests/data/logs/startup/sglang-2025-10-unknown-tp8-h200-
+    // pr11716.log, 137.29). The larger of each, so the pool is never overstated.
+    MemoryTerms t;
+    const bool tp1 = x.in.tp == 1;
+    const double gib = tp1 ? 0.70 : 2.51;
+    t.context = {static_cast<std::uint64_t>(gib * 1073741824.0), MemoryTerm::Basis::fitted,
+                 std::string("CUDA context") + (tp1 ? "" : " and NCCL") +
+                     " before the weights load (the fraction's base is the memory left)",
+                 "fitted: SGLang startup logs (docs/engine-memory.md, SGLang)"};
+    t.graphs_in_budget = true;
+    t.context_before_fraction = true;
+    return t;
   }
   // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
   bool dp_attention_splits_tp() const override { return true; }
