@@ -796,6 +796,13 @@ void gptq_awq_scheme(JsonObject& q, Quant& out) {
 void bitsandbytes_scheme(JsonObject& q, Quant& out) {
   const bool four = q.opt_bool("load_in_4bit").value_or(false);
   const bool eight = q.opt_bool("load_in_8bit").value_or(false);
+  // transformers refuses both at once (src/transformers/utils/quantization_config.py@14257688,
+  // BitsAndBytesConfig.__init__): "load_in_4bit and load_in_8bit are both True, but only one can
+  // be used at the same time".
+  if (four && eight)
+    throw Error(q.source(), q.pointer("load_in_8bit"),
+                "load_in_4bit and load_in_8bit are both true, but only one can be used at the "
+                "same time (transformers' BitsAndBytesConfig refuses it)");
   if (four) {
     // nf4/fp4 codes, an absmax per 64 weights: fp32, or with double quantization one byte
     // plus an fp32 per 256 absmax values.

@@ -77,5 +77,28 @@ TEST(TrustSemantics, AnOddMlaRopeWidthIsRefused) {
   }
 }
 
+TEST(TrustSemantics, BitsandbytesFourAndEightBitsAtOnceAreRefused) {
+  // transformers' BitsAndBytesConfig raises "load_in_4bit and load_in_8bit are both True, but
+  // only one can be used at the same time" (quantization_config.py@14257688); one of them loads.
+  auto config = [](bool four, bool eight) {
+    return std::string(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+        "vocab_size": 100, "max_position_embeddings": 256,
+        "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": )") +
+           (four ? "true" : "false") + R"(, "load_in_8bit": )" + (eight ? "true" : "false") + "}}";
+  };
+  EXPECT_EQ(parse_model_json(config(true, false), "c.json").weights.quantization, "bitsandbytes");
+  EXPECT_EQ(parse_model_json(config(false, true), "c.json").weights.quantization, "bitsandbytes");
+  try {
+    parse_model_json(config(true, true), "c.json");
+    ADD_FAILURE() << "4- and 8-bit at once were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json: /quantization_config/load_in_8bit: "
+                                         "load_in_4bit and load_in_8bit are both true"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kvplan
