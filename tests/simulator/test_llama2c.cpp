@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -166,6 +167,31 @@ std::string header(std::int32_t dim, std::int32_t hid, std::int32_t L, std::int3
                    std::int32_t Hkv, std::int32_t V, std::int32_t seq) {
   std::int32_t h[7] = {dim, hid, L, H, Hkv, V, seq};
   return std::string(reinterpret_cast<const char*>(h), 28);
+}
+
+TEST_F(BadFile, ACheckpointLargerThanHalfTheMemoryIsRefusedBeforeItIsRead) {
+  // A sparse 37 GiB file with a valid header (issue 30: a 26 GB checkpoint ended in
+  // std::bad_alloc). llama2.c's layout (run.c memory_map_weights), shared classifier, in floats:
+  //   embedding 32000·8192 = 262,144,000; rms_att + rms_ffn 2·10·8192 = 163,840;
+  //   wq + wo 2·10·8192·8192 = 1,342,177,280; wk + wv (kv_dim 8192) 1,342,177,280;
+  //   w1 + w2 + w3 3·10·8192·28672 = 7,046,430,720; rms_final 8192; RoPE table 2048·128 =
+  //   262,144 — 9,993,363,456 floats, 39,973,453,824 bytes + the 28-byte header.
+  const std::uint64_t bytes = 28 + std::uint64_t{9993363456} * 4;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const std::uint64_t memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  if (pages <= 0 || page <= 0 || (bytes - 28) <= memory / 2)
+    GTEST_SKIP() << "needs a machine with less than " << 2 * (bytes - 28)
+                 << " bytes of memory to refuse 37 GiB of weights; this one has " << memory;
+  const std::string p = write("sparse.bin", header(8192, 28672, 10, 64, 64, 32000, 2048));
+  std::filesystem::resize_file(p, bytes);  // sparse: no disk, no memory
+  try {
+    Llama2cModel::load(p);
+    FAIL() << "loaded 37 GiB of weights";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(p + ": weights: need 39973453824 bytes of memory"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(BadFile, CheckpointsAreRefusedWithTheFieldNamed) {

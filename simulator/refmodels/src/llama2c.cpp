@@ -1,6 +1,7 @@
 #include "kvplan/sim/llama2c.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -52,6 +53,24 @@ std::vector<char> read_file(const std::string& path, std::uint64_t max_bytes) {
   is.read(buf.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::uint64_t>(is.gcount()) != size) throw Error(path, "", "short read");
   return buf;
+}
+
+// The weights are held in memory as float32: refuse a checkpoint whose weights need more than half
+// of this machine's physical memory (the rest is the run's own buffers and everything else),
+// naming the file, instead of failing in the allocator (docs/limits.md).
+void check_memory_for(const std::string& path, std::uint64_t bytes) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: the allocator decides
+  const std::uint64_t half =
+      static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2;
+  if (bytes > half)
+    throw Error(path, "weights",
+                "need " + std::to_string(bytes) +
+                    " bytes of memory as float32, more than half of "
+                    "this machine's " +
+                    std::to_string(2 * half) +
+                    " bytes: too large for the reference model (use a smaller checkpoint, or "
+                    "replay a captured trace)");
 }
 
 void rmsnorm(float* o, const float* x, const float* w, std::uint32_t n, float eps) {
@@ -124,13 +143,22 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) return load_hf(path);
   Llama2cModel m;
   m.path_ = path;
-  const auto buf = read_file(path, std::uint64_t{1} << 36);
-  if (buf.size() < 28)
+  // The header first: the size it implies is checked against the file and the machine's memory
+  // before any weight is read, and the weights are read straight into place (one copy).
+  require_regular_file(path, "checkpoint");
+  const std::uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path, "", "cannot read: " + ec.message());
+  if (file_size > (std::uint64_t{1} << 36))
+    throw Error(path, "",
+                "file is " + std::to_string(file_size) + " bytes, over the limit of " +
+                    std::to_string(std::uint64_t{1} << 36));
+  if (file_size < 28)
     throw Error(path, "header",
-                "file is " + std::to_string(buf.size()) +
+                "file is " + std::to_string(file_size) +
                     " bytes, shorter than the 28-byte llama2.c header");
+  std::ifstream is(path, std::ios::binary);
   std::int32_t h[7];
-  std::memcpy(h, buf.data(), 28);
+  if (!is.read(reinterpret_cast<char*>(h), 28)) throw Error(path, "header", "cannot read");
   const char* names[7] = {"dim",        "hidden_dim", "n_layers", "n_heads",
                           "n_kv_heads", "vocab_size", "seq_len"};
   const std::int32_t max[7] = {1 << 16, 1 << 18, 1 << 10, 1 << 10, 1 << 10, 1 << 21, 1 << 22};
@@ -166,16 +194,18 @@ Llama2cModel Llama2cModel::load(const std::string& path) {
   // After the final norm: the legacy RoPE table (real and imaginary halves), skipped.
   const std::uint64_t at = lay_out(m.off_, c, hs, mul(c.seq_len, hs));
   const std::uint64_t expect = add(28, mul(at, 4));
-  if (buf.size() != expect)
+  if (file_size != expect)
     throw Error(path, "file size",
-                std::to_string(buf.size()) + " bytes, but the header (dim " + std::to_string(d) +
+                std::to_string(file_size) + " bytes, but the header (dim " + std::to_string(d) +
                     ", hidden " + std::to_string(hid) + ", layers " + std::to_string(L) +
                     ", heads " + std::to_string(c.n_heads) + "/" + std::to_string(c.n_kv_heads) +
                     ", vocab " + std::to_string(h[5]) + ", seq_len " + std::to_string(c.seq_len) +
                     ") needs exactly " + std::to_string(expect) +
                     " (truncated or not legacy format)");
+  check_memory_for(path, mul(at, 4));
   m.w_.resize(at);
-  std::memcpy(m.w_.data(), buf.data() + 28, at * 4);
+  if (!is.read(reinterpret_cast<char*>(m.w_.data()), static_cast<std::streamsize>(at * 4)))
+    throw Error(path, "weights", "short read");
   for (float x : m.w_)
     if (!std::isfinite(x)) throw Error(path, "weights", "contain a NaN or infinity");
   return m;
