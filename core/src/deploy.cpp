@@ -350,6 +350,14 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   d.setting_fields = engine_rules(a.engine).settings_flag_names();
   d.model =
       model_override.empty() ? resolve_engine_model(a.model, source) : load_model(model_override);
+  if (a.hf_overrides) {
+    // vLLM changes the config before it derives the model's positions (ModelConfig.__post_init__).
+    for (const auto& k : apply_hf_overrides(d.model, *a.hf_overrides, source, a.hf_overrides_flag))
+      d.warnings.push_back(a.hf_overrides_flag + " " + k +
+                           ": not applied by kvplan (it applies the keys that set the positions)");
+    d.warnings.push_back("model positions: " + std::to_string(d.model.max_context) + " (" +
+                         d.model.positions_basis + ")");
+  }
   d.name = hf_repo_id(d.model);
   d.gpu = gpu;
   engine_shape(a, gpus, source, d);
@@ -777,6 +785,7 @@ std::vector<Refusal> engine_refusals(const Deployment& d) {
                                              : engine_rules(d.plan).default_max_num_seqs(d.plan),
                          .max_num_batched_tokens = d.plan.max_num_batched_tokens,
                          .model_positions = d.model.max_context,
+                         .positions_basis = d.model.positions_basis,
                          .model_id = d.model.id};
   return engine_rules(d.plan).settings_problems(s, d.setting_fields);
 }

@@ -39,6 +39,8 @@ enum class Field {
   dcp,                    // vLLM --decode-context-parallel-size / -dcp
   disable_hybrid_kv,      // vLLM --disable-hybrid-kv-cache-manager
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
+  hf_overrides,           // vLLM --hf-overrides JSON: config.json keys
+  rope_scaling,           // vLLM --rope-scaling JSON: the config's rope_scaling
   speculative_algorithm,  // SGLang --speculative-algorithm
   config_file,            // vLLM --config, trtllm-serve --extra_llm_api_options / --config
   swa_ratio,              // SGLang --swa-full-tokens-ratio
@@ -111,6 +113,8 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--decode-context-parallel-size", Field::dcp},
       {"-dcp", Field::dcp},
       {"--speculative-config", Field::speculative_config},
+      {"--hf-overrides", Field::hf_overrides},
+      {"--rope-scaling", Field::rope_scaling},
       {"--cpu-offload-gb", Field::not_modelled_value},
       {"--swap-space", Field::ignored_value},
       {"--host", Field::ignored_value},
@@ -273,6 +277,35 @@ std::string quantized_weight_dtype(const std::string& q) {
     return "int4";
   if (q == "w8a8_int8" || q == "int8") return "int8";
   return "";
+}
+
+// A flag whose value is a JSON object (argparse's json.loads in vLLM's arg_utils.py).
+nlohmann::json json_object_flag(const std::string& value, const std::string& source,
+                                const std::string& flag) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(value);
+  } catch (const nlohmann::json::exception&) {
+    throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
+  }
+  if (!j.is_object())
+    throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
+  return j;
+}
+
+// vLLM's ModelConfig.__post_init__ (v0.10, vllm/config/__init__.py) adds --rope-scaling to the
+// --hf-overrides as {"rope_scaling": ...}, after them, so it wins; both change the config before
+// the model's positions are derived (kvplan::apply_hf_overrides).
+void merge_config_overrides(nlohmann::json hf, const nlohmann::json& rope, EngineArgs& a) {
+  if (hf.is_null() && rope.is_null()) return;
+  if (hf.is_null()) hf = nlohmann::json::object();
+  std::string flags = hf.empty() ? "" : "--hf-overrides";
+  if (!rope.is_null()) {
+    hf["rope_scaling"] = rope;
+    flags += std::string(flags.empty() ? "" : " and ") + "--rope-scaling";
+  }
+  a.hf_overrides = hf.dump();
+  a.hf_overrides_flag = flags;
 }
 
 std::string decimal(std::uint32_t ppm) {
@@ -573,6 +606,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   a.engine = engine;
   std::string positional;  // `vllm serve MODEL`: wins over --model, as vLLM's serve does
   std::optional<std::string> dtype, quantization;  // the last of each wins
+  nlohmann::json hf_overrides, rope_scaling;       // vLLM's config overrides, the last of each
   auto t = split_command_line(line, source);
   std::size_t i = 0;
   while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;  // env vars
@@ -828,6 +862,12 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       case Field::speculative_algorithm:
         a.speculative_method = lower(value);
         break;
+      case Field::hf_overrides:
+        hf_overrides = json_object_flag(value, source, flag);
+        break;
+      case Field::rope_scaling:
+        rope_scaling = json_object_flag(value, source, flag);
+        break;
       case Field::config_file:
         // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
         // it (the file's keys win). click keeps the last --extra_llm_api_options given.
@@ -888,6 +928,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
     for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, dtype);
     finish_trtllm(a, source);
   }
+  merge_config_overrides(hf_overrides, rope_scaling, a);
   // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
   if (!positional.empty()) {
     if (!a.model.empty() && a.model != positional)

@@ -55,6 +55,8 @@ struct Config {
   std::string outer_type;  // the wrapper's
   const HfFamily* family = &hf_generic_family();   // model_type's row
   const HfFamily* wrapper = &hf_generic_family();  // outer_type's row (the vision tower)
+  const nlohmann::json* text_json = nullptr;       // the text config's JSON (filled when defaulted)
+  std::string text_ptr;                            // its JSON pointer in the file
   JsonObject& text() { return text_holder ? *text_holder : top; }
   bool nested() const { return text_holder.has_value(); }
   // A field from the text config, else the wrapper.
@@ -944,6 +946,8 @@ void read_config(Config& c, const nlohmann::json& j, const std::string& source, 
   }
   // Errors name the field where it is (or belongs) in the file.
   if (!text_ptr.empty() || c.filled) c.text_holder.emplace(*text_json, source, text_ptr);
+  c.text_json = text_json;
+  c.text_ptr = text_ptr;
 }
 
 // Layers, width and heads.
@@ -1214,8 +1218,9 @@ bool looks_like_hf_config(const nlohmann::json& j) {
 
 ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
                            const nlohmann::json* modelopt_quant) {
-  Config c{nullptr, JsonObject(j, source, ""), std::nullopt,        "",
-           "",      &hf_generic_family(),      &hf_generic_family()};
+  Config c{nullptr, JsonObject(j, source, ""), std::nullopt,         "",
+           "",      &hf_generic_family(),      &hf_generic_family(), nullptr,
+           ""};
   ModelSpec m;
   read_config(c, j, source, m);
   JsonObject& o = c.text();
@@ -1225,7 +1230,13 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
   build_layers(c, s, compute, m);
   m.num_q_heads = static_cast<std::uint32_t>(s.q_heads);
   m.hidden_size = static_cast<std::uint32_t>(s.hidden);
-  m.max_context = o.opt_uint("max_position_embeddings", 1, kMaxContext).value_or(0);
+  // The longest request as vLLM derives it from the text config (positions.cpp).
+  nlohmann::json fields = position_fields(*c.text_json);
+  fields["model_type"] = c.model_type;
+  const Positions pos = derive_positions(fields, source, c.text_ptr);
+  m.max_context = pos.tokens;
+  m.positions_basis = pos.basis;
+  m.position_fields = fields.dump();
   const Quant q = read_quant(c, modelopt_quant, source);
   try {
     const Params p = count_params(c, s, m);

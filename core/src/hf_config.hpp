@@ -22,6 +22,19 @@ bool looks_like_hf_config(const nlohmann::json& j);
 ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
                            const nlohmann::json* modelopt_quant = nullptr);
 
+// The longest request vLLM accepts for a (text) config: the smallest length key times the RoPE
+// scaling factor (kvplan::apply_hf_overrides has the rule), and how it was derived ("rope_scaling
+// yarn: original_max_position_embeddings 32768 × factor 4"). tokens = 0 when the config has no
+// length key. Throws Error(source, pointer + "/" + field) on a malformed field.
+struct Positions {
+  std::uint64_t tokens = 0;
+  std::string basis;
+};
+Positions derive_positions(const nlohmann::json& cfg, const std::string& source,
+                           const std::string& pointer);
+// The fields of `cfg` that derive_positions reads.
+nlohmann::json position_fields(const nlohmann::json& cfg);
+
 struct CheckpointWeights {
   std::uint64_t bytes = 0;         // all tensors
   std::uint64_t expert_bytes = 0;  // tensors of routed experts (".experts.")

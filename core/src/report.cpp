@@ -223,10 +223,12 @@ SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
                             const std::string& source) {
   // As vLLM refuses a max_model_len beyond the model's positions, and plan and check do.
   if (model.max_context != 0 && input.context > model.max_context)
-    throw Error(source == "arguments" ? "--context" : source, "context",
-                std::to_string(input.context) + " tokens exceed the " +
-                    std::to_string(model.max_context) + " positions of " + model.id +
-                    " (max_position_embeddings)");
+    throw Error(
+        source == "arguments" ? "--context" : source, "context",
+        std::to_string(input.context) + " tokens exceed the " + std::to_string(model.max_context) +
+            " positions of " + model.id + " (" +
+            (model.positions_basis.empty() ? "max_position_embeddings" : model.positions_basis) +
+            ")");
   return SizeReport{model, input, kv_cost(model, input, source)};
 }
 

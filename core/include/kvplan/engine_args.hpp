@@ -49,6 +49,11 @@ struct EngineArgs {
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
   std::optional<std::string> speculative_method, speculative_model;
   std::optional<std::uint32_t> speculative_tokens;
+  // vLLM --hf-overrides and --rope-scaling: one JSON object of config.json keys (--rope-scaling
+  // as its "rope_scaling"), applied before the model's positions are derived (apply_hf_overrides);
+  // hf_overrides_flag names the flag(s) for messages.
+  std::optional<std::string> hf_overrides;
+  std::string hf_overrides_flag;
   // SGLang's pools: --swa-full-tokens-ratio, --disable-hybrid-swa-memory,
   // --mamba-full-memory-ratio, --max-mamba-cache-size, --mamba-ssm-dtype (kvplan's dtype name),
   // --max-total-tokens; TensorRT-LLM's kv_cache_config.max_tokens lands in max_total_tokens too.

@@ -34,6 +34,7 @@ struct EngineSettings {
   std::optional<std::uint64_t> max_num_seqs;  // requests per step; empty = the engine's default
   std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;  // tokens per step
   std::uint64_t model_positions = 0;  // the model's max_context; 0 = unknown
+  std::string positions_basis;        // how the engine derived it (ModelSpec::positions_basis)
   std::string model_id;
 };
 struct SettingsFields {

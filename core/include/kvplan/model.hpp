@@ -138,10 +138,17 @@ struct ModelSpec {
   std::uint32_t qk_rope_head_dim = 0;
   // DeepSeek-V3.2 sparse attention: every MLA layer also caches one indexer key of this width.
   std::uint32_t index_head_dim = 0;
-  RecurrentSpec recurrent;             // the state of layers with recurrent = true
-  std::uint32_t mtp_layers = 0;        // MTP layers shipped (num_nextn_predict_layers); cached only
-                                       // when speculative decoding runs them (KvCostInput)
-  std::uint64_t max_context = 0;       // tokens (max_position_embeddings), 0 = unknown
+  RecurrentSpec recurrent;       // the state of layers with recurrent = true
+  std::uint32_t mtp_layers = 0;  // MTP layers shipped (num_nextn_predict_layers); cached only
+                                 // when speculative decoding runs them (KvCostInput)
+  // The longest request the engine accepts, tokens, 0 = unknown: for a Hugging Face config, what
+  // vLLM derives (the smallest length key, times the RoPE scaling factor: see
+  // apply_hf_overrides); for a kvplan model file, its "max_context".
+  std::uint64_t max_context = 0;
+  std::string positions_basis;  // how max_context was derived, for messages ("" = max_context)
+  // The config fields max_context was derived from (JSON text, the length keys, rope_scaling /
+  // rope_parameters, model_type), so that an engine's --hf-overrides can derive it again.
+  std::string position_fields;
   std::uint64_t num_params = 0;        // parameters, for weight memory
   bool num_params_estimated = false;   // true when derived from the architecture, not published
   std::uint64_t published_params = 0;  // the model card's total, where a preset records it
@@ -189,6 +196,17 @@ double weight_bytes_per_param(const std::string& dtype, const std::string& sourc
 // config.json, or a Hugging Face repo id found in the local hub cache ($HF_HUB_CACHE, else
 // $HF_HOME/hub, else ~/.cache/huggingface/hub). The spec's id is the reference as given.
 ModelSpec load_model(const std::string& id_or_path);
+// Applies an engine's config overrides (vLLM --hf-overrides / --rope-scaling, as one JSON object
+// of config.json keys) to the fields that set the model's positions, and derives max_context
+// again as vLLM's _get_and_verify_max_len does (vllm/config/model.py @ 18ec6629): the smallest
+// of the length keys (max_position_embeddings, n_positions, max_seq_len, seq_length,
+// model_max_length, max_target_positions, max_sequence_length, max_seq_length, seq_len;
+// model_max_length wins when set), times the RoPE factor for every type but longrope (su) and
+// llama3; YaRN starts from original_max_position_embeddings; Gemma 3 is already scaled. Returns
+// the override keys that do not set positions (kvplan does not apply them). Throws
+// Error(source, flag + pointer) on a malformed value.
+std::vector<std::string> apply_hf_overrides(ModelSpec& model, const std::string& overrides_json,
+                                            const std::string& source, const std::string& flag);
 // Parses a JSON text (either schema); `source` names the file in errors.
 ModelSpec parse_model_json(const std::string& text, const std::string& source);
 

@@ -64,8 +64,9 @@ std::vector<Refusal> EngineRules::settings_problems(const EngineSettings& s,
   if (s.model_positions != 0 && s.max_model_len > s.model_positions)
     out.push_back({names.max_model_len,
                    std::to_string(s.max_model_len) + " tokens exceed the " +
-                       std::to_string(s.model_positions) + " positions of " + s.model_id +
-                       " (max_position_embeddings): " + label() + " refuses to start",
+                       std::to_string(s.model_positions) + " positions of " + s.model_id + " (" +
+                       (s.positions_basis.empty() ? "max_position_embeddings" : s.positions_basis) +
+                       "): " + label() + " refuses to start",
                    "set " + names.max_model_len + " to " + std::to_string(s.model_positions)});
   return out;
 }
