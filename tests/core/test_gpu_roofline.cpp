@@ -78,6 +78,28 @@ TEST(GpuRoofline, OtherPresetsFromTheirDatasheets) {
   EXPECT_DOUBLE_EQ(l.peak_tflops_fp8, 1466.0 / 2);
 }
 
+TEST(GpuRoofline, NvlinkDomainParsedAndValidated) {
+  const std::string nv = R"("interconnect": "nvlink", "interconnect_gbps": 1800, )";
+  const std::string src = R"("sources": {"interconnect": "u", "nvlink_domain": "u"})";
+  EXPECT_EQ(kvplan::parse_gpu_json(gpu_json(nv + R"("nvlink_domain_gpus": 72, )" + src), "x.json")
+                .nvlink_domain_gpus,
+            72u);
+  EXPECT_EQ(refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 0, )" + src)),
+            "/nvlink_domain_gpus");
+  EXPECT_EQ(refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 577, )" + src)),
+            "/nvlink_domain_gpus");
+  EXPECT_EQ(refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 8.5, )" + src)),
+            "/nvlink_domain_gpus");
+  // Without its source; on a card whose link is not NVLink.
+  EXPECT_EQ(
+      refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 8, "sources": {"interconnect": "u"})")),
+      "/sources/nvlink_domain");
+  EXPECT_EQ(
+      refused_field(gpu_json(
+          R"("interconnect": "pcie", "interconnect_gbps": 128, "nvlink_domain_gpus": 8, )" + src)),
+      "/nvlink_domain_gpus");
+}
+
 TEST(GpuRoofline, EveryPresetHasPeaksAndSources) {
   const auto all = kvplan::list_gpu_presets();
   ASSERT_EQ(all.size(), 10u);
