@@ -40,7 +40,9 @@ TEST(ModelPresets, ExpectedIdsArePresent) {
         "llama-3.3-70b", "llama-4-scout", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
         "qwen3-235b-a22b", "qwen3-next-80b-a3b", "gpt-oss-20b", "gpt-oss-120b", "gemma-3-4b",
         "gemma-3-27b", "mistral-nemo", "phi-4", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
-        "kimi-k2", "minimax-m1", "nemotron-h-56b", "qwen3.5-397b-a17b"})
+        "kimi-k2", "minimax-m1", "nemotron-h-56b", "qwen3.5-397b-a17b",
+        // 2026 models (issue 29 item 5)
+        "minimax-m2.7", "glm-5", "qwen3.5-35b-a3b"})
     EXPECT_TRUE(ids.count(id)) << id;
 }
 
