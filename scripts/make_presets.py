@@ -34,6 +34,7 @@ PRESETS = [
      ["Qwen/Qwen3-Next-80B-A3B-Thinking", "Qwen/Qwen3-Next-80B-A3B-Instruct"], 80e9),
     ("qwen3.5-397b-a17b", "Qwen3.5 397B-A17B", "qwen3.5-397b-a17b", ["Qwen/Qwen3.5-397B-A17B"],
      397e9),
+    ("qwen3.5-35b-a3b", "Qwen3.5 35B-A3B", "qwen3.5-35b-a3b", ["Qwen/Qwen3.5-35B-A3B"], 35e9),
     ("qwen2.5-vl-7b", "Qwen2.5-VL 7B Instruct", "qwen2.5-vl-7b", ["Qwen/Qwen2.5-VL-7B-Instruct"],
      8.29e9),
     ("gpt-oss-20b", "gpt-oss-20b", "gpt-oss-20b", ["openai/gpt-oss-20b"], 20.9e9),
@@ -56,6 +57,10 @@ PRESETS = [
     ("kimi-k2.5", "Kimi K2.5", "kimi-k2.5", ["moonshotai/Kimi-K2.5"], 1.03e12),
     ("minimax-m1", "MiniMax-M1", "minimax-m1",
      ["MiniMaxAI/MiniMax-M1-80k", "MiniMaxAI/MiniMax-M1-40k"], 456e9),
+    # Issue 29 item 5 (2026 models). MiniMax-M2.5's only vendored copy is hand-trimmed; M2.7 (the
+    # newest M2.x, same layer geometry) is a full dump. GLM-5 is published as BF16 by zai-org.
+    ("minimax-m2.7", "MiniMax-M2.7", "minimax-m2.7", ["MiniMaxAI/MiniMax-M2.7"], 230e9),
+    ("glm-5", "GLM-5", "glm-5", ["zai-org/GLM-5"], 744e9),
     ("nemotron-h-56b", "Nemotron-H 56B Base", "nemotron-h-56b-base-8k",
      ["nvidia/Nemotron-H-56B-Base-8K"], 56e9),
     # The models of inference-sim's sim-to-real experiments (tests/data/sim2real/README.md).

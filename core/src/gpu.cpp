@@ -36,10 +36,15 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
                   "expected nvlink, infinity_fabric or pcie, got \"" + *kind + "\"");
     g.interconnect = *kind;
   }
+  // NVLink 5 supports "up to 576 GPUs in a single NVLink domain" (NVIDIA Mission Control manual,
+  // docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlinkinfo).
+  g.nvlink_domain_gpus =
+      static_cast<std::uint32_t>(o.opt_uint("nvlink_domain_gpus", 1, 576).value_or(0));
   if (auto s = o.opt_object("sources")) {
     g.peaks_source = s->opt_str("peak_tflops").value_or("");
     g.interconnect_source = s->opt_str("interconnect").value_or("");
     g.cuda_memory_source = s->opt_str("cuda_memory").value_or("");
+    g.nvlink_domain_source = s->opt_str("nvlink_domain").value_or("");
     s->finish();
   }
   if (cuda_gib > 0) {
@@ -59,6 +64,13 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
   if (g.interconnect_gbps > 0 && g.interconnect_source.empty())
     throw Error(source, "/sources/interconnect",
                 "missing: the URL the interconnect bandwidth comes from");
+  if (g.nvlink_domain_gpus > 0) {
+    if (g.interconnect != "nvlink")
+      throw Error(source, "/nvlink_domain_gpus", "given, but \"interconnect\" is not \"nvlink\"");
+    if (g.nvlink_domain_source.empty())
+      throw Error(source, "/sources/nvlink_domain",
+                  "missing: where the NVLink domain size comes from");
+  }
   o.finish();
   return g;
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "kvplan/error.hpp"
@@ -78,13 +79,86 @@ TEST(GpuRoofline, OtherPresetsFromTheirDatasheets) {
   EXPECT_DOUBLE_EQ(l.peak_tflops_fp8, 1466.0 / 2);
 }
 
+TEST(GpuRoofline, BlackwellUltraAndGraceBlackwellPerGpu) {
+  // ai-dynamo/aiconfigurator systems/*.yaml@095f58a5 (NVIDIA's, citing NVIDIA's Blackwell and
+  // Blackwell Ultra datasheets), dense figures per GPU. B300: "2250 TFLOPS (4.5 PFLOPS sparse /
+  // 2)", FP8 "4.5 PFLOPS (9 PFLOPS sparse / 2)", FP4 "14 PFLOPS (18 PFLOPS sparse | 14 PFLOPS
+  // dense)", INT8 "153.5 TFLOPS (307 TOPS sparse / 2)", HBM "7.75 TB/s (62TB/s / 8 GPUs)", NVLink
+  // "1.8 TB/s NVLink bidir"; an HGX B300 joins 8 GPUs over NVLink.
+  const auto b = kvplan::load_gpu("b300");
+  EXPECT_DOUBLE_EQ(b.peak_tflops_bf16, 4500.0 / 2);
+  EXPECT_DOUBLE_EQ(b.peak_tflops_fp8, 9000.0 / 2);
+  EXPECT_DOUBLE_EQ(b.peak_tflops_fp4, 14000);
+  EXPECT_DOUBLE_EQ(b.peak_tops_int8, 307.0 / 2);
+  EXPECT_DOUBLE_EQ(b.bandwidth_gbps, 62000.0 / 8);
+  EXPECT_DOUBLE_EQ(b.interconnect_gbps, 1800);
+  EXPECT_EQ(b.nvlink_domain_gpus, 8u);
+  // GB200: 8 TB/s, BF16 2500, FP8 5000, INT8 5000, FP4 10000 TFLOPS; 72 GPUs per NVL72 rack
+  // on NVLink (900 GB/s each way per GPU).
+  const auto g2 = kvplan::load_gpu("gb200");
+  EXPECT_DOUBLE_EQ(g2.peak_tflops_bf16, 2500);
+  EXPECT_DOUBLE_EQ(g2.peak_tflops_fp8, 5000);
+  EXPECT_DOUBLE_EQ(g2.peak_tflops_fp4, 10000);
+  EXPECT_DOUBLE_EQ(g2.peak_tops_int8, 5000);
+  EXPECT_DOUBLE_EQ(g2.bandwidth_gbps, 8000);
+  EXPECT_DOUBLE_EQ(g2.interconnect_gbps, 2 * 900);
+  EXPECT_EQ(g2.nvlink_domain_gpus, 72u);
+  // GB300: 8 TB/s, BF16 2500, FP8 5000, FP4 15000 TFLOPS, INT8 165 TOPS; 72 per rack.
+  const auto g3 = kvplan::load_gpu("gb300");
+  EXPECT_DOUBLE_EQ(g3.peak_tflops_bf16, 2500);
+  EXPECT_DOUBLE_EQ(g3.peak_tflops_fp8, 5000);
+  EXPECT_DOUBLE_EQ(g3.peak_tflops_fp4, 15000);
+  EXPECT_DOUBLE_EQ(g3.peak_tops_int8, 165);
+  EXPECT_EQ(g3.nvlink_domain_gpus, 72u);
+  // RTX PRO 6000 Blackwell Server Edition: 1.792 TB/s GDDR7, PCIe Gen5 x16 64 GB/s each way,
+  // no NVLink; no peaks (see EveryPresetHasPeaksAndSources).
+  const auto r = kvplan::load_gpu("rtx-pro-6000-server");
+  EXPECT_DOUBLE_EQ(r.bandwidth_gbps, 1792);
+  EXPECT_EQ(r.interconnect, "pcie");
+  EXPECT_DOUBLE_EQ(r.interconnect_gbps, 2 * 64);
+  EXPECT_EQ(r.nvlink_domain_gpus, 0u);
+  // Presets that do not state the domain leave it unknown.
+  EXPECT_EQ(kvplan::load_gpu("h100-sxm-80gb").nvlink_domain_gpus, 0u);
+}
+
+TEST(GpuRoofline, NvlinkDomainParsedAndValidated) {
+  const std::string nv = R"("interconnect": "nvlink", "interconnect_gbps": 1800, )";
+  const std::string src = R"("sources": {"interconnect": "u", "nvlink_domain": "u"})";
+  EXPECT_EQ(kvplan::parse_gpu_json(gpu_json(nv + R"("nvlink_domain_gpus": 72, )" + src), "x.json")
+                .nvlink_domain_gpus,
+            72u);
+  EXPECT_EQ(refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 0, )" + src)),
+            "/nvlink_domain_gpus");
+  EXPECT_EQ(refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 577, )" + src)),
+            "/nvlink_domain_gpus");
+  EXPECT_EQ(refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 8.5, )" + src)),
+            "/nvlink_domain_gpus");
+  // Without its source; on a card whose link is not NVLink.
+  EXPECT_EQ(
+      refused_field(gpu_json(nv + R"("nvlink_domain_gpus": 8, "sources": {"interconnect": "u"})")),
+      "/sources/nvlink_domain");
+  EXPECT_EQ(
+      refused_field(gpu_json(
+          R"("interconnect": "pcie", "interconnect_gbps": 128, "nvlink_domain_gpus": 8, )" + src)),
+      "/nvlink_domain_gpus");
+}
+
 TEST(GpuRoofline, EveryPresetHasPeaksAndSources) {
   const auto all = kvplan::list_gpu_presets();
-  ASSERT_EQ(all.size(), 10u);
+  ASSERT_EQ(all.size(), 14u);
+  // The one preset without peaks: the only figures found for the RTX PRO 6000 Blackwell Server
+  // Edition were aiconfigurator's, scaled to one node's observed clock, not NVIDIA's datasheet.
+  const std::set<std::string> without_peaks = {"rtx-pro-6000-server"};
   for (const auto& g : all) {
     SCOPED_TRACE(g.id);
-    EXPECT_GT(g.peak_tflops_bf16, 0);
     EXPECT_GT(g.interconnect_gbps, 0);
+    EXPECT_EQ(g.interconnect_source.rfind("https://", 0), 0u);
+    if (without_peaks.count(g.id)) {
+      EXPECT_EQ(g.peak_tflops_bf16, 0);
+      EXPECT_TRUE(g.peaks_source.empty());
+      continue;
+    }
+    EXPECT_GT(g.peak_tflops_bf16, 0);
     EXPECT_EQ(g.peaks_source.rfind("https://", 0), 0u);
     EXPECT_EQ(g.interconnect_source.rfind("https://", 0), 0u);
     // Low precision is never slower than bf16 where it exists.

@@ -197,6 +197,41 @@ TEST(HfCatalogue, DeepSeekV32_IndexerKeys) {
   EXPECT_EQ(paged.bytes_per_request, (61ull * 576 * 2 + 61ull * 132) * 128);  // 2 blocks of 64
 }
 
+TEST(HfCatalogue, Glm5_MlaLatentAndIndexerKeys) {
+  // zai-org/GLM-5 (glm_moe_dsa): DeepSeek-V3.2-style MLA with the DSA indexer. 78 layers, each
+  // caching one latent of kv_lora_rank 512 + qk_rope_head_dim 64 = 576 values (bf16, 2 B) and one
+  // indexer key of index_head_dim 128 fp8 values + one fp32 scale per 128 = 132 B:
+  // 78 · 576 · 2 + 78 · 132 = 89,856 + 10,296 = 100,152 B per token. The latent is not sharded
+  // by TP (vLLM replicates it on every rank).
+  const auto m = kvplan::load_model(hf("glm-5"));
+  EXPECT_TRUE(m.is_mla());
+  ASSERT_EQ(m.layers.size(), 78u);
+  EXPECT_EQ(m.kv_lora_rank, 512u);
+  EXPECT_EQ(m.qk_rope_head_dim, 64u);
+  EXPECT_EQ(m.index_head_dim, 128u);
+  EXPECT_EQ(m.mtp_layers, 1u);  // num_nextn_predict_layers
+  const auto c = kvplan::kv_cost(m, KvCostInput{.context = 4096});
+  EXPECT_EQ(c.bytes_per_token, 78ull * 576 * 2 + 78ull * 132);
+  EXPECT_EQ(c.bytes_per_request, 100152ull * 4096);
+  EXPECT_EQ(request_bytes(m, 4096, 8), 100152ull * 4096);
+  expect_near(static_cast<double>(m.num_params), 744e9, 0.02, "GLM-5 (744B)");
+}
+
+TEST(HfCatalogue, MiniMaxM27_FullAttentionEveryLayer) {
+  // MiniMaxAI/MiniMax-M2.7 (minimax_m2): attn_type_list is 62 ones, so every layer is softmax
+  // attention (no lightning state): 62 layers · 8 KV heads · (128 + 128) · 2 B = 253,952 B per
+  // token; TP 8 leaves one KV head per rank: 31,744 B.
+  const auto m = kvplan::load_model(hf("minimax-m2.7"));
+  ASSERT_EQ(m.layers.size(), 62u);
+  EXPECT_EQ(count(m, AttentionKind::full), 62u);
+  EXPECT_EQ(m.recurrent_layers(), 0u);
+  EXPECT_EQ(request_bytes(m, 1000), 62ull * 8 * 256 * 2 * 1000);
+  EXPECT_EQ(request_bytes(m, 204800), 253952ull * 204800);
+  EXPECT_EQ(request_bytes(m, 1000, 8), 62ull * 1 * 256 * 2 * 1000);
+  EXPECT_EQ(m.weight_dtype, "fp8");  // quantization_config: fp8, weight_block_size [128, 128]
+  expect_near(static_cast<double>(m.num_params), 230e9, 0.02, "MiniMax-M2.7 (230B)");
+}
+
 // ---- recurrent hybrids -------------------------------------------------------------------------
 
 TEST(HfCatalogue, Qwen3Next_GatedDeltaNetState) {
@@ -240,6 +275,27 @@ TEST(HfCatalogue, Qwen35_GdnStateInFp32FromItsTextConfig) {
   EXPECT_EQ(request_bytes(m, 8192), 30720ull * 8192 + state);
   EXPECT_EQ(m.mtp_layers, 1u);  // mtp_num_hidden_layers
   expect_near(static_cast<double>(m.num_params), 397e9, 0.02, "Qwen3.5-397B-A17B");
+}
+
+TEST(HfCatalogue, Qwen35_35B_A3B_GdnStateAndGqaLayers) {
+  // Qwen/Qwen3.5-35B-A3B: 40 layers, layer_types full_attention every 4th (10 full, 30 Gated
+  // DeltaNet), mamba_ssm_dtype float32 in its text config.
+  const auto m = kvplan::load_model(hf("qwen3.5-35b-a3b"));
+  ASSERT_EQ(m.layers.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i)
+    EXPECT_EQ(m.layers[i].kind, (i + 1) % 4 == 0 ? AttentionKind::full : AttentionKind::none) << i;
+  EXPECT_EQ(m.recurrent_layers(), 30u);
+  EXPECT_EQ(m.recurrent.ssm_dtype, kvplan::KvDtype::fp32);
+  //   conv (4 − 1) · (2·16·128 + 32·128) = 24,576 values · 2 B = 49,152 B
+  //   ssm  32 · 128 · 128 = 524,288 values · 4 B = 2,097,152 B
+  const auto s = kvplan::recurrent_state(m.recurrent);
+  EXPECT_EQ(s.conv_bytes, 49152u);
+  EXPECT_EQ(s.ssm_bytes, 2097152u);
+  const std::uint64_t state = 30ull * (49152 + 2097152);
+  // 10 layers · 2 KV heads · (256 + 256) · 2 B = 20,480 B per token.
+  EXPECT_EQ(request_bytes(m, 8192), 20480ull * 8192 + state);
+  EXPECT_EQ(m.mtp_layers, 1u);  // mtp_num_hidden_layers
+  expect_near(static_cast<double>(m.num_params), 35e9, 0.02, "Qwen3.5-35B-A3B (35B)");
 }
 
 TEST(HfCatalogue, MiniMaxM1_LightningState) {

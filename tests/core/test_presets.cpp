@@ -40,7 +40,9 @@ TEST(ModelPresets, ExpectedIdsArePresent) {
         "llama-3.3-70b", "llama-4-scout", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
         "qwen3-235b-a22b", "qwen3-next-80b-a3b", "gpt-oss-20b", "gpt-oss-120b", "gemma-3-4b",
         "gemma-3-27b", "mistral-nemo", "phi-4", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
-        "kimi-k2", "minimax-m1", "nemotron-h-56b", "qwen3.5-397b-a17b"})
+        "kimi-k2", "minimax-m1", "nemotron-h-56b", "qwen3.5-397b-a17b",
+        // 2026 models (issue 29 item 5)
+        "minimax-m2.7", "glm-5", "qwen3.5-35b-a3b"})
     EXPECT_TRUE(ids.count(id)) << id;
 }
 
@@ -206,13 +208,15 @@ TEST(ModelPresets, DeepSeekV3_ByHand) {
   EXPECT_EQ(m.max_context, 163840u);
 }
 
-TEST(GpuPresets, TheTenPresets) {
-  const std::set<std::string> want = {"a100-40gb",  "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb",
-                                      "h200-141gb", "b200",      "l40s",          "l4",
-                                      "rtx-4090",   "mi300x"};
-  const std::set<std::string> datacenter_40g = {"a100-40gb",      "a100-80gb",  "h100-sxm-80gb",
-                                                "h100-pcie-80gb", "h200-141gb", "b200",
-                                                "l40s",           "mi300x"};
+TEST(GpuPresets, TheFourteenPresets) {
+  const std::set<std::string> want = {"a100-40gb", "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb",
+                                      "h200-141gb", "b200", "l40s", "l4", "rtx-4090", "mi300x",
+                                      // 2026 hardware (issue 29 item 5)
+                                      "b300", "gb200", "gb300", "rtx-pro-6000-server"};
+  const std::set<std::string> datacenter_40g = {
+      "a100-40gb",  "a100-80gb", "h100-sxm-80gb", "h100-pcie-80gb",
+      "h200-141gb", "b200",      "l40s",          "mi300x",
+      "b300",       "gb200",     "gb300",         "rtx-pro-6000-server"};
   std::set<std::string> ids;
   for (const auto& g : kvplan::list_gpu_presets()) {
     SCOPED_TRACE(g.id);
@@ -234,6 +238,17 @@ TEST(GpuPresets, DriverReportedMemory) {
   EXPECT_EQ(kvplan::load_gpu("a100-40gb").memory_bytes, 40960 * kMiB);
   EXPECT_EQ(kvplan::load_gpu("h200-141gb").memory_bytes, 143771 * kMiB);
   EXPECT_EQ(kvplan::load_gpu("mi300x").memory_bytes, 205822885888u);  // rocm-smi VRAM total
+  // nvidia-smi totals as aiconfigurator's system files quote them (systems/*.yaml@095f58a5:
+  // "275040MiB reported by nvidia-smi", ...); the same lines appear in public run logs
+  // ("NVIDIA B300 SXM6 AC, 275040 MiB", "NVIDIA GB200, 189471 MiB", "NVIDIA GB300, 284208 MiB",
+  // "NVIDIA RTX PRO 6000 Blackwell Server Edition, 97887 MiB").
+  EXPECT_EQ(kvplan::load_gpu("b300").memory_bytes, 275040 * kMiB);
+  EXPECT_EQ(kvplan::load_gpu("gb200").memory_bytes, 189471 * kMiB);
+  EXPECT_EQ(kvplan::load_gpu("gb300").memory_bytes, 284208 * kMiB);
+  EXPECT_EQ(kvplan::load_gpu("rtx-pro-6000-server").memory_bytes, 97887 * kMiB);
+  // No engine log naming these GPUs with CUDA's total was found: the driver's figure is used.
+  for (const char* id : {"b300", "gb200", "gb300", "rtx-pro-6000-server"})
+    EXPECT_EQ(kvplan::load_gpu(id).cuda_memory_bytes, 0u) << id;
 }
 
 }  // namespace

@@ -12,8 +12,9 @@
 //   {"kvplan_gpu": 1, "id": "h100-sxm-80gb", "source": "<datasheet URL>",
 //    "memory_bytes": 85520809984, "cuda_memory_gib": 79.18, "bandwidth_gbps": 3350,
 //    "peak_tflops_bf16": 989.5, "peak_tflops_fp8": 1979, "peak_tops_int8": 1979,
-//    "interconnect": "nvlink", "interconnect_gbps": 900,
-//    "sources": {"peak_tflops": "<URL>", "interconnect": "<URL>", "cuda_memory": "<URL>"}}
+//    "interconnect": "nvlink", "interconnect_gbps": 900, "nvlink_domain_gpus": 8,
+//    "sources": {"peak_tflops": "<URL>", "interconnect": "<URL>", "cuda_memory": "<URL>",
+//                "nvlink_domain": "<URL>"}}
 // cuda_memory_gib is the total an engine's log prints (GiB, as logged; read as the smaller
 // bound of its rounding so the budget never grows from it); it needs sources.cuda_memory.
 #pragma once
@@ -49,7 +50,11 @@ struct GpuSpec {
   // Infinity Fabric; PCIe for cards without a GPU-to-GPU link). 0 = unknown.
   std::string interconnect;  // "nvlink", "infinity_fabric", "pcie" (informational)
   double interconnect_gbps = 0;
+  // GPUs one NVLink domain joins at interconnect_gbps (8 on an HGX board, 72 in a GB200/GB300
+  // NVL72 rack); beyond it traffic leaves NVLink. 0 = unknown. Only with interconnect "nvlink".
+  std::uint32_t nvlink_domain_gpus = 0;
   std::string peaks_source, interconnect_source;  // URLs of the figures above
+  std::string nvlink_domain_source;               // where nvlink_domain_gpus was read
 };
 
 GpuSpec load_gpu(const std::string& id_or_path);
