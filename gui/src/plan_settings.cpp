@@ -35,7 +35,6 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   in.concurrency = s.concurrency;
   in.gpu_memory_bytes = gpu.engine_memory_bytes();
   in.gpu_id = gpu.id;
-  in.max_num_seqs_is_concurrency = true;  // the planner's launch lines state --max-num-seqs
   in.memory_fraction_ppm = s.memory_fraction_ppm;
   in.weight_dtype = s.weight_dtype;
   if (s.extras.max_num_batched_tokens) in.max_num_batched_tokens = *s.extras.max_num_batched_tokens;

@@ -26,6 +26,7 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   req.form->plan.concurrency = 1;
   req.form->plan.max_num_batched_tokens = r.max_num_batched_tokens;
   req.form->max_num_seqs = r.max_num_seqs;
+  req.form->plan.max_num_seqs = r.max_num_seqs;  // the engine's sampler rows, as simulate's
   req.names = ShapeFields{};
   const ResolvedDeployment resolved = resolve(req);
   refuse_if_any(resolved, "serving settings");

@@ -74,7 +74,8 @@ class TestGuiPlanner : public QObject {
     in.gpus = e.gpus;
     in.context = e.context;
     in.concurrency = e.concurrency;
-    in.gpu_memory_bytes = g.memory_bytes;
+    in.gpu_memory_bytes = g.engine_memory_bytes();
+    in.gpu_id = g.id;
     in.memory_fraction_ppm = e.fraction_ppm;
     const Capacity c = plan_capacity(m, in);
     const KvCost k = kv_cost(m, {.context = e.context,
@@ -117,7 +118,8 @@ class TestGuiPlanner : public QObject {
     in.format = parse_kv_format("fp16");
     in.context = e.context;
     in.concurrency = e.concurrency;
-    in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").memory_bytes;
+    in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+    in.gpu_id = "h100-sxm-80gb";
     QCOMPARE(text("maxConcurrencyValue"),
              QString::fromStdString(grouped(plan_capacity(m, in).max_requests)));
     QVERIFY(!msg.isEmpty());

@@ -70,7 +70,9 @@ sim::ServingConfig expectedConfig() {
   cfg.plan.policy = parse_policy("full");
   cfg.plan.tp = 1;
   cfg.plan.context = 8192;
-  cfg.plan.gpu_memory_bytes = g.memory_bytes;
+  cfg.plan.gpu_memory_bytes = g.engine_memory_bytes();
+  cfg.plan.gpu_id = g.id;
+  cfg.plan.max_num_seqs = 256;
   cfg.plan.max_num_batched_tokens = 8192;
   cfg.max_num_seqs = 256;
   cfg.max_num_batched_tokens = 8192;
