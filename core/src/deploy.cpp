@@ -655,9 +655,7 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
 std::optional<CheckItem> check_max_num_seqs(CheckContext& x) {
   const Deployment& d = x.d;
   if (!d.max_num_seqs) return std::nullopt;
-  // gpus 0 is one replica of tp · pp (PlanInput::gpus).
-  const std::uint32_t replicas =
-      d.plan.gpus ? std::max(d.plan.gpus / (d.plan.tp * d.plan.pp), 1u) : 1u;
+  const std::uint32_t replicas = x.e.at_mml.replicas;
   const std::uint64_t cap = *d.max_num_seqs * replicas;
   CheckItem i = item("max_num_seqs", "the engine admits " + std::to_string(d.slo.concurrency) +
                                          " requests (max_num_seqs × replicas)");

@@ -1102,7 +1102,7 @@ namespace {
 std::string replicas_and_seqs(const PlanInput& in, std::uint64_t* seqs) {
   const std::uint32_t unit = in.tp * in.pp;
   const std::uint32_t replicas = in.gpus ? in.gpus / unit : 1;
-  *seqs = ceil_div(std::max<std::uint64_t>(in.concurrency, 1), replicas);
+  *seqs = requests_per_replica(in);
   return replicas > 1 ? std::to_string(replicas) : "";
 }
 

@@ -200,6 +200,12 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
 
 }  // namespace
 
+std::uint64_t requests_per_replica(const PlanInput& in) {
+  const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+  const std::uint64_t replicas = in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
+  return ceil_div(std::max<std::uint64_t>(in.concurrency, 1), replicas);
+}
+
 MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const std::string& source) {
   MemoryBudget m;
   m.total_bytes = in.gpu_memory_bytes;

@@ -163,6 +163,11 @@ struct PlanInput {
   std::optional<std::uint64_t> available_kv_bytes;  // measured, per rank: skips the memory model
 };
 
+// The requests each replica serves when `concurrency` spreads over the deployment's replicas
+// (gpus 0: one replica): ceil(concurrency / replicas), at least 1. The --max-num-seqs a launch
+// line states.
+std::uint64_t requests_per_replica(const PlanInput& in);
+
 // SGLang's token pools on one rank (model_runner_kv_cache_mixin.py: profile_max_num_token,
 // handle_max_mamba_cache, set_num_tokens_hybrid_swa, init_memory_pool).
 //

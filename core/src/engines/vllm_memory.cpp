@@ -119,13 +119,8 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
   MemoryTerms t;
   const PlanInput& in = x.in;
   std::uint64_t seqs = in.max_num_seqs.value_or(*default_max_num_seqs(in));
-  if (!in.max_num_seqs && in.max_num_seqs_is_concurrency) {
-    // The launch line's --max-num-seqs: the requests per replica (engine_args.cpp
-    // replicas_and_seqs).
-    const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
-    const std::uint64_t replicas = in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
-    seqs = ceil_div(std::max<std::uint64_t>(in.concurrency, 1), replicas);
-  }
+  // The launch line's --max-num-seqs: the requests per replica.
+  if (!in.max_num_seqs && in.max_num_seqs_is_concurrency) seqs = requests_per_replica(in);
   t.activation = activation_term(x.model, in, seqs, x.last_stage);
   const bool tp1 = in.tp == 1;
   t.non_torch = {gib(tp1 ? kFit.non_torch_tp1_gib : kFit.non_torch_tp_gib),
