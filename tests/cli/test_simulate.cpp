@@ -591,11 +591,14 @@ TEST_F(Simulate, ClosedLoopRequestsOut) {
 TEST_F(Simulate, SemanticsAndEverydayInputs) {
   const std::string one =
       write(dir, "one.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,1\n1,100,1\n");
-  const auto tpot = kvplan("plan --model llama-3.1-8b --context 4096 --gpu h100-sxm-80gb "
-                           "--workload '" + one + "' --slo tpot_p99_ms=50");
+  const auto tpot = kvplan(
+      "plan --model llama-3.1-8b --context 4096 --gpu h100-sxm-80gb "
+      "--workload '" +
+      one + "' --slo tpot_p99_ms=50");
   EXPECT_EQ(tpot.code, 2) << tpot.out;
-  EXPECT_TRUE(has(tpot.err, "--slo: tpot_p99_ms: " + one + ": no request produced more than one "
-                            "token: no TPOT to measure"))
+  EXPECT_TRUE(has(tpot.err, "--slo: tpot_p99_ms: " + one +
+                                ": no request produced more than one "
+                                "token: no TPOT to measure"))
       << tpot.err;
   const auto gbps = kvplan(base + "--cpu-offload-gib 1 --cpu-offload-gbps 1e-305");
   EXPECT_EQ(gbps.code, 2) << gbps.out;
@@ -607,8 +610,10 @@ TEST_F(Simulate, SemanticsAndEverydayInputs) {
   const auto b = kvplan(kBase + "--workload '" + bom + "' --format csv");
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(a.out, b.out);
-  const std::string slo = "plan --model llama-3.1-8b --context 4096 --tp 1 --kv-dtype bf16 "
-                          "--workload '" + plain + "' --slo ttft_p99_ms=5000 --format json ";
+  const std::string slo =
+      "plan --model llama-3.1-8b --context 4096 --tp 1 --kv-dtype bf16 "
+      "--workload '" +
+      plain + "' --slo ttft_p99_ms=5000 --format json ";
   const auto once = kvplan(slo + "--gpu h100-sxm-80gb");
   const auto twice = kvplan(slo + "--gpu h100-sxm-80gb,h100-sxm-80gb");
   ASSERT_EQ(twice.code, 0) << twice.err;

@@ -84,10 +84,10 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
     pr.push_back({"max_num_batched_tokens", "must be at least 1, got 0"});
   if (!(cfg.sample_interval_s > 0) || !std::isfinite(cfg.sample_interval_s))
     pr.push_back({"sample_interval_s", "must be a positive number of seconds"});
-  if (cfg.cpu_offload_bytes > 0 && !(cfg.cpu_offload_gbps >= kMinOffloadGbps &&
-                                     cfg.cpu_offload_gbps <= kMaxOffloadGbps))
-    pr.push_back({"cpu_offload_gbps",
-                  "must be between 0.001 and 1e6 GB/s when cpu_offload_bytes is set"});
+  if (cfg.cpu_offload_bytes > 0 &&
+      !(cfg.cpu_offload_gbps >= kMinOffloadGbps && cfg.cpu_offload_gbps <= kMaxOffloadGbps))
+    pr.push_back(
+        {"cpu_offload_gbps", "must be between 0.001 and 1e6 GB/s when cpu_offload_bytes is set"});
   if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
     pr.push_back({"cpu_offload_bytes",
                   "the CPU tier holds evicted prefix blocks: it needs "

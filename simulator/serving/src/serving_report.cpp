@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <system_error>
 #include <nlohmann/json.hpp>
+#include <system_error>
 
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
