@@ -23,7 +23,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, vllm, sglang, trtllm, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
-  std::string slo_spec, calibration;
+  std::string slo_spec, calibration, node_gib;
+  std::uint64_t per_node = 0;
   desc.add_options()("deploy", po::value(&file),
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
       "vllm", po::value(&vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
@@ -43,6 +44,10 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
       "slo", po::value(&slo_spec),
       "the SLO as concurrency=N,context=N,mean_context=N (mean_context: the typical length)")(
       "strict", "unknown engine flags are errors (exit 2), not warnings")(
+      "node-memory-gib", po::value(&node_gib),
+      "host memory of one node in GiB: the KV tiers beyond the GPU (LMCache, HiCache, vLLM "
+      "offloading) must fit in it")("gpus-per-node", po::value(&per_node),
+                                    "GPUs (ranks) per node (default 8)")(
       "calibration", po::value(&calibration),
       "a calibration file (kvplan explain --calibrate): its measured reserve (if it has one) "
       "and, for the latency limits, its step-time efficiency")(
@@ -68,8 +73,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("deploy") && is_manifest_file(file)) {
     // Kubernetes manifests and Helm values (docs/k8s.md): each deployment states its own engine
     // command, GPUs and replicas.
-    for (const char* f :
-         {"gpu", "gpu-memory-gib", "gpus", "model", "context", "concurrency", "slo", "calibration"})
+    for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model", "context", "concurrency", "slo",
+                          "calibration", "node-memory-gib", "gpus-per-node"})
       if (vm.count(f))
         throw Error("--" + std::string(f), f, "does not apply to a manifest (docs/k8s.md)");
     const ManifestReport r = check_manifests(load_manifests(file), vm.count("strict") > 0);
@@ -102,6 +107,8 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("context")) req.slo_context = context;
   if (vm.count("concurrency")) req.slo_concurrency = concurrency;
   if (vm.count("calibration")) req.calibration = calibration;
+  if (vm.count("node-memory-gib")) req.node_memory_gib = node_gib;
+  if (vm.count("gpus-per-node")) req.gpus_per_node = per_node;
   const ResolvedDeployment resolved = resolve(req);
   const Deployment& d = resolved.deploy;
   for (const auto& w : d.warnings)

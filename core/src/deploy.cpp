@@ -90,6 +90,12 @@ bool read_deploy_hardware(detail::JsonObject& o, const std::string& source, Depl
     throw Error(source, "/hardware/gpu", "missing required field (or give \"gpu_memory_gib\")");
   }
   if (auto price = hw.opt_number("price_per_hour", 0, 1e6)) d.gpu.price_per_hour = *price;
+  if (auto node = hw.opt_number("node_memory_gib", 1, 1 << 24)) {
+    d.node.memory_bytes = gib_to_bytes(*node);
+    d.node.memory_source = source + " /hardware/node_memory_gib";
+  }
+  if (auto per_node = hw.opt_uint("gpus_per_node", 1, 1024))
+    d.node.gpus = static_cast<std::uint32_t>(*per_node);
   d.plan.gpus = static_cast<std::uint32_t>(hw.opt_uint("gpus", 1, kMaxGpus).value_or(0));
   hw.finish();
   return d.plan.gpus != 0;
@@ -202,6 +208,40 @@ void read_deploy_slo(detail::JsonObject& o, const std::string& source, const std
 
 }  // namespace
 
+// "offload": the KV tiers beyond the GPU, in the engines' own units (kv_tiers.hpp):
+//   {"kv_offloading_size_gib": 100, "kv_offloading_backend": "native",
+//    "lmcache": {"local_cpu": true, "max_local_cpu_size": 300, "max_local_disk_size": 0},
+//    "hicache": {"ratio": 2.0, "size_gb": 0}, "host_cache_size": 107374182400}
+namespace {
+void read_deploy_offload(detail::JsonObject& o, Deployment& d) {
+  auto off = o.opt_object("offload");
+  if (!off) return;
+  HostTierArgs& h = d.host_tiers;
+  h.kv_offloading_gib = off->opt_number("kv_offloading_size_gib", 0, 1 << 20);
+  if (auto b = off->opt_str("kv_offloading_backend")) {
+    if (*b != "native" && *b != "lmcache")
+      throw Error(d.source, off->pointer("kv_offloading_backend"),
+                  "expected native or lmcache, got \"" + *b + "\"");
+    h.kv_offloading_backend = *b;
+  }
+  if (auto lm = off->opt_object("lmcache")) {
+    h.lmcache = true;
+    h.lmcache_local_cpu = lm->opt_bool("local_cpu");
+    h.lmcache_cpu_gib = lm->opt_number("max_local_cpu_size", 0, 1 << 20);
+    h.lmcache_disk_gib = lm->opt_number("max_local_disk_size", 0, 1 << 30);
+    lm->finish();
+  }
+  if (auto hc = off->opt_object("hicache")) {
+    h.hicache = true;
+    h.hicache_ratio = hc->opt_number("ratio", 1e-6, 1000);
+    h.hicache_size_gb = hc->opt_number("size_gb", 0, 1 << 20);
+    hc->finish();
+  }
+  h.host_cache_bytes = off->opt_uint("host_cache_size", 0, std::uint64_t{1} << 50);
+  off->finish();
+}
+}  // namespace
+
 Deployment parse_deploy_json(const std::string& text, const std::string& source,
                              const std::string& base_dir) {
   const auto j = detail::parse_json_text(text, source);
@@ -222,6 +262,7 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   en.finish();
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);
+  read_deploy_offload(o, d);
   o.finish();
   d.plan.concurrency = d.slo.concurrency;
   d.plan.gpu_memory_bytes = d.gpu.engine_memory_bytes();
@@ -378,6 +419,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
   for (const auto& f : a.not_modelled)
     d.warnings.push_back("flag " + f + " changes memory in a way kvplan does not model");
+  d.host_tiers = a.host_tiers;
   plan_capacity(d.model, p, source);  // validates the rest
   return d;
 }
@@ -715,6 +757,54 @@ std::optional<CheckItem> check_cost(CheckContext& x) {
   return i;
 }
 
+// The KV tiers beyond the GPU against the node's memory: the pinned host memory of the node's
+// ranks (kv_tiers.hpp) must fit in its DRAM; SGLang also refuses a rank's pool larger than its
+// share of the host's memory less 10 GiB (pool_host/base.py, host_memory_budget_bytes).
+std::optional<CheckItem> check_host_memory(CheckContext& x, const HostMemory& h) {
+  const Deployment& d = x.d;
+  CheckItem i = item("host_memory", "the KV tiers beyond the GPU fit in the node's memory");
+  std::string tiers;
+  for (const HostTier& t : h.tiers)
+    tiers += (tiers.empty() ? "" : "; ") + t.name + " (" + t.setting +
+             "): " + (t.exact ? "" : "at most ") + human_bytes(t.bytes_per_rank) + " per rank (" +
+             t.rule + ")";
+  const std::string ranks = std::to_string(h.ranks_per_node) + " ranks per node";
+  i.detail = tiers + "; " + ranks + ": " + human_bytes(h.pinned_per_node) + " pinned per node";
+  if (h.disk_per_node > 0) i.detail += ", " + human_bytes(h.disk_per_node) + " on local disk";
+  for (const std::string& n : h.notes) i.detail += "; " + n;
+  if (!d.node.memory_bytes) {
+    i.passed = true;
+    i.detail +=
+        "; the node's memory is unknown: give hardware.node_memory_gib (or "
+        "--node-memory-gib) to check it";
+    return i;
+  }
+  const std::uint64_t node = *d.node.memory_bytes;
+  i.passed = h.pinned_per_node <= node;
+  i.detail += " of " + human_bytes(node) + " (" + d.node.memory_source + ")";
+  if (!i.passed) {
+    i.detail += ": over by " + human_bytes(h.pinned_per_node - node);
+    const std::uint64_t fits = node / h.ranks_per_node;
+    i.fix = "at most " + human_bytes(fits) + " pinned per rank (" +
+            std::to_string(h.ranks_per_node) + " ranks share the node)";
+    return i;
+  }
+  const bool sglang_pool = std::any_of(h.tiers.begin(), h.tiers.end(), [](const HostTier& t) {
+    return t.name.rfind("SGLang", 0) == 0;
+  });
+  if (sglang_pool && node > kSglangHostReserveBytes) {
+    const std::uint64_t share = (node - kSglangHostReserveBytes) / h.ranks_per_node;
+    if (h.pinned_per_rank > share) {
+      i.passed = false;
+      i.detail += ": SGLang refuses " + human_bytes(h.pinned_per_rank) + " on a rank whose share " +
+                  "of the host less 10 GiB is " + human_bytes(share) +
+                  " (\"Not enough host memory available\")";
+      i.fix = "a smaller --hicache-size or --hicache-ratio";
+    }
+  }
+  return i;
+}
+
 }  // namespace
 
 PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
@@ -772,6 +862,10 @@ CheckReport run_check(const Deployment& d) {
   for (Check check : {check_engine_settings, check_weights_fit, check_engine_starts, check_context,
                       check_concurrency, check_max_num_seqs, check_kv_cache_tokens, check_cost})
     if (auto i = check(x)) r.items.push_back(std::move(*i));
+  if (d.host_tiers.any()) {
+    r.host = host_memory(d.host_tiers, d.model, d.plan, e.at_mml, d.node, d.source);
+    if (auto i = check_host_memory(x, *r.host)) r.items.push_back(std::move(*i));
+  }
   return r;
 }
 

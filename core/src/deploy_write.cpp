@@ -44,7 +44,31 @@ nlohmann::ordered_json hardware(const Deployment& d) {
     hw["gpu"] = d.gpu.id;
   hw["gpus"] = d.plan.gpus ? d.plan.gpus : d.plan.tp * d.plan.pp;
   if (d.gpu.price_per_hour != preset_price(d.gpu)) hw["price_per_hour"] = d.gpu.price_per_hour;
+  if (d.node.memory_bytes) hw["node_memory_gib"] = to_gib(*d.node.memory_bytes);
+  if (d.node.gpus != NodeSpec{}.gpus) hw["gpus_per_node"] = d.node.gpus;
   return hw;
+}
+
+// "offload": the KV tiers beyond the GPU, as read_deploy_offload reads them.
+nlohmann::ordered_json offload(const HostTierArgs& h) {
+  nlohmann::ordered_json o;
+  if (h.kv_offloading_gib) o["kv_offloading_size_gib"] = *h.kv_offloading_gib;
+  if (h.kv_offloading_backend) o["kv_offloading_backend"] = *h.kv_offloading_backend;
+  if (h.lmcache) {
+    nlohmann::ordered_json lm = nlohmann::ordered_json::object();
+    if (h.lmcache_local_cpu) lm["local_cpu"] = *h.lmcache_local_cpu;
+    if (h.lmcache_cpu_gib) lm["max_local_cpu_size"] = *h.lmcache_cpu_gib;
+    if (h.lmcache_disk_gib) lm["max_local_disk_size"] = *h.lmcache_disk_gib;
+    o["lmcache"] = lm;
+  }
+  if (h.hicache) {
+    nlohmann::ordered_json hc = nlohmann::ordered_json::object();
+    if (h.hicache_ratio) hc["ratio"] = *h.hicache_ratio;
+    if (h.hicache_size_gb) hc["size_gb"] = *h.hicache_size_gb;
+    o["hicache"] = hc;
+  }
+  if (h.host_cache_bytes) o["host_cache_size"] = *h.host_cache_bytes;
+  return o;
 }
 
 nlohmann::ordered_json engine(const Deployment& d) {
@@ -101,6 +125,7 @@ std::string to_json(const Deployment& d, const std::string& model_ref) {
                       {"policy", to_string(d.plan.policy)}};
   o["slo"] = slo(d.slo);
   if (!d.workload.empty()) o["workload"] = d.workload;
+  if (d.host_tiers.any()) o["offload"] = offload(d.host_tiers);
   return o.dump(2) + "\n";
 }
 

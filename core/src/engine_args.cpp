@@ -52,6 +52,12 @@ enum class Field {
   trtllm_backend,         // trtllm-serve --backend
   trtllm_ep,              // trtllm-serve --ep_size: experts over the tp_size GPUs
   trtllm_beam_width,      // trtllm-serve --max_beam_width: 1, or beams not modelled
+  kv_offloading_size,     // vLLM --kv-offloading-size (GiB)
+  kv_offloading_backend,  // vLLM --kv-offloading-backend native|lmcache
+  kv_transfer_config,     // vLLM --kv-transfer-config JSON (LMCache, OffloadingConnector)
+  hicache,                // SGLang --enable-hierarchical-cache
+  hicache_ratio,          // SGLang --hicache-ratio
+  hicache_size,           // SGLang --hicache-size (GB)
   ignored_value,
   ignored_bool,
   not_modelled_value,
@@ -116,6 +122,11 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--hf-overrides", Field::hf_overrides},
       {"--rope-scaling", Field::rope_scaling},
       {"--cpu-offload-gb", Field::not_modelled_value},
+      // The KV tiers beyond the GPU (kv_tiers.hpp): vllm/config/cache.py @ 002f10e0
+      // (kv_offloading_size, kv_offloading_backend), vllm/config/kv_transfer.py.
+      {"--kv-offloading-size", Field::kv_offloading_size},
+      {"--kv-offloading-backend", Field::kv_offloading_backend},
+      {"--kv-transfer-config", Field::kv_transfer_config},
       {"--swap-space", Field::ignored_value},
       {"--host", Field::ignored_value},
       {"--port", Field::ignored_value},
@@ -157,6 +168,15 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--chunked-prefill-size", Field::max_num_batched_tokens},
       {"--mem-fraction-static", Field::fraction},
       {"--page-size", Field::block_size},
+      // HiCache (python/sglang/srt/arg_groups/fields/memory.py @ 09eaaf15, class Memory).
+      {"--enable-hierarchical-cache", Field::hicache},
+      {"--hicache-ratio", Field::hicache_ratio},
+      {"--hicache-size", Field::hicache_size},
+      {"--hicache-write-policy", Field::ignored_value},
+      {"--hicache-io-backend", Field::ignored_value},
+      {"--hicache-mem-layout", Field::ignored_value},
+      {"--hicache-host-memory-mode", Field::not_modelled_value},
+      {"--hicache-storage-backend", Field::not_modelled_value},
       {"--kv-cache-dtype", Field::kv_cache_dtype},
       {"--dtype", Field::dtype},
       {"--quantization", Field::quantization},
@@ -562,8 +582,9 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
     } else if (k == "kv_cache_config.enable_block_reuse" ||
                k == "kv_cache_config.enable_partial_reuse") {
       a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
-    } else if (k == "enable_attention_dp" || k == "kv_cache_config.host_cache_size" ||
-               k == "kv_cache_config.sink_token_length" ||
+    } else if (k == "kv_cache_config.host_cache_size") {
+      a.host_tiers.host_cache_bytes = uint(0, std::uint64_t{1} << 50);
+    } else if (k == "enable_attention_dp" || k == "kv_cache_config.sink_token_length" ||
                k == "kv_cache_config.max_gpu_total_bytes" || k == "context_parallel_size" ||
                k == "moe_cluster_parallel_size" || k == "kv_cache_config.cross_kv_cache_fraction" ||
                k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0 ||
@@ -577,6 +598,61 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
     } else {
       a.unknown.push_back(k + " (" + path + ")");
     }
+  }
+}
+
+// LMCache's settings as its config reads them (lmcache/v1/config.py @ 3ecd72f8: the
+// LMCACHE_<NAME> variables and the bare keys): local_cpu, max_local_cpu_size, max_local_disk_size.
+void read_lmcache_setting(const std::string& key, const std::string& value, HostTierArgs& h,
+                          const std::string& source) {
+  if (key == "local_cpu") {
+    std::string v = lower(value);
+    if (v != "true" && v != "false" && v != "1" && v != "0")
+      throw Error(source, key, "expected true or false, got \"" + value + "\"");
+    h.lmcache_local_cpu = v == "true" || v == "1";
+  } else if (key == "max_local_cpu_size") {
+    h.lmcache_cpu_gib = detail::parse_real(value, 0, 1 << 20, source, key);
+  } else if (key == "max_local_disk_size") {
+    h.lmcache_disk_gib = detail::parse_real(value, 0, 1 << 30, source, key);
+  }
+}
+
+// VAR=value before the command (or docker's -e VAR=value): the LMCache variables.
+void read_env_assignment(const std::string& word, HostTierArgs& h, const std::string& source) {
+  const auto eq = word.find('=');
+  const std::string var = word.substr(0, eq);
+  if (eq == std::string::npos || var.rfind("LMCACHE_", 0) != 0) return;
+  std::string key = var.substr(8);
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  read_lmcache_setting(key, word.substr(eq + 1), h, source + " " + var);
+}
+
+// vLLM --kv-transfer-config: an LMCache connector (LMCacheConnectorV1 and its variants) runs
+// LMCache in every worker, its kv_connector_extra_config "lmcache.<key>" settings beside the
+// variables; OffloadingConnector's cpu_bytes_to_use is --kv-offloading-size in bytes
+// (vllm/config/vllm.py @ 000fc94b, _post_init_kv_transfer_config).
+void read_kv_transfer_config(const nlohmann::json& j, HostTierArgs& h, const std::string& source,
+                             const std::string& flag) {
+  if (!j.contains("kv_connector") || !j["kv_connector"].is_string()) return;
+  const std::string connector = j["kv_connector"].get<std::string>();
+  h.kv_connector = connector;
+  const nlohmann::json extra = j.value("kv_connector_extra_config", nlohmann::json::object());
+  if (!extra.is_object())
+    throw Error(source, flag + " kv_connector_extra_config", "expects a JSON object");
+  auto text = [](const nlohmann::json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  if (connector.find("LMCache") != std::string::npos) {
+    h.lmcache = true;
+    for (const auto& [k, v] : extra.items())
+      if (k.rfind("lmcache.", 0) == 0)
+        read_lmcache_setting(k.substr(8), text(v), h, source + " " + flag + " " + k);
+  } else if (connector == "OffloadingConnector" && extra.contains("cpu_bytes_to_use")) {
+    const std::uint64_t bytes =
+        detail::parse_uint(text(extra["cpu_bytes_to_use"]), 1, std::uint64_t{1} << 50, source,
+                           flag + " cpu_bytes_to_use");
+    h.kv_offloading_gib = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
   }
 }
 
@@ -609,7 +685,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   nlohmann::json hf_overrides, rope_scaling;       // vLLM's config overrides, the last of each
   auto t = split_command_line(line, source);
   std::size_t i = 0;
-  while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;  // env vars
+  for (; i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-'; ++i)  // env vars
+    read_env_assignment(t[i], a.host_tiers, source);
   const bool vllm = engine == Engine::vllm;
   const bool trtllm = engine == Engine::trtllm;
   // docker run [options] IMAGE [args]: the vllm/vllm-openai image's entrypoint is `vllm serve`
@@ -624,6 +701,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         "--mount",   "--platform",   "--cpus",     "--memory",  "-m"};
     while (i < t.size() && t[i][0] == '-') {
       const std::string f = t[i].substr(0, t[i].find('='));
+      if ((f == "-e" || f == "--env") && i + 1 < t.size() && t[i].find('=') == std::string::npos)
+        read_env_assignment(t[i + 1], a.host_tiers, source);
       const bool valued = t[i].find('=') == std::string::npos &&
                           std::find(std::begin(kDockerValued), std::end(kDockerValued), f) !=
                               std::end(kDockerValued);
@@ -697,7 +776,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
             : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool ||
                 it->field == Field::expert_parallel || it->field == Field::dp_attention ||
                 it->field == Field::enforce_eager || it->field == Field::disable_hybrid_swa ||
-                it->field == Field::disable_hybrid_kv);
+                it->field == Field::disable_hybrid_kv || it->field == Field::hicache);
     const bool multi = it != specs.end() &&
                        (it->field == Field::multi_value || it->field == Field::not_modelled_multi);
     if (takes_value && !has_value) {
@@ -861,6 +940,29 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       }
       case Field::speculative_algorithm:
         a.speculative_method = lower(value);
+        break;
+      case Field::kv_offloading_size:
+        a.host_tiers.kv_offloading_gib = detail::parse_real(value, 0, 1 << 20, source, flag);
+        break;
+      case Field::kv_offloading_backend:
+        if (value != "native" && value != "lmcache")
+          throw Error(source, flag, "expected native or lmcache, got \"" + value + "\"");
+        a.host_tiers.kv_offloading_backend = value;
+        break;
+      case Field::kv_transfer_config:
+        read_kv_transfer_config(json_object_flag(value, source, flag), a.host_tiers, source, flag);
+        break;
+      case Field::hicache:
+        a.host_tiers.hicache = true;
+        break;
+      case Field::hicache_ratio:
+        a.host_tiers.hicache_ratio = detail::parse_real(value, 0, 1000, source, flag);
+        if (*a.host_tiers.hicache_ratio <= 0)
+          throw Error(source, flag, "must be greater than 0, got " + value);
+        break;
+      case Field::hicache_size:
+        // An int in SGLang's argparse (memory.py: hicache_size: int = 0).
+        a.host_tiers.hicache_size_gb = static_cast<double>(uint(0, 1 << 20));
         break;
       case Field::hf_overrides:
         hf_overrides = json_object_flag(value, source, flag);

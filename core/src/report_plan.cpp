@@ -489,6 +489,24 @@ std::string render(const CheckReport& r, OutputFormat f) {
         {"kv_cache_tokens", c.kv_cache_tokens},
         {"max_concurrency", c.max_concurrency},
         {"requests_at_slo_context", r.requests_at_slo}};
+    if (r.host) {
+      nlohmann::json tiers = nlohmann::json::array();
+      for (const HostTier& t : r.host->tiers)
+        tiers.push_back({{"name", t.name},
+                         {"setting", t.setting},
+                         {"bytes_per_rank", t.bytes_per_rank},
+                         {"pinned", t.pinned},
+                         {"exact", t.exact},
+                         {"rule", t.rule}});
+      j["host_memory"] = {
+          {"tiers", tiers},
+          {"ranks_per_node", r.host->ranks_per_node},
+          {"pinned_bytes_per_rank", r.host->pinned_per_rank},
+          {"pinned_bytes_per_node", r.host->pinned_per_node},
+          {"disk_bytes_per_node", r.host->disk_per_node},
+          {"node_memory_bytes",
+           d.node.memory_bytes ? nlohmann::json(*d.node.memory_bytes) : nlohmann::json(nullptr)}};
+    }
     j["checks"] = nlohmann::json::array();
     for (const auto& i : r.items)
       j["checks"].push_back(

@@ -174,6 +174,17 @@ ResolvedDeployment resolve(const DeploymentRequest& r) {
       break;
   }
   apply_slo_overrides(r, out.deploy);
+  if (r.node_memory_gib) {
+    out.deploy.node.memory_bytes =
+        parse_gib(*r.node_memory_gib, "--node-memory-gib", "node-memory-gib");
+    out.deploy.node.memory_source = "--node-memory-gib";
+  }
+  if (r.gpus_per_node) {
+    if (*r.gpus_per_node == 0 || *r.gpus_per_node > 1024)
+      throw Error("--gpus-per-node", "gpus-per-node",
+                  "must be between 1 and 1024, got " + std::to_string(*r.gpus_per_node));
+    out.deploy.node.gpus = static_cast<std::uint32_t>(*r.gpus_per_node);
+  }
   if (r.calibration) {
     const Calibration cal = load_calibration(*r.calibration);
     if (cal.reserve_bytes) out.deploy.plan.reserve_bytes = cal.reserve_bytes;  // else the source's

@@ -1,6 +1,7 @@
 #include "spec_parse.hpp"
 
 #include <charconv>
+#include <cstdio>
 
 #include "kvplan/error.hpp"
 
@@ -42,6 +43,22 @@ std::uint64_t parse_uint(const std::string& text, std::uint64_t min, std::uint64
     throw Error(
         source, field,
         "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
+  return v;
+}
+
+double parse_real(const std::string& text, double min, double max, const std::string& source,
+                  const std::string& field) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::general);
+  const bool word = text.find_first_of("nNiI") != std::string::npos;  // nan, inf
+  if (text.empty() || word || ec != std::errc() || ptr != end)
+    throw Error(source, field, "expected a number, got '" + text + "'");
+  if (!(v >= min && v <= max)) {
+    char b[96];
+    std::snprintf(b, sizeof b, "must be between %g and %g, got ", min, max);
+    throw Error(source, field, b + text);
+  }
   return v;
 }
 

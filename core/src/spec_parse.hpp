@@ -21,6 +21,11 @@ SpecOptions split_spec(std::string_view spec, const std::string& source, const s
 std::uint64_t parse_uint(const std::string& text, std::uint64_t min, std::uint64_t max,
                          const std::string& source, const std::string& field);
 
+// Parses a decimal number ("300", "2.5", "1e3") in [min, max], as Python's float() reads a
+// plain number (no nan, inf or hex); throws Error naming field and value.
+double parse_real(const std::string& text, double min, double max, const std::string& source,
+                  const std::string& field);
+
 // Parses "0.25" as parts per million (250000), exact, in (0, 1e6]; throws Error otherwise.
 std::uint32_t parse_ppm(const std::string& text, const std::string& source,
                         const std::string& field);

@@ -21,6 +21,7 @@
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/gpu.hpp"
+#include "kvplan/kv_tiers.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
@@ -52,6 +53,10 @@ struct Deployment {
   // "workload": a kvplan_workload JSON or trace, as the file gives it and resolved against the
   // deployment file's directory; empty = none. Needed by, and only with, the latency limits.
   std::string workload, workload_path;
+  // KV tiers beyond the GPU (the file's "offload", or the command line's offloading flags) and
+  // the node they run on (hardware.node_memory_gib / gpus_per_node, check --node-memory-gib).
+  HostTierArgs host_tiers;
+  NodeSpec node;
   std::vector<std::string> warnings;  // unknown or unmodelled engine flags
   // How the deployment's source spells max_model_len, max_num_seqs and max_num_batched_tokens
   // (engine flags, JSON pointers, kvplan flags), for the engine's refusals.
@@ -93,7 +98,7 @@ PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std
                                                  const std::string& field);
 
 struct CheckItem {
-  std::string id;     // weights_fit, engine_starts, context, concurrency, max_num_seqs, ...
+  std::string id;  // weights_fit, engine_starts, context, concurrency, max_num_seqs, host_memory...
   std::string title;  // one line: what is checked
   bool passed = false;
   std::string detail;  // what was found, by how much it misses
@@ -105,6 +110,7 @@ struct CheckReport {
   Capacity capacity;                              // at max_model_len
   std::uint64_t requests_at_slo = 0;              // requests of slo.context that fit, all replicas
   std::optional<std::uint64_t> requests_at_mean;  // of slo.mean_context, when stated
+  std::optional<HostMemory> host;                 // the KV tiers beyond the GPU, when any
   std::vector<CheckItem> items;
   bool passed() const;
   std::size_t failures() const;

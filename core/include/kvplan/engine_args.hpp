@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kvplan/kv_format.hpp"
+#include "kvplan/kv_tiers.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 
@@ -68,6 +69,11 @@ struct EngineArgs {
   std::vector<std::uint64_t> max_attention_window;
   // Config files read, in order: vLLM --config, trtllm-serve --extra_llm_api_options / --config.
   std::vector<std::string> config_files;
+  // KV tiers beyond the GPU: vLLM --kv-offloading-size / --kv-offloading-backend /
+  // --kv-transfer-config (LMCache connectors, OffloadingConnector) and the LMCACHE_* variables
+  // before the command (or docker -e), SGLang --enable-hierarchical-cache / --hicache-ratio /
+  // --hicache-size, TensorRT-LLM kv_cache_config.host_cache_size.
+  HostTierArgs host_tiers;
   std::vector<std::string> unknown;       // flags kvplan does not know, as written
   std::vector<std::string> ignored;       // known flags without effect on the KV cache
   std::vector<std::string> not_modelled;  // known flags that change it, not modelled

@@ -69,6 +69,9 @@ struct DeploymentRequest {
   std::optional<std::string> slo;  // "concurrency=N,context=N,mean_context=N"
   std::optional<std::uint64_t> slo_context, slo_concurrency;  // --context / --concurrency
   std::optional<std::string> calibration;                     // kvplan explain --calibrate file
+  // The node the KV tiers beyond the GPU run on (--node-memory-gib, --gpus-per-node).
+  std::optional<std::string> node_memory_gib;
+  std::optional<std::uint64_t> gpus_per_node;
 
   // How this front-end spells the fields, for its errors (plan: --context; simulate:
   // --max-model-len).

@@ -1,0 +1,184 @@
+#include "kvplan/kv_tiers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+
+bool HostTierArgs::any() const {
+  return kv_offloading_gib || lmcache || hicache || (host_cache_bytes && *host_cache_bytes > 0);
+}
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string num(double v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// A size the user gave in `unit` bytes, as a whole number of bytes; refused past 2^50 (a PiB:
+// no node holds more) and below 0.
+std::uint64_t to_bytes(double v, double unit, const std::string& source, const std::string& field) {
+  if (!std::isfinite(v) || v < 0 || v * unit > std::ldexp(1.0, 50))
+    throw Error(source, field, "is " + num(v) + ": expected a size from 0 to 1 PiB");
+  return static_cast<std::uint64_t>(v * unit);
+}
+
+// Bytes of one token on the worst rank when every layer is full attention without recurrent
+// state (one pool, tokens · bytes exact); 0 otherwise.
+std::uint64_t full_attention_bytes_per_token(const ModelSpec& model, const PlanInput& in,
+                                             const Capacity& c) {
+  if (c.state_layers > 0 || !c.paged || c.block_size == 0) return 0;
+  for (const LayerSpec& l : model.layers)
+    if (l.kind != AttentionKind::full || l.recurrent) return 0;
+  std::uint64_t worst = 0;
+  for (const StageCapacity& s : c.stages) {
+    const std::uint64_t tokens = s.blocks_per_request * c.block_size;
+    if (tokens == 0 || s.bytes_per_request % tokens != 0) return 0;
+    worst = std::max(worst, s.bytes_per_request / tokens);
+  }
+  (void)in;
+  return worst;
+}
+
+// vLLM's native OffloadingConnector (vllm/v1/kv_offload/cpu/spec.py @ 6dfd8b55,
+// CPUOffloadingSpec.__init__): cpu_bytes_to_use = S · 2^30 (vllm/config/vllm.py
+// _post_init_kv_transfer_config); one offloaded block is page · kv_cache_tensors · world_size
+// bytes, num_blocks = cpu_bytes_to_use // that, and each rank pins num_blocks · page · tensors.
+HostTier vllm_offloading(const HostTierArgs& a, const PlanInput& in, const Capacity& c,
+                         const std::string& source) {
+  const std::uint64_t total = to_bytes(*a.kv_offloading_gib, kGiB, source, "--kv-offloading-size");
+  const std::uint64_t world = std::uint64_t{in.tp} * in.pp;
+  HostTier t{.name = "vLLM CPU offloading",
+             .setting = "--kv-offloading-size " + num(*a.kv_offloading_gib) + " (GiB)"};
+  std::uint32_t tensors = 0;
+  for (const StageCapacity& s : c.stages) tensors = std::max(tensors, s.group_size);
+  if (c.paged && c.page_bytes > 0 && tensors > 0) {
+    const std::uint64_t block = mul(mul(c.page_bytes, tensors), world);
+    t.bytes_per_rank = mul(total / block, mul(c.page_bytes, tensors));
+  } else {
+    t.bytes_per_rank = total / world;
+    t.exact = false;
+  }
+  t.rule =
+      "one total for the instance, over its " + std::to_string(world) +
+      " ranks; each data-parallel engine pins its own (vllm/v1/kv_offload/cpu/spec.py@6dfd8b55)";
+  return t;
+}
+
+// LMCache's local CPU backend: cpu_size · 1024^3 bytes of pinned memory per LMCache engine
+// (lmcache/v1/storage_backend/local_cpu_backend.py @ 000620e3, initialize_allocator), one engine
+// per vLLM / SGLang worker, so per rank (LMCache#2901, the maintainers' answer); defaults
+// local_cpu true, max_local_cpu_size 5.0, max_local_disk_size 0 (lmcache/v1/config.py@3ecd72f8).
+void lmcache_tiers(const HostTierArgs& a, HostMemory& m, const std::string& source) {
+  if (a.lmcache_local_cpu.value_or(true)) {
+    const double gib = a.lmcache_cpu_gib.value_or(5.0);
+    m.tiers.push_back(
+        {.name = "LMCache local CPU",
+         .setting = "max_local_cpu_size " + num(gib) + (a.lmcache_cpu_gib ? "" : " (default)"),
+         .bytes_per_rank = to_bytes(gib, kGiB, source, "max_local_cpu_size"),
+         .rule = "every worker runs its own LMCache engine (LMCache#2901)"});
+  }
+  if (a.lmcache_disk_gib && *a.lmcache_disk_gib > 0)
+    m.tiers.push_back(
+        {.name = "LMCache local disk",
+         .setting = "max_local_disk_size " + num(*a.lmcache_disk_gib),
+         .bytes_per_rank = to_bytes(*a.lmcache_disk_gib, kGiB, source, "max_local_disk_size"),
+         .pinned = false,
+         .rule = "every worker its own, on the node's local disk"});
+}
+
+// SGLang's HiCache host pools (python/sglang/srt/mem_cache/pool_host/base.py @ 712c0617,
+// HostKVCache.__init__): --hicache-size G gives int(G · 1e9 // bytes per token) tokens, else
+// int(device pool tokens · ratio); then page_num = size // page + 1, size = page_num · page.
+HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const PlanInput& in,
+                        const Capacity& c, HostMemory& m, const std::string& source) {
+  const double ratio = a.hicache_ratio.value_or(2.0);
+  const bool by_size = a.hicache_size_gb && *a.hicache_size_gb > 0;
+  if (!std::isfinite(ratio) || ratio <= 0 || ratio > 1000)
+    throw Error(source, "--hicache-ratio", "is " + num(ratio) + ": expected (0, 1000]");
+  HostTier t{
+      .name = "SGLang HiCache host pool",
+      .setting = by_size ? "--hicache-size " + num(*a.hicache_size_gb) + " (GB)"
+                         : "--hicache-ratio " + num(ratio) + (a.hicache_ratio ? "" : " (default)")};
+  const std::uint64_t bpt = full_attention_bytes_per_token(model, in, c);
+  const std::uint64_t page = std::max<std::uint32_t>(c.block_size, 1);
+  if (bpt > 0) {
+    const std::uint64_t tokens =
+        by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size") / bpt
+                : static_cast<std::uint64_t>(static_cast<double>(c.kv_cache_tokens) * ratio);
+    t.bytes_per_rank = mul(mul(tokens / page + 1, page), bpt);
+  } else {
+    // Several pools (sliding, Mamba state): the budget split over them (sglang PR #32915), or each
+    // device pool times the ratio; within one page per pool of the pools' sum.
+    t.bytes_per_rank = by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size")
+                               : to_bytes(static_cast<double>(c.memory.available_bytes), ratio,
+                                          source, "--hicache-ratio");
+    t.exact = false;
+    if (by_size && c.state_layers > 0)
+      m.notes.push_back(
+          "SGLang before PR #32915 (2026-07-30) gives --hicache-size to the KV and to the Mamba "
+          "host pool each, twice the budget (sglang#29034)");
+  }
+  t.rule = "every rank its own pools (sglang pool_host/base.py@712c0617)";
+  if (model.index_head_dim > 0 || in.draft_layers > 0)
+    m.notes.push_back(
+        "SGLang's indexer and draft host pools come on top of this and are not "
+        "counted");
+  return t;
+}
+
+}  // namespace
+
+HostMemory host_memory(const HostTierArgs& a, const ModelSpec& model, const PlanInput& in,
+                       const Capacity& c, const NodeSpec& node, const std::string& source) {
+  HostMemory m;
+  if (a.kv_offloading_gib && *a.kv_offloading_gib > 0) {
+    if (a.kv_offloading_backend.value_or("native") == "lmcache") {
+      // vLLM before PR #42865 set LMCache's per-rank size to S / (tp · pp); later vLLM leaves
+      // the size to the LMCache server. Either way the instance holds S.
+      HostTier t = vllm_offloading(a, in, c, source);
+      t.name = "LMCache via --kv-offloading-backend lmcache";
+      t.bytes_per_rank = to_bytes(*a.kv_offloading_gib, kGiB, source, "--kv-offloading-size") /
+                         (std::uint64_t{in.tp} * in.pp);
+      t.exact = false;
+      m.tiers.push_back(t);
+    } else {
+      m.tiers.push_back(vllm_offloading(a, in, c, source));
+    }
+  }
+  if (a.lmcache) lmcache_tiers(a, m, source);
+  if (a.hicache) m.tiers.push_back(sglang_hicache(a, model, in, c, m, source));
+  if (a.host_cache_bytes && *a.host_cache_bytes > 0)
+    // TensorRT-LLM: blocks_in_secondary_pool = host_cache_size // bytes per token //
+    // tokens_per_block on each rank's own layers and heads, allocated pinned
+    // (tensorrt_llm/_torch/pyexecutor/resource_manager.py @ 001541ba,
+    // KVCacheManager.calculate_max_num_blocks): at most host_cache_size per rank.
+    m.tiers.push_back(
+        {.name = "TensorRT-LLM host cache",
+         .setting = "kv_cache_config.host_cache_size " + std::to_string(*a.host_cache_bytes),
+         .bytes_per_rank = *a.host_cache_bytes,
+         .exact = false,
+         .rule = "every rank its own secondary pool (resource_manager.py@001541ba)"});
+  const std::uint64_t gpus = in.gpus ? in.gpus : std::uint64_t{in.tp} * in.pp;
+  m.ranks_per_node = static_cast<std::uint32_t>(std::min<std::uint64_t>(gpus, node.gpus));
+  for (const HostTier& t : m.tiers) {
+    const std::uint64_t node_bytes = mul(t.bytes_per_rank, m.ranks_per_node);
+    if (t.pinned) {
+      m.pinned_per_rank = add(m.pinned_per_rank, t.bytes_per_rank);
+      m.pinned_per_node = add(m.pinned_per_node, node_bytes);
+    } else {
+      m.disk_per_node = add(m.disk_per_node, node_bytes);
+    }
+  }
+  return m;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,276 @@
+// KV tiers beyond the GPU (kv_tiers.hpp): the pinned host memory each engine's offloading takes
+// per rank and per node, read from the command lines as the engines read them, and check's
+// host_memory item. Expected values are hand arithmetic from the engines' own sizing code, cited
+// per test (the research notes: vLLM vllm/v1/kv_offload/cpu/spec.py @ 6dfd8b55, LMCache
+// lmcache/v1/storage_backend/local_cpu_backend.py @ 000620e3 and LMCache#2901, SGLang
+// python/sglang/srt/mem_cache/pool_host/base.py @ 712c0617, TensorRT-LLM
+// tensorrt_llm/_torch/pyexecutor/resource_manager.py @ 001541ba).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kvplan/deploy.hpp"
+#include "kvplan/engine_args.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/kv_tiers.hpp"
+
+namespace kvplan {
+namespace {
+
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+Deployment from(Engine e, const std::string& line, const std::string& gpu = "h200-141gb") {
+  const std::string src = e == Engine::vllm     ? "--vllm"
+                          : e == Engine::sglang ? "--sglang"
+                                                : "--trtllm";
+  return deploy_from_engine(parse_engine_command(e, line, src), load_gpu(gpu), 0, "", src);
+}
+
+const CheckItem* host_item(const CheckReport& r) {
+  auto it = std::find_if(r.items.begin(), r.items.end(),
+                         [](const CheckItem& i) { return i.id == "host_memory"; });
+  return it == r.items.end() ? nullptr : &*it;
+}
+
+// Issue 27's hand-worked node: 8 × H200 with 2 TiB of DRAM (DGX H200: "2 TB of DDR5", 32 × 64 GB
+// DIMMs), vLLM TP 8 with LMCache's local CPU backend at 300 per rank. Every worker runs its own
+// LMCache engine (LMCache#2901: "each TP rank allocates LMCACHE_MAX_LOCAL_CPU_SIZE
+// independently"), and the allocator takes cpu_size · 1024^3 bytes pinned:
+//   8 ranks · 300 · 2^30 = 2,576,980,377,600 B (2,400 GiB) > 2,048 · 2^30 = 2,199,023,255,552 B.
+TEST(KvTiers, LmcachePerRankOverfillsTheNode) {
+  Deployment d = from(Engine::vllm,
+                      "LMCACHE_MAX_LOCAL_CPU_SIZE=300 vllm serve meta-llama/Llama-3.1-8B "
+                      "--tensor-parallel-size 8 --max-model-len 8192 --kv-transfer-config "
+                      "'{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'");
+  d.node.memory_bytes = 2048 * kGiB;
+  d.node.memory_source = "test";
+  const CheckReport r = run_check(d);
+  ASSERT_TRUE(r.host);
+  EXPECT_EQ(r.host->ranks_per_node, 8u);
+  EXPECT_EQ(r.host->pinned_per_rank, 322'122'547'200u);  // 300 · 2^30
+  EXPECT_EQ(r.host->pinned_per_node, 2'576'980'377'600u);
+  const CheckItem* i = host_item(r);
+  ASSERT_NE(i, nullptr);
+  EXPECT_FALSE(i->passed);
+  EXPECT_FALSE(r.passed());
+  EXPECT_NE(i->detail.find("per rank"), std::string::npos) << i->detail;
+  EXPECT_NE(i->detail.find("LMCache#2901"), std::string::npos) << i->detail;
+  // 2,048 GiB over 8 ranks: 256 GiB each.
+  EXPECT_NE(i->fix.find("256.00 GiB"), std::string::npos) << i->fix;
+
+  // 200 per rank: 8 · 200 · 2^30 = 1,717,986,918,400 B ≤ 2,199,023,255,552 B.
+  Deployment ok = from(Engine::vllm,
+                       "LMCACHE_MAX_LOCAL_CPU_SIZE=200 vllm serve meta-llama/Llama-3.1-8B "
+                       "--tensor-parallel-size 8 --max-model-len 8192 --kv-transfer-config "
+                       "'{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'");
+  ok.node.memory_bytes = 2048 * kGiB;
+  const CheckReport r2 = run_check(ok);
+  EXPECT_EQ(r2.host->pinned_per_node, 1'717'986'918'400u);
+  EXPECT_TRUE(host_item(r2)->passed) << host_item(r2)->detail;
+}
+
+// LMCache's settings through kv_connector_extra_config ("lmcache.<key>") and docker's -e; its
+// default max_local_cpu_size is 5.0 (lmcache/v1/config.py @ 3ecd72f8); local_cpu false turns the
+// CPU backend off.
+TEST(KvTiers, LmcacheSettingsFromEveryPlace) {
+  const auto extra = parse_engine_command(
+      Engine::vllm,
+      "vllm serve m --kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\","
+      "\"kv_connector_extra_config\":{\"lmcache.max_local_cpu_size\":40,"
+      "\"lmcache.max_local_disk_size\":\"100\"}}'",
+      "--vllm");
+  EXPECT_TRUE(extra.host_tiers.lmcache);
+  EXPECT_EQ(extra.host_tiers.lmcache_cpu_gib, 40.0);
+  EXPECT_EQ(extra.host_tiers.lmcache_disk_gib, 100.0);
+  const auto docker = parse_engine_command(
+      Engine::vllm,
+      "docker run --gpus all -e LMCACHE_MAX_LOCAL_CPU_SIZE=50 -e LMCACHE_LOCAL_CPU=False "
+      "vllm/vllm-openai:latest m --kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}'",
+      "--vllm");
+  EXPECT_EQ(docker.host_tiers.lmcache_cpu_gib, 50.0);
+  EXPECT_EQ(docker.host_tiers.lmcache_local_cpu, false);
+
+  // Defaults: 5 GiB per rank; TP 2 → 2 · 5 · 2^30 = 10,737,418,240 B per node.
+  const Deployment d = from(Engine::vllm,
+                            "vllm serve meta-llama/Llama-3.1-8B -tp 2 --max-model-len 8192 "
+                            "--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}'");
+  const CheckReport r = run_check(d);
+  ASSERT_TRUE(r.host);
+  EXPECT_EQ(r.host->pinned_per_node, 10'737'418'240u);
+  // No node memory: reported, not judged.
+  EXPECT_TRUE(host_item(r)->passed);
+  EXPECT_NE(host_item(r)->detail.find("node's memory is unknown"), std::string::npos);
+}
+
+// vLLM's native offloading: --kv-offloading-size S is one total for the instance
+// (cpu_bytes_to_use = S · 2^30; CPUOffloadingSpec: one offloaded block is page · tensors ·
+// world_size bytes, num_blocks = cpu_bytes_to_use // that, each rank pins num_blocks · page ·
+// tensors). Llama-3.1-8B bf16, block 16: page = 16 · 8 KV heads · 128 · 2 (K, V) · 2 B = 65,536 B
+// at TP 1, 32 layers in one group (32 tensors):
+//   TP 1: 100 · 2^30 // (65,536 · 32) = 51,200 blocks → 51,200 · 2,097,152 = 107,374,182,400 B.
+//   TP 2: page 32,768 B; 100 · 2^30 // (32,768 · 32 · 2) = 51,200 blocks → each rank
+//         51,200 · 32,768 · 32 = 53,687,091,200 B, the node 107,374,182,400 B.
+TEST(KvTiers, VllmOffloadingSizeIsATotalOverTheRanks) {
+  const CheckReport one = run_check(from(Engine::vllm,
+                                         "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "
+                                         "--kv-offloading-size 100"));
+  ASSERT_TRUE(one.host);
+  EXPECT_EQ(one.host->pinned_per_rank, 107'374'182'400u);
+  const CheckReport two =
+      run_check(from(Engine::vllm,
+                     "vllm serve meta-llama/Llama-3.1-8B -tp 2 --max-model-len 8192 "
+                     "--kv-offloading-size 100"));
+  EXPECT_EQ(two.host->pinned_per_rank, 53'687'091'200u);
+  EXPECT_EQ(two.host->pinned_per_node, 107'374'182'400u);
+  // The control of issue 27's node: 2,400 GiB as vLLM's total fails the 2 TiB node without the
+  // ×8 (8 ranks · 300 GiB); 300 GiB passes.
+  Deployment big = from(Engine::vllm,
+                        "vllm serve meta-llama/Llama-3.1-8B -tp 8 --max-model-len 8192 "
+                        "--kv-offloading-size 2400");
+  big.node.memory_bytes = 2048 * kGiB;
+  EXPECT_FALSE(host_item(run_check(big))->passed);
+  Deployment small = from(Engine::vllm,
+                          "vllm serve meta-llama/Llama-3.1-8B -tp 8 --max-model-len 8192 "
+                          "--kv-offloading-size 300");
+  small.node.memory_bytes = 2048 * kGiB;
+  const CheckReport rs = run_check(small);
+  EXPECT_TRUE(host_item(rs)->passed) << host_item(rs)->detail;
+  EXPECT_LE(rs.host->pinned_per_node, 300 * kGiB);
+}
+
+// SGLang HiCache, fixed size (pool_host/base.py L104-112): tokens = int(G · 1e9 // bytes per
+// token), then page_num = tokens // page + 1. Llama-3.1-8B bf16 at TP 1: 2 · 32 · 8 · 128 · 2 =
+// 131,072 B a token; --hicache-size 100, page 64: 100e9 // 131,072 = 762,939 tokens;
+// 762,939 // 64 + 1 = 11,921 pages = 762,944 tokens; 762,944 · 2^17 = 100,000,595,968 B.
+TEST(KvTiers, SglangHicacheSizeInPages) {
+  const CheckReport r = run_check(from(
+      Engine::sglang,
+      "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8192 "
+      "--page-size 64 --enable-hierarchical-cache --hicache-size 100"));
+  ASSERT_TRUE(r.host);
+  ASSERT_EQ(r.host->tiers.size(), 1u);
+  EXPECT_TRUE(r.host->tiers[0].exact);
+  EXPECT_EQ(r.host->pinned_per_rank, 100'000'595'968u);
+  // Ratio mode mirrors the device pool the planner sized (its tokens T, tested by the SGLang
+  // parity tests): int(T · 2) tokens (the default ratio in cache mode), whole pages plus one.
+  const CheckReport q = run_check(from(
+      Engine::sglang,
+      "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8192 "
+      "--page-size 64 --enable-hierarchical-cache"));
+  const std::uint64_t t = q.capacity.kv_cache_tokens;
+  ASSERT_GT(t, 0u);
+  EXPECT_EQ(q.host->pinned_per_rank, ((2 * t) / 64 + 1) * 64 * 131'072);
+}
+
+// SGLang HiCache on a hybrid model with Mamba-like state (issue 27's second node, with a small
+// node to make it bite): 8 ranks, --hicache-size G per rank as one budget over the KV and state
+// pools (sglang PR #32915). A 256 GiB node (274,877,906,944 B):
+//   G = 20: 8 · 20e9 = 160e9 B ≤ 274.9e9, and 20e9 ≤ SGLang's share (256 − 10) GiB / 8 =
+//           33,017,561,088 B: passes;
+//   G = 34: 272e9 B ≤ 274.9e9, but 34e9 > 33,017,561,088: SGLang itself refuses the rank
+//           ("Not enough host memory available");
+//   G = 40: 320e9 B > 274.9e9: the node cannot hold it.
+TEST(KvTiers, SglangHicacheOnAHybridModel) {
+  auto run = [](int g) {
+    Deployment d = from(Engine::sglang,
+                        "python -m sglang.launch_server --model-path Qwen/Qwen3.5-35B-A3B --tp 8 "
+                        "--context-length 8192 --enable-hierarchical-cache --hicache-size " +
+                            std::to_string(g));
+    d.node.memory_bytes = 256 * kGiB;
+    d.node.memory_source = "test";
+    return run_check(d);
+  };
+  const CheckReport ok = run(20);
+  ASSERT_TRUE(ok.host);
+  EXPECT_EQ(ok.host->pinned_per_node, 160'000'000'000u);
+  EXPECT_TRUE(host_item(ok)->passed) << host_item(ok)->detail;
+  EXPECT_NE(host_item(ok)->detail.find("#29034"), std::string::npos) << host_item(ok)->detail;
+  const CheckReport share = run(34);
+  EXPECT_FALSE(host_item(share)->passed);
+  EXPECT_NE(host_item(share)->detail.find("Not enough host memory"), std::string::npos);
+  const CheckReport over = run(40);
+  EXPECT_FALSE(host_item(over)->passed);
+  EXPECT_NE(host_item(over)->detail.find("over by"), std::string::npos);
+}
+
+// TensorRT-LLM's secondary pool: host_cache_size bytes on each rank (at most; whole blocks).
+TEST(KvTiers, TrtllmHostCacheIsPerRank) {
+  const auto a = parse_engine_command(
+      Engine::trtllm,
+      "trtllm-serve meta-llama/Llama-3.1-8B --tp_size 4 --max_seq_len 8192 "
+      "--extra_llm_api_options " +
+          std::string(KVPLAN_TEST_DATA_DIR) + "/engine_configs/trtllm-host-cache.yaml",
+      "--trtllm");
+  ASSERT_TRUE(a.host_tiers.host_cache_bytes);
+  EXPECT_EQ(*a.host_tiers.host_cache_bytes, 107'374'182'400u);
+  Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+  const CheckReport r = run_check(d);
+  EXPECT_EQ(r.host->pinned_per_node, 4 * 107'374'182'400u);
+}
+
+// Ranks per node: a deployment over 16 GPUs on 8-GPU nodes pins 8 ranks' worth per node.
+TEST(KvTiers, RanksPerNodeCapAtTheNode) {
+  Deployment d = from(Engine::vllm,
+                      "LMCACHE_MAX_LOCAL_CPU_SIZE=100 vllm serve meta-llama/Llama-3.1-8B -tp 8 "
+                      "-dp 2 --max-model-len 8192 --kv-transfer-config "
+                      "'{\"kv_connector\":\"LMCacheConnectorV1\"}'");
+  EXPECT_EQ(d.plan.gpus, 16u);
+  const CheckReport r = run_check(d);
+  EXPECT_EQ(r.host->ranks_per_node, 8u);
+  EXPECT_EQ(r.host->pinned_per_node, 8 * 100 * kGiB);
+  d.node.gpus = 4;
+  EXPECT_EQ(run_check(d).host->pinned_per_node, 4 * 100 * kGiB);
+}
+
+TEST(KvTiers, BadSettingsNameTheirField) {
+  auto expect_error = [](Engine e, const std::string& line, const std::string& field) {
+    try {
+      parse_engine_command(e, line, "--cmd");
+      ADD_FAILURE() << "accepted: " << line;
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what()).find(field), std::string::npos) << err.what();
+    }
+  };
+  expect_error(Engine::vllm, "vllm serve m --kv-offloading-backend disk",
+               "--kv-offloading-backend");
+  expect_error(Engine::vllm, "vllm serve m --kv-offloading-size lots", "--kv-offloading-size");
+  expect_error(Engine::vllm, "vllm serve m --kv-offloading-size nan", "--kv-offloading-size");
+  expect_error(Engine::vllm, "LMCACHE_MAX_LOCAL_CPU_SIZE=abc vllm serve m",
+               "LMCACHE_MAX_LOCAL_CPU_SIZE");
+  expect_error(Engine::vllm, "LMCACHE_LOCAL_CPU=maybe vllm serve m", "LMCACHE_LOCAL_CPU");
+  expect_error(Engine::sglang, "python -m sglang.launch_server --model-path m --hicache-ratio 0",
+               "--hicache-ratio");
+  expect_error(Engine::sglang, "python -m sglang.launch_server --model-path m --hicache-size 2.5",
+               "--hicache-size");
+}
+
+// The deployment file's "offload" block and hardware.node_memory_gib.
+TEST(KvTiers, DeploymentFileOffload) {
+  const std::string base = R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h200-141gb", "gpus": 8, "node_memory_gib": 2048},
+    "engine": {"name": "vllm", "tensor_parallel_size": 8, "max_model_len": 8192},
+    "slo": {"concurrency": 1},)";
+  const Deployment d =
+      parse_deploy_json(base + R"("offload": {"lmcache": {"max_local_cpu_size": 300}}})", "d.json");
+  EXPECT_EQ(d.node.memory_bytes, 2048 * kGiB);
+  const CheckReport r = run_check(d);
+  EXPECT_EQ(r.host->pinned_per_node, 2'576'980'377'600u);
+  EXPECT_FALSE(host_item(r)->passed);
+  try {
+    parse_deploy_json(base + R"("offload": {"lmcache": {"max_local_cpu": 300}}})", "d.json");
+    ADD_FAILURE() << "an unknown key was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/offload/lmcache/max_local_cpu"), std::string::npos)
+        << e.what();
+  }
+  // to_json writes the block back: the same tiers and node.
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.node.memory_bytes, d.node.memory_bytes);
+  EXPECT_EQ(back.host_tiers.lmcache_cpu_gib, 300.0);
+  EXPECT_EQ(run_check(back).host->pinned_per_node, 2'576'980'377'600u);
+}
+
+}  // namespace
+}  // namespace kvplan
