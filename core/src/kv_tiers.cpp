@@ -61,8 +61,8 @@ HostTier vllm_offloading(const HostTierArgs& a, const PlanInput& in, const Capac
   std::uint32_t tensors = 0;
   for (const StageCapacity& s : c.stages) tensors = std::max(tensors, s.group_size);
   if (c.paged && c.page_bytes > 0 && tensors > 0) {
-    const std::uint64_t block = mul(mul(c.page_bytes, tensors), world);
-    t.bytes_per_rank = mul(total / block, mul(c.page_bytes, tensors));
+    const std::uint64_t block = mul(c.page_bytes, tensors);
+    t.bytes_per_rank = mul(vllm_offload_blocks(total, block, world), block);
   } else {
     t.bytes_per_rank = total / world;
     t.exact = false;
@@ -136,6 +136,12 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
 }
 
 }  // namespace
+
+std::uint64_t vllm_offload_blocks(std::uint64_t cpu_bytes, std::uint64_t block_bytes_per_rank,
+                                  std::uint64_t world) {
+  if (block_bytes_per_rank == 0 || world == 0) return 0;
+  return cpu_bytes / mul(block_bytes_per_rank, world);
+}
 
 HostMemory host_memory(const HostTierArgs& a, const ModelSpec& model, const PlanInput& in,
                        const Capacity& c, const NodeSpec& node, const std::string& source) {

@@ -10,6 +10,7 @@
 
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
+#include "kvplan/kv_tiers.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/workload.hpp"
@@ -245,6 +246,28 @@ TEST(Serving, EvictedPrefixBlocksGoToTheCpuTier) {
   EXPECT_EQ(tiered.r.requests[2].cached_tokens, 64u);
   // 10 ms + 10 prefill tokens · 0.1 ms + 4 · 2097152 / 1e9 s
   EXPECT_NEAR(tiered.r.requests[2].first_token_s - 2.0, 0.011 + 4 * 2097152 / 1e9, 1e-9);
+}
+
+// The CPU tier's size is vLLM's --kv-offloading-size, one total over the replica's ranks
+// (vllm/v1/kv_offload/cpu/spec.py @ 6dfd8b55: one offloaded block takes page · tensors bytes on
+// each of world_size ranks). The same scenario at TP 2: a rank's block is 1 MiB (4 KV heads of 8),
+// so the 4 evicted prefix blocks need 4 · 1 MiB · 2 ranks = 8 MiB; 4 MiB holds 2 of them and
+// r1 no longer finds its whole 64-token prefix.
+TEST(Serving, CpuTierSizeIsATotalOverTheTpRanks) {
+  ServingConfig cfg = config(6, 96);
+  cfg.plan.tp = 2;
+  cfg.plan.available_kv_bytes = (6 + 1) * MiB;  // 6 usable blocks of 1 MiB a rank
+  cfg.enable_prefix_caching = true;
+  cfg.cpu_offload_gbps = 1.0;
+  SimRequest r0 = req(0, 0, 74, 1), r1 = req(2, 2.0, 74, 1), big = req(1, 1.0, 80, 16);
+  r0.prompt = {{7, 64}, {100, 10}};
+  r1.prompt = {{7, 64}, {101, 10}};
+  cfg.cpu_offload_bytes = 8 * MiB;
+  EXPECT_EQ(run(llama(), cfg, workload({r0, big, r1})).r.requests[2].cached_tokens, 64u);
+  cfg.cpu_offload_bytes = 4 * MiB;
+  EXPECT_LT(run(llama(), cfg, workload({r0, big, r1})).r.requests[2].cached_tokens, 64u);
+  EXPECT_EQ(vllm_offload_blocks(4 * MiB, MiB, 2), 2u);
+  EXPECT_EQ(vllm_offload_blocks(8 * MiB, MiB, 2), 4u);
 }
 
 // Gemma-2-9B: 21 sliding (W 4096) + 21 full layers. One request, prompt 5000, 3 outputs.

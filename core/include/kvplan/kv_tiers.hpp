@@ -73,6 +73,14 @@ struct HostMemory {
 // (HICACHE_HOST_MEMORY_RESERVE_BYTES, python/sglang/srt/mem_cache/pool_host/base.py).
 inline constexpr std::uint64_t kSglangHostReserveBytes = std::uint64_t{10} << 30;
 
+// vLLM's offloaded blocks for `cpu_bytes` of --kv-offloading-size over `world` ranks whose one
+// block (every KV tensor of the rank) is `block_bytes_per_rank`: one offloaded block takes that
+// on each of the world's ranks, so cpu_bytes // (block_bytes_per_rank · world)
+// (vllm/v1/kv_offload/cpu/spec.py @ 6dfd8b55, CPUOffloadingSpec). The serving simulator's CPU tier
+// counts its blocks with it too. 0 when block_bytes_per_rank or world is 0.
+std::uint64_t vllm_offload_blocks(std::uint64_t cpu_bytes, std::uint64_t block_bytes_per_rank,
+                                  std::uint64_t world);
+
 // The tiers `a` sets up for the deployment `in` of `model` whose GPU pool is `c` (SGLang's ratio
 // mode mirrors it), on nodes of `node`. Throws Error(source, field) on a size out of range.
 HostMemory host_memory(const HostTierArgs& a, const ModelSpec& model, const PlanInput& in,

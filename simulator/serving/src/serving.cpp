@@ -14,6 +14,7 @@
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
+#include "kvplan/kv_tiers.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "latency_sketch.hpp"
 #include "serving_pool.hpp"
@@ -171,11 +172,12 @@ class Scheduler {
   SimResult run();
 
  private:
+  // cpu_offload_bytes is vLLM's --kv-offloading-size: one total over the replica's ranks. A unit
+  // holds every layer's page of one TP rank (the pool's layers span the pipeline stages, so the
+  // stages' share of world_size is already in it): vllm_offload_blocks over the tp ranks.
   std::uint64_t cpu_units() const {
     if (cfg_.cpu_offload_bytes == 0) return 0;
-    std::uint64_t layers = 0;
-    for (const auto& g : pool_.groups) layers += g.layers;
-    return cfg_.cpu_offload_bytes / std::max<std::uint64_t>(mul(pool_.page_bytes, layers), 1);
+    return vllm_offload_blocks(cfg_.cpu_offload_bytes, unit_bytes(), cfg_.plan.tp);
   }
   std::uint64_t unit_bytes() const {
     std::uint64_t layers = 0;
