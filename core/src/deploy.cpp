@@ -623,16 +623,16 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
     // The memory would hold it, the pool's blocks do not (num_gpu_blocks_override, vLLM's null
     // block): say it in blocks, which is what is checked.
     const bool vllm = d.plan.engine == Engine::vllm;
-    i.detail =
-        "one request of " + std::to_string(d.plan.context) + " tokens needs " +
-        count_of(c.blocks_per_request, "block") + ", the pool has " +
-        std::to_string(c.num_gpu_blocks) +
-        (d.plan.num_gpu_blocks_override ? " (set by num_gpu_blocks_override, of the " +
-                                              human_bytes(c.memory.available_bytes) + " available)"
-                                        : "") +
-        (vllm ? ", one of them vLLM's null block" : "") +
-        (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
-        std::to_string(c.estimated_max_model_len) + " tokens";
+    i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
+               count_of(c.blocks_per_request, "block") + ", the pool has " +
+               std::to_string(c.num_gpu_blocks) +
+               (d.plan.num_gpu_blocks_override
+                    ? " (set by num_gpu_blocks_override, whatever the " +
+                          human_bytes(c.memory.available_bytes) + " available would hold)"
+                    : "") +
+               (vllm ? ", one of them vLLM's null block" : "") +
+               (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
+               std::to_string(c.estimated_max_model_len) + " tokens";
     i.fix = d.plan.num_gpu_blocks_override
                 ? "set num_gpu_blocks_override to at least " +
                       std::to_string(c.blocks_per_request + (vllm ? 1 : 0)) + ", or leave it out"

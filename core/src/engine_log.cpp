@@ -952,10 +952,7 @@ std::optional<StartFailure> find_start_failure(const std::string& text, const st
   for (std::string line; std::getline(in, line);) {
     ++w.line;
     if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
-      // gib_after reads the figure without its sign; the minus is the line's.
-      const auto p = line.find("Available KV cache memory");
-      const auto q = line.find_first_of("-0123456789", p);
-      const double signed_v = q != std::string::npos && line[q] == '-' ? -*v : *v;
+      const double signed_v = *v;  // with its sign: negative when nothing was left
       if (!available_gib || signed_v < *available_gib) available_line = w.line;
       available_gib = available_gib ? std::min(*available_gib, signed_v) : signed_v;
     }
@@ -979,6 +976,9 @@ std::optional<StartFailure> find_start_failure(const std::string& text, const st
         break;
       }
     x.message = line.substr(from, 400);
+    // vLLM ends its advice with a link to its docs: the words before it are the message.
+    if (const auto see = x.message.find(" See https://"); see != std::string::npos)
+      x.message.resize(see);
     while (!x.message.empty() && std::isspace(static_cast<unsigned char>(x.message.back())))
       x.message.pop_back();
     switch (*kind) {
@@ -1182,11 +1182,11 @@ void explain_kv_too_small(FailureExplanation& x, const EngineLog& log, const Mod
   const auto need = memory_to_start(model, in, log.source);
   const std::uint64_t block_bytes =
       c.page_bytes * std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
-  x.arithmetic.push_back("kvplan: " + model.id + ", " + to_string(in.format) + ", TP " +
-                         std::to_string(in.tp) + ": blocks of " + std::to_string(c.block_size) +
-                         " tokens, " + human_bytes(block_bytes) + " each; one request of " +
-                         grouped(in.context) + " tokens takes " + grouped(c.blocks_per_request) +
-                         " blocks" +
+  x.arithmetic.push_back("kvplan: " + (model.preset.empty() ? model.id : model.preset) + ", " +
+                         to_string(in.format) + ", TP " + std::to_string(in.tp) + ": blocks of " +
+                         std::to_string(c.block_size) + " tokens, " + human_bytes(block_bytes) +
+                         " each; one request of " + grouped(in.context) + " tokens takes " +
+                         grouped(c.blocks_per_request) + " blocks" +
                          (need ? " and needs " + gib_text(static_cast<double>(*need)) + " (" +
                                      grouped(*need) + " B) to start"
                                : ""));

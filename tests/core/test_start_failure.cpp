@@ -133,6 +133,18 @@ TEST(StartFailure, SamplerWarmUpAndSglangAreRead) {
   EXPECT_FALSE(find_start_failure("INFO all good\n", "c.log"));
 }
 
+// vLLM issue #23278's log ends at "Available KV cache memory: -2.14 GiB" and "EngineCore failed
+// to start.": vLLM refuses a non-positive figure ("No available memory for the cache blocks",
+// kv_cache_utils.py@001cabc1), and the figure keeps its sign.
+TEST(StartFailure, ANegativeKvMemoryIsNoMemoryAtAll) {
+  const auto s = load_startup_log(std::string(KVPLAN_TEST_DATA_DIR) +
+                                  "/logs/vllm-v1-gpt-oss-120b-h100-negative.log");
+  ASSERT_TRUE(s.failure);
+  EXPECT_EQ(s.failure->kind, StartFailureKind::no_kv_memory);
+  EXPECT_EQ(s.failure->available_gib, -2.14);
+  EXPECT_EQ(s.failure->line, 4u);
+}
+
 TEST(ModelReference, PathsAndOlderRepoIdsResolveByName) {
   for (const std::string ref : {"meta-llama/Meta-Llama-3.1-8B-Instruct",
                                 "/models/Meta-Llama-3.1-8B-Instruct", "/models/Llama-3.1-8B/"}) {
