@@ -92,9 +92,11 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   return r.exit_code();
 }
 
-const Registrar reg{{"explain",
-                     "an engine's startup log: its KV-cache numbers recomputed and compared",
-                     run_explain}};
+const Registrar reg{
+    {"explain",
+     "an engine's startup log: its KV-cache numbers recomputed and compared, or why it "
+     "failed to start and the fix",
+     run_explain}};
 
 }  // namespace
 }  // namespace kvplan::cli
