@@ -1064,10 +1064,13 @@ std::string fraction_text(std::uint32_t ppm) {
 
 // A memory fraction as the engines take it, two decimals: rounded up (a fraction that must be
 // at least `v`) or down (one that must be at most `v`), in ppm.
+// Clamped to [0, 2] first: a fraction past 1 is refused by the caller, never wrapped.
 std::uint32_t hundredths_up(double v) {
+  v = std::clamp(v, 0.0, 2.0);
   return static_cast<std::uint32_t>(std::ceil(v * 100 - 1e-9)) * 10000u;
 }
 std::uint32_t hundredths_down(double v) {
+  v = std::clamp(v, 0.0, 2.0);
   return static_cast<std::uint32_t>(std::floor(v * 100 + 1e-9)) * 10000u;
 }
 
@@ -1117,7 +1120,9 @@ void fraction_fix(FailureExplanation& x, Engine e, std::uint32_t u, std::uint64_
   x.arithmetic.push_back(flag + " " + fraction_text(u) + " + " + gib_text(extra) + " / " +
                          gib_text(total) + " = " + std::to_string(need).substr(0, 6) + what);
   if (ppm > 1000000) {
-    x.arithmetic.push_back("no " + flag + " is enough: it would need " + fraction_text(ppm) +
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", need);
+    x.arithmetic.push_back("no " + flag + " is enough: it would need " + b +
                            ", more than the whole GPU");
     return;
   }
