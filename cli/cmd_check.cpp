@@ -23,7 +23,7 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, vllm, sglang, trtllm, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
-  std::string slo_spec, calibration, node_gib;
+  std::string slo_spec, calibration, workload, node_gib;
   std::uint64_t per_node = 0;
   desc.add_options()("deploy", po::value(&file),
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
@@ -42,7 +42,12 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
       "SLO requests in flight (default: 1, the engine starts and holds one request of "
       "max_model_len)")(
       "slo", po::value(&slo_spec),
-      "the SLO as concurrency=N,context=N,mean_context=N (mean_context: the typical length)")(
+      "the SLO as KEY=VALUE pairs, the deployment file's slo keys: concurrency=N,context=N,"
+      "mean_context=N (the typical length),min_kv_cache_tokens=N,max_cost_per_hour=USD, and "
+      "the latency limits ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS (with --workload)")(
+      "workload", po::value(&workload),
+      "the workload the latency limits are simulated under (kvplan_workload JSON or a trace), "
+      "with --vllm / --sglang / --trtllm")(
       "strict", "unknown engine flags are errors (exit 2), not warnings")(
       "node-memory-gib", po::value(&node_gib),
       "host memory of one node in GiB: the KV tiers beyond the GPU (LMCache, HiCache, vLLM "
@@ -74,7 +79,7 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
     // Kubernetes manifests and Helm values (docs/k8s.md): each deployment states its own engine
     // command, GPUs and replicas.
     for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model", "context", "concurrency", "slo",
-                          "calibration", "node-memory-gib", "gpus-per-node"})
+                          "calibration", "workload", "node-memory-gib", "gpus-per-node"})
       if (vm.count(f))
         throw Error("--" + std::string(f), f, "does not apply to a manifest (docs/k8s.md)");
     const ManifestReport r = check_manifests(load_manifests(file), vm.count("strict") > 0);
@@ -109,13 +114,14 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("calibration")) req.calibration = calibration;
   if (vm.count("node-memory-gib")) req.node_memory_gib = node_gib;
   if (vm.count("gpus-per-node")) req.gpus_per_node = per_node;
+  if (vm.count("workload")) req.workload = workload;
   const ResolvedDeployment resolved = resolve(req);
   const Deployment& d = resolved.deploy;
   for (const auto& w : d.warnings)
     std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";
   CheckReport r = run_check(d);
-  sim::check_serving_slo(
-      d, r, resolved.efficiency);  // the latency limits under the file's workload, if any
+  sim::check_serving_slo(d, r,
+                         resolved.efficiency);  // the latency limits under the workload, if any
   out << for_output(render(r, fmt), fmt);
   return r.passed() ? 0 : 1;
 }

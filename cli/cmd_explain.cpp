@@ -1,4 +1,5 @@
-// kvplan explain: an engine's startup log, its KV-cache numbers recomputed side by side.
+// kvplan explain: an engine's startup log, its KV-cache numbers recomputed side by side; a start
+// that failed, in plain words with the fix (start_failure.hpp).
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "kvplan/model.hpp"
 #include "kvplan/output_path.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/start_failure.hpp"
 
 namespace kvplan::cli {
 namespace {
@@ -48,7 +50,8 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   // Before any work: the calibration must not land on an input (the log, a model file).
   const bool calibrate_stdout =
       vm.count("calibrate") && check_output_path(calibrate, {file, model, gpu}, "--calibrate");
-  const EngineLog log = load_engine_log(file);
+  const StartupLog startup = load_startup_log(file);
+  const EngineLog& log = startup.log;
   const std::string ref = vm.count("model") ? model : log.model;
   if (vm.count("calibrate") && !vm.count("model"))
     check_output_path(calibrate, {ref}, "--calibrate");
@@ -73,7 +76,10 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (vm.count("gpu-memory-utilization"))
     o.memory_fraction_ppm = parse_fraction_ppm(fraction, "--gpu-memory-utilization", "fraction");
-  const auto r = explain_log(log, vm.count("model") ? load_model(ref) : load_log_model(log), o);
+  // The log's own model reference may be a path or an older repo id: resolved by name, saying so.
+  const ResolvedModel m =
+      vm.count("model") ? ResolvedModel{load_model(ref), ""} : resolve_log_model(log);
+  const ExplainOutcome r = explain_startup(startup, m.model, o, m.note);
   if (!calibrate_stdout) out << for_output(render(r, fmt), fmt);
   if (vm.count("calibrate")) {
     auto c = calibration_of(r);
@@ -83,12 +89,14 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out) {
     else
       save_calibration(c, calibrate);
   }
-  return r.all_within() ? 0 : 1;
+  return r.exit_code();
 }
 
-const Registrar reg{{"explain",
-                     "an engine's startup log: its KV-cache numbers recomputed and compared",
-                     run_explain}};
+const Registrar reg{
+    {"explain",
+     "an engine's startup log: its KV-cache numbers recomputed and compared, or why it "
+     "failed to start and the fix",
+     run_explain}};
 
 }  // namespace
 }  // namespace kvplan::cli

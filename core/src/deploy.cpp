@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
+#include "deploy_slo.hpp"
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/model_ref.hpp"
 #include "kvplan/validate.hpp"
 #include "spec_parse.hpp"
 
@@ -176,20 +179,7 @@ void read_deploy_compression(detail::JsonObject& o, const std::string& source, D
 void read_deploy_slo(detail::JsonObject& o, const std::string& source, const std::string& base_dir,
                      Deployment& d) {
   auto slo = o.object("slo");
-  d.slo.context = slo.opt_uint("context", 1, std::uint64_t{1} << 40).value_or(d.plan.context);
-  d.slo.concurrency = slo.uint("concurrency", 1, std::uint64_t{1} << 32);
-  d.slo.mean_context = slo.opt_uint("mean_context", 1, std::uint64_t{1} << 40);
-  if (d.slo.mean_context && *d.slo.mean_context > d.slo.context)
-    throw Error(source, slo.pointer("mean_context"),
-                std::to_string(*d.slo.mean_context) + " exceeds the SLO context " +
-                    std::to_string(d.slo.context));
-  d.slo.min_kv_cache_tokens = slo.opt_uint("min_kv_cache_tokens", 1, std::uint64_t{1} << 50);
-  d.slo.max_cost_per_hour = slo.opt_number("max_cost_per_hour", 0, 1e9);
-  d.slo.ttft_p99_ms = slo.opt_number("ttft_p99_ms", 1e-3, 1e9);
-  d.slo.tpot_p99_ms = slo.opt_number("tpot_p99_ms", 1e-3, 1e9);
-  d.slo.e2e_p99_ms = slo.opt_number("e2e_p99_ms", 1e-3, 1e9);
-  const bool latency = d.slo.ttft_p99_ms || d.slo.tpot_p99_ms || d.slo.e2e_p99_ms;
-  slo.finish();
+  d.slo = detail::read_slo_object(slo, d.plan.context, true);
   if (auto w = o.opt_str("workload")) {
     if (w->empty()) throw Error(source, "/workload", "must name a workload file");
     d.workload = *w;
@@ -197,13 +187,8 @@ void read_deploy_slo(detail::JsonObject& o, const std::string& source, const std
                           ? (std::filesystem::path(base_dir) / *w).string()
                           : *w;
   }
-  if (latency && d.workload.empty())
-    throw Error(source, "/workload",
-                "missing: slo.ttft_p99_ms, tpot_p99_ms and e2e_p99_ms are measured under a "
-                "workload (a kvplan_workload file, relative to this file)");
-  if (!latency && !d.workload.empty())
-    throw Error(source, "/slo",
-                "a workload is given but no latency limit (ttft_p99_ms, tpot_p99_ms, e2e_p99_ms)");
+  detail::check_slo_workload(d.slo, d.workload, source, "/workload", "/slo",
+                             "a kvplan_workload file, relative to this file");
 }
 
 }  // namespace
@@ -241,6 +226,43 @@ void read_deploy_offload(detail::JsonObject& o, Deployment& d) {
   off->finish();
 }
 }  // namespace
+namespace detail {
+
+Slo read_slo_object(JsonObject& slo, std::uint64_t default_context, bool concurrency_required) {
+  Slo s;
+  s.context = slo.opt_uint("context", 1, std::uint64_t{1} << 40).value_or(default_context);
+  s.concurrency = concurrency_required
+                      ? slo.uint("concurrency", 1, std::uint64_t{1} << 32)
+                      : slo.opt_uint("concurrency", 1, std::uint64_t{1} << 32).value_or(1);
+  s.mean_context = slo.opt_uint("mean_context", 1, std::uint64_t{1} << 40);
+  if (s.context && s.mean_context && *s.mean_context > s.context)
+    throw Error(
+        slo.source(), slo.pointer("mean_context"),
+        std::to_string(*s.mean_context) + " exceeds the SLO context " + std::to_string(s.context));
+  s.min_kv_cache_tokens = slo.opt_uint("min_kv_cache_tokens", 1, std::uint64_t{1} << 50);
+  s.max_cost_per_hour = slo.opt_number("max_cost_per_hour", 0, 1e9);
+  s.ttft_p99_ms = slo.opt_number("ttft_p99_ms", 1e-3, 1e9);
+  s.tpot_p99_ms = slo.opt_number("tpot_p99_ms", 1e-3, 1e9);
+  s.e2e_p99_ms = slo.opt_number("e2e_p99_ms", 1e-3, 1e9);
+  slo.finish();
+  return s;
+}
+
+void check_slo_workload(const Slo& s, const std::string& workload, const std::string& source,
+                        const std::string& workload_field, const std::string& slo_field,
+                        const std::string& workload_hint) {
+  const bool latency = s.ttft_p99_ms || s.tpot_p99_ms || s.e2e_p99_ms;
+  if (latency && workload.empty())
+    throw Error(source, workload_field,
+                "missing: the latency limits ttft_p99_ms, tpot_p99_ms and e2e_p99_ms are "
+                "simulated under a workload (" +
+                    workload_hint + ")");
+  if (!latency && !workload.empty())
+    throw Error(source, slo_field,
+                "a workload is given but no latency limit (ttft_p99_ms, tpot_p99_ms, e2e_p99_ms)");
+}
+
+}  // namespace detail
 
 Deployment parse_deploy_json(const std::string& text, const std::string& source,
                              const std::string& base_dir) {
@@ -389,8 +411,18 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   Deployment d;
   d.source = source;
   d.setting_fields = engine_rules(a.engine).settings_flag_names();
-  d.model =
-      model_override.empty() ? resolve_engine_model(a.model, source) : load_model(model_override);
+  // A path or an older repo id on the command line resolves to the preset of its name, saying so.
+  std::string model_note;
+  if (model_override.empty()) {
+    ResolvedModel r = resolve_model_reference(a.model, source);
+    d.model = std::move(r.model);
+    model_note = std::move(r.note);
+  } else {
+    d.model = load_model(model_override);
+    if (!d.model.preset.empty() && d.model.preset != d.model.id)
+      model_note =
+          "resolved " + d.model.id + " to preset " + d.model.preset + " (a repo id it lists)";
+  }
   if (a.hf_overrides) {
     // vLLM changes the config before it derives the model's positions (ModelConfig.__post_init__).
     for (const auto& k : apply_hf_overrides(d.model, *a.hf_overrides, source, a.hf_overrides_flag))
@@ -413,8 +445,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   std::string spec_note;
   p.draft_layers = speculative_draft_layers(a, d.model, &spec_note);
   if (!spec_note.empty()) d.warnings.push_back("speculative decoding: " + spec_note);
-  if (!d.model.preset.empty() && d.model.preset != d.model.id)
-    d.warnings.push_back("model " + d.model.id + ": the " + d.model.preset + " preset is used");
+  if (!model_note.empty()) d.warnings.push_back(model_note);
   for (const auto& f : a.unknown)
     d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
   for (const auto& f : a.not_modelled)
@@ -437,6 +468,11 @@ CheckItem item(std::string id, std::string title) {
   i.id = std::move(id);
   i.title = std::move(title);
   return i;
+}
+
+// "1 request", "2 requests": a count with its noun, singular or plural.
+std::string count_of(std::uint64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 std::string pct(std::uint64_t part, std::uint64_t whole) {
@@ -597,6 +633,14 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
                            d.model.recurrent_layers() > 0 && d.cuda_graphs && d.max_num_seqs &&
                            c.paged && *d.max_num_seqs > c.num_gpu_blocks;
   const MemoryBudget& m = c.memory;
+  // TensorRT-LLM's max_attention_window: each window has its own pool and a request takes the
+  // blocks of its window in each, not the bytes of full attention; the detail says blocks.
+  const bool windowed =
+      d.plan.engine == Engine::trtllm && !d.plan.max_attention_window.empty() && c.paged;
+  std::string windows = "max_attention_window [";
+  for (std::size_t k = 0; k < d.plan.max_attention_window.size(); ++k)
+    windows += (k ? ", " : "") + std::to_string(d.plan.max_attention_window[k]);
+  windows += "]";
   if (i.passed && m.outside_shortfall_bytes > 0) {
     i.passed = false;
     i.detail = outside_budget_failure(m, d.plan);
@@ -608,9 +652,32 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
                ")\" — each decode sequence needs one Mamba cache block for CUDA graph capture";
     i.fix = "set max_num_seqs to at most " + std::to_string(c.num_gpu_blocks) +
             " (or raise the memory fraction, or --enforce-eager)";
+  } else if (i.passed && windowed) {
+    i.detail = "one request of " + std::to_string(d.plan.context) + " tokens takes " +
+               count_of(c.blocks_per_request, "block") + " under " + windows + " of the " +
+               std::to_string(c.num_gpu_blocks) + " its window pools hold in " +
+               human_bytes(c.memory.available_bytes) + " per GPU";
   } else if (i.passed) {
     i.detail = "one request takes " + human_bytes(c.bytes_per_request) + " of " +
                human_bytes(c.memory.available_bytes) + " per GPU";
+  } else if (c.paged && (windowed || c.bytes_per_request <= c.memory.available_bytes)) {
+    // The memory would hold it, the pool's blocks do not (num_gpu_blocks_override, vLLM's null
+    // block): say it in blocks, which is what is checked.
+    const bool vllm = d.plan.engine == Engine::vllm;
+    i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
+               count_of(c.blocks_per_request, "block") + ", the pool has " +
+               std::to_string(c.num_gpu_blocks) +
+               (d.plan.num_gpu_blocks_override
+                    ? " (set by num_gpu_blocks_override, whatever the " +
+                          human_bytes(c.memory.available_bytes) + " available would hold)"
+                    : "") +
+               (vllm ? ", one of them vLLM's null block" : "") +
+               (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
+               std::to_string(c.estimated_max_model_len) + " tokens";
+    i.fix = d.plan.num_gpu_blocks_override
+                ? "set num_gpu_blocks_override to at least " +
+                      std::to_string(c.blocks_per_request + (vllm ? 1 : 0)) + ", or leave it out"
+                : x.capacity_fix();
   } else {
     i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
                human_bytes(c.bytes_per_request) + ", only " +
@@ -669,20 +736,20 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
       " on " + std::to_string(d.plan.gpus) + " GPU" + (d.plan.gpus > 1 ? "s" : "");
   CheckItem i =
       item("concurrency",
-           std::to_string(d.slo.concurrency) + " concurrent requests of " +
+           count_of(d.slo.concurrency, "concurrent request") + " of " +
                (d.slo.mean_context ? "typically " + std::to_string(*d.slo.mean_context) +
                                          " (at most " + std::to_string(d.slo.context) + ")"
                                    : std::to_string(d.slo.context)) +
-               " tokens fit in the KV cache");
+               (d.slo.concurrency == 1 ? " tokens fits" : " tokens fit") + " in the KV cache");
   i.passed = e.judged() >= d.slo.concurrency;
-  i.detail = "holds " + std::to_string(e.at_slo) + " requests of " + std::to_string(d.slo.context) +
+  i.detail = "holds " + count_of(e.at_slo, "request") + " of " + std::to_string(d.slo.context) +
              " tokens" + gpus;
   if (e.at_mean) {
     i.detail += " (the worst case) and " + std::to_string(*e.at_mean) + " of the typical " +
                 std::to_string(*d.slo.mean_context) + " tokens";
     if (i.passed && e.at_slo < d.slo.concurrency)
-      i.detail += ": the typical load fits, " + std::to_string(d.slo.concurrency) +
-                  " requests all at " + std::to_string(d.slo.context) + " tokens would not";
+      i.detail += ": the typical load fits, " + count_of(d.slo.concurrency, "request") +
+                  " all at " + std::to_string(d.slo.context) + " tokens would not";
   }
   if (!i.passed) {
     const auto short_by = d.slo.concurrency - e.judged();
@@ -699,16 +766,15 @@ std::optional<CheckItem> check_max_num_seqs(CheckContext& x) {
   if (!d.max_num_seqs) return std::nullopt;
   const std::uint32_t replicas = x.e.at_mml.replicas;
   const std::uint64_t cap = *d.max_num_seqs * replicas;
-  CheckItem i = item("max_num_seqs", "the engine admits " + std::to_string(d.slo.concurrency) +
-                                         " requests (max_num_seqs × replicas)");
+  CheckItem i = item("max_num_seqs", "the engine admits " + count_of(d.slo.concurrency, "request") +
+                                         " (max_num_seqs × replicas)");
   i.passed = cap >= d.slo.concurrency;
   i.detail = "max_num_seqs " + std::to_string(*d.max_num_seqs) + " × " + std::to_string(replicas) +
              " replica" + (replicas > 1 ? "s" : "") + " = " + std::to_string(cap);
   // max_num_seqs caps admission; it does not promise that many requests of max_model_len.
   if (x.e.at_mml.max_requests < cap)
-    i.detail += "; the KV cache holds " + std::to_string(x.e.at_mml.max_requests) +
-                " requests of " + std::to_string(d.plan.context) +
-                " tokens at once, more only when shorter";
+    i.detail += "; the KV cache holds " + count_of(x.e.at_mml.max_requests, "request") + " of " +
+                std::to_string(d.plan.context) + " tokens at once, more only when shorter";
   if (!i.passed) {
     i.detail += ", short by " + std::to_string(d.slo.concurrency - cap);
     i.fix = "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas));
@@ -816,8 +882,9 @@ PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std
 }
 
 Slo parse_slo_spec(const std::string& spec, const std::string& source) {
-  Slo s;
-  s.context = 0;
+  // KEY=VALUE pairs become the deployment file's "slo" object, read by its one reader
+  // (detail::read_slo_object): the same keys, bounds and messages.
+  nlohmann::json j = nlohmann::json::object();
   std::size_t start = 0;
   while (start <= spec.size()) {
     const auto end = std::min(spec.find(',', start), spec.size());
@@ -829,24 +896,30 @@ Slo parse_slo_spec(const std::string& spec, const std::string& source) {
     }
     const auto eq = item.find('=');
     if (eq == std::string::npos)
-      throw Error(source, item, "expected KEY=VALUE (concurrency, context, mean_context)");
+      throw Error(source, item,
+                  "expected KEY=VALUE (the deployment file's slo keys: concurrency, context, "
+                  "mean_context, min_kv_cache_tokens, max_cost_per_hour, ttft_p99_ms, "
+                  "tpot_p99_ms, e2e_p99_ms)");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "concurrency") {
-      s.concurrency = detail::parse_uint(value, 1, std::uint64_t{1} << 32, source, key);
-    } else if (key == "context") {
-      s.context = parse_human_int(value, 1, std::uint64_t{1} << 40, source, key);
-    } else if (key == "mean_context") {
-      s.mean_context = parse_human_int(value, 1, std::uint64_t{1} << 40, source, key);
+    if (j.contains(key)) throw Error(source, key, "given twice in \"" + spec + "\"");
+    if (key == "context" || key == "mean_context") {
+      // 32k / 128K, as vLLM reads lengths
+      j[key] = parse_human_int(value, 1, std::uint64_t{1} << 40, source, key);
     } else {
-      throw Error(source, key, "unknown SLO key (expected concurrency, context, mean_context)");
+      // A plain number, as JSON writes it; the reader checks its range and the key.
+      nlohmann::json v;
+      try {
+        v = nlohmann::json::parse(value);
+      } catch (const nlohmann::json::exception&) {
+      }
+      if (!v.is_number())
+        throw Error(source, key, "expected a number, got \"" + value.substr(0, 40) + "\"");
+      j[key] = v;
     }
     if (end == spec.size()) break;
   }
-  if (s.context && s.mean_context && *s.mean_context > s.context)
-    throw Error(
-        source, "mean_context",
-        std::to_string(*s.mean_context) + " exceeds the SLO context " + std::to_string(s.context));
-  return s;
+  detail::JsonObject o(j, source, "");
+  return detail::read_slo_object(o, 0, false);
 }
 
 CheckReport run_check(const Deployment& d) {

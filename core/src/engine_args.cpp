@@ -9,6 +9,7 @@
 #include "engine_config_yaml.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/model_ref.hpp"
 #include "spec_parse.hpp"
 
 namespace kvplan {
@@ -1119,46 +1120,9 @@ std::string hf_repo_id(const ModelSpec& model) {
 }
 
 ModelSpec resolve_engine_model(const std::string& name, const std::string& source) {
-  // A directory, a file, a Hugging Face repo id in the local hub cache or listed by a preset:
-  // load_model knows them all and names the model by the reference as given.
-  try {
-    return load_model(name);
-  } catch (const Error& e) {
-    if (e.source() != "--model") throw;  // the model was found and is bad: say why
-  }
-  // Older spellings: the repo's name matches a preset id ("meta-llama/Llama-3.1-8B-Instruct" ->
-  // llama-3.1-8b).
-  const std::string want = lower(name);
-  std::string base = want.substr(want.rfind('/') == std::string::npos ? 0 : want.rfind('/') + 1);
-  std::vector<std::string> candidates = {base};
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const char* suffix : {"-instruct", "-chat", "-it", "-hf", "-base"}) {
-      const std::string s = suffix;
-      if (base.size() > s.size() && base.ends_with(s)) {
-        base = base.substr(0, base.size() - s.size());
-        candidates.push_back(base);
-        changed = true;
-      }
-    }
-  }
-  if (base.rfind("meta-", 0) == 0) candidates.push_back(base.substr(5));
-  std::string ids;
-  for (const auto& p : list_model_presets()) {
-    ids += (ids.empty() ? "" : ", ") + p.id;
-    ModelSpec m = load_model(p.id);
-    if (lower(hf_repo_id(m)) == want ||
-        std::find(candidates.begin(), candidates.end(), p.id) != candidates.end()) {
-      m.preset = p.id;
-      m.id = name;
-      return m;
-    }
-  }
-  throw Error(source, "model",
-              "\"" + name +
-                  "\" is neither a local model directory or config.json, a Hugging Face repo id "
-                  "in the local hub cache, nor a known preset (" +
-                  ids + "); pass --model with a preset id or a config.json");
+  // A directory, a file, a Hugging Face repo id in the local hub cache or listed by a preset, or
+  // a path or older repo id whose name matches a preset (model_ref.hpp).
+  return resolve_model_reference(name, source).model;
 }
 
 std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& model,

@@ -18,6 +18,7 @@
 #include "kvplan/formula.hpp"
 #include "kvplan/output_path.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/start_failure.hpp"
 
 namespace kvplan {
 
@@ -256,12 +257,38 @@ void read_memory_profile(const std::string& line, EngineLog& g, bool& any) {
     if (!g.cuda_graph_bytes) g.cuda_graph_bytes = gib_bytes(*v);
 }
 
+// The line of a start that failed, in each engine's words (start_failure.hpp cites the sources).
+std::optional<StartFailureKind> failure_kind(const std::string& line) {
+  if (line.find("To serve at least one request with the model") != std::string::npos &&
+      line.find("KV cache is") != std::string::npos)
+    return StartFailureKind::kv_cache_too_small;
+  if (line.find("No available memory for the cache blocks") != std::string::npos)
+    return StartFailureKind::no_kv_memory;
+  if (line.find("Free memory on device") != std::string::npos &&
+      line.find("is less than desired GPU memory utilization") != std::string::npos)
+    return StartFailureKind::free_memory_short;
+  if (line.find("CUDA out of memory occurred when warming up sampler with") != std::string::npos)
+    return StartFailureKind::sampler_oom;
+  if (line.find("Not enough memory. Please try to increase --mem-fraction-static") !=
+      std::string::npos)
+    return StartFailureKind::sglang_no_memory;
+  return std::nullopt;
+}
+
+// vLLM's "(Y GiB)" after the available KV cache memory of its refusal (V1 spells it "KV cache",
+// the first versions "KV Cache").
+std::optional<double> refused_available_gib(const std::string& line, const Where& w) {
+  for (const char* key : {"available KV cache memory (", "available KV Cache memory ("})
+    if (auto v = gib_after(line, key, w)) return v;
+  return std::nullopt;
+}
+
 }  // namespace
 
 EngineLog parse_engine_log(const std::string& text, const std::string& source) {
   EngineLog g;
   g.source = source;
-  bool any = false, sglang = false, trtllm = false;
+  bool any = false, sglang = false, trtllm = false, failed = false;
   Where w{source};
   // The first line of each engine's KV figures: one log, one engine.
   std::size_t vllm_kv = 0, sglang_kv = 0, trtllm_kv = 0;
@@ -290,6 +317,12 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
         line.find("max_total_num_tokens=") != std::string::npos ||
         line.find("server_args=ServerArgs") != std::string::npos)
       sglang = true;
+    // A log that ends in a failure needs no KV line (start_failure.hpp reads the failure's own
+    // figures; a log of two runs keeps the first run's here).
+    if (const auto kind = failure_kind(line)) {
+      failed = true;
+      if (*kind == StartFailureKind::sglang_no_memory) sglang = true;
+    }
     // vLLM
     if (const auto p = line.find("LLM engine (v"); p != std::string::npos) {
       const auto e = line.find(')', p);
@@ -425,7 +458,7 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
         g.kv_cache_tokens = count_after(line.substr(p), "(", w);
     }
   }
-  if (!any)
+  if (!any && !failed)
     throw Error(source, "",
                 "no KV-cache line of vLLM, SGLang or TensorRT-LLM found (\"Available KV cache "
                 "memory\", \"GPU KV cache size\", \"KV Cache is allocated\", \"paged KV cache\")");
@@ -462,17 +495,19 @@ EngineLog load_engine_log(const std::string& path) {
   return parse_engine_log(detail::read_text_file(path, "engine log"), path);
 }
 
-ModelSpec load_log_model(const EngineLog& log) {
+ResolvedModel resolve_log_model(const EngineLog& log) {
   if (log.model.empty())
     throw Error(log.source, "model", "the log names no model (no config line): give --model");
   try {
-    return load_model(log.model);
+    return resolve_model_reference(log.model, "--model");
   } catch (const Error& e) {
     throw Error(e.kind(), log.source, "model",
                 "the model the log's config line names, '" + log.model + "', cannot be loaded (" +
                     e.what() + "); give --model");
   }
 }
+
+ModelSpec load_log_model(const EngineLog& log) { return resolve_log_model(log).model; }
 
 bool ExplainReport::all_within() const {
   bool any = false;
@@ -564,10 +599,9 @@ void explain_vllm_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& mo
   }
 }
 
-// The engine's KV numbers, recomputed (rows appended to r).
-void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
-                const ExplainOverrides& o) {
-  PlanInput& in = r.input;
+// What kvplan recomputes a log with: the log's settings, the user's where the log is silent.
+PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const ExplainOverrides& o) {
+  PlanInput in;
   in.engine = log.engine;
   in.tp = o.tp.value_or(log.tp.value_or(1));
   if (in.tp == 0 || in.tp > 65536)
@@ -593,6 +627,14 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
       (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
                               std::atoi(log.version.c_str() + 2) < 10));
   if (old) in.vllm_rules = VllmRules::v0_9;
+  return in;
+}
+
+// The engine's KV numbers, recomputed (rows appended to r).
+void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
+                const ExplainOverrides& o) {
+  r.input = explain_input(log, model, o);
+  PlanInput& in = r.input;
   const double tok_tol = 0.003;
   const std::string mem_why = "from the logged KV memory";
 
@@ -891,6 +933,552 @@ std::string render(const ExplainReport& r, OutputFormat f) {
            " B)\n";
   if (f == OutputFormat::md) return "### " + title + "\n\n" + render_markdown(t) + tail;
   return title + "\n\n" + render_text(t) + tail;
+}
+
+// ---- Starts that failed (start_failure.hpp) ----
+
+std::optional<StartFailure> find_start_failure(const std::string& text, const std::string& source) {
+  std::optional<StartFailure> f;
+  std::optional<double> available_gib;
+  std::size_t available_line = 0, engine_failed = 0;
+  std::optional<std::uint32_t> fraction_ppm;
+  std::optional<std::uint64_t> avail_after_weights;
+  Where w{source};
+  std::istringstream in(text);
+  auto fraction = [&](const std::string& line, const char* key) {
+    if (auto v = number_after(line, key); v && *v > 0 && *v <= 1)
+      fraction_ppm = fraction_to_ppm(*v, source, "line " + std::to_string(w.line));
+  };
+  for (std::string line; std::getline(in, line);) {
+    ++w.line;
+    if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
+      const double signed_v = *v;  // with its sign: negative when nothing was left
+      if (!available_gib || signed_v < *available_gib) available_line = w.line;
+      available_gib = available_gib ? std::min(*available_gib, signed_v) : signed_v;
+    }
+    fraction(line, "'gpu_memory_utilization':");
+    fraction(line, "gpu_memory_utilization=");
+    fraction(line, "mem_fraction_static=");
+    if (line.find("Load weight end") != std::string::npos)
+      if (auto v = gib_after(line, "avail mem=", w)) avail_after_weights = gib_bytes(*v);
+    if (line.find("EngineCore failed to start") != std::string::npos ||
+        line.find("Engine core initialization failed") != std::string::npos)
+      if (!engine_failed) engine_failed = w.line;
+    const auto kind = failure_kind(line);
+    if (!kind) continue;
+    StartFailure x;
+    x.kind = *kind;
+    x.line = w.line;
+    std::size_t from = 0;
+    for (const char* name : {"ValueError: ", "RuntimeError: "})
+      if (const auto p = line.find(name); p != std::string::npos) {
+        from = p;
+        break;
+      }
+    x.message = line.substr(from, 400);
+    // vLLM ends its advice with a link to its docs: the words before it are the message.
+    if (const auto see = x.message.find(" See https://"); see != std::string::npos)
+      x.message.resize(see);
+    while (!x.message.empty() && std::isspace(static_cast<unsigned char>(x.message.back())))
+      x.message.pop_back();
+    switch (*kind) {
+      case StartFailureKind::kv_cache_too_small: {
+        x.max_model_len = count_after(line, "max seq len (", w);
+        if (const auto p = line.find("max seq len ("); p != std::string::npos)
+          if (auto v = gib_after(line.substr(p), "), (", w)) x.needed_bytes = gib_bytes(*v);
+        if (auto v = refused_available_gib(line, w)) x.available_bytes = gib_bytes(*v);
+        x.estimated_max_model_len = count_after(line, "the estimated maximum model length is", w);
+        break;
+      }
+      case StartFailureKind::free_memory_short: {
+        const auto p = line.find('(', line.find("Free memory on device"));
+        if (p != std::string::npos) {
+          const std::string part = line.substr(p);
+          if (auto v = number_after(part, "(")) x.free_bytes = gib_bytes(*v);
+          if (auto v = gib_after(part, "/", w)) x.total_bytes = gib_bytes(*v);
+        }
+        const auto r = line.find("desired GPU memory utilization (");
+        if (r != std::string::npos) {
+          const std::string part = line.substr(r);
+          if (auto v = number_after(part, "utilization ("); v && *v > 0 && *v <= 1)
+            fraction_ppm = fraction_to_ppm(*v, source, "line " + std::to_string(w.line));
+          if (auto v = gib_after(part, ", ", w)) x.requested_bytes = gib_bytes(*v);
+        }
+        break;
+      }
+      case StartFailureKind::sampler_oom:
+        x.sampler_requests = count_after(line, "warming up sampler with", w);
+        break;
+      default:
+        break;
+    }
+    f = x;
+  }
+  // vLLM refuses a non-positive KV memory before anything else ("No available memory for the
+  // cache blocks", kv_cache_utils.py@001cabc1): a log cut after that figure failed the same way.
+  if (!f && available_gib && *available_gib > 0 && engine_failed) {
+    f = StartFailure{};
+    f->kind = StartFailureKind::kv_cache_too_small;
+    f->line = engine_failed;
+    f->inferred = true;
+    f->message = "EngineCore failed to start.";
+  }
+  if (!f && available_gib && *available_gib <= 0) {
+    f = StartFailure{};
+    f->kind = StartFailureKind::no_kv_memory;
+    f->line = available_line;
+    char b[96];
+    std::snprintf(b, sizeof b, "Available KV cache memory: %.2f GiB", *available_gib);
+    f->message = b;
+  }
+  if (f) {
+    f->available_gib = available_gib;
+    f->fraction_ppm = fraction_ppm;
+    f->avail_after_weights_bytes = avail_after_weights;
+  }
+  return f;
+}
+
+StartupLog parse_startup_log(const std::string& text, const std::string& source) {
+  StartupLog s{parse_engine_log(text, source), find_start_failure(text, source)};
+  return s;
+}
+
+StartupLog load_startup_log(const std::string& path) {
+  return parse_startup_log(detail::read_text_file(path, "engine log"), path);
+}
+
+namespace {
+
+std::string gib_text(double bytes) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.2f GiB", bytes / kGiB);
+  return b;
+}
+
+std::string fraction_text(std::uint32_t ppm) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%.2f", ppm / 1e6);
+  return b;
+}
+
+// A memory fraction as the engines take it, two decimals: rounded up (a fraction that must be
+// at least `v`) or down (one that must be at most `v`), in ppm.
+// Clamped to [0, 2] first: a fraction past 1 is refused by the caller, never wrapped.
+std::uint32_t hundredths_up(double v) {
+  v = std::clamp(v, 0.0, 2.0);
+  return static_cast<std::uint32_t>(std::ceil(v * 100 - 1e-9)) * 10000u;
+}
+std::uint32_t hundredths_down(double v) {
+  v = std::clamp(v, 0.0, 2.0);
+  return static_cast<std::uint32_t>(std::floor(v * 100 + 1e-9)) * 10000u;
+}
+
+// The least KV memory per rank with which one request of in.context starts, by kvplan's rules
+// (blocks, vLLM's null block, hybrid groups): a binary search over plan_capacity. nullopt when
+// not even 1 TiB holds it.
+std::optional<std::uint64_t> memory_to_start(const ModelSpec& m, PlanInput in,
+                                             const std::string& source) {
+  auto starts = [&](std::uint64_t bytes) {
+    in.available_kv_bytes = bytes;
+    return plan_capacity(m, in, source).fits_one_request;
+  };
+  std::uint64_t lo = 1, hi = std::uint64_t{1} << 40;
+  if (!starts(hi)) return std::nullopt;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (starts(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+// The GPU's total memory per rank: --gpu, else what the log states.
+std::uint64_t total_memory(const EngineLog& log, const StartFailure& f, const ExplainOverrides& o) {
+  if (o.gpu_memory_bytes) return o.gpu_memory_bytes;
+  if (f.total_bytes) return *f.total_bytes;
+  return log.total_gpu_bytes.value_or(0);
+}
+
+std::string flag_of(Engine e) {
+  return e == Engine::sglang ? "--mem-fraction-static" : "--gpu-memory-utilization";
+}
+
+// A memory fraction that adds `extra` bytes to the KV memory: u + extra / total, rounded up.
+// Appends the fix, or says why there is none.
+void fraction_fix(FailureExplanation& x, Engine e, std::uint32_t u, std::uint64_t extra,
+                  std::uint64_t total, const std::string& what) {
+  const std::string flag = flag_of(e);
+  if (!total) {
+    x.arithmetic.push_back(flag + ": give --gpu (the GPU's total memory) to size it");
+    return;
+  }
+  const double need = u / 1e6 + static_cast<double>(extra) / static_cast<double>(total);
+  const std::uint32_t ppm = hundredths_up(need);
+  x.arithmetic.push_back(flag + " " + fraction_text(u) + " + " + gib_text(extra) + " / " +
+                         gib_text(total) + " = " + std::to_string(need).substr(0, 6) + what);
+  if (ppm > 1000000) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", need);
+    x.arithmetic.push_back("no " + flag + " is enough: it would need " + b +
+                           ", more than the whole GPU");
+    return;
+  }
+  x.fraction_fit_ppm = ppm;
+}
+
+// More tensor parallelism when no memory fraction is enough: the first TP of 2, 4, 8 times the
+// log's at which kvplan's memory model starts one request of in.context.
+void tp_fix(FailureExplanation& x, const ModelSpec& model, PlanInput in, std::uint64_t total,
+            std::uint32_t u, const std::string& source) {
+  if (!total) return;
+  in.available_kv_bytes.reset();
+  in.gpu_memory_bytes = total;
+  in.memory_fraction_ppm = u;
+  const std::uint32_t tp0 = in.tp;
+  for (std::uint32_t k : {2u, 4u, 8u}) {
+    in.tp = tp0 * k;
+    if (!valid_tp(model, in.tp)) continue;
+    try {
+      const Capacity c = plan_capacity(model, in, source);
+      if (!c.fits_one_request) continue;
+      x.fixes.push_back("--tensor-parallel-size " + std::to_string(in.tp) +
+                        " (kvplan's memory model: " + gib_text(c.memory.available_bytes) +
+                        " per GPU for the KV cache, one request of " + grouped(in.context) +
+                        " tokens takes " + gib_text(c.bytes_per_request) + ")");
+      return;
+    } catch (const Error&) {
+      continue;
+    }
+  }
+}
+
+void explain_kv_too_small(FailureExplanation& x, const EngineLog& log, const ModelSpec& model,
+                          PlanInput in, std::uint32_t u, std::uint64_t total) {
+  const StartFailure& f = x.failure;
+  const auto available = f.available_bytes ? f.available_bytes : log.available_kv_bytes;
+  x.summary = "vLLM refused to start: one request of max_model_len " + grouped(in.context) +
+              " tokens needs " +
+              (f.needed_bytes ? gib_text(static_cast<double>(*f.needed_bytes)) + " of KV cache"
+                              : "more KV cache") +
+              " per GPU, and the GPU had " +
+              (available ? gib_text(static_cast<double>(*available)) : "less") + " left for it";
+  if (!available) {
+    x.fixes.push_back("--max-model-len lower, or " + flag_of(log.engine) +
+                      " higher (the log states no KV memory to size them)");
+    return;
+  }
+  in.available_kv_bytes = *available;
+  const Capacity c = plan_capacity(model, in, log.source);
+  if (f.inferred) {
+    x.summary = "vLLM failed to start (" + f.message + ") after it found " +
+                gib_text(static_cast<double>(*available)) + " for the KV cache";
+    if (c.fits_one_request) {
+      x.summary += "; by kvplan's arithmetic one request of max_model_len " + grouped(in.context) +
+                   " tokens fits it: the reason is not in the KV cache";
+      return;
+    }
+    x.summary += ", less than one request of max_model_len " + grouped(in.context) +
+                 " tokens needs (vLLM: \"To serve at least one request with the models's max seq "
+                 "len ...\")";
+  }
+  const auto need = memory_to_start(model, in, log.source);
+  const std::uint64_t block_bytes =
+      c.page_bytes * std::max<std::uint32_t>(c.stages.empty() ? 1 : c.stages[0].group_size, 1);
+  x.arithmetic.push_back("kvplan: " + (model.preset.empty() ? model.id : model.preset) + ", " +
+                         to_string(in.format) + ", TP " + std::to_string(in.tp) + ": blocks of " +
+                         std::to_string(c.block_size) + " tokens, " + human_bytes(block_bytes) +
+                         " each; one request of " + grouped(in.context) + " tokens takes " +
+                         grouped(c.blocks_per_request) + " blocks" +
+                         (need ? " and needs " + gib_text(static_cast<double>(*need)) + " (" +
+                                     grouped(*need) + " B) to start"
+                               : ""));
+  x.arithmetic.push_back(gib_text(static_cast<double>(*available)) + " = " + grouped(*available) +
+                         " B holds " + grouped(c.num_gpu_blocks) + " blocks");
+  const std::string held = gib_text(static_cast<double>(*available)) + " holds " +
+                           grouped(c.estimated_max_model_len) + " tokens";
+  if (f.estimated_max_model_len)
+    x.arithmetic.push_back("vLLM's estimate: " + grouped(*f.estimated_max_model_len) +
+                           " tokens; kvplan's: " + grouped(c.estimated_max_model_len));
+  if (c.estimated_max_model_len > 0) x.max_model_len_fit = c.estimated_max_model_len;
+  // The figure was printed to 0.01 GiB: the fraction covers the half hundredth it may be short.
+  if (need)
+    fraction_fix(x, log.engine, u, *need - std::min(*need, *available) + gib_bytes(0.005), total,
+                 " for max_model_len " + grouped(in.context));
+  std::string fix = held + ":";
+  if (x.max_model_len_fit) fix += " --max-model-len " + std::to_string(*x.max_model_len_fit);
+  if (x.fraction_fit_ppm)
+    fix += std::string(x.max_model_len_fit ? ", or" : "") + " " + flag_of(log.engine) + " " +
+           fraction_text(*x.fraction_fit_ppm);
+  if (x.max_model_len_fit || x.fraction_fit_ppm) x.fixes.push_back(fix);
+  if (!x.fraction_fit_ppm) tp_fix(x, model, in, total, u, log.source);
+}
+
+void explain_no_kv_memory(FailureExplanation& x, const EngineLog& log, const ModelSpec& model,
+                          PlanInput in, std::uint32_t u, std::uint64_t total) {
+  const StartFailure& f = x.failure;
+  const double avail = f.available_gib.value_or(0);
+  x.summary =
+      "vLLM refused to start: nothing was left for the KV cache (Available KV cache "
+      "memory " +
+      gib_text(avail * kGiB) + "): the weights and the profiled activations take more " +
+      "than gpu_memory_utilization " + fraction_text(u) + " of the GPU";
+  const std::uint64_t deficit = avail < 0 ? gib_bytes(-avail) : 0;
+  const auto need = memory_to_start(model, in, log.source);
+  if (need)
+    x.arithmetic.push_back("kvplan: one request of max_model_len " + grouped(in.context) +
+                           " tokens needs " + gib_text(static_cast<double>(*need)) +
+                           " of KV cache");
+  if (need)
+    fraction_fix(x, log.engine, u, deficit + *need + gib_bytes(0.005), total,
+                 " (the " + gib_text(static_cast<double>(deficit)) + " short and one request of " +
+                     grouped(in.context) + " tokens)");
+  if (x.fraction_fit_ppm)
+    x.fixes.push_back(flag_of(log.engine) + " " + fraction_text(*x.fraction_fit_ppm));
+  else
+    tp_fix(x, model, in, total, u, log.source);
+  if (x.fixes.empty())
+    x.fixes.push_back(
+        "more GPUs (--tensor-parallel-size) or a smaller checkpoint: the weights "
+        "leave no room at this memory fraction");
+}
+
+void explain_free_memory(FailureExplanation& x, const EngineLog& log, const ModelSpec& model,
+                         PlanInput in, std::uint32_t u) {
+  const StartFailure& f = x.failure;
+  if (!f.free_bytes || !f.total_bytes || *f.total_bytes == 0) {
+    x.summary = "vLLM refused to start: less GPU memory was free than gpu_memory_utilization asks";
+    x.fixes.push_back("--gpu-memory-utilization lower, or free the GPU of other processes");
+    return;
+  }
+  const std::uint64_t free = *f.free_bytes, total = *f.total_bytes;
+  x.summary = "vLLM refused to start: only " + gib_text(static_cast<double>(free)) +
+              " of the GPU's " + gib_text(static_cast<double>(total)) +
+              " was free, and gpu_memory_utilization " + fraction_text(u) + " asks for " +
+              gib_text(f.requested_bytes ? static_cast<double>(*f.requested_bytes)
+                                         : static_cast<double>(total) * u / 1e6) +
+              "; another process holds " +
+              gib_text(static_cast<double>(total - std::min(total, free)));
+  const std::uint32_t ppm = hundredths_down(static_cast<double>(free) / static_cast<double>(total));
+  x.arithmetic.push_back(
+      gib_text(static_cast<double>(free)) + " / " + gib_text(static_cast<double>(total)) + " = " +
+      std::to_string(static_cast<double>(free) / static_cast<double>(total)).substr(0, 6) +
+      ": gpu_memory_utilization at most " + fraction_text(ppm));
+  if (ppm == 0) {
+    x.fixes.push_back("free the GPU: other processes hold almost all of it");
+    return;
+  }
+  x.fraction_fit_ppm = ppm;
+  std::string fix = "--gpu-memory-utilization " + fraction_text(ppm) + ", or free the " +
+                    gib_text(static_cast<double>(total - std::min(total, free))) +
+                    " other processes hold";
+  in.available_kv_bytes.reset();
+  in.gpu_memory_bytes = total;
+  in.memory_fraction_ppm = ppm;
+  try {
+    const Capacity c = plan_capacity(model, in, log.source);
+    if (c.memory.shortfall_bytes > 0) {
+      x.arithmetic.push_back("at " + fraction_text(ppm) + ", kvplan's memory model: the weights " +
+                             "and reserve exceed the budget by " +
+                             gib_text(static_cast<double>(c.memory.shortfall_bytes)));
+      fix = "free the " + gib_text(static_cast<double>(total - std::min(total, free))) +
+            " other processes hold: at --gpu-memory-utilization " + fraction_text(ppm) +
+            " the weights do not fit";
+    } else if (c.fits_one_request) {
+      x.arithmetic.push_back("at " + fraction_text(ppm) + ", kvplan's memory model leaves " +
+                             gib_text(static_cast<double>(c.memory.available_bytes)) +
+                             " for the KV cache: " + grouped(c.kv_cache_tokens) +
+                             " tokens, max_model_len " + grouped(in.context) + " fits");
+    } else {
+      x.arithmetic.push_back("at " + fraction_text(ppm) + ", kvplan's memory model leaves " +
+                             gib_text(static_cast<double>(c.memory.available_bytes)) +
+                             " for the KV cache: max_model_len " + grouped(in.context) +
+                             " does not fit, " + grouped(c.estimated_max_model_len) + " does");
+      if (c.estimated_max_model_len > 0) {
+        x.max_model_len_fit = c.estimated_max_model_len;
+        fix += " (with --max-model-len " + std::to_string(c.estimated_max_model_len) + ")";
+      }
+    }
+  } catch (const Error& e) {
+    x.arithmetic.push_back(std::string("kvplan cannot size it at ") + fraction_text(ppm) + ": " +
+                           e.what());
+  }
+  x.fixes.push_back(fix);
+}
+
+void explain_sampler(FailureExplanation& x, const ModelSpec& model, PlanInput in, std::uint32_t u,
+                     std::uint64_t total) {
+  const std::uint64_t n = x.failure.sampler_requests.value_or(0);
+  x.summary = "vLLM ran out of GPU memory warming up its sampler for " +
+              (n ? std::to_string(n) + " requests (max_num_seqs)" : std::string("max_num_seqs")) +
+              ", after the KV cache had taken its share";
+  if (n < 2) {
+    x.fixes.push_back("--max-num-seqs lower, or --gpu-memory-utilization lower");
+    return;
+  }
+  const std::uint64_t half = n / 2;
+  in.max_num_seqs = n;
+  const MemoryTerms at_n = engine_rules(in).memory_terms({model, in, true});
+  in.max_num_seqs = half;
+  const MemoryTerms at_half = engine_rules(in).memory_terms({model, in, true});
+  const std::uint64_t saved = at_n.activation.bytes > at_half.activation.bytes
+                                  ? at_n.activation.bytes - at_half.activation.bytes
+                                  : 0;
+  x.arithmetic.push_back(
+      "kvplan's activation peak: " + gib_text(static_cast<double>(at_n.activation.bytes)) + " at " +
+      std::to_string(n) + " requests (" + at_n.activation.how + "), " +
+      gib_text(static_cast<double>(at_half.activation.bytes)) + " at " + std::to_string(half));
+  std::string fix = "--max-num-seqs " + std::to_string(half);
+  if (total && saved) {
+    const double v = u / 1e6 - static_cast<double>(saved) / static_cast<double>(total);
+    const std::uint32_t ppm = hundredths_down(v);
+    if (ppm > 0 && ppm < u) {
+      x.fraction_fit_ppm = ppm;
+      fix += ", or --gpu-memory-utilization " + fraction_text(ppm) + " (" + fraction_text(u) +
+             " less the " + gib_text(static_cast<double>(saved)) + " those requests take, of " +
+             gib_text(static_cast<double>(total)) + ")";
+    }
+  }
+  x.fixes.push_back(fix);
+}
+
+void explain_sglang_no_memory(FailureExplanation& x, const ModelSpec& model, PlanInput in,
+                              std::uint32_t u, std::uint64_t total) {
+  const StartFailure& f = x.failure;
+  x.summary = "SGLang refused to start: at --mem-fraction-static " + fraction_text(u) +
+              " no memory was left for the KV pool after the weights";
+  if (!f.avail_after_weights_bytes || !total) {
+    x.fixes.push_back(std::string("--mem-fraction-static higher") +
+                      (total ? "" : " (give --gpu to size it)"));
+    return;
+  }
+  // model_runner.py: rest = available after the weights − total · (1 − mem_fraction_static).
+  const std::uint64_t avail = *f.avail_after_weights_bytes;
+  const std::uint64_t cell = cell_bytes(model, in.format, in.tp);
+  const std::uint64_t one = in.context && cell ? mul(in.context, cell, "bytes") : 0;
+  const double need =
+      1.0 - (static_cast<double>(avail) - static_cast<double>(one)) / static_cast<double>(total);
+  const std::uint32_t ppm = hundredths_up(need);
+  x.arithmetic.push_back(
+      "1 − (" + gib_text(static_cast<double>(avail)) + " free after the weights" +
+      (one ? " − " + gib_text(static_cast<double>(one)) + " for one request of " +
+                 grouped(in.context) + " tokens"
+           : std::string()) +
+      ") / " + gib_text(static_cast<double>(total)) + " = " + std::to_string(need).substr(0, 6));
+  if (ppm > 1000000 || static_cast<double>(avail) < static_cast<double>(one)) {
+    x.fixes.push_back(
+        "more GPUs (--tp-size) or a smaller checkpoint: no --mem-fraction-static "
+        "leaves room for the pool");
+    return;
+  }
+  x.fraction_fit_ppm = ppm;
+  x.fixes.push_back("--mem-fraction-static " + fraction_text(ppm));
+}
+
+}  // namespace
+
+FailureExplanation explain_start_failure(const EngineLog& log, const StartFailure& f,
+                                         const ModelSpec& model, const ExplainOverrides& o) {
+  FailureExplanation x;
+  x.failure = f;
+  x.source = log.source;
+  x.model_id = model.id;
+  PlanInput in = explain_input(log, model, o);
+  if (f.max_model_len) in.context = *f.max_model_len;
+  // vLLM's default max_model_len is the model's positions.
+  if (in.context == 0) {
+    in.context = model.max_context;
+    if (in.context)
+      x.arithmetic.push_back(
+          "max_model_len: the log does not say; vLLM's default is the "
+          "model's " +
+          grouped(in.context) + " positions");
+  }
+  if (in.context == 0)
+    throw Error(log.source, "max_model_len",
+                "the log states no max_model_len and the model none: give --max-model-len");
+  const std::uint32_t u = o.memory_fraction_ppm.value_or(
+      f.fraction_ppm.value_or(default_memory_fraction_ppm(log.engine)));
+  const std::uint64_t total = total_memory(log, f, o);
+  switch (f.kind) {
+    case StartFailureKind::kv_cache_too_small:
+      explain_kv_too_small(x, log, model, in, u, total);
+      break;
+    case StartFailureKind::no_kv_memory:
+      explain_no_kv_memory(x, log, model, in, u, total);
+      break;
+    case StartFailureKind::free_memory_short:
+      explain_free_memory(x, log, model, in, u);
+      break;
+    case StartFailureKind::sampler_oom:
+      explain_sampler(x, model, in, u, total);
+      break;
+    case StartFailureKind::sglang_no_memory:
+      explain_sglang_no_memory(x, model, in, u, total);
+      break;
+  }
+  return x;
+}
+
+int ExplainOutcome::exit_code() const { return !failure && report && report->all_within() ? 0 : 1; }
+
+ExplainOutcome explain_startup(const StartupLog& s, const ModelSpec& model,
+                               const ExplainOverrides& o, const std::string& model_note) {
+  ExplainOutcome out;
+  out.model_note = model_note;
+  if (s.failure) out.failure = explain_start_failure(s.log, *s.failure, model, o);
+  // A start that failed before it sized its pool has no pool figures to compare.
+  const EngineLog& g = s.log;
+  if (!s.failure || g.kv_cache_tokens || g.num_gpu_blocks || g.kv_pool_bytes || g.max_concurrency)
+    out.report = explain_log(g, model, o);
+  return out;
+}
+
+Calibration calibration_of(const ExplainOutcome& o) {
+  if (!o.report)
+    throw Error(o.failure ? o.failure->source : std::string("--calibrate"), "calibrate",
+                "no reserve measured: the start failed before the engine sized its KV cache");
+  return calibration_of(*o.report);
+}
+
+std::string render(const FailureExplanation& e, OutputFormat f) {
+  const std::string where = "line " + std::to_string(e.failure.line);
+  if (f == OutputFormat::json) {
+    nlohmann::json j = {
+        {"source", e.source},  {"line", e.failure.line}, {"message", e.failure.message},
+        {"model", e.model_id}, {"summary", e.summary},   {"arithmetic", e.arithmetic},
+        {"fixes", e.fixes}};
+    j["max_model_len_fit"] =
+        e.max_model_len_fit ? nlohmann::json(*e.max_model_len_fit) : nlohmann::json(nullptr);
+    j["fraction_fit"] =
+        e.fraction_fit_ppm ? nlohmann::json(*e.fraction_fit_ppm / 1e6) : nlohmann::json(nullptr);
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  const bool md = f == OutputFormat::md;
+  std::string s = (md ? "### " : "") + e.source + ": " + e.model_id + " failed to start (" + where +
+                  ")\n" + (md ? "\n" : "") + e.summary + "\n";
+  s += (md ? "- the engine: `" : "  the engine: \"") + e.failure.message + (md ? "`\n" : "\"\n");
+  for (const auto& a : e.arithmetic) s += (md ? "- " : "  ") + a + "\n";
+  for (const auto& x : e.fixes) s += (md ? "- **fix**: " : "fix: ") + x + "\n";
+  return s;
+}
+
+std::string render(const ExplainOutcome& o, OutputFormat f) {
+  if (f == OutputFormat::json) {
+    nlohmann::json j =
+        o.report ? nlohmann::json::parse(render(*o.report, f)) : nlohmann::json::object();
+    if (!o.report) j["all_within"] = false;
+    if (o.failure) j["failure"] = nlohmann::json::parse(render(*o.failure, f));
+    if (!o.model_note.empty()) j["model_note"] = o.model_note;
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  std::string s;
+  if (!o.model_note.empty()) s += "model: " + o.model_note + "\n";
+  if (o.failure) s += render(*o.failure, f);
+  if (o.report) s += (s.empty() ? "" : "\n") + render(*o.report, f);
+  return s;
 }
 
 }  // namespace kvplan

@@ -1487,9 +1487,14 @@ ManifestReport check_manifests(const ManifestScan& s, bool strict) {
 
 namespace {
 
+// A JUnit classname: dots separate its parts, and every other character outside [A-Za-z0-9_]
+// becomes '_' (a '/' or '-' splits or breaks the package tree CI tools draw from it).
 std::string dotted(std::string s) {
   for (auto& c : s)
-    if (c == '/' || c == ' ') c = '.';
+    if (c == '/' || c == ' ')
+      c = '.';
+    else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
+      c = '_';
   return s;
 }
 

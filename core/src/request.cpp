@@ -1,5 +1,6 @@
 #include "kvplan/request.hpp"
 
+#include "deploy_slo.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_format.hpp"
 #include "kvplan/model.hpp"
@@ -120,7 +121,8 @@ Deployment from_deploy_file(const DeploymentRequest& r, std::optional<GpuSpec>& 
                              {r.gpu_memory_gib.has_value(), "gpu-memory-gib"},
                              {r.gpus.has_value(), "gpus"},
                              {!r.model.empty(), "model"},
-                             {r.slo.has_value(), "slo"}})
+                             {r.slo.has_value(), "slo"},
+                             {r.workload.has_value(), "workload"}})
     if (given)
       throw Error("--" + std::string(flag), flag,
                   "applies to --vllm / --sglang / --trtllm; the deployment file says its own");
@@ -184,6 +186,17 @@ ResolvedDeployment resolve(const DeploymentRequest& r) {
       throw Error("--gpus-per-node", "gpus-per-node",
                   "must be between 1 and 1024, got " + std::to_string(*r.gpus_per_node));
     out.deploy.node.gpus = static_cast<std::uint32_t>(*r.gpus_per_node);
+  }
+  if (r.source == DeploymentRequest::Source::engine_command ||
+      r.source == DeploymentRequest::Source::flags) {
+    // The latency limits of --slo run under --workload, as a deployment file's under its own.
+    if (r.workload) {
+      if (r.workload->empty()) throw Error("--workload", "workload", "must name a workload file");
+      out.deploy.workload = out.deploy.workload_path = *r.workload;
+    }
+    detail::check_slo_workload(out.deploy.slo, out.deploy.workload, "command line", "--workload",
+                               "--slo",
+                               "give --workload: a kvplan_workload JSON or a request trace");
   }
   if (r.calibration) {
     const Calibration cal = load_calibration(*r.calibration);

@@ -84,5 +84,63 @@ TEST(ExplainCli, AModelPathFromTheLogIsSaidToComeFromIt) {
       << r.err;
 }
 
+// A failed start: vLLM's refusal as kv_cache_utils.py@001cabc1 raises it ("To serve at least one
+// request with the models's max seq len (16384), (2.00 GiB KV cache is needed, which is larger
+// than the available KV cache memory (1.71 GiB). ..."), on a model path the log names. By hand
+// (tests/core/test_start_failure.cpp): Llama-3.1-8B bf16 holds 128 KiB a token, a block of 16
+// tokens is 2 MiB; floor(1.71 · 2^30) = 1,836,098,519 B is 875 blocks, one of them vLLM's null
+// block: 874 · 16 = 13,984 tokens. 16,384 tokens need 1,025 blocks = 2,149,580,800 B; on an L4
+// (24,152,899,584 B) 0.90 + (2,149,580,800 − 1,836,098,519 + 5,368,709) / 24,152,899,584 = 0.9132
+// → 0.92.
+TEST(ExplainCli, AFailedStartSaysWhyAndTheFix) {
+  test::TempDir dir;
+  const std::string log = dir.file("vllm.log");
+  std::ofstream(log)
+      << "INFO 11-02 10:00:00 [core.py:74] Initializing a V1 LLM engine (v0.11.0) with config: "
+         "model='/models/Meta-Llama-3.1-8B-Instruct', max_seq_len=16384, "
+         "tensor_parallel_size=1, kv_cache_dtype=auto\n"
+         "INFO 11-02 10:00:09 [gpu_worker.py:276] Available KV cache memory: 1.71 GiB\n"
+         "ERROR 11-02 10:00:09 [core.py:700] ValueError: To serve at least one request with the "
+         "models's max seq len (16384), (2.00 GiB KV cache is needed, which is larger than the "
+         "available KV cache memory (1.71 GiB). Based on the available memory, the estimated "
+         "maximum model length is 13984. Try increasing `gpu_memory_utilization` or decreasing "
+         "`max_model_len` when initializing the engine.\n";
+  const auto r = run_kvplan("explain '" + log + "' --gpu l4");
+  EXPECT_EQ(r.code, 1) << r.err << r.out;  // the start failed
+  EXPECT_NE(r.out.find("model: resolved /models/Meta-Llama-3.1-8B-Instruct to preset "
+                       "llama-3.1-8b by name"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("vLLM refused to start: one request of max_model_len 16,384 tokens needs "
+                       "2.00 GiB of KV cache per GPU, and the GPU had 1.71 GiB left for it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fix: 1.71 GiB holds 13,984 tokens: --max-model-len 13984, or "
+                       "--gpu-memory-utilization 0.92"),
+            std::string::npos)
+      << r.out;
+  const auto j = run_kvplan("explain '" + log + "' --gpu l4 --format json");
+  ASSERT_EQ(j.code, 1) << j.err;
+  const auto v = nlohmann::json::parse(j.out);
+  EXPECT_EQ(v["failure"]["max_model_len_fit"], 13984);
+  EXPECT_EQ(v["failure"]["fraction_fit"], 0.92);
+  EXPECT_FALSE(v["all_within"].get<bool>());
+}
+
+// vLLM issue #27508's log stops at "Available KV cache memory: 1.71 GiB" and "EngineCore failed
+// to start.": gpt-oss-120b's default max_model_len (its 131,072 positions) does not fit, so the
+// answer names the max_model_len that does instead of an empty table.
+TEST(ExplainCli, ALogCutAfterTheKvMemoryStillGetsAFix) {
+  const auto r = run_kvplan(std::string("explain '") + KVPLAN_TEST_DATA_DIR +
+                            "/logs/vllm-v1-gpt-oss-120b-h100-095.log' --model gpt-oss-120b");
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("after it found 1.71 GiB for the KV cache, less than one request of "
+                       "max_model_len 131,072 tokens needs"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fix: 1.71 GiB holds "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--max-model-len "), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace kvplan

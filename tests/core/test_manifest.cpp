@@ -430,6 +430,15 @@ spec:
   EXPECT_EQ(manifest_deployment(m).plan.context, 8192u);
 }
 
+// A JUnit classname keeps to [A-Za-z0-9_.]: a namespace's '-' (a DNS label allows it) becomes
+// '_', so CI tools that split classnames on '.' and reject other characters read it whole.
+TEST(Manifest, JUnitClassnamesAreSafe) {
+  std::string doc = deployment("good", kLlama);
+  doc.replace(doc.find("namespace: serving"), 18, "namespace: team-a");
+  const std::string x = render(check_manifests(read_manifests(doc, "m.yaml")), OutputFormat::junit);
+  EXPECT_HAS(x, "<testcase classname=\"kvplan.k8s.team_a\" name=\"team-a/good\">");
+}
+
 TEST(Manifest, RendersOneJUnitTestcasePerDeployment) {
   const auto s = read_manifests(
       deployment("good", kLlama) + "---\n" +

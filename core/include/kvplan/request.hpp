@@ -66,12 +66,16 @@ struct DeploymentRequest {
   bool launch_sets_max_num_seqs = false;
 
   // Overrides, for every source.
-  std::optional<std::string> slo;  // "concurrency=N,context=N,mean_context=N"
+  std::optional<std::string> slo;  // "concurrency=N,ttft_p99_ms=500": the file's "slo" keys
   std::optional<std::uint64_t> slo_context, slo_concurrency;  // --context / --concurrency
   std::optional<std::string> calibration;                     // kvplan explain --calibrate file
   // The node the KV tiers beyond the GPU run on (--node-memory-gib, --gpus-per-node).
   std::optional<std::string> node_memory_gib;
   std::optional<std::uint64_t> gpus_per_node;
+  // The workload the latency limits of --slo (ttft_p99_ms, ...) are simulated under: a
+  // kvplan_workload JSON or a request trace, relative to the working directory (check
+  // --workload). A deployment file names its own.
+  std::optional<std::string> workload;
 
   // How this front-end spells the fields, for its errors (plan: --context; simulate:
   // --max-model-len).

@@ -83,7 +83,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
       // A deployment that turns requests away does not serve the workload, however fast the
       // rest are.
       i.passed = p.count > 0 && p.p99 <= *l.limit && refusals.empty();
-      i.detail = "measured p99 " + ms(p.p99) + " (limit " + ms(*l.limit) + ", mean " + ms(p.mean) +
+      i.detail = "simulated p99 " + ms(p.p99) + " (limit " + ms(*l.limit) + ", mean " + ms(p.mean) +
                  ", p50 " + ms(p.p50) + ", p90 " + ms(p.p90) + ") over " + std::to_string(p.count) +
                  " requests on " + std::to_string(replicas) +
                  (replicas == 1 ? " replica" : " replicas");
