@@ -155,7 +155,8 @@ Table order_table_of(const PlanReport& r) {
 }
 
 // Below the order table: where each price came from, and what "-" means.
-std::string order_notes(const PlanReport& r) {
+std::string order_notes(const PlanReport& r, bool md) {
+  const std::string item = md ? "- " : "  ";
   std::string s;
   bool unknown = false;
   for (const auto& o : r.order) {
@@ -165,16 +166,16 @@ std::string order_notes(const PlanReport& r) {
       continue;
     }
     if (!o.gpu.price_source.empty())
-      s += "  price " + o.gpu.id + ": USD " + fixed(o.gpu.price_per_hour, 2) + "/GPU-hour (" +
+      s += item + "price " + o.gpu.id + ": USD " + fixed(o.gpu.price_per_hour, 2) + "/GPU-hour (" +
            o.gpu.price_date + ", " + o.gpu.price_source + ")\n";
   }
-  s += std::string(
-      "  nodes: a TP group stays inside a node (or its NVLink domain); pipeline stages "
-      "and replicas go across nodes\n");
+  s += item +
+       "nodes: a TP group stays inside a node (or its NVLink domain); pipeline stages and "
+       "replicas go across nodes\n";
   if (unknown)
-    s +=
-        "  USD/h \"-\": price unknown (give --prices FILE or --price GPU=USD); without prices rows "
-        "rank by GPU count\n";
+    s += item +
+         "USD/h \"-\": price unknown (give --prices FILE or --price GPU=USD); without prices rows "
+         "rank by GPU count\n";
   return s;
 }
 
@@ -660,7 +661,7 @@ std::string render(const PlanReport& r, OutputFormat f) {
   if (!r.order.empty())
     s += heading("Order: " + grouped(r.input.concurrency) + " requests of " +
                  grouped(r.input.context) + " tokens") +
-         table(order_table_of(r)) + (md ? "\n" : "") + order_notes(r) + "\n";
+         table(order_table_of(r)) + (md ? "\n" : "") + order_notes(r, md) + "\n";
   if (!r.what_if.empty()) s += heading("What if") + table(what_if_table(r)) + "\n";
   s += heading("Engine flags") + (md ? "\n" : "") + flags_text(r, md);
   if (r.capacity.max_requests < r.input.concurrency)
