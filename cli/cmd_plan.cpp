@@ -130,7 +130,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
 // The flags of kvplan plan, as parsed.
 struct PlanFlags {
   std::string model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib,
-      calibration;
+      calibration, prices_file;
   std::uint64_t context = 0, concurrency = 1, mnbt = kDefaultMaxNumBatchedTokens;
   std::uint64_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
@@ -140,11 +140,12 @@ struct PlanFlags {
 po::options_description plan_options(PlanFlags& f) {
   po::options_description desc("kvplan plan options");
   auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
-         context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
+         prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON")(
       "gpu", po::value(&gpu),
-      "GPU preset id or GPU JSON file (kvplan gpus); SLO sizing: a comma-separated list")(
+      "GPU preset id or GPU JSON file (kvplan gpus); a comma-separated list a,b,c: the plan "
+      "runs on the first, the order table and the Fix consider these GPUs only")(
       "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
       "available-kv-gib", po::value(&avail),
       "measured \"Available KV cache memory\" per GPU (GiB): skips the memory model")(
@@ -173,8 +174,10 @@ po::options_description plan_options(PlanFlags& f) {
       "sizing, its step-time efficiency)")(
       "reserve-gib", po::value(&reserve),
       "GiB per GPU for activations, CUDA graphs, runtime (default 2 for vLLM/TRT-LLM, 0 SGLang)")(
-      "price", po::value(&prices)->composing(), "GPU=USD per GPU-hour, repeatable")(
-      "brief", "capacity only: no order table, no what-if table")(
+      "price", po::value(&prices)->composing(), "GPU=USD per GPU-hour, repeatable (over --prices)")(
+      "prices", po::value(&prices_file),
+      "a price file, CSV (gpu,usd_per_hour,date,source) or JSON (docs/plan.md; "
+      "examples/prices.csv)")("brief", "capacity only: no order table, no what-if table")(
       "workload", po::value(&slo.workload),
       "SLO sizing: a kvplan_workload JSON or trace the deployment must serve (with --slo)")(
       "slo", po::value(&slo.slo),
@@ -193,7 +196,7 @@ po::options_description plan_options(PlanFlags& f) {
 DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, bool slo_mode) {
   DeploymentRequest req;
   req.model = f.model;
-  if (!slo_mode) req.gpu = f.gpu;
+  if (!slo_mode && vm.count("gpu")) req.gpu = split_list(f.gpu, "--gpu").front();
   if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
   if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
   req.engine = f.engine;
@@ -221,14 +224,14 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   PlanFlags f;
   const po::options_description desc = plan_options(f);
   auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
-         context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
+         prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
                   "kvplan plan --model M (--gpu G | --available-kv-gib X) [options]\n"
                   "       kvplan plan --model M --workload FILE --slo ttft_p99_ms=MS,... "
                   "[--gpu a,b,...] [options]",
-                  "kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 "
-                  "--concurrency 64 --kv-dtype fp8 --price h100-sxm-80gb=2.49"))
+                  "kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb,h200-141gb --context "
+                  "32768 --concurrency 64 --kv-dtype fp8 --prices examples/prices.csv"))
     return 0;
   const auto fmt =
       parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
@@ -240,15 +243,39 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   const PlanInput& in = resolved.deploy.plan;
   const std::optional<CalibratedEfficiency>& calibrated = resolved.efficiency;
 
+  // The GPUs a price may name: the presets and the GPUs --gpu lists (files included).
   std::vector<GpuSpec> presets = list_gpu_presets();
+  std::vector<std::string> listed;  // --gpu a,b,c outside SLO sizing: the order's GPUs
+  if (vm.count("gpu") && !slo_mode) listed = split_list(gpu, "--gpu");
+  std::vector<std::string> listed_ids;  // each listed GPU's id (a file's own id, not its path)
+  for (const auto& id : listed) {
+    const bool preset =
+        std::any_of(presets.begin(), presets.end(), [&](auto& p) { return p.id == id; });
+    GpuSpec one = preset                                 ? GpuSpec{}
+                  : id == listed.front() && resolved.gpu ? *resolved.gpu
+                                                         : load_gpu(id);
+    if (preset) one.id = id;
+    listed_ids.push_back(one.id);
+    if (std::none_of(presets.begin(), presets.end(), [&](auto& p) { return p.id == one.id; }))
+      presets.push_back(one);
+  }
+  if (vm.count("prices")) apply_prices(presets, load_prices(prices_file), prices_file);
   for (const auto& p : prices) {
     const auto [id, price] = parse_price(p);
     bool found = false;
     for (auto& g : presets)
-      if (g.id == id) g.price_per_hour = price, found = true;
-    if (!found && id != gpu)
-      throw Error("--price", id, "unknown GPU \"" + id + "\" (see kvplan gpus)");
+      if (g.id == id) {
+        g.price_per_hour = price, found = true;
+        g.price_date.clear();
+        g.price_source.clear();
+      }
+    if (!found) throw Error("--price", id, "unknown GPU \"" + id + "\" (see kvplan gpus)");
   }
+  auto by_id = [&](const std::string& id) {
+    for (const auto& p : presets)
+      if (p.id == id) return p;
+    throw Error(ErrorKind::internal, "--gpu", "gpu", "GPU \"" + id + "\" was not loaded");
+  };
   if (slo_mode) {
     slo.gpu = gpu;
     return run_slo_plan(m, in, vm, slo, presets, calibrated, fmt, out);
@@ -263,15 +290,25 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("gpu")) {
     g = resolved.gpu;
     for (const auto& p : presets)
-      if (p.id == g->id) g->price_per_hour = p.price_per_hour;
-    for (const auto& p : prices)
-      if (parse_price(p).first == gpu) g->price_per_hour = parse_price(p).second;
+      if (p.id == g->id) {
+        g->price_per_hour = p.price_per_hour;
+        g->price_date = p.price_date;
+        g->price_source = p.price_source;
+      }
   }
   const bool brief = vm.count("brief") > 0;
   // The order table compares GPU types by the memory model; a measured KV size is one GPU's.
+  // --gpu a,b,c: those GPUs; otherwise every preset and the plan's GPU.
   std::vector<GpuSpec> order;
-  if (!brief) {
-    order = presets;
+  if (!brief && listed.size() > 1) {
+    for (const auto& id : listed_ids) {
+      GpuSpec o = id == listed_ids.front() ? *g : by_id(id);
+      if (std::none_of(order.begin(), order.end(), [&](auto& p) { return p.id == o.id; }))
+        order.push_back(o);
+    }
+  } else if (!brief) {
+    order = list_gpu_presets();
+    for (auto& o : order) o = by_id(o.id);
     if (g && std::none_of(order.begin(), order.end(), [&](auto& p) { return p.id == g->id; }))
       order.push_back(*g);
   }

@@ -823,11 +823,22 @@ std::optional<CheckItem> check_cost(CheckContext& x) {
   return i;
 }
 
+// The node the deployment's ranks share: as the file or flags state it, else the GPU preset's
+// reference node (gpus_per_node, node_dram_gib with their sources; docs/gpus.md).
+NodeSpec node_of(const Deployment& d) {
+  NodeSpec n = d.node;
+  if (!n.memory_bytes && d.gpu.node_dram_gib > 0) {
+    n.memory_bytes = gib_to_bytes(d.gpu.node_dram_gib);
+    n.memory_source = "the " + d.gpu.id + " preset's node: " + d.gpu.node_dram_source;
+  }
+  if (!n.gpus && d.gpu.gpus_per_node > 0) n.gpus = d.gpu.gpus_per_node;
+  return n;
+}
+
 // The KV tiers beyond the GPU against the node's memory: the pinned host memory of the node's
 // ranks (kv_tiers.hpp) must fit in its DRAM; SGLang also refuses a rank's pool larger than its
 // share of the host's memory less 10 GiB (pool_host/base.py, host_memory_budget_bytes).
-std::optional<CheckItem> check_host_memory(CheckContext& x, const HostMemory& h) {
-  const Deployment& d = x.d;
+CheckItem check_host_memory(const HostMemory& h, const NodeSpec& n) {
   CheckItem i = item("host_memory", "the KV tiers beyond the GPU fit in the node's memory");
   std::string tiers;
   for (const HostTier& t : h.tiers)
@@ -838,16 +849,16 @@ std::optional<CheckItem> check_host_memory(CheckContext& x, const HostMemory& h)
   i.detail = tiers + "; " + ranks + ": " + human_bytes(h.pinned_per_node) + " pinned per node";
   if (h.disk_per_node > 0) i.detail += ", " + human_bytes(h.disk_per_node) + " on local disk";
   for (const std::string& n : h.notes) i.detail += "; " + n;
-  if (!d.node.memory_bytes) {
+  if (!n.memory_bytes) {
     i.passed = true;
     i.detail +=
         "; the node's memory is unknown: give hardware.node_memory_gib (or "
         "--node-memory-gib) to check it";
     return i;
   }
-  const std::uint64_t node = *d.node.memory_bytes;
+  const std::uint64_t node = *n.memory_bytes;
   i.passed = h.pinned_per_node <= node;
-  i.detail += " of " + human_bytes(node) + " (" + d.node.memory_source + ")";
+  i.detail += " of " + human_bytes(node) + " (" + n.memory_source + ")";
   if (!i.passed) {
     i.detail += ": over by " + human_bytes(h.pinned_per_node - node);
     const std::uint64_t fits = node / h.ranks_per_node;
@@ -936,8 +947,9 @@ CheckReport run_check(const Deployment& d) {
                       check_concurrency, check_max_num_seqs, check_kv_cache_tokens, check_cost})
     if (auto i = check(x)) r.items.push_back(std::move(*i));
   if (d.host_tiers.any()) {
-    r.host = host_memory(d.host_tiers, d.model, d.plan, e.at_mml, d.node, d.source);
-    if (auto i = check_host_memory(x, *r.host)) r.items.push_back(std::move(*i));
+    const NodeSpec node = node_of(d);
+    r.host = host_memory(d.host_tiers, d.model, d.plan, e.at_mml, node, d.source);
+    r.items.push_back(check_host_memory(*r.host, node));
   }
   return r;
 }

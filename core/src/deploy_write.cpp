@@ -45,7 +45,7 @@ nlohmann::ordered_json hardware(const Deployment& d) {
   hw["gpus"] = d.plan.gpus ? d.plan.gpus : d.plan.tp * d.plan.pp;
   if (d.gpu.price_per_hour != preset_price(d.gpu)) hw["price_per_hour"] = d.gpu.price_per_hour;
   if (d.node.memory_bytes) hw["node_memory_gib"] = to_gib(*d.node.memory_bytes);
-  if (d.node.gpus != NodeSpec{}.gpus) hw["gpus_per_node"] = d.node.gpus;
+  if (d.node.gpus) hw["gpus_per_node"] = *d.node.gpus;
   return hw;
 }
 

@@ -174,7 +174,8 @@ HostMemory host_memory(const HostTierArgs& a, const ModelSpec& model, const Plan
          .exact = false,
          .rule = "every rank its own secondary pool (resource_manager.py@001541ba)"});
   const std::uint64_t gpus = in.gpus ? in.gpus : std::uint64_t{in.tp} * in.pp;
-  m.ranks_per_node = static_cast<std::uint32_t>(std::min<std::uint64_t>(gpus, node.gpus));
+  m.ranks_per_node =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(gpus, node.gpus.value_or(8)));
   for (const HostTier& t : m.tiers) {
     const std::uint64_t node_bytes = mul(t.bytes_per_rank, m.ranks_per_node);
     if (t.pinned) {

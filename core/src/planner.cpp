@@ -980,12 +980,16 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
                      std::uint32_t max_gpus, const std::string& source) {
   OrderOption best;
   best.gpu = gpu;
-  best.reason = "no TP size in {1, 2, 4, 8} × PP 1..16 up to " + std::to_string(max_gpus) +
-                " GPUs holds one request of " + std::to_string(in.context) + " tokens";
+  // A TP group stays inside a node (or the NVLink domain where that spans nodes).
+  const std::uint32_t span = max_tp_span(gpu);
+  best.reason = "no TP size in {1, 2, 4, 8}" +
+                (span && span < 8 ? " (at most " + std::to_string(span) + ": one node)" : "") +
+                " × PP 1..16 up to " + std::to_string(max_gpus) + " GPUs holds one request of " +
+                std::to_string(in.context) + " tokens";
   const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
   for (std::uint32_t pp = 1; pp <= 16 && pp <= model.layers.size(); ++pp) {
     for (std::uint32_t tp : {1u, 2u, 4u, 8u}) {
-      if (!valid_tp(model, tp)) continue;
+      if (!valid_tp(model, tp) || (span && tp > span)) continue;
       const std::uint32_t unit = tp * pp;
       if (unit > max_gpus || (best.feasible && unit > best.gpus)) continue;
       PlanInput c = in;
@@ -1012,7 +1016,10 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       }
     }
   }
-  best.cost_per_hour = best.feasible ? best.gpus * gpu.price_per_hour : 0;
+  if (best.feasible) {
+    best.nodes = nodes_for(gpu, best.tp, std::uint64_t{best.pp} * best.replicas);
+    best.cost_per_hour = round_cents(best.gpus * gpu.price_per_hour);
+  }
   return best;
 }
 

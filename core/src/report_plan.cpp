@@ -4,10 +4,12 @@
 #include <utility>
 #include <vector>
 
+#include "kvplan/checked.hpp"
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
 #include "kvplan/plan_fix.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
@@ -127,21 +129,54 @@ Table capacity_table(const PlanReport& r) {
   return t;
 }
 
+// "2 nodes (9 GPUs)", or "9 GPUs" where the GPU's node size is unknown.
+std::string nodes_and_gpus(std::uint32_t nodes, std::uint32_t gpus) {
+  const std::string g = std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+  if (nodes == 0) return g;
+  return std::to_string(nodes) + (nodes == 1 ? " node (" : " nodes (") + g + ")";
+}
+
+std::string cost_text(double cost) { return cost > 0 ? fixed(cost, 2) : "-"; }
+
 Table order_table_of(const PlanReport& r) {
-  Table t{{"rank", "GPU", "GPUs", "layout", "holds", "USD/h"}, {}};
+  Table t{{"rank", "GPU", "order", "layout", "holds", "USD/h"}, {}};
   int rank = 0;
   for (const auto& o : r.order) {
     if (!o.feasible) {
       t.rows.push_back({"-", o.gpu.id, "-", o.reason, "-", "-"});
       continue;
     }
-    t.rows.push_back({std::to_string(++rank), o.gpu.id, std::to_string(o.gpus),
+    t.rows.push_back({std::to_string(++rank), o.gpu.id, nodes_and_gpus(o.nodes, o.gpus),
                       "TP " + std::to_string(o.tp) + " × PP " + std::to_string(o.pp) + " × " +
                           std::to_string(o.replicas),
-                      grouped(o.max_requests),
-                      o.cost_per_hour > 0 ? fixed(o.cost_per_hour, 2) : "-"});
+                      grouped(o.max_requests), cost_text(o.cost_per_hour)});
   }
   return t;
+}
+
+// Below the order table: where each price came from, and what "-" means.
+std::string order_notes(const PlanReport& r, bool md) {
+  const std::string item = md ? "- " : "  ";
+  std::string s;
+  bool unknown = false;
+  for (const auto& o : r.order) {
+    if (!o.feasible) continue;
+    if (o.gpu.price_per_hour <= 0) {
+      unknown = true;
+      continue;
+    }
+    if (!o.gpu.price_source.empty())
+      s += item + "price " + o.gpu.id + ": USD " + fixed(o.gpu.price_per_hour, 2) + "/GPU-hour (" +
+           o.gpu.price_date + ", " + o.gpu.price_source + ")\n";
+  }
+  s += item +
+       "nodes: a TP group stays inside a node (or its NVLink domain); pipeline stages and "
+       "replicas go across nodes\n";
+  if (unknown)
+    s += item +
+         "USD/h \"-\": price unknown (give --prices FILE or --price GPU=USD); without prices rows "
+         "rank by GPU count\n";
+  return s;
 }
 
 Table what_if_table(const PlanReport& r) {
@@ -180,6 +215,17 @@ nlohmann::json memory_json(const MemoryBudget& m) {
   return j;
 }
 
+// Unknown (0) as null; USD rounded to cents.
+nlohmann::json count_or_null(std::uint32_t n) {
+  return n ? nlohmann::json(n) : nlohmann::json(nullptr);
+}
+nlohmann::json usd_or_null(double usd) {
+  return usd > 0 ? nlohmann::json(round_cents(usd)) : nlohmann::json(nullptr);
+}
+nlohmann::json text_or_null(const std::string& s) {
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
 // The order table and the what-if rows.
 void order_and_what_if_json(const PlanReport& r, nlohmann::json& j) {
   j["order"] = nlohmann::json::array();
@@ -187,11 +233,16 @@ void order_and_what_if_json(const PlanReport& r, nlohmann::json& j) {
     j["order"].push_back({{"gpu", o.gpu.id},
                           {"feasible", o.feasible},
                           {"gpus", o.gpus},
+                          {"nodes", count_or_null(o.nodes)},
+                          {"gpus_per_node", count_or_null(o.gpu.gpus_per_node)},
                           {"tp", o.tp},
                           {"pp", o.pp},
                           {"replicas", o.replicas},
                           {"max_requests", o.max_requests},
-                          {"cost_per_hour", o.cost_per_hour},
+                          {"usd_per_gpu_hour", usd_or_null(o.gpu.price_per_hour)},
+                          {"price_date", text_or_null(o.gpu.price_date)},
+                          {"price_source", text_or_null(o.gpu.price_source)},
+                          {"cost_per_hour", usd_or_null(o.feasible ? o.cost_per_hour : 0)},
                           {"reason", o.reason}});
   j["what_if"] = nlohmann::json::array();
   for (const auto& w : r.what_if)
@@ -268,28 +319,44 @@ std::string flags_text(const PlanReport& r, bool md) {
   return s;
 }
 
-std::string layout_text(const PlanFix& f) {
-  return "TP " + std::to_string(f.tp) + (f.pp > 1 ? " × PP " + std::to_string(f.pp) : "") + " × " +
-         std::to_string(f.replicas) + " replica" + (f.replicas > 1 ? "s" : "");
+std::string layout_text(std::uint32_t tp, std::uint32_t pp, std::uint32_t replicas) {
+  return "TP " + std::to_string(tp) + (pp > 1 ? " × PP " + std::to_string(pp) : "") + " × " +
+         std::to_string(replicas) + " replica" + (replicas > 1 ? "s" : "");
 }
+std::string layout_text(const PlanFix& f) { return layout_text(f.tp, f.pp, f.replicas); }
+
+std::string plan_gpu_id(const PlanReport& r) { return r.gpu ? r.gpu->id : "GPU"; }
 
 std::string fix_change(const PlanReport& r, const PlanFix& f) {
-  const std::string gpu = r.gpu ? r.gpu->id : "GPU";
-  const std::string where = f.extra_gpus
-                                ? std::to_string(f.gpus) + " × " + gpu + " as " + layout_text(f)
-                                : "the same " + std::to_string(f.gpus) + " × " + gpu;
+  const std::string nodes =
+      f.nodes ? " on " + std::to_string(f.nodes) + (f.nodes == 1 ? " node" : " nodes") : "";
+  std::string where;
+  if (f.own_gpu && f.keeps_layout && f.extra_gpus == 0)
+    where = "the same " + std::to_string(f.gpus) + " × " + f.gpu.id + " (" + layout_text(f) +
+            nodes + ")";
+  else
+    where = std::to_string(f.gpus) + " × " + f.gpu.id + " as " + layout_text(f) + nodes;
+  if (!f.own_gpu)
+    where += ", instead of the plan's " + std::to_string(f.plan_gpus) + " × " + plan_gpu_id(r);
   const std::string s = f.same_format ? where + ", KV cache " + f.kv_dtype + " kept"
                                       : "KV cache " + f.kv_dtype + " on " + where;
   return s + ": holds " + grouped(f.max_requests) + " requests of " + grouped(r.input.context) +
          " tokens";
 }
 
-std::string fix_cost(const PlanReport& r, const PlanFix& f) {
-  const std::string gpu = r.gpu ? r.gpu->id : "GPU";
-  std::string s = f.extra_gpus ? std::to_string(f.extra_gpus) + " more " + gpu + " (" +
-                                     std::to_string(f.gpus) + " in all)"
-                               : "no more GPUs";
-  if (f.cost_per_hour > 0) s += ", USD " + fixed(f.cost_per_hour, 2) + "/h";
+std::string fix_cost(const PlanFix& f) {
+  std::string s;
+  if (!f.own_gpu)
+    s = std::to_string(f.gpus) + " " + f.gpu.id + " in all";
+  else if (f.extra_gpus)
+    s = std::to_string(f.extra_gpus) + " more " + f.gpu.id + " (" + std::to_string(f.gpus) +
+        " in all)";
+  else if (f.fewer_gpus)
+    s = std::to_string(f.fewer_gpus) + " fewer " + f.gpu.id + " (" + std::to_string(f.gpus) +
+        " in all)";
+  else
+    s = "no more GPUs";
+  s += f.cost_per_hour > 0 ? ", USD " + fixed(f.cost_per_hour, 2) + "/h" : ", price unknown";
   return s + "; model quality: " + f.quality;
 }
 
@@ -302,14 +369,24 @@ std::string fix_text(const PlanReport& r, const std::vector<PlanFix>& fixes, boo
         " implements holds " + target +
         (r.gpu ? " on up to 1,024 " + r.gpu->id
                : " on this GPU (give --gpu to search GPU counts)") +
-        "\n";
+        (r.order.empty() ? "" : " or on up to 1,024 of any GPU of the order") + "\n";
     return s;
   }
+  const std::uint32_t have = fixes.front().plan_gpus;
   s = std::string(md ? "" : "  ") + "The plan holds " + grouped(r.capacity.max_requests) + " of " +
-      target + ". The cheapest change that holds them:\n" + (md ? "\n" : "");
-  for (std::size_t i = 0; i < fixes.size(); ++i) {
-    const auto& f = fixes[i];
-    const std::string label = i == 0 ? "cheapest" : "or, keeping " + f.kv_dtype;
+      target + " on " + std::to_string(have) + " × " + plan_gpu_id(r) +
+      ". The cheapest change that holds them" +
+      (r.order.empty() ? " (the plan's GPU only: no order table)"
+                       : ", over every GPU of the order") +
+      ":\n" + (md ? "\n" : "");
+  bool unpriced = false;
+  for (const auto& f : fixes) unpriced = unpriced || f.cost_per_hour <= 0;
+  if (unpriced)
+    s += std::string(md ? "" : "  ") +
+         "(prices unknown for some GPUs: give --prices FILE or --price GPU=USD; unpriced fixes "
+         "rank by GPU count, as the order table does, the plan's own GPU first)\n" +
+         (md ? "\n" : "");
+  for (const auto& f : fixes) {
     auto flags = [&](const char* name, const std::optional<std::string>& cmd,
                      const std::string& why) {
       if (md)
@@ -319,9 +396,9 @@ std::string fix_text(const PlanReport& r, const std::vector<PlanFix>& fixes, boo
         s += std::string("      ") + name + ": " + (cmd ? *cmd : "none (" + why + ")") + "\n";
     };
     if (md) {
-      s += "- **" + label + "**: " + fix_change(r, f) + "\n  - cost: " + fix_cost(r, f) + "\n";
+      s += "- **" + f.label + "**: " + fix_change(r, f) + "\n  - cost: " + fix_cost(f) + "\n";
     } else {
-      s += "  " + label + ": " + fix_change(r, f) + "\n      cost: " + fix_cost(r, f) + "\n";
+      s += "  " + f.label + ": " + fix_change(r, f) + "\n      cost: " + fix_cost(f) + "\n";
     }
     flags("vLLM", f.vllm, f.vllm_why);
     flags("SGLang", f.sglang, f.sglang_why);
@@ -357,72 +434,191 @@ PlanReport make_plan_report(const ModelSpec& model, const std::optional<GpuSpec>
   return r;
 }
 
+namespace {
+
+// A candidate fix and what ranks it after its cost and GPU count.
+struct FixCandidate {
+  PlanFix fix;
+  std::size_t gpu_rank = 0;     // the GPU's row in the order table (the plan's GPU: its row)
+  std::size_t format_rank = 0;  // the what-if table's order of formats
+};
+
+// Fills the counts, cost, flags and quality of a fix whose input, layout and GPU are set;
+// false when the changed plan does not hold the target after all.
+bool complete_fix(const PlanReport& r, PlanFix& f, const std::string& source) {
+  const auto& in = r.input;
+  f.max_requests = plan_capacity(r.model, f.input, source).max_requests;
+  if (f.max_requests < in.concurrency) return false;
+  if (f.own_gpu) {
+    f.extra_gpus = f.gpus > f.plan_gpus ? f.gpus - f.plan_gpus : 0;
+    f.fewer_gpus = f.gpus < f.plan_gpus ? f.plan_gpus - f.gpus : 0;
+  }
+  f.nodes = nodes_for(f.gpu, f.tp, std::uint64_t{f.pp} * f.replicas);
+  f.cost_per_hour = f.gpu.price_per_hour > 0 ? round_cents(f.gpus * f.gpu.price_per_hour) : 0;
+  f.quality = quality_of(r.model, f.same_format);
+  f.vllm = vllm_command(r.model, f.input, &f.vllm_why);
+  f.sglang = sglang_command(r.model, f.input, &f.sglang_why);
+  return true;
+}
+
+// Priced fixes first, cheapest first (as the order table ranks priced rows); then fewer GPUs;
+// then the plan's own GPU, its format (no quality cost), its layout; then the order table's and
+// the what-if table's order.
+bool cheaper(const FixCandidate& a, const FixCandidate& b) {
+  const PlanFix &x = a.fix, &y = b.fix;
+  const bool xp = x.cost_per_hour > 0, yp = y.cost_per_hour > 0;
+  if (xp != yp) return xp;
+  if (xp && x.cost_per_hour != y.cost_per_hour) return x.cost_per_hour < y.cost_per_hour;
+  if (x.gpus != y.gpus) return x.gpus < y.gpus;
+  if (x.own_gpu != y.own_gpu) return x.own_gpu;
+  if (x.same_format != y.same_format) return x.same_format;
+  if (x.keeps_layout != y.keeps_layout) return x.keeps_layout;
+  if (a.gpu_rank != b.gpu_rank) return a.gpu_rank < b.gpu_rank;
+  return a.format_rank < b.format_rank;
+}
+
+}  // namespace
+
 std::vector<PlanFix> plan_fixes(const PlanReport& r) {
   const auto& in = r.input;
   if (r.capacity.max_requests >= in.concurrency) return {};
   const std::string source = "plan fix";
-  // The what-if rows hold the candidates; a report made without them (--brief) computes them.
+  // The what-if rows name the formats the engine implements; a report made without them
+  // (--brief) computes them.
   const std::vector<WhatIf> rows =
       r.what_if.empty() ? what_if(r.model, in, r.gpu, source) : r.what_if;
   const std::string own = to_string(in.format);
   const std::uint32_t have = plan_gpus(in);
-  std::vector<std::pair<std::size_t, PlanFix>> found;  // (what-if order, fix)
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const WhatIf& w = rows[i];
+  const std::uint32_t plan_replicas = r.capacity.replicas;
+  // The plan's GPU: a preset or file (r.gpu), or only a memory size (--gpu-memory-gib).
+  GpuSpec own_gpu = r.gpu ? *r.gpu : GpuSpec{};
+  if (!r.gpu) own_gpu.id = "GPU";
+  std::size_t own_rank = r.order.size();
+  for (std::size_t i = 0; i < r.order.size(); ++i)
+    if (r.gpu && r.order[i].gpu.id == r.gpu->id) own_rank = i;
+
+  std::vector<FixCandidate> found;
+  for (std::size_t wi = 0; wi < rows.size(); ++wi) {
+    const WhatIf& w = rows[wi];
     if (!w.engine_native || w.policy != "full") continue;
-    PlanFix f;
-    f.kv_dtype = w.format;
-    f.same_format = w.format == own;
-    f.input = in;
+    PlanFix base;
+    base.kv_dtype = w.format;
+    base.same_format = w.format == own;
+    base.plan_gpus = have;
+    base.input = in;
     try {
-      f.input.format = parse_kv_format(w.format, source, "format");
+      base.input.format = parse_kv_format(w.format, source, "format");
     } catch (const Error&) {
       continue;
     }
-    if (w.max_requests >= in.concurrency) {
-      f.gpus = have;
+    auto add = [&](PlanFix f, std::size_t gpu_rank) {
+      if (complete_fix(r, f, source))
+        found.push_back({.fix = std::move(f), .gpu_rank = gpu_rank, .format_rank = wi});
+    };
+    // 1. The plan's GPUs and layout (TP, PP); replicas added where one replica holds some.
+    {
+      PlanFix f = base;
+      f.gpu = own_gpu;
+      f.keeps_layout = true;
       f.tp = in.tp;
       f.pp = in.pp;
-      f.replicas = have / (in.tp * in.pp);
-    } else if (w.min_gpus > 0 && r.gpu) {
-      const OrderOption o = min_gpus(r.model, f.input, *r.gpu, 1024, source);
+      std::uint32_t replicas = plan_replicas;
+      if (w.max_requests < in.concurrency) {
+        PlanInput one = f.input;
+        one.gpus = 0;  // one replica
+        const std::uint64_t per = plan_capacity(r.model, one, source).max_requests_per_replica;
+        const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
+        const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+        replicas = 0;
+        if (per > 0 && ceil_div(want, per) <= 1024 / unit) {
+          // One replica runs every request, the largest activation: with fewer requests per
+          // replica each holds at least as many, so fewer replicas may already do.
+          replicas = static_cast<std::uint32_t>(ceil_div(want, per));
+          for (int step = 0; step < 4 && replicas > plan_replicas + 1; ++step) {
+            PlanInput fewer = f.input;
+            fewer.gpus = static_cast<std::uint32_t>(unit * (replicas - 1));
+            if (plan_capacity(r.model, fewer, source).max_requests < in.concurrency) break;
+            --replicas;
+          }
+        }
+      }
+      if (replicas > 0) {
+        f.replicas = replicas;
+        f.gpus = static_cast<std::uint32_t>(mul(std::uint64_t{in.tp} * in.pp, replicas, "GPUs"));
+        f.input.gpus = f.gpus;
+        add(f, own_rank);
+      }
+    }
+    // 2. The smallest order of the plan's GPU in any layout a node allows, when that layout is
+    // not the plan's (a measured KV size is one GPU's at the plan's layout: the model decides).
+    if (r.gpu) {
+      const OrderOption o = min_gpus(r.model, base.input, *r.gpu, 1024, source);
+      if (o.feasible && (o.tp != in.tp || o.pp != in.pp)) {
+        PlanFix f = base;
+        f.gpu = own_gpu;
+        f.input.tp = o.tp;
+        f.input.pp = o.pp;
+        f.input.gpus = o.gpus;
+        f.input.available_kv_bytes.reset();
+        f.input.gpu_memory_bytes = own_gpu.engine_memory_bytes();
+        f.gpus = o.gpus;
+        f.tp = o.tp;
+        f.pp = o.pp;
+        f.replicas = o.replicas;
+        add(f, own_rank);
+      }
+    }
+    // 3. Every other GPU of the order: its smallest order (the order table's row in the plan's
+    // own format).
+    for (std::size_t oi = 0; oi < r.order.size(); ++oi) {
+      const GpuSpec& g = r.order[oi].gpu;
+      if (r.gpu && g.id == r.gpu->id) continue;
+      const OrderOption o = base.same_format && r.order[oi].feasible
+                                ? r.order[oi]
+                                : min_gpus(r.model, base.input, g, 1024, source);
       if (!o.feasible) continue;
+      PlanFix f = base;
+      f.gpu = g;
+      f.own_gpu = false;
       f.input.tp = o.tp;
       f.input.pp = o.pp;
       f.input.gpus = o.gpus;
-      f.input.available_kv_bytes.reset();  // a measured size is one GPU's at the old layout
+      f.input.available_kv_bytes.reset();
+      f.input.gpu_memory_bytes = g.engine_memory_bytes();
+      f.input.gpu_id = g.id;
       f.gpus = o.gpus;
       f.tp = o.tp;
       f.pp = o.pp;
       f.replicas = o.replicas;
-    } else {
-      continue;
+      add(f, oi);
     }
-    f.max_requests = plan_capacity(r.model, f.input, source).max_requests;
-    if (f.max_requests < in.concurrency) continue;
-    f.extra_gpus = f.gpus > have ? f.gpus - have : 0;
-    f.cost_per_hour = r.gpu && r.gpu->price_per_hour > 0 ? f.gpus * r.gpu->price_per_hour : 0;
-    f.quality = quality_of(r.model, f.same_format);
-    f.vllm = vllm_command(r.model, f.input, &f.vllm_why);
-    f.sglang = sglang_command(r.model, f.input, &f.sglang_why);
-    found.emplace_back(i, std::move(f));
   }
-  auto cheaper = [](const std::pair<std::size_t, PlanFix>& a,
-                    const std::pair<std::size_t, PlanFix>& b) {
-    if (a.second.gpus != b.second.gpus) return a.second.gpus < b.second.gpus;
-    if (a.second.same_format != b.second.same_format) return a.second.same_format;
-    return a.first < b.first;
-  };
   std::stable_sort(found.begin(), found.end(), cheaper);
+
+  // The cheapest; then, where not yet shown, the cheapest keeping the format, on the plan's GPU,
+  // on the plan's GPU keeping the format, and keeping the plan's layout.
   std::vector<PlanFix> out;
-  if (found.empty()) return out;
-  out.push_back(found.front().second);
-  if (!out.front().same_format)
-    for (const auto& [i, f] : found)
-      if (f.same_format) {
-        out.push_back(f);
-        break;
-      }
+  auto pick = [&](const std::string& label, auto&& wanted) {
+    for (const auto& c : found) {
+      if (!wanted(c.fix)) continue;
+      for (const auto& o : out)
+        if (o.gpu.id == c.fix.gpu.id && o.kv_dtype == c.fix.kv_dtype && o.gpus == c.fix.gpus &&
+            o.tp == c.fix.tp && o.pp == c.fix.pp)
+          return;  // already shown
+      out.push_back(c.fix);
+      out.back().label = label;
+      return;
+    }
+  };
+  const std::string layout =
+      "TP " + std::to_string(in.tp) + (in.pp > 1 ? " × PP " + std::to_string(in.pp) : "");
+  pick("cheapest", [](const PlanFix&) { return true; });
+  pick("or, keeping " + own, [](const PlanFix& f) { return f.same_format; });
+  pick("or, on the plan's " + own_gpu.id, [](const PlanFix& f) { return f.own_gpu; });
+  pick("or, on the plan's " + own_gpu.id + " keeping " + own,
+       [](const PlanFix& f) { return f.own_gpu && f.same_format; });
+  pick("or, keeping the plan's layout (" + layout + ")",
+       [](const PlanFix& f) { return f.own_gpu && f.keeps_layout; });
   return out;
 }
 
@@ -434,15 +630,22 @@ std::string render(const PlanReport& r, OutputFormat f) {
     j["fixes"] = nlohmann::json::array();
     for (const auto& x : fixes)
       j["fixes"].push_back(
-          {{"kv_dtype", x.kv_dtype},
+          {{"label", x.label},
+           {"kv_dtype", x.kv_dtype},
            {"same_format", x.same_format},
+           {"gpu", x.gpu.id},
+           {"own_gpu", x.own_gpu},
+           {"keeps_layout", x.keeps_layout},
            {"gpus", x.gpus},
-           {"extra_gpus", x.extra_gpus},
+           {"plan_gpus", x.plan_gpus},
+           {"extra_gpus", x.own_gpu ? nlohmann::json(x.extra_gpus) : nlohmann::json(nullptr)},
+           {"fewer_gpus", x.own_gpu ? nlohmann::json(x.fewer_gpus) : nlohmann::json(nullptr)},
+           {"nodes", count_or_null(x.nodes)},
            {"tp", x.tp},
            {"pp", x.pp},
            {"replicas", x.replicas},
            {"max_requests", x.max_requests},
-           {"cost_per_hour", x.cost_per_hour},
+           {"cost_per_hour", usd_or_null(x.cost_per_hour)},
            {"quality", x.quality},
            {"vllm", x.vllm ? nlohmann::json(*x.vllm) : nlohmann::json(nullptr)},
            {"sglang", x.sglang ? nlohmann::json(*x.sglang) : nlohmann::json(nullptr)}});
@@ -458,7 +661,7 @@ std::string render(const PlanReport& r, OutputFormat f) {
   if (!r.order.empty())
     s += heading("Order: " + grouped(r.input.concurrency) + " requests of " +
                  grouped(r.input.context) + " tokens") +
-         table(order_table_of(r)) + "\n";
+         table(order_table_of(r)) + (md ? "\n" : "") + order_notes(r, md) + "\n";
   if (!r.what_if.empty()) s += heading("What if") + table(what_if_table(r)) + "\n";
   s += heading("Engine flags") + (md ? "\n" : "") + flags_text(r, md);
   if (r.capacity.max_requests < r.input.concurrency)

@@ -73,14 +73,23 @@ TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   // bf16 wins: TP 2 shards the weights (8,030,261,248 B per GPU) and the heads (4 per rank):
   //   76,968,728,985 − 8,030,261,248 − 2,147,483,648 = 66,790,984,089 B available per GPU,
   //   page 16 · 4 · 256 · 2 = 32,768 B: // 32,768 // 32 = 63,696 blocks, // 2,048 = 31 ≥ 28.
+  // fp8 keeping the plan's layout also takes 2 GPUs (TP 1 × 2 replicas, 14 sequences each, the
+  // same terms: 2 · 27 = 54); it changes the format, so it comes after, labelled.
   in.concurrency = 28;
   const auto f28 = kvplan::plan_fixes(kvplan::make_plan_report(model, gpu, in, {}, true));
-  ASSERT_EQ(f28.size(), 1u);
+  ASSERT_EQ(f28.size(), 2u);
   EXPECT_EQ(f28[0].kv_dtype, "bf16");
   EXPECT_TRUE(f28[0].same_format);
   EXPECT_EQ(f28[0].gpus, 2u);
   EXPECT_EQ(f28[0].tp, 2u);
   EXPECT_EQ(f28[0].max_requests, 31u);
+  EXPECT_EQ(f28[0].extra_gpus, 1u);
+  EXPECT_EQ(f28[1].label, "or, keeping the plan's layout (TP 1)");
+  EXPECT_EQ(f28[1].kv_dtype, "fp8");
+  EXPECT_TRUE(f28[1].keeps_layout);
+  EXPECT_EQ(f28[1].gpus, 2u);
+  EXPECT_EQ(f28[1].replicas, 2u);
+  EXPECT_EQ(f28[1].max_requests, 54u);
   // With a price the cost says it: 2 GPUs · 2.49 = 4.98 USD/h.
   auto priced = gpu;
   priced.price_per_hour = 2.49;
@@ -99,13 +108,22 @@ TEST(PlanFix, QuickStartReportEndsWithTheFix) {
   const std::string tail = r.out.substr(fix);
   EXPECT_NE(tail.find("The plan holds 13 of 16 requests of 32,768 tokens"), std::string::npos)
       << tail;
-  EXPECT_NE(tail.find("cheapest: KV cache fp8 on the same 1 × h100-sxm-80gb: holds 27"),
+  EXPECT_NE(tail.find("cheapest: KV cache fp8 on the same 1 × h100-sxm-80gb (TP 1 × 1 replica "
+                      "on 1 node): holds 27"),
             std::string::npos)
       << tail;
   EXPECT_NE(tail.find("cost: no more GPUs"), std::string::npos) << tail;
-  EXPECT_NE(tail.find("or, keeping bf16: 2 × h100-sxm-80gb as TP 1 × 2 replicas"),
+  // Without prices the GPUs of the order rank by count: one B200 keeps bf16 (the first 1-GPU
+  // row of the order table), and the plan's own H100 keeping bf16 follows, labelled.
+  EXPECT_NE(tail.find("or, keeping bf16: 1 × b200 as TP 1 × 1 replica on 1 node, instead of the "
+                      "plan's 1 × h100-sxm-80gb"),
             std::string::npos)
       << tail;
+  EXPECT_NE(tail.find("or, on the plan's h100-sxm-80gb keeping bf16: 2 × h100-sxm-80gb as TP 1 × "
+                      "2 replicas on 1 node"),
+            std::string::npos)
+      << tail;
+  EXPECT_NE(tail.find("prices unknown"), std::string::npos) << tail;
   EXPECT_NE(tail.find("1 more h100-sxm-80gb (2 in all)"), std::string::npos) << tail;
 }
 
@@ -115,10 +133,11 @@ TEST(PlanFix, AppliedFixPassesCheck) {
   const auto r = kvplan(kQuickstart + " --format json");
   ASSERT_EQ(r.code, 0);
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["fixes"].size(), 2u) << r.out;
+  ASSERT_EQ(j["fixes"].size(), 3u) << r.out;
   for (const auto& f : j["fixes"]) {
     const std::string cmd = f["vllm"].get<std::string>();
-    const auto c = kvplan("check --vllm \"" + cmd + "\" --gpu h100-sxm-80gb --concurrency 16");
+    const std::string gpu = f["gpu"].get<std::string>();
+    const auto c = kvplan("check --vllm \"" + cmd + "\" --gpu " + gpu + " --concurrency 16");
     EXPECT_EQ(c.code, 0) << cmd << "\n" << c.out;
   }
   EXPECT_EQ(kvplan("check '" + kRoot + "examples/deploy.json'").code, 0);
@@ -131,11 +150,17 @@ TEST(PlanFix, BriefReportsStillEndWithTheFixAndNoneFoundSaysSo) {
   auto r = kvplan(kQuickstart + " --brief");
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("cheapest: KV cache fp8"), std::string::npos) << r.out;
-  // 1 GiB of measured KV memory, no GPU type to add: nothing the engine implements holds
-  // 16 requests of 32,768 tokens (fp8: 2 GiB each).
-  r = kvplan("plan --model llama-3.1-8b --available-kv-gib 1 --context 32768 --concurrency 16");
+  // 1 GiB of measured KV memory and --brief (no order table, so no GPU type to add): nothing the
+  // engine implements holds 16 requests of 32,768 tokens (fp8: 2 GiB each).
+  r = kvplan(
+      "plan --model llama-3.1-8b --available-kv-gib 1 --context 32768 --concurrency 16 --brief");
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("none found"), std::string::npos) << r.out;
+  // With the order table, the Fix looks at its GPUs: one B200 (the first one-GPU row, prices
+  // unknown) replaces the measured GPU.
+  r = kvplan("plan --model llama-3.1-8b --available-kv-gib 1 --context 32768 --concurrency 16");
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("cheapest: 1 × b200"), std::string::npos) << r.out;
   // A plan that holds its target has no Fix section.
   r = kvplan("plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 13");
   EXPECT_EQ(r.out.find("\nFix\n"), std::string::npos) << r.out;

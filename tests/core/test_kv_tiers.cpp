@@ -71,6 +71,21 @@ TEST(KvTiers, LmcachePerRankOverfillsTheNode) {
   EXPECT_TRUE(host_item(r2)->passed) << host_item(r2)->detail;
 }
 
+// Without a node stated, the GPU preset's reference node: h200-141gb's DGX H200, 8 GPUs and
+// 2,048 GiB ("2 TB of DDR5", models/gpus/h200-141gb.json), so issue 27's node fails as is.
+TEST(KvTiers, ThePresetsNodeByDefault) {
+  const CheckReport r =
+      run_check(from(Engine::vllm,
+                     "LMCACHE_MAX_LOCAL_CPU_SIZE=300 vllm serve meta-llama/Llama-3.1-8B -tp 8 "
+                     "--max-model-len 8192 --kv-transfer-config "
+                     "'{\"kv_connector\":\"LMCacheConnectorV1\"}'"));
+  const CheckItem* i = host_item(r);
+  ASSERT_NE(i, nullptr);
+  EXPECT_FALSE(i->passed);
+  EXPECT_NE(i->detail.find("of 2.00 TiB"), std::string::npos) << i->detail;
+  EXPECT_NE(i->detail.find("h200-141gb preset's node"), std::string::npos) << i->detail;
+}
+
 // LMCache's settings through kv_connector_extra_config ("lmcache.<key>") and docker's -e; its
 // default max_local_cpu_size is 5.0 (lmcache/v1/config.py @ 3ecd72f8); local_cpu false turns the
 // CPU backend off.
@@ -92,10 +107,12 @@ TEST(KvTiers, LmcacheSettingsFromEveryPlace) {
   EXPECT_EQ(docker.host_tiers.lmcache_cpu_gib, 50.0);
   EXPECT_EQ(docker.host_tiers.lmcache_local_cpu, false);
 
-  // Defaults: 5 GiB per rank; TP 2 → 2 · 5 · 2^30 = 10,737,418,240 B per node.
+  // Defaults: 5 GiB per rank; TP 2 → 2 · 5 · 2^30 = 10,737,418,240 B per node. The H100 PCIe
+  // preset states no node (docs/gpus.md).
   const Deployment d = from(Engine::vllm,
                             "vllm serve meta-llama/Llama-3.1-8B -tp 2 --max-model-len 8192 "
-                            "--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}'");
+                            "--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}'",
+                            "h100-pcie-80gb");
   const CheckReport r = run_check(d);
   ASSERT_TRUE(r.host);
   EXPECT_EQ(r.host->pinned_per_node, 10'737'418'240u);

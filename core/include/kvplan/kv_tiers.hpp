@@ -56,7 +56,7 @@ struct HostTier {
 // The node the ranks run on.
 struct NodeSpec {
   std::optional<std::uint64_t> memory_bytes;  // host DRAM of one node; empty = unknown
-  std::uint32_t gpus = 8;                     // GPUs (ranks) per node
+  std::optional<std::uint32_t> gpus;          // GPUs (ranks) per node; empty = 8
   std::string memory_source;                  // the flag, key or preset it came from
 };
 

@@ -319,15 +319,19 @@ struct OrderOption {
   bool feasible = false;
   std::uint32_t gpus = 0;  // in all
   std::uint32_t tp = 0, pp = 0, replicas = 0;
+  std::uint32_t nodes = 0;         // nodes_for(gpu, tp, pp · replicas); 0 = gpus_per_node unknown
   std::uint64_t max_requests = 0;  // what that order holds at in.context
-  double cost_per_hour = 0;        // gpus · price, 0 when the price is unknown
+  double cost_per_hour = 0;        // gpus · price rounded to cents, 0 when the price is unknown
   std::string reason;              // why not feasible
 };
-// Searches tp in {1, 2, 4, 8} (valid for the model), pp in 1..16 and data-parallel replicas,
-// minimizing the GPU count, then pp, then tp. `max_gpus` bounds the search.
+// Searches tp in {1, 2, 4, 8} (valid for the model, and at most max_tp_span(gpu): a TP group
+// stays inside a node unless the NVLink domain spans nodes), pp in 1..16 and data-parallel
+// replicas (stages and replicas may go across nodes), minimizing the GPU count, then pp, then
+// tp. `max_gpus` bounds the search.
 OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec& gpu,
                      std::uint32_t max_gpus = 1024, const std::string& source = "arguments");
-// All GPU types, feasible first, by count; by cost first when every feasible row has a price.
+// All GPU types, feasible first; priced rows first by cost when any feasible row has a price;
+// then by GPU count, then id.
 std::vector<OrderOption> order_table(const ModelSpec& model, const PlanInput& in,
                                      const std::vector<GpuSpec>& gpus,
                                      const std::string& source = "arguments");
