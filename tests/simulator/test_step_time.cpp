@@ -291,4 +291,129 @@ TEST(StepTime, FixedCostsPerStepLayerAllReduceAndSequence) {
   EXPECT_EQ(StepModel(m, g, with).seconds(StepBatch{}), 0);
 }
 
+// Compute at the fp8 and fp4 peaks takes its own efficiency. The 8192-token prefill of
+// LargePrefillIsComputeBound, 149,162,133,815,296 FLOPs:
+//   H100, fp8 peak 1979 TFLOPS, fp8_compute 0.25: 149,162,133,815,296 / (1979e12 · 0.25)
+//     = 149,162,133,815,296 / 494.75e12 = 301.4899 ms (compute 0.5 would give 150.74 ms)
+//   B200, fp4 peak 9000 TFLOPS (dense), fp4_compute 0.3: / 2.7e15 = 55.2452 ms; its memory,
+//     16,060,522,496 bytes at 8 TB/s, is 2.0 ms, so the step is compute-bound.
+// Asked at bf16, the same H100 step keeps compute (0.5): / (989.5e12 · 0.5) = 301.4899 ms too.
+TEST(StepTime, Fp8AndFp4ComputeTakeTheirOwnEfficiency) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const StepBatch b{.prefill_tokens = 8192, .prefill_pairs = 33558528};
+  StepModelInput in = ideal();
+  in.efficiency->compute = 0.5;
+  in.efficiency->fp8_compute = 0.25;
+  in.efficiency->fp4_compute = 0.3;
+  in.compute_dtype = "fp8";
+  EXPECT_NEAR(StepModel(m, kvplan::load_gpu("h100-sxm-80gb"), in).seconds(b), 0.3014899117, 1e-9);
+  in.compute_dtype = "fp4";
+  EXPECT_NEAR(StepModel(m, kvplan::load_gpu("b200"), in).seconds(b), 0.0552452347, 1e-9);
+  in.compute_dtype = "bf16";
+  EXPECT_NEAR(StepModel(m, kvplan::load_gpu("h100-sxm-80gb"), in).seconds(b), 0.3014899117, 1e-9);
+  // 0 = follow compute: fp8 at 0.5 of 1979 TFLOPS = 150.7449 ms.
+  in.compute_dtype = "fp8";
+  in.efficiency->fp8_compute = 0;
+  EXPECT_NEAR(StepModel(m, kvplan::load_gpu("h100-sxm-80gb"), in).seconds(b), 0.1507449559, 1e-9);
+}
+
+// A dense 4-bit checkpoint streams its weights at lowbit_memory, and every quantized checkpoint
+// pays quant_layer_overhead_s per layer. Llama-3.1-8B as INT4: 8,030,261,248 · 0.5 =
+// 4,015,130,624 weight bytes. One decode token on an H100 (3.35 TB/s), lowbit_memory 0.5,
+// 10 µs per layer:
+//   memory = 4,015,130,624 / (3.35e12 · 0.5) = 2.397093 ms; + 32 · 10 µs = 2.717093 ms
+// (at memory 1: 1.198546 ms). bf16 weights pay neither: 16,060,522,496 / 3.35e12 = 4.794186 ms.
+TEST(StepTime, FourBitDenseWeightsStreamAtTheirOwnRateAndPayPerLayer) {
+  auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  StepModelInput in = ideal();
+  in.efficiency->lowbit_memory = 0.5;
+  in.efficiency->quant_layer_overhead_s = 10e-6;
+  EXPECT_NEAR(StepModel(m, g, in).seconds(one), 16060522496.0 / kH100Bw, 1e-12);
+  m.weight_dtype = "int4";
+  m.weights.bytes = 4015130624;
+  EXPECT_NEAR(StepModel(m, g, in).seconds(one), 2.7170929099e-3, 1e-12);
+  EXPECT_NEAR(StepModel(m, g, ideal()).seconds(one), 1.1985464549e-3, 1e-12);
+}
+
+// MoE: expert_overhead_s per routed expert per layer per step, and 4-bit experts stream at
+// memory, not lowbit_memory. Mixtral-8x7B (32 layers, 8 experts) at 1e-6 s: 32 · 8 · 1 µs =
+// 256 µs more per step, whatever the batch. With its weights taken as INT4 and lowbit_memory
+// 0.5, one token still reads its bytes at 3.35 TB/s: the step is unchanged but for the per-layer
+// quantization cost (none set here).
+TEST(StepTime, MoePaysPerExpertPerLayer) {
+  auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput with = ideal();
+  with.efficiency->expert_overhead_s = 1e-6;
+  const StepModel bare(m, g, ideal()), full(m, g, with);
+  for (std::uint64_t t : {1u, 4u, 256u}) {
+    const StepBatch b{.decode_tokens = t, .decode_pairs = t};
+    EXPECT_NEAR(full.seconds(b) - bare.seconds(b), 256e-6, 1e-12) << t;
+  }
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  m.weight_dtype = "int4";
+  StepModelInput lowbit = ideal();
+  lowbit.efficiency->lowbit_memory = 0.5;
+  const StepModel q(m, g, lowbit);
+  EXPECT_NEAR(q.seconds(one), q.terms(one).bytes / kH100Bw, 1e-12);
+  // A dense model with no experts pays nothing: Llama-3.1-8B bf16 as before.
+  const auto llama = kvplan::load_model("llama-3.1-8b");
+  EXPECT_NEAR(StepModel(llama, g, with).seconds(one), 16060522496.0 / kH100Bw, 1e-12);
+}
+
+// The defaults per GPU family and engine (step_time.cpp says where each comes from).
+TEST(StepTime, DefaultsPerGpuFamilyAndEngine) {
+  using kvplan::Engine;
+  using kvplan::sim::default_step_efficiency;
+  const auto h100 = default_step_efficiency(kvplan::load_gpu("h100-sxm-80gb"), Engine::vllm);
+  EXPECT_DOUBLE_EQ(h100.compute, 0.6);  // 16-bit: the sim-to-real set, unchanged
+  EXPECT_DOUBLE_EQ(h100.fp8_compute, 0.45);
+  EXPECT_DOUBLE_EQ(h100.frontend_s, 7.72e-3);
+  const auto b200 = default_step_efficiency(kvplan::load_gpu("b200"), Engine::vllm);
+  EXPECT_DOUBLE_EQ(b200.compute, 0.4);
+  EXPECT_DOUBLE_EQ(b200.fp8_compute, 0.4);
+  EXPECT_DOUBLE_EQ(b200.fp4_compute, 0.3);
+  EXPECT_DOUBLE_EQ(b200.frontend_s, 0.06);
+  EXPECT_DOUBLE_EQ(
+      default_step_efficiency(kvplan::load_gpu("h200-141gb"), Engine::sglang).frontend_s, 0.2);
+  EXPECT_DOUBLE_EQ(default_step_efficiency(kvplan::load_gpu("b200"), Engine::sglang).frontend_s,
+                   0.3);
+  // Other GPUs keep the sim-to-real set: no per-dtype compute.
+  const auto a100 = default_step_efficiency(kvplan::load_gpu("a100-80gb"), Engine::vllm);
+  EXPECT_DOUBLE_EQ(a100.compute, 0.6);
+  EXPECT_DOUBLE_EQ(a100.fp8_compute, 0);
+  for (const auto& e : {h100, b200, a100}) {
+    EXPECT_DOUBLE_EQ(e.lowbit_memory, 0.55);
+    EXPECT_DOUBLE_EQ(e.quant_layer_overhead_s, 10e-6);
+    EXPECT_DOUBLE_EQ(e.expert_overhead_s, 0.19e-6);
+  }
+  // A calibrated compute or memory replaces the per-dtype defaults too.
+  kvplan::CalibratedEfficiency c;
+  c.compute = 0.7;
+  c.memory = 0.9;
+  const auto cal = kvplan::sim::with_calibration(b200, c);
+  EXPECT_DOUBLE_EQ(cal.fp8_compute, 0);
+  EXPECT_DOUBLE_EQ(cal.fp4_compute, 0);
+  EXPECT_DOUBLE_EQ(cal.lowbit_memory, 0);
+}
+
+TEST(StepTime, NewFactorsRefusedOutOfRange) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput in = ideal();
+  in.efficiency->fp4_compute = 1.5;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.fp4_compute");
+  in = ideal();
+  in.efficiency->lowbit_memory = -0.1;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.lowbit_memory");
+  in = ideal();
+  in.efficiency->expert_overhead_s = 1;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.expert_overhead_s");
+  in = ideal();
+  in.efficiency->quant_layer_overhead_s = 0.5;
+  EXPECT_EQ(field_of(m, g, in), "efficiency.quant_layer_overhead_s");
+}
+
 }  // namespace

@@ -48,25 +48,69 @@ double peak_for(const GpuSpec& gpu, const std::string& weight_dtype, const std::
 }  // namespace
 
 StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine) {
-  // Fitted by `python3 scripts/sim2real.py --calibrate` (docs/simulate-step-time.md "Default
-  // efficiency factors"): Nelder-Mead over memory and the fixed costs, minimizing the mean APE
-  // of E2E mean, TTFT mean and ITL mean over the 6 train/val runs of inference-sim's sim-to-real
-  // data with a published workload (vLLM v0.15.1, H100 SXM: Llama-4-Scout FP8 tp 2 codegen and
-  // roleplay, Llama-3.1-70B tp 4 codegen, Mistral-Nemo tp 1 codegen, Qwen2.5-7B tp 1 roleplay,
-  // Llama-2-7B tp 1 codegen; tests/data/sim2real), objective 4.86 %. The test runs were not
-  // used. compute and interconnect are not observable in those runs (prefixes hit whole
-  // prompts; decode all-reduces are latency-bound) and keep their assumed values. The train set
-  // holds H100 runs only, so one set serves every GPU and engine.
-  (void)gpu;
-  (void)engine;
-  return StepEfficiency{.compute = 0.6,
-                        .memory = 0.822,
-                        .interconnect = 0.7,
-                        .overhead_s = 0,
-                        .layer_overhead_s = 30.6e-6,
-                        .allreduce_latency_s = 18.3e-6,
-                        .seq_overhead_s = 2.41e-6,
-                        .frontend_s = 7.72e-3};
+  // memory and the fixed costs: fitted by `python3 scripts/sim2real.py --calibrate`
+  // (docs/simulate-step-time.md "Default efficiency factors"): Nelder-Mead over memory and the
+  // fixed costs, minimizing the mean APE of E2E mean, TTFT mean and ITL mean over the 6 train/val
+  // runs of inference-sim's sim-to-real data with a published workload (vLLM v0.15.1, H100 SXM:
+  // Llama-4-Scout FP8 tp 2 codegen and roleplay, Llama-3.1-70B tp 4 codegen, Mistral-Nemo tp 1
+  // codegen, Qwen2.5-7B tp 1 roleplay, Llama-2-7B tp 1 codegen; tests/data/sim2real), objective
+  // 4.86 %. The test runs were not used. compute and interconnect are not observable in those
+  // runs (prefixes hit whole prompts; decode all-reduces are latency-bound).
+  StepEfficiency e{.compute = 0.6,
+                   .memory = 0.822,
+                   .interconnect = 0.7,
+                   .overhead_s = 0,
+                   .layer_overhead_s = 30.6e-6,
+                   .allreduce_latency_s = 18.3e-6,
+                   .seq_overhead_s = 2.41e-6,
+                   .frontend_s = 7.72e-3};
+  // The rest: fitted by grids of `python3 scripts/inferencex.py --split train` (each value run
+  // over the rows it concerns, the one with the smallest |bias| and MAPE kept, ties to the
+  // pessimistic side) on the TRAIN split of InferenceX only: dense Llama-3.1-70B FP8 (vLLM, H100,
+  // H200, B200), Llama-3.1-70B NVFP4 (vLLM, B200), Llama-3.1-8B FP8 (vLLM, SGLang, H200) and
+  // DeepSeek-R1/V3 FP8 and NVFP4 (SGLang, H200, B200). docs/simulate-step-time.md lists the grids.
+  //
+  // Compute per GPU family and dtype: Llama-3.1-70B FP8 prefills (TTFT) at 0.45 of the fp8 peak
+  // on Hopper (H100, H200: TTFT bias −0.5 % and +2.6 %) and 0.4 on B200 (0.3: +14 %, 0.5:
+  // −44 % with the old front end); NVFP4 at 0.3 of the fp4 peak (grid 0.25 / 0.3 / 0.35: TTFT
+  // bias +13.6 / +4.0 / −2.9 %). Hopper's 16-bit compute keeps 0.6 (sim-to-real, unobserved).
+  // Blackwell's 16-bit compute takes the fp8 fraction (no bf16 train row on B200: an assumption).
+  //
+  // 4-bit dense weights (NVFP4, INT4 AWQ/GPTQ in a dense model): Llama-3.1-70B NVFP4 on one B200
+  // decodes at 4 concurrent requests in 13.07 ms where its 40 GB at 8 TB/s · 0.822 give 6.1 ms:
+  // the dequantizing GEMMs do not stream 4-bit weights at the 8-bit rate. 0.55 fits its TPOT
+  // (bias +4.1 %). Not applied to 4-bit experts: DeepSeek-V3 NVFP4 (experts NVFP4) decodes
+  // within −5.0 % without it and +9.7 % with it.
+  e.lowbit_memory = 0.55;
+  // Quantized weights (8 and 4 bits): the activation quantization and scale handling each linear
+  // layer adds, 10 µs per layer per step (grid 0 / 5 / 10 µs on Llama-3.1-70B FP8: TPOT bias on
+  // H100 −5.9 / −3.5 / −1.0 %, H200 −5.8 / −3.3 / −0.8 %, B200 −5.0 / −1.6 / +1.7 %).
+  e.quant_layer_overhead_s = 10e-6;
+  // MoE: a cost per routed expert per layer per step (routing, the grouped GEMM's per-expert
+  // tiles and scatter): DeepSeek-V3 FP8 on 8 H200 (SGLang) decodes at 4 and 16 concurrent
+  // requests about 2.9 ms slower than the roofline (10.29 ms measured at 4): a fixed cost of
+  // 2.9 ms / (61 layers · 256 experts) = 0.19 µs. Mixtral's 8 experts make it negligible there.
+  e.expert_overhead_s = 0.19e-6;
+  const std::string& id = gpu.id;
+  auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
+  const bool hopper = starts("h100") || starts("h200") || starts("h20");
+  const bool blackwell = starts("b200") || starts("b300") || starts("gb200") || starts("gb300");
+  if (hopper) e.fp8_compute = 0.45;
+  if (blackwell) {
+    e.compute = 0.4;
+    e.fp8_compute = 0.4;
+    e.fp4_compute = 0.3;
+    // vLLM on B200: Llama-3.1-70B FP8 at tp 8 and 8 requests reaches its first token about
+    // 100 ms later than the step model; grid 30 / 60 ms with fp8 compute 0.4: TTFT bias −17.9
+    // / −3.4 %.
+    e.frontend_s = 0.06;
+  }
+  // SGLang's TTFT: its measured first tokens come 0.05 to 3 s after the step model's, growing
+  // with concurrency (not modelled yet: a constant stands in). Grid 0.1 / 0.2 / 0.3 s over the
+  // SGLang train rows: DeepSeek-V3 H200 TTFT bias −39 / −12 / +16 %, DeepSeek B200 FP8 −62 /
+  // −36 / −10 %, NVFP4 −70 / −53 / −36 %, Llama-3.1-8B H200 −55 / −44 / −33 %.
+  if (engine == Engine::sglang) e.frontend_s = hopper ? 0.2 : blackwell ? 0.3 : e.frontend_s;
+  return e;
 }
 
 StepEfficiency with_calibration(StepEfficiency base, const CalibratedEfficiency& c) {
@@ -74,6 +118,10 @@ StepEfficiency with_calibration(StepEfficiency base, const CalibratedEfficiency&
     if (v) field = *v;
   };
   set(base.compute, c.compute), set(base.memory, c.memory);
+  // A measured compute or memory efficiency is the deployment's own: it replaces the per-dtype
+  // defaults as well.
+  if (c.compute) base.fp8_compute = base.fp4_compute = 0;
+  if (c.memory) base.lowbit_memory = 0;
   set(base.interconnect, c.interconnect), set(base.overhead_s, c.overhead_s);
   set(base.layer_overhead_s, c.layer_overhead_s);
   set(base.allreduce_latency_s, c.allreduce_latency_s);
@@ -89,6 +137,9 @@ void validate(const StepEfficiency& e, const std::string& source) {
   fraction(e.compute, "compute");
   fraction(e.memory, "memory");
   fraction(e.interconnect, "interconnect");
+  if (e.fp8_compute != 0) fraction(e.fp8_compute, "fp8_compute");
+  if (e.fp4_compute != 0) fraction(e.fp4_compute, "fp4_compute");
+  if (e.lowbit_memory != 0) fraction(e.lowbit_memory, "lowbit_memory");
   auto seconds = [&](double v, const char* field, double max) {
     if (!(v >= 0 && v <= max))
       throw Error(source, std::string("efficiency.") + field,
@@ -99,6 +150,8 @@ void validate(const StepEfficiency& e, const std::string& source) {
   seconds(e.allreduce_latency_s, "allreduce_latency_s", 0.01);
   seconds(e.seq_overhead_s, "seq_overhead_s", 0.01);
   seconds(e.frontend_s, "frontend_s", 10);
+  seconds(e.expert_overhead_s, "expert_overhead_s", 1e-4);
+  seconds(e.quant_layer_overhead_s, "quant_layer_overhead_s", 0.01);
 }
 
 StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t tp,
@@ -123,6 +176,12 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   validate(eff_, source);
 
   peak_flops_ = peak_for(gpu, model.weight_dtype, in.compute_dtype, source);
+  const std::string dtype = in.compute_dtype.empty() ? model.weight_dtype : in.compute_dtype;
+  compute_eff_ = eff_.compute;  // bf16 and the weight-only paths that compute at 16 bits
+  if (dtype == "fp8" && gpu.peak_tflops_fp8 > 0 && eff_.fp8_compute > 0)
+    compute_eff_ = eff_.fp8_compute;
+  if (dtype == "fp4" && gpu.peak_tflops_fp4 > 0 && eff_.fp4_compute > 0)
+    compute_eff_ = eff_.fp4_compute;
   if (!(gpu.bandwidth_gbps > 0))
     throw Error(source, "gpu", "GPU " + gpu.id + " has no bandwidth_gbps");
   bandwidth_ = gpu.bandwidth_gbps * 1e9;
@@ -183,7 +242,19 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
                 "model " + model.id + " has no hidden_size: the TP all-reduce needs it");
   const double layers = static_cast<double>(model.layers.size());
   fixed_s_ = eff_.overhead_s + layers * eff_.layer_overhead_s +
-             (in.tp > 1 ? 2 * layers * eff_.allreduce_latency_s : 0);
+             (in.tp > 1 ? 2 * layers * eff_.allreduce_latency_s : 0) +
+             layers * experts_ * eff_.expert_overhead_s;
+  const std::string& wd = model.weight_dtype;
+  if (wd == "fp8" || wd == "fp4" || wd == "int4" || wd == "int8")
+    fixed_s_ += layers * eff_.quant_layer_overhead_s;
+  // 4-bit checkpoints (NVFP4, MXFP4, INT4 AWQ/GPTQ): a dense model's weights stream at
+  // lowbit_memory. In an MoE model the 4-bit part is the experts (gpt-oss, Kimi-K2.5 keep
+  // attention in 16 or 8 bits), and they keep memory: the train split's DeepSeek-V3 NVFP4 fits
+  // better without the 4-bit rate (default_step_efficiency).
+  const bool lowbit =
+      (model.weight_dtype == "fp4" || model.weight_dtype == "int4") && eff_.lowbit_memory > 0;
+  dense_memory_eff_ = lowbit && !moe ? eff_.lowbit_memory : eff_.memory;
+  expert_memory_eff_ = eff_.memory;
 }
 
 StepModel::Terms StepModel::terms(const StepBatch& b) const {
@@ -205,8 +276,15 @@ StepModel::Terms StepModel::terms(const StepBatch& b) const {
 double StepModel::seconds(const StepBatch& b) const {
   if (b.prefill_tokens == 0 && b.decode_tokens == 0) return 0;
   const Terms t = terms(b);
-  const double compute = t.flops / (peak_flops_ * eff_.compute);
-  const double memory = t.bytes / (bandwidth_ * eff_.memory);
+  const double compute = t.flops / (peak_flops_ * compute_eff_);
+  // The same bytes as terms(), each part at its own efficiency.
+  const double tokens =
+      static_cast<double>(b.prefill_tokens) + static_cast<double>(b.decode_tokens);
+  double touched = 0;
+  if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
+  const double memory = weight_bytes_ / (bandwidth_ * dense_memory_eff_) +
+                        expert_bytes_ * touched / (bandwidth_ * expert_memory_eff_) +
+                        static_cast<double>(b.kv_read_bytes) / (bandwidth_ * eff_.memory);
   const double allreduce = tp_ > 1 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
   const double seqs = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
   return std::max(compute, memory) + allreduce + fixed_s_ + seqs * eff_.seq_overhead_s;

@@ -28,12 +28,18 @@
 //                        figure)
 //   fixed costs        = eff.overhead_s + L · eff.layer_overhead_s
 //                        + (tp > 1) · 2 · L · eff.allreduce_latency_s + seqs · eff.seq_overhead_s
+//                        + L · E · eff.expert_overhead_s                      (MoE)
+//                        + L · eff.quant_layer_overhead_s    (8- and 4-bit weights)
 //                        (per step; per layer: kernel boundaries and tails a roofline does not
 //                        see; per all-reduce call: its latency, which dominates the small
 //                        messages of a decode step; per sequence: input preparation, sampling
 //                        and output processing of each sequence in the batch)
-//   step               = max(compute / (peak · eff.compute), memory / (HBM · eff.memory))
-//                        + all-reduce + fixed costs
+//   step               = max(compute / (peak · c), memory time) + all-reduce + fixed costs
+//                        c = eff.fp8_compute at the fp8 peak, eff.fp4_compute at the fp4 peak,
+//                        else eff.compute (0 = eff.compute); memory time = dense weights /
+//                        (HBM · m) + touched experts / (HBM · eff.memory) + KV / (HBM ·
+//                        eff.memory), m = eff.lowbit_memory for a dense 4-bit checkpoint
+//                        (fp4, int4), else eff.memory
 // and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
@@ -80,12 +86,21 @@ struct StepEfficiency {
   double allreduce_latency_s = 0;  // per all-reduce call at tp > 1, seconds, [0, 0.01]
   double seq_overhead_s = 0;       // per sequence in the step, seconds, [0, 0.01]
   double frontend_s = 0;           // per request, added to TTFT and E2E, seconds, [0, 10]
+  // Defaults only (no calibration field yet); 0 = the term is off or follows the field named.
+  double fp8_compute = 0;        // achieved / peak at the fp8 peak, (0, 1]; 0 = compute
+  double fp4_compute = 0;        // achieved / peak at the fp4 peak, (0, 1]; 0 = compute
+  double lowbit_memory = 0;      // HBM efficiency on 4-bit (fp4, int4) weights, (0, 1]; 0 = memory
+  double expert_overhead_s = 0;  // per routed expert per layer per step (MoE), seconds, [0, 1e-4]
+  double quant_layer_overhead_s = 0;  // per layer per step, 8- and 4-bit weights, s, [0, 0.01]
 };
 
 // The defaults for a GPU and an engine (docs/simulate-step-time.md "Default efficiency factors"):
-// fitted by `scripts/sim2real.py --calibrate` on the 13 train/val runs of inference-sim's
-// sim-to-real data (vLLM v0.15.1, H100 SXM); the same set serves every GPU and engine until
-// measurements on others tell them apart.
+// memory and the fixed costs fitted by `scripts/sim2real.py --calibrate` on inference-sim's
+// sim-to-real train runs (vLLM v0.15.1, H100 SXM); compute per GPU family, the front end per GPU
+// family and engine, fp4 compute, 4-bit weight streaming and the MoE per-expert cost fitted on
+// the train split of `scripts/inferencex.py` (InferenceX: dense Llama-3.1 and DeepSeek rows).
+// Families by preset id: Hopper = h100*, h200*, h20*; Blackwell = b200*, b300*, gb200*, gb300*;
+// every other GPU keeps the sim-to-real set.
 StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine);
 // `base` with the fields a calibration file gives replaced (engine_log.hpp).
 StepEfficiency with_calibration(StepEfficiency base, const CalibratedEfficiency& c);
@@ -152,7 +167,10 @@ class StepModel final : public StepTimer {
   double experts_ = 0, experts_per_token_ = 0;
   double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
   double allreduce_bytes_per_token_ = 0;  // activations all-reduced per token per step
-  double fixed_s_ = 0;                    // per-step overhead + per-layer + all-reduce latency
+  double fixed_s_ = 0;            // per-step overhead + per-layer + all-reduce latency + per-expert
+  double compute_eff_ = 0;        // eff.compute, or eff.fp8_compute / fp4_compute at those peaks
+  double dense_memory_eff_ = 0;   // eff.memory, or eff.lowbit_memory for a 4-bit dense model
+  double expert_memory_eff_ = 0;  // eff.memory, or eff.lowbit_memory for 4-bit experts
   std::uint32_t tp_ = 1;
 };
 
