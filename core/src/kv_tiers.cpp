@@ -56,8 +56,9 @@ HostTier vllm_offloading(const HostTierArgs& a, const PlanInput& in, const Capac
                          const std::string& source) {
   const std::uint64_t total = to_bytes(*a.kv_offloading_gib, kGiB, source, "--kv-offloading-size");
   const std::uint64_t world = std::uint64_t{in.tp} * in.pp;
-  HostTier t{.name = "vLLM CPU offloading",
-             .setting = "--kv-offloading-size " + num(*a.kv_offloading_gib) + " (GiB)"};
+  HostTier t;
+  t.name = "vLLM CPU offloading";
+  t.setting = "--kv-offloading-size " + num(*a.kv_offloading_gib) + " (GiB)";
   std::uint32_t tensors = 0;
   for (const StageCapacity& s : c.stages) tensors = std::max(tensors, s.group_size);
   if (c.paged && c.page_bytes > 0 && tensors > 0) {
@@ -104,10 +105,10 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
   const bool by_size = a.hicache_size_gb && *a.hicache_size_gb > 0;
   if (!std::isfinite(ratio) || ratio <= 0 || ratio > 1000)
     throw Error(source, "--hicache-ratio", "is " + num(ratio) + ": expected (0, 1000]");
-  HostTier t{
-      .name = "SGLang HiCache host pool",
-      .setting = by_size ? "--hicache-size " + num(*a.hicache_size_gb) + " (GB)"
-                         : "--hicache-ratio " + num(ratio) + (a.hicache_ratio ? "" : " (default)")};
+  HostTier t;
+  t.name = "SGLang HiCache host pool";
+  t.setting = by_size ? "--hicache-size " + num(*a.hicache_size_gb) + " (GB)"
+                      : "--hicache-ratio " + num(ratio) + (a.hicache_ratio ? "" : " (default)");
   const std::uint64_t bpt = full_attention_bytes_per_token(model, in, c);
   const std::uint64_t page = std::max<std::uint32_t>(c.block_size, 1);
   if (bpt > 0) {

@@ -1487,17 +1487,6 @@ ManifestReport check_manifests(const ManifestScan& s, bool strict) {
 
 namespace {
 
-// A JUnit classname: dots separate its parts, and every other character outside [A-Za-z0-9_]
-// becomes '_' (a '/' or '-' splits or breaks the package tree CI tools draw from it).
-std::string dotted(std::string s) {
-  for (auto& c : s)
-    if (c == '/' || c == ' ')
-      c = '.';
-    else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
-      c = '_';
-  return s;
-}
-
 std::string header_of(const ManifestCheck& c) {
   const auto& m = c.manifest;
   return m.ns + "/" + m.name + " (" + m.kind + ", document " + std::to_string(m.document) +
@@ -1542,8 +1531,8 @@ std::string render(const ManifestReport& r, OutputFormat f) {
          "\" errors=\"0\" skipped=\"" + std::to_string(r.skipped.size()) + "\">\n";
     for (const auto& c : r.checks) {
       const auto& m = c.manifest;
-      s += "    <testcase classname=\"" + xml_text("kvplan.k8s." + dotted(m.ns)) + "\" name=\"" +
-           xml_text(m.ns + "/" + m.name) + "\">\n";
+      s += "    <testcase classname=\"" + xml_text("kvplan.k8s." + junit_classname(m.ns)) +
+           "\" name=\"" + xml_text(m.ns + "/" + m.name) + "\">\n";
       std::string out = header_of(c) + "\n" + m.command_line + "\n", failures;
       for (const auto& i : c.report.items) {
         out += (i.passed ? "PASS " : "FAIL ") + i.id + ": " + i.detail + "\n";

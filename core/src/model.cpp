@@ -506,22 +506,13 @@ ModelSpec parse_model_json(const std::string& text, const std::string& source) {
   return parse_kvplan_model(j, source);
 }
 
-namespace {
-
-namespace fs = std::filesystem;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Suffixes of Hugging Face repo names that mark the same architecture and the same weight
 // layout (post-training variants), so a preset of the base model stands for them. Quantized
 // variants (-FP8, -AWQ, ...) are not among them: their weights differ.
-std::string strip_variant(std::string name) {
+std::string strip_repo_variant(std::string name) {
   static const char* const kSuffixes[] = {
       "-instruct-2507", "-thinking-2507", "-instruct", "-thinking", "-chat", "-base", "-hf", "-it"};
-  name = lower(name);
+  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (bool again = true; again;) {
     again = false;
     for (const char* suf : kSuffixes) {
@@ -533,6 +524,15 @@ std::string strip_variant(std::string name) {
     }
   }
   return name;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 bool looks_like_repo_id(const std::string& s) {
@@ -570,10 +570,10 @@ std::optional<std::string> preset_for_repo(const std::string& repo) {
   for (const auto& p : presets)
     for (const auto& r : p.hf_repos)
       if (lower(r) == want) return p.id;
-  const std::string base = strip_variant(want);
+  const std::string base = strip_repo_variant(want);
   for (const auto& p : presets)
     for (const auto& r : p.hf_repos)
-      if (strip_variant(r) == base) return p.id;
+      if (strip_repo_variant(r) == base) return p.id;
   return std::nullopt;
 }
 

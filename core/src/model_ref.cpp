@@ -24,21 +24,10 @@ std::string last_component(std::string ref) {
   return lower(slash == std::string::npos ? ref : ref.substr(slash + 1));
 }
 
-// The name a preset and a reference are compared by: post-training suffixes (same architecture,
-// same weights' layout) and Meta's "meta-" prefix of the Llama 3 repos removed.
+// The name a preset and a reference are compared by: post-training suffixes removed
+// (strip_repo_variant) and Meta's "meta-" prefix of the Llama 3 repos.
 std::string name_key(std::string name) {
-  static const char* const kSuffixes[] = {
-      "-instruct-2507", "-thinking-2507", "-instruct", "-thinking", "-chat", "-base", "-hf", "-it"};
-  for (bool again = true; again;) {
-    again = false;
-    for (const char* suf : kSuffixes) {
-      const std::string x = suf;
-      if (name.size() > x.size() && name.ends_with(x)) {
-        name.resize(name.size() - x.size());
-        again = true;
-      }
-    }
-  }
+  name = strip_repo_variant(std::move(name));
   if (name.rfind("meta-", 0) == 0 && name.size() > 5) name = name.substr(5);
   return name;
 }

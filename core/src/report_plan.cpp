@@ -730,8 +730,8 @@ std::string render(const CheckReport& r, OutputFormat f) {
          std::to_string(r.items.size()) + "\" failures=\"" + std::to_string(r.failures()) +
          "\" errors=\"0\" skipped=\"0\">\n";
     for (const auto& i : r.items) {
-      s += "    <testcase classname=\"kvplan.check." + xml_escape(d.name) + "\" name=\"" +
-           xml_escape(i.id) + "\">\n";
+      s += "    <testcase classname=\"kvplan.check." + xml_escape(junit_classname(d.name)) +
+           "\" name=\"" + xml_escape(i.id) + "\">\n";
       if (!i.passed)
         s += "      <failure message=\"" + xml_escape(i.detail) + "\" type=\"slo\">" +
              xml_escape(i.title + ": " + i.detail + (i.fix.empty() ? "" : "; fix: " + i.fix)) +

@@ -1,5 +1,6 @@
 #include "kvplan/text_safe.hpp"
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 
@@ -120,6 +121,15 @@ std::string terminal_safe(std::string_view s) {
     }
   }
   return o;
+}
+
+std::string junit_classname(std::string s) {
+  for (auto& c : s)
+    if (c == '/' || c == ' ')
+      c = '.';
+    else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
+      c = '_';
+  return s;
 }
 
 std::string xml_text(std::string_view s) {

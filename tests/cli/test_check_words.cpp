@@ -64,6 +64,17 @@ TEST(CheckWords, OneRequestIsSingular) {
   EXPECT_FALSE(has(r.out, " 1 requests")) << r.out;
 }
 
+// A command line's deployment is named after its model, "meta-llama/Llama-3.1-8B-Instruct": the
+// JUnit classname keeps to [A-Za-z0-9_.] ('/' separates, '-' becomes '_'), as the manifests' do.
+TEST(CheckWords, JUnitClassnamesAreSafe) {
+  const auto r = run_kvplan(
+      "check --vllm \"vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\" "
+      "--gpu h100-sxm-80gb --format junit");
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_TRUE(has(r.out, "classname=\"kvplan.check.meta_llama.Llama_3.1_8B_Instruct\"")) << r.out;
+  EXPECT_FALSE(has(r.out, "classname=\"kvplan.check.meta-llama/")) << r.out;
+}
+
 // --num-gpu-blocks-override 16 with max_model_len 8192: a request needs 8192 / 16 = 512 blocks of
 // 16 tokens and the pool has 16, however much memory is free: the detail says blocks, not bytes.
 TEST(CheckWords, TheOverriddenPoolIsDescribedInBlocks) {

@@ -219,7 +219,7 @@ TEST(Cli, CheckFormatsParse) {
   EXPECT_EQ(r.code, 1);
   std::string why;
   EXPECT_TRUE(well_formed_xml(r.out, &why)) << why << "\n" << r.out;
-  EXPECT_TRUE(has(r.out, "<testcase classname=\"kvplan.check.needs-fp8\" name=\"concurrency\">"));
+  EXPECT_TRUE(has(r.out, "<testcase classname=\"kvplan.check.needs_fp8\" name=\"concurrency\">"));
   EXPECT_TRUE(has(r.out, "failures=\"1\""));
   r = kvplan("check '" + kData + "pass.json' --format junit");
   EXPECT_EQ(r.code, 0);

@@ -183,6 +183,12 @@ RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype
 inline RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp = 1) {
   return recurrent_state(r, tp, r.conv_dtype, r.ssm_dtype);
 }
+// A Hugging Face repo name lower-cased with its post-training suffixes removed (-instruct,
+// -thinking, -chat, -base, -hf, -it, the -2507 releases): the same architecture and weight
+// layout, so a preset of the base model stands for it ("Qwen3-32B-Instruct" -> "qwen3-32b").
+// Quantized variants (-FP8, -AWQ) keep their suffix: their weights differ.
+std::string strip_repo_variant(std::string name);
+
 std::string to_string(MixerKind k);
 std::string to_string(AttentionKind k);
 

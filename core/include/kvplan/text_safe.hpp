@@ -28,6 +28,11 @@ std::string terminal_safe(std::string_view s);
 // the C1 controls XML 1.0 discourages replaced by U+FFFD.
 std::string xml_text(std::string_view s);
 
+// One part of a JUnit classname: '/' and ' ' become the '.' that separates its parts, every
+// other character outside [A-Za-z0-9_.] becomes '_' (a '/' or '-' splits or breaks the package
+// tree CI tools draw from it): "meta-llama/Llama 3" -> "meta_llama.Llama.3".
+std::string junit_classname(std::string s);
+
 // A JSON string literal, quotes included: " and \ escaped, control characters as \n, \t or
 // \u00XX, ill-formed UTF-8 replaced by U+FFFD.
 std::string json_quote(std::string_view s);
