@@ -297,7 +297,7 @@ def main():
     rows = rows[::a.sample]
     kvplan = find_kvplan(a.kvplan)
     cannot = [(r, why_not(r)) for r in rows if why_not(r)]
-    todo = [r for r in rows if not why_not(r)]
+    runnable = [r for r in rows if not why_not(r)]
 
     def one(r):
         try:
@@ -307,12 +307,12 @@ def main():
 
     results, failed = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for i, (r, res, err) in enumerate(pool.map(one, todo), 1):
+        for i, (r, res, err) in enumerate(pool.map(one, runnable), 1):
             if err:
                 failed.append((r, err))
             else:
                 results.append((r, *res))
-            print(f"\r{i}/{len(todo)}", end="", file=sys.stderr, flush=True)
+            print(f"\r{i}/{len(runnable)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     if a.csv:
         with open(a.csv, "w", newline="") as fh:

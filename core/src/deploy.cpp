@@ -358,16 +358,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
-                              engine_rules(a.engine).kv_dtype_field());
-  // --kv-cache-dtype auto is the model's dtype, which --dtype sets: --dtype float32 makes an
-  // fp32 cache (vLLM: CacheConfig cache_dtype "auto" -> model_config.dtype in the attention
-  // backend's kv_cache_dtype, vllm/utils/torch_utils.py STR_DTYPE_TO_TORCH_DTYPE; SGLang:
-  // model_runner kv_cache_dtype = self.dtype for "auto").
-  if (a.kv_cache_dtype.value_or("auto") == "auto" && !d.model.quantized()) {
-    if (p.weight_dtype == "fp32") p.format.dtype = KvDtype::fp32;
-    if (p.weight_dtype == "fp16") p.format.dtype = KvDtype::fp16;
-    if (p.weight_dtype == "bf16") p.format.dtype = KvDtype::bf16;
-  }
+                              engine_rules(a.engine).kv_dtype_field(), p.weight_dtype);
   p.gpu_memory_bytes = gpu.engine_memory_bytes();
   p.gpu_id = gpu.id;
   apply_engine_pool_args(a, p, source);  // SGLang / TensorRT-LLM pool flags
@@ -866,9 +857,8 @@ CheckItem check_host_memory(const HostMemory& h, const NodeSpec& n) {
             std::to_string(h.ranks_per_node) + " ranks share the node)";
     return i;
   }
-  const bool sglang_pool = std::any_of(h.tiers.begin(), h.tiers.end(), [](const HostTier& t) {
-    return t.name.rfind("SGLang", 0) == 0;
-  });
+  const bool sglang_pool = std::any_of(h.tiers.begin(), h.tiers.end(),
+                                       [](const HostTier& t) { return t.host_share_checked; });
   if (sglang_pool && node > kSglangHostReserveBytes) {
     const std::uint64_t share = (node - kSglangHostReserveBytes) / h.ranks_per_node;
     if (h.pinned_per_rank > share) {

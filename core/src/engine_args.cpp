@@ -10,6 +10,7 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model_ref.hpp"
+#include "kvplan/text_safe.hpp"
 #include "spec_parse.hpp"
 
 namespace kvplan {
@@ -268,11 +269,6 @@ const std::vector<FlagSpec>& trtllm_flags() {
       {"--fail-fast-on-attention-window-too-large", Field::ignored_bool},
   };
   return f;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string weight_dtype_of(const std::string& dtype, const std::string& source,
@@ -607,7 +603,7 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
 void read_lmcache_setting(const std::string& key, const std::string& value, HostTierArgs& h,
                           const std::string& source) {
   if (key == "local_cpu") {
-    std::string v = lower(value);
+    std::string v = ascii_lower(value);
     if (v != "true" && v != "false" && v != "1" && v != "0")
       throw Error(source, key, "expected true or false, got \"" + value + "\"");
     h.lmcache_local_cpu = v == "true" || v == "1";
@@ -623,9 +619,7 @@ void read_env_assignment(const std::string& word, HostTierArgs& h, const std::st
   const auto eq = word.find('=');
   const std::string var = word.substr(0, eq);
   if (eq == std::string::npos || var.rfind("LMCACHE_", 0) != 0) return;
-  std::string key = var.substr(8);
-  std::transform(key.begin(), key.end(), key.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string key = ascii_lower(var.substr(8));
   read_lmcache_setting(key, word.substr(eq + 1), h, source + " " + var);
 }
 
@@ -904,7 +898,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
       case Field::speculative_config: {
         if (!sub_key.empty()) {
           if (sub_key == "method")
-            a.speculative_method = lower(value);
+            a.speculative_method = ascii_lower(value);
           else if (sub_key == "model")
             a.speculative_model = value;
           else if (sub_key == "num_speculative_tokens")
@@ -926,7 +920,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
                         "must be a string (or null), got " +
                             j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         if (j.contains("method") && j["method"].is_string())
-          a.speculative_method = lower(j["method"].get<std::string>());
+          a.speculative_method = ascii_lower(j["method"].get<std::string>());
         if (j.contains("model") && j["model"].is_string())
           a.speculative_model = j["model"].get<std::string>();
         if (j.contains("num_speculative_tokens")) {
@@ -940,7 +934,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
         break;
       }
       case Field::speculative_algorithm:
-        a.speculative_method = lower(value);
+        a.speculative_method = ascii_lower(value);
         break;
       case Field::kv_offloading_size:
         a.host_tiers.kv_offloading_gib = detail::parse_real(value, 0, 1 << 20, source, flag);
@@ -1077,12 +1071,13 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
 }
 
 KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& model,
-                          const std::string& source, const std::string& field) {
+                          const std::string& source, const std::string& field,
+                          const std::string& served_dtype) {
   KvFormat f;
   if (d == "auto") {
-    f.dtype = model.weight_dtype == "fp16"   ? KvDtype::fp16
-              : model.weight_dtype == "fp32" ? KvDtype::fp32
-                                             : KvDtype::bf16;
+    const std::string& dtype =
+        !served_dtype.empty() && !model.quantized() ? served_dtype : model.weight_dtype;
+    f.dtype = dtype == "fp16" ? KvDtype::fp16 : dtype == "fp32" ? KvDtype::fp32 : KvDtype::bf16;
   } else if (d == "fp8" || d == "fp8_e4m3") {
     f.dtype = KvDtype::fp8_e4m3;
   } else if (d == "fp8_e5m2") {
@@ -1150,7 +1145,7 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
   }
   if (m.rfind("eagle", 0) == 0 ||
       (m.empty() && a.speculative_model &&
-       lower(*a.speculative_model).find("eagle") != std::string::npos)) {
+       ascii_lower(*a.speculative_model).find("eagle") != std::string::npos)) {
     // SGLang runs DeepSeek's NextN layers under EAGLE; an EAGLE head is one decoder layer of the
     // target's geometry (the common EAGLE / EAGLE-3 checkpoints).
     const std::uint32_t n = model.mtp_layers ? model.mtp_layers : 1;

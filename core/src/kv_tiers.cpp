@@ -33,8 +33,7 @@ std::uint64_t to_bytes(double v, double unit, const std::string& source, const s
 
 // Bytes of one token on the worst rank when every layer is full attention without recurrent
 // state (one pool, tokens · bytes exact); 0 otherwise.
-std::uint64_t full_attention_bytes_per_token(const ModelSpec& model, const PlanInput& in,
-                                             const Capacity& c) {
+std::uint64_t full_attention_bytes_per_token(const ModelSpec& model, const Capacity& c) {
   if (c.state_layers > 0 || !c.paged || c.block_size == 0) return 0;
   for (const LayerSpec& l : model.layers)
     if (l.kind != AttentionKind::full || l.recurrent) return 0;
@@ -44,7 +43,6 @@ std::uint64_t full_attention_bytes_per_token(const ModelSpec& model, const PlanI
     if (tokens == 0 || s.bytes_per_request % tokens != 0) return 0;
     worst = std::max(worst, s.bytes_per_request / tokens);
   }
-  (void)in;
   return worst;
 }
 
@@ -107,9 +105,10 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
     throw Error(source, "--hicache-ratio", "is " + num(ratio) + ": expected (0, 1000]");
   HostTier t;
   t.name = "SGLang HiCache host pool";
+  t.host_share_checked = true;
   t.setting = by_size ? "--hicache-size " + num(*a.hicache_size_gb) + " (GB)"
                       : "--hicache-ratio " + num(ratio) + (a.hicache_ratio ? "" : " (default)");
-  const std::uint64_t bpt = full_attention_bytes_per_token(model, in, c);
+  const std::uint64_t bpt = full_attention_bytes_per_token(model, c);
   const std::uint64_t page = std::max<std::uint32_t>(c.block_size, 1);
   if (bpt > 0) {
     const std::uint64_t tokens =

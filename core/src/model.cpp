@@ -18,6 +18,7 @@
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan {
 
@@ -512,7 +513,7 @@ ModelSpec parse_model_json(const std::string& text, const std::string& source) {
 std::string strip_repo_variant(std::string name) {
   static const char* const kSuffixes[] = {
       "-instruct-2507", "-thinking-2507", "-instruct", "-thinking", "-chat", "-base", "-hf", "-it"};
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  name = ascii_lower(std::move(name));
   for (bool again = true; again;) {
     again = false;
     for (const char* suf : kSuffixes) {
@@ -529,11 +530,6 @@ std::string strip_repo_variant(std::string name) {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool looks_like_repo_id(const std::string& s) {
   const auto slash = s.find('/');
@@ -565,11 +561,11 @@ const std::vector<PresetInfo>& preset_index() {
 // The preset standing for a Hugging Face repo id: listed in its hf_repos, or a listed repo of
 // the same organisation that differs only by a post-training suffix.
 std::optional<std::string> preset_for_repo(const std::string& repo) {
-  const std::string want = lower(repo);
+  const std::string want = ascii_lower(repo);
   const auto& presets = preset_index();
   for (const auto& p : presets)
     for (const auto& r : p.hf_repos)
-      if (lower(r) == want) return p.id;
+      if (ascii_lower(r) == want) return p.id;
   const std::string base = strip_repo_variant(want);
   for (const auto& p : presets)
     for (const auto& r : p.hf_repos)

@@ -7,21 +7,17 @@
 
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
 
 namespace kvplan {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The last path component of a reference ("/models/Meta-Llama-3.1-8B-Instruct/" -> its folder
 // name; "meta-llama/Llama-3.1-8B" -> "Llama-3.1-8B"), lower-cased.
 std::string last_component(std::string ref) {
   while (ref.size() > 1 && (ref.back() == '/' || ref.back() == '\\')) ref.pop_back();
   const auto slash = ref.find_last_of("/\\");
-  return lower(slash == std::string::npos ? ref : ref.substr(slash + 1));
+  return ascii_lower(slash == std::string::npos ? ref : ref.substr(slash + 1));
 }
 
 // The name a preset and a reference are compared by: post-training suffixes removed
@@ -48,12 +44,12 @@ ResolvedModel resolve_model_reference(const std::string& ref, const std::string&
   std::string ids;
   for (const auto& p : list_model_presets()) {
     ids += (ids.empty() ? "" : ", ") + p.id;
-    std::set<std::string> names = {name_key(lower(p.id))};
+    std::set<std::string> names = {name_key(ascii_lower(p.id))};
     for (const auto& r : p.hf_repos) names.insert(name_key(last_component(r)));
     names.insert(name_key(last_component(hf_repo_id(load_model(p.id)))));  // its source's repo
     if (!key.empty() && names.count(key))
       matches.push_back(p.id);
-    else if (key.size() >= 3 && lower(p.id).rfind(key, 0) == 0)
+    else if (key.size() >= 3 && ascii_lower(p.id).rfind(key, 0) == 0)
       near.push_back(p.id);
   }
   if (matches.size() == 1) {

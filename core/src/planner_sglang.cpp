@@ -13,6 +13,7 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
+#include "kvplan/text_safe.hpp"
 #include "planner_eval.hpp"
 
 namespace kvplan {
@@ -25,11 +26,6 @@ __extension__ typedef unsigned __int128 u128;
 
 std::uint64_t align_down(std::uint64_t tokens, std::uint32_t page) {
   return page ? tokens / page * page : tokens;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // handle_max_mamba_cache: the state slots and the bytes left for the full-attention pool. The
@@ -52,8 +48,9 @@ bool sglang_hybrid_swa_default(const ModelSpec& model) {
   if (!sliding) return false;
   // GptOssForCausalLM, MiMoV2FlashForCausalLM, Step3p5ForCausalLM, Gemma4*: the spec keeps no
   // architecture name, so the model's names stand for it.
-  std::string names = lower(model.id + " " + model.name + " " + model.preset + " " + model.source);
-  for (const auto& r : model.hf_repos) names += " " + lower(r);
+  std::string names =
+      ascii_lower(model.id + " " + model.name + " " + model.preset + " " + model.source);
+  for (const auto& r : model.hf_repos) names += " " + ascii_lower(r);
   for (const char* key :
        {"gpt-oss", "gpt_oss", "mimo-v2", "mimo_v2", "step3p5", "step-3.5", "gemma-4", "gemma4"})
     if (names.find(key) != std::string::npos) return true;

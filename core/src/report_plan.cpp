@@ -479,6 +479,22 @@ bool cheaper(const FixCandidate& a, const FixCandidate& b) {
 
 }  // namespace
 
+// base moved to order o of GPU g: its layout, GPU count and memory (a measured KV size is one
+// GPU's at the plan's layout, so it no longer holds).
+PlanFix with_order(PlanFix base, const OrderOption& o, const GpuSpec& g) {
+  base.gpu = g;
+  base.input.tp = o.tp;
+  base.input.pp = o.pp;
+  base.input.gpus = o.gpus;
+  base.input.available_kv_bytes.reset();
+  base.input.gpu_memory_bytes = g.engine_memory_bytes();
+  base.gpus = o.gpus;
+  base.tp = o.tp;
+  base.pp = o.pp;
+  base.replicas = o.replicas;
+  return base;
+}
+
 std::vector<PlanFix> plan_fixes(const PlanReport& r) {
   const auto& in = r.input;
   if (r.capacity.max_requests >= in.concurrency) return {};
@@ -554,18 +570,7 @@ std::vector<PlanFix> plan_fixes(const PlanReport& r) {
     if (r.gpu) {
       const OrderOption o = min_gpus(r.model, base.input, *r.gpu, 1024, source);
       if (o.feasible && (o.tp != in.tp || o.pp != in.pp)) {
-        PlanFix f = base;
-        f.gpu = own_gpu;
-        f.input.tp = o.tp;
-        f.input.pp = o.pp;
-        f.input.gpus = o.gpus;
-        f.input.available_kv_bytes.reset();
-        f.input.gpu_memory_bytes = own_gpu.engine_memory_bytes();
-        f.gpus = o.gpus;
-        f.tp = o.tp;
-        f.pp = o.pp;
-        f.replicas = o.replicas;
-        add(f, own_rank);
+        add(with_order(base, o, own_gpu), own_rank);
       }
     }
     // 3. Every other GPU of the order: its smallest order (the order table's row in the plan's
@@ -577,19 +582,9 @@ std::vector<PlanFix> plan_fixes(const PlanReport& r) {
                                 ? r.order[oi]
                                 : min_gpus(r.model, base.input, g, 1024, source);
       if (!o.feasible) continue;
-      PlanFix f = base;
-      f.gpu = g;
+      PlanFix f = with_order(base, o, g);
       f.own_gpu = false;
-      f.input.tp = o.tp;
-      f.input.pp = o.pp;
-      f.input.gpus = o.gpus;
-      f.input.available_kv_bytes.reset();
-      f.input.gpu_memory_bytes = g.engine_memory_bytes();
       f.input.gpu_id = g.id;
-      f.gpus = o.gpus;
-      f.tp = o.tp;
-      f.pp = o.pp;
-      f.replicas = o.replicas;
       add(f, oi);
     }
   }

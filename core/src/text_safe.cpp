@@ -198,4 +198,10 @@ std::string json_quote(std::string_view s) {
   return o;
 }
 
+std::string ascii_lower(std::string s) {
+  for (auto& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
 }  // namespace kvplan

@@ -51,6 +51,9 @@ struct HostTier {
   bool pinned = true;  // page-locked host memory; false: local disk
   bool exact = true;   // false: an upper bound (within one page per pool)
   std::string rule;    // how the engine sizes it, with its source
+  // SGLang's HiCache pool: the engine refuses a rank's pool over its share of the host less
+  // kSglangHostReserveBytes (pool_host/base.py, host_memory_budget_bytes).
+  bool host_share_checked = false;
 };
 
 // The node the ranks run on.

@@ -37,4 +37,8 @@ std::string junit_classname(std::string s);
 // \u00XX, ill-formed UTF-8 replaced by U+FFFD.
 std::string json_quote(std::string_view s);
 
+// s with ASCII letters lower-cased (bytes >= 0x80 unchanged): the one rule for case-insensitive
+// names (model ids, dtypes, quantization methods), so no locale decides a comparison.
+std::string ascii_lower(std::string s);
+
 }  // namespace kvplan
