@@ -8,6 +8,10 @@
 //   kvplan check examples/deploy.json
 //   ```
 //
+// A marker may name what the block prints, so the figures the prose around it quotes cannot go
+// stale: `<!-- example: exit 0; prints "449,168" "13.71x" -->` fails unless the block's output
+// (every command's, stdout and stderr) holds each quoted string.
+//
 // Each command of the block (a line, with its `\` continuations) runs in bash from a temporary
 // directory holding `examples/` (a link to the repository's) and `../shared/models` (a link to
 // the test model's folder), with the built kvplan first on PATH, under a per-command timeout.
@@ -48,6 +52,9 @@ struct Example {
   std::vector<std::string> assignments;
   std::string command;
   int exit_code = 0;
+  // On the last command of its block: the strings the block's output must hold.
+  std::vector<std::string> prints;
+  bool ends_block = false;
 };
 
 struct Extracted {
@@ -74,7 +81,9 @@ Extracted extract(const std::string& markdown, const std::string& file) {
   std::vector<std::string> lines;
   std::istringstream in(markdown);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  const std::regex marker(R"(<!--\s*example:\s*exit\s+(\d+)\s*-->)");
+  const std::regex marker(
+      R"re(<!--\s*example:\s*exit\s+(\d+)\s*(?:;\s*prints\s+((?:"[^"]+"\s*)+))?-->)re");
+  const std::regex quoted(R"re("([^"]+)")re");
   const std::regex assignment(R"(^[A-Za-z_][A-Za-z0-9_]*=\S*$)");
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string t = trim(lines[i]);
@@ -82,10 +91,18 @@ Extracted extract(const std::string& markdown, const std::string& file) {
     std::smatch m;
     const std::string at = file + ":" + std::to_string(i + 1);
     if (!std::regex_search(t, m, marker)) {
-      out.errors.push_back(at + ": malformed marker (expected <!-- example: exit N -->): " + t);
+      out.errors.push_back(at +
+                           ": malformed marker (expected <!-- example: exit N --> or "
+                           "<!-- example: exit N; prints \"text\" ... -->): " +
+                           t);
       continue;
     }
     const int code = std::stoi(m[1]);
+    std::vector<std::string> prints;
+    const std::string printed = m[2];
+    for (std::sregex_iterator q(printed.begin(), printed.end(), quoted), end; q != end; ++q)
+      prints.push_back((*q)[1]);
+    const std::size_t block_start = out.examples.size();
     std::size_t j = i + 1;
     while (j < lines.size() && trim(lines[j]).empty()) ++j;
     if (j >= lines.size() || (trim(lines[j]) != "```sh" && trim(lines[j]) != "```bash")) {
@@ -112,6 +129,12 @@ Extracted extract(const std::string& markdown, const std::string& file) {
       out.examples.push_back({file + ":" + std::to_string(first + 1), assigns, c, code});
     }
     if (!closed) out.errors.push_back(at + ": unterminated ```sh block");
+    if (out.examples.size() > block_start) {
+      out.examples.back().ends_block = true;
+      out.examples.back().prints = prints;
+    } else if (!prints.empty()) {
+      out.errors.push_back(at + ": a marker with prints but no command");
+    }
     i = j;
   }
   return out;
@@ -143,13 +166,24 @@ Outcome run_examples(const Extracted& ex) {
   if (have_hf_model)
     fs::create_directory_symlink(fs::absolute(hf_model),
                                  tmp.path() / "shared" / "models" / "tinystories-656k");
+  // The tutorial works in a scratch directory holding `examples` and `shared` (links).
+  fs::create_directory_symlink(tmp.path() / "shared", work / "shared");
   const std::string bindir = fs::path(KVPLAN_EXE).parent_path().string();
+  std::string block_output;
+  bool block_skipped = false;
   for (const auto& e : ex.examples) {
     if ((!have_model && e.command.find("shared/models") != std::string::npos) ||
         (!have_hf_model && e.command.find("tinystories-656k") != std::string::npos)) {
       ++o.skipped;
       std::cout << "[ skipped ] " << e.where << " (no model at " << model << "): " << e.command
                 << "\n";
+      block_skipped = true;
+      if (e.ends_block) {
+        if (!e.prints.empty())
+          std::cout << "[ skipped ] " << e.where << ": its block's printed figures not checked\n";
+        block_output.clear();
+        block_skipped = false;
+      }
       continue;
     }
     const fs::path script = work / ".example.sh";
@@ -170,6 +204,18 @@ Outcome run_examples(const Extracted& ex) {
     ++o.ran;
     std::cout << "[ example ] " << e.where << " exit " << code << " (" << static_cast<int>(secs)
               << " s): " << e.command.substr(0, 100) << "\n";
+    block_output += read(log);
+    if (e.ends_block) {
+      if (block_skipped && !e.prints.empty())
+        std::cout << "[ skipped ] " << e.where << ": its block's printed figures not checked\n";
+      else
+        for (const std::string& want : e.prints)
+          if (block_output.find(want) == std::string::npos)
+            o.failures.push_back(e.where + ": the block's output does not hold \"" + want +
+                                 "\", which the text around it quotes");
+      block_output.clear();
+      block_skipped = false;
+    }
     if (code != e.exit_code) {
       std::string output = read(log);
       if (output.size() > 2000) output = "..." + output.substr(output.size() - 2000);
@@ -247,8 +293,10 @@ TEST(Examples, ABrokenExampleFailsVisibly) {
   std::erase_if(ex.examples,
                 [&](const Example& e) { return e.command.find(good) == std::string::npos; });
   ASSERT_FALSE(ex.examples.empty());
-  for (auto& e : ex.examples)
+  for (auto& e : ex.examples) {
     e.command.replace(e.command.find(good), good.size(), "examples/gone.json");
+    e.prints.clear();  // the exit codes are under test here (PrintedFiguresAreChecked: figures)
+  }
   auto o = run_examples(ex);
   ASSERT_EQ(o.failures.size(), ex.examples.size());
   EXPECT_NE(o.failures[0].find("exited 2, documented exit 0"), std::string::npos) << o.failures[0];
@@ -265,6 +313,28 @@ TEST(Examples, ABrokenExampleFailsVisibly) {
             std::string::npos)
       << o.failures[0];
   EXPECT_NE(o.failures[1].find("unknown command 'sizee'"), std::string::npos) << o.failures[1];
+}
+
+// A quoted figure the block prints passes; one it does not print fails and is named. The
+// expected text is the size report's own label of its formula's factor (docs/size.md).
+TEST(Examples, PrintedFiguresAreChecked) {
+  const auto ex = extract(
+      "<!-- example: exit 0; prints \"llama-3.1-8b\" \"no such figure 12,345\" -->\n"
+      "```sh\nkvplan size --model llama-3.1-8b --context 8192\n```\n"
+      "<!-- example: exit 0; prints -->\n```sh\nkvplan size --model llama-3.1-8b\n```\n",
+      "figures.md");
+  ASSERT_EQ(ex.examples.size(), 1u);  // the second marker is malformed: its block is not run
+  EXPECT_TRUE(ex.examples[0].ends_block);
+  EXPECT_EQ(ex.examples[0].prints,
+            (std::vector<std::string>{"llama-3.1-8b", "no such figure 12,345"}));
+  const auto o = run_examples(ex);
+  ASSERT_EQ(o.failures.size(), 2u);  // the malformed marker, then the missing figure
+  EXPECT_NE(o.failures[0].find("figures.md:5: malformed marker"), std::string::npos)
+      << o.failures[0];
+  EXPECT_NE(o.failures[1].find("figures.md:3: the block's output does not hold \"no such "
+                               "figure 12,345\""),
+            std::string::npos)
+      << o.failures[1];
 }
 
 // examples/trtllm-serve.txt with its LLM-API file, from the repository root as docs/check.md runs
