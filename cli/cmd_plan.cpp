@@ -1,9 +1,11 @@
 // kvplan plan: KV capacity of a serving deployment, GPU orders, what-if formats and policies.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "command.hpp"
 #include "kvplan/engine_log.hpp"
@@ -142,7 +144,8 @@ po::options_description plan_options(PlanFlags& f) {
   auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
          prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
   desc.add_options()("model,m", po::value(&model)->required(),
-                     "preset id, HF config.json or kvplan model JSON")(
+                     "preset id, HF config.json or kvplan model JSON; a comma-separated list "
+                     "a,b,c plans each model in turn (JSON: an array of the reports)")(
       "gpu", po::value(&gpu),
       "GPU preset id or GPU JSON file (kvplan gpus); a comma-separated list a,b,c: the plan "
       "runs on the first, the order table and the Fix consider these GPUs only")(
@@ -220,21 +223,10 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   return req;
 }
 
-int run_plan(const std::vector<std::string>& args, std::ostream& out) {
-  PlanFlags f;
-  const po::options_description desc = plan_options(f);
+// The plan of one model: its report (or SLO search) on `out`.
+int plan_one(PlanFlags& f, const po::variables_map& vm, OutputFormat fmt, std::ostream& out) {
   auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
          prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
-  po::variables_map vm;
-  if (!parse_args(args, desc, vm, out,
-                  "kvplan plan --model M (--gpu G | --available-kv-gib X) [options]\n"
-                  "       kvplan plan --model M --workload FILE --slo ttft_p99_ms=MS,... "
-                  "[--gpu a,b,...] [options]",
-                  "kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb,h200-141gb --context "
-                  "32768 --concurrency 64 --kv-dtype fp8 --prices examples/prices.csv"))
-    return 0;
-  const auto fmt =
-      parse_output_format(format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
   const bool slo_mode = vm.count("workload") || vm.count("slo");
   const DeploymentRequest req = plan_request(f, vm, slo_mode);
   const ResolvedDeployment resolved = resolve(req);
@@ -316,6 +308,52 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out) {
       render(make_plan_report(m, g, in, order, !brief && (g || in.available_kv_bytes), "arguments"),
              fmt),
       fmt);
+  return 0;
+}
+
+// --model a,b,c: the models in turn. A name that is a file is one model, commas and all.
+std::vector<std::string> model_list(const std::string& s) {
+  std::error_code ec;
+  if (s.find(',') == std::string::npos || std::filesystem::exists(s, ec)) return {s};
+  return split_list(s, "--model");
+}
+
+int run_plan(const std::vector<std::string>& args, std::ostream& out) {
+  PlanFlags f;
+  const po::options_description desc = plan_options(f);
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan plan --model M[,M2,...] (--gpu G | --available-kv-gib X) [options]\n"
+                  "       kvplan plan --model M --workload FILE --slo ttft_p99_ms=MS,... "
+                  "[--gpu a,b,...] [options]",
+                  "kvplan plan --model llama-3.1-8b --gpu h100-sxm-80gb,h200-141gb --context "
+                  "32768 --concurrency 64 --kv-dtype fp8 --prices examples/prices.csv"))
+    return 0;
+  const auto fmt =
+      parse_output_format(f.format, {OutputFormat::table, OutputFormat::json, OutputFormat::md});
+  const std::vector<std::string> models = model_list(f.model);
+  if (models.size() == 1) return plan_one(f, vm, fmt, out);
+  // Every model is resolved and planned before anything is printed: a bad one exits 2 alone.
+  std::vector<std::string> reports;
+  for (const std::string& id : models) {
+    f.model = id;
+    std::ostringstream one;
+    plan_one(f, vm, fmt, one);
+    reports.push_back(one.str());
+  }
+  if (fmt == OutputFormat::json) {
+    out << "[\n";
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      std::string r = reports[i];
+      while (!r.empty() && r.back() == '\n') r.pop_back();
+      out << r << (i + 1 < reports.size() ? ",\n" : "\n");
+    }
+    out << "]\n";
+    return 0;
+  }
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    out << (i ? "\n" : "") << (fmt == OutputFormat::md ? "## " : "== ") << models[i]
+        << (fmt == OutputFormat::md ? "\n\n" : " ==\n") << reports[i];
   return 0;
 }
 

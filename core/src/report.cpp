@@ -363,32 +363,43 @@ std::string render_gpu_presets(const std::vector<GpuSpec>& gpus, OutputFormat f)
   if (f == OutputFormat::json) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& g : gpus)
-      a.push_back({{"id", g.id},
-                   {"name", g.name},
-                   {"memory_bytes", g.memory_bytes},
-                   {"bandwidth_gbps", json_figure(g.bandwidth_gbps)},
-                   {"peak_tflops_bf16", json_figure(g.peak_tflops_bf16)},
-                   {"peak_tflops_fp8", json_figure(g.peak_tflops_fp8)},
-                   {"peak_tflops_fp4", json_figure(g.peak_tflops_fp4)},
-                   {"peak_tops_int8", json_figure(g.peak_tops_int8)},
-                   {"interconnect",
-                    g.interconnect.empty() ? nlohmann::json() : nlohmann::json(g.interconnect)},
-                   {"interconnect_gbps", json_figure(g.interconnect_gbps)},
-                   {"source", g.source},
-                   {"peaks_source", g.peaks_source},
-                   {"interconnect_source", g.interconnect_source}});
+      a.push_back(
+          {{"id", g.id},
+           {"name", g.name},
+           {"memory_bytes", g.memory_bytes},
+           {"bandwidth_gbps", json_figure(g.bandwidth_gbps)},
+           {"peak_tflops_bf16", json_figure(g.peak_tflops_bf16)},
+           {"peak_tflops_fp8", json_figure(g.peak_tflops_fp8)},
+           {"peak_tflops_fp4", json_figure(g.peak_tflops_fp4)},
+           {"peak_tops_int8", json_figure(g.peak_tops_int8)},
+           {"interconnect",
+            g.interconnect.empty() ? nlohmann::json() : nlohmann::json(g.interconnect)},
+           {"interconnect_gbps", json_figure(g.interconnect_gbps)},
+           {"nvlink_domain_gpus",
+            g.nvlink_domain_gpus ? nlohmann::json(g.nvlink_domain_gpus) : nlohmann::json()},
+           {"gpus_per_node", g.gpus_per_node ? nlohmann::json(g.gpus_per_node) : nlohmann::json()},
+           {"node_dram_gib", json_figure(g.node_dram_gib)},
+           {"source", g.source},
+           {"peaks_source", g.peaks_source},
+           {"interconnect_source", g.interconnect_source},
+           {"nvlink_domain_source", g.nvlink_domain_source},
+           {"gpus_per_node_source", g.gpus_per_node_source},
+           {"node_dram_source", g.node_dram_source}});
     return a.dump(1) + "\n";
   }
   // Dense peaks (no 2:4 sparsity), 1e12 operations per second; the link per GPU, both directions.
   Table t{{"id", "name", "memory bytes", "memory", "bandwidth GB/s", "bf16 TFLOP/s", "fp8 TFLOP/s",
-           "fp4 TFLOP/s", "int8 TOP/s", "interconnect", "interconnect GB/s"},
+           "fp4 TFLOP/s", "int8 TOP/s", "interconnect", "interconnect GB/s", "NVLink domain",
+           "GPUs per node", "node DRAM GiB"},
           {}};
+  const auto count = [](std::uint32_t n) { return n ? std::to_string(n) : std::string("-"); };
   for (const auto& g : gpus)
     t.rows.push_back({g.id, g.name, grouped(g.memory_bytes), human_bytes(g.memory_bytes),
                       figure(g.bandwidth_gbps), figure(g.peak_tflops_bf16),
                       figure(g.peak_tflops_fp8), figure(g.peak_tflops_fp4),
                       figure(g.peak_tops_int8), g.interconnect.empty() ? "-" : g.interconnect,
-                      figure(g.interconnect_gbps)});
+                      figure(g.interconnect_gbps), count(g.nvlink_domain_gpus),
+                      count(g.gpus_per_node), figure(g.node_dram_gib)});
   if (f == OutputFormat::md) return render_markdown(t);
   if (f == OutputFormat::csv) return render_csv(t);
   return render_text(t);

@@ -349,8 +349,11 @@ TEST(Cli, GpusListsPeaksAndInterconnect) {
   std::string h100;
   for (std::istringstream in(r.out); std::getline(in, h100);)
     if (h100.rfind("h100-sxm-80gb ", 0) == 0) break;
-  // id name, memory bytes, memory, HBM 3350, bf16 989.5, fp8 1979, fp4 -, int8 1979, nvlink 900
-  const std::regex row(R"(h100-sxm-80gb .* 3350 +989\.5 +1979 +- +1979 +nvlink +900\s*)");
+  // id name, memory bytes, memory, HBM 3350, bf16 989.5, fp8 1979, fp4 -, int8 1979, nvlink 900,
+  // NVLink domain - (not stated), then the DGX H100 node: "Eight NVIDIA Hopper GPUs" and "2 TB
+  // of DDR5 system memory" (2,048 GiB in the preset; the DGX BasePOD reference architecture).
+  const std::regex row(
+      R"(h100-sxm-80gb .* 3350 +989\.5 +1979 +- +1979 +nvlink +900 +- +8 +2048\s*)");
   EXPECT_TRUE(std::regex_match(h100, row)) << h100;
   r = kvplan("gpus --format json");
   ASSERT_EQ(r.code, 0) << r.err;

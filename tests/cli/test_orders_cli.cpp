@@ -294,4 +294,65 @@ TEST(Orders, ExamplePriceFileLoads) {
   EXPECT_GE(priced, 3);
 }
 
+// --model a,b,c plans each model in turn: JSON is an array of the reports, in the order given;
+// Llama-3.1-8B's row is the one worked out above (27 requests per H100, 3 H100s for 64).
+TEST(Orders, ModelListPlansEachModel) {
+  const std::string args =
+      " --gpu h100-sxm-80gb --context 32768 --concurrency 64 --kv-dtype fp8 --format json";
+  const auto r = kvplan("plan --model qwen3-32b,llama-3.1-8b" + args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  ASSERT_TRUE(j.is_array()) << r.out;
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["model"], "qwen3-32b");
+  EXPECT_EQ(j[1]["model"], "llama-3.1-8b");
+  bool found = false;
+  for (const auto& o : j[1]["order"])
+    if (o["gpu"] == "h100-sxm-80gb") {
+      found = true;
+      EXPECT_EQ(o["gpus"], 3);
+      EXPECT_EQ(o["max_requests"], 81);
+    }
+  EXPECT_TRUE(found) << j[1]["order"].dump();
+  // Each element is the model's own plan, as a run with that model alone prints it.
+  EXPECT_EQ(j[0], json::parse(kvplan("plan --model qwen3-32b" + args).out));
+  // The table names each model before its report.
+  const auto t = kvplan("plan --model qwen3-32b,llama-3.1-8b --gpu h100-sxm-80gb --brief");
+  ASSERT_EQ(t.code, 0) << t.err;
+  const auto a = t.out.find("== qwen3-32b ==");
+  const auto b = t.out.find("== llama-3.1-8b ==");
+  EXPECT_TRUE(a != std::string::npos && b != std::string::npos && a < b) << t.out;
+  // A bad item exits 2 and names --model; nothing is printed for the good ones.
+  const auto bad = kvplan("plan --model llama-3.1-8b,,qwen3-32b --gpu h100-sxm-80gb");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--model"), std::string::npos) << bad.err;
+  const auto unknown = kvplan("plan --model llama-3.1-8b,no-such-model --gpu h100-sxm-80gb");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_TRUE(unknown.out.empty()) << unknown.out;
+}
+
+// kvplan gpus prints each preset's node: a DGX H100 holds eight GPUs ("Eight NVIDIA Hopper
+// GPUs", the DGX BasePOD reference architecture the preset cites) and "2 TB of DDR5 system
+// memory" (2,048 GiB in the preset); an RTX 4090 has no reference server, so null.
+TEST(Orders, GpusListsTheNodes) {
+  const auto r = kvplan("gpus --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  bool h100 = false, rtx = false;
+  for (const auto& g : json::parse(r.out)) {
+    if (g["id"] == "h100-sxm-80gb") {
+      h100 = true;
+      EXPECT_EQ(g["gpus_per_node"], 8);
+      EXPECT_EQ(g["node_dram_gib"], 2048);
+      EXPECT_NE(g["gpus_per_node_source"].get<std::string>().find("nvidia.com"), std::string::npos);
+    }
+    if (g["id"] == "rtx-4090") {
+      rtx = true;
+      EXPECT_TRUE(g["gpus_per_node"].is_null()) << g.dump();
+    }
+  }
+  EXPECT_TRUE(h100 && rtx);
+  const auto t = kvplan("gpus");
+  EXPECT_NE(t.out.find("GPUs per node"), std::string::npos) << t.out;
+}
+
 }  // namespace

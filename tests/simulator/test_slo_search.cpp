@@ -154,6 +154,24 @@ TEST(SloSearch, RankedByCostFailuresLast) {
   }
 }
 
+// Costs are in cents, as the order table's: a price of 0.1 + 0.2 USD per GPU-hour is
+// 0.30000000000000004 in binary floating point, and $0.30 in the row.
+TEST(SloSearch, CostsAreRoundedToCents) {
+  const Workload w = trace("0,10,3\n1,10,3\n");
+  SloSearchInput in;
+  in.base = base(4);
+  in.slo.e2e_p99_ms = 100;
+  in.max_gpus = 1;
+  const double price = 0.1 + 0.2;
+  ASSERT_NE(price, 0.3);  // the binary sum the row must not carry
+  in.lines = slo_lines(llama(), {gpu("dime", 80, price)}, {1}, {parse_kv_format("bf16")}, {{}});
+  in.timer = timers({{"dime", 0.01}});
+  const auto rows = slo_search(llama(), w, in);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(rows[0].meets) << rows[0].reason;
+  EXPECT_EQ(rows[0].cost_per_hour, 0.3);
+}
+
 // Lines fast TP2, fast TP1, mid TP2, mid TP1; all meet the SLO at 1 replica. mid has no price,
 // so the ranking is by GPU count (by cost mid's $0 would come first): the two 1-GPU lines, fast
 // TP1 before mid TP1 (line order among equals), then the 2-GPU lines.

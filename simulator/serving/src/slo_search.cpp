@@ -169,7 +169,7 @@ class LineSearch {
     row.replicas = replicas;
     row.gpus = replicas * line_.tp;
     row.ttft_p99_ms = t.ttft, row.tpot_p99_ms = t.tpot, row.e2e_p99_ms = t.e2e;
-    row.cost_per_hour = line_.gpu.price_per_hour * row.gpus;
+    row.cost_per_hour = round_cents(line_.gpu.price_per_hour * row.gpus);  // as the order table
   }
 
   const ModelSpec& model_;
