@@ -670,58 +670,66 @@ void finish_trtllm(EngineArgs& a, const std::string& source) {
                              " (each beam of a request holds its own blocks)");
 }
 
-}  // namespace
-
-EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source) {
-  EngineArgs a;
-  a.engine = engine;
+// What a command line's flags say beside EngineArgs, settled once the last flag is read.
+struct CommandState {
   std::string positional;  // `vllm serve MODEL`: wins over --model, as vLLM's serve does
   std::optional<std::string> dtype, quantization;  // the last of each wins
   nlohmann::json hf_overrides, rope_scaling;       // vLLM's config overrides, the last of each
-  auto t = split_command_line(line, source);
-  std::size_t i = 0;
-  for (; i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-'; ++i)  // env vars
-    read_env_assignment(t[i], a.host_tiers, source);
-  const bool vllm = engine == Engine::vllm;
-  const bool trtllm = engine == Engine::trtllm;
-  // docker run [options] IMAGE [args]: the vllm/vllm-openai image's entrypoint is `vllm serve`
-  // (args: MODEL and flags); an SGLang image runs the command that follows it.
-  bool docker_vllm = false;
-  if (i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run") {
-    i += 2;
-    static const char* const kDockerValued[] = {
-        "-p",        "--publish",    "-v",         "--volume",  "-e",        "--env",    "--name",
-        "--gpus",    "--ipc",        "--shm-size", "--runtime", "--network", "--net",    "-w",
-        "--workdir", "--entrypoint", "--env-file", "-u",        "--user",    "--ulimit", "--device",
-        "--mount",   "--platform",   "--cpus",     "--memory",  "-m"};
-    while (i < t.size() && t[i][0] == '-') {
-      const std::string f = t[i].substr(0, t[i].find('='));
-      if ((f == "-e" || f == "--env") && i + 1 < t.size() && t[i].find('=') == std::string::npos)
-        read_env_assignment(t[i + 1], a.host_tiers, source);
-      const bool valued = t[i].find('=') == std::string::npos &&
-                          std::find(std::begin(kDockerValued), std::end(kDockerValued), f) !=
-                              std::end(kDockerValued);
-      i += valued ? 2 : 1;
-    }
-    if (i >= t.size()) throw Error(source, "", "docker run names no image");
-    const std::string image = t[i++];
-    docker_vllm = image.find("vllm-openai") != std::string::npos ||
-                  image.find("vllm/vllm") != std::string::npos;
-    if (vllm && !docker_vllm && (i >= t.size() || t[i] != "vllm"))
-      throw Error(source, "", "docker image \"" + image + "\" is not vllm/vllm-openai");
+};
+
+// `docker run [options] IMAGE [args]` (or podman): `i` moves past the image, docker's -e
+// LMCACHE_* are read. True when the image is vLLM's, whose entrypoint is `vllm serve` (args:
+// MODEL and flags); an SGLang image runs the command that follows it.
+bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i, Engine engine,
+                     EngineArgs& a, const std::string& source) {
+  if (!(i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run"))
+    return false;
+  i += 2;
+  static const char* const kDockerValued[] = {
+      "-p",        "--publish",    "-v",         "--volume",  "-e",        "--env",    "--name",
+      "--gpus",    "--ipc",        "--shm-size", "--runtime", "--network", "--net",    "-w",
+      "--workdir", "--entrypoint", "--env-file", "-u",        "--user",    "--ulimit", "--device",
+      "--mount",   "--platform",   "--cpus",     "--memory",  "-m"};
+  while (i < t.size() && t[i][0] == '-') {
+    const std::string f = t[i].substr(0, t[i].find('='));
+    if ((f == "-e" || f == "--env") && i + 1 < t.size() && t[i].find('=') == std::string::npos)
+      read_env_assignment(t[i + 1], a.host_tiers, source);
+    const bool valued =
+        t[i].find('=') == std::string::npos &&
+        std::find(std::begin(kDockerValued), std::end(kDockerValued), f) != std::end(kDockerValued);
+    i += valued ? 2 : 1;
   }
-  const std::string usage = vllm     ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
-                                       "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
-                            : trtllm ? "expected \"trtllm-serve MODEL [flags]\""
-                                     : "expected \"python -m sglang.launch_server --model-path "
-                                       "MODEL [flags]\"";
-  if (trtllm) {
+  if (i >= t.size()) throw Error(source, "", "docker run names no image");
+  const std::string image = t[i++];
+  const bool vllm_image = image.find("vllm-openai") != std::string::npos ||
+                          image.find("vllm/vllm") != std::string::npos;
+  if (engine == Engine::vllm && !vllm_image && (i >= t.size() || t[i] != "vllm"))
+    throw Error(source, "", "docker image \"" + image + "\" is not vllm/vllm-openai");
+  return vllm_image;
+}
+
+// The engine's entry point (trtllm-serve [serve] MODEL, vllm serve MODEL, python -m MODULE,
+// sglang serve): `i` moves to the first flag; a positional model goes to `positional`.
+void read_entry_point(const std::vector<std::string>& t, std::size_t& i, Engine engine,
+                      bool docker_vllm, const std::string& line, const std::string& source,
+                      std::string& positional) {
+  const bool vllm = engine == Engine::vllm;
+  const std::string usage = vllm ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
+                                   "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
+                            : engine == Engine::trtllm
+                                ? "expected \"trtllm-serve MODEL [flags]\""
+                                : "expected \"python -m sglang.launch_server --model-path "
+                                  "MODEL [flags]\"";
+  auto take_positional = [&] {
+    if (i < t.size() && t[i][0] != '-') positional = t[i++];
+  };
+  if (engine == Engine::trtllm) {
     // trtllm-serve MODEL [options] (older builds), trtllm-serve serve MODEL [options] (newer).
     if (i >= t.size() || !(t[i] == "trtllm-serve" || t[i].ends_with("/trtllm-serve")))
       throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
     ++i;
     if (i < t.size() && t[i] == "serve") ++i;
-    if (i < t.size() && t[i][0] != '-') positional = t[i++];
+    take_positional();
   } else if (i < t.size() &&
              (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
              i + 2 < t.size() && t[i + 1] == "-m") {
@@ -732,312 +740,423 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   } else if (vllm && i + 1 < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")) &&
              t[i + 1] == "serve") {
     i += 2;
-    if (i < t.size() && t[i][0] != '-') positional = t[i++];
+    take_positional();
   } else if (docker_vllm) {
-    if (i < t.size() && t[i][0] != '-') positional = t[i++];
+    take_positional();
   } else if (!vllm && i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") {
     i += 2;
   } else {
     throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
   }
+}
+
+// One option of the command line as argparse reads it: its name as written and normalized,
+// its value (the next words where it takes them), and what kvplan knows of it.
+struct FlagWord {
+  std::string flag;     // as written, without "=value"
+  std::string norm;     // '_' as '-' after the leading dashes
+  std::string sub_key;  // vLLM --speculative-config.KEY: the key
+  std::string value;
+  const FlagSpec* spec = nullptr;  // null: unknown to kvplan
+  bool takes_value = false;
+};
+
+bool is_switch(Field f) {
+  return f == Field::ignored_bool || f == Field::not_modelled_bool || f == Field::expert_parallel ||
+         f == Field::dp_attention || f == Field::enforce_eager || f == Field::disable_hybrid_swa ||
+         f == Field::disable_hybrid_kv || f == Field::hicache;
+}
+
+// The option at t[i] (a flag word): `i` ends on its last word.
+FlagWord read_flag_word(const std::vector<std::string>& t, std::size_t& i, bool vllm,
+                        const std::vector<FlagSpec>& specs, const std::string& source) {
+  FlagWord w;
+  w.flag = t[i];
+  bool has_value = false;
+  if (auto eq = w.flag.find('='); eq != std::string::npos) {
+    w.value = w.flag.substr(eq + 1);
+    w.flag = w.flag.substr(0, eq);
+    has_value = true;
+  }
+  // Both spellings are accepted by vLLM's and SGLang's argparse: --max_model_len too.
+  w.norm = w.flag;
+  std::replace(w.norm.begin() + std::min<std::size_t>(2, w.norm.size()), w.norm.end(), '_', '-');
+  // vLLM's dotted sub-flags (--speculative-config.method mtp) set one key of a JSON flag.
+  if (vllm && w.norm.rfind("--speculative-config.", 0) == 0) {
+    w.sub_key = w.norm.substr(std::string("--speculative-config.").size());
+    std::replace(w.sub_key.begin(), w.sub_key.end(), '-', '_');
+    w.norm = "--speculative-config";
+  }
+  auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return w.norm == s.name; });
+  if (it != specs.end()) w.spec = &*it;
+  w.takes_value =
+      w.spec ? !is_switch(w.spec->field) : (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'));
+  const bool multi =
+      w.spec && (w.spec->field == Field::multi_value || w.spec->field == Field::not_modelled_multi);
+  if (w.takes_value && !has_value) {
+    // argparse never takes a flag as an option's value: `--max-model-len --tp 2` is an error,
+    // and a nargs="*" list may be empty (SGLang `--lora-target-modules --tp 8`). A negative
+    // number is a value (`--chunked-prefill-size -1`).
+    const bool next_is_flag = i + 1 < t.size() && looks_like_flag(t[i + 1]);
+    if (multi && next_is_flag) {
+      w.value.clear();
+    } else {
+      if (i + 1 >= t.size() || next_is_flag) throw Error(source, w.flag, "expects a value");
+      w.value = t[++i];
+    }
+  }
+  if (multi && !w.value.empty()) {
+    // nargs="+": every following word up to the next flag (SGLang --cuda-graph-bs 8 16 32).
+    while (i + 1 < t.size() && !t[i + 1].empty() && t[i + 1][0] != '-') w.value += " " + t[++i];
+  }
+  return w;
+}
+
+// vLLM --speculative-config: a JSON object, or one key of it (--speculative-config.KEY VALUE).
+void read_speculative_config(const FlagWord& w, EngineArgs& a, const std::string& source) {
+  const std::string& flag = w.flag;
+  const std::string& value = w.value;
+  if (!w.sub_key.empty()) {
+    if (w.sub_key == "method")
+      a.speculative_method = ascii_lower(value);
+    else if (w.sub_key == "model")
+      a.speculative_model = value;
+    else if (w.sub_key == "num_speculative_tokens")
+      a.speculative_tokens =
+          static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1024, source, flag));
+    return;
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(value);
+  } catch (const nlohmann::json::exception&) {
+    throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
+  }
+  if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
+  // SpeculativeConfig's method and model are strings or None (vllm/config/speculative.py,
+  // a pydantic dataclass: a number or a list is a validation error, not "no method").
+  for (const char* k : {"method", "model"})
+    if (j.contains(k) && !j[k].is_string() && !j[k].is_null())
+      throw Error(source, flag + " " + k,
+                  "must be a string (or null), got " +
+                      j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (j.contains("method") && j["method"].is_string())
+    a.speculative_method = ascii_lower(j["method"].get<std::string>());
+  if (j.contains("model") && j["model"].is_string())
+    a.speculative_model = j["model"].get<std::string>();
+  if (j.contains("num_speculative_tokens")) {
+    const auto& n = j["num_speculative_tokens"];
+    if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 || n.get<std::uint64_t>() > 1024)
+      throw Error(source, flag + " num_speculative_tokens",
+                  "must be a whole number between 1 and 1024, got " + n.dump());
+    a.speculative_tokens = static_cast<std::uint32_t>(n.get<std::uint64_t>());
+  }
+}
+
+// The parallel layout and the model: false when the flag is not one of them.
+bool apply_layout_flag(const FlagWord& w, EngineArgs& a, const std::string& source) {
+  const std::string& flag = w.flag;
+  const std::string& value = w.value;
+  auto uint = [&](std::uint64_t min, std::uint64_t max) {
+    return detail::parse_uint(value, min, max, source, flag);
+  };
+  switch (w.spec->field) {
+    case Field::model:
+      a.model = value;
+      break;
+    case Field::tp:
+      a.tp = static_cast<std::uint32_t>(uint(1, 4096));
+      break;
+    case Field::pp:
+      a.pp = static_cast<std::uint32_t>(uint(1, 4096));
+      break;
+    case Field::dp:
+      a.dp = static_cast<std::uint32_t>(uint(1, 4096));
+      break;
+    case Field::dcp:
+      a.dcp = static_cast<std::uint32_t>(uint(1, 4096));
+      break;
+    case Field::expert_parallel:
+      a.expert_parallel = true;
+      break;
+    case Field::dp_attention:
+      a.dp_attention = true;
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// The memory, the lengths and the dtypes: false when the flag is not one of them.
+bool apply_memory_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engine engine,
+                       const std::string& source) {
+  const std::string& flag = w.flag;
+  const std::string& value = w.value;
+  const bool vllm = engine == Engine::vllm;
+  auto uint = [&](std::uint64_t min, std::uint64_t max) {
+    return detail::parse_uint(value, min, max, source, flag);
+  };
+  auto human = [&](std::uint64_t min, std::uint64_t max) {
+    return parse_human_int(value, min, max, source, flag);
+  };
+  switch (w.spec->field) {
+    case Field::kv_cache_memory_bytes:
+      a.kv_cache_memory_bytes = human(1, std::uint64_t{1} << 50);
+      break;
+    case Field::num_gpu_blocks_override:
+      a.num_gpu_blocks_override = uint(1, std::uint64_t{1} << 40);
+      break;
+    case Field::max_model_len:
+      // vLLM's human_readable_int_or_auto (vllm/engine/arg_utils.py): 32k = 32,000, 32K =
+      // 32,768, -1 or auto = fit the memory.
+      if (vllm && (value == "-1" || value == "auto")) {
+        a.max_model_len.reset();
+        a.max_model_len_auto = true;
+      } else {
+        a.max_model_len = vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+        a.max_model_len_auto = false;
+      }
+      break;
+    case Field::max_num_seqs:
+      a.max_num_seqs = uint(1, std::uint64_t{1} << 32);
+      break;
+    case Field::max_num_batched_tokens:
+      if (!vllm && value == "-1") {
+        a.max_num_batched_tokens.reset();  // SGLang: chunked prefill off
+        a.ignored.push_back(flag + " -1 (chunked prefill off)");
+      } else {
+        a.max_num_batched_tokens =
+            vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+      }
+      break;
+    case Field::fraction:
+      a.memory_fraction_ppm = detail::parse_ppm(value, source, flag);
+      break;
+    case Field::block_size:
+      a.block_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
+      // vLLM's argparse choices, from CacheConfig.block_size: BlockSize = Literal[1, 8, 16,
+      // 32, 64, 128, 256] (https://github.com/vllm-project/vllm/blob/main/vllm/config/cache.py;
+      // older releases stop at 128, which kvplan does not tell apart).
+      if (vllm && !(*a.block_size == 1 || (*a.block_size >= 8 && *a.block_size <= 256 &&
+                                           (*a.block_size & (*a.block_size - 1)) == 0)))
+        throw Error(source, flag,
+                    "invalid choice " + value + " (vLLM accepts 1, 8, 16, 32, 64, 128, 256)");
+      break;
+    case Field::kv_cache_dtype:
+      a.kv_cache_dtype = value;
+      break;
+    case Field::dtype: {
+      // The compute dtype; the last --dtype wins (argparse). "auto" keeps the model's.
+      st.dtype = weight_dtype_of(value, source, flag);
+      break;
+    }
+    case Field::quantization: {
+      st.quantization = quantized_weight_dtype(value);
+      if (st.quantization->empty()) a.not_modelled.push_back(flag + " " + value);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+// The engine's pools: hybrid and Mamba pools, TensorRT-LLM's backend, experts and beams, CUDA
+// graphs: false when the flag is not one of them.
+bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source) {
+  const std::string& flag = w.flag;
+  const std::string& value = w.value;
+  auto uint = [&](std::uint64_t min, std::uint64_t max) {
+    return detail::parse_uint(value, min, max, source, flag);
+  };
+  switch (w.spec->field) {
+    case Field::enforce_eager:
+      a.enforce_eager = true;
+      a.not_modelled.push_back(flag + " (CUDA graph memory is in the reserve)");
+      break;
+    case Field::mamba_cache_mode:
+      if (value != "none" && value != "align" && value != "all")
+        throw Error(source, flag, "expected none, align or all, got \"" + value + "\"");
+      a.mamba_cache_mode = value;
+      break;
+    case Field::disable_hybrid_kv:
+      a.disable_hybrid_kv_cache_manager = true;
+      break;
+    case Field::swa_ratio:
+      a.swa_full_tokens_ratio_ppm = detail::parse_ppm(value, source, flag);
+      break;
+    case Field::mamba_ratio:
+      a.mamba_full_memory_ratio_ppm = ratio_ppm(value, source, flag);
+      break;
+    case Field::disable_hybrid_swa:
+      a.disable_hybrid_swa_memory = true;
+      break;
+    case Field::max_mamba_cache_size:
+      a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
+      break;
+    case Field::mamba_ssm_dtype:
+      if (value != "float32" && value != "bfloat16" && value != "float16")
+        throw Error(source, flag, "expected float32, bfloat16 or float16, got \"" + value + "\"");
+      a.mamba_ssm_dtype = value == "float32" ? "fp32" : value == "bfloat16" ? "bf16" : "fp16";
+      break;
+    case Field::max_total_tokens:
+      a.max_total_tokens = uint(1, std::uint64_t{1} << 40);
+      break;
+    case Field::trtllm_backend:
+      a.trtllm_backend = value;
+      break;
+    case Field::trtllm_ep:
+      a.trtllm_ep = static_cast<std::uint32_t>(uint(1, 4096));
+      break;
+    case Field::trtllm_beam_width:
+      a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// Speculative decoding, config overrides and files, KV tiers beyond the GPU: false when the flag is
+// not one of them.
+bool apply_config_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engine engine,
+                       const std::string& source) {
+  const std::string& flag = w.flag;
+  const std::string& value = w.value;
+  const bool vllm = engine == Engine::vllm;
+  const bool trtllm = engine == Engine::trtllm;
+  auto uint = [&](std::uint64_t min, std::uint64_t max) {
+    return detail::parse_uint(value, min, max, source, flag);
+  };
+  switch (w.spec->field) {
+    case Field::speculative_config:
+      read_speculative_config(w, a, source);
+      break;
+    case Field::speculative_algorithm:
+      a.speculative_method = ascii_lower(value);
+      break;
+    case Field::hf_overrides:
+      st.hf_overrides = json_object_flag(value, source, flag);
+      break;
+    case Field::rope_scaling:
+      st.rope_scaling = json_object_flag(value, source, flag);
+      break;
+    case Field::config_file:
+      // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
+      // it (the file's keys win). click keeps the last --extra_llm_api_options given.
+      if (vllm) {
+        // The command line's --config was spliced out above: this one came from the file, and
+        // vLLM pulls options from the command line's file only (_pull_args_from_config).
+        a.ignored.push_back(flag + " " + value + " (a config key inside the config file)");
+        break;
+      }
+      if (trtllm) a.config_files.clear();
+      a.config_files.push_back(value);
+      break;
+    case Field::kv_offloading_size:
+      a.host_tiers.kv_offloading_gib = detail::parse_real(value, 0, 1 << 20, source, flag);
+      break;
+    case Field::kv_offloading_backend:
+      if (value != "native" && value != "lmcache")
+        throw Error(source, flag, "expected native or lmcache, got \"" + value + "\"");
+      a.host_tiers.kv_offloading_backend = value;
+      break;
+    case Field::kv_transfer_config:
+      read_kv_transfer_config(json_object_flag(value, source, flag), a.host_tiers, source, flag);
+      break;
+    case Field::hicache:
+      a.host_tiers.hicache = true;
+      break;
+    case Field::hicache_ratio:
+      a.host_tiers.hicache_ratio = detail::parse_real(value, 0, 1000, source, flag);
+      if (*a.host_tiers.hicache_ratio <= 0)
+        throw Error(source, flag, "must be greater than 0, got " + value);
+      break;
+    case Field::hicache_size:
+      // An int in SGLang's argparse (memory.py: hicache_size: int = 0).
+      a.host_tiers.hicache_size_gb = static_cast<double>(uint(0, 1 << 20));
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// Flags kvplan lists as ignored or not modelled: false when the flag is not one of them.
+bool apply_listed_flag(const FlagWord& w, EngineArgs& a) {
+  const std::string& flag = w.flag;
+  const std::string& value = w.value;
+  switch (w.spec->field) {
+    case Field::multi_value:
+    case Field::ignored_value:
+      a.ignored.push_back(flag + " " + value);
+      break;
+    case Field::ignored_bool:
+      a.ignored.push_back(flag);
+      break;
+    case Field::not_modelled_value:
+    case Field::not_modelled_multi:
+      a.not_modelled.push_back(flag + " " + value);
+      break;
+    case Field::not_modelled_bool:
+      a.not_modelled.push_back(flag);
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source) {
+  EngineArgs a;
+  a.engine = engine;
+  CommandState st;
+  auto t = split_command_line(line, source);
+  std::size_t i = 0;
+  for (; i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-'; ++i)  // env vars
+    read_env_assignment(t[i], a.host_tiers, source);
+  const bool vllm = engine == Engine::vllm;
+  const bool trtllm = engine == Engine::trtllm;
+  const bool docker_vllm = skip_docker_run(t, i, engine, a, source);
+  read_entry_point(t, i, engine, docker_vllm, line, source, st.positional);
   if (vllm) splice_vllm_config(t, i, source, a);
   const auto& specs = vllm ? vllm_flags() : trtllm ? trtllm_flags() : sglang_flags();
   for (; i < t.size(); ++i) {
-    std::string flag = t[i], value;
-    bool has_value = false;
-    if (flag.empty() || flag[0] != '-') {
-      a.unknown.push_back(flag);  // a stray positional argument
+    if (t[i].empty() || t[i][0] != '-') {
+      a.unknown.push_back(t[i]);  // a stray positional argument
       continue;
     }
-    if (auto eq = flag.find('='); eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-      has_value = true;
-    }
-    // Both spellings are accepted by vLLM's and SGLang's argparse: --max_model_len too.
-    std::string norm = flag;
-    std::replace(norm.begin() + std::min<std::size_t>(2, norm.size()), norm.end(), '_', '-');
-    // vLLM's dotted sub-flags (--speculative-config.method mtp) set one key of a JSON flag.
-    std::string sub_key;
-    if (vllm && norm.rfind("--speculative-config.", 0) == 0) {
-      sub_key = norm.substr(std::string("--speculative-config.").size());
-      std::replace(sub_key.begin(), sub_key.end(), '-', '_');
-      norm = "--speculative-config";
-    }
-    auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return norm == s.name; });
-    const bool takes_value =
-        it == specs.end()
-            ? (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'))
-            : !(it->field == Field::ignored_bool || it->field == Field::not_modelled_bool ||
-                it->field == Field::expert_parallel || it->field == Field::dp_attention ||
-                it->field == Field::enforce_eager || it->field == Field::disable_hybrid_swa ||
-                it->field == Field::disable_hybrid_kv || it->field == Field::hicache);
-    const bool multi = it != specs.end() &&
-                       (it->field == Field::multi_value || it->field == Field::not_modelled_multi);
-    if (takes_value && !has_value) {
-      // argparse never takes a flag as an option's value: `--max-model-len --tp 2` is an error,
-      // and a nargs="*" list may be empty (SGLang `--lora-target-modules --tp 8`). A negative
-      // number is a value (`--chunked-prefill-size -1`).
-      const bool next_is_flag = i + 1 < t.size() && looks_like_flag(t[i + 1]);
-      if (multi && next_is_flag) {
-        value.clear();
-      } else {
-        if (i + 1 >= t.size() || next_is_flag) throw Error(source, flag, "expects a value");
-        value = t[++i];
-      }
-    }
-    if (multi && !value.empty()) {
-      // nargs="+": every following word up to the next flag (SGLang --cuda-graph-bs 8 16 32).
-      while (i + 1 < t.size() && !t[i + 1].empty() && t[i + 1][0] != '-') value += " " + t[++i];
-    }
-    if (it == specs.end()) {
-      a.unknown.push_back(takes_value ? flag + " " + value : flag);
+    const FlagWord w = read_flag_word(t, i, vllm, specs, source);
+    if (!w.spec) {
+      a.unknown.push_back(w.takes_value ? w.flag + " " + w.value : w.flag);
       continue;
     }
-    auto uint = [&](std::uint64_t min, std::uint64_t max) {
-      return detail::parse_uint(value, min, max, source, flag);
-    };
-    auto human = [&](std::uint64_t min, std::uint64_t max) {
-      return parse_human_int(value, min, max, source, flag);
-    };
-    switch (it->field) {
-      case Field::model:
-        a.model = value;
-        break;
-      case Field::kv_cache_memory_bytes:
-        a.kv_cache_memory_bytes = human(1, std::uint64_t{1} << 50);
-        break;
-      case Field::num_gpu_blocks_override:
-        a.num_gpu_blocks_override = uint(1, std::uint64_t{1} << 40);
-        break;
-      case Field::expert_parallel:
-        a.expert_parallel = true;
-        break;
-      case Field::dp_attention:
-        a.dp_attention = true;
-        break;
-      case Field::multi_value:
-        a.ignored.push_back(flag + " " + value);
-        break;
-      case Field::enforce_eager:
-        a.enforce_eager = true;
-        a.not_modelled.push_back(flag + " (CUDA graph memory is in the reserve)");
-        break;
-      case Field::dcp:
-        a.dcp = static_cast<std::uint32_t>(uint(1, 4096));
-        break;
-      case Field::disable_hybrid_kv:
-        a.disable_hybrid_kv_cache_manager = true;
-        break;
-      case Field::mamba_cache_mode:
-        if (value != "none" && value != "align" && value != "all")
-          throw Error(source, flag, "expected none, align or all, got \"" + value + "\"");
-        a.mamba_cache_mode = value;
-        break;
-      case Field::tp:
-        a.tp = static_cast<std::uint32_t>(uint(1, 4096));
-        break;
-      case Field::pp:
-        a.pp = static_cast<std::uint32_t>(uint(1, 4096));
-        break;
-      case Field::dp:
-        a.dp = static_cast<std::uint32_t>(uint(1, 4096));
-        break;
-      case Field::max_model_len:
-        // vLLM's human_readable_int_or_auto (vllm/engine/arg_utils.py): 32k = 32,000, 32K =
-        // 32,768, -1 or auto = fit the memory.
-        if (vllm && (value == "-1" || value == "auto")) {
-          a.max_model_len.reset();
-          a.max_model_len_auto = true;
-        } else {
-          a.max_model_len =
-              vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
-          a.max_model_len_auto = false;
-        }
-        break;
-      case Field::max_num_seqs:
-        a.max_num_seqs = uint(1, std::uint64_t{1} << 32);
-        break;
-      case Field::max_num_batched_tokens:
-        if (!vllm && value == "-1") {
-          a.max_num_batched_tokens.reset();  // SGLang: chunked prefill off
-          a.ignored.push_back(flag + " -1 (chunked prefill off)");
-        } else {
-          a.max_num_batched_tokens =
-              vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
-        }
-        break;
-      case Field::fraction:
-        a.memory_fraction_ppm = detail::parse_ppm(value, source, flag);
-        break;
-      case Field::block_size:
-        a.block_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
-        // vLLM's argparse choices, from CacheConfig.block_size: BlockSize = Literal[1, 8, 16,
-        // 32, 64, 128, 256] (https://github.com/vllm-project/vllm/blob/main/vllm/config/cache.py;
-        // older releases stop at 128, which kvplan does not tell apart).
-        if (vllm && !(*a.block_size == 1 || (*a.block_size >= 8 && *a.block_size <= 256 &&
-                                             (*a.block_size & (*a.block_size - 1)) == 0)))
-          throw Error(source, flag,
-                      "invalid choice " + value + " (vLLM accepts 1, 8, 16, 32, 64, 128, 256)");
-        break;
-      case Field::kv_cache_dtype:
-        a.kv_cache_dtype = value;
-        break;
-      case Field::dtype: {
-        // The compute dtype; the last --dtype wins (argparse). "auto" keeps the model's.
-        auto w = weight_dtype_of(value, source, flag);
-        dtype = w;
-        break;
-      }
-      case Field::quantization: {
-        auto w = quantized_weight_dtype(value);
-        if (w.empty()) a.not_modelled.push_back(flag + " " + value);
-        quantization = w;
-        break;
-      }
-      case Field::speculative_config: {
-        if (!sub_key.empty()) {
-          if (sub_key == "method")
-            a.speculative_method = ascii_lower(value);
-          else if (sub_key == "model")
-            a.speculative_model = value;
-          else if (sub_key == "num_speculative_tokens")
-            a.speculative_tokens = static_cast<std::uint32_t>(uint(1, 1024));
-          break;
-        }
-        nlohmann::json j;
-        try {
-          j = nlohmann::json::parse(value);
-        } catch (const nlohmann::json::exception&) {
-          throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
-        }
-        if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
-        // SpeculativeConfig's method and model are strings or None (vllm/config/speculative.py,
-        // a pydantic dataclass: a number or a list is a validation error, not "no method").
-        for (const char* k : {"method", "model"})
-          if (j.contains(k) && !j[k].is_string() && !j[k].is_null())
-            throw Error(source, flag + " " + k,
-                        "must be a string (or null), got " +
-                            j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-        if (j.contains("method") && j["method"].is_string())
-          a.speculative_method = ascii_lower(j["method"].get<std::string>());
-        if (j.contains("model") && j["model"].is_string())
-          a.speculative_model = j["model"].get<std::string>();
-        if (j.contains("num_speculative_tokens")) {
-          const auto& n = j["num_speculative_tokens"];
-          if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 ||
-              n.get<std::uint64_t>() > 1024)
-            throw Error(source, flag + " num_speculative_tokens",
-                        "must be a whole number between 1 and 1024, got " + n.dump());
-          a.speculative_tokens = static_cast<std::uint32_t>(n.get<std::uint64_t>());
-        }
-        break;
-      }
-      case Field::speculative_algorithm:
-        a.speculative_method = ascii_lower(value);
-        break;
-      case Field::kv_offloading_size:
-        a.host_tiers.kv_offloading_gib = detail::parse_real(value, 0, 1 << 20, source, flag);
-        break;
-      case Field::kv_offloading_backend:
-        if (value != "native" && value != "lmcache")
-          throw Error(source, flag, "expected native or lmcache, got \"" + value + "\"");
-        a.host_tiers.kv_offloading_backend = value;
-        break;
-      case Field::kv_transfer_config:
-        read_kv_transfer_config(json_object_flag(value, source, flag), a.host_tiers, source, flag);
-        break;
-      case Field::hicache:
-        a.host_tiers.hicache = true;
-        break;
-      case Field::hicache_ratio:
-        a.host_tiers.hicache_ratio = detail::parse_real(value, 0, 1000, source, flag);
-        if (*a.host_tiers.hicache_ratio <= 0)
-          throw Error(source, flag, "must be greater than 0, got " + value);
-        break;
-      case Field::hicache_size:
-        // An int in SGLang's argparse (memory.py: hicache_size: int = 0).
-        a.host_tiers.hicache_size_gb = static_cast<double>(uint(0, 1 << 20));
-        break;
-      case Field::hf_overrides:
-        hf_overrides = json_object_flag(value, source, flag);
-        break;
-      case Field::rope_scaling:
-        rope_scaling = json_object_flag(value, source, flag);
-        break;
-      case Field::config_file:
-        // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
-        // it (the file's keys win). click keeps the last --extra_llm_api_options given.
-        if (vllm) {
-          // The command line's --config was spliced out above: this one came from the file, and
-          // vLLM pulls options from the command line's file only (_pull_args_from_config).
-          a.ignored.push_back(flag + " " + value + " (a config key inside the config file)");
-          break;
-        }
-        if (trtllm) a.config_files.clear();
-        a.config_files.push_back(value);
-        break;
-      case Field::swa_ratio:
-        a.swa_full_tokens_ratio_ppm = detail::parse_ppm(value, source, flag);
-        break;
-      case Field::mamba_ratio:
-        a.mamba_full_memory_ratio_ppm = ratio_ppm(value, source, flag);
-        break;
-      case Field::disable_hybrid_swa:
-        a.disable_hybrid_swa_memory = true;
-        break;
-      case Field::max_mamba_cache_size:
-        a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
-        break;
-      case Field::mamba_ssm_dtype:
-        if (value != "float32" && value != "bfloat16" && value != "float16")
-          throw Error(source, flag, "expected float32, bfloat16 or float16, got \"" + value + "\"");
-        a.mamba_ssm_dtype = value == "float32" ? "fp32" : value == "bfloat16" ? "bf16" : "fp16";
-        break;
-      case Field::max_total_tokens:
-        a.max_total_tokens = uint(1, std::uint64_t{1} << 40);
-        break;
-      case Field::trtllm_backend:
-        a.trtllm_backend = value;
-        break;
-      case Field::trtllm_ep:
-        a.trtllm_ep = static_cast<std::uint32_t>(uint(1, 4096));
-        break;
-      case Field::trtllm_beam_width:
-        a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));
-        break;
-      case Field::ignored_value:
-        a.ignored.push_back(flag + " " + value);
-        break;
-      case Field::ignored_bool:
-        a.ignored.push_back(flag);
-        break;
-      case Field::not_modelled_value:
-      case Field::not_modelled_multi:
-        a.not_modelled.push_back(flag + " " + value);
-        break;
-      case Field::not_modelled_bool:
-        a.not_modelled.push_back(flag);
-        break;
-    }
+    if (!apply_layout_flag(w, a, source) && !apply_memory_flag(w, a, st, engine, source) &&
+        !apply_pool_flag(w, a, source) && !apply_config_flag(w, a, st, engine, source) &&
+        !apply_listed_flag(w, a))
+      throw Error(ErrorKind::internal, source, w.flag, "a known flag no rule reads");
   }
   if (trtllm) {
-    for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, dtype);
+    for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, st.dtype);
     finish_trtllm(a, source);
   }
-  merge_config_overrides(hf_overrides, rope_scaling, a);
+  merge_config_overrides(st.hf_overrides, st.rope_scaling, a);
   // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
-  if (!positional.empty()) {
-    if (!a.model.empty() && a.model != positional)
-      a.ignored.push_back("--model " + a.model + " (the positional " + positional + " is served)");
-    a.model = positional;
+  if (!st.positional.empty()) {
+    if (!a.model.empty() && a.model != st.positional)
+      a.ignored.push_back("--model " + a.model + " (the positional " + st.positional +
+                          " is served)");
+    a.model = st.positional;
   }
   // Weights: an online --quantization replaces the stored dtype; --dtype only names the compute
   // type (a quantized checkpoint keeps its layout either way, see memory_budget).
-  if (quantization && !quantization->empty()) {
-    a.weight_dtype = *quantization;
-  } else if (dtype && !dtype->empty()) {
-    a.weight_dtype = *dtype;
+  if (st.quantization && !st.quantization->empty()) {
+    a.weight_dtype = *st.quantization;
+  } else if (st.dtype && !st.dtype->empty()) {
+    a.weight_dtype = *st.dtype;
   }
   if (a.model.empty())
     throw Error(source,
