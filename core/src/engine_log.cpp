@@ -283,202 +283,200 @@ std::optional<double> refused_available_gib(const std::string& line, const Where
   return std::nullopt;
 }
 
-}  // namespace
-
-EngineLog parse_engine_log(const std::string& text, const std::string& source) {
+// One log being read: the record so far, where each engine's KV figures begin, which engine.
+struct LogScan {
   EngineLog g;
-  g.source = source;
+  Where w;
   bool any = false, sglang = false, trtllm = false, failed = false;
-  Where w{source};
   // The first line of each engine's KV figures: one log, one engine.
   std::size_t vllm_kv = 0, sglang_kv = 0, trtllm_kv = 0;
-  // Earlier start-ups of the same log (an engine restarted into the same file), each with the
-  // line it began on.
-  std::vector<std::pair<EngineLog, std::size_t>> earlier;
-  std::size_t began = 1;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    ++w.line;
-    // A start-up line after KV figures: the engine started again in the same log.
-    if (any && (line.find("Initializing a V1 LLM engine") != std::string::npos ||
-                line.find("Initializing an LLM engine") != std::string::npos ||
-                line.find("server_args=ServerArgs") != std::string::npos)) {
-      earlier.emplace_back(g, began);
-      g = EngineLog{};
-      g.source = source;
-      any = false;
-      began = w.line;
-    }
-    if (line.find("TensorRT-LLM") != std::string::npos ||
-        line.find("paged KV cache") != std::string::npos ||
-        line.find("KV cache primary pool") != std::string::npos)
-      trtllm = true;
-    if (line.find("KV Cache is allocated") != std::string::npos ||
-        line.find("max_total_num_tokens=") != std::string::npos ||
-        line.find("server_args=ServerArgs") != std::string::npos)
-      sglang = true;
-    // A log that ends in a failure needs no KV line (start_failure.hpp reads the failure's own
-    // figures; a log of two runs keeps the first run's here).
-    if (const auto kind = failure_kind(line)) {
-      failed = true;
-      if (*kind == StartFailureKind::sglang_no_memory) sglang = true;
-    }
-    // vLLM
-    if (const auto p = line.find("LLM engine (v"); p != std::string::npos) {
-      const auto e = line.find(')', p);
-      if (e != std::string::npos) g.version = line.substr(p + 13, e - p - 13);
-    }
-    if (auto mdl = quoted_after(line, "model=");
-        mdl && line.find("with config") != std::string::npos)
-      g.model = *mdl;
-    if (auto v = count_after(line, "max_seq_len=", w)) g.max_model_len = *v;
-    if (auto v = count_after(line, "Using max model len", w)) g.max_model_len = *v;
-    if (auto v = count32_after(line, "tensor_parallel_size=", w)) g.tp = *v;
-    if (auto d = word_after(line, "kv_cache_dtype=")) g.kv_cache_dtype = *d;
-    if (auto v = gib_after(line, "Model loading took", w)) g.weights_bytes = gib_bytes(*v);
-    if (auto v = gib_after(line, "Loading model weights took", w)) g.weights_bytes = gib_bytes(*v);
-    read_memory_profile(line, g, any);
-    if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
-      any = true;
-      if (!vllm_kv) vllm_kv = w.line;
-      // One line per TP rank; the engine sizes every rank by the smallest (V1's
-      // get_kv_cache_configs gives each rank the fewest blocks of any rank; V0's
-      // determine_num_available_blocks takes the minimum over the workers).
-      const std::uint64_t b = gib_bytes(*v);  // 0 for a negative figure: nothing left
-      g.available_kv_bytes = g.available_kv_bytes ? std::min(*g.available_kv_bytes, b) : b;
+  // A KV figure on this line: the log has one, and `first` is where its engine's begin.
+  void first_kv(std::size_t& first) {
+    any = true;
+    if (!first) first = w.line;
+  }
+};
+
+// vLLM's lines: version, model and config, weights, the memory profile, KV memory and tokens.
+void read_vllm_line(const std::string& line, LogScan& x) {
+  EngineLog& g = x.g;
+  const Where& w = x.w;
+  if (const auto p = line.find("LLM engine (v"); p != std::string::npos) {
+    const auto e = line.find(')', p);
+    if (e != std::string::npos) g.version = line.substr(p + 13, e - p - 13);
+  }
+  if (auto mdl = quoted_after(line, "model="); mdl && line.find("with config") != std::string::npos)
+    g.model = *mdl;
+  if (auto v = count_after(line, "max_seq_len=", w)) g.max_model_len = *v;
+  if (auto v = count_after(line, "Using max model len", w)) g.max_model_len = *v;
+  if (auto v = count32_after(line, "tensor_parallel_size=", w)) g.tp = *v;
+  if (auto d = word_after(line, "kv_cache_dtype=")) g.kv_cache_dtype = *d;
+  if (auto v = gib_after(line, "Model loading took", w)) g.weights_bytes = gib_bytes(*v);
+  if (auto v = gib_after(line, "Loading model weights took", w)) g.weights_bytes = gib_bytes(*v);
+  read_memory_profile(line, g, x.any);
+  if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
+    x.first_kv(x.vllm_kv);
+    // One line per TP rank; the engine sizes every rank by the smallest (V1's
+    // get_kv_cache_configs gives each rank the fewest blocks of any rank; V0's
+    // determine_num_available_blocks takes the minimum over the workers).
+    const std::uint64_t b = gib_bytes(*v);  // 0 for a negative figure: nothing left
+    g.available_kv_bytes = g.available_kv_bytes ? std::min(*g.available_kv_bytes, b) : b;
+    g.memory_rounding_bytes = gib_bytes(0.005);
+  }
+  if (auto v = gib_after(line, "kv_cache_size=", w)) {
+    x.first_kv(x.vllm_kv);
+    g.available_kv_bytes = gib_bytes(*v);
+    g.memory_rounding_bytes = gib_bytes(0.005);
+  }
+  if (auto v = count_after(line, "GPU KV cache size", w)) {
+    g.kv_cache_tokens = *v;
+    x.first_kv(x.vllm_kv);
+  }
+  if (auto v = count_after(line, "GPU blocks", w)) {
+    g.num_gpu_blocks = *v;
+    x.first_kv(x.vllm_kv);
+  }
+  if (auto v = count_after(line, "# cuda blocks", w)) {  // V0 0.8
+    g.num_gpu_blocks = *v;
+    x.first_kv(x.vllm_kv);
+  }
+  if (line.find("Maximum concurrency for") != std::string::npos) {
+    x.first_kv(x.vllm_kv);
+    g.concurrency_tokens = count_after(line, "Maximum concurrency for", w);
+    if (const auto p = line.find("per request:"); p != std::string::npos)
+      g.max_concurrency = number_after(line.substr(p), "per request:");
+  }
+}
+
+// SGLang's lines: the KV and Mamba pools, graphs, tokens, context, weights.
+void read_sglang_line(const std::string& line, LogScan& x) {
+  EngineLog& g = x.g;
+  const Where& w = x.w;
+  if (line.find("KV Cache is allocated") != std::string::npos) {
+    x.first_kv(x.sglang_kv);
+    g.kv_cache_tokens = count_after(line, "#tokens:", w);
+    const auto k = gib_after(line, "K size:", w), v = gib_after(line, "V size:", w);
+    if (k && v) {
+      g.kv_pool_bytes = gib_bytes(*k) + gib_bytes(*v);
+      g.memory_rounding_bytes = 2 * gib_bytes(0.005);
+    } else if (auto kv = gib_after(line, "KV size:", w)) {  // MLA: one latent pool
+      g.kv_pool_bytes = gib_bytes(*kv);
       g.memory_rounding_bytes = gib_bytes(0.005);
     }
-    if (auto v = gib_after(line, "kv_cache_size=", w)) {
-      any = true;
-      if (!vllm_kv) vllm_kv = w.line;
-      g.available_kv_bytes = gib_bytes(*v);
+    if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
+  }
+  if (auto v = count32_after(line, "Setting attention block size to", w))
+    g.attention_block_size = *v;
+  if (auto v = number_after(line, "Padding mamba page size by")) g.mamba_padding_percent = *v;
+  if (line.find("Mamba Cache is allocated") != std::string::npos) {
+    g.mamba_slots = count_after(line, "max_mamba_cache_size:", w);
+    const auto c = gib_after(line, "conv_state size:", w),
+               m = gib_after(line, "ssm_state size:", w);
+    if (c && m) {
+      g.mamba_pool_bytes = gib_bytes(*c) + gib_bytes(*m);
+      g.mamba_rounding_bytes = 2 * gib_bytes(0.005);
+    }
+  }
+  if (line.find("Capture cuda graph end") != std::string::npos)
+    if (auto v = gib_after(line, "mem usage=", w)) g.cuda_graph_bytes = gib_bytes(*v);
+  if (auto v = count_after(line, "max_total_num_tokens=", w)) {
+    g.kv_cache_tokens = *v;
+    x.first_kv(x.sglang_kv);
+  }
+  if (auto v = count_after(line, "context_len=", w)) g.max_model_len = *v;
+  if (auto v = count_after(line, "context_length=", w)) g.max_model_len = *v;
+  if (auto mdl = quoted_after(line, "model_path=")) g.model = *mdl;
+  if (auto v = count32_after(line, "tp_size=", w)) g.tp = *v;
+  if (line.find("Load weight end") != std::string::npos)
+    if (auto v = gib_after(line, "mem usage=", w)) g.weights_bytes = gib_bytes(*v);
+}
+
+// TensorRT-LLM's lines: the primary pool's blocks, tokens per block, the memory it sized from,
+// and the older executor's "Allocate N bytes for k/v cache".
+void read_trtllm_line(const std::string& line, LogScan& x) {
+  EngineLog& g = x.g;
+  const Where& w = x.w;
+  if (auto v = count_after(line, "Number of blocks in KV cache primary pool", w)) {
+    g.num_gpu_blocks = *v;
+    x.first_kv(x.trtllm_kv);
+  }
+  if (auto v = count32_after(line, "Number of tokens per block", w)) g.tokens_per_block = *v;
+  // 1.x: "Max KV cache blocks per sequence: 8192 [window size=262144], tokens per block=32,
+  // primary blocks=158543, ..."
+  if (line.find("Max KV cache blocks per sequence") != std::string::npos) {
+    if (auto v = count_after(line, "primary blocks=", w)) {
+      g.num_gpu_blocks = *v;
+      x.first_kv(x.trtllm_kv);
+    }
+    if (auto v = count32_after(line, "tokens per block=", w)) g.tokens_per_block = *v;
+  }
+  if (line.find("Memory usage when calculating max tokens in paged kv cache") !=
+      std::string::npos) {
+    if (auto v = gib_after(line, "total:", w)) g.total_gpu_bytes = gib_bytes(*v);
+    if (auto v = gib_after(line, "available:", w)) g.free_after_bytes = gib_bytes(*v);
+  }
+  // The older executor: "Allocate 956301312 bytes for k/v cache." and "Using 29184 total
+  // tokens in paged KV cache, and 272 blocks per sequence".
+  if (line.find("bytes for k/v cache") != std::string::npos)
+    if (auto v = count_after(line, "Allocate", w)) {
+      x.first_kv(x.trtllm_kv);
+      g.kv_pool_bytes = *v;
+      g.memory_rounding_bytes = 0;
+    }
+  if (auto v = count32_after(line, "Set tokens_per_block to", w)) g.tokens_per_block = *v;
+  if (line.find("tokens in paged KV cache") != std::string::npos)
+    if (auto v = count_after(line, "Using", w)) {
+      g.kv_cache_tokens = *v;
+      x.first_kv(x.trtllm_kv);
+    }
+  if (line.find("for max tokens in paged KV cache") != std::string::npos) {
+    x.first_kv(x.trtllm_kv);
+    if (auto v = gib_after(line, "Allocated", w)) {
+      g.kv_pool_bytes = gib_bytes(*v);
       g.memory_rounding_bytes = gib_bytes(0.005);
     }
-    if (auto v = count_after(line, "GPU KV cache size", w)) {
-      any = true, g.kv_cache_tokens = *v;
-      if (!vllm_kv) vllm_kv = w.line;
-    }
-    if (auto v = count_after(line, "GPU blocks", w)) {
-      any = true, g.num_gpu_blocks = *v;
-      if (!vllm_kv) vllm_kv = w.line;
-    }
-    if (auto v = count_after(line, "# cuda blocks", w)) {  // V0 0.8
-      any = true, g.num_gpu_blocks = *v;
-      if (!vllm_kv) vllm_kv = w.line;
-    }
-    if (line.find("Maximum concurrency for") != std::string::npos) {
-      any = true;
-      if (!vllm_kv) vllm_kv = w.line;
-      g.concurrency_tokens = count_after(line, "Maximum concurrency for", w);
-      if (const auto p = line.find("per request:"); p != std::string::npos)
-        g.max_concurrency = number_after(line.substr(p), "per request:");
-    }
-    // SGLang
-    if (line.find("KV Cache is allocated") != std::string::npos) {
-      any = true;
-      if (!sglang_kv) sglang_kv = w.line;
-      g.kv_cache_tokens = count_after(line, "#tokens:", w);
-      const auto k = gib_after(line, "K size:", w), v = gib_after(line, "V size:", w);
-      if (k && v) {
-        g.kv_pool_bytes = gib_bytes(*k) + gib_bytes(*v);
-        g.memory_rounding_bytes = 2 * gib_bytes(0.005);
-      } else if (auto kv = gib_after(line, "KV size:", w)) {  // MLA: one latent pool
-        g.kv_pool_bytes = gib_bytes(*kv);
-        g.memory_rounding_bytes = gib_bytes(0.005);
-      }
-      if (auto d = word_after(line, "dtype: ")) g.kv_cache_dtype = *d;
-    }
-    if (auto v = count32_after(line, "Setting attention block size to", w))
-      g.attention_block_size = *v;
-    if (auto v = number_after(line, "Padding mamba page size by")) g.mamba_padding_percent = *v;
-    if (line.find("Mamba Cache is allocated") != std::string::npos) {
-      g.mamba_slots = count_after(line, "max_mamba_cache_size:", w);
-      const auto c = gib_after(line, "conv_state size:", w),
-                 m = gib_after(line, "ssm_state size:", w);
-      if (c && m) {
-        g.mamba_pool_bytes = gib_bytes(*c) + gib_bytes(*m);
-        g.mamba_rounding_bytes = 2 * gib_bytes(0.005);
-      }
-    }
-    if (line.find("Capture cuda graph end") != std::string::npos)
-      if (auto v = gib_after(line, "mem usage=", w)) g.cuda_graph_bytes = gib_bytes(*v);
-    if (auto v = count_after(line, "max_total_num_tokens=", w)) {
-      any = true, g.kv_cache_tokens = *v;
-      if (!sglang_kv) sglang_kv = w.line;
-    }
-    if (auto v = count_after(line, "context_len=", w)) g.max_model_len = *v;
-    if (auto v = count_after(line, "context_length=", w)) g.max_model_len = *v;
-    if (auto mdl = quoted_after(line, "model_path=")) g.model = *mdl;
-    if (auto v = count32_after(line, "tp_size=", w)) g.tp = *v;
-    if (line.find("Load weight end") != std::string::npos)
-      if (auto v = gib_after(line, "mem usage=", w)) g.weights_bytes = gib_bytes(*v);
-    // TensorRT-LLM
-    if (auto v = count_after(line, "Number of blocks in KV cache primary pool", w)) {
-      any = true, g.num_gpu_blocks = *v;
-      if (!trtllm_kv) trtllm_kv = w.line;
-    }
-    if (auto v = count32_after(line, "Number of tokens per block", w)) g.tokens_per_block = *v;
-    // 1.x: "Max KV cache blocks per sequence: 8192 [window size=262144], tokens per block=32,
-    // primary blocks=158543, ..."
-    if (line.find("Max KV cache blocks per sequence") != std::string::npos) {
-      if (auto v = count_after(line, "primary blocks=", w)) {
-        any = true, g.num_gpu_blocks = *v;
-        if (!trtllm_kv) trtllm_kv = w.line;
-      }
-      if (auto v = count32_after(line, "tokens per block=", w)) g.tokens_per_block = *v;
-    }
-    if (line.find("Memory usage when calculating max tokens in paged kv cache") !=
-        std::string::npos) {
-      if (auto v = gib_after(line, "total:", w)) g.total_gpu_bytes = gib_bytes(*v);
-      if (auto v = gib_after(line, "available:", w)) g.free_after_bytes = gib_bytes(*v);
-    }
-    // The older executor: "Allocate 956301312 bytes for k/v cache." and "Using 29184 total
-    // tokens in paged KV cache, and 272 blocks per sequence".
-    if (line.find("bytes for k/v cache") != std::string::npos)
-      if (auto v = count_after(line, "Allocate", w)) {
-        any = true;
-        if (!trtllm_kv) trtllm_kv = w.line;
-        g.kv_pool_bytes = *v;
-        g.memory_rounding_bytes = 0;
-      }
-    if (auto v = count32_after(line, "Set tokens_per_block to", w)) g.tokens_per_block = *v;
-    if (line.find("tokens in paged KV cache") != std::string::npos)
-      if (auto v = count_after(line, "Using", w)) {
-        any = true, g.kv_cache_tokens = *v;
-        if (!trtllm_kv) trtllm_kv = w.line;
-      }
-    if (line.find("for max tokens in paged KV cache") != std::string::npos) {
-      any = true;
-      if (!trtllm_kv) trtllm_kv = w.line;
-      if (auto v = gib_after(line, "Allocated", w)) {
-        g.kv_pool_bytes = gib_bytes(*v);
-        g.memory_rounding_bytes = gib_bytes(0.005);
-      }
-      if (const auto p = line.rfind('('); p != std::string::npos)
-        g.kv_cache_tokens = count_after(line.substr(p), "(", w);
-    }
+    if (const auto p = line.rfind('('); p != std::string::npos)
+      g.kv_cache_tokens = count_after(line.substr(p), "(", w);
   }
-  if (!any && !failed)
-    throw Error(source, "",
-                "no KV-cache line of vLLM, SGLang or TensorRT-LLM found (\"Available KV cache "
-                "memory\", \"GPU KV cache size\", \"KV Cache is allocated\", \"paged KV cache\")");
-  g.engine = trtllm ? Engine::trtllm : sglang ? Engine::sglang : Engine::vllm;
-  // One engine per log: KV figures of two engines are two logs pasted together.
-  {
-    std::vector<std::pair<const char*, std::size_t>> seen;
-    for (auto [name, at] : {std::pair<const char*, std::size_t>{"vLLM", vllm_kv},
-                            {"SGLang", sglang_kv},
-                            {"TensorRT-LLM", trtllm_kv}})
-      if (at) seen.emplace_back(name, at);
-    if (seen.size() > 1)
-      throw Error(source, "line " + std::to_string(seen[1].second),
-                  std::string("KV-cache lines of ") + seen[0].first + " (line " +
-                      std::to_string(seen[0].second) + ") and " + seen[1].first + " (line " +
-                      std::to_string(seen[1].second) +
-                      ") in one log: give each engine's log on its own");
+}
+
+// Which engine a line names (a log names one; the KV lines decide between them).
+void read_engine_marks(const std::string& line, LogScan& x) {
+  if (line.find("TensorRT-LLM") != std::string::npos ||
+      line.find("paged KV cache") != std::string::npos ||
+      line.find("KV cache primary pool") != std::string::npos)
+    x.trtllm = true;
+  if (line.find("KV Cache is allocated") != std::string::npos ||
+      line.find("max_total_num_tokens=") != std::string::npos ||
+      line.find("server_args=ServerArgs") != std::string::npos)
+    x.sglang = true;
+  // A log that ends in a failure needs no KV line (start_failure.hpp reads the failure's own
+  // figures; a log of two runs keeps the first run's here).
+  if (const auto kind = failure_kind(line)) {
+    x.failed = true;
+    if (*kind == StartFailureKind::sglang_no_memory) x.sglang = true;
   }
-  // Several start-ups: the same figures (a restart, data-parallel engines) are one record;
-  // different ones would pair one start-up's memory with another's tokens, so they are refused.
+}
+
+// One engine per log: KV figures of two engines are two logs pasted together.
+void check_one_engine(const LogScan& x, const std::string& source) {
+  std::vector<std::pair<const char*, std::size_t>> seen;
+  for (auto [name, at] : {std::pair<const char*, std::size_t>{"vLLM", x.vllm_kv},
+                          {"SGLang", x.sglang_kv},
+                          {"TensorRT-LLM", x.trtllm_kv}})
+    if (at) seen.emplace_back(name, at);
+  if (seen.size() > 1)
+    throw Error(source, "line " + std::to_string(seen[1].second),
+                std::string("KV-cache lines of ") + seen[0].first + " (line " +
+                    std::to_string(seen[0].second) + ") and " + seen[1].first + " (line " +
+                    std::to_string(seen[1].second) +
+                    ") in one log: give each engine's log on its own");
+}
+
+// Several start-ups: the same figures (a restart, data-parallel engines) are one record;
+// different ones would pair one start-up's memory with another's tokens, so they are refused.
+void check_restarts(const std::vector<std::pair<EngineLog, std::size_t>>& earlier,
+                    const EngineLog& g, std::size_t began, const std::string& source) {
   for (const auto& [e, at] : earlier) {
     if (e.available_kv_bytes != g.available_kv_bytes || e.kv_cache_tokens != g.kv_cache_tokens ||
         e.num_gpu_blocks != g.num_gpu_blocks || e.kv_pool_bytes != g.kv_pool_bytes ||
@@ -488,7 +486,43 @@ EngineLog parse_engine_log(const std::string& text, const std::string& source) {
                       " and " + std::to_string(began) +
                       ") with different KV-cache figures: give one start-up's lines at a time");
   }
-  return g;
+}
+
+}  // namespace
+
+EngineLog parse_engine_log(const std::string& text, const std::string& source) {
+  LogScan x{.g = {}, .w = Where{source}};
+  x.g.source = source;
+  // Earlier start-ups of the same log (an engine restarted into the same file), each with the
+  // line it began on.
+  std::vector<std::pair<EngineLog, std::size_t>> earlier;
+  std::size_t began = 1;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    ++x.w.line;
+    // A start-up line after KV figures: the engine started again in the same log.
+    if (x.any && (line.find("Initializing a V1 LLM engine") != std::string::npos ||
+                  line.find("Initializing an LLM engine") != std::string::npos ||
+                  line.find("server_args=ServerArgs") != std::string::npos)) {
+      earlier.emplace_back(x.g, began);
+      x.g = EngineLog{};
+      x.g.source = source;
+      x.any = false;
+      began = x.w.line;
+    }
+    read_engine_marks(line, x);
+    read_vllm_line(line, x);
+    read_sglang_line(line, x);
+    read_trtllm_line(line, x);
+  }
+  if (!x.any && !x.failed)
+    throw Error(source, "",
+                "no KV-cache line of vLLM, SGLang or TensorRT-LLM found (\"Available KV cache "
+                "memory\", \"GPU KV cache size\", \"KV Cache is allocated\", \"paged KV cache\")");
+  x.g.engine = x.trtllm ? Engine::trtllm : x.sglang ? Engine::sglang : Engine::vllm;
+  check_one_engine(x, source);
+  check_restarts(earlier, x.g, began, source);
+  return x.g;
 }
 
 EngineLog load_engine_log(const std::string& path) {
