@@ -241,6 +241,129 @@ SafetensorsFile SafetensorsFile::open(const std::string& path, const Safetensors
   return f;
 }
 
+namespace {
+
+// "__metadata__": an object of strings.
+void read_metadata(const json& v, const std::string& path,
+                   std::map<std::string, std::string>& out) {
+  if (!v.is_object()) throw Error(path, "__metadata__", "must be an object of strings");
+  for (auto m = v.begin(); m != v.end(); ++m) {
+    if (!m.value().is_string())
+      throw Error(path, "__metadata__/" + m.key(),
+                  "metadata values must be strings, got " + std::string(m.value().type_name()));
+    out[m.key()] = m.value().get<std::string>();
+  }
+}
+
+// A tensor's "shape": non-negative dimensions within the limits.
+std::vector<std::uint64_t> read_shape(const json& v, const std::string& path,
+                                      const std::string& where, const SafetensorsLimits& lim) {
+  if (!v.contains("shape") || !v["shape"].is_array())
+    throw Error(path, where + " /shape", "missing or not an array");
+  const json& shape = v["shape"];
+  if (shape.size() > lim.max_rank)
+    throw Error(path, where + " /shape",
+                "rank " + std::to_string(shape.size()) + " over the limit of " +
+                    std::to_string(lim.max_rank));
+  std::vector<std::uint64_t> dims;
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned())
+      throw Error(path, where + " /shape",
+                  "dimensions must be non-negative integers, got " +
+                      (d.is_primitive() ? d.dump() : std::string(d.type_name())));
+    const auto dim = d.get<std::uint64_t>();
+    if (dim > lim.max_dim)
+      throw Error(path, where + " /shape",
+                  "dimension " + std::to_string(dim) + " over the limit of " +
+                      std::to_string(lim.max_dim) + " (absurd size)");
+    dims.push_back(dim);
+  }
+  return dims;
+}
+
+// One tensor's entry: dtype, shape and data_offsets, whose span must be what shape and dtype
+// need and lie inside the data section of `data_len` bytes.
+TensorInfo read_tensor(const std::string& name, const json& v, std::uint64_t data_len,
+                       const std::string& path, const SafetensorsLimits& lim) {
+  const std::string where = "tensor '" + name + "'";
+  if (!v.is_object()) throw Error(path, where, "must be an object with dtype, shape, data_offsets");
+  for (auto f = v.begin(); f != v.end(); ++f) {
+    if (f.key() != "dtype" && f.key() != "shape" && f.key() != "data_offsets")
+      throw Error(path, where + " /" + f.key(),
+                  "unknown field (expected dtype, shape, data_offsets)");
+  }
+  TensorInfo t;
+  t.name = name;
+  if (!v.contains("dtype") || !v["dtype"].is_string())
+    throw Error(path, where + " /dtype", "missing or not a string");
+  t.dtype = parse_dtype(v["dtype"].get<std::string>(), path, where + " /dtype");
+  t.shape = read_shape(v, path, where, lim);
+  if (!v.contains("data_offsets") || !v["data_offsets"].is_array() ||
+      v["data_offsets"].size() != 2 || !v["data_offsets"][0].is_number_unsigned() ||
+      !v["data_offsets"][1].is_number_unsigned())
+    throw Error(path, where + " /data_offsets", "must be [begin, end], two non-negative integers");
+  t.begin = v["data_offsets"][0].get<std::uint64_t>();
+  t.end = v["data_offsets"][1].get<std::uint64_t>();
+  if (t.begin > t.end)
+    throw Error(path, where + " /data_offsets",
+                "begin " + std::to_string(t.begin) + " after end " + std::to_string(t.end));
+  if (t.end > data_len)
+    throw Error(path, where + " /data_offsets",
+                "[" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                    ") lies outside the data section of " + std::to_string(data_len) +
+                    " bytes (truncated file or bad offsets)");
+  std::uint64_t bytes = 0;
+  try {
+    bytes = mul(t.elements(), dtype_bytes(t.dtype), "tensor bytes");
+  } catch (const Error&) {
+    throw Error(path, where + " /shape", "size overflows 64-bit arithmetic (absurd shape)");
+  }
+  if (bytes > lim.max_tensor_bytes)
+    throw Error(path, where + " /shape",
+                std::to_string(bytes) + " bytes, over the limit of " +
+                    std::to_string(lim.max_tensor_bytes));
+  if (bytes != t.end - t.begin)
+    throw Error(path, where + " /data_offsets",
+                "spans " + std::to_string(t.end - t.begin) + " bytes but shape and dtype " +
+                    std::string(to_string(t.dtype)) + " need " + std::to_string(bytes));
+  return t;
+}
+
+// Tensors must tile the data section exactly: sorted by offset, each begins where the previous
+// ended, the last ends at the end of the file.
+void check_tiling(const std::vector<TensorInfo>& tensors, std::uint64_t data_len,
+                  const std::string& path) {
+  std::vector<const TensorInfo*> order;
+  order.reserve(tensors.size());
+  for (const auto& t : tensors) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const TensorInfo* a, const TensorInfo* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  std::uint64_t at = 0;
+  const TensorInfo* prev = nullptr;
+  for (const TensorInfo* t : order) {
+    if (t->begin < at)
+      throw Error(path, "tensor '" + t->name + "' /data_offsets",
+                  "[" + std::to_string(t->begin) + ", " + std::to_string(t->end) +
+                      ") overlaps tensor '" + prev->name + "' [" + std::to_string(prev->begin) +
+                      ", " + std::to_string(prev->end) + ")");
+    if (t->begin > at)
+      throw Error(path, "tensor '" + t->name + "' /data_offsets",
+                  "begins at " + std::to_string(t->begin) + ", leaving a gap of " +
+                      std::to_string(t->begin - at) + " bytes after " +
+                      (prev ? "tensor '" + prev->name + "'" : std::string("the header")));
+    at = t->end;
+    prev = t;
+  }
+  if (at != data_len)
+    throw Error(path, "data section",
+                std::to_string(data_len - at) +
+                    " trailing bytes not covered by any tensor (data section is " +
+                    std::to_string(data_len) + " bytes, tensors cover " + std::to_string(at) + ")");
+}
+
+}  // namespace
+
 void SafetensorsFile::parse(const SafetensorsLimits& lim) {
   std::uint64_t n = 0;
   std::memcpy(&n, base_, 8);
@@ -266,111 +389,12 @@ void SafetensorsFile::parse(const SafetensorsLimits& lim) {
                     std::to_string(lim.max_tensors) + " tensors");
 
   for (auto it = h.begin(); it != h.end(); ++it) {
-    const std::string& name = it.key();
-    const json& v = it.value();
-    if (name == "__metadata__") {
-      if (!v.is_object()) throw Error(path_, "__metadata__", "must be an object of strings");
-      for (auto m = v.begin(); m != v.end(); ++m) {
-        if (!m.value().is_string())
-          throw Error(path_, "__metadata__/" + m.key(),
-                      "metadata values must be strings, got " + std::string(m.value().type_name()));
-        metadata_[m.key()] = m.value().get<std::string>();
-      }
-      continue;
-    }
-    const std::string where = "tensor '" + name + "'";
-    if (!v.is_object())
-      throw Error(path_, where, "must be an object with dtype, shape, data_offsets");
-    for (auto f = v.begin(); f != v.end(); ++f) {
-      if (f.key() != "dtype" && f.key() != "shape" && f.key() != "data_offsets")
-        throw Error(path_, where + " /" + f.key(),
-                    "unknown field (expected dtype, shape, data_offsets)");
-    }
-    TensorInfo t;
-    t.name = name;
-    if (!v.contains("dtype") || !v["dtype"].is_string())
-      throw Error(path_, where + " /dtype", "missing or not a string");
-    t.dtype = parse_dtype(v["dtype"].get<std::string>(), path_, where + " /dtype");
-    if (!v.contains("shape") || !v["shape"].is_array())
-      throw Error(path_, where + " /shape", "missing or not an array");
-    const json& shape = v["shape"];
-    if (shape.size() > lim.max_rank)
-      throw Error(path_, where + " /shape",
-                  "rank " + std::to_string(shape.size()) + " over the limit of " +
-                      std::to_string(lim.max_rank));
-    for (const auto& d : shape) {
-      if (!d.is_number_unsigned())
-        throw Error(path_, where + " /shape",
-                    "dimensions must be non-negative integers, got " +
-                        (d.is_primitive() ? d.dump() : std::string(d.type_name())));
-      const auto dim = d.get<std::uint64_t>();
-      if (dim > lim.max_dim)
-        throw Error(path_, where + " /shape",
-                    "dimension " + std::to_string(dim) + " over the limit of " +
-                        std::to_string(lim.max_dim) + " (absurd size)");
-      t.shape.push_back(dim);
-    }
-    if (!v.contains("data_offsets") || !v["data_offsets"].is_array() ||
-        v["data_offsets"].size() != 2 || !v["data_offsets"][0].is_number_unsigned() ||
-        !v["data_offsets"][1].is_number_unsigned())
-      throw Error(path_, where + " /data_offsets",
-                  "must be [begin, end], two non-negative integers");
-    t.begin = v["data_offsets"][0].get<std::uint64_t>();
-    t.end = v["data_offsets"][1].get<std::uint64_t>();
-    if (t.begin > t.end)
-      throw Error(path_, where + " /data_offsets",
-                  "begin " + std::to_string(t.begin) + " after end " + std::to_string(t.end));
-    if (t.end > data_len)
-      throw Error(path_, where + " /data_offsets",
-                  "[" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                      ") lies outside the data section of " + std::to_string(data_len) +
-                      " bytes (truncated file or bad offsets)");
-    std::uint64_t bytes = 0;
-    try {
-      bytes = mul(t.elements(), dtype_bytes(t.dtype), "tensor bytes");
-    } catch (const Error&) {
-      throw Error(path_, where + " /shape", "size overflows 64-bit arithmetic (absurd shape)");
-    }
-    if (bytes > lim.max_tensor_bytes)
-      throw Error(path_, where + " /shape",
-                  std::to_string(bytes) + " bytes, over the limit of " +
-                      std::to_string(lim.max_tensor_bytes));
-    if (bytes != t.end - t.begin)
-      throw Error(path_, where + " /data_offsets",
-                  "spans " + std::to_string(t.end - t.begin) + " bytes but shape and dtype " +
-                      std::string(to_string(t.dtype)) + " need " + std::to_string(bytes));
-    tensors_.push_back(std::move(t));
+    if (it.key() == "__metadata__")
+      read_metadata(it.value(), path_, metadata_);
+    else
+      tensors_.push_back(read_tensor(it.key(), it.value(), data_len, path_, lim));
   }
-
-  // Tensors must tile the data section exactly: sorted by offset, each begins where the previous
-  // ended, the last ends at the end of the file.
-  std::vector<const TensorInfo*> order;
-  order.reserve(tensors_.size());
-  for (const auto& t : tensors_) order.push_back(&t);
-  std::sort(order.begin(), order.end(), [](const TensorInfo* a, const TensorInfo* b) {
-    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
-  });
-  std::uint64_t at = 0;
-  const TensorInfo* prev = nullptr;
-  for (const TensorInfo* t : order) {
-    if (t->begin < at)
-      throw Error(path_, "tensor '" + t->name + "' /data_offsets",
-                  "[" + std::to_string(t->begin) + ", " + std::to_string(t->end) +
-                      ") overlaps tensor '" + prev->name + "' [" + std::to_string(prev->begin) +
-                      ", " + std::to_string(prev->end) + ")");
-    if (t->begin > at)
-      throw Error(path_, "tensor '" + t->name + "' /data_offsets",
-                  "begins at " + std::to_string(t->begin) + ", leaving a gap of " +
-                      std::to_string(t->begin - at) + " bytes after " +
-                      (prev ? "tensor '" + prev->name + "'" : std::string("the header")));
-    at = t->end;
-    prev = t;
-  }
-  if (at != data_len)
-    throw Error(path_, "data section",
-                std::to_string(data_len - at) +
-                    " trailing bytes not covered by any tensor (data section is " +
-                    std::to_string(data_len) + " bytes, tensors cover " + std::to_string(at) + ")");
+  check_tiling(tensors_, data_len, path_);
   std::sort(tensors_.begin(), tensors_.end(),
             [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
 }
