@@ -158,8 +158,30 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
   if (auto n = en.opt_uint("draft_layers", 0, 64))
     d.plan.draft_layers = static_cast<std::uint32_t>(*n);
   if (auto r = en.opt_number("reserve_gib", 0, 16384)) d.plan.reserve_bytes = gib_to_bytes(*r);
-  if (auto a = en.opt_number("available_kv_gib", 0, 16384))
+  // One figure, or one a rank in rank order (stage · tp + TP rank): vLLM sizes each worker by
+  // its own (PlanInput::available_kv_bytes_per_rank).
+  if (en.has("available_kv_gib") && en.raw("available_kv_gib").is_array()) {
+    const nlohmann::json& list = en.raw("available_kv_gib");
+    const std::string at = en.pointer("available_kv_gib");
+    if (list.empty() || list.size() > 4096)
+      throw Error(source, at, "expects 1 to 4096 figures (GiB per rank)");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_number() || !(list[i].get<double>() >= 0) || list[i].get<double>() > 16384)
+        throw Error(source, at + "/" + std::to_string(i),
+                    "expects GiB between 0 and 16384, got " +
+                        list[i].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      d.plan.available_kv_bytes_per_rank.push_back(gib_to_bytes(list[i].get<double>()));
+    }
+    if (list.size() != std::uint64_t{d.plan.tp} * d.plan.pp)
+      throw Error(source, at,
+                  std::to_string(list.size()) + " figures for " + std::to_string(d.plan.tp) +
+                      " x " + std::to_string(d.plan.pp) +
+                      " ranks (TP x PP): give one figure, or one a rank in rank order");
+    d.plan.available_kv_bytes = *std::min_element(d.plan.available_kv_bytes_per_rank.begin(),
+                                                  d.plan.available_kv_bytes_per_rank.end());
+  } else if (auto a = en.opt_number("available_kv_gib", 0, 16384)) {
     d.plan.available_kv_bytes = gib_to_bytes(*a);
+  }
   const std::string kv = en.opt_str("kv_cache_dtype").value_or("auto");
   d.plan.format =
       engine_kv_format(d.plan.engine, kv, d.model, source, en.pointer("kv_cache_dtype"));
@@ -542,6 +564,7 @@ std::string find_fix(const Deployment& d) {
   PlanInput want = p;
   want.context = std::max(d.slo.context, p.context);
   want.available_kv_bytes.reset();
+  want.available_kv_bytes_per_rank.clear();
   for (std::uint64_t ctx : {d.slo.context, want.context}) {
     want.context = ctx;
     const OrderOption o = min_gpus(d.model, want, d.gpu, 4096, d.source);
@@ -551,6 +574,7 @@ std::string find_fix(const Deployment& d) {
     got.pp = o.pp;
     got.gpus = o.gpus;
     got.available_kv_bytes.reset();
+    got.available_kv_bytes_per_rank.clear();
     if (!capacity_ok(d, evaluate(d, got))) continue;
     std::string s = o.gpus > p.gpus ? "needs " + std::to_string(o.gpus - p.gpus) + " more " +
                                           d.gpu.id + " (" + std::to_string(o.gpus) + " in all: "

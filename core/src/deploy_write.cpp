@@ -92,7 +92,13 @@ nlohmann::ordered_json engine(const Deployment& d) {
   if (p.num_speculative_tokens) en["num_speculative_tokens"] = p.num_speculative_tokens;
   if (p.draft_layers) en["draft_layers"] = p.draft_layers;
   if (p.reserve_bytes) en["reserve_gib"] = to_gib(*p.reserve_bytes);
-  if (p.available_kv_bytes) en["available_kv_gib"] = to_gib(*p.available_kv_bytes);
+  if (!p.available_kv_bytes_per_rank.empty()) {
+    en["available_kv_gib"] = nlohmann::json::array();
+    for (const std::uint64_t b : p.available_kv_bytes_per_rank)
+      en["available_kv_gib"].push_back(to_gib(b));
+  } else if (p.available_kv_bytes) {
+    en["available_kv_gib"] = to_gib(*p.available_kv_bytes);
+  }
   return en;
 }
 

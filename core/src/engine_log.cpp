@@ -1169,6 +1169,7 @@ void tp_fix(FailureExplanation& x, const ModelSpec& model, PlanInput in, std::ui
             std::uint32_t u, const std::string& source) {
   if (!total) return;
   in.available_kv_bytes.reset();
+  in.available_kv_bytes_per_rank.clear();
   in.gpu_memory_bytes = total;
   in.memory_fraction_ppm = u;
   const std::uint32_t tp0 = in.tp;
@@ -1309,6 +1310,7 @@ void explain_free_memory(FailureExplanation& x, const EngineLog& log, const Mode
                     gib_text(static_cast<double>(total - std::min(total, free))) +
                     " other processes hold";
   in.available_kv_bytes.reset();
+  in.available_kv_bytes_per_rank.clear();
   in.gpu_memory_bytes = total;
   in.memory_fraction_ppm = ppm;
   try {

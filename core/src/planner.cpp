@@ -634,11 +634,32 @@ void check_dcp(const PlanEval& ev) {
 
 // Sets each cached stage's num_blocks (available // page // group_size, or the override) and
 // returns the minimum over them.
+// The measured memory of each stage's ranks, the least of them; empty without a per-rank list.
+std::vector<std::uint64_t> stage_available(const PlanInput& in, const std::string& source) {
+  const std::vector<std::uint64_t>& ranks = in.available_kv_bytes_per_rank;
+  if (ranks.empty()) return {};
+  if (ranks.size() != std::uint64_t{in.tp} * in.pp)
+    throw Error(source, "available_kv_gib",
+                std::to_string(ranks.size()) + " figures for " + std::to_string(in.tp) + " x " +
+                    std::to_string(in.pp) +
+                    " ranks (TP x PP): give one figure, or one a "
+                    "rank in rank order (stage · tp + TP rank)");
+  std::vector<std::uint64_t> stages(in.pp, std::numeric_limits<std::uint64_t>::max());
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    stages[r / in.tp] = std::min(stages[r / in.tp], ranks[r]);
+  return stages;
+}
+
 std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available, std::uint64_t page,
-                            std::uint32_t bs, const PlanInput& in) {
+                            std::uint32_t bs, const PlanInput& in, const std::string& source) {
   std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
-  for (auto& st : stages) {
+  // vLLM sizes each worker by its own memory and layers; the others by the least memory.
+  const std::vector<std::uint64_t> per_stage =
+      in.engine == Engine::vllm ? stage_available(in, source) : std::vector<std::uint64_t>{};
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    Stage& st = stages[s];
     if (st.cached + st.state_layers == 0) continue;
+    if (!per_stage.empty()) available = per_stage.at(s);
     st.block_bytes = mul(page, st.group_size, "block bytes");
     for (auto t : st.group_types)
       if (st.types[t].page)
@@ -694,7 +715,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   page = p.page;
   unify_pages(*this);
   attach_engine_pools();
-  min_blocks = assign_blocks(stages, mem.available_bytes, page, bs, in);
+  min_blocks = assign_blocks(stages, mem.available_bytes, page, bs, in, source);
 }
 
 KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) const {
@@ -999,6 +1020,7 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       c.gpu_memory_bytes = gpu.engine_memory_bytes();
       c.gpu_id = gpu.id;
       c.available_kv_bytes.reset();
+      c.available_kv_bytes_per_rank.clear();
       const Capacity cap = plan_capacity(model, c, source);
       if (cap.max_requests_per_replica == 0) continue;
       const std::uint64_t replicas = ceil_div(want, cap.max_requests_per_replica);

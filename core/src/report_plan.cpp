@@ -487,6 +487,7 @@ PlanFix with_order(PlanFix base, const OrderOption& o, const GpuSpec& g) {
   base.input.pp = o.pp;
   base.input.gpus = o.gpus;
   base.input.available_kv_bytes.reset();
+  base.input.available_kv_bytes_per_rank.clear();
   base.input.gpu_memory_bytes = g.engine_memory_bytes();
   base.gpus = o.gpus;
   base.tp = o.tp;

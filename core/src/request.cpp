@@ -1,5 +1,7 @@
 #include "kvplan/request.hpp"
 
+#include <algorithm>
+
 #include "deploy_slo.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_format.hpp"
@@ -77,9 +79,20 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
     in.weight_dtype = *r.weight_dtype;
   }
   if (r.reserve_gib) in.reserve_bytes = parse_gib(*r.reserve_gib, "--reserve-gib", "reserve-gib");
-  if (r.available_kv_gib)
-    in.available_kv_bytes =
-        parse_gib(*r.available_kv_gib, "--available-kv-gib", "available-kv-gib");
+  if (r.available_kv_gib) {
+    // One figure, or one a rank ("3.18,20.5"): the least is the figure the memory table shows.
+    const std::string& text = *r.available_kv_gib;
+    for (std::size_t pos = 0; text.find(',') != std::string::npos && pos <= text.size();) {
+      const std::size_t end = std::min(text.find(',', pos), text.size());
+      in.available_kv_bytes_per_rank.push_back(
+          parse_gib(text.substr(pos, end - pos), "--available-kv-gib", "available-kv-gib"));
+      pos = end + 1;
+    }
+    in.available_kv_bytes = in.available_kv_bytes_per_rank.empty()
+                                ? parse_gib(text, "--available-kv-gib", "available-kv-gib")
+                                : *std::min_element(in.available_kv_bytes_per_rank.begin(),
+                                                    in.available_kv_bytes_per_rank.end());
+  }
   gpu = request_gpu(r);
   if (gpu) {
     d.gpu = *gpu;

@@ -121,6 +121,23 @@ TEST(Cli, SizeGolden) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// --available-kv-gib a,b: one figure a rank (rank = stage · tp + TP rank). Llama-3.1-8B fp16
+// at PP 2 (16 layers a stage, page 16 · 8 · 128 · 2 B · 2 = 65,536 B): 40 GiB is
+// 42,949,672,960 // 65,536 // 16 = 40,960 blocks and 20 GiB 20,480; every stage gets the fewer.
+// Three figures for two ranks exit 2 naming the field.
+TEST(Cli, AvailableKvPerRank) {
+  const auto r = kvplan(
+      "plan --model llama-3.1-8b --available-kv-gib 40,20 --pp 2 --context 32768 "
+      "--kv-dtype fp16 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 20480u);
+  const auto bad = kvplan("plan --model llama-3.1-8b --available-kv-gib 40,20,10 --pp 2");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(has(bad.err, "available_kv_gib")) << bad.err;
+  EXPECT_EQ(kvplan("plan --model llama-3.1-8b --available-kv-gib 40,,20 --pp 2").code, 2);
+}
+
 TEST(Cli, PlanMatchesVllmArithmetic) {
   const auto r = kvplan(
       "plan --model llama-3.1-8b --available-kv-gib 40 --context 32768 "

@@ -5,6 +5,7 @@
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/planner.hpp"
 
 namespace kvplan {
 namespace {
@@ -154,6 +155,32 @@ TEST(Check, EngineStartAndMaxNumSeqs) {
   EXPECT_FALSE(starts->passed);
   // 20 GiB // 65536 // 32 = 10240 blocks, one the null block: 10239 · 16 = 163824 tokens
   EXPECT_NE(starts->detail.find("163824"), std::string::npos) << starts->detail;
+}
+
+// available_kv_gib as one figure a rank: the least is the deployment's figure, the list is
+// kept (and written back); a bad entry is named by its JSON pointer. Llama-3.1-8B at TP 2, bf16:
+// a page is 16 tokens · 4 KV heads a rank · 128 · 2 B · 2 = 32,768 B over 32 layers, so
+// 10 GiB is 10,737,418,240 // 32,768 // 32 = 10,240 blocks and 20 GiB 20,480: vLLM gives every
+// rank the fewer, 10,240.
+TEST(Deploy, AvailableKvPerRank) {
+  const auto d = parse_deploy_json(
+      R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+          "hardware": {"gpu": "h100-sxm-80gb", "gpus": 2},
+          "engine": {"name": "vllm", "max_model_len": 8192, "tensor_parallel_size": 2,
+                     "available_kv_gib": [20, 10]},
+          "slo": {"context": 8192, "concurrency": 4}})",
+      "t.json");
+  ASSERT_EQ(d.plan.available_kv_bytes_per_rank.size(), 2u);
+  EXPECT_EQ(d.plan.available_kv_bytes, std::uint64_t{10} << 30);
+  EXPECT_EQ(plan_capacity(d.model, d.plan, "t.json").num_gpu_blocks, 10240u);
+  std::string what;
+  EXPECT_EQ(error_field(base(R"(, "available_kv_gib": [20, "x"])"), &what),
+            "/engine/available_kv_gib/1");
+  EXPECT_EQ(error_field(base(R"(, "available_kv_gib": [])")), "/engine/available_kv_gib");
+  // Two figures for one rank: refused, naming the field.
+  EXPECT_EQ(error_field(base(R"(, "available_kv_gib": [20, 10])"), &what),
+            "/engine/available_kv_gib");
+  EXPECT_NE(what.find("2 figures for 1 x 1 ranks"), std::string::npos) << what;
 }
 
 TEST(Check, RenderersAgree) {

@@ -14,11 +14,13 @@
 //                                              OneWorkerLayersOfOtherGeometry (head 128 + 64,
 //                                              block 32 alignment, padding to 24576: 42 blocks)
 //   test_get_kv_cache_configs_multiple_workers PipelineStagesTakeTheMinimum,
-//                                              PipelineStagesOfHybridLayers; the TP case with
-//                                              unequal memory per rank (min over ranks) is not
-//                                              expressible: kvplan takes one available figure
-//   test_get_kv_cache_configs_pp_sharding      PpShardingNeedsTheNullBlock [symmetric];
-//                                              [asymmetric] not expressible (one figure a rank)
+//                                              PipelineStagesOfHybridLayers, and the TP case
+//                                              with unequal memory per rank
+//                                              RanksOfUnequalMemoryTakeTheLeast (a figure a
+//                                              rank: available_kv_bytes_per_rank)
+//   test_get_kv_cache_configs_pp_sharding      PpShardingNeedsTheNullBlock [symmetric],
+//                                              PpShardingAsymmetricMemory [asymmetric];
+//                                              by hand: EachStageBySelfThenTheFewestBlocks
 //   test_kv_cache_reserves_null_block_for_max_model_len[True, False],
 //   test_check_enough_kv_cache_memory_reserves_null_block    StartupCheckReservesTheNullBlock
 //   test_auto_fit_max_model_len, test_auto_fit_max_model_len_reserves_null_block
@@ -219,6 +221,53 @@ TEST(VllmParity, PpShardingNeedsTheNullBlock) {
   const auto c = plan_capacity(layers(2), in);
   EXPECT_EQ(c.num_gpu_blocks, 33u);
   EXPECT_TRUE(c.fits_one_request);
+}
+
+// test_get_kv_cache_configs_multiple_workers (T), "Different available memory. This is the case
+// for TP. Use the smallest memory available.": two workers with the same two layers and
+// m·2·10 and m·2·20 bytes get 10 blocks each. kvplan's TP shards heads, so 4 heads at TP 2 are
+// the test's 2 a worker (page m).
+TEST(VllmParity, RanksOfUnequalMemoryTakeTheLeast) {
+  auto in = input(0, 16);
+  in.tp = 2;
+  in.available_kv_bytes_per_rank = {m * 2 * 10, m * 2 * 20};
+  in.available_kv_bytes = m * 2 * 10;  // the least, as the request and file readers set it
+  EXPECT_EQ(plan_capacity(layers(2, 0, 1, 4), in).num_gpu_blocks, 10u);
+}
+
+// test_get_kv_cache_configs_pp_sharding[asymmetric] (T): one layer a stage, max_model_len 512,
+// memory m·33 and m·66: each worker is checked against its own layers and memory, and both
+// get 33 blocks (512 // 16 = 32 plus the null block), enough for one request.
+TEST(VllmParity, PpShardingAsymmetricMemory) {
+  auto in = input(m * 33, 512);
+  in.pp = 2;
+  in.available_kv_bytes_per_rank = {m * 33, m * 66};
+  const auto c = plan_capacity(layers(2), in);
+  EXPECT_EQ(c.num_gpu_blocks, 33u);
+  EXPECT_TRUE(c.fits_one_request);
+}
+
+// Each worker by its own memory and layers (get_kv_cache_configs), by hand: 3 layers over 2
+// stages are 2 + 1 (get_pp_indices). Stage memory m·2·10 and m·10: 20m / 2m = 10 and
+// 10m / m = 10 blocks, so 10 (one figure, the least m·10, would give the 2-layer stage 5).
+// Swapped, m·10 and m·2·10: 10m / 2m = 5 and 20m / m = 20, so 5. A list that is not one figure
+// a rank is refused, naming the field.
+TEST(VllmParity, EachStageBySelfThenTheFewestBlocks) {
+  auto in = input(m * 10, 16);
+  in.pp = 2;
+  in.available_kv_bytes_per_rank = {m * 2 * 10, m * 10};
+  EXPECT_EQ(plan_capacity(layers(3), in).num_gpu_blocks, 10u);
+  in.available_kv_bytes_per_rank = {m * 10, m * 2 * 10};
+  EXPECT_EQ(plan_capacity(layers(3), in).num_gpu_blocks, 5u);
+  in.available_kv_bytes_per_rank = {m * 10, m * 10, m * 10};
+  try {
+    plan_capacity(layers(3), in, "t.json");
+    ADD_FAILURE() << "3 figures for 2 ranks were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("available_kv_gib"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("3 figures for 1 x 2 ranks"), std::string::npos)
+        << e.what();
+  }
 }
 
 // test_kv_cache_reserves_null_block_for_max_model_len[use_override=False] and

@@ -161,6 +161,13 @@ struct PlanInput {
   // (ceil(concurrency / replicas)); the memory model then takes that, not the engine's default.
   bool max_num_seqs_is_concurrency = false;
   std::optional<std::uint64_t> available_kv_bytes;  // measured, per rank: skips the memory model
+  // Measured, one figure a rank in vLLM's rank order (rank = stage · tp + TP rank), tp · pp of
+  // them: available_kv_bytes is their minimum. vLLM sizes each worker by its own figure and its
+  // own layers, then gives every worker the fewest blocks of any (kv_cache_utils.py
+  // get_kv_cache_configs; tests/v1/core/test_kv_cache_utils.py @ 002f10e0
+  // test_get_kv_cache_configs_multiple_workers, test_get_kv_cache_configs_pp_sharding); SGLang
+  // and TensorRT-LLM take the minimum.
+  std::vector<std::uint64_t> available_kv_bytes_per_rank;
 };
 
 // The requests each replica serves when `concurrency` spreads over the deployment's replicas

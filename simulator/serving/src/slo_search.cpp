@@ -64,6 +64,7 @@ class LineSearch {
     cfg_.plan.policy = line.policy;
     cfg_.plan.gpus = 0;
     cfg_.plan.available_kv_bytes.reset();
+    cfg_.plan.available_kv_bytes_per_rank.clear();
   }
 
   SloRow run() {
