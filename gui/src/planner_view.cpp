@@ -53,7 +53,7 @@ QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& 
   value = new QLabel("—");
   value->setObjectName(name);
   QFont big = value->font();
-  big.setPointSizeF(big.pointSizeF() * 1.4);
+  big.setPointSizeF(big.pointSizeF() * 1.25);
   big.setBold(true);
   value->setFont(big);
   value->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -478,25 +478,28 @@ void PlannerView::showResults() {
   per_token_sub_->setToolTip(exactBytes(r.cost.bytes_per_token));
   per_request_->setText(humanBytes(r.cost.bytes_per_request));
   per_request_->setToolTip(exactBytes(r.cost.bytes_per_request));
-  per_request_sub_->setText(QString("%1 tokens, one TP rank\n%2 for %3 requests")
-                                .arg(groupedNumber(r.settings.context))
-                                .arg(humanBytes(r.cost.total_bytes))
-                                .arg(groupedNumber(r.settings.concurrency)));
+  per_request_sub_->setText(
+      QString("%1 tokens, one TP rank\n%2 GiB for %3 requests")
+          .arg(groupedNumber(r.settings.context))
+          .arg(static_cast<double>(r.cost.total_bytes) / (1ull << 30), 0, 'f', 2)
+          .arg(groupedNumber(r.settings.concurrency)));
   per_request_sub_->setToolTip(exactBytes(r.cost.total_bytes));
   if (r.order.feasible) {
     gpus_needed_->setText(groupedNumber(r.order.gpus));
-    gpus_needed_sub_->setText(QString("× %1\nTP %2 · PP %3 · %4 replica(s)\nholds %5 requests")
-                                  .arg(qs(r.gpu.name))
-                                  .arg(r.order.tp)
-                                  .arg(r.order.pp)
-                                  .arg(r.order.replicas)
-                                  .arg(groupedNumber(r.order.max_requests)));
-    gpus_needed_sub_->setToolTip({});
+    // A long GPU name is elided here and whole in the tooltip.
+    gpus_needed_sub_->setText(
+        QString("× %1\nTP %2 · PP %3 · %4 replica(s)\nholds %5 requests")
+            .arg(fontMetrics().elidedText(qs(r.gpu.name), Qt::ElideRight, 170))
+            .arg(r.order.tp)
+            .arg(r.order.pp)
+            .arg(r.order.replicas)
+            .arg(groupedNumber(r.order.max_requests)));
+    gpus_needed_sub_->setToolTip(qs(r.gpu.name));
   } else {
     // The reason can be long: its first words here, all of it in the tooltip.
     const QString reason = qs(r.order.reason);
     gpus_needed_->setText("none");
-    gpus_needed_sub_->setText(fontMetrics().elidedText(reason, Qt::ElideRight, 220));
+    gpus_needed_sub_->setText(fontMetrics().elidedText(reason, Qt::ElideRight, 170));
     gpus_needed_sub_->setToolTip(reason);
   }
   gpus_needed_->setToolTip({});
