@@ -175,8 +175,21 @@ void KvUsageChart::setResult(const sim::SimResult& r) {
   auto* x = new QValueAxis;
   x->setObjectName("timeAxis");
   x->setTitleText("simulated time (s)");
-  x->setRange(0, t_end > 0 ? t_end : 1);
-  x->setLabelFormat("%.0f");
+  // Ticks every 1, 2 or 5 × 10^k seconds, about six of them, and the axis ends at the first
+  // tick after the last sample.
+  const double span = t_end > 0 ? t_end : 1;
+  const double decade = std::pow(10.0, std::floor(std::log10(span / 6)));
+  double step = decade;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (span / (m * decade) <= 7) {
+      step = m * decade;
+      break;
+    }
+  x->setTickType(QValueAxis::TicksDynamic);
+  x->setTickAnchor(0);
+  x->setTickInterval(step);
+  x->setRange(0, std::ceil(span / step) * step);
+  x->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
   // The blocks axis is scaled to the blocks used; the pool is drawn only when it is in range
   // (within a quarter above the peak), else the title gives it.
   const auto pool_blocks = static_cast<double>(r.num_gpu_blocks);
