@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Renders every view of kvplan-gui to PNG files (docs/images/ by default) under a virtual X
-# server: planner.png, compare.png, replay.png.
+# server: every tab, and the tables that share a tab (planner.png with the GPU order,
+# planner-whatif.png, compare.png, replay.png, serving.png with the latencies, serving-slo.png
+# with the SLO sizing).
 #
 #   scripts/screenshot.sh [BUILD_DIR] [OUT_DIR]
 #
@@ -30,4 +32,5 @@ install_missing screenshot.sh xvfb xauth
 export QT_QPA_PLATFORM=xcb
 export QT_SCALE_FACTOR=1
 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --screenshot "$out"
-ls -l "$out"/planner.png "$out"/compare.png "$out"/replay.png
+ls -l "$out"/planner.png "$out"/planner-whatif.png "$out"/compare.png "$out"/replay.png \
+  "$out"/serving.png "$out"/serving-slo.png

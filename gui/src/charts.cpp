@@ -12,6 +12,7 @@
 #include <QtCharts/QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "ui_format.hpp"
 
@@ -23,6 +24,21 @@ QString formatLabel(const std::string& spec) {
   if (spec.rfind("kivi:bits=4", 0) == 0) return "KIVI 4-bit";
   if (spec.rfind("kivi:bits=8", 0) == 0) return "KIVI 8-bit";
   return qs(spec);
+}
+
+// One colour and one dash pattern per curve, so curves that coincide (fp8 and int8 cost the same
+// bytes) stay apart and the chart reads in grey too.
+QColor curveColor(std::size_t k) {
+  static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0x2c, 0xa0, 0x2c),
+                                  QColor(0xff, 0x7f, 0x0e), QColor(0x94, 0x67, 0xbd),
+                                  QColor(0xd6, 0x27, 0x28), QColor(0x8c, 0x56, 0x4b)};
+  return colors[k % std::size(colors)];
+}
+
+Qt::PenStyle curveStyle(std::size_t k) {
+  static const Qt::PenStyle styles[] = {Qt::SolidLine,   Qt::DashLine,       Qt::DotLine,
+                                        Qt::DashDotLine, Qt::DashDotDotLine, Qt::SolidLine};
+  return styles[k % std::size(styles)];
 }
 
 // The x axis is log2(context) so the ticks can read "1K", "4K", ... "1M".
@@ -55,17 +71,33 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
                   .arg(qs(r.gpu.name))
                   .arg(qs(r.settings.policy)));
 
+  // The context axis runs from the first sampled context to the model's limit (its
+  // max_position_embeddings; 1M when unknown), where every curve ends.
+  const std::uint64_t first = r.curves.empty() || r.curves.front().context.empty()
+                                  ? 1024
+                                  : r.curves.front().context.front();
+  const std::uint64_t limit = r.model.max_context ? r.model.max_context : std::uint64_t{1} << 20;
+  const double x_lo = xOf(first), x_hi = xOf(std::max(limit, first + 1));
   auto* x = new QCategoryAxis;
+  x->setObjectName("contextAxis");
   x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-  for (int p = 10; p <= 20; ++p) x->append(shortTokens(std::uint64_t{1} << p), p);
-  x->setRange(10, 20);
-  x->setTitleText("context length (tokens per request, log scale)");
+  for (int p = static_cast<int>(std::ceil(x_lo)); p < x_hi; ++p)
+    if (x_hi - p >= 0.5) x->append(shortTokens(std::uint64_t{1} << p), p);  // room for the limit
+  x->append(shortTokens(limit), x_hi);
+  x->setRange(x_lo, x_hi);
+  x->setTitleText(r.model.max_context
+                      ? QString("context length (tokens per request, log scale) — the model's "
+                                "limit is %1")
+                            .arg(groupedNumber(limit))
+                      : QString("context length (tokens per request, log scale; the model's "
+                                "limit is unknown)"));
   x->setGridLineVisible(true);
 
   std::uint64_t top = std::max<std::uint64_t>(r.settings.concurrency, 1);
   for (const auto& curve : r.curves)
     for (auto v : curve.max_requests) top = std::max(top, v);
   auto* y = new QLogValueAxis;
+  y->setObjectName("requestsAxis");
   y->setBase(10);
   y->setLabelFormat("%g");
   y->setRange(1, std::pow(10.0, std::ceil(std::log10(static_cast<double>(top) * 1.5))));
@@ -74,22 +106,31 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
 
-  for (const auto& curve : r.curves) {
+  for (std::size_t k = 0; k < r.curves.size(); ++k) {
+    const FormatCurve& curve = r.curves[k];
     auto* s = new QLineSeries;
-    s->setName(curve.error.empty() ? formatLabel(curve.format)
-                                   : formatLabel(curve.format) + " (n/a)");
+    QString name =
+        curve.error.empty() ? formatLabel(curve.format) : formatLabel(curve.format) + " (n/a)";
+    // Formats of the same byte cost (fp8 and int8) give the same curve: say so in the legend;
+    // the dash patterns keep both visible where they lie on top of each other.
+    for (std::size_t j = 0; j < k; ++j)
+      if (curve.error.empty() && !curve.context.empty() &&
+          r.curves[j].max_requests == curve.max_requests) {
+        name += QString(" (same as %1)").arg(formatLabel(r.curves[j].format));
+        break;
+      }
+    s->setName(name);
     for (std::size_t i = 0; i < curve.context.size(); ++i) {
       // A log axis cannot show 0: the curve ends where not even one request fits.
       if (curve.max_requests[i] == 0) break;
       s->append(xOf(curve.context[i]), static_cast<double>(curve.max_requests[i]));
     }
     c->addSeries(s);
-    if (curve.format == r.settings.kv_format) {
-      // The chosen format: its theme colour, drawn thicker.
-      QPen pen = s->pen();
-      pen.setWidth(4);
-      s->setPen(pen);
-    }
+    QPen pen(curveColor(k));
+    pen.setStyle(curveStyle(k));
+    // The chosen format is drawn thicker.
+    pen.setWidthF(curve.format == r.settings.kv_format ? 4.0 : 2.0);
+    s->setPen(pen);
     s->attachAxis(x);
     s->attachAxis(y);
     connect(s, &QLineSeries::hovered, this, [this, curve](const QPointF& p, bool state) {
@@ -111,8 +152,8 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
 
   auto* target = new QLineSeries;
   target->setName(QString("target: %1 requests").arg(groupedNumber(r.settings.concurrency)));
-  target->append(10, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
-  target->append(20, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
+  target->append(x_lo, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
+  target->append(x_hi, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
   QPen dashed(Qt::gray);
   dashed.setStyle(Qt::DashLine);
   dashed.setWidth(2);
@@ -121,8 +162,7 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
   target->attachAxis(x);
   target->attachAxis(y);
 
-  if (r.capacity.max_requests > 0 && r.settings.context >= 1024 &&
-      r.settings.context <= (1u << 20)) {
+  if (r.capacity.max_requests > 0 && r.settings.context >= first && r.settings.context <= limit) {
     auto* dot = new QScatterSeries;
     dot->setName(QString("this plan: %1 requests at %2 tokens")
                      .arg(groupedNumber(r.capacity.max_requests))

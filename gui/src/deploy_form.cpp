@@ -1,5 +1,6 @@
 #include "deploy_form.hpp"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QCompleter>
 #include <QSignalBlocker>
@@ -24,6 +25,14 @@ void selectOrAdd(QComboBox* c, const QVariant& data, const QString& label) {
   c->setCurrentIndex(i);
 }
 
+// Long preset names ("NVIDIA GB300 (one Blackwell Ultra GPU of a GB300 NVL72)") do not set the
+// width of the settings column: the box shows about 30 characters, its list the whole names.
+void fitLongItems(QComboBox* c) {
+  c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  c->setMinimumContentsLength(30);
+  c->view()->setMinimumWidth(c->view()->sizeHintForColumn(0) + 24);
+}
+
 }  // namespace
 
 QComboBox* makeModelCombo(PlannerModel* model, const QString& objectName) {
@@ -34,6 +43,7 @@ QComboBox* makeModelCombo(PlannerModel* model, const QString& objectName) {
   c->setToolTip("Type to search the presets");
   for (const auto& p : list_model_presets())
     c->addItem(QString("%1  —  %2").arg(qs(p.name), qs(p.id)), qs(p.id));
+  fitLongItems(c);
   c->completer()->setFilterMode(Qt::MatchContains);
   c->completer()->setCompletionMode(QCompleter::PopupCompletion);
   c->completer()->setCaseSensitivity(Qt::CaseInsensitive);
@@ -53,6 +63,7 @@ QComboBox* makeGpuCombo(PlannerModel* model, const QString& objectName) {
   c->setObjectName(objectName);
   for (const auto& g : list_gpu_presets())
     c->addItem(QString("%1 (%2)").arg(qs(g.name), humanBytes(g.memory_bytes)), qs(g.id));
+  fitLongItems(c);
   QObject::connect(c, &QComboBox::currentIndexChanged, c,
                    [c, model](int i) { model->setGpu(c->itemData(i).toString()); });
   return c;

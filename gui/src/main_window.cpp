@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -129,28 +130,55 @@ bool MainWindow::screenshots(const QString& dir) {
     fail("Cannot create " + dir);
     return false;
   }
-  const struct {
-    int tab;
-    const char* name;
-  } views[] = {{0, "planner.png"}, {1, "compare.png"}, {2, "replay.png"}, {3, "serving.png"}};
-  // The Serving view shows a finished run of its default workload (116 requests: milliseconds).
+  const auto grabTo = [this, &dir](int tab, const char* name) {
+    tabs_->setCurrentIndex(tab);
+    QApplication::processEvents();
+    const QString out = QDir(dir).filePath(name);
+    if (!grab().save(out)) {
+      fail("Cannot write " + out);
+      return false;
+    }
+    return true;
+  };
+  const auto showTable = [](QWidget* view, const char* tabs, int index) {
+    if (auto* t = view->findChild<QTabWidget*>(tabs)) t->setCurrentIndex(index);
+  };
+  // The Serving view: its example workload against p99 limits of 1 s TTFT and 50 ms TPOT,
+  // simulated, then sized for that SLO over every GPU preset at TP 1 and 2 with bf16 and fp8.
+  if (auto* s = serving_view_->findChild<QDoubleSpinBox*>("sloTtftP99")) s->setValue(1000);
+  if (auto* s = serving_view_->findChild<QDoubleSpinBox*>("sloTpotP99")) s->setValue(50);
+  const ServingRequest request = serving_view_->request();
   ServingOutcome run;
   try {
-    run.result = run_serving(serving_view_->request(), {});
+    run.result = run_serving(request, {});
     run.status = ServingOutcome::Status::done;
   } catch (const std::exception& e) {
     run.error = QString::fromUtf8(e.what());
   }
   serving_view_->showOutcome(run);
-  for (const auto& v : views) {
-    tabs_->setCurrentIndex(v.tab);
-    QApplication::processEvents();
-    const QString out = QDir(dir).filePath(v.name);
-    if (!grab().save(out)) {
-      fail("Cannot write " + out);
-      return false;
-    }
+
+  showTable(planner_view_, "plannerTables", 0);
+  if (!grabTo(0, "planner.png")) return false;
+  showTable(planner_view_, "plannerTables", 1);
+  if (!grabTo(0, "planner-whatif.png")) return false;
+  showTable(planner_view_, "plannerTables", 0);
+  if (!grabTo(1, "compare.png") || !grabTo(2, "replay.png") || !grabTo(3, "serving.png"))
+    return false;
+
+  ServingOutcome search;
+  search.search = true;
+  try {
+    SloGrid grid;
+    grid.tps = {1, 2};
+    grid.formats = {"bf16", "fp8"};
+    grid.max_gpus = 16;
+    search.rows = run_slo_search(request, grid, nullptr, {}, 4);
+    search.status = ServingOutcome::Status::done;
+  } catch (const std::exception& e) {
+    search.error = QString::fromUtf8(e.what());
   }
+  serving_view_->showOutcome(search);
+  if (!grabTo(3, "serving-slo.png")) return false;
   tabs_->setCurrentIndex(0);
   return true;
 }

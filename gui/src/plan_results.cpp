@@ -1,5 +1,6 @@
 #include "plan_results.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
@@ -8,12 +9,17 @@
 
 namespace kvplan::gui {
 
-std::vector<std::uint64_t> chart_contexts() {
+std::vector<std::uint64_t> chart_contexts(std::uint64_t limit) {
+  const std::uint64_t end = limit ? limit : std::uint64_t{1} << 20;
+  const double start = end >= 2048 ? 1024.0 : std::max(1.0, static_cast<double>(end) / 16.0);
   std::vector<std::uint64_t> v;
-  for (int i = 0; i <= 40; ++i) {
-    // 1024 · 2^(i/4), rounded to whole tokens (a sampling grid, not a planning number).
-    v.push_back(static_cast<std::uint64_t>(std::llround(1024.0 * std::exp2(i / 4.0))));
+  for (int i = 0;; ++i) {
+    // start · 2^(i/4), rounded to whole tokens, then the limit itself.
+    const auto n = static_cast<std::uint64_t>(std::llround(start * std::exp2(i / 4.0)));
+    if (n >= end) break;
+    if (v.empty() || n > v.back()) v.push_back(n);
   }
+  v.push_back(end);
   return v;
 }
 
@@ -44,12 +50,16 @@ PlanResults compute_plan(const ModelSpec& model, const PlanSettings& settings, b
     r.context_cap = model.max_context;
     r.max_context =
         max_context_at_concurrency(model, r.input, settings.concurrency, r.context_cap, "planner");
+    // Capped only when the memory alone would hold more than the model's positions.
+    r.context_capped =
+        r.context_cap > 0 && max_context_at_concurrency(model, r.input, settings.concurrency, 0,
+                                                        "planner") > r.context_cap;
     r.order = min_gpus(model, r.input, r.gpu, 1024, "planner");
     if (with_tables) {
       r.orders = order_table(model, r.input, list_gpu_presets(), "planner");
       r.what_if = what_if(model, r.input, r.gpu, "planner");
     }
-    const auto contexts = chart_contexts();
+    const auto contexts = chart_contexts(model.max_context);
     for (const auto& f : chart_formats()) {
       FormatCurve c;
       c.format = f;

@@ -33,14 +33,17 @@ struct PlanResults {
   Capacity capacity;                // at settings.context
   std::uint64_t max_context = 0;    // tokens, at settings.concurrency, capped at max_context
   std::uint64_t context_cap = 0;    // the cap passed (model max_context, 0 = none)
+  bool context_capped = false;      // the memory would hold more than context_cap tokens
   OrderOption order;                // GPUs of the chosen type for the SLO
   std::vector<OrderOption> orders;  // every GPU type (order table)
   std::vector<WhatIf> what_if;      // other formats and policies
   std::vector<FormatCurve> curves;  // one per chart format
 };
 
-// Context lengths sampled by the chart: 1K to 1M tokens, four points per octave.
-std::vector<std::uint64_t> chart_contexts();
+// Context lengths sampled by the chart, four points per octave from 1K tokens (from limit / 16
+// when the limit is under 2K) up to `limit`, which is the last point; limit 0 (unknown): up to 1M.
+// A sampling grid for the curves, not a planning number.
+std::vector<std::uint64_t> chart_contexts(std::uint64_t limit = 0);
 
 // Runs core on the settings. Never throws: a kvplan::Error (or any std::exception) becomes
 // ok = false with the message.

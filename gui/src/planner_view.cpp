@@ -40,7 +40,8 @@ constexpr int kConcurrencySliderMax = 400;  // 100 steps per decade, 1 .. 10,000
 constexpr int kContextSpinMax = 1 << 24;    // 16M tokens
 constexpr int kConcurrencySpinMax = 1 << 24;
 
-// A headline card: a title, a big value and a line of detail.
+// A headline card: a title, a big value and at most three short lines of detail (the long
+// figures are in the tooltips). Nothing wraps: each card is as wide as its longest line.
 QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& name) {
   auto* f = new QFrame;
   f->setFrameShape(QFrame::StyledPanel);
@@ -49,17 +50,15 @@ QFrame* card(const QString& title, QLabel*& value, QLabel*& sub, const QString& 
   l->setContentsMargins(10, 6, 10, 6);
   auto* t = new QLabel(title);
   t->setStyleSheet("color: #505050; font-weight: bold;");
-  t->setWordWrap(true);
   value = new QLabel("—");
   value->setObjectName(name);
   QFont big = value->font();
-  big.setPointSizeF(big.pointSizeF() * 1.6);
+  big.setPointSizeF(big.pointSizeF() * 1.25);
   big.setBold(true);
   value->setFont(big);
   value->setTextInteractionFlags(Qt::TextSelectableByMouse);
   sub = new QLabel;
   sub->setObjectName(name + "Detail");
-  sub->setWordWrap(true);
   l->addWidget(t);
   l->addWidget(value);
   l->addWidget(sub);
@@ -282,20 +281,14 @@ QWidget* PlannerView::buildResults() {
   banner_ = makeErrorBanner("errorBanner");
   col->addWidget(banner_);
 
-  auto* cards = new QGridLayout;
-  cards->addWidget(card("Max concurrency at this context", max_concurrency_, max_concurrency_sub_,
-                        "maxConcurrencyValue"),
-                   0, 0);
+  auto* cards = new QHBoxLayout;
   cards->addWidget(
-      card("Max context at this concurrency", max_context_, max_context_sub_, "maxContextValue"), 0,
-      1);
-  cards->addWidget(card("KV cache per token", per_token_, per_token_sub_, "bytesPerTokenValue"), 0,
-                   2);
+      card("Max concurrency", max_concurrency_, max_concurrency_sub_, "maxConcurrencyValue"));
+  cards->addWidget(card("Max context", max_context_, max_context_sub_, "maxContextValue"));
+  cards->addWidget(card("KV cache per token", per_token_, per_token_sub_, "bytesPerTokenValue"));
   cards->addWidget(
-      card("KV cache per request", per_request_, per_request_sub_, "bytesPerRequestValue"), 0, 3);
-  cards->addWidget(
-      card("GPUs needed for the target", gpus_needed_, gpus_needed_sub_, "gpusNeededValue"), 0, 4);
-  for (int i = 0; i < 5; ++i) cards->setColumnStretch(i, 1);
+      card("KV cache per request", per_request_, per_request_sub_, "bytesPerRequestValue"));
+  cards->addWidget(card("GPUs for the target", gpus_needed_, gpus_needed_sub_, "gpusNeededValue"));
   col->addLayout(cards);
 
   auto* split = new QSplitter(Qt::Vertical);
@@ -304,6 +297,7 @@ QWidget* PlannerView::buildResults() {
   memory_ = new MemoryBarChart;
   memory_->setObjectName("memoryChart");
   tables_ = new QTabWidget;
+  tables_->setObjectName("plannerTables");
   order_model_ = new OrderTableModel(this);
   orders_ = new QTableView;
   orders_->setObjectName("orderTable");
@@ -462,43 +456,51 @@ void PlannerView::showResults() {
           .arg(c.block_size)
           .arg(exactBytes(c.bytes_per_request)));
   max_concurrency_sub_->setText(
-      QString("requests of %1 tokens · %2 replica(s) · engine figure %3x per replica%4")
+      QString("requests of %1 tokens\n%2 replica(s) · engine %3x each%4")
           .arg(groupedNumber(r.settings.context))
           .arg(c.replicas)
           .arg(c.max_concurrency, 0, 'f', 2)
-          .arg(c.fits_one_request ? QString() : QString(" · one request does not fit")));
+          .arg(c.fits_one_request ? QString() : QString("\none request does not fit")));
   max_context_->setText(groupedNumber(r.max_context));
   max_context_->setToolTip(QString("%1 tokens").arg(groupedNumber(r.max_context)));
+  // The note only when the model's positions, not the memory, set the figure.
   max_context_sub_->setText(
-      QString("tokens per request for %1 requests%2")
+      QString("tokens each for %1 requests%2")
           .arg(groupedNumber(r.settings.concurrency))
-          .arg(r.context_cap
-                   ? QString(" (capped at the model's %1)").arg(groupedNumber(r.context_cap))
+          .arg(r.context_capped
+                   ? QString("\ncapped at the model's %1").arg(groupedNumber(r.context_cap))
                    : QString()));
   per_token_->setText(humanBytes(r.cost.bytes_per_token));
   per_token_->setToolTip(exactBytes(r.cost.bytes_per_token));
-  per_token_sub_->setText(QString("%1 · %2 cached layers · %3 KV heads per rank")
-                              .arg(exactBytes(r.cost.bytes_per_token))
+  per_token_sub_->setText(QString("%1 cached layers\n%2 KV heads per rank")
                               .arg(r.cost.cached_layers)
                               .arg(r.cost.kv_heads_per_rank));
+  per_token_sub_->setToolTip(exactBytes(r.cost.bytes_per_token));
   per_request_->setText(humanBytes(r.cost.bytes_per_request));
   per_request_->setToolTip(exactBytes(r.cost.bytes_per_request));
-  per_request_sub_->setText(QString("%1 tokens, one TP rank · %2 for %3 requests")
-                                .arg(groupedNumber(r.settings.context))
-                                .arg(humanBytes(r.cost.total_bytes))
-                                .arg(groupedNumber(r.settings.concurrency)));
+  per_request_sub_->setText(
+      QString("%1 tokens, one TP rank\n%2 GiB for %3 requests")
+          .arg(groupedNumber(r.settings.context))
+          .arg(static_cast<double>(r.cost.total_bytes) / (1ull << 30), 0, 'f', 2)
+          .arg(groupedNumber(r.settings.concurrency)));
   per_request_sub_->setToolTip(exactBytes(r.cost.total_bytes));
   if (r.order.feasible) {
     gpus_needed_->setText(groupedNumber(r.order.gpus));
-    gpus_needed_sub_->setText(QString("× %1 · TP %2 · PP %3 · %4 replica(s) · holds %5")
-                                  .arg(qs(r.gpu.name))
-                                  .arg(r.order.tp)
-                                  .arg(r.order.pp)
-                                  .arg(r.order.replicas)
-                                  .arg(groupedNumber(r.order.max_requests)));
+    // A long GPU name is elided here and whole in the tooltip.
+    gpus_needed_sub_->setText(
+        QString("× %1\nTP %2 · PP %3 · %4 replica(s)\nholds %5 requests")
+            .arg(fontMetrics().elidedText(qs(r.gpu.name), Qt::ElideRight, 170))
+            .arg(r.order.tp)
+            .arg(r.order.pp)
+            .arg(r.order.replicas)
+            .arg(groupedNumber(r.order.max_requests)));
+    gpus_needed_sub_->setToolTip(qs(r.gpu.name));
   } else {
+    // The reason can be long: its first words here, all of it in the tooltip.
+    const QString reason = qs(r.order.reason);
     gpus_needed_->setText("none");
-    gpus_needed_sub_->setText(qs(r.order.reason));
+    gpus_needed_sub_->setText(fontMetrics().elidedText(reason, Qt::ElideRight, 170));
+    gpus_needed_sub_->setToolTip(reason);
   }
   gpus_needed_->setToolTip({});
 

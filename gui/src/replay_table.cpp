@@ -9,21 +9,22 @@ namespace kvplan::gui {
 namespace {
 
 const QStringList& headers() {
+  // Two short lines each, so the columns are as narrow as their numbers.
   static const QStringList h{"configuration",
                              "tokens",
-                             "predicted KV",
-                             "measured KV",
-                             "equal at every step",
-                             "retained (tokens)",
-                             "output error (rel. L2)",
-                             "attention mass kept",
-                             "mean KL (nats)",
-                             "top-1 agreement",
+                             "predicted\nKV",
+                             "measured\nKV",
+                             "equal at\nevery step",
+                             "retained\n(tokens)",
+                             "output error\n(rel. L2)",
+                             "attention\nmass kept",
+                             "mean KL\n(nats)",
+                             "top-1\nagreement",
                              "perplexity",
-                             "probe accuracy",
-                             "probe vs full",
-                             "needle kept",
-                             "needle mass"};
+                             "probe\naccuracy",
+                             "probe vs\nfull",
+                             "needle\nkept",
+                             "needle\nmass"};
   return h;
 }
 
@@ -162,6 +163,7 @@ QVariant ReplayTableModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       return text(r, col);
     case Qt::ToolTipRole:
+      if (col == 0) return qs(r.config.label);  // whole, where the column elides it
       if (col == 2) return exactBytes(r.config.predicted_bytes);
       if (col == 3) return exactBytes(r.config.measured_bytes);
       if ((col == 13 || col == 14) && r.probe && needle_) {

@@ -24,6 +24,7 @@
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
+#include <QtCharts/QHorizontalBarSeries>
 #include <QtCharts/QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -260,19 +261,29 @@ QWidget* ReplayView::buildResults() {
   banner_ = makeErrorBanner("replayErrorBanner");
   col->addWidget(banner_);
   auto* split = new QSplitter(Qt::Vertical);
+  // Three charts of horizontal bars, so each configuration's name has the room it needs: the
+  // bytes held across the top, then what is kept (higher is better) beside the error (lower is
+  // better), each on its own axis. plot() gives each the height its rows need.
   auto* charts = new QSplitter(Qt::Vertical);
-  memory_chart_ = new QChartView(new QChart);
-  memory_chart_->setObjectName("replayMemoryChart");
-  memory_chart_->setRenderHint(QPainter::Antialiasing);
-  memory_chart_->chart()->setTitle("KV bytes held at the end: predicted vs measured");
-  memory_chart_->setMinimumHeight(220);
-  fidelity_chart_ = new QChartView(new QChart);
-  fidelity_chart_->setObjectName("replayFidelityChart");
-  fidelity_chart_->setRenderHint(QPainter::Antialiasing);
-  fidelity_chart_->chart()->setTitle("Fidelity against the full float32 cache");
-  fidelity_chart_->setMinimumHeight(220);
+  const auto chartView = [](const char* name, const QString& title) {
+    auto* v = new QChartView(new QChart);
+    v->setObjectName(name);
+    v->setRenderHint(QPainter::Antialiasing);
+    v->chart()->setTitle(title);
+    v->chart()->legend()->setAlignment(Qt::AlignBottom);
+    v->setMinimumSize(300, 200);
+    return v;
+  };
+  memory_chart_ = chartView("replayMemoryChart", "KV bytes held at the end");
+  fidelity_chart_ = chartView("replayFidelityChart", "Kept (higher is better)");
+  error_chart_ = chartView("replayErrorChart", "Output error (lower is better)");
+  auto* fidelity = new QSplitter(Qt::Horizontal);
+  fidelity->addWidget(fidelity_chart_);
+  fidelity->addWidget(error_chart_);
+  fidelity->setChildrenCollapsible(false);
   charts->addWidget(memory_chart_);
-  charts->addWidget(fidelity_chart_);
+  charts->addWidget(fidelity);
+  charts->setChildrenCollapsible(false);
   probe_verdict_ = new QLabel;
   probe_verdict_->setObjectName("replayProbeVerdict");
   probe_verdict_->setWordWrap(true);
@@ -281,8 +292,12 @@ QWidget* ReplayView::buildResults() {
   results_ = new QTableView;
   results_->setObjectName("replayResults");
   results_->setModel(results_model_);
-  // Row numbers match the "1. fp16 full" chart categories.
-  results_->horizontalHeader()->setStretchLastSection(true);
+  // Row numbers match the "1. fp16 full" chart categories. The numbers' columns are as wide as
+  // their contents; the configuration takes what is left (its middle elided, whole in the
+  // tooltip), so the table fits its width.
+  results_->horizontalHeader()->setStretchLastSection(false);
+  results_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  results_->setTextElideMode(Qt::ElideMiddle);
   split->addWidget(charts);
   auto* table = new QWidget;
   auto* tl = new QVBoxLayout(table);
@@ -430,6 +445,14 @@ void ReplayView::showOutcome(const ReplayOutcome& o) {
                        .arg(rep.all_bytes_match() ? "agree at every step" : "DISAGREE"));
   results_model_->setResults(rep, o.probe ? &*o.probe : nullptr);
   showProbe(o);
+  // Columns with nothing to show for this replay (no model in the loop, no probe) are hidden;
+  // the others are as wide as their contents.
+  for (int col = 0; col < results_model_->columnCount(); ++col) {
+    bool any = false;
+    for (int row = 0; row < results_model_->rowCount() && !any; ++row)
+      any = results_model_->index(row, col).data(Qt::UserRole).isValid() || col == 0 || col == 4;
+    results_->setColumnHidden(col, !any);
+  }
   results_->resizeColumnsToContents();
   plot(rep);
 }
@@ -444,78 +467,105 @@ void ReplayView::showProbe(const ReplayOutcome& o) {
 }
 
 void ReplayView::plot(const sim::ReplayReport& rep) {
+  // Horizontal bars list their categories bottom up: reversed, so configuration 1 is on top as
+  // in the table.
   QStringList cats;
   std::uint64_t top = 1;
-  for (std::size_t i = 0; i < rep.configs.size(); ++i) {
+  double top_error = 0;
+  for (std::size_t i = rep.configs.size(); i-- > 0;) {
     cats << shortLabel(i, rep.configs[i]);
     top = std::max({top, rep.configs[i].predicted_bytes, rep.configs[i].measured_bytes});
+    top_error = std::max(top_error, 100.0 * rep.configs[i].rel_error);
   }
   const bool mib = top >= (std::uint64_t{8} << 20);
   const double unit = mib ? 1048576.0 : 1024.0;
+  // A label needs about 24 pixels of height per configuration, or the chart elides it; the
+  // title and the value axis take about 110 more (the legends are on the right or hidden).
+  const int height = 110 + 24 * static_cast<int>(rep.configs.size());
+  for (QChartView* v : {memory_chart_, fidelity_chart_, error_chart_}) v->setMinimumHeight(height);
+  const auto bottomUp = [&](QBarSet* set, auto value) {
+    for (std::size_t i = rep.configs.size(); i-- > 0;) *set << value(rep.configs[i]);
+  };
+  const auto categoryAxis = [&](const char* name) {
+    auto* a = new QBarCategoryAxis;
+    a->setObjectName(name);
+    a->append(cats);
+    return a;
+  };
+  const auto percentAxis = [](const char* name, const QString& title, double max) {
+    auto* a = new QValueAxis;
+    a->setObjectName(name);
+    a->setTitleText(title);
+    a->setRange(0, max);
+    a->applyNiceNumbers();
+    a->setLabelFormat("%.0f");
+    return a;
+  };
+  const auto attach = [](QChart* c, QAbstractBarSeries* s, QAbstractAxis* cat, QAbstractAxis* val) {
+    c->addSeries(s);
+    c->addAxis(cat, Qt::AlignLeft);
+    c->addAxis(val, Qt::AlignBottom);
+    s->attachAxis(cat);
+    s->attachAxis(val);
+  };
 
   QChart* m = memory_chart_->chart();
   resetChart(m);
-  m->setTitle(QString("KV bytes held after %1 tokens (one sequence): predicted vs measured")
-                  .arg(groupedNumber(rep.tokens)));
-  auto* ms = new QBarSeries;
+  m->setTitle(QString("KV bytes held after %1 tokens").arg(groupedNumber(rep.tokens)));
+  auto* ms = new QHorizontalBarSeries;
   auto* pred = new QBarSet("predicted (kvplan formula)");
   auto* meas = new QBarSet("measured (kernel block pool)");
-  for (const auto& c : rep.configs) {
-    *pred << static_cast<double>(c.predicted_bytes) / unit;
-    *meas << static_cast<double>(c.measured_bytes) / unit;
-  }
+  bottomUp(pred, [unit](const sim::ConfigResult& c) {
+    return static_cast<double>(c.predicted_bytes) / unit;
+  });
+  bottomUp(meas, [unit](const sim::ConfigResult& c) {
+    return static_cast<double>(c.measured_bytes) / unit;
+  });
   ms->append(pred);
   ms->append(meas);
   for (QBarSet* set : {pred, meas}) {
     connect(set, &QBarSet::hovered, this, [this, rep, set, pred](bool on, int idx) {
       if (!on || idx < 0 || idx >= static_cast<int>(rep.configs.size())) return;
-      const auto& c = rep.configs[static_cast<std::size_t>(idx)];
+      // Bars count bottom up; configuration 1 is the top bar.
+      const auto& c = rep.configs[rep.configs.size() - 1 - static_cast<std::size_t>(idx)];
       const std::uint64_t b = set == pred ? c.predicted_bytes : c.measured_bytes;
       QToolTip::showText(QCursor::pos(), qs(c.label) + ": " + exactBytes(b), memory_chart_);
     });
   }
-  m->addSeries(ms);
-  auto* mx = new QBarCategoryAxis;
-  mx->append(cats);
-  auto* my = new QValueAxis;
-  my->setTitleText(mib ? "MiB (2^20 bytes)" : "KiB (2^10 bytes)");
-  my->setRange(0, static_cast<double>(top) / unit * 1.1);
-  my->applyNiceNumbers();
-  my->setLabelFormat("%.0f");
-  m->addAxis(mx, Qt::AlignBottom);
-  m->addAxis(my, Qt::AlignLeft);
-  ms->attachAxis(mx);
-  ms->attachAxis(my);
-  m->legend()->setAlignment(Qt::AlignBottom);
+  auto* my = percentAxis("bytesAxis", mib ? "MiB (2^20 bytes)" : "KiB (2^10 bytes)",
+                         static_cast<double>(top) / unit * 1.1);
+  attach(m, ms, categoryAxis("configurationAxis"), my);
+  m->legend()->setAlignment(Qt::AlignRight);
 
   QChart* f = fidelity_chart_->chart();
   resetChart(f);
-  f->setTitle(rep.model_in_loop ? "Fidelity: attention and next-token agreement"
-                                : "Fidelity: attention against the full float32 cache");
-  auto* fs = new QBarSeries;
+  f->setTitle(rep.model_in_loop ? "Kept and agreeing (higher is better)"
+                                : "Attention mass kept (higher is better)");
+  auto* fs = new QHorizontalBarSeries;
   auto* mass = new QBarSet("attention mass kept");
-  auto* err = new QBarSet("output error (relative L2)");
-  QBarSet* top1 = rep.model_in_loop ? new QBarSet("top-1 agreement") : nullptr;
-  for (const auto& c : rep.configs) {
-    *mass << 100.0 * c.attention_mass;
-    *err << 100.0 * c.rel_error;
-    if (top1) *top1 << 100.0 * c.top1_agreement;
-  }
+  bottomUp(mass, [](const sim::ConfigResult& c) { return 100.0 * c.attention_mass; });
   fs->append(mass);
-  fs->append(err);
-  if (top1) fs->append(top1);
-  f->addSeries(fs);
-  auto* fx = new QBarCategoryAxis;
-  fx->append(cats);
-  auto* fy = new QValueAxis;
-  fy->setRange(0, 100);
-  fy->setTitleText("percent");
-  fy->setLabelFormat("%.0f");
-  f->addAxis(fx, Qt::AlignBottom);
-  f->addAxis(fy, Qt::AlignLeft);
-  fs->attachAxis(fx);
-  fs->attachAxis(fy);
+  if (rep.model_in_loop) {
+    auto* top1 = new QBarSet("top-1 agreement");
+    bottomUp(top1, [](const sim::ConfigResult& c) { return 100.0 * c.top1_agreement; });
+    fs->append(top1);
+  }
+  attach(f, fs, categoryAxis("keptCategoryAxis"),
+         percentAxis("keptAxis", "kept, % of the full cache", 100));
+  f->legend()->setVisible(rep.model_in_loop);
   f->legend()->setAlignment(Qt::AlignBottom);
+
+  QChart* e = error_chart_->chart();
+  resetChart(e);
+  e->setTitle("Output error (lower is better)");
+  auto* es = new QHorizontalBarSeries;
+  auto* err = new QBarSet("output error (relative L2)");
+  err->setColor(QColor(0xd6, 0x27, 0x28));
+  bottomUp(err, [](const sim::ConfigResult& c) { return 100.0 * c.rel_error; });
+  es->append(err);
+  attach(e, es, categoryAxis("errorCategoryAxis"),
+         percentAxis("errorAxis", "error, relative L2 %", std::max(1.0, top_error * 1.1)));
+  e->legend()->setVisible(false);
 }
 
 }  // namespace kvplan::gui

@@ -78,7 +78,8 @@ class ReplayView : public QWidget {
   QTableView* results_;
   ReplayTableModel* results_model_;
   QChartView* memory_chart_;
-  QChartView* fidelity_chart_;
+  QChartView* fidelity_chart_;  // attention mass kept (and top-1 agreement): higher is better
+  QChartView* error_chart_;     // output error: lower is better, on an axis of its own
   QWidget* model_options_;
   // Retrieval probe (model only): its kind and options; its verdict above the results.
   QComboBox* probe_;

@@ -1,12 +1,17 @@
 #include "serving_charts.hpp"
 
 #include <QtCharts/QAreaSeries>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 #include <algorithm>
 #include <cmath>
+
+#include "ui_format.hpp"
 
 namespace kvplan::gui {
 namespace {
@@ -63,7 +68,33 @@ void LengthHistogramChart::setValues(const std::vector<std::uint64_t>& tokens) {
     c->setTitle(title_ + " (no requests)");
     return;
   }
-  c->setTitle(QString("%1 — %2 requests").arg(title_).arg(tokens.size()));
+  c->setTitle(QString("%1 of %2 requests").arg(title_).arg(groupedNumber(tokens.size())));
+  auto* y = new QValueAxis;
+  y->setObjectName("requestsAxis");
+  y->setLabelFormat("%.0f");
+  if (shown_.counts.size() == 1) {
+    // Every request has the same length: one bar, labelled with that length and its count.
+    const std::uint64_t tokens_each = tokens.front();
+    auto* set = new QBarSet(title_);
+    *set << static_cast<double>(shown_.counts.front());
+    auto* bars = new QBarSeries;
+    bars->append(set);
+    bars->setBarWidth(0.3);
+    bars->setLabelsVisible(true);
+    bars->setLabelsFormat("@value requests");
+    bars->setLabelsPosition(QAbstractBarSeries::LabelsInsideEnd);
+    auto* x = new QBarCategoryAxis;
+    x->setObjectName("lengthAxis");
+    x->append(QString("%1 tokens (all)").arg(groupedNumber(tokens_each)));
+    y->setRange(0, static_cast<double>(shown_.counts.front()));
+    y->setTickCount(3);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    c->addSeries(bars);
+    bars->attachAxis(x);
+    bars->attachAxis(y);
+    return;
+  }
   // The bars as one step outline filled down to zero.
   auto* upper = new QLineSeries;
   std::uint64_t peak = 0;
@@ -77,13 +108,13 @@ void LengthHistogramChart::setValues(const std::vector<std::uint64_t>& tokens) {
   auto* area = new QAreaSeries(upper);
   area->setName(title_);
   auto* x = new QValueAxis;
+  x->setObjectName("lengthAxis");
   x->setTitleText("tokens");
   x->setRange(shown_.lo, shown_.lo + shown_.width * static_cast<double>(shown_.counts.size()));
   x->setLabelFormat("%.0f");
-  auto* y = new QValueAxis;
-  y->setTitleText("requests");
+  x->applyNiceNumbers();  // whole, distinct tick labels even over a narrow range
   y->setRange(0, static_cast<double>(peak) * 1.05 + 1);
-  y->setLabelFormat("%.0f");
+  y->applyNiceNumbers();
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   attach(c, area, x, y);
@@ -106,45 +137,100 @@ void KvUsageChart::setResult(const sim::SimResult& r) {
   clear();
   QChart* c = chart();
   auto* used = new QLineSeries;
-  used->setName("blocks in use");
-  auto* pool = new QLineSeries;
-  pool->setName(QString("pool (%1 blocks of %2 tokens)").arg(r.num_gpu_blocks).arg(r.block_size));
-  QPen dashed = pool->pen();
-  dashed.setStyle(Qt::DashLine);
-  pool->setPen(dashed);
+  used->setName("KV blocks in use");
+  QPen used_pen(QColor(0x1f, 0x77, 0xb4));
+  used_pen.setWidthF(2);
+  used->setPen(used_pen);
+  auto* running = new QLineSeries;
+  running->setName("requests running");
+  QPen running_pen(QColor(0x2c, 0xa0, 0x2c));
+  running_pen.setWidthF(1.5);
+  running->setPen(running_pen);
+  auto* waiting = new QLineSeries;
+  waiting->setName("requests waiting (queued)");
+  QPen waiting_pen(QColor(0xff, 0x7f, 0x0e));
+  waiting_pen.setWidthF(1.5);
+  waiting_pen.setStyle(Qt::DashLine);
+  waiting->setPen(waiting_pen);
   auto* preempt = new QScatterSeries;
   preempt->setName("preemptions");
   preempt->setColor(Qt::red);
   preempt->setMarkerSize(8);
-  std::uint64_t before = 0;
+  std::uint64_t before = 0, peak_blocks = 0, peak_requests = 0;
   double t_end = 0;
   for (const auto& s : r.kv_series) {
     used->append(s.t_s, static_cast<double>(s.blocks_used));
+    running->append(s.t_s, static_cast<double>(s.running));
+    waiting->append(s.t_s, static_cast<double>(s.waiting));
     if (s.preemptions > before) {
       preempt->append(s.t_s, static_cast<double>(s.blocks_used));
       ++marks_;
     }
     before = s.preemptions;
     t_end = std::max(t_end, s.t_s);
+    peak_blocks = std::max(peak_blocks, s.blocks_used);
+    peak_requests = std::max({peak_requests, s.running, s.waiting});
   }
   t_end = std::max(t_end, r.simulated_s);
-  pool->append(0, static_cast<double>(r.num_gpu_blocks));
-  pool->append(t_end, static_cast<double>(r.num_gpu_blocks));
   auto* x = new QValueAxis;
+  x->setObjectName("timeAxis");
   x->setTitleText("simulated time (s)");
-  x->setRange(0, t_end > 0 ? t_end : 1);
+  // Ticks every 1, 2 or 5 × 10^k seconds, about six of them, and the axis ends at the first
+  // tick after the last sample.
+  const double span = t_end > 0 ? t_end : 1;
+  const double decade = std::pow(10.0, std::floor(std::log10(span / 6)));
+  double step = decade;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (span / (m * decade) <= 7) {
+      step = m * decade;
+      break;
+    }
+  x->setTickType(QValueAxis::TicksDynamic);
+  x->setTickAnchor(0);
+  x->setTickInterval(step);
+  x->setRange(0, std::ceil(span / step) * step);
+  x->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
+  // The blocks axis is scaled to the blocks used; the pool is drawn only when it is in range
+  // (within a quarter above the peak), else the title gives it.
+  const auto pool_blocks = static_cast<double>(r.num_gpu_blocks);
+  const double top = std::max(1.0, static_cast<double>(peak_blocks) * 1.1);
+  const bool pool_shown = pool_blocks <= top * 1.25;
   auto* y = new QValueAxis;
+  y->setObjectName("blocksAxis");
   y->setTitleText("KV blocks");
-  y->setRange(0, static_cast<double>(r.num_gpu_blocks) * 1.05 + 1);
+  y->setRange(0, pool_shown ? pool_blocks * 1.05 : top);
   y->setLabelFormat("%.0f");
+  y->applyNiceNumbers();
+  auto* yr = new QValueAxis;
+  yr->setObjectName("requestsAxis");
+  yr->setTitleText("requests");
+  yr->setRange(0, std::max(1.0, static_cast<double>(peak_requests) * 1.1));
+  yr->setLabelFormat("%.0f");
+  yr->applyNiceNumbers();
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
+  c->addAxis(yr, Qt::AlignRight);
   attach(c, used, x, y);
-  attach(c, pool, x, y);
+  if (pool_shown) {
+    auto* pool = new QLineSeries;
+    pool->setName(QString("pool (%1 blocks)").arg(groupedNumber(r.num_gpu_blocks)));
+    QPen dashed(Qt::black);
+    dashed.setStyle(Qt::DashLine);
+    pool->setPen(dashed);
+    pool->append(0, pool_blocks);
+    pool->append(t_end, pool_blocks);
+    attach(c, pool, x, y);
+  }
   attach(c, preempt, x, y);
-  c->setTitle(QString("KV blocks in use over time — %1 preemptions, %2 steps, %3 s simulated")
+  attach(c, running, x, yr);
+  attach(c, waiting, x, yr);
+  const double peak_share = pool_blocks > 0 ? 100.0 * peak_blocks / pool_blocks : 0;
+  c->setTitle(QString("KV blocks in use (left) and requests (right) — peak %1 of %2 blocks "
+                      "(%3%) · %4 preemptions · %5 s simulated")
+                  .arg(groupedNumber(peak_blocks))
+                  .arg(groupedNumber(r.num_gpu_blocks))
+                  .arg(peak_share, 0, 'f', peak_share < 10 ? 1 : 0)
                   .arg(r.summary.preemptions)
-                  .arg(r.steps)
                   .arg(r.simulated_s, 0, 'f', 1));
 }
 

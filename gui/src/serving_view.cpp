@@ -220,7 +220,7 @@ ServingView::ServingView(PlannerModel* model, QWidget* parent)
   connect(runner_, &ServingRunner::finished, this, &ServingView::showOutcome);
   connect(model_, &PlannerModel::settingsChanged, this, &ServingView::syncDeployment);
   connect(model_, &PlannerModel::modelChanged, this, &ServingView::syncDeployment);
-  setWorkloadSpec(WorkloadSpec{});
+  setWorkloadSpec(exampleWorkload());
   syncDeployment();
   updateHistograms();
 }
@@ -488,6 +488,11 @@ QWidget* ServingView::buildResults() {
   col->setContentsMargins(0, 0, 0, 0);
   banner_ = makeErrorBanner("servingBanner");
   col->addWidget(banner_);
+  deployment_ = new QLabel;
+  deployment_->setObjectName("servingDeployment");
+  deployment_->setWordWrap(true);
+  deployment_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  col->addWidget(deployment_);
   auto* split = new QSplitter(Qt::Vertical);
   auto* hists = new QWidget;
   auto* hl = new QHBoxLayout(hists);
@@ -520,6 +525,7 @@ QWidget* ServingView::buildResults() {
   slo_table_->verticalHeader()->hide();
   slo_table_->horizontalHeader()->setStretchLastSection(true);
   tables_ = new QTabWidget;
+  tables_->setObjectName("servingTables");
   tables_->addTab(latency_, "Latency percentiles");
   tables_->addTab(slo_table_, "SLO sizing");
   tl->addWidget(summary_);
@@ -532,6 +538,26 @@ QWidget* ServingView::buildResults() {
   split->setStretchFactor(2, 3);
   split->setChildrenCollapsible(false);
   col->addWidget(split, 1);
+  return w;
+}
+
+WorkloadSpec ServingView::exampleWorkload() {
+  WorkloadSpec w;
+  w.description =
+      "Example: Poisson arrivals at 4/s for 20 s, a burst of 80/s for 10 s, then 4/s for 30 s; "
+      "chat-like lognormal prompt and output lengths";
+  w.arrival = "poisson";
+  w.stages = {{4, 20}, {80, 10}, {4, 30}};
+  w.prompt.dist = "lognormal";
+  w.prompt.mean = 1024;
+  w.prompt.std = 512;
+  w.prompt.min = 16;
+  w.prompt.max = 4096;
+  w.output.dist = "lognormal";
+  w.output.mean = 256;
+  w.output.std = 128;
+  w.output.min = 8;
+  w.output.max = 1024;
   return w;
 }
 
@@ -730,11 +756,24 @@ void ServingView::syncDeployment() {
   }
   // Prefix caching where the simulator models it (full attention, full policy).
   bool modelled = false;
+  QString gpu_text = qs(s.gpu_id);
   try {
-    modelled = sim::prefix_caching_modelled(m, to_plan_input(s, resolve_gpu(s)));
+    const GpuSpec g = resolve_gpu(s);
+    gpu_text = g.id.empty() ? qs(g.name) : QString("%1 (%2)").arg(qs(g.name), qs(g.id));
+    modelled = sim::prefix_caching_modelled(m, to_plan_input(s, g));
   } catch (const std::exception&) {
     modelled = false;  // the planner shows why the settings are invalid
   }
+  // What the simulation runs, named by preset ids as `kvplan simulate --model --gpu` takes them.
+  deployment_->setText(
+      QString("<b>Simulating</b> %1 (%2) on one replica of %3 × %4 · %5 · KV %6, %7 · "
+              "max_model_len %8")
+          .arg(qs(m.name).toHtmlEscaped(), qs(m.id.empty() ? s.model_ref : m.id).toHtmlEscaped())
+          .arg(s.tp)
+          .arg(gpu_text.toHtmlEscaped())
+          .arg(engine_combo_->currentText().toHtmlEscaped())
+          .arg(qs(s.kv_format).toHtmlEscaped(), qs(s.policy).toHtmlEscaped())
+          .arg(groupedNumber(s.context)));
   prefix_caching_->setEnabled(modelled);
   prefix_caching_->setToolTip(modelled
                                   ? QString("vLLM V1 and SGLang cache prompt prefixes by default")

@@ -69,6 +69,9 @@ class ServingView : public QWidget {
   // is edited, and the notice names it: setWorkloadSpec(w) then workloadSpec() gives back `w`.
   WorkloadSpec workloadSpec() const;
   void setWorkloadSpec(const WorkloadSpec& w);
+  // The workload the view opens with: a quiet minute with a ten-second burst the deployment
+  // cannot keep up with, so the queue and the KV pool fill and drain (docs/gui.md).
+  static WorkloadSpec exampleWorkload();
   // "" or the fields kept as loaded because the editor shows them otherwise, with their values.
   QString notice() const;
   // The simulation the widgets describe (throws as workloadSpec); with the SLO grid for a search.
@@ -147,6 +150,7 @@ class ServingView : public QWidget {
   QLabel* status_;
   QLabel* banner_;
   QLabel* summary_;
+  QLabel* deployment_;  // which model, GPU and engine the simulation runs
   LengthHistogramChart* prompt_hist_;
   LengthHistogramChart* output_hist_;
   KvUsageChart* kv_chart_;

@@ -4,11 +4,14 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QSet>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
 #include <QtTest>
 
 #include "charts.hpp"
@@ -211,6 +214,89 @@ class TestGuiPlanner : public QObject {
     QVERIFY(chart->axes(Qt::Vertical).first()->titleText().contains("requests"));
     QVERIFY(
         view_->memoryChart()->chart()->axes(Qt::Horizontal).first()->titleText().contains("GiB"));
+  }
+
+  // Llama 3.1 8B's config.json (meta-llama/Llama-3.1-8B) has max_position_embeddings 131072 =
+  // 2^17: the context axis (log2 of the tokens) ends at 17, labelled "128K", and no curve runs
+  // past it. fp16 holds 2 (K, V) · 32 layers · 8 KV heads · 128 dims · 2 B = 131,072 B a token,
+  // so a 131,072-token request is 16 GiB: one H100 80GB less 15 GiB of weights holds one, and
+  // the fp16 curve reaches the limit.
+  void contextAxisEndsAtTheModelsLimit() {
+    QCOMPARE(model_->settings().model_ref, std::string("llama-3.1-8b"));
+    auto* chart = view_->concurrencyChart()->chart();
+    auto* x = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Horizontal).first());
+    QVERIFY(x);
+    QCOMPARE(x->max(), 17.0);
+    QCOMPARE(x->min(), 10.0);  // 1K
+    QCOMPARE(x->categoriesLabels().last(), QString("128K"));
+    QVERIFY2(x->titleText().contains("131,072"), qPrintable(x->titleText()));
+    bool fp16_reaches = false;
+    for (auto* s : chart->series()) {
+      auto* line = qobject_cast<QLineSeries*>(s);
+      if (!line || line->count() == 0) continue;
+      QVERIFY2(line->at(line->count() - 1).x() <= 17.0, qPrintable(line->name()));
+      if (line->name() == "fp16") fp16_reaches = line->at(line->count() - 1).x() == 17.0;
+    }
+    QVERIFY(fp16_reaches);
+    // Mistral 7B v0.1's config.json: max_position_embeddings 32768 = 2^15 ("32K").
+    QVERIFY(model_->loadModel("mistral-7b-v0.1"));
+    x = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Horizontal).first());
+    QVERIFY(x);
+    QCOMPARE(x->max(), 15.0);
+    QCOMPARE(x->categoriesLabels().last(), QString("32K"));
+  }
+
+  // Every curve (and the target line) has its own colour and dash pattern, so fp8 and int8, which
+  // cost the same bytes, do not hide one another.
+  void curvesHaveDistinctStyles() {
+    auto* chart = view_->concurrencyChart()->chart();
+    QSet<QPair<QRgb, int>> seen;
+    QSet<Qt::PenStyle> styles;
+    int lines = 0;
+    for (auto* s : chart->series()) {
+      auto* line = qobject_cast<QLineSeries*>(s);
+      if (!line) continue;
+      ++lines;
+      const QPen pen = line->pen();
+      const QPair<QRgb, int> key{pen.color().rgb(), static_cast<int>(pen.style())};
+      QVERIFY2(!seen.contains(key), qPrintable(line->name()));
+      seen.insert(key);
+      if (!line->name().startsWith("target")) styles.insert(pen.style());
+    }
+    QCOMPARE(lines, static_cast<int>(chart_formats().size()) + 1);  // and the target
+    // Five formats, five dash patterns: they differ even without colour.
+    QCOMPARE(styles.size(), static_cast<qsizetype>(chart_formats().size()));
+  }
+
+  // "capped at the model's 131,072" only when the memory alone would hold more. Hand arithmetic
+  // (Llama 3.1 8B fp16, 128 KiB a token, 16 GiB for 131,072 tokens; one H100 SXM 80GB):
+  //   1 request: the pool is at least 0.9 · 79 GiB − 15 GiB of weights − a few GiB of reserve,
+  //     well over 16 GiB, so memory alone allows more than 131,072 tokens: capped at 131,072.
+  //   16 requests: the pool is below 80 − 15 = 65 GiB, about 4 GiB each, under 33,000 tokens:
+  //     the memory sets the figure, no note.
+  void cappedNoteOnlyWhenCapped() {
+    child<QSpinBox>("concurrencySpin")->setValue(1);
+    QCOMPARE(text("maxContextValue"), QString("131,072"));
+    QVERIFY2(text("maxContextValueDetail").contains("capped at the model's 131,072"),
+             qPrintable(text("maxContextValueDetail")));
+    child<QSpinBox>("concurrencySpin")->setValue(16);
+    QVERIFY(text("maxContextValue").remove(',').toULongLong() < 33000);
+    QVERIFY2(!text("maxContextValueDetail").contains("capped"),
+             qPrintable(text("maxContextValueDetail")));
+  }
+
+  // The headline cards do not wrap: at most three lines of detail, each shown whole.
+  void cardsFitTheirContent() {
+    QApplication::processEvents();
+    for (const char* name : {"maxConcurrencyValue", "maxContextValue", "bytesPerTokenValue",
+                             "bytesPerRequestValue", "gpusNeededValue"}) {
+      auto* value = child<QLabel>(name);
+      auto* detail = child<QLabel>(qPrintable(QString(name) + "Detail"));
+      QVERIFY(!detail->wordWrap());
+      QVERIFY2(detail->text().count('\n') <= 2, qPrintable(detail->text()));
+      QVERIFY2(detail->width() >= detail->sizeHint().width(), qPrintable(detail->text()));
+      QVERIFY2(value->width() >= value->sizeHint().width(), qPrintable(value->text()));
+    }
   }
 
   void malformedConfigKeepsThePreviousModel() {

@@ -26,9 +26,10 @@ QString modelDir() {
   return env.isEmpty() ? QString(KVPLAN_TEST_MODEL_DIR_DEFAULT) : QString::fromLocal8Bit(env);
 }
 
+// The column whose header reads `header` (the headers break into two lines: "probe\naccuracy").
 int column(const QAbstractItemModel* m, const QString& header) {
   for (int c = 0; c < m->columnCount(); ++c)
-    if (m->headerData(c, Qt::Horizontal).toString() == header) return c;
+    if (m->headerData(c, Qt::Horizontal).toString().replace('\n', ' ') == header) return c;
   return -1;
 }
 

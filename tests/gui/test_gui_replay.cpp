@@ -4,15 +4,24 @@
 // CPU too), and an unreadable trace is a message, not a crash.
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
+#include <QtCharts/QAbstractBarSeries>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
 #include <QtTest>
 
 #include "kvplan/sim/synth.hpp"
@@ -48,6 +57,88 @@ class TestGuiReplay : public QObject {
   // large areas (the charts) on that pool. A replay running on the global pool then starved the
   // GUI thread's painting until the replay ended (the cancel test hung on 1 core).
   void initTestCase() { QThreadPool::globalInstance()->setMaxThreadCount(1); }
+
+  // The charts read at a glance: every configuration's label is distinct and drawn whole (no
+  // "5. fp16 stre…"), kept (higher is better) and error (lower is better) are on different axes,
+  // and the table's columns are as wide as their contents. The six checked default rows run as
+  // eight (streaming and h2o also with positions=cache, as sim::run_replay does).
+  void theChartsAndTableReadAtAGlance() {
+    ReplayView v;
+    v.resize(1480, 940);
+    v.show();
+    QVERIFY(v.writeSyntheticTrace(256));
+    QSignalSpy done(v.runner(), &ReplayRunner::finished);
+    v.findChild<QPushButton*>("runReplayButton")->click();
+    QVERIFY(done.wait(120000));
+    QCOMPARE(v.runner()->lastOutcome().report.configs.size(), std::size_t{8});
+    QTest::qWait(50);  // the charts lay out their axes
+
+    for (const char* name : {"replayMemoryChart", "replayFidelityChart", "replayErrorChart"}) {
+      auto* view = v.findChild<QChartView*>(name);
+      QVERIFY2(view, name);
+      QChart* c = view->chart();
+      QBarCategoryAxis* cat = nullptr;
+      for (QAbstractAxis* a : c->axes())
+        if (auto* b = qobject_cast<QBarCategoryAxis*>(a)) cat = b;
+      QVERIFY2(cat, name);
+      const QStringList labels = cat->categories();
+      QCOMPARE(labels.size(), 8);
+      QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), 8);  // distinct
+      // Drawn whole: each label is the text of one of the scene's text items.
+      QSet<QString> drawn;
+      for (QGraphicsItem* item : view->scene()->items())
+        if (auto* t = dynamic_cast<QGraphicsTextItem*>(item)) drawn.insert(t->toPlainText());
+      for (const QString& l : labels)
+        QVERIFY2(drawn.contains(l), qPrintable(QString("%1: \"%2\" not drawn whole").arg(name, l)));
+    }
+    // Configuration 1 on top, as in the table: horizontal bars list categories bottom up.
+    auto* memory = v.findChild<QChartView*>("replayMemoryChart")->chart();
+    QVERIFY(qobject_cast<QBarCategoryAxis*>(memory->axes(Qt::Vertical).front())
+                ->categories()
+                .last()
+                .startsWith("1. fp16"));
+
+    // Kept and error: different series on different axes, each axis its own.
+    const auto valueAxisOf = [](QChart* c, const QString& set) -> QAbstractAxis* {
+      for (QAbstractSeries* s : c->series())
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(s))
+          for (QBarSet* b : bars->barSets())
+            if (b->label() == set)
+              for (QAbstractAxis* a : s->attachedAxes())
+                if (a->type() == QAbstractAxis::AxisTypeValue) return a;
+      return nullptr;
+    };
+    QAbstractAxis* kept = valueAxisOf(v.findChild<QChartView*>("replayFidelityChart")->chart(),
+                                      "attention mass kept");
+    QAbstractAxis* error = valueAxisOf(v.findChild<QChartView*>("replayErrorChart")->chart(),
+                                       "output error (relative L2)");
+    QVERIFY(kept && error);
+    QVERIFY(kept != error);
+    QVERIFY(kept->titleText().contains("kept"));
+    QVERIFY(error->titleText().contains("error"));
+
+    // Columns sized to their contents; the model and probe columns are hidden for a trace; the
+    // configuration takes what is left (whole in its tooltip) and the table fits its width.
+    auto* table = v.findChild<QTableView*>("replayResults");
+    int total = 0;
+    for (int col = 0; col < table->model()->columnCount(); ++col) {
+      QCOMPARE(table->isColumnHidden(col), col >= 8);
+      if (table->isColumnHidden(col)) continue;
+      total += table->columnWidth(col);
+      if (col == 0) continue;
+      QVERIFY2(
+          table->columnWidth(col) >= static_cast<QAbstractItemView*>(table)->sizeHintForColumn(col),
+          qPrintable(QString("column %1").arg(col)));
+      QVERIFY2(table->columnWidth(col) >= table->horizontalHeader()->sectionSizeHint(col),
+               qPrintable(QString("column %1 header").arg(col)));
+    }
+    QVERIFY2(total <= table->viewport()->width(),
+             qPrintable(QString("%1 > %2").arg(total).arg(table->viewport()->width())));
+    QVERIFY(table->columnWidth(0) >= 150);  // room for "fp16 | full | S=16" and more
+    for (int row = 0; row < 8; ++row)
+      QCOMPARE(table->model()->index(row, 0).data(Qt::ToolTipRole),
+               table->model()->index(row, 0).data());
+  }
 
   void aShortTraceReplaysAndBytesAgree() {
     ReplayView v;
@@ -129,7 +220,7 @@ class TestGuiReplay : public QObject {
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(m.rowCount(), 0);
     QCOMPARE(m.columnCount(), 15);
-    QCOMPARE(m.headerData(12, Qt::Horizontal).toString(), QString("probe vs full"));
+    QCOMPARE(m.headerData(12, Qt::Horizontal).toString(), QString("probe vs\nfull"));
     QVERIFY(!m.headerData(15, Qt::Horizontal).isValid());
 
     sim::ReplayReport rep;
@@ -197,7 +288,7 @@ class TestGuiReplay : public QObject {
     // A configuration the probe did not run: no probe figures, no tool tip.
     for (int col = 11; col < 15; ++col) QCOMPARE(text(2, col), QString("—"));
     QVERIFY(!m.index(2, 13).data(Qt::ToolTipRole).isValid());
-    QVERIFY(!m.index(0, 0).data(Qt::ToolTipRole).isValid());
+    QCOMPARE(m.index(0, 0).data(Qt::ToolTipRole).toString(), m.index(0, 0).data().toString());
     QVERIFY(!m.index(0, 4).data(Qt::TextAlignmentRole).isValid());
     QCOMPARE(m.index(0, 14).data(Qt::TextAlignmentRole).toInt(),
              int(Qt::AlignRight | Qt::AlignVCenter));

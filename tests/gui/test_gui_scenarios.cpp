@@ -1,8 +1,10 @@
 // Scenarios: save -> load round-trips, saving is atomic and never loses the previous file,
 // `kvplan check` accepts what the GUI saves, reports export, pins compare.
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QProcess>
 #include <QSpinBox>
@@ -73,6 +75,25 @@ class TestGuiScenarios : public QObject {
   }
 
  private Q_SLOTS:
+  // scripts/screenshot.sh's --screenshot: every tab, and the What-if and SLO sizing tables that
+  // share a tab with another, each a PNG of the window.
+  void screenshotsCaptureEveryTab() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    MainWindow w;
+    w.resize(1480, 940);
+    w.show();
+    QVERIFY2(w.screenshots(dir.path()), qPrintable(w.lastError()));
+    const QStringList names{"planner.png", "planner-whatif.png", "compare.png",
+                            "replay.png",  "serving.png",        "serving-slo.png"};
+    QCOMPARE(QDir(dir.path()).entryList({"*.png"}, QDir::Files).size(), names.size());
+    for (const QString& n : names) {
+      QImage img(QDir(dir.path()).filePath(n));
+      QVERIFY2(!img.isNull(), qPrintable(n));
+      QVERIFY2(img.width() >= 1480 && img.height() >= 900, qPrintable(n));
+    }
+  }
+
   void saveLoadRoundTrips() {
     QTemporaryDir dir;
     const QString path = dir.filePath("deploy.json");

@@ -15,6 +15,11 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QValueAxis>
 #include <QtTest>
 
 #include "kvplan/gpu.hpp"
@@ -558,10 +563,109 @@ class TestGuiServing : public QObject {
     }
     chart.setResult(r);
     QCOMPARE(chart.preemptionMarks(), 2);
-    QCOMPARE(chart.chart()->series().size(), 3);  // blocks in use, the pool, the marks
+    // Blocks in use, the pool (94 of 100 blocks at the peak: in range), the marks, requests
+    // running and waiting.
+    QCOMPARE(chart.chart()->series().size(), 5);
     chart.clear();
     QCOMPARE(chart.preemptionMarks(), 0);
     QVERIFY(chart.chart()->series().isEmpty());
+  }
+
+  // The blocks axis is scaled to the blocks used: 90 to 94 blocks of a 10,000-block pool fill
+  // the chart (the axis ends below 200, not at 10,000), the pool is named in the title, and the
+  // running and waiting requests have an axis of their own.
+  void theKvChartIsScaledToWhatIsUsed() {
+    KvUsageChart chart;
+    sim::SimResult r;
+    r.num_gpu_blocks = 10'000;
+    r.block_size = 16;
+    r.simulated_s = 5;
+    for (std::uint64_t t = 0; t < 5; ++t) {
+      sim::KvSample k;
+      k.t_s = static_cast<double>(t);
+      k.blocks_used = 90 + t;
+      k.blocks_total = 10'000;
+      k.running = 3;
+      k.waiting = t;  // 0 .. 4 queued
+      r.kv_series.push_back(k);
+    }
+    chart.setResult(r);
+    QValueAxis* blocks = nullptr;
+    QValueAxis* requests = nullptr;
+    for (QAbstractAxis* a : chart.chart()->axes(Qt::Vertical)) {
+      if (a->objectName() == "blocksAxis") blocks = qobject_cast<QValueAxis*>(a);
+      if (a->objectName() == "requestsAxis") requests = qobject_cast<QValueAxis*>(a);
+    }
+    QVERIFY(blocks && requests);
+    QVERIFY2(blocks->max() >= 94 && blocks->max() < 200,
+             qPrintable(QString::number(blocks->max())));
+    QVERIFY2(requests->max() >= 4 && requests->max() < 20,
+             qPrintable(QString::number(requests->max())));
+    QVERIFY2(chart.chart()->title().contains("94 of 10,000 blocks"),
+             qPrintable(chart.chart()->title()));
+    for (QAbstractSeries* s : chart.chart()->series()) {
+      QVERIFY2(!s->name().startsWith("pool"), qPrintable(s->name()));
+      const bool on_requests = s->name().startsWith("requests");
+      QVERIFY2(s->attachedAxes().contains(on_requests ? static_cast<QAbstractAxis*>(requests)
+                                                      : static_cast<QAbstractAxis*>(blocks)),
+               qPrintable(s->name()));
+    }
+  }
+
+  // A length every request shares is one bar labelled with that length. The tiny workload:
+  // constant arrivals at 4/s for 2 s are 8 requests (docs/simulate.md, "Arrivals"), each of
+  // 64 prompt and 16 output tokens.
+  void aFixedLengthIsOneLabelledBar() {
+    PlannerModel model;
+    ServingView view(&model);
+    view.setWorkloadSpec(tinySpec());
+    QVERIFY2(view.updateHistograms(), qPrintable(view.message()));
+    const std::pair<LengthHistogramChart*, QString> charts[] = {
+        {view.promptHistogram(), "64 tokens (all)"}, {view.outputHistogram(), "16 tokens (all)"}};
+    for (const auto& [hist, label] : charts) {
+      QChart* c = hist->chart();
+      QCOMPARE(c->series().size(), 1);
+      auto* bars = qobject_cast<QBarSeries*>(c->series().front());
+      QVERIFY(bars);
+      QCOMPARE(bars->count(), 1);
+      QCOMPARE(bars->barSets().front()->count(), 1);
+      QCOMPARE(bars->barSets().front()->at(0), 8.0);
+      QVERIFY(bars->isLabelsVisible());
+      auto* x = qobject_cast<QBarCategoryAxis*>(c->axes(Qt::Horizontal).front());
+      QVERIFY(x);
+      QCOMPARE(x->categories(), QStringList{label});
+      QVERIFY2(c->title().contains("8 requests"), qPrintable(c->title()));
+    }
+  }
+
+  // The view says which model and GPU it simulates, by name and by preset id, and follows the
+  // Planner's settings.
+  void theViewNamesTheModelAndGpu() {
+    PlannerModel model;
+    ServingView view(&model);
+    auto* label = view.findChild<QLabel*>("servingDeployment");
+    QVERIFY(label);
+    for (const char* part : {"Llama 3.1 8B", "llama-3.1-8b", "NVIDIA H100 SXM 80GB",
+                             "h100-sxm-80gb", "max_model_len 8,192"})
+      QVERIFY2(label->text().contains(part), qPrintable(label->text()));
+    model.setGpu("h200-141gb");
+    QVERIFY2(label->text().contains("h200-141gb"), qPrintable(label->text()));
+    QVERIFY(model.loadModel("mistral-7b-v0.1"));
+    QVERIFY2(label->text().contains("mistral-7b-v0.1"), qPrintable(label->text()));
+  }
+
+  // The example the view opens with queues: its burst of 80 requests a second for 10 s is more
+  // than one H100 serves, so requests wait (the simulator's own samples say how many).
+  void theDefaultExampleShowsQueueing() {
+    PlannerModel model;
+    ServingView view(&model);
+    QCOMPARE(view.workloadSpec(), ServingView::exampleWorkload());
+    view.findChild<QPushButton*>("servingRunButton")->click();
+    const ServingOutcome o = waitForOutcome(view.runner(), 120'000);
+    QVERIFY2(o.status == ServingOutcome::Status::done, qPrintable(o.error));
+    std::uint64_t peak_waiting = 0;
+    for (const auto& k : o.result.kv_series) peak_waiting = std::max(peak_waiting, k.waiting);
+    QVERIFY2(peak_waiting > 0, "no request ever waited");
   }
 
   void destroyingTheViewMidRunJoinsTheWorker() {
