@@ -205,7 +205,8 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
   if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
   req.engine = f.engine;
-  if (vm.count("kv-dtype")) req.kv_dtype = f.kv;  // else the model's dtype
+  // Given (an empty one refused here, not taken for the default), else the model's dtype.
+  if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;
   req.tp = f.tp;
   req.pp = f.pp;

@@ -94,7 +94,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   req.model = model;
   req.gpu = gpu;
   req.engine = engine;
-  if (vm.count("kv-dtype")) req.kv_dtype = kv;  // else the model's dtype
+  // Given (an empty one refused here, not taken for the default), else the model's dtype.
+  if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(kv));
   req.policy = policy;
   req.tp = tp;
   if (vm.count("block-size")) req.block_size = block;

@@ -95,6 +95,14 @@ TEST(Defaults, PlanStoresTheModelsDtype) {
                                 "--weight-dtype fp32 --brief --format json"),
                          "--weight-dtype fp32");
   EXPECT_EQ(j.value("kv_dtype", ""), "fp32");
+  // An empty --kv-dtype is bad input, not the default, on every command.
+  for (const char* cmd : {"size --model llama-3.1-8b --context 8",
+                          "plan --model llama-3.1-8b --gpu h200-141gb --context 8 --brief",
+                          "simulate --model llama-3.1-8b --gpu h200-141gb --workload w.json"}) {
+    const auto r = kvplan(std::string(cmd) + " --kv-dtype ''");
+    EXPECT_EQ(r.code, 2) << cmd << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "--kv-dtype")) << cmd << "\n" << r.err;
+  }
 }
 
 TEST(Defaults, SimulateStoresTheModelsDtype) {
