@@ -9,6 +9,8 @@
 
 #include "command.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/policy.hpp"
 #include "kvplan/sim/replay.hpp"
 #include "kvplan/validate.hpp"
 
@@ -21,6 +23,9 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t steps = 256, block = 16;
   double temperature = 0;
   std::uint64_t seed = 42;
+  const std::string kv_help =
+      kv_format_help("default: the model's dtype, fp32: the reference model computes in float32");
+  const std::string policies = policy_help();
   desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
                      "llama2.c checkpoint (.bin) or Hugging Face model directory")(
       "tokenizer", po::value(&tokenizer),
@@ -29,10 +34,8 @@ int run_generate(const std::vector<std::string>& args, std::ostream& out) {
       "steps", po::value(&steps)->default_value(256), "positions to run, prompt included")(
       "temperature", po::value(&temperature)->default_value(0.0), "0 = greedy")(
       "seed", po::value(&seed)->default_value(42), "sampling seed (temperature > 0)")(
-      "kv-dtype", po::value(&kv)->default_value("fp32"),
-      "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=8,residual=32")(
-      "policy", po::value(&policy)->default_value("full"),
-      "full|streaming:sink=4,window=28|h2o:heavy=N,recent=M|snapkv:budget=N,window=8")(
+      "kv-dtype", po::value(&kv)->default_value("fp32"), kv_help.c_str())(
+      "policy", po::value(&policy)->default_value("full"), policies.c_str())(
       "prefill", po::value<std::uint64_t>(),
       "snapkv: prompt length compressed (default: the prompt)")(
       "block-size", po::value(&block)->default_value(16), "tokens per cache block")(

@@ -11,7 +11,9 @@
 #include "kvplan/engine_log.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
+#include "kvplan/kv_format.hpp"
 #include "kvplan/planner.hpp"
+#include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/request.hpp"
 #include "kvplan/sim/serving_report.hpp"
@@ -61,7 +63,7 @@ struct SloFlags {
 };
 
 // plan --workload F --slo S: the search of sim/slo_search.hpp over the GPU presets (or --gpu's
-// list) × TP 1, 2, 4, 8 (or --tp) × bf16/fp16, fp8 and two KIVI what-ifs (or --kv-dtype) ×
+// list) × TP 1, 2, 4, 8 (or --tp) × the model's dtype, fp8 and two KIVI what-ifs (or --kv-dtype) ×
 // full (and --policy's), with the rest of the plan's flags as every candidate's engine settings.
 int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_map& vm,
                  const SloFlags& f, const std::vector<GpuSpec>& presets,
@@ -101,11 +103,12 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   std::vector<std::uint32_t> tps = {1, 2, 4, 8};
   if (!vm["tp"].defaulted()) tps = {in.tp};
   std::vector<KvFormat> formats;
-  if (!vm["kv-dtype"].defaulted()) {
+  if (vm.count("kv-dtype")) {
     formats = {in.format};
-  } else {
+  } else {  // in.format is the model's dtype (default_kv_format)
+    formats = {in.format};
     for (const char* spec :
-         {"bf16", "fp8", "kivi:bits=4,group=32,residual=128", "kivi:bits=2,group=32,residual=128"})
+         {"fp8", "kivi:bits=4,group=32,residual=128", "kivi:bits=2,group=32,residual=128"})
       formats.push_back(parse_kv_format(spec));
   }
   std::vector<RetentionPolicy> policies = {RetentionPolicy{}};
@@ -141,6 +144,10 @@ struct PlanFlags {
 
 po::options_description plan_options(PlanFlags& f) {
   po::options_description desc("kvplan plan options");
+  const std::string kv_help = kv_format_help(
+      "default: the model's dtype, or --weight-dtype's; SLO sizing without it compares the "
+      "model's dtype, fp8 and two KIVI formats");
+  const std::string policies = policy_help();
   auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
          prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
   desc.add_options()("model,m", po::value(&model)->required(),
@@ -161,10 +168,8 @@ po::options_description plan_options(PlanFlags& f) {
       "pp", po::value(&pp)->default_value(1), "pipeline-parallel size")(
       "context,n", po::value(&context), "tokens per request (max_model_len); default the model's")(
       "concurrency,B", po::value(&concurrency)->default_value(1), "requests in flight (SLO)")(
-      "kv-dtype", po::value(&kv)->default_value("bf16"),
-      "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=32,residual=128")(
-      "policy", po::value(&policy)->default_value("full"),
-      "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")(
+      "kv-dtype", po::value(&kv), kv_help.c_str())(
+      "policy", po::value(&policy)->default_value("full"), policies.c_str())(
       "gpu-memory-utilization", po::value(&util),
       "fraction of memory (vLLM gpu_memory_utilization 0.9, SGLang mem_fraction_static 0.88, "
       "TRT-LLM free_gpu_memory_fraction 0.9)")(
@@ -203,7 +208,8 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
   if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
   req.engine = f.engine;
-  req.kv_dtype = f.kv;
+  // Given (an empty one refused here, not taken for the default), else the model's dtype.
+  if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;
   req.tp = f.tp;
   req.pp = f.pp;

@@ -5,6 +5,8 @@
 
 #include "command.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/sim/probe.hpp"
 #include "kvplan/sim/replay.hpp"
@@ -12,6 +14,19 @@
 
 namespace kvplan::cli {
 namespace {
+
+std::string trace_kv_format(sim::DType d) {
+  switch (d) {
+    case sim::DType::f16:
+      return "fp16";
+    case sim::DType::bf16:
+      return "bf16";
+    case sim::DType::f32:
+    case sim::DType::i32:  // not a q/k/v dtype (TraceFile refuses it)
+      break;
+  }
+  return "fp32";
+}
 
 int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan replay options");
@@ -24,6 +39,12 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
   std::uint32_t threads = 0;
   std::string probe, probe_filler_kind;
   sim::ProbeOptions popt;
+  const std::string kv_help =
+      "formats, repeatable:\n" +
+      kv_format_help(
+          "default: the model's dtype, the trace's q/k/v dtype or fp32 for a "
+          "checkpoint: the reference model computes in float32");
+  const std::string policy_text = policy_help("policies, repeatable (default full):\n");
   desc.add_options()("trace", po::value(&trace), "trace file (.safetensors)")(
       "checkpoint", po::value(&checkpoint), "llama2.c checkpoint: the model in the loop")(
       "tokenizer", po::value(&tokenizer),
@@ -35,8 +56,8 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
       "temperature", po::value(&temperature)->default_value(1.0),
       "of the model's own stream (0 = greedy)")("seed", po::value(&seed)->default_value(42),
                                                 "sampling seed")(
-      "kv-dtype", po::value(&kvs)->multitoken(), "formats (repeatable; default fp16)")(
-      "policy", po::value(&policies)->multitoken(), "policies (repeatable; default full)")(
+      "kv-dtype", po::value(&kvs)->multitoken(), kv_help.c_str())(
+      "policy", po::value(&policies)->multitoken(), policy_text.c_str())(
       "block-size", po::value(&blocks)->multitoken(), "block sizes (repeatable; default 16)")(
       "eval-from", po::value(&eval_from)->default_value(0), "score positions >= P only")(
       "prefill", po::value<std::uint64_t>(), "snapkv prompt length (default: eval-from, else T/2)")(
@@ -83,7 +104,10 @@ int run_replay(const std::vector<std::string>& args, std::ostream& out) {
     if (checkpoint.empty())
       throw Error("--probe", "probe", "needs --checkpoint (the model in the loop), not a trace");
   }
-  if (kvs.empty()) kvs = {"fp16"};
+  // The model's dtype, as generate's default: a trace's q/k/v dtype, float32 for the reference
+  // model (it computes in float32).
+  if (kvs.empty())
+    kvs = {trace.empty() ? "fp32" : trace_kv_format(sim::TraceFile::open(trace).info().dtype)};
   if (policies.empty()) policies = {"full"};
   if (blocks.empty()) blocks = {16};
   ReplayGrid grid{kvs, policies, blocks};

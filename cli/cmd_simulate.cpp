@@ -31,6 +31,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       offload_gib, offload_gbps, reserve, requests_out;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
   std::uint64_t replicas = 1, block = 0;
+  const std::string kv_help =
+      kv_format_help("default: the model's dtype; KIVI formats have no paged pool: refused");
+  const std::string policies = policy_help();
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, Hugging Face id, HF config.json or kvplan model JSON")(
       "gpu", po::value(&gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
@@ -44,9 +47,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       "tokens per step at most (chunked prefill)")(
       "gpu-memory-utilization", po::value(&util),
       "fraction of GPU memory (vLLM default 0.9, SGLang mem_fraction_static 0.88)")(
-      "kv-dtype", po::value(&kv)->default_value("bf16"), "fp16|bf16|fp8|fp8_e5m2|int8")(
-      "policy", po::value(&policy)->default_value("full"),
-      "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")(
+      "kv-dtype", po::value(&kv), kv_help.c_str())(
+      "policy", po::value(&policy)->default_value("full"), policies.c_str())(
       "block-size", po::value(&block), "tokens per page (default: vLLM 16, SGLang 1)")(
       "enable-prefix-caching", "cache prompt prefixes (the default where it is modelled)")(
       "no-enable-prefix-caching", "no prefix caching")(
@@ -92,7 +94,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   req.model = model;
   req.gpu = gpu;
   req.engine = engine;
-  req.kv_dtype = kv;
+  // Given (an empty one refused here, not taken for the default), else the model's dtype.
+  if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(kv));
   req.policy = policy;
   req.tp = tp;
   if (vm.count("block-size")) req.block_size = block;

@@ -3,6 +3,8 @@
 
 #include "command.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/validate.hpp"
 
@@ -14,14 +16,14 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
   std::string model, kv, policy, format;
   std::uint64_t context = 0, batch = 1, prefill = 0;
   std::uint64_t block = 1, tp = 1, draft = 0;
+  const std::string kv_help = kv_format_help("default: the model's dtype");
+  const std::string policies = policy_help();
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON")(
       "context,n", po::value(&context)->required(), "tokens per sequence (n)")(
       "batch,B", po::value(&batch)->default_value(1), "sequences in flight (B)")(
-      "kv-dtype", po::value(&kv)->default_value("fp16"),
-      "fp32|fp16|bf16|fp8|fp8_e5m2|int8|kivi:bits=2,group=32,residual=128")(
-      "policy", po::value(&policy)->default_value("full"),
-      "full|streaming:sink=4,window=1020|h2o:heavy=N,recent=M|snapkv:budget=N")(
+      "kv-dtype", po::value(&kv), kv_help.c_str())(
+      "policy", po::value(&policy)->default_value("full"), policies.c_str())(
       "prefill", po::value(&prefill), "prompt length for snapkv (default: the context)")(
       "block-size", po::value(&block)->default_value(1), "tokens per cache block (1 = unpaged)")(
       "tp", po::value(&tp)->default_value(1), "tensor-parallel ranks (bytes are per rank)")(
@@ -41,7 +43,7 @@ int run_size(const std::vector<std::string>& args, std::ostream& out) {
                                          cli_flag_names()));
   KvCostInput in{.context = context,
                  .batch = batch,
-                 .format = parse_kv_format(kv),
+                 .format = vm.count("kv-dtype") ? parse_kv_format(kv) : default_kv_format(m),
                  .policy = parse_policy(policy),
                  .block_size = static_cast<std::uint32_t>(block),
                  .tp = static_cast<std::uint32_t>(tp),

@@ -204,7 +204,9 @@ int run_trace(const std::vector<std::string>& args, std::ostream& out) {
       "usage: kvplan trace <capture|synth|info> [options]   (kvplan trace <sub> --help)\n"
       "  capture  run the reference model (llama2.c or HF directory), write its q/k/v trace\n"
       "  synth    write a seeded synthetic trace (sinks, heavy hitters, key outliers)\n"
-      "  info     validate a trace file and print its shape and metadata\n";
+      "  info     validate a trace file and print its shape and metadata\n"
+      "\nexample:\n  kvplan trace synth --tokens 4096 -o synth.safetensors && kvplan trace info "
+      "synth.safetensors\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     out << usage;
     if (args.empty())

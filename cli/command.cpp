@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "kvplan/error.hpp"
+#include "kvplan/kv_format.hpp"
+#include "kvplan/policy.hpp"
 #include "kvplan/text_safe.hpp"
 
 namespace kvplan::cli {
@@ -54,7 +56,12 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     }
     po::store(parsed, vm);
     if (vm.count("help")) {
-      out << "usage: " << usage << "\n\n" << all << "\nexample:\n  " << example << "\n";
+      // Descriptions at least 48 columns wide, so that the longest spelling they list
+      // ("snapkv:budget=1024,window=32,kernel=7,pool=max", 46) is never cut in two; a longer
+      // option name puts its description on the next line.
+      po::options_description shown("", 80, 48);
+      shown.add(all);
+      out << "usage: " << usage << "\n" << shown << "\nexample:\n  " << example << "\n";
       throw HelpShown{};
     }
     if (vm.count("quiet")) g_quiet = true;
@@ -63,6 +70,28 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
     throw Error("command line", "", std::string(e.what()) + " (see --help)");
   }
   return true;
+}
+
+std::string spellings_help(const std::vector<std::string>& spellings, const std::string& note) {
+  std::string text, line;
+  for (const auto& s : spellings) {
+    if (!line.empty() && line.size() + 3 + s.size() > 46) {
+      text += line + " |\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " | ") + s;
+  }
+  return text + line + (note.empty() ? "" : "\n" + note);
+}
+
+std::string kv_format_help(const std::string& default_note) {
+  return spellings_help(kv_format_spellings(), "(" + default_note + ")");
+}
+
+std::string policy_help(const std::string& prefix) {
+  return prefix + spellings_help(policy_spellings(),
+                                 "(h2o and snapkv also take ,gqa=sum|mean|max; all but full "
+                                 ",positions=original|cache)");
 }
 
 Progress::Progress(std::string unit)

@@ -44,6 +44,15 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
                 const std::string& example,
                 const po::positional_options_description* positional = nullptr);
 
+// A help text listing spellings (kv_format_spellings, policy_spellings) as " | "-separated lines
+// of at most 46 characters, then `note` on a line of its own: Boost wraps a description at
+// spaces only when that wastes less than half a line, and cuts a word otherwise; a spelling cut
+// in two could not be copied.
+std::string spellings_help(const std::vector<std::string>& spellings, const std::string& note);
+// --kv-dtype's and --policy's help: the spellings, then `default_note` ("default: ...").
+std::string kv_format_help(const std::string& default_note);
+std::string policy_help(const std::string& prefix = "");
+
 // While set, parse_args appends the long names of every option it is given ("--model", ...) to
 // `*flags` and throws HelpShown without printing: how `kvplan completion bash` learns each
 // command's options from their definitions. nullptr ends collection.

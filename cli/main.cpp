@@ -32,7 +32,8 @@ void print_usage(std::ostream& os) {
   os << "  help      the help of a command: kvplan help <command> [subcommand]\n"
         "  completion a bash completion script: kvplan completion bash\n"
         "\noptions: --help, --version; every command: --help, --quiet (no progress on stderr)\n"
-        "exit codes: 0 ok, 1 check failed, 2 invalid input, 3 internal error\n";
+        "exit codes: 0 ok, 1 check failed, 2 invalid input, 3 internal error\n"
+        "\nexample:\n  kvplan size --model llama-3.1-8b --context 8192 --batch 16\n";
 }
 
 std::vector<kvplan::cli::Command> sorted_commands() {
@@ -210,7 +211,9 @@ int run(const std::vector<std::string>& args) {
       return 0;
     }
     if (args.size() == 2 && (args[1] == "--help" || args[1] == "-h")) {
-      std::cout << "usage: kvplan completion bash   (bash is the only shell supported)\n";
+      std::cout << "usage: kvplan completion bash   (bash is the only shell supported)\n"
+                   "\nexample:\n  kvplan completion bash > "
+                   "~/.local/share/bash-completion/completions/kvplan\n";
       return 0;
     }
     std::cerr << "kvplan completion: error: shell: expected 'bash', got '"

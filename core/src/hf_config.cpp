@@ -1251,6 +1251,7 @@ ModelSpec import_hf_config(const nlohmann::json& j, const std::string& source,
                     "parameter count overflows 64-bit arithmetic (absurd sizes)");
   }
   m.weight_dtype = weight_dtype_of(q, compute);
+  if (compute == "fp32" || compute == "fp16" || compute == "bf16") m.compute_dtype = compute;
   return m;
 }
 

@@ -1,9 +1,11 @@
 #include "kvplan/kv_format.hpp"
 
 #include <numeric>
+#include <optional>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/model.hpp"
 #include "spec_parse.hpp"
 
 namespace kvplan {
@@ -96,6 +98,37 @@ std::string to_string(const KvFormat& f) {
              ",residual=" + std::to_string(f.residual);
   }
   return "?";
+}
+
+// `--kv-cache-dtype auto` stores the cache in the model's dtype: vLLM's
+// kv_cache_dtype_str_to_dtype returns model_config.dtype for "auto" (and get_kv_cache_torch_dtype
+// the model dtype), vllm/utils/torch_utils.py @ vllm-project/vllm 0024350b,
+// https://github.com/vllm-project/vllm/blob/0024350b5da3ad174435e62a15273c0d3caba57b/vllm/utils/torch_utils.py
+// model_config.dtype is config.json's torch_dtype unless --dtype says otherwise; a quantized
+// checkpoint keeps its torch_dtype as the compute dtype. SGLang's model_runner does the same
+// (kv_cache_dtype "auto" -> self.dtype). Not modelled: vLLM's float32 downcast (--dtype auto runs
+// a float32 checkpoint in bf16 or fp16, _resolve_auto_dtype) and a modelopt checkpoint's
+// kv_cache_quant_algo, which "auto" follows.
+KvFormat default_kv_format(const ModelSpec& model, std::string_view dtype) {
+  const auto plain = [](std::string_view d) -> std::optional<KvDtype> {
+    if (d == "fp32") return KvDtype::fp32;
+    if (d == "fp16") return KvDtype::fp16;
+    if (d == "bf16") return KvDtype::bf16;
+    return std::nullopt;
+  };
+  if (const auto d = plain(dtype); d && !model.quantized()) return KvFormat{.dtype = *d};
+  if (const auto d = plain(model.compute_dtype)) return KvFormat{.dtype = *d};
+  if (const auto d = plain(model.weight_dtype)) return KvFormat{.dtype = *d};
+  return KvFormat{.dtype = KvDtype::bf16};
+}
+
+std::vector<std::string> kv_format_spellings() {
+  std::vector<std::string> v;
+  for (const auto& p : kPlain)
+    if (std::string_view(p.name) != "fp8_e4m3")  // an alias: reports print fp8
+      v.push_back(to_string(KvFormat{.dtype = p.dtype}));
+  v.push_back(to_string(KvFormat{.dtype = KvDtype::kivi}));
+  return v;
 }
 
 double nominal_bytes_per_element(const KvFormat& f) {

@@ -1068,15 +1068,20 @@ std::vector<OrderOption> order_table(const ModelSpec& model, const PlanInput& in
 
 std::vector<WhatIf> what_if(const ModelSpec& model, const PlanInput& in,
                             const std::optional<GpuSpec>& gpu, const std::string& source) {
+  // The unquantized rows in the plan's own format where it is unquantized (fp32, fp16, bf16),
+  // else in the one the engine picks by itself (the model's dtype).
+  const bool plain = in.format.dtype == KvDtype::fp32 || in.format.dtype == KvDtype::fp16 ||
+                     in.format.dtype == KvDtype::bf16;
+  const std::string base = to_string(plain ? in.format : default_kv_format(model, in.weight_dtype));
   std::vector<std::pair<std::string, std::string>> combos = {
-      {"fp16", "full"},
+      {base, "full"},
       {"fp8", "full"},
       {"int8", "full"},
       {"kivi:bits=4,group=32,residual=128", "full"},
       {"kivi:bits=2,group=32,residual=128", "full"},
-      {"fp16", "streaming:sink=4,window=4092"},
-      {"fp16", "h2o:keep=0.2,recent=0.1"},
-      {"fp16", "snapkv:budget=2048"}};
+      {base, "streaming:sink=4,window=4092"},
+      {base, "h2o:keep=0.2,recent=0.1"},
+      {base, "snapkv:budget=2048"}};
   const std::pair<std::string, std::string> own{to_string(in.format), to_string(in.policy)};
   if (std::find(combos.begin(), combos.end(), own) == combos.end())
     combos.insert(combos.begin(), own);

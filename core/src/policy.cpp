@@ -157,6 +157,21 @@ std::string to_string(const RetentionPolicy& p) {
   return "?";
 }
 
+std::vector<std::string> policy_spellings() {
+  RetentionPolicy streaming{.kind = PolicyKind::streaming};
+  RetentionPolicy h2o{
+      .kind = PolicyKind::h2o, .heavy = Budget{.tokens = 128}, .recent = Budget{.tokens = 896}};
+  RetentionPolicy h2o_fraction{.kind = PolicyKind::h2o,
+                               .heavy = Budget{.ppm = 200000, .is_fraction = true},
+                               .recent = Budget{.ppm = 100000, .is_fraction = true}};
+  RetentionPolicy snapkv{
+      .kind = PolicyKind::snapkv, .window = 32, .budget = Budget{.tokens = 1024}};
+  std::vector<std::string> v;
+  for (const auto& p : {RetentionPolicy{}, streaming, h2o, h2o_fraction, snapkv})
+    v.push_back(to_string(p));
+  return v;
+}
+
 H2oBudget h2o_budget(const RetentionPolicy& p, std::uint64_t n) {
   H2oBudget b{p.heavy.at(n), p.recent.at(n)};
   if (p.heavy.is_fraction && p.recent.is_fraction) {

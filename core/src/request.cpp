@@ -47,7 +47,10 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   d.setting_fields = r.setting_names;
   PlanInput& in = d.plan;
   in.engine = parse_engine(r.engine, "--engine", "engine", in.vllm_rules);
-  in.format = parse_kv_format(r.kv_dtype);
+  // No format given: what the engine's --kv-cache-dtype auto stores, the model's dtype (or the
+  // --weight-dtype it is told to run in).
+  in.format = r.kv_dtype.empty() ? default_kv_format(d.model, r.weight_dtype.value_or(""))
+                                 : parse_kv_format(r.kv_dtype);
   in.policy = parse_policy(r.policy);
   in.context = r.context.value_or(d.model.max_context);
   if (in.context == 0)

@@ -28,8 +28,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kvplan {
+
+struct ModelSpec;
 
 enum class KvDtype { fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8, kivi };
 
@@ -50,6 +53,21 @@ KvFormat parse_kv_format(std::string_view spec, const std::string& source = "--k
                          const std::string& field = "kv-dtype");
 // Canonical spec string: "fp16", "kivi:bits=2,group=32,residual=128".
 std::string to_string(const KvFormat& format);
+
+// The format an engine stores with `--kv-cache-dtype auto`: the model's dtype (bf16 for a
+// bfloat16 checkpoint, fp16 for float16, fp32 for float32; a quantized checkpoint's compute
+// dtype, bf16 when unknown). `dtype` is the dtype the engine is told to run the model in
+// (vLLM / SGLang --dtype, plan's --weight-dtype): fp32, fp16 or bf16 replace the model's for an
+// unquantized model; "" or another name leave it. What size, plan, simulate and the GUI take
+// when no KV format is given.
+//   default_kv_format(load_model("llama-3.1-8b")) == KvFormat{.dtype = KvDtype::bf16}
+//   default_kv_format(load_model("llama-2-7b"))   == KvFormat{.dtype = KvDtype::fp16}
+KvFormat default_kv_format(const ModelSpec& model, std::string_view dtype = "");
+
+// The spellings the reports print, for help texts: every plain format and a kivi example, each
+// as to_string writes it: fp32, fp16, bf16, fp8, fp8_e5m2, int8,
+// kivi:bits=2,group=32,residual=128.
+std::vector<std::string> kv_format_spellings();
 
 // Bytes of one stored element of the payload: 4, 2, 1 for the plain/int8 formats; for kivi the
 // nominal bits/8 (0.25, 0.5, 1) used only to print the formula's factor `b`.

@@ -153,6 +153,10 @@ struct ModelSpec {
   bool num_params_estimated = false;   // true when derived from the architecture, not published
   std::uint64_t published_params = 0;  // the model card's total, where a preset records it
   std::string weight_dtype = "bf16";   // fp32, fp16, bf16, fp8, int8, int4, fp4
+  // The dtype the checkpoint computes in (config.json torch_dtype: fp32, fp16, bf16), where it
+  // differs from weight_dtype's reading (a quantized checkpoint: int4 weights, fp16 compute);
+  // "" = weight_dtype's. The KV cache's default (default_kv_format) follows it.
+  std::string compute_dtype;
   WeightSpec weights;
   // Things the reader let pass with a warning (a duplicate key in a HF config keeps its last
   // value, as Python's json does), each naming the file and the key.

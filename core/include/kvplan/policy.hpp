@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kvplan {
 
@@ -55,6 +56,13 @@ struct RetentionPolicy {
 RetentionPolicy parse_policy(std::string_view spec, const std::string& source = "--policy",
                              const std::string& field = "policy");
 std::string to_string(const RetentionPolicy& policy);
+
+// The spellings the reports print, for help texts: one example of each policy as to_string
+// writes it (h2o in tokens and in fractions): full, streaming:sink=4,window=1020,
+// h2o:heavy=128,recent=896, h2o:keep=0.2,recent=0.1,
+// snapkv:budget=1024,window=32,kernel=7,pool=max. Each parses with parse_policy and prints back
+// the same.
+std::vector<std::string> policy_spellings();
 
 // Tokens kept (per layer, per KV head) for a sequence of n tokens, n >= 0. `prefill` is the
 // prompt length for SnapKV (compresses once at the end of prefill, decode tokens are appended);

@@ -52,7 +52,8 @@ struct DeploymentRequest {
   std::string gpu;    // preset id or GPU JSON file
   std::optional<std::string> gpu_memory_gib, available_kv_gib;  // instead of / beside gpu
   std::string engine = "vllm";                                  // vllm, vllm@0.9, sglang, trtllm
-  std::string kv_dtype = "bf16", policy = "full";
+  std::string kv_dtype;  // a KV format spec; "" = the model's dtype (default_kv_format)
+  std::string policy = "full";
   std::uint64_t tp = 1, pp = 1, draft_layers = 0;
   std::optional<std::uint64_t> gpus, block_size, context;  // context: default the model's
   std::uint64_t concurrency = 1;
