@@ -1194,9 +1194,7 @@ KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& 
                           const std::string& served_dtype) {
   KvFormat f;
   if (d == "auto") {
-    const std::string& dtype =
-        !served_dtype.empty() && !model.quantized() ? served_dtype : model.weight_dtype;
-    f.dtype = dtype == "fp16" ? KvDtype::fp16 : dtype == "fp32" ? KvDtype::fp32 : KvDtype::bf16;
+    f = default_kv_format(model, served_dtype);
   } else if (d == "fp8" || d == "fp8_e4m3") {
     f.dtype = KvDtype::fp8_e4m3;
   } else if (d == "fp8_e5m2") {

@@ -106,8 +106,10 @@ std::string to_string(const KvFormat& f) {
 // https://github.com/vllm-project/vllm/blob/0024350b5da3ad174435e62a15273c0d3caba57b/vllm/utils/torch_utils.py
 // model_config.dtype is config.json's torch_dtype unless --dtype says otherwise; a quantized
 // checkpoint keeps its torch_dtype as the compute dtype. SGLang's model_runner does the same
-// (kv_cache_dtype "auto" -> self.dtype). Not modelled: vLLM's float32 downcast (--dtype auto runs
-// a float32 checkpoint in bf16 or fp16, _resolve_auto_dtype) and a modelopt checkpoint's
+// (kv_cache_dtype "auto" -> self.dtype). A float32 checkpoint under --dtype auto runs in the
+// platform's preferred dtype, bf16 on GPUs that have it ("Downcast for float32 models",
+// _resolve_auto_dtype in vllm/config/model.py, vllm-project/vllm: config_dtype float32 ->
+// supported_dtypes[0]); only --dtype float32 keeps fp32. Not modelled: a modelopt checkpoint's
 // kv_cache_quant_algo, which "auto" follows.
 KvFormat default_kv_format(const ModelSpec& model, std::string_view dtype) {
   const auto plain = [](std::string_view d) -> std::optional<KvDtype> {
@@ -117,8 +119,10 @@ KvFormat default_kv_format(const ModelSpec& model, std::string_view dtype) {
     return std::nullopt;
   };
   if (const auto d = plain(dtype); d && !model.quantized()) return KvFormat{.dtype = *d};
-  if (const auto d = plain(model.compute_dtype)) return KvFormat{.dtype = *d};
-  if (const auto d = plain(model.weight_dtype)) return KvFormat{.dtype = *d};
+  // The checkpoint's own dtype, a float32 one downcast to bf16 as vLLM's --dtype auto does.
+  auto served = [](KvDtype d) { return KvFormat{.dtype = d == KvDtype::fp32 ? KvDtype::bf16 : d}; };
+  if (const auto d = plain(model.compute_dtype)) return served(*d);
+  if (const auto d = plain(model.weight_dtype)) return served(*d);
   return KvFormat{.dtype = KvDtype::bf16};
 }
 

@@ -28,14 +28,16 @@ const std::string kHf = std::string(KVPLAN_TEST_DATA_DIR) + "/hf/";
 
 // config.json's torch_dtype, as kvplan spells the format an engine stores for it: vLLM's
 // --kv-cache-dtype auto is model_config.dtype (vllm/utils/torch_utils.py
-// kv_cache_dtype_str_to_dtype), which is torch_dtype for these unquantized checkpoints.
+// kv_cache_dtype_str_to_dtype), which is torch_dtype for these unquantized checkpoints, except
+// that --dtype auto downcasts float32 to the platform's preferred bfloat16 ("Downcast for float32
+// models", _resolve_auto_dtype in vllm/config/model.py).
 std::string expected_kv_dtype(const std::string& config) {
   std::ifstream f(kHf + config);
   const auto j = nlohmann::json::parse(f);
   const std::string torch_dtype = j.at("torch_dtype");
   if (torch_dtype == "bfloat16") return "bf16";
   if (torch_dtype == "float16") return "fp16";
-  if (torch_dtype == "float32") return "fp32";
+  if (torch_dtype == "float32") return "bf16";
   ADD_FAILURE() << config << ": unexpected torch_dtype " << torch_dtype;
   return "";
 }
@@ -57,7 +59,7 @@ const std::vector<std::string> kConfigs = {"llama-3.1-8b.json", "llama-2-7b.json
 TEST(Defaults, ConfigsCoverEveryTorchDtype) {
   EXPECT_EQ(expected_kv_dtype("llama-3.1-8b.json"), "bf16");
   EXPECT_EQ(expected_kv_dtype("llama-2-7b.json"), "fp16");
-  EXPECT_EQ(expected_kv_dtype("gemma-2-9b.json"), "fp32");
+  EXPECT_EQ(expected_kv_dtype("gemma-2-9b.json"), "bf16");  // float32, served in bf16
 }
 
 TEST(Defaults, SizeStoresTheModelsDtype) {
@@ -66,11 +68,12 @@ TEST(Defaults, SizeStoresTheModelsDtype) {
         json_of(kvplan("size --model '" + kHf + c + "' --context 1024 --format json"), c);
     EXPECT_EQ(j.value("kv_dtype", ""), expected_kv_dtype(c)) << c;
   }
-  // Gemma 2 9B in fp32 at 1024 tokens (under its 4096-token window, so every layer holds them):
-  // 42 layers · 8 KV heads · (256 + 256) · 4 bytes = 688,128 bytes per token.
+  // Gemma 2 9B (float32 config, served in bf16) at 1024 tokens (under its 4096-token window, so
+  // every layer holds them): 42 layers · 8 KV heads · (256 + 256) · 2 bytes = 344,064 bytes per
+  // token (plan's --weight-dtype fp32, vLLM's --dtype float32, keeps fp32: PlanStores...).
   const auto g =
       json_of(kvplan("size --model '" + kHf + "gemma-2-9b.json' --context 1024 --format json"), "");
-  EXPECT_EQ(g.value("bytes_per_request", 0ull), 1024ull * 42 * 8 * (256 + 256) * 4);
+  EXPECT_EQ(g.value("bytes_per_request", 0ull), 1024ull * 42 * 8 * (256 + 256) * 2);
   // The presets of the same checkpoints (their "source" is the config.json above).
   EXPECT_EQ(json_of(kvplan("size --model llama-2-7b --context 8 --format json"), "")["kv_dtype"],
             "fp16");

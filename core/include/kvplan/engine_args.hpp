@@ -112,11 +112,10 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
 void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string& source);
 
 // The KV format an engine's --kv-cache-dtype means for this model. "auto" is the dtype the model
-// is served in: `served_dtype` (--dtype: fp32, fp16, bf16) when given and the weights are not
-// quantized, else the model's 16-bit dtype (bf16 when its weights are quantized); vLLM: CacheConfig
-// cache_dtype "auto" -> model_config.dtype (vllm/utils/torch_utils.py STR_DTYPE_TO_TORCH_DTYPE),
-// SGLang: model_runner kv_cache_dtype = self.dtype for "auto". Throws Error(source, field) on an
-// unknown value.
+// is served in, default_kv_format(model, served_dtype): `served_dtype` (--dtype: fp32, fp16,
+// bf16) when given and the weights are not quantized, else the checkpoint's dtype (a float32 one
+// downcast to bf16, a quantized one's compute dtype). Throws Error(source, field) on an unknown
+// value.
 KvFormat engine_kv_format(Engine engine, const std::string& kv_cache_dtype, const ModelSpec& model,
                           const std::string& source, const std::string& field,
                           const std::string& served_dtype = "");

@@ -55,11 +55,11 @@ KvFormat parse_kv_format(std::string_view spec, const std::string& source = "--k
 std::string to_string(const KvFormat& format);
 
 // The format an engine stores with `--kv-cache-dtype auto`: the model's dtype (bf16 for a
-// bfloat16 checkpoint, fp16 for float16, fp32 for float32; a quantized checkpoint's compute
-// dtype, bf16 when unknown). `dtype` is the dtype the engine is told to run the model in
-// (vLLM / SGLang --dtype, plan's --weight-dtype): fp32, fp16 or bf16 replace the model's for an
-// unquantized model; "" or another name leave it. What size, plan, simulate and the GUI take
-// when no KV format is given.
+// bfloat16 checkpoint, fp16 for float16, bf16 for float32 as vLLM's --dtype auto downcasts it; a
+// quantized checkpoint's compute dtype, bf16 when unknown). `dtype` is the dtype the engine is told
+// to run the model in (vLLM / SGLang --dtype, plan's --weight-dtype): fp32, fp16 or bf16 replace
+// the model's for an unquantized model; "" or another name leave it. What size, plan, simulate and
+// the GUI take when no KV format is given.
 //   default_kv_format(load_model("llama-3.1-8b")) == KvFormat{.dtype = KvDtype::bf16}
 //   default_kv_format(load_model("llama-2-7b"))   == KvFormat{.dtype = KvDtype::fp16}
 KvFormat default_kv_format(const ModelSpec& model, std::string_view dtype = "");
