@@ -148,8 +148,13 @@ std::vector<std::uint32_t> stage_layer_counts(std::uint32_t layers, std::uint32_
 // unquantized checkpoint; a quantized one keeps its stored layout).
 std::uint64_t loaded_weights(const ModelSpec& model, const PlanInput& in,
                              const std::string& source) {
-  if (in.weight_dtype.empty() || model.quantized()) return model.weight_bytes();
-  const double bpp = weight_bytes_per_param(in.weight_dtype, source, "weight_dtype");
+  if (model.quantized()) return model.weight_bytes();
+  // --dtype auto loads a float32 checkpoint in bf16 ("Downcast for float32 models",
+  // _resolve_auto_dtype in vllm/config/model.py), as default_kv_format stores its cache.
+  const bool downcast = in.weight_dtype.empty() && model.weight_dtype == "fp32" && model.num_params;
+  if (in.weight_dtype.empty() && !downcast) return model.weight_bytes();
+  const std::string served = downcast ? std::string("bf16") : in.weight_dtype;
+  const double bpp = weight_bytes_per_param(served, source, "weight_dtype");
   const auto half_bytes = static_cast<std::uint64_t>(std::llround(bpp * 2));  // int4 = 1
   return ceil_div(mul(model.num_params, half_bytes, "weight bytes"), 2);
 }

@@ -98,6 +98,19 @@ TEST(Defaults, PlanStoresTheModelsDtype) {
                                 "--weight-dtype fp32 --brief --format json"),
                          "--weight-dtype fp32");
   EXPECT_EQ(j.value("kv_dtype", ""), "fp32");
+  // A float32 checkpoint under --dtype auto is loaded in bf16 too (vLLM's downcast): 2 bytes a
+  // parameter, the same weights as --weight-dtype bf16 and half of --weight-dtype fp32.
+  auto weights = [&](const std::string& extra) {
+    return json_of(kvplan("plan --model '" + kHf +
+                          "gemma-2-9b.json' --gpu h200-141gb --context 4096 --brief "
+                          "--format json" +
+                          extra),
+                   extra)["memory"]["weight_bytes"]
+        .get<std::uint64_t>();
+  };
+  const std::uint64_t served = weights("");
+  EXPECT_EQ(served, weights(" --weight-dtype bf16"));
+  EXPECT_EQ(2 * served, weights(" --weight-dtype fp32"));
   // An empty --kv-dtype is bad input, not the default, on every command.
   for (const char* cmd : {"size --model llama-3.1-8b --context 8",
                           "plan --model llama-3.1-8b --gpu h200-141gb --context 8 --brief",
