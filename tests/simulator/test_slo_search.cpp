@@ -360,6 +360,7 @@ TEST(SloSearch, TrtllmIsSearchedWithItsScheduler) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_TRUE(rows[0].meets) << rows[0].reason;
   EXPECT_EQ(rows[0].replicas, 1u);
+  EXPECT_FALSE(rows[0].vllm_command || rows[0].sglang_command);  // not what was simulated
   EXPECT_GT(timers_built, 0);
 }
 
