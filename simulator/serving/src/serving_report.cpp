@@ -147,8 +147,11 @@ std::string header_text(const ServingReport& r) {
          (c.enable_chunked_context ? "on" : "off") + "\n";
   if (const std::uint64_t n = refused_requests(r.result))
     s += "refused " + grouped(n) + " of " + grouped(r.result.requests.size()) +
-         " requests (prompt + output > max_model_len, or more KV than the pool holds): not in "
-         "the latency and throughput figures\n";
+         " requests (prompt + output > max_model_len, " +
+         (c.plan.engine == Engine::trtllm && !c.enable_chunked_context
+              ? "a prompt > max_num_tokens without chunked context, "
+              : "") +
+         "or more KV than the pool holds): not in the latency and throughput figures\n";
   if (r.slo.ttft_p99_ms > 0 || r.slo.tpot_p99_ms > 0 || r.slo.e2e_p99_ms > 0)
     s += "goodput SLO: TTFT " + (r.slo.ttft_p99_ms > 0 ? fixed(r.slo.ttft_p99_ms, 0) : "-") +
          " ms, TPOT " + (r.slo.tpot_p99_ms > 0 ? fixed(r.slo.tpot_p99_ms, 0) : "-") + " ms, E2E " +
