@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "kvplan/engine_log.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/kv_format.hpp"
@@ -25,12 +26,40 @@
 namespace kvplan::cli {
 namespace {
 
+// TensorRT-LLM's spellings: --max-batch-size and --max-num-tokens are --max-num-seqs and
+// --max-num-batched-tokens (trtllm-serve's --max_batch_size and --max_num_tokens), defaults 2048
+// (EngineRules::default_max_num_seqs) and 8192 (llm_args.py max_num_tokens); the TensorRT-LLM
+// flags are refused with another engine.
+void apply_trtllm_flags(const po::variables_map& vm, bool trtllm, DeploymentRequest& req,
+                        std::uint64_t& seqs, std::uint64_t& mnbt) {
+  for (const char* f :
+       {"max-batch-size", "max-num-tokens", "capacity-scheduler-policy", "enable-chunked-context"})
+    if (vm.count(f) && !trtllm)
+      throw Error(std::string("--") + f, f, "is a TensorRT-LLM setting: it needs --engine trtllm");
+  if (!trtllm) return;
+  if (vm.count("max-batch-size") && !vm["max-num-seqs"].defaulted())
+    throw Error("--max-batch-size", "max-batch-size", "give --max-batch-size or --max-num-seqs");
+  if (vm.count("max-num-tokens") && !vm["max-num-batched-tokens"].defaulted())
+    throw Error("--max-num-tokens", "max-num-tokens",
+                "give --max-num-tokens or --max-num-batched-tokens");
+  if (vm.count("max-batch-size")) {
+    seqs = vm["max-batch-size"].as<std::uint64_t>();
+    req.setting_names.max_num_seqs = "--max-batch-size";
+  } else if (vm["max-num-seqs"].defaulted()) {
+    seqs = engine_rules(Engine::trtllm).default_max_num_seqs().value_or(seqs);
+  }
+  if (vm.count("max-num-tokens")) {
+    mnbt = vm["max-num-tokens"].as<std::uint64_t>();
+    req.setting_names.max_num_batched_tokens = "--max-num-tokens";
+  }
+}
+
 int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan simulate options");
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
-      offload_gib, offload_gbps, reserve, requests_out;
+      offload_gib, offload_gbps, reserve, requests_out, capacity_policy;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
-  std::uint64_t replicas = 1, block = 0;
+  std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
   const std::string kv_help =
       kv_format_help("default: the model's dtype; KIVI formats have no paged pool: refused");
   const std::string policies = policy_help();
@@ -40,11 +69,18 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
       "tp", po::value(&tp)->default_value(1), "tensor-parallel size per replica")(
       "replicas", po::value(&replicas)->default_value(1),
       "identical replicas; arrivals dealt round-robin (a session stays on one)")(
-      "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang: whose scheduler")(
+      "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
       "max-model-len", po::value(&context), "tokens per request at most (default: the model's)")(
       "max-num-seqs", po::value(&seqs)->default_value(256), "requests per step at most")(
       "max-num-batched-tokens", po::value(&mnbt)->default_value(kDefaultMaxNumBatchedTokens),
       "tokens per step at most (chunked prefill)")(
+      "max-batch-size", po::value(&batch_size),
+      "trtllm: max_batch_size, its --max-num-seqs (default 2048)")(
+      "max-num-tokens", po::value(&num_tokens),
+      "trtllm: max_num_tokens, its --max-num-batched-tokens (default 8192)")(
+      "capacity-scheduler-policy", po::value(&capacity_policy),
+      "trtllm: guaranteed_no_evict|max_utilization (guaranteed_no_evict)")(
+      "enable-chunked-context", "trtllm: cut contexts to fit max_num_tokens (off)")(
       "gpu-memory-utilization", po::value(&util),
       "fraction of GPU memory (vLLM default 0.9, SGLang mem_fraction_static 0.88)")(
       "kv-dtype", po::value(&kv), kv_help.c_str())(
@@ -100,6 +136,9 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   req.tp = tp;
   if (vm.count("block-size")) req.block_size = block;
   if (vm.count("max-model-len")) req.context = context;
+  VllmRules rules{};
+  const bool trtllm = parse_engine(engine, "--engine", "engine", rules) == Engine::trtllm;
+  apply_trtllm_flags(vm, trtllm, req, seqs, mnbt);
   req.max_num_batched_tokens = mnbt;
   req.max_num_seqs = seqs;
   if (vm.count("gpu-memory-utilization")) req.memory_fraction = util;
@@ -118,6 +157,10 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
   cfg.max_num_batched_tokens = mnbt;
   cfg.max_num_seqs = seqs;
+  if (vm.count("capacity-scheduler-policy"))
+    cfg.capacity_policy =
+        sim::parse_capacity_policy(capacity_policy, "--capacity-scheduler-policy");
+  cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
   const std::optional<CalibratedEfficiency>& calibrated = resolved.efficiency;
   if (vm.count("enable-prefix-caching") && vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
@@ -128,7 +171,11 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     cfg.enable_prefix_caching = true;
   } else if (!vm.count("no-enable-prefix-caching")) {
     cfg.enable_prefix_caching = sim::prefix_caching_modelled(m, in);
-    if (!cfg.enable_prefix_caching && !quiet())
+    if (in.engine == Engine::trtllm) {
+      if (!quiet())
+        std::cerr << "kvplan simulate: note: TensorRT-LLM's KV cache reuse is not modelled: "
+                     "simulated without it\n";
+    } else if (!cfg.enable_prefix_caching && !quiet())
       std::cerr << "kvplan simulate: note: prefix caching is not modelled for this deployment "
                    "(sliding, chunked or recurrent layers, or an evicting policy): simulated "
                    "without it\n";

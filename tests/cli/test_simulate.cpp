@@ -188,7 +188,7 @@ TEST_F(Simulate, BadFlagsExit2NamingTheFlag) {
       {"--max-num-batched-tokens 0", "--max-num-batched-tokens"},
       {"--slo ttft_p99_ms=-1", "ttft_p99_ms"},
       {"--slo p99=5", "p99"},
-      {"--engine trtllm", "--engine"},
+      {"--engine tgi", "--engine"},
       {"--format junit", "--format"},
       {"--replicas 0", "--replicas"},
       {"--gpu-memory-utilization 1.5", "--gpu-memory-utilization"},

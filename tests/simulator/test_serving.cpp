@@ -621,23 +621,12 @@ TEST(Serving, RefusesInvalidConfigs) {
   }
 }
 
-// The simulator has vLLM's and SGLang's schedulers, not TensorRT-LLM's: simulate refuses trtllm
-// itself, naming the workload and the engine field, so no front end needs its own check.
-TEST(Serving, TrtllmIsRefusedNamingTheEngine) {
+// The simulator has a scheduler for every engine (vLLM, SGLang, TensorRT-LLM:
+// test_serving_trtllm.cpp), so check_simulated_engine passes them all and each serves a request.
+TEST(Serving, EveryEngineIsSimulated) {
   ServingConfig cfg = config(300, 4096);  // 256 blocks of 16 tokens hold one 4096-token request
   const Workload w = workload({req(0, 0, 10, 2)});
-  cfg.plan.engine = Engine::trtllm;
-  try {
-    simulate(llama(), cfg, LinearTimer{}, w);
-    ADD_FAILURE() << "trtllm accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), 2) << e.what();
-    EXPECT_EQ(e.source(), "test") << e.what();
-    EXPECT_EQ(e.field(), "engine") << e.what();
-    EXPECT_NE(std::string(e.what()).find("not trtllm"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(check_simulated_engine(Engine::trtllm, "--engine"), Error);
-  for (Engine e : {Engine::vllm, Engine::sglang}) {
+  for (Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
     EXPECT_NO_THROW(check_simulated_engine(e, "--engine"));
     cfg.plan.engine = e;
     EXPECT_EQ(simulate(llama(), cfg, LinearTimer{}, w).summary.requests, 1u);

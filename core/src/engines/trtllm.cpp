@@ -57,8 +57,9 @@ class Trtllm final : public EngineRules {
            "blocks of tokens_per_block";
   }
   bool fraction_after_weights() const override { return true; }
-  // Its capacity scheduler and KV cache manager are not modelled by the serving simulator.
-  bool simulated() const override { return false; }
+  // The serving simulator models its capacity and micro-batch schedulers (serving.cpp
+  // schedule_trtllm, docs/trtllm-scheduler.md).
+  bool simulated() const override { return true; }
 };
 
 }  // namespace

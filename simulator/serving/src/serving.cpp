@@ -6,6 +6,7 @@
 #include "kvplan/sim/serving.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <queue>
@@ -78,6 +79,39 @@ struct StageAcc {
   double first_arrival = -1, last_finish = 0;
 };
 
+// What the TensorRT-LLM scheduler below models: one pool of full-attention blocks (one window of
+// max_seq_len), the full policy, no block reuse.
+void validate_trtllm(const ServingConfig& cfg, const KvPool& pool, std::vector<Problem>& pr) {
+  if (cfg.enable_prefix_caching)
+    pr.push_back({"enable_prefix_caching",
+                  "TensorRT-LLM's KV cache reuse (kv_cache_config.enable_block_reuse) is not "
+                  "modelled; simulate without prefix caching"});
+  for (const auto& g : pool.groups)
+    if (g.kind != AttentionKind::full || pool.recurrent_state) {
+      pr.push_back({"model",
+                    "the TensorRT-LLM scheduler is modelled for one full-attention KV pool; this "
+                    "model has sliding, chunked or recurrent layers"});
+      break;
+    }
+  for (auto w : cfg.plan.max_attention_window)
+    if (w < cfg.plan.context) {
+      pr.push_back({"max_attention_window",
+                    "an attention window below max_seq_len (" + std::to_string(w) +
+                        " tokens) makes window pools, which the TensorRT-LLM scheduler model "
+                        "does not have"});
+      break;
+    }
+  if (!is_full(cfg.plan.policy))
+    pr.push_back({"policy", "TensorRT-LLM has no evicting retention policy; simulate full"});
+  // A cut chunk is a multiple of tokens_per_block (MicroBatchScheduler), so a smaller
+  // max_num_tokens could never cut one.
+  if (cfg.enable_chunked_context && cfg.max_num_batched_tokens < pool.block_size)
+    pr.push_back({"max_num_batched_tokens",
+                  "max_num_tokens " + std::to_string(cfg.max_num_batched_tokens) +
+                      " is below tokens_per_block " + std::to_string(pool.block_size) +
+                      ": chunked context cuts whole blocks"});
+}
+
 void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
   std::vector<Problem> pr;
   if (cfg.max_num_seqs == 0) pr.push_back({"max_num_seqs", "must be at least 1, got 0"});
@@ -105,6 +139,7 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
       pr.push_back({"enable_prefix_caching",
                     "prefix caching with an evicting retention policy is not modelled"});
   }
+  if (cfg.plan.engine == Engine::trtllm) validate_trtllm(cfg, pool, pr);
   // vLLM refuses to start when one request of max_model_len does not fit the pool. Under an
   // evicting policy the worst request of n tokens is not the planner's (all prompt, compressed):
   // SnapKV compresses only the prompt, so a 1-token prompt with n − 1 outputs keeps
@@ -153,6 +188,7 @@ class Scheduler {
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
     sglang_ = cfg.plan.engine == Engine::sglang;
+    trtllm_ = cfg.plan.engine == Engine::trtllm;
     interval_ = cfg.sample_interval_s;
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
@@ -213,6 +249,19 @@ class Scheduler {
                         double* rem_total = nullptr);
   void schedule_vllm(double& load_s);
   void schedule_sglang(double& load_s);
+  void schedule_trtllm();
+  std::vector<std::uint32_t> trtllm_no_evict();
+  std::vector<std::uint32_t> trtllm_max_utilization();
+  void trtllm_micro_batch(const std::vector<std::uint32_t>& fitting);
+  void trtllm_run(std::uint32_t i, std::uint64_t n);
+  void trtllm_pause(std::uint32_t i);
+  // TensorRT-LLM's block counts for one sequence (one window of max_seq_len, beam 1): the blocks
+  // it will hold when done (prompt plus all outputs), and the blocks its next step adds.
+  std::uint64_t trtllm_total(const Seq& s) const {
+    return units(add(s.req->prompt_tokens, s.req->output_tokens), 0, s);
+  }
+  std::uint64_t trtllm_one_step(const Seq& s) const;
+  bool refused_on_arrival(const SimRequest& r) const;
   bool prefilling(const Seq& s) const {
     return s.generated == 0 || s.computed + 1 < s.num_tokens();
   }
@@ -241,7 +290,7 @@ class Scheduler {
   std::deque<std::uint32_t> waiting_;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
   std::uint64_t preemptions_ = 0, step_preempted_ = 0;
-  bool sglang_ = false;
+  bool sglang_ = false, trtllm_ = false;
   std::uint64_t max_running_ = 0;            // max_num_seqs, or SGLang's Mamba cap when lower
   double ratio_ = kSglangInitNewTokenRatio;  // SGLang's new_token_ratio
   double next_sample_ = 0, interval_ = 1;    // interval_: the series' (starts at cfg's)
@@ -406,6 +455,155 @@ void Scheduler::schedule_sglang(double& load_s) {
       step_preempted_ > 0 ? init : std::max(floor, ratio_ - (init - floor) / kSglangDecaySteps);
 }
 
+// TensorRT-LLM's in-flight batching (PyTorch backend, pp 1). Sources, NVIDIA/TensorRT-LLM:
+//   cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp@02a10fed0dbf5db74c7da035be9c5fbef6d2df7a
+//     (GuaranteedNoEvictScheduler::impl, MaxUtilizationScheduler::operator()),
+//   cpp/tensorrt_llm/batch_manager/scheduledBlocksManager.cpp@ca64fd93be51dc8dae7e87fd7018976517acd586,
+//   cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp@b35ac1b64368513d215c57d2ed01d62d910df8da
+//     (getNeededBlocksOneStep, getRemainingBlocksToCompletion),
+//   cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp@0a949d3128bfaf4ddedefb0259125622a9ec830f,
+//   tensorrt_llm/_torch/pyexecutor/py_executor.py (max_num_active_requests =
+//     get_max_num_sequences(): max_batch_size with pp 1; new requests fetched FCFS).
+// running_ is TensorRT-LLM's active request list (arrival order; a paused request keeps its
+// place), waiting_ the executor's queue behind it.
+void Scheduler::schedule_trtllm() {
+  while (!waiting_.empty() && running_.size() < max_running_) {
+    running_.push_back(waiting_.front());
+    waiting_.pop_front();
+  }
+  const auto fitting = cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict
+                           ? trtllm_no_evict()
+                           : trtllm_max_utilization();
+  trtllm_micro_batch(fitting);
+}
+
+// getNeededBlocksOneStep: a context at its first chunk needs its whole prompt's blocks, a later
+// chunk none (they were taken with the first), a generation step the block its next token
+// opens, if any.
+std::uint64_t Scheduler::trtllm_one_step(const Seq& s) const {
+  if (s.held == 0) return units(s.num_tokens(), 0, s);
+  if (prefilling(s)) return 0;
+  return units(s.computed, 1, s) - s.held;
+}
+
+// GuaranteedNoEvictScheduler: every request in generation runs, and its blocks to completion
+// (prompt + max_new_tokens, less what it holds) are set aside; then the others (contexts, new
+// or part-computed) in list order while their own blocks to completion fit what is left; the
+// first that does not fit stops the pass (head of line). At most max_batch_size requests.
+std::vector<std::uint32_t> Scheduler::trtllm_no_evict() {
+  std::vector<std::uint32_t> fit, pending;
+  auto avail = static_cast<std::int64_t>(blocks_.free_units());
+  for (auto i : running_) {
+    if (fit.size() >= max_running_) break;
+    const Seq& s = seqs_[i];
+    if (prefilling(s)) {
+      pending.push_back(i);
+      continue;
+    }
+    fit.push_back(i);
+    avail -= static_cast<std::int64_t>(trtllm_total(s) - s.held);
+  }
+  for (auto i : pending) {
+    if (fit.size() >= max_running_) break;
+    const Seq& s = seqs_[i];
+    const auto need = static_cast<std::int64_t>(trtllm_total(s) - s.held);
+    if (need > avail) break;
+    fit.push_back(i);
+    avail -= need;
+  }
+  return fit;
+}
+
+// MaxUtilizationScheduler: requests in list order while the blocks of their next step fit the
+// free pool (beside those already counted this step). When one does not, the last started
+// request (in generation, or a context past its first chunk) from the list's end back to this
+// one is paused and this one tried again; with none started there, the pass stops. A paused
+// request frees its blocks and later recomputes its prompt and outputs as a new context
+// (LlmRequest::pause: the generated tokens join the prompt), keeping its place in the list.
+std::vector<std::uint32_t> Scheduler::trtllm_max_utilization() {
+  std::vector<std::uint32_t> fit;
+  std::uint64_t scheduled = 0;
+  std::size_t end = running_.size();
+  for (std::size_t k = 0; k < end;) {
+    const Seq& s = seqs_[running_[k]];
+    const std::uint64_t need = trtllm_one_step(s);
+    if (fit.size() < max_running_ && scheduled + need <= blocks_.free_units()) {
+      scheduled += need;
+      fit.push_back(running_[k++]);
+      continue;
+    }
+    std::size_t j = end;
+    while (j > k && seqs_[running_[j - 1]].held == 0) --j;
+    if (j == k) break;
+    trtllm_pause(running_[j - 1]);
+    end = j - 1;
+  }
+  return fit;
+}
+
+void Scheduler::trtllm_pause(std::uint32_t i) {
+  Seq& s = seqs_[i];
+  free_seq(s);
+  s.recomputed += s.computed;
+  s.computed = 0;
+  ++s.preemptions;
+  ++preemptions_;
+  ++step_preempted_;
+}
+
+// MicroBatchScheduler: the capacity scheduler's requests in its order until max_batch_size of
+// them or max_num_tokens tokens. A generation step is 1 token. Without chunked context a context
+// goes whole or the step stops there; with it, the contexts are collected and, when together they
+// exceed what the generations left, cut first-come-first-served (chunk = min(rest, capacity),
+// rounded down to tokens_per_block when cut; a chunk of 0 waits).
+void Scheduler::trtllm_micro_batch(const std::vector<std::uint32_t>& fitting) {
+  const std::uint64_t max_tokens = cfg_.max_num_batched_tokens;
+  std::uint64_t tokens = 0, count = 0, context_tokens = 0;
+  std::vector<std::uint32_t> contexts;
+  for (auto i : fitting) {
+    const Seq& s = seqs_[i];
+    const std::uint64_t n = s.num_tokens() - s.computed;
+    if (prefilling(s) && cfg_.enable_chunked_context) {
+      contexts.push_back(i);
+      context_tokens += n;
+    } else {
+      if (tokens + n > max_tokens) break;
+      trtllm_run(i, n);
+      tokens += n;
+    }
+    if (++count >= max_running_) break;
+  }
+  std::uint64_t capacity = max_tokens - tokens;
+  const bool all_fit = context_tokens <= capacity;
+  for (auto i : contexts) {
+    const Seq& s = seqs_[i];
+    const std::uint64_t rest = s.num_tokens() - s.computed;
+    std::uint64_t chunk = all_fit ? rest : std::min(rest, capacity);
+    if (chunk != rest) chunk = chunk / pool_.block_size * pool_.block_size;
+    if (!all_fit) capacity -= chunk;
+    if (chunk > 0) trtllm_run(i, chunk);
+  }
+}
+
+// The step's blocks (KVCacheManager.prepare_resources): a context's first chunk adds the
+// sequence with its whole prompt's blocks (add_sequence(prompt_len)); a generation step adds the
+// block its token opens (add_token).
+void Scheduler::trtllm_run(std::uint32_t i, std::uint64_t n) {
+  Seq& s = seqs_[i];
+  const std::uint64_t target = s.held == 0     ? units(s.num_tokens(), 0, s)
+                               : prefilling(s) ? s.held
+                                               : units(s.computed, 1, s);
+  const std::uint64_t need = target - s.held;
+  if (need > blocks_.free_units())
+    throw Error(ErrorKind::internal, w_.source, "scheduler",
+                "the capacity scheduler admitted a step needing " + std::to_string(need) +
+                    " blocks with " + std::to_string(blocks_.free_units()) + " free");
+  blocks_.allocate(need);
+  s.held = target;
+  s.admitted = true;
+  batch_.push_back({i, n});
+}
+
 // cache_full_blocks: the request's newly completed full prompt blocks become cache entries.
 void Scheduler::publish_blocks(Seq& s) {
   const std::uint64_t full = std::min(s.computed, s.req->prompt_tokens) / pool_.block_size;
@@ -446,6 +644,16 @@ void Scheduler::sample_until(double t) {
   }
 }
 
+// Refused on arrival: prompt + output over max_model_len (vLLM's and SGLang's check; for
+// TensorRT-LLM, max_seq_len), and for TensorRT-LLM without chunked context a prompt over
+// max_num_tokens (tensorrt_llm/llmapi/llm.py@4c05a74891e4df8066f08ed4ce14b0972abe4e25
+// _check_arguments: "The sum of prompt length ..., query length ... should not exceed
+// max_num_tokens").
+bool Scheduler::refused_on_arrival(const SimRequest& r) const {
+  if (add(r.prompt_tokens, r.output_tokens) > cfg_.plan.context) return true;
+  return trtllm_ && !cfg_.enable_chunked_context && r.prompt_tokens > cfg_.max_num_batched_tokens;
+}
+
 SimResult Scheduler::run() {
   const std::size_t nstages = std::max<std::size_t>(w_.stages.size(), 1);
   acc_.assign(nstages, {});
@@ -456,17 +664,16 @@ SimResult Scheduler::run() {
   std::uint64_t finished = 0, refused = 0;
   const std::uint64_t total = seqs_.size();
   for (std::size_t i = 0; i < total; ++i)
-    if (add(seqs_[i].req->prompt_tokens, seqs_[i].req->output_tokens) > cfg_.plan.context)
-      ++refused;
+    if (refused_on_arrival(*seqs_[i].req)) ++refused;
   std::uint64_t last_progress = 0;
   std::vector<StepSeq> rec;
   // Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id). A request that
-  // exceeds max_model_len is refused on arrival, as vLLM rejects it.
+  // exceeds max_model_len is refused on arrival, as vLLM rejects it (refused_on_arrival).
   auto admit = [&](double cutoff) {
     while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
       const auto i = arrivals_.top().second;
       arrivals_.pop();
-      if (add(seqs_[i].req->prompt_tokens, seqs_[i].req->output_tokens) > cfg_.plan.context) {
+      if (refused_on_arrival(*seqs_[i].req)) {
         // Refused: its later turns arrive as if it had finished on arrival.
         for (auto j : next_[i])
           arrive(j, std::max(w_.requests[j].arrival_s, seqs_[i].arrival + w_.requests[j].think_s));
@@ -476,7 +683,7 @@ SimResult Scheduler::run() {
       waiting_.push_back(i);
     }
   };
-  const bool async = cfg_.async_scheduling && !sglang_;
+  const bool async = cfg_.async_scheduling && !sglang_ && !trtllm_;
   double prev_start = 0;  // start of the step that ran last (async: when this batch was formed)
   bool stepped = false;   // a step ended at t
   while (finished + refused < total) {
@@ -497,9 +704,18 @@ SimResult Scheduler::run() {
     double load_s = 0;
     if (sglang_)
       schedule_sglang(load_s);
+    else if (trtllm_)
+      schedule_trtllm();
     else
       schedule_vllm(load_s);
     if (batch_.empty() && step_preempted_ > 0) continue;  // blocks were freed: schedule again
+    if (batch_.empty() && trtllm_ && !cfg_.enable_chunked_context)
+      throw Error(w_.source, "max_num_batched_tokens",
+                  "TensorRT-LLM without chunked context cannot schedule the context at the head "
+                  "of its list (a paused request recomputes its prompt and outputs in one "
+                  "context): max_num_tokens " +
+                      std::to_string(cfg_.max_num_batched_tokens) +
+                      " is too small; enable chunked context or raise max_num_tokens");
     if (batch_.empty())
       throw Error(
           ErrorKind::internal, w_.source, "scheduler",
@@ -684,10 +900,25 @@ bool default_async_scheduling(const PlanInput& plan) {
 }
 
 void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {
-  // The scheduler below follows vLLM's and SGLang's; TensorRT-LLM's (its capacity scheduler and
-  // KV cache manager) is not modelled.
   if (!engine_rules(engine).simulated())
-    throw Error(source, field, "the serving simulator models vllm and sglang, not trtllm");
+    throw Error(source, field,
+                "the serving simulator has no scheduler for " + engine_rules(engine).name());
+}
+
+CapacityPolicy parse_capacity_policy(const std::string& text, const std::string& source,
+                                     const std::string& field) {
+  std::string t = text;
+  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "guaranteed_no_evict") return CapacityPolicy::guaranteed_no_evict;
+  if (t == "max_utilization") return CapacityPolicy::max_utilization;
+  throw Error(source, field,
+              "unknown capacity scheduler policy \"" + text +
+                  "\" (expected guaranteed_no_evict or max_utilization; STATIC_BATCH and "
+                  "PREFILL_FIRST are not modelled)");
+}
+
+std::string to_string(CapacityPolicy p) {
+  return p == CapacityPolicy::guaranteed_no_evict ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION";
 }
 
 SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,

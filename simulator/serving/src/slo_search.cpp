@@ -147,6 +147,9 @@ class LineSearch {
     PlanInput p = cfg_.plan;
     p.gpus = row.gpus;
     p.concurrency = cfg_.max_num_seqs * pass;
+    // The vLLM and SGLang commands launch what was simulated; a TensorRT-LLM search has no
+    // command of its own yet (engine_args.hpp builds vLLM's and SGLang's), so it gives none.
+    if (cfg_.plan.engine == Engine::trtllm) return;
     std::string why;
     row.vllm_command = vllm_command(model_, p, &why);
     row.sglang_command = sglang_command(model_, p, &why);

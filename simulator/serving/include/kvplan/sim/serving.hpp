@@ -50,6 +50,19 @@
 //   PrefillAdder's token budget with new_token_ratio (serving.cpp); a prefill step never
 //   retracts (a chunk is cut to the free tokens), only a decode step does. Not modelled: SGLang's
 //   retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed chunks.
+// - TensorRT-LLM (plan.engine trtllm; docs/trtllm-scheduler.md has every rule and its source):
+//   in-flight batching over one KV pool of tokens_per_block blocks. The active list holds at most
+//   max_batch_size requests (max_num_seqs), fetched FCFS; each step the capacity scheduler picks
+//   who may run (GUARANTEED_NO_EVICT: a request starts only when the blocks of its prompt plus
+//   its outputs fit beside what the started ones still need, never preempts; MAX_UTILIZATION:
+//   a request starts when its next step's blocks fit, and the last started request in the list
+//   is paused, its blocks freed and its prompt and outputs recomputed later, when they do not),
+//   then the micro-batch scheduler fills the step in that order up to max_batch_size requests and
+//   max_num_tokens tokens (max_num_batched_tokens), a context whole, or cut first-come-first-
+//   served into multiples of tokens_per_block when chunked context is on. A context takes its
+//   whole prompt's blocks at its first chunk. Without chunked context a prompt longer than
+//   max_num_tokens is refused on arrival. Not modelled: KV cache reuse (refused), the overlap
+//   scheduler, EQUAL_PROGRESS chunking, sliding windows / several window pools, beams, drafts.
 // - Not modelled for vLLM: speculative decoding, long_prefill_token_threshold, priorities,
 //   prefix caching for sliding / recurrent groups (refused), pipeline parallelism (refused),
 //   KIVI formats (no paged pool; refused).
@@ -69,6 +82,15 @@
 
 namespace kvplan::sim {
 
+// TensorRT-LLM's capacity scheduler policies (executor::CapacitySchedulerPolicy): the two that
+// trtllm-serve's in-flight batching uses; STATIC_BATCH and PREFILL_FIRST are not modelled.
+enum class CapacityPolicy { guaranteed_no_evict, max_utilization };
+// "guaranteed_no_evict" | "max_utilization" (TensorRT-LLM's upper-case spellings too); throws
+// Error(source, field) naming the choices otherwise.
+CapacityPolicy parse_capacity_policy(const std::string& text, const std::string& source,
+                                     const std::string& field = "capacity_scheduler_policy");
+std::string to_string(CapacityPolicy p);  // "GUARANTEED_NO_EVICT" | "MAX_UTILIZATION"
+
 struct ServingConfig {
   // The deployment as the planner sees it: engine, KV format, retention policy, block size, TP,
   // PP (1 only for now), GPU memory and fraction, weights, context = max_model_len. The pool is
@@ -85,6 +107,11 @@ struct ServingConfig {
   // while step k runs joins step k + 2 at the earliest. An idle engine schedules an arrival at
   // once. Off: the batch of step k + 1 takes every arrival up to the end of step k. vLLM only.
   bool async_scheduling = true;
+  // TensorRT-LLM only (plan.engine trtllm): max_num_seqs is its max_batch_size and
+  // max_num_batched_tokens its max_num_tokens. SchedulerConfig.capacity_scheduler_policy and
+  // enable_chunked_prefill (tensorrt_llm/llmapi/llm_args.py; defaults GUARANTEED_NO_EVICT, off).
+  CapacityPolicy capacity_policy = CapacityPolicy::guaranteed_no_evict;
+  bool enable_chunked_context = false;
 };
 
 struct Percentiles {
@@ -176,8 +203,8 @@ struct SimOptions {
 // ServingConfig from an engine spec sets cfg.async_scheduling = default_async_scheduling(cfg.plan).
 bool default_async_scheduling(const PlanInput& plan);
 
-// The engines the simulator has a scheduler for: vLLM (V1, either rules) and SGLang. Throws
-// Error(source, field, "the serving simulator models vllm and sglang, not trtllm") otherwise.
+// The engines the simulator has a scheduler for: vLLM (V1, either rules), SGLang and
+// TensorRT-LLM (EngineRules::simulated). Throws Error(source, field) naming the engine otherwise.
 // simulate and slo_search call it; a front end may call it first to name its own flag.
 void check_simulated_engine(Engine engine, const std::string& source,
                             const std::string& field = "engine");
