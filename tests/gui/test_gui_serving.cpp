@@ -451,13 +451,19 @@ class TestGuiServing : public QObject {
     QVERIFY(!view.updateHistograms());
     QVERIFY2(view.message().contains("/prompt_tokens/bins/0/2"), qPrintable(view.message()));
 
-    // TensorRT-LLM has no scheduler in the simulator: the run fails with a message.
+    // TensorRT-LLM runs under its own scheduler (docs/trtllm-scheduler.md); KIVI has no paged
+    // pool to simulate: the run fails with a message naming the format.
     view.setWorkloadSpec(tinySpec());
     model.setEngine(Engine::trtllm);
     view.run();
+    const ServingOutcome t = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(t.status == ServingOutcome::Status::done, qPrintable(t.error));
+    model.setEngine(Engine::vllm);
+    model.setKvFormat("kivi:bits=2,group=32,residual=128");
+    view.run();
     const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
     QVERIFY(o.status == ServingOutcome::Status::failed);
-    QVERIFY2(o.error.contains("engine"), qPrintable(o.error));
+    QVERIFY2(o.error.contains("kivi") || o.error.contains("KIVI"), qPrintable(o.error));
   }
 
   void theSloSearchIsTheLibrarys() {

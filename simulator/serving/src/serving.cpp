@@ -234,7 +234,9 @@ class Scheduler {
     s.entries.clear();
     s.held = 0;
   }
-  void preempt(std::uint32_t i) {
+  // Frees a request's blocks; it recomputes what it had computed when it runs again (vLLM's
+  // preemption, TensorRT-LLM's pause).
+  void drop_for_recompute(std::uint32_t i) {
     Seq& s = seqs_[i];
     free_seq(s);
     s.recomputed += s.computed;
@@ -242,6 +244,9 @@ class Scheduler {
     ++s.preemptions;
     ++preemptions_;
     ++step_preempted_;
+  }
+  void preempt(std::uint32_t i) {
+    drop_for_recompute(i);
     waiting_.push_front(i);
   }
   bool schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt = true);
@@ -254,7 +259,6 @@ class Scheduler {
   std::vector<std::uint32_t> trtllm_max_utilization();
   void trtllm_micro_batch(const std::vector<std::uint32_t>& fitting);
   void trtllm_run(std::uint32_t i, std::uint64_t n);
-  void trtllm_pause(std::uint32_t i);
   // TensorRT-LLM's block counts for one sequence (one window of max_seq_len, beam 1): the blocks
   // it will hold when done (prompt plus all outputs), and the blocks its next step adds.
   std::uint64_t trtllm_total(const Seq& s) const {
@@ -535,20 +539,10 @@ std::vector<std::uint32_t> Scheduler::trtllm_max_utilization() {
     std::size_t j = end;
     while (j > k && seqs_[running_[j - 1]].held == 0) --j;
     if (j == k) break;
-    trtllm_pause(running_[j - 1]);
+    drop_for_recompute(running_[j - 1]);  // paused: it stays in the active list
     end = j - 1;
   }
   return fit;
-}
-
-void Scheduler::trtllm_pause(std::uint32_t i) {
-  Seq& s = seqs_[i];
-  free_seq(s);
-  s.recomputed += s.computed;
-  s.computed = 0;
-  ++s.preemptions;
-  ++preemptions_;
-  ++step_preempted_;
 }
 
 // MicroBatchScheduler: the capacity scheduler's requests in its order until max_batch_size of
