@@ -20,6 +20,7 @@
 #include "kvplan/sim/slo_search.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
+#include "kvplan/text_safe.hpp"
 #include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
@@ -41,20 +42,6 @@ std::pair<std::string, double> parse_price(const std::string& s) {
   if (used != v.size() || !(price >= 0 && price <= 1e6))
     throw Error("--price", id, "expected a price in USD per GPU-hour, got '" + v + "'");
   return {id, price};
-}
-
-// "a,b,c" -> {"a", "b", "c"}; an empty item is refused naming `flag`.
-std::vector<std::string> split_list(const std::string& s, const std::string& flag) {
-  std::vector<std::string> items;
-  std::size_t pos = 0;
-  while (pos <= s.size()) {
-    const auto end = std::min(s.find(',', pos), s.size());
-    if (end == pos)
-      throw Error(flag, flag.substr(2), "expected a comma-separated list, got '" + s + "'");
-    items.push_back(s.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return items;
 }
 
 struct SloFlags {
@@ -91,7 +78,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   s.max_gpus = static_cast<std::uint32_t>(f.max_gpus);
   std::vector<GpuSpec> gpus;
   if (vm.count("gpu")) {
-    for (const auto& id : split_list(f.gpu, "--gpu")) {
+    for (const auto& id : split_list(f.gpu, "--gpu", "gpu")) {
       GpuSpec g = load_gpu(id);
       for (const auto& p : presets)
         if (p.id == g.id) g.price_per_hour = p.price_per_hour;
@@ -204,7 +191,7 @@ po::options_description plan_options(PlanFlags& f) {
 DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, bool slo_mode) {
   DeploymentRequest req;
   req.model = f.model;
-  if (!slo_mode && vm.count("gpu")) req.gpu = split_list(f.gpu, "--gpu").front();
+  if (!slo_mode && vm.count("gpu")) req.gpu = split_list(f.gpu, "--gpu", "gpu").front();
   if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
   if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
   req.engine = f.engine;
@@ -244,7 +231,7 @@ int plan_one(PlanFlags& f, const po::variables_map& vm, OutputFormat fmt, std::o
   // The GPUs a price may name: the presets and the GPUs --gpu lists (files included).
   std::vector<GpuSpec> presets = list_gpu_presets();
   std::vector<std::string> listed;  // --gpu a,b,c outside SLO sizing: the order's GPUs
-  if (vm.count("gpu") && !slo_mode) listed = split_list(gpu, "--gpu");
+  if (vm.count("gpu") && !slo_mode) listed = split_list(gpu, "--gpu", "gpu");
   std::vector<std::string> listed_ids;  // each listed GPU's id (a file's own id, not its path)
   for (const auto& id : listed) {
     const bool preset =
@@ -321,7 +308,7 @@ int plan_one(PlanFlags& f, const po::variables_map& vm, OutputFormat fmt, std::o
 std::vector<std::string> model_list(const std::string& s) {
   std::error_code ec;
   if (s.find(',') == std::string::npos || std::filesystem::exists(s, ec)) return {s};
-  return split_list(s, "--model");
+  return split_list(s, "--model", "model");
 }
 
 int run_plan(const std::vector<std::string>& args, std::ostream& out) {

@@ -165,20 +165,16 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
     const std::string at = en.pointer("available_kv_gib");
     if (list.empty() || list.size() > 4096)
       throw Error(source, at, "expects 1 to 4096 figures (GiB per rank)");
+    std::vector<std::uint64_t> ranks;
     for (std::size_t i = 0; i < list.size(); ++i) {
       if (!list[i].is_number() || !(list[i].get<double>() >= 0) || list[i].get<double>() > 16384)
         throw Error(source, at + "/" + std::to_string(i),
                     "expects GiB between 0 and 16384, got " +
                         list[i].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      d.plan.available_kv_bytes_per_rank.push_back(gib_to_bytes(list[i].get<double>()));
+      ranks.push_back(gib_to_bytes(list[i].get<double>()));
     }
-    if (list.size() != std::uint64_t{d.plan.tp} * d.plan.pp)
-      throw Error(source, at,
-                  std::to_string(list.size()) + " figures for " + std::to_string(d.plan.tp) +
-                      " x " + std::to_string(d.plan.pp) +
-                      " ranks (TP x PP): give one figure, or one a rank in rank order");
-    d.plan.available_kv_bytes = *std::min_element(d.plan.available_kv_bytes_per_rank.begin(),
-                                                  d.plan.available_kv_bytes_per_rank.end());
+    set_available_per_rank(d.plan, std::move(ranks));
+    check_available_per_rank(d.plan, source, at);
   } else if (auto a = en.opt_number("available_kv_gib", 0, 16384)) {
     d.plan.available_kv_bytes = gib_to_bytes(*a);
   }

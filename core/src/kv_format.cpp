@@ -112,10 +112,10 @@ std::string to_string(const KvFormat& f) {
 // supported_dtypes[0]); only --dtype float32 keeps fp32. Not modelled: a modelopt checkpoint's
 // kv_cache_quant_algo, which "auto" follows.
 KvFormat default_kv_format(const ModelSpec& model, std::string_view dtype) {
+  // A model's dtype as a KV dtype, for the 16- and 32-bit floats a checkpoint computes in.
   const auto plain = [](std::string_view d) -> std::optional<KvDtype> {
-    if (d == "fp32") return KvDtype::fp32;
-    if (d == "fp16") return KvDtype::fp16;
-    if (d == "bf16") return KvDtype::bf16;
+    for (const auto& p : kPlain)
+      if (d == p.name && plain_elem_bytes(p.dtype) >= 2) return p.dtype;
     return std::nullopt;
   };
   if (const auto d = plain(dtype); d && !model.quantized()) return KvFormat{.dtype = *d};

@@ -205,6 +205,24 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
 
 }  // namespace
 
+void set_available_per_rank(PlanInput& in, std::vector<std::uint64_t> ranks) {
+  in.available_kv_bytes =
+      ranks.empty() ? std::nullopt
+                    : std::optional<std::uint64_t>(*std::min_element(ranks.begin(), ranks.end()));
+  in.available_kv_bytes_per_rank = std::move(ranks);
+}
+
+void check_available_per_rank(const PlanInput& in, const std::string& source,
+                              const std::string& field) {
+  const std::size_t n = in.available_kv_bytes_per_rank.size();
+  if (n == 0 || n == std::uint64_t{in.tp} * in.pp) return;
+  throw Error(source, field,
+              std::to_string(n) + " figures for " + std::to_string(in.tp) + " x " +
+                  std::to_string(in.pp) +
+                  " ranks (TP x PP): give one figure, or one a rank in rank order (stage · tp + "
+                  "TP rank)");
+}
+
 std::uint64_t requests_per_replica(const PlanInput& in) {
   const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
   const std::uint64_t replicas = in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
@@ -637,24 +655,19 @@ void check_dcp(const PlanEval& ev) {
                     "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
 }
 
-// Sets each cached stage's num_blocks (available // page // group_size, or the override) and
-// returns the minimum over them.
 // The measured memory of each stage's ranks, the least of them; empty without a per-rank list.
 std::vector<std::uint64_t> stage_available(const PlanInput& in, const std::string& source) {
   const std::vector<std::uint64_t>& ranks = in.available_kv_bytes_per_rank;
+  check_available_per_rank(in, source, "available_kv_gib");
   if (ranks.empty()) return {};
-  if (ranks.size() != std::uint64_t{in.tp} * in.pp)
-    throw Error(source, "available_kv_gib",
-                std::to_string(ranks.size()) + " figures for " + std::to_string(in.tp) + " x " +
-                    std::to_string(in.pp) +
-                    " ranks (TP x PP): give one figure, or one a "
-                    "rank in rank order (stage · tp + TP rank)");
   std::vector<std::uint64_t> stages(in.pp, std::numeric_limits<std::uint64_t>::max());
   for (std::size_t r = 0; r < ranks.size(); ++r)
     stages[r / in.tp] = std::min(stages[r / in.tp], ranks[r]);
   return stages;
 }
 
+// Sets each cached stage's num_blocks (available // page // group_size, or the override) and
+// returns the minimum over them.
 std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available, std::uint64_t page,
                             std::uint32_t bs, const PlanInput& in, const std::string& source) {
   std::uint64_t least = std::numeric_limits<std::uint64_t>::max();

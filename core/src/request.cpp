@@ -7,6 +7,7 @@
 #include "kvplan/kv_format.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/policy.hpp"
+#include "kvplan/text_safe.hpp"
 #include "kvplan/validate.hpp"
 
 namespace kvplan {
@@ -85,16 +86,14 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   if (r.available_kv_gib) {
     // One figure, or one a rank ("3.18,20.5"): the least is the figure the memory table shows.
     const std::string& text = *r.available_kv_gib;
-    for (std::size_t pos = 0; text.find(',') != std::string::npos && pos <= text.size();) {
-      const std::size_t end = std::min(text.find(',', pos), text.size());
-      in.available_kv_bytes_per_rank.push_back(
-          parse_gib(text.substr(pos, end - pos), "--available-kv-gib", "available-kv-gib"));
-      pos = end + 1;
+    if (text.find(',') == std::string::npos) {
+      in.available_kv_bytes = parse_gib(text, "--available-kv-gib", "available-kv-gib");
+    } else {
+      std::vector<std::uint64_t> ranks;
+      for (const auto& item : split_list(text, "--available-kv-gib", "available-kv-gib"))
+        ranks.push_back(parse_gib(item, "--available-kv-gib", "available-kv-gib"));
+      set_available_per_rank(in, std::move(ranks));
     }
-    in.available_kv_bytes = in.available_kv_bytes_per_rank.empty()
-                                ? parse_gib(text, "--available-kv-gib", "available-kv-gib")
-                                : *std::min_element(in.available_kv_bytes_per_rank.begin(),
-                                                    in.available_kv_bytes_per_rank.end());
   }
   gpu = request_gpu(r);
   if (gpu) {

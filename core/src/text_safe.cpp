@@ -1,8 +1,11 @@
 #include "kvplan/text_safe.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+
+#include "kvplan/error.hpp"
 
 namespace kvplan {
 
@@ -202,6 +205,19 @@ std::string ascii_lower(std::string s) {
   for (auto& c : s)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return s;
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& source,
+                                    const std::string& field) {
+  std::vector<std::string> items;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t end = std::min(text.find(',', pos), text.size());
+    if (end == pos)
+      throw Error(source, field, "expected a comma-separated list, got '" + text + "'");
+    items.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return items;
 }
 
 }  // namespace kvplan

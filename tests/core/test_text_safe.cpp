@@ -1,6 +1,7 @@
 // Output sanitizing: valid UTF-8, terminal-safe text, XML 1.0 characters, JSON string escapes.
 #include <gtest/gtest.h>
 
+#include "kvplan/error.hpp"
 #include "kvplan/text_safe.hpp"
 
 namespace kvplan {
@@ -58,6 +59,22 @@ TEST(TextSafe, JsonQuoteEscapesControlsAndRepairsUtf8) {
   EXPECT_EQ(json_quote("two\nlines\t\r"), "\"two\\nlines\\t\\r\"");
   EXPECT_EQ(json_quote("\x1b[2J\x01"), "\"\\u001b[2J\\u0001\"");
   EXPECT_EQ(json_quote("x\xff"), "\"x" + kFffd + "\"");
+}
+
+// One list rule for every comma-separated flag (--gpu, --model, --available-kv-gib).
+TEST(TextSafe, SplitListRefusesEmptyItems) {
+  EXPECT_EQ(split_list("h100", "--gpu", "gpu"), std::vector<std::string>{"h100"});
+  EXPECT_EQ(split_list("3.18,20.5", "--available-kv-gib", "available-kv-gib"),
+            (std::vector<std::string>{"3.18", "20.5"}));
+  for (const char* bad : {"", ",", "a,", ",a", "a,,b"}) {
+    try {
+      split_list(bad, "--gpu", "gpu");
+      ADD_FAILURE() << "'" << bad << "' was split";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("gpu"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("comma-separated"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

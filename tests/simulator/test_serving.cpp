@@ -14,6 +14,7 @@
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/workload.hpp"
+#include "serving_fixture.hpp"
 
 namespace kvplan::sim {
 namespace {
@@ -36,23 +37,8 @@ ServingConfig config(std::uint64_t usable_blocks, std::uint64_t context,
   return c;
 }
 
-SimRequest req(std::uint64_t id, double arrival, std::uint64_t prompt, std::uint64_t output,
-               std::uint64_t content = 0) {
-  SimRequest r;
-  r.id = id;
-  r.arrival_s = arrival;
-  r.prompt = {Segment{content ? content : 1000 + id, prompt}};
-  r.prompt_tokens = prompt;
-  r.output_tokens = output;
-  return r;
-}
-
-Workload workload(std::vector<SimRequest> rs) {
-  Workload w;
-  w.source = "test";
-  w.requests = std::move(rs);
-  return w;
-}
+using fixture::req;
+using fixture::workload;
 
 // Runs the simulation recording every step, and checks the block accounting at every step: each
 // sequence holds exactly kv_pool's blocks for its tokens, the pool's used blocks are their sum

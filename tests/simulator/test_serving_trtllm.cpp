@@ -13,6 +13,7 @@
 #include "kvplan/kv_pool.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/workload.hpp"
+#include "serving_fixture.hpp"
 
 namespace kvplan::sim {
 namespace {
@@ -36,22 +37,8 @@ ServingConfig config(std::uint64_t blocks, std::uint64_t context, CapacityPolicy
   return c;
 }
 
-SimRequest req(std::uint64_t id, double arrival, std::uint64_t prompt, std::uint64_t output) {
-  SimRequest r;
-  r.id = id;
-  r.arrival_s = arrival;
-  r.prompt = {Segment{1000 + id, prompt}};
-  r.prompt_tokens = prompt;
-  r.output_tokens = output;
-  return r;
-}
-
-Workload workload(std::vector<SimRequest> rs) {
-  Workload w;
-  w.source = "test";
-  w.requests = std::move(rs);
-  return w;
-}
+using fixture::req;
+using fixture::workload;
 
 const ModelSpec& llama() {
   static const ModelSpec m = load_model("llama-3.1-8b");

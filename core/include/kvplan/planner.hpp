@@ -175,6 +175,14 @@ struct PlanInput {
 // line states.
 std::uint64_t requests_per_replica(const PlanInput& in);
 
+// A measured KV budget a rank, bytes, in rank order: sets in.available_kv_bytes_per_rank and, as
+// the one figure reports show, their least in in.available_kv_bytes.
+void set_available_per_rank(PlanInput& in, std::vector<std::uint64_t> ranks);
+// Throws Error(source, field) unless the per-rank list is empty or holds one figure for each of
+// the in.tp x in.pp ranks. Checked where the layout is final (a deployment file, the planner).
+void check_available_per_rank(const PlanInput& in, const std::string& source,
+                              const std::string& field);
+
 // SGLang's token pools on one rank (model_runner_kv_cache_mixin.py: profile_max_num_token,
 // handle_max_mamba_cache, set_num_tokens_hybrid_swa, init_memory_pool).
 //

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kvplan {
 
@@ -40,5 +41,10 @@ std::string json_quote(std::string_view s);
 // s with ASCII letters lower-cased (bytes >= 0x80 unchanged): the one rule for case-insensitive
 // names (model ids, dtypes, quantization methods), so no locale decides a comparison.
 std::string ascii_lower(std::string s);
+
+// A comma-separated list ("h100,a100", "3.18,20.5") as its items; one item when there is no
+// comma. An empty item ("a,,b", "a,", "") throws Error naming `source` and `field`.
+std::vector<std::string> split_list(const std::string& text, const std::string& source,
+                                    const std::string& field);
 
 }  // namespace kvplan

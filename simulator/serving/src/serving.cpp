@@ -6,7 +6,6 @@
 #include "kvplan/sim/serving.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <deque>
 #include <queue>
@@ -17,6 +16,7 @@
 #include "kvplan/kv_pool.hpp"
 #include "kvplan/kv_tiers.hpp"
 #include "kvplan/sim/serving_report.hpp"
+#include "kvplan/text_safe.hpp"
 #include "latency_sketch.hpp"
 #include "serving_pool.hpp"
 
@@ -260,10 +260,12 @@ class Scheduler {
   void trtllm_micro_batch(const std::vector<std::uint32_t>& fitting);
   void trtllm_run(std::uint32_t i, std::uint64_t n);
   // TensorRT-LLM's block counts for one sequence (one window of max_seq_len, beam 1): the blocks
-  // it will hold when done (prompt plus all outputs), and the blocks its next step adds.
+  // it will hold when done (prompt plus all outputs), after its next step, and the blocks that
+  // step adds.
   std::uint64_t trtllm_total(const Seq& s) const {
     return units(add(s.req->prompt_tokens, s.req->output_tokens), 0, s);
   }
+  std::uint64_t trtllm_target(const Seq& s) const;
   std::uint64_t trtllm_one_step(const Seq& s) const;
   bool refused_on_arrival(const SimRequest& r) const;
   bool prefilling(const Seq& s) const {
@@ -481,14 +483,18 @@ void Scheduler::schedule_trtllm() {
   trtllm_micro_batch(fitting);
 }
 
-// getNeededBlocksOneStep: a context at its first chunk needs its whole prompt's blocks, a later
-// chunk none (they were taken with the first), a generation step the block its next token
-// opens, if any.
-std::uint64_t Scheduler::trtllm_one_step(const Seq& s) const {
+// The blocks a request holds after its next step (KVCacheManager.prepare_resources): a context's
+// first chunk adds the sequence with its whole prompt's blocks (add_sequence(prompt_len)), a later
+// chunk nothing (they were taken with the first), a generation step the block its token opens
+// (add_token), if any.
+std::uint64_t Scheduler::trtllm_target(const Seq& s) const {
   if (s.held == 0) return units(s.num_tokens(), 0, s);
-  if (prefilling(s)) return 0;
-  return units(s.computed, 1, s) - s.held;
+  if (prefilling(s)) return s.held;
+  return units(s.computed, 1, s);
 }
+
+// getNeededBlocksOneStep: what the next step adds to what the request holds.
+std::uint64_t Scheduler::trtllm_one_step(const Seq& s) const { return trtllm_target(s) - s.held; }
 
 // GuaranteedNoEvictScheduler: every request in generation runs, and its blocks to completion
 // (prompt + max_new_tokens, less what it holds) are set aside; then the others (contexts, new
@@ -579,14 +585,10 @@ void Scheduler::trtllm_micro_batch(const std::vector<std::uint32_t>& fitting) {
   }
 }
 
-// The step's blocks (KVCacheManager.prepare_resources): a context's first chunk adds the
-// sequence with its whole prompt's blocks (add_sequence(prompt_len)); a generation step adds the
-// block its token opens (add_token).
+// Runs `n` tokens of request `i` this step, taking the blocks of trtllm_target.
 void Scheduler::trtllm_run(std::uint32_t i, std::uint64_t n) {
   Seq& s = seqs_[i];
-  const std::uint64_t target = s.held == 0     ? units(s.num_tokens(), 0, s)
-                               : prefilling(s) ? s.held
-                                               : units(s.computed, 1, s);
+  const std::uint64_t target = trtllm_target(s);
   const std::uint64_t need = target - s.held;
   if (need > blocks_.free_units())
     throw Error(ErrorKind::internal, w_.source, "scheduler",
@@ -901,8 +903,7 @@ void check_simulated_engine(Engine engine, const std::string& source, const std:
 
 CapacityPolicy parse_capacity_policy(const std::string& text, const std::string& source,
                                      const std::string& field) {
-  std::string t = text;
-  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string t = ascii_lower(text);
   if (t == "guaranteed_no_evict") return CapacityPolicy::guaranteed_no_evict;
   if (t == "max_utilization") return CapacityPolicy::max_utilization;
   throw Error(source, field,
