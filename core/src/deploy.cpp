@@ -646,8 +646,8 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   const MemoryBudget& m = c.memory;
   // TensorRT-LLM's max_attention_window: each window has its own pool and a request takes the
   // blocks of its window in each, not the bytes of full attention; the detail says blocks.
-  const bool windowed =
-      d.plan.engine == Engine::trtllm && !d.plan.max_attention_window.empty() && c.paged;
+  const bool windowed = engine_rules(d.plan).pools_per_attention_window() &&
+                        !d.plan.max_attention_window.empty() && c.paged;
   std::string windows = "max_attention_window [";
   for (std::size_t k = 0; k < d.plan.max_attention_window.size(); ++k)
     windows += (k ? ", " : "") + std::to_string(d.plan.max_attention_window[k]);
@@ -674,20 +674,22 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   } else if (c.paged && (windowed || c.bytes_per_request <= c.memory.available_bytes)) {
     // The memory would hold it, the pool's blocks do not (num_gpu_blocks_override, vLLM's null
     // block): say it in blocks, which is what is checked.
-    const bool vllm = d.plan.engine == Engine::vllm;
-    i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +
-               count_of(c.blocks_per_request, "block") + ", the pool has " +
-               std::to_string(c.num_gpu_blocks) +
-               (d.plan.num_gpu_blocks_override
-                    ? " (set by num_gpu_blocks_override, whatever the " +
-                          human_bytes(c.memory.available_bytes) + " available would hold)"
-                    : "") +
-               (vllm ? ", one of them vLLM's null block" : "") +
-               (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
-               std::to_string(c.estimated_max_model_len) + " tokens";
+    const bool null_block = engine_rules(d.plan).keeps_null_block();
+    i.detail =
+        "one request of " + std::to_string(d.plan.context) + " tokens needs " +
+        count_of(c.blocks_per_request, "block") + ", the pool has " +
+        std::to_string(c.num_gpu_blocks) +
+        (d.plan.num_gpu_blocks_override
+             ? " (set by num_gpu_blocks_override, whatever the " +
+                   human_bytes(c.memory.available_bytes) + " available would hold)"
+             : "") +
+        (null_block ? ", one of them " + engine_rules(d.plan).label() + "'s null block" : "") +
+        (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
+        std::to_string(c.estimated_max_model_len) + " tokens";
     i.fix = d.plan.num_gpu_blocks_override
                 ? "set num_gpu_blocks_override to at least " +
-                      std::to_string(c.blocks_per_request + (vllm ? 1 : 0)) + ", or leave it out"
+                      std::to_string(c.blocks_per_request + (null_block ? 1 : 0)) +
+                      ", or leave it out"
                 : x.capacity_fix();
   } else {
     i.detail = "one request of " + std::to_string(d.plan.context) + " tokens needs " +

@@ -92,7 +92,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   p.num_gpu_blocks = ev.min_blocks;
   p.usable_blocks = ev.usable_blocks();
   p.policy = in.policy;
-  if (in.engine == Engine::sglang && st.sglang) p.max_running = st.sglang->max_running;
+  if (st.sglang) p.max_running = st.sglang->max_running;
   if (p.usable_blocks == 0)
     throw Error(source, "gpu_memory",
                 "no KV cache block is left for requests (" +
@@ -103,12 +103,12 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     const auto& lt = st.types[t];
     if (lt.kind == AttentionKind::none) p.recurrent_state = true;
     // SGLang's num_gpu_blocks is its full-attention pool's tokens; the state has its own pool.
-    if (lt.kind == AttentionKind::none && in.engine == Engine::sglang) continue;
+    if (lt.kind == AttentionKind::none && st.sglang) continue;
     p.groups.push_back({lt.kind, lt.window, st.group_size});
     if (lt.kind == AttentionKind::none) {
       p.state_pages_ = ev.pages(lt, 0);
-      p.state_all_ =
-          in.engine == Engine::vllm && in.mamba_cache_mode == PlanInput::MambaCacheMode::all;
+      p.state_all_ = ev.rules->pages_recurrent_state() &&
+                     in.mamba_cache_mode == PlanInput::MambaCacheMode::all;
     } else if (lt.kind != AttentionKind::full || !is_full(in.policy)) {
       p.monotone_ = false;  // windows, chunks and eviction free blocks as a sequence grows
     }

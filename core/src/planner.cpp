@@ -37,9 +37,7 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
   return parse_engine(name, source, field);
 }
 
-std::string to_string(Engine e, VllmRules rules) {
-  return e == Engine::vllm && rules == VllmRules::v0_9 ? "vllm@0.9" : to_string(e);
-}
+std::string to_string(Engine e, VllmRules rules) { return engine_rules(e, rules).name(); }
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {
   if (name == "vllm") return Engine::vllm;
@@ -359,17 +357,6 @@ std::vector<LayerSpec> attention_layers(const ModelSpec& model, const ModelSpec&
   return cached;
 }
 
-// Whether vLLM's unify_hybrid_kv_cache_specs turns this model's sliding and chunked layers into
-// full attention: only with the hybrid manager disabled and a full-attention layer (MLA and draft
-// layers are FullAttentionSpecs) beside them.
-bool converts_local_layers(const ModelSpec& model, const PlanInput& in) {
-  if (in.engine != Engine::vllm || !in.disable_hybrid_kv_cache_manager) return false;
-  if (in.draft_layers > 0) return true;
-  return std::any_of(model.layers.begin(), model.layers.end(), [](const LayerSpec& l) {
-    return l.kind == AttentionKind::full || l.kind == AttentionKind::mla;
-  });
-}
-
 // The stage's KV-cache spec types with their layer counts, the recurrent state last. A type is
 // a kind, a window and a geometry (KV heads per rank, K and V widths).
 std::vector<LayerType> layer_types(const ModelSpec& model, const std::vector<LayerSpec>& cached,
@@ -380,7 +367,7 @@ std::vector<LayerType> layer_types(const ModelSpec& model, const std::vector<Lay
     // vLLM groups by spec type (SlidingWindowSpec, ChunkedLocalAttentionSpec, full); SGLang and
     // TensorRT-LLM give every attention layer a full-attention cache.
     const bool own = (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked) &&
-                     in.engine == Engine::vllm && !converts_local_layers(model, in);
+                     engine_rules(in).local_layers_own_groups(model, in);
     LayerType t{own ? l.kind : AttentionKind::full, own ? l.window : 0, 1};
     t.kv_heads = l.kv_heads ? kv_heads_per_rank(model, l, in.tp, source) : heads;
     t.k_width = l.head_dim_k ? l.head_dim_k : model.head_dim_k;
@@ -402,18 +389,13 @@ std::vector<LayerType> layer_types(const ModelSpec& model, const std::vector<Lay
 void group_layer_types(Stage& st, const PlanInput& in) {
   const std::uint32_t typed = st.cached + st.state_layers;
   if (typed == 0) return;
-  // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type, or
-  // (current vLLM) the most when that is under 1.5× the fewest; each type splits into
-  // ceil(count / group_size) groups (the last one padded).
+  // Each type splits into ceil(count / group_size) groups (the last one padded).
   st.group_size = typed;
   if (st.types.size() > 1) {
     std::uint32_t fewest = std::numeric_limits<std::uint32_t>::max(), most = 0;
     for (const auto& t : st.types)
       fewest = std::min(fewest, t.count), most = std::max(most, t.count);
-    st.group_size = fewest;
-    if (in.engine == Engine::vllm && in.vllm_rules == VllmRules::current &&
-        2 * std::uint64_t{most} < 3 * std::uint64_t{fewest})
-      st.group_size = most;
+    st.group_size = engine_rules(in).kv_group_size(fewest, most);
   }
   for (std::size_t t = 0; t < st.types.size(); ++t)
     for (std::uint32_t g = 0; g < ceil_div(st.types[t].count, st.group_size); ++g)
@@ -496,7 +478,7 @@ struct PageSize {
 PageSize page_size(const PlanEval& ev) {
   PageSize p{ev.bs, attention_page(ev.model, ev.in, ev.heads, ev.bs)};
   if (ev.state_bytes == 0) return p;
-  if (ev.in.engine == Engine::vllm && p.page > 0) {
+  if (ev.rules->pages_recurrent_state() && p.page > 0) {
     // Hybrid page unification (vLLM Platform._align_hybrid_block_size, formerly
     // HybridAttentionMambaModelConfig.verify_and_update_config): the attention block grows
     // to align · cdiv(state page, align · attention bytes per token), align = max(16, the
@@ -516,39 +498,6 @@ PageSize page_size(const PlanEval& ev) {
   return p;
 }
 
-// vLLM --disable-hybrid-kv-cache-manager (unify_hybrid_kv_cache_specs, vllm/v1/core/
-// kv_cache_utils.py @ 001cabc1be16a59a70d720ed61a13b678c060a18): specs that are already one type
-// (UniformTypeKVCacheSpecs.is_uniform_type, kv_cache_interface.py @ 001cabc1: all full attention
-// whatever their heads and head sizes, all sliding of one window, all chunked of one chunk, all
-// Mamba) pass; else, with a full-attention layer, sliding and chunked layers become full
-// attention. What is still not one type makes vLLM refuse to start ("Hybrid KV cache manager is
-// disabled but failed to convert the KV cache specs to one unified type"): a recurrent state
-// (MambaSpec) beside attention, as vllm-project/vllm PR #36388 reports for Qwen3.5-0.8B, or local
-// layers of different kinds or windows without a full one (test_unify_hybrid_kv_cache_specs case 4,
-// tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
-void check_one_unified_type(const ModelSpec& model, const PlanInput& in,
-                            const std::string& source) {
-  if (in.engine != Engine::vllm || !in.disable_hybrid_kv_cache_manager) return;
-  const char* field = "disable_hybrid_kv_cache_manager";
-  const bool full = converts_local_layers(model, in);
-  std::vector<std::pair<AttentionKind, std::uint64_t>> local;  // sliding / chunked kinds
-  for (const auto& l : model.layers) {
-    if (l.kind == AttentionKind::none || l.kind == AttentionKind::full ||
-        l.kind == AttentionKind::mla)
-      continue;
-    if (std::find(local.begin(), local.end(), std::pair{l.kind, l.window}) == local.end())
-      local.push_back({l.kind, l.window});
-  }
-  if (model.recurrent_layers() > 0 && (full || !local.empty()))
-    throw Error(source, field,
-                "vLLM cannot put a recurrent state (MambaSpec) and attention layers in one "
-                "KV-cache type with the hybrid KV cache manager disabled");
-  if (!full && local.size() > 1)
-    throw Error(source, field,
-                "vLLM cannot convert sliding-window and chunked layers of different kinds or "
-                "windows to one KV-cache type without a full-attention layer");
-}
-
 // Layers whose pages differ (their own KV heads or head dims, vLLM only). With one attention kind
 // and window and no recurrent state they form one group of all layers whose block costs the sum
 // of their pages (get_kv_cache_groups -> UniformTypeKVCacheSpecs.from_specs,
@@ -565,14 +514,8 @@ void unify_pages(PlanEval& ev) {
   for (const auto& st : ev.stages)
     for (const auto& t : st.types) differs = differs || own_geometry(ev.model, t, ev.heads);
   if (!differs) return;
-  if (ev.in.engine != Engine::vllm)
-    throw Error(ev.source, "model",
-                "layers with their own KV heads or head dims are modelled for vLLM only (" +
-                    to_string(ev.in.engine) + " sizes its pools from one layer geometry)");
-  if (ev.in.vllm_rules != VllmRules::current)
-    throw Error(ev.source, "engine",
-                "layers with their own KV heads or head dims follow the current vLLM's page "
-                "unification; kvplan has no vllm@0.9 rule for them (use --engine vllm)");
+  if (const auto no = ev.rules->own_layer_geometry_refusal())
+    throw Error(ev.source, no->field, no->message);
   auto real_page = [&](const LayerType& t) {
     return t.kind == AttentionKind::none
                ? ev.page
@@ -637,10 +580,7 @@ void unify_pages(PlanEval& ev) {
 void check_dcp(const PlanEval& ev) {
   if (ev.in.dcp <= 1) return;
   const char* field = "decode_context_parallel_size";
-  if (ev.in.engine != Engine::vllm)
-    throw Error(ev.source, field, "decode context parallelism is modelled for vLLM only");
-  if (ev.in.vllm_rules != VllmRules::current)
-    throw Error(ev.source, field, "vLLM 0.9 has no decode context parallelism (use --engine vllm)");
+  if (const auto no = ev.rules->dcp_refusal()) throw Error(ev.source, no->field, no->message);
   if (ev.in.tp % ev.in.dcp != 0)
     throw Error(ev.source, field,
                 "vLLM needs the tensor parallel size to be divisible by the decode context "
@@ -672,8 +612,9 @@ std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available,
                             std::uint32_t bs, const PlanInput& in, const std::string& source) {
   std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
   // vLLM sizes each worker by its own memory and layers; the others by the least memory.
-  const std::vector<std::uint64_t> per_stage =
-      in.engine == Engine::vllm ? stage_available(in, source) : std::vector<std::uint64_t>{};
+  const std::vector<std::uint64_t> per_stage = engine_rules(in).sizes_stages_by_own_memory()
+                                                   ? stage_available(in, source)
+                                                   : std::vector<std::uint64_t>{};
   for (std::size_t s = 0; s < stages.size(); ++s) {
     Stage& st = stages[s];
     if (st.cached + st.state_layers == 0) continue;
@@ -696,30 +637,22 @@ std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available,
   return least;
 }
 
-// SGLang keeps the temporal (ssm) state in float32 unless --mamba-ssm-dtype says otherwise
-// (server_args.py mamba_ssm_dtype = "float32"); the other engines use the model's.
-std::optional<KvDtype> sglang_ssm_dtype(const PlanInput& in) {
-  if (in.ssm_state_dtype || in.engine != Engine::sglang) return in.ssm_state_dtype;
-  return KvDtype::fp32;
-}
-
 }  // namespace
 
 void PlanEval::attach_engine_pools() {
   if (page == 0) return;
   for (auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
-    if (in.engine == Engine::sglang) sglang_stage_pools(*this, st);
-    if (in.engine == Engine::trtllm) trtllm_stage_pools(*this, st);
+    rules->attach_stage_pools(*this, st);
   }
 }
 
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
-    : model(m), in(input), source(src) {
+    : model(m), in(input), source(src), rules(&engine_rules(input)) {
   bs = block_size_of(in, source);
   if (in.dcp == 0) throw Error(source, "decode_context_parallel_size", "must be at least 1, got 0");
   heads = kv_heads_checked(model, in, source);
-  check_one_unified_type(model, in, source);
+  rules->check_pool_layout(model, in, source);
   replicas = replicas_of(in, source);
   check_context(in, source);
   mem = memory_budget(model, in, source);
@@ -745,14 +678,15 @@ KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) con
                      .tp = in.tp,
                      .draft_layers = drafts,
                      .conv_state_dtype = in.conv_state_dtype,
-                     .ssm_state_dtype = sglang_ssm_dtype(in)};
+                     .ssm_state_dtype = in.ssm_state_dtype ? in.ssm_state_dtype
+                                                           : rules->default_ssm_state_dtype()};
 }
 
 std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
   if (t.kind == AttentionKind::none) {
     // A recurrent state: vLLM one padded page per sequence (two with mamba_cache_mode align,
     // one per block of the request with all); the other engines' state in whole pages.
-    if (in.engine != Engine::vllm) return ceil_div(state_bytes, page);
+    if (!rules->pages_recurrent_state()) return ceil_div(state_bytes, page);
     switch (in.mamba_cache_mode) {
       case PlanInput::MambaCacheMode::none:
         return 1 + std::uint64_t{in.num_speculative_tokens};
@@ -816,15 +750,12 @@ std::uint64_t PlanEval::request_bytes(const Stage& st, std::uint64_t n) const {
 }
 
 std::uint64_t PlanEval::usable_blocks() const {
-  // vLLM's BlockPool takes one block as the null block (block_pool.py: null_block).
-  if (in.engine != Engine::vllm) return min_blocks;
+  if (!rules->keeps_null_block()) return min_blocks;
   return min_blocks > 0 ? min_blocks - 1 : 0;
 }
 
 bool PlanEval::starts(std::uint64_t n) const {
-  if (!paged || in.engine != Engine::vllm || in.vllm_rules == VllmRules::current) return fits(n, 1);
-  // vLLM 0.9's startup check and auto-fit compared one request's bytes with the memory (no null
-  // block); its pool still kept one.
+  if (!paged || !rules->startup_check_by_bytes()) return fits(n, 1);
   for (const auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
     if (blocks_per_request(st, n) > min_blocks) return false;
@@ -975,7 +906,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     c.num_gpu_blocks = ev.min_blocks;
     c.concurrency_numerator = ev.min_blocks;  // the log counts the null block too
     c.concurrency_denominator = std::max<std::uint64_t>(worst_den, 1);
-    if (in.engine == Engine::vllm && in.vllm_rules == VllmRules::current) {
+    if (ev.rules->kv_tokens_from_concurrency()) {
       // update_kv_cache_capacity: int(max_concurrency · max_model_len).
       c.kv_cache_tokens = static_cast<std::uint64_t>(
           static_cast<double>(ev.min_blocks) / static_cast<double>(c.concurrency_denominator) *

@@ -9,46 +9,50 @@
 #include <utility>
 #include <vector>
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan::detail {
 
+// One KV-cache spec type of a stage: full attention (MLA included), sliding with a window,
+// chunked with a chunk size, or a recurrent state (kind none).
+// A type's geometry (kv_heads, widths: per rank, 0 = the model's) and, once the page size is
+// unified (vLLM's unify_kv_cache_spec_page_size), its own block size and its page: the layer's
+// page grown to the common one by a larger block or by padding. Layers of one kind whose
+// geometry differs and nothing else (vLLM's UniformTypeKVCacheSpecs) become one type of count
+// 1 whose page is the sum of theirs.
+struct PlanLayerType {
+  AttentionKind kind = AttentionKind::full;
+  std::uint64_t window = 0;
+  std::uint32_t count = 0;  // layers of this type on the stage
+  std::uint32_t kv_heads = 0, k_width = 0, v_width = 0;
+  std::uint32_t block_size = 0;  // tokens per block of this type; 0 = PlanEval::bs
+  std::uint64_t page = 0;        // bytes of one block of one layer; 0 = PlanEval::page
+};
+struct PlanStage {
+  ModelSpec sub;  // the stage's layers (draft layers on the last stage)
+  KvCost kv;      // kv_cost of one request at in.context
+  std::vector<PlanLayerType> types;
+  std::vector<std::size_t> group_types;  // one entry per KV-cache group: index into types
+  std::uint32_t cached = 0;              // layers with an attention cache (drafts included)
+  std::uint32_t state_layers = 0;        // layers with a recurrent state
+  std::uint32_t draft_layers = 0;        // speculative layers on this stage
+  std::uint32_t group_size = 0;
+  std::uint64_t block_bytes = 0;  // bytes one block id takes over the stage: page · group_size
+  std::uint64_t num_blocks = 0;   // this stage's own available // block_bytes
+  // SGLang's full / SWA / Mamba pools (planner_sglang.cpp) and TensorRT-LLM's per-window pools
+  // (planner_trtllm.cpp), when the stage follows those engines; swa_window: the SWA layers'
+  // largest window.
+  std::optional<SglangPools> sglang;
+  std::uint64_t swa_window = 0;
+  bool sglang_all_swa = false;  // every attention layer in the SWA pool
+  std::vector<TrtllmWindow> trtllm;
+};
+
 struct PlanEval {
-  // One KV-cache spec type of a stage: full attention (MLA included), sliding with a window,
-  // chunked with a chunk size, or a recurrent state (kind none).
-  // A type's geometry (kv_heads, widths: per rank, 0 = the model's) and, once the page size is
-  // unified (vLLM's unify_kv_cache_spec_page_size), its own block size and its page: the layer's
-  // page grown to the common one by a larger block or by padding. Layers of one kind whose
-  // geometry differs and nothing else (vLLM's UniformTypeKVCacheSpecs) become one type of count
-  // 1 whose page is the sum of theirs.
-  struct LayerType {
-    AttentionKind kind = AttentionKind::full;
-    std::uint64_t window = 0;
-    std::uint32_t count = 0;  // layers of this type on the stage
-    std::uint32_t kv_heads = 0, k_width = 0, v_width = 0;
-    std::uint32_t block_size = 0;  // tokens per block of this type; 0 = PlanEval::bs
-    std::uint64_t page = 0;        // bytes of one block of one layer; 0 = PlanEval::page
-  };
-  struct Stage {
-    ModelSpec sub;  // the stage's layers (draft layers on the last stage)
-    KvCost kv;      // kv_cost of one request at in.context
-    std::vector<LayerType> types;
-    std::vector<std::size_t> group_types;  // one entry per KV-cache group: index into types
-    std::uint32_t cached = 0;              // layers with an attention cache (drafts included)
-    std::uint32_t state_layers = 0;        // layers with a recurrent state
-    std::uint32_t draft_layers = 0;        // speculative layers on this stage
-    std::uint32_t group_size = 0;
-    std::uint64_t block_bytes = 0;  // bytes one block id takes over the stage: page · group_size
-    std::uint64_t num_blocks = 0;   // this stage's own available // block_bytes
-    // SGLang's full / SWA / Mamba pools (planner_sglang.cpp) and TensorRT-LLM's per-window pools
-    // (planner_trtllm.cpp), when the stage follows those engines; swa_window: the SWA layers'
-    // largest window.
-    std::optional<SglangPools> sglang;
-    std::uint64_t swa_window = 0;
-    bool sglang_all_swa = false;  // every attention layer in the SWA pool
-    std::vector<TrtllmWindow> trtllm;
-  };
+  using LayerType = PlanLayerType;
+  using Stage = PlanStage;
 
   PlanEval(const ModelSpec& model, const PlanInput& in, const std::string& source);
 
@@ -87,6 +91,7 @@ struct PlanEval {
   std::uint64_t state_bytes = 0;  // one layer's recurrent state, one sequence, one rank
   std::uint64_t min_blocks = 0;   // minimum over stages (vLLM: over all ranks)
   std::vector<Stage> stages;
+  const EngineRules* rules = nullptr;  // engine_rules(in)
 };
 
 // Engine pools of one stage, once ev.page and ev.bs are known: planner_sglang.cpp,

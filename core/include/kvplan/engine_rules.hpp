@@ -27,6 +27,11 @@
 
 namespace kvplan {
 
+namespace detail {
+struct PlanEval;
+struct PlanStage;
+}  // namespace detail
+
 // The scheduler settings an engine checks when it starts, before any memory is allocated.
 // `names` spells the fields the way the deployment was written (flags, JSON pointers).
 struct EngineSettings {
@@ -125,6 +130,40 @@ class EngineRules {
   // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state
   // block of its own, so max_num_seqs above the block count refuses to start.
   virtual bool graphs_need_a_state_block_per_sequence() const { return false; }
+
+  // How it lays out the KV pools; the planner (core/src/planner.cpp) asks these.
+  // Whether sliding-window and chunked layers keep KV-cache groups of their own (vLLM's
+  // SlidingWindowSpec, ChunkedLocalAttentionSpec) rather than a full-attention cache.
+  virtual bool local_layers_own_groups(const ModelSpec&, const PlanInput&) const { return false; }
+  // The layers of one KV-cache group, given the fewest and the most layers of any spec type.
+  virtual std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t /*most*/) const {
+    return fewest;
+  }
+  // Throws Error(source, field) for a model whose layers its pools cannot hold together.
+  virtual void check_pool_layout(const ModelSpec&, const PlanInput&, const std::string&) const {}
+  // Why kvplan does not plan layers with their own KV heads or head dims, or decode context
+  // parallelism, under these rules; empty when it does.
+  virtual std::optional<Refusal> own_layer_geometry_refusal() const;
+  virtual std::optional<Refusal> dcp_refusal() const;
+  // Whether each pipeline stage is sized by its own ranks' measured memory, rather than every
+  // stage by the least of all ranks.
+  virtual bool sizes_stages_by_own_memory() const { return false; }
+  // The recurrent (ssm) state's dtype when the deployment leaves it out; empty: the model's.
+  virtual std::optional<KvDtype> default_ssm_state_dtype() const { return std::nullopt; }
+  // The engine's own pools of one pipeline stage, once the page is known (SGLang's full, SWA and
+  // Mamba pools; TensorRT-LLM's pool per attention window). Generic uniform pages otherwise.
+  virtual void attach_stage_pools(const detail::PlanEval&, detail::PlanStage&) const {}
+  // Whether the pool keeps one block out of use (vLLM's BlockPool null block).
+  virtual bool keeps_null_block() const { return false; }
+  // Whether its start-up check compares one request's bytes with the memory as well as its
+  // blocks with the pool (vLLM 0.9), rather than blocks only.
+  virtual bool startup_check_by_bytes() const { return false; }
+  // Whether the "GPU KV cache size" it logs is int(max_concurrency x max_model_len) (vLLM's
+  // update_kv_cache_capacity) rather than blocks per group x block size.
+  virtual bool kv_tokens_from_concurrency() const { return false; }
+  // Whether a list of attention windows gives each window a pool of its own (TensorRT-LLM's
+  // kv_cache_config.max_attention_window).
+  virtual bool pools_per_attention_window() const { return false; }
 
   // Whether kvplan's serving simulator models this engine's scheduler, and its defaults there.
   virtual bool simulated() const = 0;

@@ -49,6 +49,18 @@ MemoryTerms EngineRules::memory_terms(const MemoryModelInput&) const {
   return t;
 }
 
+std::optional<Refusal> EngineRules::own_layer_geometry_refusal() const {
+  return Refusal{"model",
+                 "layers with their own KV heads or head dims are modelled for vLLM only (" +
+                     name() + " sizes its pools from one layer geometry)",
+                 ""};
+}
+
+std::optional<Refusal> EngineRules::dcp_refusal() const {
+  return Refusal{"decode_context_parallel_size",
+                 "decode context parallelism is modelled for vLLM only", ""};
+}
+
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {
   std::vector<Problem> out;
   for (const auto& r : refusals) out.push_back({r.field, r.message});

@@ -1,4 +1,5 @@
 // SGLang's rules (python/sglang/srt/server_args.py; docs/deploy.md names the commit read).
+#include "../planner_eval.hpp"
 #include "kvplan/engine_rules.hpp"
 
 namespace kvplan::engines {
@@ -61,6 +62,12 @@ class Sglang final : public EngineRules {
     t.graphs_in_budget = true;
     t.context_before_fraction = true;
     return t;
+  }
+  // server_args.py mamba_ssm_dtype = "float32": the temporal state unless --mamba-ssm-dtype.
+  std::optional<KvDtype> default_ssm_state_dtype() const override { return KvDtype::fp32; }
+  // Its full, SWA and Mamba pools (planner_sglang.cpp).
+  void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {
+    detail::sglang_stage_pools(ev, st);
   }
   // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
   bool dp_attention_splits_tp() const override { return true; }

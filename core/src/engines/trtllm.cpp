@@ -1,4 +1,5 @@
 // TensorRT-LLM's rules (trtllm-serve and the LLM API; docs/deploy.md names the commits read).
+#include "../planner_eval.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 
@@ -57,6 +58,11 @@ class Trtllm final : public EngineRules {
            "blocks of tokens_per_block";
   }
   bool fraction_after_weights() const override { return true; }
+  // A pool per window of kv_cache_config.max_attention_window (planner_trtllm.cpp).
+  bool pools_per_attention_window() const override { return true; }
+  void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {
+    detail::trtllm_stage_pools(ev, st);
+  }
   // The serving simulator models its capacity and micro-batch schedulers (serving.cpp
   // schedule_trtllm, docs/trtllm-scheduler.md).
   bool simulated() const override { return true; }

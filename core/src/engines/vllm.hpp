@@ -31,6 +31,17 @@ class Vllm : public EngineRules {
            "non-torch - CUDA graphs; num_gpu_blocks = available // page // layers";
   }
   bool pages_recurrent_state() const override { return true; }
+  // Pool layout (vllm_pools.cpp).
+  bool local_layers_own_groups(const ModelSpec& model, const PlanInput& in) const override;
+  std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t most) const override;
+  void check_pool_layout(const ModelSpec& model, const PlanInput& in,
+                         const std::string& source) const override;
+  std::optional<Refusal> own_layer_geometry_refusal() const override { return std::nullopt; }
+  std::optional<Refusal> dcp_refusal() const override { return std::nullopt; }
+  // get_kv_cache_configs: each worker by its own memory and layers, then the fewest blocks.
+  bool sizes_stages_by_own_memory() const override { return true; }
+  bool keeps_null_block() const override { return true; }  // block_pool.py: null_block
+  bool kv_tokens_from_concurrency() const override { return true; }
   std::vector<Refusal> settings_problems(const EngineSettings& s,
                                          const SettingsFields& names) const override;
   // MambaSpec.num_speculative_blocks (kv_cache_interface.py@001cabc1).

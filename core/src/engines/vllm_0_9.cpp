@@ -17,6 +17,23 @@ class Vllm09 final : public Vllm {
   // Before 0.21 graphs are captured after the KV cache, outside the budget (PR #30515 added the
   // estimate, off by default until 0.21).
   bool graphs_estimate_deducted() const override { return false; }
+  // _get_kv_cache_groups_uniform_page_size of 0.9: the fewest layers of any type, always.
+  std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t) const override { return fewest; }
+  // Its start-up check and auto-fit compared one request's bytes with the memory (no null
+  // block); its pool still kept one. "GPU KV cache size" was blocks per group x block size.
+  bool startup_check_by_bytes() const override { return true; }
+  bool kv_tokens_from_concurrency() const override { return false; }
+  std::optional<Refusal> own_layer_geometry_refusal() const override {
+    return Refusal{"engine",
+                   "layers with their own KV heads or head dims follow the current vLLM's page "
+                   "unification; kvplan has no vllm@0.9 rule for them (use --engine vllm)",
+                   ""};
+  }
+  // --decode-context-parallel-size came with vllm-project/vllm#23734 (merged 2025-08-27).
+  std::optional<Refusal> dcp_refusal() const override {
+    return Refusal{"decode_context_parallel_size",
+                   "vLLM 0.9 has no decode context parallelism (use --engine vllm)", ""};
+  }
   std::string budget_formula() const override {
     return "vLLM V1 0.9-0.20: available = total x gpu_memory_utilization - weights - activation "
            "peak - non-torch (CUDA graphs outside); num_gpu_blocks = available // page // layers";
