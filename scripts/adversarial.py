@@ -668,11 +668,12 @@ case("yaml: repeated key, last kept", VCHECK + f'"{V8} --config {{d}}/d.yaml"', 
 case("yaml: trtllm repeated mapping, last kept", TCHECK + f'"{T8} --extra_llm_api_options '
      '{d}/d.yml"', "accept", files={"d.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n"
                                     "kv_cache_config:\n  tokens_per_block: 32\n"})
-# click keeps the last --extra_llm_api_options: 0.5 of the H100 (31.34 GiB of KV), bad.yml unread.
+# click keeps the last --extra_llm_api_options: 0.5 of what the H100 leaves after the weights and
+# the reserve ((79.17 − 14.96 − 2.00) GiB · 0.5 = 31.11 GiB of KV), bad.yml unread.
 case("yaml: trtllm last --extra_llm_api_options", TCHECK + f'"{T8} --extra_llm_api_options '
      '{d}/bad.yml --extra_llm_api_options {d}/good.yml"', "accept",
      files={"bad.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n",
-            "good.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"}, out=("31.34 GiB",))
+            "good.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"}, out=("31.11 GiB",))
 refuse("yaml: trtllm last --extra_llm_api_options bad", TCHECK + f'"{T8} --extra_llm_api_options '
        '{d}/good.yml --extra_llm_api_options {d}/bad.yml"', "bad.yml",
        files={"bad.yml": "kv_cache_config:\n  free_gpu_memory_fraction: 2.0\n",
@@ -860,6 +861,241 @@ case("out: simulate --requests-out onto the workload", SIM + "--workload {d}/w.j
      "--requests-out {d}/w.json", "refuse", ("--requests-out", "w.json"), files={"w.json": j(CLOSED)},
      keep=("w.json",))
 
+
+# ----------------------------------------------------------------------------- held-out set (stop 35)
+# Fresh cases, written as a careless script or a new user would, none a copy of the cases above.
+# Each expected outcome comes from what the engine or kvplan's docs say, not from kvplan's output:
+# PyYAML skips a leading BOM and reads CRLF as a line end; Python's json (vLLM, transformers)
+# refuses a BOM and trailing commas; argparse refuses a missing or unparsable value; vLLM's
+# max_model_len is human_readable_int; SpeculativeConfig is a pydantic dataclass (unknown keys
+# are errors); huggingface_hub reads refs/main as written. "either" marks an input whose right
+# answer the engines do not fix: no crash and no hang is all that is asked.
+HO = "held-out "
+HO_SIM = SIM + "--workload {d}/w.csv "
+CSV_HDR = "arrival_s,prompt_tokens,output_tokens\n"
+
+# class 1: outputs against inputs and against each other
+case(HO + "out: simulate --kv-series and --requests-out one file", HO_SIM + "--kv-series {d}/o.txt "
+     "--requests-out {d}/o.txt", "refuse", ("--kv-series", "--requests-out"),
+     files={"w.csv": ONE_TOKEN})
+case(HO + "out: simulate --requests-out onto a symlink to its CSV trace", HO_SIM + "--requests-out "
+     "{d}/r.jsonl", "refuse", ("same file as the input",), files={"w.csv": ONE_TOKEN},
+     setup=symlink("r.jsonl", "w.csv"), keep=("w.csv",))
+case(HO + "out: simulate --kv-series onto a hard link of its trace", HO_SIM + "--kv-series {d}/k.csv",
+     "refuse", ("same file as the input",), files={"w.csv": ONE_TOKEN},
+     setup=hardlink("k.csv", "w.csv"), keep=("w.csv",))
+case(HO + "out: explain --calibrate onto its log through sub/..", EXPLAIN + " --calibrate "
+     "{d}/sub/../vllm.log", "refuse", ("same file as the input",),
+     files={"vllm.log": EAGLE_LOG, "sub/x": "x"}, keep=("vllm.log",))
+case(HO + "out: trace synth -o into a missing folder", "trace synth --tokens 16 -o "
+     "{d}/no/such/dir/t.safetensors", "refuse", ("no/such/dir",))
+case(HO + "out: simulate --kv-series onto a folder with a trailing slash", HO_SIM +
+     "--kv-series {d}/sub/", "refuse", ("not a regular file (a directory",),
+     files={"w.csv": ONE_TOKEN, "sub/x": "x"})
+case(HO + "out: trace capture -o onto a symlink chain to its tokenizer", "trace capture "
+     "--checkpoint {d}/c.bin --tokenizer {d}/t.bin --steps 2 -o {d}/o2.safetensors", "refuse",
+     ("same file as the input",), files={"c.bin": CK, "t.bin": TOK},
+     setup=lambda d: (symlink("o1.safetensors", "t.bin")(d), symlink("o2.safetensors",
+                                                                      "o1.safetensors")(d)),
+     keep=("t.bin",))
+case(HO + "out: explain --calibrate onto the GPU file through a hard link", "explain {d}/vllm.log "
+     "--model llama-3.1-8b --draft-layers 1 --gpu {d}/g.json --calibrate {d}/cal.json", "refuse",
+     ("same file as the input",), files={"vllm.log": EAGLE_LOG, "g.json": j(GPU)},
+     setup=hardlink("cal.json", "g.json"), keep=("g.json",))
+
+# class 2: option files (PyYAML safe_load) and command lines (argparse, click)
+VC = lambda line: VCHECK + shlex.quote(line)  # noqa: E731 - one check --vllm line
+TC = lambda line: TCHECK + shlex.quote(line)  # noqa: E731
+refuse(HO + "yaml: vllm --config with a BOM is still read", VC(f"{V8} --config {{d}}/c.yaml"),
+       "--tensor-parallel-size", "tensor-parallel-size", files={"c.yaml": b"\xef\xbb\xbftensor-parallel-size: 3\n"})
+case(HO + "yaml: vllm --config with CRLF line ends", VC(f"{V8} --config {{d}}/c.yaml"), "accept",
+     files={"c.yaml": b"block-size: 32\r\nenforce-eager: true\r\n"})
+refuse(HO + "yaml: vllm --config empty", VC(f"{V8} --config {{d}}/c.yaml"), "c.yaml",
+       files={"c.yaml": ""})
+refuse(HO + "yaml: vllm --config only comments", VC(f"{V8} --config {{d}}/c.yaml"), "c.yaml",
+       files={"c.yaml": "# tensor-parallel-size: 2\n\n# nothing else\n"})
+refuse(HO + "yaml: vllm --config a list at the top", VC(f"{V8} --config {{d}}/c.yaml"), "c.yaml",
+       files={"c.yaml": "- tensor-parallel-size: 1\n- block-size: 16\n"})
+refuse(HO + "yaml: vllm --config tab indentation", VC(f"{V8} --config {{d}}/c.yaml"), "c.yaml",
+       files={"c.yaml": "speculative-config:\n\tmethod: ngram\n"})
+refuse(HO + "yaml: vllm --config underscore key read", VC(f"{V8} --config {{d}}/c.yaml"),
+       "tensor-parallel-size", "tensor_parallel_size", files={"c.yaml": "tensor_parallel_size: 3\n"})
+case(HO + "yaml: vllm --config trailing spaces after a value", VC(f"{V8} --config {{d}}/c.yaml"),
+     "accept", files={"c.yaml": "block-size: 32   \nmax-model-len: 4096  \n"})
+# PyYAML allows a trailing comma in a flow mapping: the fraction is read, and 2.0 is refused.
+refuse(HO + "yaml: trtllm options flow mapping with a trailing comma", TC(f"{T8} "
+       "--extra_llm_api_options {d}/o.yml"), "free_gpu_memory_fraction",
+       files={"o.yml": "kv_cache_config: {free_gpu_memory_fraction: 2.0,}\n"})
+refuse(HO + "yaml: trtllm options a bare scalar", TC(f"{T8} --extra_llm_api_options {{d}}/o.yml"),
+       "o.yml", files={"o.yml": "0.9\n"})
+refuse(HO + "yaml: vllm --config speculative-config unknown key", VC(f"{V8} --config {{d}}/c.yaml"),
+       "speculative", files={"c.yaml": "speculative-config:\n  method: ngram\n  num_speculative_tokens: 2\n"
+                             "  prompt_lookup_maxx: 4\n"})
+refuse(HO + "argparse: vllm --max-model-len with a trailing comma", VC(f"{V8.replace(' --max-model-len 8192', '')} "
+       "--max-model-len 8192,"), "--max-model-len")
+refuse(HO + "argparse: vllm --max-model-len= empty", VC("vllm serve meta-llama/Llama-3.1-8B --max-model-len="),
+       "--max-model-len")
+refuse(HO + "argparse: vllm last -tp without a value", VC(f"{V8} -tp 2 -tp"), "-tp")
+refuse(HO + "argparse: vllm --gpu-memory-utilization decimal comma", VC(f"{V8} --gpu-memory-utilization 0,9"),
+       "--gpu-memory-utilization")
+refuse(HO + "argparse: vllm --gpu-memory-utilization percent", VC(f"{V8} --gpu-memory-utilization 90%"),
+       "--gpu-memory-utilization")
+case(HO + "argparse: vllm --max-model-len 4k is 4000", VC("vllm serve meta-llama/Llama-3.1-8B "
+     "--max-model-len 4k"), "accept")
+refuse(HO + "argparse: vllm --max-model-len 1e4", VC("vllm serve meta-llama/Llama-3.1-8B --max-model-len 1e4"),
+       "--max-model-len")
+refuse(HO + "argparse: vllm --kv-cache-dtype fp9", VC(f"{V8} --kv-cache-dtype fp9"), "--kv-cache-dtype")
+refuse(HO + "argparse: sglang --tp 3 for 32 heads", "check --gpu h100-sxm-80gb --sglang "
+       + shlex.quote(f"{SGL} --context-length 8192 --tp 3"), "--tp")
+case(HO + "argparse: vllm line with a CR before the continuation", VCHECK +
+     shlex.quote("vllm serve meta-llama/Llama-3.1-8B \\\r\n  --max-model-len 8192"), "either")
+for label, spec in {"unknown key": '{"method": "ngram", "num_speculative_tokens": 2, "lookahead": 4}',
+                    "typo key": '{"method": "ngram", "num_speculative_token": 2}',
+                    "trailing comma": '{"method": "ngram", "num_speculative_tokens": 2,}',
+                    "a word for an int": '{"method": "ngram", "prompt_lookup_max": "lots"}',
+                    "zero tokens": '{"method": "ngram", "num_speculative_tokens": 0}'}.items():
+    refuse(HO + f"spec-config: {label}", VC(f"{V8} --speculative-config '{spec}'"),
+           "--speculative-config")
+# pydantic's lax mode (SpeculativeConfig's default): a quoted whole number is that int.
+case(HO + "spec-config: a quoted int, as pydantic's lax mode takes it",
+     VC(f"{V8} --speculative-config " + "'{\"method\": \"ngram\", \"num_speculative_tokens\": \"2\"}'"),
+     "accept")
+refuse(HO + "spec-config: dotted unknown key", VC(f"{V8} --speculative-config.method ngram "
+       "--speculative-config.num-speculative-tokens 2 --speculative-config.lookup_max 4"),
+       "--speculative-config.lookup_max")
+refuse(HO + "spec-config: dotted bool field garbage", VC(f"{V8} --speculative-config.method ngram "
+       "--speculative-config.num_speculative_tokens 2 --speculative-config.enforce_eager sometimes"),
+       "--speculative-config.enforce_eager")
+# json.loads keeps the last of a repeated key: 2 tokens, valid.
+case(HO + "spec-config: repeated key, last kept", VC(f"{V8} --speculative-config "
+     "'{\"method\": \"ngram\", \"num_speculative_tokens\": 0, \"num_speculative_tokens\": 2, "
+     "\"prompt_lookup_max\": 4}'"), "accept")
+
+# class 3: engine logs as a careless copy leaves them
+HO_EX = EXPLAIN.replace("{d}/vllm.log", "{d}/l.log") + " --format json"
+case(HO + "log: CRLF line ends", HO_EX, "accept", files={"l.log": EAGLE_LOG.replace("\n", "\r\n")},
+     check=lambda o: o["all_within"])
+case(HO + "log: UTF-8 BOM", HO_EX, "accept", files={"l.log": b"\xef\xbb\xbf" + EAGLE_LOG.encode()},
+     check=lambda o: o["all_within"])
+refuse(HO + "log: empty file", HO_EX, "l.log", files={"l.log": ""})
+refuse(HO + "log: UTF-16", HO_EX, "l.log", files={"l.log": EAGLE_LOG.encode("utf-16")})
+# A negative figure is vLLM failing to start (docs/explain.md): diagnosed, exit 1.
+case(HO + "log: negative KV memory", HO_EX.replace(" --format json", ""), "accept", exit=1,
+     out=("nothing was left",), files={"l.log": "Available KV cache memory: -2.15 GiB\n"})
+refuse(HO + "log: figure cut off mid-number", HO_EX, "l.log",
+       files={"l.log": "Available KV cache memory: 51.\n"})
+refuse(HO + "log: 40 MiB of noise and no figure", HO_EX, "l.log",
+       files={"l.log": ("INFO nothing to see here " * 3 + "\n") * 540000})
+refuse(HO + "log: past 64 MiB", HO_EX, "l.log", files={"l.log": "x" * (65 << 20)})
+case(HO + "log: ANSI colours around the levels", HO_EX, "accept",
+     files={"l.log": "".join(("\x1b[32mINFO\x1b[0m" + l[4:] if l.startswith("INFO") else l) + "\n"
+                             for l in EAGLE_LOG.splitlines())},
+     check=lambda o: o["all_within"])
+
+# class 4: bounds (refused, or run in bounded memory; never bad_alloc)
+HO_W = dict(SIM_W, prompt_tokens={"dist": "fixed", "mean": 128},
+            output_tokens={"dist": "fixed", "mean": 8})
+W = lambda **kw: j(dict(HO_W, **kw))  # noqa: E731
+refuse(HO + "bounds: 10^14 requests from rate x duration", SIM + "--workload {d}/w.json", "w.json",
+       files={"w.json": W(stages=[{"rate": 1000000, "duration_s": 100000000}])})
+refuse(HO + "bounds: 1001 stages", SIM + "--workload {d}/w.json", "/stages",
+       files={"w.json": W(stages=[{"rate": 1, "duration_s": 1}] * 1001)})
+refuse(HO + "bounds: fixed prompt of 2^40 tokens", SIM + "--workload {d}/w.json", "/prompt_tokens",
+       files={"w.json": W(prompt_tokens={"dist": "fixed", "value": 1 << 40})})
+refuse(HO + "bounds: closed loop of 10^12 clients", SIM + "--workload {d}/w.json", "/arrival",
+       files={"w.json": j(dict(CLOSED, arrival=dict(CLOSED["arrival"], concurrency=10 ** 12)))})
+refuse(HO + "bounds: CSV prompt 2^32 + 1", HO_SIM, "line 2", "prompt_tokens",
+       files={"w.csv": CSV_HDR + "0,4294967297,1\n"})
+refuse(HO + "bounds: simulate --max-model-len 2^40", "simulate --model llama-3.1-8b --gpu "
+       "h100-sxm-80gb --max-model-len 1099511627776 --workload {d}/w.csv", "--max-model-len",
+       files={"w.csv": ONE_TOKEN})
+case(HO + "bounds: size --context 2^32 --batch 2^32-1", "size --model llama-3.1-8b --context "
+     "4294967296 --batch 4294967295", "either")
+refuse(HO + "bounds: prefix groups 10^12", SIM + "--workload {d}/w.json", "/prefix",
+       files={"w.json": W(prefix={"groups": 10 ** 12, "shared_tokens": 10, "prompt_pool": 10})})
+case(HO + "bounds: CSV arrival 1e300 s", HO_SIM, "either", files={"w.csv": CSV_HDR + "1e300,100,1\n"})
+
+# class 5: semantics the docs promise
+refuse(HO + "sem: prompt min above max", SIM + "--workload {d}/w.json", "/prompt_tokens",
+       files={"w.json": W(prompt_tokens={"dist": "uniform", "min": 200, "max": 100})})
+refuse(HO + "sem: session turn before the previous turn", SIM + "--workload {d}/t.jsonl", "line 2",
+       files={"t.jsonl": '{"arrival_s": 5, "prompt_tokens": 100, "output_tokens": 10, "session_id": 1}\n'
+                         '{"arrival_s": 1, "prompt_tokens": 200, "output_tokens": 10, "session_id": 1}\n'})
+refuse(HO + "sem: session turn shorter than the history", SIM + "--workload {d}/t.jsonl", "line 2",
+       files={"t.jsonl": '{"arrival_s": 0, "prompt_tokens": 100, "output_tokens": 50, "session_id": 1}\n'
+                         '{"arrival_s": 9, "prompt_tokens": 120, "output_tokens": 10, "session_id": 1}\n'})
+# 17 and "17" are one session (docs/simulate.md): the second turn is valid (100 + 10 <= 150).
+case(HO + "sem: session ids 17 and \"17\" are one session", SIM + "--workload {d}/t.jsonl "
+     "--format json", "accept", files={"t.jsonl": '{"arrival_s": 0, "prompt_tokens": 100, '
+     '"output_tokens": 10, "session_id": 17}\n{"arrival_s": 9, "prompt_tokens": 150, '
+     '"output_tokens": 10, "session_id": "17"}\n'}, check=lambda o: o["summary"]["requests"] == 2)
+case(HO + "sem: CSV arrivals out of order", HO_SIM, "either",
+     files={"w.csv": CSV_HDR + "5,100,1\n1,100,1\n"})
+
+# class 6: HF hub caches and model directories
+case(HO + "hub: HF_HUB_CACHE is missing", HUBSIZE, "refuse", ("acme/tiny",),
+     env={"HF_HUB_CACHE": "{d}/nohub"})
+case(HO + "hub: refs/main empty", HUBSIZE, "refuse", ("refs/main",), env=HUB,
+     files={"hub/models--acme--tiny/refs/main": "", SNAP + "config.json": j(LLAMA)})
+case(HO + "hub: refs/main with a trailing newline", HUBSIZE, "either", env=HUB,
+     files={"hub/models--acme--tiny/refs/main": "abc123\n", SNAP + "config.json": j(LLAMA)})
+case(HO + "hub: HF_HOME/hub used without HF_HUB_CACHE", HUBSIZE + " --format json", "accept",
+     env={"HF_HOME": "{d}/home", "HF_HUB_CACHE": ""},
+     files={"home/hub/models--acme--tiny/refs/main": "abc123",
+            "home/hub/models--acme--tiny/snapshots/abc123/config.json": j(LLAMA)},
+     check=lambda o: o["total_bytes"] == 134217728)
+MD = "size --model {d}/hf --context 1024"
+refuse(HO + "dir: config.json with a BOM", MD, "config.json",
+       files={"hf/config.json": b"\xef\xbb\xbf" + j(LLAMA).encode()})
+case(HO + "dir: config.json with CRLF", MD + " --format json", "accept",
+     files={"hf/config.json": j(LLAMA).replace("\n", "\r\n")},
+     check=lambda o: o["total_bytes"] == 134217728)
+refuse(HO + "dir: config.json is a folder", MD, "config.json", files={"hf/config.json/x": "x"})
+refuse(HO + "dir: config.json empty", MD, "config.json", files={"hf/config.json": ""})
+refuse(HO + "dir: config.json trailing comma", MD, "config.json",
+       files={"hf/config.json": j(LLAMA)[:-1].rstrip() + ",\n}"})
+case(HO + "dir: --model with a trailing slash", MD.replace("{d}/hf", "{d}/hf/") + " --format json",
+     "accept", files={"hf/config.json": j(LLAMA)}, check=lambda o: o["total_bytes"] == 134217728)
+case(HO + "dir: --model a symlink to the folder", MD.replace("{d}/hf", "{d}/ln") + " --format json",
+     "accept", files={"hf/config.json": j(LLAMA)}, setup=symlink("ln", "hf"),
+     check=lambda o: o["total_bytes"] == 134217728)
+refuse(HO + "dir: index names a shard that is a folder", MD, "shard.safetensors",
+       files={"hf/config.json": j(LLAMA), "hf/shard.safetensors/x": "x",
+              "hf/model.safetensors.index.json": j({"metadata": {"total_size": 16},
+                                                    "weight_map": {"a": "shard.safetensors"}})})
+
+# class 7: everyday inputs
+case(HO + "every: workload JSON with a BOM", SIM + "--workload {d}/w.json", "either",
+     files={"w.json": b"\xef\xbb\xbf" + W().encode()})
+case(HO + "every: workload JSON with CRLF", SIM + "--workload {d}/w.json --format json", "accept",
+     files={"w.json": W().replace("\n", "\r\n")}, check=lambda o: o["summary"]["requests"] > 0)
+refuse(HO + "every: workload JSON trailing comma", SIM + "--workload {d}/w.json", "w.json",
+       files={"w.json": W()[:-1].rstrip() + ",\n}"})
+refuse(HO + "every: workload JSON empty", SIM + "--workload {d}/w.json", "w.json", files={"w.json": ""})
+refuse(HO + "every: workload JSON whitespace only", SIM + "--workload {d}/w.json", "w.json",
+       files={"w.json": "  \n\t\n"})
+case(HO + "every: CSV with CRLF", HO_SIM + "--format json", "accept",
+     files={"w.csv": ONE_TOKEN.replace("\n", "\r\n")}, check=lambda o: o["summary"]["requests"] == 2)
+case(HO + "every: CSV with blank lines at the end", HO_SIM + "--format json", "accept",
+     files={"w.csv": ONE_TOKEN + "\n\n"}, check=lambda o: o["summary"]["requests"] == 2)
+refuse(HO + "every: CSV header only", HO_SIM, "w.csv", files={"w.csv": CSV_HDR})
+refuse(HO + "every: CSV header repeated mid-file", HO_SIM, "line 3",
+       files={"w.csv": CSV_HDR + "0,100,1\n" + CSV_HDR + "1,100,1\n"})
+case(HO + "every: CSV columns in another order", HO_SIM + "--format json", "accept",
+     files={"w.csv": "prompt_tokens,output_tokens,arrival_s\n100,1,0\n100,1,1\n"},
+     check=lambda o: o["summary"]["requests"] == 2)
+refuse(HO + "every: CSV header column repeated", HO_SIM, "w.csv",
+       files={"w.csv": "arrival_s,prompt_tokens,output_tokens,prompt_tokens\n0,100,1,200\n"})
+case(HO + "every: JSONL with CRLF", SIM + "--workload {d}/t.jsonl --format json", "accept",
+     files={"t.jsonl": '{"arrival_s": 0, "prompt_tokens": 100, "output_tokens": 1}\r\n'
+                       '{"arrival_s": 1, "prompt_tokens": 100, "output_tokens": 1}\r\n'},
+     check=lambda o: o["summary"]["requests"] == 2)
+refuse(HO + "every: kvplan model JSON key repeated", "size --model {d}/m.json --context 1024",
+       "num_layers", files={"m.json": j(KVMODEL)[:-1] + ', "num_layers": 8}'})
+case(HO + "every: GPU JSON with CRLF", "plan --model llama-3.1-8b --gpu {d}/g.json --brief", "accept",
+     files={"g.json": j(GPU).replace("\n", "\r\n")})
+case(HO + "every: --gpu listed twice in plan", "plan --model llama-3.1-8b --gpu "
+     "h100-sxm-80gb,h100-sxm-80gb --context 8192 --format json", "either")
 
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):

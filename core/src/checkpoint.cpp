@@ -105,6 +105,18 @@ void add_header(const fs::path& file, CheckpointWeights& out) {
   }
 }
 
+// A weights file that is there but is no regular file (a folder, a FIFO, a dangling link) is a
+// broken checkpoint that no engine loads (safetensors cannot open it), not a missing download
+// that metadata.total_size may stand in for.
+void refuse_unreadable_weights(const fs::path& file, const std::string& source) {
+  std::error_code ec;
+  const auto link = fs::symlink_status(file, ec);
+  if (ec || !fs::exists(link)) return;
+  if (!fs::is_regular_file(fs::status(file, ec)))
+    throw Error(source, file.filename().string(),
+                "names " + file.string() + ", which is there but is not a readable regular file");
+}
+
 }  // namespace
 
 std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
@@ -130,7 +142,10 @@ std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
       }
     }
     bool all_present = !shards.empty();
-    for (const auto& s : shards) all_present = all_present && fs::is_regular_file(dir / s, ec);
+    for (const auto& s : shards) {
+      refuse_unreadable_weights(dir / s, index.string());
+      all_present = all_present && fs::is_regular_file(dir / s, ec);
+    }
     if (all_present) {
       for (const auto& s : shards) add_header(dir / s, out);
       return out;
@@ -149,6 +164,7 @@ std::optional<CheckpointWeights> checkpoint_weights(const fs::path& dir) {
     return std::nullopt;
   }
   const auto single = dir / "model.safetensors";
+  refuse_unreadable_weights(single, dir.string());
   if (fs::is_regular_file(single, ec)) {
     add_header(single, out);
     return out;

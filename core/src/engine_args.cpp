@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "engine_config_yaml.hpp"
 #include "kvplan/checked.hpp"
@@ -812,43 +817,278 @@ FlagWord read_flag_word(const std::vector<std::string>& t, std::size_t& i, bool 
   return w;
 }
 
+// vLLM's SpeculativeConfig (vllm/config/speculative.py at
+// vllm-project/vllm@002e77c1f0ef9b19cff8b9e21cfbd6feb3d6b443): every field, with the type pydantic
+// validates it as. An unknown key is a validation error: the @config decorator makes every config
+// a pydantic dataclass with extra="forbid" since vllm-project/vllm#31541 (merged 2025-12-30;
+// before it SpeculativeConfig ignored unknown keys).
+enum class SpecType {
+  str,       // str | None, or a Literal of strings
+  integer,   // int; `min` is its Field(ge=...) bound
+  boolean,   // bool
+  number,    // float
+  list,      // list[...]: checked as a list, not element by element
+  object,    // a nested config (LoadConfig)
+  anything,  // SkipValidation[...]: the engine fills these in itself
+};
+
+struct SpecKey {
+  const char* name;
+  SpecType type;
+  bool nullable;
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();  // integers: the least allowed
+};
+
+const std::vector<SpecKey>& speculative_keys() {
+  static const std::vector<SpecKey> keys = {
+      {"enforce_eager", SpecType::boolean, true},
+      {"num_speculative_tokens", SpecType::integer, false, 1},  // Field(gt=0)
+      {"model", SpecType::str, true},
+      {"method", SpecType::str, true},
+      {"draft_tensor_parallel_size", SpecType::integer, true, 1},
+      {"tensor_parallel_size", SpecType::integer, true},
+      {"quantization", SpecType::str, true},
+      {"moe_backend", SpecType::str, true},
+      {"attention_backend", SpecType::str, true},
+      {"kv_cache_dtype", SpecType::str, true},
+      {"max_model_len", SpecType::integer, true, 1},
+      {"revision", SpecType::str, true},
+      {"code_revision", SpecType::str, true},
+      {"index_share_for_mtp_iteration", SpecType::boolean, true},
+      {"disable_padded_drafter_batch", SpecType::boolean, false},
+      {"disable_eagle_block_drop", SpecType::boolean, false},
+      {"use_local_argmax_reduction", SpecType::boolean, false},
+      {"use_heterogeneous_vocab", SpecType::boolean, false},
+      {"prompt_lookup_max", SpecType::integer, true, 1},
+      {"prompt_lookup_min", SpecType::integer, true, 1},
+      {"parallel_drafting", SpecType::boolean, false},
+      {"target_model_config", SpecType::anything, true},
+      {"target_parallel_config", SpecType::anything, true},
+      {"num_speculative_tokens_per_batch_size", SpecType::list, true},
+      {"draft_model_config", SpecType::anything, true},
+      {"draft_parallel_config", SpecType::anything, true},
+      {"suffix_decoding_max_tree_depth", SpecType::integer, false},
+      {"suffix_decoding_max_cached_requests", SpecType::integer, false},
+      {"suffix_decoding_max_spec_factor", SpecType::number, false},
+      {"suffix_decoding_min_token_prob", SpecType::number, false},
+      {"draft_load_config", SpecType::object, true},
+      {"rejection_sample_method", SpecType::str, false},
+      {"synthetic_acceptance_rates", SpecType::list, true},
+      {"synthetic_acceptance_length", SpecType::number, true},
+      {"enable_adaptive_verification", SpecType::boolean, false},
+      {"draft_sample_method", SpecType::str, false},
+      {"dspark_draft_topk", SpecType::integer, true, 1},
+  };
+  return keys;
+}
+
+// Levenshtein distance, for "did you mean": keys are short, so the quadratic table is fine.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The real key a typo most likely meant: the closest within a third of the longer name's length
+// in edits (num_spec_tokens: num_speculative_tokens; `tokens` is too far to guess).
+std::string nearest_speculative_key(const std::string& key) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const SpecKey& k : speculative_keys()) {
+    const std::size_t d = edit_distance(key, k.name);
+    const std::size_t near =
+        std::max<std::size_t>(2, std::max(key.size(), std::strlen(k.name)) / 3);
+    if (d <= near && d < best_distance) best = k.name, best_distance = d;
+  }
+  return best;
+}
+
+std::string json_text(const nlohmann::json& v) {
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 80);
+}
+
+// `v` as pydantic's lax mode (its default, which vLLM does not change) validates it for a field
+// of type `t`, or nothing when it refuses it (the conversion table,
+// docs.pydantic.dev/latest/concepts/conversion_table/): an int from a whole number, a float with
+// no fraction, a decimal string ("3", " -2 ") or a bool; a bool from true/false, 0 or 1, or
+// one of 0 off f false n no 1 on t true y yes (any case); a float from a number, a bool or a
+// decimal string; a str only from a string.
+std::optional<nlohmann::json> lax_value(SpecType t, const nlohmann::json& v) {
+  const auto trimmed = [](std::string x) {
+    const auto first = x.find_first_not_of(" \t\n\r");
+    if (first == std::string::npos) return std::string();
+    return x.substr(first, x.find_last_not_of(" \t\n\r") - first + 1);
+  };
+  switch (t) {
+    case SpecType::integer: {
+      if (v.is_number_integer()) return v;
+      if (v.is_boolean()) return nlohmann::json(v.get<bool>() ? 1 : 0);
+      if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18)
+          return nlohmann::json(static_cast<std::int64_t>(d));
+        return std::nullopt;
+      }
+      if (!v.is_string()) return std::nullopt;
+      const std::string x = trimmed(v.get<std::string>());
+      const std::size_t digits = !x.empty() && (x[0] == '+' || x[0] == '-') ? 1 : 0;
+      if (x.size() == digits || x.size() > digits + 18 ||
+          !std::all_of(x.begin() + static_cast<std::ptrdiff_t>(digits), x.end(),
+                       [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+      return nlohmann::json(std::stoll(x));
+    }
+    case SpecType::boolean: {
+      if (v.is_boolean()) return v;
+      if (v.is_number()) {
+        const double d = v.get<double>();
+        if (d == 0 || d == 1) return nlohmann::json(d == 1);
+        return std::nullopt;
+      }
+      if (!v.is_string()) return std::nullopt;
+      const std::string x = ascii_lower(v.get<std::string>());
+      for (const char* no : {"0", "off", "f", "false", "n", "no"})
+        if (x == no) return nlohmann::json(false);
+      for (const char* yes : {"1", "on", "t", "true", "y", "yes"})
+        if (x == yes) return nlohmann::json(true);
+      return std::nullopt;
+    }
+    case SpecType::number: {
+      if (v.is_number()) return v;
+      if (v.is_boolean()) return nlohmann::json(v.get<bool>() ? 1.0 : 0.0);
+      if (!v.is_string()) return std::nullopt;
+      const std::string x = trimmed(v.get<std::string>());
+      char* end = nullptr;
+      const double d = std::strtod(x.c_str(), &end);
+      if (x.empty() || end != x.c_str() + x.size() || !std::isfinite(d)) return std::nullopt;
+      return nlohmann::json(d);
+    }
+    case SpecType::str:
+      return v.is_string() ? std::optional(v) : std::nullopt;
+    case SpecType::list:
+      return v.is_array() ? std::optional(v) : std::nullopt;
+    case SpecType::object:
+      return v.is_object() ? std::optional(v) : std::nullopt;
+    case SpecType::anything:
+      return v;
+  }
+  return std::nullopt;
+}
+
+// Why `v` is not a valid value of `key` (empty when it is), and `v` as validated.
+std::string speculative_type_error(const SpecKey& key, nlohmann::json& v) {
+  if (v.is_null()) return key.nullable || key.type == SpecType::anything ? "" : "must not be null";
+  const std::optional<nlohmann::json> lax = lax_value(key.type, v);
+  if (!lax) {
+    switch (key.type) {
+      case SpecType::str:
+        return "must be a string (or null), got " + json_text(v);
+      case SpecType::integer:
+        return "must be a whole number, got " + json_text(v);
+      case SpecType::boolean:
+        return "must be true or false, got " + json_text(v);
+      case SpecType::number:
+        return "must be a number, got " + json_text(v);
+      case SpecType::list:
+        return "must be a list (or null), got " + json_text(v);
+      case SpecType::object:
+        return "must be a mapping (or null), got " + json_text(v);
+      case SpecType::anything:
+        return "";
+    }
+  }
+  v = *lax;
+  if (key.type == SpecType::integer) {
+    const bool below = v.is_number_unsigned()
+                           ? key.min > 0 && v.get<std::uint64_t>() < std::uint64_t(key.min)
+                           : v.get<std::int64_t>() < key.min;
+    if (below) return "must be at least " + std::to_string(key.min) + ", got " + json_text(v);
+  }
+  return "";
+}
+
+// Every key of the object is a SpeculativeConfig field of the right type, or an Error naming the
+// flag and the key (and the real key a typo most likely meant).
+void check_speculative_keys(nlohmann::json& j, const FlagWord& w, const std::string& source) {
+  const auto& keys = speculative_keys();
+  for (auto& [name, value] : j.items()) {
+    // The dotted flag names its key already: --speculative-config.num_spec_tokens.
+    const std::string field = w.sub_key.empty() ? w.flag + " " + name : w.flag;
+    const auto it = std::find_if(keys.begin(), keys.end(), [&](auto& k) { return name == k.name; });
+    if (it == keys.end()) {
+      const std::string guess = nearest_speculative_key(name);
+      throw Error(source, field,
+                  "is not a field of vLLM's SpeculativeConfig (an unknown key is a validation "
+                  "error)" +
+                      (guess.empty() ? "" : "; did you mean " + guess + "?"));
+    }
+    if (const std::string why = speculative_type_error(*it, value); !why.empty())
+      throw Error(source, field, why);
+  }
+}
+
+// vLLM's FlexibleArgumentParser turns --speculative-config.KEY VALUE into {"KEY": VALUE}, the
+// value read as JSON where it is JSON (3, true, null) and as a string otherwise
+// (vllm/utils/argparse_utils.py); KEY.SUB nests, KEY+ appends to a list.
+nlohmann::json dotted_speculative_config(const FlagWord& w) {
+  std::string key = w.sub_key;
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(w.value);
+  } catch (const nlohmann::json::exception&) {
+    value = w.value;
+  }
+  if (!key.empty() && key.back() == '+') {
+    key.pop_back();
+    value = nlohmann::json::array({value});
+  }
+  if (const auto dot = key.find('.'); dot != std::string::npos) {
+    nlohmann::json nested;
+    nested[key.substr(dot + 1)] = value;
+    key = key.substr(0, dot);
+    value = nested;
+  }
+  return nlohmann::json{{key, value}};
+}
+
 // vLLM --speculative-config: a JSON object, or one key of it (--speculative-config.KEY VALUE).
 void read_speculative_config(const FlagWord& w, EngineArgs& a, const std::string& source) {
   const std::string& flag = w.flag;
-  const std::string& value = w.value;
-  if (!w.sub_key.empty()) {
-    if (w.sub_key == "method")
-      a.speculative_method = ascii_lower(value);
-    else if (w.sub_key == "model")
-      a.speculative_model = value;
-    else if (w.sub_key == "num_speculative_tokens")
-      a.speculative_tokens =
-          static_cast<std::uint32_t>(detail::parse_uint(value, 1, 1024, source, flag));
-    return;
-  }
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(value);
-  } catch (const nlohmann::json::exception&) {
-    throw Error(source, flag, "expects a JSON object, got " + value.substr(0, 80));
+  if (!w.sub_key.empty()) {
+    j = dotted_speculative_config(w);
+  } else {
+    try {
+      j = nlohmann::json::parse(w.value);
+    } catch (const nlohmann::json::exception&) {
+      throw Error(source, flag, "expects a JSON object, got " + w.value.substr(0, 80));
+    }
+    if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
   }
-  if (!j.is_object()) throw Error(source, flag, "expects a JSON object");
-  // SpeculativeConfig's method and model are strings or None (vllm/config/speculative.py,
-  // a pydantic dataclass: a number or a list is a validation error, not "no method").
-  for (const char* k : {"method", "model"})
-    if (j.contains(k) && !j[k].is_string() && !j[k].is_null())
-      throw Error(source, flag + " " + k,
-                  "must be a string (or null), got " +
-                      j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  check_speculative_keys(j, w, source);
   if (j.contains("method") && j["method"].is_string())
     a.speculative_method = ascii_lower(j["method"].get<std::string>());
   if (j.contains("model") && j["model"].is_string())
     a.speculative_model = j["model"].get<std::string>();
   if (j.contains("num_speculative_tokens")) {
+    // kvplan's own bound: past 1024 draft tokens a step no engine schedules them.
     const auto& n = j["num_speculative_tokens"];
-    if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 || n.get<std::uint64_t>() > 1024)
-      throw Error(source, flag + " num_speculative_tokens",
-                  "must be a whole number between 1 and 1024, got " + n.dump());
+    const bool within =
+        n.is_number_unsigned()
+            ? n.get<std::uint64_t>() <= 1024
+            : n.is_number_integer() && n.get<std::int64_t>() >= 1 && n.get<std::int64_t>() <= 1024;
+    if (!within)
+      throw Error(source, w.sub_key.empty() ? flag + " num_speculative_tokens" : flag,
+                  "must be a whole number between 1 and 1024, got " + json_text(n));
     a.speculative_tokens = static_cast<std::uint32_t>(n.get<std::uint64_t>());
   }
 }

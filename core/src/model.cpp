@@ -696,6 +696,18 @@ std::optional<fs::path> hub_snapshot(const std::string& repo) {
   return best;
 }
 
+// A model directory's config.json is read by transformers as plain UTF-8 and handed to Python's
+// json.loads, which refuses a byte-order mark ("Unexpected UTF-8 BOM (decode using utf-8-sig)"),
+// so no engine loads such a checkpoint: kvplan refuses it too rather than plan for it.
+const std::string& without_bom_refusal(const std::string& text, const std::string& path) {
+  if (fs::path(path).filename() == "config.json" && text.rfind("\xEF\xBB\xBF", 0) == 0)
+    throw Error(path, "",
+                "begins with a UTF-8 byte-order mark, which Python's json.loads "
+                "(transformers, so vLLM, SGLang and TensorRT-LLM) refuses; save it "
+                "as UTF-8 without a BOM");
+  return text;
+}
+
 ModelSpec load_file(const std::string& path) {
   // A config.json beside an hf_quant_config.json (NVIDIA ModelOpt checkpoints keep their
   // quantization scheme there, not in config.json).
@@ -703,8 +715,9 @@ ModelSpec load_file(const std::string& path) {
   std::error_code ec;
   if (fs::path(path).filename() == "config.json" && fs::is_regular_file(sibling, ec)) {
     std::vector<std::string> warnings;
-    const auto j = detail::parse_json_text(detail::read_text_file(path, "model file"), path,
-                                           detail::JsonDialect::hf_config, &warnings);
+    const auto j = detail::parse_json_text(
+        without_bom_refusal(detail::read_text_file(path, "model file"), path), path,
+        detail::JsonDialect::hf_config, &warnings);
     const auto q =
         detail::parse_json_text(detail::read_text_file(sibling.string(), "quantization config"),
                                 sibling.string(), detail::JsonDialect::hf_config, &warnings);
@@ -715,7 +728,8 @@ ModelSpec load_file(const std::string& path) {
     m.warnings = std::move(warnings);
     return m;
   }
-  auto m = parse_model_json(detail::read_text_file(path, "model file"), path);
+  auto m =
+      parse_model_json(without_bom_refusal(detail::read_text_file(path, "model file"), path), path);
   if (m.id.empty() || m.id == "config") {
     const fs::path p(path);
     const auto parent = p.parent_path().filename().string();

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <string>
 
 #include "kvplan/error.hpp"
@@ -44,6 +45,34 @@ void collect(const std::string& path, std::vector<Input>& into) {
   ::closedir(d);
 }
 
+// A path that does not exist yet as the file it will become: its existing folders resolved
+// (symlinks, `..`), the rest normalized; "" when it cannot be resolved.
+std::string future_file(const std::string& path) {
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  if (ec) return "";
+  const auto p = std::filesystem::weakly_canonical(abs, ec);
+  return ec ? "" : p.string();
+}
+
+// A new output must not be a path that another of the command's paths will also become (a
+// second output of the same run, --kv-series and --requests-out on one file): the second
+// write would replace the first with nothing said.
+void refuse_shared_new_path(const std::string& output, const std::vector<std::string>& inputs,
+                            const std::string& flag, const std::string& field) {
+  const std::string target = future_file(output);
+  if (target.empty()) return;
+  for (const auto& in : inputs) {
+    struct stat st {};
+    if (in.empty() || in == "-" || ::stat(in.c_str(), &st) == 0) continue;
+    if (future_file(in) == target)
+      throw Error(flag, field,
+                  output + " is also the path " + in +
+                      " given to this command: one file would "
+                      "overwrite the other; choose another output path");
+  }
+}
+
 }  // namespace
 
 bool check_output_path(const std::string& output, const std::vector<std::string>& inputs,
@@ -53,7 +82,10 @@ bool check_output_path(const std::string& output, const std::vector<std::string>
   if (output == "-") return true;
   if (output.empty()) throw Error(f, field, "the output path is empty");
   struct stat out {};
-  if (::stat(output.c_str(), &out) != 0) return false;  // a new file (or a dangling link)
+  if (::stat(output.c_str(), &out) != 0) {  // a new file (or a dangling link)
+    refuse_shared_new_path(output, inputs, f, field);
+    return false;
+  }
   if (!S_ISREG(out.st_mode))
     throw Error(output, "cannot write",
                 std::string("not a regular file (") + kind_of(out.st_mode) + ", given to " + f +

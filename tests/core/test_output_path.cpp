@@ -41,6 +41,21 @@ TEST(OutputPath, DashIsStandardOutputAndANewFileIsFine) {
   EXPECT_FALSE(check_output_path(d.file("old.json"), {"llama-3.1-8b", ""}, "--calibrate"));
 }
 
+// Two outputs of one run on one new path (simulate --kv-series and --requests-out): the second
+// write would replace the first, so the path is refused, through `..` and a symlinked folder too.
+TEST(OutputPath, ANewPathSharedWithAnotherOutputIsRefused) {
+  test::TempDir d;
+  fs::create_directory(d.file("sub"));
+  const std::string out = d.file("o.txt");
+  EXPECT_NE(refusal(out, {out}).find("is also the path " + out), std::string::npos);
+  EXPECT_NE(refusal(out, {d.file("sub") + "/../o.txt"}).find("is also the path"),
+            std::string::npos);
+  fs::create_directory_symlink(d.file("sub"), d.file("ln"));
+  EXPECT_NE(refusal(d.file("sub") + "/x", {d.file("ln") + "/x"}).find("is also the path"),
+            std::string::npos);
+  EXPECT_EQ(refusal(out, {d.file("other.txt"), "llama-3.1-8b"}), "");
+}
+
 TEST(OutputPath, TheSameFileByAnyNameIsRefusedNamingBoth) {
   test::TempDir d;
   const std::string log = d.file("vllm.log");

@@ -35,8 +35,9 @@ TEST(Speculative, VllmJsonAndDottedForms) {
   EXPECT_THROW(
       parse_engine_command(Engine::vllm, "vllm serve m --speculative-config '{not json'", "--vllm"),
       Error);
-  // num_speculative_tokens is bounded as in the dotted form (a value past 2^32 wrapped).
-  for (const char* n : {"0", "-1", "4294967297", "\"3\""})
+  // num_speculative_tokens is bounded as in the dotted form (a value past 2^32 wrapped); a
+  // string that is no whole number is refused (pydantic's lax mode takes "3" as 3).
+  for (const char* n : {"0", "-1", "4294967297", "\"three\""})
     EXPECT_THROW(
         parse_engine_command(Engine::vllm,
                              std::string("vllm serve m --speculative-config "
