@@ -18,45 +18,101 @@
 namespace kvplan::cli {
 namespace {
 
-int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
-  po::options_description desc("kvplan check options");
+// check's flags, as given.
+struct CheckFlags {
   std::string file, vllm, sglang, trtllm, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
   std::string slo_spec, calibration, workload, node_gib;
   std::uint64_t per_node = 0;
-  desc.add_options()("deploy", po::value(&file),
+};
+
+void add_check_options(po::options_description& desc, CheckFlags& f) {
+  desc.add_options()("deploy", po::value(&f.file),
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
-      "vllm", po::value(&vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
-      "sglang", po::value(&sglang),
+      "vllm", po::value(&f.vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
+      "sglang", po::value(&f.sglang),
       "an SGLang command line: \"python -m sglang.launch_server --model-path M ...\"")(
-      "trtllm", po::value(&trtllm),
+      "trtllm", po::value(&f.trtllm),
       "a TensorRT-LLM command line: \"trtllm-serve MODEL --tp_size N ... "
       "[--extra_llm_api_options cfg.yaml]\"")(
-      "gpu", po::value(&gpu), "GPU preset or file, with --vllm / --sglang / --trtllm")(
-      "gpu-memory-gib", po::value(&mem_gib), "GPU memory in GiB instead of --gpu")(
-      "gpus", po::value(&gpus), "GPUs in all (default TP × PP × DP of the command line)")(
-      "model", po::value(&model), "model preset or config.json, overriding the command line's")(
-      "context", po::value(&context), "SLO tokens per request (default --max-model-len)")(
-      "concurrency", po::value(&concurrency),
+      "gpu", po::value(&f.gpu), "GPU preset or file, with --vllm / --sglang / --trtllm")(
+      "gpu-memory-gib", po::value(&f.mem_gib), "GPU memory in GiB instead of --gpu")(
+      "gpus", po::value(&f.gpus), "GPUs in all (default TP × PP × DP of the command line)")(
+      "model", po::value(&f.model), "model preset or config.json, overriding the command line's")(
+      "context", po::value(&f.context), "SLO tokens per request (default --max-model-len)")(
+      "concurrency", po::value(&f.concurrency),
       "SLO requests in flight (default: 1, the engine starts and holds one request of "
       "max_model_len)")(
-      "slo", po::value(&slo_spec),
+      "slo", po::value(&f.slo_spec),
       "the SLO as KEY=VALUE pairs, the deployment file's slo keys: concurrency=N,context=N,"
       "mean_context=N (the typical length),min_kv_cache_tokens=N,max_cost_per_hour=USD, and "
       "the latency limits ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS (with --workload)")(
-      "workload", po::value(&workload),
+      "workload", po::value(&f.workload),
       "the workload the latency limits are simulated under (kvplan_workload JSON or a trace), "
       "with --vllm / --sglang / --trtllm")(
       "strict", "unknown engine flags are errors (exit 2), not warnings")(
-      "node-memory-gib", po::value(&node_gib),
+      "node-memory-gib", po::value(&f.node_gib),
       "host memory of one node in GiB: the KV tiers beyond the GPU (LMCache, HiCache, vLLM "
-      "offloading) must fit in it")("gpus-per-node", po::value(&per_node),
+      "offloading) must fit in it")("gpus-per-node", po::value(&f.per_node),
                                     "GPUs (ranks) per node (default 8)")(
-      "calibration", po::value(&calibration),
+      "calibration", po::value(&f.calibration),
       "a calibration file (kvplan explain --calibrate): its measured reserve (if it has one) "
       "and, for the latency limits, its step-time efficiency")(
-      "format", po::value(&format)->default_value("text"), "text|json|md|junit");
+      "format", po::value(&f.format)->default_value("text"), "text|json|md|junit");
+}
+
+// Kubernetes manifests and Helm values (docs/k8s.md): each deployment states its own engine
+// command, GPUs and replicas.
+int check_manifest_file(const CheckFlags& f, const po::variables_map& vm, OutputFormat fmt,
+                        std::ostream& out) {
+  for (const char* flag : {"gpu", "gpu-memory-gib", "gpus", "model", "context", "concurrency",
+                           "slo", "calibration", "workload", "node-memory-gib", "gpus-per-node"})
+    if (vm.count(flag))
+      throw Error("--" + std::string(flag), flag, "does not apply to a manifest (docs/k8s.md)");
+  const ManifestReport r = check_manifests(load_manifests(f.file), vm.count("strict") > 0);
+  for (const auto& c : r.checks)
+    for (const auto& w : c.report.deploy.warnings)
+      std::cerr << "kvplan check: warning: " << terminal_safe(c.report.deploy.name + ": " + w)
+                << "\n";
+  out << for_output(render(r, fmt), fmt);
+  return r.passed() ? 0 : 1;
+}
+
+// The deployment the flags describe: a deployment file, or an engine's command line.
+DeploymentRequest check_request(const CheckFlags& f, const po::variables_map& vm) {
+  DeploymentRequest req;
+  if (vm.count("deploy")) {
+    req.source = DeploymentRequest::Source::deploy_file;
+    req.path = f.file;
+  } else {
+    // One rule for every engine: the command line is read as the engine reads it, and judged on
+    // one request of max_model_len unless --slo states a load (docs/check.md).
+    req.source = DeploymentRequest::Source::engine_command;
+    req.command_engine = vm.count("vllm")     ? Engine::vllm
+                         : vm.count("sglang") ? Engine::sglang
+                                              : Engine::trtllm;
+    req.command_line = vm.count("vllm") ? f.vllm : vm.count("sglang") ? f.sglang : f.trtllm;
+    req.strict = vm.count("strict") > 0;
+  }
+  req.model = f.model;
+  req.gpu = f.gpu;
+  if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
+  if (vm.count("gpus")) req.gpus = f.gpus;
+  if (vm.count("slo")) req.slo = f.slo_spec;
+  if (vm.count("context")) req.slo_context = f.context;
+  if (vm.count("concurrency")) req.slo_concurrency = f.concurrency;
+  if (vm.count("calibration")) req.calibration = f.calibration;
+  if (vm.count("node-memory-gib")) req.node_memory_gib = f.node_gib;
+  if (vm.count("gpus-per-node")) req.gpus_per_node = f.per_node;
+  if (vm.count("workload")) req.workload = f.workload;
+  return req;
+}
+
+int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan check options");
+  CheckFlags f;
+  add_check_options(desc, f);
   po::positional_options_description pos;
   pos.add("deploy", 1);
   po::variables_map vm;
@@ -68,54 +124,15 @@ int run_check_cmd(const std::vector<std::string>& args, std::ostream& out) {
           &pos))
     return 0;
   const auto fmt = parse_output_format(
-      format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::junit});
+      f.format, {OutputFormat::table, OutputFormat::json, OutputFormat::md, OutputFormat::junit});
   const int sources = (vm.count("deploy") ? 1 : 0) + (vm.count("vllm") ? 1 : 0) +
                       (vm.count("sglang") ? 1 : 0) + (vm.count("trtllm") ? 1 : 0);
   if (sources != 1)
     throw Error("command line", "deploy",
                 "give exactly one of DEPLOY.json, --vllm \"...\", --sglang \"...\" or --trtllm "
                 "\"...\"");
-  if (vm.count("deploy") && is_manifest_file(file)) {
-    // Kubernetes manifests and Helm values (docs/k8s.md): each deployment states its own engine
-    // command, GPUs and replicas.
-    for (const char* f : {"gpu", "gpu-memory-gib", "gpus", "model", "context", "concurrency", "slo",
-                          "calibration", "workload", "node-memory-gib", "gpus-per-node"})
-      if (vm.count(f))
-        throw Error("--" + std::string(f), f, "does not apply to a manifest (docs/k8s.md)");
-    const ManifestReport r = check_manifests(load_manifests(file), vm.count("strict") > 0);
-    for (const auto& c : r.checks)
-      for (const auto& w : c.report.deploy.warnings)
-        std::cerr << "kvplan check: warning: " << terminal_safe(c.report.deploy.name + ": " + w)
-                  << "\n";
-    out << for_output(render(r, fmt), fmt);
-    return r.passed() ? 0 : 1;
-  }
-  DeploymentRequest req;
-  if (vm.count("deploy")) {
-    req.source = DeploymentRequest::Source::deploy_file;
-    req.path = file;
-  } else {
-    // One rule for every engine: the command line is read as the engine reads it, and judged on
-    // one request of max_model_len unless --slo states a load (docs/check.md).
-    req.source = DeploymentRequest::Source::engine_command;
-    req.command_engine = vm.count("vllm")     ? Engine::vllm
-                         : vm.count("sglang") ? Engine::sglang
-                                              : Engine::trtllm;
-    req.command_line = vm.count("vllm") ? vllm : vm.count("sglang") ? sglang : trtllm;
-    req.strict = vm.count("strict") > 0;
-  }
-  req.model = model;
-  req.gpu = gpu;
-  if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = mem_gib;
-  if (vm.count("gpus")) req.gpus = gpus;
-  if (vm.count("slo")) req.slo = slo_spec;
-  if (vm.count("context")) req.slo_context = context;
-  if (vm.count("concurrency")) req.slo_concurrency = concurrency;
-  if (vm.count("calibration")) req.calibration = calibration;
-  if (vm.count("node-memory-gib")) req.node_memory_gib = node_gib;
-  if (vm.count("gpus-per-node")) req.gpus_per_node = per_node;
-  if (vm.count("workload")) req.workload = workload;
-  const ResolvedDeployment resolved = resolve(req);
+  if (vm.count("deploy") && is_manifest_file(f.file)) return check_manifest_file(f, vm, fmt, out);
+  const ResolvedDeployment resolved = resolve(check_request(f, vm));
   const Deployment& d = resolved.deploy;
   for (const auto& w : d.warnings)
     std::cerr << "kvplan check: warning: " << terminal_safe(w) << "\n";

@@ -216,39 +216,42 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   return req;
 }
 
-// The plan of one model: its report (or SLO search) on `out`.
-int plan_one(PlanFlags& f, const po::variables_map& vm, OutputFormat fmt, std::ostream& out) {
-  auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
-         prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
-  const bool slo_mode = vm.count("workload") || vm.count("slo");
-  const DeploymentRequest req = plan_request(f, vm, slo_mode);
-  const ResolvedDeployment resolved = resolve(req);
-  refuse_if_any(resolved);
-  const ModelSpec& m = resolved.deploy.model;
-  const PlanInput& in = resolved.deploy.plan;
-  const std::optional<CalibratedEfficiency>& calibrated = resolved.efficiency;
-
-  // The GPUs a price may name: the presets and the GPUs --gpu lists (files included).
-  std::vector<GpuSpec> presets = list_gpu_presets();
-  std::vector<std::string> listed;  // --gpu a,b,c outside SLO sizing: the order's GPUs
-  if (vm.count("gpu") && !slo_mode) listed = split_list(gpu, "--gpu", "gpu");
+// The GPUs a price may name: the presets and the GPUs --gpu lists (files included).
+struct KnownGpus {
+  std::vector<GpuSpec> gpus;
+  std::vector<std::string> listed;      // --gpu a,b,c outside SLO sizing: the order's GPUs
   std::vector<std::string> listed_ids;  // each listed GPU's id (a file's own id, not its path)
-  for (const auto& id : listed) {
-    const bool preset =
-        std::any_of(presets.begin(), presets.end(), [&](auto& p) { return p.id == id; });
-    GpuSpec one = preset                                 ? GpuSpec{}
-                  : id == listed.front() && resolved.gpu ? *resolved.gpu
-                                                         : load_gpu(id);
+};
+
+// Adds the GPUs --gpu lists to the presets (a file's GPU by its own id).
+KnownGpus listed_gpus(const PlanFlags& f, const po::variables_map& vm,
+                      const ResolvedDeployment& resolved, bool slo_mode) {
+  KnownGpus r;
+  r.gpus = list_gpu_presets();
+  if (vm.count("gpu") && !slo_mode) r.listed = split_list(f.gpu, "--gpu", "gpu");
+  const auto has = [&](const std::string& id) {
+    return std::any_of(r.gpus.begin(), r.gpus.end(), [&](auto& p) { return p.id == id; });
+  };
+  for (const auto& id : r.listed) {
+    const bool preset = has(id);
+    GpuSpec one = preset                                   ? GpuSpec{}
+                  : id == r.listed.front() && resolved.gpu ? *resolved.gpu
+                                                           : load_gpu(id);
     if (preset) one.id = id;
-    listed_ids.push_back(one.id);
-    if (std::none_of(presets.begin(), presets.end(), [&](auto& p) { return p.id == one.id; }))
-      presets.push_back(one);
+    r.listed_ids.push_back(one.id);
+    if (!has(one.id)) r.gpus.push_back(one);
   }
-  if (vm.count("prices")) apply_prices(presets, load_prices(prices_file), prices_file);
-  for (const auto& p : prices) {
+  return r;
+}
+
+// --prices FILE, then each --price GPU=USD over it.
+void apply_price_flags(const PlanFlags& f, const po::variables_map& vm,
+                       std::vector<GpuSpec>& gpus) {
+  if (vm.count("prices")) apply_prices(gpus, load_prices(f.prices_file), f.prices_file);
+  for (const auto& p : f.prices) {
     const auto [id, price] = parse_price(p);
     bool found = false;
-    for (auto& g : presets)
+    for (auto& g : gpus)
       if (g.id == id) {
         g.price_per_hour = price, found = true;
         g.price_date.clear();
@@ -256,47 +259,76 @@ int plan_one(PlanFlags& f, const po::variables_map& vm, OutputFormat fmt, std::o
       }
     if (!found) throw Error("--price", id, "unknown GPU \"" + id + "\" (see kvplan gpus)");
   }
-  auto by_id = [&](const std::string& id) {
-    for (const auto& p : presets)
-      if (p.id == id) return p;
-    throw Error(ErrorKind::internal, "--gpu", "gpu", "GPU \"" + id + "\" was not loaded");
-  };
-  if (slo_mode) {
-    slo.gpu = gpu;
-    return run_slo_plan(m, in, vm, slo, presets, calibrated, fmt, out);
-  }
+}
+
+GpuSpec gpu_by_id(const std::vector<GpuSpec>& gpus, const std::string& id) {
+  for (const auto& p : gpus)
+    if (p.id == id) return p;
+  throw Error(ErrorKind::internal, "--gpu", "gpu", "GPU \"" + id + "\" was not loaded");
+}
+
+void refuse_slo_only_flags(const po::variables_map& vm) {
   for (const char* flag : {"seed", "max-num-seqs", "max-gpus"})
     if (!vm[flag].defaulted())
       throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
   if (vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
                 "applies to SLO sizing (--workload, --slo)");
-  std::optional<GpuSpec> g;  // a preset or file; --gpu-memory-gib alone has no GPU to order
-  if (vm.count("gpu")) {
-    g = resolved.gpu;
-    for (const auto& p : presets)
-      if (p.id == g->id) {
-        g->price_per_hour = p.price_per_hour;
-        g->price_date = p.price_date;
-        g->price_source = p.price_source;
-      }
-  }
-  const bool brief = vm.count("brief") > 0;
-  // The order table compares GPU types by the memory model; a measured KV size is one GPU's.
-  // --gpu a,b,c: those GPUs; otherwise every preset and the plan's GPU.
-  std::vector<GpuSpec> order;
-  if (!brief && listed.size() > 1) {
-    for (const auto& id : listed_ids) {
-      GpuSpec o = id == listed_ids.front() ? *g : by_id(id);
-      if (std::none_of(order.begin(), order.end(), [&](auto& p) { return p.id == o.id; }))
-        order.push_back(o);
+}
+
+// The plan's GPU with its price; none for --gpu-memory-gib alone (no GPU to order).
+std::optional<GpuSpec> priced_plan_gpu(const po::variables_map& vm,
+                                       const ResolvedDeployment& resolved,
+                                       const std::vector<GpuSpec>& gpus) {
+  std::optional<GpuSpec> g;
+  if (!vm.count("gpu")) return g;
+  g = resolved.gpu;
+  for (const auto& p : gpus)
+    if (p.id == g->id) {
+      g->price_per_hour = p.price_per_hour;
+      g->price_date = p.price_date;
+      g->price_source = p.price_source;
     }
-  } else if (!brief) {
-    order = list_gpu_presets();
-    for (auto& o : order) o = by_id(o.id);
-    if (g && std::none_of(order.begin(), order.end(), [&](auto& p) { return p.id == g->id; }))
-      order.push_back(*g);
+  return g;
+}
+
+// The order table compares GPU types by the memory model; a measured KV size is one GPU's.
+// --gpu a,b,c: those GPUs; otherwise every preset and the plan's GPU.
+std::vector<GpuSpec> order_gpus(const KnownGpus& known, const std::optional<GpuSpec>& g) {
+  std::vector<GpuSpec> order;
+  const auto ordered = [&](const std::string& id) {
+    return std::any_of(order.begin(), order.end(), [&](auto& p) { return p.id == id; });
+  };
+  if (known.listed.size() > 1) {
+    for (const auto& id : known.listed_ids) {
+      GpuSpec o = id == known.listed_ids.front() ? *g : gpu_by_id(known.gpus, id);
+      if (!ordered(o.id)) order.push_back(o);
+    }
+    return order;
   }
+  order = list_gpu_presets();
+  for (auto& o : order) o = gpu_by_id(known.gpus, o.id);
+  if (g && !ordered(g->id)) order.push_back(*g);
+  return order;
+}
+
+// The plan of one model: its report (or SLO search) on `out`.
+int plan_one(PlanFlags& f, const po::variables_map& vm, OutputFormat fmt, std::ostream& out) {
+  const bool slo_mode = vm.count("workload") || vm.count("slo");
+  const ResolvedDeployment resolved = resolve(plan_request(f, vm, slo_mode));
+  refuse_if_any(resolved);
+  const ModelSpec& m = resolved.deploy.model;
+  const PlanInput& in = resolved.deploy.plan;
+  KnownGpus known = listed_gpus(f, vm, resolved, slo_mode);
+  apply_price_flags(f, vm, known.gpus);
+  if (slo_mode) {
+    f.slo.gpu = f.gpu;
+    return run_slo_plan(m, in, vm, f.slo, known.gpus, resolved.efficiency, fmt, out);
+  }
+  refuse_slo_only_flags(vm);
+  const std::optional<GpuSpec> g = priced_plan_gpu(vm, resolved, known.gpus);
+  const bool brief = vm.count("brief") > 0;
+  const std::vector<GpuSpec> order = brief ? std::vector<GpuSpec>{} : order_gpus(known, g);
   out << for_output(
       render(make_plan_report(m, g, in, order, !brief && (g || in.available_kv_bytes), "arguments"),
              fmt),

@@ -3,6 +3,7 @@
 // percentiles, throughput, goodput, preemptions, prefix hits, queue length, KV usage over time.
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <ostream>
 
@@ -54,135 +55,134 @@ void apply_trtllm_flags(const po::variables_map& vm, bool trtllm, DeploymentRequ
   }
 }
 
-int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
-  po::options_description desc("kvplan simulate options");
+// simulate's flags, as given.
+struct SimulateFlags {
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
       offload_gib, offload_gbps, reserve, requests_out, capacity_policy;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
   std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
-  const std::string kv_help =
-      kv_format_help("default: the model's dtype; KIVI formats have no paged pool: refused");
-  const std::string policies = policy_help();
-  desc.add_options()("model,m", po::value(&model)->required(),
+};
+
+void add_simulate_options(po::options_description& desc, SimulateFlags& f,
+                          const std::string& kv_help, const std::string& policies) {
+  desc.add_options()("model,m", po::value(&f.model)->required(),
                      "preset id, Hugging Face id, HF config.json or kvplan model JSON")(
-      "gpu", po::value(&gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
-      "tp", po::value(&tp)->default_value(1), "tensor-parallel size per replica")(
-      "replicas", po::value(&replicas)->default_value(1),
+      "gpu", po::value(&f.gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
+      "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
+      "replicas", po::value(&f.replicas)->default_value(1),
       "identical replicas; arrivals dealt round-robin (a session stays on one)")(
-      "engine", po::value(&engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
-      "max-model-len", po::value(&context), "tokens per request at most (default: the model's)")(
-      "max-num-seqs", po::value(&seqs)->default_value(256), "requests per step at most")(
-      "max-num-batched-tokens", po::value(&mnbt)->default_value(kDefaultMaxNumBatchedTokens),
+      "engine", po::value(&f.engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
+      "max-model-len", po::value(&f.context), "tokens per request at most (default: the model's)")(
+      "max-num-seqs", po::value(&f.seqs)->default_value(256), "requests per step at most")(
+      "max-num-batched-tokens", po::value(&f.mnbt)->default_value(kDefaultMaxNumBatchedTokens),
       "tokens per step at most (chunked prefill)")(
-      "max-batch-size", po::value(&batch_size),
+      "max-batch-size", po::value(&f.batch_size),
       "trtllm: max_batch_size, its --max-num-seqs (default 2048)")(
-      "max-num-tokens", po::value(&num_tokens),
+      "max-num-tokens", po::value(&f.num_tokens),
       "trtllm: max_num_tokens, its --max-num-batched-tokens (default 8192)")(
-      "capacity-scheduler-policy", po::value(&capacity_policy),
+      "capacity-scheduler-policy", po::value(&f.capacity_policy),
       "trtllm: guaranteed_no_evict|max_utilization (guaranteed_no_evict)")(
       "enable-chunked-context", "trtllm: cut contexts to fit max_num_tokens (off)")(
-      "gpu-memory-utilization", po::value(&util),
+      "gpu-memory-utilization", po::value(&f.util),
       "fraction of GPU memory (vLLM default 0.9, SGLang mem_fraction_static 0.88)")(
-      "kv-dtype", po::value(&kv), kv_help.c_str())(
-      "policy", po::value(&policy)->default_value("full"), policies.c_str())(
-      "block-size", po::value(&block), "tokens per page (default: vLLM 16, SGLang 1)")(
+      "kv-dtype", po::value(&f.kv), kv_help.c_str())(
+      "policy", po::value(&f.policy)->default_value("full"), policies.c_str())(
+      "block-size", po::value(&f.block), "tokens per page (default: vLLM 16, SGLang 1)")(
       "enable-prefix-caching", "cache prompt prefixes (the default where it is modelled)")(
       "no-enable-prefix-caching", "no prefix caching")(
-      "cpu-offload-gib", po::value(&offload_gib), "GiB of CPU memory holding evicted KV blocks")(
-      "cpu-offload-gbps", po::value(&offload_gbps)->default_value("25"),
+      "cpu-offload-gib", po::value(&f.offload_gib), "GiB of CPU memory holding evicted KV blocks")(
+      "cpu-offload-gbps", po::value(&f.offload_gbps)->default_value("25"),
       "host<->device GB/s for the CPU tier (default 25, PCIe 4.0 x16)")(
-      "workload", po::value(&workload)->required(),
+      "workload", po::value(&f.workload)->required(),
       "kvplan_workload JSON, or a trace (.jsonl / .csv)")(
-      "seed", po::value(&seed)->default_value(1), "workload seed")(
-      "calibration", po::value(&calibration),
+      "seed", po::value(&f.seed)->default_value(1), "workload seed")(
+      "calibration", po::value(&f.calibration),
       "a calibration file: its measured reserve and step-time efficiency")(
-      "reserve-gib", po::value(&reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
-      "slo", po::value(&slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
-      "kv-series", po::value(&series),
+      "reserve-gib", po::value(&f.reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
+      "slo", po::value(&f.slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
+      "kv-series", po::value(&f.series),
       "write the KV usage series (t_s,blocks_used,...) as CSV to FILE")(
-      "requests-out", po::value(&requests_out),
+      "requests-out", po::value(&f.requests_out),
       "write one JSON line per request (arrival, queued, scheduled, first token, finish, "
       "tokens) to FILE ('-': standard output)")(
-      "format", po::value(&format)->default_value("table"), "table|json|csv|md");
-  po::variables_map vm;
-  if (!parse_args(args, desc, vm, out,
-                  "kvplan simulate --model M --gpu G --workload FILE [options]",
-                  "kvplan simulate --model llama-3.1-8b --gpu h100-sxm-80gb --workload "
-                  "examples/workload-chat.json --slo ttft_p99_ms=2000,tpot_p99_ms=50"))
-    return 0;
-  const auto fmt = parse_output_format(
-      format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
-  // The series never replaces an input (the workload, a model or GPU file, the calibration).
-  const bool series_stdout =
-      vm.count("kv-series") &&
-      check_output_path(series, {workload, model, gpu, calibration}, "--kv-series");
-  const bool requests_stdout =
-      vm.count("requests-out") &&
-      check_output_path(requests_out, {workload, model, gpu, calibration, series},
+      "format", po::value(&f.format)->default_value("table"), "table|json|csv|md");
+}
+
+// Where the KV series and the per-request lines go; at most one of them to standard output.
+struct SimulateOutputs {
+  bool series = false, requests = false;                // given
+  bool series_stdout = false, requests_stdout = false;  // given as '-'
+};
+
+// The outputs never replace an input (the workload, a model or GPU file, the calibration).
+SimulateOutputs check_outputs(const SimulateFlags& f, const po::variables_map& vm) {
+  SimulateOutputs o{.series = vm.count("kv-series") > 0, .requests = vm.count("requests-out") > 0};
+  o.series_stdout =
+      o.series &&
+      check_output_path(f.series, {f.workload, f.model, f.gpu, f.calibration}, "--kv-series");
+  o.requests_stdout =
+      o.requests &&
+      check_output_path(f.requests_out, {f.workload, f.model, f.gpu, f.calibration, f.series},
                         "--requests-out");
-  if (series_stdout && requests_stdout)
+  if (o.series_stdout && o.requests_stdout)
     throw Error("--requests-out", "requests-out",
                 "--kv-series and --requests-out cannot both be standard output ('-')");
-  if (replicas == 0 || replicas > 1024)
-    throw Error("--replicas", "replicas",
-                "must be between 1 and 1024, got " + std::to_string(replicas));
+  return o;
+}
+
+// The deployment the flags describe, for resolve(); settles max-num-seqs and
+// max-num-batched-tokens (TensorRT-LLM's spellings included) in f.
+DeploymentRequest deployment_request(SimulateFlags& f, const po::variables_map& vm) {
   DeploymentRequest req;
-  req.model = model;
-  req.gpu = gpu;
-  req.engine = engine;
+  req.model = f.model;
+  req.gpu = f.gpu;
+  req.engine = f.engine;
   // Given (an empty one refused here, not taken for the default), else the model's dtype.
-  if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(kv));
-  req.policy = policy;
-  req.tp = tp;
-  if (vm.count("block-size")) req.block_size = block;
-  if (vm.count("max-model-len")) req.context = context;
+  if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
+  req.policy = f.policy;
+  req.tp = f.tp;
+  if (vm.count("block-size")) req.block_size = f.block;
+  if (vm.count("max-model-len")) req.context = f.context;
   VllmRules rules{};
-  const bool trtllm = parse_engine(engine, "--engine", "engine", rules) == Engine::trtllm;
-  apply_trtllm_flags(vm, trtllm, req, seqs, mnbt);
-  req.max_num_batched_tokens = mnbt;
-  req.max_num_seqs = seqs;
-  if (vm.count("gpu-memory-utilization")) req.memory_fraction = util;
-  if (vm.count("reserve-gib")) req.reserve_gib = reserve;
-  if (vm.count("calibration")) req.calibration = calibration;
+  const bool trtllm = parse_engine(f.engine, "--engine", "engine", rules) == Engine::trtllm;
+  apply_trtllm_flags(vm, trtllm, req, f.seqs, f.mnbt);
+  req.max_num_batched_tokens = f.mnbt;
+  req.max_num_seqs = f.seqs;
+  if (vm.count("gpu-memory-utilization")) req.memory_fraction = f.util;
+  if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
+  if (vm.count("calibration")) req.calibration = f.calibration;
   req.names.context = "--max-model-len";
   req.setting_names.max_model_len = "--max-model-len";
-  const ResolvedDeployment resolved = resolve(req);
-  refuse_if_any(resolved);
-  const ModelSpec& m = resolved.deploy.model;
-  const GpuSpec& g = *resolved.gpu;
-  sim::ServingConfig cfg;
-  PlanInput& in = cfg.plan;
-  in = resolved.deploy.plan;
-  sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
-  cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
-  cfg.max_num_batched_tokens = mnbt;
-  cfg.max_num_seqs = seqs;
-  if (vm.count("capacity-scheduler-policy"))
-    cfg.capacity_policy =
-        sim::parse_capacity_policy(capacity_policy, "--capacity-scheduler-policy");
-  cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
-  const std::optional<CalibratedEfficiency>& calibrated = resolved.efficiency;
+  return req;
+}
+
+// vLLM V1 and SGLang cache prefixes unless told not to; where kvplan does not model it (sliding
+// or recurrent groups, evicting policies) the default is off, with a note.
+bool prefix_caching(const po::variables_map& vm, const ModelSpec& m, const PlanInput& in) {
   if (vm.count("enable-prefix-caching") && vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
                 "give --enable-prefix-caching or --no-enable-prefix-caching, not both");
-  // vLLM V1 and SGLang cache prefixes unless told not to; where kvplan does not model it
-  // (sliding or recurrent groups, evicting policies) the default is off, with a note.
-  if (vm.count("enable-prefix-caching")) {
-    cfg.enable_prefix_caching = true;
-  } else if (!vm.count("no-enable-prefix-caching")) {
-    cfg.enable_prefix_caching = sim::prefix_caching_modelled(m, in);
-    if (in.engine == Engine::trtllm) {
-      if (!quiet())
-        std::cerr << "kvplan simulate: note: TensorRT-LLM's KV cache reuse is not modelled: "
-                     "simulated without it\n";
-    } else if (!cfg.enable_prefix_caching && !quiet())
-      std::cerr << "kvplan simulate: note: prefix caching is not modelled for this deployment "
-                   "(sliding, chunked or recurrent layers, or an evicting policy): simulated "
-                   "without it\n";
+  if (vm.count("enable-prefix-caching")) return true;
+  if (vm.count("no-enable-prefix-caching")) return false;
+  const bool modelled = sim::prefix_caching_modelled(m, in);
+  if (in.engine == Engine::trtllm) {
+    if (!quiet())
+      std::cerr << "kvplan simulate: note: TensorRT-LLM's KV cache reuse is not modelled: "
+                   "simulated without it\n";
+  } else if (!modelled && !quiet()) {
+    std::cerr << "kvplan simulate: note: prefix caching is not modelled for this deployment "
+                 "(sliding, chunked or recurrent layers, or an evicting policy): simulated "
+                 "without it\n";
   }
+  return modelled;
+}
+
+// The CPU tier for evicted prefix blocks, --cpu-offload-gib at --cpu-offload-gbps.
+void apply_cpu_offload(const SimulateFlags& f, const po::variables_map& vm,
+                       sim::ServingConfig& cfg) {
   if (vm.count("cpu-offload-gib")) {
-    cfg.cpu_offload_bytes = parse_gib(offload_gib, "--cpu-offload-gib", "cpu-offload-gib");
-    cfg.cpu_offload_gbps = sim::parse_offload_gbps(offload_gbps, "--cpu-offload-gbps");
+    cfg.cpu_offload_bytes = parse_gib(f.offload_gib, "--cpu-offload-gib", "cpu-offload-gib");
+    cfg.cpu_offload_gbps = sim::parse_offload_gbps(f.offload_gbps, "--cpu-offload-gbps");
     if (cfg.cpu_offload_bytes > 0 && !cfg.enable_prefix_caching)
       throw Error("--cpu-offload-gib", "cpu-offload-gib",
                   "the CPU tier holds evicted prefix blocks: it needs prefix caching");
@@ -190,45 +190,101 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("--cpu-offload-gbps", "cpu-offload-gbps",
                 "is the CPU tier's bandwidth: it needs --cpu-offload-gib");
   }
+}
+
+// The scheduler's configuration: the resolved plan and the scheduler's own flags.
+sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_map& vm,
+                                  const ResolvedDeployment& resolved) {
+  sim::ServingConfig cfg;
+  PlanInput& in = cfg.plan;
+  in = resolved.deploy.plan;
+  sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
+  cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
+  cfg.max_num_batched_tokens = f.mnbt;
+  cfg.max_num_seqs = f.seqs;
+  if (vm.count("capacity-scheduler-policy"))
+    cfg.capacity_policy =
+        sim::parse_capacity_policy(f.capacity_policy, "--capacity-scheduler-policy");
+  cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
+  cfg.enable_prefix_caching = prefix_caching(vm, resolved.deploy.model, in);
+  apply_cpu_offload(f, vm, cfg);
+  return cfg;
+}
+
+// Writes the file a flag names, or fails naming it.
+void write_file(const std::string& path, const char* flag, const char* what,
+                const std::function<void(std::ostream&)>& write) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  write(file);
+  file.close();
+  if (!file) throw Error(path, flag, std::string("cannot write ") + what + " to this path");
+}
+
+// The report, the KV series and the request lines, each where its flag sends it.
+void write_outputs(const sim::ServingReport& rep, double frontend_s, const SimulateFlags& f,
+                   const SimulateOutputs& o, OutputFormat fmt, std::ostream& out) {
+  const auto requests = [&](std::ostream& s) {
+    sim::write_requests_jsonl(rep.result, frontend_s, s);
+  };
+  if (o.requests_stdout)  // --requests-out -: the requests are the output
+    requests(out);
+  else if (o.requests)
+    write_file(f.requests_out, "requests-out", "the requests", requests);
+  const auto series = [&](std::ostream& s) { s << sim::render_kv_series(rep.result); };
+  if (o.series_stdout) {  // --kv-series -: the series is the output
+    series(out);
+    return;
+  }
+  if (o.series) write_file(f.series, "kv-series", "the KV usage series", series);
+  if (o.requests_stdout) return;
+  out << for_output(sim::render(rep, fmt), fmt);
+}
+
+int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan simulate options");
+  SimulateFlags f;
+  const std::string kv_help =
+      kv_format_help("default: the model's dtype; KIVI formats have no paged pool: refused");
+  add_simulate_options(desc, f, kv_help, policy_help());
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan simulate --model M --gpu G --workload FILE [options]",
+                  "kvplan simulate --model llama-3.1-8b --gpu h100-sxm-80gb --workload "
+                  "examples/workload-chat.json --slo ttft_p99_ms=2000,tpot_p99_ms=50"))
+    return 0;
+  const auto fmt = parse_output_format(
+      f.format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
+  const SimulateOutputs outputs = check_outputs(f, vm);
+  if (f.replicas == 0 || f.replicas > 1024)
+    throw Error("--replicas", "replicas",
+                "must be between 1 and 1024, got " + std::to_string(f.replicas));
+  const ResolvedDeployment resolved = resolve(deployment_request(f, vm));
+  refuse_if_any(resolved);
+  const ModelSpec& m = resolved.deploy.model;
+  const GpuSpec& g = *resolved.gpu;
+  const sim::ServingConfig cfg = serving_config(f, vm, resolved);
+  const PlanInput& in = cfg.plan;
   sim::SimOptions opt;
-  if (vm.count("slo")) opt.slo = sim::parse_latency_slo(slo, "--slo");
-  const sim::Workload w = sim::load_workload(workload, seed);
-  const sim::StepModel step(m, g, sim::step_model_input(g, in.engine, in.tp, calibrated), "--gpu");
+  if (vm.count("slo")) opt.slo = sim::parse_latency_slo(f.slo, "--slo");
+  const sim::Workload w = sim::load_workload(f.workload, f.seed);
+  const sim::StepModel step(m, g, sim::step_model_input(g, in.engine, in.tp, resolved.efficiency),
+                            "--gpu");
   Progress progress("requests");
   const std::uint64_t total = w.requests.size();
-  opt.progress = [&](double f) { progress(static_cast<std::uint64_t>(f * total), total); };
-  sim::ServingReport rep{
-      .model = m.id,
-      .gpu = g.id,
-      .engine = to_string(in.engine, in.vllm_rules),
-      .workload = workload,
-      .seed = seed,
-      .replicas = static_cast<std::uint32_t>(replicas),
-      .config = cfg,
-      .slo = opt.slo,
-      .result = sim::simulate_replicas(m, cfg, step, w, static_cast<std::uint32_t>(replicas), opt),
-      .refused = {}};
+  opt.progress = [&](double p) { progress(static_cast<std::uint64_t>(p * total), total); };
+  const auto replicas = static_cast<std::uint32_t>(f.replicas);
+  sim::ServingReport rep{.model = m.id,
+                         .gpu = g.id,
+                         .engine = to_string(in.engine, in.vllm_rules),
+                         .workload = f.workload,
+                         .seed = f.seed,
+                         .replicas = replicas,
+                         .config = cfg,
+                         .slo = opt.slo,
+                         .result = sim::simulate_replicas(m, cfg, step, w, replicas, opt),
+                         .refused = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
-  if (requests_stdout) {  // --requests-out -: the requests are the output
-    sim::write_requests_jsonl(rep.result, step.frontend_s(), out);
-  } else if (vm.count("requests-out")) {
-    std::ofstream f(requests_out, std::ios::binary | std::ios::trunc);
-    sim::write_requests_jsonl(rep.result, step.frontend_s(), f);
-    f.close();
-    if (!f) throw Error(requests_out, "requests-out", "cannot write the requests to this path");
-  }
-  if (series_stdout) {  // --kv-series -: the series is the output
-    out << sim::render_kv_series(rep.result);
-    return 0;
-  }
-  if (vm.count("kv-series")) {
-    std::ofstream f(series, std::ios::binary | std::ios::trunc);
-    f << sim::render_kv_series(rep.result);
-    f.close();
-    if (!f) throw Error(series, "kv-series", "cannot write the KV usage series to this path");
-  }
-  if (requests_stdout) return 0;
-  out << for_output(sim::render(rep, fmt), fmt);
+  write_outputs(rep, step.frontend_s(), f, outputs, fmt, out);
   return 0;
 }
 

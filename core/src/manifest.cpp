@@ -414,6 +414,18 @@ struct ContainerEngine {
   std::vector<std::string> warnings;
 };
 
+// Whether an optional boolean member is set true, or set false; a missing or non-boolean value is
+// neither.
+bool is_true(const json* v) { return v && v->is_boolean() && v->get<bool>(); }
+bool is_false(const json* v) { return v && v->is_boolean() && !v->get<bool>(); }
+
+// Records the opaque $(VAR) references (values kvplan cannot know) left in an engine's words.
+void note_opaque_refs(ContainerEngine& ce) {
+  for (const auto& w : ce.argv)
+    for (const auto& [name, where] : ce.env.opaque)
+      if (w.find("$(" + name + ")") != std::string::npos) ce.opaque[name] = where;
+}
+
 // Reads command + args of one container into the engine command it runs, or nullopt when it runs
 // none. `extra_env` (LeaderWorkerSet's injected variables) is visible to the command.
 std::optional<ContainerEngine> container_engine(const Doc& d, const json& c,
@@ -440,11 +452,6 @@ std::optional<ContainerEngine> container_engine(const Doc& d, const json& c,
     ce.warnings.push_back(path + ": no command: read as the image's entrypoint, \"" +
                           quoted_line(entry) + "\"");
   }
-  // Opaque $(VAR) references left in the words.
-  auto note_refs = [&](const std::string& w) {
-    for (const auto& [name, where] : ce.env.opaque)
-      if (w.find("$(" + name + ")") != std::string::npos) ce.opaque[name] = where;
-  };
   if (argv.empty()) {
     if (engine_image(image))
       d.fail(path, "runs the engine image \"" + image +
@@ -458,7 +465,7 @@ std::optional<ContainerEngine> container_engine(const Doc& d, const json& c,
       if (is_assignment(argv[i]))
         ce.env.values[argv[i].substr(0, argv[i].find('='))] = argv[i].substr(argv[i].find('=') + 1);
     ce.argv.assign(argv.begin() + static_cast<std::ptrdiff_t>(at->start), argv.end());
-    for (const auto& w : ce.argv) note_refs(w);
+    note_opaque_refs(ce);
     return ce;
   }
   // A shell: sh -c "script" (the script is the word after -c; options such as -e, -x, -ec may
@@ -512,7 +519,7 @@ std::optional<ContainerEngine> container_engine(const Doc& d, const json& c,
                               " engine commands; kvplan checks one per container: split them "
                               "into containers or pods");
     ce.argv = engines.front();
-    for (const auto& w : ce.argv) note_refs(w);
+    note_opaque_refs(ce);
     ce.opaque.insert(opaque.begin(), opaque.end());
     if (!others.empty()) {
       std::string list;
@@ -921,9 +928,7 @@ std::optional<ContainerEngine> kserve_huggingface(const Doc& d, const json& mode
   ce.argv.insert(ce.argv.end(), rest.begin(), rest.end());
   ce.warnings.push_back(mp + ": KServe's Hugging Face runtime, read as \"vllm serve " + model_id +
                         "\" with its vLLM flags (backend " + backend + ")");
-  for (const auto& w : ce.argv)
-    for (const auto& [name, where] : ce.env.opaque)
-      if (w.find("$(" + name + ")") != std::string::npos) ce.opaque[name] = where;
+  note_opaque_refs(ce);
   return ce;
 }
 
@@ -976,6 +981,121 @@ std::optional<ManifestDeployment> read_isvc(const Doc& d, const json& doc, const
 // `vllm serve modelURL` with vllmConfig's flags, then extraArgs; env servingEngineSpec.env then
 // modelSpec.env; GPUs resources.limits (which takes priority) or requestGPU; replicas
 // replicaCount. Helm values carry no namespace: the deployments are named default/NAME.
+
+// vllmConfig's keys, as the chart turns them into `vllm serve` flags.
+void append_vllm_config(const Doc& d, const json& vc, const std::string& vp, PodEngine& pe) {
+  auto& a = pe.ce.argv;
+  if (const json* v = member(d, vc, vp, "enableChunkedPrefill"))
+    a.push_back(is_true(v) ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
+  a.push_back(is_true(member(d, vc, vp, "enablePrefixCaching")) ? "--enable-prefix-caching"
+                                                                : "--no-enable-prefix-caching");
+  static constexpr std::pair<const char*, const char*> kFlags[] = {
+      {"maxModelLen", "--max-model-len"},
+      {"dtype", "--dtype"},
+      {"tensorParallelSize", "--tensor-parallel-size"},
+      {"maxNumSeqs", "--max-num-seqs"},
+      {"gpuMemoryUtilization", "--gpu_memory_utilization"},
+      {"maxLoras", "--max_loras"},
+      {"runner", "--runner"},
+      {"convert", "--convert"}};
+  for (const auto& [key, flag] : kFlags)
+    if (const json* v = member(d, vc, vp, key)) {
+      a.push_back(flag);
+      a.push_back(expand_k8s(scalar_text(d, *v, vp + "." + key), pe.ce.env.values));
+    }
+  for (const auto& w : string_list(d, list_member(d, vc, vp, "extraArgs"), vp + ".extraArgs"))
+    a.push_back(expand_k8s(w, pe.ce.env.values));
+  if (const json* v0 = member(d, vc, vp, "v0"); v0 && scalar_text(d, *v0, vp + ".v0") == "1")
+    pe.ce.env.values["VLLM_USE_V1"] = "0";
+}
+
+// The engine one modelSpec entry runs: `vllm serve modelURL` with its flags and env.
+PodEngine production_stack_engine(const Doc& d, const json& ms, const std::string& p,
+                                  const std::string& url, const Env& global) {
+  PodEngine pe;
+  pe.path = p;
+  pe.ce.engine = Engine::vllm;
+  pe.ce.env = global;
+  read_env_list(d, list_member(d, ms, p, "env"), p + ".env", pe.ce.env);
+  auto& a = pe.ce.argv;
+  a = {"vllm", "serve", url};
+  if (is_true(member(d, ms, p, "enableLoRA"))) a.push_back("--enable-lora");
+  if (const json* vc = map_member(d, ms, p, "vllmConfig"))
+    append_vllm_config(d, *vc, p + ".vllmConfig", pe);
+  const std::string rev = string_member(d, ms, p, "modelRevision");
+  if (!rev.empty()) a.insert(a.end(), {"--revision", rev});
+  if (const json* lm = map_member(d, ms, p, "lmcacheConfig"))
+    if (is_true(member(d, *lm, p + ".lmcacheConfig", "enabled")))
+      pe.ce.warnings.push_back(p +
+                               ".lmcacheConfig: LMCache KV offloading (the chart adds "
+                               "--kv-transfer-config): not modelled");
+  note_opaque_refs(pe.ce);
+  return pe;
+}
+
+// Sets pe.gpus from a modelSpec entry and returns the path it came from: a resources block takes
+// priority over the simplified requestGPU.
+std::string production_stack_gpus(const Doc& d, const json& ms, const std::string& p,
+                                  PodEngine& pe) {
+  std::string gpu_path = p + ".requestGPU";
+  if (map_member(d, ms, p, "resources")) {
+    pe.gpus = container_gpus(d, ms, p);
+    gpu_path = p + ".resources.limits." + kGpuResource;
+  }
+  if (pe.gpus == 0)
+    if (const json* rg = member(d, ms, p, "requestGPU")) {
+      const std::string type = string_member(d, ms, p, "requestGPUType");
+      if (!type.empty() && type != kGpuResource)
+        d.fail(p + ".requestGPUType", "\"" + type +
+                                          "\": kvplan sizes whole nvidia.com/gpu "
+                                          "GPUs, not MIG slices or other resources");
+      pe.gpus = whole(d, *rg, p + ".requestGPU", "GPUs", 0, kMaxPodGpus);
+      gpu_path = p + ".requestGPU";
+    }
+  return gpu_path;
+}
+
+// The GPU a modelSpec entry's annotations and affinity (or nodeSelectorTerms) name.
+GpuChoice production_stack_gpu_choice(const Doc& d, const json& ms, const std::string& p) {
+  GpuChoice g;
+  for (const char* k : {"annotations", "podAnnotations"})
+    annotations_gpu(d, map_member(d, ms, p, k), p + "." + k, g);
+  if (const json* aff = map_member(d, ms, p, "affinity")) {
+    json spec = {{"affinity", *aff}};
+    pod_gpu(d, spec, p, g);
+  } else {
+    node_terms_gpu(d, list_member(d, ms, p, "nodeSelectorTerms"), p + ".nodeSelectorTerms", g);
+  }
+  return g;
+}
+
+// One servingEngineSpec.modelSpec[] entry; a disabled one is noted as skipped.
+void read_model_spec(const Doc& d, const json& ms, const std::string& p, const Env& global,
+                     ManifestScan& out) {
+  if (!ms.is_object()) d.fail(p, "expects a map");
+  const std::string name = string_member(d, ms, p, "name");
+  if (name.empty()) d.fail(p + ".name", "missing");
+  if (is_false(member(d, ms, p, "enabled"))) {
+    out.skipped.push_back("document " + std::to_string(d.number) + ": " + p + " " + name +
+                          ": enabled: false");
+    return;
+  }
+  const std::string url = string_member(d, ms, p, "modelURL");
+  if (url.empty()) d.fail(p + ".modelURL", "missing");
+  if (const json* ray = map_member(d, ms, p, "raySpec"))
+    if (is_true(member(d, *ray, p + ".raySpec", "enabled")))
+      d.fail(p + ".raySpec",
+             "a multi-node Ray cluster: kvplan does not read raySpec; check the "
+             "head node's command with kvplan check --vllm");
+  PodEngine pe = production_stack_engine(d, ms, p, url, global);
+  const std::string gpu_path = production_stack_gpus(d, ms, p, pe);
+  const GpuChoice g = production_stack_gpu_choice(d, ms, p);
+  const std::uint32_t replicas = replicas_of(d, ms, p, "replicaCount");
+  const std::uint64_t gpus = pe.gpus;
+  out.deployments.push_back(finish(d, "production-stack modelSpec", "default", name, std::move(pe),
+                                   gpus, g, replicas, gpu_path));
+}
+
 void read_production_stack(const Doc& d, const json& doc, ManifestScan& out) {
   const json* ses = map_member(d, doc, "", "servingEngineSpec");
   const std::string sp = "servingEngineSpec";
@@ -987,103 +1107,8 @@ void read_production_stack(const Doc& d, const json& doc, ManifestScan& out) {
                           ": production-stack values: no servingEngineSpec.modelSpec");
     return;
   }
-  for (std::size_t i = 0; i < specs->size(); ++i) {
-    const std::string p = index_path(sp + ".modelSpec", i);
-    const json& ms = (*specs)[i];
-    if (!ms.is_object()) d.fail(p, "expects a map");
-    const std::string name = string_member(d, ms, p, "name");
-    if (name.empty()) d.fail(p + ".name", "missing");
-    if (const json* en = member(d, ms, p, "enabled"); en && en->is_boolean() && !en->get<bool>()) {
-      out.skipped.push_back("document " + std::to_string(d.number) + ": " + p + " " + name +
-                            ": enabled: false");
-      continue;
-    }
-    const std::string url = string_member(d, ms, p, "modelURL");
-    if (url.empty()) d.fail(p + ".modelURL", "missing");
-    if (const json* ray = map_member(d, ms, p, "raySpec"))
-      if (const json* en = member(d, *ray, p + ".raySpec", "enabled");
-          en && en->is_boolean() && en->get<bool>())
-        d.fail(p + ".raySpec",
-               "a multi-node Ray cluster: kvplan does not read raySpec; check the "
-               "head node's command with kvplan check --vllm");
-    PodEngine pe;
-    pe.path = p;
-    pe.ce.engine = Engine::vllm;
-    pe.ce.env = global;
-    read_env_list(d, list_member(d, ms, p, "env"), p + ".env", pe.ce.env);
-    auto& a = pe.ce.argv;
-    a = {"vllm", "serve", url};
-    if (const json* lora = member(d, ms, p, "enableLoRA");
-        lora && lora->is_boolean() && lora->get<bool>())
-      a.push_back("--enable-lora");
-    if (const json* vc = map_member(d, ms, p, "vllmConfig")) {
-      const std::string vp = p + ".vllmConfig";
-      if (const json* v = member(d, *vc, vp, "enableChunkedPrefill"))
-        a.push_back(v->is_boolean() && v->get<bool>() ? "--enable-chunked-prefill"
-                                                      : "--no-enable-chunked-prefill");
-      const json* pc = member(d, *vc, vp, "enablePrefixCaching");
-      a.push_back(pc && pc->is_boolean() && pc->get<bool>() ? "--enable-prefix-caching"
-                                                            : "--no-enable-prefix-caching");
-      static constexpr std::pair<const char*, const char*> kFlags[] = {
-          {"maxModelLen", "--max-model-len"},
-          {"dtype", "--dtype"},
-          {"tensorParallelSize", "--tensor-parallel-size"},
-          {"maxNumSeqs", "--max-num-seqs"},
-          {"gpuMemoryUtilization", "--gpu_memory_utilization"},
-          {"maxLoras", "--max_loras"},
-          {"runner", "--runner"},
-          {"convert", "--convert"}};
-      for (const auto& [key, flag] : kFlags)
-        if (const json* v = member(d, *vc, vp, key)) {
-          a.push_back(flag);
-          a.push_back(expand_k8s(scalar_text(d, *v, vp + "." + key), pe.ce.env.values));
-        }
-      for (const auto& w : string_list(d, list_member(d, *vc, vp, "extraArgs"), vp + ".extraArgs"))
-        a.push_back(expand_k8s(w, pe.ce.env.values));
-      if (const json* v0 = member(d, *vc, vp, "v0"); v0 && scalar_text(d, *v0, vp + ".v0") == "1")
-        pe.ce.env.values["VLLM_USE_V1"] = "0";
-    }
-    const std::string rev = string_member(d, ms, p, "modelRevision");
-    if (!rev.empty()) a.insert(a.end(), {"--revision", rev});
-    if (const json* lm = map_member(d, ms, p, "lmcacheConfig"))
-      if (const json* en = member(d, *lm, p + ".lmcacheConfig", "enabled");
-          en && en->is_boolean() && en->get<bool>())
-        pe.ce.warnings.push_back(p +
-                                 ".lmcacheConfig: LMCache KV offloading (the chart adds "
-                                 "--kv-transfer-config): not modelled");
-    for (const auto& w : a)
-      for (const auto& [n, where] : pe.ce.env.opaque)
-        if (w.find("$(" + n + ")") != std::string::npos) pe.ce.opaque[n] = where;
-    // GPUs: a resources block takes priority over the simplified requestGPU.
-    std::string gpu_path = p + ".requestGPU";
-    if (map_member(d, ms, p, "resources")) {
-      pe.gpus = container_gpus(d, ms, p);
-      gpu_path = p + ".resources.limits." + kGpuResource;
-    }
-    if (pe.gpus == 0)
-      if (const json* rg = member(d, ms, p, "requestGPU")) {
-        const std::string type = string_member(d, ms, p, "requestGPUType");
-        if (!type.empty() && type != kGpuResource)
-          d.fail(p + ".requestGPUType", "\"" + type +
-                                            "\": kvplan sizes whole nvidia.com/gpu "
-                                            "GPUs, not MIG slices or other resources");
-        pe.gpus = whole(d, *rg, p + ".requestGPU", "GPUs", 0, kMaxPodGpus);
-        gpu_path = p + ".requestGPU";
-      }
-    GpuChoice g;
-    for (const char* k : {"annotations", "podAnnotations"})
-      annotations_gpu(d, map_member(d, ms, p, k), p + "." + k, g);
-    if (const json* aff = map_member(d, ms, p, "affinity")) {
-      json spec = {{"affinity", *aff}};
-      pod_gpu(d, spec, p, g);
-    } else {
-      node_terms_gpu(d, list_member(d, ms, p, "nodeSelectorTerms"), p + ".nodeSelectorTerms", g);
-    }
-    const std::uint32_t replicas = replicas_of(d, ms, p, "replicaCount");
-    const std::uint64_t gpus = pe.gpus;
-    out.deployments.push_back(finish(d, "production-stack modelSpec", "default", name,
-                                     std::move(pe), gpus, g, replicas, gpu_path));
-  }
+  for (std::size_t i = 0; i < specs->size(); ++i)
+    read_model_spec(d, (*specs)[i], index_path(sp + ".modelSpec", i), global, out);
 }
 
 // llm-d's modelservice Helm values, as charts/llm-d-modelservice/templates (decode-deployment.yaml,
@@ -1097,13 +1122,14 @@ void read_production_stack(const Doc& d, const json& doc, ManifestScan& out) {
 // (LeaderWorkerSets), DRA claims, the requester mode and accelerators other than nvidia are
 // refused. The deployments are named FULLNAME-ROLE, FULLNAME the fullnameOverride (else
 // "modelservice": the release name is not in the values), in namespace default.
-void read_llm_d(const Doc& d, const json& doc, ManifestScan& out) {
+// llm-d's multinode and requester modes, and accelerators other than NVIDIA's GPU limits, render
+// manifests kvplan does not read from the values.
+void refuse_llm_d_modes(const Doc& d, const json& doc) {
   for (const char* key : {"multinode", "requester"}) {
     const json* v = member(d, doc, "", key);
-    const bool on =
-        v && (v->is_boolean() ? v->get<bool>()
-                              : v->is_object() && v->contains("enable") &&
-                                    (*v)["enable"].is_boolean() && (*v)["enable"].get<bool>());
+    const bool on = v && (v->is_boolean() ? v->get<bool>()
+                                          : v->is_object() && v->contains("enable") &&
+                                                is_true(&(*v)["enable"]));
     if (on)
       d.fail(std::string(key) == "multinode" ? "multinode" : "requester.enable",
              "kvplan does not read llm-d's " + std::string(key) +
@@ -1113,15 +1139,22 @@ void read_llm_d(const Doc& d, const json& doc, ManifestScan& out) {
     const std::string type = string_member(d, *acc, "accelerator", "type");
     if (!type.empty() && type != "nvidia")
       d.fail("accelerator.type", "\"" + type + "\": kvplan sizes NVIDIA GPUs");
-    if (const json* dra = member(d, *acc, "accelerator", "dra");
-        dra && dra->is_boolean() && dra->get<bool>())
+    if (is_true(member(d, *acc, "accelerator", "dra")))
       d.fail("accelerator.dra", "GPUs claimed through DRA: kvplan reads nvidia.com/gpu limits");
   }
-  const json* art = map_member(d, doc, "", "modelArtifacts");
-  const std::string name = art ? string_member(d, *art, "modelArtifacts", "name") : "";
+}
+
+// modelArtifacts, as the chart reads them: name (the served model name) and the Hugging Face id
+// its uri names.
+struct LlmDModel {
+  std::string name;
+  std::string hf_id;
+};
+
+// Renders modelArtifacts.uri, a template whose one expression in practice is the model's name.
+std::string llm_d_model_uri(const Doc& d, const json* art, const std::string& name) {
   std::string uri = art ? string_member(d, *art, "modelArtifacts", "uri") : "";
   if (uri.empty()) uri = "hf://{{ .Values.modelArtifacts.name }}";  // the chart's default
-  // The uri is a template: its one expression in practice is the model's name.
   for (std::size_t at; (at = uri.find("{{")) != std::string::npos;) {
     const auto close = uri.find("}}", at);
     if (close == std::string::npos) break;
@@ -1133,146 +1166,208 @@ void read_llm_d(const Doc& d, const json& doc, ManifestScan& out) {
     uri.replace(at, close + 2 - at, name);
   }
   uri.erase(std::remove(uri.begin(), uri.end(), '"'), uri.end());
-  std::string model;
+  return uri;
+}
+
+LlmDModel llm_d_model(const Doc& d, const json& doc) {
+  const json* art = map_member(d, doc, "", "modelArtifacts");
+  LlmDModel m;
+  m.name = art ? string_member(d, *art, "modelArtifacts", "name") : "";
+  const std::string uri = llm_d_model_uri(d, art, m.name);
   if (uri.rfind("hf://", 0) == 0) {
-    model = uri.substr(5);
+    m.hf_id = uri.substr(5);
   } else if (uri.rfind("pvc+hf://", 0) == 0) {
     const std::string rest = uri.substr(9);
     const auto last = rest.rfind('/');
     const auto prev = last == std::string::npos ? std::string::npos : rest.rfind('/', last - 1);
-    model = prev == std::string::npos ? rest : rest.substr(prev + 1);
+    m.hf_id = prev == std::string::npos ? rest : rest.substr(prev + 1);
   } else {
     d.fail("modelArtifacts.uri", "\"" + uri +
                                      "\": kvplan needs the model's Hugging Face id "
                                      "(hf:// or pvc+hf://) to size it");
   }
-  std::string full = string_member(d, doc, "", "fullnameOverride");
-  if (full.empty()) full = "modelservice";
-  const json* routing = map_member(d, doc, "", "routing");
-  for (const char* role : {"decode", "prefill"}) {
-    const json* spec = map_member(d, doc, "", role);
-    const std::string rp = role;
-    const std::string dep_name = full + "-" + role;
-    const std::string where = "document " + std::to_string(d.number) + ": llm-d " + rp + " " +
-                              "default/" + dep_name + ": ";
-    if (!spec) continue;
-    if (const json* c = member(d, *spec, rp, "create"); c && c->is_boolean() && !c->get<bool>()) {
-      out.skipped.push_back(where + "create: false");
-      continue;
-    }
-    const std::uint32_t replicas = replicas_of(d, *spec, rp, "replicas", rp == "decode" ? 1 : 0);
-    if (replicas == 0) {
-      out.skipped.push_back(where + "0 replicas");
-      continue;
-    }
-    // parallelism, as the chart's tensorParallelism / dataParallelism / dataLocalParallelism
-    std::uint64_t tp = 1, dp = 1, dpl = 1;
-    if (const json* par = map_member(d, *spec, rp, "parallelism")) {
-      const std::string pp = rp + ".parallelism";
-      auto get = [&](const char* k) -> std::uint64_t {
-        const json* v = member(d, *par, pp, k);
-        return v ? whole(d, *v, pp + "." + k, "ranks", 0, 4096) : 0;
-      };
-      const std::uint64_t t = get("tensor"), da = get("data"), dl = get("dataLocal"),
-                          w = get("workers");
-      tp = t ? t : 1;
-      dp = da ? da : (dl && w) ? dl * w : dl ? dl : 1;
-      if (dl)
-        dpl = dl;
-      else if (da && w) {
-        if (da % w != 0) d.fail(pp + ".data", "must be a multiple of parallelism.workers");
-        dpl = da / w;
-      } else if (da)
-        dpl = da;
-    }
-    const json* cs = list_member(d, *spec, rp, "containers");
-    if (!cs || cs->empty()) {
-      out.skipped.push_back(where + "no containers");
-      continue;
-    }
-    std::optional<PodEngine> pe;
-    for (std::size_t i = 0; i < cs->size(); ++i) {
-      const std::string cp = index_path(rp + ".containers", i);
-      const json& c = (*cs)[i];
-      if (!c.is_object()) d.fail(cp, "expects a container map");
-      std::string mc = string_member(d, c, cp, "modelCommand");
-      if (mc.empty()) mc = "custom";
-      std::optional<ContainerEngine> ce;
-      if (mc == "vllmServe") {
-        ContainerEngine e;
-        read_env_list(d, list_member(d, c, cp, "env"), cp + ".env", e.env);
-        const bool prefill = rp == "prefill";
-        std::string port = "8200";  // routing.proxy.targetPort, the chart's default
-        if (routing) {
-          const json* proxy = map_member(d, *routing, "routing", "proxy");
-          const json* en = proxy ? member(d, *proxy, "routing.proxy", "enabled") : nullptr;
-          const bool proxied = !(en && en->is_boolean() && !en->get<bool>());
-          if (prefill || !proxied) {
-            const std::string sp = string_member(d, *routing, "routing", "servicePort");
-            port = sp.empty() ? "8000" : sp;
-          } else if (proxy) {
-            const std::string tport = string_member(d, *proxy, "routing.proxy", "targetPort");
-            if (!tport.empty()) port = tport;
-          }
-        } else if (prefill) {
-          port = "8000";
-        }
-        e.argv = {"vllm", "serve", model, "--port", port};
-        if (tp > 1) e.argv.insert(e.argv.end(), {"--tensor-parallel-size", std::to_string(tp)});
-        if (dp > 1) e.argv.insert(e.argv.end(), {"--data-parallel-size", std::to_string(dp)});
-        if (dpl > 1)
-          e.argv.insert(e.argv.end(), {"--data-parallel-size-local", std::to_string(dpl)});
-        e.argv.insert(e.argv.end(), {"--served-model-name", name});
-        for (const auto& w : string_list(d, list_member(d, c, cp, "args"), cp + ".args"))
-          e.argv.push_back(expand_k8s(w, e.env.values));
-        for (const auto& w : e.argv)
-          for (const auto& [n, at] : e.env.opaque)
-            if (w.find("$(" + n + ")") != std::string::npos) e.opaque[n] = at;
-        ce = std::move(e);
-      } else if (mc == "custom") {
-        ce = container_engine(d, c, cp, {});
-      } else if (mc == "imageDefault") {
-        d.fail(cp + ".modelCommand",
-               "imageDefault runs the image's entrypoint, which the values "
-               "do not state: use vllmServe, or custom with a command");
-      } else {
-        d.fail(cp + ".modelCommand", "\"" + mc + "\": expected vllmServe, imageDefault or custom");
-      }
-      if (!ce) continue;
-      if (pe) d.fail(cp, "a second container running an engine; kvplan checks one per pod");
-      std::uint64_t gpus = container_gpus(d, c, cp);
-      if (gpus == 0) gpus = dpl * tp;  // the chart fills the limit in when it is not set
-      pe = PodEngine{std::move(*ce), cp, gpus};
-    }
-    if (!pe) {
-      out.skipped.push_back(where + "runs no engine");
-      continue;
-    }
-    GpuChoice g;
-    annotations_gpu(d, map_member(d, *spec, rp, "annotations"), rp + ".annotations", g);
-    annotations_gpu(d, map_member(d, *spec, rp, "podAnnotations"), rp + ".podAnnotations", g);
-    if (const json* sel = map_member(d, *spec, rp, "nodeSelector")) {
-      json pod = {{"nodeSelector", *sel}};
-      pod_gpu(d, pod, rp, g);
-    }
-    if (const json* at = map_member(d, *spec, rp, "acceleratorTypes")) {
-      const std::string ap = rp + ".acceleratorTypes";
-      if (string_member(d, *at, ap, "labelKey") == kProductLabel) {
-        const auto values =
-            string_list(d, list_member(d, *at, ap, "labelValues"), ap + ".labelValues");
-        std::vector<std::pair<std::string, std::string>> found;
-        for (std::size_t v = 0; v < values.size(); ++v) {
-          const std::string vp = index_path(ap + ".labelValues", v);
-          found.emplace_back(product_preset(d, values[v], vp), vp);
-        }
-        choose_least(d, found, g);
-      }
-    }
-    const std::uint64_t gpus = pe->gpus;
-    const std::string gp = pe->path + ".resources.limits." + kGpuResource;
-    out.deployments.push_back(
-        finish(d, "llm-d " + rp, "default", dep_name, std::move(*pe), gpus, g, replicas, gp));
+  return m;
+}
+
+// A role's ranks, as the chart's tensorParallelism / dataParallelism / dataLocalParallelism.
+struct LlmDParallelism {
+  std::uint64_t tp = 1, dp = 1, dpl = 1;
+};
+
+LlmDParallelism llm_d_parallelism(const Doc& d, const json& spec, const std::string& rp) {
+  LlmDParallelism par;
+  const json* pm = map_member(d, spec, rp, "parallelism");
+  if (!pm) return par;
+  const std::string pp = rp + ".parallelism";
+  auto get = [&](const char* k) -> std::uint64_t {
+    const json* v = member(d, *pm, pp, k);
+    return v ? whole(d, *v, pp + "." + k, "ranks", 0, 4096) : 0;
+  };
+  const std::uint64_t t = get("tensor"), da = get("data"), dl = get("dataLocal"),
+                      w = get("workers");
+  par.tp = t ? t : 1;
+  par.dp = da ? da : (dl && w) ? dl * w : dl ? dl : 1;
+  if (dl)
+    par.dpl = dl;
+  else if (da && w) {
+    if (da % w != 0) d.fail(pp + ".data", "must be a multiple of parallelism.workers");
+    par.dpl = da / w;
+  } else if (da)
+    par.dpl = da;
+  return par;
+}
+
+// The port vllmServe listens on: the proxy's targetPort for a proxied decode, else servicePort.
+std::string llm_d_port(const Doc& d, const json* routing, bool prefill) {
+  if (!routing) return prefill ? "8000" : "8200";  // 8200: routing.proxy.targetPort's default
+  std::string port = "8200";
+  const json* proxy = map_member(d, *routing, "routing", "proxy");
+  const json* en = proxy ? member(d, *proxy, "routing.proxy", "enabled") : nullptr;
+  const bool proxied = !is_false(en);
+  if (prefill || !proxied) {
+    const std::string sp = string_member(d, *routing, "routing", "servicePort");
+    port = sp.empty() ? "8000" : sp;
+  } else if (proxy) {
+    const std::string tport = string_member(d, *proxy, "routing.proxy", "targetPort");
+    if (!tport.empty()) port = tport;
   }
+  return port;
+}
+
+// What every role of one llm-d values document shares.
+struct LlmDValues {
+  LlmDModel model;
+  std::string fullname;
+  const json* routing = nullptr;
+};
+
+// One role (decode or prefill) of an llm-d values document.
+struct LlmDRole {
+  const LlmDValues& values;
+  std::string rp;  // the role, also the path of its values
+  LlmDParallelism par;
+};
+
+// The vllmServe model command: `vllm serve MODEL --port P [parallel flags]
+// --served-model-name NAME` + the container's args.
+ContainerEngine llm_d_vllm_serve(const Doc& d, const json& c, const std::string& cp,
+                                 const LlmDRole& role) {
+  ContainerEngine e;
+  read_env_list(d, list_member(d, c, cp, "env"), cp + ".env", e.env);
+  const std::string port = llm_d_port(d, role.values.routing, role.rp == "prefill");
+  e.argv = {"vllm", "serve", role.values.model.hf_id, "--port", port};
+  const LlmDParallelism& par = role.par;
+  if (par.tp > 1) e.argv.insert(e.argv.end(), {"--tensor-parallel-size", std::to_string(par.tp)});
+  if (par.dp > 1) e.argv.insert(e.argv.end(), {"--data-parallel-size", std::to_string(par.dp)});
+  if (par.dpl > 1)
+    e.argv.insert(e.argv.end(), {"--data-parallel-size-local", std::to_string(par.dpl)});
+  e.argv.insert(e.argv.end(), {"--served-model-name", role.values.model.name});
+  for (const auto& w : string_list(d, list_member(d, c, cp, "args"), cp + ".args"))
+    e.argv.push_back(expand_k8s(w, e.env.values));
+  note_opaque_refs(e);
+  return e;
+}
+
+// The engine a container's modelCommand runs; nullopt for a custom command that runs none.
+std::optional<ContainerEngine> llm_d_container_engine(const Doc& d, const json& c,
+                                                      const std::string& cp, const LlmDRole& role) {
+  std::string mc = string_member(d, c, cp, "modelCommand");
+  if (mc.empty()) mc = "custom";
+  if (mc == "vllmServe") return llm_d_vllm_serve(d, c, cp, role);
+  if (mc == "custom") return container_engine(d, c, cp, {});
+  if (mc == "imageDefault")
+    d.fail(cp + ".modelCommand",
+           "imageDefault runs the image's entrypoint, which the values "
+           "do not state: use vllmServe, or custom with a command");
+  d.fail(cp + ".modelCommand", "\"" + mc + "\": expected vllmServe, imageDefault or custom");
+}
+
+// The one container of a role that runs an engine; nullopt when none does.
+std::optional<PodEngine> llm_d_pod_engine(const Doc& d, const json& cs, const LlmDRole& role) {
+  std::optional<PodEngine> pe;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const std::string cp = index_path(role.rp + ".containers", i);
+    const json& c = cs[i];
+    if (!c.is_object()) d.fail(cp, "expects a container map");
+    auto ce = llm_d_container_engine(d, c, cp, role);
+    if (!ce) continue;
+    if (pe) d.fail(cp, "a second container running an engine; kvplan checks one per pod");
+    std::uint64_t gpus = container_gpus(d, c, cp);
+    if (gpus == 0) gpus = role.par.dpl * role.par.tp;  // the chart fills the limit in when unset
+    pe = PodEngine{std::move(*ce), cp, gpus};
+  }
+  return pe;
+}
+
+// The GPU a role's annotations, nodeSelector and acceleratorTypes name.
+GpuChoice llm_d_gpu_choice(const Doc& d, const json& spec, const std::string& rp) {
+  GpuChoice g;
+  annotations_gpu(d, map_member(d, spec, rp, "annotations"), rp + ".annotations", g);
+  annotations_gpu(d, map_member(d, spec, rp, "podAnnotations"), rp + ".podAnnotations", g);
+  if (const json* sel = map_member(d, spec, rp, "nodeSelector")) {
+    json pod = {{"nodeSelector", *sel}};
+    pod_gpu(d, pod, rp, g);
+  }
+  const json* at = map_member(d, spec, rp, "acceleratorTypes");
+  if (!at) return g;
+  const std::string ap = rp + ".acceleratorTypes";
+  if (string_member(d, *at, ap, "labelKey") == kProductLabel) {
+    const auto values = string_list(d, list_member(d, *at, ap, "labelValues"), ap + ".labelValues");
+    std::vector<std::pair<std::string, std::string>> found;
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      const std::string vp = index_path(ap + ".labelValues", v);
+      found.emplace_back(product_preset(d, values[v], vp), vp);
+    }
+    choose_least(d, found, g);
+  }
+  return g;
+}
+
+// One role's Deployment, FULLNAME-ROLE; a role not created, scaled to zero or running no engine
+// is noted as skipped.
+void read_llm_d_role(const Doc& d, const json& doc, const LlmDValues& values, const char* role,
+                     ManifestScan& out) {
+  const json* spec = map_member(d, doc, "", role);
+  const std::string rp = role;
+  const std::string dep_name = values.fullname + "-" + role;
+  const std::string where =
+      "document " + std::to_string(d.number) + ": llm-d " + rp + " " + "default/" + dep_name + ": ";
+  if (!spec) return;
+  if (is_false(member(d, *spec, rp, "create"))) {
+    out.skipped.push_back(where + "create: false");
+    return;
+  }
+  const std::uint32_t replicas = replicas_of(d, *spec, rp, "replicas", rp == "decode" ? 1 : 0);
+  if (replicas == 0) {
+    out.skipped.push_back(where + "0 replicas");
+    return;
+  }
+  const LlmDRole r{values, rp, llm_d_parallelism(d, *spec, rp)};
+  const json* cs = list_member(d, *spec, rp, "containers");
+  if (!cs || cs->empty()) {
+    out.skipped.push_back(where + "no containers");
+    return;
+  }
+  std::optional<PodEngine> pe = llm_d_pod_engine(d, *cs, r);
+  if (!pe) {
+    out.skipped.push_back(where + "runs no engine");
+    return;
+  }
+  const GpuChoice g = llm_d_gpu_choice(d, *spec, rp);
+  const std::uint64_t gpus = pe->gpus;
+  const std::string gp = pe->path + ".resources.limits." + kGpuResource;
+  out.deployments.push_back(
+      finish(d, "llm-d " + rp, "default", dep_name, std::move(*pe), gpus, g, replicas, gp));
+}
+
+void read_llm_d(const Doc& d, const json& doc, ManifestScan& out) {
+  refuse_llm_d_modes(d, doc);
+  LlmDValues values;
+  values.model = llm_d_model(d, doc);
+  values.fullname = string_member(d, doc, "", "fullnameOverride");
+  if (values.fullname.empty()) values.fullname = "modelservice";
+  values.routing = map_member(d, doc, "", "routing");
+  for (const char* role : {"decode", "prefill"}) read_llm_d_role(d, doc, values, role, out);
 }
 
 bool mentions_engine(const json& j) {

@@ -232,51 +232,56 @@ SizeReport make_size_report(const ModelSpec& model, const KvCostInput& input,
   return SizeReport{model, input, kv_cost(model, input, source)};
 }
 
-std::string render(const SizeReport& r, OutputFormat f) {
+namespace {
+
+std::string size_json(const SizeReport& r) {
   const auto& c = r.cost;
   const auto& in = r.input;
-  const std::string fmt = to_string(in.format), pol = to_string(in.policy);
-  if (f == OutputFormat::json) {
-    nlohmann::json j;
-    j["model"] = r.model.id;
-    j["kv_dtype"] = fmt;
-    j["policy"] = pol;
-    j["context"] = in.context;
-    j["batch"] = in.batch;
-    j["block_size"] = in.block_size;
-    j["tp"] = in.tp;
-    j["bytes_per_token"] = c.bytes_per_token;
-    j["bytes_per_request"] = c.bytes_per_request;
-    j["total_bytes"] = c.total_bytes;
-    // The three parts of bytes_per_request (hybrid models): growing with n, capped by a window
-    // or chunk, and the fixed recurrent state of the sequence.
-    j["growing_bytes_per_request"] = c.growing_bytes;
-    j["capped_bytes_per_request"] = c.capped_bytes;
-    j["state_bytes_per_request"] = c.state_bytes_per_request;
-    j["draft_layers"] = in.draft_layers;
-    j["factors"] = {{"L", c.cached_layers},
-                    {"n", in.context},
-                    {"H_kv", c.kv_heads_per_rank},
-                    {"d_k", r.model.head_dim_k},
-                    {"d_v", r.model.head_dim_v},
-                    {"b", c.nominal_bytes_per_element},
-                    {"B", in.batch}};
-    j["groups"] = nlohmann::json::array();
-    for (const auto& g : c.groups) {
-      nlohmann::json e = {{"kind", kind_name(g)},   {"window", g.window},
-                          {"layers", g.layers},     {"retained_tokens", g.retained},
-                          {"kv_heads", g.kv_heads}, {"k_width", g.k_width},
-                          {"v_width", g.v_width},   {"bytes_per_layer", g.bytes_per_layer},
-                          {"bytes", g.bytes}};
-      if (g.role == GroupRole::state) {
-        e["mixer"] = to_string(r.model.recurrent.kind);
-        e["conv_bytes_per_layer"] = g.conv_bytes;
-        e["ssm_bytes_per_layer"] = g.ssm_bytes;
-      }
-      j["groups"].push_back(std::move(e));
+  nlohmann::json j;
+  j["model"] = r.model.id;
+  j["kv_dtype"] = to_string(in.format);
+  j["policy"] = to_string(in.policy);
+  j["context"] = in.context;
+  j["batch"] = in.batch;
+  j["block_size"] = in.block_size;
+  j["tp"] = in.tp;
+  j["bytes_per_token"] = c.bytes_per_token;
+  j["bytes_per_request"] = c.bytes_per_request;
+  j["total_bytes"] = c.total_bytes;
+  // The three parts of bytes_per_request (hybrid models): growing with n, capped by a window
+  // or chunk, and the fixed recurrent state of the sequence.
+  j["growing_bytes_per_request"] = c.growing_bytes;
+  j["capped_bytes_per_request"] = c.capped_bytes;
+  j["state_bytes_per_request"] = c.state_bytes_per_request;
+  j["draft_layers"] = in.draft_layers;
+  j["factors"] = {{"L", c.cached_layers},
+                  {"n", in.context},
+                  {"H_kv", c.kv_heads_per_rank},
+                  {"d_k", r.model.head_dim_k},
+                  {"d_v", r.model.head_dim_v},
+                  {"b", c.nominal_bytes_per_element},
+                  {"B", in.batch}};
+  j["groups"] = nlohmann::json::array();
+  for (const auto& g : c.groups) {
+    nlohmann::json e = {{"kind", kind_name(g)},   {"window", g.window},
+                        {"layers", g.layers},     {"retained_tokens", g.retained},
+                        {"kv_heads", g.kv_heads}, {"k_width", g.k_width},
+                        {"v_width", g.v_width},   {"bytes_per_layer", g.bytes_per_layer},
+                        {"bytes", g.bytes}};
+    if (g.role == GroupRole::state) {
+      e["mixer"] = to_string(r.model.recurrent.kind);
+      e["conv_bytes_per_layer"] = g.conv_bytes;
+      e["ssm_bytes_per_layer"] = g.ssm_bytes;
     }
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    j["groups"].push_back(std::move(e));
   }
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// The formula's factors: L × n × H_kv × (d_k + d_v) × b × B.
+Table factor_table(const SizeReport& r) {
+  const auto& c = r.cost;
+  const auto& in = r.input;
   Table factors{{"factor", "meaning", "value"}, {}};
   factors.rows.push_back({"L", "layers holding a KV cache", std::to_string(c.cached_layers)});
   factors.rows.push_back({"n", "tokens per sequence", grouped(in.context)});
@@ -289,12 +294,16 @@ std::string render(const SizeReport& r, OutputFormat f) {
         {"d_k + d_v", "K and V widths per head",
          std::to_string(r.model.head_dim_k) + " + " + std::to_string(r.model.head_dim_v)});
   }
-  factors.rows.push_back(
-      {"b", "bytes per element (" + fmt + ")", fixed(c.nominal_bytes_per_element, 2)});
+  factors.rows.push_back({"b", "bytes per element (" + to_string(in.format) + ")",
+                          fixed(c.nominal_bytes_per_element, 2)});
   factors.rows.push_back({"B", "sequences in flight", grouped(in.batch)});
+  return factors;
+}
 
+// One row per layer group: what it caches and how many tokens it keeps.
+Table group_table(const SizeReport& r) {
   Table groups{{"layers", "cache", "kept tokens", "bytes per layer", "bytes"}, {}};
-  for (const auto& g : c.groups) {
+  for (const auto& g : r.cost.groups) {
     std::string kind = kind_name(g);
     if (g.kind == AttentionKind::sliding && g.role == GroupRole::attention)
       kind += " (window " + grouped(g.window) + ")";
@@ -310,6 +319,11 @@ std::string render(const SizeReport& r, OutputFormat f) {
     groups.rows.push_back(
         {std::to_string(g.layers), kind, kept, grouped(g.bytes_per_layer), grouped(g.bytes)});
   }
+  return groups;
+}
+
+// Per token, per request (split into its parts for hybrid models) and in all.
+Table totals_table(const KvCost& c) {
   Table totals{{"quantity", "bytes", "human"}, {}};
   totals.rows.push_back({"per token (layers growing with n)", grouped(c.bytes_per_token),
                          human_bytes(c.bytes_per_token)});
@@ -327,11 +341,21 @@ std::string render(const SizeReport& r, OutputFormat f) {
   totals.rows.push_back(
       {"per request", grouped(c.bytes_per_request), human_bytes(c.bytes_per_request)});
   totals.rows.push_back({"total (B requests)", grouped(c.total_bytes), human_bytes(c.total_bytes)});
+  return totals;
+}
 
+}  // namespace
+
+std::string render(const SizeReport& r, OutputFormat f) {
+  if (f == OutputFormat::json) return size_json(r);
+  const auto& in = r.input;
+  const Table factors = factor_table(r);
+  const Table groups = group_table(r);
+  const Table totals = totals_table(r.cost);
   if (f == OutputFormat::csv) return render_csv(totals);
   const std::string title =
-      "KV cache of " + r.model.id + ": " + fmt + ", policy " + pol +
-      ", n = " + grouped(in.context) + ", B = " + grouped(in.batch) +
+      "KV cache of " + r.model.id + ": " + to_string(in.format) + ", policy " +
+      to_string(in.policy) + ", n = " + grouped(in.context) + ", B = " + grouped(in.batch) +
       (in.block_size > 1 ? ", blocks of " + std::to_string(in.block_size) : "") +
       (in.tp > 1 ? ", per rank at TP " + std::to_string(in.tp) : "");
   if (f == OutputFormat::md) {

@@ -496,103 +496,132 @@ PlanFix with_order(PlanFix base, const OrderOption& o, const GpuSpec& g) {
   return base;
 }
 
-std::vector<PlanFix> plan_fixes(const PlanReport& r) {
-  const auto& in = r.input;
-  if (r.capacity.max_requests >= in.concurrency) return {};
-  const std::string source = "plan fix";
+namespace {
+
+// What every candidate fix of one plan compares against.
+struct FixContext {
+  const PlanReport& r;
+  std::string source;
+  std::string own;       // the plan's KV format
+  std::uint32_t have;    // the plan's GPUs
+  GpuSpec own_gpu;       // a preset or file (r.gpu), or only a memory size (--gpu-memory-gib)
+  std::size_t own_rank;  // the plan's GPU's row in the order table, or past its end
+};
+
+FixContext fix_context(const PlanReport& r, const std::string& source) {
+  FixContext x{.r = r,
+               .source = source,
+               .own = to_string(r.input.format),
+               .have = plan_gpus(r.input),
+               .own_gpu = r.gpu ? *r.gpu : GpuSpec{},
+               .own_rank = r.order.size()};
+  if (!r.gpu) x.own_gpu.id = "GPU";
+  for (std::size_t i = 0; i < r.order.size(); ++i)
+    if (r.gpu && r.order[i].gpu.id == r.gpu->id) x.own_rank = i;
+  return x;
+}
+
+// The replicas of the plan's layout that hold the concurrency; 0 when more than 1024 GPUs would.
+std::uint32_t replicas_needed(const FixContext& x, const PlanInput& input) {
+  const auto& in = x.r.input;
+  PlanInput one = input;
+  one.gpus = 0;  // one replica
+  const std::uint64_t per = plan_capacity(x.r.model, one, x.source).max_requests_per_replica;
+  const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
+  const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+  if (per == 0 || ceil_div(want, per) > 1024 / unit) return 0;
+  // One replica runs every request, the largest activation: with fewer requests per replica
+  // each holds at least as many, so fewer replicas may already do.
+  auto replicas = static_cast<std::uint32_t>(ceil_div(want, per));
+  for (int step = 0; step < 4 && replicas > x.r.capacity.replicas + 1; ++step) {
+    PlanInput fewer = input;
+    fewer.gpus = static_cast<std::uint32_t>(unit * (replicas - 1));
+    if (plan_capacity(x.r.model, fewer, x.source).max_requests < in.concurrency) break;
+    --replicas;
+  }
+  return replicas;
+}
+
+// 1. The plan's GPUs and layout (TP, PP); replicas added where one replica holds some.
+std::optional<PlanFix> same_layout_fix(const FixContext& x, const PlanFix& base, const WhatIf& w) {
+  const auto& in = x.r.input;
+  PlanFix f = base;
+  f.gpu = x.own_gpu;
+  f.keeps_layout = true;
+  f.tp = in.tp;
+  f.pp = in.pp;
+  const std::uint32_t replicas =
+      w.max_requests < in.concurrency ? replicas_needed(x, f.input) : x.r.capacity.replicas;
+  if (replicas == 0) return std::nullopt;
+  f.replicas = replicas;
+  f.gpus = static_cast<std::uint32_t>(mul(std::uint64_t{in.tp} * in.pp, replicas, "GPUs"));
+  f.input.gpus = f.gpus;
+  return f;
+}
+
+// The candidate fixes in one what-if row's format, into `found`.
+void add_fixes_in_format(const FixContext& x, const PlanFix& base, std::size_t wi, const WhatIf& w,
+                         std::vector<FixCandidate>& found) {
+  const PlanReport& r = x.r;
+  auto add = [&](PlanFix f, std::size_t gpu_rank) {
+    if (complete_fix(r, f, x.source))
+      found.push_back({.fix = std::move(f), .gpu_rank = gpu_rank, .format_rank = wi});
+  };
+  if (auto f = same_layout_fix(x, base, w)) add(std::move(*f), x.own_rank);
+  // 2. The smallest order of the plan's GPU in any layout a node allows, when that layout is
+  // not the plan's (a measured KV size is one GPU's at the plan's layout: the model decides).
+  if (r.gpu) {
+    const OrderOption o = min_gpus(r.model, base.input, *r.gpu, 1024, x.source);
+    if (o.feasible && (o.tp != r.input.tp || o.pp != r.input.pp))
+      add(with_order(base, o, x.own_gpu), x.own_rank);
+  }
+  // 3. Every other GPU of the order: its smallest order (the order table's row in the plan's
+  // own format).
+  for (std::size_t oi = 0; oi < r.order.size(); ++oi) {
+    const GpuSpec& g = r.order[oi].gpu;
+    if (r.gpu && g.id == r.gpu->id) continue;
+    const OrderOption o = base.same_format && r.order[oi].feasible
+                              ? r.order[oi]
+                              : min_gpus(r.model, base.input, g, 1024, x.source);
+    if (!o.feasible) continue;
+    PlanFix f = with_order(base, o, g);
+    f.own_gpu = false;
+    f.input.gpu_id = g.id;
+    add(f, oi);
+  }
+}
+
+// Every fix in the formats the engine implements, cheapest first.
+std::vector<FixCandidate> fix_candidates(const FixContext& x) {
+  const PlanReport& r = x.r;
   // The what-if rows name the formats the engine implements; a report made without them
   // (--brief) computes them.
   const std::vector<WhatIf> rows =
-      r.what_if.empty() ? what_if(r.model, in, r.gpu, source) : r.what_if;
-  const std::string own = to_string(in.format);
-  const std::uint32_t have = plan_gpus(in);
-  const std::uint32_t plan_replicas = r.capacity.replicas;
-  // The plan's GPU: a preset or file (r.gpu), or only a memory size (--gpu-memory-gib).
-  GpuSpec own_gpu = r.gpu ? *r.gpu : GpuSpec{};
-  if (!r.gpu) own_gpu.id = "GPU";
-  std::size_t own_rank = r.order.size();
-  for (std::size_t i = 0; i < r.order.size(); ++i)
-    if (r.gpu && r.order[i].gpu.id == r.gpu->id) own_rank = i;
-
+      r.what_if.empty() ? what_if(r.model, r.input, r.gpu, x.source) : r.what_if;
   std::vector<FixCandidate> found;
   for (std::size_t wi = 0; wi < rows.size(); ++wi) {
     const WhatIf& w = rows[wi];
     if (!w.engine_native || w.policy != "full") continue;
     PlanFix base;
     base.kv_dtype = w.format;
-    base.same_format = w.format == own;
-    base.plan_gpus = have;
-    base.input = in;
+    base.same_format = w.format == x.own;
+    base.plan_gpus = x.have;
+    base.input = r.input;
     try {
-      base.input.format = parse_kv_format(w.format, source, "format");
+      base.input.format = parse_kv_format(w.format, x.source, "format");
     } catch (const Error&) {
       continue;
     }
-    auto add = [&](PlanFix f, std::size_t gpu_rank) {
-      if (complete_fix(r, f, source))
-        found.push_back({.fix = std::move(f), .gpu_rank = gpu_rank, .format_rank = wi});
-    };
-    // 1. The plan's GPUs and layout (TP, PP); replicas added where one replica holds some.
-    {
-      PlanFix f = base;
-      f.gpu = own_gpu;
-      f.keeps_layout = true;
-      f.tp = in.tp;
-      f.pp = in.pp;
-      std::uint32_t replicas = plan_replicas;
-      if (w.max_requests < in.concurrency) {
-        PlanInput one = f.input;
-        one.gpus = 0;  // one replica
-        const std::uint64_t per = plan_capacity(r.model, one, source).max_requests_per_replica;
-        const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
-        const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
-        replicas = 0;
-        if (per > 0 && ceil_div(want, per) <= 1024 / unit) {
-          // One replica runs every request, the largest activation: with fewer requests per
-          // replica each holds at least as many, so fewer replicas may already do.
-          replicas = static_cast<std::uint32_t>(ceil_div(want, per));
-          for (int step = 0; step < 4 && replicas > plan_replicas + 1; ++step) {
-            PlanInput fewer = f.input;
-            fewer.gpus = static_cast<std::uint32_t>(unit * (replicas - 1));
-            if (plan_capacity(r.model, fewer, source).max_requests < in.concurrency) break;
-            --replicas;
-          }
-        }
-      }
-      if (replicas > 0) {
-        f.replicas = replicas;
-        f.gpus = static_cast<std::uint32_t>(mul(std::uint64_t{in.tp} * in.pp, replicas, "GPUs"));
-        f.input.gpus = f.gpus;
-        add(f, own_rank);
-      }
-    }
-    // 2. The smallest order of the plan's GPU in any layout a node allows, when that layout is
-    // not the plan's (a measured KV size is one GPU's at the plan's layout: the model decides).
-    if (r.gpu) {
-      const OrderOption o = min_gpus(r.model, base.input, *r.gpu, 1024, source);
-      if (o.feasible && (o.tp != in.tp || o.pp != in.pp)) {
-        add(with_order(base, o, own_gpu), own_rank);
-      }
-    }
-    // 3. Every other GPU of the order: its smallest order (the order table's row in the plan's
-    // own format).
-    for (std::size_t oi = 0; oi < r.order.size(); ++oi) {
-      const GpuSpec& g = r.order[oi].gpu;
-      if (r.gpu && g.id == r.gpu->id) continue;
-      const OrderOption o = base.same_format && r.order[oi].feasible
-                                ? r.order[oi]
-                                : min_gpus(r.model, base.input, g, 1024, source);
-      if (!o.feasible) continue;
-      PlanFix f = with_order(base, o, g);
-      f.own_gpu = false;
-      f.input.gpu_id = g.id;
-      add(f, oi);
-    }
+    add_fixes_in_format(x, base, wi, w, found);
   }
   std::stable_sort(found.begin(), found.end(), cheaper);
+  return found;
+}
 
-  // The cheapest; then, where not yet shown, the cheapest keeping the format, on the plan's GPU,
-  // on the plan's GPU keeping the format, and keeping the plan's layout.
+// The cheapest; then, where not yet shown, the cheapest keeping the format, on the plan's GPU,
+// on the plan's GPU keeping the format, and keeping the plan's layout.
+std::vector<PlanFix> pick_fixes(const FixContext& x, const std::vector<FixCandidate>& found) {
+  const auto& in = x.r.input;
   std::vector<PlanFix> out;
   auto pick = [&](const std::string& label, auto&& wanted) {
     for (const auto& c : found) {
@@ -608,14 +637,24 @@ std::vector<PlanFix> plan_fixes(const PlanReport& r) {
   };
   const std::string layout =
       "TP " + std::to_string(in.tp) + (in.pp > 1 ? " × PP " + std::to_string(in.pp) : "");
+  const std::string& own = x.own;
+  const std::string& gpu = x.own_gpu.id;
   pick("cheapest", [](const PlanFix&) { return true; });
   pick("or, keeping " + own, [](const PlanFix& f) { return f.same_format; });
-  pick("or, on the plan's " + own_gpu.id, [](const PlanFix& f) { return f.own_gpu; });
-  pick("or, on the plan's " + own_gpu.id + " keeping " + own,
+  pick("or, on the plan's " + gpu, [](const PlanFix& f) { return f.own_gpu; });
+  pick("or, on the plan's " + gpu + " keeping " + own,
        [](const PlanFix& f) { return f.own_gpu && f.same_format; });
   pick("or, keeping the plan's layout (" + layout + ")",
        [](const PlanFix& f) { return f.own_gpu && f.keeps_layout; });
   return out;
+}
+
+}  // namespace
+
+std::vector<PlanFix> plan_fixes(const PlanReport& r) {
+  if (r.capacity.max_requests >= r.input.concurrency) return {};
+  const FixContext x = fix_context(r, "plan fix");
+  return pick_fixes(x, fix_candidates(x));
 }
 
 std::string render(const PlanReport& r, OutputFormat f) {
@@ -665,85 +704,93 @@ std::string render(const PlanReport& r, OutputFormat f) {
   return s;
 }
 
-std::string render(const CheckReport& r, OutputFormat f) {
-  const auto& d = r.deploy;
-  const auto& c = r.capacity;
-  if (f == OutputFormat::json) {
-    nlohmann::json j;
-    j["deployment"] = d.name;
-    j["source"] = d.source;
-    j["passed"] = r.passed();
-    j["failures"] = r.failures();
-    j["model"] = d.model.id;
-    j["gpu"] = d.gpu.id;
-    j["gpus"] = d.plan.gpus;
-    j["engine"] = to_string(d.plan.engine);
-    j["kv_dtype"] = to_string(d.plan.format);
-    j["policy"] = to_string(d.plan.policy);
-    j["max_model_len"] = d.plan.context;
-    j["slo"] = {{"context", d.slo.context}, {"concurrency", d.slo.concurrency}};
-    j["capacity"] = {
-        {"available_kv_bytes", c.memory.available_bytes},
-        {"num_gpu_blocks", c.paged ? nlohmann::json(c.num_gpu_blocks) : nlohmann::json(nullptr)},
-        {"kv_cache_tokens", c.kv_cache_tokens},
-        {"max_concurrency", c.max_concurrency},
-        {"requests_at_slo_context", r.requests_at_slo}};
-    if (r.host) {
-      nlohmann::json tiers = nlohmann::json::array();
-      for (const HostTier& t : r.host->tiers)
-        tiers.push_back({{"name", t.name},
-                         {"setting", t.setting},
-                         {"bytes_per_rank", t.bytes_per_rank},
-                         {"pinned", t.pinned},
-                         {"exact", t.exact},
-                         {"rule", t.rule}});
-      j["host_memory"] = {
-          {"tiers", tiers},
-          {"ranks_per_node", r.host->ranks_per_node},
-          {"pinned_bytes_per_rank", r.host->pinned_per_rank},
-          {"pinned_bytes_per_node", r.host->pinned_per_node},
-          {"disk_bytes_per_node", r.host->disk_per_node},
+namespace {
+
+nlohmann::json host_memory_json(const HostMemory& h, const Deployment& d) {
+  nlohmann::json tiers = nlohmann::json::array();
+  for (const HostTier& t : h.tiers)
+    tiers.push_back({{"name", t.name},
+                     {"setting", t.setting},
+                     {"bytes_per_rank", t.bytes_per_rank},
+                     {"pinned", t.pinned},
+                     {"exact", t.exact},
+                     {"rule", t.rule}});
+  return {{"tiers", tiers},
+          {"ranks_per_node", h.ranks_per_node},
+          {"pinned_bytes_per_rank", h.pinned_per_rank},
+          {"pinned_bytes_per_node", h.pinned_per_node},
+          {"disk_bytes_per_node", h.disk_per_node},
           {"node_memory_bytes",
            d.node.memory_bytes ? nlohmann::json(*d.node.memory_bytes) : nlohmann::json(nullptr)}};
-    }
-    j["checks"] = nlohmann::json::array();
-    for (const auto& i : r.items)
-      j["checks"].push_back(
-          {{"id", i.id},
-           {"title", i.title},
-           {"passed", i.passed},
-           {"detail", i.detail},
-           {"fix", i.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.fix)}});
-    j["warnings"] = d.warnings;
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string check_json(const CheckReport& r) {
+  const auto& d = r.deploy;
+  const auto& c = r.capacity;
+  nlohmann::json j;
+  j["deployment"] = d.name;
+  j["source"] = d.source;
+  j["passed"] = r.passed();
+  j["failures"] = r.failures();
+  j["model"] = d.model.id;
+  j["gpu"] = d.gpu.id;
+  j["gpus"] = d.plan.gpus;
+  j["engine"] = to_string(d.plan.engine);
+  j["kv_dtype"] = to_string(d.plan.format);
+  j["policy"] = to_string(d.plan.policy);
+  j["max_model_len"] = d.plan.context;
+  j["slo"] = {{"context", d.slo.context}, {"concurrency", d.slo.concurrency}};
+  j["capacity"] = {
+      {"available_kv_bytes", c.memory.available_bytes},
+      {"num_gpu_blocks", c.paged ? nlohmann::json(c.num_gpu_blocks) : nlohmann::json(nullptr)},
+      {"kv_cache_tokens", c.kv_cache_tokens},
+      {"max_concurrency", c.max_concurrency},
+      {"requests_at_slo_context", r.requests_at_slo}};
+  if (r.host) j["host_memory"] = host_memory_json(*r.host, d);
+  j["checks"] = nlohmann::json::array();
+  for (const auto& i : r.items)
+    j["checks"].push_back(
+        {{"id", i.id},
+         {"title", i.title},
+         {"passed", i.passed},
+         {"detail", i.detail},
+         {"fix", i.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.fix)}});
+  j["warnings"] = d.warnings;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// JUnit XML, one test case per check, for CI dashboards.
+std::string check_junit(const CheckReport& r) {
+  const auto& d = r.deploy;
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  const std::string suite = "kvplan check " + d.name;
+  s += "<testsuites name=\"kvplan\" tests=\"" + std::to_string(r.items.size()) + "\" failures=\"" +
+       std::to_string(r.failures()) + "\">\n";
+  s += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(r.items.size()) +
+       "\" failures=\"" + std::to_string(r.failures()) + "\" errors=\"0\" skipped=\"0\">\n";
+  for (const auto& i : r.items) {
+    s += "    <testcase classname=\"kvplan.check." + xml_escape(junit_classname(d.name)) +
+         "\" name=\"" + xml_escape(i.id) + "\">\n";
+    if (!i.passed)
+      s += "      <failure message=\"" + xml_escape(i.detail) + "\" type=\"slo\">" +
+           xml_escape(i.title + ": " + i.detail + (i.fix.empty() ? "" : "; fix: " + i.fix)) +
+           "</failure>\n";
+    s += "      <system-out>" + xml_escape(i.title + ": " + i.detail) + "</system-out>\n";
+    s += "    </testcase>\n";
   }
-  if (f == OutputFormat::junit) {
-    std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    const std::string suite = "kvplan check " + d.name;
-    s += "<testsuites name=\"kvplan\" tests=\"" + std::to_string(r.items.size()) +
-         "\" failures=\"" + std::to_string(r.failures()) + "\">\n";
-    s += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" +
-         std::to_string(r.items.size()) + "\" failures=\"" + std::to_string(r.failures()) +
-         "\" errors=\"0\" skipped=\"0\">\n";
-    for (const auto& i : r.items) {
-      s += "    <testcase classname=\"kvplan.check." + xml_escape(junit_classname(d.name)) +
-           "\" name=\"" + xml_escape(i.id) + "\">\n";
-      if (!i.passed)
-        s += "      <failure message=\"" + xml_escape(i.detail) + "\" type=\"slo\">" +
-             xml_escape(i.title + ": " + i.detail + (i.fix.empty() ? "" : "; fix: " + i.fix)) +
-             "</failure>\n";
-      s += "      <system-out>" + xml_escape(i.title + ": " + i.detail) + "</system-out>\n";
-      s += "    </testcase>\n";
-    }
-    if (!d.warnings.empty()) {
-      s += "    <system-err>";
-      for (const auto& w : d.warnings) s += xml_escape(w) + "\n";
-      s += "</system-err>\n";
-    }
-    s += "  </testsuite>\n</testsuites>\n";
-    return s;
+  if (!d.warnings.empty()) {
+    s += "    <system-err>";
+    for (const auto& w : d.warnings) s += xml_escape(w) + "\n";
+    s += "</system-err>\n";
   }
-  const bool md = f == OutputFormat::md;
+  s += "  </testsuite>\n</testsuites>\n";
+  return s;
+}
+
+// The verdict, the checks' table, the KV cache and the warnings, as text or markdown.
+std::string check_text(const CheckReport& r, bool md) {
+  const auto& d = r.deploy;
+  const auto& c = r.capacity;
   Table t{{"check", "result", "detail", "fix"}, {}};
   for (const auto& i : r.items)
     t.rows.push_back({i.id, i.passed ? "PASS" : "FAIL", i.detail, i.fix});
@@ -770,6 +817,14 @@ std::string render(const CheckReport& r, OutputFormat f) {
   s += "\n" + cap + "\n";
   for (const auto& w : d.warnings) s += (md ? "- warning: " : "warning: ") + w + "\n";
   return s;
+}
+
+}  // namespace
+
+std::string render(const CheckReport& r, OutputFormat f) {
+  if (f == OutputFormat::json) return check_json(r);
+  if (f == OutputFormat::junit) return check_junit(r);
+  return check_text(r, f == OutputFormat::md);
 }
 
 }  // namespace kvplan

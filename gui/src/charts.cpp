@@ -14,6 +14,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "chart_clear.hpp"
 #include "ui_format.hpp"
 
 namespace kvplan::gui {
@@ -44,6 +45,130 @@ Qt::PenStyle curveStyle(std::size_t k) {
 // The x axis is log2(context) so the ticks can read "1K", "4K", ... "1M".
 double xOf(std::uint64_t context) { return std::log2(static_cast<double>(context)); }
 
+// The context axis runs from the first sampled context to the model's limit (its
+// max_position_embeddings; 1M when unknown), where every curve ends.
+struct ContextRange {
+  std::uint64_t first, limit;  // tokens
+  double x_lo, x_hi;           // xOf(first), xOf(limit)
+};
+
+ContextRange contextRange(const PlanResults& r) {
+  ContextRange g;
+  g.first = r.curves.empty() || r.curves.front().context.empty() ? 1024
+                                                                 : r.curves.front().context.front();
+  g.limit = r.model.max_context ? r.model.max_context : std::uint64_t{1} << 20;
+  g.x_lo = xOf(g.first);
+  g.x_hi = xOf(std::max(g.limit, g.first + 1));
+  return g;
+}
+
+QCategoryAxis* contextAxis(const PlanResults& r, const ContextRange& g) {
+  auto* x = new QCategoryAxis;
+  x->setObjectName("contextAxis");
+  x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  for (int p = static_cast<int>(std::ceil(g.x_lo)); p < g.x_hi; ++p)
+    if (g.x_hi - p >= 0.5) x->append(shortTokens(std::uint64_t{1} << p), p);  // room for the limit
+  x->append(shortTokens(g.limit), g.x_hi);
+  x->setRange(g.x_lo, g.x_hi);
+  x->setTitleText(r.model.max_context
+                      ? QString("context length (tokens per request, log scale) — the model's "
+                                "limit is %1")
+                            .arg(groupedNumber(g.limit))
+                      : QString("context length (tokens per request, log scale; the model's "
+                                "limit is unknown)"));
+  x->setGridLineVisible(true);
+  return x;
+}
+
+// Log scale from 1 to the decade above every curve and the target.
+QLogValueAxis* requestsAxis(const PlanResults& r) {
+  std::uint64_t top = std::max<std::uint64_t>(r.settings.concurrency, 1);
+  for (const auto& curve : r.curves)
+    for (auto v : curve.max_requests) top = std::max(top, v);
+  auto* y = new QLogValueAxis;
+  y->setObjectName("requestsAxis");
+  y->setBase(10);
+  y->setLabelFormat("%g");
+  y->setRange(1, std::pow(10.0, std::ceil(std::log10(static_cast<double>(top) * 1.5))));
+  y->setMinorTickCount(8);
+  y->setTitleText("max concurrent requests");
+  return y;
+}
+
+// Curve k: max requests against context, named by its format.
+QLineSeries* curveSeries(const PlanResults& r, std::size_t k) {
+  const FormatCurve& curve = r.curves[k];
+  auto* s = new QLineSeries;
+  QString name =
+      curve.error.empty() ? formatLabel(curve.format) : formatLabel(curve.format) + " (n/a)";
+  // Formats of the same byte cost (fp8 and int8) give the same curve: say so in the legend;
+  // the dash patterns keep both visible where they lie on top of each other.
+  for (std::size_t j = 0; j < k; ++j)
+    if (curve.error.empty() && !curve.context.empty() &&
+        r.curves[j].max_requests == curve.max_requests) {
+      name += QString(" (same as %1)").arg(formatLabel(r.curves[j].format));
+      break;
+    }
+  s->setName(name);
+  for (std::size_t i = 0; i < curve.context.size(); ++i) {
+    // A log axis cannot show 0: the curve ends where not even one request fits.
+    if (curve.max_requests[i] == 0) break;
+    s->append(xOf(curve.context[i]), static_cast<double>(curve.max_requests[i]));
+  }
+  return s;
+}
+
+// Curve k's own colour and dashes; the chosen format is drawn thicker.
+QPen curvePen(const PlanResults& r, std::size_t k) {
+  QPen pen(curveColor(k));
+  pen.setStyle(curveStyle(k));
+  pen.setWidthF(r.curves[k].format == r.settings.kv_format ? 4.0 : 2.0);
+  return pen;
+}
+
+// Hovering a curve shows the sampled point nearest the cursor with its exact numbers from core.
+void showPointOnHover(QLineSeries* s, const FormatCurve& curve, QWidget* view) {
+  QObject::connect(s, &QLineSeries::hovered, view, [view, curve](const QPointF& p, bool state) {
+    if (!state) return;
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < curve.context.size(); ++i)
+      if (std::abs(xOf(curve.context[i]) - p.x()) < std::abs(xOf(curve.context[best]) - p.x()))
+        best = i;
+    if (curve.context.empty()) return;
+    QToolTip::showText(QCursor::pos(),
+                       QString("%1: %2 requests at %3 tokens")
+                           .arg(formatLabel(curve.format))
+                           .arg(groupedNumber(curve.max_requests[best]))
+                           .arg(groupedNumber(curve.context[best])),
+                       view);
+  });
+}
+
+// The target concurrency, a dashed grey line across the context range.
+QLineSeries* targetLine(const PlanResults& r, const ContextRange& g) {
+  auto* target = new QLineSeries;
+  target->setName(QString("target: %1 requests").arg(groupedNumber(r.settings.concurrency)));
+  target->append(g.x_lo, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
+  target->append(g.x_hi, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
+  QPen dashed(Qt::gray);
+  dashed.setStyle(Qt::DashLine);
+  dashed.setWidth(2);
+  target->setPen(dashed);
+  return target;
+}
+
+// This plan's own point: its requests at its context.
+QScatterSeries* planDot(const PlanResults& r) {
+  auto* dot = new QScatterSeries;
+  dot->setName(QString("this plan: %1 requests at %2 tokens")
+                   .arg(groupedNumber(r.capacity.max_requests))
+                   .arg(shortTokens(r.settings.context)));
+  dot->setMarkerSize(12);
+  dot->setColor(Qt::black);
+  dot->append(xOf(r.settings.context), static_cast<double>(r.capacity.max_requests));
+  return dot;
+}
+
 }  // namespace
 
 ConcurrencyChart::ConcurrencyChart(QWidget* parent) : QChartView(new QChart, parent) {
@@ -55,11 +180,7 @@ ConcurrencyChart::ConcurrencyChart(QWidget* parent) : QChartView(new QChart, par
 
 void ConcurrencyChart::setResults(const PlanResults& r) {
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
+  clearChart(c);
   if (!r.ok) {
     c->setTitle("Max concurrent requests vs. context length (no plan: see the message above)");
     return;
@@ -70,110 +191,28 @@ void ConcurrencyChart::setResults(const PlanResults& r) {
                   .arg(r.settings.gpus)
                   .arg(qs(r.gpu.name))
                   .arg(qs(r.settings.policy)));
-
-  // The context axis runs from the first sampled context to the model's limit (its
-  // max_position_embeddings; 1M when unknown), where every curve ends.
-  const std::uint64_t first = r.curves.empty() || r.curves.front().context.empty()
-                                  ? 1024
-                                  : r.curves.front().context.front();
-  const std::uint64_t limit = r.model.max_context ? r.model.max_context : std::uint64_t{1} << 20;
-  const double x_lo = xOf(first), x_hi = xOf(std::max(limit, first + 1));
-  auto* x = new QCategoryAxis;
-  x->setObjectName("contextAxis");
-  x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-  for (int p = static_cast<int>(std::ceil(x_lo)); p < x_hi; ++p)
-    if (x_hi - p >= 0.5) x->append(shortTokens(std::uint64_t{1} << p), p);  // room for the limit
-  x->append(shortTokens(limit), x_hi);
-  x->setRange(x_lo, x_hi);
-  x->setTitleText(r.model.max_context
-                      ? QString("context length (tokens per request, log scale) — the model's "
-                                "limit is %1")
-                            .arg(groupedNumber(limit))
-                      : QString("context length (tokens per request, log scale; the model's "
-                                "limit is unknown)"));
-  x->setGridLineVisible(true);
-
-  std::uint64_t top = std::max<std::uint64_t>(r.settings.concurrency, 1);
-  for (const auto& curve : r.curves)
-    for (auto v : curve.max_requests) top = std::max(top, v);
-  auto* y = new QLogValueAxis;
-  y->setObjectName("requestsAxis");
-  y->setBase(10);
-  y->setLabelFormat("%g");
-  y->setRange(1, std::pow(10.0, std::ceil(std::log10(static_cast<double>(top) * 1.5))));
-  y->setMinorTickCount(8);
-  y->setTitleText("max concurrent requests");
+  const ContextRange range = contextRange(r);
+  auto* x = contextAxis(r, range);
+  auto* y = requestsAxis(r);
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
-
-  for (std::size_t k = 0; k < r.curves.size(); ++k) {
-    const FormatCurve& curve = r.curves[k];
-    auto* s = new QLineSeries;
-    QString name =
-        curve.error.empty() ? formatLabel(curve.format) : formatLabel(curve.format) + " (n/a)";
-    // Formats of the same byte cost (fp8 and int8) give the same curve: say so in the legend;
-    // the dash patterns keep both visible where they lie on top of each other.
-    for (std::size_t j = 0; j < k; ++j)
-      if (curve.error.empty() && !curve.context.empty() &&
-          r.curves[j].max_requests == curve.max_requests) {
-        name += QString(" (same as %1)").arg(formatLabel(r.curves[j].format));
-        break;
-      }
-    s->setName(name);
-    for (std::size_t i = 0; i < curve.context.size(); ++i) {
-      // A log axis cannot show 0: the curve ends where not even one request fits.
-      if (curve.max_requests[i] == 0) break;
-      s->append(xOf(curve.context[i]), static_cast<double>(curve.max_requests[i]));
-    }
+  const auto add = [&](QAbstractSeries* s) {
     c->addSeries(s);
-    QPen pen(curveColor(k));
-    pen.setStyle(curveStyle(k));
-    // The chosen format is drawn thicker.
-    pen.setWidthF(curve.format == r.settings.kv_format ? 4.0 : 2.0);
-    s->setPen(pen);
     s->attachAxis(x);
     s->attachAxis(y);
-    connect(s, &QLineSeries::hovered, this, [this, curve](const QPointF& p, bool state) {
-      if (!state) return;
-      // Show the sampled point nearest the cursor with its exact numbers from core.
-      std::size_t best = 0;
-      for (std::size_t i = 0; i < curve.context.size(); ++i)
-        if (std::abs(xOf(curve.context[i]) - p.x()) < std::abs(xOf(curve.context[best]) - p.x()))
-          best = i;
-      if (curve.context.empty()) return;
-      QToolTip::showText(QCursor::pos(),
-                         QString("%1: %2 requests at %3 tokens")
-                             .arg(formatLabel(curve.format))
-                             .arg(groupedNumber(curve.max_requests[best]))
-                             .arg(groupedNumber(curve.context[best])),
-                         this);
-    });
+  };
+  for (std::size_t k = 0; k < r.curves.size(); ++k) {
+    QLineSeries* s = curveSeries(r, k);
+    c->addSeries(s);
+    s->setPen(curvePen(r, k));
+    s->attachAxis(x);
+    s->attachAxis(y);
+    showPointOnHover(s, r.curves[k], this);
   }
-
-  auto* target = new QLineSeries;
-  target->setName(QString("target: %1 requests").arg(groupedNumber(r.settings.concurrency)));
-  target->append(x_lo, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
-  target->append(x_hi, static_cast<double>(std::max<std::uint64_t>(r.settings.concurrency, 1)));
-  QPen dashed(Qt::gray);
-  dashed.setStyle(Qt::DashLine);
-  dashed.setWidth(2);
-  target->setPen(dashed);
-  c->addSeries(target);
-  target->attachAxis(x);
-  target->attachAxis(y);
-
-  if (r.capacity.max_requests > 0 && r.settings.context >= first && r.settings.context <= limit) {
-    auto* dot = new QScatterSeries;
-    dot->setName(QString("this plan: %1 requests at %2 tokens")
-                     .arg(groupedNumber(r.capacity.max_requests))
-                     .arg(shortTokens(r.settings.context)));
-    dot->setMarkerSize(12);
-    dot->setColor(Qt::black);
-    dot->append(xOf(r.settings.context), static_cast<double>(r.capacity.max_requests));
-    c->addSeries(dot);
-    dot->attachAxis(x);
-    dot->attachAxis(y);
-  }
+  add(targetLine(r, range));
+  if (r.capacity.max_requests > 0 && r.settings.context >= range.first &&
+      r.settings.context <= range.limit)
+    add(planDot(r));
 }
 
 MemoryBarChart::MemoryBarChart(QWidget* parent) : QChartView(new QChart, parent) {
@@ -185,11 +224,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : QChartView(new QChart, parent)
 
 void MemoryBarChart::setResults(const PlanResults& r) {
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
+  clearChart(c);
   if (!r.ok) return;
   const MemoryBudget& m = r.capacity.memory;
   c->setTitle(QString("Memory of one GPU: %1, %2 in all, one rank of TP %3 × PP %4")

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "chart_clear.hpp"
 #include "kvplan/sim/synth.hpp"
 #include "replay_table.hpp"
 #include "ui_format.hpp"
@@ -61,12 +62,116 @@ QString shortLabel(std::size_t i, const sim::ConfigResult& c) {
   return QString("%1. %2 %3").arg(i + 1).arg(f, p);
 }
 
-void resetChart(QChart* c) {
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
+QSpinBox* spinBox(const char* name, int lo, int hi, int value, const char* suffix) {
+  auto* s = new QSpinBox;
+  s->setObjectName(name);
+  s->setRange(lo, hi);
+  s->setValue(value);
+  s->setSuffix(suffix);
+  return s;
+}
+
+// Horizontal bars list their categories bottom up: each chart adds configuration N first, so
+// configuration 1 is on top as in the table.
+template <class Value>
+void appendBottomUp(QBarSet* set, const sim::ReplayReport& rep, Value value) {
+  for (std::size_t i = rep.configs.size(); i-- > 0;) *set << value(rep.configs[i]);
+}
+
+QBarCategoryAxis* categoryAxis(const char* name, const QStringList& cats) {
+  auto* a = new QBarCategoryAxis;
+  a->setObjectName(name);
+  a->append(cats);
+  return a;
+}
+
+QValueAxis* percentAxis(const char* name, const QString& title, double max) {
+  auto* a = new QValueAxis;
+  a->setObjectName(name);
+  a->setTitleText(title);
+  a->setRange(0, max);
+  a->applyNiceNumbers();
+  a->setLabelFormat("%.0f");
+  return a;
+}
+
+void attach(QChart* c, QAbstractBarSeries* s, QAbstractAxis* cat, QAbstractAxis* val) {
+  c->addSeries(s);
+  c->addAxis(cat, Qt::AlignLeft);
+  c->addAxis(val, Qt::AlignBottom);
+  s->attachAxis(cat);
+  s->attachAxis(val);
+}
+
+// Predicted beside measured bytes, in KiB or (from 8 MiB) MiB; hovering a bar shows its bytes.
+void plotMemory(QChartView* view, const sim::ReplayReport& rep, const QStringList& cats) {
+  std::uint64_t top = 1;
+  for (const auto& c : rep.configs) top = std::max({top, c.predicted_bytes, c.measured_bytes});
+  const bool mib = top >= (std::uint64_t{8} << 20);
+  const double unit = mib ? 1048576.0 : 1024.0;
+  QChart* m = view->chart();
+  clearChart(m);
+  m->setTitle(QString("KV bytes held after %1 tokens").arg(groupedNumber(rep.tokens)));
+  auto* ms = new QHorizontalBarSeries;
+  auto* pred = new QBarSet("predicted (kvplan formula)");
+  auto* meas = new QBarSet("measured (kernel block pool)");
+  appendBottomUp(pred, rep, [unit](const sim::ConfigResult& c) {
+    return static_cast<double>(c.predicted_bytes) / unit;
+  });
+  appendBottomUp(meas, rep, [unit](const sim::ConfigResult& c) {
+    return static_cast<double>(c.measured_bytes) / unit;
+  });
+  ms->append(pred);
+  ms->append(meas);
+  for (QBarSet* set : {pred, meas}) {
+    QObject::connect(set, &QBarSet::hovered, view, [view, rep, set, pred](bool on, int idx) {
+      if (!on || idx < 0 || idx >= static_cast<int>(rep.configs.size())) return;
+      // Bars count bottom up; configuration 1 is the top bar.
+      const auto& c = rep.configs[rep.configs.size() - 1 - static_cast<std::size_t>(idx)];
+      const std::uint64_t b = set == pred ? c.predicted_bytes : c.measured_bytes;
+      QToolTip::showText(QCursor::pos(), qs(c.label) + ": " + exactBytes(b), view);
+    });
   }
+  auto* my = percentAxis("bytesAxis", mib ? "MiB (2^20 bytes)" : "KiB (2^10 bytes)",
+                         static_cast<double>(top) / unit * 1.1);
+  attach(m, ms, categoryAxis("configurationAxis", cats), my);
+  m->legend()->setAlignment(Qt::AlignRight);
+}
+
+// Attention mass kept, and with the model in the loop its top-1 agreement, in %.
+void plotFidelity(QChart* f, const sim::ReplayReport& rep, const QStringList& cats) {
+  clearChart(f);
+  f->setTitle(rep.model_in_loop ? "Kept and agreeing (higher is better)"
+                                : "Attention mass kept (higher is better)");
+  auto* fs = new QHorizontalBarSeries;
+  auto* mass = new QBarSet("attention mass kept");
+  appendBottomUp(mass, rep, [](const sim::ConfigResult& c) { return 100.0 * c.attention_mass; });
+  fs->append(mass);
+  if (rep.model_in_loop) {
+    auto* top1 = new QBarSet("top-1 agreement");
+    appendBottomUp(top1, rep, [](const sim::ConfigResult& c) { return 100.0 * c.top1_agreement; });
+    fs->append(top1);
+  }
+  attach(f, fs, categoryAxis("keptCategoryAxis", cats),
+         percentAxis("keptAxis", "kept, % of the full cache", 100));
+  f->legend()->setVisible(rep.model_in_loop);
+  f->legend()->setAlignment(Qt::AlignBottom);
+}
+
+// The attention output's relative L2 error, in %.
+void plotError(QChart* e, const sim::ReplayReport& rep, const QStringList& cats) {
+  double top_error = 0;
+  for (const auto& c : rep.configs) top_error = std::max(top_error, 100.0 * c.rel_error);
+  clearChart(e);
+  e->setTitle("Output error (lower is better)");
+  auto* es = new QHorizontalBarSeries;
+  auto* err = new QBarSet("output error (relative L2)");
+  err->setColor(QColor(0xd6, 0x27, 0x28));
+  appendBottomUp(err, rep, [](const sim::ConfigResult& c) { return 100.0 * c.rel_error; });
+  es->append(err);
+  attach(e, es, categoryAxis("errorCategoryAxis", cats),
+         percentAxis("errorAxis", "error, relative L2 %", std::max(1.0, top_error * 1.1)));
+  e->legend()->setVisible(false);
 }
 
 }  // namespace
@@ -94,7 +199,15 @@ ReplayView::ReplayView(QWidget* parent) : QWidget(parent), runner_(new ReplayRun
 QWidget* ReplayView::buildInputs() {
   auto* inner = new QWidget;
   auto* col = new QVBoxLayout(inner);
+  col->addWidget(buildSourceBox());
+  col->addWidget(buildModelBox());
+  col->addWidget(buildConfigBox(), 1);
+  addRunControls(col);
+  return makeSettingsScroll(inner, 500);
+}
 
+// The trace or checkpoint, a synthetic trace on demand, and how much of it to replay.
+QWidget* ReplayView::buildSourceBox() {
   auto* in = new QGroupBox("Input");
   auto* il = new QFormLayout(in);
   source_ = new QComboBox;
@@ -141,8 +254,12 @@ QWidget* ReplayView::buildInputs() {
   eval_from_->setRange(0, 1 << 30);
   eval_from_->setToolTip("Score positions from here on (SnapKV compresses the prompt before it)");
   il->addRow("Score from token", eval_from_);
-  col->addWidget(in);
+  return in;
+}
 
+// The llama2.c model's tokenizer, prompt and stream, and the retrieval probe; enabled only for a
+// checkpoint.
+QWidget* ReplayView::buildModelBox() {
   auto* mbox = new QGroupBox("llama2.c model in the loop");
   model_options_ = mbox;
   auto* ml = new QFormLayout(mbox);
@@ -167,20 +284,12 @@ QWidget* ReplayView::buildInputs() {
       "After the replay, run probe prompts through the same configurations and the full cache: "
       "a random span repeated after filler (copy), or a needle at a depth (needle)");
   ml->addRow("Retrieval probe", probe_);
-  const auto spin = [](const char* name, int lo, int hi, int value, const char* suffix) {
-    auto* s = new QSpinBox;
-    s->setObjectName(name);
-    s->setRange(lo, hi);
-    s->setValue(value);
-    s->setSuffix(suffix);
-    return s;
-  };
   const sim::ProbeOptions defaults;
-  probe_span_ = spin("replayProbeSpan", 2, 4096, static_cast<int>(defaults.span), " tokens");
-  probe_cue_ = spin("replayProbeCue", 1, 4095, static_cast<int>(defaults.cue), " tokens");
+  probe_span_ = spinBox("replayProbeSpan", 2, 4096, static_cast<int>(defaults.span), " tokens");
+  probe_cue_ = spinBox("replayProbeCue", 1, 4095, static_cast<int>(defaults.cue), " tokens");
   probe_filler_ =
-      spin("replayProbeFiller", 0, 1 << 20, static_cast<int>(defaults.filler), " tokens");
-  probe_prompts_ = spin("replayProbePrompts", 1, 10000, static_cast<int>(defaults.prompts), "");
+      spinBox("replayProbeFiller", 0, 1 << 20, static_cast<int>(defaults.filler), " tokens");
+  probe_prompts_ = spinBox("replayProbePrompts", 1, 10000, static_cast<int>(defaults.prompts), "");
   probe_depth_ = new QDoubleSpinBox;
   probe_depth_->setObjectName("replayProbeDepth");
   probe_depth_->setRange(0, 1);
@@ -192,11 +301,14 @@ QWidget* ReplayView::buildInputs() {
   ml->addRow("Filler", probe_filler_);
   ml->addRow("Needle depth", probe_depth_);
   ml->addRow("Probe prompts", probe_prompts_);
-  col->addWidget(mbox);
   connect(source_, &QComboBox::currentIndexChanged, this,
           [this](int i) { model_options_->setEnabled(i == 1); });
   model_options_->setEnabled(false);
+  return mbox;
+}
 
+// The table of configurations (checked rows run), seeded with a spread of formats and policies.
+QWidget* ReplayView::buildConfigBox() {
   auto* cbox = new QGroupBox("Configurations (checked rows run)");
   auto* cl = new QVBoxLayout(cbox);
   configs_ = new QTableWidget(0, 3);
@@ -229,8 +341,11 @@ QWidget* ReplayView::buildInputs() {
   crow->addWidget(remove);
   crow->addStretch(1);
   cl->addLayout(crow);
-  col->addWidget(cbox, 1);
+  return cbox;
+}
 
+// Run and Cancel, the progress bar and the status line.
+void ReplayView::addRunControls(QVBoxLayout* col) {
   auto* rrow = new QHBoxLayout;
   run_ = new QPushButton("Run replay");
   run_->setObjectName("runReplayButton");
@@ -250,8 +365,6 @@ QWidget* ReplayView::buildInputs() {
   status_->setObjectName("replayStatus");
   status_->setWordWrap(true);
   col->addWidget(status_);
-
-  return makeSettingsScroll(inner, 500);
 }
 
 QWidget* ReplayView::buildResults() {
@@ -467,105 +580,15 @@ void ReplayView::showProbe(const ReplayOutcome& o) {
 }
 
 void ReplayView::plot(const sim::ReplayReport& rep) {
-  // Horizontal bars list their categories bottom up: reversed, so configuration 1 is on top as
-  // in the table.
-  QStringList cats;
-  std::uint64_t top = 1;
-  double top_error = 0;
-  for (std::size_t i = rep.configs.size(); i-- > 0;) {
-    cats << shortLabel(i, rep.configs[i]);
-    top = std::max({top, rep.configs[i].predicted_bytes, rep.configs[i].measured_bytes});
-    top_error = std::max(top_error, 100.0 * rep.configs[i].rel_error);
-  }
-  const bool mib = top >= (std::uint64_t{8} << 20);
-  const double unit = mib ? 1048576.0 : 1024.0;
+  QStringList cats;  // bottom up (appendBottomUp)
+  for (std::size_t i = rep.configs.size(); i-- > 0;) cats << shortLabel(i, rep.configs[i]);
   // A label needs about 24 pixels of height per configuration, or the chart elides it; the
   // title and the value axis take about 110 more (the legends are on the right or hidden).
   const int height = 110 + 24 * static_cast<int>(rep.configs.size());
   for (QChartView* v : {memory_chart_, fidelity_chart_, error_chart_}) v->setMinimumHeight(height);
-  const auto bottomUp = [&](QBarSet* set, auto value) {
-    for (std::size_t i = rep.configs.size(); i-- > 0;) *set << value(rep.configs[i]);
-  };
-  const auto categoryAxis = [&](const char* name) {
-    auto* a = new QBarCategoryAxis;
-    a->setObjectName(name);
-    a->append(cats);
-    return a;
-  };
-  const auto percentAxis = [](const char* name, const QString& title, double max) {
-    auto* a = new QValueAxis;
-    a->setObjectName(name);
-    a->setTitleText(title);
-    a->setRange(0, max);
-    a->applyNiceNumbers();
-    a->setLabelFormat("%.0f");
-    return a;
-  };
-  const auto attach = [](QChart* c, QAbstractBarSeries* s, QAbstractAxis* cat, QAbstractAxis* val) {
-    c->addSeries(s);
-    c->addAxis(cat, Qt::AlignLeft);
-    c->addAxis(val, Qt::AlignBottom);
-    s->attachAxis(cat);
-    s->attachAxis(val);
-  };
-
-  QChart* m = memory_chart_->chart();
-  resetChart(m);
-  m->setTitle(QString("KV bytes held after %1 tokens").arg(groupedNumber(rep.tokens)));
-  auto* ms = new QHorizontalBarSeries;
-  auto* pred = new QBarSet("predicted (kvplan formula)");
-  auto* meas = new QBarSet("measured (kernel block pool)");
-  bottomUp(pred, [unit](const sim::ConfigResult& c) {
-    return static_cast<double>(c.predicted_bytes) / unit;
-  });
-  bottomUp(meas, [unit](const sim::ConfigResult& c) {
-    return static_cast<double>(c.measured_bytes) / unit;
-  });
-  ms->append(pred);
-  ms->append(meas);
-  for (QBarSet* set : {pred, meas}) {
-    connect(set, &QBarSet::hovered, this, [this, rep, set, pred](bool on, int idx) {
-      if (!on || idx < 0 || idx >= static_cast<int>(rep.configs.size())) return;
-      // Bars count bottom up; configuration 1 is the top bar.
-      const auto& c = rep.configs[rep.configs.size() - 1 - static_cast<std::size_t>(idx)];
-      const std::uint64_t b = set == pred ? c.predicted_bytes : c.measured_bytes;
-      QToolTip::showText(QCursor::pos(), qs(c.label) + ": " + exactBytes(b), memory_chart_);
-    });
-  }
-  auto* my = percentAxis("bytesAxis", mib ? "MiB (2^20 bytes)" : "KiB (2^10 bytes)",
-                         static_cast<double>(top) / unit * 1.1);
-  attach(m, ms, categoryAxis("configurationAxis"), my);
-  m->legend()->setAlignment(Qt::AlignRight);
-
-  QChart* f = fidelity_chart_->chart();
-  resetChart(f);
-  f->setTitle(rep.model_in_loop ? "Kept and agreeing (higher is better)"
-                                : "Attention mass kept (higher is better)");
-  auto* fs = new QHorizontalBarSeries;
-  auto* mass = new QBarSet("attention mass kept");
-  bottomUp(mass, [](const sim::ConfigResult& c) { return 100.0 * c.attention_mass; });
-  fs->append(mass);
-  if (rep.model_in_loop) {
-    auto* top1 = new QBarSet("top-1 agreement");
-    bottomUp(top1, [](const sim::ConfigResult& c) { return 100.0 * c.top1_agreement; });
-    fs->append(top1);
-  }
-  attach(f, fs, categoryAxis("keptCategoryAxis"),
-         percentAxis("keptAxis", "kept, % of the full cache", 100));
-  f->legend()->setVisible(rep.model_in_loop);
-  f->legend()->setAlignment(Qt::AlignBottom);
-
-  QChart* e = error_chart_->chart();
-  resetChart(e);
-  e->setTitle("Output error (lower is better)");
-  auto* es = new QHorizontalBarSeries;
-  auto* err = new QBarSet("output error (relative L2)");
-  err->setColor(QColor(0xd6, 0x27, 0x28));
-  bottomUp(err, [](const sim::ConfigResult& c) { return 100.0 * c.rel_error; });
-  es->append(err);
-  attach(e, es, categoryAxis("errorCategoryAxis"),
-         percentAxis("errorAxis", "error, relative L2 %", std::max(1.0, top_error * 1.1)));
-  e->legend()->setVisible(false);
+  plotMemory(memory_chart_, rep, cats);
+  plotFidelity(fidelity_chart_->chart(), rep, cats);
+  plotError(error_chart_->chart(), rep, cats);
 }
 
 }  // namespace kvplan::gui

@@ -23,6 +23,7 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTableWidget;
+class QVBoxLayout;
 class QWidget;
 
 namespace kvplan::gui {
@@ -52,6 +53,12 @@ class ReplayView : public QWidget {
 
  private:
   QWidget* buildInputs();
+  // buildInputs()'s boxes: the input file, the model in the loop, the configurations, and the
+  // run controls below them.
+  QWidget* buildSourceBox();
+  QWidget* buildModelBox();
+  QWidget* buildConfigBox();
+  void addRunControls(QVBoxLayout* col);
   QWidget* buildResults();
   void addConfigRow(const QString& format, const QString& policy, int block, bool checked);
   void setBusy(bool busy);

@@ -11,23 +11,111 @@
 #include <algorithm>
 #include <cmath>
 
+#include "chart_clear.hpp"
 #include "ui_format.hpp"
 
 namespace kvplan::gui {
 namespace {
 
-void clearChart(QChart* c) {
-  c->removeAllSeries();
-  for (QAbstractAxis* a : c->axes()) {
-    c->removeAxis(a);
-    delete a;
-  }
-}
-
 void attach(QChart* c, QAbstractSeries* s, QValueAxis* x, QValueAxis* y) {
   c->addSeries(s);
   s->attachAxis(x);
   s->attachAxis(y);
+}
+
+QLineSeries* lineSeries(const QString& name, QPen pen) {
+  auto* s = new QLineSeries;
+  s->setName(name);
+  s->setPen(pen);
+  return s;
+}
+
+QPen pen(const QColor& color, double width, Qt::PenStyle style = Qt::SolidLine) {
+  QPen p(color);
+  p.setWidthF(width);
+  p.setStyle(style);
+  return p;
+}
+
+// The KV usage series as the chart's lines, with the peaks and the end that scale its axes.
+struct UsageLines {
+  QLineSeries* used;
+  QLineSeries* running;
+  QLineSeries* waiting;
+  QScatterSeries* preempt;  // a mark where the preemption count rose since the last sample
+  int marks = 0;
+  std::uint64_t peak_blocks = 0, peak_requests = 0;
+  double t_end = 0;  // s
+};
+
+UsageLines usageLines(const sim::SimResult& r) {
+  UsageLines u;
+  u.used = lineSeries("KV blocks in use", pen(QColor(0x1f, 0x77, 0xb4), 2));
+  u.running = lineSeries("requests running", pen(QColor(0x2c, 0xa0, 0x2c), 1.5));
+  u.waiting =
+      lineSeries("requests waiting (queued)", pen(QColor(0xff, 0x7f, 0x0e), 1.5, Qt::DashLine));
+  u.preempt = new QScatterSeries;
+  u.preempt->setName("preemptions");
+  u.preempt->setColor(Qt::red);
+  u.preempt->setMarkerSize(8);
+  std::uint64_t before = 0;
+  for (const auto& s : r.kv_series) {
+    u.used->append(s.t_s, static_cast<double>(s.blocks_used));
+    u.running->append(s.t_s, static_cast<double>(s.running));
+    u.waiting->append(s.t_s, static_cast<double>(s.waiting));
+    if (s.preemptions > before) {
+      u.preempt->append(s.t_s, static_cast<double>(s.blocks_used));
+      ++u.marks;
+    }
+    before = s.preemptions;
+    u.t_end = std::max(u.t_end, s.t_s);
+    u.peak_blocks = std::max(u.peak_blocks, s.blocks_used);
+    u.peak_requests = std::max({u.peak_requests, s.running, s.waiting});
+  }
+  u.t_end = std::max(u.t_end, r.simulated_s);
+  return u;
+}
+
+// Ticks every 1, 2 or 5 × 10^k seconds, about six of them, and the axis ends at the first tick
+// after the last sample.
+QValueAxis* timeAxis(double t_end) {
+  auto* x = new QValueAxis;
+  x->setObjectName("timeAxis");
+  x->setTitleText("simulated time (s)");
+  const double span = t_end > 0 ? t_end : 1;
+  const double decade = std::pow(10.0, std::floor(std::log10(span / 6)));
+  double step = decade;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (span / (m * decade) <= 7) {
+      step = m * decade;
+      break;
+    }
+  x->setTickType(QValueAxis::TicksDynamic);
+  x->setTickAnchor(0);
+  x->setTickInterval(step);
+  x->setRange(0, std::ceil(span / step) * step);
+  x->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
+  return x;
+}
+
+QValueAxis* countAxis(const char* name, const QString& title, double max) {
+  auto* a = new QValueAxis;
+  a->setObjectName(name);
+  a->setTitleText(title);
+  a->setRange(0, max);
+  a->setLabelFormat("%.0f");
+  a->applyNiceNumbers();
+  return a;
+}
+
+QLineSeries* poolLine(const sim::SimResult& r, double t_end) {
+  QPen dashed(Qt::black);
+  dashed.setStyle(Qt::DashLine);
+  auto* pool = lineSeries(QString("pool (%1 blocks)").arg(groupedNumber(r.num_gpu_blocks)), dashed);
+  const auto pool_blocks = static_cast<double>(r.num_gpu_blocks);
+  pool->append(0, pool_blocks);
+  pool->append(t_end, pool_blocks);
+  return pool;
 }
 
 }  // namespace
@@ -136,98 +224,29 @@ void KvUsageChart::clear() {
 void KvUsageChart::setResult(const sim::SimResult& r) {
   clear();
   QChart* c = chart();
-  auto* used = new QLineSeries;
-  used->setName("KV blocks in use");
-  QPen used_pen(QColor(0x1f, 0x77, 0xb4));
-  used_pen.setWidthF(2);
-  used->setPen(used_pen);
-  auto* running = new QLineSeries;
-  running->setName("requests running");
-  QPen running_pen(QColor(0x2c, 0xa0, 0x2c));
-  running_pen.setWidthF(1.5);
-  running->setPen(running_pen);
-  auto* waiting = new QLineSeries;
-  waiting->setName("requests waiting (queued)");
-  QPen waiting_pen(QColor(0xff, 0x7f, 0x0e));
-  waiting_pen.setWidthF(1.5);
-  waiting_pen.setStyle(Qt::DashLine);
-  waiting->setPen(waiting_pen);
-  auto* preempt = new QScatterSeries;
-  preempt->setName("preemptions");
-  preempt->setColor(Qt::red);
-  preempt->setMarkerSize(8);
-  std::uint64_t before = 0, peak_blocks = 0, peak_requests = 0;
-  double t_end = 0;
-  for (const auto& s : r.kv_series) {
-    used->append(s.t_s, static_cast<double>(s.blocks_used));
-    running->append(s.t_s, static_cast<double>(s.running));
-    waiting->append(s.t_s, static_cast<double>(s.waiting));
-    if (s.preemptions > before) {
-      preempt->append(s.t_s, static_cast<double>(s.blocks_used));
-      ++marks_;
-    }
-    before = s.preemptions;
-    t_end = std::max(t_end, s.t_s);
-    peak_blocks = std::max(peak_blocks, s.blocks_used);
-    peak_requests = std::max({peak_requests, s.running, s.waiting});
-  }
-  t_end = std::max(t_end, r.simulated_s);
-  auto* x = new QValueAxis;
-  x->setObjectName("timeAxis");
-  x->setTitleText("simulated time (s)");
-  // Ticks every 1, 2 or 5 × 10^k seconds, about six of them, and the axis ends at the first
-  // tick after the last sample.
-  const double span = t_end > 0 ? t_end : 1;
-  const double decade = std::pow(10.0, std::floor(std::log10(span / 6)));
-  double step = decade;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (span / (m * decade) <= 7) {
-      step = m * decade;
-      break;
-    }
-  x->setTickType(QValueAxis::TicksDynamic);
-  x->setTickAnchor(0);
-  x->setTickInterval(step);
-  x->setRange(0, std::ceil(span / step) * step);
-  x->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
+  const UsageLines u = usageLines(r);
+  marks_ += u.marks;
+  auto* x = timeAxis(u.t_end);
   // The blocks axis is scaled to the blocks used; the pool is drawn only when it is in range
   // (within a quarter above the peak), else the title gives it.
   const auto pool_blocks = static_cast<double>(r.num_gpu_blocks);
-  const double top = std::max(1.0, static_cast<double>(peak_blocks) * 1.1);
+  const double top = std::max(1.0, static_cast<double>(u.peak_blocks) * 1.1);
   const bool pool_shown = pool_blocks <= top * 1.25;
-  auto* y = new QValueAxis;
-  y->setObjectName("blocksAxis");
-  y->setTitleText("KV blocks");
-  y->setRange(0, pool_shown ? pool_blocks * 1.05 : top);
-  y->setLabelFormat("%.0f");
-  y->applyNiceNumbers();
-  auto* yr = new QValueAxis;
-  yr->setObjectName("requestsAxis");
-  yr->setTitleText("requests");
-  yr->setRange(0, std::max(1.0, static_cast<double>(peak_requests) * 1.1));
-  yr->setLabelFormat("%.0f");
-  yr->applyNiceNumbers();
+  auto* y = countAxis("blocksAxis", "KV blocks", pool_shown ? pool_blocks * 1.05 : top);
+  auto* yr = countAxis("requestsAxis", "requests",
+                       std::max(1.0, static_cast<double>(u.peak_requests) * 1.1));
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   c->addAxis(yr, Qt::AlignRight);
-  attach(c, used, x, y);
-  if (pool_shown) {
-    auto* pool = new QLineSeries;
-    pool->setName(QString("pool (%1 blocks)").arg(groupedNumber(r.num_gpu_blocks)));
-    QPen dashed(Qt::black);
-    dashed.setStyle(Qt::DashLine);
-    pool->setPen(dashed);
-    pool->append(0, pool_blocks);
-    pool->append(t_end, pool_blocks);
-    attach(c, pool, x, y);
-  }
-  attach(c, preempt, x, y);
-  attach(c, running, x, yr);
-  attach(c, waiting, x, yr);
-  const double peak_share = pool_blocks > 0 ? 100.0 * peak_blocks / pool_blocks : 0;
+  attach(c, u.used, x, y);
+  if (pool_shown) attach(c, poolLine(r, u.t_end), x, y);
+  attach(c, u.preempt, x, y);
+  attach(c, u.running, x, yr);
+  attach(c, u.waiting, x, yr);
+  const double peak_share = pool_blocks > 0 ? 100.0 * u.peak_blocks / pool_blocks : 0;
   c->setTitle(QString("KV blocks in use (left) and requests (right) — peak %1 of %2 blocks "
                       "(%3%) · %4 preemptions · %5 s simulated")
-                  .arg(groupedNumber(peak_blocks))
+                  .arg(groupedNumber(u.peak_blocks))
                   .arg(groupedNumber(r.num_gpu_blocks))
                   .arg(peak_share, 0, 'f', peak_share < 10 ? 1 : 0)
                   .arg(r.summary.preemptions)

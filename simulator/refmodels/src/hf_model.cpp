@@ -293,29 +293,10 @@ void refuse_unsupported(const ConfigReader& r, const std::string& arch) {
                     "only full_attention layers are supported, got " + t.dump());
 }
 
-}  // namespace
-
-std::vector<double> rope_inv_freq(double theta, std::uint32_t dims, const RopeScaling& scaling) {
-  std::vector<double> f(dims / 2);
-  for (std::uint32_t i = 0; i < dims / 2; ++i)
-    f[i] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / dims);
-  // The kernels' formula (one definition for the replay, the re-rotation and this table).
-  const kernels::RopeLlama3 s =
-      kernel_rope({.theta = theta, .dims = dims, .scaling = scaling}).llama3;
-  for (double& x : f) x = kernels::rope_scaled_inv_freq(x, s);
-  return f;
-}
-
-Llama2cModel Llama2cModel::load_hf(const std::string& dir_text) {
-  const fs::path dir(dir_text);
-  const std::string cfg_path = (dir / "config.json").string();
-  const json j = read_json(dir / "config.json");
-  const ConfigReader r(j, cfg_path);
-  Llama2cModel m;
-  m.path_ = dir_text;
-  m.architecture_ = architecture_of(j, cfg_path);
-  refuse_unsupported(r, m.architecture_);
-  Llama2cConfig& c = m.cfg_;
+// The reference model's shape from a Hugging Face config.json of architecture `arch`.
+Llama2cConfig hf_config(const ConfigReader& r, const std::string& arch,
+                        const std::string& cfg_path) {
+  Llama2cConfig c;
   c.dim = r.u32("hidden_size", 1 << 16);
   c.hidden_dim = r.u32("intermediate_size", 1 << 18);
   c.n_layers = r.u32("num_hidden_layers", 1 << 10);
@@ -340,44 +321,21 @@ Llama2cModel Llama2cModel::load_hf(const std::string& dir_text) {
   const bool attention_bias = r.boolean("attention_bias", false);
   // Qwen2Attention: q/k/v with bias, o without (modeling_qwen2.py); Llama and Qwen3: all four
   // follow attention_bias; Qwen3 adds q_norm/k_norm (modeling_qwen3.py).
-  c.qkv_bias = m.architecture_ == "Qwen2ForCausalLM" || attention_bias;
-  c.o_bias = m.architecture_ != "Qwen2ForCausalLM" && attention_bias;
-  c.qk_norm = m.architecture_ == "Qwen3ForCausalLM";
+  c.qkv_bias = arch == "Qwen2ForCausalLM" || attention_bias;
+  c.o_bias = arch != "Qwen2ForCausalLM" && attention_bias;
+  c.qk_norm = arch == "Qwen3ForCausalLM";
   // Mistral's sliding window: full attention equals it only up to the window, so the reference
   // model's context stops there.
-  if (m.architecture_ == "MistralForCausalLM")
+  if (arch == "MistralForCausalLM")
     if (r.get("sliding_window")) c.seq_len = std::min(c.seq_len, r.u32("sliding_window", 1u << 30));
-  m.rope_ = {r.number("rope_theta", 10000, 1, 1e12), c.head_dim, RopeStyle::half};
-  m.rope_scaling_ = rope_scaling_of(r);
+  return c;
+}
 
-  const Weights w(dir);
-  const std::uint64_t L = c.n_layers, d = c.dim, hs = c.head_dim, hid = c.hidden_dim;
-  const std::uint64_t qd = mul(c.n_heads, hs), kvd = mul(c.n_kv_heads, hs), V = c.vocab_size;
-  Offsets& o = m.off_;
-  std::uint64_t at = lay_out(o, c, hs, 0);  // then the optional tensors llama2.c has not
-  auto take = [&](std::uint64_t n) {
-    const std::uint64_t off = at;
-    at = add(at, n, "checkpoint size");
-    return static_cast<std::size_t>(off);
-  };
-  if (c.qkv_bias) {
-    o.bq = take(mul(L, qd));
-    o.bk = take(mul(L, kvd));
-    o.bv = take(mul(L, kvd));
-  }
-  if (c.o_bias) o.bo = take(mul(L, d));
-  if (c.qk_norm) {
-    o.q_norm = take(mul(L, hs));
-    o.k_norm = take(mul(L, hs));
-  }
-  constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 36;  // 256 GiB of float32
-  if (at > kMaxFloats)
-    throw Error(cfg_path, "",
-                "the model has " + std::to_string(at) +
-                    " parameters, too many to hold in float32 for the reference model");
-  m.w_.resize(at);
-  float* base = m.w_.data();
-
+// Reads the checkpoint's tensors to the float offsets `o` (Llama2cModel's private Offsets,
+// deduced rather than named) from `base`.
+void read_hf_weights(const Weights& w, const Llama2cConfig& c, const auto& o, float* base) {
+  const std::uint64_t d = c.dim, hs = c.head_dim, hid = c.hidden_dim, V = c.vocab_size;
+  const std::uint64_t qd = mul(c.n_heads, hs), kvd = mul(c.n_kv_heads, hs);
   const auto per_layer = [&](std::size_t off, const std::string& suffix,
                              std::vector<std::uint64_t> shape) {
     const std::uint64_t n = shape.size() == 1 ? shape[0] : shape[0] * shape[1];
@@ -414,6 +372,62 @@ Llama2cModel Llama2cModel::load_hf(const std::string& dir_text) {
     per_layer(o.q_norm, "self_attn.q_norm.weight", {hs});
     per_layer(o.k_norm, "self_attn.k_norm.weight", {hs});
   }
+}
+
+}  // namespace
+
+std::vector<double> rope_inv_freq(double theta, std::uint32_t dims, const RopeScaling& scaling) {
+  std::vector<double> f(dims / 2);
+  for (std::uint32_t i = 0; i < dims / 2; ++i)
+    f[i] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / dims);
+  // The kernels' formula (one definition for the replay, the re-rotation and this table).
+  const kernels::RopeLlama3 s =
+      kernel_rope({.theta = theta, .dims = dims, .scaling = scaling}).llama3;
+  for (double& x : f) x = kernels::rope_scaled_inv_freq(x, s);
+  return f;
+}
+
+Llama2cModel Llama2cModel::load_hf(const std::string& dir_text) {
+  const fs::path dir(dir_text);
+  const std::string cfg_path = (dir / "config.json").string();
+  const json j = read_json(dir / "config.json");
+  const ConfigReader r(j, cfg_path);
+  Llama2cModel m;
+  m.path_ = dir_text;
+  m.architecture_ = architecture_of(j, cfg_path);
+  refuse_unsupported(r, m.architecture_);
+  m.cfg_ = hf_config(r, m.architecture_, cfg_path);
+  const Llama2cConfig& c = m.cfg_;
+  m.rope_ = {r.number("rope_theta", 10000, 1, 1e12), c.head_dim, RopeStyle::half};
+  m.rope_scaling_ = rope_scaling_of(r);
+
+  const Weights w(dir);
+  const std::uint64_t L = c.n_layers, d = c.dim, hs = c.head_dim;
+  const std::uint64_t qd = mul(c.n_heads, hs), kvd = mul(c.n_kv_heads, hs);
+  Offsets& o = m.off_;
+  std::uint64_t at = lay_out(o, c, hs, 0);  // then the optional tensors llama2.c has not
+  auto take = [&](std::uint64_t n) {
+    const std::uint64_t off = at;
+    at = add(at, n, "checkpoint size");
+    return static_cast<std::size_t>(off);
+  };
+  if (c.qkv_bias) {
+    o.bq = take(mul(L, qd));
+    o.bk = take(mul(L, kvd));
+    o.bv = take(mul(L, kvd));
+  }
+  if (c.o_bias) o.bo = take(mul(L, d));
+  if (c.qk_norm) {
+    o.q_norm = take(mul(L, hs));
+    o.k_norm = take(mul(L, hs));
+  }
+  constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 36;  // 256 GiB of float32
+  if (at > kMaxFloats)
+    throw Error(cfg_path, "",
+                "the model has " + std::to_string(at) +
+                    " parameters, too many to hold in float32 for the reference model");
+  m.w_.resize(at);
+  read_hf_weights(w, c, o, m.w_.data());
   return m;
 }
 

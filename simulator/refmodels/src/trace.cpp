@@ -1,5 +1,6 @@
 #include "kvplan/sim/trace.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -123,12 +124,10 @@ std::string exact(double v) {
   return b;
 }
 
-}  // namespace
+using Metadata = std::map<std::string, std::string>;
 
-TraceFile TraceFile::open(const std::string& path) {
-  TraceFile t(SafetensorsFile::open(path));
-  const auto& md = t.file_.metadata();
-  TraceInfo& info = t.info_;
+// The trace's format, version, model and RoPE from its __metadata__ into info.
+void read_trace_metadata(const Metadata& md, const std::string& path, TraceInfo& info) {
   info.metadata = md;
   auto need = [&](const std::string& key) -> const std::string& {
     auto it = md.find(key);
@@ -165,10 +164,12 @@ TraceFile TraceFile::open(const std::string& path) {
                 "must be 'interleaved' or 'half', got '" + style + "'");
   }
   info.rope.scaling = read_rope_scaling(md, path);
+}
 
-  // Layers: layers.0 .. layers.{L-1}, each with q, k, v; nothing else but `tokens`.
+// Layers: layers.0 .. layers.{L-1}, each with q, k, v; nothing else but `tokens`.
+std::uint32_t count_layers(const SafetensorsFile& file, const std::string& path) {
   std::uint32_t layers = 0;
-  for (const auto& ti : t.file_.tensors()) {
+  for (const auto& ti : file.tensors()) {
     const std::string& n = ti.name;
     if (n == "tokens") continue;
     std::uint32_t l = 0;
@@ -184,23 +185,85 @@ TraceFile TraceFile::open(const std::string& path) {
     layers = std::max(layers, l + 1);
   }
   if (layers == 0) throw Error(path, "layers.0.q", "missing: a trace needs at least one layer");
-  info.layers = layers;
-  const std::uint32_t rope_dims = info.rope.dims;
-  for (std::uint32_t l = 0; l < layers; ++l) {
+  return layers;
+}
+
+using LayerTensors = std::array<const TensorInfo*, 3>;  // q, k, v
+
+// One layer's q, k, v: each [T, heads, head_dim] in a float dtype, within bounds.
+void check_layer_shapes(const LayerTensors& qkv, const std::string& path) {
+  for (const TensorInfo* x : qkv) {
+    const std::string where = "tensor '" + x->name + "' /shape";
+    if (x->shape.size() != 3)
+      throw Error(path, where,
+                  "must be [T, heads, head_dim], got rank " + std::to_string(x->shape.size()));
+    if (x->dtype == DType::i32)
+      throw Error(path, "tensor '" + x->name + "' /dtype", "must be F32, F16 or BF16, got I32");
+    if (x->shape[1] == 0 || x->shape[2] == 0 || x->shape[1] > 4096 || x->shape[2] > 4096)
+      throw Error(path, where, "heads and head_dim must be in [1, 4096]");
+  }
+}
+
+// Every layer agrees with layers.0: T, heads, head_dim and dtype.
+void check_layer_agrees(const LayerTensors& qkv, const TraceInfo& info, const std::string& path) {
+  for (const TensorInfo* x : qkv) {
+    const std::uint64_t heads = x == qkv[0] ? info.q_heads : info.kv_heads;
+    if (x->shape[0] != info.tokens || x->shape[1] != heads || x->shape[2] != info.head_dim)
+      throw Error(path, "tensor '" + x->name + "' /shape",
+                  "[" + std::to_string(x->shape[0]) + ", " + std::to_string(x->shape[1]) + ", " +
+                      std::to_string(x->shape[2]) + "] disagrees with layers.0 ([" +
+                      std::to_string(info.tokens) + ", " + std::to_string(heads) + ", " +
+                      std::to_string(info.head_dim) + "])");
+    if (x->dtype != info.dtype)
+      throw Error(path, "tensor '" + x->name + "' /dtype",
+                  std::string(to_string(x->dtype)) + " differs from layers.0.q (" +
+                      std::string(to_string(info.dtype)) + ")");
+  }
+}
+
+// GQA's head grouping and RoPE's rotated dimensions fit the layers' shapes.
+void check_heads_and_rope(const TraceInfo& info, const std::string& path) {
+  if (info.q_heads % info.kv_heads != 0)
+    throw Error(path, "tensor 'layers.0.k' /shape",
+                "KV heads (" + std::to_string(info.kv_heads) + ") must divide query heads (" +
+                    std::to_string(info.q_heads) + ")");
+  if (info.rope.dims > info.head_dim || info.rope.dims % 2 != 0)
+    throw Error(path, "__metadata__/rope_dims",
+                "must be even and at most head_dim (" + std::to_string(info.head_dim) + "), got " +
+                    std::to_string(info.rope.dims));
+}
+
+// The optional `tokens` tensor: I32 [T]; empty when absent.
+std::vector<std::int32_t> read_trace_tokens(const SafetensorsFile& file, const TraceInfo& info,
+                                            const std::string& path) {
+  std::vector<std::int32_t> tokens;
+  const TensorInfo* tok = file.find("tokens");
+  if (!tok) return tokens;
+  if (tok->dtype != DType::i32)
+    throw Error(path, "tensor 'tokens' /dtype",
+                "must be I32, got " + std::string(to_string(tok->dtype)));
+  if (tok->shape.size() != 1 || tok->shape[0] != info.tokens)
+    throw Error(path, "tensor 'tokens' /shape",
+                "must be [" + std::to_string(info.tokens) + "] (T of the layers)");
+  tokens.resize(info.tokens);
+  std::memcpy(tokens.data(), file.bytes(*tok).data(), info.tokens * 4);
+  return tokens;
+}
+
+}  // namespace
+
+TraceFile TraceFile::open(const std::string& path) {
+  TraceFile t(SafetensorsFile::open(path));
+  TraceInfo& info = t.info_;
+  read_trace_metadata(t.file_.metadata(), path, info);
+  info.layers = count_layers(t.file_, path);
+  for (std::uint32_t l = 0; l < info.layers; ++l) {
     const std::string pre = "layers." + std::to_string(l) + ".";
     const TensorInfo& q = t.file_.at(pre + "q");
     const TensorInfo& k = t.file_.at(pre + "k");
     const TensorInfo& v = t.file_.at(pre + "v");
-    for (const TensorInfo* x : {&q, &k, &v}) {
-      const std::string where = "tensor '" + x->name + "' /shape";
-      if (x->shape.size() != 3)
-        throw Error(path, where,
-                    "must be [T, heads, head_dim], got rank " + std::to_string(x->shape.size()));
-      if (x->dtype == DType::i32)
-        throw Error(path, "tensor '" + x->name + "' /dtype", "must be F32, F16 or BF16, got I32");
-      if (x->shape[1] == 0 || x->shape[2] == 0 || x->shape[1] > 4096 || x->shape[2] > 4096)
-        throw Error(path, where, "heads and head_dim must be in [1, 4096]");
-    }
+    const LayerTensors qkv = {&q, &k, &v};
+    check_layer_shapes(qkv, path);
     if (l == 0) {
       info.tokens = q.shape[0];
       info.q_heads = static_cast<std::uint32_t>(q.shape[1]);
@@ -208,41 +271,13 @@ TraceFile TraceFile::open(const std::string& path) {
       info.head_dim = static_cast<std::uint32_t>(q.shape[2]);
       info.dtype = q.dtype;
     }
-    for (const TensorInfo* x : {&q, &k, &v}) {
-      const std::uint64_t heads = x == &q ? info.q_heads : info.kv_heads;
-      if (x->shape[0] != info.tokens || x->shape[1] != heads || x->shape[2] != info.head_dim)
-        throw Error(path, "tensor '" + x->name + "' /shape",
-                    "[" + std::to_string(x->shape[0]) + ", " + std::to_string(x->shape[1]) + ", " +
-                        std::to_string(x->shape[2]) + "] disagrees with layers.0 ([" +
-                        std::to_string(info.tokens) + ", " + std::to_string(heads) + ", " +
-                        std::to_string(info.head_dim) + "])");
-      if (x->dtype != info.dtype)
-        throw Error(path, "tensor '" + x->name + "' /dtype",
-                    std::string(to_string(x->dtype)) + " differs from layers.0.q (" +
-                        std::string(to_string(info.dtype)) + ")");
-    }
+    check_layer_agrees(qkv, info, path);
     t.q_.push_back(&q);
     t.k_.push_back(&k);
     t.v_.push_back(&v);
   }
-  if (info.q_heads % info.kv_heads != 0)
-    throw Error(path, "tensor 'layers.0.k' /shape",
-                "KV heads (" + std::to_string(info.kv_heads) + ") must divide query heads (" +
-                    std::to_string(info.q_heads) + ")");
-  if (rope_dims > info.head_dim || rope_dims % 2 != 0)
-    throw Error(path, "__metadata__/rope_dims",
-                "must be even and at most head_dim (" + std::to_string(info.head_dim) + "), got " +
-                    std::to_string(rope_dims));
-  if (const TensorInfo* tok = t.file_.find("tokens")) {
-    if (tok->dtype != DType::i32)
-      throw Error(path, "tensor 'tokens' /dtype",
-                  "must be I32, got " + std::string(to_string(tok->dtype)));
-    if (tok->shape.size() != 1 || tok->shape[0] != info.tokens)
-      throw Error(path, "tensor 'tokens' /shape",
-                  "must be [" + std::to_string(info.tokens) + "] (T of the layers)");
-    t.tokens_.resize(info.tokens);
-    std::memcpy(t.tokens_.data(), t.file_.bytes(*tok).data(), info.tokens * 4);
-  }
+  check_heads_and_rope(info, path);
+  t.tokens_ = read_trace_tokens(t.file_, info, path);
   return t;
 }
 

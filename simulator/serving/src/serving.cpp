@@ -277,6 +277,14 @@ class Scheduler {
   void publish_blocks(Seq& s);
   void finish(std::uint32_t i, double t);
   void sample_until(double t);
+  // run()'s steps.
+  void admit(double cutoff, double t);
+  bool form_batch(double& load_s);
+  StepBatch start_batch(double t);
+  double step_seconds(const StepBatch& b, double load_s) const;
+  StepRecord step_record(double t, double dt, const StepBatch& b) const;
+  std::uint64_t emit_tokens(double t);
+  void check_in(std::uint64_t finished, std::uint64_t total, std::uint64_t& last_progress) const;
   void account(double t0, double dt);
   void summarize();
 
@@ -650,35 +658,145 @@ bool Scheduler::refused_on_arrival(const SimRequest& r) const {
   return trtllm_ && !cfg_.enable_chunked_context && r.prompt_tokens > cfg_.max_num_batched_tokens;
 }
 
+// Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id), queued at t. A
+// request that exceeds max_model_len is refused on arrival, as vLLM rejects it
+// (refused_on_arrival).
+void Scheduler::admit(double cutoff, double t) {
+  while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
+    const auto i = arrivals_.top().second;
+    arrivals_.pop();
+    if (refused_on_arrival(*seqs_[i].req)) {
+      // Refused: its later turns arrive as if it had finished on arrival.
+      for (auto j : next_[i])
+        arrive(j, std::max(w_.requests[j].arrival_s, seqs_[i].arrival + w_.requests[j].think_s));
+      continue;
+    }
+    seqs_[i].queued = t;
+    waiting_.push_back(i);
+  }
+}
+
+// The engine's scheduler fills batch_; false when it only preempted (blocks were freed: schedule
+// again). Throws when it can schedule nothing.
+bool Scheduler::form_batch(double& load_s) {
+  batch_.clear();
+  step_preempted_ = 0;
+  if (sglang_)
+    schedule_sglang(load_s);
+  else if (trtllm_)
+    schedule_trtllm();
+  else
+    schedule_vllm(load_s);
+  if (batch_.empty() && step_preempted_ > 0) return false;
+  if (batch_.empty() && trtllm_ && !cfg_.enable_chunked_context)
+    throw Error(w_.source, "max_num_batched_tokens",
+                "TensorRT-LLM without chunked context cannot schedule the context at the head "
+                "of its list (a paused request recomputes its prompt and outputs in one "
+                "context): max_num_tokens " +
+                    std::to_string(cfg_.max_num_batched_tokens) +
+                    " is too small; enable chunked context or raise max_num_tokens");
+  if (batch_.empty())
+    throw Error(
+        ErrorKind::internal, w_.source, "scheduler",
+        "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
+  return true;
+}
+
+// The batch's shape for the step-time model; a request's first scheduled step starts at t.
+StepBatch Scheduler::start_batch(double t) {
+  StepBatch b;
+  for (const auto& [i, n] : batch_) {
+    Seq& s = seqs_[i];
+    if (s.scheduled < 0) s.scheduled = t;
+    const bool decode = s.generated > 0 && n == 1 && s.computed + 1 == s.num_tokens();
+    if (decode) {
+      ++b.decode_tokens;
+      b.decode_pairs += pool_.policy.kind == PolicyKind::full
+                            ? s.computed + 1
+                            : retained(pool_.policy, s.computed + 1, s.req->prompt_tokens);
+    } else {
+      b.prefill_tokens += n;
+      ++b.prefill_seqs;
+      b.prefill_pairs += n * s.computed + n * (n + 1) / 2;
+    }
+    b.kv_read_bytes += pool_.seq_bytes(s.computed + n, s.req->prompt_tokens);
+  }
+  return b;
+}
+
+double Scheduler::step_seconds(const StepBatch& b, double load_s) const {
+  const double dt = timer_.seconds(b) + load_s;
+  if (!(dt > 0) || !std::isfinite(dt))
+    throw Error(ErrorKind::internal, w_.source, "step_time",
+                "the step-time model returned " + std::to_string(dt) + " s");
+  return dt;
+}
+
+// The step as SimOptions::on_step sees it: every running request, scheduled or not.
+StepRecord Scheduler::step_record(double t, double dt, const StepBatch& b) const {
+  StepRecord r;
+  r.t_s = t, r.seconds = dt, r.batch = b;
+  for (auto i : running_) {
+    const Seq& s = seqs_[i];
+    std::uint64_t n = 0;
+    for (const auto& [j, m] : batch_)
+      if (j == i) n = m;
+    r.seqs.push_back({s.req->id, s.computed, n, s.held * unit_, s.entries.size() * unit_});
+  }
+  r.blocks_used = (units_ - blocks_.free_units()) * unit_;
+  r.blocks_cached_free = blocks_.cached_free() * unit_;
+  r.waiting = waiting_.size();
+  r.preempted = step_preempted_;
+  return r;
+}
+
+// The step's tokens, at its end t: a prefill that reaches its last token and every decode emit
+// one. Returns the requests it finished.
+std::uint64_t Scheduler::emit_tokens(double t) {
+  std::uint64_t finished = 0;
+  for (const auto& [i, n] : batch_) {
+    Seq& s = seqs_[i];
+    s.computed += n;
+    if (caching_) publish_blocks(s);
+    if (s.computed < s.num_tokens()) continue;
+    ++s.generated;
+    if (s.first_token < 0) {
+      s.first_token = t;
+    } else {
+      acc_[std::min<std::size_t>(s.req->stage, acc_.size() - 1)].itl.add((t - s.last_token) * 1e3);
+    }
+    s.last_token = t;
+    if (s.generated == s.req->output_tokens) {
+      finish(i, t);
+      ++finished;
+    }
+  }
+  if (finished > 0) std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
+  return finished;
+}
+
+// Cancellation and progress, every 1024 steps.
+void Scheduler::check_in(std::uint64_t finished, std::uint64_t total,
+                         std::uint64_t& last_progress) const {
+  if ((res_.steps & 1023) != 0) return;
+  if (opt_.cancel && opt_.cancel->load()) throw Error(w_.source, "simulate", "cancelled");
+  if (opt_.progress && finished - last_progress >= total / 100 + 1) {
+    opt_.progress(static_cast<double>(finished) / static_cast<double>(total));
+    last_progress = finished;
+  }
+}
+
 SimResult Scheduler::run() {
   const std::size_t nstages = std::max<std::size_t>(w_.stages.size(), 1);
   acc_.assign(nstages, {});
   busy_running_.assign(nstages + 1, 0);
   busy_waiting_.assign(nstages + 1, 0);
-  std::vector<std::uint32_t> pending;  // arrived and admissible, in arrival order
   double t = 0;
   std::uint64_t finished = 0, refused = 0;
   const std::uint64_t total = seqs_.size();
   for (std::size_t i = 0; i < total; ++i)
     if (refused_on_arrival(*seqs_[i].req)) ++refused;
   std::uint64_t last_progress = 0;
-  std::vector<StepSeq> rec;
-  // Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id). A request that
-  // exceeds max_model_len is refused on arrival, as vLLM rejects it (refused_on_arrival).
-  auto admit = [&](double cutoff) {
-    while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
-      const auto i = arrivals_.top().second;
-      arrivals_.pop();
-      if (refused_on_arrival(*seqs_[i].req)) {
-        // Refused: its later turns arrive as if it had finished on arrival.
-        for (auto j : next_[i])
-          arrive(j, std::max(w_.requests[j].arrival_s, seqs_[i].arrival + w_.requests[j].think_s));
-        continue;
-      }
-      seqs_[i].queued = t;
-      waiting_.push_back(i);
-    }
-  };
   const bool async = cfg_.async_scheduling && !sglang_ && !trtllm_;
   double prev_start = 0;  // start of the step that ran last (async: when this batch was formed)
   bool stepped = false;   // a step ended at t
@@ -688,104 +806,25 @@ SimResult Scheduler::run() {
       t = arrivals_.top().first;
       stepped = false;
     }
-    admit(async && stepped ? prev_start : t);
+    admit(async && stepped ? prev_start : t, t);
     // An engine with nothing to run schedules what has arrived at once.
-    if (running_.empty() && waiting_.empty()) admit(t);
+    if (running_.empty() && waiting_.empty()) admit(t, t);
     if (running_.empty() && waiting_.empty()) {
       if (arrivals_.empty()) break;  // only refused requests were left
       continue;
     }
-    batch_.clear();
-    step_preempted_ = 0;
     double load_s = 0;
-    if (sglang_)
-      schedule_sglang(load_s);
-    else if (trtllm_)
-      schedule_trtllm();
-    else
-      schedule_vllm(load_s);
-    if (batch_.empty() && step_preempted_ > 0) continue;  // blocks were freed: schedule again
-    if (batch_.empty() && trtllm_ && !cfg_.enable_chunked_context)
-      throw Error(w_.source, "max_num_batched_tokens",
-                  "TensorRT-LLM without chunked context cannot schedule the context at the head "
-                  "of its list (a paused request recomputes its prompt and outputs in one "
-                  "context): max_num_tokens " +
-                      std::to_string(cfg_.max_num_batched_tokens) +
-                      " is too small; enable chunked context or raise max_num_tokens");
-    if (batch_.empty())
-      throw Error(
-          ErrorKind::internal, w_.source, "scheduler",
-          "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
-    StepBatch b;
-    for (const auto& [i, n] : batch_) {
-      Seq& s = seqs_[i];
-      if (s.scheduled < 0) s.scheduled = t;
-      const bool decode = s.generated > 0 && n == 1 && s.computed + 1 == s.num_tokens();
-      if (decode) {
-        ++b.decode_tokens;
-        b.decode_pairs += pool_.policy.kind == PolicyKind::full
-                              ? s.computed + 1
-                              : retained(pool_.policy, s.computed + 1, s.req->prompt_tokens);
-      } else {
-        b.prefill_tokens += n;
-        ++b.prefill_seqs;
-        b.prefill_pairs += n * s.computed + n * (n + 1) / 2;
-      }
-      b.kv_read_bytes += pool_.seq_bytes(s.computed + n, s.req->prompt_tokens);
-    }
-    const double dt = timer_.seconds(b) + load_s;
-    if (!(dt > 0) || !std::isfinite(dt))
-      throw Error(ErrorKind::internal, w_.source, "step_time",
-                  "the step-time model returned " + std::to_string(dt) + " s");
-    if (opt_.on_step) {
-      StepRecord r;
-      r.t_s = t, r.seconds = dt, r.batch = b;
-      for (auto i : running_) {
-        const Seq& s = seqs_[i];
-        std::uint64_t n = 0;
-        for (const auto& [j, m] : batch_)
-          if (j == i) n = m;
-        r.seqs.push_back({s.req->id, s.computed, n, s.held * unit_, s.entries.size() * unit_});
-      }
-      r.blocks_used = (units_ - blocks_.free_units()) * unit_;
-      r.blocks_cached_free = blocks_.cached_free() * unit_;
-      r.waiting = waiting_.size();
-      r.preempted = step_preempted_;
-      opt_.on_step(r);
-    }
+    if (!form_batch(load_s)) continue;
+    const StepBatch b = start_batch(t);
+    const double dt = step_seconds(b, load_s);
+    if (opt_.on_step) opt_.on_step(step_record(t, dt, b));
     sample_until(t);
     account(t, dt);
     prev_start = t, stepped = true;
     t += dt;
     ++res_.steps;
-    // The step's tokens: a prefill that reaches its last token and every decode emit one.
-    bool any_done = false;
-    for (const auto& [i, n] : batch_) {
-      Seq& s = seqs_[i];
-      s.computed += n;
-      if (caching_) publish_blocks(s);
-      if (s.computed < s.num_tokens()) continue;
-      ++s.generated;
-      if (s.first_token < 0) {
-        s.first_token = t;
-      } else {
-        acc_[std::min<std::size_t>(s.req->stage, nstages - 1)].itl.add((t - s.last_token) * 1e3);
-      }
-      s.last_token = t;
-      if (s.generated == s.req->output_tokens) {
-        finish(i, t);
-        any_done = true;
-        ++finished;
-      }
-    }
-    if (any_done) std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
-    if ((res_.steps & 1023) == 0) {
-      if (opt_.cancel && opt_.cancel->load()) throw Error(w_.source, "simulate", "cancelled");
-      if (opt_.progress && finished - last_progress >= total / 100 + 1) {
-        opt_.progress(static_cast<double>(finished) / static_cast<double>(total));
-        last_progress = finished;
-      }
-    }
+    finished += emit_tokens(t);
+    check_in(finished, total, last_progress);
   }
   sample_until(t);
   res_.simulated_s = t;
