@@ -34,11 +34,20 @@ PlanResults compute_plan(const ModelSpec& model, const PlanSettings& settings, b
     DeploymentRequest req;
     req.source = DeploymentRequest::Source::form;
     req.form = planner_deployment(model, settings, r.gpu);
+    // The deployment as the form states it: without max_num_seqs the engine's default sizes the
+    // sampler's warm-up, as `kvplan check` reads the same deployment file. (`kvplan plan` sizes
+    // it by the --max-num-seqs its launch line sets: fewer rows, a smaller reserve.)
     req.names = ShapeFields{};
     const ResolvedDeployment resolved = resolve(req);
     refuse_if_any(resolved, "planner settings");
     r.input = resolved.deploy.plan;
-    r.capacity = plan_capacity(model, r.input, "planner");
+    r.report = make_plan_report(model, r.gpu, r.input,
+                                with_tables ? list_gpu_presets() : std::vector<GpuSpec>{},
+                                with_tables, "planner");
+    r.capacity = r.report.capacity;
+    r.max_context = r.report.max_context;
+    r.orders = r.report.order;
+    r.what_if = r.report.what_if;
     KvCostInput ci{.context = settings.context,
                    .batch = settings.concurrency,
                    .format = r.input.format,
@@ -48,17 +57,11 @@ PlanResults compute_plan(const ModelSpec& model, const PlanSettings& settings, b
                    .draft_layers = settings.draft_layers};
     r.cost = kv_cost(model, ci, "planner");
     r.context_cap = model.max_context;
-    r.max_context =
-        max_context_at_concurrency(model, r.input, settings.concurrency, r.context_cap, "planner");
     // Capped only when the memory alone would hold more than the model's positions.
     r.context_capped =
         r.context_cap > 0 && max_context_at_concurrency(model, r.input, settings.concurrency, 0,
                                                         "planner") > r.context_cap;
     r.order = min_gpus(model, r.input, r.gpu, 1024, "planner");
-    if (with_tables) {
-      r.orders = order_table(model, r.input, list_gpu_presets(), "planner");
-      r.what_if = what_if(model, r.input, r.gpu, "planner");
-    }
     const auto contexts = chart_contexts(model.max_context);
     for (const auto& f : chart_formats()) {
       FormatCurve c;

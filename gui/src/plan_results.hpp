@@ -38,6 +38,9 @@ struct PlanResults {
   std::vector<OrderOption> orders;  // every GPU type (order table)
   std::vector<WhatIf> what_if;      // other formats and policies
   std::vector<FormatCurve> curves;  // one per chart format
+  // Core's plan report of the deployment (make_plan_report: engine launch lines, fixes), as
+  // `kvplan plan` renders it; capacity, max_context, orders and what_if above are its figures.
+  PlanReport report;
 };
 
 // Context lengths sampled by the chart, four points per octave from 1K tokens (from limit / 16

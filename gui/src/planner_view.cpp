@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QFrame>
 #include <QGridLayout>
@@ -10,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
@@ -312,6 +314,13 @@ QWidget* PlannerView::buildResults() {
   what_if_->verticalHeader()->hide();
   tables_->addTab(orders_, "GPU order");
   tables_->addTab(what_if_, "What if (formats and policies)");
+  // The whole plan report, engine launch lines and fixes included, as `kvplan plan` prints it.
+  report_ = new QPlainTextEdit;
+  report_->setObjectName("planReport");
+  report_->setReadOnly(true);
+  report_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  tables_->addTab(report_, "Report and launch lines");
   split->addWidget(chart_);
   split->addWidget(memory_);
   split->addWidget(tables_);
@@ -445,6 +454,7 @@ void PlannerView::showResults() {
       l->setText("no plan: see the message above");
     order_model_->setRows({});
     what_if_model_->setRows({});
+    report_->clear();
     return;
   }
   const Capacity& c = r.capacity;
@@ -508,6 +518,7 @@ void PlannerView::showResults() {
   orders_->resizeColumnsToContents();
   what_if_model_->setRows(r.what_if);
   what_if_->resizeColumnsToContents();
+  report_->setPlainText(qs(kvplan::render(r.report, OutputFormat::table)));
 }
 
 }  // namespace kvplan::gui

@@ -15,6 +15,7 @@ class QLabel;
 class QSlider;
 class QSpinBox;
 class QTableView;
+class QPlainTextEdit;
 class QTabWidget;
 
 namespace kvplan::gui {
@@ -94,6 +95,7 @@ class PlannerView : public QWidget {
   QTabWidget* tables_;
   QTableView* orders_;
   QTableView* what_if_;
+  QPlainTextEdit* report_;  // core's plan report, as `kvplan plan` prints it
   OrderTableModel* order_model_;
   WhatIfTableModel* what_if_model_;
 };

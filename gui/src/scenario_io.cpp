@@ -159,11 +159,11 @@ namespace {
 // What `kvplan plan --format md` prints for the same inputs (core's renderer): capacity, memory,
 // engine flags; with `orders`, the GPU order and what-if tables too.
 std::string planMarkdown(const PlanResults& r, bool orders) {
-  std::vector<GpuSpec> order_gpus;
-  if (orders)
-    for (const auto& o : r.orders) order_gpus.push_back(o.gpu);
-  const PlanReport report =
-      make_plan_report(r.model, r.gpu, r.input, order_gpus, orders, "GUI plan");
+  PlanReport report = r.report;
+  if (!orders) {
+    report.order.clear();
+    report.what_if.clear();
+  }
   return render(report, OutputFormat::md);
 }
 

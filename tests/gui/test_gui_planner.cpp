@@ -4,6 +4,7 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSet>
 #include <QSlider>
 #include <QSpinBox>
@@ -19,6 +20,7 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/request.hpp"
 #include "planner_model.hpp"
 #include "planner_view.hpp"
 #include "serving_view.hpp"
@@ -141,6 +143,42 @@ class TestGuiPlanner : public QObject {
   }
 
   void defaultsMatchCore() { checkHeadline(Expect{}); }
+
+  // One verdict: the view plans the deployment its form states as core resolves the same
+  // settings given as flags (model, GPU, --context 8192, --concurrency 16, --kv-dtype fp16), to
+  // the byte, and shows core's plan report for it, launch lines included, as `kvplan plan
+  // --format table` renders it. A context beyond the model's positions is refused by both, in
+  // the same words.
+  void plansWhatThePlanCommandPlans() {
+    DeploymentRequest req;
+    req.model = "llama-3.1-8b";
+    req.gpu = "h100-sxm-80gb";
+    req.context = 8192;
+    req.concurrency = 16;
+    req.kv_dtype = "fp16";
+    const ResolvedDeployment cli = resolve(req);
+    QVERIFY(cli.refusals.empty());
+    const PlanReport want =
+        make_plan_report(cli.deploy.model, cli.gpu, cli.deploy.plan, list_gpu_presets(), true);
+    const PlanResults& got = model_->results();
+    QVERIFY2(got.ok, got.error.c_str());
+    QCOMPARE(got.capacity.memory.available_bytes, want.capacity.memory.available_bytes);
+    QCOMPARE(got.capacity.max_requests, want.capacity.max_requests);
+    QCOMPARE(got.capacity.kv_cache_tokens, want.capacity.kv_cache_tokens);
+    QCOMPARE(got.max_context, want.max_context);
+    const QString shown = child<QPlainTextEdit>("planReport")->toPlainText();
+    QCOMPARE(shown, QString::fromStdString(render(want, OutputFormat::table)));
+    QVERIFY(shown.contains("vllm serve"));
+
+    req.context = 200000;  // Llama 3.1's max_position_embeddings is 131072
+    const ResolvedDeployment too_long = resolve(req);
+    QCOMPARE(too_long.refusals.size(), std::size_t{1});
+    model_->setContext(200000);
+    QVERIFY(!model_->results().ok);
+    QVERIFY2(model_->message().contains(QString::fromStdString(too_long.refusals[0].message)),
+             qPrintable(model_->message()));
+    QVERIFY(child<QPlainTextEdit>("planReport")->toPlainText().isEmpty());
+  }
 
   void everyInputUpdatesTheHeadline() {
     Expect e;
