@@ -149,7 +149,7 @@ class TestGuiPlanner : public QObject {
   // the byte, and shows core's plan report for it, launch lines included, as `kvplan plan
   // --format table` renders it. A context beyond the model's positions is refused by both, in
   // the same words.
-  void plansWhatThePlanCommandPlans() {
+  void plansWhatCoreResolvesFromTheSameSettings() {
     DeploymentRequest req;
     req.model = "llama-3.1-8b";
     req.gpu = "h100-sxm-80gb";
