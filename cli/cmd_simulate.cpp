@@ -21,6 +21,7 @@
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/step_time.hpp"
+#include "kvplan/sim/sweep.hpp"
 #include "kvplan/sim/workload.hpp"
 #include "kvplan/validate.hpp"
 
@@ -61,16 +62,18 @@ struct SimulateFlags {
       offload_gib, offload_gbps, reserve, requests_out, capacity_policy;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
   std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
+  std::string command = "simulate";  // or "sweep": the name its notes give
 };
 
-void add_simulate_options(po::options_description& desc, SimulateFlags& f,
-                          const std::string& kv_help, const std::string& policies) {
+// The deployment and its scheduler: what simulate and sweep share.
+void add_serving_options(po::options_description& desc, SimulateFlags& f) {
+  static const std::string kv_help =
+      kv_format_help("default: the model's dtype; KIVI formats have no paged pool: refused");
+  static const std::string policies = policy_help();
   desc.add_options()("model,m", po::value(&f.model)->required(),
                      "preset id, Hugging Face id, HF config.json or kvplan model JSON")(
       "gpu", po::value(&f.gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
       "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
-      "replicas", po::value(&f.replicas)->default_value(1),
-      "identical replicas; arrivals dealt round-robin (a session stays on one)")(
       "engine", po::value(&f.engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
       "max-model-len", po::value(&f.context), "tokens per request at most (default: the model's)")(
       "max-num-seqs", po::value(&f.seqs)->default_value(256), "requests per step at most")(
@@ -93,13 +96,19 @@ void add_simulate_options(po::options_description& desc, SimulateFlags& f,
       "cpu-offload-gib", po::value(&f.offload_gib), "GiB of CPU memory holding evicted KV blocks")(
       "cpu-offload-gbps", po::value(&f.offload_gbps)->default_value("25"),
       "host<->device GB/s for the CPU tier (default 25, PCIe 4.0 x16)")(
-      "workload", po::value(&f.workload)->required(),
-      "kvplan_workload JSON, or a trace (.jsonl / .csv)")(
       "seed", po::value(&f.seed)->default_value(1), "workload seed")(
       "calibration", po::value(&f.calibration),
       "a calibration file: its measured reserve and step-time efficiency")(
       "reserve-gib", po::value(&f.reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
-      "slo", po::value(&f.slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
+      "slo", po::value(&f.slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS");
+}
+
+void add_simulate_options(po::options_description& desc, SimulateFlags& f) {
+  add_serving_options(desc, f);
+  desc.add_options()("replicas", po::value(&f.replicas)->default_value(1),
+                     "identical replicas; arrivals dealt round-robin (a session stays on one)")(
+      "workload", po::value(&f.workload)->required(),
+      "kvplan_workload JSON, or a trace (.jsonl / .csv)")(
       "kv-series", po::value(&f.series),
       "write the KV usage series (t_s,blocks_used,...) as CSV to FILE")(
       "requests-out", po::value(&f.requests_out),
@@ -158,7 +167,8 @@ DeploymentRequest deployment_request(SimulateFlags& f, const po::variables_map& 
 
 // vLLM V1 and SGLang cache prefixes unless told not to; where kvplan does not model it (sliding
 // or recurrent groups, evicting policies) the default is off, with a note.
-bool prefix_caching(const po::variables_map& vm, const ModelSpec& m, const PlanInput& in) {
+bool prefix_caching(const po::variables_map& vm, const ModelSpec& m, const PlanInput& in,
+                    const std::string& command) {
   if (vm.count("enable-prefix-caching") && vm.count("no-enable-prefix-caching"))
     throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
                 "give --enable-prefix-caching or --no-enable-prefix-caching, not both");
@@ -167,10 +177,12 @@ bool prefix_caching(const po::variables_map& vm, const ModelSpec& m, const PlanI
   const bool modelled = sim::prefix_caching_modelled(m, in);
   if (in.engine == Engine::trtllm) {
     if (!quiet())
-      std::cerr << "kvplan simulate: note: TensorRT-LLM's KV cache reuse is not modelled: "
-                   "simulated without it\n";
+      std::cerr << "kvplan " << command
+                << ": note: TensorRT-LLM's KV cache reuse is not "
+                   "modelled: simulated without it\n";
   } else if (!modelled && !quiet()) {
-    std::cerr << "kvplan simulate: note: prefix caching is not modelled for this deployment "
+    std::cerr << "kvplan " << command
+              << ": note: prefix caching is not modelled for this deployment "
                  "(sliding, chunked or recurrent layers, or an evicting policy): simulated "
                  "without it\n";
   }
@@ -206,7 +218,7 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
     cfg.capacity_policy =
         sim::parse_capacity_policy(f.capacity_policy, "--capacity-scheduler-policy");
   cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
-  cfg.enable_prefix_caching = prefix_caching(vm, resolved.deploy.model, in);
+  cfg.enable_prefix_caching = prefix_caching(vm, resolved.deploy.model, in, f.command);
   apply_cpu_offload(f, vm, cfg);
   return cfg;
 }
@@ -243,9 +255,7 @@ void write_outputs(const sim::ServingReport& rep, double frontend_s, const Simul
 int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan simulate options");
   SimulateFlags f;
-  const std::string kv_help =
-      kv_format_help("default: the model's dtype; KIVI formats have no paged pool: refused");
-  add_simulate_options(desc, f, kv_help, policy_help());
+  add_simulate_options(desc, f);
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
                   "kvplan simulate --model M --gpu G --workload FILE [options]",
@@ -288,9 +298,118 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   return 0;
 }
 
+// sweep's own flags: the concurrencies, the lengths, the chart.
+struct SweepFlags {
+  std::string concurrency, svg;
+  std::uint64_t isl = 0, osl = 0, per_client = 8;
+  double range_ratio = 0;
+};
+
+void add_sweep_options(po::options_description& desc, SimulateFlags& f, SweepFlags& s) {
+  add_serving_options(desc, f);
+  desc.add_options()("concurrency", po::value(&s.concurrency)->required(),
+                     "closed-loop clients at each point: 1,2,4,... or FIRST-LAST (the powers of "
+                     "two from FIRST, then LAST)")(
+      "isl", po::value(&s.isl), "prompt tokens of each request (with --osl; or --workload)")(
+      "osl", po::value(&s.osl), "output tokens of each request")(
+      "range-ratio", po::value(&s.range_ratio)->default_value(0),
+      "with --isl/--osl: lengths uniform in [L(1-r), L(1+r)], as vLLM's random dataset draws")(
+      "workload", po::value(&f.workload),
+      "instead of --isl/--osl: a kvplan_workload JSON whose lengths (and think time) each "
+      "point draws; its arrival is replaced by the closed loop")(
+      "requests-per-client", po::value(&s.per_client)->default_value(8),
+      "requests each client sends at each point")(
+      "svg", po::value(&s.svg),
+      "write the chart (tokens/s per GPU against tokens/s per user) as SVG to FILE ('-': "
+      "standard output)")("format", po::value(&f.format)->default_value("table"),
+                          "table|json|csv|md");
+}
+
+// One length: L tokens, or uniform in [L(1-r), L(1+r)] (docs/simulate.md, `range_ratio`).
+sim::LengthDist sweep_length(std::uint64_t tokens, double ratio) {
+  sim::LengthDist d = sim::fixed_tokens(static_cast<double>(tokens));
+  if (ratio > 0) {
+    d.dist = "uniform";
+    d.range_ratio = ratio;
+  }
+  return d;
+}
+
+// The lengths each point draws: --workload's, or --isl/--osl; checked by the workload reader.
+sim::WorkloadSpec sweep_lengths(const SimulateFlags& f, const SweepFlags& s,
+                                const po::variables_map& vm) {
+  const bool lengths = vm.count("isl") || vm.count("osl");
+  if (vm.count("workload") && lengths)
+    throw Error("--workload", "workload", "give --workload or --isl and --osl, not both");
+  if (vm.count("workload")) return sim::load_workload_spec(f.workload);
+  if (!vm.count("isl") || !vm.count("osl"))
+    throw Error("--isl", "isl", "give --isl and --osl (tokens a request), or --workload FILE");
+  sim::WorkloadSpec spec;
+  spec.prompt = sweep_length(s.isl, s.range_ratio);
+  spec.output = sweep_length(s.osl, s.range_ratio);
+  spec.arrival = "closed";  // the reader checks the lengths as a closed loop's
+  spec.concurrency = spec.requests = 1;
+  sim::parse_workload_spec(sim::to_json(spec), "--isl/--osl");
+  return spec;
+}
+
+int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan sweep options");
+  SimulateFlags f;
+  f.command = "sweep";
+  SweepFlags s;
+  add_sweep_options(desc, f, s);
+  po::variables_map vm;
+  if (!parse_args(args, desc, vm, out,
+                  "kvplan sweep --model M --gpu G --concurrency LIST (--isl N --osl N | "
+                  "--workload FILE) [options]",
+                  "kvplan sweep --model llama-3.1-8b --gpu h100-sxm-80gb --isl 1024 --osl 1024 "
+                  "--concurrency 1-256 --slo tpot_p99_ms=50 --svg sweep.svg"))
+    return 0;
+  const auto fmt = parse_output_format(
+      f.format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
+  const bool svg_stdout =
+      vm.count("svg") &&
+      check_output_path(s.svg, {f.workload, f.model, f.gpu, f.calibration}, "--svg");
+  const std::vector<std::uint64_t> clients =
+      sim::parse_concurrency_list(s.concurrency, "--concurrency", "concurrency");
+  if (s.per_client == 0 || s.per_client > 10000)
+    throw Error("--requests-per-client", "requests-per-client",
+                "must be between 1 and 10,000, got " + std::to_string(s.per_client));
+  const sim::WorkloadSpec spec = sweep_lengths(f, s, vm);
+  const ResolvedDeployment resolved = resolve(deployment_request(f, vm));
+  refuse_if_any(resolved);
+  const ModelSpec& m = resolved.deploy.model;
+  const GpuSpec& g = *resolved.gpu;
+  const sim::ServingConfig cfg = serving_config(f, vm, resolved);
+  const PlanInput& in = cfg.plan;
+  sim::SimOptions opt;
+  if (vm.count("slo")) opt.slo = sim::parse_latency_slo(f.slo, "--slo");
+  const sim::StepModel step(m, g, sim::step_model_input(g, in.engine, in.tp, resolved.efficiency),
+                            "--gpu");
+  const sim::SweepInput sweep_in{.concurrencies = clients,
+                                 .requests_per_client = s.per_client,
+                                 .gpus = in.tp * in.pp,
+                                 .seed = f.seed};
+  const sim::SweepResult r = sim::sweep(m, cfg, step, spec, sweep_in, opt);
+  const auto svg = [&](std::ostream& o) { o << sim::render_sweep_svg(r); };
+  if (svg_stdout) {  // --svg -: the chart is the output
+    svg(out);
+    return 0;
+  }
+  if (vm.count("svg")) write_file(s.svg, "svg", "the chart", svg);
+  out << for_output(sim::render_sweep(r, fmt), fmt);
+  return 0;
+}
+
 const Registrar reg{{"simulate",
                      "serving latency (TTFT, TPOT, ITL, E2E) and KV usage under a workload",
                      run_simulate}};
+
+const Registrar sweep_reg{{"sweep",
+                           "throughput per GPU against tokens/s per user over a concurrency sweep "
+                           "(closed-loop clients)",
+                           run_sweep}};
 
 }  // namespace
 }  // namespace kvplan::cli

@@ -11,31 +11,17 @@
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
 #include "latency_sketch.hpp"
+#include "report_json.hpp"
 
 namespace kvplan::sim {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string fixed(double x, int digits) {
-  if (!std::isfinite(x)) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
-
-nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
-nlohmann::json limit(double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(); }
-
-// No value measured (every request refused, or none with a second token): null, not 0.
-nlohmann::json to_json(const Percentiles& p) {
-  const auto v = [&](double x) { return p.count ? num(x) : nlohmann::json(); };
-  return {{"mean", v(p.mean)},
-          {"p50", v(p.p50)},
-          {"p90", v(p.p90)},
-          {"p99", v(p.p99)},
-          {"count", p.count}};
-}
+using detail::fixed;
+using detail::limit;
+using detail::num;
+using detail::to_json;
 
 nlohmann::json to_json(const StageSummary& s, bool whole_run, std::uint64_t refused) {
   const double good_fraction =

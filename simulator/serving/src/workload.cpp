@@ -1138,4 +1138,12 @@ Workload load_workload(const std::string& path, std::uint64_t seed, const Worklo
   return parse_workload_json(text, path, seed, limits);
 }
 
+WorkloadSpec load_workload_spec(const std::string& path, const WorkloadLimits& limits) {
+  if (ends_with(path, ".jsonl") || ends_with(path, ".csv"))
+    throw Error(path, "workload",
+                "is a request trace: its requests are given, not drawn, so it has no lengths to "
+                "draw at each concurrency (give a kvplan_workload JSON)");
+  return parse_workload_spec(detail::read_text_file(path, "workload file"), path, limits);
+}
+
 }  // namespace kvplan::sim

@@ -163,6 +163,10 @@ std::string bins_to_json(const std::vector<HistogramBin>& bins);
 std::vector<HistogramBin> parse_bins_json(const std::string& text, const std::string& source,
                                           const std::string& pointer);
 
+// A `kvplan_workload` JSON file as its spec, nothing drawn (the concurrency sweep draws it once a
+// point). A trace (.jsonl / .csv) has no spec: refused naming the file.
+WorkloadSpec load_workload_spec(const std::string& path, const WorkloadLimits& limits = {});
+
 // A `kvplan_workload` JSON file, or a trace (.jsonl / .csv, by the path's extension, any case).
 // Throws kvplan::Error naming the file and the field (a JSON pointer, or the line of a trace) on
 // malformed input.

@@ -1,0 +1,265 @@
+#include "kvplan/sim/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kvplan/error.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/text_safe.hpp"
+#include "report_json.hpp"
+
+namespace kvplan::sim {
+namespace {
+
+using detail::fixed;
+using detail::limit;
+using detail::num;
+
+constexpr std::uint64_t kMaxClients = 100000;
+constexpr std::size_t kMaxPoints = 64;
+
+std::uint64_t parse_clients(const std::string& item, const std::string& source,
+                            const std::string& field) {
+  std::uint64_t v = 0;
+  const bool digits =
+      !item.empty() && item.size() <= 6 &&
+      std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) v = std::stoull(item);
+  if (!digits || v < 1 || v > kMaxClients)
+    throw Error(source, field,
+                "expects concurrencies between 1 and " + std::to_string(kMaxClients) + ", got '" +
+                    item + "'");
+  return v;
+}
+
+bool meets(const StageSummary& s, std::uint64_t refused, const SloLimits& slo) {
+  const auto within = [](const Percentiles& p, double lim) {
+    return lim <= 0 || (p.count > 0 && p.p99 <= lim);
+  };
+  return refused == 0 && within(s.ttft_ms, slo.ttft_p99_ms) && within(s.tpot_ms, slo.tpot_p99_ms) &&
+         within(s.e2e_ms, slo.e2e_p99_ms);
+}
+
+void check_input(const SweepInput& in) {
+  const std::string src = "sweep";
+  if (in.concurrencies.empty()) throw Error(src, "concurrencies", "needs at least one");
+  if (in.concurrencies.size() > kMaxPoints)
+    throw Error(src, "concurrencies", "at most " + std::to_string(kMaxPoints) + " points");
+  for (std::size_t k = 0; k < in.concurrencies.size(); ++k)
+    if (in.concurrencies[k] < 1 || in.concurrencies[k] > kMaxClients ||
+        (k > 0 && in.concurrencies[k] <= in.concurrencies[k - 1]))
+      throw Error(src, "concurrencies", "must be ascending and distinct, each 1 to 100,000");
+  if (in.gpus == 0) throw Error(src, "gpus", "must be at least 1");
+  if (in.requests_per_client == 0 || in.requests_per_client > 10000)
+    throw Error(src, "requests_per_client", "must be between 1 and 10,000");
+}
+
+// The point of largest throughput x per-user speed, unless that is the last (still scaling).
+std::optional<std::size_t> find_knee(const std::vector<SweepPoint>& pts) {
+  std::optional<std::size_t> best;
+  double most = 0;
+  for (std::size_t k = 0; k < pts.size(); ++k) {
+    const double v = pts[k].tokens_per_s_per_gpu * pts[k].tokens_per_s_per_user;
+    if (v > most) most = v, best = k;
+  }
+  if (best && *best + 1 == pts.size()) return std::nullopt;
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> parse_concurrency_list(const std::string& text,
+                                                  const std::string& source,
+                                                  const std::string& field) {
+  std::vector<std::uint64_t> out;
+  const auto dash = text.find('-');
+  if (dash != std::string::npos && text.find(',') == std::string::npos) {
+    // "1-512": the powers of two from the first to the last.
+    const std::uint64_t lo = parse_clients(text.substr(0, dash), source, field);
+    const std::uint64_t hi = parse_clients(text.substr(dash + 1), source, field);
+    if (lo > hi) throw Error(source, field, "expects FIRST-LAST with FIRST <= LAST, got " + text);
+    for (std::uint64_t c = lo; c <= hi; c *= 2) out.push_back(c);
+    if (out.back() != hi) out.push_back(hi);
+  } else {
+    for (const auto& item : split_list(text, source, field))
+      out.push_back(parse_clients(item, source, field));
+  }
+  if (out.size() > kMaxPoints)
+    throw Error(source, field, "at most " + std::to_string(kMaxPoints) + " concurrencies");
+  for (std::size_t k = 1; k < out.size(); ++k)
+    if (out[k] <= out[k - 1])
+      throw Error(source, field, "expects ascending, distinct concurrencies, got " + text);
+  return out;
+}
+
+SweepResult sweep(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
+                  const WorkloadSpec& spec, const SweepInput& in, const SimOptions& opt) {
+  check_input(in);
+  SweepResult r;
+  r.model = model.id;
+  r.engine = to_string(cfg.plan.engine, cfg.plan.vllm_rules);
+  r.gpu = cfg.plan.gpu_id;
+  r.gpus = in.gpus;
+  r.slo = opt.slo;
+  if (opt.slo.tpot_p99_ms > 0) r.slo_tokens_per_s_per_user = 1000.0 / opt.slo.tpot_p99_ms;
+  for (const std::uint64_t c : in.concurrencies) {
+    WorkloadSpec closed = spec;
+    closed.arrival = "closed";
+    closed.concurrency = c;
+    closed.requests = c * in.requests_per_client;
+    closed.stages.clear();
+    const std::string source = "sweep at concurrency " + std::to_string(c);
+    const Workload w = parse_workload_json(to_json(closed), source, in.seed);
+    const SimResult res = simulate(model, cfg, step, w, opt);
+    SweepPoint p;
+    p.concurrency = c;
+    p.requests = w.requests.size();
+    p.refused = refused_requests(res);
+    p.output_tokens_per_s = res.summary.throughput.output_tokens_per_s;
+    p.tokens_per_s_per_gpu = p.output_tokens_per_s / in.gpus;
+    p.ttft_ms = res.summary.ttft_ms;
+    p.tpot_ms = res.summary.tpot_ms;
+    if (p.tpot_ms.count > 0 && p.tpot_ms.mean > 0)
+      p.tokens_per_s_per_user = 1000.0 / p.tpot_ms.mean;
+    p.meets_slo = meets(res.summary, p.refused, opt.slo);
+    r.points.push_back(p);
+  }
+  r.knee = find_knee(r.points);
+  return r;
+}
+
+std::string render_sweep(const SweepResult& r, OutputFormat f) {
+  if (f == OutputFormat::json) {
+    nlohmann::json pts = nlohmann::json::array();
+    for (const auto& p : r.points)
+      pts.push_back(
+          {{"concurrency", p.concurrency},
+           {"requests", p.requests},
+           {"refused", p.refused},
+           {"output_tokens_per_s", num(p.output_tokens_per_s)},
+           {"tokens_per_s_per_gpu", num(p.tokens_per_s_per_gpu)},
+           {"tokens_per_s_per_user",
+            p.tokens_per_s_per_user > 0 ? num(p.tokens_per_s_per_user) : nlohmann::json()},
+           {"ttft_ms", detail::to_json(p.ttft_ms)},
+           {"tpot_ms", detail::to_json(p.tpot_ms)},
+           {"meets_slo", p.meets_slo}});
+    const nlohmann::json j = {
+        {"model", r.model},
+        {"gpu", r.gpu},
+        {"engine", r.engine},
+        {"gpus", r.gpus},
+        {"slo",
+         {{"ttft_p99_ms", limit(r.slo.ttft_p99_ms)},
+          {"tpot_p99_ms", limit(r.slo.tpot_p99_ms)},
+          {"e2e_p99_ms", limit(r.slo.e2e_p99_ms)}}},
+        {"slo_tokens_per_s_per_user", limit(r.slo_tokens_per_s_per_user)},
+        {"knee_concurrency",
+         r.knee ? nlohmann::json(r.points[*r.knee].concurrency) : nlohmann::json()},
+        {"points", pts}};
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  Table t{{"concurrency", "tok/s/GPU", "tok/s/user", "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms",
+           "TPOT p99 ms", "refused", "SLO", "note"},
+          {}};
+  const auto ms = [](const Percentiles& p, double v) { return p.count ? fixed(v, 1) : "-"; };
+  for (std::size_t k = 0; k < r.points.size(); ++k) {
+    const SweepPoint& p = r.points[k];
+    t.rows.push_back({std::to_string(p.concurrency), fixed(p.tokens_per_s_per_gpu, 1),
+                      p.tokens_per_s_per_user > 0 ? fixed(p.tokens_per_s_per_user, 1) : "-",
+                      ms(p.ttft_ms, p.ttft_ms.p50), ms(p.ttft_ms, p.ttft_ms.p99),
+                      ms(p.tpot_ms, p.tpot_ms.p50), ms(p.tpot_ms, p.tpot_ms.p99),
+                      std::to_string(p.refused), p.meets_slo ? "meets" : "misses",
+                      r.knee == k ? "knee" : ""});
+  }
+  if (f == OutputFormat::csv) return render_csv(t);
+  if (f == OutputFormat::md) return render_markdown(t);
+  std::ostringstream head;
+  head << "sweep: " << terminal_safe(r.model) << " on " << r.gpus << " x " << terminal_safe(r.gpu)
+       << " (" << r.engine << "), closed-loop clients\n";
+  head << (r.knee ? "knee at concurrency " + std::to_string(r.points[*r.knee].concurrency) +
+                        " (largest tok/s/GPU x tok/s/user)\n"
+                  : std::string("no knee: tok/s/GPU x tok/s/user still grows at the last point\n"));
+  return head.str() + render_text(t);
+}
+
+namespace {
+
+// Round numbers for an axis from 0 to at least `top`: a step of 1, 2 or 5 x 10^k, 4 to 8 ticks.
+double tick_step(double top) {
+  if (!(top > 0)) return 1;
+  const double raw = top / 5;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * p) return m * p;
+  return 10 * p;
+}
+
+std::string svg_num(double x) { return fixed(x, 1); }
+
+}  // namespace
+
+std::string render_sweep_svg(const SweepResult& r) {
+  const double W = 720, H = 440, left = 70, right = 30, top = 40, bottom = 60;
+  double max_x = r.slo_tokens_per_s_per_user, max_y = 0;
+  for (const auto& p : r.points) {
+    max_x = std::max(max_x, p.tokens_per_s_per_user);
+    max_y = std::max(max_y, p.tokens_per_s_per_gpu);
+  }
+  const double sx = tick_step(max_x * 1.05), sy = tick_step(max_y * 1.05);
+  const double ex = sx * std::ceil(max_x * 1.05 / sx), ey = sy * std::ceil(max_y * 1.05 / sy);
+  const auto X = [&](double v) { return left + (W - left - right) * v / ex; };
+  const auto Y = [&](double v) { return H - bottom - (H - top - bottom) * v / ey; };
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" viewBox=\"0 0 " << W << ' ' << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s << "<text x=\"" << left << "\" y=\"24\" font-size=\"14\">"
+    << xml_text(r.model + " on " + std::to_string(r.gpus) + " x " + r.gpu + " (" + r.engine + ")")
+    << "</text>\n";
+  for (double v = 0; v <= ex + sx / 2; v += sx)
+    s << "<line x1=\"" << svg_num(X(v)) << "\" y1=\"" << svg_num(Y(0)) << "\" x2=\""
+      << svg_num(X(v)) << "\" y2=\"" << svg_num(Y(ey)) << "\" stroke=\"#e4e4e4\"/>\n"
+      << "<text x=\"" << svg_num(X(v)) << "\" y=\"" << svg_num(Y(0) + 18)
+      << "\" text-anchor=\"middle\">" << fixed(v, 0) << "</text>\n";
+  for (double v = 0; v <= ey + sy / 2; v += sy)
+    s << "<line x1=\"" << svg_num(X(0)) << "\" y1=\"" << svg_num(Y(v)) << "\" x2=\""
+      << svg_num(X(ex)) << "\" y2=\"" << svg_num(Y(v)) << "\" stroke=\"#e4e4e4\"/>\n"
+      << "<text x=\"" << svg_num(X(0) - 6) << "\" y=\"" << svg_num(Y(v) + 4)
+      << "\" text-anchor=\"end\">" << fixed(v, 0) << "</text>\n";
+  s << "<text x=\"" << svg_num((X(0) + X(ex)) / 2) << "\" y=\"" << H - 16
+    << "\" text-anchor=\"middle\">output tokens/s per user</text>\n";
+  s << "<text transform=\"translate(18," << svg_num((Y(0) + Y(ey)) / 2)
+    << ") rotate(-90)\" text-anchor=\"middle\">output tokens/s per GPU</text>\n";
+  if (r.slo_tokens_per_s_per_user > 0)
+    s << "<line class=\"slo\" x1=\"" << svg_num(X(r.slo_tokens_per_s_per_user)) << "\" y1=\""
+      << svg_num(Y(0)) << "\" x2=\"" << svg_num(X(r.slo_tokens_per_s_per_user)) << "\" y2=\""
+      << svg_num(Y(ey)) << "\" stroke=\"#c0392b\" stroke-dasharray=\"6 4\"/>\n"
+      << "<text x=\"" << svg_num(X(r.slo_tokens_per_s_per_user) + 4) << "\" y=\""
+      << svg_num(Y(ey) + 12) << "\" fill=\"#c0392b\">TPOT SLO " << fixed(r.slo.tpot_p99_ms, 0)
+      << " ms</text>\n";
+  std::string path;
+  for (const auto& p : r.points)
+    if (p.tokens_per_s_per_user > 0)
+      path += (path.empty() ? "" : " ") + svg_num(X(p.tokens_per_s_per_user)) + "," +
+              svg_num(Y(p.tokens_per_s_per_gpu));
+  s << "<polyline points=\"" << path
+    << "\" fill=\"none\" stroke=\"#2b6cb0\" stroke-width=\"2\"/>\n";
+  for (std::size_t k = 0; k < r.points.size(); ++k) {
+    const SweepPoint& p = r.points[k];
+    if (p.tokens_per_s_per_user <= 0) continue;
+    const std::string cx = svg_num(X(p.tokens_per_s_per_user)),
+                      cy = svg_num(Y(p.tokens_per_s_per_gpu));
+    s << "<circle class=\"point\" cx=\"" << cx << "\" cy=\"" << cy << "\" r=\"4\" fill=\""
+      << (p.meets_slo ? "#2b6cb0" : "#999999") << "\"/>\n"
+      << "<text x=\"" << cx << "\" y=\"" << svg_num(Y(p.tokens_per_s_per_gpu) - 8)
+      << "\" text-anchor=\"middle\">" << p.concurrency << "</text>\n";
+    if (r.knee == k)
+      s << "<circle class=\"knee\" cx=\"" << cx << "\" cy=\"" << cy
+        << "\" r=\"9\" fill=\"none\" stroke=\"#d69e2e\" stroke-width=\"2\"/>\n";
+  }
+  s << "</svg>\n";
+  return s.str();
+}
+
+}  // namespace kvplan::sim
