@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <ostream>
 
 #include "command.hpp"
@@ -223,6 +224,28 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
   return cfg;
 }
 
+// The deployment the flags describe, resolved and refused as plan and check refuse it, with its
+// scheduler, SLO and step timer: what simulate and sweep both run.
+struct ServingRun {
+  ResolvedDeployment resolved;
+  sim::ServingConfig cfg;
+  sim::SimOptions opt;
+  std::optional<sim::StepModel> step;
+  const ModelSpec& model() const { return resolved.deploy.model; }
+  const GpuSpec& gpu() const { return *resolved.gpu; }
+};
+
+ServingRun serving_run(SimulateFlags& f, const po::variables_map& vm) {
+  ServingRun r{.resolved = resolve(deployment_request(f, vm)), .cfg = {}, .opt = {}, .step = {}};
+  refuse_if_any(r.resolved);
+  r.cfg = serving_config(f, vm, r.resolved);
+  if (vm.count("slo")) r.opt.slo = sim::parse_latency_slo(f.slo, "--slo");
+  const PlanInput& in = r.cfg.plan;
+  r.step.emplace(r.model(), r.gpu(),
+                 sim::step_model_input(r.gpu(), in.engine, in.tp, r.resolved.efficiency), "--gpu");
+  return r;
+}
+
 // Writes the file a flag names, or fails naming it.
 void write_file(const std::string& path, const char* flag, const char* what,
                 const std::function<void(std::ostream&)>& write) {
@@ -268,23 +291,19 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   if (f.replicas == 0 || f.replicas > 1024)
     throw Error("--replicas", "replicas",
                 "must be between 1 and 1024, got " + std::to_string(f.replicas));
-  const ResolvedDeployment resolved = resolve(deployment_request(f, vm));
-  refuse_if_any(resolved);
-  const ModelSpec& m = resolved.deploy.model;
-  const GpuSpec& g = *resolved.gpu;
-  const sim::ServingConfig cfg = serving_config(f, vm, resolved);
+  ServingRun run = serving_run(f, vm);
+  const ModelSpec& m = run.model();
+  const sim::ServingConfig& cfg = run.cfg;
   const PlanInput& in = cfg.plan;
-  sim::SimOptions opt;
-  if (vm.count("slo")) opt.slo = sim::parse_latency_slo(f.slo, "--slo");
+  sim::SimOptions& opt = run.opt;
+  const sim::StepModel& step = *run.step;
   const sim::Workload w = sim::load_workload(f.workload, f.seed);
-  const sim::StepModel step(m, g, sim::step_model_input(g, in.engine, in.tp, resolved.efficiency),
-                            "--gpu");
   Progress progress("requests");
   const std::uint64_t total = w.requests.size();
   opt.progress = [&](double p) { progress(static_cast<std::uint64_t>(p * total), total); };
   const auto replicas = static_cast<std::uint32_t>(f.replicas);
   sim::ServingReport rep{.model = m.id,
-                         .gpu = g.id,
+                         .gpu = run.gpu().id,
                          .engine = to_string(in.engine, in.vllm_rules),
                          .workload = f.workload,
                          .seed = f.seed,
@@ -377,21 +396,13 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     throw Error("--requests-per-client", "requests-per-client",
                 "must be between 1 and 10,000, got " + std::to_string(s.per_client));
   const sim::WorkloadSpec spec = sweep_lengths(f, s, vm);
-  const ResolvedDeployment resolved = resolve(deployment_request(f, vm));
-  refuse_if_any(resolved);
-  const ModelSpec& m = resolved.deploy.model;
-  const GpuSpec& g = *resolved.gpu;
-  const sim::ServingConfig cfg = serving_config(f, vm, resolved);
-  const PlanInput& in = cfg.plan;
-  sim::SimOptions opt;
-  if (vm.count("slo")) opt.slo = sim::parse_latency_slo(f.slo, "--slo");
-  const sim::StepModel step(m, g, sim::step_model_input(g, in.engine, in.tp, resolved.efficiency),
-                            "--gpu");
+  const ServingRun run = serving_run(f, vm);
+  const PlanInput& in = run.cfg.plan;
   const sim::SweepInput sweep_in{.concurrencies = clients,
                                  .requests_per_client = s.per_client,
                                  .gpus = in.tp * in.pp,
                                  .seed = f.seed};
-  const sim::SweepResult r = sim::sweep(m, cfg, step, spec, sweep_in, opt);
+  const sim::SweepResult r = sim::sweep(run.model(), run.cfg, *run.step, spec, sweep_in, run.opt);
   const auto svg = [&](std::ostream& o) { o << sim::render_sweep_svg(r); };
   if (svg_stdout) {  // --svg -: the chart is the output
     svg(out);

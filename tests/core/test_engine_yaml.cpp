@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 
+#include "error_message.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 #include "temp_dir.hpp"
@@ -29,15 +30,7 @@ EngineArgs trtllm(const std::string& line) {
   return parse_engine_command(Engine::trtllm, line, "--trtllm");
 }
 
-std::string message(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), 2);
-    return e.what();
-  }
-  return "no error";
-}
+std::string message(const std::function<void()>& f) { return test::error_message(f); }
 
 struct Files {
   test::TempDir dir;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "error_message.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
 
@@ -20,15 +21,7 @@ EngineArgs vllm(const std::string& line) {
   return parse_engine_command(Engine::vllm, line, "--vllm");
 }
 
-std::string message(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), 2);
-    return e.what();
-  }
-  return "no error";
-}
+std::string message(const std::function<void()>& f) { return test::error_message(f); }
 
 std::string json_flag(const std::string& json) {
   return "vllm serve m --speculative-config '" + json + "'";
