@@ -253,4 +253,56 @@ void KvUsageChart::setResult(const sim::SimResult& r) {
                   .arg(r.simulated_s, 0, 'f', 1));
 }
 
+SweepChart::SweepChart(QWidget* parent) : QChartView(parent) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->setTitle("Concurrency sweep");
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+}
+
+void SweepChart::setResult(const sim::SweepResult& r) {
+  QChart* c = chart();
+  clearChart(c);
+  c->setTitle(QString("Concurrency sweep: %1 on %2 × %3")
+                  .arg(qs(r.model), QString::number(r.gpus), qs(r.gpu)));
+  auto* line = lineSeries("tokens/s per GPU", pen(QColor("#2b6cb0"), 2));
+  line->setObjectName("points");
+  auto* dots = new QScatterSeries;
+  dots->setName("concurrency");
+  dots->setMarkerSize(8);
+  dots->setColor(QColor("#2b6cb0"));
+  double max_x = r.slo_tokens_per_s_per_user, max_y = 0;
+  for (const auto& p : r.points) {
+    if (p.tokens_per_s_per_user <= 0) continue;
+    line->append(p.tokens_per_s_per_user, p.tokens_per_s_per_gpu);
+    dots->append(p.tokens_per_s_per_user, p.tokens_per_s_per_gpu);
+    max_x = std::max(max_x, p.tokens_per_s_per_user);
+    max_y = std::max(max_y, p.tokens_per_s_per_gpu);
+  }
+  auto* x = countAxis("userAxis", "output tokens/s per user", std::max(1.0, max_x * 1.05));
+  auto* y = countAxis("gpuAxis", "output tokens/s per GPU", std::max(1.0, max_y * 1.05));
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  attach(c, line, x, y);
+  attach(c, dots, x, y);
+  if (r.knee) {
+    const sim::SweepPoint& k = r.points[*r.knee];
+    auto* knee = new QScatterSeries;
+    knee->setName(QString("knee (%1 clients)").arg(k.concurrency));
+    knee->setObjectName("knee");
+    knee->setMarkerSize(16);
+    knee->setColor(Qt::transparent);
+    knee->setBorderColor(QColor("#d69e2e"));
+    knee->append(k.tokens_per_s_per_user, k.tokens_per_s_per_gpu);
+    attach(c, knee, x, y);
+  }
+  if (r.slo_tokens_per_s_per_user > 0) {
+    auto* slo = lineSeries(QString("TPOT SLO %1 ms").arg(r.slo.tpot_p99_ms),
+                           pen(QColor("#c0392b"), 1.5, Qt::DashLine));
+    slo->setObjectName("slo");
+    slo->append(r.slo_tokens_per_s_per_user, 0);
+    slo->append(r.slo_tokens_per_s_per_user, y->max());
+    attach(c, slo, x, y);
+  }
+}
+
 }  // namespace kvplan::gui

@@ -3,6 +3,8 @@
 //                          between the smallest and largest count), prompt or output tokens.
 //   KvUsageChart         — KV blocks in use over simulated time against the pool (a dashed line),
 //                          samples where preemptions happened marked in red.
+//   SweepChart           — a concurrency sweep (sim::sweep): tokens/s per GPU against tokens/s per
+//                          user, one point per concurrency, the knee ringed, the TPOT SLO a line.
 // Both only draw what they are given: the lengths of sim::parse_workload_json's requests and
 // SimResult::kv_series.
 #pragma once
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/sweep.hpp"
 
 namespace kvplan::gui {
 
@@ -47,6 +50,15 @@ class KvUsageChart : public QChartView {
 
  private:
   int marks_ = 0;
+};
+
+class SweepChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit SweepChart(QWidget* parent = nullptr);
+  // Series named (objectName) "points": the line through one point per concurrency with a
+  // TPOT, in order; "knee": the knee, if any; "slo": the TPOT limit, if any.
+  void setResult(const sim::SweepResult& r);
 };
 
 }  // namespace kvplan::gui

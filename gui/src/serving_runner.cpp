@@ -50,6 +50,21 @@ sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
   return sim::simulate(r.model, cfg, step, w, opt);
 }
 
+sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::SimOptions opt) {
+  const GpuSpec gpu = resolve_gpu(r.settings);
+  const sim::ServingConfig cfg = serving_config(r, gpu);
+  const sim::StepModel step(r.model, gpu,
+                            sim::step_model_input(gpu, r.settings.engine, r.settings.tp), "GPU");
+  const sim::WorkloadSpec spec = sim::parse_workload_spec(r.workload_json, r.workload_source);
+  const sim::SweepInput in{
+      .concurrencies = sim::parse_concurrency_list(grid.concurrencies, "sweep", "concurrencies"),
+      .requests_per_client = grid.requests_per_client,
+      .gpus = cfg.plan.tp * cfg.plan.pp,
+      .seed = r.seed};
+  opt.slo = r.slo;
+  return sim::sweep(r.model, cfg, step, spec, in, opt);
+}
+
 std::vector<sim::SloRow> run_slo_search(
     const ServingRequest& r, const SloGrid& grid, const std::atomic<bool>* cancel,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress, unsigned threads) {
@@ -115,6 +130,8 @@ bool ServingRunner::start(const ServingRequest& request) {
               Q_EMIT progress(static_cast<int>(total ? done * 1000 / total : 0));
             },
             std::max(1u, threads));
+      } else if (request.sweep) {
+        out.sweep = run_sweep(request, *request.sweep, opt);
       } else {
         out.result = run_serving(request, opt);
       }

@@ -24,6 +24,7 @@
 #include "kvplan/model.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/slo_search.hpp"
+#include "kvplan/sim/sweep.hpp"
 #include "plan_settings.hpp"
 
 namespace kvplan::gui {
@@ -40,6 +41,13 @@ struct SloGrid {
   bool prefix_caching = true;   // where modelled (prefix_caching_modelled), as the engines' default
 };
 
+// A concurrency sweep (sim::sweep) of the deployment under the workload's lengths, as
+// `kvplan sweep --concurrency ... --workload` runs it.
+struct SweepGrid {
+  std::string concurrencies = "1-256";  // sim::parse_concurrency_list
+  std::uint64_t requests_per_client = 8;
+};
+
 struct ServingRequest {
   ModelSpec model;            // the planner's loaded model
   PlanSettings settings;      // GPU, TP, engine, KV format, policy, context = max_model_len, ...
@@ -49,8 +57,9 @@ struct ServingRequest {
   std::uint64_t max_num_seqs = 256;
   std::uint64_t max_num_batched_tokens = 8192;
   bool enable_prefix_caching = false;
-  sim::SloLimits slo;             // goodput limits (0 = none); the search's SLO
-  std::optional<SloGrid> search;  // set: an SLO sizing search instead of one simulation
+  sim::SloLimits slo;              // goodput limits (0 = none); the search's SLO
+  std::optional<SloGrid> search;   // set: an SLO sizing search instead of one simulation
+  std::optional<SweepGrid> sweep;  // set: a concurrency sweep instead of one simulation
 };
 
 // The simulator's configuration for one replica of the request's deployment: to_plan_input of the
@@ -68,13 +77,18 @@ std::vector<sim::SloRow> run_slo_search(
     const ServingRequest& r, const SloGrid& grid, const std::atomic<bool>* cancel,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress, unsigned threads);
 
+// Sweeps the request's deployment over the grid's concurrencies, closed-loop clients drawing the
+// workload's lengths (its arrival replaced), on the calling thread. Throws kvplan::Error.
+sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::SimOptions opt);
+
 struct ServingOutcome {
   enum class Status { done, cancelled, failed };
   Status status = Status::failed;
   QString error;
-  bool search = false;            // which of the two below was computed
-  sim::SimResult result;          // one simulation
-  std::vector<sim::SloRow> rows;  // an SLO search, ranked
+  bool search = false;                    // which of the two below was computed
+  sim::SimResult result;                  // one simulation
+  std::vector<sim::SloRow> rows;          // an SLO search, ranked
+  std::optional<sim::SweepResult> sweep;  // a concurrency sweep
 };
 
 class ServingRunner : public QObject {

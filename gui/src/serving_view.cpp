@@ -258,6 +258,7 @@ QWidget* ServingView::buildInputs() {
   col->addWidget(buildDeploymentBox());
   col->addWidget(buildSchedulerBox());
   col->addWidget(buildSloBox());
+  col->addWidget(buildSweepBox());
 
   auto* buttons = new QHBoxLayout;
   run_ = new QPushButton("Run");
@@ -482,6 +483,26 @@ QGroupBox* ServingView::buildSloBox() {
   return box;
 }
 
+// The concurrency sweep: closed-loop clients at each concurrency drawing the workload's lengths,
+// as `kvplan sweep --workload` runs them.
+QGroupBox* ServingView::buildSweepBox() {
+  const SweepGrid defaults;
+  auto* box = new QGroupBox("Concurrency sweep (the workload's lengths)");
+  auto* f = new QFormLayout(box);
+  sweep_clients_ = new QLineEdit(qs(defaults.concurrencies));
+  sweep_clients_->setObjectName("sweepConcurrencies");
+  sweep_clients_->setToolTip("1,2,4,8 or FIRST-LAST: the powers of two from FIRST, then LAST");
+  f->addRow("Concurrencies", sweep_clients_);
+  sweep_per_client_ = countSpin("sweepRequestsPerClient", 1, 10'000,
+                                static_cast<int>(defaults.requests_per_client));
+  f->addRow("Requests per client", sweep_per_client_);
+  sweep_run_ = new QPushButton("Sweep");
+  sweep_run_->setObjectName("sweepRunButton");
+  connect(sweep_run_, &QPushButton::clicked, this, &ServingView::runSweep);
+  f->addRow(sweep_run_);
+  return box;
+}
+
 QWidget* ServingView::buildResults() {
   auto* w = new QWidget;
   auto* col = new QVBoxLayout(w);
@@ -528,6 +549,9 @@ QWidget* ServingView::buildResults() {
   tables_->setObjectName("servingTables");
   tables_->addTab(latency_, "Latency percentiles");
   tables_->addTab(slo_table_, "SLO sizing");
+  sweep_chart_ = new SweepChart;
+  sweep_chart_->setObjectName("sweepChart");
+  tables_->addTab(sweep_chart_, "Concurrency sweep");
   tl->addWidget(summary_);
   tl->addWidget(tables_, 1);
   split->addWidget(hists);
@@ -804,6 +828,19 @@ void ServingView::runSloSearch() {
   }
 }
 
+void ServingView::runSweep() {
+  if (runner_->isRunning()) return;
+  showMessage({});
+  try {
+    ServingRequest r = request();
+    r.sweep = SweepGrid{sweep_clients_->text().toStdString(),
+                        static_cast<std::uint64_t>(sweep_per_client_->value())};
+    runner_->start(r);
+  } catch (const std::exception& e) {
+    showMessage(QString::fromUtf8(e.what()));
+  }
+}
+
 void ServingView::cancel() {
   runner_->cancel();
   status_->setText("Cancelling…");
@@ -812,6 +849,7 @@ void ServingView::cancel() {
 void ServingView::setBusy(bool busy) {
   run_->setEnabled(!busy);
   slo_run_->setEnabled(!busy);
+  sweep_run_->setEnabled(!busy);
   cancel_->setEnabled(busy);
   if (busy) {
     progress_->setValue(0);
@@ -836,6 +874,10 @@ void ServingView::showOutcome(const ServingOutcome& o) {
     return;
   }
   progress_->setValue(1000);
+  if (o.sweep) {
+    showSweep(*o.sweep);
+    return;
+  }
   if (o.search) {
     slo_model_->setRows(o.rows);
     slo_table_->resizeColumnsToContents();
@@ -872,6 +914,18 @@ void ServingView::showOutcome(const ServingOutcome& o) {
           .arg(r.block_size));
   status_->setText(
       QString("Done: %1 steps, %2 s simulated").arg(r.steps).arg(r.simulated_s, 0, 'f', 1));
+}
+
+void ServingView::showSweep(const sim::SweepResult& r) {
+  sweep_chart_->setResult(r);
+  tables_->setCurrentWidget(sweep_chart_);
+  status_->setText(
+      r.knee ? QString("Sweep done: the knee is at %1 clients (%2 tokens/s per GPU, %3 per user)")
+                   .arg(r.points[*r.knee].concurrency)
+                   .arg(r.points[*r.knee].tokens_per_s_per_gpu, 0, 'f', 0)
+                   .arg(r.points[*r.knee].tokens_per_s_per_user, 0, 'f', 1)
+             : QString("Sweep done: still scaling at %1 clients (no knee)")
+                   .arg(r.points.empty() ? 0 : r.points.back().concurrency));
 }
 
 }  // namespace kvplan::gui

@@ -41,6 +41,7 @@ class KvUsageChart;
 class LatencyTableModel;
 class LengthHistogramChart;
 class SloTableModel;
+class SweepChart;
 
 // The widgets of one length distribution (prompt or output tokens).
 struct LengthDistWidgets {
@@ -59,6 +60,7 @@ class ServingView : public QWidget {
   LatencyTableModel* latencyModel() const { return latency_model_; }
   SloTableModel* sloModel() const { return slo_model_; }
   KvUsageChart* kvChart() const { return kv_chart_; }
+  SweepChart* sweepChart() const { return sweep_chart_; }
   LengthHistogramChart* promptHistogram() const { return prompt_hist_; }
   LengthHistogramChart* outputHistogram() const { return output_hist_; }
 
@@ -90,6 +92,7 @@ class ServingView : public QWidget {
  public Q_SLOTS:
   void run();
   void runSloSearch();
+  void runSweep();
   void cancel();
 
  private:
@@ -100,7 +103,9 @@ class ServingView : public QWidget {
   QGroupBox* buildDeploymentBox();
   QGroupBox* buildSchedulerBox();
   QGroupBox* buildSloBox();
+  QGroupBox* buildSweepBox();
   QWidget* buildResults();
+  void showSweep(const sim::SweepResult& r);
   void syncDeployment();
   void editorChanged();
   WorkloadSpec editorSpec() const;
@@ -143,6 +148,10 @@ class ServingView : public QWidget {
   std::vector<QCheckBox*> slo_tps_, slo_formats_;
   QSpinBox* slo_max_gpus_;
   QPushButton* slo_run_;
+  QLineEdit* sweep_clients_;
+  QSpinBox* sweep_per_client_;
+  QPushButton* sweep_run_;
+  SweepChart* sweep_chart_;
 
   QPushButton* run_;
   QPushButton* cancel_;

@@ -13,12 +13,14 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 #include <QtTest>
 
@@ -169,6 +171,48 @@ class TestGuiServing : public QObject {
     QCOMPARE(t->index(2, 2).data().toString(), QString("120"));
     QVERIFY(!view.kvChart()->chart()->series().isEmpty());
     QCOMPARE(view.kvChart()->preemptionMarks(), 0);  // 8 short requests never fill 80 GB
+  }
+
+  // The sweep button runs the library's sweep (run_sweep, as `kvplan sweep --workload` does) on
+  // the view's deployment and the workload's lengths, off the GUI thread: one point a
+  // concurrency, each client sending its share, per-user speed 1000 / mean TPOT; the chart draws
+  // those points in order and the status names the knee or says there is none.
+  void theSweepIsTheLibrarys() {
+    PlannerModel model;
+    ServingView view(&model);
+    view.setWorkloadSpec(tinySpec());
+    view.findChild<QLineEdit*>("sweepConcurrencies")->setText("1,4,16");
+    view.findChild<QSpinBox*>("sweepRequestsPerClient")->setValue(2);
+    view.findChild<QPushButton*>("sweepRunButton")->click();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(o.status == ServingOutcome::Status::done, qPrintable(o.error));
+    QVERIFY(o.sweep.has_value());
+    const sim::SweepResult want = run_sweep(view.request(), SweepGrid{"1,4,16", 2}, {});
+    QCOMPARE(o.sweep->points.size(), std::size_t{3});
+    QCOMPARE(want.points.size(), std::size_t{3});
+    QLineSeries* line = view.sweepChart()->findChild<QLineSeries*>("points");
+    if (!line)
+      for (auto* s : view.sweepChart()->chart()->series())
+        if (s->objectName() == "points") line = qobject_cast<QLineSeries*>(s);
+    QVERIFY(line != nullptr);
+    QCOMPARE(line->count(), 3);
+    const std::uint64_t clients[] = {1, 4, 16};
+    for (int k = 0; k < 3; ++k) {
+      const sim::SweepPoint& p = o.sweep->points[static_cast<std::size_t>(k)];
+      QCOMPARE(p.concurrency, clients[k]);
+      QCOMPARE(p.requests, 2 * clients[k]);
+      QCOMPARE(p.tokens_per_s_per_gpu,
+               want.points[static_cast<std::size_t>(k)].tokens_per_s_per_gpu);
+      QCOMPARE(p.tokens_per_s_per_user, 1000 / p.tpot_ms.mean);
+      QCOMPARE(line->at(k), QPointF(p.tokens_per_s_per_user, p.tokens_per_s_per_gpu));
+    }
+    QVERIFY(view.findChild<QLabel*>("servingStatus")->text().startsWith("Sweep done"));
+    // A list the library refuses is a message naming it, and nothing runs.
+    view.findChild<QLineEdit*>("sweepConcurrencies")->setText("4,2");
+    view.findChild<QPushButton*>("sweepRunButton")->click();
+    const ServingOutcome bad = waitForOutcome(view.runner(), 60'000);
+    QVERIFY(bad.status == ServingOutcome::Status::failed);
+    QVERIFY2(view.message().contains("concurrencies"), qPrintable(view.message()));
   }
 
   void cancelStopsALongRun() {
