@@ -24,6 +24,7 @@
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/sweep.hpp"
 #include "kvplan/sim/workload.hpp"
+#include "kvplan/text_safe.hpp"
 #include "kvplan/validate.hpp"
 
 namespace kvplan::cli {
@@ -372,6 +373,26 @@ sim::WorkloadSpec sweep_lengths(const SimulateFlags& f, const SweepFlags& s,
   return spec;
 }
 
+// The deployments a sweep compares: each --gpu of a comma list on each --engine of one, in the
+// order given (at most 16), every other flag the same.
+std::vector<SimulateFlags> each_deployment(const SimulateFlags& f) {
+  const auto gpus = split_list(f.gpu, "--gpu", "gpu");
+  const auto engines = split_list(f.engine, "--engine", "engine");
+  if (gpus.size() * engines.size() > 16)
+    throw Error("--gpu", "gpu",
+                std::to_string(gpus.size() * engines.size()) +
+                    " deployments (GPUs x engines): a sweep compares at most 16");
+  std::vector<SimulateFlags> out;
+  for (const auto& gpu : gpus)
+    for (const auto& engine : engines) {
+      SimulateFlags one = f;
+      one.gpu = gpu;
+      one.engine = engine;
+      out.push_back(one);
+    }
+  return out;
+}
+
 int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan sweep options");
   SimulateFlags f;
@@ -380,36 +401,40 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   add_sweep_options(desc, f, s);
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
-                  "kvplan sweep --model M --gpu G --concurrency LIST (--isl N --osl N | "
-                  "--workload FILE) [options]",
+                  "kvplan sweep --model M --gpu G[,G2...] [--engine E[,E2...]] --concurrency "
+                  "LIST (--isl N --osl N | --workload FILE) [options]",
                   "kvplan sweep --model llama-3.1-8b --gpu h100-sxm-80gb --isl 1024 --osl 1024 "
                   "--concurrency 1-256 --slo tpot_p99_ms=50 --svg sweep.svg"))
     return 0;
   const auto fmt = parse_output_format(
       f.format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
-  const bool svg_stdout =
-      vm.count("svg") &&
-      check_output_path(s.svg, {f.workload, f.model, f.gpu, f.calibration}, "--svg");
+  std::vector<std::string> inputs{f.workload, f.model, f.calibration};
+  for (const auto& gpu : split_list(f.gpu, "--gpu", "gpu")) inputs.push_back(gpu);
+  const bool svg_stdout = vm.count("svg") && check_output_path(s.svg, inputs, "--svg");
   const std::vector<std::uint64_t> clients =
       sim::parse_concurrency_list(s.concurrency, "--concurrency", "concurrency");
   if (s.per_client == 0 || s.per_client > 10000)
     throw Error("--requests-per-client", "requests-per-client",
                 "must be between 1 and 10,000, got " + std::to_string(s.per_client));
   const sim::WorkloadSpec spec = sweep_lengths(f, s, vm);
-  const ServingRun run = serving_run(f, vm);
-  const PlanInput& in = run.cfg.plan;
-  const sim::SweepInput sweep_in{.concurrencies = clients,
-                                 .requests_per_client = s.per_client,
-                                 .gpus = in.tp * in.pp,
-                                 .seed = f.seed};
-  const sim::SweepResult r = sim::sweep(run.model(), run.cfg, *run.step, spec, sweep_in, run.opt);
-  const auto svg = [&](std::ostream& o) { o << sim::render_sweep_svg(r); };
+  std::vector<sim::SweepResult> sweeps;
+  for (const SimulateFlags& one : each_deployment(f)) {
+    SimulateFlags g = one;
+    const ServingRun run = serving_run(g, vm);
+    const PlanInput& in = run.cfg.plan;
+    const sim::SweepInput sweep_in{.concurrencies = clients,
+                                   .requests_per_client = s.per_client,
+                                   .gpus = in.tp * in.pp,
+                                   .seed = f.seed};
+    sweeps.push_back(sim::sweep(run.model(), run.cfg, *run.step, spec, sweep_in, run.opt));
+  }
+  const auto svg = [&](std::ostream& o) { o << sim::render_sweep_svg(sweeps); };
   if (svg_stdout) {  // --svg -: the chart is the output
     svg(out);
     return 0;
   }
   if (vm.count("svg")) write_file(s.svg, "svg", "the chart", svg);
-  out << for_output(sim::render_sweep(r, fmt), fmt);
+  out << for_output(sim::render_sweeps(sweeps, fmt), fmt);
   return 0;
 }
 

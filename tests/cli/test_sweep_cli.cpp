@@ -61,6 +61,25 @@ TEST(SweepCli, TheChartIsWrittenAndTheTableNamesTheKnee) {
   EXPECT_TRUE(has(text.str(), "output tokens/s per GPU"));
 }
 
+// --gpu and --engine lists: each GPU on each engine, one table.
+TEST(SweepCli, SeveralDeploymentsInOneTable) {
+  const auto r = kvplan::test::run_kvplan(
+      "sweep --model llama-3.1-8b --gpu h100-sxm-80gb,b200 --engine vllm,sglang --max-model-len "
+      "4096 --isl 256 --osl 32 --concurrency 1,2 --requests-per-client 1 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[0]["gpu"], "h100-sxm-80gb");
+  EXPECT_EQ(j[0]["engine"], "vllm");
+  EXPECT_EQ(j[1]["engine"], "sglang");
+  EXPECT_EQ(j[3]["gpu"], "b200");
+  const auto bad = kvplan::test::run_kvplan(
+      "sweep --model llama-3.1-8b --gpu h100-sxm-80gb,nope --isl 256 --osl 32 --concurrency 1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(has(bad.err, "nope")) << bad.err;
+}
+
 TEST(SweepCli, BadInputNamesTheFlagOrTheFile) {
   kvplan::test::TempDir dir;
   const std::string trace = dir.file("t.csv");

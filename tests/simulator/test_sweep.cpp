@@ -10,6 +10,7 @@
 //   16: 16/676 = 0.02367, 32: 32/1764 = 0.01814  ->  the knee is c = 8.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "kvplan/error.hpp"
@@ -105,6 +106,33 @@ TEST(Sweep, RendersEveryFormatWithTheKneeAndTheSlo) {
   EXPECT_NE(svg.find("class=\"knee\""), std::string::npos);
   EXPECT_NE(svg.find("class=\"slo\""), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+// Several deployments: one table with a first "deployment" column, a JSON array, one curve and
+// legend entry each on the chart.
+TEST(Sweep, SeveralDeploymentsShareOneTableAndOneChart) {
+  const PerSequenceTimer timer;
+  const SweepInput in{.concurrencies = {1, 2}, .requests_per_client = 1};
+  SweepResult a = sweep(llama(), config(), timer, one_token_prompts(), in);
+  SweepResult b = a;
+  b.gpu = "other-gpu";
+  b.gpus = 2;
+  const std::string table = render_sweeps({a, b}, OutputFormat::table);
+  EXPECT_NE(table.find("deployment"), std::string::npos) << table;
+  EXPECT_NE(table.find("2 x other-gpu (vllm)"), std::string::npos) << table;
+  const std::string csv = render_sweeps({a, b}, OutputFormat::csv);
+  EXPECT_EQ(csv.rfind("deployment,concurrency,", 0), 0u) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);  // the header and 2 x 2 rows
+  const std::string json = render_sweeps({a, b}, OutputFormat::json);
+  EXPECT_EQ(json.front(), '[');
+  EXPECT_EQ(render_sweeps({a}, OutputFormat::json), render_sweep(a, OutputFormat::json));
+  const std::string svg = render_sweep_svg(std::vector<SweepResult>{a, b});
+  std::size_t legends = 0;
+  for (auto at = svg.find("class=\"legend\""); at != std::string::npos;
+       at = svg.find("class=\"legend\"", at + 1))
+    ++legends;
+  EXPECT_EQ(legends, 2u);
+  EXPECT_NE(svg.find("<polyline"), svg.rfind("<polyline"));  // two curves
 }
 
 TEST(Sweep, ConcurrencyListsAndBadInput) {

@@ -67,9 +67,16 @@ SweepResult sweep(const ModelSpec& model, const ServingConfig& cfg, const StepTi
 // output_tokens_per_s, tokens_per_s_per_gpu, tokens_per_s_per_user, ttft_ms{mean, p50, p99},
 // tpot_ms{...}, meets_slo}]}.
 std::string render_sweep(const SweepResult& r, OutputFormat f);
+// Several deployments' sweeps: one table (a first "deployment" column), a JSON array; one sweep
+// is render_sweep's.
+std::string render_sweeps(const std::vector<SweepResult>& rs, OutputFormat f);
+// "1 x h100-sxm-80gb (vllm)": the GPUs, the GPU and the engine of a sweep.
+std::string sweep_label(const SweepResult& r);
 
 // The chart as a standalone SVG document: tokens/s per user across, tokens/s per GPU up, one
 // point per concurrency joined in order and labelled, the knee ringed, the TPOT SLO a dashed line.
 std::string render_sweep_svg(const SweepResult& r);
+// Several sweeps on one chart, a colour and a legend entry each; the first one's TPOT limit.
+std::string render_sweep_svg(const std::vector<SweepResult>& rs);
 
 }  // namespace kvplan::sim
