@@ -381,88 +381,132 @@ std::uint64_t parse_human_int(const std::string& text, std::uint64_t min, std::u
   return v;
 }
 
+namespace {
+
+// POSIX shell word splitting (XCU 2.2 Quoting, 2.3 Token Recognition), without expansions:
+// backslash quotes the next character (backslash-newline is a line continuation); inside '...'
+// everything is literal; inside "..." a backslash quotes only $ ` " \ and newline and is kept
+// before anything else; a word starting with # starts a comment up to the newline. One pass over
+// the bytes, so time is linear in the length, which is bounded. Each step reads from byte i and
+// returns the last byte it used.
+class ShellWords {
+ public:
+  ShellWords(const std::string& line, const std::string& source) : line_(line), source_(source) {}
+
+  std::vector<std::string> split() {
+    for (std::size_t i = 0; i < line_.size(); ++i) i = step(i);
+    if (in_word_) out_.push_back(cur_);
+    return out_;
+  }
+
+ private:
+  std::size_t step(std::size_t i) {
+    const char c = line_[i];
+    if (c == '\\') return backslash(i);
+    if (c == '\'') return single_quoted(i);
+    if (c == '"') return double_quoted(i);
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word_) out_.push_back(cur_), cur_.clear(), in_word_ = false;
+      return i;
+    }
+    if (c == '#' && !in_word_) {  // a comment, up to the newline
+      while (i + 1 < line_.size() && line_[i + 1] != '\n') ++i;
+      return i;
+    }
+    if ((c == '&' || c == '|' || c == ';') &&
+        !(c == '&' && i > 0 && (line_[i - 1] == '>' || line_[i - 1] == '<')))
+      control_operator(i);
+    add(c);
+    return i;
+  }
+
+  void add(char c) {
+    cur_ += c;
+    in_word_ = true;
+  }
+
+  // A continuation: backslash then newline (or CR LF, as pasted from a Windows file): its bytes.
+  std::size_t continuation(std::size_t i) const {
+    const std::size_t n = line_.size();
+    if (i + 1 < n && line_[i + 1] == '\n') return 2;
+    if (i + 2 < n && line_[i + 1] == '\r' && line_[i + 2] == '\n') return 3;
+    return 0;
+  }
+
+  std::size_t backslash(std::size_t i) {
+    if (const std::size_t skip = continuation(i)) return i + skip - 1;
+    if (i + 1 < line_.size()) {
+      add(line_[i + 1]);
+      return i + 1;
+    }
+    add('\\');  // a trailing backslash stands for itself
+    return i;
+  }
+
+  std::size_t single_quoted(std::size_t start) {
+    std::size_t i = start + 1;
+    for (; i < line_.size() && line_[i] != '\''; ++i) cur_ += line_[i];
+    if (i == line_.size()) unterminated('\'', start);
+    in_word_ = true;
+    return i;
+  }
+
+  std::size_t double_quoted(std::size_t start) {
+    const std::size_t n = line_.size();
+    std::size_t i = start + 1;
+    for (; i < n && line_[i] != '"'; ++i) {
+      if (line_[i] == '\\' && i + 1 < n) {
+        if (const std::size_t skip = continuation(i)) {
+          i += skip - 1;
+          continue;
+        }
+        const char e = line_[i + 1];
+        if (e == '$' || e == '`' || e == '"' || e == '\\') {
+          cur_ += e;
+          ++i;
+          continue;
+        }
+      }
+      cur_ += line_[i];
+    }
+    if (i == n) unterminated('"', start);
+    in_word_ = true;
+    return i;
+  }
+
+  [[noreturn]] void unterminated(char quote, std::size_t start) const {
+    throw Error(source_, "",
+                std::string("unterminated ") + quote +
+                    " quote in the command line (opened at byte " + std::to_string(start) + ")");
+  }
+
+  // A control operator (XCU 2.9.3 lists, 2.9.2 pipelines): `A && B` is two commands, and which
+  // one serves is the shell's business; `2>&1` is a redirection and stays a word.
+  [[noreturn]] void control_operator(std::size_t i) const {
+    const char c = line_[i];
+    const std::string op =
+        i + 1 < line_.size() && line_[i + 1] == c ? std::string(2, c) : std::string(1, c);
+    throw Error(source_, op,
+                "the command line runs more than one command (unquoted " + op + " at byte " +
+                    std::to_string(i) + "): give the engine's command alone");
+  }
+
+  const std::string& line_;
+  const std::string& source_;
+  std::vector<std::string> out_;
+  std::string cur_;
+  bool in_word_ = false;
+};
+
+}  // namespace
+
 std::vector<std::string> split_command_line(const std::string& line, const std::string& source) {
-  // POSIX shell word splitting (XCU 2.2 Quoting, 2.3 Token Recognition), without expansions:
-  // backslash quotes the next character (backslash-newline is a line continuation); inside
-  // '...' everything is literal; inside "..." a backslash quotes only $ ` " \ and newline and is
-  // kept before anything else; a word starting with # starts a comment up to the newline. One
-  // pass over the bytes, so time is linear in the length, which is bounded.
   constexpr std::size_t kMaxCommandLine = 1u << 20;
   if (line.size() > kMaxCommandLine)
     throw Error(source, "",
                 "command line is " + std::to_string(line.size()) + " bytes, over the limit of " +
                     std::to_string(kMaxCommandLine));
-  std::vector<std::string> out;
-  std::string cur;
-  bool in_word = false;
-  const std::size_t n = line.size();
-  // A continuation: backslash then newline (or CR LF, as pasted from a Windows file).
-  const auto continuation = [&](std::size_t i) -> std::size_t {
-    if (i + 1 < n && line[i + 1] == '\n') return 2;
-    if (i + 2 < n && line[i + 1] == '\r' && line[i + 2] == '\n') return 3;
-    return 0;
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    const char c = line[i];
-    if (c == '\\') {
-      if (const std::size_t skip = continuation(i)) {
-        i += skip - 1;
-      } else if (i + 1 < n) {
-        cur += line[++i];
-        in_word = true;
-      } else {
-        cur += c;  // a trailing backslash stands for itself
-        in_word = true;
-      }
-    } else if (c == '\'') {
-      const std::size_t start = i;
-      for (++i; i < n && line[i] != '\''; ++i) cur += line[i];
-      if (i == n)
-        throw Error(source, "",
-                    "unterminated ' quote in the command line (opened at byte " +
-                        std::to_string(start) + ")");
-      in_word = true;
-    } else if (c == '"') {
-      const std::size_t start = i;
-      for (++i; i < n && line[i] != '"'; ++i) {
-        if (line[i] == '\\' && i + 1 < n) {
-          if (const std::size_t skip = continuation(i)) {
-            i += skip - 1;
-            continue;
-          }
-          const char e = line[i + 1];
-          if (e == '$' || e == '`' || e == '"' || e == '\\') {
-            cur += e;
-            ++i;
-            continue;
-          }
-        }
-        cur += line[i];
-      }
-      if (i == n)
-        throw Error(source, "",
-                    "unterminated \" quote in the command line (opened at byte " +
-                        std::to_string(start) + ")");
-      in_word = true;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      if (in_word) out.push_back(cur), cur.clear(), in_word = false;
-    } else if (c == '#' && !in_word) {
-      while (i + 1 < n && line[i + 1] != '\n') ++i;  // a comment
-    } else if ((c == '&' || c == '|' || c == ';') &&
-               !(c == '&' && i > 0 && (line[i - 1] == '>' || line[i - 1] == '<'))) {
-      // A control operator (XCU 2.9.3 lists, 2.9.2 pipelines): `A && B` is two commands, and
-      // which one serves is the shell's business; `2>&1` is a redirection and stays a word.
-      const std::string op = i + 1 < n && line[i + 1] == c ? std::string(2, c) : std::string(1, c);
-      throw Error(source, op,
-                  "the command line runs more than one command (unquoted " + op + " at byte " +
-                      std::to_string(i) + "): give the engine's command alone");
-    } else {
-      cur += c;
-      in_word = true;
-    }
-  }
-  if (in_word) out.push_back(cur);
-  return out;
+  return ShellWords(line, source).split();
 }
 
 namespace {

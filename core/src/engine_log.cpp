@@ -971,106 +971,138 @@ std::string render(const ExplainReport& r, OutputFormat f) {
 
 // ---- Starts that failed (start_failure.hpp) ----
 
-std::optional<StartFailure> find_start_failure(const std::string& text, const std::string& source) {
-  std::optional<StartFailure> f;
-  std::optional<double> available_gib;
+namespace {
+
+// What a log says on the way to a failed start: the least "Available KV cache memory" and its
+// line, the memory fraction, the memory left after the weights, where the engine gave up, and
+// the last failure line read.
+struct FailureScan {
+  std::optional<StartFailure> failure;
+  std::optional<double> available_gib;  // with its sign: negative when nothing was left
   std::size_t available_line = 0, engine_failed = 0;
   std::optional<std::uint32_t> fraction_ppm;
   std::optional<std::uint64_t> avail_after_weights;
+};
+
+void read_fraction(const std::string& line, const char* key, const Where& w, FailureScan& s) {
+  if (auto v = number_after(line, key); v && *v > 0 && *v <= 1)
+    s.fraction_ppm = fraction_to_ppm(*v, w.source, "line " + std::to_string(w.line));
+}
+
+// The memory figures and the engine's own "failed to start" line.
+void read_memory_marks(const std::string& line, const Where& w, FailureScan& s) {
+  if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
+    if (!s.available_gib || *v < *s.available_gib) s.available_line = w.line;
+    s.available_gib = s.available_gib ? std::min(*s.available_gib, *v) : *v;
+  }
+  read_fraction(line, "'gpu_memory_utilization':", w, s);
+  read_fraction(line, "gpu_memory_utilization=", w, s);
+  read_fraction(line, "mem_fraction_static=", w, s);
+  if (line.find("Load weight end") != std::string::npos)
+    if (auto v = gib_after(line, "avail mem=", w)) s.avail_after_weights = gib_bytes(*v);
+  if (line.find("EngineCore failed to start") != std::string::npos ||
+      line.find("Engine core initialization failed") != std::string::npos)
+    if (!s.engine_failed) s.engine_failed = w.line;
+}
+
+// The error's own words: from "ValueError: " or "RuntimeError: ", without vLLM's trailing link
+// to its docs, at most 400 characters.
+std::string failure_message(const std::string& line) {
+  std::size_t from = 0;
+  for (const char* name : {"ValueError: ", "RuntimeError: "})
+    if (const auto p = line.find(name); p != std::string::npos) {
+      from = p;
+      break;
+    }
+  std::string m = line.substr(from, 400);
+  if (const auto see = m.find(" See https://"); see != std::string::npos) m.resize(see);
+  while (!m.empty() && std::isspace(static_cast<unsigned char>(m.back()))) m.pop_back();
+  return m;
+}
+
+// The figures a failure line of `kind` states.
+void read_failure_figures(const std::string& line, const Where& w, StartFailure& x,
+                          FailureScan& s) {
+  switch (x.kind) {
+    case StartFailureKind::kv_cache_too_small: {
+      x.max_model_len = count_after(line, "max seq len (", w);
+      if (const auto p = line.find("max seq len ("); p != std::string::npos)
+        if (auto v = gib_after(line.substr(p), "), (", w)) x.needed_bytes = gib_bytes(*v);
+      if (auto v = refused_available_gib(line, w)) x.available_bytes = gib_bytes(*v);
+      x.estimated_max_model_len = count_after(line, "the estimated maximum model length is", w);
+      break;
+    }
+    case StartFailureKind::free_memory_short: {
+      const auto p = line.find('(', line.find("Free memory on device"));
+      if (p != std::string::npos) {
+        const std::string part = line.substr(p);
+        if (auto v = number_after(part, "(")) x.free_bytes = gib_bytes(*v);
+        if (auto v = gib_after(part, "/", w)) x.total_bytes = gib_bytes(*v);
+      }
+      const auto r = line.find("desired GPU memory utilization (");
+      if (r != std::string::npos) {
+        const std::string part = line.substr(r);
+        read_fraction(part, "utilization (", w, s);
+        if (auto v = gib_after(part, ", ", w)) x.requested_bytes = gib_bytes(*v);
+      }
+      break;
+    }
+    case StartFailureKind::sampler_oom:
+      x.sampler_requests = count_after(line, "warming up sampler with", w);
+      break;
+    default:
+      break;
+  }
+}
+
+// A failure the log implies without stating it.
+void infer_failure(FailureScan& s) {
+  if (s.failure || !s.available_gib) return;
+  // vLLM refuses a non-positive KV memory before anything else ("No available memory for the
+  // cache blocks", kv_cache_utils.py@001cabc1): a log cut after that figure failed the same way.
+  if (*s.available_gib > 0 && s.engine_failed) {
+    StartFailure f;
+    f.kind = StartFailureKind::kv_cache_too_small;
+    f.line = s.engine_failed;
+    f.inferred = true;
+    f.message = "EngineCore failed to start.";
+    s.failure = f;
+  } else if (*s.available_gib <= 0) {
+    StartFailure f;
+    f.kind = StartFailureKind::no_kv_memory;
+    f.line = s.available_line;
+    char b[96];
+    std::snprintf(b, sizeof b, "Available KV cache memory: %.2f GiB", *s.available_gib);
+    f.message = b;
+    s.failure = f;
+  }
+}
+
+}  // namespace
+
+std::optional<StartFailure> find_start_failure(const std::string& text, const std::string& source) {
+  FailureScan s;
   Where w{source};
   std::istringstream in(text);
-  auto fraction = [&](const std::string& line, const char* key) {
-    if (auto v = number_after(line, key); v && *v > 0 && *v <= 1)
-      fraction_ppm = fraction_to_ppm(*v, source, "line " + std::to_string(w.line));
-  };
   for (std::string line; std::getline(in, line);) {
     ++w.line;
-    if (auto v = gib_after(line, "Available KV cache memory", w, true)) {
-      const double signed_v = *v;  // with its sign: negative when nothing was left
-      if (!available_gib || signed_v < *available_gib) available_line = w.line;
-      available_gib = available_gib ? std::min(*available_gib, signed_v) : signed_v;
-    }
-    fraction(line, "'gpu_memory_utilization':");
-    fraction(line, "gpu_memory_utilization=");
-    fraction(line, "mem_fraction_static=");
-    if (line.find("Load weight end") != std::string::npos)
-      if (auto v = gib_after(line, "avail mem=", w)) avail_after_weights = gib_bytes(*v);
-    if (line.find("EngineCore failed to start") != std::string::npos ||
-        line.find("Engine core initialization failed") != std::string::npos)
-      if (!engine_failed) engine_failed = w.line;
+    read_memory_marks(line, w, s);
     const auto kind = failure_kind(line);
     if (!kind) continue;
     StartFailure x;
     x.kind = *kind;
     x.line = w.line;
-    std::size_t from = 0;
-    for (const char* name : {"ValueError: ", "RuntimeError: "})
-      if (const auto p = line.find(name); p != std::string::npos) {
-        from = p;
-        break;
-      }
-    x.message = line.substr(from, 400);
-    // vLLM ends its advice with a link to its docs: the words before it are the message.
-    if (const auto see = x.message.find(" See https://"); see != std::string::npos)
-      x.message.resize(see);
-    while (!x.message.empty() && std::isspace(static_cast<unsigned char>(x.message.back())))
-      x.message.pop_back();
-    switch (*kind) {
-      case StartFailureKind::kv_cache_too_small: {
-        x.max_model_len = count_after(line, "max seq len (", w);
-        if (const auto p = line.find("max seq len ("); p != std::string::npos)
-          if (auto v = gib_after(line.substr(p), "), (", w)) x.needed_bytes = gib_bytes(*v);
-        if (auto v = refused_available_gib(line, w)) x.available_bytes = gib_bytes(*v);
-        x.estimated_max_model_len = count_after(line, "the estimated maximum model length is", w);
-        break;
-      }
-      case StartFailureKind::free_memory_short: {
-        const auto p = line.find('(', line.find("Free memory on device"));
-        if (p != std::string::npos) {
-          const std::string part = line.substr(p);
-          if (auto v = number_after(part, "(")) x.free_bytes = gib_bytes(*v);
-          if (auto v = gib_after(part, "/", w)) x.total_bytes = gib_bytes(*v);
-        }
-        const auto r = line.find("desired GPU memory utilization (");
-        if (r != std::string::npos) {
-          const std::string part = line.substr(r);
-          if (auto v = number_after(part, "utilization ("); v && *v > 0 && *v <= 1)
-            fraction_ppm = fraction_to_ppm(*v, source, "line " + std::to_string(w.line));
-          if (auto v = gib_after(part, ", ", w)) x.requested_bytes = gib_bytes(*v);
-        }
-        break;
-      }
-      case StartFailureKind::sampler_oom:
-        x.sampler_requests = count_after(line, "warming up sampler with", w);
-        break;
-      default:
-        break;
-    }
-    f = x;
+    x.message = failure_message(line);
+    read_failure_figures(line, w, x, s);
+    s.failure = x;
   }
-  // vLLM refuses a non-positive KV memory before anything else ("No available memory for the
-  // cache blocks", kv_cache_utils.py@001cabc1): a log cut after that figure failed the same way.
-  if (!f && available_gib && *available_gib > 0 && engine_failed) {
-    f = StartFailure{};
-    f->kind = StartFailureKind::kv_cache_too_small;
-    f->line = engine_failed;
-    f->inferred = true;
-    f->message = "EngineCore failed to start.";
+  infer_failure(s);
+  if (s.failure) {
+    s.failure->available_gib = s.available_gib;
+    s.failure->fraction_ppm = s.fraction_ppm;
+    s.failure->avail_after_weights_bytes = s.avail_after_weights;
   }
-  if (!f && available_gib && *available_gib <= 0) {
-    f = StartFailure{};
-    f->kind = StartFailureKind::no_kv_memory;
-    f->line = available_line;
-    char b[96];
-    std::snprintf(b, sizeof b, "Available KV cache memory: %.2f GiB", *available_gib);
-    f->message = b;
-  }
-  if (f) {
-    f->available_gib = available_gib;
-    f->fraction_ppm = fraction_ppm;
-    f->avail_after_weights_bytes = avail_after_weights;
-  }
-  return f;
+  return s.failure;
 }
 
 StartupLog parse_startup_log(const std::string& text, const std::string& source) {

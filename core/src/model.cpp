@@ -212,6 +212,59 @@ void read_widths_and_weights(detail::JsonObject& o, const std::string& source, M
   m.weights.head_bytes = m.tie_word_embeddings ? 0 : m.weights.embed_bytes;
 }
 
+// The "attention" object: every layer full, sliding, or a pattern or list of per-layer kinds
+// (sliding with "window", chunked with "chunk", recurrent with the model's "recurrent" mixer),
+// repeated over `layers`.
+void read_attention(detail::JsonObject& att, std::uint64_t layers, const std::string& source,
+                    ModelSpec& m) {
+  const std::string type = att.str("type");
+  const auto ptr = att.pointer("type");
+  std::vector<std::string> names;
+  if (type == "full") {
+  } else if (type == "sliding") {
+    names.assign(1, "sliding");
+  } else if (type == "pattern") {
+    names = att.strings("pattern");
+    if (names.empty()) throw Error(source, att.pointer("pattern"), "must not be empty");
+  } else if (type == "layers") {
+    names = att.strings("layers");
+    if (names.size() != layers)
+      throw Error(source, att.pointer("layers"),
+                  "has " + std::to_string(names.size()) + " entries, num_layers is " +
+                      std::to_string(layers));
+  } else {
+    throw Error(source, ptr, "expected full, sliding, pattern or layers, got \"" + type + "\"");
+  }
+  if (m.is_mla() && !names.empty())
+    throw Error(source, ptr, "MLA models with per-layer attention patterns are not supported");
+  const std::string list_key = type == "layers" ? "layers" : "pattern";
+  std::vector<LayerSpec> kinds;
+  bool windowed = false, chunked = false, recurrent = false;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    kinds.push_back(layer_from(names[i], source, att.pointer(list_key) + "/" + std::to_string(i)));
+    windowed = windowed || kinds.back().kind == AttentionKind::sliding;
+    chunked = chunked || kinds.back().kind == AttentionKind::chunked;
+    recurrent = recurrent || kinds.back().recurrent;
+  }
+  std::uint64_t window = 0, chunk = 0;
+  if (windowed)
+    window = att.uint("window", 1, kMaxContext);
+  else
+    att.opt_uint("window", 1, kMaxContext);
+  if (chunked)
+    chunk = att.uint("chunk", 1, kMaxContext);
+  else
+    att.opt_uint("chunk", 1, kMaxContext);
+  if (recurrent && m.recurrent.kind == MixerKind::none)
+    throw Error(source, "/recurrent", "missing: the attention layers name recurrent layers");
+  for (std::size_t i = 0; i < (kinds.empty() ? 0 : layers); ++i) {
+    m.layers[i] = kinds[i % kinds.size()];
+    if (m.layers[i].kind == AttentionKind::sliding) m.layers[i].window = window;
+    if (m.layers[i].kind == AttentionKind::chunked) m.layers[i].window = chunk;
+  }
+  att.finish();
+}
+
 ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source) {
   detail::JsonObject o(j, source, "");
   const auto version = o.uint("kvplan_model", 1, 1000);
@@ -243,55 +296,7 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
     mla->finish();
     for (auto& l : m.layers) l.kind = AttentionKind::mla;
   }
-  if (auto att = o.opt_object("attention")) {
-    const std::string type = att->str("type");
-    const auto ptr = att->pointer("type");
-    std::vector<std::string> names;
-    if (type == "full") {
-    } else if (type == "sliding") {
-      names.assign(1, "sliding");
-    } else if (type == "pattern") {
-      names = att->strings("pattern");
-      if (names.empty()) throw Error(source, att->pointer("pattern"), "must not be empty");
-    } else if (type == "layers") {
-      names = att->strings("layers");
-      if (names.size() != layers)
-        throw Error(source, att->pointer("layers"),
-                    "has " + std::to_string(names.size()) + " entries, num_layers is " +
-                        std::to_string(layers));
-    } else {
-      throw Error(source, ptr, "expected full, sliding, pattern or layers, got \"" + type + "\"");
-    }
-    if (m.is_mla() && !names.empty())
-      throw Error(source, ptr, "MLA models with per-layer attention patterns are not supported");
-    const std::string list_key = type == "layers" ? "layers" : "pattern";
-    std::vector<LayerSpec> kinds;
-    bool windowed = false, chunked = false, recurrent = false;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      kinds.push_back(
-          layer_from(names[i], source, att->pointer(list_key) + "/" + std::to_string(i)));
-      windowed = windowed || kinds.back().kind == AttentionKind::sliding;
-      chunked = chunked || kinds.back().kind == AttentionKind::chunked;
-      recurrent = recurrent || kinds.back().recurrent;
-    }
-    std::uint64_t window = 0, chunk = 0;
-    if (windowed)
-      window = att->uint("window", 1, kMaxContext);
-    else
-      att->opt_uint("window", 1, kMaxContext);
-    if (chunked)
-      chunk = att->uint("chunk", 1, kMaxContext);
-    else
-      att->opt_uint("chunk", 1, kMaxContext);
-    if (recurrent && m.recurrent.kind == MixerKind::none)
-      throw Error(source, "/recurrent", "missing: the attention layers name recurrent layers");
-    for (std::size_t i = 0; i < (kinds.empty() ? 0 : layers); ++i) {
-      m.layers[i] = kinds[i % kinds.size()];
-      if (m.layers[i].kind == AttentionKind::sliding) m.layers[i].window = window;
-      if (m.layers[i].kind == AttentionKind::chunked) m.layers[i].window = chunk;
-    }
-    att->finish();
-  }
+  if (auto att = o.opt_object("attention")) read_attention(*att, layers, source, m);
   if (o.has("layer_overrides")) read_layer_overrides(o, m, source);
   o.finish();
   // MLA: the latent is one stream, one "head" that TP does not shard.
