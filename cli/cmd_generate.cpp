@@ -17,29 +17,39 @@
 namespace kvplan::cli {
 namespace {
 
-int run_generate(const std::vector<std::string>& args, std::ostream& out) {
-  po::options_description desc("kvplan generate options");
+// generate's flags, as given.
+struct GenerateFlags {
   std::string checkpoint, tokenizer, prompt, kv, policy, backend;
   std::uint32_t steps = 256, block = 16;
   double temperature = 0;
   std::uint64_t seed = 42;
-  const std::string kv_help =
+};
+
+void add_generate_options(po::options_description& desc, GenerateFlags& f) {
+  static const std::string kv_help =
       kv_format_help("default: the model's dtype, fp32: the reference model computes in float32");
-  const std::string policies = policy_help();
-  desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
+  static const std::string policies = policy_help();
+  desc.add_options()("checkpoint", po::value(&f.checkpoint)->required(),
                      "llama2.c checkpoint (.bin) or Hugging Face model directory")(
-      "tokenizer", po::value(&tokenizer),
+      "tokenizer", po::value(&f.tokenizer),
       "llama2.c tokenizer (.bin) or tokenizer.json (default for a directory: its tokenizer.json)")(
-      "prompt", po::value(&prompt)->default_value(""), "prompt text (default: start from BOS)")(
-      "steps", po::value(&steps)->default_value(256), "positions to run, prompt included")(
-      "temperature", po::value(&temperature)->default_value(0.0), "0 = greedy")(
-      "seed", po::value(&seed)->default_value(42), "sampling seed (temperature > 0)")(
-      "kv-dtype", po::value(&kv)->default_value("fp32"), kv_help.c_str())(
-      "policy", po::value(&policy)->default_value("full"), policies.c_str())(
+      "prompt", po::value(&f.prompt)->default_value(""), "prompt text (default: start from BOS)")(
+      "steps", po::value(&f.steps)->default_value(256), "positions to run, prompt included")(
+      "temperature", po::value(&f.temperature)->default_value(0.0), "0 = greedy")(
+      "seed", po::value(&f.seed)->default_value(42), "sampling seed (temperature > 0)")(
+      "kv-dtype", po::value(&f.kv)->default_value("fp32"), kv_help.c_str())(
+      "policy", po::value(&f.policy)->default_value("full"), policies.c_str())(
       "prefill", po::value<std::uint64_t>(),
       "snapkv: prompt length compressed (default: the prompt)")(
-      "block-size", po::value(&block)->default_value(16), "tokens per cache block")(
-      "backend", po::value(&backend)->default_value("cpu"), "cpu|cuda");
+      "block-size", po::value(&f.block)->default_value(16), "tokens per cache block")(
+      "backend", po::value(&f.backend)->default_value("cpu"), "cpu|cuda");
+}
+
+int run_generate(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description desc("kvplan generate options");
+  GenerateFlags f;
+  add_generate_options(desc, f);
+  auto& [checkpoint, tokenizer, prompt, kv, policy, backend, steps, block, temperature, seed] = f;
   po::variables_map vm;
   if (!parse_args(args, desc, vm, out,
                   "kvplan generate --checkpoint C [--tokenizer T] [--prompt S] [--steps N] "

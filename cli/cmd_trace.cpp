@@ -1,5 +1,8 @@
 // kvplan trace capture|synth|info: write and inspect attention traces (docs/traces.md).
+#include <algorithm>
+#include <functional>
 #include <iomanip>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -20,6 +23,32 @@ sim::DType parse_trace_dtype(const std::string& s) {
   if (s == "f16" || s == "F16" || s == "fp16") return sim::DType::f16;
   if (s == "bf16" || s == "BF16") return sim::DType::bf16;
   throw Error("--dtype", "dtype", "must be f32, f16 or bf16, got '" + s + "'");
+}
+
+// Runs the model over the ids of a token file (at most `steps`, at most the model's positions),
+// through `cap`; returns the ids run.
+std::vector<std::int32_t> teacher_forced(sim::Llama2cRunner& run, sim::CapturingAttention& cap,
+                                         const std::string& tokens_file, std::uint32_t steps) {
+  const auto& c = run.model().config();
+  std::vector<std::int32_t> tokens = sim::read_token_file(tokens_file, c.vocab_size);
+  tokens.resize(std::min<std::size_t>({tokens.size(), steps, c.seq_len}));
+  Progress progress("tokens");
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    run.forward(tokens[t], t, cap);
+    progress(t + 1, tokens.size());
+  }
+  return tokens;
+}
+
+sim::Tokenizer load_tokenizer(const sim::Llama2cModel& model, const std::string& tokenizer) {
+  return sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), model.config().vocab_size);
+}
+
+// A progress line counting generated pieces up to `steps`.
+std::function<void(const std::string&)> progress_of(std::uint32_t steps) {
+  auto progress = std::make_shared<Progress>("tokens");
+  auto pieces = std::make_shared<std::uint64_t>(0);
+  return [progress, pieces, steps](const std::string&) { (*progress)(++*pieces, steps); };
 }
 
 int run_capture(const std::vector<std::string>& args, std::ostream& out) {
@@ -68,24 +97,14 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
   sim::Llama2cRunner run(model);
   sim::ReferenceAttention ref(model);
   sim::CapturingAttention cap(ref, builder);
-  std::vector<std::int32_t> tokens;
-  Progress progress("tokens");
-  if (vm.count("tokens-file")) {
-    tokens = sim::read_token_file(tokens_file, c.vocab_size);
-    tokens.resize(std::min<std::size_t>({tokens.size(), steps, c.seq_len}));
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
-      run.forward(tokens[t], t, cap);
-      progress(t + 1, tokens.size());
-    }
-  } else {
-    const auto tok = sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), c.vocab_size);
-    std::uint64_t pieces = 0;
-    tokens =
-        sim::generate(run, cap, tok,
-                      {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
-                      [&](const std::string&) { progress(++pieces, steps); })
-            .tokens;
-  }
+  const std::vector<std::int32_t> tokens =
+      vm.count("tokens-file")
+          ? teacher_forced(run, cap, tokens_file, steps)
+          : sim::generate(
+                run, cap, load_tokenizer(model, tokenizer),
+                {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
+                progress_of(steps))
+                .tokens;
   const std::uint64_t rows = builder.rows(0);
   for (std::uint64_t i = 0; i < rows; ++i) builder.append_token(tokens[i]);
   builder.write(output, dt);
