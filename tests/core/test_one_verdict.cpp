@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/kv_format.hpp"
+#include "kvplan/manifest.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/request.hpp"
@@ -118,6 +120,58 @@ TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
     EXPECT_EQ(c.max_requests, first.max_requests) << d.deploy.source;
     EXPECT_EQ(c.kv_cache_tokens, first.kv_cache_tokens) << d.deploy.source;
   }
+}
+
+// The same deployment as a Kubernetes Deployment (docs/k8s.md): one H100 by its GPU product
+// label, the vllm serve args as the container's. A manifest is checked, not planned, so its
+// verdict is check's: the same numbers when it passes, the same refusal when it does not.
+std::string as_manifest(std::uint64_t context, const std::string& extra_args) {
+  return R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama, namespace: serving}
+spec:
+  replicas: 1
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:latest
+        command: ["vllm", "serve"]
+        args: ["meta-llama/Llama-3.1-8B", "--max-model-len", ")" +
+         std::to_string(context) + "\"" + extra_args + R"(]
+        resources: {limits: {nvidia.com/gpu: 1}}
+)";
+}
+
+TEST(OneVerdict, AKubernetesManifestGetsTheSameVerdict) {
+  const auto flags = resolve_all(8192, std::nullopt).front();
+  const Capacity want = plan_capacity(flags.deploy.model, flags.deploy.plan, "flags");
+  const ManifestScan ok = read_manifests(as_manifest(8192, ""), "deploy.yaml");
+  ASSERT_EQ(ok.deployments.size(), 1u);
+  const Deployment d = manifest_deployment(ok.deployments[0]);
+  const Capacity got = plan_capacity(d.model, d.plan, "manifest");
+  EXPECT_EQ(got.num_gpu_blocks, want.num_gpu_blocks);
+  EXPECT_EQ(got.memory.available_bytes, want.memory.available_bytes);
+  EXPECT_EQ(got.kv_cache_tokens, want.kv_cache_tokens);
+  EXPECT_TRUE(check_manifests(ok).passed());
+  // max_num_batched_tokens 128 under a stated max_num_seqs 256: refused as on every other path.
+  const ManifestReport low = check_manifests(read_manifests(
+      as_manifest(8192, R"(, "--max-num-batched-tokens", "128", "--max-num-seqs", "256")"),
+      "deploy.yaml"));
+  ASSERT_EQ(low.checks.size(), 1u);
+  EXPECT_FALSE(low.passed());
+  const auto& items = low.checks[0].report.items;
+  const auto engine = std::find_if(items.begin(), items.end(),
+                                   [](const CheckItem& i) { return i.id == "engine_settings"; });
+  ASSERT_NE(engine, items.end());
+  EXPECT_FALSE(engine->passed);
+  EXPECT_NE(engine->detail.find("128 is less than max_num_seqs 256: vLLM refuses "
+                                "max_num_batched_tokens < max_num_seqs"),
+            std::string::npos)
+      << engine->detail;
+  // A context past Llama 3.1's 131,072 positions: refused too.
+  EXPECT_FALSE(check_manifests(read_manifests(as_manifest(262144, ""), "deploy.yaml")).passed());
 }
 
 TEST(OneVerdict, FewerBatchedTokensThanSequencesIsRefusedOnEveryPath) {
