@@ -1064,7 +1064,11 @@ std::string speculative_type_error(const SpecKey& key, nlohmann::json& v) {
 // flag and the key (and the real key a typo most likely meant).
 void check_speculative_keys(nlohmann::json& j, const FlagWord& w, const std::string& source) {
   const auto& keys = speculative_keys();
-  for (auto& [name, value] : j.items()) {
+  for (auto item : j.items()) {
+    // Named, not a structured binding: clang 14 (the fuzz build's) cannot capture one in the
+    // lambda below.
+    const std::string name = item.key();
+    nlohmann::json& value = item.value();
     // The dotted flag names its key already: --speculative-config.num_spec_tokens.
     const std::string field = w.sub_key.empty() ? w.flag + " " + name : w.flag;
     const auto it = std::find_if(keys.begin(), keys.end(), [&](auto& k) { return name == k.name; });
