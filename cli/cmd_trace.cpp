@@ -1,8 +1,6 @@
 // kvplan trace capture|synth|info: write and inspect attention traces (docs/traces.md).
 #include <algorithm>
-#include <functional>
 #include <iomanip>
-#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -40,15 +38,16 @@ std::vector<std::int32_t> teacher_forced(sim::Llama2cRunner& run, sim::Capturing
   return tokens;
 }
 
-sim::Tokenizer load_tokenizer(const sim::Llama2cModel& model, const std::string& tokenizer) {
-  return sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), model.config().vocab_size);
-}
-
-// A progress line counting generated pieces up to `steps`.
-std::function<void(const std::string&)> progress_of(std::uint32_t steps) {
-  auto progress = std::make_shared<Progress>("tokens");
-  auto pieces = std::make_shared<std::uint64_t>(0);
-  return [progress, pieces, steps](const std::string&) { (*progress)(++*pieces, steps); };
+// Runs the model on its own samples after the prompt, through `cap`; returns the ids run.
+std::vector<std::int32_t> sampled(sim::Llama2cRunner& run, sim::CapturingAttention& cap,
+                                  const std::string& tokenizer, const sim::GenerateOptions& o) {
+  const auto& model = run.model();
+  const auto tok =
+      sim::Tokenizer::load(sim::tokenizer_for(model, tokenizer), model.config().vocab_size);
+  Progress progress("tokens");
+  std::uint64_t pieces = 0;
+  return sim::generate(run, cap, tok, o, [&](const std::string&) { progress(++pieces, o.steps); })
+      .tokens;
 }
 
 int run_capture(const std::vector<std::string>& args, std::ostream& out) {
@@ -100,11 +99,8 @@ int run_capture(const std::vector<std::string>& args, std::ostream& out) {
   const std::vector<std::int32_t> tokens =
       vm.count("tokens-file")
           ? teacher_forced(run, cap, tokens_file, steps)
-          : sim::generate(
-                run, cap, load_tokenizer(model, tokenizer),
-                {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed},
-                progress_of(steps))
-                .tokens;
+          : sampled(run, cap, tokenizer,
+                    {.prompt = prompt, .steps = steps, .temperature = temperature, .seed = seed});
   const std::uint64_t rows = builder.rows(0);
   for (std::uint64_t i = 0; i < rows; ++i) builder.append_token(tokens[i]);
   builder.write(output, dt);

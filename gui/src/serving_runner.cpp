@@ -38,31 +38,42 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   return cfg;
 }
 
-sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
+namespace {
+
+// The request's deployment as one simulated replica: its scheduler and its step timer, the same
+// set-up as `kvplan simulate` (the defaults' efficiency: the serving view takes no calibration
+// file).
+struct ServingSetup {
+  sim::ServingConfig cfg;
+  sim::StepModel step;
+};
+
+ServingSetup serving_setup(const ServingRequest& r) {
   const GpuSpec gpu = resolve_gpu(r.settings);
-  const sim::ServingConfig cfg = serving_config(r, gpu);
-  // The same set-up as `kvplan simulate` (the defaults' efficiency: the serving view takes no
-  // calibration file).
-  const sim::StepModel step(r.model, gpu,
-                            sim::step_model_input(gpu, r.settings.engine, r.settings.tp), "GPU");
+  return {serving_config(r, gpu),
+          sim::StepModel(r.model, gpu, sim::step_model_input(gpu, r.settings.engine, r.settings.tp),
+                         "GPU")};
+}
+
+}  // namespace
+
+sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
+  const ServingSetup s = serving_setup(r);
   const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
   opt.slo = r.slo;
-  return sim::simulate(r.model, cfg, step, w, opt);
+  return sim::simulate(r.model, s.cfg, s.step, w, opt);
 }
 
 sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::SimOptions opt) {
-  const GpuSpec gpu = resolve_gpu(r.settings);
-  const sim::ServingConfig cfg = serving_config(r, gpu);
-  const sim::StepModel step(r.model, gpu,
-                            sim::step_model_input(gpu, r.settings.engine, r.settings.tp), "GPU");
+  const ServingSetup s = serving_setup(r);
   const sim::WorkloadSpec spec = sim::parse_workload_spec(r.workload_json, r.workload_source);
   const sim::SweepInput in{
       .concurrencies = sim::parse_concurrency_list(grid.concurrencies, "sweep", "concurrencies"),
       .requests_per_client = grid.requests_per_client,
-      .gpus = cfg.plan.tp * cfg.plan.pp,
+      .gpus = s.cfg.plan.tp * s.cfg.plan.pp,
       .seed = r.seed};
   opt.slo = r.slo;
-  return sim::sweep(r.model, cfg, step, spec, in, opt);
+  return sim::sweep(r.model, s.cfg, s.step, spec, in, opt);
 }
 
 std::vector<sim::SloRow> run_slo_search(
