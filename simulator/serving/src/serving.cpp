@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <queue>
 
 #include "kvplan/checked.hpp"
@@ -18,6 +19,8 @@
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/text_safe.hpp"
 #include "latency_sketch.hpp"
+#include "replica.hpp"
+#include "run_summary.hpp"
 #include "serving_pool.hpp"
 
 namespace kvplan::sim {
@@ -59,8 +62,15 @@ std::vector<std::uint64_t> block_hashes(const std::vector<Segment>& prompt, std:
   return out;
 }
 
+// Where a request's prompt KV comes from: computed here (local), or sent by another replica
+// (replica.hpp): waiting for its blocks (awaiting), blocks allocated and the transfer under way
+// (receiving), in place and back in the queue (received).
+enum class Kv : std::uint8_t { local, awaiting, receiving, received };
+
 struct Seq {
   const SimRequest* req = nullptr;
+  Kv kv = Kv::local;
+  bool arrived = false;
   double arrival = 0, first_token = -1, last_token = 0, finish = 0;
   double queued = -1, scheduled = -1;  // joined the waiting queue; first step scheduling it
   std::uint64_t generated = 0, computed = 0;
@@ -71,12 +81,6 @@ struct Seq {
   std::uint32_t preemptions = 0;
   bool admitted = false, done = false;
   std::uint64_t num_tokens() const { return req->prompt_tokens + generated; }
-};
-
-struct StageAcc {
-  detail::LatencySketch ttft, tpot, itl, e2e;  // bounded memory: latency_sketch.hpp
-  std::uint64_t finished = 0, good = 0, prompt = 0, output = 0, cached = 0, preemptions = 0;
-  double first_arrival = -1, last_finish = 0;
 };
 
 // What the TensorRT-LLM scheduler below models: one pool of full-attention blocks (one window of
@@ -174,10 +178,16 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
   throw_if_any(w.source.empty() ? "serving config" : w.source, pr);
 }
 
+}  // namespace
+
+namespace detail {
+
 class Scheduler {
  public:
+  // driven: nothing arrives by itself and finished requests start no later turn (Replica).
   Scheduler(const ServingConfig& cfg, const StepTimer& timer, const Workload& w,
-            const SimOptions& opt, KvPool pool)
+            const SimOptions& opt, KvPool pool, bool driven = false,
+            Replica::Transfer transfer = {})
       : cfg_(cfg),
         timer_(timer),
         w_(w),
@@ -190,6 +200,9 @@ class Scheduler {
     sglang_ = cfg.plan.engine == Engine::sglang;
     trtllm_ = cfg.plan.engine == Engine::trtllm;
     interval_ = cfg.sample_interval_s;
+    async_ = cfg.async_scheduling && !sglang_ && !trtllm_;
+    driven_ = driven;
+    transfer_ = std::move(transfer);
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
         pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
@@ -197,15 +210,39 @@ class Scheduler {
     next_.assign(w.requests.size(), {});
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
       seqs_[i].req = &w.requests[i];
+      if (driven) continue;
       if (w.requests[i].after >= 0)
         next_[static_cast<std::size_t>(w.requests[i].after)].push_back(
             static_cast<std::uint32_t>(i));
       else
         arrive(static_cast<std::uint32_t>(i), w.requests[i].arrival_s);
     }
+    const std::size_t nstages = std::max<std::size_t>(w.stages.size(), 1);
+    acc_.assign(nstages, {});
+    busy_running_.assign(nstages + 1, 0);
+    busy_waiting_.assign(nstages + 1, 0);
   }
 
   SimResult run();
+  // Replica's interface (replica.hpp).
+  bool refused_on_arrival(const SimRequest& r) const;
+  bool refused(std::uint32_t i) const { return refused_on_arrival(*seqs_[i].req); }
+  void arrive(std::uint32_t i, double t) {
+    seqs_[i].arrival = t;
+    seqs_[i].arrived = true;
+    arrivals_.push({t, i});
+  }
+  void arrive_remote(std::uint32_t i, double t) {
+    seqs_[i].kv = Kv::awaiting;
+    arrive(i, t);
+  }
+  double next_event() const;
+  bool turn();
+  std::vector<std::pair<std::uint32_t, double>> take_finished() { return std::move(done_); }
+  SimResult finish_run();
+  const std::vector<StageAcc>& tallies() const { return acc_; }
+  const std::vector<double>& busy_running() const { return busy_running_; }
+  const std::vector<double>& busy_waiting() const { return busy_waiting_; }
 
  private:
   // cpu_offload_bytes is vLLM's --kv-offloading-size: one total over the replica's ranks. A unit
@@ -219,10 +256,6 @@ class Scheduler {
     std::uint64_t layers = 0;
     for (const auto& g : pool_.groups) layers += g.layers;
     return pool_.page_bytes * layers;
-  }
-  void arrive(std::uint32_t i, double t) {
-    seqs_[i].arrival = t;
-    arrivals_.push({t, i});
   }
   std::uint64_t units(std::uint64_t computed, std::uint64_t scheduled, const Seq& s) const {
     return pool_.blocks(computed, scheduled, s.req->prompt_tokens) / unit_;
@@ -267,7 +300,8 @@ class Scheduler {
   }
   std::uint64_t trtllm_target(const Seq& s) const;
   std::uint64_t trtllm_one_step(const Seq& s) const;
-  bool refused_on_arrival(const SimRequest& r) const;
+  bool start_receive(std::uint32_t i);
+  bool schedule_received(std::uint32_t i, std::uint64_t& budget);
   bool prefilling(const Seq& s) const {
     return s.generated == 0 || s.computed + 1 < s.num_tokens();
   }
@@ -300,6 +334,7 @@ class Scheduler {
   std::vector<std::vector<std::uint32_t>> next_;  // later turns of each request
   using Arrival = std::pair<double, std::uint32_t>;
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals_;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> ready_;  // KV in place at
   std::vector<std::uint32_t> running_;
   std::deque<std::uint32_t> waiting_;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
@@ -311,6 +346,14 @@ class Scheduler {
   SimResult res_;
   std::vector<StageAcc> acc_;
   std::vector<double> busy_running_, busy_waiting_;  // ∫ running dt, ∫ waiting dt per stage bin
+  // The engine loop's state between turns.
+  double t_ = 0, prev_start_ = 0;  // the clock; the start of the step that ran last
+  bool stepped_ = false;           // a step ended at t_
+  bool stalled_ = false;           // nothing could run until a transfer ends
+  bool async_ = false, driven_ = false;
+  std::uint64_t finished_ = 0, last_progress_ = 0, receiving_ = 0;
+  std::vector<std::pair<std::uint32_t, double>> done_;  // driven: finished since take_finished
+  Replica::Transfer transfer_;
 };
 
 // A running request: a decode (1 token) or the rest of its prefill, within the budget. When the
@@ -413,10 +456,59 @@ void Scheduler::schedule_vllm(double& load_s) {
   if (step_preempted_ > 0) return;
   while (!waiting_.empty() && budget > 0 && running_.size() < max_running_) {
     const auto i = waiting_.front();
-    if (!schedule_waiting(i, budget, load_s)) break;
+    if (seqs_[i].kv == Kv::awaiting) {
+      if (!start_receive(i)) break;
+      waiting_.pop_front();
+      continue;
+    }
+    const bool ok = seqs_[i].kv == Kv::received ? schedule_received(i, budget)
+                                                : schedule_waiting(i, budget, load_s);
+    if (!ok) break;
     waiting_.pop_front();
     running_.push_back(i);
   }
+}
+
+// A remote request at the head of the queue (replica.hpp): its prompt's blocks, as many as a
+// prefill of the whole prompt would take, then the transfer; it leaves the queue until its KV is
+// in place. False when the blocks do not fit (the queue waits, as for any request).
+bool Scheduler::start_receive(std::uint32_t i) {
+  Seq& s = seqs_[i];
+  const std::uint64_t p = s.req->prompt_tokens;
+  const std::uint64_t need = units(0, p, s);
+  if (need > blocks_.free_units()) return false;
+  blocks_.allocate(need);
+  s.held = need;
+  if (s.scheduled < 0) s.scheduled = t_;
+  std::uint64_t bytes = 0;
+  for (std::size_t g = 0; g < pool_.groups.size(); ++g)
+    bytes = add(bytes,
+                mul(mul(pool_.group_blocks(g, 0, p, p), pool_.page_bytes, "KV transfer bytes"),
+                    pool_.groups[g].layers, "KV transfer bytes"),
+                "KV transfer bytes");
+  const double ready = transfer_ ? transfer_(i, t_, bytes) : t_;
+  s.kv = Kv::receiving;
+  ++receiving_;
+  ready_.push({std::max(ready, t_), i});
+  return true;
+}
+
+// A request whose KV arrived: every prompt token but the last is computed; it runs that one,
+// which samples its first token (a decode's cost over the whole prompt).
+bool Scheduler::schedule_received(std::uint32_t i, std::uint64_t& budget) {
+  Seq& s = seqs_[i];
+  const std::uint64_t now = units(s.computed, 0, s);
+  if (s.held > now) blocks_.release(s.held - now), s.held = now;
+  const std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
+  const std::uint64_t need = units(s.computed, n, s) - s.held;
+  if (need > blocks_.free_units()) return false;
+  blocks_.allocate(need);
+  s.held += need;
+  s.kv = Kv::local;
+  s.admitted = true;
+  budget -= n;
+  batch_.push_back({i, n});
+  return true;
 }
 
 // SGLang (python/sglang/srt/managers/schedule_policy.py@00550cd1, PrefillAdder): a step is a
@@ -622,6 +714,7 @@ void Scheduler::finish(std::uint32_t i, double t) {
   Seq& s = seqs_[i];
   s.finish = t;
   s.done = true;
+  if (driven_) done_.push_back({i, t});
   free_seq(s);
   std::vector<std::uint64_t>().swap(s.hashes);  // memory stays with the requests in flight
   for (auto j : next_[i]) arrive(j, std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s));
@@ -662,6 +755,19 @@ bool Scheduler::refused_on_arrival(const SimRequest& r) const {
 // request that exceeds max_model_len is refused on arrival, as vLLM rejects it
 // (refused_on_arrival).
 void Scheduler::admit(double cutoff, double t) {
+  // Transfers done by the cutoff: back to the head of the queue in the order they were sent
+  // (vLLM prepends the requests it skipped while they waited for their KV).
+  std::vector<std::uint32_t> back;
+  while (!ready_.empty() && ready_.top().first <= cutoff) {
+    const auto i = ready_.top().second;
+    ready_.pop();
+    Seq& s = seqs_[i];
+    s.kv = Kv::received;
+    s.computed = s.req->prompt_tokens - 1;
+    --receiving_;
+    back.push_back(i);
+  }
+  waiting_.insert(waiting_.begin(), back.begin(), back.end());
   while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
     const auto i = arrivals_.top().second;
     arrivals_.pop();
@@ -688,6 +794,11 @@ bool Scheduler::form_batch(double& load_s) {
   else
     schedule_vllm(load_s);
   if (batch_.empty() && step_preempted_ > 0) return false;
+  // Every request that could run waits for its KV: idle until a transfer ends.
+  if (batch_.empty() && receiving_ > 0) {
+    stalled_ = true;
+    return false;
+  }
   if (batch_.empty() && trtllm_ && !cfg_.enable_chunked_context)
     throw Error(w_.source, "max_num_batched_tokens",
                 "TensorRT-LLM without chunked context cannot schedule the context at the head "
@@ -786,78 +897,66 @@ void Scheduler::check_in(std::uint64_t finished, std::uint64_t total,
   }
 }
 
+// When the replica next has something to do (Replica::next_event).
+double Scheduler::next_event() const {
+  if (!stalled_ && (!running_.empty() || !waiting_.empty())) return t_;
+  double next = std::numeric_limits<double>::infinity();
+  if (!arrivals_.empty()) next = arrivals_.top().first;
+  if (!ready_.empty()) next = std::min(next, ready_.top().first);
+  return std::max(next, t_);
+}
+
+// One turn of the engine loop: an idle engine jumps to its next event, then admits what has
+// arrived and runs one step. With async scheduling an arrival joins the step after the one
+// being run (admit's cutoff is that step's start); an idle engine schedules an arrival at once.
+// False when nothing is pending.
+bool Scheduler::turn() {
+  const double next = next_event();
+  if (!std::isfinite(next)) return false;
+  if (next > t_) {
+    sample_until(next);
+    t_ = next;
+    stepped_ = false;
+  }
+  stalled_ = false;
+  admit(async_ && stepped_ ? prev_start_ : t_, t_);
+  if (running_.empty() && waiting_.empty()) admit(t_, t_);
+  if (running_.empty() && waiting_.empty()) return true;
+  double load_s = 0;
+  if (!form_batch(load_s)) return true;
+  const StepBatch b = start_batch(t_);
+  const double dt = step_seconds(b, load_s);
+  if (opt_.on_step) opt_.on_step(step_record(t_, dt, b));
+  sample_until(t_);
+  account(t_, dt);
+  prev_start_ = t_, stepped_ = true;
+  t_ += dt;
+  ++res_.steps;
+  finished_ += emit_tokens(t_);
+  return true;
+}
+
 SimResult Scheduler::run() {
-  const std::size_t nstages = std::max<std::size_t>(w_.stages.size(), 1);
-  acc_.assign(nstages, {});
-  busy_running_.assign(nstages + 1, 0);
-  busy_waiting_.assign(nstages + 1, 0);
-  double t = 0;
-  std::uint64_t finished = 0, refused = 0;
+  std::uint64_t refused = 0;
   const std::uint64_t total = seqs_.size();
   for (std::size_t i = 0; i < total; ++i)
     if (refused_on_arrival(*seqs_[i].req)) ++refused;
-  std::uint64_t last_progress = 0;
-  const bool async = cfg_.async_scheduling && !sglang_ && !trtllm_;
-  double prev_start = 0;  // start of the step that ran last (async: when this batch was formed)
-  bool stepped = false;   // a step ended at t
-  while (finished + refused < total) {
-    if (running_.empty() && waiting_.empty() && !arrivals_.empty() && arrivals_.top().first > t) {
-      sample_until(arrivals_.top().first);
-      t = arrivals_.top().first;
-      stepped = false;
-    }
-    admit(async && stepped ? prev_start : t, t);
-    // An engine with nothing to run schedules what has arrived at once.
-    if (running_.empty() && waiting_.empty()) admit(t, t);
-    if (running_.empty() && waiting_.empty()) {
-      if (arrivals_.empty()) break;  // only refused requests were left
-      continue;
-    }
-    double load_s = 0;
-    if (!form_batch(load_s)) continue;
-    const StepBatch b = start_batch(t);
-    const double dt = step_seconds(b, load_s);
-    if (opt_.on_step) opt_.on_step(step_record(t, dt, b));
-    sample_until(t);
-    account(t, dt);
-    prev_start = t, stepped = true;
-    t += dt;
-    ++res_.steps;
-    finished += emit_tokens(t);
-    check_in(finished, total, last_progress);
-  }
-  sample_until(t);
-  res_.simulated_s = t;
+  while (finished_ + refused < total && turn()) check_in(finished_, total, last_progress_);
+  return finish_run();
+}
+
+SimResult Scheduler::finish_run() {
+  sample_until(t_);
+  res_.simulated_s = t_;
   summarize();
   return std::move(res_);
 }
 
-StageSummary summary_of(StageAcc& a, double span, double busy_running, double busy_waiting,
-                        double window) {
-  StageSummary s;
-  s.requests = a.finished;
-  s.ttft_ms = a.ttft.percentiles();
-  s.tpot_ms = a.tpot.percentiles();
-  s.itl_ms = a.itl.percentiles();
-  s.e2e_ms = a.e2e.percentiles();
-  if (span > 0) {
-    s.throughput.input_tokens_per_s = static_cast<double>(a.prompt) / span;
-    s.throughput.output_tokens_per_s = static_cast<double>(a.output) / span;
-    s.throughput.requests_per_s = static_cast<double>(a.finished) / span;
-    s.goodput_requests_per_s = static_cast<double>(a.good) / span;
-  }
-  s.preemptions = a.preemptions;
-  s.prefix_hit_rate = a.prompt ? static_cast<double>(a.cached) / static_cast<double>(a.prompt) : 0;
-  if (window > 0) s.mean_running = busy_running / window, s.mean_queue = busy_waiting / window;
-  return s;
-}
-
 void Scheduler::summarize() {
   const std::size_t nstages = acc_.size();
-  const SloLimits& slo = opt_.slo;
-  const double frontend = timer_.frontend_s();
   res_.requests.reserve(seqs_.size());
   for (const Seq& s : seqs_) {
+    if (driven_ && !s.arrived) continue;  // another replica's request
     RequestResult r{.id = s.req->id,
                     .arrival_s = s.arrival,
                     .prompt_tokens = s.req->prompt_tokens,
@@ -869,51 +968,16 @@ void Scheduler::summarize() {
     if (s.done) {
       r.queued_s = s.queued, r.scheduled_s = s.scheduled;
       r.first_token_s = s.first_token, r.finish_s = s.finish;
-      StageAcc& a = acc_[std::min<std::size_t>(s.req->stage, nstages - 1)];
-      const double ttft = (s.first_token - s.arrival + frontend) * 1e3,
-                   e2e = (s.finish - s.arrival + frontend) * 1e3;
-      a.ttft.add(ttft);
-      a.e2e.add(e2e);
-      double tpot = 0;
-      if (s.req->output_tokens > 1) {
-        tpot = (s.finish - s.first_token) * 1e3 / static_cast<double>(s.req->output_tokens - 1);
-        a.tpot.add(tpot);
-      }
-      ++a.finished;
-      a.prompt += s.req->prompt_tokens, a.output += s.req->output_tokens;
-      a.cached += s.cached_tokens, a.preemptions += s.preemptions;
-      a.first_arrival = a.first_arrival < 0 ? s.arrival : std::min(a.first_arrival, s.arrival);
-      a.last_finish = std::max(a.last_finish, s.finish);
-      const bool good = (slo.ttft_p99_ms <= 0 || ttft <= slo.ttft_p99_ms) &&
-                        (slo.tpot_p99_ms <= 0 || tpot <= slo.tpot_p99_ms) &&
-                        (slo.e2e_p99_ms <= 0 || e2e <= slo.e2e_p99_ms);
-      a.good += good;
+      tally(acc_[std::min<std::size_t>(s.req->stage, nstages - 1)], r, timer_.frontend_s(),
+            opt_.slo);
     }
     res_.requests.push_back(r);
-  }
-  StageAcc all;
-  for (std::size_t k = 0; k < nstages; ++k) {
-    StageAcc& a = acc_[k];
-    // A stage's time runs from its start to its last request's finish; its queue and batch
-    // averages are over the steps that begin inside its window.
-    const double start = k < w_.stages.size() ? w_.stages[k].start_s : 0;
-    const double window_end =
-        k + 1 < w_.stages.size() ? w_.stages[k + 1].start_s : res_.simulated_s;
-    for (auto v : {&StageAcc::ttft, &StageAcc::tpot, &StageAcc::itl, &StageAcc::e2e})
-      (all.*v).merge(a.*v);
-    all.finished += a.finished, all.good += a.good, all.prompt += a.prompt;
-    all.output += a.output, all.cached += a.cached, all.preemptions += a.preemptions;
-    StageSummary st = summary_of(a, a.last_finish - start, busy_running_[k], busy_waiting_[k],
-                                 window_end - start);
-    st.stage = static_cast<std::uint32_t>(k);
-    res_.stages.push_back(std::move(st));
   }
   // The whole run's window starts at its first arrival: nothing runs or waits before it.
   double first = res_.simulated_s;
   for (const Seq& s : seqs_)
-    if (s.req->after < 0) first = std::min(first, s.arrival);
-  const double span = res_.simulated_s - first;
-  res_.summary = summary_of(all, span, busy_running_.back(), busy_waiting_.back(), span);
+    if (driven_ ? s.arrived : s.req->after < 0) first = std::min(first, s.arrival);
+  summarize_stages(res_, acc_, w_, busy_running_, busy_waiting_, first);
   res_.summary.preemptions = preemptions_;
 }
 
@@ -928,7 +992,7 @@ void Scheduler::account(double t0, double dt) {
   busy_running_.back() += r * dt, busy_waiting_.back() += q * dt;
 }
 
-}  // namespace
+}  // namespace detail
 
 bool default_async_scheduling(const PlanInput& plan) {
   return engine_rules(plan).async_scheduling_default();
@@ -955,19 +1019,63 @@ std::string to_string(CapacityPolicy p) {
   return p == CapacityPolicy::guaranteed_no_evict ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION";
 }
 
-SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
-                   const Workload& workload, const SimOptions& opt) {
+namespace {
+
+// The replica's pool (the planner's, with the step budget that sizes vLLM's sliding-window
+// pages), after checking the engine and the configuration.
+KvPool serving_pool(const ModelSpec& model, const ServingConfig& cfg, const Workload& workload) {
   PlanInput plan = cfg.plan;
   plan.max_num_batched_tokens = cfg.max_num_batched_tokens;  // vLLM's sliding-window pages
   const std::string source = workload.source.empty() ? "serving config" : workload.source;
   check_simulated_engine(plan.engine, source);
   KvPool pool = make_kv_pool(model, plan, source);
   validate(cfg, workload, pool);
-  Scheduler sched(cfg, step, workload, opt, pool);
+  return pool;
+}
+
+}  // namespace
+
+SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
+                   const Workload& workload, const SimOptions& opt) {
+  const KvPool pool = serving_pool(model, cfg, workload);
+  detail::Scheduler sched(cfg, step, workload, opt, pool);
   SimResult r = sched.run();
   r.num_gpu_blocks = pool.num_gpu_blocks;
   r.block_size = pool.block_size;
   return r;
 }
+
+namespace detail {
+
+Replica::Replica(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& timer,
+                 const Workload& workload, const SimOptions& opt, Transfer transfer) {
+  const KvPool pool = serving_pool(model, cfg, workload);
+  num_gpu_blocks_ = pool.num_gpu_blocks;
+  block_size_ = pool.block_size;
+  s_ = std::make_unique<Scheduler>(cfg, timer, workload, opt, pool, /*driven=*/true,
+                                   std::move(transfer));
+}
+Replica::~Replica() = default;
+Replica::Replica(Replica&&) noexcept = default;
+
+bool Replica::refuses(std::uint32_t i) const { return s_->refused(i); }
+void Replica::arrive(std::uint32_t i, double t) { s_->arrive(i, t); }
+void Replica::arrive_remote(std::uint32_t i, double t) { s_->arrive_remote(i, t); }
+double Replica::next_event() const { return s_->next_event(); }
+void Replica::turn() { s_->turn(); }
+std::vector<std::pair<std::uint32_t, double>> Replica::take_finished() {
+  return s_->take_finished();
+}
+const std::vector<double>& Replica::busy_running() const { return s_->busy_running(); }
+const std::vector<double>& Replica::busy_waiting() const { return s_->busy_waiting(); }
+const std::vector<StageAcc>& Replica::tallies() const { return s_->tallies(); }
+SimResult Replica::finish() {
+  SimResult r = s_->finish_run();
+  r.num_gpu_blocks = num_gpu_blocks_;
+  r.block_size = block_size_;
+  return r;
+}
+
+}  // namespace detail
 
 }  // namespace kvplan::sim

@@ -1,0 +1,110 @@
+// Disaggregated prefill/decode serving (xPyD): x prefill replicas compute prompts, y decode
+// replicas generate, and each request's prompt KV crosses a link between them. Both sides run
+// the serving simulator's vLLM scheduler (serving.hpp) on one shared clock; docs/disagg.md says
+// what is modelled, what each parameter means and what is not.
+//
+//   DisaggConfig cfg;  cfg.prefill = ...;  cfg.decode = ...;      // each side's deployment
+//   cfg.prefill_replicas = 2;  cfg.link = kv_link("ndr400", gpu, "flags", "--kv-link");
+//   DisaggResult r = simulate_disagg(model, cfg, prefill_timer, decode_timer, workload);
+//   r.run.summary.ttft_ms.p99;   r.transfer_ms.mean;   r.kv_gbps
+//
+// A request's path (vLLM's P/D connectors, NixlConnector; the proxy sends the prompt to a
+// prefill replica with max_tokens 1, then to a decode replica):
+//   1. it arrives and is routed to a prefill replica (round robin or the least loaded: fewest
+//      requests routed there and not finished), which schedules its prompt as any request and
+//      is done with it after the prefill step;
+//   2. it is routed to a decode replica, whose queue it joins; at the head of the queue, when its
+//      prompt's blocks fit, the blocks are allocated and the transfer starts (the decode side's
+//      admission: a full pool holds the transfer back, and every request behind it waits);
+//   3. the transfer takes latency_s + per_request_s + bytes_per_rank / gbps, after the transfers
+//      queued before it on the same decode replica's link (first come, first served; every rank
+//      of the decode replica pulls its share in parallel over its own path);
+//   4. with its KV in place it returns to the head of the decode queue, computes its last prompt
+//      token (vLLM recomputes it to sample) and emits its first token; then it decodes.
+// TTFT = queue + prefill + handoff + decode-side wait + transfer + first decode step (+ the front
+// end's latency, from the prefill side's step timer).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvplan/gpu.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/step_time.hpp"
+#include "kvplan/sim/workload.hpp"
+
+namespace kvplan::sim {
+
+enum class Routing { round_robin, least_loaded };
+// "round_robin" | "least_loaded"; throws Error(source, field) naming the choices otherwise.
+Routing parse_routing(const std::string& text, const std::string& source,
+                      const std::string& field = "routing");
+std::string to_string(Routing r);
+
+// The path a request's KV takes from its prefill replica to its decode replica.
+struct KvLink {
+  std::string name;          // the preset's name, or "custom"
+  double gbps = 0;           // GB/s (1e9 bytes/s) per decode GPU, one direction
+  double latency_s = 0;      // once per request
+  double per_request_s = 0;  // the transfer library's own overhead per request
+  std::string source;        // where gbps comes from
+};
+
+// A link by preset name or as a number of GB/s per GPU:
+//   nvlink  the decode GPU's NVLink, one direction (GpuSpec::interconnect_gbps / 2, which is
+//           both directions together); both sides must fit one NVLink domain (check_disagg)
+//   ndr400  InfiniBand NDR / 400 Gb/s Ethernet, one NIC per GPU (ConnectX-7): 50 GB/s
+//   xdr800  InfiniBand XDR / 800 Gb/s Ethernet, one NIC per GPU (ConnectX-8): 100 GB/s
+// Throws Error(source, field) for an unknown name, a GPU without NVLink, or a bandwidth outside
+// (0, 1e6] GB/s.
+KvLink kv_link(const std::string& spec, const GpuSpec& decode_gpu, const std::string& source,
+               const std::string& field = "kv_link");
+std::vector<std::string> kv_link_presets();
+
+struct DisaggConfig {
+  ServingConfig prefill, decode;  // each side's replica: TP, memory, budgets, engine (vLLM)
+  std::uint32_t prefill_replicas = 1, decode_replicas = 1;
+  KvLink link;
+  Routing routing = Routing::round_robin;
+  // GPUs one NVLink domain joins (GpuSpec::nvlink_domain_gpus); checked for an nvlink link.
+  std::uint32_t nvlink_domain_gpus = 0;
+};
+
+// Throws Error(source, field) naming what is not modelled or does not fit: both sides vLLM, the
+// same KV format, no prefix cache or CPU tier on the decode side, 1 to 1024 replicas a side, a
+// link with a bandwidth, and for an nvlink link every GPU of both sides in one NVLink domain.
+void check_disagg(const DisaggConfig& cfg, const std::string& source);
+
+struct TransferRecord {
+  std::uint64_t id = 0;
+  std::uint32_t prefill = 0, decode = 0;  // the replicas it went through
+  // Seconds: prefill done (handed to the decode side); blocks allocated; the link free for it;
+  // its KV in place.
+  double handoff_s = 0, allocated_s = 0, start_s = 0, ready_s = 0;
+  std::uint64_t bytes = 0;  // over all the decode replica's ranks
+};
+
+struct DisaggResult {
+  // End to end, per request: arrival and queueing on the prefill side, first token and finish
+  // on the decode side; preemptions and recomputed tokens of both sides. No KV series (each
+  // side's replicas have theirs).
+  SimResult run;
+  std::vector<SimResult> prefill, decode;  // each replica's own run
+  std::vector<TransferRecord> transfers;   // in handoff order
+  // Per transfer, milliseconds: waiting for the decode side's blocks (allocated − handoff), for
+  // the link (start − allocated), and on the link (ready − start).
+  Percentiles admission_wait_ms, link_wait_ms, transfer_ms;
+  std::uint64_t kv_bytes = 0;  // all transfers, all ranks
+  double kv_gbps = 0;          // kv_bytes over the run (first arrival to the end), GB/s
+};
+
+// Throws Error naming the field (check_disagg, each side's ServingConfig as simulate() checks
+// it). A request the decode side refuses (prompt + output over its max_model_len) is refused on
+// arrival.
+DisaggResult simulate_disagg(const ModelSpec& model, const DisaggConfig& cfg,
+                             const StepTimer& prefill_step, const StepTimer& decode_step,
+                             const Workload& workload, const SimOptions& opt = {});
+
+}  // namespace kvplan::sim

@@ -1,0 +1,390 @@
+// Disaggregated prefill/decode serving: the replicas of both sides on one clock (replica.hpp).
+// The request path and its sources are in disagg.hpp; docs/disagg.md has the rest.
+#include "kvplan/sim/disagg.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <tuple>
+
+#include "kvplan/checked.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
+#include "replica.hpp"
+#include "run_summary.hpp"
+
+namespace kvplan::sim {
+
+namespace {
+
+constexpr std::uint32_t kMaxReplicas = 1024;
+
+struct LinkPreset {
+  const char* name;
+  double gbps;
+  const char* source;
+};
+// One NIC per GPU, as on an HGX / DGX node (DGX H100: eight single-port ConnectX-7 400 Gb/s
+// for the compute fabric, docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html).
+// 400 Gb/s = 50 GB/s, 800 Gb/s = 100 GB/s: line rates, the most a transfer can reach.
+constexpr LinkPreset kLinkPresets[] = {
+    {"ndr400", 50,
+     "ConnectX-7, 400 Gb/s per port (nvidia.com/en-us/networking/ethernet-adapters/connectx-7/)"},
+    {"xdr800", 100,
+     "ConnectX-8 SuperNIC, 800 Gb/s (nvidia.com/en-us/networking/products/ethernet/supernic/)"},
+};
+
+// A replica chosen for the next request: the next in turn, or the one with the fewest requests
+// routed to it and not finished (ties: the lowest index).
+class Router {
+ public:
+  Router(Routing r, std::size_t n) : routing_(r), load_(n, 0) {}
+  std::uint32_t pick() {
+    std::size_t k = 0;
+    if (routing_ == Routing::round_robin) {
+      k = next_;
+      next_ = (next_ + 1) % load_.size();
+    } else {
+      k = static_cast<std::size_t>(std::min_element(load_.begin(), load_.end()) - load_.begin());
+    }
+    ++load_[k];
+    return static_cast<std::uint32_t>(k);
+  }
+  void done(std::uint32_t k) { --load_[k]; }
+
+ private:
+  Routing routing_;
+  std::vector<std::uint64_t> load_;
+  std::size_t next_ = 0;
+};
+
+// What the driver does next: an arrival (a new request, routed to a prefill replica) or a
+// handoff (a prefill done, routed to a decode replica); ties in time: arrivals, then handoffs,
+// then by request.
+struct Event {
+  double t = 0;
+  int kind = 0;  // 0 arrival, 1 handoff
+  std::uint32_t i = 0;
+  bool operator>(const Event& o) const { return std::tie(t, kind, i) > std::tie(o.t, o.kind, o.i); }
+};
+
+class Driver {
+ public:
+  Driver(const ModelSpec& model, const DisaggConfig& cfg, const StepTimer& prefill_step,
+         const StepTimer& decode_step, const Workload& w, const SimOptions& opt)
+      : cfg_(cfg),
+        w_(w),
+        opt_(opt),
+        prefill_w_(w),
+        prefill_router_(cfg.routing, cfg.prefill_replicas),
+        decode_router_(cfg.routing, cfg.decode_replicas),
+        link_free_(cfg.decode_replicas, 0.0),
+        frontend_s_(prefill_step.frontend_s()) {
+    // The prefill side computes the prompt and samples one token (the proxy's max_tokens 1).
+    for (auto& r : prefill_w_.requests) r.output_tokens = 1;
+    for (std::uint32_t k = 0; k < cfg.prefill_replicas; ++k)
+      prefill_.emplace_back(model, cfg.prefill, prefill_step, prefill_w_, opt_);
+    for (std::uint32_t k = 0; k < cfg.decode_replicas; ++k)
+      decode_.emplace_back(model, cfg.decode, decode_step, w_, opt_,
+                           [this, k](std::uint32_t i, double t, std::uint64_t bytes) {
+                             return transfer(k, i, t, bytes);
+                           });
+    const std::size_t n = w.requests.size();
+    next_.assign(n, {});
+    path_.assign(n, {});
+    handoff_.assign(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (w.requests[i].after >= 0)
+        next_[static_cast<std::size_t>(w.requests[i].after)].push_back(
+            static_cast<std::uint32_t>(i));
+      else
+        events_.push({w.requests[i].arrival_s, 0, static_cast<std::uint32_t>(i)});
+    }
+  }
+
+  DisaggResult run();
+
+ private:
+  double transfer(std::uint32_t d, std::uint32_t i, double allocated_s,
+                  std::uint64_t bytes_per_rank);
+  void route_arrival(std::uint32_t i, double t);
+  void route_handoff(std::uint32_t i, double t);
+  void later_turns(std::uint32_t i, double t);
+  bool step_earliest_replica(double horizon);
+  DisaggResult combine();
+
+  const DisaggConfig& cfg_;
+  const Workload& w_;
+  const SimOptions& opt_;
+  Workload prefill_w_;
+  std::vector<detail::Replica> prefill_, decode_;
+  Router prefill_router_, decode_router_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<std::vector<std::uint32_t>> next_;  // later turns of each request
+  struct Path {
+    std::uint32_t prefill = 0, decode = 0;
+  };
+  std::vector<Path> path_;
+  std::vector<double> handoff_;    // when each request's prefill was done (−1: not yet)
+  std::vector<double> link_free_;  // per decode replica: when its link is free
+  std::vector<TransferRecord> transfers_;
+  double arrival_s_ = std::numeric_limits<double>::infinity();
+  double frontend_s_ = 0;
+  std::uint64_t turns_ = 0;
+};
+
+// The request's KV on the decode replica's link: after the transfers before it, for
+// bytes_per_rank / gbps, plus the latency and the library's overhead.
+double Driver::transfer(std::uint32_t d, std::uint32_t i, double allocated_s,
+                        std::uint64_t bytes_per_rank) {
+  const KvLink& l = cfg_.link;
+  const double start = std::max(allocated_s, link_free_[d]);
+  const double busy = static_cast<double>(bytes_per_rank) / (l.gbps * 1e9);
+  link_free_[d] = start + busy;
+  const double ready = start + busy + l.latency_s + l.per_request_s;
+  const std::uint32_t ranks = cfg_.decode.plan.tp * cfg_.decode.plan.pp;
+  transfers_.push_back({.id = w_.requests[i].id,
+                        .prefill = path_[i].prefill,
+                        .decode = d,
+                        .handoff_s = handoff_[i],
+                        .allocated_s = allocated_s,
+                        .start_s = start,
+                        .ready_s = ready,
+                        .bytes = mul(bytes_per_rank, ranks, "KV transfer bytes")});
+  return ready;
+}
+
+// A new request: refused on arrival when either side refuses it (its later turns follow as if
+// it had finished), else to a prefill replica.
+void Driver::route_arrival(std::uint32_t i, double t) {
+  arrival_s_ = std::min(arrival_s_, t);
+  if (decode_.front().refuses(i) || prefill_.front().refuses(i)) {
+    for (auto j : next_[i])
+      events_.push({std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s), 0, j});
+    return;
+  }
+  path_[i].prefill = prefill_router_.pick();
+  prefill_[path_[i].prefill].arrive(i, t);
+}
+
+void Driver::route_handoff(std::uint32_t i, double t) {
+  path_[i].decode = decode_router_.pick();
+  decode_[path_[i].decode].arrive_remote(i, t);
+}
+
+void Driver::later_turns(std::uint32_t i, double t) {
+  for (auto j : next_[i])
+    events_.push({std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s), 0, j});
+}
+
+// Runs one turn of the replica with the earliest next event if it is before `horizon` (the next
+// arrival or handoff); false when no replica has anything to do by then.
+bool Driver::step_earliest_replica(double horizon) {
+  detail::Replica* best = nullptr;
+  bool is_prefill = false;
+  std::uint32_t index = 0;
+  double when = horizon;
+  for (std::uint32_t k = 0; k < prefill_.size(); ++k)
+    if (const double t = prefill_[k].next_event(); t < when)
+      best = &prefill_[k], is_prefill = true, index = k, when = t;
+  for (std::uint32_t k = 0; k < decode_.size(); ++k)
+    if (const double t = decode_[k].next_event(); t < when)
+      best = &decode_[k], is_prefill = false, index = k, when = t;
+  if (!best) return false;
+  best->turn();
+  for (const auto& [i, t] : best->take_finished()) {
+    if (is_prefill) {
+      prefill_router_.done(index);
+      handoff_[i] = t;
+      events_.push({t, 1, i});
+    } else {
+      decode_router_.done(index);
+      later_turns(i, t);
+    }
+  }
+  if ((++turns_ & 1023) == 0 && opt_.cancel && opt_.cancel->load())
+    throw Error(w_.source, "simulate", "cancelled");
+  return true;
+}
+
+DisaggResult Driver::run() {
+  for (;;) {
+    const double next_event =
+        events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().t;
+    // Replicas whose next event is before the next arrival or handoff go first; at equal times
+    // the arrival or handoff goes first, so a replica stepping at t sees what arrived at t.
+    if (step_earliest_replica(next_event)) continue;
+    if (events_.empty()) break;
+    const Event e = events_.top();
+    events_.pop();
+    if (e.kind == 0)
+      route_arrival(e.i, e.t);
+    else
+      route_handoff(e.i, e.t);
+  }
+  return combine();
+}
+
+// The end-to-end run from both sides' requests, and each replica's own.
+DisaggResult Driver::combine() {
+  DisaggResult out;
+  const std::size_t nstages = std::max<std::size_t>(w_.stages.size(), 1);
+  std::vector<detail::StageAcc> acc(nstages);
+  std::vector<double> busy_running(nstages + 1, 0), busy_waiting(nstages + 1, 0);
+  const std::size_t n = w_.requests.size();
+  std::vector<RequestResult> first(n), second(n);
+  auto collect = [&](std::vector<detail::Replica>& side, std::vector<SimResult>& runs,
+                     std::vector<RequestResult>& by_request, bool tally_itl) {
+    for (auto& r : side) {
+      if (tally_itl)
+        for (std::size_t k = 0; k < nstages; ++k) acc[k].itl.merge(r.tallies()[k].itl);
+      for (std::size_t k = 0; k <= nstages; ++k)
+        busy_running[k] += r.busy_running()[k], busy_waiting[k] += r.busy_waiting()[k];
+      runs.push_back(r.finish());
+      for (const auto& q : runs.back().requests) by_request[q.id] = q;
+      out.run.steps += runs.back().steps;
+      out.run.simulated_s = std::max(out.run.simulated_s, runs.back().simulated_s);
+    }
+  };
+  collect(prefill_, out.prefill, first, false);
+  collect(decode_, out.decode, second, true);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SimRequest& q = w_.requests[i];
+    const RequestResult &p = first[i], &d = second[i];
+    RequestResult r{.id = q.id,
+                    .arrival_s = p.arrival_s,
+                    .prompt_tokens = q.prompt_tokens,
+                    .output_tokens = q.output_tokens,
+                    .cached_tokens = p.cached_tokens,
+                    .preemptions = p.preemptions + d.preemptions,
+                    .recomputed_tokens = p.recomputed_tokens + d.recomputed_tokens,
+                    .finished = p.finished && d.finished};
+    if (r.finished) {
+      r.queued_s = p.queued_s, r.scheduled_s = p.scheduled_s;
+      r.first_token_s = d.first_token_s, r.finish_s = d.finish_s;
+      detail::tally(acc[std::min<std::size_t>(q.stage, nstages - 1)], r, frontend_s_, opt_.slo);
+    }
+    out.run.requests.push_back(r);
+  }
+  const double first_arrival = std::isfinite(arrival_s_) ? arrival_s_ : 0;
+  detail::summarize_stages(out.run, acc, w_, busy_running, busy_waiting, first_arrival);
+  for (const auto& s : out.prefill) out.run.summary.preemptions += s.summary.preemptions;
+  for (const auto& s : out.decode) out.run.summary.preemptions += s.summary.preemptions;
+  out.run.num_gpu_blocks = out.decode.front().num_gpu_blocks;
+  out.run.block_size = out.decode.front().block_size;
+  detail::LatencySketch admission, link_wait, on_link;
+  for (const auto& t : transfers_) {
+    admission.add((t.allocated_s - t.handoff_s) * 1e3);
+    link_wait.add((t.start_s - t.allocated_s) * 1e3);
+    on_link.add((t.ready_s - t.start_s) * 1e3);
+    out.kv_bytes = add(out.kv_bytes, t.bytes, "KV transfer bytes");
+  }
+  out.admission_wait_ms = admission.percentiles();
+  out.link_wait_ms = link_wait.percentiles();
+  out.transfer_ms = on_link.percentiles();
+  const double span = out.run.simulated_s - first_arrival;
+  if (span > 0) out.kv_gbps = static_cast<double>(out.kv_bytes) / span / 1e9;
+  out.transfers = std::move(transfers_);
+  std::stable_sort(
+      out.transfers.begin(), out.transfers.end(),
+      [](const TransferRecord& a, const TransferRecord& b) { return a.handoff_s < b.handoff_s; });
+  return out;
+}
+
+}  // namespace
+
+Routing parse_routing(const std::string& text, const std::string& source,
+                      const std::string& field) {
+  const std::string t = ascii_lower(text);
+  if (t == "round_robin" || t == "round-robin") return Routing::round_robin;
+  if (t == "least_loaded" || t == "least-loaded") return Routing::least_loaded;
+  throw Error(source, field,
+              "unknown routing \"" + text + "\" (expected round_robin or least_loaded)");
+}
+
+std::string to_string(Routing r) {
+  return r == Routing::round_robin ? "round_robin" : "least_loaded";
+}
+
+std::vector<std::string> kv_link_presets() {
+  std::vector<std::string> out{"nvlink"};
+  for (const auto& p : kLinkPresets) out.emplace_back(p.name);
+  return out;
+}
+
+KvLink kv_link(const std::string& spec, const GpuSpec& decode_gpu, const std::string& source,
+               const std::string& field) {
+  const std::string s = ascii_lower(spec);
+  if (s == "nvlink") {
+    if (decode_gpu.interconnect != "nvlink" || !(decode_gpu.interconnect_gbps > 0))
+      throw Error(source, field,
+                  decode_gpu.name + " has no NVLink in its preset (interconnect \"" +
+                      decode_gpu.interconnect + "\"); use a network link or GB/s");
+    return {.name = "nvlink",
+            .gbps = decode_gpu.interconnect_gbps / 2,
+            .source = decode_gpu.name + " interconnect_gbps / 2 (both directions / 2)"};
+  }
+  for (const auto& p : kLinkPresets)
+    if (s == p.name) return {.name = p.name, .gbps = p.gbps, .source = p.source};
+  double gbps = 0;
+  const char* end = spec.data() + spec.size();
+  const auto [p, ec] = std::from_chars(spec.data(), end, gbps);
+  if (spec.empty() || ec != std::errc() || p != end || !(gbps > 0) || !(gbps <= 1e6)) {
+    std::string names;
+    for (const auto& n : kv_link_presets()) names += (names.empty() ? "" : ", ") + n;
+    throw Error(source, field,
+                "\"" + spec + "\" is neither a link (" + names +
+                    ") nor a bandwidth in GB/s per GPU in (0, 1e6]");
+  }
+  return {.name = "custom", .gbps = gbps, .source = "given"};
+}
+
+void check_disagg(const DisaggConfig& cfg, const std::string& source) {
+  std::vector<Problem> pr;
+  for (const auto* side : {&cfg.prefill, &cfg.decode})
+    if (side->plan.engine != Engine::vllm)
+      pr.push_back({side == &cfg.prefill ? "prefill.engine" : "decode.engine",
+                    "disaggregated serving is modelled with vLLM's P/D connector semantics; " +
+                        to_string(side->plan.engine) + " is not"});
+  if (!(cfg.prefill.plan.format == cfg.decode.plan.format))
+    pr.push_back(
+        {"decode.kv_dtype", "the decode side must hold the KV format the prefill side writes"});
+  if (cfg.decode.enable_prefix_caching)
+    pr.push_back({"decode.enable_prefix_caching",
+                  "the decode side's prefix cache is not modelled (its hits would shorten the "
+                  "transfer); turn it off on the decode side"});
+  for (const auto& [name, n] :
+       {std::pair<const char*, std::uint32_t>{"prefill_replicas", cfg.prefill_replicas},
+        {"decode_replicas", cfg.decode_replicas}})
+    if (n == 0 || n > kMaxReplicas)
+      pr.push_back(
+          {name, "must be 1 to " + std::to_string(kMaxReplicas) + ", got " + std::to_string(n)});
+  const KvLink& l = cfg.link;
+  if (!(l.gbps > 0) || !std::isfinite(l.gbps) || l.gbps > 1e6)
+    pr.push_back({"kv_link", "needs a bandwidth in (0, 1e6] GB/s"});
+  for (const auto& [name, v] : {std::pair<const char*, double>{"kv_link_latency", l.latency_s},
+                                {"kv_transfer_overhead", l.per_request_s}})
+    if (!(v >= 0) || !(v <= 10)) pr.push_back({name, "must be 0 to 10 seconds"});
+  if (l.name == "nvlink") {
+    const std::uint64_t gpus =
+        std::uint64_t{cfg.prefill_replicas} * cfg.prefill.plan.tp * cfg.prefill.plan.pp +
+        std::uint64_t{cfg.decode_replicas} * cfg.decode.plan.tp * cfg.decode.plan.pp;
+    if (cfg.nvlink_domain_gpus == 0 || gpus > cfg.nvlink_domain_gpus)
+      pr.push_back({"kv_link", "an NVLink transfer needs both sides in one NVLink domain: " +
+                                   std::to_string(gpus) + " GPUs, the domain joins " +
+                                   std::to_string(cfg.nvlink_domain_gpus)});
+  }
+  throw_if_any(source, pr);
+}
+
+DisaggResult simulate_disagg(const ModelSpec& model, const DisaggConfig& cfg,
+                             const StepTimer& prefill_step, const StepTimer& decode_step,
+                             const Workload& workload, const SimOptions& opt) {
+  check_disagg(cfg, workload.source.empty() ? "serving config" : workload.source);
+  Driver d(model, cfg, prefill_step, decode_step, workload, opt);
+  return d.run();
+}
+
+}  // namespace kvplan::sim

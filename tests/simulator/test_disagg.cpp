@@ -1,0 +1,209 @@
+// Disaggregated prefill/decode serving against timelines worked out by hand (each in the comment
+// above its test). Both sides use test_serving.cpp's step timer, 10 ms per step + 0.1 ms per
+// prefill token, and Llama-3.1-8B's fp16 pool at TP 1: one block of all 32 layers is
+// 16 tokens · 8 KV heads · (128 + 128) · 2 bytes · 32 layers = 2 MiB, so a 1,600-token prompt
+// (100 blocks) sends 100 · 2 MiB = 209,715,200 bytes. Async scheduling is off on both sides, so
+// a step takes what arrived by its start.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "error_message.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
+#include "kvplan/sim/disagg.hpp"
+#include "serving_fixture.hpp"
+
+namespace kvplan::sim {
+namespace {
+
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+constexpr double kPromptBytes = 209715200;  // 100 blocks · 2 MiB
+
+class LinearTimer final : public StepTimer {
+ public:
+  double seconds(const StepBatch& b) const override {
+    return 0.010 + 1e-4 * static_cast<double>(b.prefill_tokens);
+  }
+};
+
+ServingConfig side(std::uint64_t usable_blocks) {
+  ServingConfig c;
+  c.plan.format = parse_kv_format("fp16");
+  c.plan.context = 2048;
+  c.plan.available_kv_bytes = (usable_blocks + 1) * 2 * MiB;  // + vLLM's null block
+  c.async_scheduling = false;
+  return c;
+}
+
+DisaggConfig config(std::uint32_t prefill, std::uint32_t decode, double gbps,
+                    std::uint64_t decode_blocks = 1000) {
+  DisaggConfig c;
+  c.prefill = side(1000);
+  c.decode = side(decode_blocks);
+  c.prefill_replicas = prefill;
+  c.decode_replicas = decode;
+  c.link.name = "custom";
+  c.link.gbps = gbps;
+  return c;
+}
+
+const ModelSpec& llama() {
+  static const ModelSpec m = load_model("llama-3.1-8b");
+  return m;
+}
+
+// The call throws an input error whose message names `field` and says `what`.
+void expect_error(const std::function<void()>& f, const std::string& field,
+                  const std::string& what) {
+  const std::string m = test::error_message(f);
+  EXPECT_NE(m.find(field), std::string::npos) << m;
+  EXPECT_NE(m.find(what), std::string::npos) << m;
+}
+
+DisaggResult run(const DisaggConfig& cfg, std::vector<SimRequest> rs) {
+  return simulate_disagg(llama(), cfg, LinearTimer{}, LinearTimer{},
+                         fixture::workload(std::move(rs)));
+}
+
+// 2P1D on a 1 GB/s link with 1 ms latency; A (id 0) and B (id 1), 1,600-token prompts, 3 outputs,
+// both at t = 0. Round robin: A on P0, B on P1, each prefilled in one step of
+// 0.010 + 1600 · 1e-4 = 0.170 s. At 0.170 the decode replica allocates both prompts' blocks and
+// the transfers queue on its link, 209,715,200 B / 1e9 B/s = 0.2097152 s each:
+//   A  on the link 0.170 .. 0.3797152, in place at +1 ms = 0.3807152; its last prompt token
+//      (0.010 + 1e-4 = 0.0101 s) gives its first token at 0.3908152; two decodes of 10 ms:
+//      done at 0.4108152
+//   B  waits for the link until 0.3797152, on it until 0.5894304, in place at 0.5904304; first
+//      token 0.6005304; done at 0.6205304
+// TTFT: A 390.8152 ms, of which the link 209.7 ms and the prefill 170 ms; B 600.5304 ms, of which
+// 419.4 ms on or waiting for the link. Both transfers: 209,715,200 bytes; KV bandwidth over the
+// run 2 · 209,715,200 / 0.6205304 s.
+TEST(Disagg, TransferTimeDominatesTimeToFirstToken) {
+  DisaggConfig cfg = config(2, 1, 1.0);
+  cfg.link.latency_s = 0.001;
+  const auto r = run(cfg, {fixture::req(0, 0, 1600, 3), fixture::req(1, 0, 1600, 3)});
+  ASSERT_EQ(r.run.requests.size(), 2u);
+  const auto &A = r.run.requests[0], &B = r.run.requests[1];
+  ASSERT_TRUE(A.finished && B.finished);
+  EXPECT_NEAR(A.first_token_s, 0.3908152, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.4108152, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.6005304, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.6205304, 1e-9);
+  EXPECT_NEAR(r.run.summary.ttft_ms.mean, (390.8152 + 600.5304) / 2, 1e-6);
+  // TPOT: both decode two tokens at 10 ms.
+  EXPECT_NEAR(r.run.summary.tpot_ms.mean, 10.0, 1e-9);
+  ASSERT_EQ(r.transfers.size(), 2u);
+  EXPECT_EQ(r.transfers[0].prefill, 0u);
+  EXPECT_EQ(r.transfers[1].prefill, 1u);
+  for (const auto& t : r.transfers) {
+    EXPECT_EQ(t.bytes, 209715200u);
+    EXPECT_NEAR(t.handoff_s, 0.170, 1e-12);
+    EXPECT_NEAR(t.allocated_s, 0.170, 1e-12);
+  }
+  EXPECT_NEAR(r.transfers[1].start_s, 0.3797152, 1e-9);
+  EXPECT_NEAR(r.transfers[1].ready_s, 0.5904304, 1e-9);
+  EXPECT_NEAR(r.link_wait_ms.mean, (0 + 209.7152) / 2, 1e-6);
+  EXPECT_NEAR(r.transfer_ms.mean, 210.7152, 1e-6);  // on the link + 1 ms latency
+  EXPECT_NEAR(r.admission_wait_ms.mean, 0, 1e-9);
+  EXPECT_EQ(r.kv_bytes, 2 * 209715200u);
+  EXPECT_NEAR(r.kv_gbps, 2 * kPromptBytes / 0.6205304 / 1e9, 1e-9);
+  EXPECT_NEAR(r.run.simulated_s, 0.6205304, 1e-9);
+  // Each side's own run: the prefill replicas took one request each, the decode replica both.
+  ASSERT_EQ(r.prefill.size(), 2u);
+  ASSERT_EQ(r.decode.size(), 1u);
+  EXPECT_EQ(r.prefill[0].requests.size(), 1u);
+  EXPECT_EQ(r.decode[0].requests.size(), 2u);
+  EXPECT_EQ(r.decode[0].summary.requests, 2u);
+}
+
+// Decode-side backpressure: the decode pool has 150 usable blocks, a 1,600-token prompt takes
+// 100, so B cannot be admitted while A holds its blocks. Link 1,000 GB/s, no latency: a transfer
+// is 0.0002097152 s.
+//   0.170        both prefills done (2 prefill replicas); A's 100 blocks allocated, B's 100 do
+//                not fit beside them (50 free): B waits at the head of the queue
+//   0.1702097152 A in place; first token at +0.0101 = 0.1803097152 (101 blocks once it decodes)
+//   0.2003097152 A done after two decodes; its blocks are freed
+//   the next turn, at 0.2003097152: B's blocks, in place at 0.2005194304, first token
+//                0.2106194304, done 0.2306194304
+// B waited 0.0303097152 s for the decode side's blocks; A none.
+TEST(Disagg, AFullDecodePoolHoldsTheTransferBack) {
+  const auto r =
+      run(config(2, 1, 1000.0, 150), {fixture::req(0, 0, 1600, 3), fixture::req(1, 0, 1600, 3)});
+  const auto &A = r.run.requests[0], &B = r.run.requests[1];
+  ASSERT_TRUE(A.finished && B.finished);
+  EXPECT_NEAR(A.first_token_s, 0.1803097152, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.2003097152, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.2106194304, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.2306194304, 1e-9);
+  ASSERT_EQ(r.transfers.size(), 2u);
+  EXPECT_NEAR(r.transfers[0].allocated_s, 0.170, 1e-12);
+  EXPECT_NEAR(r.transfers[1].allocated_s, 0.2003097152, 1e-9);
+  EXPECT_NEAR(r.admission_wait_ms.p50, (0 + 30.3097152) / 2, 1e-6);  // two values: the midpoint
+  EXPECT_NEAR(r.link_wait_ms.mean, 0, 1e-9);
+  // The decode replica never held more than its 150 usable blocks.
+  for (const auto& k : r.decode[0].kv_series) EXPECT_LE(k.blocks_used, 150u);
+}
+
+// Routing, one prefill and two decode replicas: A (200 outputs) and B (2) at t = 0, C (2) at
+// t = 1. Prefill steps: A and B together (0.010 + 3200 · 1e-4 = 0.330 s), C alone (0.170 s,
+// done at 1.170). Round robin sends A, B, C to decode replicas 0, 1, 0; least loaded sends C to
+// replica 1, which finished B long before while A is still decoding on 0 (its 200 tokens take
+// about 2 s).
+TEST(Disagg, RoutingRoundRobinOrLeastLoaded) {
+  const std::vector<SimRequest> rs = {fixture::req(0, 0, 1600, 200), fixture::req(1, 0, 1600, 2),
+                                      fixture::req(2, 1.0, 1600, 2)};
+  DisaggConfig cfg = config(1, 2, 1000.0);
+  auto rr = run(cfg, rs);
+  ASSERT_EQ(rr.transfers.size(), 3u);
+  EXPECT_NEAR(rr.transfers[0].handoff_s, 0.330, 1e-12);
+  EXPECT_NEAR(rr.transfers[2].handoff_s, 1.170, 1e-12);
+  EXPECT_EQ(rr.transfers[0].decode, 0u);
+  EXPECT_EQ(rr.transfers[1].decode, 1u);
+  EXPECT_EQ(rr.transfers[2].decode, 0u);
+  cfg.routing = Routing::least_loaded;
+  auto ll = run(cfg, rs);
+  EXPECT_EQ(ll.transfers[0].decode, 0u);
+  EXPECT_EQ(ll.transfers[1].decode, 1u);
+  EXPECT_EQ(ll.transfers[2].decode, 1u);
+  EXPECT_TRUE(ll.run.requests[2].finished);
+  EXPECT_EQ(ll.decode[1].requests.size(), 2u);
+  EXPECT_EQ(rr.decode[1].requests.size(), 1u);
+}
+
+TEST(Disagg, LinksByPresetOrBandwidth) {
+  const GpuSpec h100 = load_gpu("h100-sxm-80gb");
+  // H100 SXM: NVLink 900 GB/s both directions together (its preset's datasheet figure).
+  EXPECT_DOUBLE_EQ(kv_link("nvlink", h100, "t").gbps, 450);
+  EXPECT_DOUBLE_EQ(kv_link("ndr400", h100, "t").gbps, 50);  // 400 Gb/s / 8
+  EXPECT_DOUBLE_EQ(kv_link("xdr800", h100, "t").gbps, 100);
+  EXPECT_DOUBLE_EQ(kv_link("12.5", h100, "t").gbps, 12.5);
+  expect_error([&] { kv_link("infiniband", h100, "flags", "--kv-link"); }, "--kv-link",
+               "neither a link (nvlink, ndr400, xdr800)");
+  expect_error([&] { kv_link("0", h100, "flags", "--kv-link"); }, "--kv-link", "(0, 1e6]");
+  expect_error([&] { parse_routing("random", "flags", "--routing"); }, "--routing",
+               "round_robin or least_loaded");
+}
+
+TEST(Disagg, RefusesWhatItDoesNotModel) {
+  DisaggConfig cfg = config(4, 4, 1.0);
+  cfg.link = kv_link("nvlink", load_gpu("h100-sxm-80gb"), "t");
+  cfg.prefill.plan.tp = 2;
+  cfg.nvlink_domain_gpus = 8;
+  // 4 · 2 + 4 · 1 = 12 GPUs do not fit one 8-GPU NVLink domain.
+  expect_error([&] { check_disagg(cfg, "flags"); }, "kv_link", "12 GPUs, the domain joins 8");
+  cfg = config(1, 1, 1.0);
+  cfg.decode.plan.engine = Engine::sglang;
+  expect_error([&] { check_disagg(cfg, "flags"); }, "decode.engine", "P/D connector");
+  cfg = config(1, 1, 1.0);
+  cfg.decode.enable_prefix_caching = true;
+  expect_error([&] { check_disagg(cfg, "flags"); }, "decode.enable_prefix_caching", "not modelled");
+  cfg = config(1, 1, 1.0);
+  cfg.decode.plan.format = parse_kv_format("fp8");
+  expect_error([&] { check_disagg(cfg, "flags"); }, "decode.kv_dtype", "KV format");
+  cfg = config(0, 1, 1.0);
+  expect_error([&] { check_disagg(cfg, "flags"); }, "prefill_replicas", "got 0");
+}
+
+}  // namespace
+}  // namespace kvplan::sim
