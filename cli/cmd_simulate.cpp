@@ -19,6 +19,7 @@
 #include "kvplan/policy.hpp"
 #include "kvplan/report.hpp"
 #include "kvplan/request.hpp"
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/step_time.hpp"
@@ -64,6 +65,10 @@ struct SimulateFlags {
       offload_gib, offload_gbps, reserve, requests_out, capacity_policy;
   std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
   std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
+  // Disaggregated prefill/decode (--prefill-replicas): each side's replicas and TP, the KV link.
+  std::uint32_t prefill_replicas = 0, decode_replicas = 1, prefill_tp = 0, decode_tp = 0;
+  std::string kv_link = "nvlink", routing = "round_robin";
+  double link_latency_ms = 0, transfer_overhead_ms = 0;
   std::string command = "simulate";  // or "sweep": the name its notes give
 };
 
@@ -116,7 +121,35 @@ void add_simulate_options(po::options_description& desc, SimulateFlags& f) {
       "requests-out", po::value(&f.requests_out),
       "write one JSON line per request (arrival, queued, scheduled, first token, finish, "
       "tokens) to FILE ('-': standard output)")(
-      "format", po::value(&f.format)->default_value("table"), "table|json|csv|md");
+      "format", po::value(&f.format)->default_value("table"), "table|json|csv|md")(
+      "prefill-replicas", po::value(&f.prefill_replicas),
+      "disaggregated prefill/decode: prefill replicas (docs/disagg.md)")(
+      "decode-replicas", po::value(&f.decode_replicas)->default_value(1),
+      "disaggregated: decode replicas")("prefill-tp", po::value(&f.prefill_tp),
+                                        "disaggregated: TP of a prefill replica (--tp)")(
+      "decode-tp", po::value(&f.decode_tp), "disaggregated: TP of a decode replica (--tp)")(
+      "kv-link", po::value(&f.kv_link)->default_value("nvlink"),
+      "disaggregated: nvlink|ndr400|xdr800|GB/s per GPU, the path of the KV")(
+      "kv-link-latency-ms", po::value(&f.link_latency_ms)->default_value(0),
+      "disaggregated: latency per transfer")(
+      "kv-transfer-overhead-ms", po::value(&f.transfer_overhead_ms)->default_value(0),
+      "disaggregated: the transfer library's overhead per request")(
+      "routing", po::value(&f.routing)->default_value("round_robin"),
+      "disaggregated: round_robin|least_loaded over each side's replicas");
+}
+
+// The disaggregated flags are refused without --prefill-replicas, and --replicas with it.
+void check_disagg_flags(const po::variables_map& vm) {
+  const bool disagg = vm.count("prefill-replicas") > 0;
+  for (const char* flag : {"decode-replicas", "prefill-tp", "decode-tp", "kv-link",
+                           "kv-link-latency-ms", "kv-transfer-overhead-ms", "routing"})
+    if (!disagg && vm.count(flag) && !vm[flag].defaulted())
+      throw Error(std::string("--") + flag, flag,
+                  "is a disaggregated setting: it needs --prefill-replicas");
+  if (disagg && !vm["replicas"].defaulted())
+    throw Error("--replicas", "replicas",
+                "is for aggregated replicas; a disaggregated run takes --prefill-replicas and "
+                "--decode-replicas");
 }
 
 // Where the KV series and the per-request lines go; at most one of them to standard output.
@@ -276,6 +309,48 @@ void write_outputs(const sim::ServingReport& rep, double frontend_s, const Simul
   out << for_output(sim::render(rep, fmt), fmt);
 }
 
+// x prefill and y decode replicas, each side resolved with its own TP as simulate resolves one.
+int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const SimulateOutputs& o,
+                      OutputFormat fmt, std::ostream& out) {
+  SimulateFlags pf = f, df = f;
+  if (vm.count("prefill-tp")) pf.tp = f.prefill_tp;
+  if (vm.count("decode-tp")) df.tp = f.decode_tp;
+  ServingRun p = serving_run(pf, vm), d = serving_run(df, vm);
+  if (d.cfg.enable_prefix_caching && !quiet())
+    std::cerr << "kvplan simulate: note: the decode side's prefix cache is not modelled: "
+                 "simulated without it (the prefill side keeps it)\n";
+  d.cfg.enable_prefix_caching = false;
+  sim::DisaggConfig c{.prefill = p.cfg,
+                      .decode = d.cfg,
+                      .prefill_replicas = f.prefill_replicas,
+                      .decode_replicas = f.decode_replicas,
+                      .link = sim::kv_link(f.kv_link, d.gpu(), "--kv-link", "kv-link"),
+                      .routing = sim::parse_routing(f.routing, "--routing", "routing"),
+                      .nvlink_domain_gpus = max_tp_span(d.gpu())};
+  c.link.latency_s = f.link_latency_ms / 1e3;
+  c.link.per_request_s = f.transfer_overhead_ms / 1e3;
+  sim::check_disagg(c, "kvplan simulate");
+  const sim::Workload w = sim::load_workload(f.workload, f.seed);
+  Progress progress("requests");
+  const std::uint64_t total = w.requests.size();
+  p.opt.progress = [&](double x) { progress(static_cast<std::uint64_t>(x * total), total); };
+  const sim::DisaggResult r = sim::simulate_disagg(p.model(), c, *p.step, *d.step, w, p.opt);
+  sim::ServingReport rep{.model = p.model().id,
+                         .gpu = d.gpu().id,
+                         .engine = to_string(c.decode.plan.engine, c.decode.plan.vllm_rules),
+                         .workload = f.workload,
+                         .seed = f.seed,
+                         .replicas = f.prefill_replicas + f.decode_replicas,
+                         .config = c.decode,
+                         .slo = p.opt.slo,
+                         .result = r.run,
+                         .refused = {},
+                         .disagg = sim::summarize_disagg(c, r)};
+  rep.refused = sim::refused_per_stage(w, rep.result);
+  write_outputs(rep, p.step->frontend_s(), f, o, fmt, out);
+  return 0;
+}
+
 int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description desc("kvplan simulate options");
   SimulateFlags f;
@@ -289,6 +364,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   const auto fmt = parse_output_format(
       f.format, {OutputFormat::table, OutputFormat::json, OutputFormat::csv, OutputFormat::md});
   const SimulateOutputs outputs = check_outputs(f, vm);
+  check_disagg_flags(vm);
+  if (vm.count("prefill-replicas")) return run_disaggregated(f, vm, outputs, fmt, out);
   if (f.replicas == 0 || f.replicas > 1024)
     throw Error("--replicas", "replicas",
                 "must be between 1 and 1024, got " + std::to_string(f.replicas));
@@ -312,7 +389,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
                          .config = cfg,
                          .slo = opt.slo,
                          .result = sim::simulate_replicas(m, cfg, step, w, replicas, opt),
-                         .refused = {}};
+                         .refused = {},
+                         .disagg = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
   write_outputs(rep, step.frontend_s(), f, outputs, fmt, out);
   return 0;

@@ -26,14 +26,17 @@ struct LinkPreset {
   double gbps;
   const char* source;
 };
-// One NIC per GPU, as on an HGX / DGX node (DGX H100: eight single-port ConnectX-7 400 Gb/s
-// for the compute fabric, docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html).
+// One NIC per GPU, as on a DGX / HGX node: a DGX H100's InfiniBand compute fabric uses eight
+// single-port ConnectX-7 at up to 400 Gb/s (docs.nvidia.com/dgx-basepod/
+// reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html).
 // 400 Gb/s = 50 GB/s, 800 Gb/s = 100 GB/s: line rates, the most a transfer can reach.
 constexpr LinkPreset kLinkPresets[] = {
     {"ndr400", 50,
-     "ConnectX-7, 400 Gb/s per port (nvidia.com/en-us/networking/ethernet-adapters/connectx-7/)"},
+     "ConnectX-7, NDR 400 Gb/s single port, "
+     "docs.nvidia.com/networking/display/ConnectX7VPI/Introduction"},
     {"xdr800", 100,
-     "ConnectX-8 SuperNIC, 800 Gb/s (nvidia.com/en-us/networking/products/ethernet/supernic/)"},
+     "ConnectX-8 SuperNIC, up to 800 Gb/s, "
+     "docs.nvidia.com/networking/display/connectx8supernic/introduction"},
 };
 
 // A replica chosen for the next request: the next in turn, or the one with the fewest requests
@@ -132,7 +135,7 @@ class Driver {
   std::vector<TransferRecord> transfers_;
   double arrival_s_ = std::numeric_limits<double>::infinity();
   double frontend_s_ = 0;
-  std::uint64_t turns_ = 0;
+  std::uint64_t turns_ = 0, finished_ = 0;
 };
 
 // The request's KV on the decode replica's link: after the transfers before it, for
@@ -201,11 +204,15 @@ bool Driver::step_earliest_replica(double horizon) {
       events_.push({t, 1, i});
     } else {
       decode_router_.done(index);
+      ++finished_;
       later_turns(i, t);
     }
   }
-  if ((++turns_ & 1023) == 0 && opt_.cancel && opt_.cancel->load())
-    throw Error(w_.source, "simulate", "cancelled");
+  if ((++turns_ & 1023) == 0) {
+    if (opt_.cancel && opt_.cancel->load()) throw Error(w_.source, "simulate", "cancelled");
+    if (opt_.progress && !w_.requests.empty())
+      opt_.progress(static_cast<double>(finished_) / static_cast<double>(w_.requests.size()));
+  }
   return true;
 }
 
@@ -377,6 +384,23 @@ void check_disagg(const DisaggConfig& cfg, const std::string& source) {
                                    std::to_string(cfg.nvlink_domain_gpus)});
   }
   throw_if_any(source, pr);
+}
+
+DisaggSummary summarize_disagg(const DisaggConfig& cfg, const DisaggResult& r) {
+  return {.prefill_replicas = cfg.prefill_replicas,
+          .decode_replicas = cfg.decode_replicas,
+          .prefill_tp = cfg.prefill.plan.tp,
+          .decode_tp = cfg.decode.plan.tp,
+          .prefill_blocks = r.prefill.empty() ? 0 : r.prefill.front().num_gpu_blocks,
+          .decode_blocks = r.decode.empty() ? 0 : r.decode.front().num_gpu_blocks,
+          .link = cfg.link,
+          .routing = cfg.routing,
+          .transfers = r.transfers.size(),
+          .kv_bytes = r.kv_bytes,
+          .kv_gbps = r.kv_gbps,
+          .admission_wait_ms = r.admission_wait_ms,
+          .link_wait_ms = r.link_wait_ms,
+          .transfer_ms = r.transfer_ms};
 }
 
 DisaggResult simulate_disagg(const ModelSpec& model, const DisaggConfig& cfg,

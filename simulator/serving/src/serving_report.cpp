@@ -113,11 +113,57 @@ std::vector<std::uint64_t> refused_columns(const ServingReport& r) {
   return cols;
 }
 
+// The disaggregated layout, its link and its transfers.
+std::string disagg_text(const DisaggSummary& d) {
+  std::string s = "disaggregated: " + std::to_string(d.prefill_replicas) + " prefill x tp " +
+                  std::to_string(d.prefill_tp) + " (" + grouped(d.prefill_blocks) +
+                  " blocks each), " + std::to_string(d.decode_replicas) + " decode x tp " +
+                  std::to_string(d.decode_tp) + " (" + grouped(d.decode_blocks) +
+                  " blocks each), routing " + to_string(d.routing) + "\n";
+  s += "KV link " + d.link.name + ": " + fixed(d.link.gbps, 1) + " GB/s per GPU, latency " +
+       fixed(d.link.latency_s * 1e3, 3) + " ms, overhead " + fixed(d.link.per_request_s * 1e3, 3) +
+       " ms per request (" + d.link.source + ")\n";
+  const auto ms = [](const Percentiles& p) {
+    return p.count ? fixed(p.mean, 2) + " / " + fixed(p.p99, 2) : std::string("-");
+  };
+  s += "KV transfers: " + grouped(d.transfers) + ", " +
+       fixed(static_cast<double>(d.kv_bytes) / 1e9, 3) + " GB, " + fixed(d.kv_gbps, 3) +
+       " GB/s over the run; ms mean / p99: on the link " + ms(d.transfer_ms) +
+       ", waiting for the link " + ms(d.link_wait_ms) + ", decode admission " +
+       ms(d.admission_wait_ms) + "\n";
+  return s;
+}
+
+nlohmann::json disagg_json(const DisaggSummary& d) {
+  return {{"prefill_replicas", d.prefill_replicas},
+          {"decode_replicas", d.decode_replicas},
+          {"prefill_tp", d.prefill_tp},
+          {"decode_tp", d.decode_tp},
+          {"prefill_blocks", d.prefill_blocks},
+          {"decode_blocks", d.decode_blocks},
+          {"routing", to_string(d.routing)},
+          {"link",
+           {{"name", d.link.name},
+            {"gbps", num(d.link.gbps)},
+            {"latency_ms", num(d.link.latency_s * 1e3)},
+            {"per_request_ms", num(d.link.per_request_s * 1e3)},
+            {"source", d.link.source}}},
+          {"transfers", d.transfers},
+          {"kv_bytes", d.kv_bytes},
+          {"kv_gbps", num(d.kv_gbps)},
+          {"admission_wait_ms", to_json(d.admission_wait_ms)},
+          {"link_wait_ms", to_json(d.link_wait_ms)},
+          {"transfer_ms", to_json(d.transfer_ms)}};
+}
+
 std::string header_text(const ServingReport& r) {
   const auto& c = r.config;
   std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp) +
-                  ", " + to_string(c.plan.format) + ", " + to_string(c.plan.policy) + "), " +
-                  std::to_string(r.replicas) + (r.replicas == 1 ? " replica" : " replicas") + "\n";
+                  ", " + to_string(c.plan.format) + ", " + to_string(c.plan.policy) + "), ";
+  if (r.disagg)
+    s += "disaggregated prefill/decode\n" + disagg_text(*r.disagg);
+  else
+    s += std::to_string(r.replicas) + (r.replicas == 1 ? " replica" : " replicas") + "\n";
   s += "workload " + r.workload + " (seed " + std::to_string(r.seed) +
        "): " + grouped(r.result.requests.size()) + " requests, " + fixed(r.result.simulated_s, 1) +
        " s simulated in " + grouped(r.result.steps) + " steps\n";
@@ -341,6 +387,7 @@ std::string render(const ServingReport& r, OutputFormat f) {
     for (std::size_t k = 0; k < res.stages.size(); ++k)
       stages.push_back(to_json(res.stages[k], false, refused[1 + k]));
     j["stages"] = stages;
+    if (r.disagg) j["disagg"] = disagg_json(*r.disagg);
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   const Table t = summary_table(res, refused);

@@ -68,7 +68,8 @@ struct DisaggConfig {
   std::uint32_t prefill_replicas = 1, decode_replicas = 1;
   KvLink link;
   Routing routing = Routing::round_robin;
-  // GPUs one NVLink domain joins (GpuSpec::nvlink_domain_gpus); checked for an nvlink link.
+  // GPUs one NVLink domain joins (max_tp_span: an HGX node's GPUs, or a larger NVLink domain);
+  // checked for an nvlink link, 0 = unknown (refused).
   std::uint32_t nvlink_domain_gpus = 0;
 };
 
@@ -99,6 +100,18 @@ struct DisaggResult {
   std::uint64_t kv_bytes = 0;  // all transfers, all ranks
   double kv_gbps = 0;          // kv_bytes over the run (first arrival to the end), GB/s
 };
+
+// What a disaggregated run adds to `kvplan simulate`'s report (ServingReport::disagg).
+struct DisaggSummary {
+  std::uint32_t prefill_replicas = 0, decode_replicas = 0, prefill_tp = 0, decode_tp = 0;
+  std::uint64_t prefill_blocks = 0, decode_blocks = 0;  // one replica's pool, each side
+  KvLink link;
+  Routing routing = Routing::round_robin;
+  std::uint64_t transfers = 0, kv_bytes = 0;
+  double kv_gbps = 0;
+  Percentiles admission_wait_ms, link_wait_ms, transfer_ms;
+};
+DisaggSummary summarize_disagg(const DisaggConfig& cfg, const DisaggResult& r);
 
 // Throws Error naming the field (check_disagg, each side's ServingConfig as simulate() checks
 // it). A request the decode side refuses (prompt + output over its max_model_len) is refused on

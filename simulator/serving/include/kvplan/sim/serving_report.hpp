@@ -25,12 +25,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "kvplan/model.hpp"
 #include "kvplan/report.hpp"
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving.hpp"
 
 namespace kvplan::sim {
@@ -47,6 +49,8 @@ struct ServingReport {
   // was refused. render() throws an internal Error when it does not add up to the unfinished
   // requests of `result`.
   std::vector<std::uint64_t> refused;
+  // A disaggregated run (disagg.hpp): config is the decode side's, result the end-to-end run.
+  std::optional<DisaggSummary> disagg;
 };
 
 // table (the summary and each stage, one row each), json (keys below), csv and md (the table).
@@ -58,7 +62,10 @@ struct ServingReport {
 // p50, p90, p99, count}; null but the count when the count is 0), throughput{input_tokens_per_s,
 // output_tokens_per_s, requests_per_s}, preemptions, prefix_hit_rate, goodput{requests_per_s,
 // fraction}, queue{mean_waiting, mean_running}}. The summary's stage is -1 (the whole run). The
-// table shows "-" for a latency with no value.
+// table shows "-" for a latency with no value. A disaggregated run adds disagg{prefill_replicas,
+// decode_replicas, prefill_tp, decode_tp, prefill_blocks, decode_blocks, routing, link{name,
+// gbps, latency_ms, per_request_ms, source}, transfers, kv_bytes, kv_gbps, admission_wait_ms,
+// link_wait_ms, transfer_ms} (the table's header says the same).
 std::string render(const ServingReport& r, OutputFormat f);
 
 // Requests of `r` that did not finish (refused).

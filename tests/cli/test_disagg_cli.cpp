@@ -1,0 +1,95 @@
+// kvplan simulate --prefill-replicas: a disaggregated prefill/decode run end to end. The
+// timelines are worked by hand in tests/simulator/test_disagg.cpp; here the flags, the report
+// and the refusals. Llama-3.1-8B in bf16 at TP 1 keeps 2 · 32 layers · 8 KV heads · 128 · 2 bytes
+// = 131,072 bytes per token, so a 1,600-token prompt (100 blocks of 16) sends 209,715,200 bytes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+bool has(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+// 1,600-token prompts, 8 outputs, 2 new requests a second for 10 s.
+std::string workload(kvplan::test::TempDir& dir) {
+  const std::string path = dir.file("w.json");
+  std::ofstream(path) << R"({"kvplan_workload": 1, "arrival": "poisson",
+    "stages": [{"rate": 2, "duration_s": 10}],
+    "prompt_tokens": {"dist": "fixed", "mean": 1600},
+    "output_tokens": {"dist": "fixed", "mean": 8}})";
+  return path;
+}
+
+std::string base(kvplan::test::TempDir& dir) {
+  return "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 4096 --workload '" +
+         workload(dir) + "' ";
+}
+
+TEST(DisaggCli, EveryPromptCrossesTheLinkInItsExactBytes) {
+  kvplan::test::TempDir dir;
+  const auto r = kvplan::test::run_kvplan(
+      base(dir) + "--prefill-replicas 2 --decode-replicas 1 --kv-link ndr400 --format json -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& d = j["disagg"];
+  EXPECT_EQ(d["prefill_replicas"], 2);
+  EXPECT_EQ(d["decode_replicas"], 1);
+  EXPECT_EQ(d["link"]["name"], "ndr400");
+  EXPECT_EQ(d["link"]["gbps"], 50.0);  // 400 Gb/s / 8
+  const auto n = j["summary"]["requests"].get<std::uint64_t>();
+  ASSERT_GT(n, 0u);
+  EXPECT_EQ(d["transfers"], n);
+  EXPECT_EQ(d["kv_bytes"], n * 209715200u);
+  // On the link: 209,715,200 B / 50e9 B/s = 4.194304 ms each.
+  EXPECT_NEAR(d["transfer_ms"]["mean"].get<double>(), 4.194304, 1e-9);
+  EXPECT_NEAR(d["transfer_ms"]["p99"].get<double>(), 4.194304, 1e-9);
+  // TTFT holds the prefill and the transfer at least.
+  EXPECT_GT(j["summary"]["ttft_ms"]["p50"].get<double>(), 4.194304);
+}
+
+TEST(DisaggCli, TheTableSaysTheLayoutAndTheLink) {
+  kvplan::test::TempDir dir;
+  const auto r = kvplan::test::run_kvplan(base(dir) +
+                                          "--prefill-replicas 1 --decode-replicas 2 --decode-tp 2 "
+                                          "--routing least_loaded --kv-link-latency-ms 0.5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "disaggregated: 1 prefill x tp 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "2 decode x tp 2")) << r.out;
+  EXPECT_TRUE(has(r.out, "routing least_loaded")) << r.out;
+  // The default link: the H100's NVLink, 900 GB/s both ways = 450 one way.
+  EXPECT_TRUE(has(r.out, "KV link nvlink: 450.0 GB/s per GPU, latency 0.500 ms")) << r.out;
+  EXPECT_TRUE(has(r.err, "decode side's prefix cache is not modelled")) << r.err;
+}
+
+TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
+  kvplan::test::TempDir dir;
+  // 4 · 2 + 2 = 10 GPUs: not one 8-GPU NVLink domain of H100s.
+  auto r = kvplan::test::run_kvplan(base(dir) +
+                                    "--prefill-replicas 4 --prefill-tp 2 --decode-replicas 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "kv_link") && has(r.err, "10 GPUs, the domain joins 8")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--kv-link ndr400");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--kv-link") && has(r.err, "needs --prefill-replicas")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --replicas 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--replicas")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --kv-link infiniband");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--kv-link") && has(r.err, "nvlink, ndr400, xdr800")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --engine sglang");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "P/D connector")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 0");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "prefill_replicas")) << r.err;
+}
+
+}  // namespace
