@@ -70,6 +70,7 @@ struct SimulateFlags {
   std::string kv_link = "nvlink", routing = "round_robin";
   double link_latency_ms = 0, transfer_overhead_ms = 0;
   std::string command = "simulate";  // or "sweep": the name its notes give
+  std::string tp_flag = "--tp";      // the flag that gave tp (--prefill-tp, --decode-tp)
 };
 
 // The deployment and its scheduler: what simulate and sweep share.
@@ -196,6 +197,7 @@ DeploymentRequest deployment_request(SimulateFlags& f, const po::variables_map& 
   if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
   if (vm.count("calibration")) req.calibration = f.calibration;
   req.names.context = "--max-model-len";
+  req.names.tp = f.tp_flag;
   req.setting_names.max_model_len = "--max-model-len";
   return req;
 }
@@ -313,8 +315,8 @@ void write_outputs(const sim::ServingReport& rep, double frontend_s, const Simul
 int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const SimulateOutputs& o,
                       OutputFormat fmt, std::ostream& out) {
   SimulateFlags pf = f, df = f;
-  if (vm.count("prefill-tp")) pf.tp = f.prefill_tp;
-  if (vm.count("decode-tp")) df.tp = f.decode_tp;
+  if (vm.count("prefill-tp")) pf.tp = f.prefill_tp, pf.tp_flag = "--prefill-tp";
+  if (vm.count("decode-tp")) df.tp = f.decode_tp, df.tp_flag = "--decode-tp";
   ServingRun p = serving_run(pf, vm), d = serving_run(df, vm);
   if (d.cfg.enable_prefix_caching && !quiet())
     std::cerr << "kvplan simulate: note: the decode side's prefix cache is not modelled: "

@@ -87,6 +87,13 @@ TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
   r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --engine sglang");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "P/D connector")) << r.err;
+  // Each side's TP is checked as --tp is, and the error names the side's flag.
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --decode-tp 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--decode-tp") && has(r.err, "32 attention heads")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --kv-link-latency-ms nan");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "kv_link_latency_ms")) << r.err;
   r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 0");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "prefill_replicas")) << r.err;

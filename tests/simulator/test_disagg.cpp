@@ -6,6 +6,7 @@
 // a step takes what arrived by its start.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -201,6 +202,18 @@ TEST(Disagg, RefusesWhatItDoesNotModel) {
   cfg = config(1, 1, 1.0);
   cfg.decode.plan.format = parse_kv_format("fp8");
   expect_error([&] { check_disagg(cfg, "flags"); }, "decode.kv_dtype", "KV format");
+  // Latency past 10 s, and NaN, are refused by name.
+  cfg = config(1, 1, 1.0);
+  cfg.link.latency_s = 11;
+  expect_error([&] { check_disagg(cfg, "flags"); }, "kv_link_latency_ms", "0 to 10,000 ms");
+  cfg.link.latency_s = 0;
+  cfg.link.per_request_s = std::nan("");
+  expect_error([&] { check_disagg(cfg, "flags"); }, "kv_transfer_overhead_ms", "0 to 10,000 ms");
+  // 2,048 replicas × 4,097 requests = 8,390,656 slots > 2^23 = 8,388,608.
+  cfg = config(1024, 1024, 1.0);
+  std::vector<SimRequest> many;
+  for (std::uint64_t i = 0; i < 4097; ++i) many.push_back(fixture::req(i, 0, 16, 1));
+  expect_error([&] { run(cfg, many); }, "requests", "at most 8,388,608 requests × replicas");
   cfg = config(0, 1, 1.0);
   expect_error([&] { check_disagg(cfg, "flags"); }, "prefill_replicas", "got 0");
 }

@@ -20,6 +20,9 @@ namespace kvplan::sim {
 namespace {
 
 constexpr std::uint32_t kMaxReplicas = 1024;
+// Every replica keeps a slot (~200 bytes) for every request of the workload, so replicas ×
+// requests is bounded: 2^23 slots, about 1.6 GiB (docs/limits.md).
+constexpr std::uint64_t kMaxRequestSlots = std::uint64_t{1} << 23;
 
 struct LinkPreset {
   const char* name;
@@ -371,9 +374,9 @@ void check_disagg(const DisaggConfig& cfg, const std::string& source) {
   const KvLink& l = cfg.link;
   if (!(l.gbps > 0) || !std::isfinite(l.gbps) || l.gbps > 1e6)
     pr.push_back({"kv_link", "needs a bandwidth in (0, 1e6] GB/s"});
-  for (const auto& [name, v] : {std::pair<const char*, double>{"kv_link_latency", l.latency_s},
-                                {"kv_transfer_overhead", l.per_request_s}})
-    if (!(v >= 0) || !(v <= 10)) pr.push_back({name, "must be 0 to 10 seconds"});
+  for (const auto& [name, v] : {std::pair<const char*, double>{"kv_link_latency_ms", l.latency_s},
+                                {"kv_transfer_overhead_ms", l.per_request_s}})
+    if (!(v >= 0) || !(v <= 10)) pr.push_back({name, "must be 0 to 10,000 ms"});
   if (l.name == "nvlink") {
     const std::uint64_t gpus =
         std::uint64_t{cfg.prefill_replicas} * cfg.prefill.plan.tp * cfg.prefill.plan.pp +
@@ -406,7 +409,15 @@ DisaggSummary summarize_disagg(const DisaggConfig& cfg, const DisaggResult& r) {
 DisaggResult simulate_disagg(const ModelSpec& model, const DisaggConfig& cfg,
                              const StepTimer& prefill_step, const StepTimer& decode_step,
                              const Workload& workload, const SimOptions& opt) {
-  check_disagg(cfg, workload.source.empty() ? "serving config" : workload.source);
+  const std::string source = workload.source.empty() ? "serving config" : workload.source;
+  check_disagg(cfg, source);
+  const std::uint64_t replicas = std::uint64_t{cfg.prefill_replicas} + cfg.decode_replicas;
+  if (workload.requests.size() > kMaxRequestSlots / replicas)
+    throw Error(source, "requests",
+                std::to_string(workload.requests.size()) + " requests on " +
+                    std::to_string(replicas) +
+                    " replicas: a disaggregated run holds at most 8,388,608 requests × replicas "
+                    "(each replica keeps a slot for every request); use fewer of either");
   Driver d(model, cfg, prefill_step, decode_step, workload, opt);
   return d.run();
 }
