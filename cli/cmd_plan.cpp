@@ -47,7 +47,24 @@ std::pair<std::string, double> parse_price(const std::string& s) {
 struct SloFlags {
   std::string workload, slo, gpu;
   std::uint64_t seed = 1, max_num_seqs = 256, max_gpus = 64;
+  // Disaggregated layouts (--disaggregated): the KV link and the routing (docs/disagg.md).
+  std::string kv_link = "nvlink", routing = "round_robin";
+  double link_latency_ms = 0, transfer_overhead_ms = 0;
 };
+
+// --disaggregated and its link: the link's spec is checked on each line's GPU by the search; the
+// link flags without --disaggregated are refused.
+void apply_disagg_flags(const po::variables_map& vm, const SloFlags& f, sim::SloSearchInput& s) {
+  s.disaggregated = vm.count("disaggregated") > 0;
+  for (const char* flag : {"kv-link", "kv-link-latency-ms", "kv-transfer-overhead-ms", "routing"})
+    if (!s.disaggregated && !vm[flag].defaulted())
+      throw Error(std::string("--") + flag, flag,
+                  "is a disaggregated setting: it needs --disaggregated");
+  s.kv_link = f.kv_link;
+  s.kv_link_latency_s = f.link_latency_ms / 1e3;
+  s.kv_transfer_overhead_s = f.transfer_overhead_ms / 1e3;
+  s.routing = sim::parse_routing(f.routing, "--routing", "routing");
+}
 
 // plan --workload F --slo S: the search of sim/slo_search.hpp over the GPU presets (or --gpu's
 // list) × TP 1, 2, 4, 8 (or --tp) × the model's dtype, fp8 and two KIVI what-ifs (or --kv-dtype) ×
@@ -76,6 +93,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   // or recurrent groups, an evicting policy) run without it. --no-enable-prefix-caching: none.
   s.base.enable_prefix_caching = !vm.count("no-enable-prefix-caching");
   s.max_gpus = static_cast<std::uint32_t>(f.max_gpus);
+  apply_disagg_flags(vm, f, s);
   std::vector<GpuSpec> gpus;
   if (vm.count("gpu")) {
     for (const auto& id : split_list(f.gpu, "--gpu", "gpu")) {
@@ -183,6 +201,15 @@ po::options_description plan_options(PlanFlags& f) {
       "max-gpus", po::value(&slo.max_gpus)->default_value(64),
       "SLO sizing: GPUs in all per configuration at most")(
       "no-enable-prefix-caching", "SLO sizing: simulate without prefix caching")(
+      "disaggregated", "SLO sizing: search xPyD prefill/decode layouts too (docs/disagg.md)")(
+      "kv-link", po::value(&slo.kv_link)->default_value("nvlink"),
+      "SLO sizing, disaggregated: nvlink|ndr400|xdr800|GB/s per GPU")(
+      "kv-link-latency-ms", po::value(&slo.link_latency_ms)->default_value(0),
+      "SLO sizing, disaggregated: latency per transfer")(
+      "kv-transfer-overhead-ms", po::value(&slo.transfer_overhead_ms)->default_value(0),
+      "SLO sizing, disaggregated: the transfer library's overhead per request")(
+      "routing", po::value(&slo.routing)->default_value("round_robin"),
+      "SLO sizing, disaggregated: round_robin|least_loaded")(
       "format", po::value(&format)->default_value("table"), "table|json|md");
   return desc;
 }
@@ -268,12 +295,13 @@ GpuSpec gpu_by_id(const std::vector<GpuSpec>& gpus, const std::string& id) {
 }
 
 void refuse_slo_only_flags(const po::variables_map& vm) {
-  for (const char* flag : {"seed", "max-num-seqs", "max-gpus"})
+  for (const char* flag : {"seed", "max-num-seqs", "max-gpus", "kv-link", "kv-link-latency-ms",
+                           "kv-transfer-overhead-ms", "routing"})
     if (!vm[flag].defaulted())
       throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
-  if (vm.count("no-enable-prefix-caching"))
-    throw Error("--no-enable-prefix-caching", "no-enable-prefix-caching",
-                "applies to SLO sizing (--workload, --slo)");
+  for (const char* flag : {"no-enable-prefix-caching", "disaggregated"})
+    if (vm.count(flag))
+      throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
 }
 
 // The plan's GPU with its price; none for --gpu-memory-gib alone (no GPU to order).

@@ -99,4 +99,53 @@ TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
   EXPECT_TRUE(has(r.err, "prefill_replicas")) << r.err;
 }
 
+// plan --slo --disaggregated: each line gets an aggregated and an xPyD row, both searched; the
+// search itself is checked against brute force in tests/simulator/test_disagg.cpp.
+TEST(DisaggCli, PlanSearchesBothLayouts) {
+  kvplan::test::TempDir dir;
+  const auto r = kvplan::test::run_kvplan(
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --tp 1 --kv-dtype bf16 --context 4096 "
+      "--workload '" +
+      workload(dir) + "' --slo ttft_p99_ms=2000 --disaggregated --kv-link ndr400 --format json -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  int aggregated = 0, split = 0;
+  for (const auto& row : j["rows"]) {
+    if (row["layout"] == "aggregated") {
+      ++aggregated;
+      EXPECT_TRUE(row["kv_link"].is_null());
+    } else {
+      ++split;
+      EXPECT_EQ(row["kv_link"], "ndr400");
+      EXPECT_EQ(row["replicas"],
+                row["prefill_replicas"].get<int>() + row["decode_replicas"].get<int>());
+      EXPECT_EQ(row["layout"], std::to_string(row["prefill_replicas"].get<int>()) + "P" +
+                                   std::to_string(row["decode_replicas"].get<int>()) + "D");
+      if (row["meets"] == true) {
+        EXPECT_TRUE(has(row["prefill_command"].get<std::string>(), "NixlConnector"));
+        EXPECT_TRUE(has(row["decode_command"].get<std::string>(), "kv_consumer"));
+      }
+    }
+  }
+  EXPECT_EQ(aggregated, 1);
+  EXPECT_EQ(split, 1);
+}
+
+TEST(DisaggCli, PlanRefusesTheLinkWithoutTheLayout) {
+  kvplan::test::TempDir dir;
+  const std::string base = "plan --model llama-3.1-8b --gpu h100-sxm-80gb --tp 1 --context 4096 ";
+  auto r = kvplan::test::run_kvplan(base + "--workload '" + workload(dir) +
+                                    "' --slo ttft_p99_ms=2000 --kv-link ndr400");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--kv-link") && has(r.err, "needs --disaggregated")) << r.err;
+  r = kvplan::test::run_kvplan(base + "--disaggregated");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--disaggregated") && has(r.err, "SLO sizing")) << r.err;
+  r = kvplan::test::run_kvplan(base + "--engine sglang --workload '" + workload(dir) +
+                               "' --slo ttft_p99_ms=2000 --disaggregated");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "P/D connector")) << r.err;
+}
+
 }  // namespace

@@ -73,7 +73,8 @@ TEST(Help, BashCompletionComesFromTheOptionDefinitions) {
   EXPECT_TRUE(has(complete({"kvplan", "pl"}), "plan\n"));
   // Options of plan, including the one every command shares.
   const auto plan = complete({"kvplan", "plan", "--kv"});
-  EXPECT_EQ(plan, "--kv-dtype\n") << plan;
+  EXPECT_EQ(plan, "--kv-dtype\n--kv-link\n--kv-link-latency-ms\n--kv-transfer-overhead-ms\n")
+      << plan;
   EXPECT_TRUE(has(complete({"kvplan", "plan", "--q"}), "--quiet"));
   EXPECT_TRUE(has(complete({"kvplan", "replay", "--fid"}), "--fidelity-every"));
   // Subcommands, then their options.

@@ -8,12 +8,15 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "error_message.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/sim/disagg.hpp"
+#include "kvplan/sim/serving_report.hpp"
+#include "kvplan/sim/slo_search.hpp"
 #include "serving_fixture.hpp"
 
 namespace kvplan::sim {
@@ -216,6 +219,80 @@ TEST(Disagg, RefusesWhatItDoesNotModel) {
   expect_error([&] { run(cfg, many); }, "requests", "at most 8,388,608 requests × replicas");
   cfg = config(0, 1, 1.0);
   expect_error([&] { check_disagg(cfg, "flags"); }, "prefill_replicas", "got 0");
+}
+
+// plan --slo --disaggregated: the xPyD row is the fewest replicas meeting the SLO. Checked by
+// brute force: every split of fewer replicas, simulated on its own with simulate_disagg, fails,
+// and the row's split meets it with the p99s the row reports. 40 requests 50 ms apart, 1,000-
+// token prompts (0.110 s of prefill alone), 30 outputs; SLO TTFT p99 ≤ 400 ms, TPOT p99 ≤ 14 ms.
+TEST(DisaggSloSearch, TheFewestReplicasThatMeetTheSlo) {
+  std::vector<SimRequest> rs;
+  for (std::uint64_t i = 0; i < 40; ++i) rs.push_back(fixture::req(i, 0.05 * i, 1000, 30));
+  const Workload w = fixture::workload(rs);
+  GpuSpec g;
+  g.id = "a";
+  g.memory_bytes = std::uint64_t{80} << 30;
+  SloSearchInput in;
+  in.base.plan.context = 2048;
+  in.slo = {.ttft_p99_ms = 400, .tpot_p99_ms = 14};
+  in.lines = slo_lines(llama(), {g}, {1}, {parse_kv_format("bf16")}, {{}});
+  in.timer = [](const ModelSpec&, const GpuSpec&, std::uint32_t, Engine) {
+    return std::make_unique<LinearTimer>();
+  };
+  in.max_gpus = 8;
+  in.disaggregated = true;
+  in.kv_link = "10";  // GB/s: 1,000 tokens · 131,072 B = 131 MB take 13.1 ms
+  const auto rows = slo_search(llama(), w, in);
+  ASSERT_EQ(rows.size(), 2u);
+  const SloRow* d = rows[0].disaggregated() ? &rows[0] : &rows[1];
+  ASSERT_TRUE(d->meets) << d->reason;
+  EXPECT_EQ(d->gpus, d->prefill_replicas + d->decode_replicas);
+  ASSERT_TRUE(d->prefill_command && d->decode_command);
+  EXPECT_NE(d->prefill_command->find("\"kv_role\":\"kv_producer\""), std::string::npos);
+  EXPECT_NE(d->decode_command->find("\"kv_role\":\"kv_consumer\""), std::string::npos);
+  EXPECT_NE(d->decode_command->find("--no-enable-prefix-caching"), std::string::npos);
+
+  DisaggConfig c;
+  c.prefill = in.base;
+  c.prefill.plan.gpu_memory_bytes = g.memory_bytes;
+  c.prefill.plan.gpu_id = "a";
+  c.prefill.plan.format = parse_kv_format("bf16");
+  c.decode = c.prefill;
+  c.link.name = "custom";
+  c.link.gbps = 10;
+  const auto meets = [&](std::uint32_t x, std::uint32_t y, DisaggResult* out = nullptr) {
+    c.prefill_replicas = x, c.decode_replicas = y;
+    const DisaggResult r = simulate_disagg(llama(), c, LinearTimer{}, LinearTimer{}, w);
+    if (out) *out = r;
+    const auto& s = r.run.summary;
+    return s.requests == 40 && s.ttft_ms.p99 <= 400 && s.tpot_ms.p99 <= 14;
+  };
+  DisaggResult found;
+  EXPECT_TRUE(meets(d->prefill_replicas, d->decode_replicas, &found));
+  EXPECT_DOUBLE_EQ(found.run.summary.ttft_ms.p99, d->ttft_p99_ms);
+  EXPECT_DOUBLE_EQ(found.run.summary.tpot_ms.p99, d->tpot_p99_ms);
+  for (std::uint32_t n = 2; n < d->replicas; ++n)
+    for (std::uint32_t x = 1; x < n; ++x) EXPECT_FALSE(meets(x, n - x)) << x << "P" << n - x << "D";
+  // The aggregated row needs more GPUs here (its decodes share steps with 110 ms prefills), so
+  // the xPyD row ranks first; aggregated replicas as many as the xPyD row's fail the TPOT limit.
+  EXPECT_TRUE(rows[0].disaggregated());
+  EXPECT_GT(rows[1].gpus, rows[0].gpus);
+  const SimResult agg = simulate_replicas(llama(), c.prefill, LinearTimer{}, w, d->replicas);
+  EXPECT_GT(agg.summary.tpot_ms.p99, 14);
+}
+
+TEST(DisaggSloSearch, OnlyVllmIsSearchedDisaggregated) {
+  SloSearchInput in;
+  in.base.plan.engine = Engine::sglang;
+  in.base.plan.context = 2048;
+  in.slo.ttft_p99_ms = 100;
+  GpuSpec g;
+  g.id = "a";
+  g.memory_bytes = std::uint64_t{80} << 30;
+  in.lines = slo_lines(llama(), {g}, {1}, {parse_kv_format("bf16")}, {{}});
+  in.disaggregated = true;
+  expect_error([&] { slo_search(llama(), fixture::workload({fixture::req(0, 0, 10, 2)}), in); },
+               "engine", "P/D connector");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -50,54 +51,78 @@ Trial judge(const SimResult& r, const SloLimits& slo) {
 bool cancelled(const SloSearchInput& in) { return in.cancel && in.cancel->load(); }
 Error cancelled_error() { return Error("SLO search", "search", "cancelled"); }
 
+// One replica of a line: the search's engine settings on the line's GPU, TP, format and policy.
+ServingConfig line_config(const SloSearchInput& in, const SloLine& line) {
+  ServingConfig cfg = in.base;
+  cfg.async_scheduling = default_async_scheduling(cfg.plan);
+  cfg.plan.gpu_memory_bytes = line.gpu.engine_memory_bytes();
+  cfg.plan.gpu_id = line.gpu.id;
+  cfg.plan.tp = line.tp;
+  cfg.plan.format = line.format;
+  cfg.plan.policy = line.policy;
+  cfg.plan.gpus = 0;
+  cfg.plan.available_kv_bytes.reset();
+  cfg.plan.available_kv_bytes_per_rank.clear();
+  return cfg;
+}
+
+// What every line's search does first: the row's identity, the weights' check, prefix caching
+// where it is modelled, the step timer. False (with the reason in the row) when nothing can run.
+bool prepare_line(const ModelSpec& model, const SloSearchInput& in, const SloLine& line,
+                  ServingConfig& cfg, std::unique_ptr<StepTimer>& timer, SloRow& row) {
+  const MemoryBudget mem = memory_budget(model, cfg.plan, line.gpu.id);
+  if (mem.available_bytes == 0) {
+    row.reason = "the weights (" + human_bytes(mem.weight_bytes) + " per GPU) leave no KV memory";
+    return false;
+  }
+  if (cfg.enable_prefix_caching && !prefix_caching_modelled(model, cfg.plan))
+    cfg.enable_prefix_caching = false, cfg.cpu_offload_bytes = 0;
+  if (in.timer)
+    timer = in.timer(model, line.gpu, line.tp, cfg.plan.engine);
+  else
+    timer = std::make_unique<StepModel>(
+        model, line.gpu, step_model_input(line.gpu, cfg.plan.engine, line.tp), line.gpu.id);
+  return true;
+}
+
+SloRow line_row(const SloLine& line, Engine engine) {
+  SloRow row;
+  row.gpu = line.gpu.id;
+  row.tp = line.tp;
+  row.kv_dtype = to_string(line.format);
+  row.policy = to_string(line.policy);
+  row.engine_native = engine_supports(engine, line.format, line.policy);
+  return row;
+}
+
+// Runs search(row), turning a line's own input error into its row's reason.
+template <class Search>
+SloRow run_line(const SloSearchInput& in, SloRow row, Search&& search) {
+  try {
+    search(row);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::internal) throw;
+    if (cancelled(in)) throw cancelled_error();  // not this line's reason: the search stops
+    row.meets = false, row.replicas = 0, row.gpus = 0;
+    row.prefill_replicas = 0, row.decode_replicas = 0;
+    row.reason = e.message();
+  }
+  return row;
+}
+
 class LineSearch {
  public:
   LineSearch(const ModelSpec& model, const Workload& w, const SloSearchInput& in,
              const SloLine& line)
-      : model_(model), w_(w), in_(in), line_(line) {
-    cfg_ = in.base;
-    cfg_.async_scheduling = default_async_scheduling(cfg_.plan);
-    cfg_.plan.gpu_memory_bytes = line.gpu.engine_memory_bytes();
-    cfg_.plan.gpu_id = line.gpu.id;
-    cfg_.plan.tp = line.tp;
-    cfg_.plan.format = line.format;
-    cfg_.plan.policy = line.policy;
-    cfg_.plan.gpus = 0;
-    cfg_.plan.available_kv_bytes.reset();
-    cfg_.plan.available_kv_bytes_per_rank.clear();
-  }
+      : model_(model), w_(w), in_(in), line_(line), cfg_(line_config(in, line)) {}
 
   SloRow run() {
-    SloRow row;
-    row.gpu = line_.gpu.id;
-    row.tp = line_.tp;
-    row.kv_dtype = to_string(line_.format);
-    row.policy = to_string(line_.policy);
-    row.engine_native = engine_supports(cfg_.plan.engine, line_.format, line_.policy);
-    try {
-      search(row);
-    } catch (const Error& e) {
-      if (e.kind() == ErrorKind::internal) throw;
-      if (cancelled(in_)) throw cancelled_error();  // not this line's reason: the search stops
-      row.meets = false, row.replicas = 0, row.gpus = 0;
-      row.reason = e.message();
-    }
-    return row;
+    return run_line(in_, line_row(line_, cfg_.plan.engine), [this](SloRow& r) { search(r); });
   }
 
  private:
   void search(SloRow& row) {
-    const MemoryBudget mem = memory_budget(model_, cfg_.plan, line_.gpu.id);
-    if (mem.available_bytes == 0) {
-      row.reason = "the weights (" + human_bytes(mem.weight_bytes) + " per GPU) leave no KV memory";
-      return;
-    }
-    if (cfg_.enable_prefix_caching && !prefix_caching_modelled(model_, cfg_.plan))
-      cfg_.enable_prefix_caching = false, cfg_.cpu_offload_bytes = 0;
-    if (in_.timer)
-      timer_ = in_.timer(model_, line_.gpu, line_.tp, cfg_.plan.engine);
-    else
-      timer_ = default_timer();
+    if (!prepare_line(model_, in_, line_, cfg_, timer_, row)) return;
     const std::uint32_t max_r = in_.max_gpus / line_.tp;
     if (max_r == 0) {
       row.reason = "TP " + std::to_string(line_.tp) + " exceeds the " +
@@ -156,11 +181,6 @@ class LineSearch {
     if (!row.vllm_command && !row.sglang_command) row.reason = why;
   }
 
-  std::unique_ptr<StepTimer> default_timer() const {
-    return std::make_unique<StepModel>(
-        model_, line_.gpu, step_model_input(line_.gpu, cfg_.plan.engine, line_.tp), line_.gpu.id);
-  }
-
   Trial trial(std::uint32_t replicas, SloRow& row) {
     ++row.simulations;
     SimOptions opt;
@@ -182,6 +202,157 @@ class LineSearch {
   const SloLine& line_;
   ServingConfig cfg_;
   std::unique_ptr<StepTimer> timer_;
+};
+
+// A line's xPyD row (the header comment has the search).
+class DisaggSearch {
+ public:
+  DisaggSearch(const ModelSpec& model, const Workload& w, const SloSearchInput& in,
+               const SloLine& line)
+      : model_(model), w_(w), in_(in), line_(line), cfg_(line_config(in, line)) {}
+
+  SloRow run() {
+    return run_line(in_, line_row(line_, cfg_.plan.engine), [this](SloRow& r) { search(r); });
+  }
+
+ private:
+  struct Split {
+    std::uint32_t x = 0, y = 0;  // prefill, decode replicas
+    Trial t;
+    double kv_gbps = 0;
+  };
+
+  void search(SloRow& row) {
+    row.prefill_replicas = 1, row.decode_replicas = 1;  // marks the row disaggregated
+    row.kv_link = in_.kv_link;
+    if (!prepare_line(model_, in_, line_, cfg_, timer_, row)) return;
+    d_.prefill = cfg_;
+    d_.decode = cfg_;
+    d_.decode.enable_prefix_caching = false, d_.decode.cpu_offload_bytes = 0;
+    d_.link = kv_link(in_.kv_link, line_.gpu, "--kv-link", "kv_link");
+    d_.link.latency_s = in_.kv_link_latency_s;
+    d_.link.per_request_s = in_.kv_transfer_overhead_s;
+    d_.routing = in_.routing;
+    d_.nvlink_domain_gpus = max_tp_span(line_.gpu);
+    std::uint32_t max_n = in_.max_gpus / line_.tp;
+    if (d_.link.name == "nvlink") max_n = std::min(max_n, d_.nvlink_domain_gpus / line_.tp);
+    if (max_n < 2) {
+      row.reason = "a prefill and a decode replica of TP " + std::to_string(line_.tp) +
+                   " do not fit the " + std::to_string(in_.max_gpus) + " GPUs allowed" +
+                   (d_.link.name == "nvlink" ? " and one NVLink domain" : "");
+      return;
+    }
+    // Doubling n until a split meets the SLO, then bisection in (last failing, first meeting].
+    std::uint32_t fail = 1, pass = 0;
+    Split last;
+    for (std::uint32_t n = 2;; n = std::min(max_n, n * 2)) {
+      last = best_split(n, row);
+      if (last.t.meets) {
+        pass = n;
+        break;
+      }
+      fail = n;
+      if (last.t.refused > 0) return refused(row, last);
+      if (n == max_n) break;
+    }
+    if (!pass) {
+      fill(row, last);
+      row.reason = "p99 TTFT " + fixed(last.t.ttft, 0) + " ms, TPOT " + fixed(last.t.tpot, 1) +
+                   " ms, E2E " + fixed(last.t.e2e, 0) + " ms at " + std::to_string(last.x) + "P" +
+                   std::to_string(last.y) + "D (" + std::to_string(fail * line_.tp) +
+                   " GPUs, the most allowed)";
+      return;
+    }
+    Split best = last;
+    while (pass - fail > 1) {
+      const std::uint32_t mid = fail + (pass - fail) / 2;
+      const Split s = best_split(mid, row);
+      if (s.t.meets)
+        pass = mid, best = s;
+      else
+        fail = mid;
+    }
+    fill(row, best);
+    row.meets = true;
+    commands(row);
+  }
+
+  // The split of n replicas to judge: the fewest prefill replicas whose TTFT holds (and that
+  // refuse nothing), found by bisection; with no TTFT limit, one.
+  Split best_split(std::uint32_t n, SloRow& row) {
+    std::uint32_t lo = 1, hi = n - 1;  // TTFT is taken to hold at hi if anywhere
+    if (in_.slo.ttft_p99_ms > 0) {
+      while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        const Split& s = trial(mid, n - mid, row);
+        if (s.t.refused == 0 && s.t.ttft <= in_.slo.ttft_p99_ms)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+    }
+    return trial(lo, n - lo, row);
+  }
+
+  const Split& trial(std::uint32_t x, std::uint32_t y, SloRow& row) {
+    const auto key = std::make_pair(x, y);
+    if (auto it = tried_.find(key); it != tried_.end()) return it->second;
+    ++row.simulations;
+    DisaggConfig c = d_;
+    c.prefill_replicas = x, c.decode_replicas = y;
+    SimOptions opt;
+    opt.slo = in_.slo;
+    opt.cancel = in_.cancel;
+    const DisaggResult r = simulate_disagg(model_, c, *timer_, *timer_, w_, opt);
+    return tried_[key] = Split{.x = x, .y = y, .t = judge(r.run, in_.slo), .kv_gbps = r.kv_gbps};
+  }
+
+  void refused(SloRow& row, const Split& s) {
+    fill(row, s);
+    row.reason = std::to_string(s.t.refused) + " of " + std::to_string(s.t.requests) +
+                 " requests refused (prompt + output > max_model_len " +
+                 std::to_string(cfg_.plan.context) + ", or more KV than the pool holds)";
+  }
+
+  void fill(SloRow& row, const Split& s) const {
+    row.prefill_replicas = s.x, row.decode_replicas = s.y;
+    row.replicas = s.x + s.y;
+    row.gpus = row.replicas * line_.tp;
+    row.ttft_p99_ms = s.t.ttft, row.tpot_p99_ms = s.t.tpot, row.e2e_p99_ms = s.t.e2e;
+    row.kv_gbps = s.kv_gbps;
+    row.cost_per_hour = round_cents(line_.gpu.price_per_hour * row.gpus);
+  }
+
+  // One vLLM instance per replica with the NIXL connector (docs/features/nixl_connector_usage.md
+  // @026c83f974fcee0e1887060ebdcc53dc427bacfc: kv_producer for prefillers, kv_consumer for
+  // decoders, a proxy in front); the decode side without prefix caching, as simulated.
+  void commands(SloRow& row) const {
+    PlanInput p = cfg_.plan;
+    p.gpus = line_.tp;
+    p.concurrency = cfg_.max_num_seqs;
+    std::string why;
+    const auto base = vllm_command(model_, p, &why);
+    if (!base) {
+      row.reason = why;
+      return;
+    }
+    const auto role = [](const char* r) {
+      return std::string(
+                 " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"") +
+             r + "\"}'";
+    };
+    row.prefill_command = *base + role("kv_producer");
+    row.decode_command = *base + " --no-enable-prefix-caching" + role("kv_consumer");
+  }
+
+  const ModelSpec& model_;
+  const Workload& w_;
+  const SloSearchInput& in_;
+  const SloLine& line_;
+  ServingConfig cfg_;
+  DisaggConfig d_;
+  std::unique_ptr<StepTimer> timer_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Split> tried_;
 };
 
 void rank(std::vector<SloRow>& rows) {
@@ -233,31 +404,39 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
   if (in.lines.empty())
     throw Error("--slo", "gpu", "no GPU type and TP size to search (is TP valid for the model?)");
   check_simulated_engine(in.base.plan.engine, "--slo");
-  std::vector<SloRow> rows(in.lines.size());
+  if (in.disaggregated && in.base.plan.engine != Engine::vllm)
+    throw Error("--slo", "engine",
+                "disaggregated layouts are modelled with vLLM's P/D connector semantics; " +
+                    to_string(in.base.plan.engine) + " is not");
+  // Tasks: every line aggregated, then (when asked) every line disaggregated.
+  const std::size_t tasks = in.lines.size() * (in.disaggregated ? 2 : 1);
+  std::vector<SloRow> rows(tasks);
   std::atomic<std::size_t> next{0};
   std::atomic<std::uint64_t> done{0};
   std::mutex mu;
   std::exception_ptr failure;
   const auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < in.lines.size();) {
+    for (std::size_t i; (i = next.fetch_add(1)) < tasks;) {
       try {
         if (cancelled(in)) throw cancelled_error();
-        rows[i] = LineSearch(model, workload, in, in.lines[i]).run();
+        const SloLine& line = in.lines[i % in.lines.size()];
+        rows[i] = i < in.lines.size() ? LineSearch(model, workload, in, line).run()
+                                      : DisaggSearch(model, workload, in, line).run();
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!failure) failure = std::current_exception();
-        next = in.lines.size();
+        next = tasks;
         return;
       }
       const auto d = ++done;
       if (in.progress) {
         std::lock_guard<std::mutex> lock(mu);
-        in.progress(d, in.lines.size());
+        in.progress(d, tasks);
       }
     }
   };
   unsigned n = in.threads ? in.threads : std::max(1u, std::thread::hardware_concurrency());
-  n = static_cast<unsigned>(std::min<std::size_t>(n, in.lines.size()));
+  n = static_cast<unsigned>(std::min<std::size_t>(n, tasks));
   std::vector<std::thread> pool;
   for (unsigned k = 1; k < n; ++k) pool.emplace_back(worker);
   worker();
@@ -266,6 +445,42 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
   rank(rows);
   return rows;
 }
+
+namespace {
+
+// "aggregated", or "2P1D" for two prefill and one decode replicas.
+std::string layout(const SloRow& r) {
+  if (!r.disaggregated()) return "aggregated";
+  return std::to_string(r.prefill_replicas) + "P" + std::to_string(r.decode_replicas) + "D";
+}
+
+nlohmann::json optional_text(const std::optional<std::string>& s) {
+  return s ? nlohmann::json(*s) : nlohmann::json();
+}
+
+// The winner's launch lines: the engine commands, or each role's instances and the proxy.
+std::string winner_text(const SloRow& w) {
+  std::string s = "\ncheapest meeting the SLO: " + std::to_string(w.gpus) + " x " + w.gpu +
+                  " (TP " + std::to_string(w.tp) + ", ";
+  if (w.disaggregated())
+    s += std::to_string(w.prefill_replicas) + " prefill + " + std::to_string(w.decode_replicas) +
+         " decode replicas over " + w.kv_link + ", " + fixed(w.kv_gbps, 2) + " GB/s of KV), ";
+  else
+    s += std::to_string(w.replicas) + (w.replicas == 1 ? " replica), " : " replicas), ");
+  s += w.kv_dtype + (w.engine_native ? "" : " (not native to the engine: a what-if)") + "\n";
+  if (w.vllm_command) s += "  " + *w.vllm_command + "\n";
+  if (w.sglang_command) s += "  " + *w.sglang_command + "\n";
+  if (w.prefill_command)
+    s += "  prefill, " + std::to_string(w.prefill_replicas) +
+         " instance(s): " + *w.prefill_command + "\n";
+  if (w.decode_command)
+    s += "  decode, " + std::to_string(w.decode_replicas) + " instance(s): " + *w.decode_command +
+         "\n  with a proxy that sends each request to a prefiller (max_tokens 1), then to a "
+         "decoder (vLLM's tests/v1/kv_connector/nixl_integration/toy_proxy_server.py)\n";
+  return s;
+}
+
+}  // namespace
 
 std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& slo,
                               OutputFormat f) {
@@ -277,7 +492,10 @@ std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& 
       arr.push_back(
           {{"gpu", r.gpu},
            {"tp", r.tp},
+           {"layout", layout(r)},
            {"replicas", r.replicas},
+           {"prefill_replicas", r.prefill_replicas},
+           {"decode_replicas", r.decode_replicas},
            {"gpus", r.gpus},
            {"kv_dtype", r.kv_dtype},
            {"policy", r.policy},
@@ -291,7 +509,11 @@ std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& 
            {"simulations", r.simulations},
            {"reason", r.reason},
            {"vllm", r.vllm_command ? nlohmann::json(*r.vllm_command) : nlohmann::json()},
-           {"sglang", r.sglang_command ? nlohmann::json(*r.sglang_command) : nlohmann::json()}});
+           {"sglang", optional_text(r.sglang_command)},
+           {"kv_link", r.disaggregated() ? nlohmann::json(r.kv_link) : nlohmann::json()},
+           {"kv_gbps", r.disaggregated() && run ? nlohmann::json(r.kv_gbps) : nlohmann::json()},
+           {"prefill_command", optional_text(r.prefill_command)},
+           {"decode_command", optional_text(r.decode_command)}});
     }
     nlohmann::json j = {{"slo",
                          {{"ttft_p99_ms", lim(slo.ttft_p99_ms)},
@@ -301,13 +523,13 @@ std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& 
                         {"winner", !rows.empty() && rows[0].meets ? arr[0] : nlohmann::json()}};
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
-  Table t{{"#", "GPU", "TP", "replicas", "GPUs", "kv_dtype", "policy", "native", "meets",
+  Table t{{"#", "GPU", "TP", "layout", "replicas", "GPUs", "kv_dtype", "policy", "native", "meets",
            "TTFT p99 ms", "TPOT p99 ms", "E2E p99 ms", "$/h", "note"},
           {}};
   std::size_t k = 0;
   for (const auto& r : rows) {
     const bool run = r.replicas > 0;
-    t.rows.push_back({std::to_string(++k), r.gpu, std::to_string(r.tp),
+    t.rows.push_back({std::to_string(++k), r.gpu, std::to_string(r.tp), layout(r),
                       run ? std::to_string(r.replicas) : "-", run ? std::to_string(r.gpus) : "-",
                       r.kv_dtype, r.policy, r.engine_native ? "yes" : "no (what-if)",
                       r.meets ? "yes" : "no", run ? fixed(r.ttft_p99_ms, 0) : "-",
@@ -316,13 +538,7 @@ std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& 
   }
   std::string s = f == OutputFormat::md ? render_markdown(t) : render_text(t);
   if (!rows.empty() && rows[0].meets) {
-    const auto& w = rows[0];
-    s += "\ncheapest meeting the SLO: " + std::to_string(w.gpus) + " x " + w.gpu + " (TP " +
-         std::to_string(w.tp) + ", " + std::to_string(w.replicas) +
-         (w.replicas == 1 ? " replica), " : " replicas), ") + w.kv_dtype +
-         (w.engine_native ? "" : " (not native to the engine: a what-if)") + "\n";
-    if (w.vllm_command) s += "  " + *w.vllm_command + "\n";
-    if (w.sglang_command) s += "  " + *w.sglang_command + "\n";
+    s += winner_text(rows[0]);
   } else {
     s += "\nno configuration meets the SLO within the GPUs allowed\n";
   }

@@ -21,6 +21,15 @@
 // run on `threads` std::thread workers (0 = hardware_concurrency); the result does not depend
 // on how many.
 //
+// Disaggregated layouts (SloSearchInput::disaggregated, disagg.hpp): each line also gets an xPyD
+// row, the fewest prefill + decode replicas (both at the line's TP, over the KV link given)
+// meeting the SLO. Replicas in all n = 2, 4, 8, ... until some split meets it, then bisection on n;
+// at each n the split is the fewest prefill replicas whose TTFT holds (a binary search over x,
+// assuming more prefill replicas never raise TTFT), which leaves the most decode replicas for
+// TPOT: if that split fails TPOT or E2E, no split of n holds (fewer prefill replicas fail TTFT,
+// more leave fewer decode replicas). With an nvlink link every GPU must fit one NVLink domain
+// (max_tp_span), which caps n.
+//
 // Ranking: rows meeting the SLO first, by cost per hour (GPUs × price) when every such row has a
 // price, else by GPU count; ties by engine-native first, then fewer GPUs, smaller TP, the
 // order of `lines`. Then the rows that did not meet it, in line order, with the reason.
@@ -36,6 +45,7 @@
 
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving.hpp"
 
 namespace kvplan::sim {
@@ -75,11 +85,22 @@ struct SloSearchInput {
   // Set: every simulation gets it (SimOptions::cancel), and once it is true the search stops,
   // throwing Error("SLO search", "search", "cancelled"); no row is returned.
   const std::atomic<bool>* cancel = nullptr;
+  // Also search xPyD layouts over this link (a kv_link() spec, resolved for each line's GPU),
+  // with its latency and per-request overhead and this routing; see the header comment.
+  bool disaggregated = false;
+  std::string kv_link = "nvlink";
+  double kv_link_latency_s = 0, kv_transfer_overhead_s = 0;
+  Routing routing = Routing::round_robin;
 };
 
 struct SloRow {
   std::string gpu;
   std::uint32_t tp = 1, replicas = 0, gpus = 0;  // replicas 0: none found
+  // A disaggregated row: its prefill and decode replicas (replicas = their sum), the link, and
+  // the KV bandwidth the run needed (all transfers' bytes over the run, GB/s). Both 0: aggregated.
+  std::uint32_t prefill_replicas = 0, decode_replicas = 0;
+  std::string kv_link;
+  double kv_gbps = 0;
   std::string kv_dtype, policy;
   bool engine_native = false;  // the engine implements the format and policy
   bool meets = false;          // the SLO holds at `replicas`
@@ -88,6 +109,9 @@ struct SloRow {
   std::uint32_t simulations = 0;                            // runs this line took
   std::string reason;                                       // why not, when !meets
   std::optional<std::string> vllm_command, sglang_command;  // for rows that meet the SLO
+  // A disaggregated row's vLLM instances (one per replica, NixlConnector), for rows that meet it.
+  std::optional<std::string> prefill_command, decode_command;
+  bool disaggregated() const { return prefill_replicas > 0; }
 };
 
 // Throws Error (source "--slo") when no limit is set or there are no lines, or the engine is
@@ -97,9 +121,10 @@ struct SloRow {
 std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
                                const SloSearchInput& in);
 
-// table, json, md. JSON: {slo{...}, rows[{gpu, tp, replicas, gpus, kv_dtype, policy,
-// engine_native, meets, ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, cost_per_hour, simulations,
-// reason, vllm, sglang}], winner (the first row when it meets the SLO, else null)}.
+// table, json, md. JSON: {slo{...}, rows[{gpu, tp, layout ("aggregated" or "xPyD"), replicas,
+// prefill_replicas, decode_replicas, gpus, kv_dtype, policy, engine_native, meets, ttft_p99_ms,
+// tpot_p99_ms, e2e_p99_ms, cost_per_hour, simulations, reason, vllm, sglang, kv_link, kv_gbps,
+// prefill_command, decode_command}], winner (the first row when it meets the SLO, else null)}.
 std::string render_slo_search(const std::vector<SloRow>& rows, const SloLimits& slo,
                               OutputFormat f);
 
