@@ -282,6 +282,60 @@ void check_slo_workload(const Slo& s, const std::string& workload, const std::st
 
 }  // namespace detail
 
+namespace {
+
+// "disaggregated": {"prefill": {"replicas": 2, "tensor_parallel_size": 1}, "decode": {...},
+// "kv_link": "ndr400", "kv_link_latency_ms": 0, "kv_transfer_overhead_ms": 0, "routing":
+// "round_robin"}. Each side's TP defaults to engine.tensor_parallel_size; hardware.gpus, when
+// given, must be both sides' GPUs. The plan becomes the decode side's.
+void read_deploy_disagg(detail::JsonObject& o, bool gpus_given, Deployment& d) {
+  auto dg = o.opt_object("disaggregated");
+  if (!dg) return;
+  DisaggLayout l;
+  const auto side = [&](const char* key, std::uint32_t& replicas, std::uint32_t& tp) {
+    auto s = dg->object(key);
+    replicas = static_cast<std::uint32_t>(s.uint("replicas", 1, 1024));
+    tp =
+        static_cast<std::uint32_t>(s.opt_uint("tensor_parallel_size", 1, 4096).value_or(d.plan.tp));
+    s.finish();
+  };
+  side("prefill", l.prefill_replicas, l.prefill_tp);
+  side("decode", l.decode_replicas, l.decode_tp);
+  l.kv_link = dg->opt_str("kv_link").value_or(l.kv_link);
+  l.routing = dg->opt_str("routing").value_or(l.routing);
+  l.kv_link_latency_ms = dg->opt_number("kv_link_latency_ms", 0, 10000).value_or(0);
+  l.kv_transfer_overhead_ms = dg->opt_number("kv_transfer_overhead_ms", 0, 10000).value_or(0);
+  dg->finish();
+  if (d.plan.engine != Engine::vllm)
+    throw Error(d.source, "/disaggregated",
+                "is modelled with vLLM's P/D connector semantics; engine.name is " +
+                    to_string(d.plan.engine));
+  const std::uint64_t pp = d.plan.pp,
+                      prefill = std::uint64_t{l.prefill_replicas} * l.prefill_tp * pp,
+                      decode = std::uint64_t{l.decode_replicas} * l.decode_tp * pp;
+  if (gpus_given && d.plan.gpus != prefill + decode)
+    throw Error(d.source, "/hardware/gpus",
+                "the disaggregated layout takes " + std::to_string(prefill + decode) + " GPUs (" +
+                    std::to_string(prefill) + " prefill + " + std::to_string(decode) +
+                    " decode), got " + std::to_string(d.plan.gpus));
+  if (prefill + decode > kMaxGpus)
+    throw Error(d.source, "/disaggregated",
+                "takes " + std::to_string(prefill + decode) + " GPUs, more than " +
+                    std::to_string(kMaxGpus));
+  d.plan.tp = l.decode_tp;
+  d.plan.gpus = static_cast<std::uint32_t>(decode);
+  d.disagg = l;
+}
+
+}  // namespace
+
+std::uint64_t deployment_gpus(const Deployment& d) {
+  const std::uint64_t unit = std::uint64_t{d.plan.tp} * d.plan.pp;
+  const std::uint64_t own = d.plan.gpus ? d.plan.gpus : unit;
+  if (!d.disagg) return own;
+  return own + std::uint64_t{d.disagg->prefill_replicas} * d.disagg->prefill_tp * d.plan.pp;
+}
+
 Deployment parse_deploy_json(const std::string& text, const std::string& source,
                              const std::string& base_dir) {
   const auto j = detail::parse_json_text(text, source);
@@ -303,13 +357,20 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);
   read_deploy_offload(o, d);
+  read_deploy_disagg(o, gpus_given, d);
   o.finish();
   d.plan.concurrency = d.slo.concurrency;
   d.plan.gpu_memory_bytes = d.gpu.engine_memory_bytes();
   d.plan.gpu_id = d.gpu.id;
   d.plan.max_num_seqs = d.max_num_seqs;
 
-  validate_parallelism(d, gpus_given);
+  validate_parallelism(d, gpus_given || d.disagg);
+  if (d.disagg) {  // the prefill side's TP against the model's heads, named by its field
+    DeploymentShape shape{.tp = d.disagg->prefill_tp, .pp = d.plan.pp};
+    ShapeFields names = deploy_file_names();
+    names.tp = "/disaggregated/prefill/tensor_parallel_size";
+    throw_if_any(d.source, validate_deployment_shape(shape, &d.model, names));
+  }
   // Format against the model's widths (kivi groups, MLA latents), naming the field.
   const std::string fmt_ptr = j.contains("compression") ? "/compression" : "/engine/kv_cache_dtype";
   at_field(source, fmt_ptr, [&] { return plan_capacity(d.model, d.plan, "plan"); });
@@ -822,11 +883,13 @@ std::optional<CheckItem> check_cost(CheckContext& x) {
     i.fix = "set hardware.price_per_hour";
     return i;
   }
-  const double cost = d.plan.gpus * d.gpu.price_per_hour;
+  const std::uint64_t gpus = deployment_gpus(d);
+  const double cost = static_cast<double>(gpus) * d.gpu.price_per_hour;
   i.passed = cost <= *d.slo.max_cost_per_hour;
   char b[160];
-  std::snprintf(b, sizeof b, "%u × %s at $%.2f/h = $%.2f/h, budget $%.2f/h", d.plan.gpus,
-                d.gpu.id.c_str(), d.gpu.price_per_hour, cost, *d.slo.max_cost_per_hour);
+  std::snprintf(b, sizeof b, "%llu × %s at $%.2f/h = $%.2f/h, budget $%.2f/h",
+                static_cast<unsigned long long>(gpus), d.gpu.id.c_str(), d.gpu.price_per_hour, cost,
+                *d.slo.max_cost_per_hour);
   i.detail = b;
   if (!i.passed) {
     std::snprintf(b, sizeof b, ": over by $%.2f/h", cost - *d.slo.max_cost_per_hour);
@@ -945,6 +1008,29 @@ Slo parse_slo_spec(const std::string& spec, const std::string& source) {
   return detail::read_slo_object(o, 0, false);
 }
 
+namespace {
+
+// A disaggregated deployment: every item above is the decode side's (it holds the running
+// requests); the prefill side must load its weights and start with one request of max_model_len
+// on its own TP, as any replica.
+void check_prefill_side(const Deployment& d, CheckReport& r) {
+  for (auto& i : r.items)
+    if (i.id != "cost" && i.id != "engine_settings") i.title = "decode side: " + i.title;
+  Deployment p = d;
+  p.plan.tp = d.disagg->prefill_tp;
+  p.plan.gpus = d.disagg->prefill_replicas * d.disagg->prefill_tp * d.plan.pp;
+  const Eval e = evaluate(p, p.plan);
+  CheckContext x{.d = p, .e = e};
+  for (auto check : {check_weights_fit, check_engine_starts})
+    if (auto i = check(x)) {
+      i->id = "prefill_" + i->id;
+      i->title = "prefill side: " + i->title;
+      r.items.push_back(std::move(*i));
+    }
+}
+
+}  // namespace
+
 CheckReport run_check(const Deployment& d) {
   CheckReport r;
   r.deploy = d;
@@ -963,6 +1049,7 @@ CheckReport run_check(const Deployment& d) {
     r.host = host_memory(d.host_tiers, d.model, d.plan, e.at_mml, node, d.source);
     r.items.push_back(check_host_memory(*r.host, node));
   }
+  if (d.disagg) check_prefill_side(d, r);
   return r;
 }
 

@@ -42,7 +42,7 @@ nlohmann::ordered_json hardware(const Deployment& d) {
     hw["gpu_memory_gib"] = to_gib(d.gpu.memory_bytes);
   else
     hw["gpu"] = d.gpu.id;
-  hw["gpus"] = d.plan.gpus ? d.plan.gpus : d.plan.tp * d.plan.pp;
+  hw["gpus"] = deployment_gpus(d);
   if (d.gpu.price_per_hour != preset_price(d.gpu)) hw["price_per_hour"] = d.gpu.price_per_hour;
   if (d.node.memory_bytes) hw["node_memory_gib"] = to_gib(*d.node.memory_bytes);
   if (d.node.gpus) hw["gpus_per_node"] = *d.node.gpus;
@@ -102,6 +102,18 @@ nlohmann::ordered_json engine(const Deployment& d) {
   return en;
 }
 
+// "disaggregated": both sides as read_deploy_disagg reads them.
+nlohmann::ordered_json disaggregated(const DisaggLayout& l) {
+  nlohmann::ordered_json o;
+  o["prefill"] = {{"replicas", l.prefill_replicas}, {"tensor_parallel_size", l.prefill_tp}};
+  o["decode"] = {{"replicas", l.decode_replicas}, {"tensor_parallel_size", l.decode_tp}};
+  o["kv_link"] = l.kv_link;
+  if (l.kv_link_latency_ms > 0) o["kv_link_latency_ms"] = l.kv_link_latency_ms;
+  if (l.kv_transfer_overhead_ms > 0) o["kv_transfer_overhead_ms"] = l.kv_transfer_overhead_ms;
+  o["routing"] = l.routing;
+  return o;
+}
+
 nlohmann::ordered_json slo(const Slo& s) {
   nlohmann::ordered_json o;
   o["context"] = s.context;
@@ -132,6 +144,7 @@ std::string to_json(const Deployment& d, const std::string& model_ref) {
   o["slo"] = slo(d.slo);
   if (!d.workload.empty()) o["workload"] = d.workload;
   if (d.host_tiers.any()) o["offload"] = offload(d.host_tiers);
+  if (d.disagg) o["disaggregated"] = disaggregated(*d.disagg);
   return o.dump(2) + "\n";
 }
 

@@ -734,7 +734,14 @@ std::string check_json(const CheckReport& r) {
   j["failures"] = r.failures();
   j["model"] = d.model.id;
   j["gpu"] = d.gpu.id;
-  j["gpus"] = d.plan.gpus;
+  j["gpus"] = d.disagg ? deployment_gpus(d) : d.plan.gpus;
+  if (d.disagg)  // the plan's figures below are the decode side's
+    j["disaggregated"] = {{"prefill_replicas", d.disagg->prefill_replicas},
+                          {"prefill_tp", d.disagg->prefill_tp},
+                          {"decode_replicas", d.disagg->decode_replicas},
+                          {"decode_tp", d.disagg->decode_tp},
+                          {"kv_link", d.disagg->kv_link},
+                          {"routing", d.disagg->routing}};
   j["engine"] = to_string(d.plan.engine);
   j["kv_dtype"] = to_string(d.plan.format);
   j["policy"] = to_string(d.plan.policy);
@@ -798,9 +805,15 @@ std::string check_text(const CheckReport& r, bool md) {
                                   ? "PASS: all " + std::to_string(r.items.size()) + " checks hold"
                                   : "FAIL: " + std::to_string(r.failures()) + " of " +
                                         std::to_string(r.items.size()) + " checks failed";
+  // A disaggregated deployment: its GPUs in all, and each side's replicas and TP.
+  const std::string layout = d.disagg
+                                 ? ", " + std::to_string(d.disagg->prefill_replicas) +
+                                       " prefill TP " + std::to_string(d.disagg->prefill_tp) +
+                                       " + " + std::to_string(d.disagg->decode_replicas) + " decode"
+                                 : "";
   const std::string head = "kvplan check " + d.name + ": " + d.model.id + " on " +
-                           std::to_string(d.plan.gpus) + " × " + d.gpu.id + ", " +
-                           to_string(d.plan.engine) + " TP " + std::to_string(d.plan.tp) +
+                           std::to_string(deployment_gpus(d)) + " × " + d.gpu.id + ", " +
+                           to_string(d.plan.engine) + layout + " TP " + std::to_string(d.plan.tp) +
                            (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") + ", " +
                            to_string(d.plan.format) + ", max_model_len " + grouped(d.plan.context);
   std::string s;

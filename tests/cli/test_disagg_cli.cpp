@@ -4,6 +4,7 @@
 // = 131,072 bytes per token, so a 1,600-token prompt (100 blocks of 16) sends 209,715,200 bytes.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -146,6 +147,49 @@ TEST(DisaggCli, PlanRefusesTheLinkWithoutTheLayout) {
                                "' --slo ttft_p99_ms=2000 --disaggregated");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "P/D connector")) << r.err;
+}
+
+// One verdict: check on a disaggregated deployment file simulates what simulate runs for the
+// same layout, flags for fields, and reports the same p99s.
+TEST(DisaggCli, CheckAndSimulateAgreeOnADisaggregatedDeployment) {
+  kvplan::test::TempDir dir;
+  const std::string w = workload(dir), deploy = dir.file("d.json");
+  std::ofstream(deploy) << R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus": 3},
+    "engine": {"name": "vllm", "max_model_len": 4096, "max_num_seqs": 256},
+    "disaggregated": {"prefill": {"replicas": 2}, "decode": {"replicas": 1},
+                      "kv_link": "ndr400", "kv_link_latency_ms": 0.5},
+    "workload": ")" + w + R"(",
+    "slo": {"concurrency": 8, "ttft_p99_ms": 5000, "tpot_p99_ms": 1000}})";
+  const auto c = kvplan::test::run_kvplan("check '" + deploy + "' --format json");
+  ASSERT_EQ(c.code, 0) << c.out << c.err;
+  const auto cj = nlohmann::json::parse(c.out);
+  EXPECT_EQ(cj["gpus"], 3);
+  EXPECT_EQ(cj["disaggregated"]["prefill_replicas"], 2);
+  const auto s = kvplan::test::run_kvplan(
+      "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 4096 --workload '" + w +
+      "' --prefill-replicas 2 --decode-replicas 1 --kv-link ndr400 --kv-link-latency-ms 0.5 "
+      "--format json -q");
+  ASSERT_EQ(s.code, 0) << s.err;
+  const auto sj = nlohmann::json::parse(s.out);
+  char ttft[64], tpot[64];
+  std::snprintf(ttft, sizeof ttft, "simulated p99 %.1f ms",
+                sj["summary"]["ttft_ms"]["p99"].get<double>());
+  std::snprintf(tpot, sizeof tpot, "simulated p99 %.1f ms",
+                sj["summary"]["tpot_ms"]["p99"].get<double>());
+  int seen = 0;
+  for (const auto& i : cj["checks"]) {
+    const std::string detail = i["detail"].get<std::string>();
+    if (i["id"] == "ttft_p99") {
+      EXPECT_TRUE(has(detail, ttft)) << detail << " vs " << ttft;
+      EXPECT_TRUE(has(detail, "on 2P1D over ndr400")) << detail;
+      ++seen;
+    } else if (i["id"] == "tpot_p99") {
+      EXPECT_TRUE(has(detail, tpot)) << detail << " vs " << tpot;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2);
 }
 
 }  // namespace

@@ -41,6 +41,15 @@ struct Slo {
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
 };
 
+// A disaggregated prefill/decode layout: the deployment file's "disaggregated" (docs/disagg.md,
+// docs/deploy.md). The link and routing are kept as written; the serving simulator resolves
+// them (sim/disagg.hpp kv_link, parse_routing).
+struct DisaggLayout {
+  std::uint32_t prefill_replicas = 1, decode_replicas = 1, prefill_tp = 1, decode_tp = 1;
+  std::string kv_link = "nvlink", routing = "round_robin";
+  double kv_link_latency_ms = 0, kv_transfer_overhead_ms = 0;
+};
+
 struct Deployment {
   std::string source;  // the file (or flag) it came from
   std::string name;
@@ -61,7 +70,14 @@ struct Deployment {
   // How the deployment's source spells max_model_len, max_num_seqs and max_num_batched_tokens
   // (engine flags, JSON pointers, kvplan flags), for the engine's refusals.
   SettingsFields setting_fields;
+  // Disaggregated: `plan` is then the decode side (its TP, and its replicas' GPUs), which holds
+  // the running requests; run_check checks the prefill side's start separately.
+  std::optional<DisaggLayout> disagg;
 };
+
+// Every GPU the deployment uses: plan.gpus (or one replica's TP · PP), plus the prefill side's
+// when disaggregated.
+std::uint64_t deployment_gpus(const Deployment& d);
 
 // The settings the deployment's engine refuses to start with (engine_rules settings_problems),
 // named as its source spells them; empty when it starts. `kvplan check` fails them as the

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kvplan/error.hpp"
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
@@ -23,6 +24,33 @@ struct Limit {
   std::optional<double> limit;
   Percentiles StageSummary::*metric;
 };
+
+// A disaggregated deployment's run (disagg.hpp): each side a replica of the deployment's engine
+// settings at its own TP, the decode side without prefix caching, the file's link and routing
+// (fields named by their JSON pointers).
+SimResult simulate_disaggregated(const Deployment& d, const ServingConfig& cfg,
+                                 const StepTimer& decode_step,
+                                 const std::optional<CalibratedEfficiency>& calibrated,
+                                 const Workload& w, const SimOptions& opt, std::string& layout) {
+  const DisaggLayout& l = *d.disagg;
+  DisaggConfig c;
+  c.prefill = cfg;
+  c.prefill.plan.tp = l.prefill_tp;
+  c.decode = cfg;
+  c.decode.enable_prefix_caching = false;
+  c.prefill_replicas = l.prefill_replicas;
+  c.decode_replicas = l.decode_replicas;
+  c.link = kv_link(l.kv_link, d.gpu, d.source, "/disaggregated/kv_link");
+  c.link.latency_s = l.kv_link_latency_ms / 1e3;
+  c.link.per_request_s = l.kv_transfer_overhead_ms / 1e3;
+  c.routing = parse_routing(l.routing, d.source, "/disaggregated/routing");
+  c.nvlink_domain_gpus = max_tp_span(d.gpu);
+  const StepModel prefill_step(
+      d.model, d.gpu, step_model_input(d.gpu, d.plan.engine, l.prefill_tp, calibrated), d.source);
+  layout = std::to_string(l.prefill_replicas) + "P" + std::to_string(l.decode_replicas) +
+           "D over " + c.link.name;
+  return simulate_disagg(d.model, c, prefill_step, decode_step, w, opt).run;
+}
 
 }  // namespace
 
@@ -50,7 +78,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
   const std::uint32_t unit = d.plan.tp * d.plan.pp;
   const std::uint32_t replicas = d.plan.gpus && unit ? d.plan.gpus / unit : 1;
   SimResult r;
-  std::string why, refusals;
+  std::string why, refusals, layout;
   try {
     cfg.enable_prefix_caching = prefix_caching_modelled(d.model, cfg.plan);
     const StepModel step(d.model, d.gpu,
@@ -59,7 +87,10 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
     opt.slo = {.ttft_p99_ms = d.slo.ttft_p99_ms.value_or(0),
                .tpot_p99_ms = d.slo.tpot_p99_ms.value_or(0),
                .e2e_p99_ms = d.slo.e2e_p99_ms.value_or(0)};
-    r = simulate_replicas(d.model, cfg, step, w, replicas, opt);
+    if (d.disagg)
+      r = simulate_disaggregated(d, cfg, step, calibrated, w, opt, layout);
+    else
+      r = simulate_replicas(d.model, cfg, step, w, replicas, opt);
     if (const std::uint64_t n = refused_requests(r))
       refusals = std::to_string(n) + " of " + std::to_string(r.requests.size()) +
                  " requests refused (prompt + output > max_model_len " +
@@ -83,10 +114,12 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
       // A deployment that turns requests away does not serve the workload, however fast the
       // rest are.
       i.passed = p.count > 0 && p.p99 <= *l.limit && refusals.empty();
-      i.detail = "simulated p99 " + ms(p.p99) + " (limit " + ms(*l.limit) + ", mean " + ms(p.mean) +
-                 ", p50 " + ms(p.p50) + ", p90 " + ms(p.p90) + ") over " + std::to_string(p.count) +
-                 " requests on " + std::to_string(replicas) +
-                 (replicas == 1 ? " replica" : " replicas");
+      i.detail =
+          "simulated p99 " + ms(p.p99) + " (limit " + ms(*l.limit) + ", mean " + ms(p.mean) +
+          ", p50 " + ms(p.p50) + ", p90 " + ms(p.p90) + ") over " + std::to_string(p.count) +
+          " requests on " +
+          (layout.empty() ? std::to_string(replicas) + (replicas == 1 ? " replica" : " replicas")
+                          : layout);
       if (p.count == 0) i.detail = no_tpot_reason();
       if (!refusals.empty()) i.detail += "; " + refusals;
       if (!i.passed && p.count > 0)

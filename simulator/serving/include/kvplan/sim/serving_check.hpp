@@ -11,10 +11,12 @@
 // gpus / (tp · pp) replicas, arrivals dealt round-robin (serving_report.hpp), workload seed 1,
 // prefix caching where the simulator models it (vLLM V1's and SGLang's default), the roofline
 // step time with the default efficiency or, given a calibration's step-time fields, those over
-// the GPU's defaults (as `simulate --calibration`). When the deployment cannot be simulated (it
-// does not start, trtllm, a KIVI format, pp > 1), no request finishes, or any request is
-// refused (prompt + output > max_model_len, more KV than the pool holds) each limit's item
-// fails with the reason.
+// the GPU's defaults (as `simulate --calibration`). A disaggregated deployment (its
+// "disaggregated" block) runs simulate_disagg instead: its prefill and decode replicas at their
+// own TP over its KV link, the decode side without prefix caching (disagg.hpp). When the deployment
+// cannot be simulated (it does not start, trtllm, a KIVI format, pp > 1), no request finishes, or
+// any request is refused (prompt + output > max_model_len, more KV than the pool holds) each
+// limit's item fails with the reason.
 #pragma once
 
 #include <optional>
