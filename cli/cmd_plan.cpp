@@ -60,10 +60,11 @@ void apply_disagg_flags(const po::variables_map& vm, const SloFlags& f, sim::Slo
     if (!s.disaggregated && !vm[flag].defaulted())
       throw Error(std::string("--") + flag, flag,
                   "is a disaggregated setting: it needs --disaggregated");
-  s.kv_link = f.kv_link;
-  s.kv_link_latency_s = f.link_latency_ms / 1e3;
-  s.kv_transfer_overhead_s = f.transfer_overhead_ms / 1e3;
-  s.routing = sim::parse_routing(f.routing, "--routing", "routing");
+  sim::parse_routing(f.routing, "command line", "--routing");  // refused here, not per line
+  s.layout.kv_link = f.kv_link;
+  s.layout.routing = f.routing;
+  s.layout.kv_link_latency_ms = f.link_latency_ms;
+  s.layout.kv_transfer_overhead_ms = f.transfer_overhead_ms;
 }
 
 // plan --workload F --slo S: the search of sim/slo_search.hpp over the GPU presets (or --gpu's

@@ -321,16 +321,17 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
   if (d.cfg.enable_prefix_caching && !quiet())
     std::cerr << "kvplan simulate: note: the decode side's prefix cache is not modelled: "
                  "simulated without it (the prefill side keeps it)\n";
-  d.cfg.enable_prefix_caching = false;
-  sim::DisaggConfig c{.prefill = p.cfg,
-                      .decode = d.cfg,
-                      .prefill_replicas = f.prefill_replicas,
-                      .decode_replicas = f.decode_replicas,
-                      .link = sim::kv_link(f.kv_link, d.gpu(), "--kv-link", "kv-link"),
-                      .routing = sim::parse_routing(f.routing, "--routing", "routing"),
-                      .nvlink_domain_gpus = max_tp_span(d.gpu())};
-  c.link.latency_s = f.link_latency_ms / 1e3;
-  c.link.per_request_s = f.transfer_overhead_ms / 1e3;
+  const DisaggLayout layout{.prefill_replicas = f.prefill_replicas,
+                            .decode_replicas = f.decode_replicas,
+                            .prefill_tp = static_cast<std::uint32_t>(pf.tp),
+                            .decode_tp = static_cast<std::uint32_t>(df.tp),
+                            .kv_link = f.kv_link,
+                            .routing = f.routing,
+                            .kv_link_latency_ms = f.link_latency_ms,
+                            .kv_transfer_overhead_ms = f.transfer_overhead_ms};
+  const sim::DisaggConfig c = sim::disagg_config(
+      p.cfg, d.cfg, d.gpu(), layout,
+      {.source = "command line", .kv_link = "--kv-link", .routing = "--routing"});
   sim::check_disagg(c, "kvplan simulate");
   const sim::Workload w = sim::load_workload(f.workload, f.seed);
   Progress progress("requests");

@@ -241,7 +241,7 @@ TEST(DisaggSloSearch, TheFewestReplicasThatMeetTheSlo) {
   };
   in.max_gpus = 8;
   in.disaggregated = true;
-  in.kv_link = "10";  // GB/s: 1,000 tokens · 131,072 B = 131 MB take 13.1 ms
+  in.layout.kv_link = "10";  // GB/s: 1,000 tokens · 131,072 B = 131 MB take 13.1 ms
   const auto rows = slo_search(llama(), w, in);
   ASSERT_EQ(rows.size(), 2u);
   const SloRow* d = rows[0].disaggregated() ? &rows[0] : &rows[1];

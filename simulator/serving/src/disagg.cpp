@@ -389,6 +389,54 @@ void check_disagg(const DisaggConfig& cfg, const std::string& source) {
   throw_if_any(source, pr);
 }
 
+DisaggConfig disagg_config(const ServingConfig& prefill, const ServingConfig& decode,
+                           const GpuSpec& gpu, const DisaggLayout& layout,
+                           const DisaggFieldNames& names) {
+  DisaggConfig c;
+  c.prefill = prefill;
+  c.decode = decode;
+  c.decode.enable_prefix_caching = false;
+  c.decode.cpu_offload_bytes = 0;
+  c.prefill_replicas = layout.prefill_replicas;
+  c.decode_replicas = layout.decode_replicas;
+  c.link = kv_link(layout.kv_link, gpu, names.source, names.kv_link);
+  c.link.latency_s = layout.kv_link_latency_ms / 1e3;
+  c.link.per_request_s = layout.kv_transfer_overhead_ms / 1e3;
+  c.routing = parse_routing(layout.routing, names.source, names.routing);
+  c.nvlink_domain_gpus = max_tp_span(gpu);
+  return c;
+}
+
+std::vector<TransferSample> transfer_series(const DisaggResult& r, double interval_s) {
+  const double end = r.run.simulated_s;
+  if (!(interval_s > 0) || !std::isfinite(interval_s) || !(end >= 0)) return {};
+  constexpr double kMaxSamples = 1 << 20;
+  while (end / interval_s + 1 > kMaxSamples) interval_s *= 2;
+  const auto n = static_cast<std::size_t>(std::floor(end / interval_s)) + 1;
+  // Difference arrays: a phase [from, to) counts at samples ceil(from / i) .. ceil(to / i) − 1.
+  std::vector<std::int64_t> blocks(n + 1, 0), link(n + 1, 0), on(n + 1, 0);
+  const auto mark = [&](std::vector<std::int64_t>& v, double from, double to) {
+    const auto a = static_cast<std::size_t>(std::min<double>(std::ceil(from / interval_s), n));
+    const auto b = static_cast<std::size_t>(std::min<double>(std::ceil(to / interval_s), n));
+    if (a < b) ++v[a], --v[b];
+  };
+  for (const auto& t : r.transfers) {
+    mark(blocks, t.handoff_s, t.allocated_s);
+    mark(link, t.allocated_s, t.start_s);
+    mark(on, t.start_s, t.ready_s);
+  }
+  std::vector<TransferSample> out(n);
+  std::int64_t b = 0, l = 0, o = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    b += blocks[k], l += link[k], o += on[k];
+    out[k] = {.t_s = static_cast<double>(k) * interval_s,
+              .waiting_blocks = static_cast<std::uint64_t>(b),
+              .waiting_link = static_cast<std::uint64_t>(l),
+              .on_link = static_cast<std::uint64_t>(o)};
+  }
+  return out;
+}
+
 DisaggSummary summarize_disagg(const DisaggConfig& cfg, const DisaggResult& r) {
   return {.prefill_replicas = cfg.prefill_replicas,
           .decode_replicas = cfg.decode_replicas,

@@ -33,18 +33,12 @@ SimResult simulate_disaggregated(const Deployment& d, const ServingConfig& cfg,
                                  const std::optional<CalibratedEfficiency>& calibrated,
                                  const Workload& w, const SimOptions& opt, std::string& layout) {
   const DisaggLayout& l = *d.disagg;
-  DisaggConfig c;
-  c.prefill = cfg;
-  c.prefill.plan.tp = l.prefill_tp;
-  c.decode = cfg;
-  c.decode.enable_prefix_caching = false;
-  c.prefill_replicas = l.prefill_replicas;
-  c.decode_replicas = l.decode_replicas;
-  c.link = kv_link(l.kv_link, d.gpu, d.source, "/disaggregated/kv_link");
-  c.link.latency_s = l.kv_link_latency_ms / 1e3;
-  c.link.per_request_s = l.kv_transfer_overhead_ms / 1e3;
-  c.routing = parse_routing(l.routing, d.source, "/disaggregated/routing");
-  c.nvlink_domain_gpus = max_tp_span(d.gpu);
+  ServingConfig prefill = cfg;
+  prefill.plan.tp = l.prefill_tp;
+  const DisaggConfig c = disagg_config(prefill, cfg, d.gpu, l,
+                                       {.source = d.source,
+                                        .kv_link = "/disaggregated/kv_link",
+                                        .routing = "/disaggregated/routing"});
   const StepModel prefill_step(
       d.model, d.gpu, step_model_input(d.gpu, d.plan.engine, l.prefill_tp, calibrated), d.source);
   layout = std::to_string(l.prefill_replicas) + "P" + std::to_string(l.decode_replicas) +

@@ -319,14 +319,22 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
   const std::uint64_t preemptions = all.preemptions;
   out.summary = summarize(all, 0, out.simulated_s, out.simulated_s);
   out.summary.preemptions = preemptions;
-  // The KV series: samples at the same times in every replica; a replica that has finished
-  // holds no blocks but still owns its pool.
+  out.kv_series = sum_kv_series(rs);
+  return out;
+}
+
+}  // namespace
+
+std::vector<KvSample> sum_kv_series(const std::vector<SimResult>& rs) {
+  // Samples at the same times in every replica; a replica that has finished holds no blocks but
+  // still owns its pool.
+  std::vector<KvSample> out;
   std::size_t len = 0;
   for (const auto& r : rs) len = std::max(len, r.kv_series.size());
-  out.kv_series.resize(len);
+  out.resize(len);
   for (const auto& r : rs)
     for (std::size_t i = 0; i < len; ++i) {
-      KvSample& o = out.kv_series[i];
+      KvSample& o = out[i];
       if (i < r.kv_series.size()) {
         const KvSample& x = r.kv_series[i];
         o.t_s = x.t_s;
@@ -339,8 +347,6 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
     }
   return out;
 }
-
-}  // namespace
 
 std::string render(const ServingReport& r, OutputFormat f) {
   const SimResult& res = r.result;

@@ -224,16 +224,11 @@ class DisaggSearch {
 
   void search(SloRow& row) {
     row.prefill_replicas = 1, row.decode_replicas = 1;  // marks the row disaggregated
-    row.kv_link = in_.kv_link;
+    row.kv_link = in_.layout.kv_link;
     if (!prepare_line(model_, in_, line_, cfg_, timer_, row)) return;
-    d_.prefill = cfg_;
-    d_.decode = cfg_;
-    d_.decode.enable_prefix_caching = false, d_.decode.cpu_offload_bytes = 0;
-    d_.link = kv_link(in_.kv_link, line_.gpu, "--kv-link", "kv_link");
-    d_.link.latency_s = in_.kv_link_latency_s;
-    d_.link.per_request_s = in_.kv_transfer_overhead_s;
-    d_.routing = in_.routing;
-    d_.nvlink_domain_gpus = max_tp_span(line_.gpu);
+    DisaggLayout l = in_.layout;
+    l.prefill_tp = l.decode_tp = line_.tp;
+    d_ = disagg_config(cfg_, cfg_, line_.gpu, l, {.source = "--kv-link"});
     std::uint32_t max_n = in_.max_gpus / line_.tp;
     if (d_.link.name == "nvlink") max_n = std::min(max_n, d_.nvlink_domain_gpus / line_.tp);
     if (max_n < 2) {
@@ -408,6 +403,15 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
     throw Error("--slo", "engine",
                 "disaggregated layouts are modelled with vLLM's P/D connector semantics; " +
                     to_string(in.base.plan.engine) + " is not");
+  if (in.disaggregated) {  // the link's numbers once, not as every line's reason
+    DisaggConfig c;
+    c.link.name = "custom";
+    c.link.gbps = 1;
+    c.link.latency_s = in.layout.kv_link_latency_ms / 1e3;
+    c.link.per_request_s = in.layout.kv_transfer_overhead_ms / 1e3;
+    parse_routing(in.layout.routing, "--slo", "routing");
+    check_disagg(c, "--slo");
+  }
   // Tasks: every line aggregated, then (when asked) every line disaggregated.
   const std::size_t tasks = in.lines.size() * (in.disaggregated ? 2 : 1);
   std::vector<SloRow> rows(tasks);

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/deploy.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/sim/serving.hpp"
@@ -73,6 +74,21 @@ struct DisaggConfig {
   std::uint32_t nvlink_domain_gpus = 0;
 };
 
+// Where a layout came from, for its errors: the source and the fields of the link and routing
+// (flags: "--kv-link", a deployment file: "/disaggregated/kv_link").
+struct DisaggFieldNames {
+  std::string source, kv_link = "kv_link", routing = "routing";
+};
+
+// The configuration of a layout (core's DisaggLayout: a deployment file's "disaggregated", or
+// flags): each side's replica as given (prefill at layout.prefill_tp, decode at decode_tp; the
+// caller resolves each), the decode side without prefix caching or a CPU tier (not modelled
+// there), the link by kv_link() on `gpu` with the layout's latency and overhead, the routing, and
+// the NVLink domain max_tp_span(gpu). `kvplan simulate`, `check` and the GUI build it here.
+DisaggConfig disagg_config(const ServingConfig& prefill, const ServingConfig& decode,
+                           const GpuSpec& gpu, const DisaggLayout& layout,
+                           const DisaggFieldNames& names);
+
 // Throws Error(source, field) naming what is not modelled or does not fit: both sides vLLM, the
 // same KV format, no prefix cache or CPU tier on the decode side, 1 to 1024 replicas a side, a
 // link with a bandwidth, and for an nvlink link every GPU of both sides in one NVLink domain.
@@ -100,6 +116,16 @@ struct DisaggResult {
   std::uint64_t kv_bytes = 0;  // all transfers, all ranks
   double kv_gbps = 0;          // kv_bytes over the run (first arrival to the end), GB/s
 };
+
+// The transfer queue over time: at t = k · interval_s (k = 0, 1, ... while t ≤ the run's end),
+// how many transfers wait for the decode side's blocks (handoff ≤ t < allocated), wait for the
+// link (allocated ≤ t < start) and are on it (start ≤ t < ready). The interval doubles until at
+// most 2^20 samples remain.
+struct TransferSample {
+  double t_s = 0;
+  std::uint64_t waiting_blocks = 0, waiting_link = 0, on_link = 0;
+};
+std::vector<TransferSample> transfer_series(const DisaggResult& r, double interval_s);
 
 // What a disaggregated run adds to `kvplan simulate`'s report (ServingReport::disagg).
 struct DisaggSummary {

@@ -108,6 +108,11 @@ double parse_offload_gbps(const std::string& text, const std::string& flag);
 // is, as vLLM V1 and SGLang do. Throws Error as make_kv_pool does (kivi, pp > 1).
 bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan);
 
+// The replicas' KV series summed sample by sample (they share the sampling grid): blocks used
+// and in all, running, waiting and preemptions; a replica that finished early still counts its
+// pool and its preemptions.
+std::vector<KvSample> sum_kv_series(const std::vector<SimResult>& rs);
+
 // Replica `index` of `replicas`'s share of `w` (ids renumbered, `after` remapped, stages kept).
 Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t index);
 

@@ -85,12 +85,11 @@ struct SloSearchInput {
   // Set: every simulation gets it (SimOptions::cancel), and once it is true the search stops,
   // throwing Error("SLO search", "search", "cancelled"); no row is returned.
   const std::atomic<bool>* cancel = nullptr;
-  // Also search xPyD layouts over this link (a kv_link() spec, resolved for each line's GPU),
-  // with its latency and per-request overhead and this routing; see the header comment.
+  // Also search xPyD layouts (see the header comment) over layout's link (a kv_link() spec,
+  // resolved for each line's GPU), latency, overhead and routing; its replicas and TP are what
+  // the search chooses.
   bool disaggregated = false;
-  std::string kv_link = "nvlink";
-  double kv_link_latency_s = 0, kv_transfer_overhead_s = 0;
-  Routing routing = Routing::round_robin;
+  DisaggLayout layout;
 };
 
 struct SloRow {
