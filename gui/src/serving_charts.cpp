@@ -305,4 +305,36 @@ void SweepChart::setResult(const sim::SweepResult& r) {
   }
 }
 
+TransferQueueChart::TransferQueueChart(QWidget* parent) : QChartView(parent) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->setTitle("KV transfers: run a disaggregated simulation");
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+}
+
+void TransferQueueChart::clear() { clearChart(chart()); }
+
+void TransferQueueChart::setSeries(const std::vector<sim::TransferSample>& samples) {
+  QChart* c = chart();
+  clear();
+  auto* blocks = lineSeries("waiting for decode blocks", pen(QColor("#c0392b"), 1.5));
+  blocks->setObjectName("waitingBlocks");
+  auto* link = lineSeries("waiting for the link", pen(QColor("#d69e2e"), 1.5));
+  link->setObjectName("waitingLink");
+  auto* on = lineSeries("on the link", pen(QColor("#2b6cb0"), 2));
+  on->setObjectName("onLink");
+  std::uint64_t peak = 0;
+  for (const auto& q : samples) {
+    blocks->append(q.t_s, static_cast<double>(q.waiting_blocks));
+    link->append(q.t_s, static_cast<double>(q.waiting_link));
+    on->append(q.t_s, static_cast<double>(q.on_link));
+    peak = std::max({peak, q.waiting_blocks, q.waiting_link, q.on_link});
+  }
+  auto* x = timeAxis(samples.empty() ? 1.0 : samples.back().t_s);
+  auto* y = countAxis("transfersAxis", "transfers", std::max(1.0, static_cast<double>(peak) * 1.1));
+  c->addAxis(x, Qt::AlignBottom);
+  c->addAxis(y, Qt::AlignLeft);
+  for (auto* series : {blocks, link, on}) attach(c, series, x, y);
+  c->setTitle(QString("KV transfers in the queue (peak %1)").arg(peak));
+}
+
 }  // namespace kvplan::gui

@@ -5,6 +5,8 @@
 //                          samples where preemptions happened marked in red.
 //   SweepChart           — a concurrency sweep (sim::sweep): tokens/s per GPU against tokens/s per
 //                          user, one point per concurrency, the knee ringed, the TPOT SLO a line.
+//   TransferQueueChart   — a disaggregated run's transfer queue over time (sim::transfer_series):
+//                          transfers waiting for decode blocks, waiting for the link, on it.
 // Both only draw what they are given: the lengths of sim::parse_workload_json's requests and
 // SimResult::kv_series.
 #pragma once
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/sweep.hpp"
 
@@ -59,6 +62,15 @@ class SweepChart : public QChartView {
   // Series named (objectName) "points": the line through one point per concurrency with a
   // TPOT, in order; "knee": the knee, if any; "slo": the TPOT limit, if any.
   void setResult(const sim::SweepResult& r);
+};
+
+class TransferQueueChart : public QChartView {
+  Q_OBJECT
+ public:
+  explicit TransferQueueChart(QWidget* parent = nullptr);
+  // Series named (objectName) "waitingBlocks", "waitingLink" and "onLink", one point a sample.
+  void setSeries(const std::vector<sim::TransferSample>& samples);
+  void clear();
 };
 
 }  // namespace kvplan::gui

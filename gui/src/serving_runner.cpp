@@ -64,6 +64,20 @@ sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
   return sim::simulate(r.model, s.cfg, s.step, w, opt);
 }
 
+sim::DisaggResult run_disagg(const ServingRequest& r, const DisaggLayout& layout,
+                             sim::SimOptions opt) {
+  ServingRequest prefill = r, decode = r;
+  prefill.settings.tp = layout.prefill_tp;
+  decode.settings.tp = layout.decode_tp;
+  const ServingSetup p = serving_setup(prefill), d = serving_setup(decode);
+  const sim::DisaggConfig c = sim::disagg_config(
+      p.cfg, d.cfg, resolve_gpu(r.settings), layout,
+      {.source = "serving settings", .kv_link = "KV link", .routing = "routing"});
+  const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
+  opt.slo = r.slo;
+  return sim::simulate_disagg(r.model, c, p.step, d.step, w, opt);
+}
+
 sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::SimOptions opt) {
   const ServingSetup s = serving_setup(r);
   const sim::WorkloadSpec spec = sim::parse_workload_spec(r.workload_json, r.workload_source);
@@ -143,6 +157,9 @@ bool ServingRunner::start(const ServingRequest& request) {
             std::max(1u, threads));
       } else if (request.sweep) {
         out.sweep = run_sweep(request, *request.sweep, opt);
+      } else if (request.disagg) {
+        out.disagg = run_disagg(request, *request.disagg, opt);
+        out.result = out.disagg->run;
       } else {
         out.result = run_serving(request, opt);
       }

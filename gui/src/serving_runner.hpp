@@ -21,7 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/deploy.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/slo_search.hpp"
 #include "kvplan/sim/sweep.hpp"
@@ -60,6 +62,9 @@ struct ServingRequest {
   sim::SloLimits slo;              // goodput limits (0 = none); the search's SLO
   std::optional<SloGrid> search;   // set: an SLO sizing search instead of one simulation
   std::optional<SweepGrid> sweep;  // set: a concurrency sweep instead of one simulation
+  // Set: a disaggregated run of this layout (each side at its own TP instead of the settings'),
+  // as `kvplan simulate --prefill-replicas` runs it.
+  std::optional<DisaggLayout> disagg;
 };
 
 // The simulator's configuration for one replica of the request's deployment: to_plan_input of the
@@ -81,14 +86,20 @@ std::vector<sim::SloRow> run_slo_search(
 // workload's lengths (its arrival replaced), on the calling thread. Throws kvplan::Error.
 sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::SimOptions opt);
 
+// The request's layout as `kvplan simulate --prefill-replicas` sets it up: each side resolved at
+// its TP, sim::disagg_config, a step model per side; synchronously. Throws kvplan::Error.
+sim::DisaggResult run_disagg(const ServingRequest& r, const DisaggLayout& layout,
+                             sim::SimOptions opt);
+
 struct ServingOutcome {
   enum class Status { done, cancelled, failed };
   Status status = Status::failed;
   QString error;
-  bool search = false;                    // which of the two below was computed
-  sim::SimResult result;                  // one simulation
-  std::vector<sim::SloRow> rows;          // an SLO search, ranked
-  std::optional<sim::SweepResult> sweep;  // a concurrency sweep
+  bool search = false;                      // which of the two below was computed
+  sim::SimResult result;                    // one simulation
+  std::vector<sim::SloRow> rows;            // an SLO search, ranked
+  std::optional<sim::SweepResult> sweep;    // a concurrency sweep
+  std::optional<sim::DisaggResult> disagg;  // a disaggregated run (`result` is its run too)
 };
 
 class ServingRunner : public QObject {

@@ -259,6 +259,7 @@ QWidget* ServingView::buildInputs() {
   col->addWidget(buildSchedulerBox());
   col->addWidget(buildSloBox());
   col->addWidget(buildSweepBox());
+  col->addWidget(buildDisaggBox());
 
   auto* buttons = new QHBoxLayout;
   run_ = new QPushButton("Run");
@@ -503,6 +504,61 @@ QGroupBox* ServingView::buildSweepBox() {
   return box;
 }
 
+// A disaggregated layout (docs/disagg.md): when checked, Run simulates prefill and decode
+// replicas, each at its own TP, over a KV link, as `kvplan simulate --prefill-replicas` does.
+QGroupBox* ServingView::buildDisaggBox() {
+  const DisaggLayout defaults;
+  disagg_box_ = new QGroupBox("Disaggregated prefill/decode (Run)");
+  disagg_box_->setObjectName("disaggBox");
+  disagg_box_->setCheckable(true);
+  disagg_box_->setChecked(false);
+  auto* f = new QFormLayout(disagg_box_);
+  prefill_replicas_ = countSpin("prefillReplicas", 1, 1024, 1);
+  decode_replicas_ = countSpin("decodeReplicas", 1, 1024, 1);
+  prefill_tp_ = countSpin("prefillTp", 1, 4096, 1);
+  decode_tp_ = countSpin("decodeTp", 1, 4096, 1);
+  f->addRow("Prefill replicas", prefill_replicas_);
+  f->addRow("Prefill TP", prefill_tp_);
+  f->addRow("Decode replicas", decode_replicas_);
+  f->addRow("Decode TP", decode_tp_);
+  kv_link_ = new QComboBox;
+  kv_link_->setObjectName("kvLink");
+  kv_link_->setEditable(true);  // a preset, or GB/s per GPU
+  for (const auto& name : sim::kv_link_presets()) kv_link_->addItem(qs(name));
+  kv_link_->setCurrentText(qs(defaults.kv_link));
+  kv_link_->setToolTip(
+      "nvlink (the GPU's, one direction), ndr400 (50 GB/s), xdr800 (100 GB/s) "
+      "or GB/s per GPU");
+  f->addRow("KV link", kv_link_);
+  routing_ = new QComboBox;
+  routing_->setObjectName("routing");
+  routing_->addItems({"round_robin", "least_loaded"});
+  f->addRow("Routing", routing_);
+  return disagg_box_;
+}
+
+QWidget* ServingView::buildDisaggResults() {
+  disagg_results_ = new QWidget;
+  auto* col = new QVBoxLayout(disagg_results_);
+  disagg_summary_ = new QLabel(
+      "Check \"Disaggregated prefill/decode\" and Run to see each side's "
+      "KV pools and the transfer queue.");
+  disagg_summary_->setObjectName("disaggSummary");
+  disagg_summary_->setWordWrap(true);
+  disagg_summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  prefill_kv_ = new KvUsageChart;
+  prefill_kv_->setObjectName("prefillKvChart");
+  decode_kv_ = new KvUsageChart;
+  decode_kv_->setObjectName("decodeKvChart");
+  transfer_chart_ = new TransferQueueChart;
+  transfer_chart_->setObjectName("transferChart");
+  col->addWidget(disagg_summary_);
+  col->addWidget(prefill_kv_, 1);
+  col->addWidget(decode_kv_, 1);
+  col->addWidget(transfer_chart_, 1);
+  return disagg_results_;
+}
+
 QWidget* ServingView::buildResults() {
   auto* w = new QWidget;
   auto* col = new QVBoxLayout(w);
@@ -552,6 +608,7 @@ QWidget* ServingView::buildResults() {
   sweep_chart_ = new SweepChart;
   sweep_chart_->setObjectName("sweepChart");
   tables_->addTab(sweep_chart_, "Concurrency sweep");
+  tables_->addTab(buildDisaggResults(), "Prefill / decode");
   tl->addWidget(summary_);
   tl->addWidget(tables_, 1);
   split->addWidget(hists);
@@ -680,6 +737,14 @@ ServingRequest ServingView::request() const {
   r.slo = {.ttft_p99_ms = slo_ttft_->value(),
            .tpot_p99_ms = slo_tpot_->value(),
            .e2e_p99_ms = slo_e2e_->value()};
+  if (disagg_box_->isChecked())
+    r.disagg =
+        DisaggLayout{.prefill_replicas = static_cast<std::uint32_t>(prefill_replicas_->value()),
+                     .decode_replicas = static_cast<std::uint32_t>(decode_replicas_->value()),
+                     .prefill_tp = static_cast<std::uint32_t>(prefill_tp_->value()),
+                     .decode_tp = static_cast<std::uint32_t>(decode_tp_->value()),
+                     .kv_link = kv_link_->currentText().trimmed().toStdString(),
+                     .routing = routing_->currentText().toStdString()};
   return r;
 }
 
@@ -914,6 +979,28 @@ void ServingView::showOutcome(const ServingOutcome& o) {
           .arg(r.block_size));
   status_->setText(
       QString("Done: %1 steps, %2 s simulated").arg(r.steps).arg(r.simulated_s, 0, 'f', 1));
+  if (o.disagg) showDisagg(*o.disagg);
+}
+
+// Each side's pools over time (its replicas summed) and the transfer queue, 200 samples.
+void ServingView::showDisagg(const sim::DisaggResult& r) {
+  prefill_kv_->setResult(sim::pooled_side(r.prefill));
+  decode_kv_->setResult(sim::pooled_side(r.decode));
+  kv_chart_->setResult(sim::pooled_side(r.decode));
+  transfer_chart_->setSeries(sim::transfer_series(r, std::max(r.run.simulated_s / 200, 1e-3)));
+  disagg_summary_->setText(
+      QString("%1 prefill + %2 decode replicas · %3 transfers, %4 GB, %5 GB/s over the run · on "
+              "the link %6 ms mean, waiting for it %7 ms, for decode blocks %8 ms (the KV chart "
+              "above shows the decode side)")
+          .arg(r.prefill.size())
+          .arg(r.decode.size())
+          .arg(groupedNumber(r.transfers.size()))
+          .arg(static_cast<double>(r.kv_bytes) / 1e9, 0, 'f', 2)
+          .arg(r.kv_gbps, 0, 'f', 2)
+          .arg(r.transfer_ms.mean, 0, 'f', 2)
+          .arg(r.link_wait_ms.mean, 0, 'f', 2)
+          .arg(r.admission_wait_ms.mean, 0, 'f', 2));
+  tables_->setCurrentWidget(disagg_results_);
 }
 
 void ServingView::showSweep(const sim::SweepResult& r) {

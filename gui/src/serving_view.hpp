@@ -42,6 +42,7 @@ class LatencyTableModel;
 class LengthHistogramChart;
 class SloTableModel;
 class SweepChart;
+class TransferQueueChart;
 
 // The widgets of one length distribution (prompt or output tokens).
 struct LengthDistWidgets {
@@ -61,6 +62,10 @@ class ServingView : public QWidget {
   SloTableModel* sloModel() const { return slo_model_; }
   KvUsageChart* kvChart() const { return kv_chart_; }
   SweepChart* sweepChart() const { return sweep_chart_; }
+  // A disaggregated run's charts: each side's pooled KV usage, the transfer queue.
+  KvUsageChart* prefillKvChart() const { return prefill_kv_; }
+  KvUsageChart* decodeKvChart() const { return decode_kv_; }
+  TransferQueueChart* transferChart() const { return transfer_chart_; }
   LengthHistogramChart* promptHistogram() const { return prompt_hist_; }
   LengthHistogramChart* outputHistogram() const { return output_hist_; }
 
@@ -104,6 +109,9 @@ class ServingView : public QWidget {
   QGroupBox* buildSchedulerBox();
   QGroupBox* buildSloBox();
   QGroupBox* buildSweepBox();
+  QGroupBox* buildDisaggBox();
+  QWidget* buildDisaggResults();
+  void showDisagg(const sim::DisaggResult& r);
   QWidget* buildResults();
   void showSweep(const sim::SweepResult& r);
   void syncDeployment();
@@ -152,6 +160,13 @@ class ServingView : public QWidget {
   QSpinBox* sweep_per_client_;
   QPushButton* sweep_run_;
   SweepChart* sweep_chart_;
+  QGroupBox* disagg_box_;  // checkable: a disaggregated run
+  QSpinBox *prefill_replicas_, *decode_replicas_, *prefill_tp_, *decode_tp_;
+  QComboBox *kv_link_, *routing_;
+  QWidget* disagg_results_;
+  KvUsageChart *prefill_kv_, *decode_kv_;
+  TransferQueueChart* transfer_chart_;
+  QLabel* disagg_summary_;
 
   QPushButton* run_;
   QPushButton* cancel_;

@@ -27,6 +27,7 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
+#include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/slo_search.hpp"
 #include "kvplan/sim/step_time.hpp"
@@ -213,6 +214,62 @@ class TestGuiServing : public QObject {
     const ServingOutcome bad = waitForOutcome(view.runner(), 60'000);
     QVERIFY(bad.status == ServingOutcome::Status::failed);
     QVERIFY2(view.message().contains("concurrencies"), qPrintable(view.message()));
+  }
+
+  // A disaggregated run from the view is the library's: the same end-to-end p99s and transfers
+  // as simulate_disagg on a configuration built here field by field (expectedConfig for both
+  // sides, the decode side without prefix caching, ndr400's 50 GB/s), and the view draws each
+  // side's pools and the transfer queue.
+  void aDisaggregatedRunIsTheLibrarys() {
+    PlannerModel model;
+    ServingView view(&model);
+    view.setWorkloadSpec(tinySpec());
+    view.findChild<QGroupBox*>("disaggBox")->setChecked(true);
+    view.findChild<QSpinBox*>("prefillReplicas")->setValue(2);
+    view.findChild<QComboBox*>("kvLink")->setCurrentText("ndr400");
+    view.findChild<QPushButton*>("servingRunButton")->click();
+    const ServingOutcome o = waitForOutcome(view.runner(), 60'000);
+    QVERIFY2(o.status == ServingOutcome::Status::done, qPrintable(o.error));
+    QVERIFY(o.disagg.has_value());
+
+    const ModelSpec m = load_model("llama-3.1-8b");
+    const GpuSpec g = load_gpu("h100-sxm-80gb");
+    sim::DisaggConfig c;
+    c.prefill = expectedConfig();
+    c.decode = expectedConfig();
+    c.decode.enable_prefix_caching = false;
+    c.prefill_replicas = 2;
+    c.decode_replicas = 1;
+    c.link.name = "ndr400";
+    c.link.gbps = 50;
+    const sim::StepModel step(m, g, {});
+    const sim::DisaggResult want = sim::simulate_disagg(
+        m, c, step, step, sim::parse_workload_json(view.request().workload_json, "test", 1));
+    QCOMPARE(o.disagg->run.summary.requests, want.run.summary.requests);
+    QCOMPARE(o.disagg->run.summary.ttft_ms.p99, want.run.summary.ttft_ms.p99);
+    QCOMPARE(o.disagg->run.summary.tpot_ms.p99, want.run.summary.tpot_ms.p99);
+    QCOMPARE(o.disagg->transfers.size(), want.transfers.size());
+    QCOMPARE(o.disagg->kv_bytes, want.kv_bytes);
+    QCOMPARE(o.result.summary.ttft_ms.p99, want.run.summary.ttft_ms.p99);  // the tables' figures
+
+    const auto series = [](QChartView* v, const char* name) -> QLineSeries* {
+      for (auto* s : v->chart()->series())
+        if (s->objectName() == name) return qobject_cast<QLineSeries*>(s);
+      return nullptr;
+    };
+    QLineSeries* on = series(view.transferChart(), "onLink");
+    QVERIFY(on != nullptr);
+    QVERIFY(on->count() > 0);
+    QVERIFY(series(view.transferChart(), "waitingBlocks") != nullptr);
+    QVERIFY(!view.prefillKvChart()->chart()->series().isEmpty());
+    QVERIFY(!view.decodeKvChart()->chart()->series().isEmpty());
+    QVERIFY(view.findChild<QLabel*>("disaggSummary")->text().contains("2 prefill + 1 decode"));
+    // A link the library refuses is a message naming it, and nothing runs.
+    view.findChild<QComboBox*>("kvLink")->setCurrentText("infiniband");
+    view.findChild<QPushButton*>("servingRunButton")->click();
+    const ServingOutcome bad = waitForOutcome(view.runner(), 60'000);
+    QVERIFY(bad.status == ServingOutcome::Status::failed);
+    QVERIFY2(view.message().contains("KV link"), qPrintable(view.message()));
   }
 
   void cancelStopsALongRun() {

@@ -119,6 +119,18 @@ TEST(Disagg, TransferTimeDominatesTimeToFirstToken) {
   EXPECT_EQ(r.prefill[0].requests.size(), 1u);
   EXPECT_EQ(r.decode[0].requests.size(), 2u);
   EXPECT_EQ(r.decode[0].summary.requests, 2u);
+  // The transfer queue every 0.1 s (the run ends at 0.6205304: samples 0 .. 0.6). From 0.170 A is
+  // on the link and B waits for it; A is in place at 0.3807152 and B on the link from 0.3797152
+  // to 0.5904304.
+  const auto q = transfer_series(r, 0.1);
+  ASSERT_EQ(q.size(), 7u);
+  const std::uint64_t on[] = {0, 0, 1, 1, 1, 1, 0}, waiting[] = {0, 0, 1, 1, 0, 0, 0};
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    EXPECT_NEAR(q[k].t_s, 0.1 * static_cast<double>(k), 1e-12);
+    EXPECT_EQ(q[k].on_link, on[k]) << k;
+    EXPECT_EQ(q[k].waiting_link, waiting[k]) << k;
+    EXPECT_EQ(q[k].waiting_blocks, 0u) << k;
+  }
 }
 
 // Decode-side backpressure: the decode pool has 150 usable blocks, a 1,600-token prompt takes
@@ -145,6 +157,15 @@ TEST(Disagg, AFullDecodePoolHoldsTheTransferBack) {
   EXPECT_NEAR(r.transfers[1].allocated_s, 0.2003097152, 1e-9);
   EXPECT_NEAR(r.admission_wait_ms.p50, (0 + 30.3097152) / 2, 1e-6);  // two values: the midpoint
   EXPECT_NEAR(r.link_wait_ms.mean, 0, 1e-9);
+  // B waits for the decode side's blocks from 0.170 to 0.2003097152: of the samples 0.015 s
+  // apart, those at 0.180 and 0.195 count it (0.165 is before, 0.210 after).
+  const auto q = transfer_series(r, 0.015);
+  ASSERT_EQ(q.size(), 16u);  // 0 .. 0.225 within the run's 0.2306194304 s
+  std::uint64_t waiting = 0;
+  for (const auto& s : q) waiting += s.waiting_blocks;
+  EXPECT_EQ(waiting, 2u);
+  EXPECT_EQ(q[12].waiting_blocks, 1u);
+  EXPECT_EQ(q[13].waiting_blocks, 1u);
   // The decode replica never held more than its 150 usable blocks.
   for (const auto& k : r.decode[0].kv_series) EXPECT_LE(k.blocks_used, 150u);
 }

@@ -11,6 +11,7 @@
 
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/sim/serving_report.hpp"
 #include "kvplan/text_safe.hpp"
 #include "replica.hpp"
 #include "run_summary.hpp"
@@ -433,6 +434,19 @@ std::vector<TransferSample> transfer_series(const DisaggResult& r, double interv
               .waiting_blocks = static_cast<std::uint64_t>(b),
               .waiting_link = static_cast<std::uint64_t>(l),
               .on_link = static_cast<std::uint64_t>(o)};
+  }
+  return out;
+}
+
+SimResult pooled_side(const std::vector<SimResult>& replicas) {
+  SimResult out;
+  out.kv_series = sum_kv_series(replicas);
+  for (const auto& r : replicas) {
+    out.num_gpu_blocks = add(out.num_gpu_blocks, r.num_gpu_blocks, "KV blocks");
+    out.block_size = r.block_size;
+    out.summary.preemptions += r.summary.preemptions;
+    out.steps += r.steps;
+    out.simulated_s = std::max(out.simulated_s, r.simulated_s);
   }
   return out;
 }

@@ -127,6 +127,10 @@ struct TransferSample {
 };
 std::vector<TransferSample> transfer_series(const DisaggResult& r, double interval_s);
 
+// One side's KV pools as one run, for a chart: its replicas' series summed (sum_kv_series),
+// their pools (num_gpu_blocks) and preemptions added up, the longest run's end.
+SimResult pooled_side(const std::vector<SimResult>& replicas);
+
 // What a disaggregated run adds to `kvplan simulate`'s report (ServingReport::disagg).
 struct DisaggSummary {
   std::uint32_t prefill_replicas = 0, decode_replicas = 0, prefill_tp = 0, decode_tp = 0;
