@@ -210,7 +210,7 @@ po::options_description plan_options(PlanFlags& f) {
       "kv-transfer-overhead-ms", po::value(&slo.transfer_overhead_ms)->default_value(0),
       "SLO sizing, disaggregated: the transfer library's overhead per request")(
       "routing", po::value(&slo.routing)->default_value("round_robin"),
-      "SLO sizing, disaggregated: round_robin|least_loaded")(
+      "SLO sizing, disaggregated: round_robin|least_loaded|prefix_aware")(
       "format", po::value(&format)->default_value("table"), "table|json|md");
   return desc;
 }

@@ -136,7 +136,7 @@ void add_simulate_options(po::options_description& desc, SimulateFlags& f) {
       "kv-transfer-overhead-ms", po::value(&f.transfer_overhead_ms)->default_value(0),
       "disaggregated: the transfer library's overhead per request")(
       "routing", po::value(&f.routing)->default_value("round_robin"),
-      "disaggregated: round_robin|least_loaded over each side's replicas");
+      "disaggregated: round_robin|least_loaded|prefix_aware over each side's replicas");
 }
 
 // The disaggregated flags are refused without --prefill-replicas, and --replicas with it.

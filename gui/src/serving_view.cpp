@@ -532,7 +532,7 @@ QGroupBox* ServingView::buildDisaggBox() {
   f->addRow("KV link", kv_link_);
   routing_ = new QComboBox;
   routing_->setObjectName("routing");
-  routing_->addItems({"round_robin", "least_loaded"});
+  routing_->addItems({"round_robin", "least_loaded", "prefix_aware"});
   f->addRow("Routing", routing_);
   return disagg_box_;
 }

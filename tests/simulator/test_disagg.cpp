@@ -196,6 +196,28 @@ TEST(Disagg, RoutingRoundRobinOrLeastLoaded) {
   EXPECT_EQ(rr.decode[1].requests.size(), 1u);
 }
 
+// Prefix-aware routing: A (id 0) at t = 0 and A' (id 1) at t = 1 share a 1,600-token prompt
+// (one content), two prefill replicas with prefix caching. At 1 s A's prefill is done and its
+// 100 blocks stay cached on replica 0. Round robin sends A' to replica 1 (nothing cached:
+// 0 tokens hit); prefix aware sends it to replica 0, which holds the prompt's first 99 whole
+// blocks within its 1,599 tokens a hit may cover: 99 · 16 = 1,584 tokens.
+TEST(Disagg, PrefixAwareRoutingFollowsTheCache) {
+  const std::vector<SimRequest> rs = {fixture::req(0, 0, 1600, 2, 7),
+                                      fixture::req(1, 1.0, 1600, 2, 7)};
+  DisaggConfig cfg = config(2, 1, 1000.0);
+  cfg.prefill.enable_prefix_caching = true;
+  const auto rr = run(cfg, rs);
+  EXPECT_EQ(rr.transfers[1].prefill, 1u);
+  EXPECT_EQ(rr.run.requests[1].cached_tokens, 0u);
+  cfg.routing = Routing::prefix_aware;
+  const auto pa = run(cfg, rs);
+  EXPECT_EQ(pa.transfers[1].prefill, 0u);
+  EXPECT_EQ(pa.run.requests[1].cached_tokens, 1584u);
+  // Only 16 tokens left to prefill: 0.010 + 16 · 1e-4 = 0.0116 s instead of 0.170.
+  EXPECT_NEAR(pa.transfers[1].handoff_s - 1.0, 0.0116, 1e-9);
+  EXPECT_NEAR(rr.transfers[1].handoff_s - 1.0, 0.170, 1e-9);
+}
+
 TEST(Disagg, LinksByPresetOrBandwidth) {
   const GpuSpec h100 = load_gpu("h100-sxm-80gb");
   // H100 SXM: NVLink 900 GB/s both directions together (its preset's datasheet figure).
@@ -207,7 +229,7 @@ TEST(Disagg, LinksByPresetOrBandwidth) {
                "neither a link (nvlink, ndr400, xdr800)");
   expect_error([&] { kv_link("0", h100, "flags", "--kv-link"); }, "--kv-link", "(0, 1e6]");
   expect_error([&] { parse_routing("random", "flags", "--routing"); }, "--routing",
-               "round_robin or least_loaded");
+               "round_robin, least_loaded or prefix_aware");
 }
 
 TEST(Disagg, RefusesWhatItDoesNotModel) {

@@ -48,13 +48,18 @@ constexpr LinkPreset kLinkPresets[] = {
 class Router {
  public:
   Router(Routing r, std::size_t n) : routing_(r), load_(n, 0) {}
-  std::uint32_t pick() {
+  // `hits` (prefix aware): each replica's cached prompt tokens; the most wins, ties (and every
+  // other policy but round robin) the least loaded.
+  std::uint32_t pick(const std::vector<std::uint64_t>& hits = {}) {
     std::size_t k = 0;
     if (routing_ == Routing::round_robin) {
       k = next_;
       next_ = (next_ + 1) % load_.size();
     } else {
-      k = static_cast<std::size_t>(std::min_element(load_.begin(), load_.end()) - load_.begin());
+      for (std::size_t j = 1; j < load_.size(); ++j) {
+        const std::uint64_t hj = hits.empty() ? 0 : hits[j], hk = hits.empty() ? 0 : hits[k];
+        if (hj > hk || (hj == hk && load_[j] < load_[k])) k = j;
+      }
     }
     ++load_[k];
     return static_cast<std::uint32_t>(k);
@@ -172,7 +177,10 @@ void Driver::route_arrival(std::uint32_t i, double t) {
       events_.push({std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s), 0, j});
     return;
   }
-  path_[i].prefill = prefill_router_.pick();
+  std::vector<std::uint64_t> hits;
+  if (cfg_.routing == Routing::prefix_aware)
+    for (const auto& r : prefill_) hits.push_back(r.cached_prefix(i));
+  path_[i].prefill = prefill_router_.pick(hits);
   prefill_[path_[i].prefill].arrive(i, t);
 }
 
@@ -311,12 +319,22 @@ Routing parse_routing(const std::string& text, const std::string& source,
   const std::string t = ascii_lower(text);
   if (t == "round_robin" || t == "round-robin") return Routing::round_robin;
   if (t == "least_loaded" || t == "least-loaded") return Routing::least_loaded;
-  throw Error(source, field,
-              "unknown routing \"" + text + "\" (expected round_robin or least_loaded)");
+  if (t == "prefix_aware" || t == "prefix-aware") return Routing::prefix_aware;
+  throw Error(
+      source, field,
+      "unknown routing \"" + text + "\" (expected round_robin, least_loaded or prefix_aware)");
 }
 
 std::string to_string(Routing r) {
-  return r == Routing::round_robin ? "round_robin" : "least_loaded";
+  switch (r) {
+    case Routing::round_robin:
+      return "round_robin";
+    case Routing::least_loaded:
+      return "least_loaded";
+    case Routing::prefix_aware:
+      return "prefix_aware";
+  }
+  return "round_robin";
 }
 
 std::vector<std::string> kv_link_presets() {

@@ -49,6 +49,9 @@ class Replica {
 
   // True when the engine refuses request i on arrival (prompt + output over max_model_len).
   bool refuses(std::uint32_t i) const;
+  // Prompt tokens of request i its prefix cache holds now (whole blocks from the start); 0
+  // without prefix caching.
+  std::uint64_t cached_prefix(std::uint32_t i) const;
   void arrive(std::uint32_t i, double t);
   void arrive_remote(std::uint32_t i, double t);  // its prompt's KV comes through Transfer
   // When the replica next has something to do: its clock while it has requests to schedule,

@@ -227,6 +227,17 @@ class Scheduler {
   // Replica's interface (replica.hpp).
   bool refused_on_arrival(const SimRequest& r) const;
   bool refused(std::uint32_t i) const { return refused_on_arrival(*seqs_[i].req); }
+  // Tokens of request i's prompt this replica's prefix cache holds now (GPU blocks, whole
+  // blocks from the start, at most prompt − 1 tokens as a hit counts them); 0 without caching.
+  std::uint64_t cached_prefix(std::uint32_t i) const {
+    if (!caching_) return 0;
+    const SimRequest& r = *seqs_[i].req;
+    const std::uint64_t bs = pool_.block_size;
+    const auto hashes = block_hashes(r.prompt, bs, (r.prompt_tokens - 1) / bs);
+    std::uint64_t hit = 0;
+    while (hit < hashes.size() && blocks_.find(hashes[hit]) >= 0) ++hit;
+    return hit * bs;
+  }
   void arrive(std::uint32_t i, double t) {
     seqs_[i].arrival = t;
     seqs_[i].arrived = true;
@@ -1059,6 +1070,7 @@ Replica::~Replica() = default;
 Replica::Replica(Replica&&) noexcept = default;
 
 bool Replica::refuses(std::uint32_t i) const { return s_->refused(i); }
+std::uint64_t Replica::cached_prefix(std::uint32_t i) const { return s_->cached_prefix(i); }
 void Replica::arrive(std::uint32_t i, double t) { s_->arrive(i, t); }
 void Replica::arrive_remote(std::uint32_t i, double t) { s_->arrive_remote(i, t); }
 double Replica::next_event() const { return s_->next_event(); }

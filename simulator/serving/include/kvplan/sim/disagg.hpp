@@ -10,9 +10,10 @@
 //
 // A request's path (vLLM's P/D connectors, NixlConnector; the proxy sends the prompt to a
 // prefill replica with max_tokens 1, then to a decode replica):
-//   1. it arrives and is routed to a prefill replica (round robin or the least loaded: fewest
-//      requests routed there and not finished), which schedules its prompt as any request and
-//      is done with it after the prefill step;
+//   1. it arrives and is routed to a prefill replica (round robin; the least loaded: fewest
+//      requests routed there and not finished; or prefix aware: the one whose prefix cache holds
+//      the most of its prompt now, ties to the least loaded), which schedules its prompt as any
+//      request and is done with it after the prefill step;
 //   2. it is routed to a decode replica, whose queue it joins; at the head of the queue, when its
 //      prompt's blocks fit, the blocks are allocated and the transfer starts (the decode side's
 //      admission: a full pool holds the transfer back, and every request behind it waits);
@@ -38,8 +39,11 @@
 
 namespace kvplan::sim {
 
-enum class Routing { round_robin, least_loaded };
-// "round_robin" | "least_loaded"; throws Error(source, field) naming the choices otherwise.
+// prefix_aware routes a request to the prefill replica whose prefix cache holds the most of its
+// prompt (decode replicas keep no prefix cache here: least loaded for them).
+enum class Routing { round_robin, least_loaded, prefix_aware };
+// "round_robin" | "least_loaded" | "prefix_aware"; throws Error(source, field) naming the
+// choices otherwise.
 Routing parse_routing(const std::string& text, const std::string& source,
                       const std::string& field = "routing");
 std::string to_string(Routing r);
