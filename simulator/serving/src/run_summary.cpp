@@ -4,8 +4,6 @@
 
 namespace kvplan::sim::detail {
 
-namespace {
-
 StageSummary summary_of(StageAcc& a, double span, double busy_running, double busy_waiting,
                         double window) {
   StageSummary s;
@@ -25,8 +23,6 @@ StageSummary summary_of(StageAcc& a, double span, double busy_running, double bu
   if (window > 0) s.mean_running = busy_running / window, s.mean_queue = busy_waiting / window;
   return s;
 }
-
-}  // namespace
 
 void tally(StageAcc& a, const RequestResult& r, double frontend_s, const SloLimits& slo) {
   const double ttft = (r.first_token_s - r.arrival_s + frontend_s) * 1e3,

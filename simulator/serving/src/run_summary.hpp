@@ -24,6 +24,11 @@ struct StageAcc {
 // E2E meet the SLO's limits. The ITL is tallied as the tokens are emitted, not here.
 void tally(StageAcc& a, const RequestResult& r, double frontend_s, const SloLimits& slo);
 
+// One stage's (or the whole run's) summary: throughput over `span` seconds, queue and batch
+// averages as busy_running / busy_waiting (∫ dt) over `window` seconds.
+StageSummary summary_of(StageAcc& a, double span, double busy_running, double busy_waiting,
+                        double window);
+
 // res.stages and res.summary from the tallies (one per stage, acc.size() ≥ 1). busy_running /
 // busy_waiting: ∫ running dt and ∫ waiting dt per stage bin, the last entry the whole run's.
 // A stage's time runs from its start to its last request's finish, and the whole run's from

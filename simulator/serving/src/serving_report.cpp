@@ -12,6 +12,7 @@
 #include "kvplan/kv_pool.hpp"
 #include "latency_sketch.hpp"
 #include "report_json.hpp"
+#include "run_summary.hpp"
 
 namespace kvplan::sim {
 namespace {
@@ -194,33 +195,19 @@ std::string header_text(const ServingReport& r) {
 // The pooled latencies in the same sketch as serving.cpp's (latency_sketch.hpp): the same values
 // give the same figures whether one replica or several produced them.
 struct Pool {
-  detail::LatencySketch ttft, tpot, e2e;
-  std::uint64_t finished = 0, good = 0, prompt = 0, output = 0, cached = 0, preemptions = 0;
-  double last_finish = 0, itl_sum = 0, queue_area = 0, running_area = 0;
+  detail::StageAcc acc;  // the pooled requests, tallied as one replica tallies them
+  double itl_sum = 0, queue_area = 0, running_area = 0;  // ITL: only mean and count pool
   std::uint64_t itl_count = 0;
 };
 
 StageSummary summarize(Pool& a, std::uint32_t stage, double span, double window) {
-  StageSummary s;
+  StageSummary s = detail::summary_of(a.acc, span, a.running_area, a.queue_area, window);
   s.stage = stage;
-  s.requests = a.finished;
-  s.ttft_ms = a.ttft.percentiles();
-  s.tpot_ms = a.tpot.percentiles();
-  s.e2e_ms = a.e2e.percentiles();
   s.itl_ms = {.mean = a.itl_count ? a.itl_sum / static_cast<double>(a.itl_count) : 0,
               .p50 = kNaN,
               .p90 = kNaN,
               .p99 = kNaN,
               .count = a.itl_count};
-  if (span > 0) {
-    s.throughput.input_tokens_per_s = static_cast<double>(a.prompt) / span;
-    s.throughput.output_tokens_per_s = static_cast<double>(a.output) / span;
-    s.throughput.requests_per_s = static_cast<double>(a.finished) / span;
-    s.goodput_requests_per_s = static_cast<double>(a.good) / span;
-  }
-  s.preemptions = a.preemptions;
-  s.prefix_hit_rate = a.prompt ? static_cast<double>(a.cached) / static_cast<double>(a.prompt) : 0;
-  if (window > 0) s.mean_queue = a.queue_area / window, s.mean_running = a.running_area / window;
   return s;
 }
 
@@ -257,6 +244,7 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
   const std::size_t nstages = std::max<std::size_t>(1, w.stages.size());
   std::vector<Pool> st(nstages);
   Pool all;
+  std::uint64_t preemptions = 0;
   for (const auto& r : rs) {
     out.simulated_s = std::max(out.simulated_s, r.simulated_s);
     out.steps += r.steps;
@@ -270,21 +258,7 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
       out.requests.push_back(g);
       if (!q.finished) continue;
       const std::uint32_t stage = w.requests[g.id].stage;
-      Pool& a = st[std::min<std::size_t>(stage, nstages - 1)];
-      const double ttft = (q.first_token_s - q.arrival_s + frontend_s) * 1e3;
-      const double e2e = (q.finish_s - q.arrival_s + frontend_s) * 1e3;
-      double tpot = 0;
-      a.ttft.add(ttft), a.e2e.add(e2e);
-      if (q.output_tokens > 1) {
-        tpot = (q.finish_s - q.first_token_s) * 1e3 / static_cast<double>(q.output_tokens - 1);
-        a.tpot.add(tpot);
-      }
-      ++a.finished;
-      a.prompt += q.prompt_tokens, a.output += q.output_tokens, a.cached += q.cached_tokens;
-      a.last_finish = std::max(a.last_finish, q.finish_s);
-      a.good += (slo.ttft_p99_ms <= 0 || ttft <= slo.ttft_p99_ms) &&
-                (slo.tpot_p99_ms <= 0 || tpot <= slo.tpot_p99_ms) &&
-                (slo.e2e_p99_ms <= 0 || e2e <= slo.e2e_p99_ms);
+      detail::tally(st[std::min<std::size_t>(stage, nstages - 1)].acc, q, frontend_s, slo);
     }
     // Time averages back to areas (average × the replica's own window), summed over replicas.
     for (std::size_t s = 0; s < r.stages.size() && s < nstages; ++s) {
@@ -295,11 +269,10 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
       st[s].running_area += x.mean_running * (end - start);
       st[s].itl_sum += x.itl_ms.mean * static_cast<double>(x.itl_ms.count);
       st[s].itl_count += x.itl_ms.count;
-      st[s].preemptions += x.preemptions;
     }
     all.queue_area += r.summary.mean_queue * r.simulated_s;
     all.running_area += r.summary.mean_running * r.simulated_s;
-    all.preemptions += r.summary.preemptions;
+    preemptions += r.summary.preemptions;  // every preemption, of finished requests or not
   }
   std::sort(out.requests.begin(), out.requests.end(),
             [](const RequestResult& a, const RequestResult& b) { return a.id < b.id; });
@@ -307,16 +280,15 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
     Pool& a = st[s];
     const double start = s < w.stages.size() ? w.stages[s].start_s : 0;
     const double end = s + 1 < w.stages.size() ? w.stages[s + 1].start_s : out.simulated_s;
-    all.ttft.merge(a.ttft);
-    all.tpot.merge(a.tpot);
-    all.e2e.merge(a.e2e);
-    all.finished += a.finished, all.good += a.good, all.prompt += a.prompt;
-    all.output += a.output, all.cached += a.cached;
+    detail::StageAcc& x = all.acc;
+    for (auto v : {&detail::StageAcc::ttft, &detail::StageAcc::tpot, &detail::StageAcc::e2e})
+      (x.*v).merge(a.acc.*v);
+    x.finished += a.acc.finished, x.good += a.acc.good, x.prompt += a.acc.prompt;
+    x.output += a.acc.output, x.cached += a.acc.cached;
     all.itl_sum += a.itl_sum, all.itl_count += a.itl_count;
     out.stages.push_back(
-        summarize(a, static_cast<std::uint32_t>(s), a.last_finish - start, end - start));
+        summarize(a, static_cast<std::uint32_t>(s), a.acc.last_finish - start, end - start));
   }
-  const std::uint64_t preemptions = all.preemptions;
   out.summary = summarize(all, 0, out.simulated_s, out.simulated_s);
   out.summary.preemptions = preemptions;
   out.kv_series = sum_kv_series(rs);
