@@ -1097,6 +1097,66 @@ case(HO + "every: GPU JSON with CRLF", "plan --model llama-3.1-8b --gpu {d}/g.js
 case(HO + "every: --gpu listed twice in plan", "plan --model llama-3.1-8b --gpu "
      "h100-sxm-80gb,h100-sxm-80gb --context 8192 --format json", "either")
 
+# ----------------------------------------------------------------------------- disaggregated (stop 36)
+# Disaggregated prefill/decode (docs/disagg.md, docs/deploy.md): flags, deployment files, plan.
+# Expected outcomes from the docs: replicas 1 to 1,024 a side, a link preset or GB/s in (0, 1e6],
+# latency and overhead 0 to 10,000 ms, vLLM only, hardware.gpus equal to both sides' GPUs.
+DG = "disaggregated "
+DG_SIM = SIM + "--workload {d}/w.csv --prefill-replicas 1 "
+DG_FILE = mutate(mutate(DEPLOY, ["hardware", "gpus"], 2), ["disaggregated"],
+                 {"prefill": {"replicas": 1}, "decode": {"replicas": 1}, "kv_link": "ndr400"})
+case(DG + "simulate 1P1D accepted", DG_SIM + "--kv-link ndr400", "accept", files={"w.csv": ONE_TOKEN})
+case(DG + "simulate link 0 GB/s", DG_SIM + "--kv-link 0", "refuse", ("--kv-link",),
+     files={"w.csv": ONE_TOKEN})
+case(DG + "simulate link -5", DG_SIM + "--kv-link -5", "refuse", ("--kv-link",),
+     files={"w.csv": ONE_TOKEN})
+case(DG + "simulate link 1e999", DG_SIM + "--kv-link 1e999", "refuse", ("--kv-link",),
+     files={"w.csv": ONE_TOKEN})
+case(DG + "simulate latency inf", DG_SIM + "--kv-link ndr400 --kv-link-latency-ms inf", "refuse",
+     ("kv_link_latency_ms",), files={"w.csv": ONE_TOKEN})
+case(DG + "simulate overhead -1", DG_SIM + "--kv-link ndr400 --kv-transfer-overhead-ms -1",
+     "refuse", ("kv_transfer_overhead_ms",), files={"w.csv": ONE_TOKEN})
+case(DG + "simulate 1025 decode replicas", DG_SIM + "--kv-link ndr400 --decode-replicas 1025",
+     "refuse", ("decode_replicas",), files={"w.csv": ONE_TOKEN})
+case(DG + "simulate decode TP 0", DG_SIM + "--kv-link ndr400 --decode-tp 0", "refuse",
+     ("--decode-tp",), files={"w.csv": ONE_TOKEN})
+case(DG + "simulate nvlink past the node", DG_SIM + "--prefill-tp 8", "refuse", ("kv_link",),
+     files={"w.csv": ONE_TOKEN})
+case(DG + "simulate routing empty", DG_SIM + "--kv-link ndr400 --routing ''", "refuse",
+     ("--routing",), files={"w.csv": ONE_TOKEN})
+case(DG + "simulate trtllm", DG_SIM + "--kv-link ndr400 --engine trtllm", "refuse",
+     ("P/D connector",), files={"w.csv": ONE_TOKEN})
+case(DG + "check file accepted", "check {d}/d.json", "accept", files={"d.json": j(DG_FILE)})
+for path, v, name in [
+        (["disaggregated", "prefill", "replicas"], 0, "/disaggregated/prefill/replicas"),
+        (["disaggregated", "prefill", "replicas"], "2", "/disaggregated/prefill/replicas"),
+        (["disaggregated", "decode", "replicas"], 1.5, "/disaggregated/decode/replicas"),
+        (["disaggregated", "decode"], DELETE, "/disaggregated/decode"),
+        (["disaggregated", "kv_link_latency_ms"], -1, "/disaggregated/kv_link_latency_ms"),
+        (["disaggregated", "colour"], "red", "/disaggregated/colour"),
+        (["hardware", "gpus"], 3, "/hardware/gpus"),
+        (["disaggregated", "kv_link"], "infiniband", "/disaggregated/kv_link"),
+        (["disaggregated", "routing"], "random", "/disaggregated/routing")]:
+    refuse(f"{DG}check {'/'.join(path)}={v if v is not DELETE else 'missing'!r}", "check {d}/d.json",
+           name, files={"d.json": j(mutate(DG_FILE, path, v))})
+# TP 3 does not divide the heads (the GPUs add up: 1 + 3 = 4); SGLang is not modelled (its own
+# memory key, so the engine key is not what fails); NVLink on a GPU given by its memory alone.
+refuse(DG + "check decode TP 3", "check {d}/d.json", "/disaggregated/decode/tensor_parallel_size",
+       files={"d.json": j(mutate(mutate(DG_FILE, ["hardware", "gpus"], 4),
+                                 ["disaggregated", "decode", "tensor_parallel_size"], 3))})
+SGL_FILE = mutate(mutate(DG_FILE, ["engine", "name"], "sglang"), ["engine", "gpu_memory_utilization"],
+                  DELETE)
+refuse(DG + "check sglang", "check {d}/d.json", "/disaggregated", files={"d.json": j(SGL_FILE)})
+NVL_FILE = mutate(mutate(mutate(DG_FILE, ["hardware", "gpu"], DELETE), ["hardware", "gpu_memory_gib"],
+                         80), ["disaggregated", "kv_link"], "nvlink")
+refuse(DG + "check nvlink on a memory-only GPU", "check {d}/d.json", "/disaggregated/kv_link",
+       files={"d.json": j(NVL_FILE)})
+case(DG + "plan link without --disaggregated", PLAN_SLO + "--gpu h100-sxm-80gb --workload "
+     "{d}/w.csv --slo ttft_p99_ms=1000 --kv-link ndr400", "refuse", ("--kv-link",),
+     files={"w.csv": ONE_TOKEN})
+case(DG + "plan --disaggregated without a workload", PLAN + " --disaggregated", "refuse",
+     ("--disaggregated",))
+
 # ----------------------------------------------------------------------------- runner
 def classify(c, rc, out, err, timed_out):
     if timed_out:

@@ -45,7 +45,9 @@ auto at_field(const std::string& source, const std::string& pointer, F&& f) {
 
 // Checks what the planner would refuse (validate_deployment_shape), naming the fields of the
 // file; `gpus_given` is false when /hardware/gpus defaulted to TP × PP.
-void validate_parallelism(const Deployment& d, bool gpus_given) {
+// tp_field: the field that gave TP when it is not engine.tensor_parallel_size (a disaggregated
+// layout's decode side).
+void validate_parallelism(const Deployment& d, bool gpus_given, const std::string& tp_field = "") {
   const auto& p = d.plan;
   DeploymentShape shape{.tp = p.tp,
                         .pp = p.pp,
@@ -54,7 +56,9 @@ void validate_parallelism(const Deployment& d, bool gpus_given) {
                         .draft_layers = p.draft_layers};
   if (gpus_given) shape.gpus = p.gpus;
   if (p.block_size) shape.block_size = p.block_size;
-  throw_if_any(d.source, validate_deployment_shape(shape, &d.model, deploy_file_names()));
+  ShapeFields names = deploy_file_names();
+  if (!tp_field.empty()) names.tp = tp_field;
+  throw_if_any(d.source, validate_deployment_shape(shape, &d.model, names));
 }
 
 }  // namespace
@@ -305,6 +309,8 @@ void read_deploy_disagg(detail::JsonObject& o, bool gpus_given, Deployment& d) {
   l.routing = dg->opt_str("routing").value_or(l.routing);
   l.kv_link_latency_ms = dg->opt_number("kv_link_latency_ms", 0, 10000).value_or(0);
   l.kv_transfer_overhead_ms = dg->opt_number("kv_transfer_overhead_ms", 0, 10000).value_or(0);
+  kv_link(l.kv_link, d.gpu, d.source, dg->pointer("kv_link"));  // a link this GPU has
+  parse_routing(l.routing, d.source, dg->pointer("routing"));
   dg->finish();
   if (d.plan.engine != Engine::vllm)
     throw Error(d.source, "/disaggregated",
@@ -364,7 +370,8 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   d.plan.gpu_id = d.gpu.id;
   d.plan.max_num_seqs = d.max_num_seqs;
 
-  validate_parallelism(d, gpus_given || d.disagg);
+  validate_parallelism(d, gpus_given || d.disagg,
+                       d.disagg ? "/disaggregated/decode/tensor_parallel_size" : "");
   if (d.disagg) {  // the prefill side's TP against the model's heads, named by its field
     DeploymentShape shape{.tp = d.disagg->prefill_tp, .pp = d.plan.pp};
     ShapeFields names = deploy_file_names();

@@ -90,6 +90,11 @@ TEST(DeployDisagg, BadLayoutsNameTheirField) {
   EXPECT_TRUE(says(m, "/disaggregated/prefill/replicas")) << m;
   m = err(file("llama-3.1-8b", "3", R"({"replicas": 2, "tp": 1})"));
   EXPECT_TRUE(says(m, "/disaggregated/prefill/tp")) << m;
+  // A link the file's GPU cannot have is refused when the file is read, not when it is simulated.
+  std::string link = file();
+  link.replace(link.find("ndr400"), 6, "infiniband");
+  m = err(link);
+  EXPECT_TRUE(says(m, "/disaggregated/kv_link") && says(m, "neither a link")) << m;
   std::string sglang = file();
   sglang.replace(sglang.find("\"vllm\""), 6, "\"sglang\"");
   m = err(sglang);

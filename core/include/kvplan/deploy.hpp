@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/disagg_layout.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/gpu.hpp"
@@ -39,15 +40,6 @@ struct Slo {
   // Latency limits under the deployment's workload (milliseconds, p99 over its requests), checked
   // by the serving simulator (kvplan/sim/serving_check.hpp): core only parses them.
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
-};
-
-// A disaggregated prefill/decode layout: the deployment file's "disaggregated" (docs/disagg.md,
-// docs/deploy.md). The link and routing are kept as written; the serving simulator resolves
-// them (sim/disagg.hpp kv_link, parse_routing).
-struct DisaggLayout {
-  std::uint32_t prefill_replicas = 1, decode_replicas = 1, prefill_tp = 1, decode_tp = 1;
-  std::string kv_link = "nvlink", routing = "round_robin";
-  double kv_link_latency_ms = 0, kv_transfer_overhead_ms = 0;
 };
 
 struct Deployment {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/disagg_layout.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/sim/serving.hpp"
@@ -39,34 +40,14 @@
 
 namespace kvplan::sim {
 
-// prefix_aware routes a request to the prefill replica whose prefix cache holds the most of its
-// prompt (decode replicas keep no prefix cache here: least loaded for them).
-enum class Routing { round_robin, least_loaded, prefix_aware };
-// "round_robin" | "least_loaded" | "prefix_aware"; throws Error(source, field) naming the
-// choices otherwise.
-Routing parse_routing(const std::string& text, const std::string& source,
-                      const std::string& field = "routing");
-std::string to_string(Routing r);
-
-// The path a request's KV takes from its prefill replica to its decode replica.
-struct KvLink {
-  std::string name;          // the preset's name, or "custom"
-  double gbps = 0;           // GB/s (1e9 bytes/s) per decode GPU, one direction
-  double latency_s = 0;      // once per request
-  double per_request_s = 0;  // the transfer library's own overhead per request
-  std::string source;        // where gbps comes from
-};
-
-// A link by preset name or as a number of GB/s per GPU:
-//   nvlink  the decode GPU's NVLink, one direction (GpuSpec::interconnect_gbps / 2, which is
-//           both directions together); both sides must fit one NVLink domain (check_disagg)
-//   ndr400  InfiniBand NDR / 400 Gb/s Ethernet, one NIC per GPU (ConnectX-7): 50 GB/s
-//   xdr800  InfiniBand XDR / 800 Gb/s Ethernet, one NIC per GPU (ConnectX-8): 100 GB/s
-// Throws Error(source, field) for an unknown name, a GPU without NVLink, or a bandwidth outside
-// (0, 1e6] GB/s.
-KvLink kv_link(const std::string& spec, const GpuSpec& decode_gpu, const std::string& source,
-               const std::string& field = "kv_link");
-std::vector<std::string> kv_link_presets();
+// The link and routing vocabulary (KvLink, kv_link, Routing, parse_routing) is core's
+// (kvplan/disagg_layout.hpp): a deployment file names them too.
+using ::kvplan::kv_link;
+using ::kvplan::kv_link_presets;
+using ::kvplan::KvLink;
+using ::kvplan::parse_routing;
+using ::kvplan::Routing;
+using ::kvplan::to_string;
 
 struct DisaggConfig {
   ServingConfig prefill, decode;  // each side's replica: TP, memory, budgets, engine (vLLM)
