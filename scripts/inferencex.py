@@ -49,6 +49,53 @@ Worked example of one error: a row measured at TPOT 20.0 ms predicted at 18.0 ms
 (18.0 - 20.0) / 20.0 = -10.0 % (optimistic); MAPE and bias of the rows -10 % and +6 % are 8 %
 and -2 %.
 
+TensorRT-LLM rows (--backend trtllm; issue 24). The default (--backend vllm-sglang) is the run
+above, unchanged. --backend trtllm takes the `backend == trtllm`, `mode == agg` rows of
+silicon_sample.csv (1,338) and maps each as subset.csv maps its rows, with tables read from
+subset.csv's own rows, not written here:
+* (model_path, precision) -> kvplan_model and system -> kvplan_gpu: every pair subset.csv uses
+  (each maps to one value there); a TRT row whose pair or system is absent is not mapped (no
+  kvplan_model, so in neither split) and is counted as not expressible with the reason.
+* concurrency = batch_size (batch_size == concurrency on every one of subset.csv's 1,021 rows;
+  checked at start); gpus = tp_size, EP treated as TP ("ep_as_tp" when moe_ep_size > 1); a
+  tp_size above 8 with moe_tp_size == moe_ep_size and tp_size == moe_tp_size * moe_ep_size is
+  the layout subset.csv repairs to gpus = moe_ep_size ("layout_repaired+ep_as_tp"); both rules
+  are checked to give subset.csv's gpus and approx on its own rows. Any other tp_size > 8, pp > 1
+  or attention DP > 1: not expressible. source (inferencex-db / inferencex-export /
+  nvidia-gap-analysis) from silicon_data_source, as subset.csv's source_kind (checked).
+The split is TRAIN_MODELS, unchanged; nothing is fitted on TensorRT-LLM rows.
+
+TensorRT-LLM server settings, from SemiAnalysisAI/InferenceX@086eabbe8611b283b2bbec13ea527b99adec369f
+benchmarks/single_node/ (the scripts at that commit; the rows were measured 2025-11 .. 2026-04
+with whatever script was current then):
+* gpt-oss-120b on B200, gptoss_fp4_b200_trt.sh: trtllm-serve --max_batch_size 512,
+  --max_num_tokens 20000 (MAX_NUM_TOKENS=20000), --max_seq_len MAX_MODEL_LEN; extra options
+  kv_cache_config {dtype: fp8, free_gpu_memory_fraction: 0.85, enable_block_reuse: false}.
+* gpt-oss-120b on H200, gptoss_fp4_h200_trt.sh: --max_batch_size $CONC, --max_num_tokens 20000,
+  kv_cache_config {dtype: auto (bf16), free_gpu_memory_fraction: 0.85}.
+* DeepSeek-R1 (train split), dsr1_fp8_b200_trt.sh / dsr1_fp4_b200_trt.sh / dsr1_fp8_h200_trt.sh:
+  no --max_batch_size (TensorRT-LLM's default 2048), --max_num_tokens
+  max(8192, ceil64(CONC + ISL + 64)), --max_seq_len max(8192, MAX_MODEL_LEN); kv dtype fp8;
+  free_gpu_memory_fraction 0.8 (fp8 B200; 0.75 at ISL 8192 / OSL 1024 / TP 4), 0.8 (fp4 B200),
+  0.75 (fp8 H200). Applied to the DeepSeek-V3 rows too (no V3 script).
+* MAX_MODEL_LEN = ISL + OSL + 200 (utils/matrix_logic/generate_sweep_configs.py).
+* None of these scripts sets enable_chunked_prefill or scheduler_config, so chunked context is
+  off and the capacity policy is GUARANTEED_NO_EVICT (TensorRT-LLM's defaults, as
+  docs/trtllm-scheduler.md cites them); passed as --capacity-scheduler-policy
+  guaranteed_no_evict, no --enable-chunked-context.
+* Benchmark client: the same run_benchmark_serving (--random-range-ratio, --num-prompts CONC * 10,
+  --max-concurrency CONC) as the vLLM/SGLang rows, so the same closed-loop workload.
+Assumed, where no script says: Llama-3.1-70B (its TRT scripts were removed before that commit,
+"remove llama 70b") and the NVIDIA gap-analysis rows (Qwen3-32B FP8, Qwen3-235B-A22B-FP8 on H100;
+not InferenceX runs, settings unpublished) run TensorRT-LLM's defaults: max_batch_size 2048,
+max_num_tokens 8192, free_gpu_memory_fraction 0.9, no chunked context, KV dtype as above
+(checkpoint's quant config), max_seq_len ISL + OSL + 200. free_gpu_memory_fraction is passed as
+kvplan's --gpu-memory-utilization, which kvplan's TensorRT-LLM rules apply as TensorRT-LLM does:
+to the memory left after the weights and the reserve (core/src/engines/trtllm.cpp budget). MTP
+(speculative) runs cannot be told apart in the data and are simulated without MTP.
+
+    python3 scripts/inferencex.py --backend trtllm --split test --jobs 2
+
 Exit status: 0 when every expressible row ran, 1 when kvplan failed on one (the report is still
 printed, the reason named), 2 for bad arguments or missing data.
 """
@@ -74,6 +121,14 @@ TRAIN_MODELS = {
     "models/llama-3.1-70b-fp8", "models/llama-3.1-70b-nvfp4", "models/llama-3.1-8b-fp8",
     "deepseek-r1", "deepseek-v3", "models/deepseek-v3-nvfp4",
 }
+
+
+# TensorRT-LLM (--backend trtllm): the settings InferenceX's scripts pass (docstring, with sources),
+# else TensorRT-LLM's defaults (max_batch_size, max_num_tokens, free_gpu_memory_fraction).
+TRT_DEFAULTS = (2048, 8192, 0.9)
+DEEPSEEK = {"deepseek-r1", "deepseek-v3", "models/deepseek-v3-nvfp4"}
+TRT_SECTION = "### TensorRT-LLM rows"
+TRT_MARKER = "<!-- inferencex.py --backend trtllm output -->"
 
 
 def split_of(row):
@@ -128,6 +183,91 @@ def why_not(row):
     return None
 
 
+def source_kind(row):
+    """subset.csv's source_kind, from silicon_data_source (checked against subset.csv)."""
+    s = row["silicon_data_source"]
+    if "aic-auto-gap-analysis" in s:
+        return "nvidia-gap-analysis"
+    return "inferencex-db" if s.startswith("db-dump") else "inferencex-export"
+
+
+def trt_layout(row):
+    """(gpus, approx) as subset.csv sets them, or (None, the reason it fits no 8-GPU node)."""
+    def n(k):
+        return int(row[k]) if row[k] not in ("", "0") else 1
+    tp, mtp, mep = n("tp_size"), n("moe_tp_size"), n("moe_ep_size")
+    if tp <= 8:
+        return str(tp), ("ep_as_tp" if mep > 1 else "")
+    if mtp == mep and mtp * mep == tp and mep <= 8:
+        return str(mep), "layout_repaired+ep_as_tp"
+    return None, (f"parallel layout tp {tp}, moe_tp {mtp}, moe_ep {mep} does not fit one "
+                  f"8-GPU node")
+
+
+def load_trt(data):
+    """The TensorRT-LLM aggregated rows of silicon_sample.csv, mapped with subset.csv's own
+    tables; a row kvplan cannot express carries its reason in "_why"."""
+    with open(data / "subset.csv", newline="") as fh:
+        sub = list(csv.DictReader(fh))
+    models, gpus = collections.defaultdict(set), collections.defaultdict(set)
+    for r in sub:
+        models[(r["model_path"], r["precision"])].add(r["kvplan_model"])
+        gpus[r["system"]].add(r["kvplan_gpu"])
+        if r["batch_size"] != r["concurrency"]:
+            fail(f"subset.csv {r['id']}: batch_size {r['batch_size']} != concurrency")
+        if trt_layout(r) != (r["gpus"], r["approx"]):
+            fail(f"subset.csv {r['id']}: the layout rule gives {trt_layout(r)}, not "
+                 f"{(r['gpus'], r['approx'])}")
+        if source_kind(r) != r["source_kind"]:
+            fail(f"subset.csv {r['id']}: source {source_kind(r)} != {r['source_kind']}")
+    for table in (models, gpus):
+        for k, v in table.items():
+            if len(v) != 1:
+                fail(f"subset.csv maps {k} to {sorted(v)}")
+    with open(data / "silicon_sample.csv", newline="") as fh:
+        rows = [dict(r) for r in csv.DictReader(fh)
+                if r["backend"] == "trtllm" and r["mode"] == "agg"]
+    for r in rows:
+        r["source_kind"] = source_kind(r)
+        r["concurrency"] = r["batch_size"]
+        m = models.get((r["model_path"], r["precision"]))
+        g = gpus.get(r["system"])
+        r["kvplan_model"] = next(iter(m)) if m else ""
+        r["kvplan_gpu"] = next(iter(g)) if g else ""
+        r["gpus"], r["approx"] = trt_layout(r)
+        if not m:
+            r["_why"] = (f"no kvplan model for ({r['model_path']}, precision "
+                         f"'{r['precision']}') in subset.csv")
+        elif not g:
+            r["_why"] = f"no kvplan GPU for system {r['system']} in subset.csv"
+        elif why_not(r):
+            r["_why"] = why_not(r)
+        elif r["gpus"] is None:
+            r["_why"] = r["approx"]
+    return rows
+
+
+def trt_settings(row, data):
+    """(max_batch_size, max_num_tokens, free_gpu_memory_fraction, kv dtype, max_seq_len) of
+    InferenceX's TensorRT-LLM script for this row (docstring), else TensorRT-LLM's defaults."""
+    isl, osl, c = int(row["isl"]), int(row["osl"]), int(row["concurrency"])
+    m, gpu, mml = row["kvplan_model"], row["kvplan_gpu"], isl + osl + 200
+    if m == "gpt-oss-120b" and gpu.startswith("b200"):      # gptoss_fp4_b200_trt.sh
+        return 512, 20000, 0.85, "fp8", mml
+    if m == "gpt-oss-120b" and gpu.startswith("h200"):      # gptoss_fp4_h200_trt.sh
+        return c, 20000, 0.85, "bf16", mml
+    if m in DEEPSEEK and (gpu.startswith("b200") or gpu.startswith("h200")):
+        mnt = max(8192, (c + isl + 64 + 63) // 64 * 64)
+        if gpu.startswith("h200"):                          # dsr1_fp8_h200_trt.sh
+            frac = 0.75
+        elif row["precision"] == "fp8":                     # dsr1_fp8_b200_trt.sh
+            frac = 0.75 if (isl, osl, row["gpus"]) == (8192, 1024, "4") else 0.8
+        else:                                               # dsr1_fp4_b200_trt.sh
+            frac = 0.8
+        return TRT_DEFAULTS[0], mnt, frac, "fp8", max(8192, mml)
+    return (*TRT_DEFAULTS, kv_dtype(row, data), mml)
+
+
 def lengths(L):
     return {"dist": "uniform", "min": max(1, int(L * RANGE_RATIO)), "max": L}
 
@@ -145,6 +285,15 @@ def workload(row, per_client, cap):
 def command(kvplan, row, data, wl_path, calibration):
     isl, osl = int(row["isl"]), int(row["osl"])
     engine = row["backend"]
+    if engine == "trtllm":
+        mbs, mnt, frac, kvd, mml = trt_settings(row, data)
+        cmd = [kvplan, "simulate", "--model", model_arg(row, data), "--gpu", row["kvplan_gpu"],
+               "--engine", "trtllm", "--tp", row["gpus"], "--kv-dtype", kvd,
+               "--max-batch-size", str(mbs), "--max-num-tokens", str(mnt),
+               "--capacity-scheduler-policy", "guaranteed_no_evict",
+               "--gpu-memory-utilization", str(frac), "--max-model-len", str(mml),
+               "--workload", str(wl_path), "--format", "json", "--quiet"]
+        return cmd + (["--calibration", str(calibration)] if calibration else [])
     mnbt = 16384 if engine == "sglang" and row["kvplan_gpu"].startswith("b200") else 8192
     cmd = [kvplan, "simulate", "--model", model_arg(row, data), "--gpu", row["kvplan_gpu"],
            "--engine", engine, "--tp", row["gpus"], "--kv-dtype", kv_dtype(row, data),
@@ -191,6 +340,10 @@ def group_key(row, by):
         return row["precision"] or "bf16"
     if by == "model":
         return row["kvplan_model"].removeprefix("models/")
+    if by == "source":
+        return row["source_kind"]
+    if by == "gpu, model":
+        return f"{row['kvplan_gpu']} {row['kvplan_model'].removeprefix('models/')}"
     if by == "gpu, engine":
         return f"{row['kvplan_gpu']} {row['backend']}"
     return "all"
@@ -214,8 +367,10 @@ def table(results, by):
     return "\n".join(lines)
 
 
-def report(a, rows, results, cannot, failed):
-    out = [f"Split `{a.split}`: {len(rows)} rows of subset.csv"
+def report(a, rows, results, cannot, failed, unmapped=()):
+    trt = a.backend == "trtllm"
+    what = "TensorRT-LLM agg rows of silicon_sample.csv" if trt else "rows of subset.csv"
+    out = [f"Split `{a.split}`: {len(rows)} {what}"
            + (f" (every {a.sample}th row)" if a.sample > 1 else "")
            + f", {len(results)} simulated, {len(cannot)} not expressible, {len(failed)} failed. "
            f"Error = (kvplan - measured) / measured of the mean over the run; bias < 0: kvplan "
@@ -223,14 +378,27 @@ def report(a, rows, results, cannot, failed):
            f"{a.requests_per_client} requests per client"
            + (f" (at most {a.max_requests})" if a.max_requests else "") + ".\n"]
     if results:
-        for by in ("all", "gpu", "engine", "precision", "model", "gpu, engine"):
+        bys = (("all", "gpu", "precision", "model", "source", "gpu, model") if trt else
+               ("all", "gpu", "engine", "precision", "model", "gpu, engine"))
+        for by in bys:
             out.append(table(results, by) + "\n")
         approx = sum(1 for r, *_ in results if r["approx"])
         if approx:
             out.append(f"{approx} of the simulated rows ran expert parallelism (or a layout "
                        f"repaired to the GPU count) and were simulated as tensor parallelism "
                        f"over the same GPUs (approx column).\n")
-    if cannot:
+    if unmapped:
+        reasons = collections.Counter(r["_why"] for r in unmapped)
+        out.append(f"{len(unmapped)} further TensorRT-LLM agg rows have no mapping in subset.csv "
+                   f"and so belong to neither split:\n")
+        out += [f"- {n} rows: {why}" for why, n in sorted(reasons.items(), key=lambda x: -x[1])]
+        out.append("")
+    if cannot and trt:
+        reasons = collections.Counter(why for _, why in cannot)
+        out.append("Not expressible (counts):\n")
+        out += [f"- {n} rows: {why}" for why, n in sorted(reasons.items(), key=lambda x: -x[1])]
+        out.append("")
+    elif cannot:
         out.append("Not expressible:\n")
         for row, why in cannot:
             out.append(f"- {row['id']}: {why}")
@@ -249,7 +417,14 @@ def write_markdown(path, body, a):
     text = path.read_text() if path.exists() else ""
     cmd = f"python3 scripts/inferencex.py --split {a.split} --jobs {a.jobs} --markdown {a.markdown}"
     marker = "<!-- inferencex.py output -->"
+    if a.backend == "trtllm":
+        cmd = cmd.replace(" --split", " --backend trtllm --split", 1)
+        if a.sample > 1:
+            cmd = cmd.replace(" --jobs", f" --sample {a.sample} --jobs", 1)
+        marker = TRT_MARKER
     gen = f"{marker}\n*Generated by `{cmd}`.*\n\n{body}\n{marker}\n"
+    if a.backend == "trtllm" and marker not in text:
+        gen = f"\n{TRT_SECTION}\n\n{gen}"
     if marker in text:
         start = text.index(marker)
         end = text.index(marker, start + len(marker)) + len(marker) + 1
@@ -267,6 +442,9 @@ def write_markdown(path, body, a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backend", choices=["vllm-sglang", "trtllm"], default="vllm-sglang",
+                    help="vllm-sglang: subset.csv's rows (default); trtllm: the TensorRT-LLM "
+                         "agg rows of silicon_sample.csv, mapped as subset.csv maps its rows")
     ap.add_argument("--split", choices=["train", "test", "all"], default="test")
     ap.add_argument("--kvplan", help="the kvplan binary (default: $KVPLAN, build/*/cli/kvplan)")
     ap.add_argument("--data", type=pathlib.Path, default=DATA, help="default: %(default)s")
@@ -290,14 +468,25 @@ def main():
     subset = a.data / "subset.csv"
     if not subset.exists():
         fail(f"{subset}: not found (the InferenceX data lives in ../shared/data/inferencex)")
-    with open(subset, newline="") as fh:
-        rows = [r for r in csv.DictReader(fh) if a.split in ("all", split_of(r))]
+    unmapped = []
+    if a.backend == "trtllm":
+        every = load_trt(a.data)
+        unmapped = [r for r in every if not r["kvplan_model"] and a.split != "all"]
+        rows = [r for r in every if a.split == "all" or (r["kvplan_model"]
+                                                          and split_of(r) == a.split)]
+    else:
+        with open(subset, newline="") as fh:
+            rows = [r for r in csv.DictReader(fh) if a.split in ("all", split_of(r))]
     if a.only:
         rows = [r for r in rows if any(s in r["id"] for s in a.only)]
     rows = rows[::a.sample]
     kvplan = find_kvplan(a.kvplan)
-    cannot = [(r, why_not(r)) for r in rows if why_not(r)]
-    runnable = [r for r in rows if not why_not(r)]
+    if a.backend == "trtllm":
+        cannot = [(r, r["_why"]) for r in rows if r.get("_why")]
+        runnable = [r for r in rows if not r.get("_why")]
+    else:
+        cannot = [(r, why_not(r)) for r in rows if why_not(r)]
+        runnable = [r for r in rows if not why_not(r)]
 
     def one(r):
         try:
@@ -327,8 +516,9 @@ def main():
                             r["concurrency"], r["approx"], f"{mt:.3f}", f"{ttft:.3f}",
                             f"{err_pct(ttft, mt):.2f}", f"{mp:.4f}", f"{tpot:.4f}",
                             f"{err_pct(tpot, mp):.2f}"])
-    body = report(a, rows, results, cannot, failed)
-    print(f"## InferenceX: split {a.split}\n\n" + body)
+    body = report(a, rows, results, cannot, failed, unmapped)
+    title = "InferenceX TensorRT-LLM" if a.backend == "trtllm" else "InferenceX"
+    print(f"## {title}: split {a.split}\n\n" + body)
     if a.markdown:
         write_markdown(a.markdown, body, a)
     return 1 if failed else 0
