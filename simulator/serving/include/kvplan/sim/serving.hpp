@@ -96,7 +96,8 @@ struct ServingConfig {
   // PP (1 only for now), GPU memory and fraction, weights, context = max_model_len. The pool is
   // the planner's (plan_capacity(model, plan).num_gpu_blocks for one replica).
   PlanInput plan;
-  std::uint64_t max_num_seqs = 256;             // vLLM default for the OpenAI server
+  // vllm serve's own default is 1024 on GPUs of >= 70 GiB other than A100 (docs/simulate.md).
+  std::uint64_t max_num_seqs = 256;
   std::uint64_t max_num_batched_tokens = 8192;  // per step, chunked prefill
   bool enable_prefix_caching = false;
   std::uint64_t cpu_offload_bytes = 0;  // 0 = no CPU tier
