@@ -90,6 +90,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   s.base.plan = in;
   s.base.max_num_seqs = f.max_num_seqs;
   s.base.max_num_batched_tokens = in.max_num_batched_tokens;
+  s.engine_default_batched_tokens = !vm.count("max-num-batched-tokens");
   // vLLM V1 and SGLang cache prefixes by default; lines where kvplan does not model it (sliding
   // or recurrent groups, an evicting policy) run without it. --no-enable-prefix-caching: none.
   s.base.enable_prefix_caching = !vm.count("no-enable-prefix-caching");
@@ -180,9 +181,10 @@ po::options_description plan_options(PlanFlags& f) {
       "fraction of memory (vLLM gpu_memory_utilization 0.9, SGLang mem_fraction_static 0.88, "
       "TRT-LLM free_gpu_memory_fraction 0.9)")(
       "block-size", po::value(&block), "tokens per page (default: vLLM 16, SGLang 1, TRT-LLM 32)")(
-      "max-num-batched-tokens", po::value(&mnbt)->default_value(kDefaultMaxNumBatchedTokens),
-      "vLLM chunk size (sliding-window pages)")(
-      "weight-dtype", po::value(&weight), "fp32|fp16|bf16|fp8|int8|int4 (default: the model's)")(
+      "max-num-batched-tokens", po::value(&mnbt),
+      "tokens per step (default: the engine's on this GPU; vLLM 8192 on >= 70 GiB GPUs other "
+      "than A100s, else 2048)")("weight-dtype", po::value(&weight),
+                                "fp32|fp16|bf16|fp8|int8|int4 (default: the model's)")(
       "calibration", po::value(&calibration),
       "a calibration file (kvplan explain --calibrate): its measured reserve (and, for SLO "
       "sizing, its step-time efficiency)")(
@@ -233,7 +235,7 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("block-size")) req.block_size = f.block;
   if (vm.count("context")) req.context = f.context;
   req.concurrency = f.concurrency;
-  req.max_num_batched_tokens = f.mnbt;
+  if (vm.count("max-num-batched-tokens")) req.max_num_batched_tokens = f.mnbt;
   if (slo_mode) req.max_num_seqs = f.slo.max_num_seqs;  // the SLO search's per-replica cap
   if (vm.count("gpu-memory-utilization")) req.memory_fraction = f.util;
   if (vm.count("weight-dtype")) req.weight_dtype = f.weight;

@@ -34,27 +34,25 @@ namespace {
 // TensorRT-LLM's spellings: --max-batch-size and --max-num-tokens are --max-num-seqs and
 // --max-num-batched-tokens (trtllm-serve's --max_batch_size and --max_num_tokens), defaults 2048
 // (EngineRules::default_max_num_seqs) and 8192 (llm_args.py max_num_tokens); the TensorRT-LLM
-// flags are refused with another engine.
-void apply_trtllm_flags(const po::variables_map& vm, bool trtllm, DeploymentRequest& req,
-                        std::uint64_t& seqs, std::uint64_t& mnbt) {
+// flags are refused with another engine. Either given sets req's field; left out, resolve()
+// takes the engine's default.
+void apply_trtllm_flags(const po::variables_map& vm, bool trtllm, DeploymentRequest& req) {
   for (const char* f :
        {"max-batch-size", "max-num-tokens", "capacity-scheduler-policy", "enable-chunked-context"})
     if (vm.count(f) && !trtllm)
       throw Error(std::string("--") + f, f, "is a TensorRT-LLM setting: it needs --engine trtllm");
   if (!trtllm) return;
-  if (vm.count("max-batch-size") && !vm["max-num-seqs"].defaulted())
+  if (vm.count("max-batch-size") && vm.count("max-num-seqs"))
     throw Error("--max-batch-size", "max-batch-size", "give --max-batch-size or --max-num-seqs");
-  if (vm.count("max-num-tokens") && !vm["max-num-batched-tokens"].defaulted())
+  if (vm.count("max-num-tokens") && vm.count("max-num-batched-tokens"))
     throw Error("--max-num-tokens", "max-num-tokens",
                 "give --max-num-tokens or --max-num-batched-tokens");
   if (vm.count("max-batch-size")) {
-    seqs = vm["max-batch-size"].as<std::uint64_t>();
+    req.max_num_seqs = vm["max-batch-size"].as<std::uint64_t>();
     req.setting_names.max_num_seqs = "--max-batch-size";
-  } else if (vm["max-num-seqs"].defaulted()) {
-    seqs = engine_rules(Engine::trtllm).default_max_num_seqs().value_or(seqs);
   }
   if (vm.count("max-num-tokens")) {
-    mnbt = vm["max-num-tokens"].as<std::uint64_t>();
+    req.max_num_batched_tokens = vm["max-num-tokens"].as<std::uint64_t>();
     req.setting_names.max_num_batched_tokens = "--max-num-tokens";
   }
 }
@@ -63,7 +61,7 @@ void apply_trtllm_flags(const po::variables_map& vm, bool trtllm, DeploymentRequ
 struct SimulateFlags {
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
       offload_gib, offload_gbps, reserve, requests_out, capacity_policy;
-  std::uint64_t tp = 1, context = 0, seqs = 256, mnbt = kDefaultMaxNumBatchedTokens, seed = 1;
+  std::uint64_t tp = 1, context = 0, seqs = 0, mnbt = 0, seed = 1;  // seqs, mnbt: when given
   std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
   // Disaggregated prefill/decode (--prefill-replicas): each side's replicas and TP, the KV link.
   std::uint32_t prefill_replicas = 0, decode_replicas = 1, prefill_tp = 0, decode_tp = 0;
@@ -84,9 +82,12 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
       "engine", po::value(&f.engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
       "max-model-len", po::value(&f.context), "tokens per request at most (default: the model's)")(
-      "max-num-seqs", po::value(&f.seqs)->default_value(256), "requests per step at most")(
-      "max-num-batched-tokens", po::value(&f.mnbt)->default_value(kDefaultMaxNumBatchedTokens),
-      "tokens per step at most (chunked prefill)")(
+      "max-num-seqs", po::value(&f.seqs),
+      "requests per step at most (default: the engine's on this GPU; vLLM 1024 on >= 70 GiB "
+      "GPUs other than A100s, else 256)")(
+      "max-num-batched-tokens", po::value(&f.mnbt),
+      "tokens per step at most, chunked prefill (default: the engine's; vLLM 8192 on >= 70 GiB "
+      "GPUs other than A100s, else 2048)")(
       "max-batch-size", po::value(&f.batch_size),
       "trtllm: max_batch_size, its --max-num-seqs (default 2048)")(
       "max-num-tokens", po::value(&f.num_tokens),
@@ -175,9 +176,9 @@ SimulateOutputs check_outputs(const SimulateFlags& f, const po::variables_map& v
   return o;
 }
 
-// The deployment the flags describe, for resolve(); settles max-num-seqs and
-// max-num-batched-tokens (TensorRT-LLM's spellings included) in f.
-DeploymentRequest deployment_request(SimulateFlags& f, const po::variables_map& vm) {
+// The deployment the flags describe, for resolve(): max-num-seqs and max-num-batched-tokens
+// (TensorRT-LLM's spellings included) when given, else the engine's defaults.
+DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables_map& vm) {
   DeploymentRequest req;
   req.model = f.model;
   req.gpu = f.gpu;
@@ -190,9 +191,9 @@ DeploymentRequest deployment_request(SimulateFlags& f, const po::variables_map& 
   if (vm.count("max-model-len")) req.context = f.context;
   VllmRules rules{};
   const bool trtllm = parse_engine(f.engine, "--engine", "engine", rules) == Engine::trtllm;
-  apply_trtllm_flags(vm, trtllm, req, f.seqs, f.mnbt);
-  req.max_num_batched_tokens = f.mnbt;
-  req.max_num_seqs = f.seqs;
+  if (vm.count("max-num-batched-tokens")) req.max_num_batched_tokens = f.mnbt;
+  if (vm.count("max-num-seqs")) req.max_num_seqs = f.seqs;
+  apply_trtllm_flags(vm, trtllm, req);
   if (vm.count("gpu-memory-utilization")) req.memory_fraction = f.util;
   if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
   if (vm.count("calibration")) req.calibration = f.calibration;
@@ -249,8 +250,8 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
   in = resolved.deploy.plan;
   sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
   cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
-  cfg.max_num_batched_tokens = f.mnbt;
-  cfg.max_num_seqs = f.seqs;
+  cfg.max_num_batched_tokens = in.max_num_batched_tokens;
+  cfg.max_num_seqs = sim::default_scheduler_seqs(in, resolved.deploy.max_num_seqs);
   if (vm.count("capacity-scheduler-policy"))
     cfg.capacity_policy =
         sim::parse_capacity_policy(f.capacity_policy, "--capacity-scheduler-policy");

@@ -142,8 +142,9 @@ void read_engine_shape(detail::JsonObject& en, const std::string& source, Deploy
 void read_engine_cache(detail::JsonObject& en, const std::string& source, Deployment& d) {
   if (auto bs = en.opt_uint("block_size", 1, 1u << 20))
     d.plan.block_size = static_cast<std::uint32_t>(*bs);
-  if (auto t = en.opt_uint("max_num_batched_tokens", 1, std::uint64_t{1} << 40))
-    d.plan.max_num_batched_tokens = *t;
+  // 0 until the GPU is read: then the engine's default for it (load_deploy).
+  d.plan.max_num_batched_tokens =
+      en.opt_uint("max_num_batched_tokens", 1, std::uint64_t{1} << 40).value_or(0);
   if (auto w = en.opt_str("weight_dtype")) {
     weight_bytes_per_param(*w, source, en.pointer("weight_dtype"));
     d.plan.weight_dtype = *w;
@@ -368,6 +369,8 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   d.plan.concurrency = d.slo.concurrency;
   d.plan.gpu_memory_bytes = d.gpu.engine_memory_bytes();
   d.plan.gpu_id = d.gpu.id;
+  if (d.plan.max_num_batched_tokens == 0)
+    d.plan.max_num_batched_tokens = engine_rules(d.plan).default_max_num_batched_tokens(d.plan);
   d.plan.max_num_seqs = d.max_num_seqs;
 
   validate_parallelism(d, gpus_given || d.disagg,
@@ -427,7 +430,6 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   if (p.context == 0)
     throw Error(source, names.context, "not given, and " + d.model.id + " has no max_context");
   p.block_size = a.block_size.value_or(0);
-  if (a.max_num_batched_tokens) p.max_num_batched_tokens = *a.max_num_batched_tokens;
   // --kv-cache-memory-bytes is the exact KV memory per GPU: the memory model is skipped.
   if (a.kv_cache_memory_bytes) p.available_kv_bytes = *a.kv_cache_memory_bytes;
   p.num_gpu_blocks_override = a.num_gpu_blocks_override;
@@ -447,6 +449,9 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
                               engine_rules(a.engine).kv_dtype_field(), p.weight_dtype);
   p.gpu_memory_bytes = gpu.engine_memory_bytes();
   p.gpu_id = gpu.id;
+  // Not on the command line: what that engine would run on this GPU.
+  p.max_num_batched_tokens =
+      a.max_num_batched_tokens.value_or(engine_rules(a.engine).default_max_num_batched_tokens(p));
   apply_engine_pool_args(a, p, source);  // SGLang / TensorRT-LLM pool flags
   if (a.max_model_len_auto) {
     // --max-model-len -1 / auto: vLLM fits the longest request the KV memory holds, at most the

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/engine_rules.hpp"
 
 namespace kvplan {
 
@@ -81,7 +82,7 @@ nlohmann::ordered_json engine(const Deployment& d) {
   if (d.max_num_seqs) en["max_num_seqs"] = *d.max_num_seqs;
   if (p.memory_fraction_ppm) en[memory_fraction_key(p.engine)] = p.memory_fraction_ppm / 1e6;
   if (p.block_size) en["block_size"] = p.block_size;
-  if (p.max_num_batched_tokens != kDefaultMaxNumBatchedTokens)
+  if (p.max_num_batched_tokens != engine_rules(p).default_max_num_batched_tokens(p))
     en["max_num_batched_tokens"] = p.max_num_batched_tokens;
   if (!p.weight_dtype.empty()) en["weight_dtype"] = p.weight_dtype;
   if (p.mamba_cache_mode != PlanInput::MambaCacheMode::none)

@@ -13,6 +13,7 @@
 
 #include "engine_config_yaml.hpp"
 #include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model_ref.hpp"
 #include "kvplan/text_safe.hpp"
@@ -1616,7 +1617,8 @@ std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput&
   s += " --gpu-memory-utilization " + decimal(f);
   const std::uint32_t bs = in.engine == Engine::vllm && in.block_size ? in.block_size : 16;
   if (bs != 16) s += " --block-size " + std::to_string(bs);
-  if (in.max_num_batched_tokens != kDefaultMaxNumBatchedTokens)
+  // Left out where it is what vllm serve defaults to on this GPU.
+  if (in.max_num_batched_tokens != engine_rules(Engine::vllm).default_max_num_batched_tokens(in))
     s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
   return s;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "deploy_slo.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_format.hpp"
 #include "kvplan/model.hpp"
@@ -28,10 +29,11 @@ std::optional<GpuSpec> request_gpu(const DeploymentRequest& r) {
 
 void check_step_limits(const DeploymentRequest& r) {
   const std::string& mnbt = r.setting_names.max_num_batched_tokens;
-  if (r.max_num_batched_tokens == 0 || r.max_num_batched_tokens > kMaxContextTokens)
+  if (r.max_num_batched_tokens &&
+      (*r.max_num_batched_tokens == 0 || *r.max_num_batched_tokens > kMaxContextTokens))
     throw Error(mnbt, mnbt.substr(2),
                 "must be between 1 and " + std::to_string(kMaxContextTokens) + ", got " +
-                    std::to_string(r.max_num_batched_tokens));
+                    std::to_string(*r.max_num_batched_tokens));
   const std::string& seqs = r.setting_names.max_num_seqs;
   if (r.max_num_seqs && (*r.max_num_seqs == 0 || *r.max_num_seqs > kMaxNumSeqs))
     throw Error(seqs, seqs.substr(2),
@@ -71,7 +73,6 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   in.gpus = static_cast<std::uint32_t>(r.gpus.value_or(0));
   in.draft_layers = static_cast<std::uint32_t>(r.draft_layers);
   in.block_size = static_cast<std::uint32_t>(r.block_size.value_or(0));
-  in.max_num_batched_tokens = r.max_num_batched_tokens;
   d.max_num_seqs = r.max_num_seqs;
   in.max_num_seqs = r.max_num_seqs;
   in.max_num_seqs_is_concurrency = r.launch_sets_max_num_seqs && !r.max_num_seqs;
@@ -103,6 +104,9 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   } else if (r.require_memory && !in.available_kv_bytes) {
     throw Error("command line", "gpu", "give --gpu, --gpu-memory-gib or --available-kv-gib");
   }
+  // Not given: the engine's default for this GPU (vLLM: 2048 below 70 GiB, and on A100s).
+  in.max_num_batched_tokens =
+      r.max_num_batched_tokens.value_or(engine_rules(in).default_max_num_batched_tokens(in));
   d.slo.context = in.context;
   d.slo.concurrency = r.concurrency;
   if (r.slo) {

@@ -1,5 +1,6 @@
 #include "plan_settings.hpp"
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/kv_format.hpp"
 #include "kvplan/policy.hpp"
 #include "kvplan/validate.hpp"
@@ -37,7 +38,9 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   in.gpu_id = gpu.id;
   in.memory_fraction_ppm = s.memory_fraction_ppm;
   in.weight_dtype = s.weight_dtype;
-  if (s.extras.max_num_batched_tokens) in.max_num_batched_tokens = *s.extras.max_num_batched_tokens;
+  // Not set: the engine's default on this GPU, as plan and check take it.
+  in.max_num_batched_tokens =
+      s.extras.max_num_batched_tokens.value_or(engine_rules(in).default_max_num_batched_tokens(in));
   in.reserve_bytes = s.extras.reserve_bytes;
   in.available_kv_bytes = s.extras.available_kv_bytes;
   return in;

@@ -12,6 +12,7 @@
 #include <exception>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/report.hpp"
 #include "ui_format.hpp"
 
@@ -117,7 +118,7 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
     if (d.gpu.price_per_hour != preset.price_per_hour) x.price_per_hour = d.gpu.price_per_hour;
   }
   x.max_num_seqs = d.max_num_seqs;
-  if (p.max_num_batched_tokens != kDefaultMaxNumBatchedTokens)
+  if (p.max_num_batched_tokens != engine_rules(p).default_max_num_batched_tokens(p))
     x.max_num_batched_tokens = p.max_num_batched_tokens;
   x.reserve_bytes = p.reserve_bytes;
   x.available_kv_bytes = p.available_kv_bytes;

@@ -24,15 +24,16 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   req.form = planner_deployment(r.model, r.settings, gpu);
   req.form->plan.gpus = 0;  // the simulator runs one replica
   req.form->plan.concurrency = 1;
-  req.form->plan.max_num_batched_tokens = r.max_num_batched_tokens;
+  // Else the planner settings' (the engine's default on this GPU unless they set one).
+  if (r.max_num_batched_tokens) req.form->plan.max_num_batched_tokens = *r.max_num_batched_tokens;
   req.form->max_num_seqs = r.max_num_seqs;
   req.form->plan.max_num_seqs = r.max_num_seqs;  // the engine's sampler rows, as simulate's
   req.names = ShapeFields{};
   const ResolvedDeployment resolved = resolve(req);
   refuse_if_any(resolved, "serving settings");
   cfg.plan = resolved.deploy.plan;
-  cfg.max_num_seqs = r.max_num_seqs;
-  cfg.max_num_batched_tokens = r.max_num_batched_tokens;
+  cfg.max_num_seqs = sim::default_scheduler_seqs(cfg.plan, r.max_num_seqs);
+  cfg.max_num_batched_tokens = cfg.plan.max_num_batched_tokens;
   cfg.enable_prefix_caching = r.enable_prefix_caching;
   cfg.async_scheduling = sim::default_async_scheduling(cfg.plan);
   return cfg;

@@ -56,8 +56,10 @@ struct ServingRequest {
   std::string workload_json;  // a kvplan_workload document (the editor's)
   std::string workload_source = "workload";  // its name in messages
   std::uint64_t seed = 1;
-  std::uint64_t max_num_seqs = 256;
-  std::uint64_t max_num_batched_tokens = 8192;
+  // Empty: the engine's default on the GPU, as kvplan simulate takes it
+  // (sim::default_scheduler_seqs, EngineRules::default_max_num_batched_tokens).
+  std::optional<std::uint64_t> max_num_seqs;
+  std::optional<std::uint64_t> max_num_batched_tokens;
   bool enable_prefix_caching = false;
   sim::SloLimits slo;              // goodput limits (0 = none); the search's SLO
   std::optional<SloGrid> search;   // set: an SLO sizing search instead of one simulation

@@ -430,9 +430,13 @@ QGroupBox* ServingView::buildDeploymentBox() {
 QGroupBox* ServingView::buildSchedulerBox() {
   auto* box = new QGroupBox("Scheduler and SLO");
   auto* f = new QFormLayout(box);
-  max_num_seqs_ = countSpin("maxNumSeqs", 1, 1'000'000, 256);  // vLLM's default
+  // 0 shows "engine default": what the engine runs on the GPU when its command line leaves the
+  // limit out (vLLM 1024 sequences and 8192 tokens on an H100), as kvplan simulate takes it.
+  max_num_seqs_ = countSpin("maxNumSeqs", 0, 1'000'000, 0);
+  max_num_seqs_->setSpecialValueText("engine default");
   f->addRow("max_num_seqs", max_num_seqs_);
-  max_batched_ = countSpin("maxNumBatchedTokens", 1, kContextSpinMax, 8192);
+  max_batched_ = countSpin("maxNumBatchedTokens", 0, kContextSpinMax, 0);
+  max_batched_->setSpecialValueText("engine default");
   f->addRow("max_num_batched_tokens", max_batched_);
   prefix_caching_ = new QCheckBox("Prefix caching");
   prefix_caching_->setObjectName("prefixCaching");
@@ -731,8 +735,10 @@ ServingRequest ServingView::request() const {
   r.workload_json = sim::to_json(workloadSpec());
   r.workload_source = workload_source_.toStdString();
   r.seed = static_cast<std::uint64_t>(seed_->value());
-  r.max_num_seqs = static_cast<std::uint64_t>(max_num_seqs_->value());
-  r.max_num_batched_tokens = static_cast<std::uint64_t>(max_batched_->value());
+  if (max_num_seqs_->value() > 0)
+    r.max_num_seqs = static_cast<std::uint64_t>(max_num_seqs_->value());
+  if (max_batched_->value() > 0)
+    r.max_num_batched_tokens = static_cast<std::uint64_t>(max_batched_->value());
   r.enable_prefix_caching = prefix_caching_->isEnabled() && prefix_caching_->isChecked();
   r.slo = {.ttft_p99_ms = slo_ttft_->value(),
            .tpot_p99_ms = slo_tpot_->value(),

@@ -92,19 +92,21 @@ TEST_F(Simulate, JsonHasEveryKeyAndOrderedPercentiles) {
 }
 
 // Llama-3.1-8B on one H100 SXM (CUDA's 79.18 GiB: 85,013,508,915 bytes), vLLM, bf16, 0.9
-// utilization, simulate's --max-num-seqs 256: budget floor(85,013,508,915 · 0.9) =
-// 76,512,158,023; minus the weights 16,060,522,496 and vLLM's terms (docs/engine-memory.md):
-// activation = the sampler's 9.5 · 256 · 128256 · 4 + (8192 + 512) · 4096 · 2 = 1,318,977,536
-// (over the forward's 771,751,936) + 0.04 GiB 42,949,673; non-torch 139,586,437; graphs
-// 622,770,258 — 2,124,283,904 in all — = 58,327,351,623 bytes; one block of 16 tokens over 32
-// layers = 16 · 8 KV heads · (128 + 128) · 2 bytes · 32 = 2,097,152 bytes; 58,327,351,623 //
-// 2,097,152 = 27,812 blocks (27,811 usable: vLLM's null block).
+// utilization, max_num_seqs and max_num_batched_tokens left out: vllm serve's defaults on a GPU of
+// >= 70 GiB that is not an A100, 1024 and 8192 (vllm/engine/arg_utils.py@99d7eb5d
+// get_batch_defaults). Budget floor(85,013,508,915 · 0.9) = 76,512,158,023; minus the weights
+// 16,060,522,496 and vLLM's terms (docs/engine-memory.md): activation = the sampler's
+// 9.5 · 1024 · 128256 · 4 + (8192 + 2048) · 4096 · 2 = 5,074,583,552 (over the forward's
+// 771,751,936) + 0.04 GiB 42,949,673; non-torch 139,586,437; graphs 622,770,258 —
+// 5,879,889,920 in all — = 54,571,745,607 bytes; one block of 16 tokens over 32 layers =
+// 16 · 8 KV heads · (128 + 128) · 2 bytes · 32 = 2,097,152 bytes; 54,571,745,607 // 2,097,152 =
+// 26,021 blocks (26,020 usable: vLLM's null block).
 TEST_F(Simulate, PoolAndSeriesByHand) {
   const std::string series = dir.file("kv.csv");
   const auto r = kvplan(base + "--format json --kv-series '" + series + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["num_gpu_blocks"], 27812);
+  EXPECT_EQ(j["num_gpu_blocks"], 26021);
   EXPECT_EQ(j["block_size"], 16);
   std::ifstream f(series);
   std::string header, line;
@@ -118,8 +120,8 @@ TEST_F(Simulate, PoolAndSeriesByHand) {
     std::getline(ss, t, ',');
     std::getline(ss, used, ',');
     std::getline(ss, total, ',');
-    EXPECT_EQ(total, "27811") << line;
-    EXPECT_LE(std::stoull(used), 27811u) << line;
+    EXPECT_EQ(total, "26020") << line;
+    EXPECT_LE(std::stoull(used), 26020u) << line;
   }
   // One sample a second over at least the 15 s of arrivals.
   EXPECT_GE(rows, 15);
@@ -149,6 +151,41 @@ TEST_F(Simulate, GoodputUnderAnSlo) {
 
 // Two replicas: every request is still served once; each replica gets about half the load, so
 // the queue cannot be longer than one replica's; the ITL percentiles are not pooled (null).
+// Left out, max_num_seqs and max_num_batched_tokens are what the engine runs on the GPU
+// (vllm/engine/arg_utils.py@99d7eb5d get_batch_defaults, the OpenAI server: 1024 and 8192 on a
+// GPU of >= 70 GiB whose name has no "a100", else 256 and 2048; then max_num_seqs = min(that,
+// max_num_batched_tokens)), and simulate sizes the pool as check sizes it for the same vllm serve
+// line: one verdict.
+TEST_F(Simulate, EngineDefaults) {
+  const auto config = [&](const std::string& flags, const std::string& gpu = "h100-sxm-80gb") {
+    const auto r =
+        kvplan("simulate --model llama-3.1-8b --max-model-len 4096 --format json --gpu " + gpu +
+               " --workload '" + workload + "' " + flags);
+    EXPECT_EQ(r.code, 0) << flags << "\n" << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  const auto h100 = config("");
+  EXPECT_EQ(h100["config"]["max_num_seqs"], 1024);
+  EXPECT_EQ(h100["config"]["max_num_batched_tokens"], 8192);
+  for (const char* small : {"a100-80gb", "l40s", "rtx-4090"}) {
+    const auto j = config("", small);
+    EXPECT_EQ(j["config"]["max_num_seqs"], 256) << small;
+    EXPECT_EQ(j["config"]["max_num_batched_tokens"], 2048) << small;
+    const auto c = kvplan(std::string("check --vllm \"vllm serve meta-llama/Llama-3.1-8B "
+                                      "--max-model-len 4096\" --format json --gpu ") +
+                          small);
+    ASSERT_EQ(c.code, 0) << small << "\n" << c.err;
+    EXPECT_EQ(nlohmann::json::parse(c.out)["capacity"]["num_gpu_blocks"], j["num_gpu_blocks"])
+        << small;
+  }
+  // vllm serve --max-num-batched-tokens 100 starts with 100 sequences: min(1024, 100).
+  EXPECT_EQ(config("--max-num-batched-tokens 100")["config"]["max_num_seqs"], 100);
+  // trtllm-serve: max_batch_size 2048, max_num_tokens 8192 (EngineRules::default_max_num_seqs).
+  const auto trt = config("--engine trtllm");
+  EXPECT_EQ(trt["config"]["max_num_seqs"], 2048);
+  EXPECT_EQ(trt["config"]["max_num_batched_tokens"], 8192);
+}
+
 TEST_F(Simulate, Replicas) {
   const auto one = nlohmann::json::parse(kvplan(base + "--format json").out);
   const auto r =
@@ -166,14 +203,14 @@ TEST_F(Simulate, Replicas) {
   std::string line;
   std::getline(f, line);
   std::getline(f, line);
-  EXPECT_EQ(line, "0.000,0,55622,0,0,0");  // two pools of 27,811 usable blocks
+  EXPECT_EQ(line, "0.000,0,52040,0,0,0");  // two pools of 26,020 usable blocks
 }
 
 TEST_F(Simulate, TableCsvMarkdown) {
   const auto t = kvplan(base);
   ASSERT_EQ(t.code, 0) << t.err;
   for (const char* s : {"TTFT p99 ms", "TPOT mean ms", "ITL p90 ms", "E2E p50 ms", "stage 1",
-                        "prefix hit rate", "goodput requests/s", "27,812 blocks"})
+                        "prefix hit rate", "goodput requests/s", "26,021 blocks"})
     EXPECT_TRUE(has(t.out, s)) << s << "\n" << t.out;
   const auto c = kvplan(base + "--format csv");
   EXPECT_EQ(c.out.substr(0, c.out.find('\n')), "metric,all,stage 0,stage 1");
@@ -197,8 +234,8 @@ TEST_F(Simulate, BadFlagsExit2NamingTheFlag) {
       // The bandwidth of a CPU tier that was not asked for: refused, not ignored.
       {"--cpu-offload-gbps 5", "--cpu-offload-gbps"},
       // vLLM refuses max_num_batched_tokens < max_num_seqs (SchedulerConfig,
-      // vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43).
-      {"--max-num-batched-tokens 100", "--max-num-batched-tokens"},
+      // vllm/config/scheduler.py@1f8758d584e8f599219d75adf658e182ed809a43); left out,
+      // max_num_seqs defaults to at most max_num_batched_tokens (EngineDefaults below).
       {"--max-num-batched-tokens 63 --max-num-seqs 64", "--max-num-batched-tokens"},
       {"--enable-prefix-caching --no-enable-prefix-caching", "--no-enable-prefix-caching"},
       {"--max-model-len 200000", "--max-model-len"},

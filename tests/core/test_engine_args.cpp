@@ -8,6 +8,7 @@
 
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
 
 namespace kvplan {
 namespace {
@@ -102,6 +103,10 @@ TEST(EngineArgs, SuggestionsRealizeThePlan) {
   in.concurrency = 100;
   in.format = parse_kv_format("fp8");
   in.memory_fraction_ppm = 920000;
+  // On an H100 vllm serve's default is 8192 batched tokens (arg_utils.py@99d7eb5d
+  // get_batch_defaults), the plan's: the line leaves it out.
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  in.gpu_id = "h100-sxm-80gb";
   EXPECT_EQ(*vllm_command(m, in),
             "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --data-parallel-size 2 "
             "--max-model-len 32768 --max-num-seqs 50 --kv-cache-dtype fp8 "

@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include "charts.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
@@ -82,6 +83,9 @@ class TestGuiPlanner : public QObject {
     in.gpu_memory_bytes = g.engine_memory_bytes();
     in.gpu_id = g.id;
     in.memory_fraction_ppm = e.fraction_ppm;
+    // Left out, as `kvplan plan` leaves it: the engine's default on this GPU (vLLM 2048 below
+    // 70 GiB and on A100s).
+    in.max_num_batched_tokens = engine_rules(in).default_max_num_batched_tokens(in);
     const Capacity c = plan_capacity(m, in);
     const KvCost k = kv_cost(m, {.context = e.context,
                                  .batch = e.concurrency,

@@ -69,7 +69,9 @@ WorkloadSpec tinySpec() {
 
 // What `kvplan simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 8192
 // --enable-prefix-caching` runs (cli/cmd_simulate.cpp), set field by field: the planner's
-// default settings (PlanSettings) with the view's default scheduler limits (256, 8192).
+// default settings (PlanSettings) with the view's default scheduler limits, the engine's: what
+// vllm serve runs on an H100 (vllm/engine/arg_utils.py@99d7eb5d get_batch_defaults, >= 70 GiB
+// and not an A100: 1024 sequences, 8192 batched tokens).
 sim::ServingConfig expectedConfig() {
   const GpuSpec g = load_gpu("h100-sxm-80gb");
   sim::ServingConfig cfg;
@@ -80,9 +82,9 @@ sim::ServingConfig expectedConfig() {
   cfg.plan.context = 8192;
   cfg.plan.gpu_memory_bytes = g.engine_memory_bytes();
   cfg.plan.gpu_id = g.id;
-  cfg.plan.max_num_seqs = 256;
+  cfg.plan.max_num_seqs = 1024;
   cfg.plan.max_num_batched_tokens = 8192;
-  cfg.max_num_seqs = 256;
+  cfg.max_num_seqs = 1024;
   cfg.max_num_batched_tokens = 8192;
   cfg.enable_prefix_caching = true;
   return cfg;

@@ -91,6 +91,12 @@ class EngineRules {
   virtual std::optional<std::uint64_t> default_max_num_seqs(const PlanInput&) const {
     return default_max_num_seqs();
   }
+  // Tokens per step when a deployment leaves max_num_batched_tokens out (vLLM: 8192 on GPUs of
+  // >= 70 GiB other than A100s, else 2048; the others kvplan's 8192). Read before
+  // default_max_num_seqs(in), which caps by it.
+  virtual std::uint64_t default_max_num_batched_tokens(const PlanInput&) const {
+    return kDefaultMaxNumBatchedTokens;
+  }
   // The memory outside weights and KV cache on one rank, term by term. The base keeps one fitted
   // reserve (default_reserve_bytes) as the activation term.
   virtual MemoryTerms memory_terms(const MemoryModelInput& x) const;

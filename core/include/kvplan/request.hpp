@@ -7,10 +7,12 @@
 //
 //   DeploymentRequest r;
 //   r.model = "llama-3.1-8b";  r.gpu = "h100-sxm-80gb";  r.context = 8192;
-//   r.max_num_batched_tokens = 128;               // vLLM's default max_num_seqs is 256
+//   r.max_num_batched_tokens = 128;  r.max_num_seqs = 256;
 //   ResolvedDeployment d = kvplan::resolve(r);
 //   d.refusals[0].field    // "--max-num-batched-tokens"
 //   d.refusals[0].message  // "128 is less than max_num_seqs 256: vLLM refuses ..."
+//   // Left out, each is the engine's default on the GPU (vLLM on an H100: 8192 tokens, 1024
+//   // sequences, at most the tokens): EngineRules::default_max_num_batched_tokens.
 //
 // Sources: `flags` (a model, a GPU and settings, as plan and simulate take them), a deployment
 // file, an engine command line, a form (the GUI's planner). Overrides apply to every source before
@@ -57,7 +59,8 @@ struct DeploymentRequest {
   std::uint64_t tp = 1, pp = 1, draft_layers = 0;
   std::optional<std::uint64_t> gpus, block_size, context;  // context: default the model's
   std::uint64_t concurrency = 1;
-  std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;
+  // Empty: the engine's default for the GPU (EngineRules::default_max_num_batched_tokens).
+  std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;  // empty: the engine's default
   std::optional<std::string> memory_fraction, weight_dtype, reserve_gib;
   bool require_memory = true;  // flags: a GPU, its memory or the available KV memory is needed

@@ -6,9 +6,9 @@ namespace kvplan::engines {
 std::uint32_t Vllm::default_block_size(const PlanInput&) const { return 16; }
 
 std::optional<std::uint64_t> Vllm::default_max_num_seqs() const {
-  // SchedulerConfig's default for the OpenAI server on data-center GPUs
-  // (vllm/engine/arg_utils.py@99d7eb5d; 1024 on >= 70 GiB GPUs other than A100 there, which
-  // kvplan does not model yet).
+  // The OpenAI server's default where the GPU is not known (vllm/engine/arg_utils.py@99d7eb5d:
+  // an unknown device counts as 0 bytes); default_max_num_seqs(in) reads the GPU (1024 on
+  // >= 70 GiB GPUs other than A100s).
   return 256;
 }
 

@@ -15,6 +15,7 @@ class Vllm : public EngineRules {
   std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }
   std::optional<std::uint64_t> default_max_num_seqs() const override;
   std::optional<std::uint64_t> default_max_num_seqs(const PlanInput& in) const override;
+  std::uint64_t default_max_num_batched_tokens(const PlanInput& in) const override;
   // Term by term (vllm_memory.cpp): activation, non-torch, CUDA graphs, context.
   MemoryTerms memory_terms(const MemoryModelInput& x) const override;
   // Whether the CUDA-graph estimate comes out of the budget (vLLM >= 0.21) or graphs are

@@ -102,17 +102,29 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
   return t;
 }
 
+// vllm/engine/arg_utils.py@99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b EngineArgs.get_batch_defaults:
+// "if device_memory >= 70 * GiB_bytes and "a100" not in device_name" (H100, H200, B200, MI300X)
+// the larger defaults, else (A100 80GB included, by name; an unknown device counts as 0 bytes)
+// the smaller. The total is CUDA's (current_platform.get_device_total_memory).
+bool large_default_gpu(const PlanInput& in) {
+  return in.gpu_memory_bytes >= (std::uint64_t{70} << 30) &&
+         in.gpu_id.find("a100") == std::string::npos;
+}
+
 }  // namespace
 
+std::uint64_t Vllm::default_max_num_batched_tokens(const PlanInput& in) const {
+  // The same file, _set_default_args, for the OpenAI server (UsageContext.OPENAI_API_SERVER):
+  // 8192 on the large GPUs, else 2048, with chunked prefill on (V1's default for generative
+  // models).
+  return large_default_gpu(in) ? 8192 : 2048;
+}
+
 std::optional<std::uint64_t> Vllm::default_max_num_seqs(const PlanInput& in) const {
-  // vllm/engine/arg_utils.py@99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b _set_default_args: 1024
-  // for the OpenAI server on GPUs of >= 70 GiB whose name has no "a100" (H100, H200, B200,
-  // MI300X), else 256; then at most max_num_batched_tokens ("self.max_num_seqs = min(
-  // default_max_num_seqs[usage_context], self.max_num_batched_tokens or sys.maxsize)"). The
-  // total is CUDA's (current_platform.get_device_total_memory).
-  const bool large = in.gpu_memory_bytes >= (std::uint64_t{70} << 30) &&
-                     in.gpu_id.find("a100") == std::string::npos;
-  return std::min<std::uint64_t>(large ? 1024 : 256, in.max_num_batched_tokens);
+  // The same file: 1024 for the OpenAI server on the large GPUs, else 256; then at most
+  // max_num_batched_tokens ("self.max_num_seqs = min(default_max_num_seqs[usage_context],
+  // self.max_num_batched_tokens or sys.maxsize)").
+  return std::min<std::uint64_t>(large_default_gpu(in) ? 1024 : 256, in.max_num_batched_tokens);
 }
 
 MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {

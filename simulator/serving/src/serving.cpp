@@ -1009,6 +1009,11 @@ bool default_async_scheduling(const PlanInput& plan) {
   return engine_rules(plan).async_scheduling_default();
 }
 
+std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::uint64_t> stated) {
+  if (stated) return *stated;
+  return engine_rules(plan).default_max_num_seqs(plan).value_or(ServingConfig{}.max_num_seqs);
+}
+
 void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {
   if (!engine_rules(engine).simulated())
     throw Error(source, field,

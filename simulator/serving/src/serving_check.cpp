@@ -67,7 +67,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
   cfg.plan = d.plan;
   cfg.async_scheduling = default_async_scheduling(cfg.plan);
   cfg.plan.gpus = 0;  // one replica's pool; the replicas share the arrivals below
-  cfg.max_num_seqs = d.max_num_seqs.value_or(cfg.max_num_seqs);
+  cfg.max_num_seqs = default_scheduler_seqs(d.plan, d.max_num_seqs);
   cfg.max_num_batched_tokens = d.plan.max_num_batched_tokens;
   const std::uint32_t unit = d.plan.tp * d.plan.pp;
   const std::uint32_t replicas = d.plan.gpus && unit ? d.plan.gpus / unit : 1;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/report.hpp"
@@ -57,6 +58,9 @@ ServingConfig line_config(const SloSearchInput& in, const SloLine& line) {
   cfg.async_scheduling = default_async_scheduling(cfg.plan);
   cfg.plan.gpu_memory_bytes = line.gpu.engine_memory_bytes();
   cfg.plan.gpu_id = line.gpu.id;
+  if (in.engine_default_batched_tokens)
+    cfg.max_num_batched_tokens = cfg.plan.max_num_batched_tokens =
+        engine_rules(cfg.plan).default_max_num_batched_tokens(cfg.plan);
   cfg.plan.tp = line.tp;
   cfg.plan.format = line.format;
   cfg.plan.policy = line.policy;

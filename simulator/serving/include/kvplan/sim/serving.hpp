@@ -204,6 +204,13 @@ struct SimOptions {
 // ServingConfig from an engine spec sets cfg.async_scheduling = default_async_scheduling(cfg.plan).
 bool default_async_scheduling(const PlanInput& plan);
 
+// ServingConfig::max_num_seqs for a deployment that states `stated` (empty: not stated): it, else
+// the engine's default on plan's GPU (vLLM 1024 on >= 70 GiB GPUs other than A100s, else 256,
+// at most max_num_batched_tokens; trtllm-serve 2048), else ServingConfig's 256 (SGLang derives
+// max_running_requests from its pool, which kvplan does not model). check, simulate and the GUI
+// call it, so each runs what the engine would.
+std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::uint64_t> stated);
+
 // The engines the simulator has a scheduler for: vLLM (V1, either rules), SGLang and
 // TensorRT-LLM (EngineRules::simulated). Throws Error(source, field) naming the engine otherwise.
 // simulate and slo_search call it; a front end may call it first to name its own flag.

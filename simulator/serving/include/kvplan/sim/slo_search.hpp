@@ -77,6 +77,9 @@ struct SloSearchInput {
   ServingConfig base;
   SloLimits slo;  // at least one limit
   std::vector<SloLine> lines;
+  // Not given: each line takes the engine's default for its GPU
+  // (EngineRules::default_max_num_batched_tokens) for base.max_num_batched_tokens.
+  bool engine_default_batched_tokens = false;
   std::uint32_t max_gpus = 64;  // per line, in all (TP × replicas)
   unsigned threads = 0;         // 0 = std::thread::hardware_concurrency()
   StepTimerFactory timer;       // empty = StepModel
