@@ -23,7 +23,7 @@ struct CheckFlags {
   std::string file, vllm, sglang, trtllm, gpu, mem_gib, model, format;
   std::uint32_t gpus = 0;
   std::uint64_t context = 0, concurrency = 0;
-  std::string slo_spec, calibration, workload, node_gib;
+  std::string slo_spec, calibration, workload, node_gib, vllm_version;
   std::uint64_t per_node = 0;
 };
 
@@ -31,6 +31,9 @@ void add_check_options(po::options_description& desc, CheckFlags& f) {
   desc.add_options()("deploy", po::value(&f.file),
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
       "vllm", po::value(&f.vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
+      "vllm-version", po::value(&f.vllm_version),
+      "the vLLM release the --vllm line runs: 0.17 - 0.19 cost that release's memory (vllm@0.19), "
+      "0.9 the older rules (default: the current source's)")(
       "sglang", po::value(&f.sglang),
       "an SGLang command line: \"python -m sglang.launch_server --model-path M ...\"")(
       "trtllm", po::value(&f.trtllm),
@@ -94,6 +97,11 @@ DeploymentRequest check_request(const CheckFlags& f, const po::variables_map& vm
                                               : Engine::trtllm;
     req.command_line = vm.count("vllm") ? f.vllm : vm.count("sglang") ? f.sglang : f.trtllm;
     req.strict = vm.count("strict") > 0;
+    if (vm.count("vllm-version")) {
+      if (!vm.count("vllm"))
+        throw Error("--vllm-version", "vllm-version", "is the release of a --vllm command line");
+      req.engine_version = f.vllm_version;
+    }
   }
   req.model = f.model;
   req.gpu = f.gpu;

@@ -167,8 +167,10 @@ po::options_description plan_options(PlanFlags& f) {
       "available-kv-gib", po::value(&avail),
       "measured \"Available KV cache memory\" per GPU (GiB): skips the memory model")(
       "engine", po::value(&engine)->default_value("vllm"),
-      "vllm|vllm@0.9|sglang|trtllm: whose arithmetic (vllm@0.9: the older vLLM rules)")(
-      "gpus", po::value(&gpus), "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
+      "vllm|vllm@0.19|vllm@0.9|sglang|trtllm: whose arithmetic (vllm@0.19: vLLM 0.17 - 0.19's "
+      "memory; "
+      "vllm@0.9: the older vLLM rules)")("gpus", po::value(&gpus),
+                                         "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
       "tp", po::value(&tp)->default_value(1), "tensor-parallel size")(
       "draft-layers", po::value(&draft)->default_value(0),
       "speculative layers holding a cache (MTP layers, EAGLE draft layers)")(

@@ -661,6 +661,11 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
       (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
                               std::atoi(log.version.c_str() + 2) < 10));
   if (old) in.vllm_rules = VllmRules::v0_9;
+  // 0.17 - 0.19 by theirs (the Triton sampler, graphs outside the budget).
+  if (!old && log.engine == Engine::vllm && log.version.rfind("0.", 0) == 0) {
+    const int minor = std::atoi(log.version.c_str() + 2);
+    if (minor >= 17 && minor <= 19) in.vllm_rules = VllmRules::v0_19;
+  }
   return in;
 }
 

@@ -12,6 +12,10 @@
 #include "kvplan/error.hpp"
 
 namespace kvplan {
+namespace {
+// 0.71 GiB: see parse_gpu_json's fallback for a GPU without a logged CUDA total.
+constexpr std::uint64_t kDriverGapBytes = std::uint64_t{71} * (std::uint64_t{1} << 30) / 100;
+}  // namespace
 
 GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
   const auto j = detail::parse_json_text(text, source);
@@ -72,6 +76,15 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
                   "exceeds memory_bytes: CUDA never reports more than the driver's total");
     if (g.cuda_memory_source.empty())
       throw Error(source, "/sources/cuda_memory", "missing: where the CUDA total was seen");
+  } else if (g.memory_bytes > kDriverGapBytes) {
+    // No CUDA total seen: the driver's figure less the largest gap between the two among the
+    // presets whose CUDA total a log names (B200: 179.06 - 178.355 = 0.71 GiB, the logged 178.36
+    // at the low end of its rounding; H200 0.60, A100 40GB 0.61, H100 0.47), so that the budget
+    // errs low, not high (docs/gpus.md).
+    g.cuda_memory_bytes = g.memory_bytes - kDriverGapBytes;
+    g.cuda_memory_source =
+        "estimated: the driver's total less 0.71 GiB, the largest driver-CUDA gap of the presets "
+        "with a logged CUDA total (b200)";
   }
   const bool has_peak = g.peak_tflops_bf16 > 0 || g.peak_tflops_fp8 > 0 || g.peak_tflops_fp4 > 0 ||
                         g.peak_tops_int8 > 0;

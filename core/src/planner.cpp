@@ -28,11 +28,18 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
       rules = VllmRules::v0_9;
       return Engine::vllm;
     }
+    // 0.17 - 0.19: the Triton top-k/top-p sampler (vllm-project/vllm#33538), graphs outside the
+    // budget (the estimate is deducted from 0.21).
+    for (const char* minor : {"0.17", "0.18", "0.19"})
+      if (v == minor || v.rfind(std::string(minor) + ".", 0) == 0) {
+        rules = VllmRules::v0_19;
+        return Engine::vllm;
+      }
     if (v == "current" || v == "latest") return Engine::vllm;
     throw Error(source, field,
                 "vLLM version \"" + v +
                     "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
-                    "vllm@0.9); docs/deploy.md lists what changed when");
+                    "vllm@0.9, vllm@0.19 for 0.17 - 0.19); docs/deploy.md lists what changed when");
   }
   return parse_engine(name, source, field);
 }

@@ -742,7 +742,7 @@ std::string check_json(const CheckReport& r) {
                           {"decode_tp", d.disagg->decode_tp},
                           {"kv_link", d.disagg->kv_link},
                           {"routing", d.disagg->routing}};
-  j["engine"] = to_string(d.plan.engine);
+  j["engine"] = to_string(d.plan.engine, d.plan.vllm_rules);
   j["kv_dtype"] = to_string(d.plan.format);
   j["policy"] = to_string(d.plan.policy);
   j["max_model_len"] = d.plan.context;
@@ -811,11 +811,11 @@ std::string check_text(const CheckReport& r, bool md) {
                                        " prefill TP " + std::to_string(d.disagg->prefill_tp) +
                                        " + " + std::to_string(d.disagg->decode_replicas) + " decode"
                                  : "";
-  const std::string head = "kvplan check " + d.name + ": " + d.model.id + " on " +
-                           std::to_string(deployment_gpus(d)) + " × " + d.gpu.id + ", " +
-                           to_string(d.plan.engine) + layout + " TP " + std::to_string(d.plan.tp) +
-                           (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") + ", " +
-                           to_string(d.plan.format) + ", max_model_len " + grouped(d.plan.context);
+  const std::string head =
+      "kvplan check " + d.name + ": " + d.model.id + " on " + std::to_string(deployment_gpus(d)) +
+      " × " + d.gpu.id + ", " + to_string(d.plan.engine, d.plan.vllm_rules) + layout + " TP " +
+      std::to_string(d.plan.tp) + (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") + ", " +
+      to_string(d.plan.format) + ", max_model_len " + grouped(d.plan.context);
   std::string s;
   if (md) {
     s = "### " + std::string(r.passed() ? "✅ " : "❌ ") + head + "\n\n**" + verdict + "**\n\n" +

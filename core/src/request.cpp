@@ -131,8 +131,14 @@ Deployment from_engine_command(const DeploymentRequest& r, std::optional<GpuSpec
   if (!gpu) throw Error("--gpu", "gpu", "give --gpu (or --gpu-memory-gib) with " + src);
   std::optional<Slo> slo;
   if (r.slo) slo = parse_slo_spec(*r.slo, "--slo");
-  return deploy_from_engine(a, *gpu, static_cast<std::uint32_t>(r.gpus.value_or(0)), r.model, src,
-                            slo);
+  Deployment d = deploy_from_engine(a, *gpu, static_cast<std::uint32_t>(r.gpus.value_or(0)),
+                                    r.model, src, slo);
+  if (r.engine_version) {
+    if (r.command_engine != Engine::vllm)
+      throw Error("--vllm-version", "vllm-version", "applies to a vLLM command line");
+    parse_engine("vllm@" + *r.engine_version, "--vllm-version", "vllm-version", d.plan.vllm_rules);
+  }
+  return d;
 }
 
 Deployment from_deploy_file(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {

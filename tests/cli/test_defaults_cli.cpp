@@ -223,3 +223,44 @@ TEST(Defaults, GuiHelpWithoutADisplay) {
 }
 
 }  // namespace
+
+namespace {
+
+// --vllm-version 0.19: vLLM 0.17 - 0.19 capture CUDA graphs after the KV cache, outside
+// --gpu-memory-utilization, so the context (CUDA context and NCCL at TP > 1: 1.54 GiB, llm-d's
+// TP 2 row: 79.18 - 77.64) and the graphs (2.44 GiB, the largest pool a 0.19 log shows) must fit
+// in what 0.95 leaves out of an H100's 79.175 GiB: 0.05 x 79.175 = 3.96 GiB < 1.54 + 2.44 = 3.98.
+// At TP 1 the context is 0.61 GiB: 3.05 GiB fits. The current rules deduct a 0.58 GiB estimate
+// from the budget instead, and TP 2 starts.
+TEST(Defaults, VllmVersionSetsTheRules) {
+  const std::string line =
+      "check --gpu h100-sxm-80gb --format json --vllm \"vllm serve "
+      "openai/gpt-oss-20b --gpu-memory-utilization 0.95 ";
+  const auto starts = [](const kvplan::test::CliRun& r) {
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& c : j["checks"])
+      if (c["id"] == "engine_starts") return c["passed"].get<bool>();
+    ADD_FAILURE() << "no engine_starts item\n" << r.out;
+    return false;
+  };
+  const auto tp2 = kvplan(line + "-tp 2\" --vllm-version 0.19");
+  EXPECT_EQ(tp2.code, 1) << tp2.err;
+  EXPECT_FALSE(starts(tp2));
+  EXPECT_TRUE(has(tp2.out, "vllm@0.19")) << tp2.out;
+  const auto tp1 = kvplan(line + "-tp 1\" --vllm-version 0.19.1");
+  EXPECT_EQ(tp1.code, 0) << tp1.out;
+  EXPECT_TRUE(starts(tp1));
+  const auto current = kvplan(line + "-tp 2\"");
+  EXPECT_EQ(current.code, 0) << current.out;
+  // A release kvplan has no rules for, or the flag without a vLLM line: exit 2 naming it.
+  const auto unknown = kvplan(line + "\" --vllm-version 0.15");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_TRUE(has(unknown.err, "--vllm-version")) << unknown.err;
+  const auto sglang = kvplan(
+      "check --gpu h100-sxm-80gb --sglang \"python -m sglang.launch_server --model-path "
+      "openai/gpt-oss-20b\" --vllm-version 0.19");
+  EXPECT_EQ(sglang.code, 2);
+  EXPECT_TRUE(has(sglang.err, "--vllm-version")) << sglang.err;
+}
+
+}  // namespace

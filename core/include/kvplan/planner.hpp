@@ -51,9 +51,11 @@ enum class Engine { vllm, sglang, trtllm };
 //                  PR #47272), and the auto-fit likewise; 0.9: its bytes within the memory.
 //   "GPU KV cache size"  current: int(max concurrency × max_model_len); 0.9: num_blocks //
 //                  groups × block_size.
+//   memory (vllm@0.19, 0.17 - 0.19: the current pools)  the profile's sampler is the Triton
+//                  top-k/top-p kernel, not a sort; CUDA graphs are captured outside the budget.
 // Every version's BlockPool holds one null block back, so the requests that fit at once are
 // (num_blocks − 1) // blocks per request.
-enum class VllmRules { current, v0_9 };
+enum class VllmRules { current, v0_9, v0_19 };
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field);
 // "vllm", "vllm@0.9", "sglang", "trtllm": the engine and, for vLLM, its rules. Throws Error

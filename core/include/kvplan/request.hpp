@@ -46,6 +46,8 @@ struct DeploymentRequest {
   // are errors under `strict`. `model`, `gpu` / `gpu_memory_gib` and `gpus` apply to it too.
   Engine command_engine = Engine::vllm;
   std::string command_line;
+  // The release the command line runs ("0.19.1"): the rules of that version (--vllm-version).
+  std::optional<std::string> engine_version;
   bool strict = false;
 
   // flags (and the model / GPU of an engine command line). Text fields are parsed here so that

@@ -6,6 +6,7 @@
 namespace kvplan {
 namespace engines {
 const EngineRules& vllm_0_9_rules();
+const EngineRules& vllm_0_19_rules();
 const EngineRules& sglang_rules();
 const EngineRules& trtllm_rules();
 
@@ -18,7 +19,9 @@ const EngineRules& vllm_rules() {
 const EngineRules& engine_rules(Engine engine, VllmRules version) {
   switch (engine) {
     case Engine::vllm:
-      return version == VllmRules::v0_9 ? engines::vllm_0_9_rules() : engines::vllm_rules();
+      if (version == VllmRules::v0_9) return engines::vllm_0_9_rules();
+      if (version == VllmRules::v0_19) return engines::vllm_0_19_rules();
+      return engines::vllm_rules();
     case Engine::sglang:
       return engines::sglang_rules();
     case Engine::trtllm:
@@ -28,8 +31,8 @@ const EngineRules& engine_rules(Engine engine, VllmRules version) {
 }
 
 std::vector<const EngineRules*> all_engine_rules() {
-  return {&engines::vllm_rules(), &engines::vllm_0_9_rules(), &engines::sglang_rules(),
-          &engines::trtllm_rules()};
+  return {&engines::vllm_rules(), &engines::vllm_0_9_rules(), &engines::vllm_0_19_rules(),
+          &engines::sglang_rules(), &engines::trtllm_rules()};
 }
 
 }  // namespace kvplan

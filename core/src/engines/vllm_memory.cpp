@@ -47,6 +47,16 @@ constexpr const char* kFitSource =
 // dispatch_segmented_radix_sort.cuh@004ad198.
 constexpr double kSamplerUnits = 9.5;
 
+// The Triton top-k/top-p path of vLLM 0.17 - 0.19 (vllm-project/vllm#33538: "if HAS_TRITON and
+// logits.shape[0] >= 8"): the bf16 logits (0.5 U), their float32 copy (1), the softmax probs (1)
+// and random_sample's exponential noise q (1) — 3.5 U — plus the kernel's scratch buffer of
+// min(next_pow2(min(rows, SMs)), SMs) float32 rows of the vocabulary, cached across calls
+// (topk_topp_triton.py@08a5723242bd24b36f297400e6e441e153937be0; Sampler.forward and
+// random_sample in topk_topp_sampler.py@01fa3fe74b058bb604f236341ab2361c7cf3d25b). The GPU
+// presets carry no SM count: 132, an H100 SXM's, which bounds A100 (108) and RTX 4090 (128).
+constexpr double kTritonUnits = 3.5;
+constexpr std::uint64_t kTritonMinRows = 8, kTritonScratchRows = 132;
+
 std::uint64_t gib(double g) { return static_cast<std::uint64_t>(std::llround(g * kGiB)); }
 
 std::string fixed2(double v) {
@@ -61,7 +71,7 @@ std::string fixed2(double v) {
 // min(max_num_seqs, max_num_batched_tokens) while the hidden states [tokens + 2 · rows, hidden]
 // stay alive (gpu_model_runner.py@000fc94b profile_run: hidden_states deleted after the sampler).
 MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_t seqs,
-                           bool last_stage) {
+                           bool last_stage, Vllm::SamplerPath path) {
   MemoryTerm t;
   if (m.vocab_size == 0 || m.hidden_size == 0) {
     t.bytes = kDefaultReserveBytes;
@@ -79,9 +89,18 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
           2, "activation"),
       "activation");
   const double units = static_cast<double>(rows) * m.vocab_size * 4.0;
+  const bool triton = path == Vllm::SamplerPath::triton && rows >= kTritonMinRows;
+  std::uint64_t scratch = 0;  // the Triton kernel's rows
+  if (triton) {
+    const std::uint64_t programs = std::min(rows, kTritonScratchRows);
+    std::uint64_t pow2 = 1;
+    while (pow2 < programs) pow2 *= 2;
+    scratch = std::min(pow2, kTritonScratchRows);
+  }
   const double sampler =
       static_cast<double>(mul(add(tokens, 2 * rows, "activation"), h2, "activation")) +
-      kSamplerUnits * units;
+      (triton ? kTritonUnits * units + static_cast<double>(scratch) * m.vocab_size * 4.0
+              : kSamplerUnits * units);
   const double peak =
       last_stage ? std::max(static_cast<double>(forward), sampler) : static_cast<double>(forward);
   t.bytes = add(static_cast<std::uint64_t>(peak), gib(kFit.residual_gib), "activation");
@@ -89,16 +108,20 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
   t.how = "max(forward " + std::to_string(tokens) + " tokens x (" + std::to_string(m.hidden_size) +
           " + 3 x " + std::to_string(m.intermediate_size) + "/" + std::to_string(in.tp) +
           ") x 2 B" +
-          (last_stage
-               ? ", sampler 9.5 x " + std::to_string(rows) + " x " + std::to_string(m.vocab_size) +
-                     " x 4 B + (" + std::to_string(tokens) + " + 2 x " + std::to_string(rows) +
-                     ") x " + std::to_string(m.hidden_size) + " x 2 B"
-               : std::string(", no sampler on this stage")) +
+          (last_stage ? ", sampler " +
+                            (triton ? "(Triton top-k/top-p) (3.5 x " + std::to_string(rows) +
+                                          " + " + std::to_string(scratch) + ")"
+                                    : "9.5 x " + std::to_string(rows)) +
+                            " x " + std::to_string(m.vocab_size) + " x 4 B + (" +
+                            std::to_string(tokens) + " + 2 x " + std::to_string(rows) + ") x " +
+                            std::to_string(m.hidden_size) + " x 2 B"
+                      : std::string(", no sampler on this stage")) +
           ") + " + fixed2(kFit.residual_gib) + " GiB fitted";
   t.source =
       "vllm/v1/worker/gpu_model_runner.py@000fc94b754f66aeb60ef5acf1ea2e94cdc65164 profile_run, "
-      "_dummy_sampler_run; the residual " +
-      std::string(kFitSource);
+      "_dummy_sampler_run" +
+      std::string(triton ? "; the Triton top-k/top-p path vllm-project/vllm#33538" : "") +
+      "; the residual " + kFitSource;
   return t;
 }
 
@@ -127,13 +150,19 @@ std::optional<std::uint64_t> Vllm::default_max_num_seqs(const PlanInput& in) con
   return std::min<std::uint64_t>(large_default_gpu(in) ? 1024 : 256, in.max_num_batched_tokens);
 }
 
+double Vllm::graphs_gib() const { return kFit.graphs_gib; }
+
+std::string Vllm::graphs_how() const {
+  return "CUDA graphs (largest estimate logged by vLLM >= 0.21)";
+}
+
 MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
   MemoryTerms t;
   const PlanInput& in = x.in;
   std::uint64_t seqs = in.max_num_seqs.value_or(*default_max_num_seqs(in));
   // The launch line's --max-num-seqs: the requests per replica.
   if (!in.max_num_seqs && in.max_num_seqs_is_concurrency) seqs = requests_per_replica(in);
-  t.activation = activation_term(x.model, in, seqs, x.last_stage);
+  t.activation = activation_term(x.model, in, seqs, x.last_stage, sampler_path());
   const bool tp1 = in.tp == 1;
   t.non_torch = {gib(tp1 ? kFit.non_torch_tp1_gib : kFit.non_torch_tp_gib),
                  MemoryTerm::Basis::fitted,
@@ -142,8 +171,7 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
       gib(tp1 ? kFit.context_tp1_gib : kFit.context_tp_gib), MemoryTerm::Basis::fitted,
       std::string("CUDA context") + (tp1 ? "" : " and NCCL") + ", taken before the baseline",
       kFitSource};
-  t.graphs = {gib(kFit.graphs_gib), MemoryTerm::Basis::fitted,
-              "CUDA graphs (largest estimate logged by vLLM >= 0.21)", kFitSource};
+  t.graphs = {gib(graphs_gib()), MemoryTerm::Basis::fitted, graphs_how(), kFitSource};
   // From 0.21 the graph estimate is deducted from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_
   // CUDAGRAPHS on by default: "CUDA graph memory profiling is enabled (default since v0.21.0)"
   // in the startup logs); before, graphs are captured after the KV cache, outside the budget.
