@@ -3,6 +3,7 @@
 #include <fstream>
 #include <ostream>
 #include <sstream>
+#include <tuple>
 
 #include "command.hpp"
 #include "kvplan/engine_args.hpp"
@@ -21,6 +22,7 @@ namespace {
 struct ExplainFlags {
   std::string file, model, kv, format, max_len, gpu, fraction, calibrate;
   std::uint32_t tp = 0, block = 0, draft = 0;
+  std::uint64_t seqs = 0, mnbt = 0;
 };
 
 void add_explain_options(po::options_description& desc, ExplainFlags& f) {
@@ -32,6 +34,10 @@ void add_explain_options(po::options_description& desc, ExplainFlags& f) {
       "tp", po::value(&f.tp), "tensor parallelism, when the log does not say")(
       "kv-cache-dtype", po::value(&f.kv), "the engine's KV cache dtype, when the log does not say")(
       "block-size", po::value(&f.block), "tokens per block, when not the engine's default")(
+      "max-num-seqs", po::value(&f.seqs),
+      "the engine's max_num_seqs (the profile's sampler rows), when not its default on the GPU")(
+      "max-num-batched-tokens", po::value(&f.mnbt),
+      "the engine's max_num_batched_tokens (the profile's tokens), when not its default")(
       "draft-layers", po::value(&f.draft),
       "speculative layers holding a cache (an EAGLE head: 1), when the log ran with one")(
       "gpu", po::value(&f.gpu), "the GPU the log ran on (preset or file): measures the reserve")(
@@ -52,6 +58,15 @@ ExplainOverrides explain_overrides(const ExplainFlags& f, const po::variables_ma
   if (vm.count("tp")) o.tp = f.tp;
   if (vm.count("kv-cache-dtype")) o.kv_cache_dtype = f.kv;
   if (vm.count("block-size")) o.block_size = f.block;
+  for (auto [flag, value, out] :
+       {std::tuple{"max-num-seqs", f.seqs, &o.max_num_seqs},
+        std::tuple{"max-num-batched-tokens", f.mnbt, &o.max_num_batched_tokens}})
+    if (vm.count(flag)) {
+      if (value == 0 || value > (std::uint64_t{1} << 32))
+        throw Error(std::string("--") + flag, flag,
+                    "must be between 1 and 4294967296, got " + std::to_string(value));
+      *out = value;
+    }
   if (vm.count("draft-layers")) {
     if (f.draft > 1024)
       throw Error("--draft-layers", "draft-layers",

@@ -644,7 +644,7 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   in.context =
       o.max_model_len.value_or(log.max_model_len.value_or(log.concurrency_tokens.value_or(0)));
   if (o.block_size) in.block_size = *o.block_size;
-  if (o.max_num_batched_tokens) in.max_num_batched_tokens = *o.max_num_batched_tokens;
+  in.max_num_seqs = o.max_num_seqs;
   in.draft_layers = o.draft_layers;
   // The GPU sets the engine's defaults the memory terms use (vLLM's max_num_seqs).
   in.gpu_memory_bytes = o.gpu_memory_bytes;
@@ -661,6 +661,12 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
       (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
                               std::atoi(log.version.c_str() + 2) < 10));
   if (old) in.vllm_rules = VllmRules::v0_9;
+  // The tokens per step: given, else (V1 from 0.10) the engine's default on the GPU; older logs
+  // keep kvplan's 8192 (their defaults were not the GPU's).
+  if (o.max_num_batched_tokens)
+    in.max_num_batched_tokens = *o.max_num_batched_tokens;
+  else if (!old)
+    in.max_num_batched_tokens = engine_rules(log.engine).default_max_num_batched_tokens(in);
   // 0.17 - 0.19 by theirs (the Triton sampler, graphs outside the budget).
   if (!old && log.engine == Engine::vllm && log.version.rfind("0.", 0) == 0) {
     const int minor = std::atoi(log.version.c_str() + 2);
@@ -747,6 +753,18 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   const std::string only = "logged only: kvplan keeps it in its one reserve";
   term_row("activation peak (GiB)", log.activation_bytes, terms.activation);
   term_row("non-torch memory (GiB)", log.non_torch_bytes, terms.non_torch);
+  // What a calibration carries per term (kvplan explain --calibrate): logged less kvplan's.
+  auto delta = [](std::uint64_t logged, std::uint64_t ours) {
+    return static_cast<std::int64_t>(logged) - static_cast<std::int64_t>(ours);
+  };
+  if (log.engine == Engine::vllm) {
+    if (log.activation_bytes)
+      r.corrections.activation_delta_bytes = delta(*log.activation_bytes, terms.activation.bytes);
+    if (log.non_torch_bytes)
+      r.corrections.non_torch_delta_bytes = delta(*log.non_torch_bytes, terms.non_torch.bytes);
+    if (log.cuda_graph_bytes)
+      r.corrections.graphs_bytes = static_cast<std::int64_t>(*log.cuda_graph_bytes);
+  }
   compare(r, "Mamba page padding (%)", log.mamba_padding_percent, std::nullopt, 0, 0,
           "logged only: kvplan pads the page but does not print the share");
   if (log.engine == Engine::vllm)
@@ -818,6 +836,14 @@ std::string to_json(const Calibration& c) {
                       {"version", c.version},    {"gpu", c.gpu},
                       {"model", c.model},        {"tp", c.tp}};
   if (c.reserve_bytes) j["reserve_bytes"] = *c.reserve_bytes;
+  if (c.terms) {
+    nlohmann::json t = nlohmann::json::object();
+    if (c.terms->activation_delta_bytes)
+      t["activation_delta_bytes"] = c.terms->activation_delta_bytes;
+    if (c.terms->non_torch_delta_bytes) t["non_torch_delta_bytes"] = c.terms->non_torch_delta_bytes;
+    if (c.terms->graphs_bytes >= 0) t["cuda_graph_bytes"] = c.terms->graphs_bytes;
+    j["terms"] = t;
+  }
   if (c.efficiency) {
     nlohmann::json e = nlohmann::json::object();
     const CalibratedEfficiency& f = *c.efficiency;
@@ -855,6 +881,25 @@ CalibratedEfficiency read_efficiency(detail::JsonObject o) {
   return e;
 }
 
+// A term's correction: whole bytes within ±16 TiB.
+MemoryCorrections read_terms(detail::JsonObject o, const std::string& path) {
+  constexpr double kLimit = 17592186044416.0;  // 2^44
+  auto whole = [&](const char* key, double lo) -> std::optional<std::int64_t> {
+    const auto v = o.opt_number(key, lo, kLimit);
+    if (!v) return std::nullopt;
+    if (*v != std::floor(*v))
+      throw Error(o.source(), o.pointer(key), "must be a whole number of bytes");
+    return static_cast<std::int64_t>(*v);
+  };
+  MemoryCorrections m;
+  m.activation_delta_bytes = whole("activation_delta_bytes", -kLimit).value_or(0);
+  m.non_torch_delta_bytes = whole("non_torch_delta_bytes", -kLimit).value_or(0);
+  m.graphs_bytes = whole("cuda_graph_bytes", 0).value_or(-1);
+  m.source = path;
+  o.finish();
+  return m;
+}
+
 }  // namespace
 
 Calibration load_calibration(const std::string& path) {
@@ -870,11 +915,13 @@ Calibration load_calibration(const std::string& path) {
   c.tp = static_cast<std::uint32_t>(o.opt_uint("tp", 1, 65536).value_or(1));
   c.reserve_bytes = o.opt_uint("reserve_bytes", 0, std::uint64_t{1} << 44);
   if (auto e = o.opt_object("efficiency")) c.efficiency = read_efficiency(std::move(*e));
+  if (auto t = o.opt_object("terms")) c.terms = read_terms(std::move(*t), path);
   c.source = o.opt_str("source").value_or("");
   o.finish();
-  if (!c.reserve_bytes && !c.efficiency)
+  if (!c.reserve_bytes && !c.efficiency && !c.terms)
     throw Error(path, "/reserve_bytes",
-                "a calibration needs reserve_bytes, efficiency or both; this file has neither");
+                "a calibration needs reserve_bytes, terms, efficiency or some of them; this file "
+                "has none");
   return c;
 }
 
@@ -900,7 +947,7 @@ void save_calibration(const Calibration& c, const std::string& path) {
 }
 
 Calibration calibration_of(const ExplainReport& r) {
-  if (!r.measured_reserve_bytes)
+  if (!r.measured_reserve_bytes && r.corrections.empty())
     throw Error(r.log.source, "calibrate",
                 "no reserve measured: needs a vLLM log with \"Available KV cache memory\" and "
                 "--gpu (the GPU's total memory)");
@@ -909,7 +956,8 @@ Calibration calibration_of(const ExplainReport& r) {
   c.version = r.log.version;
   c.model = r.model_id;
   c.tp = r.input.tp;
-  c.reserve_bytes = *r.measured_reserve_bytes;
+  c.reserve_bytes = r.measured_reserve_bytes;
+  if (!r.corrections.empty()) c.terms = r.corrections;
   c.source = r.log.source;
   return c;
 }

@@ -268,6 +268,7 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
   bool first = true;
   for (std::uint32_t s = 0; s < in.pp; ++s) {
     MemoryTerms terms = rules.memory_terms({model, in, s + 1 == in.pp});
+    if (in.memory_corrections) apply_corrections(terms, *in.memory_corrections);
     if (in.reserve_bytes) {
       terms = MemoryTerms{};
       terms.activation = {*in.reserve_bytes, MemoryTerm::Basis::given, "the reserve given", ""};

@@ -225,7 +225,12 @@ ResolvedDeployment resolve(const DeploymentRequest& r) {
   }
   if (r.calibration) {
     const Calibration cal = load_calibration(*r.calibration);
-    if (cal.reserve_bytes) out.deploy.plan.reserve_bytes = cal.reserve_bytes;  // else the source's
+    // Per-term corrections where the log printed its profile: kvplan's terms for this
+    // deployment, corrected; else the one measured reserve (else the source's).
+    if (cal.terms)
+      out.deploy.plan.memory_corrections = *cal.terms;
+    else if (cal.reserve_bytes)
+      out.deploy.plan.reserve_bytes = cal.reserve_bytes;
     out.efficiency = cal.efficiency;
   }
   out.refusals = engine_refusals(out.deploy);

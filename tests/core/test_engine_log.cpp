@@ -3,11 +3,13 @@
 // tests/data/logs/ledger.tsv, the rows of docs/accuracy.md.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "kvplan/engine_log.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
@@ -83,6 +85,62 @@ TEST(EngineLog, CalibrationReproducesTheLogFromTheGpu) {
   in.gpu_memory_bytes = o.gpu_memory_bytes;
   in.reserve_bytes = calibration_of(r).reserve_bytes;
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 157936u);
+}
+
+// A log that prints its memory profile calibrates term by term (PR #10511's Meta-Llama-3-8B
+// profile on an 80 GB card: activation peak 1.26 GiB, non-torch 1.79 GiB): the calibration
+// carries logged − kvplan's term for the log's own settings, and a deployment run with it gets
+// kvplan's term for its settings plus that difference — at the log's settings exactly the
+// logged figures, at other settings still the model's arithmetic.
+TEST(EngineLog, CalibrationCorrectsEachTermTheLogPrints) {
+  const auto log = load_engine_log(std::string(KVPLAN_TEST_DATA_DIR) +
+                                   "/logs/vllm-v0-llama3-8b-memprofile-80g.log");
+  const auto m = load_model("llama-3.1-8b");
+  ExplainOverrides o;
+  o.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  o.gpu_id = "h100-sxm-80gb";
+  o.max_model_len = 8192;
+  o.max_num_seqs = 256;  // V0's default then (vllm/engine/arg_utils.py: max_num_seqs 256)
+  const auto r = explain_log(log, m, o);
+  const Calibration c = calibration_of(r);
+  ASSERT_TRUE(c.terms.has_value());
+  EXPECT_LT(c.terms->graphs_bytes, 0);  // V0 logs no graph memory
+  // Through the file and back.
+  const std::string path = ::testing::TempDir() + "kvplan-terms-calibration.json";
+  save_calibration(c, path);
+  const Calibration back = load_calibration(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(back.terms.has_value());
+  EXPECT_EQ(back.terms->activation_delta_bytes, c.terms->activation_delta_bytes);
+  EXPECT_EQ(back.terms->non_torch_delta_bytes, c.terms->non_torch_delta_bytes);
+  PlanInput in = r.input;
+  in.memory_corrections = back.terms;
+  MemoryTerms t = engine_rules(in).memory_terms({m, in, true});
+  apply_corrections(t, *in.memory_corrections);
+  // The logged figures, as the log rounds them (parsed to whole bytes from two decimals).
+  EXPECT_EQ(t.activation.bytes, static_cast<std::uint64_t>(1.26 * 1073741824.0));
+  EXPECT_EQ(t.non_torch.bytes, static_cast<std::uint64_t>(1.79 * 1073741824.0));
+  EXPECT_EQ(t.activation.basis, MemoryTerm::Basis::measured);
+  // 1024 sampler rows instead of the log's 256: kvplan's sampler term moves by
+  // 9.5 · (1024 − 256) · 128256 · 4 B + 2 · (1024 − 256) · 4096 · 2 B = 3,755,606,016 B and the
+  // correction stays.
+  PlanInput more = in;
+  more.max_num_seqs = 1024;
+  MemoryTerms u = engine_rules(more).memory_terms({m, more, true});
+  apply_corrections(u, *more.memory_corrections);
+  EXPECT_EQ(u.activation.bytes - t.activation.bytes, 3755606016u);
+  // A file whose correction is not whole bytes is refused, naming the field.
+  {
+    std::ofstream f(path);
+    f << R"({"kvplan_calibration": 1, "engine": "vllm", "terms": {"activation_delta_bytes": 1.5}})";
+  }
+  try {
+    load_calibration(path);
+    ADD_FAILURE() << "a fractional byte count was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("activation_delta_bytes"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
 }
 
 // Found by fuzz_engine_log: a log's tp_size=0 or "tokens per block: 0" divided by zero.

@@ -97,7 +97,8 @@ struct ExplainOverrides {
   std::optional<std::uint32_t> tp;
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
   std::optional<std::uint32_t> block_size;
-  std::optional<std::uint64_t> max_num_batched_tokens;
+  std::optional<std::uint64_t> max_num_batched_tokens;  // default: the engine's on the GPU
+  std::optional<std::uint64_t> max_num_seqs;            // default: the engine's on the GPU
   std::uint32_t draft_layers = 0;  // speculative (EAGLE / MTP) layers holding a cache
   std::string gpu_id;              // with the GPU, the log calibrates the reserve
   std::uint64_t gpu_memory_bytes = 0;
@@ -127,6 +128,9 @@ struct ExplainReport {
   // and non-torch memory together — the reserve that makes kvplan's memory model give the logged
   // available memory exactly.
   std::optional<std::uint64_t> measured_reserve_bytes;
+  // Where the log prints its memory profile (activation peak, non-torch memory, CUDA graphs):
+  // logged less kvplan's term for the log's settings, per term (empty when none is logged).
+  MemoryCorrections corrections;
   // every recomputed row that is not informational within tolerance (and at least one)
   bool all_within() const;
 };
@@ -137,6 +141,8 @@ struct ExplainReport {
 // absent; a file needs at least one:
 //   {"kvplan_calibration": 1, "engine": "vllm", "version": "0.15.1", "gpu": "a100-40gb",
 //    "model": "llama-3.1-8b", "tp": 1, "reserve_bytes": 3047718502, "source": "vllm.log",
+//    "terms": {"activation_delta_bytes": -10737418, "non_torch_delta_bytes": 0,
+//              "cuda_graph_bytes": 429496729},
 //    "efficiency": {"memory": 0.8, "overhead_s": 0.0012, "allreduce_latency_s": 1.5e-05}}
 // The efficiency fields are the serving simulator's (simulator/include/kvplan/sim/step_time.hpp,
 // docs/simulate-step-time.md); a field left out keeps the default for the GPU and engine.
@@ -155,7 +161,11 @@ struct CalibratedEfficiency {
 struct Calibration {
   std::string engine, version, gpu, model, source;
   std::uint32_t tp = 1;
-  std::optional<std::uint64_t> reserve_bytes;      // absent: the planner's default reserve
+  std::optional<std::uint64_t> reserve_bytes;  // absent: the planner's default reserve
+  // Per-term corrections ("terms": activation_delta_bytes, non_torch_delta_bytes,
+  // cuda_graph_bytes): where present they are applied to kvplan's terms instead of replacing them
+  // all by reserve_bytes, so a deployment with other settings keeps the model's arithmetic.
+  std::optional<MemoryCorrections> terms;
   std::optional<CalibratedEfficiency> efficiency;  // absent: the step-time defaults
 };
 std::string to_json(const Calibration& c);

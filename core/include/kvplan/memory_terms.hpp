@@ -15,9 +15,10 @@ namespace kvplan {
 
 // One term of the memory an engine keeps outside the KV cache, with where its figure comes from:
 // derived from the engine's code (the source names file@commit), fitted to logs (the source
-// names the fit table in docs/engine-memory.md and its logs), or given by the user.
+// names the fit table in docs/engine-memory.md and its logs), given by the user, or measured: the
+// engine's own log, through a calibration (kvplan explain --calibrate).
 struct MemoryTerm {
-  enum class Basis { derived, fitted, given };
+  enum class Basis { derived, fitted, given, measured };
   std::uint64_t bytes = 0;
   Basis basis = Basis::derived;
   std::string how;     // the arithmetic with its numbers, for reports
@@ -42,4 +43,19 @@ struct MemoryTerms {
   // What must fit in the memory the fraction leaves out (total − total · fraction).
   std::uint64_t outside_bytes() const;
 };
+
+// Per-term corrections a calibration carries (kvplan explain --calibrate on a log that prints the
+// memory profile): what the log measured less what kvplan's terms gave for the log's own
+// settings, added to kvplan's terms for the deployment — so a changed max_num_seqs or
+// max_num_batched_tokens still moves the activation — and the CUDA-graph memory the log measured.
+struct MemoryCorrections {
+  std::int64_t activation_delta_bytes = 0, non_torch_delta_bytes = 0;
+  std::int64_t graphs_bytes = -1;  // -1: not measured
+  std::string source;              // the calibration file
+  bool empty() const {
+    return activation_delta_bytes == 0 && non_torch_delta_bytes == 0 && graphs_bytes < 0;
+  }
+};
+// Applies c to t (a term never goes below 0); each corrected term's basis becomes `measured`.
+void apply_corrections(MemoryTerms& t, const MemoryCorrections& c);
 }  // namespace kvplan

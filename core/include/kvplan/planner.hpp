@@ -162,6 +162,8 @@ struct PlanInput {
   // kvplan plan's launch lines state --max-num-seqs as the requests per replica
   // (ceil(concurrency / replicas)); the memory model then takes that, not the engine's default.
   bool max_num_seqs_is_concurrency = false;
+  // A calibration's per-term corrections (MemoryCorrections), applied to every rank's terms.
+  std::optional<MemoryCorrections> memory_corrections;
   std::optional<std::uint64_t> available_kv_bytes;  // measured, per rank: skips the memory model
   // Measured, one figure a rank in vLLM's rank order (rank = stage · tp + TP rank), tp · pp of
   // them: available_kv_bytes is their minimum. vLLM sizes each worker by its own figure and its

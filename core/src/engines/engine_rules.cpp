@@ -1,6 +1,8 @@
 // The parts of the engine rules every engine shares unless it says otherwise.
 #include "kvplan/engine_rules.hpp"
 
+#include <cstdio>
+
 #include "kvplan/checked.hpp"
 
 namespace kvplan {
@@ -27,8 +29,41 @@ const char* to_string(MemoryTerm::Basis b) {
       return "fitted";
     case MemoryTerm::Basis::given:
       return "given";
+    case MemoryTerm::Basis::measured:
+      return "measured";
   }
   return "derived";
+}
+
+namespace {
+
+std::string signed_gib(std::int64_t b) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%+.2f", static_cast<double>(b) / 1073741824.0);
+  return s;
+}
+
+void correct(MemoryTerm& t, std::int64_t delta, const std::string& source) {
+  if (delta == 0) return;
+  const std::uint64_t magnitude =
+      delta < 0 ? static_cast<std::uint64_t>(-(delta + 1)) + 1 : static_cast<std::uint64_t>(delta);
+  t.bytes = delta < 0 ? (t.bytes > magnitude ? t.bytes - magnitude : 0)
+                      : add(t.bytes, magnitude, "memory correction");
+  t.basis = MemoryTerm::Basis::measured;
+  t.how += " " + signed_gib(delta) + " GiB measured";
+  t.source = source + " (kvplan explain --calibrate); " + t.source;
+}
+
+}  // namespace
+
+void apply_corrections(MemoryTerms& t, const MemoryCorrections& c) {
+  correct(t.activation, c.activation_delta_bytes, c.source);
+  correct(t.non_torch, c.non_torch_delta_bytes, c.source);
+  if (c.graphs_bytes >= 0 && t.graphs.bytes > 0) {  // graphs captured: the logged pool
+    t.graphs = {static_cast<std::uint64_t>(c.graphs_bytes), MemoryTerm::Basis::measured,
+                "CUDA graphs as the calibration's log measured them",
+                c.source + " (kvplan explain --calibrate)"};
+  }
 }
 
 std::uint64_t MemoryTerms::reserve_bytes() const {
