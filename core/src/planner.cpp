@@ -190,10 +190,13 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
   }
   const auto layers = static_cast<std::uint32_t>(model.layers.size());
   const std::vector<std::uint32_t> counts = stage_layer_counts(layers, in.pp);
+  const EngineRules& rules = engine_rules(in);
   std::vector<std::uint64_t> out;
   for (std::uint32_t s = 0; s < in.pp; ++s) {
     std::uint64_t w = static_cast<std::uint64_t>(
         std::ceil(static_cast<long double>(layer_part) * counts[s] / std::max(layers, 1u)));
+    // What the engine's own layout adds after loading (vLLM's MXFP4 experts).
+    w = add(w, rules.held_weight_extra_bytes(model, in, counts[s]), "weight bytes");
     if (tables == 0) {
       out.push_back(w);
       continue;

@@ -100,6 +100,13 @@ class EngineRules {
   // The memory outside weights and KV cache on one rank, term by term. The base keeps one fitted
   // reserve (default_reserve_bytes) as the activation term.
   virtual MemoryTerms memory_terms(const MemoryModelInput& x) const;
+  // Bytes one rank holds beyond the checkpoint's for `layers` of the model's layers, where the
+  // engine lays weights out its own way after loading (vLLM's MXFP4 experts: padded, repacked,
+  // scales kept twice); 0 where it keeps the checkpoint's bytes.
+  virtual std::uint64_t held_weight_extra_bytes(const ModelSpec&, const PlanInput&,
+                                                std::uint32_t /*layers*/) const {
+    return 0;
+  }
 
   // The budget rule: total memory of a GPU, the fraction in ppm, the weights and reserve of a rank.
   virtual BudgetSplit budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,

@@ -18,6 +18,9 @@ class Vllm : public EngineRules {
   std::uint64_t default_max_num_batched_tokens(const PlanInput& in) const override;
   // Term by term (vllm_memory.cpp): activation, non-torch, CUDA graphs, context.
   MemoryTerms memory_terms(const MemoryModelInput& x) const override;
+  // gpt-oss's MXFP4 experts as each backend holds them (vllm_weights.cpp).
+  std::uint64_t held_weight_extra_bytes(const ModelSpec& model, const PlanInput& in,
+                                        std::uint32_t layers) const override;
   // Whether the CUDA-graph estimate comes out of the budget (vLLM >= 0.21) or graphs are
   // captured after the KV cache, outside it (0.9 - 0.20).
   virtual bool graphs_estimate_deducted() const { return true; }
