@@ -180,7 +180,8 @@ po::options_description plan_options(PlanFlags& f) {
       "kv-dtype", po::value(&kv), kv_help.c_str())(
       "policy", po::value(&policy)->default_value("full"), policies.c_str())(
       "gpu-memory-utilization", po::value(&util),
-      "fraction of memory (vLLM gpu_memory_utilization 0.9, SGLang mem_fraction_static 0.88, "
+      "fraction of memory (vLLM gpu_memory_utilization 0.9, SGLang mem_fraction_static from the "
+      "GPU, "
       "TRT-LLM free_gpu_memory_fraction 0.9)")(
       "block-size", po::value(&block), "tokens per page (default: vLLM 16, SGLang 1, TRT-LLM 32)")(
       "max-num-batched-tokens", po::value(&mnbt),

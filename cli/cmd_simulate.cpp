@@ -96,7 +96,7 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "trtllm: guaranteed_no_evict|max_utilization (guaranteed_no_evict)")(
       "enable-chunked-context", "trtllm: cut contexts to fit max_num_tokens (off)")(
       "gpu-memory-utilization", po::value(&f.util),
-      "fraction of GPU memory (vLLM default 0.9, SGLang mem_fraction_static 0.88)")(
+      "fraction of GPU memory (vLLM default 0.9, SGLang mem_fraction_static from the GPU)")(
       "kv-dtype", po::value(&f.kv), kv_help.c_str())(
       "policy", po::value(&f.policy)->default_value("full"), policies.c_str())(
       "block-size", po::value(&f.block), "tokens per page (default: vLLM 16, SGLang 1)")(
@@ -251,6 +251,9 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
   sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
   cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
   cfg.max_num_batched_tokens = in.max_num_batched_tokens;
+  // The fraction the pool is sized with, stated in the report (SGLang's depends on the model).
+  if (!in.memory_fraction_ppm)
+    in.memory_fraction_ppm = memory_budget(resolved.deploy.model, in).fraction_ppm;
   cfg.max_num_seqs = sim::default_scheduler_seqs(in, resolved.deploy.max_num_seqs);
   if (vm.count("capacity-scheduler-policy"))
     cfg.capacity_policy =

@@ -411,6 +411,7 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
                       std::to_string(*a.dp));
     tp /= *a.dp;
     p.expert_parallel = true;
+    p.dp_attention = static_cast<std::uint32_t>(*a.dp);
   }
   if (a.expert_parallel) p.expert_parallel = true;
   DeploymentShape shape{.tp = tp, .pp = a.pp.value_or(1), .dp = a.dp, .block_size = a.block_size};
@@ -613,8 +614,9 @@ std::string find_fix(const Deployment& d) {
   std::vector<Try> tries;
   const bool sixteen = p.format.dtype == KvDtype::fp16 || p.format.dtype == KvDtype::bf16 ||
                        p.format.dtype == KvDtype::fp32;
-  const std::uint32_t f =
-      p.memory_fraction_ppm ? p.memory_fraction_ppm : default_memory_fraction_ppm(p.engine);
+  const std::uint32_t f = p.memory_fraction_ppm
+                              ? p.memory_fraction_ppm
+                              : engine_rules(p).default_memory_fraction_ppm(p, &d.model);
   PlanInput fp8 = p;
   fp8.format = KvFormat{.dtype = KvDtype::fp8_e4m3};
   PlanInput more = p;

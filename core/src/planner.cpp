@@ -240,8 +240,9 @@ std::uint64_t requests_per_replica(const PlanInput& in) {
 MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const std::string& source) {
   MemoryBudget m;
   m.total_bytes = in.gpu_memory_bytes;
-  m.fraction_ppm =
-      in.memory_fraction_ppm ? in.memory_fraction_ppm : default_memory_fraction_ppm(in.engine);
+  m.fraction_ppm = in.memory_fraction_ppm
+                       ? in.memory_fraction_ppm
+                       : engine_rules(in).default_memory_fraction_ppm(in, &model);
   if (in.memory_fraction_ppm > 1000000)
     throw Error(source, "gpu_memory_utilization", "must be at most 1.0");
   if (in.tp == 0) throw Error(source, "tp", "must be at least 1, got 0");

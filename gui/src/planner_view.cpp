@@ -26,10 +26,12 @@
 
 #include "charts.hpp"
 #include "deploy_form.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/report.hpp"
+#include "plan_settings.hpp"
 #include "plan_tables.hpp"
 #include "ui_format.hpp"
 #include "widgets.hpp"
@@ -405,8 +407,16 @@ void PlannerView::syncDeploymentBox() {
   }
   {
     const QSignalBlocker b(fraction_);
-    const std::uint32_t ppm =
-        s.memory_fraction_ppm ? s.memory_fraction_ppm : default_memory_fraction_ppm(s.engine);
+    // Unset: the engine's default for this GPU and model (SGLang derives mem_fraction_static).
+    std::uint32_t ppm = s.memory_fraction_ppm;
+    if (!ppm) {
+      try {
+        const PlanInput in = plan_input_of(s, resolve_gpu(s));
+        ppm = engine_rules(in).default_memory_fraction_ppm(in, &m);
+      } catch (const std::exception&) {
+        ppm = default_memory_fraction_ppm(s.engine);  // the form's GPU is being edited
+      }
+    }
     fraction_->setValue(ppm / 1e6);
   }
   {

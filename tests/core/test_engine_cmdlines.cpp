@@ -869,8 +869,10 @@ namespace {
 //           380 MB, + 0.04 GiB 42,949,673; non-torch 139,586,437; graphs 622,770,258) =
 //           58,874,577,223 B // 65,536 B a page // 32 layers = 28,073 blocks; (28,073 − 1 null
 //           block) // 2,048 a request = 13
-//   SGLang  floor(0.88 · total) − weights = 58,751,365,349 B // 131,072 B a token = 448,237
-//           tokens // 32,768 = 13
+//   SGLang  mem_fraction_static from the GPU (memory_hook.py@031ed82d): CUDA's 81,074 MiB less
+//           512 + 1.5 x 8192 + 128 + 2 x 256 + 8 x 58 = 13,904 MiB reserved: 0.829; floor(0.829 ·
+//           (total − the 751,619,276 B context)) − weights = 53,792,584,014 B // 131,072 B a
+//           token = 410,404 tokens // 32,768 = 12
 //   TRT-LLM (total − weights − 2 GiB) · 0.9 → 14,335 blocks of 32 // 1,024 = 13
 TEST(EngineCmdlines, OneRuleForEveryEngine) {
   const auto gpu = load_gpu("h100-sxm-80gb");
@@ -885,7 +887,7 @@ TEST(EngineCmdlines, OneRuleForEveryEngine) {
       {Engine::sglang,
        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 32768 "
        "--max-running-requests 64",
-       13},
+       12},
       {Engine::trtllm,
        "trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 32768 --max_batch_size 64", 13},
   };

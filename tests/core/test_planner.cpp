@@ -182,17 +182,38 @@ TEST(PlannerSglang, TokensFromMemFractionStatic) {
   in.context = 8192;
   in.gpu_memory_bytes = 80 * GiB;
   const auto c = plan_capacity(m, in);
-  // SGLang's fraction is of the memory free before the weights: 80 GiB less the context
+  // No --mem-fraction-static: SGLang derives it from the GPU (memory_hook.py@031ed82d
+  // handle_gpu_memory_settings). 81,920 MiB: chunked prefill 8192, decode graphs up to 256 at
+  // TP 1, 58 prefill graph sizes up to 8192; reserved = 512 + 1.5 x 8192 + 1 x 1 / 8 x 1024 +
+  // 2 x 256 + 8 x 58 = 13,904 MiB (over the 10,240 floor); round((81920 - 13904) / 81920, 3) =
+  // 0.830. The fraction is of the memory free before the weights: 80 GiB less the context
   // (0.70 GiB at TP 1 = 751619276 B, fitted on its startup logs) = 85147726644;
-  // floor(· 0.88) = 74929999446; − weights 8030261248 · 2 = 58869476950 available
+  // floor(· 0.830) = 70672613114; − weights 8030261248 · 2 = 54612090618 available
+  EXPECT_EQ(c.memory.fraction_ppm, 830000u);
   EXPECT_EQ(c.memory.terms.context.bytes, 751619276u);
-  EXPECT_EQ(c.memory.requested_bytes, 74929999446u);
+  EXPECT_EQ(c.memory.requested_bytes, 70672613114u);
   EXPECT_EQ(c.memory.weight_bytes, 16060522496u);
   EXPECT_EQ(c.memory.reserve_bytes, 0u);
-  EXPECT_EQ(c.memory.available_bytes, 58869476950u);
+  EXPECT_EQ(c.memory.available_bytes, 54612090618u);
   // max_total_num_tokens = available // cell_size (131072 B/token), page size 1
-  EXPECT_EQ(c.kv_cache_tokens, 449138u);
-  EXPECT_EQ(c.max_requests, 449138u / 8192);
+  EXPECT_EQ(c.kv_cache_tokens, 416657u);
+  EXPECT_EQ(c.max_requests, 416657u / 8192);
+  // SGLang's issue #29092 reports 0.828 for Qwen3-32B on H100s at TP 2: reserved = 13,904 + 128
+  // = 14,032 MiB, round((81559 - 14032) / 81559, 3) = 0.828 from nvidia-smi's 81,559 MiB; kvplan
+  // reads CUDA's 79.18 GiB (81,074 MiB): 0.827, never above SGLang's.
+  in.tp = 2;
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  EXPECT_EQ(engine_rules(in).default_memory_fraction_ppm(in), 827000u);
+  in.gpu_memory_bytes = std::uint64_t{81559} << 20;
+  EXPECT_EQ(engine_rules(in).default_memory_fraction_ppm(in), 828000u);
+  // An H200 (143,771 MiB by nvidia-smi) at TP 8 for Llama-3.1-70B: decode graphs up to 512 at
+  // TP >= 4: 512 + 12288 + 1024 + 1024 + 464 = 15,312 MiB; round(128459 / 143771, 3) = 0.893.
+  in.tp = 8;
+  in.gpu_memory_bytes = std::uint64_t{143771} << 20;
+  EXPECT_EQ(engine_rules(in).default_memory_fraction_ppm(in), 893000u);
+  // Given, the flag wins.
+  in.memory_fraction_ppm = 880000;
+  EXPECT_EQ(memory_budget(m, in).fraction_ppm, 880000u);
 }
 
 TEST(PlannerSglang, PoolsOfTheLoggedH100Starts) {

@@ -83,6 +83,12 @@ class EngineRules {
   // Defaults for what a deployment may leave out.
   virtual std::uint32_t default_block_size(const PlanInput& in) const = 0;  // tokens per page
   virtual std::uint32_t default_memory_fraction_ppm() const = 0;
+  // The fraction when the deployment leaves it out, for its GPU and layout (SGLang derives
+  // mem_fraction_static from them); the others keep default_memory_fraction_ppm().
+  virtual std::uint32_t default_memory_fraction_ppm(const PlanInput&,
+                                                    const ModelSpec* /*model*/ = nullptr) const {
+    return default_memory_fraction_ppm();
+  }
   virtual std::uint64_t default_reserve_bytes() const = 0;  // per GPU, outside the KV budget
   virtual std::optional<std::uint64_t> default_max_num_seqs() const = 0;  // empty: from the pool
 

@@ -150,7 +150,9 @@ struct PlanInput {
   enum class TrtllmWindowShares { equal, proportional };
   TrtllmWindowShares trtllm_window_shares = TrtllmWindowShares::equal;
   // Memory model of one GPU.
-  std::uint64_t gpu_memory_bytes = 0;          // total device memory
+  std::uint64_t gpu_memory_bytes = 0;  // total device memory
+  // SGLang --enable-dp-attention: its --dp (the attention groups of the --tp GPUs); 0 = off.
+  std::uint32_t dp_attention = 0;
   std::uint32_t memory_fraction_ppm = 0;       // 0 = engine default (see above)
   std::string weight_dtype;                    // empty = the model's
   std::optional<std::uint64_t> reserve_bytes;  // per GPU; default: the engine's terms

@@ -1,9 +1,51 @@
 // SGLang's rules (python/sglang/srt/server_args.py; docs/deploy.md names the commit read).
+#include <algorithm>
+#include <cmath>
+
 #include "../planner_eval.hpp"
 #include "kvplan/engine_rules.hpp"
 
 namespace kvplan::engines {
 namespace {
+
+// SGLang's defaults when the command line leaves them out, from the GPU's memory
+// (python/sglang/srt/arg_groups/memory_hook.py@031ed82d8b5ec8db9cf88cffb057c2e91c964262,
+// handle_gpu_memory_settings). SGLang reads nvidia-smi's total in MiB
+// (get_device_memory_capacity); kvplan takes CUDA's, a little lower, so the fraction it derives
+// is never above SGLang's (0.829 for 0.830 on an H100).
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+std::uint64_t gpu_mib(const PlanInput& in) { return in.gpu_memory_bytes / kMiB; }
+
+// chunked_prefill_size: < 20 GiB 2048, < 60 GiB 4096, < 160 GiB 8192, else 16384 (4096 unknown).
+std::uint64_t chunked_prefill_default(std::uint64_t mib) {
+  if (mib == 0) return 4096;
+  if (mib < 20 * 1024) return 2048;
+  if (mib < 60 * 1024) return 4096;
+  if (mib < 160 * 1024) return 8192;
+  return 16384;
+}
+
+// The decode CUDA graphs' largest batch (cuda_graph_config.decode.max_bs) by memory and --tp.
+std::uint64_t decode_graph_max_bs(std::uint64_t mib, std::uint64_t tp) {
+  if (mib == 0) return 160;
+  if (mib < 20 * 1024) return 8;
+  if (mib < 35 * 1024) return tp < 4 ? 48 : 160;
+  if (mib < 60 * 1024) return tp < 4 ? 32 : 160;
+  if (mib < 160 * 1024) return tp < 4 ? 256 : 512;
+  return 512;
+}
+
+// generate_prefill_cuda_graph_batch_sizes(max_bs): 4..32 by 4, 48..256 by 16, 288..512 by 32,
+// 576..1024 by 64, 1280..4096 by 256, 4608.. by 512, up to max_bs (58 sizes at 8192).
+std::uint64_t prefill_graph_sizes(std::uint64_t max_bs) {
+  const std::uint64_t ranges[][3] = {{4, 32, 4},      {48, 256, 16},     {288, 512, 32},
+                                     {576, 1024, 64}, {1280, 4096, 256}, {4608, ~0ull >> 1, 512}};
+  std::uint64_t n = 0;
+  for (const auto& r : ranges)
+    for (std::uint64_t b = r[0]; b <= r[1] && b <= max_bs; b += r[2]) ++n;
+  return n;
+}
 
 class Sglang final : public EngineRules {
  public:
@@ -11,7 +53,43 @@ class Sglang final : public EngineRules {
   std::string name() const override { return "sglang"; }
   std::string label() const override { return "SGLang"; }
   std::uint32_t default_block_size(const PlanInput&) const override { return 1; }  // --page-size
+  // Without a GPU: v0.5.x's fallback (server_args.py, gpu_mem None) — the newest says 0.95.
   std::uint32_t default_memory_fraction_ppm() const override { return 880000; }
+  // handle_gpu_memory_settings (memory_hook.py@031ed82d), without --mem-fraction-static:
+  //   reserved (MiB) = 512 + 1.5 · max(chunked_prefill_size, 2048) + tp · pp / 8 · 1024
+  //                    + decode graphs 2 · max_bs (+ DP attention 3 · max_bs · dp, and 1.5 ·
+  //                    max_bs · dp more above 300) + prefill graphs 8 per captured size
+  //                    (1536 for MLA), at least 10240 on GPUs above 60 GiB
+  //   mem_fraction_static = round((gpu_mem − reserved) / gpu_mem, 3)
+  // Multimodal models then take 0.95 × a vision-tower factor kvplan takes as 1.
+  std::uint32_t default_memory_fraction_ppm(const PlanInput& in,
+                                            const ModelSpec* model) const override {
+    const bool mla = model && model->is_mla();
+    const bool multimodal = model && model->weights.vision_bytes > 0;
+    const std::uint64_t mib = gpu_mib(in);
+    if (mib == 0) return default_memory_fraction_ppm();
+    const std::uint64_t dp = in.dp_attention;
+    const std::uint64_t tp = std::uint64_t{in.tp} * std::max<std::uint64_t>(dp, 1);  // its --tp
+    const std::uint64_t max_bs = decode_graph_max_bs(mib, tp);
+    const std::uint64_t chunk = in.max_num_batched_tokens;
+    double reserved = 512 + 1.5 * static_cast<double>(std::max<std::uint64_t>(chunk, 2048)) +
+                      static_cast<double>(tp * std::max<std::uint32_t>(in.pp, 1)) / 8 * 1024;
+    if (in.cuda_graphs) reserved += 2.0 * static_cast<double>(max_bs);
+    if (dp > 1) {
+      reserved += 3.0 * static_cast<double>(max_bs * dp);
+      if (max_bs > 300) reserved += 1.5 * static_cast<double>(max_bs * dp);
+    }
+    reserved += mla ? 1536.0 : 8.0 * static_cast<double>(prefill_graph_sizes(chunk));
+    if (mib > 60 * 1024) reserved = std::max(reserved, 10240.0);
+    const double f = (static_cast<double>(mib) - reserved) / static_cast<double>(mib);
+    if (!(f > 0)) return 1000;  // 0.001: the GPU cannot hold SGLang's reserve (weights_fit fails)
+    double ppm = std::round(f * 1000) * 1000;
+    if (multimodal) ppm = std::round(ppm * 0.95);
+    return static_cast<std::uint32_t>(std::clamp(ppm, 1000.0, 1000000.0));
+  }
+  std::uint64_t default_max_num_batched_tokens(const PlanInput& in) const override {
+    return chunked_prefill_default(gpu_mib(in));
+  }
   // Activations and CUDA graphs live in the 1 − mem_fraction_static share: no reserve.
   std::uint64_t default_reserve_bytes() const override { return 0; }
   // --max-running-requests: derived from the pool when not given.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
 #include "latency_sketch.hpp"
@@ -347,8 +348,9 @@ std::string render(const ServingReport& r, OutputFormat f) {
           {"gpu_memory_utilization",
            c.plan.memory_fraction_ppm
                ? nlohmann::json(static_cast<double>(c.plan.memory_fraction_ppm) / 1e6)
-               : nlohmann::json(static_cast<double>(default_memory_fraction_ppm(c.plan.engine)) /
-                                1e6)},
+               : nlohmann::json(
+                     static_cast<double>(engine_rules(c.plan).default_memory_fraction_ppm(c.plan)) /
+                     1e6)},
           {"enable_prefix_caching", c.enable_prefix_caching},
           {"cpu_offload_bytes", c.cpu_offload_bytes},
           {"cpu_offload_gbps", num(c.cpu_offload_gbps)}}},
