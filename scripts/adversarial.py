@@ -322,9 +322,11 @@ for field, vals in {"memory_bytes": [0, -1, 1 << 50, 1.5, "80GB"],
         refuse(f"gpu {field}={v!r}", GPU_CHECK, "g.json", files={"g.json": j(mutate(GPU, [field], v))})
 refuse("gpu unknown field", GPU_CHECK, "g.json", files={"g.json": j(dict(GPU, memory_gib=80))})
 refuse("gpu not json", GPU_CHECK, "g.json", files={"g.json": "nope"})
-# 80 GiB custom GPU: same as the preset for the KV arithmetic.
+# 80 GiB custom GPU without a CUDA total: the driver's 80 GiB less the 0.71 GiB kvplan takes off
+# (71 * 2^30 // 100 = 762,356,695 B; docs/gpus.md), so the budget errs low.
 case("gpu file good", f'plan --model llama-3.1-8b --gpu {{d}}/g.json --brief --format json',
-     "accept", files={"g.json": j(GPU)}, check=lambda o: o["memory"]["total_bytes"] == 85899345920)
+     "accept", files={"g.json": j(GPU)},
+     check=lambda o: o["memory"]["total_bytes"] == 85899345920 - 762356695)
 
 # ----------------------------------------------------------------------------- deployment files
 for path, vals in {("hardware", "gpus"): [0, 70000, -1, 2.5],
@@ -596,6 +598,26 @@ case("out: explain --calibrate onto a directory", EXPLAIN + " --calibrate {d}", 
 case("out: explain --calibrate - is standard output", EXPLAIN + " --calibrate -", "accept",
      files={"vllm.log": EAGLE_LOG}, check=lambda o: o["kvplan_calibration"] == 1
      and o["reserve_bytes"] > 0, after=lambda d: not os.path.exists(os.path.join(d, "-")))
+# The vLLM release of a command line (--vllm-version) and a calibration's per-term corrections.
+VLLM_LINE = 'check --gpu h100-sxm-80gb --vllm "vllm serve meta-llama/Llama-3.1-8B"'
+for v in ["0.15", "x.y", "", "0.19;rm"]:
+    refuse(f"check --vllm-version {v!r}", VLLM_LINE + f" --vllm-version '{v}'", "--vllm-version")
+refuse("check --vllm-version with --sglang", 'check --gpu h100-sxm-80gb --sglang "python -m '
+       'sglang.launch_server --model-path meta-llama/Llama-3.1-8B" --vllm-version 0.19',
+       "--vllm-version")
+CAL = {"kvplan_calibration": 1, "engine": "vllm"}
+for key, v in [("activation_delta_bytes", 1.5), ("activation_delta_bytes", "1"),
+               ("non_torch_delta_bytes", 1e300), ("cuda_graph_bytes", -1), ("graphs", 1)]:
+    refuse(f"calibration terms {key}={v!r}",
+           "plan --model llama-3.1-8b --gpu h100-sxm-80gb --calibration {d}/c.json", key,
+           files={"c.json": j(dict(CAL, terms={key: v}))})
+case("calibration terms good", "plan --model llama-3.1-8b --gpu h100-sxm-80gb --calibration "
+     "{d}/c.json --brief --format json", "accept",
+     files={"c.json": j(dict(CAL, terms={"non_torch_delta_bytes": 1073741824}))},
+     check=lambda o: any(t["term"] == "non-torch memory" and t["basis"] == "measured"
+                         for t in o["memory"]["terms"]))
+for flag in ["--max-num-seqs 0", "--max-num-batched-tokens 0", "--max-num-seqs 99999999999"]:
+    refuse(f"explain {flag}", EXPLAIN + " " + flag, flag.split()[0], files={"vllm.log": EAGLE_LOG})
 SIM_W = {"kvplan_workload": 1, "arrival": "poisson", "stages": [{"rate": 2, "duration_s": 2}],
          "prompt_tokens": {"dist": "fixed", "value": 128},
          "output_tokens": {"dist": "fixed", "value": 8}}

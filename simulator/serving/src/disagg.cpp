@@ -77,10 +77,13 @@ class Driver {
         frontend_s_(prefill_step.frontend_s()) {
     // The prefill side computes the prompt and samples one token (the proxy's max_tokens 1).
     for (auto& r : prefill_w_.requests) r.output_tokens = 1;
+    // Each side's pool is built and the workload checked against it once, not per replica.
+    const KvPool prefill_pool = detail::serving_pool(model, cfg.prefill, prefill_w_);
+    const KvPool decode_pool = detail::serving_pool(model, cfg.decode, w_);
     for (std::uint32_t k = 0; k < cfg.prefill_replicas; ++k)
-      prefill_.emplace_back(model, cfg.prefill, prefill_step, prefill_w_, opt_);
+      prefill_.emplace_back(prefill_pool, cfg.prefill, prefill_step, prefill_w_, opt_);
     for (std::uint32_t k = 0; k < cfg.decode_replicas; ++k)
-      decode_.emplace_back(model, cfg.decode, decode_step, w_, opt_,
+      decode_.emplace_back(decode_pool, cfg.decode, decode_step, w_, opt_,
                            [this, k](std::uint32_t i, double t, std::uint64_t bytes) {
                              return transfer(k, i, t, bytes);
                            });

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "kvplan/kv_pool.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/sim/serving.hpp"
 #include "run_summary.hpp"
@@ -31,6 +32,10 @@
 namespace kvplan::sim::detail {
 
 class Scheduler;
+
+// The pool one replica of cfg runs, after checking the engine, cfg and the workload (Error
+// naming the field): what every Replica of cfg starts from.
+KvPool serving_pool(const ModelSpec& model, const ServingConfig& cfg, const Workload& workload);
 
 class Replica {
  public:
@@ -42,6 +47,10 @@ class Replica {
   // Checks cfg as simulate() does (Error naming the field). The replica keeps references to cfg,
   // timer, workload and opt: they must outlive it.
   Replica(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& timer,
+          const Workload& workload, const SimOptions& opt, Transfer transfer = {});
+  // With a pool serving_pool() already built and checked for cfg and workload: several replicas
+  // of one configuration check the workload once.
+  Replica(const KvPool& pool, const ServingConfig& cfg, const StepTimer& timer,
           const Workload& workload, const SimOptions& opt, Transfer transfer = {});
   ~Replica();
   Replica(Replica&&) noexcept;

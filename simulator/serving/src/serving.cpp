@@ -1035,7 +1035,7 @@ std::string to_string(CapacityPolicy p) {
   return p == CapacityPolicy::guaranteed_no_evict ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION";
 }
 
-namespace {
+namespace detail {
 
 // The replica's pool (the planner's, with the step budget that sizes vLLM's sliding-window
 // pages), after checking the engine and the configuration.
@@ -1049,11 +1049,11 @@ KvPool serving_pool(const ModelSpec& model, const ServingConfig& cfg, const Work
   return pool;
 }
 
-}  // namespace
+}  // namespace detail
 
 SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                    const Workload& workload, const SimOptions& opt) {
-  const KvPool pool = serving_pool(model, cfg, workload);
+  const KvPool pool = detail::serving_pool(model, cfg, workload);
   detail::Scheduler sched(cfg, step, workload, opt, pool);
   SimResult r = sched.run();
   r.num_gpu_blocks = pool.num_gpu_blocks;
@@ -1064,8 +1064,11 @@ SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepT
 namespace detail {
 
 Replica::Replica(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& timer,
+                 const Workload& workload, const SimOptions& opt, Transfer transfer)
+    : Replica(serving_pool(model, cfg, workload), cfg, timer, workload, opt, std::move(transfer)) {}
+
+Replica::Replica(const KvPool& pool, const ServingConfig& cfg, const StepTimer& timer,
                  const Workload& workload, const SimOptions& opt, Transfer transfer) {
-  const KvPool pool = serving_pool(model, cfg, workload);
   num_gpu_blocks_ = pool.num_gpu_blocks;
   block_size_ = pool.block_size;
   s_ = std::make_unique<Scheduler>(cfg, timer, workload, opt, pool, /*driven=*/true,
