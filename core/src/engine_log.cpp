@@ -240,6 +240,9 @@ void read_memory_profile(const std::string& line, EngineLog& g, bool& any) {
   if (auto v = figure_after(line, {"non-torch forward increase memory", "non_torch_memory takes",
                                    "non_torch_memory"}))
     g.non_torch_bytes = gib_bytes(*v);
+  if (line.find("PyTorch activation peak memory") != std::string::npos ||
+      line.find("non_torch_memory") != std::string::npos)
+    g.v0_profile = true;
   if (auto v = figure_after(line, {"weights memory", "model weights take"}))
     g.weights_bytes = gib_bytes(*v);
   if (auto v = figure_after(line, {"total_gpu_memory (", "total_gpu_memory"}))
@@ -657,9 +660,9 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
                                model, log.source, "kv_cache_dtype");
   // Older vLLM (V0 logs, V1 before 0.10) by the older rules.
   const bool old =
-      log.engine == Engine::vllm &&
-      (log.num_gpu_blocks || (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
-                              std::atoi(log.version.c_str() + 2) < 10));
+      log.engine == Engine::vllm && (log.num_gpu_blocks || log.v0_profile ||
+                                     (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
+                                      std::atoi(log.version.c_str() + 2) < 10));
   if (old) in.vllm_rules = VllmRules::v0_9;
   // The tokens per step: given, else (V1 from 0.10) the engine's default on the GPU; older logs
   // keep kvplan's 8192 (their defaults were not the GPU's).

@@ -337,24 +337,31 @@ TEST(PlannerSolvers, MinGpusAndOrderTable) {
   in.context = 32768;
   in.concurrency = 64;
   auto h100 = load_gpu("h100-sxm-80gb");
-  // TP 1 holds 12: 0.9 of CUDA's 85,013,508,915 B = 76,512,158,023 B, less 16,060,522,496 B of
-  // weights and the vLLM terms at 1024 sequences (activation 5,117,533,225 B: the sampler's
-  // 9.5 x 1024 x 128256 x 4 B + (8192 + 2048) x 4096 x 2 B + 0.04 GiB; non-torch 139,586,437 B;
-  // graphs 622,770,258 B) = 54,571,745,607 B // 65,536 // 32 = 26,021 blocks, (26,021 − 1) //
-  // 2,048 = 12 requests. No order of 4 GPUs holds 64; the smallest that does is 5.
+  // TP 1 holds 13: 0.9 of CUDA's 85,013,508,915 B = 76,512,158,023 B, less 16,060,522,496 B of
+  // weights and the vLLM terms at 1024 sequences (activation 2,033,232,937 B: the Triton
+  // sampler's (3.5 x 1024 + 132) x 128256 x 4 B + (8192 + 2048) x 4096 x 2 B + 0.04 GiB;
+  // non-torch 139,586,437 B; graphs 622,770,258 B) = 57,656,045,895 B // 65,536 // 32 = 27,492
+  // blocks, (27,492 − 1) // 2,048 = 13 requests. TP 4 on 4 GPUs holds 64: weights 4,015,130,624
+  // B a rank, the same activation (over the forward's 8192 x (4096 + 3 x 14336 / 4) x 2 B),
+  // non-torch 0.55 GiB (590,558,003 B) at TP > 1, graphs as above: 69,250,466,201 B // (16 x 2
+  // heads x 256 x 2 B x 32 layers) = 132,084 blocks, (132,084 − 1) // 2,048 = 64.
   const auto o = min_gpus(m, in, h100);
   ASSERT_TRUE(o.feasible);
-  EXPECT_EQ(o.gpus, 5u);
+  EXPECT_EQ(o.gpus, 4u);
   EXPECT_GE(o.max_requests, 64u);
   PlanInput c = in;
   c.gpu_memory_bytes = h100.engine_memory_bytes();
   c.gpu_id = h100.id;
   c.tp = 1;
-  EXPECT_EQ(plan_capacity(m, c).max_requests, 12u);
-  for (auto [tp, pp] : {std::pair{1u, 4u}, {2u, 2u}, {4u, 1u}, {1u, 2u}, {2u, 1u}}) {
+  EXPECT_EQ(plan_capacity(m, c).max_requests, 13u);
+  c.tp = 4;
+  c.gpus = 4;
+  EXPECT_EQ(plan_capacity(m, c).max_requests, 64u);
+  // Fewer GPUs hold fewer: 3 replicas of TP 1 hold 39, and the 2- and 3-GPU layouts below 64.
+  for (auto [tp, pp, gpus] : {std::tuple{1u, 1u, 3u}, {1u, 2u, 2u}, {2u, 1u, 2u}, {1u, 3u, 3u}}) {
     c.tp = tp;
     c.pp = pp;
-    c.gpus = 4;
+    c.gpus = gpus;
     EXPECT_LT(plan_capacity(m, c).max_requests, 64u) << "TP " << tp << " PP " << pp;
   }
   h100.price_per_hour = 2;
@@ -362,8 +369,8 @@ TEST(PlannerSolvers, MinGpusAndOrderTable) {
   h200.price_per_hour = 10;
   const auto rows = order_table(m, in, {h200, h100});
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].gpu.id, "h100-sxm-80gb");  // 5 · $2 < 3 · $10
-  EXPECT_DOUBLE_EQ(rows[0].cost_per_hour, 10.0);
+  EXPECT_EQ(rows[0].gpu.id, "h100-sxm-80gb");  // 4 · $2 < $10 a GPU
+  EXPECT_DOUBLE_EQ(rows[0].cost_per_hour, 8.0);
   // Infeasible within the bound
   EXPECT_FALSE(min_gpus(load_model("llama-3.1-405b"), in, load_gpu("rtx-4090"), 8).feasible);
 }

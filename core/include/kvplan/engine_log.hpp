@@ -47,7 +47,10 @@ struct EngineLog {
   std::string source;
   Engine engine = Engine::vllm;
   std::string version;  // "0.15.1" where the log says
-  std::string model;    // the config line's model / model_path
+  // V0's profile spellings ("PyTorch activation peak memory", "non_torch_memory"): a V0 engine,
+  // whatever else the excerpt shows.
+  bool v0_profile = false;
+  std::string model;  // the config line's model / model_path
   std::optional<std::uint64_t> max_model_len;
   std::optional<std::uint32_t> tp;
   std::optional<std::string> kv_cache_dtype;        // the engine's spelling

@@ -24,11 +24,12 @@ class Vllm : public EngineRules {
   // Whether the CUDA-graph estimate comes out of the budget (vLLM >= 0.21) or graphs are
   // captured after the KV cache, outside it (0.9 - 0.20).
   virtual bool graphs_estimate_deducted() const { return true; }
-  // How the profile run's dummy sampler applies top-k = vocab − 1 and top-p 0.9: a full sort
-  // (the source read at 000fc94b, and vLLM <= 0.16) or the Triton kernel of
-  // vllm-project/vllm#33538 (0.17 - 0.19, 8 rows or more).
+  // How the profile run's dummy sampler applies top-k = vocab − 1 and top-p 0.9: the Triton
+  // kernel of vllm-project/vllm#33538 from 8 rows (0.17 on, and the current source:
+  // vllm/v1/sample/ops/topk_topp_sampler.py@01fa3fe74b058bb604f236341ab2361c7cf3d25b "if
+  // HAS_TRITON and logits.shape[0] >= 8"), or the full sort of older releases (vllm@0.9).
   enum class SamplerPath { sort, triton };
-  virtual SamplerPath sampler_path() const { return SamplerPath::sort; }
+  virtual SamplerPath sampler_path() const { return SamplerPath::triton; }
   // The CUDA-graph memory this version's logs show (fitted, GiB) and what it was read from.
   virtual double graphs_gib() const;
   virtual std::string graphs_how() const;

@@ -14,7 +14,7 @@ class Vllm019 final : public Vllm {
   // The profile's dummy sampler (top-k = vocab − 1, top-p 0.9 on min(max_num_seqs,
   // max_num_batched_tokens) rows) goes through the Triton top-k/top-p kernel from 8 rows
   // (vllm-project/vllm#33538, merged February 2026; "if HAS_TRITON and logits.shape[0] >= 8"),
-  // not the full sort the current source's memory term was derived from.
+  // as in the current source; stated here since this rule set stands for those releases.
   SamplerPath sampler_path() const override { return SamplerPath::triton; }
   // The CUDA-graph estimate is computed but not deducted before 0.21: a 0.19.1 log says "In v0.19,
   // CUDA graph memory profiling will be enabled by default ... To try it now, set

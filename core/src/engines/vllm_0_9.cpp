@@ -17,6 +17,9 @@ class Vllm09 final : public Vllm {
   // Before 0.21 graphs are captured after the KV cache, outside the budget (PR #30515 added the
   // estimate, off by default until 0.21).
   bool graphs_estimate_deducted() const override { return false; }
+  // Before vllm-project/vllm#33538 (0.17) the dummy sampler sorted the whole vocabulary: the 9.5
+  // float32 units of vllm_memory.cpp, which llm-d's H100 profiles reproduce to 0.01 GiB.
+  SamplerPath sampler_path() const override { return SamplerPath::sort; }
   // _get_kv_cache_groups_uniform_page_size of 0.9: the fewest layers of any type, always.
   std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t) const override { return fewest; }
   // Its start-up check and auto-fit compared one request's bytes with the memory (no null
