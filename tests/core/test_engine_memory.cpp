@@ -67,20 +67,32 @@ struct Predicted {
   double activation, non_torch, kv;
 };
 
+// vLLM's terms (the last stage's) for a model of these widths under these settings.
+struct Widths {
+  std::uint32_t vocab, hidden, intermediate, tp;
+  std::uint64_t max_num_seqs, max_num_batched_tokens;
+  double total_gib = 0;
+};
+MemoryTerms vllm_terms(VllmRules rules, const Widths& w) {
+  ModelSpec m;
+  m.id = "widths";
+  m.vocab_size = w.vocab;
+  m.hidden_size = w.hidden;
+  m.intermediate_size = w.intermediate;
+  PlanInput in;
+  in.tp = w.tp;
+  in.max_num_seqs = w.max_num_seqs;
+  in.max_num_batched_tokens = w.max_num_batched_tokens;
+  in.gpu_memory_bytes = static_cast<std::uint64_t>(w.total_gib * kGiB);
+  return engine_rules(Engine::vllm, rules).memory_terms({m, in, true});
+}
+
 // kvplan's terms for the row, and the KV memory they leave with the logged weights: isolates the
 // memory model from the weight arithmetic (tested by the presets' own tests).
 Predicted predict(const LoggedProfile& r) {
-  ModelSpec m;
-  m.id = r.name;
-  m.vocab_size = r.vocab;
-  m.hidden_size = r.hidden;
-  m.intermediate_size = r.intermediate;
-  PlanInput in;
-  in.tp = r.tp;
-  in.max_num_seqs = r.max_num_seqs;
-  in.max_num_batched_tokens = r.max_num_batched_tokens;
-  in.gpu_memory_bytes = static_cast<std::uint64_t>(r.total * kGiB);
-  const MemoryTerms t = engine_rules(Engine::vllm, VllmRules::v0_9).memory_terms({m, in, true});
+  const MemoryTerms t = vllm_terms(
+      VllmRules::v0_9,
+      {r.vocab, r.hidden, r.intermediate, r.tp, r.max_num_seqs, r.max_num_batched_tokens, r.total});
   Predicted p;
   p.activation = t.activation.bytes / kGiB;
   p.non_torch = t.non_torch.bytes / kGiB;
@@ -170,31 +182,18 @@ TEST(EngineMemory, Vllm019KvMemoryFromTheTritonSampler) {
   // B, over the forward's 2048 x (4096 + 3 x 12288) x 2 B = 167,772,160 B; + 0.04 GiB residual
   // (42,949,673 B) = 688,682,025 B of activation.
   const Logged019& q = logs_0_19().front();
-  ModelSpec m;
-  m.id = q.name;
-  m.vocab_size = q.vocab;
-  m.hidden_size = q.hidden;
-  m.intermediate_size = q.intermediate;
-  PlanInput in;
-  in.max_num_seqs = q.max_num_seqs;
-  in.max_num_batched_tokens = q.max_num_batched_tokens;
-  const MemoryTerms t = engine_rules(Engine::vllm, VllmRules::v0_19).memory_terms({m, in, true});
+  const Widths qw{q.vocab, q.hidden,       q.intermediate,
+                  q.tp,    q.max_num_seqs, q.max_num_batched_tokens};
+  const MemoryTerms t = vllm_terms(VllmRules::v0_19, qw);
   EXPECT_EQ(t.activation.bytes, 688682025u);
   EXPECT_FALSE(t.graphs_in_budget);  // captured after the KV cache until 0.21
   // The sort of older releases (vllm@0.9) would hold 9.5 units: 1.4 GiB, not 0.64.
-  const MemoryTerms sorted =
-      engine_rules(Engine::vllm, VllmRules::v0_9).memory_terms({m, in, true});
-  EXPECT_GT(sorted.activation.bytes, 2 * t.activation.bytes);
+  EXPECT_GT(vllm_terms(VllmRules::v0_9, qw).activation.bytes, 2 * t.activation.bytes);
   // Issue 23's targets on every row: never more than 1 % optimistic, within 2 % MAPE.
   double sum = 0;
   for (const auto& r : logs_0_19()) {
-    m.vocab_size = r.vocab;
-    m.hidden_size = r.hidden;
-    m.intermediate_size = r.intermediate;
-    in.tp = r.tp;
-    in.max_num_seqs = r.max_num_seqs;
-    in.max_num_batched_tokens = r.max_num_batched_tokens;
-    const MemoryTerms rt = engine_rules(Engine::vllm, VllmRules::v0_19).memory_terms({m, in, true});
+    const MemoryTerms rt = vllm_terms(VllmRules::v0_19, {r.vocab, r.hidden, r.intermediate, r.tp,
+                                                         r.max_num_seqs, r.max_num_batched_tokens});
     const double kv = r.total * r.utilization - r.weights - rt.reserve_bytes() / kGiB;
     const double err = (kv - r.kv) / r.kv;
     std::printf("| %s | %.2f | %.2f | %.2f | %+.2f %% |\n", r.name,
