@@ -670,11 +670,10 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
     in.max_num_batched_tokens = *o.max_num_batched_tokens;
   else if (!old)
     in.max_num_batched_tokens = engine_rules(log.engine).default_max_num_batched_tokens(in);
-  // 0.17 - 0.19 by theirs (the Triton sampler, graphs outside the budget).
-  if (!old && log.engine == Engine::vllm && log.version.rfind("0.", 0) == 0) {
-    const int minor = std::atoi(log.version.c_str() + 2);
-    if (minor >= 17 && minor <= 19) in.vllm_rules = VllmRules::v0_19;
-  }
+  // 0.17 - 0.19 by theirs (graphs outside the budget).
+  if (!old && log.engine == Engine::vllm &&
+      vllm_release_rules(log.version) == std::optional<VllmRules>(VllmRules::v0_19))
+    in.vllm_rules = VllmRules::v0_19;
   return in;
 }
 

@@ -19,23 +19,27 @@ constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 __extension__ typedef unsigned __int128 u128;
 }  // namespace
 
+std::optional<VllmRules> vllm_release_rules(const std::string& v) {
+  if (v == "current" || v == "latest") return VllmRules::current;
+  auto release = [&](const std::string& minor) {
+    return v == minor || v.rfind(minor + ".", 0) == 0;
+  };
+  if (release("0.9")) return VllmRules::v0_9;
+  // 0.17 - 0.19: graphs outside the budget (the estimate is deducted from 0.21).
+  for (const char* minor : {"0.17", "0.18", "0.19"})
+    if (release(minor)) return VllmRules::v0_19;
+  return std::nullopt;
+}
+
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field,
                     VllmRules& rules) {
   rules = VllmRules::current;
   if (name.rfind("vllm@", 0) == 0) {
     const std::string v = name.substr(5);
-    if (v == "0.9" || v.rfind("0.9.", 0) == 0) {
-      rules = VllmRules::v0_9;
+    if (const auto r = vllm_release_rules(v)) {
+      rules = *r;
       return Engine::vllm;
     }
-    // 0.17 - 0.19: the Triton top-k/top-p sampler (vllm-project/vllm#33538), graphs outside the
-    // budget (the estimate is deducted from 0.21).
-    for (const char* minor : {"0.17", "0.18", "0.19"})
-      if (v == minor || v.rfind(std::string(minor) + ".", 0) == 0) {
-        rules = VllmRules::v0_19;
-        return Engine::vllm;
-      }
-    if (v == "current" || v == "latest") return Engine::vllm;
     throw Error(source, field,
                 "vLLM version \"" + v +
                     "\" has no rule set of its own in kvplan (known: vllm = the current rules, "

@@ -62,6 +62,9 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
 // naming the known versions.
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field,
                     VllmRules& rules);
+// The rule set of a vLLM release ("0.19.1", "0.9", "current"), empty where kvplan has none of its
+// own: what `--engine vllm@V`, `--vllm-version V` and a log's version select.
+std::optional<VllmRules> vllm_release_rules(const std::string& version);
 std::string to_string(Engine e, VllmRules rules);
 std::string to_string(Engine e);
 // The engine's default block size (tokens per page): vLLM 16, SGLang 1, TensorRT-LLM 32.
