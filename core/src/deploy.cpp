@@ -110,7 +110,7 @@ bool read_deploy_hardware(detail::JsonObject& o, const std::string& source, Depl
 
 // The engine's parallelism, max_model_len, max_num_seqs and memory fraction (its own key only).
 void read_engine_shape(detail::JsonObject& en, const std::string& source, Deployment& d) {
-  d.plan.engine = parse_engine(en.str("name"), source, "/engine/name", d.plan.vllm_rules);
+  d.plan.engine = parse_engine(en.str("name"), source, "/engine/name", d.plan.vllm.rules);
   const EngineRules& rules = engine_rules(d.plan);
   d.plan.tp = static_cast<std::uint32_t>(en.opt_uint("tensor_parallel_size", 1, 4096).value_or(1));
   d.plan.pp =
@@ -150,15 +150,16 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
     d.plan.weight_dtype = *w;
   }
   if (auto mode = en.opt_str("mamba_cache_mode"))
-    d.plan.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
+    d.plan.vllm.mamba_cache_mode =
+        parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
   if (auto eager = en.opt_bool("enforce_eager")) d.cuda_graphs = !*eager;
   d.plan.cuda_graphs = d.cuda_graphs;
   if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
-    d.plan.dcp = static_cast<std::uint32_t>(*n);
+    d.plan.vllm.dcp = static_cast<std::uint32_t>(*n);
   if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
-    d.plan.disable_hybrid_kv_cache_manager = *off;
+    d.plan.vllm.disable_hybrid_kv_cache_manager = *off;
   if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
-    d.plan.num_speculative_tokens = static_cast<std::uint32_t>(*k);
+    d.plan.vllm.num_speculative_tokens = static_cast<std::uint32_t>(*k);
   // Speculative layers holding a cache: MTP (num_nextn_predict_layers) or EAGLE draft layers.
   if (auto n = en.opt_uint("draft_layers", 0, 64))
     d.plan.draft_layers = static_cast<std::uint32_t>(*n);
@@ -411,7 +412,7 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
                       std::to_string(*a.dp));
     tp /= *a.dp;
     p.expert_parallel = true;
-    p.dp_attention = static_cast<std::uint32_t>(*a.dp);
+    p.sglang.dp_attention = static_cast<std::uint32_t>(*a.dp);
   }
   if (a.expert_parallel) p.expert_parallel = true;
   DeploymentShape shape{.tp = tp, .pp = a.pp.value_or(1), .dp = a.dp, .block_size = a.block_size};
@@ -433,17 +434,18 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   p.block_size = a.block_size.value_or(0);
   // --kv-cache-memory-bytes is the exact KV memory per GPU: the memory model is skipped.
   if (a.kv_cache_memory_bytes) p.available_kv_bytes = *a.kv_cache_memory_bytes;
-  p.num_gpu_blocks_override = a.num_gpu_blocks_override;
+  p.vllm.num_gpu_blocks_override = a.num_gpu_blocks_override;
   d.cuda_graphs = !a.enforce_eager;
   p.cuda_graphs = d.cuda_graphs;
   if (a.mamba_cache_mode)
-    p.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
-  if (a.dcp) p.dcp = *a.dcp;
-  p.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
+    p.vllm.mamba_cache_mode =
+        parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
+  if (a.dcp) p.vllm.dcp = *a.dcp;
+  p.vllm.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
   // vLLM's speculative tokens hold 1 + k (align: 2 + k) state pages per recurrent group
   // (MambaSpec.num_speculative_blocks); attention layers are unaffected.
   if (engine_rules(a.engine).speculative_tokens_hold_state_pages() && a.speculative_tokens)
-    p.num_speculative_tokens = *a.speculative_tokens;
+    p.vllm.num_speculative_tokens = *a.speculative_tokens;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
@@ -722,10 +724,10 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   // TensorRT-LLM's max_attention_window: each window has its own pool and a request takes the
   // blocks of its window in each, not the bytes of full attention; the detail says blocks.
   const bool windowed = engine_rules(d.plan).pools_per_attention_window() &&
-                        !d.plan.max_attention_window.empty() && c.paged;
+                        !d.plan.trtllm.max_attention_window.empty() && c.paged;
   std::string windows = "max_attention_window [";
-  for (std::size_t k = 0; k < d.plan.max_attention_window.size(); ++k)
-    windows += (k ? ", " : "") + std::to_string(d.plan.max_attention_window[k]);
+  for (std::size_t k = 0; k < d.plan.trtllm.max_attention_window.size(); ++k)
+    windows += (k ? ", " : "") + std::to_string(d.plan.trtllm.max_attention_window[k]);
   windows += "]";
   if (i.passed && m.outside_shortfall_bytes > 0) {
     i.passed = false;
@@ -754,14 +756,14 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
         "one request of " + std::to_string(d.plan.context) + " tokens needs " +
         count_of(c.blocks_per_request, "block") + ", the pool has " +
         std::to_string(c.num_gpu_blocks) +
-        (d.plan.num_gpu_blocks_override
+        (d.plan.vllm.num_gpu_blocks_override
              ? " (set by num_gpu_blocks_override, whatever the " +
                    human_bytes(c.memory.available_bytes) + " available would hold)"
              : "") +
         (null_block ? ", one of them " + engine_rules(d.plan).label() + "'s null block" : "") +
         (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
         std::to_string(c.estimated_max_model_len) + " tokens";
-    i.fix = d.plan.num_gpu_blocks_override
+    i.fix = d.plan.vllm.num_gpu_blocks_override
                 ? "set num_gpu_blocks_override to at least " +
                       std::to_string(c.blocks_per_request + (null_block ? 1 : 0)) +
                       ", or leave it out"
@@ -973,11 +975,11 @@ CheckItem check_host_memory(const HostMemory& h, const NodeSpec& n) {
 
 }  // namespace
 
-PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
-                                                 const std::string& field) {
-  if (v == "none") return PlanInput::MambaCacheMode::none;
-  if (v == "align") return PlanInput::MambaCacheMode::align;
-  if (v == "all") return PlanInput::MambaCacheMode::all;
+VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
+                                                   const std::string& field) {
+  if (v == "none") return VllmOptions::MambaCacheMode::none;
+  if (v == "align") return VllmOptions::MambaCacheMode::align;
+  if (v == "all") return VllmOptions::MambaCacheMode::all;
   throw Error(source, field, "expected none, align or all, got \"" + v + "\"");
 }
 

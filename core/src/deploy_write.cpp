@@ -15,13 +15,13 @@ constexpr double kGiB = 1073741824.0;
 // floor(gib · 2^30) gives the same bytes back.
 double to_gib(std::uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 
-const char* mamba_cache_mode_name(PlanInput::MambaCacheMode m) {
+const char* mamba_cache_mode_name(VllmOptions::MambaCacheMode m) {
   switch (m) {
-    case PlanInput::MambaCacheMode::align:
+    case VllmOptions::MambaCacheMode::align:
       return "align";
-    case PlanInput::MambaCacheMode::all:
+    case VllmOptions::MambaCacheMode::all:
       return "all";
-    case PlanInput::MambaCacheMode::none:
+    case VllmOptions::MambaCacheMode::none:
       break;
   }
   return "none";
@@ -75,7 +75,7 @@ nlohmann::ordered_json offload(const HostTierArgs& h) {
 nlohmann::ordered_json engine(const Deployment& d) {
   const PlanInput& p = d.plan;
   nlohmann::ordered_json en;
-  en["name"] = to_string(p.engine, p.vllm_rules);
+  en["name"] = to_string(p.engine, p.vllm.rules);
   en["tensor_parallel_size"] = p.tp;
   en["pipeline_parallel_size"] = p.pp;
   en["max_model_len"] = p.context;
@@ -85,12 +85,12 @@ nlohmann::ordered_json engine(const Deployment& d) {
   if (p.max_num_batched_tokens != engine_rules(p).default_max_num_batched_tokens(p))
     en["max_num_batched_tokens"] = p.max_num_batched_tokens;
   if (!p.weight_dtype.empty()) en["weight_dtype"] = p.weight_dtype;
-  if (p.mamba_cache_mode != PlanInput::MambaCacheMode::none)
-    en["mamba_cache_mode"] = mamba_cache_mode_name(p.mamba_cache_mode);
+  if (p.vllm.mamba_cache_mode != VllmOptions::MambaCacheMode::none)
+    en["mamba_cache_mode"] = mamba_cache_mode_name(p.vllm.mamba_cache_mode);
   if (!d.cuda_graphs) en["enforce_eager"] = true;
-  if (p.dcp > 1) en["decode_context_parallel_size"] = p.dcp;
-  if (p.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
-  if (p.num_speculative_tokens) en["num_speculative_tokens"] = p.num_speculative_tokens;
+  if (p.vllm.dcp > 1) en["decode_context_parallel_size"] = p.vllm.dcp;
+  if (p.vllm.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
+  if (p.vllm.num_speculative_tokens) en["num_speculative_tokens"] = p.vllm.num_speculative_tokens;
   if (p.draft_layers) en["draft_layers"] = p.draft_layers;
   if (p.reserve_bytes) en["reserve_gib"] = to_gib(*p.reserve_bytes);
   if (!p.available_kv_bytes_per_rank.empty()) {

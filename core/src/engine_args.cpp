@@ -1457,19 +1457,21 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
 }
 
 void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string& source) {
-  if (a.swa_full_tokens_ratio_ppm) p.swa_full_tokens_ratio_ppm = *a.swa_full_tokens_ratio_ppm;
-  if (a.mamba_full_memory_ratio_ppm) p.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
-  p.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
-  p.max_mamba_cache_size = a.max_mamba_cache_size;
+  if (a.swa_full_tokens_ratio_ppm)
+    p.sglang.swa_full_tokens_ratio_ppm = *a.swa_full_tokens_ratio_ppm;
+  if (a.mamba_full_memory_ratio_ppm)
+    p.sglang.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
+  p.sglang.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
+  p.sglang.max_mamba_cache_size = a.max_mamba_cache_size;
   p.max_total_tokens = a.max_total_tokens;
   if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;
-  p.max_attention_window = a.max_attention_window;
+  p.trtllm.max_attention_window = a.max_attention_window;
   if (a.trtllm_backend) {
     const std::string& b = *a.trtllm_backend;
     if (b == "pytorch" || b == "_autodeploy")
-      p.trtllm_backend = PlanInput::TrtllmBackend::pytorch;
+      p.trtllm.backend = TrtllmOptions::Backend::pytorch;
     else if (b == "tensorrt" || b == "trt")
-      p.trtllm_backend = PlanInput::TrtllmBackend::tensorrt;
+      p.trtllm.backend = TrtllmOptions::Backend::tensorrt;
     else
       throw Error(source, "--backend",
                   "unknown TensorRT-LLM backend \"" + b +

@@ -663,7 +663,7 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
       log.engine == Engine::vllm && (log.num_gpu_blocks || log.v0_profile ||
                                      (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
                                       std::atoi(log.version.c_str() + 2) < 10));
-  if (old) in.vllm_rules = VllmRules::v0_9;
+  if (old) in.vllm.rules = VllmRules::v0_9;
   // The tokens per step: given, else (V1 from 0.10) the engine's default on the GPU; older logs
   // keep kvplan's 8192 (their defaults were not the GPU's).
   if (o.max_num_batched_tokens)
@@ -673,7 +673,7 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   // 0.17 - 0.19 by theirs (graphs outside the budget).
   if (!old && log.engine == Engine::vllm &&
       vllm_release_rules(log.version) == std::optional<VllmRules>(VllmRules::v0_19))
-    in.vllm_rules = VllmRules::v0_19;
+    in.vllm.rules = VllmRules::v0_19;
   return in;
 }
 

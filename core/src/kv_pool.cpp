@@ -77,7 +77,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "kivi has no uniform KV page, so it has no block pool to schedule; simulate a "
                 "paged format (fp16, bf16, fp8, int8)");
   const auto& st = ev.stages.front();
-  if (in.dcp > 1)
+  if (in.vllm.dcp > 1)
     throw Error(source, "decode_context_parallel_size",
                 "the serving simulator models no decode context parallelism (dcp 1)");
   for (const auto& t : st.types)
@@ -108,7 +108,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     if (lt.kind == AttentionKind::none) {
       p.state_pages_ = ev.pages(lt, 0);
       p.state_all_ = ev.rules->pages_recurrent_state() &&
-                     in.mamba_cache_mode == PlanInput::MambaCacheMode::all;
+                     in.vllm.mamba_cache_mode == VllmOptions::MambaCacheMode::all;
     } else if (lt.kind != AttentionKind::full || !is_full(in.policy)) {
       p.monotone_ = false;  // windows, chunks and eviction free blocks as a sequence grows
     }

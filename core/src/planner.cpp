@@ -594,15 +594,15 @@ void unify_pages(PlanEval& ev) {
 // vllm@0.9 rules have no DCP: --decode-context-parallel-size came with vllm-project/vllm#23734
 // (merged 2025-08-27, after the 0.9 releases).
 void check_dcp(const PlanEval& ev) {
-  if (ev.in.dcp <= 1) return;
+  if (ev.in.vllm.dcp <= 1) return;
   const char* field = "decode_context_parallel_size";
   if (const auto no = ev.rules->dcp_refusal()) throw Error(ev.source, no->field, no->message);
-  if (ev.in.tp % ev.in.dcp != 0)
+  if (ev.in.tp % ev.in.vllm.dcp != 0)
     throw Error(ev.source, field,
                 "vLLM needs the tensor parallel size to be divisible by the decode context "
                 "parallel size (tp_size=" +
                     std::to_string(ev.in.tp) +
-                    " must be divisible by dcp_size=" + std::to_string(ev.in.dcp) + ")");
+                    " must be divisible by dcp_size=" + std::to_string(ev.in.vllm.dcp) + ")");
   for (const auto& st : ev.stages)
     for (const auto& t : st.types)
       if (t.kind == AttentionKind::sliding)
@@ -647,7 +647,7 @@ std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available,
           (st.sglang->full_tokens ? st.sglang->full_tokens : st.sglang->swa_tokens) / bs;
     }
     if (!st.trtllm.empty()) st.num_blocks = st.trtllm.back().primary_blocks;  // largest window
-    if (in.num_gpu_blocks_override) st.num_blocks = *in.num_gpu_blocks_override;
+    if (in.vllm.num_gpu_blocks_override) st.num_blocks = *in.vllm.num_gpu_blocks_override;
     least = std::min(least, st.num_blocks);
   }
   return least;
@@ -666,7 +666,8 @@ void PlanEval::attach_engine_pools() {
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src), rules(&engine_rules(input)) {
   bs = block_size_of(in, source);
-  if (in.dcp == 0) throw Error(source, "decode_context_parallel_size", "must be at least 1, got 0");
+  if (in.vllm.dcp == 0)
+    throw Error(source, "decode_context_parallel_size", "must be at least 1, got 0");
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);
   replicas = replicas_of(in, source);
@@ -703,12 +704,12 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     // A recurrent state: vLLM one padded page per sequence (two with mamba_cache_mode align,
     // one per block of the request with all); the other engines' state in whole pages.
     if (!rules->pages_recurrent_state()) return ceil_div(state_bytes, page);
-    switch (in.mamba_cache_mode) {
-      case PlanInput::MambaCacheMode::none:
-        return 1 + std::uint64_t{in.num_speculative_tokens};
-      case PlanInput::MambaCacheMode::align:
-        return 2 + std::uint64_t{in.num_speculative_tokens};
-      case PlanInput::MambaCacheMode::all:
+    switch (in.vllm.mamba_cache_mode) {
+      case VllmOptions::MambaCacheMode::none:
+        return 1 + std::uint64_t{in.vllm.num_speculative_tokens};
+      case VllmOptions::MambaCacheMode::align:
+        return 2 + std::uint64_t{in.vllm.num_speculative_tokens};
+      case VllmOptions::MambaCacheMode::all:
         // MambaSpec.max_memory_usage_bytes (kv_cache_interface.py @ 001cabc1): cdiv(max_model_len,
         // block_size) pages, no num_speculative_blocks in this mode.
         return ceil_div(n, bs);
@@ -727,7 +728,7 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     return ceil_div(std::min(r, t.window), b);
   }
   // Full attention and MLA under DCP: each rank keeps cdiv(n, dcp) of the tokens.
-  if (t.kind != AttentionKind::sliding) return ceil_div(ceil_div(r, in.dcp), b);
+  if (t.kind != AttentionKind::sliding) return ceil_div(ceil_div(r, in.vllm.dcp), b);
   if (is_full(in.policy)) {
     // SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one
     // chunk of newly scheduled tokens, never more than max_model_len; +1 because the window

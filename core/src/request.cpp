@@ -49,7 +49,7 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   d.name = d.model.id;
   d.setting_fields = r.setting_names;
   PlanInput& in = d.plan;
-  in.engine = parse_engine(r.engine, "--engine", "engine", in.vllm_rules);
+  in.engine = parse_engine(r.engine, "--engine", "engine", in.vllm.rules);
   // No format given: what the engine's --kv-cache-dtype auto stores, the model's dtype (or the
   // --weight-dtype it is told to run in).
   in.format = r.kv_dtype.empty() ? default_kv_format(d.model, r.weight_dtype.value_or(""))
@@ -136,7 +136,7 @@ Deployment from_engine_command(const DeploymentRequest& r, std::optional<GpuSpec
   if (r.engine_version) {
     if (r.command_engine != Engine::vllm)
       throw Error("--vllm-version", "vllm-version", "applies to a vLLM command line");
-    parse_engine("vllm@" + *r.engine_version, "--vllm-version", "vllm-version", d.plan.vllm_rules);
+    parse_engine("vllm@" + *r.engine_version, "--vllm-version", "vllm-version", d.plan.vllm.rules);
   }
   return d;
 }

@@ -23,8 +23,8 @@ GpuSpec resolve_gpu(const PlanSettings& s) {
 PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   PlanInput in;
   in.engine = s.engine;
-  in.vllm_rules = s.extras.vllm_rules;
-  in.mamba_cache_mode = s.extras.mamba_cache_mode;
+  in.vllm.rules = s.extras.vllm_rules;
+  in.vllm.mamba_cache_mode = s.extras.mamba_cache_mode;
   in.format = parse_kv_format(s.kv_format, "KV format", "kv_format");
   in.policy = parse_policy(s.policy, "retention policy", "policy");
   in.block_size = s.block_size;

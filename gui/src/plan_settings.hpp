@@ -48,7 +48,7 @@ struct PlanSettings {
     std::optional<double> max_cost_per_hour;
     std::optional<std::uint64_t> mean_context;  // slo.mean_context
     VllmRules vllm_rules = VllmRules::current;  // engine "vllm@0.9"
-    PlanInput::MambaCacheMode mamba_cache_mode = PlanInput::MambaCacheMode::none;
+    VllmOptions::MambaCacheMode mamba_cache_mode = VllmOptions::MambaCacheMode::none;
     bool enforce_eager = false;
     bool operator==(const Extras&) const = default;
   } extras;

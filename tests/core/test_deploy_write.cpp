@@ -21,7 +21,7 @@ void expect_same(const Deployment& a, const Deployment& b) {
   EXPECT_EQ(a.gpu.price_per_hour, b.gpu.price_per_hour);
   const PlanInput &p = a.plan, &q = b.plan;
   EXPECT_EQ(p.engine, q.engine);
-  EXPECT_EQ(p.vllm_rules, q.vllm_rules);
+  EXPECT_EQ(p.vllm.rules, q.vllm.rules);
   EXPECT_TRUE(p.format == q.format) << to_string(p.format) << " vs " << to_string(q.format);
   EXPECT_EQ(to_string(p.policy), to_string(q.policy));
   EXPECT_EQ(p.block_size, q.block_size);
@@ -32,10 +32,10 @@ void expect_same(const Deployment& a, const Deployment& b) {
   EXPECT_EQ(p.concurrency, q.concurrency);
   EXPECT_EQ(p.max_num_batched_tokens, q.max_num_batched_tokens);
   EXPECT_EQ(p.draft_layers, q.draft_layers);
-  EXPECT_EQ(p.mamba_cache_mode, q.mamba_cache_mode);
-  EXPECT_EQ(p.dcp, q.dcp);
-  EXPECT_EQ(p.disable_hybrid_kv_cache_manager, q.disable_hybrid_kv_cache_manager);
-  EXPECT_EQ(p.num_speculative_tokens, q.num_speculative_tokens);
+  EXPECT_EQ(p.vllm.mamba_cache_mode, q.vllm.mamba_cache_mode);
+  EXPECT_EQ(p.vllm.dcp, q.vllm.dcp);
+  EXPECT_EQ(p.vllm.disable_hybrid_kv_cache_manager, q.vllm.disable_hybrid_kv_cache_manager);
+  EXPECT_EQ(p.vllm.num_speculative_tokens, q.vllm.num_speculative_tokens);
   EXPECT_EQ(p.gpu_memory_bytes, q.gpu_memory_bytes);
   EXPECT_EQ(p.memory_fraction_ppm, q.memory_fraction_ppm);
   EXPECT_EQ(p.weight_dtype, q.weight_dtype);
@@ -129,7 +129,7 @@ TEST(DeployWrite, VllmParallelismAndHybridManagerKeysRoundTrip) {
                "num_speculative_tokens": 3},
     "slo": {"concurrency": 4}})",
                                    "in.json");
-  EXPECT_EQ(d.plan.num_speculative_tokens, 3u);
+  EXPECT_EQ(d.plan.vllm.num_speculative_tokens, 3u);
   const std::string spec = to_json(d);
   EXPECT_NE(spec.find("\"num_speculative_tokens\": 3"), std::string::npos);
   const std::string off = round_trip(R"({"kvplan_deploy": 1, "model": "gemma-2-9b",

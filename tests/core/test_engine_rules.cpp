@@ -67,7 +67,7 @@ TEST(EngineRules, VllmLocalLayersKeepGroupsUnlessUnified) {
   PlanInput in;
   EXPECT_TRUE(vllm().local_layers_own_groups(gemma, in));
   EXPECT_FALSE(sglang().local_layers_own_groups(gemma, in));
-  in.disable_hybrid_kv_cache_manager = true;
+  in.vllm.disable_hybrid_kv_cache_manager = true;
   EXPECT_FALSE(vllm().local_layers_own_groups(gemma, in));
   EXPECT_NO_THROW(vllm().check_pool_layout(gemma, in, "test"));
 }

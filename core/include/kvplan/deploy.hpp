@@ -102,8 +102,8 @@ Deployment deploy_from_engine(const EngineArgs& args, const GpuSpec& gpu, std::u
 Slo parse_slo_spec(const std::string& spec, const std::string& source = "--slo");
 
 // vLLM's mamba_cache_mode names: none, align, all. Throws Error(source, field).
-PlanInput::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
-                                                 const std::string& field);
+VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
+                                                   const std::string& field);
 
 struct CheckItem {
   std::string id;  // weights_fit, engine_starts, context, concurrency, max_num_seqs, host_memory...

@@ -192,7 +192,7 @@ class EngineRules {
 // The rules of `engine` at `version` (VllmRules applies to vLLM only). Never fails.
 const EngineRules& engine_rules(Engine engine, VllmRules version = VllmRules::current);
 inline const EngineRules& engine_rules(const PlanInput& in) {
-  return engine_rules(in.engine, in.vllm_rules);
+  return engine_rules(in.engine, in.vllm.rules);
 }
 // Every rule set kvplan has, in the order --engine lists them.
 std::vector<const EngineRules*> all_engine_rules();

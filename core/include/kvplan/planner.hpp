@@ -88,6 +88,68 @@ std::uint64_t parse_gib(const std::string& text, const std::string& source,
 // A double from a JSON file to ppm (rounded to 6 decimals); throws outside (0, 1].
 std::uint32_t fraction_to_ppm(double v, const std::string& source, const std::string& field);
 
+// Options only one engine reads. PlanInput carries a group per engine beside the common fields;
+// an engine's rules (engine_rules.hpp, core/src/engines/) and its pool planner read their own
+// group and no other, and an engine command line's flags reach only its engine's group (each
+// engine has its own flag table, engine_args.cpp).
+
+// vLLM's options beyond the common ones.
+struct VllmOptions {
+  VllmRules rules = VllmRules::current;  // which release's memory and pool rules
+  // --num-gpu-blocks-override: the block count every stage uses instead of the memory's
+  // (kv_cache_utils.get_num_blocks).
+  std::optional<std::uint64_t> num_gpu_blocks_override;
+  // mamba_cache_mode: the state pages one sequence holds per recurrent group — none: 1,
+  // align: 2 (the state at the last block boundary kept for prefix caching), all: one per block
+  // of max_model_len (MambaSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1).
+  enum class MambaCacheMode { none, align, all };
+  MambaCacheMode mamba_cache_mode = MambaCacheMode::none;
+  // The speculative tokens of --speculative-config (num_speculative_tokens); each Mamba /
+  // linear-attention group then holds that many more state pages per sequence
+  // (MambaSpec.num_speculative_blocks: 1 + k with mode none, 2 + k with align;
+  // kv_cache_interface.py@001cabc1). 0 without speculative decoding.
+  std::uint32_t num_speculative_tokens = 0;
+  // --decode-context-parallel-size: each rank of a DCP group keeps every dcp-th token, so a
+  // full-attention or MLA layer holds cdiv(cdiv(max_model_len, dcp), block) pages of a request
+  // (FullAttentionSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1); a recurrent
+  // state is not split (test_dcp_world_size_for_kv_cache_spec_shards_full_attention_only) and
+  // sliding layers refuse it ("DCP not support sliding window"). KV heads per rank still follow
+  // tp. 1 = off.
+  std::uint32_t dcp = 1;
+  // --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
+  // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
+  bool disable_hybrid_kv_cache_manager = false;
+};
+
+// SGLang's pools (planner_sglang.cpp; defaults from python/sglang/srt/server_args.py):
+//   --swa-full-tokens-ratio (0.8): SWA-pool tokens per full-pool token for hybrid sliding /
+//   chunked models; --disable-hybrid-swa-memory turns the SWA pool off (every layer full);
+//   hybrid_swa: whether SGLang gives this model an SWA pool (is_hybrid_swa_model: Llama 4,
+//   gpt-oss, MiMo-V2, Step-3.5, Gemma 4; not Gemma 2/3 or Mistral), unset = from the model;
+//   --mamba-full-memory-ratio (0.9): Mamba-state bytes per full-KV byte of hybrid recurrent
+//   models; --max-mamba-cache-size: the state slots instead of that split.
+struct SglangOptions {
+  std::uint32_t swa_full_tokens_ratio_ppm = 800000;
+  bool disable_hybrid_swa_memory = false;
+  std::optional<bool> hybrid_swa;
+  std::uint32_t mamba_full_memory_ratio_ppm = 900000;
+  std::optional<std::uint64_t> max_mamba_cache_size;
+  // --enable-dp-attention: its --dp (the attention groups of the --tp GPUs); 0 = off.
+  std::uint32_t dp_attention = 0;
+};
+
+// TensorRT-LLM: the backend fixes the default tokens_per_block (PyTorch / LLM API 32, a
+// TensorRT engine 64); kv_cache_config.max_attention_window, repeated over the layers (empty =
+// every layer max_seq_len = context); how the pool is split between windows (current: equal
+// memory per window; older builds: proportional to window × bytes per token).
+struct TrtllmOptions {
+  enum class Backend { pytorch, tensorrt };
+  Backend backend = Backend::pytorch;
+  std::vector<std::uint64_t> max_attention_window;
+  enum class WindowShares { equal, proportional };
+  WindowShares window_shares = WindowShares::equal;
+};
+
 struct PlanInput {
   Engine engine = Engine::vllm;
   KvFormat format{};
@@ -98,64 +160,22 @@ struct PlanInput {
   std::uint32_t gpus = 0;  // GPUs in all; 0 = tp · pp (one replica); else replicas = gpus / (tp·pp)
   std::uint64_t context = 0;      // max_model_len: tokens per request (n)
   std::uint64_t concurrency = 1;  // requests in flight the deployment must hold (B), all replicas
-  std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;  // vLLM sliding pages
+  // The step's token budget: vLLM max_num_batched_tokens, SGLang's chunked-prefill size,
+  // TensorRT-LLM max_num_tokens.
+  std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;
   std::uint32_t draft_layers = 0;  // speculative (MTP / EAGLE) layers holding a cache
   std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;  // recurrent state; model default
   // Routed experts sharded over all GPUs (vLLM --enable-expert-parallel with DP): per GPU the
   // experts take expert_bytes / (tp · pp · replicas), the rest / (tp · pp).
   bool expert_parallel = false;
-  // vLLM --num-gpu-blocks-override: the block count every stage uses instead of the memory's
-  // (kv_cache_utils.get_num_blocks).
-  std::optional<std::uint64_t> num_gpu_blocks_override;
-  VllmRules vllm_rules = VllmRules::current;
-  // vLLM's mamba_cache_mode: the state pages one sequence holds per recurrent group — none: 1,
-  // align: 2 (the state at the last block boundary kept for prefix caching), all: one per block
-  // of max_model_len (MambaSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1).
-  enum class MambaCacheMode { none, align, all };
-  MambaCacheMode mamba_cache_mode = MambaCacheMode::none;
-  // vLLM: the speculative tokens of --speculative-config (num_speculative_tokens); each Mamba /
-  // linear-attention group then holds that many more state pages per sequence
-  // (MambaSpec.num_speculative_blocks: 1 + k with mode none, 2 + k with align;
-  // kv_cache_interface.py@001cabc1). 0 without speculative decoding.
-  std::uint32_t num_speculative_tokens = 0;
-  // vLLM --decode-context-parallel-size: each rank of a DCP group keeps every dcp-th token, so a
-  // full-attention or MLA layer holds cdiv(cdiv(max_model_len, dcp), block) pages of a request
-  // (FullAttentionSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1); a recurrent
-  // state is not split (test_dcp_world_size_for_kv_cache_spec_shards_full_attention_only) and
-  // sliding layers refuse it ("DCP not support sliding window"). KV heads per rank still follow
-  // tp. 1 = off.
-  std::uint32_t dcp = 1;
-  // vLLM --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
-  // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
-  bool disable_hybrid_kv_cache_manager = false;
-  // SGLang's pools (planner_sglang.cpp; defaults from python/sglang/srt/server_args.py):
-  //   --swa-full-tokens-ratio (0.8): SWA-pool tokens per full-pool token for hybrid sliding /
-  //   chunked models; --disable-hybrid-swa-memory turns the SWA pool off (every layer full);
-  //   sglang_hybrid_swa: whether SGLang gives this model an SWA pool (is_hybrid_swa_model: Llama 4,
-  //   gpt-oss, MiMo-V2, Step-3.5, Gemma 4; not Gemma 2/3 or Mistral), unset = from the model;
-  //   --mamba-full-memory-ratio (0.9): Mamba-state bytes per full-KV byte of hybrid recurrent
-  //   models; --max-mamba-cache-size: the state slots instead of that split.
-  std::uint32_t swa_full_tokens_ratio_ppm = 800000;
-  bool disable_hybrid_swa_memory = false;
-  std::optional<bool> sglang_hybrid_swa;
-  std::uint32_t mamba_full_memory_ratio_ppm = 900000;
-  std::optional<std::uint64_t> max_mamba_cache_size;
   // SGLang --max-total-tokens, TensorRT-LLM kv_cache_config.max_tokens: a cap on the pool's
   // tokens (the smaller of it and the memory's wins; TensorRT-LLM ignores it with several windows).
   std::optional<std::uint64_t> max_total_tokens;
-  // TensorRT-LLM: the backend fixes the default tokens_per_block (PyTorch / LLM API 32, a
-  // TensorRT engine 64); kv_cache_config.max_attention_window, repeated over the layers (empty =
-  // every layer max_seq_len = context); how the pool is split between windows (current: equal
-  // memory per window; older builds: proportional to window × bytes per token).
-  enum class TrtllmBackend { pytorch, tensorrt };
-  TrtllmBackend trtllm_backend = TrtllmBackend::pytorch;
-  std::vector<std::uint64_t> max_attention_window;
-  enum class TrtllmWindowShares { equal, proportional };
-  TrtllmWindowShares trtllm_window_shares = TrtllmWindowShares::equal;
+  VllmOptions vllm;
+  SglangOptions sglang;
+  TrtllmOptions trtllm;
   // Memory model of one GPU.
-  std::uint64_t gpu_memory_bytes = 0;  // total device memory
-  // SGLang --enable-dp-attention: its --dp (the attention groups of the --tp GPUs); 0 = off.
-  std::uint32_t dp_attention = 0;
+  std::uint64_t gpu_memory_bytes = 0;          // total device memory
   std::uint32_t memory_fraction_ppm = 0;       // 0 = engine default (see above)
   std::string weight_dtype;                    // empty = the model's
   std::optional<std::uint64_t> reserve_bytes;  // per GPU; default: the engine's terms
@@ -239,11 +259,11 @@ struct TrtllmWindow {
 // The memory's share of each window (ascending windows): equal, or (older builds,
 // BlockManager::calculateWindowSizeToShare) ∝ window × bytes_per_token / Σ bytes_per_token.
 std::vector<double> trtllm_window_shares(const std::vector<TrtllmWindow>& windows,
-                                         PlanInput::TrtllmWindowShares rule);
+                                         TrtllmOptions::WindowShares rule);
 // Fills primary_blocks: ceil(uint64(memory · share / bytes_per_token) / tokens_per_block);
 // max_tokens caps the tokens of a single window only.
 void trtllm_window_blocks(std::vector<TrtllmWindow>& windows, std::uint64_t memory,
-                          std::uint32_t tokens_per_block, PlanInput::TrtllmWindowShares rule,
+                          std::uint32_t tokens_per_block, TrtllmOptions::WindowShares rule,
                           std::optional<std::uint64_t> max_tokens);
 // adjust_window_sizes_for_vswa: when one sequence of every window does not fit `memory`, the
 // windows shrink (ascending, each taking what the remaining layers can hold) so that one does;

@@ -68,7 +68,7 @@ class Sglang final : public EngineRules {
     const bool multimodal = model && model->weights.vision_bytes > 0;
     const std::uint64_t mib = gpu_mib(in);
     if (mib == 0) return default_memory_fraction_ppm();
-    const std::uint64_t dp = in.dp_attention;
+    const std::uint64_t dp = in.sglang.dp_attention;
     const std::uint64_t tp = std::uint64_t{in.tp} * std::max<std::uint64_t>(dp, 1);  // its --tp
     const std::uint64_t max_bs = decode_graph_max_bs(mib, tp);
     const std::uint64_t chunk = in.max_num_batched_tokens;

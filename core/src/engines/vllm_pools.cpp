@@ -14,7 +14,7 @@ namespace {
 // full attention: only with the hybrid manager disabled and a full-attention layer (MLA and draft
 // layers are FullAttentionSpecs) beside them.
 bool converts_local_layers(const ModelSpec& model, const PlanInput& in) {
-  if (!in.disable_hybrid_kv_cache_manager) return false;
+  if (!in.vllm.disable_hybrid_kv_cache_manager) return false;
   if (in.draft_layers > 0) return true;
   return std::any_of(model.layers.begin(), model.layers.end(), [](const LayerSpec& l) {
     return l.kind == AttentionKind::full || l.kind == AttentionKind::mla;
@@ -46,7 +46,7 @@ std::uint32_t Vllm::kv_group_size(std::uint32_t fewest, std::uint32_t most) cons
 // tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
 void Vllm::check_pool_layout(const ModelSpec& model, const PlanInput& in,
                              const std::string& source) const {
-  if (!in.disable_hybrid_kv_cache_manager) return;
+  if (!in.vllm.disable_hybrid_kv_cache_manager) return;
   const char* field = "disable_hybrid_kv_cache_manager";
   const bool full = converts_local_layers(model, in);
   std::vector<std::pair<AttentionKind, std::uint64_t>> local;  // sliding / chunked kinds

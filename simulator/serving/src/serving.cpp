@@ -97,7 +97,7 @@ void validate_trtllm(const ServingConfig& cfg, const KvPool& pool, std::vector<P
                     "model has sliding, chunked or recurrent layers"});
       break;
     }
-  for (auto w : cfg.plan.max_attention_window)
+  for (auto w : cfg.plan.trtllm.max_attention_window)
     if (w < cfg.plan.context) {
       pr.push_back({"max_attention_window",
                     "an attention window below max_seq_len (" + std::to_string(w) +
