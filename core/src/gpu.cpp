@@ -13,8 +13,51 @@
 
 namespace kvplan {
 namespace {
-// 0.71 GiB: see parse_gpu_json's fallback for a GPU without a logged CUDA total.
+// 0.71 GiB: see set_cuda_total's estimate for a GPU without a logged CUDA total.
 constexpr std::uint64_t kDriverGapBytes = std::uint64_t{71} * (std::uint64_t{1} << 30) / 100;
+
+// The memory CUDA reports (cuda_memory_gib, GiB as logs print it), or, unseen, an estimate that
+// errs low.
+void set_cuda_total(GpuSpec& g, double cuda_gib, const std::string& source) {
+  if (cuda_gib > 0) {
+    // Logs print two decimals: the smaller end of that rounding (x.xx5 rounds up to x.xx + 0.01).
+    const double bytes = (cuda_gib - 0.005) * 1073741824.0;
+    g.cuda_memory_bytes = static_cast<std::uint64_t>(bytes);
+    if (g.cuda_memory_bytes > g.memory_bytes)
+      throw Error(source, "/cuda_memory_gib",
+                  "exceeds memory_bytes: CUDA never reports more than the driver's total");
+    if (g.cuda_memory_source.empty())
+      throw Error(source, "/sources/cuda_memory", "missing: where the CUDA total was seen");
+  } else if (g.memory_bytes > kDriverGapBytes) {
+    // No CUDA total seen: the driver's figure less the largest gap between the two among the
+    // presets whose CUDA total a log names (B200: 179.06 - 178.355 = 0.71 GiB, the logged 178.36
+    // at the low end of its rounding; H200 0.60, A100 40GB 0.61, H100 0.47), so that the budget
+    // errs low, not high (docs/gpus.md).
+    g.cuda_memory_bytes = g.memory_bytes - kDriverGapBytes;
+    g.cuda_memory_source =
+        "estimated: the driver's total less 0.71 GiB, the largest driver-CUDA gap of the presets "
+        "with a logged CUDA total (b200)";
+  }
+}
+
+// Every figure that is given names where it comes from.
+void check_sources(const GpuSpec& g, const std::string& source) {
+  const bool has_peak = g.peak_tflops_bf16 > 0 || g.peak_tflops_fp8 > 0 || g.peak_tflops_fp4 > 0 ||
+                        g.peak_tops_int8 > 0;
+  if (has_peak && g.peaks_source.empty())
+    throw Error(source, "/sources/peak_tflops", "missing: the URL the peak figures come from");
+  if (g.interconnect_gbps > 0 && g.interconnect_source.empty())
+    throw Error(source, "/sources/interconnect",
+                "missing: the URL the interconnect bandwidth comes from");
+  if (g.nvlink_domain_gpus > 0) {
+    if (g.interconnect != "nvlink")
+      throw Error(source, "/nvlink_domain_gpus", "given, but \"interconnect\" is not \"nvlink\"");
+    if (g.nvlink_domain_source.empty())
+      throw Error(source, "/sources/nvlink_domain",
+                  "missing: where the NVLink domain size comes from");
+  }
+}
+
 }  // namespace
 
 GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
@@ -67,39 +110,8 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
     throw Error(source, "/sources/node_dram", "missing: where the node's DRAM figure comes from");
   if (g.node_dram_gib > 0 && g.gpus_per_node == 0)
     throw Error(source, "/node_dram_gib", "given without gpus_per_node: which node holds it?");
-  if (cuda_gib > 0) {
-    // Logs print two decimals: the smaller end of that rounding (x.xx5 rounds up to x.xx + 0.01).
-    const double bytes = (cuda_gib - 0.005) * 1073741824.0;
-    g.cuda_memory_bytes = static_cast<std::uint64_t>(bytes);
-    if (g.cuda_memory_bytes > g.memory_bytes)
-      throw Error(source, "/cuda_memory_gib",
-                  "exceeds memory_bytes: CUDA never reports more than the driver's total");
-    if (g.cuda_memory_source.empty())
-      throw Error(source, "/sources/cuda_memory", "missing: where the CUDA total was seen");
-  } else if (g.memory_bytes > kDriverGapBytes) {
-    // No CUDA total seen: the driver's figure less the largest gap between the two among the
-    // presets whose CUDA total a log names (B200: 179.06 - 178.355 = 0.71 GiB, the logged 178.36
-    // at the low end of its rounding; H200 0.60, A100 40GB 0.61, H100 0.47), so that the budget
-    // errs low, not high (docs/gpus.md).
-    g.cuda_memory_bytes = g.memory_bytes - kDriverGapBytes;
-    g.cuda_memory_source =
-        "estimated: the driver's total less 0.71 GiB, the largest driver-CUDA gap of the presets "
-        "with a logged CUDA total (b200)";
-  }
-  const bool has_peak = g.peak_tflops_bf16 > 0 || g.peak_tflops_fp8 > 0 || g.peak_tflops_fp4 > 0 ||
-                        g.peak_tops_int8 > 0;
-  if (has_peak && g.peaks_source.empty())
-    throw Error(source, "/sources/peak_tflops", "missing: the URL the peak figures come from");
-  if (g.interconnect_gbps > 0 && g.interconnect_source.empty())
-    throw Error(source, "/sources/interconnect",
-                "missing: the URL the interconnect bandwidth comes from");
-  if (g.nvlink_domain_gpus > 0) {
-    if (g.interconnect != "nvlink")
-      throw Error(source, "/nvlink_domain_gpus", "given, but \"interconnect\" is not \"nvlink\"");
-    if (g.nvlink_domain_source.empty())
-      throw Error(source, "/sources/nvlink_domain",
-                  "missing: where the NVLink domain size comes from");
-  }
+  set_cuda_total(g, cuda_gib, source);
+  check_sources(g, source);
   o.finish();
   return g;
 }

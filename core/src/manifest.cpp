@@ -1591,69 +1591,74 @@ std::string header_of(const ManifestCheck& c) {
 
 }  // namespace
 
-std::string render(const ManifestReport& r, OutputFormat f) {
+namespace {
+
+std::string render_json(const ManifestReport& r) {
+  json j;
+  j["source"] = r.source;
+  j["passed"] = r.passed();
+  j["failures"] = r.failures();
+  j["deployments"] = json::array();
+  for (const auto& c : r.checks) {
+    const auto& m = c.manifest;
+    j["deployments"].push_back({{"name", m.ns + "/" + m.name},
+                                {"kind", m.kind},
+                                {"document", m.document},
+                                {"path", m.path},
+                                {"engine", to_string(m.engine)},
+                                {"command_line", m.command_line},
+                                {"replicas", m.replicas},
+                                {"gpus_per_replica", m.gpus},
+                                {"gpu", m.gpu},
+                                {"gpu_from", m.gpu_from},
+                                {"check", json::parse(render(c.report, OutputFormat::json))}});
+  }
+  j["skipped"] = r.skipped;
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+// One JUnit test case per deployment, one skipped case per document not checked.
+std::string render_junit(const ManifestReport& r) {
   const std::size_t n = r.checks.size(), failed = r.failures();
-  if (f == OutputFormat::json) {
-    json j;
-    j["source"] = r.source;
-    j["passed"] = r.passed();
-    j["failures"] = failed;
-    j["deployments"] = json::array();
-    for (const auto& c : r.checks) {
-      const auto& m = c.manifest;
-      j["deployments"].push_back({{"name", m.ns + "/" + m.name},
-                                  {"kind", m.kind},
-                                  {"document", m.document},
-                                  {"path", m.path},
-                                  {"engine", to_string(m.engine)},
-                                  {"command_line", m.command_line},
-                                  {"replicas", m.replicas},
-                                  {"gpus_per_replica", m.gpus},
-                                  {"gpu", m.gpu},
-                                  {"gpu_from", m.gpu_from},
-                                  {"check", json::parse(render(c.report, OutputFormat::json))}});
+  const std::size_t tests = n + r.skipped.size();
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += "<testsuites name=\"kvplan\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
+       std::to_string(failed) + "\">\n";
+  s += "  <testsuite name=\"" + xml_text("kvplan check " + r.source) + "\" tests=\"" +
+       std::to_string(tests) + "\" failures=\"" + std::to_string(failed) +
+       "\" errors=\"0\" skipped=\"" + std::to_string(r.skipped.size()) + "\">\n";
+  for (const auto& c : r.checks) {
+    const auto& m = c.manifest;
+    s += "    <testcase classname=\"" + xml_text("kvplan.k8s." + junit_classname(m.ns)) +
+         "\" name=\"" + xml_text(m.ns + "/" + m.name) + "\">\n";
+    std::string out = header_of(c) + "\n" + m.command_line + "\n", failures;
+    for (const auto& i : c.report.items) {
+      out += (i.passed ? "PASS " : "FAIL ") + i.id + ": " + i.detail + "\n";
+      if (!i.passed)
+        failures += i.id + ": " + i.detail + (i.fix.empty() ? "" : "; fix: " + i.fix) + "\n";
     }
-    j["skipped"] = r.skipped;
-    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  }
-  if (f == OutputFormat::junit) {
-    const std::size_t tests = n + r.skipped.size();
-    std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    s += "<testsuites name=\"kvplan\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
-         std::to_string(failed) + "\">\n";
-    s += "  <testsuite name=\"" + xml_text("kvplan check " + r.source) + "\" tests=\"" +
-         std::to_string(tests) + "\" failures=\"" + std::to_string(failed) +
-         "\" errors=\"0\" skipped=\"" + std::to_string(r.skipped.size()) + "\">\n";
-    for (const auto& c : r.checks) {
-      const auto& m = c.manifest;
-      s += "    <testcase classname=\"" + xml_text("kvplan.k8s." + junit_classname(m.ns)) +
-           "\" name=\"" + xml_text(m.ns + "/" + m.name) + "\">\n";
-      std::string out = header_of(c) + "\n" + m.command_line + "\n", failures;
-      for (const auto& i : c.report.items) {
-        out += (i.passed ? "PASS " : "FAIL ") + i.id + ": " + i.detail + "\n";
-        if (!i.passed)
-          failures += i.id + ": " + i.detail + (i.fix.empty() ? "" : "; fix: " + i.fix) + "\n";
-      }
-      if (!c.report.passed())
-        s += "      <failure message=\"" +
-             xml_text(std::to_string(c.report.failures()) + " of " +
-                      std::to_string(c.report.items.size()) + " checks failed") +
-             "\" type=\"slo\">" + xml_text(failures) + "</failure>\n";
-      s += "      <system-out>" + xml_text(out) + "</system-out>\n";
-      if (!c.report.deploy.warnings.empty()) {
-        std::string w;
-        for (const auto& x : c.report.deploy.warnings) w += x + "\n";
-        s += "      <system-err>" + xml_text(w) + "</system-err>\n";
-      }
-      s += "    </testcase>\n";
+    if (!c.report.passed())
+      s += "      <failure message=\"" +
+           xml_text(std::to_string(c.report.failures()) + " of " +
+                    std::to_string(c.report.items.size()) + " checks failed") +
+           "\" type=\"slo\">" + xml_text(failures) + "</failure>\n";
+    s += "      <system-out>" + xml_text(out) + "</system-out>\n";
+    if (!c.report.deploy.warnings.empty()) {
+      std::string w;
+      for (const auto& x : c.report.deploy.warnings) w += x + "\n";
+      s += "      <system-err>" + xml_text(w) + "</system-err>\n";
     }
-    for (const auto& k : r.skipped)
-      s += "    <testcase classname=\"kvplan.k8s.skipped\" name=\"" + xml_text(k) +
-           "\">\n      <skipped message=\"" + xml_text(k) + "\"/>\n    </testcase>\n";
-    s += "  </testsuite>\n</testsuites>\n";
-    return s;
+    s += "    </testcase>\n";
   }
-  const bool md = f == OutputFormat::md;
+  for (const auto& k : r.skipped)
+    s += "    <testcase classname=\"kvplan.k8s.skipped\" name=\"" + xml_text(k) +
+         "\">\n      <skipped message=\"" + xml_text(k) + "\"/>\n    </testcase>\n";
+  s += "  </testsuite>\n</testsuites>\n";
+  return s;
+}
+
+std::string render_text(const ManifestReport& r, bool md) {
+  const std::size_t n = r.checks.size(), failed = r.failures();
   std::string s = (md ? "## " : "") + std::string("kvplan check ") + r.source + ": " +
                   std::to_string(n) + " deployment" + (n == 1 ? "" : "s") + ", " +
                   std::to_string(n - failed) + " pass, " + std::to_string(failed) + " fail" +
@@ -1671,6 +1676,14 @@ std::string render(const ManifestReport& r, OutputFormat f) {
     for (const auto& k : r.skipped) s += "- " + k + "\n";
   }
   return s;
+}
+
+}  // namespace
+
+std::string render(const ManifestReport& r, OutputFormat f) {
+  if (f == OutputFormat::json) return render_json(r);
+  if (f == OutputFormat::junit) return render_junit(r);
+  return render_text(r, f == OutputFormat::md);
 }
 
 }  // namespace kvplan
