@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/kv_format.hpp"
@@ -33,13 +34,24 @@ struct TempDeployFile {
   ~TempDeployFile() { std::remove(path.c_str()); }
 };
 
-// The three sources of one vLLM deployment on one H100: kvplan's flags, the same settings as
-// `vllm serve` flags, and as the deployment file's "engine" keys.
+// One deployment as its sources state it: the model (a preset id, or a directory holding its
+// config.json), the name its engine command line serves it under, the GPU preset and the engine.
+struct Stated {
+  std::string model = "llama-3.1-8b";
+  std::string served = "meta-llama/Llama-3.1-8B";
+  std::string gpu = "h100-sxm-80gb";
+  Engine engine = Engine::vllm;
+};
+
+// The sources of one deployment on one GPU: kvplan's flags, the same settings as the engine's
+// own flags (`vllm serve`, `python -m sglang.launch_server`), and as the deployment file's
+// "engine" keys.
 DeploymentRequest as_flags(const std::uint64_t context, std::optional<std::uint64_t> mnbt,
-                           std::optional<std::uint64_t> seqs) {
+                           std::optional<std::uint64_t> seqs, const Stated& s = {}) {
   DeploymentRequest r;
-  r.model = "llama-3.1-8b";
-  r.gpu = "h100-sxm-80gb";
+  r.model = s.model;
+  r.gpu = s.gpu;
+  r.engine = to_string(s.engine);
   r.context = context;
   if (mnbt) r.max_num_batched_tokens = *mnbt;
   r.max_num_seqs = seqs;
@@ -47,35 +59,46 @@ DeploymentRequest as_flags(const std::uint64_t context, std::optional<std::uint6
 }
 
 DeploymentRequest as_command(const std::uint64_t context, std::optional<std::uint64_t> mnbt,
-                             std::optional<std::uint64_t> seqs) {
+                             std::optional<std::uint64_t> seqs, const Stated& s = {}) {
   DeploymentRequest r;
   r.source = DeploymentRequest::Source::engine_command;
-  r.command_engine = Engine::vllm;
-  r.command_line = "vllm serve meta-llama/Llama-3.1-8B --max-model-len " + std::to_string(context);
-  if (mnbt) r.command_line += " --max-num-batched-tokens " + std::to_string(*mnbt);
-  if (seqs) r.command_line += " --max-num-seqs " + std::to_string(*seqs);
-  r.gpu = "h100-sxm-80gb";
+  r.command_engine = s.engine;
+  const bool sglang = s.engine == Engine::sglang;
+  r.command_line = sglang
+                       ? "python -m sglang.launch_server --model-path " + s.served +
+                             " --context-length " + std::to_string(context)
+                       : "vllm serve " + s.served + " --max-model-len " + std::to_string(context);
+  if (mnbt)
+    r.command_line += (sglang ? " --chunked-prefill-size " : " --max-num-batched-tokens ") +
+                      std::to_string(*mnbt);
+  if (seqs)
+    r.command_line +=
+        (sglang ? " --max-running-requests " : " --max-num-seqs ") + std::to_string(*seqs);
+  r.gpu = s.gpu;
   return r;
 }
 
 std::string as_file_text(const std::uint64_t context, std::optional<std::uint64_t> mnbt,
-                         std::optional<std::uint64_t> seqs) {
-  std::string engine = R"("name": "vllm", "max_model_len": )" + std::to_string(context);
+                         std::optional<std::uint64_t> seqs, const Stated& s = {}) {
+  std::string engine =
+      "\"name\": \"" + to_string(s.engine) + "\", \"max_model_len\": " + std::to_string(context);
   if (mnbt) engine += R"(, "max_num_batched_tokens": )" + std::to_string(*mnbt);
   if (seqs) engine += R"(, "max_num_seqs": )" + std::to_string(*seqs);
-  return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
-            "hardware": {"gpu": "h100-sxm-80gb", "gpus": 1},
+  return R"({"kvplan_deploy": 1, "model": ")" + s.model + R"(",
+            "hardware": {"gpu": ")" +
+         s.gpu + R"(", "gpus": 1},
             "engine": {)" +
          engine + R"(}, "slo": {"context": 4096, "concurrency": 1}})";
 }
 
 std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
                                             std::optional<std::uint64_t> mnbt,
-                                            std::optional<std::uint64_t> seqs = std::nullopt) {
+                                            std::optional<std::uint64_t> seqs = std::nullopt,
+                                            const Stated& s = {}) {
   std::vector<ResolvedDeployment> out;
-  out.push_back(resolve(as_flags(context, mnbt, seqs)));
-  out.push_back(resolve(as_command(context, mnbt, seqs)));
-  const TempDeployFile f(as_file_text(context, mnbt, seqs));
+  out.push_back(resolve(as_flags(context, mnbt, seqs, s)));
+  out.push_back(resolve(as_command(context, mnbt, seqs, s)));
+  const TempDeployFile f(as_file_text(context, mnbt, seqs, s));
   DeploymentRequest r;
   r.source = DeploymentRequest::Source::deploy_file;
   r.path = f.path;
@@ -85,13 +108,17 @@ std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
   DeploymentRequest form;
   form.source = DeploymentRequest::Source::form;
   Deployment d;
-  d.model = load_model("llama-3.1-8b");
-  d.gpu = load_gpu("h100-sxm-80gb");
+  d.model = load_model(s.model);
+  d.gpu = load_gpu(s.gpu);
+  d.plan.engine = s.engine;
   d.plan.context = context;
   d.plan.format = parse_kv_format("bf16");
   d.plan.gpu_memory_bytes = d.gpu.engine_memory_bytes();
   d.plan.gpu_id = d.gpu.id;
-  if (mnbt) d.plan.max_num_batched_tokens = *mnbt;
+  // Left out, the engine's default on this GPU, as the form's plan_input_of takes it (the GUI's
+  // own test compares its planner with core on a small card, test_gui_planner.cpp).
+  d.plan.max_num_batched_tokens =
+      mnbt.value_or(engine_rules(d.plan).default_max_num_batched_tokens(d.plan));
   d.max_num_seqs = seqs;
   d.plan.max_num_seqs = seqs;
   d.slo.context = 4096;
@@ -101,6 +128,26 @@ std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
   return out;
 }
 
+// Every path plans the same pool: the same memory left for the KV cache, blocks, tokens and
+// requests as the first.
+void expect_same_capacity(const std::vector<ResolvedDeployment>& all) {
+  ASSERT_FALSE(all.empty());
+  const Capacity first = plan_capacity(all[0].deploy.model, all[0].deploy.plan, "first");
+  EXPECT_GT(first.num_gpu_blocks, 0u);
+  for (const auto& d : all) {
+    EXPECT_TRUE(d.refusals.empty()) << d.deploy.source;
+    EXPECT_EQ(d.deploy.plan.max_num_batched_tokens, all[0].deploy.plan.max_num_batched_tokens)
+        << d.deploy.source;
+    const Capacity c = plan_capacity(d.deploy.model, d.deploy.plan, d.deploy.source);
+    EXPECT_EQ(c.num_gpu_blocks, first.num_gpu_blocks) << d.deploy.source;
+    EXPECT_EQ(c.memory.available_bytes, first.memory.available_bytes) << d.deploy.source;
+    EXPECT_EQ(c.memory.weight_bytes, first.memory.weight_bytes) << d.deploy.source;
+    EXPECT_EQ(c.max_requests, first.max_requests) << d.deploy.source;
+    EXPECT_EQ(c.kv_cache_tokens, first.kv_cache_tokens) << d.deploy.source;
+    EXPECT_TRUE(run_check(d.deploy).passed()) << d.deploy.source;
+  }
+}
+
 TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
   // Llama 3.1 8B bf16 on one H100 (79.18 GiB as CUDA reports it), vLLM defaults: 0.9 · memory −
   // 14.96 GiB of weights − activation peak − non-torch memory (engine_memory.md); 128 KiB per token
@@ -108,18 +155,11 @@ TEST(OneVerdict, APassingDeploymentHasTheSameNumbersOnEveryPath) {
   // the one path's numbers are checked by hand in test_planner.cpp; here they must agree.
   const auto all = resolve_all(8192, std::nullopt);
   ASSERT_EQ(all.size(), 4u);
-  const Capacity first = plan_capacity(all[0].deploy.model, all[0].deploy.plan, "flags");
-  EXPECT_GT(first.num_gpu_blocks, 0u);
   for (const auto& d : all) {
-    EXPECT_TRUE(d.refusals.empty()) << d.deploy.source;
     EXPECT_EQ(d.deploy.plan.context, 8192u);
     EXPECT_EQ(d.deploy.plan.max_num_batched_tokens, kDefaultMaxNumBatchedTokens);
-    const Capacity c = plan_capacity(d.deploy.model, d.deploy.plan, d.deploy.source);
-    EXPECT_EQ(c.num_gpu_blocks, first.num_gpu_blocks) << d.deploy.source;
-    EXPECT_EQ(c.memory.available_bytes, first.memory.available_bytes) << d.deploy.source;
-    EXPECT_EQ(c.max_requests, first.max_requests) << d.deploy.source;
-    EXPECT_EQ(c.kv_cache_tokens, first.kv_cache_tokens) << d.deploy.source;
   }
+  expect_same_capacity(all);
 }
 
 // The same deployment as a Kubernetes Deployment (docs/k8s.md): one H100 by its GPU product
@@ -268,6 +308,78 @@ TEST(OneVerdict, OverridesApplyBeforeTheRules) {
   // The deployment file states its own GPU: --gpu with it is refused, naming the flag.
   r.gpu = "h200-141gb";
   EXPECT_THROW(resolve(r), Error);
+}
+
+TEST(OneVerdict, AnSglangDeploymentHasTheSameNumbersOnEveryPath) {
+  // Qwen3-8B under SGLang on one H100: flags, `python -m sglang.launch_server`, a deployment file
+  // and the form take SGLang's defaults for this GPU (mem_fraction_static from its memory,
+  // chunked-prefill size 8192 on an 80 GB card: server_args.py, see engines/sglang.cpp) the same
+  // way, so they plan the same pool.
+  const Stated qwen{.model = "qwen3-8b", .served = "Qwen/Qwen3-8B", .engine = Engine::sglang};
+  const auto all = resolve_all(8192, std::nullopt, std::nullopt, qwen);
+  ASSERT_EQ(all.size(), 4u);
+  for (const auto& d : all) EXPECT_EQ(d.deploy.plan.engine, Engine::sglang) << d.deploy.source;
+  expect_same_capacity(all);
+  // A stated chunk reaches every path the same way too.
+  expect_same_capacity(resolve_all(8192, 4096, std::nullopt, qwen));
+}
+
+// A directory holding a model's config.json, removed when it goes out of scope.
+struct TempModelDir {
+  std::filesystem::path path;
+  explicit TempModelDir(const std::filesystem::path& config)
+      : path(std::filesystem::path(KVPLAN_BINARY_DIR) /
+             ("one_verdict_model_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path);
+    std::filesystem::copy_file(config, path / "config.json",
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  ~TempModelDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+TEST(OneVerdict, AModelDirectoryIsThePresetBuiltFromItsConfig) {
+  // The qwen3-8b preset is Qwen/Qwen3-8B's config.json (models/models/qwen3-8b.json names
+  // hf/qwen3-8b.json); a directory holding that file, named on any path, is the same model.
+  const TempModelDir dir(std::filesystem::path(KVPLAN_TEST_DATA_DIR) /
+                         "../../models/hf/qwen3-8b.json");
+  std::vector<ResolvedDeployment> all = resolve_all(
+      8192, std::nullopt, std::nullopt, {.model = "qwen3-8b", .served = "Qwen/Qwen3-8B"});
+  all.push_back(resolve(as_flags(8192, std::nullopt, std::nullopt, {.model = dir.path.string()})));
+  all.push_back(
+      resolve(as_command(8192, std::nullopt, std::nullopt, {.served = dir.path.string()})));
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[4].deploy.model.layers.size(), 36u);  // num_hidden_layers of the config
+  expect_same_capacity(all);
+}
+
+TEST(OneVerdict, ARequestTheMemoryCannotHoldFailsTheSameWayOnEveryPath) {
+  // Llama 3.1 8B at its full 131,072 tokens on one RTX 4090: one request's KV cache is
+  // 131,072 tokens · 131,072 bytes (32 layers · 8 KV heads · 128 · 2 (K and V) · 2 bytes) = 16 GiB,
+  // while 0.9 of the card's 24 GiB less 14.96 GiB of weights (8,030,261,248 parameters · 2 bytes)
+  // leaves under 7 GiB. vLLM refuses to start ("To serve at least one request with the models's
+  // max seq len ... is larger than the available KV cache memory", kv_cache_utils.py); every
+  // path fails check's engine_starts item with the same words, and none plans a request.
+  const auto all = resolve_all(131072, std::nullopt, std::nullopt, {.gpu = "rtx-4090"});
+  ASSERT_EQ(all.size(), 4u);
+  std::string first;
+  for (const auto& d : all) {
+    EXPECT_TRUE(d.refusals.empty()) << d.deploy.source;
+    const Capacity c = plan_capacity(d.deploy.model, d.deploy.plan, d.deploy.source);
+    EXPECT_FALSE(c.fits_one_request) << d.deploy.source;
+    EXPECT_EQ(c.bytes_per_request, std::uint64_t{16} << 30) << d.deploy.source;
+    EXPECT_LT(c.memory.available_bytes, std::uint64_t{7} << 30) << d.deploy.source;
+    const CheckReport r = run_check(d.deploy);
+    EXPECT_FALSE(r.passed()) << d.deploy.source;
+    const auto starts = std::find_if(r.items.begin(), r.items.end(),
+                                     [](const CheckItem& i) { return i.id == "engine_starts"; });
+    ASSERT_NE(starts, r.items.end()) << d.deploy.source;
+    EXPECT_FALSE(starts->passed) << d.deploy.source;
+    if (first.empty()) first = starts->detail;
+    EXPECT_EQ(starts->detail, first) << d.deploy.source;
+  }
 }
 
 }  // namespace

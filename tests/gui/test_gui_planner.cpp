@@ -182,6 +182,23 @@ class TestGuiPlanner : public QObject {
     QVERIFY2(model_->message().contains(QString::fromStdString(too_long.refusals[0].message)),
              qPrintable(model_->message()));
     QVERIFY(child<QPlainTextEdit>("planReport")->toPlainText().isEmpty());
+
+    // On a 24 GB card vLLM profiles 2048 batched tokens, not the 8192 of an H100
+    // (arg_utils.py@99d7eb5d get_batch_defaults): the form takes the default core takes.
+    req.gpu = "rtx-4090";
+    req.context = 32768;
+    const ResolvedDeployment small = resolve(req);
+    QVERIFY(small.refusals.empty());
+    QCOMPARE(small.deploy.plan.max_num_batched_tokens, std::uint64_t{2048});
+    const Capacity small_want =
+        plan_capacity(small.deploy.model, small.deploy.plan, "flags on an RTX 4090");
+    selectData("gpuCombo", "rtx-4090");
+    model_->setContext(32768);
+    const PlanResults& small_got = model_->results();
+    QVERIFY2(small_got.ok, small_got.error.c_str());
+    QCOMPARE(small_got.capacity.memory.available_bytes, small_want.memory.available_bytes);
+    QCOMPARE(small_got.capacity.max_requests, small_want.max_requests);
+    QCOMPARE(small_got.capacity.kv_cache_tokens, small_want.kv_cache_tokens);
   }
 
   void everyInputUpdatesTheHeadline() {
