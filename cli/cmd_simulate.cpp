@@ -245,16 +245,13 @@ void apply_cpu_offload(const SimulateFlags& f, const po::variables_map& vm,
 // The scheduler's configuration: the resolved plan and the scheduler's own flags.
 sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_map& vm,
                                   const ResolvedDeployment& resolved) {
-  sim::ServingConfig cfg;
+  sim::check_simulated_engine(resolved.deploy.plan.engine, "--engine");  // named by flag
+  sim::ServingConfig cfg =
+      sim::serving_config_of(resolved.deploy.plan, resolved.deploy.max_num_seqs);
   PlanInput& in = cfg.plan;
-  in = resolved.deploy.plan;
-  sim::check_simulated_engine(in.engine, "--engine");        // simulate's own check, named by flag
-  cfg.async_scheduling = sim::default_async_scheduling(in);  // vLLM >= 0.14 only
-  cfg.max_num_batched_tokens = in.max_num_batched_tokens;
   // The fraction the pool is sized with, stated in the report (SGLang's depends on the model).
   if (!in.memory_fraction_ppm)
     in.memory_fraction_ppm = memory_budget(resolved.deploy.model, in).fraction_ppm;
-  cfg.max_num_seqs = sim::default_scheduler_seqs(in, resolved.deploy.max_num_seqs);
   if (vm.count("capacity-scheduler-policy"))
     cfg.capacity_policy =
         sim::parse_capacity_policy(f.capacity_policy, "--capacity-scheduler-policy");

@@ -15,7 +15,6 @@
 namespace kvplan::gui {
 
 sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
-  sim::ServingConfig cfg;
   // The serving view's deployment through core's resolve(), as `kvplan simulate` resolves its
   // flags: the same shape rules and engine refusals (vLLM's max_num_batched_tokens <
   // max_num_seqs, a context beyond the model's positions).
@@ -31,11 +30,8 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   req.names = ShapeFields{};
   const ResolvedDeployment resolved = resolve(req);
   refuse_if_any(resolved, "serving settings");
-  cfg.plan = resolved.deploy.plan;
-  cfg.max_num_seqs = sim::default_scheduler_seqs(cfg.plan, r.max_num_seqs);
-  cfg.max_num_batched_tokens = cfg.plan.max_num_batched_tokens;
+  sim::ServingConfig cfg = sim::serving_config_of(resolved.deploy.plan, r.max_num_seqs);
   cfg.enable_prefix_caching = r.enable_prefix_caching;
-  cfg.async_scheduling = sim::default_async_scheduling(cfg.plan);
   return cfg;
 }
 

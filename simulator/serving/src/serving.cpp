@@ -1014,6 +1014,15 @@ std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::u
   return engine_rules(plan).default_max_num_seqs(plan).value_or(ServingConfig{}.max_num_seqs);
 }
 
+ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64_t> max_num_seqs) {
+  ServingConfig cfg;
+  cfg.plan = plan;
+  cfg.max_num_seqs = default_scheduler_seqs(plan, max_num_seqs);
+  cfg.max_num_batched_tokens = plan.max_num_batched_tokens;
+  cfg.async_scheduling = default_async_scheduling(plan);
+  return cfg;
+}
+
 void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {
   if (!engine_rules(engine).simulated())
     throw Error(source, field,

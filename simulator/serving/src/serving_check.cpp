@@ -63,12 +63,8 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
       spec += b;
     }
   const Workload w = load_workload(d.workload_path, 1);
-  ServingConfig cfg;
-  cfg.plan = d.plan;
-  cfg.async_scheduling = default_async_scheduling(cfg.plan);
+  ServingConfig cfg = serving_config_of(d.plan, d.max_num_seqs);
   cfg.plan.gpus = 0;  // one replica's pool; the replicas share the arrivals below
-  cfg.max_num_seqs = default_scheduler_seqs(d.plan, d.max_num_seqs);
-  cfg.max_num_batched_tokens = d.plan.max_num_batched_tokens;
   const std::uint32_t unit = d.plan.tp * d.plan.pp;
   const std::uint32_t replicas = d.plan.gpus && unit ? d.plan.gpus / unit : 1;
   SimResult r;

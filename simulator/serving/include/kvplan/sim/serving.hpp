@@ -211,6 +211,12 @@ bool default_async_scheduling(const PlanInput& plan);
 // call it, so each runs what the engine would.
 std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::uint64_t> stated);
 
+// The scheduler's configuration of a deployment, as simulate, check, the SLO search and the GUI
+// start it: its plan, max_num_seqs (stated, else default_scheduler_seqs), its
+// max_num_batched_tokens and default_async_scheduling. Prefix caching, offload and the capacity
+// policy stay the caller's.
+ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64_t> max_num_seqs);
+
 // The engines the simulator has a scheduler for: vLLM (V1, either rules), SGLang and
 // TensorRT-LLM (EngineRules::simulated). Throws Error(source, field) naming the engine otherwise.
 // simulate and slo_search call it; a front end may call it first to name its own flag.
