@@ -212,19 +212,10 @@ bool prefix_caching(const po::variables_map& vm, const ModelSpec& m, const PlanI
                 "give --enable-prefix-caching or --no-enable-prefix-caching, not both");
   if (vm.count("enable-prefix-caching")) return true;
   if (vm.count("no-enable-prefix-caching")) return false;
-  const bool modelled = sim::prefix_caching_modelled(m, in);
-  if (in.engine == Engine::trtllm) {
-    if (!quiet())
-      std::cerr << "kvplan " << command
-                << ": note: TensorRT-LLM's KV cache reuse is not "
-                   "modelled: simulated without it\n";
-  } else if (!modelled && !quiet()) {
-    std::cerr << "kvplan " << command
-              << ": note: prefix caching is not modelled for this deployment "
-                 "(sliding, chunked or recurrent layers, or an evicting policy): simulated "
-                 "without it\n";
-  }
-  return modelled;
+  const std::string why = sim::prefix_caching_unmodelled(m, in);
+  if (!why.empty() && !quiet())
+    std::cerr << "kvplan " << command << ": note: " << why << ": simulated without it\n";
+  return why.empty();
 }
 
 // The CPU tier for evicted prefix blocks, --cpu-offload-gib at --cpu-offload-gbps.

@@ -187,6 +187,9 @@ class EngineRules {
   // Whether kvplan's serving simulator models this engine's scheduler, and its defaults there.
   virtual bool simulated() const = 0;
   virtual bool async_scheduling_default() const { return false; }
+  // Whether the simulator reuses cached prefixes for it (TensorRT-LLM's KV cache reuse is not
+  // modelled).
+  virtual bool prefix_cache_simulated() const { return true; }
 };
 
 // The rules of `engine` at `version` (VllmRules applies to vLLM only). Never fails.

@@ -66,6 +66,7 @@ class Trtllm final : public EngineRules {
   // The serving simulator models its capacity and micro-batch schedulers (serving.cpp
   // schedule_trtllm, docs/trtllm-scheduler.md).
   bool simulated() const override { return true; }
+  bool prefix_cache_simulated() const override { return false; }
 };
 
 }  // namespace

@@ -467,14 +467,23 @@ SloLimits parse_latency_slo(const std::string& spec, const std::string& source) 
   return s;
 }
 
-bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {
-  // TensorRT-LLM's KV cache reuse is not modelled (serving.hpp).
-  if (!is_full(plan.policy) || plan.engine == Engine::trtllm) return false;
+std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& plan) {
+  if (!engine_rules(plan).prefix_cache_simulated())
+    return engine_rules(plan).label() + "'s KV cache reuse is not modelled";
+  const std::string why =
+      "prefix caching is not modelled for this deployment (sliding, chunked or recurrent layers, "
+      "or an evicting policy)";
+  if (!is_full(plan.policy)) return why;
   const KvPool pool = make_kv_pool(model, plan, "arguments");
   // SGLang's pool has no state group: its recurrent state is in a Mamba pool (kv_pool.hpp).
-  return !pool.recurrent_state &&
-         std::all_of(pool.groups.begin(), pool.groups.end(),
-                     [](const KvPoolGroup& g) { return g.kind == AttentionKind::full; });
+  const bool full = !pool.recurrent_state &&
+                    std::all_of(pool.groups.begin(), pool.groups.end(),
+                                [](const KvPoolGroup& g) { return g.kind == AttentionKind::full; });
+  return full ? "" : why;
+}
+
+bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {
+  return prefix_caching_unmodelled(model, plan).empty();
 }
 
 std::uint64_t refused_requests(const SimResult& r) {

@@ -107,6 +107,9 @@ double parse_offload_gbps(const std::string& text, const std::string& flag);
 // attention and the full policy (serving.hpp). `kvplan simulate` turns it on by default where it
 // is, as vLLM V1 and SGLang do. Throws Error as make_kv_pool does (kivi, pp > 1).
 bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan);
+// Why it is not, in words a note can print ("TensorRT-LLM's KV cache reuse is not modelled");
+// empty where it is modelled.
+std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& plan);
 
 // The replicas' KV series summed sample by sample (they share the sampling grid): blocks used
 // and in all, running, waiting and preemptions; a replica that finished early still counts its
