@@ -149,17 +149,8 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
     weight_bytes_per_param(*w, source, en.pointer("weight_dtype"));
     d.plan.weight_dtype = *w;
   }
-  if (auto mode = en.opt_str("mamba_cache_mode"))
-    d.plan.vllm.mamba_cache_mode =
-        parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
   if (auto eager = en.opt_bool("enforce_eager")) d.cuda_graphs = !*eager;
   d.plan.cuda_graphs = d.cuda_graphs;
-  if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
-    d.plan.vllm.dcp = static_cast<std::uint32_t>(*n);
-  if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
-    d.plan.vllm.disable_hybrid_kv_cache_manager = *off;
-  if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
-    d.plan.vllm.num_speculative_tokens = static_cast<std::uint32_t>(*k);
   // Speculative layers holding a cache: MTP (num_nextn_predict_layers) or EAGLE draft layers.
   if (auto n = en.opt_uint("draft_layers", 0, 64))
     d.plan.draft_layers = static_cast<std::uint32_t>(*n);
@@ -197,6 +188,77 @@ void read_deploy_compression(detail::JsonObject& o, const std::string& source, D
       d.plan.policy = parse_policy(*p, source, c->pointer("policy"));
     c->finish();
   }
+}
+
+// vLLM's keys (engine_args.cpp reads the same settings from `vllm serve` flags).
+void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOptions& o) {
+  if (auto mode = en.opt_str("mamba_cache_mode"))
+    o.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
+  if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
+    o.dcp = static_cast<std::uint32_t>(*n);
+  if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
+    o.disable_hybrid_kv_cache_manager = *off;
+  if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
+    o.num_speculative_tokens = static_cast<std::uint32_t>(*k);
+  o.num_gpu_blocks_override = en.opt_uint("num_gpu_blocks_override", 1, std::uint64_t{1} << 40);
+}
+
+// SGLang's keys, as its server_args spell them (--swa-full-tokens-ratio ...).
+void read_sglang_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
+  SglangOptions& o = p.sglang;
+  if (auto r = en.opt_number("swa_full_tokens_ratio", 0, 1))
+    o.swa_full_tokens_ratio_ppm = fraction_to_ppm(*r, source, en.pointer("swa_full_tokens_ratio"));
+  if (auto off = en.opt_bool("disable_hybrid_swa_memory")) o.disable_hybrid_swa_memory = *off;
+  // Mamba-state bytes per full-KV byte: above 0, at most 100 (engine_args.cpp's bound).
+  if (auto r = en.opt_number("mamba_full_memory_ratio", 0, 100)) {
+    if (!(*r > 0)) throw Error(source, en.pointer("mamba_full_memory_ratio"), "must be above 0");
+    o.mamba_full_memory_ratio_ppm = static_cast<std::uint32_t>(std::llround(*r * 1e6));
+  }
+  o.max_mamba_cache_size = en.opt_uint("max_mamba_cache_size", 1, std::uint64_t{1} << 32);
+  if (auto t = en.opt_uint("max_total_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
+}
+
+// TensorRT-LLM's keys: the backend, kv_cache_config.max_attention_window and max_tokens.
+void read_trtllm_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
+  TrtllmOptions& o = p.trtllm;
+  if (auto b = en.opt_str("backend")) {
+    if (*b == "pytorch")
+      o.backend = TrtllmOptions::Backend::pytorch;
+    else if (*b == "tensorrt")
+      o.backend = TrtllmOptions::Backend::tensorrt;
+    else
+      throw Error(source, en.pointer("backend"),
+                  "expected pytorch or tensorrt, got \"" + *b + "\"");
+  }
+  if (en.has("max_attention_window")) {
+    const nlohmann::json& list = en.raw("max_attention_window");
+    const std::string at = en.pointer("max_attention_window");
+    if (!list.is_array() || list.empty() || list.size() > 4096)
+      throw Error(source, at, "expects 1 to 4096 windows (tokens), repeated over the layers");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_number_unsigned() || list[i].get<std::uint64_t>() == 0 ||
+          list[i].get<std::uint64_t>() > (std::uint64_t{1} << 40))
+        throw Error(source, at + "/" + std::to_string(i), "expects a window of 1 to 2^40 tokens");
+      o.max_attention_window.push_back(list[i].get<std::uint64_t>());
+    }
+  }
+  if (auto t = en.opt_uint("max_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
+}
+
+// The keys of one engine's option group: another engine's key is refused by name; each reader
+// then finds only its own engine's keys.
+void read_engine_options(detail::JsonObject& en, const std::string& source, Deployment& d) {
+  const EngineRules& rules = engine_rules(d.plan);
+  const std::vector<std::string> own = rules.option_keys();
+  for (const EngineRules* other : all_engine_rules())
+    for (const std::string& key : other->option_keys())
+      if (en.has(key) && std::find(own.begin(), own.end(), key) == own.end())
+        throw Error(
+            source, en.pointer(key),
+            "is a " + other->label() + " setting; engine " + rules.name() + " does not read it");
+  read_vllm_options(en, source, d.plan.vllm);
+  read_sglang_options(en, source, d.plan);
+  read_trtllm_options(en, source, d.plan);
 }
 
 // "slo" and "workload": the latency limits need a workload, and a workload needs a limit.
@@ -361,6 +423,7 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   auto en = o.object("engine");
   read_engine_shape(en, source, d);
   read_engine_cache(en, source, d);
+  read_engine_options(en, source, d);
   en.finish();
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);

@@ -72,6 +72,34 @@ nlohmann::ordered_json offload(const HostTierArgs& h) {
   return o;
 }
 
+// The option-group keys that differ from their defaults (read_engine_options). Only the engine's
+// own group can: every reader refuses or never sets another engine's options.
+void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
+  const VllmOptions& v = p.vllm;
+  if (v.mamba_cache_mode != VllmOptions::MambaCacheMode::none)
+    en["mamba_cache_mode"] = mamba_cache_mode_name(v.mamba_cache_mode);
+  if (v.dcp > 1) en["decode_context_parallel_size"] = v.dcp;
+  if (v.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
+  if (v.num_speculative_tokens) en["num_speculative_tokens"] = v.num_speculative_tokens;
+  if (v.num_gpu_blocks_override) en["num_gpu_blocks_override"] = *v.num_gpu_blocks_override;
+  const SglangOptions& s = p.sglang;
+  const SglangOptions s0{};
+  if (s.swa_full_tokens_ratio_ppm != s0.swa_full_tokens_ratio_ppm)
+    en["swa_full_tokens_ratio"] = s.swa_full_tokens_ratio_ppm / 1e6;
+  if (s.disable_hybrid_swa_memory) en["disable_hybrid_swa_memory"] = true;
+  if (s.mamba_full_memory_ratio_ppm != s0.mamba_full_memory_ratio_ppm)
+    en["mamba_full_memory_ratio"] = s.mamba_full_memory_ratio_ppm / 1e6;
+  if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
+  const TrtllmOptions& t = p.trtllm;
+  if (t.backend == TrtllmOptions::Backend::tensorrt) en["backend"] = "tensorrt";
+  if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;
+  // The pool's token cap under the engine's own key (SGLang max_total_tokens, TensorRT-LLM
+  // max_tokens).
+  if (p.max_total_tokens)
+    for (const std::string& k : engine_rules(p).option_keys())
+      if (k == "max_total_tokens" || k == "max_tokens") en[k] = *p.max_total_tokens;
+}
+
 nlohmann::ordered_json engine(const Deployment& d) {
   const PlanInput& p = d.plan;
   nlohmann::ordered_json en;
@@ -85,12 +113,8 @@ nlohmann::ordered_json engine(const Deployment& d) {
   if (p.max_num_batched_tokens != engine_rules(p).default_max_num_batched_tokens(p))
     en["max_num_batched_tokens"] = p.max_num_batched_tokens;
   if (!p.weight_dtype.empty()) en["weight_dtype"] = p.weight_dtype;
-  if (p.vllm.mamba_cache_mode != VllmOptions::MambaCacheMode::none)
-    en["mamba_cache_mode"] = mamba_cache_mode_name(p.vllm.mamba_cache_mode);
   if (!d.cuda_graphs) en["enforce_eager"] = true;
-  if (p.vllm.dcp > 1) en["decode_context_parallel_size"] = p.vllm.dcp;
-  if (p.vllm.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
-  if (p.vllm.num_speculative_tokens) en["num_speculative_tokens"] = p.vllm.num_speculative_tokens;
+  engine_options(p, en);
   if (p.draft_layers) en["draft_layers"] = p.draft_layers;
   if (p.reserve_bytes) en["reserve_gib"] = to_gib(*p.reserve_bytes);
   if (!p.available_kv_bytes_per_rank.empty()) {

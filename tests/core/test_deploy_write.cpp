@@ -8,6 +8,7 @@
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/planner.hpp"
 
 namespace kvplan {
 namespace {
@@ -36,6 +37,14 @@ void expect_same(const Deployment& a, const Deployment& b) {
   EXPECT_EQ(p.vllm.dcp, q.vllm.dcp);
   EXPECT_EQ(p.vllm.disable_hybrid_kv_cache_manager, q.vllm.disable_hybrid_kv_cache_manager);
   EXPECT_EQ(p.vllm.num_speculative_tokens, q.vllm.num_speculative_tokens);
+  EXPECT_EQ(p.vllm.num_gpu_blocks_override, q.vllm.num_gpu_blocks_override);
+  EXPECT_EQ(p.sglang.swa_full_tokens_ratio_ppm, q.sglang.swa_full_tokens_ratio_ppm);
+  EXPECT_EQ(p.sglang.disable_hybrid_swa_memory, q.sglang.disable_hybrid_swa_memory);
+  EXPECT_EQ(p.sglang.mamba_full_memory_ratio_ppm, q.sglang.mamba_full_memory_ratio_ppm);
+  EXPECT_EQ(p.sglang.max_mamba_cache_size, q.sglang.max_mamba_cache_size);
+  EXPECT_EQ(p.trtllm.backend, q.trtllm.backend);
+  EXPECT_EQ(p.trtllm.max_attention_window, q.trtllm.max_attention_window);
+  EXPECT_EQ(p.max_total_tokens, q.max_total_tokens);
   EXPECT_EQ(p.gpu_memory_bytes, q.gpu_memory_bytes);
   EXPECT_EQ(p.memory_fraction_ppm, q.memory_fraction_ppm);
   EXPECT_EQ(p.weight_dtype, q.weight_dtype);
@@ -142,6 +151,68 @@ TEST(DeployWrite, VllmParallelismAndHybridManagerKeysRoundTrip) {
     "engine": {"name": "vllm", "max_model_len": 8192, "decode_context_parallel_size": 0}})",
                                  "in.json"),
                Error);
+}
+
+// Each engine's own options are deployment keys, spelled as the engine spells them; another
+// engine's key is refused by name rather than silently ignored.
+TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
+  const auto v = parse_deploy_json(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "engine": {"name": "vllm", "max_model_len": 8192, "num_gpu_blocks_override": 4000},
+    "slo": {"concurrency": 1}})",
+                                   "v.json");
+  EXPECT_EQ(v.plan.vllm.num_gpu_blocks_override, std::uint64_t{4000});
+  EXPECT_EQ(plan_capacity(v.model, v.plan, "v.json").num_gpu_blocks, 4000u);
+  round_trip(to_json(v));
+  const std::string sglang = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "engine": {"name": "sglang", "max_model_len": 8192, "swa_full_tokens_ratio": 0.5,
+               "disable_hybrid_swa_memory": false, "mamba_full_memory_ratio": 1.5,
+               "max_mamba_cache_size": 300, "max_total_tokens": 100000},
+    "slo": {"concurrency": 1}})");
+  const auto s = parse_deploy_json(sglang, "s.json");
+  EXPECT_EQ(s.plan.sglang.swa_full_tokens_ratio_ppm, 500000u);
+  EXPECT_EQ(s.plan.sglang.mamba_full_memory_ratio_ppm, 1500000u);
+  EXPECT_EQ(s.plan.sglang.max_mamba_cache_size, std::uint64_t{300});
+  EXPECT_EQ(s.plan.max_total_tokens, std::uint64_t{100000});
+  const std::string trt = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "engine": {"name": "trtllm", "max_model_len": 8192, "backend": "tensorrt",
+               "max_attention_window": [128, 8192], "max_tokens": 50000},
+    "slo": {"concurrency": 1}})");
+  const auto t = parse_deploy_json(trt, "t.json");
+  EXPECT_EQ(t.plan.trtllm.backend, TrtllmOptions::Backend::tensorrt);
+  EXPECT_EQ(t.plan.trtllm.max_attention_window, (std::vector<std::uint64_t>{128, 8192}));
+  EXPECT_EQ(t.plan.max_total_tokens, std::uint64_t{50000});
+  EXPECT_NE(trt.find("\"max_tokens\": 50000"), std::string::npos) << trt;
+  // A TensorRT engine's default tokens_per_block is 64 (the PyTorch backend's 32).
+  EXPECT_EQ(plan_capacity(t.model, t.plan, "t.json").block_size, 64u);
+  struct Bad {
+    const char* engine;
+    const char* key;
+    const char* message;
+  };
+  for (const Bad& b : {Bad{"sglang", R"("num_speculative_tokens": 2)",
+                           "is a vLLM setting; engine sglang does not read it"},
+                       Bad{"vllm", R"("swa_full_tokens_ratio": 0.5)",
+                           "is a SGLang setting; engine vllm does not read it"},
+                       Bad{"vllm", R"("max_tokens": 1000)",
+                           "is a TensorRT-LLM setting; engine vllm does not read it"},
+                       Bad{"trtllm", R"("backend": "onnx")", "expected pytorch or tensorrt"},
+                       Bad{"trtllm", R"("max_attention_window": [0])", "a window of 1"}}) {
+    try {
+      parse_deploy_json(std::string(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+        "hardware": {"gpu": "h100-sxm-80gb"},
+        "engine": {"name": ")") +
+                            b.engine + R"(", "max_model_len": 8192, )" + b.key + "}}",
+                        "bad.json");
+      ADD_FAILURE() << b.key << " read under " << b.engine;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+      EXPECT_EQ(e.exit_code(), 2);
+    }
+  }
 }
 
 TEST(DeployWrite, TheModelIsNamedAsTheCallerSays) {

@@ -285,8 +285,8 @@ TEST(OneVerdict, ABadShapeIsTheSameErrorOnEveryPath) {
 
 TEST(OneVerdict, OverridesApplyBeforeTheRules) {
   // check --context 1024 over a deployment file whose SLO has mean_context 4096: the override
-  // makes the mean longer than the context, which is refused naming mean_context (before, the
-  // override was written over an already validated SLO).
+  // makes the mean longer than the context, which is refused naming mean_context: overrides
+  // apply before the SLO is validated.
   const TempDeployFile f(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
       "hardware": {"gpu": "h100-sxm-80gb"}, "engine": {"name": "vllm", "max_model_len": 8192},
       "slo": {"context": 8192, "concurrency": 2, "mean_context": 4096}})");
@@ -380,6 +380,29 @@ TEST(OneVerdict, ARequestTheMemoryCannotHoldFailsTheSameWayOnEveryPath) {
     if (first.empty()) first = starts->detail;
     EXPECT_EQ(starts->detail, first) << d.deploy.source;
   }
+}
+
+TEST(OneVerdict, AnEnginesOwnOptionsMeanTheSameInAFileAndOnItsCommandLine) {
+  // gpt-oss-20b under SGLang has an SWA pool (is_hybrid_swa_model); --swa-full-tokens-ratio 0.5
+  // on the launch line and "swa_full_tokens_ratio": 0.5 in the file split it the same way, and
+  // differently from the default 0.8.
+  const Stated oss{
+      .model = "gpt-oss-20b", .served = "openai/gpt-oss-20b", .engine = Engine::sglang};
+  DeploymentRequest cmd = as_command(8192, std::nullopt, std::nullopt, oss);
+  cmd.command_line += " --swa-full-tokens-ratio 0.5";
+  std::string text = as_file_text(8192, std::nullopt, std::nullopt, oss);
+  const std::string at = R"("max_model_len": 8192)";
+  text.replace(text.find(at), at.size(), at + R"(, "swa_full_tokens_ratio": 0.5)");
+  const TempDeployFile f(text);
+  DeploymentRequest file;
+  file.source = DeploymentRequest::Source::deploy_file;
+  file.path = f.path;
+  const std::vector<ResolvedDeployment> both = {resolve(cmd), resolve(file)};
+  for (const auto& d : both) EXPECT_EQ(d.deploy.plan.sglang.swa_full_tokens_ratio_ppm, 500000u);
+  expect_same_capacity(both);
+  const auto plain = resolve(as_command(8192, std::nullopt, std::nullopt, oss));
+  EXPECT_NE(plan_capacity(plain.deploy.model, plain.deploy.plan, "default").kv_cache_tokens,
+            plan_capacity(both[0].deploy.model, both[0].deploy.plan, "0.5").kv_cache_tokens);
 }
 
 }  // namespace

@@ -122,6 +122,9 @@ class EngineRules {
   virtual ShapeFields flag_names() const = 0;              // --tensor-parallel-size, --tp, ...
   virtual SettingsFields settings_flag_names() const = 0;  // --max-num-seqs, ...
   virtual const char* memory_fraction_key() const = 0;     // the deployment file's key
+  // The deployment file's "engine" keys only this engine reads (its PlanInput option group, and
+  // max_total_tokens under its own name); another engine's is refused by name.
+  virtual std::vector<std::string> option_keys() const = 0;
   virtual std::string memory_fraction_flag(std::uint32_t ppm) const = 0;  // in a fix
   virtual std::string kv_fp8_flag() const = 0;                            // in a fix
   virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set

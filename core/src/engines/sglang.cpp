@@ -110,6 +110,10 @@ class Sglang final : public EngineRules {
             .max_num_batched_tokens = "--chunked-prefill-size"};
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
+  std::vector<std::string> option_keys() const override {
+    return {"swa_full_tokens_ratio", "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
+            "max_mamba_cache_size", "max_total_tokens"};
+  }
   std::string memory_fraction_flag(std::uint32_t ppm) const override {
     return "--mem-fraction-static 0." + std::to_string(ppm / 10000);
   }

@@ -48,6 +48,9 @@ class Trtllm final : public EngineRules {
             .max_num_batched_tokens = "--max_num_tokens"};
   }
   const char* memory_fraction_key() const override { return "free_gpu_memory_fraction"; }
+  std::vector<std::string> option_keys() const override {
+    return {"backend", "max_attention_window", "max_tokens"};
+  }
   std::string memory_fraction_flag(std::uint32_t ppm) const override {
     return "free_gpu_memory_fraction 0." + std::to_string(ppm / 10000);
   }

@@ -36,6 +36,10 @@ class Vllm : public EngineRules {
   ShapeFields flag_names() const override;
   SettingsFields settings_flag_names() const override;
   const char* memory_fraction_key() const override { return "gpu_memory_utilization"; }
+  std::vector<std::string> option_keys() const override {
+    return {"mamba_cache_mode", "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
+            "num_speculative_tokens", "num_gpu_blocks_override"};
+  }
   std::string memory_fraction_flag(std::uint32_t ppm) const override;
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
