@@ -345,6 +345,25 @@ for path, vals in {("hardware", "gpus"): [0, 70000, -1, 2.5],
     for v in vals:
         refuse(f"deploy {'/'.join(path)}={v!r}", "check {d}/d.json", "d.json",
                files={"d.json": j(mutate(DEPLOY, list(path), v))})
+# Each engine's own keys (docs/deploy.md): bad values, and another engine's key, named.
+for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"]),
+                          ("vllm", "swa_full_tokens_ratio", [0.5]),
+                          ("vllm", "max_tokens", [1000]),
+                          ("sglang", "swa_full_tokens_ratio", [0, 1.5, "0.5"]),
+                          ("sglang", "mamba_full_memory_ratio", [0, 101]),
+                          ("sglang", "max_mamba_cache_size", [0, 1 << 33]),
+                          ("sglang", "max_total_tokens", [0, 1 << 41]),
+                          ("sglang", "num_speculative_tokens", [2]),
+                          ("trtllm", "backend", ["onnx", 3]),
+                          ("trtllm", "max_attention_window", [[], [0], 5, [1 << 41], ["x"]]),
+                          ("trtllm", "max_tokens", [0]),
+                          ("trtllm", "decode_context_parallel_size", [2])]:
+    for v in vals:
+        base = mutate(DEPLOY, ["engine", "name"], engine)
+        if engine != "vllm":  # gpu_memory_utilization is vLLM's key
+            base = mutate(base, ["engine", "gpu_memory_utilization"], DELETE)
+        refuse(f"deploy {engine} engine/{key}={v!r}", "check {d}/d.json", key,
+               files={"d.json": j(mutate(base, ["engine", key], v))})
 refuse("deploy missing slo", "check {d}/d.json", "d.json",
        files={"d.json": j(mutate(DEPLOY, ["slo"], DELETE))})
 refuse("deploy model file traversal", "check {d}/d.json", "d.json",
