@@ -147,6 +147,7 @@ struct PlanFlags {
   std::uint64_t gpus = 0, tp = 1, pp = 1, block = 0, draft = 0;
   std::vector<std::string> prices;
   SloFlags slo;
+  std::vector<std::string> engine_options;
 };
 
 po::options_description plan_options(PlanFlags& f) {
@@ -156,7 +157,8 @@ po::options_description plan_options(PlanFlags& f) {
       "model's dtype, fp8 and two KIVI formats");
   const std::string policies = policy_help();
   auto& [model, gpu, engine, kv, policy, format, util, weight, reserve, avail, mem_gib, calibration,
-         prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo] = f;
+         prices_file, context, concurrency, mnbt, gpus, tp, pp, block, draft, prices, slo,
+         engine_options] = f;
   desc.add_options()("model,m", po::value(&model)->required(),
                      "preset id, HF config.json or kvplan model JSON; a comma-separated list "
                      "a,b,c plans each model in turn (JSON: an array of the reports)")(
@@ -172,6 +174,10 @@ po::options_description plan_options(PlanFlags& f) {
       "vllm@0.9: the older vLLM rules)")("gpus", po::value(&gpus),
                                          "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
       "tp", po::value(&tp)->default_value(1), "tensor-parallel size")(
+      "engine-option", po::value(&engine_options)->composing(),
+      "KEY=VALUE, repeatable: the engine's own setting with a deployment file's key "
+      "(num_gpu_blocks_override=4000, swa_full_tokens_ratio=0.5, backend=tensorrt, "
+      "max_attention_window=[128,8192]; docs/deploy.md)")(
       "draft-layers", po::value(&draft)->default_value(0),
       "speculative layers holding a cache (MTP layers, EAGLE draft layers)")(
       "pp", po::value(&pp)->default_value(1), "pipeline-parallel size")(
@@ -228,6 +234,7 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
   if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
   req.engine = f.engine;
+  req.engine_options = f.engine_options;
   // Given (an empty one refused here, not taken for the default), else the model's dtype.
   if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;

@@ -67,8 +67,9 @@ struct SimulateFlags {
   std::uint32_t prefill_replicas = 0, decode_replicas = 1, prefill_tp = 0, decode_tp = 0;
   std::string kv_link = "nvlink", routing = "round_robin";
   double link_latency_ms = 0, transfer_overhead_ms = 0;
-  std::string command = "simulate";  // or "sweep": the name its notes give
-  std::string tp_flag = "--tp";      // the flag that gave tp (--prefill-tp, --decode-tp)
+  std::string command = "simulate";         // or "sweep": the name its notes give
+  std::string tp_flag = "--tp";             // the flag that gave tp (--prefill-tp, --decode-tp)
+  std::vector<std::string> engine_options;  // --engine-option KEY=VALUE
 };
 
 // The deployment and its scheduler: what simulate and sweep share.
@@ -81,7 +82,10 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "gpu", po::value(&f.gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
       "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
       "engine", po::value(&f.engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
-      "max-model-len", po::value(&f.context), "tokens per request at most (default: the model's)")(
+      "engine-option", po::value(&f.engine_options)->composing(),
+      "KEY=VALUE, repeatable: the engine's own setting with a deployment file's key "
+      "(docs/deploy.md)")("max-model-len", po::value(&f.context),
+                          "tokens per request at most (default: the model's)")(
       "max-num-seqs", po::value(&f.seqs),
       "requests per step at most (default: the engine's on this GPU; vLLM 1024 on >= 70 GiB "
       "GPUs other than A100s, else 256)")(
@@ -183,6 +187,7 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   req.model = f.model;
   req.gpu = f.gpu;
   req.engine = f.engine;
+  req.engine_options = f.engine_options;
   // Given (an empty one refused here, not taken for the default), else the model's dtype.
   if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;

@@ -247,8 +247,8 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Plan
 
 // The keys of one engine's option group: another engine's key is refused by name; each reader
 // then finds only its own engine's keys.
-void read_engine_options(detail::JsonObject& en, const std::string& source, Deployment& d) {
-  const EngineRules& rules = engine_rules(d.plan);
+void read_engine_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
+  const EngineRules& rules = engine_rules(p);
   const std::vector<std::string> own = rules.option_keys();
   for (const EngineRules* other : all_engine_rules())
     for (const std::string& key : other->option_keys())
@@ -256,10 +256,30 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Depl
         throw Error(
             source, en.pointer(key),
             "is a " + other->label() + " setting; engine " + rules.name() + " does not read it");
-  read_vllm_options(en, source, d.plan.vllm);
-  read_sglang_options(en, source, d.plan);
-  read_trtllm_options(en, source, d.plan);
+  read_vllm_options(en, source, p.vllm);
+  read_sglang_options(en, source, p);
+  read_trtllm_options(en, source, p);
 }
+
+}  // namespace
+
+void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
+                          const std::string& source) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const std::string& pair : pairs) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(source, pair, "expected KEY=VALUE (a deployment file's engine key)");
+    const std::string key = pair.substr(0, eq), value = pair.substr(eq + 1);
+    nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
+    j[key] = v.is_discarded() ? nlohmann::json(value) : std::move(v);
+  }
+  detail::JsonObject en(j, source, "");
+  read_engine_options(en, source, p);
+  en.finish();  // a key no engine reads
+}
+
+namespace {
 
 // "slo" and "workload": the latency limits need a workload, and a workload needs a limit.
 void read_deploy_slo(detail::JsonObject& o, const std::string& source, const std::string& base_dir,
@@ -423,7 +443,7 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   auto en = o.object("engine");
   read_engine_shape(en, source, d);
   read_engine_cache(en, source, d);
-  read_engine_options(en, source, d);
+  read_engine_options(en, source, d.plan);
   en.finish();
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);

@@ -1622,6 +1622,15 @@ std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput&
   // Left out where it is what vllm serve defaults to on this GPU.
   if (in.max_num_batched_tokens != engine_rules(Engine::vllm).default_max_num_batched_tokens(in))
     s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
+  if (in.engine == Engine::vllm) {  // its own options, as arg_utils.py@99d7eb5d spells them
+    const VllmOptions& o = in.vllm;
+    if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);
+    if (o.disable_hybrid_kv_cache_manager) s += " --disable-hybrid-kv-cache-manager";
+    if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::align) s += " --mamba-cache-mode align";
+    if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::all) s += " --mamba-cache-mode all";
+    if (o.num_gpu_blocks_override)
+      s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
+  }
   return s;
 }
 
@@ -1638,11 +1647,27 @@ std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInpu
   s += " --context-length " + std::to_string(in.context);
   s += " --max-running-requests " + std::to_string(seqs);
   s += " --kv-cache-dtype " + *kv;
-  const std::uint32_t f =
-      in.engine == Engine::sglang && in.memory_fraction_ppm ? in.memory_fraction_ppm : 880000;
+  // An SGLang plan's fraction: stated, else the default SGLang derives for this GPU and model
+  // (the one the plan was sized with); another engine's plan shows SGLang's 0.88.
+  const std::uint32_t f = in.engine != Engine::sglang ? 880000
+                          : in.memory_fraction_ppm
+                              ? in.memory_fraction_ppm
+                              : engine_rules(in).default_memory_fraction_ppm(in, &model);
   s += " --mem-fraction-static " + decimal(f);
   if (in.engine == Engine::sglang && in.block_size > 1)
     s += " --page-size " + std::to_string(in.block_size);
+  if (in.engine == Engine::sglang) {  // its own options, as server_args.py spells them
+    const SglangOptions& o = in.sglang;
+    const SglangOptions def{};
+    if (o.swa_full_tokens_ratio_ppm != def.swa_full_tokens_ratio_ppm)
+      s += " --swa-full-tokens-ratio " + decimal(o.swa_full_tokens_ratio_ppm);
+    if (o.disable_hybrid_swa_memory) s += " --disable-hybrid-swa-memory";
+    if (o.mamba_full_memory_ratio_ppm != def.mamba_full_memory_ratio_ppm)
+      s += " --mamba-full-memory-ratio " + decimal(o.mamba_full_memory_ratio_ppm);
+    if (o.max_mamba_cache_size)
+      s += " --max-mamba-cache-size " + std::to_string(*o.max_mamba_cache_size);
+    if (in.max_total_tokens) s += " --max-total-tokens " + std::to_string(*in.max_total_tokens);
+  }
   return s;
 }
 

@@ -50,6 +50,7 @@ Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
   d.setting_fields = r.setting_names;
   PlanInput& in = d.plan;
   in.engine = parse_engine(r.engine, "--engine", "engine", in.vllm.rules);
+  apply_engine_options(r.engine_options, in);
   // No format given: what the engine's --kv-cache-dtype auto stores, the model's dtype (or the
   // --weight-dtype it is told to run in).
   in.format = r.kv_dtype.empty() ? default_kv_format(d.model, r.weight_dtype.value_or(""))

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
@@ -403,6 +404,63 @@ TEST(OneVerdict, AnEnginesOwnOptionsMeanTheSameInAFileAndOnItsCommandLine) {
   const auto plain = resolve(as_command(8192, std::nullopt, std::nullopt, oss));
   EXPECT_NE(plan_capacity(plain.deploy.model, plain.deploy.plan, "default").kv_cache_tokens,
             plan_capacity(both[0].deploy.model, both[0].deploy.plan, "0.5").kv_cache_tokens);
+}
+
+TEST(OneVerdict, EngineOptionsGivenAsFlagsReachThePlanAndItsLaunchLine) {
+  // --engine-option KEY=VALUE takes a deployment file's engine keys: the plan uses them, the
+  // launch line it prints states them in the engine's own flags, and that line, read back as the
+  // engine's command line, plans the same pool.
+  struct Case {
+    Stated stated;
+    std::vector<std::string> options;
+    std::vector<std::string> flags;  // what the launch line must say
+  };
+  const Case cases[] = {
+      {{}, {"num_gpu_blocks_override=4000"}, {"--num-gpu-blocks-override 4000"}},
+      {{.model = "qwen3-next-80b-a3b", .served = "Qwen/Qwen3-Next-80B-A3B-Instruct"},
+       {"mamba_cache_mode=align"},
+       {"--mamba-cache-mode align"}},
+      {{.model = "gpt-oss-20b", .served = "openai/gpt-oss-20b", .engine = Engine::sglang},
+       {"swa_full_tokens_ratio=0.5", "max_total_tokens=60000"},
+       {"--swa-full-tokens-ratio 0.5", "--max-total-tokens 60000"}},
+  };
+  for (const Case& c : cases) {
+    DeploymentRequest flags = as_flags(8192, std::nullopt, std::nullopt, c.stated);
+    if (c.stated.model == "qwen3-next-80b-a3b") flags.gpu = "h200-141gb", flags.tp = 2;
+    flags.engine_options = c.options;
+    flags.launch_sets_max_num_seqs = true;  // as kvplan plan: the line states --max-num-seqs
+    const ResolvedDeployment d = resolve(flags);
+    ASSERT_TRUE(d.refusals.empty()) << c.options[0];
+    const PlanInput& in = d.deploy.plan;
+    const std::optional<std::string> line = c.stated.engine == Engine::sglang
+                                                ? sglang_command(d.deploy.model, in, nullptr)
+                                                : vllm_command(d.deploy.model, in, nullptr);
+    ASSERT_TRUE(line) << c.options[0];
+    for (const std::string& flag : c.flags) EXPECT_NE(line->find(flag), std::string::npos) << *line;
+    DeploymentRequest cmd;
+    cmd.source = DeploymentRequest::Source::engine_command;
+    cmd.command_engine = c.stated.engine;
+    cmd.command_line = *line;
+    cmd.model = c.stated.model;
+    cmd.gpu = flags.gpu;
+    expect_same_capacity({d, resolve(cmd)});
+  }
+  // The option changes the plan: 4000 blocks instead of the memory's.
+  DeploymentRequest blocks = as_flags(8192, std::nullopt, std::nullopt);
+  blocks.engine_options = {"num_gpu_blocks_override=4000"};
+  const ResolvedDeployment b = resolve(blocks);
+  EXPECT_EQ(plan_capacity(b.deploy.model, b.deploy.plan, "flags").num_gpu_blocks, 4000u);
+  // Another engine's key, an unknown key and a pair without "=" name the flag.
+  for (const char* bad : {"swa_full_tokens_ratio=0.5", "no_such_key=1", "backend"}) {
+    blocks.engine_options = {bad};
+    try {
+      resolve(blocks);
+      ADD_FAILURE() << bad << " resolved";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("--engine-option"), std::string::npos) << e.what();
+      EXPECT_EQ(e.exit_code(), 2);
+    }
+  }
 }
 
 }  // namespace

@@ -65,6 +65,9 @@ struct DeploymentRequest {
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;  // empty: the engine's default
   std::optional<std::string> memory_fraction, weight_dtype, reserve_gib;
+  // flags: the engine's own options, KEY=VALUE with a deployment file's engine keys
+  // (--engine-option; apply_engine_options).
+  std::vector<std::string> engine_options;
   bool require_memory = true;  // flags: a GPU, its memory or the available KV memory is needed
   // flags: the plan's launch lines set max_num_seqs to the requests per replica (kvplan plan),
   // so the memory model sizes the engine's sampler by them
