@@ -331,14 +331,6 @@ void merge_config_overrides(nlohmann::json hf, const nlohmann::json& rope, Engin
   a.hf_overrides_flag = flags;
 }
 
-std::string decimal(std::uint32_t ppm) {
-  std::string s =
-      std::to_string(ppm / 1000000) + "." + std::to_string(1000000 + ppm % 1000000).substr(1);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s += '0';
-  return s;
-}
-
 }  // namespace
 
 std::uint64_t parse_human_int(const std::string& text, std::uint64_t min, std::uint64_t max,
@@ -1566,109 +1558,14 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
   return 0;
 }
 
-namespace {
-
-std::string replicas_and_seqs(const PlanInput& in, std::uint64_t* seqs) {
-  const std::uint32_t unit = in.tp * in.pp;
-  const std::uint32_t replicas = in.gpus ? in.gpus / unit : 1;
-  *seqs = requests_per_replica(in);
-  return replicas > 1 ? std::to_string(replicas) : "";
-}
-
-// The engine's --kv-cache-dtype spelling of the plan's format (fp8 e4m3 is `fp8_name`), or
-// nothing, with the reason in *why, when the engine cannot serve the plan's format or policy.
-std::optional<std::string> kv_cache_dtype_flag(const std::string& engine, const char* fp8_name,
-                                               const PlanInput& in, std::string* why) {
-  auto no = [&](const std::string& w) -> std::optional<std::string> {
-    if (why) *why = w;
-    return std::nullopt;
-  };
-  if (!is_full(in.policy))
-    return no(engine + " does not implement the " + to_string(in.policy) + " retention policy");
-  switch (in.format.dtype) {
-    case KvDtype::fp16:
-    case KvDtype::bf16:
-      return "auto";
-    case KvDtype::fp8_e4m3:
-      return fp8_name;
-    case KvDtype::fp8_e5m2:
-      return "fp8_e5m2";
-    default:
-      return no(engine + " has no " + to_string(in.format) + " KV cache");
-  }
-}
-
-}  // namespace
-
 std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput& in,
                                         std::string* why) {
-  const auto kv = kv_cache_dtype_flag("vLLM", "fp8", in, why);
-  if (!kv) return std::nullopt;
-  std::uint64_t seqs = 0;
-  const std::string dp = replicas_and_seqs(in, &seqs);
-  std::string s = "vllm serve " + hf_repo_id(model);
-  if (in.tp > 1) s += " --tensor-parallel-size " + std::to_string(in.tp);
-  if (in.pp > 1) s += " --pipeline-parallel-size " + std::to_string(in.pp);
-  if (!dp.empty()) s += " --data-parallel-size " + dp;
-  s += " --max-model-len " + std::to_string(in.context);
-  s += " --max-num-seqs " + std::to_string(seqs);
-  s += " --kv-cache-dtype " + *kv;
-  // The plan's fraction means gpu_memory_utilization only when the plan followed vLLM.
-  const std::uint32_t f =
-      in.engine == Engine::vllm && in.memory_fraction_ppm ? in.memory_fraction_ppm : 900000;
-  s += " --gpu-memory-utilization " + decimal(f);
-  const std::uint32_t bs = in.engine == Engine::vllm && in.block_size ? in.block_size : 16;
-  if (bs != 16) s += " --block-size " + std::to_string(bs);
-  // Left out where it is what vllm serve defaults to on this GPU.
-  if (in.max_num_batched_tokens != engine_rules(Engine::vllm).default_max_num_batched_tokens(in))
-    s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
-  if (in.engine == Engine::vllm) {  // its own options, as arg_utils.py@99d7eb5d spells them
-    const VllmOptions& o = in.vllm;
-    if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);
-    if (o.disable_hybrid_kv_cache_manager) s += " --disable-hybrid-kv-cache-manager";
-    if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::align) s += " --mamba-cache-mode align";
-    if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::all) s += " --mamba-cache-mode all";
-    if (o.num_gpu_blocks_override)
-      s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
-  }
-  return s;
+  return engine_rules(Engine::vllm).launch_line(model, in, why);
 }
 
 std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInput& in,
                                           std::string* why) {
-  const auto kv = kv_cache_dtype_flag("SGLang", "fp8_e4m3", in, why);
-  if (!kv) return std::nullopt;
-  std::uint64_t seqs = 0;
-  const std::string dp = replicas_and_seqs(in, &seqs);
-  std::string s = "python -m sglang.launch_server --model-path " + hf_repo_id(model);
-  if (in.tp > 1) s += " --tp " + std::to_string(in.tp);
-  if (in.pp > 1) s += " --pp-size " + std::to_string(in.pp);
-  if (!dp.empty()) s += " --dp " + dp;
-  s += " --context-length " + std::to_string(in.context);
-  s += " --max-running-requests " + std::to_string(seqs);
-  s += " --kv-cache-dtype " + *kv;
-  // An SGLang plan's fraction: stated, else the default SGLang derives for this GPU and model
-  // (the one the plan was sized with); another engine's plan shows SGLang's 0.88.
-  const std::uint32_t f = in.engine != Engine::sglang ? 880000
-                          : in.memory_fraction_ppm
-                              ? in.memory_fraction_ppm
-                              : engine_rules(in).default_memory_fraction_ppm(in, &model);
-  s += " --mem-fraction-static " + decimal(f);
-  if (in.engine == Engine::sglang && in.block_size > 1)
-    s += " --page-size " + std::to_string(in.block_size);
-  if (in.engine == Engine::sglang) {  // its own options, as server_args.py spells them
-    const SglangOptions& o = in.sglang;
-    const SglangOptions def{};
-    if (o.swa_full_tokens_ratio_ppm != def.swa_full_tokens_ratio_ppm)
-      s += " --swa-full-tokens-ratio " + decimal(o.swa_full_tokens_ratio_ppm);
-    if (o.disable_hybrid_swa_memory) s += " --disable-hybrid-swa-memory";
-    if (o.mamba_full_memory_ratio_ppm != def.mamba_full_memory_ratio_ppm)
-      s += " --mamba-full-memory-ratio " + decimal(o.mamba_full_memory_ratio_ppm);
-    if (o.max_mamba_cache_size)
-      s += " --max-mamba-cache-size " + std::to_string(*o.max_mamba_cache_size);
-    if (in.max_total_tokens) s += " --max-total-tokens " + std::to_string(*in.max_total_tokens);
-  }
-  return s;
+  return engine_rules(Engine::sglang).launch_line(model, in, why);
 }
 
 }  // namespace kvplan

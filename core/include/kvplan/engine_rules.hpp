@@ -193,6 +193,14 @@ class EngineRules {
   // Whether the simulator reuses cached prefixes for it (TensorRT-LLM's KV cache reuse is not
   // modelled).
   virtual bool prefix_cache_simulated() const { return true; }
+
+  // The engine's launch line for a plan (`vllm serve ...`, `python -m sglang.launch_server
+  // ...`), stating its layout, limits, KV dtype, fraction and this engine's own options; a plan
+  // of another engine gets this engine's defaults for the rest. std::nullopt, with the reason in
+  // *why, when the engine cannot serve the plan (a format or policy it does not implement) or
+  // kvplan writes no line for it (TensorRT-LLM).
+  virtual std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
+                                                 std::string* why) const;
 };
 
 // The rules of `engine` at `version` (VllmRules applies to vLLM only). Never fails.

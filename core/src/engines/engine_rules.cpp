@@ -75,6 +75,12 @@ std::uint64_t MemoryTerms::outside_bytes() const {
   return graphs_in_budget ? context.bytes : add(context.bytes, graphs.bytes, "memory terms");
 }
 
+std::optional<std::string> EngineRules::launch_line(const ModelSpec&, const PlanInput&,
+                                                    std::string* why) const {
+  if (why) *why = "kvplan writes no " + label() + " launch line";
+  return std::nullopt;
+}
+
 MemoryTerms EngineRules::memory_terms(const MemoryModelInput&) const {
   MemoryTerms t;
   t.activation = {default_reserve_bytes(), MemoryTerm::Basis::fitted,

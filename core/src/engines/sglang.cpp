@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "../planner_eval.hpp"
+#include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
+#include "launch_line.hpp"
 
 namespace kvplan::engines {
 namespace {
@@ -154,7 +156,46 @@ class Sglang final : public EngineRules {
   // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
   bool dp_attention_splits_tp() const override { return true; }
   bool simulated() const override { return true; }
+  std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
+                                         std::string* why) const override;
 };
+
+// The `python -m sglang.launch_server` line of a plan (flags as server_args.py spells them).
+std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const PlanInput& in,
+                                               std::string* why) const {
+  const auto kv = kv_cache_dtype_flag("SGLang", "fp8_e4m3", in, why);
+  if (!kv) return std::nullopt;
+  // Another engine's plan gets SGLang's 0.88 and its own page size and options left out.
+  const bool mine = in.engine == engine();
+  std::uint64_t seqs = 0;
+  const std::string dp = replicas_and_seqs(in, &seqs);
+  std::string s = "python -m sglang.launch_server --model-path " + hf_repo_id(model);
+  if (in.tp > 1) s += " --tp " + std::to_string(in.tp);
+  if (in.pp > 1) s += " --pp-size " + std::to_string(in.pp);
+  if (!dp.empty()) s += " --dp " + dp;
+  s += " --context-length " + std::to_string(in.context);
+  s += " --max-running-requests " + std::to_string(seqs);
+  s += " --kv-cache-dtype " + *kv;
+  // An SGLang plan's fraction: stated, else the default SGLang derives for this GPU and model
+  // (the one the plan was sized with).
+  s += " --mem-fraction-static " + decimal(!mine ? default_memory_fraction_ppm()
+                                           : in.memory_fraction_ppm
+                                               ? in.memory_fraction_ppm
+                                               : default_memory_fraction_ppm(in, &model));
+  if (!mine) return s;
+  if (in.block_size > 1) s += " --page-size " + std::to_string(in.block_size);
+  const SglangOptions& o = in.sglang;
+  const SglangOptions def{};
+  if (o.swa_full_tokens_ratio_ppm != def.swa_full_tokens_ratio_ppm)
+    s += " --swa-full-tokens-ratio " + decimal(o.swa_full_tokens_ratio_ppm);
+  if (o.disable_hybrid_swa_memory) s += " --disable-hybrid-swa-memory";
+  if (o.mamba_full_memory_ratio_ppm != def.mamba_full_memory_ratio_ppm)
+    s += " --mamba-full-memory-ratio " + decimal(o.mamba_full_memory_ratio_ppm);
+  if (o.max_mamba_cache_size)
+    s += " --max-mamba-cache-size " + std::to_string(*o.max_mamba_cache_size);
+  if (in.max_total_tokens) s += " --max-total-tokens " + std::to_string(*in.max_total_tokens);
+  return s;
+}
 
 }  // namespace
 

@@ -36,6 +36,9 @@ class Vllm : public EngineRules {
   ShapeFields flag_names() const override;
   SettingsFields settings_flag_names() const override;
   const char* memory_fraction_key() const override { return "gpu_memory_utilization"; }
+  // vllm_launch.cpp
+  std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
+                                         std::string* why) const override;
   std::vector<std::string> option_keys() const override {
     return {"mamba_cache_mode", "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
             "num_speculative_tokens", "num_gpu_blocks_override"};

@@ -1,0 +1,43 @@
+#include "launch_line.hpp"
+
+#include "kvplan/policy.hpp"
+
+namespace kvplan::engines {
+
+std::string replicas_and_seqs(const PlanInput& in, std::uint64_t* seqs) {
+  const std::uint32_t unit = in.tp * in.pp;
+  const std::uint32_t replicas = in.gpus ? in.gpus / unit : 1;
+  *seqs = requests_per_replica(in);
+  return replicas > 1 ? std::to_string(replicas) : "";
+}
+
+std::optional<std::string> kv_cache_dtype_flag(const std::string& engine, const char* fp8_name,
+                                               const PlanInput& in, std::string* why) {
+  auto no = [&](const std::string& w) -> std::optional<std::string> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  if (!is_full(in.policy))
+    return no(engine + " does not implement the " + to_string(in.policy) + " retention policy");
+  switch (in.format.dtype) {
+    case KvDtype::fp16:
+    case KvDtype::bf16:
+      return "auto";
+    case KvDtype::fp8_e4m3:
+      return fp8_name;
+    case KvDtype::fp8_e5m2:
+      return "fp8_e5m2";
+    default:
+      return no(engine + " has no " + to_string(in.format) + " KV cache");
+  }
+}
+
+std::string decimal(std::uint32_t ppm) {
+  std::string s =
+      std::to_string(ppm / 1000000) + "." + std::to_string(1000000 + ppm % 1000000).substr(1);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s += '0';
+  return s;
+}
+
+}  // namespace kvplan::engines

@@ -1,0 +1,42 @@
+// The `vllm serve` line of a plan (flags as vllm/engine/arg_utils.py@99d7eb5d spells them).
+#include "kvplan/engine_args.hpp"
+#include "launch_line.hpp"
+#include "vllm.hpp"
+
+namespace kvplan::engines {
+
+std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanInput& in,
+                                             std::string* why) const {
+  const auto kv = kv_cache_dtype_flag("vLLM", "fp8", in, why);
+  if (!kv) return std::nullopt;
+  // A plan of another engine gets vLLM's defaults for what that engine set its own way.
+  const bool mine = in.engine == engine();
+  std::uint64_t seqs = 0;
+  const std::string dp = replicas_and_seqs(in, &seqs);
+  std::string s = "vllm serve " + hf_repo_id(model);
+  if (in.tp > 1) s += " --tensor-parallel-size " + std::to_string(in.tp);
+  if (in.pp > 1) s += " --pipeline-parallel-size " + std::to_string(in.pp);
+  if (!dp.empty()) s += " --data-parallel-size " + dp;
+  s += " --max-model-len " + std::to_string(in.context);
+  s += " --max-num-seqs " + std::to_string(seqs);
+  s += " --kv-cache-dtype " + *kv;
+  s += " --gpu-memory-utilization " + decimal(mine && in.memory_fraction_ppm
+                                                  ? in.memory_fraction_ppm
+                                                  : default_memory_fraction_ppm());
+  const std::uint32_t bs = mine && in.block_size ? in.block_size : 16;
+  if (bs != 16) s += " --block-size " + std::to_string(bs);
+  // Left out where it is what vllm serve defaults to on this GPU.
+  if (in.max_num_batched_tokens != default_max_num_batched_tokens(in))
+    s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
+  if (!mine) return s;
+  const VllmOptions& o = in.vllm;
+  if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);
+  if (o.disable_hybrid_kv_cache_manager) s += " --disable-hybrid-kv-cache-manager";
+  if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::align) s += " --mamba-cache-mode align";
+  if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::all) s += " --mamba-cache-mode all";
+  if (o.num_gpu_blocks_override)
+    s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
+  return s;
+}
+
+}  // namespace kvplan::engines
