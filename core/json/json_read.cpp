@@ -263,28 +263,50 @@ const nlohmann::json& JsonObject::raw(const std::string& key) {
   return j_.at(key);
 }
 
-std::uint64_t JsonObject::uint(const std::string& key, std::uint64_t min, std::uint64_t max) {
-  const auto& v = raw(key);
+namespace {
+
+// One whole number in [min, max] at `at`; the messages of JsonObject::uint.
+std::uint64_t uint_value(const nlohmann::json& v, std::uint64_t min, std::uint64_t max,
+                         const std::string& source, const std::string& at) {
+  const auto fail = [&](const std::string& message) { throw Error(source, at, message); };
   std::uint64_t x = 0;
   if (v.is_number_unsigned()) {
     x = v.get<std::uint64_t>();
   } else if (v.is_number_integer()) {
-    fail(key, "must not be negative, got " + show(v));
+    fail("must not be negative, got " + show(v));
   } else if (v.is_number_float()) {
     // 1e3 or 4096.0 written by other tools are whole numbers; 0.5, NaN and 1e300 are not.
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d))
-      fail(key, "expected a whole number, got " + show(v));
-    if (d < 0) fail(key, "must not be negative, got " + show(v));
-    if (d > 9.0e15) fail(key, "is absurdly large: " + show(v));
+    if (!std::isfinite(d) || d != std::floor(d)) fail("expected a whole number, got " + show(v));
+    if (d < 0) fail("must not be negative, got " + show(v));
+    if (d > 9.0e15) fail("is absurdly large: " + show(v));
     x = static_cast<std::uint64_t>(d);
   } else {
-    fail(key, "expected a whole number, got " + show(v));
+    fail("expected a whole number, got " + show(v));
   }
   if (x < min || x > max)
-    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-                  show(v));
+    fail("must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+         show(v));
   return x;
+}
+
+// One finite number in [min, max] at `at`; the messages of JsonObject::number.
+double number_value(const nlohmann::json& v, double min, double max, const std::string& source,
+                    const std::string& at) {
+  if (!v.is_number()) throw Error(source, at, "expected a number, got " + show(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d < min || d > max) {
+    std::ostringstream os;
+    os << "must be between " << min << " and " << max << ", got " << show(v);
+    throw Error(source, at, os.str());
+  }
+  return d;
+}
+
+}  // namespace
+
+std::uint64_t JsonObject::uint(const std::string& key, std::uint64_t min, std::uint64_t max) {
+  return uint_value(raw(key), min, max, source_, pointer(key));
 }
 
 std::optional<std::uint64_t> JsonObject::opt_uint(const std::string& key, std::uint64_t min,
@@ -297,15 +319,35 @@ std::optional<std::uint64_t> JsonObject::opt_uint(const std::string& key, std::u
 }
 
 double JsonObject::number(const std::string& key, double min, double max) {
+  return number_value(raw(key), min, max, source_, pointer(key));
+}
+
+const nlohmann::json& JsonObject::list(const std::string& key, std::size_t max_items,
+                                       const std::string& what) {
   const auto& v = raw(key);
-  if (!v.is_number()) fail(key, "expected a number, got " + show(v));
-  double d = v.get<double>();
-  if (!std::isfinite(d) || d < min || d > max) {
-    std::ostringstream os;
-    os << "must be between " << min << " and " << max << ", got " << show(v);
-    fail(key, os.str());
-  }
-  return d;
+  if (!v.is_array() || v.empty() || v.size() > max_items)
+    fail(key,
+         "expects a list of 1 to " + std::to_string(max_items) + " " + what + ", got " + show(v));
+  return v;
+}
+
+std::vector<std::uint64_t> JsonObject::uints(const std::string& key, std::uint64_t min,
+                                             std::uint64_t max, std::size_t max_items,
+                                             const std::string& what) {
+  std::vector<std::uint64_t> out;
+  const auto& v = list(key, max_items, what);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(uint_value(v[i], min, max, source_, pointer(key) + "/" + std::to_string(i)));
+  return out;
+}
+
+std::vector<double> JsonObject::numbers(const std::string& key, double min, double max,
+                                        std::size_t max_items, const std::string& what) {
+  std::vector<double> out;
+  const auto& v = list(key, max_items, what);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(number_value(v[i], min, max, source_, pointer(key) + "/" + std::to_string(i)));
+  return out;
 }
 
 std::optional<double> JsonObject::opt_number(const std::string& key, double min, double max) {

@@ -59,12 +59,20 @@ class JsonObject {
   JsonObject object(const std::string& key);
   std::optional<JsonObject> opt_object(const std::string& key);
   std::vector<std::string> strings(const std::string& key);
+  // A list of 1 to max_items entries, each read as uint / number reads one value (its pointer
+  // ends in the index); `what` names the entries in the message ("windows (tokens)").
+  std::vector<std::uint64_t> uints(const std::string& key, std::uint64_t min, std::uint64_t max,
+                                   std::size_t max_items, const std::string& what);
+  std::vector<double> numbers(const std::string& key, double min, double max, std::size_t max_items,
+                              const std::string& what);
 
   // Throws naming the first key that was never read.
   void finish() const;
 
  private:
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  const nlohmann::json& list(const std::string& key, std::size_t max_items,
+                             const std::string& what);
   const nlohmann::json& j_;
   std::string source_, pointer_;
   std::set<std::string> read_;

@@ -158,20 +158,11 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
   // One figure, or one a rank in rank order (stage · tp + TP rank): vLLM sizes each worker by
   // its own (PlanInput::available_kv_bytes_per_rank).
   if (en.has("available_kv_gib") && en.raw("available_kv_gib").is_array()) {
-    const nlohmann::json& list = en.raw("available_kv_gib");
-    const std::string at = en.pointer("available_kv_gib");
-    if (list.empty() || list.size() > 4096)
-      throw Error(source, at, "expects 1 to 4096 figures (GiB per rank)");
     std::vector<std::uint64_t> ranks;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_number() || !(list[i].get<double>() >= 0) || list[i].get<double>() > 16384)
-        throw Error(source, at + "/" + std::to_string(i),
-                    "expects GiB between 0 and 16384, got " +
-                        list[i].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      ranks.push_back(gib_to_bytes(list[i].get<double>()));
-    }
+    for (double gib : en.numbers("available_kv_gib", 0, 16384, 4096, "figures (GiB per rank)"))
+      ranks.push_back(gib_to_bytes(gib));
     set_available_per_rank(d.plan, std::move(ranks));
-    check_available_per_rank(d.plan, source, at);
+    check_available_per_rank(d.plan, source, en.pointer("available_kv_gib"));
   } else if (auto a = en.opt_number("available_kv_gib", 0, 16384)) {
     d.plan.available_kv_bytes = gib_to_bytes(*a);
   }
@@ -221,27 +212,12 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Plan
 // TensorRT-LLM's keys: the backend, kv_cache_config.max_attention_window and max_tokens.
 void read_trtllm_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
   TrtllmOptions& o = p.trtllm;
-  if (auto b = en.opt_str("backend")) {
-    if (*b == "pytorch")
-      o.backend = TrtllmOptions::Backend::pytorch;
-    else if (*b == "tensorrt")
-      o.backend = TrtllmOptions::Backend::tensorrt;
-    else
-      throw Error(source, en.pointer("backend"),
-                  "expected pytorch or tensorrt, got \"" + *b + "\"");
-  }
-  if (en.has("max_attention_window")) {
-    const nlohmann::json& list = en.raw("max_attention_window");
-    const std::string at = en.pointer("max_attention_window");
-    if (!list.is_array() || list.empty() || list.size() > 4096)
-      throw Error(source, at, "expects 1 to 4096 windows (tokens), repeated over the layers");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_number_unsigned() || list[i].get<std::uint64_t>() == 0 ||
-          list[i].get<std::uint64_t>() > (std::uint64_t{1} << 40))
-        throw Error(source, at + "/" + std::to_string(i), "expects a window of 1 to 2^40 tokens");
-      o.max_attention_window.push_back(list[i].get<std::uint64_t>());
-    }
-  }
+  if (auto b = en.opt_str("backend"))
+    o.backend = parse_trtllm_backend(*b, source, en.pointer("backend"));
+  // Windows in tokens, repeated over the layers as TensorRT-LLM repeats them.
+  if (en.has("max_attention_window"))
+    o.max_attention_window = en.uints("max_attention_window", 1, std::uint64_t{1} << 40, 4096,
+                                      "windows (tokens, repeated over the layers)");
   if (auto t = en.opt_uint("max_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
 }
 
@@ -1064,6 +1040,34 @@ VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const s
   if (v == "align") return VllmOptions::MambaCacheMode::align;
   if (v == "all") return VllmOptions::MambaCacheMode::all;
   throw Error(source, field, "expected none, align or all, got \"" + v + "\"");
+}
+
+const char* mamba_cache_mode_name(VllmOptions::MambaCacheMode m) {
+  switch (m) {
+    case VllmOptions::MambaCacheMode::align:
+      return "align";
+    case VllmOptions::MambaCacheMode::all:
+      return "all";
+    case VllmOptions::MambaCacheMode::none:
+      break;
+  }
+  return "none";
+}
+
+// trtllm-serve --backend: ChoiceWithAlias(["pytorch", "tensorrt", "_autodeploy"],
+// {"trt": "tensorrt"}) in NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py (main, 2026).
+// _autodeploy runs on the PyTorch runtime's KV cache manager and sizes as pytorch.
+TrtllmOptions::Backend parse_trtllm_backend(const std::string& v, const std::string& source,
+                                            const std::string& field) {
+  if (v == "pytorch" || v == "_autodeploy") return TrtllmOptions::Backend::pytorch;
+  if (v == "tensorrt" || v == "trt") return TrtllmOptions::Backend::tensorrt;
+  throw Error(source, field,
+              "unknown TensorRT-LLM backend \"" + v +
+                  "\" (expected pytorch, tensorrt, trt or _autodeploy)");
+}
+
+const char* trtllm_backend_name(TrtllmOptions::Backend b) {
+  return b == TrtllmOptions::Backend::tensorrt ? "tensorrt" : "pytorch";
 }
 
 Slo parse_slo_spec(const std::string& spec, const std::string& source) {

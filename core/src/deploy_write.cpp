@@ -15,18 +15,6 @@ constexpr double kGiB = 1073741824.0;
 // floor(gib · 2^30) gives the same bytes back.
 double to_gib(std::uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 
-const char* mamba_cache_mode_name(VllmOptions::MambaCacheMode m) {
-  switch (m) {
-    case VllmOptions::MambaCacheMode::align:
-      return "align";
-    case VllmOptions::MambaCacheMode::all:
-      return "all";
-    case VllmOptions::MambaCacheMode::none:
-      break;
-  }
-  return "none";
-}
-
 // The price a preset GPU has without the file saying one (0 for a custom GPU or an unknown id).
 double preset_price(const GpuSpec& gpu) {
   if (gpu.id == "custom") return 0;
@@ -91,13 +79,13 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
     en["mamba_full_memory_ratio"] = s.mamba_full_memory_ratio_ppm / 1e6;
   if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
   const TrtllmOptions& t = p.trtllm;
-  if (t.backend == TrtllmOptions::Backend::tensorrt) en["backend"] = "tensorrt";
+  if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;
   // The pool's token cap under the engine's own key (SGLang max_total_tokens, TensorRT-LLM
   // max_tokens).
-  if (p.max_total_tokens)
-    for (const std::string& k : engine_rules(p).option_keys())
-      if (k == "max_total_tokens" || k == "max_tokens") en[k] = *p.max_total_tokens;
+  if (const std::string key = engine_rules(p).max_total_tokens_key();
+      p.max_total_tokens && !key.empty())
+    en[key] = *p.max_total_tokens;
 }
 
 nlohmann::ordered_json engine(const Deployment& d) {

@@ -13,6 +13,7 @@
 
 #include "engine_config_yaml.hpp"
 #include "kvplan/checked.hpp"
+#include "kvplan/deploy.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model_ref.hpp"
@@ -1458,18 +1459,8 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   p.max_total_tokens = a.max_total_tokens;
   if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;
   p.trtllm.max_attention_window = a.max_attention_window;
-  if (a.trtllm_backend) {
-    const std::string& b = *a.trtllm_backend;
-    if (b == "pytorch" || b == "_autodeploy")
-      p.trtllm.backend = TrtllmOptions::Backend::pytorch;
-    else if (b == "tensorrt" || b == "trt")
-      p.trtllm.backend = TrtllmOptions::Backend::tensorrt;
-    else
-      throw Error(source, "--backend",
-                  "unknown TensorRT-LLM backend \"" + b +
-                      "\" (expected pytorch, tensorrt, trt or "
-                      "_autodeploy)");
-  }
+  if (a.trtllm_backend)
+    p.trtllm.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
 }
 
 KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& model,

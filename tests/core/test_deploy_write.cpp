@@ -6,58 +6,13 @@
 #include <sstream>
 #include <string>
 
+#include "deployment_diff.hpp"
 #include "kvplan/deploy.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan {
 namespace {
-
-void expect_same(const Deployment& a, const Deployment& b) {
-  EXPECT_EQ(a.name, b.name);
-  EXPECT_EQ(a.model.id, b.model.id);
-  EXPECT_EQ(a.model.layers.size(), b.model.layers.size());
-  EXPECT_EQ(a.gpu.id, b.gpu.id);
-  EXPECT_EQ(a.gpu.memory_bytes, b.gpu.memory_bytes);
-  EXPECT_EQ(a.gpu.price_per_hour, b.gpu.price_per_hour);
-  const PlanInput &p = a.plan, &q = b.plan;
-  EXPECT_EQ(p.engine, q.engine);
-  EXPECT_EQ(p.vllm.rules, q.vllm.rules);
-  EXPECT_TRUE(p.format == q.format) << to_string(p.format) << " vs " << to_string(q.format);
-  EXPECT_EQ(to_string(p.policy), to_string(q.policy));
-  EXPECT_EQ(p.block_size, q.block_size);
-  EXPECT_EQ(p.tp, q.tp);
-  EXPECT_EQ(p.pp, q.pp);
-  EXPECT_EQ(p.gpus, q.gpus);
-  EXPECT_EQ(p.context, q.context);
-  EXPECT_EQ(p.concurrency, q.concurrency);
-  EXPECT_EQ(p.max_num_batched_tokens, q.max_num_batched_tokens);
-  EXPECT_EQ(p.draft_layers, q.draft_layers);
-  EXPECT_EQ(p.vllm.mamba_cache_mode, q.vllm.mamba_cache_mode);
-  EXPECT_EQ(p.vllm.dcp, q.vllm.dcp);
-  EXPECT_EQ(p.vllm.disable_hybrid_kv_cache_manager, q.vllm.disable_hybrid_kv_cache_manager);
-  EXPECT_EQ(p.vllm.num_speculative_tokens, q.vllm.num_speculative_tokens);
-  EXPECT_EQ(p.vllm.num_gpu_blocks_override, q.vllm.num_gpu_blocks_override);
-  EXPECT_EQ(p.sglang.swa_full_tokens_ratio_ppm, q.sglang.swa_full_tokens_ratio_ppm);
-  EXPECT_EQ(p.sglang.disable_hybrid_swa_memory, q.sglang.disable_hybrid_swa_memory);
-  EXPECT_EQ(p.sglang.mamba_full_memory_ratio_ppm, q.sglang.mamba_full_memory_ratio_ppm);
-  EXPECT_EQ(p.sglang.max_mamba_cache_size, q.sglang.max_mamba_cache_size);
-  EXPECT_EQ(p.trtllm.backend, q.trtllm.backend);
-  EXPECT_EQ(p.trtllm.max_attention_window, q.trtllm.max_attention_window);
-  EXPECT_EQ(p.max_total_tokens, q.max_total_tokens);
-  EXPECT_EQ(p.gpu_memory_bytes, q.gpu_memory_bytes);
-  EXPECT_EQ(p.memory_fraction_ppm, q.memory_fraction_ppm);
-  EXPECT_EQ(p.weight_dtype, q.weight_dtype);
-  EXPECT_EQ(p.reserve_bytes, q.reserve_bytes);
-  EXPECT_EQ(p.available_kv_bytes, q.available_kv_bytes);
-  EXPECT_EQ(a.max_num_seqs, b.max_num_seqs);
-  EXPECT_EQ(a.cuda_graphs, b.cuda_graphs);
-  EXPECT_EQ(a.slo.context, b.slo.context);
-  EXPECT_EQ(a.slo.concurrency, b.slo.concurrency);
-  EXPECT_EQ(a.slo.mean_context, b.slo.mean_context);
-  EXPECT_EQ(a.slo.min_kv_cache_tokens, b.slo.min_kv_cache_tokens);
-  EXPECT_EQ(a.slo.max_cost_per_hour, b.slo.max_cost_per_hour);
-}
 
 // Parses `text`, writes it, parses the result and compares; returns the written text.
 std::string round_trip(const std::string& text) {
@@ -71,7 +26,7 @@ std::string round_trip(const std::string& text) {
     ADD_FAILURE() << "to_json wrote a file core refuses: " << e.what();
     return out;
   }
-  expect_same(d, back);
+  EXPECT_EQ(test::deployment_diff(d, back), "");
   // and the second write is the first: the file is a fixed point
   EXPECT_EQ(to_json(back), out);
   return out;
@@ -198,8 +153,12 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
                            "is a SGLang setting; engine vllm does not read it"},
                        Bad{"vllm", R"("max_tokens": 1000)",
                            "is a TensorRT-LLM setting; engine vllm does not read it"},
-                       Bad{"trtllm", R"("backend": "onnx")", "expected pytorch or tensorrt"},
-                       Bad{"trtllm", R"("max_attention_window": [0])", "a window of 1"}}) {
+                       Bad{"trtllm", R"("backend": "onnx")",
+                           "/engine/backend: unknown TensorRT-LLM backend \"onnx\""},
+                       Bad{"trtllm", R"("max_attention_window": [0])",
+                           "/engine/max_attention_window/0: must be between 1 and"},
+                       Bad{"trtllm", R"("max_attention_window": [])",
+                           "/engine/max_attention_window: expects a list of 1 to 4096"}}) {
     try {
       parse_deploy_json(std::string(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
         "hardware": {"gpu": "h100-sxm-80gb"},

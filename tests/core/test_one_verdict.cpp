@@ -64,17 +64,22 @@ DeploymentRequest as_command(const std::uint64_t context, std::optional<std::uin
   DeploymentRequest r;
   r.source = DeploymentRequest::Source::engine_command;
   r.command_engine = s.engine;
-  const bool sglang = s.engine == Engine::sglang;
-  r.command_line = sglang
-                       ? "python -m sglang.launch_server --model-path " + s.served +
-                             " --context-length " + std::to_string(context)
-                       : "vllm serve " + s.served + " --max-model-len " + std::to_string(context);
-  if (mnbt)
-    r.command_line += (sglang ? " --chunked-prefill-size " : " --max-num-batched-tokens ") +
-                      std::to_string(*mnbt);
-  if (seqs)
-    r.command_line +=
-        (sglang ? " --max-running-requests " : " --max-num-seqs ") + std::to_string(*seqs);
+  // Each engine's own spelling of the three settings (SettingsFields in engines/).
+  const SettingsFields flag = engine_rules(s.engine).settings_flag_names();
+  switch (s.engine) {
+    case Engine::sglang:
+      r.command_line = "python -m sglang.launch_server --model-path " + s.served;
+      break;
+    case Engine::trtllm:
+      r.command_line = "trtllm-serve " + s.served;
+      break;
+    case Engine::vllm:
+      r.command_line = "vllm serve " + s.served;
+      break;
+  }
+  r.command_line += " " + flag.max_model_len + " " + std::to_string(context);
+  if (mnbt) r.command_line += " " + flag.max_num_batched_tokens + " " + std::to_string(*mnbt);
+  if (seqs) r.command_line += " " + flag.max_num_seqs + " " + std::to_string(*seqs);
   r.gpu = s.gpu;
   return r;
 }
@@ -323,6 +328,68 @@ TEST(OneVerdict, AnSglangDeploymentHasTheSameNumbersOnEveryPath) {
   expect_same_capacity(all);
   // A stated chunk reaches every path the same way too.
   expect_same_capacity(resolve_all(8192, 4096, std::nullopt, qwen));
+}
+
+TEST(OneVerdict, ATensorRtLlmDeploymentHasTheSameNumbersOnEveryPath) {
+  // Llama 3.1 8B under TensorRT-LLM's PyTorch backend on one H100: flags, `trtllm-serve` (its
+  // --max_seq_len / --max_num_tokens / --max_batch_size), a deployment file and the form take
+  // trtllm-serve's defaults (free_gpu_memory_fraction 0.9 of what the weights leave, 8192 batched
+  // tokens: engines/trtllm.cpp) the same way, so they plan the same pool.
+  const Stated llama{.engine = Engine::trtllm};
+  const auto all = resolve_all(8192, std::nullopt, std::nullopt, llama);
+  ASSERT_EQ(all.size(), 4u);
+  for (const auto& d : all) EXPECT_EQ(d.deploy.plan.engine, Engine::trtllm) << d.deploy.source;
+  expect_same_capacity(all);
+  // Stated batched tokens and batch size reach every path the same way.
+  const auto stated = resolve_all(8192, 4096, 64, llama);
+  expect_same_capacity(stated);
+  for (const auto& d : stated) {
+    EXPECT_EQ(d.deploy.plan.max_num_batched_tokens, 4096u) << d.deploy.source;
+    EXPECT_EQ(d.deploy.max_num_seqs, std::optional<std::uint64_t>(64)) << d.deploy.source;
+  }
+}
+
+TEST(OneVerdict, TensorRtLlmBackendNamesMeanTheSameInAFileAndOnItsCommandLine) {
+  // trtllm-serve --backend takes pytorch, tensorrt, _autodeploy and the alias trt
+  // (tensorrt_llm/commands/serve.py, ChoiceWithAlias); the file's "backend" reads the same names.
+  // The TensorRT engine's KV blocks hold 64 tokens, the PyTorch runtime's 32 (engines/trtllm.cpp).
+  const Stated llama{.engine = Engine::trtllm};
+  for (const auto& [name, block] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"pytorch", 32}, {"_autodeploy", 32}, {"tensorrt", 64}, {"trt", 64}}) {
+    DeploymentRequest cmd = as_command(8192, std::nullopt, std::nullopt, llama);
+    cmd.command_line += " --backend " + name;
+    std::string text = as_file_text(8192, std::nullopt, std::nullopt, llama);
+    const std::string at = R"("max_model_len": 8192)";
+    text.replace(text.find(at), at.size(), at + R"(, "backend": ")" + name + "\"");
+    const TempDeployFile f(text);
+    DeploymentRequest file;
+    file.source = DeploymentRequest::Source::deploy_file;
+    file.path = f.path;
+    DeploymentRequest flags = as_flags(8192, std::nullopt, std::nullopt, llama);
+    flags.engine_options = {"backend=" + name};
+    const std::vector<ResolvedDeployment> all = {resolve(cmd), resolve(file), resolve(flags)};
+    for (const auto& d : all)
+      EXPECT_EQ(plan_capacity(d.deploy.model, d.deploy.plan, d.deploy.source).block_size, block)
+          << name << " " << d.deploy.source;
+    expect_same_capacity(all);
+  }
+  // A name trtllm-serve does not take is refused by both readers, naming the field.
+  for (const std::string bad : {"\"cpp\"", "\"TRT\""}) {
+    std::string text = as_file_text(8192, std::nullopt, std::nullopt, llama);
+    const std::string at = R"("max_model_len": 8192)";
+    text.replace(text.find(at), at.size(), at + R"(, "backend": )" + bad);
+    const TempDeployFile f(text);
+    DeploymentRequest file;
+    file.source = DeploymentRequest::Source::deploy_file;
+    file.path = f.path;
+    try {
+      resolve(file);
+      ADD_FAILURE() << bad << " resolved";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("/engine/backend"), std::string::npos) << e.what();
+      EXPECT_EQ(e.exit_code(), 2);
+    }
+  }
 }
 
 // A directory holding a model's config.json, removed when it goes out of scope.

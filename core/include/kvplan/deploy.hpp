@@ -112,6 +112,13 @@ void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
 // vLLM's mamba_cache_mode names: none, align, all. Throws Error(source, field).
 VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
                                                    const std::string& field);
+const char* mamba_cache_mode_name(VllmOptions::MambaCacheMode m);  // the name parse reads back
+
+// TensorRT-LLM's backend names: pytorch, tensorrt, trt (= tensorrt), _autodeploy (= pytorch).
+// The same reader for trtllm-serve --backend and the deployment file. Throws Error(source, field).
+TrtllmOptions::Backend parse_trtllm_backend(const std::string& v, const std::string& source,
+                                            const std::string& field);
+const char* trtllm_backend_name(TrtllmOptions::Backend b);  // pytorch or tensorrt
 
 struct CheckItem {
   std::string id;  // weights_fit, engine_starts, context, concurrency, max_num_seqs, host_memory...

@@ -125,6 +125,9 @@ class EngineRules {
   // The deployment file's "engine" keys only this engine reads (its PlanInput option group, and
   // max_total_tokens under its own name); another engine's is refused by name.
   virtual std::vector<std::string> option_keys() const = 0;
+  // The key among option_keys() that caps the KV pool in tokens (PlanInput::max_total_tokens);
+  // empty where the engine has none.
+  virtual std::string max_total_tokens_key() const { return {}; }
   virtual std::string memory_fraction_flag(std::uint32_t ppm) const = 0;  // in a fix
   virtual std::string kv_fp8_flag() const = 0;                            // in a fix
   virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set

@@ -116,6 +116,7 @@ class Sglang final : public EngineRules {
     return {"swa_full_tokens_ratio", "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
             "max_mamba_cache_size", "max_total_tokens"};
   }
+  std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   std::string memory_fraction_flag(std::uint32_t ppm) const override {
     return "--mem-fraction-static 0." + std::to_string(ppm / 10000);
   }

@@ -51,6 +51,7 @@ class Trtllm final : public EngineRules {
   std::vector<std::string> option_keys() const override {
     return {"backend", "max_attention_window", "max_tokens"};
   }
+  std::string max_total_tokens_key() const override { return "max_tokens"; }
   std::string memory_fraction_flag(std::uint32_t ppm) const override {
     return "free_gpu_memory_fraction 0." + std::to_string(ppm / 10000);
   }

@@ -1,4 +1,5 @@
 // The `vllm serve` line of a plan (flags as vllm/engine/arg_utils.py@99d7eb5d spells them).
+#include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
 #include "launch_line.hpp"
 #include "vllm.hpp"
@@ -32,8 +33,8 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
   const VllmOptions& o = in.vllm;
   if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);
   if (o.disable_hybrid_kv_cache_manager) s += " --disable-hybrid-kv-cache-manager";
-  if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::align) s += " --mamba-cache-mode align";
-  if (o.mamba_cache_mode == VllmOptions::MambaCacheMode::all) s += " --mamba-cache-mode all";
+  if (o.mamba_cache_mode != VllmOptions::MambaCacheMode::none)
+    s += std::string(" --mamba-cache-mode ") + mamba_cache_mode_name(o.mamba_cache_mode);
   if (o.num_gpu_blocks_override)
     s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
   return s;
