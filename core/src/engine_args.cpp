@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "engine_config_yaml.hpp"
+#include "engines/command_syntax.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_rules.hpp"
@@ -24,59 +25,8 @@ namespace kvplan {
 
 namespace {
 
-enum class Field {
-  model,
-  tp,
-  pp,
-  dp,
-  max_model_len,
-  max_num_seqs,
-  max_num_batched_tokens,
-  fraction,
-  block_size,
-  kv_cache_dtype,
-  dtype,
-  quantization,
-  kv_cache_memory_bytes,  // vLLM --kv-cache-memory-bytes: the KV memory per GPU, exact
-  num_gpu_blocks_override,
-  expert_parallel,        // vLLM --enable-expert-parallel
-  dp_attention,           // SGLang --enable-dp-attention
-  multi_value,            // a known flag taking one or more values (nargs="+"), no effect
-  not_modelled_multi,     // one or more values (nargs="+" / "*"), changes memory, not modelled
-  enforce_eager,          // vLLM --enforce-eager (CUDA graphs off)
-  mamba_cache_mode,       // vLLM --mamba-cache-mode
-  dcp,                    // vLLM --decode-context-parallel-size / -dcp
-  disable_hybrid_kv,      // vLLM --disable-hybrid-kv-cache-manager
-  speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)
-  hf_overrides,           // vLLM --hf-overrides JSON: config.json keys
-  rope_scaling,           // vLLM --rope-scaling JSON: the config's rope_scaling
-  speculative_algorithm,  // SGLang --speculative-algorithm
-  config_file,            // vLLM --config, trtllm-serve --extra_llm_api_options / --config
-  swa_ratio,              // SGLang --swa-full-tokens-ratio
-  disable_hybrid_swa,     // SGLang --disable-hybrid-swa-memory
-  mamba_ratio,            // SGLang --mamba-full-memory-ratio
-  max_mamba_cache_size,   // SGLang --max-mamba-cache-size
-  mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
-  max_total_tokens,       // SGLang --max-total-tokens
-  trtllm_backend,         // trtllm-serve --backend
-  trtllm_ep,              // trtllm-serve --ep_size: experts over the tp_size GPUs
-  trtllm_beam_width,      // trtllm-serve --max_beam_width: 1, or beams not modelled
-  kv_offloading_size,     // vLLM --kv-offloading-size (GiB)
-  kv_offloading_backend,  // vLLM --kv-offloading-backend native|lmcache
-  kv_transfer_config,     // vLLM --kv-transfer-config JSON (LMCache, OffloadingConnector)
-  hicache,                // SGLang --enable-hierarchical-cache
-  hicache_ratio,          // SGLang --hicache-ratio
-  hicache_size,           // SGLang --hicache-size (GB)
-  ignored_value,
-  ignored_bool,
-  not_modelled_value,
-  not_modelled_bool
-};
-
-struct FlagSpec {
-  const char* name;
-  Field field;
-};
+using detail::Field;
+using detail::FlagSpec;
 
 // An argv word argparse reads as an option rather than a value: "-" or "--" then a letter
 // ("--tp", "-dcp"), not a negative number ("-1", "-0.5").
@@ -84,198 +34,6 @@ bool looks_like_flag(const std::string& w) {
   if (w.size() < 2 || w[0] != '-') return false;
   const char c = w[1] == '-' ? (w.size() > 2 ? w[2] : '\0') : w[1];
   return std::isalpha(static_cast<unsigned char>(c)) != 0;
-}
-
-// Flags as of vLLM 0.10 (`vllm serve --help`) and SGLang 0.4/0.5 (server_args.py).
-const std::vector<FlagSpec>& vllm_flags() {
-  static const std::vector<FlagSpec> f = {
-      {"--model", Field::model},
-      {"--tensor-parallel-size", Field::tp},
-      {"-tp", Field::tp},
-      {"--pipeline-parallel-size", Field::pp},
-      {"-pp", Field::pp},
-      {"--data-parallel-size", Field::dp},
-      {"-dp", Field::dp},
-      {"--max-model-len", Field::max_model_len},
-      {"--max-num-seqs", Field::max_num_seqs},
-      {"--max-num-batched-tokens", Field::max_num_batched_tokens},
-      {"--gpu-memory-utilization", Field::fraction},
-      {"--block-size", Field::block_size},
-      {"--kv-cache-dtype", Field::kv_cache_dtype},
-      {"--dtype", Field::dtype},
-      {"--quantization", Field::quantization},
-      {"-q", Field::quantization},
-      {"--num-gpu-blocks-override", Field::num_gpu_blocks_override},
-      {"--kv-cache-memory", Field::kv_cache_memory_bytes},
-      {"--kv-cache-memory-bytes", Field::kv_cache_memory_bytes},
-      {"--enable-expert-parallel", Field::expert_parallel},
-      {"-ep", Field::expert_parallel},
-      {"--served-model-name", Field::multi_value},
-      {"--lora-modules", Field::not_modelled_multi},  // nargs="+"
-      {"--cuda-graph-sizes", Field::multi_value},
-      {"--allowed-origins", Field::multi_value},
-      {"--middleware", Field::multi_value},
-      {"--enable-lora", Field::not_modelled_bool},
-      {"--max-loras", Field::not_modelled_value},
-      {"--max-lora-rank", Field::not_modelled_value},
-      {"--max-cpu-loras", Field::not_modelled_value},
-      {"--config", Field::config_file},
-      {"--mamba-cache-dtype", Field::not_modelled_value},
-      {"--mamba-ssm-cache-dtype", Field::not_modelled_value},
-      // Both in vllm/engine/arg_utils.py @ 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b (the
-      // ParallelConfig and SchedulerConfig argument groups).
-      {"--disable-hybrid-kv-cache-manager", Field::disable_hybrid_kv},
-      {"--decode-context-parallel-size", Field::dcp},
-      {"-dcp", Field::dcp},
-      {"--speculative-config", Field::speculative_config},
-      {"--hf-overrides", Field::hf_overrides},
-      {"--rope-scaling", Field::rope_scaling},
-      {"--cpu-offload-gb", Field::not_modelled_value},
-      // The KV tiers beyond the GPU (kv_tiers.hpp): vllm/config/cache.py @ 002f10e0
-      // (kv_offloading_size, kv_offloading_backend), vllm/config/kv_transfer.py.
-      {"--kv-offloading-size", Field::kv_offloading_size},
-      {"--kv-offloading-backend", Field::kv_offloading_backend},
-      {"--kv-transfer-config", Field::kv_transfer_config},
-      {"--swap-space", Field::ignored_value},
-      {"--host", Field::ignored_value},
-      {"--port", Field::ignored_value},
-      {"--api-key", Field::ignored_value},
-      {"--seed", Field::ignored_value},
-      {"--download-dir", Field::ignored_value},
-      {"--tokenizer", Field::ignored_value},
-      {"--revision", Field::ignored_value},
-      {"--max-logprobs", Field::ignored_value},
-      {"--uvicorn-log-level", Field::ignored_value},
-      {"--chat-template", Field::ignored_value},
-      {"--tool-call-parser", Field::ignored_value},
-      {"--load-format", Field::ignored_value},
-      {"--distributed-executor-backend", Field::ignored_value},
-      {"--trust-remote-code", Field::ignored_bool},
-      {"--enable-prefix-caching", Field::ignored_bool},
-      {"--no-enable-prefix-caching", Field::ignored_bool},
-      {"--disable-log-requests", Field::ignored_bool},
-      {"--disable-log-stats", Field::ignored_bool},
-      {"--enable-chunked-prefill", Field::ignored_bool},
-      {"--enable-auto-tool-choice", Field::ignored_bool},
-      {"--enforce-eager", Field::enforce_eager},
-      {"--mamba-cache-mode", Field::mamba_cache_mode},
-  };
-  return f;
-}
-
-const std::vector<FlagSpec>& sglang_flags() {
-  static const std::vector<FlagSpec> f = {
-      {"--model-path", Field::model},
-      {"--model", Field::model},
-      {"--tp-size", Field::tp},
-      {"--tp", Field::tp},
-      {"--pp-size", Field::pp},
-      {"--dp-size", Field::dp},
-      {"--dp", Field::dp},
-      {"--context-length", Field::max_model_len},
-      {"--max-running-requests", Field::max_num_seqs},
-      {"--chunked-prefill-size", Field::max_num_batched_tokens},
-      {"--mem-fraction-static", Field::fraction},
-      {"--page-size", Field::block_size},
-      // HiCache (python/sglang/srt/arg_groups/fields/memory.py @ 09eaaf15, class Memory).
-      {"--enable-hierarchical-cache", Field::hicache},
-      {"--hicache-ratio", Field::hicache_ratio},
-      {"--hicache-size", Field::hicache_size},
-      {"--hicache-write-policy", Field::ignored_value},
-      {"--hicache-io-backend", Field::ignored_value},
-      {"--hicache-mem-layout", Field::ignored_value},
-      {"--hicache-host-memory-mode", Field::not_modelled_value},
-      {"--hicache-storage-backend", Field::not_modelled_value},
-      {"--kv-cache-dtype", Field::kv_cache_dtype},
-      {"--dtype", Field::dtype},
-      {"--quantization", Field::quantization},
-      {"--max-total-tokens", Field::max_total_tokens},
-      {"--speculative-algorithm", Field::speculative_algorithm},
-      {"--host", Field::ignored_value},
-      {"--port", Field::ignored_value},
-      {"--served-model-name", Field::ignored_value},
-      {"--api-key", Field::ignored_value},
-      {"--tokenizer-path", Field::ignored_value},
-      {"--random-seed", Field::ignored_value},
-      {"--log-level", Field::ignored_value},
-      {"--attention-backend", Field::ignored_value},
-      {"--cuda-graph-max-bs", Field::not_modelled_value},
-      {"--chat-template", Field::ignored_value},
-      {"--load-format", Field::ignored_value},
-      {"--trust-remote-code", Field::ignored_bool},
-      {"--disable-radix-cache", Field::ignored_bool},
-      {"--enable-torch-compile", Field::ignored_bool},
-      {"--enable-dp-attention", Field::dp_attention},
-      {"--cuda-graph-bs", Field::multi_value},
-      // LoRA (server_args.py): adapters take memory beside the KV pool; --lora-paths and
-      // --lora-target-modules take several values (nargs="*").
-      {"--enable-lora", Field::not_modelled_bool},
-      {"--lora-paths", Field::not_modelled_multi},
-      {"--lora-target-modules", Field::not_modelled_multi},
-      {"--max-lora-rank", Field::not_modelled_value},
-      {"--max-loras-per-batch", Field::not_modelled_value},
-      {"--max-loaded-loras", Field::not_modelled_value},
-      {"--lora-backend", Field::ignored_value},
-      {"--max-mamba-cache-size", Field::max_mamba_cache_size},
-      {"--mamba-ssm-dtype", Field::mamba_ssm_dtype},
-      {"--swa-full-tokens-ratio", Field::swa_ratio},
-      {"--mamba-full-memory-ratio", Field::mamba_ratio},
-      {"--disable-hybrid-swa-memory", Field::disable_hybrid_swa},
-      {"--enable-ep-moe", Field::expert_parallel},
-      {"--disable-cuda-graph", Field::not_modelled_bool},
-  };
-  return f;
-}
-
-// trtllm-serve's options (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM
-// 00209af149e7774406881a37283dce303571eb11, click options; the names as written there use
-// underscores, and the dashed spellings are read too). Defaults (get_llm_args and BuildConfig,
-// tensorrt_llm/builder.py @ 008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc): --backend pytorch,
-// --max_batch_size 2048, --max_num_tokens 8192, --max_beam_width 1, --max_seq_len from the
-// model, --free_gpu_memory_fraction 0.9, --tp_size / --pp_size / --cp_size 1, --ep_size none.
-const std::vector<FlagSpec>& trtllm_flags() {
-  static const std::vector<FlagSpec> f = {
-      {"--backend", Field::trtllm_backend},
-      {"--tp-size", Field::tp},
-      {"--tensor-parallel-size", Field::tp},
-      {"--pp-size", Field::pp},
-      {"--pipeline-parallel-size", Field::pp},
-      {"--ep-size", Field::trtllm_ep},
-      {"--moe-expert-parallel-size", Field::trtllm_ep},
-      {"--cluster-size", Field::not_modelled_value},
-      {"--moe-cluster-parallel-size", Field::not_modelled_value},
-      {"--cp-size", Field::not_modelled_value},
-      {"--context-parallel-size", Field::not_modelled_value},
-      {"--max-batch-size", Field::max_num_seqs},
-      {"--max-num-tokens", Field::max_num_batched_tokens},
-      {"--max-seq-len", Field::max_model_len},
-      {"--max-beam-width", Field::trtllm_beam_width},
-      {"--kv-cache-free-gpu-memory-fraction", Field::fraction},
-      {"--free-gpu-memory-fraction", Field::fraction},
-      {"--extra-llm-api-options", Field::config_file},
-      {"--config", Field::config_file},
-      {"--gpus-per-node", Field::ignored_value},  // the node layout, not one GPU's memory
-      {"--tokenizer", Field::ignored_value},
-      {"--custom-tokenizer", Field::ignored_value},
-      {"--revision", Field::ignored_value},
-      {"--host", Field::ignored_value},
-      {"--port", Field::ignored_value},
-      {"--log-level", Field::ignored_value},
-      {"--num-postprocess-workers", Field::ignored_value},
-      {"--reasoning-parser", Field::ignored_value},
-      {"--tool-parser", Field::ignored_value},
-      {"--chat-template", Field::ignored_value},
-      {"--media-io-kwargs", Field::ignored_value},
-      {"--otlp-traces-endpoint", Field::ignored_value},
-      {"--metadata-server-config-file", Field::ignored_value},
-      {"--server-role", Field::ignored_value},
-      {"--disagg-cluster-uri", Field::ignored_value},
-      {"--custom-module-dirs", Field::ignored_value},
-      {"--trust-remote-code", Field::ignored_bool},
-      {"--enable-chunked-prefill", Field::ignored_bool},
-      {"--fail-fast-on-attention-window-too-large", Field::ignored_bool},
-  };
-  return f;
 }
 
 std::string weight_dtype_of(const std::string& dtype, const std::string& source,
@@ -525,8 +283,8 @@ std::uint32_t ratio_ppm(const std::string& value, const std::string& source,
 
 // vLLM --config FILE: the file's options go right after `serve MODEL` (or first), before the
 // command line's own flags, so that the command line wins (argparse keeps the last value).
-void splice_vllm_config(std::vector<std::string>& t, std::size_t first, const std::string& source,
-                        EngineArgs& a) {
+void splice_config_file(std::vector<std::string>& t, std::size_t first, const EngineRules& rules,
+                        const std::string& source, EngineArgs& a) {
   std::optional<std::size_t> at;
   std::string path;
   for (std::size_t k = first; k < t.size(); ++k) {
@@ -552,12 +310,12 @@ void splice_vllm_config(std::vector<std::string>& t, std::size_t first, const st
   for (const auto& key : lists) {
     std::string norm = "--" + key;
     std::replace(norm.begin() + 2, norm.end(), '_', '-');
-    const auto& specs = vllm_flags();
+    const auto& specs = *rules.command_syntax().flags;
     auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return norm == s.name; });
     if (it != specs.end() && it->field != Field::multi_value &&
         it->field != Field::not_modelled_multi)
       throw Error(path, key,
-                  "is a single value for vLLM (" + norm +
+                  "is a single value for " + rules.label() + " (" + norm +
                       "), got a list: argparse would refuse the extra items");
   }
   t.insert(t.begin() + static_cast<std::ptrdiff_t>(first), args.begin(), args.end());
@@ -694,8 +452,9 @@ void read_kv_transfer_config(const nlohmann::json& j, HostTierArgs& h, const std
   }
 }
 
-// What the command line and its LLM-API file say together about experts and beams.
-void finish_trtllm(EngineArgs& a, const std::string& source) {
+// What the command line and its LLM-API file say together about experts and beams (trtllm-serve's
+// --ep_size and --max_beam_width; no other engine's flags set them).
+void finish_experts_and_beams(EngineArgs& a, const std::string& source) {
   if (a.trtllm_ep) {
     // Mapping (tensorrt_llm/mapping.py @ cf44a1ccee7dd3381a7b4c49a8318c0c3ae4426b): moe_tp ×
     // moe_ep × moe_cluster = the MoE world of the tp_size GPUs, so each GPU holds 1 / tp_size of
@@ -721,10 +480,11 @@ struct CommandState {
 };
 
 // `docker run [options] IMAGE [args]` (or podman): `i` moves past the image, docker's -e
-// LMCACHE_* are read. True when the image is vLLM's, whose entrypoint is `vllm serve` (args:
-// MODEL and flags); an SGLang image runs the command that follows it.
-bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i, Engine engine,
-                     EngineArgs& a, const std::string& source) {
+// LMCACHE_* are read. True when the image is one whose entrypoint is the engine's server
+// (vLLM's: MODEL and flags follow); another image runs the command that follows it.
+bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i,
+                     const detail::CommandSyntax& syntax, EngineArgs& a,
+                     const std::string& source) {
   if (!(i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run"))
     return false;
   i += 2;
@@ -744,53 +504,50 @@ bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i, Engine e
   }
   if (i >= t.size()) throw Error(source, "", "docker run names no image");
   const std::string image = t[i++];
-  const bool vllm_image = image.find("vllm-openai") != std::string::npos ||
-                          image.find("vllm/vllm") != std::string::npos;
-  if (engine == Engine::vllm && !vllm_image && (i >= t.size() || t[i] != "vllm"))
-    throw Error(source, "", "docker image \"" + image + "\" is not vllm/vllm-openai");
-  return vllm_image;
+  const auto& images = syntax.server_images;
+  const bool server_image = std::any_of(images.begin(), images.end(), [&](const std::string& n) {
+    return image.find(n) != std::string::npos;
+  });
+  const bool runs_program =
+      i < t.size() && std::any_of(syntax.programs.begin(), syntax.programs.end(),
+                                  [&](const detail::EntryPoint& e) { return t[i] == e.program; });
+  if (!images.empty() && !server_image && !runs_program) {
+    std::string listed;
+    for (const std::string& n : images) listed += (listed.empty() ? "" : " or ") + n;
+    throw Error(source, "",
+                "docker image \"" + image + "\" is not " + listed + " and runs no " +
+                    syntax.programs.front().program);
+  }
+  return server_image;
 }
 
-// The engine's entry point (trtllm-serve [serve] MODEL, vllm serve MODEL, python -m MODULE,
-// sglang serve): `i` moves to the first flag; a positional model goes to `positional`.
-void read_entry_point(const std::vector<std::string>& t, std::size_t& i, Engine engine,
-                      bool docker_vllm, const std::string& line, const std::string& source,
-                      std::string& positional) {
-  const bool vllm = engine == Engine::vllm;
-  const std::string usage = vllm ? "expected \"vllm serve MODEL [flags]\" or \"python -m "
-                                   "vllm.entrypoints.openai.api_server --model MODEL [flags]\""
-                            : engine == Engine::trtllm
-                                ? "expected \"trtllm-serve MODEL [flags]\""
-                                : "expected \"python -m sglang.launch_server --model-path "
-                                  "MODEL [flags]\"";
+// The engine's entry point (python -m MODULE, one of syntax.programs, or a server image's
+// arguments): `i` moves to the first flag; a positional model goes to `positional`.
+void read_entry_point(const std::vector<std::string>& t, std::size_t& i,
+                      const detail::CommandSyntax& syntax, bool server_image,
+                      const std::string& line, const std::string& source, std::string& positional) {
+  const std::string got = syntax.usage + ", got \"" + line.substr(0, 80) + "\"";
   auto take_positional = [&] {
     if (i < t.size() && t[i][0] != '-') positional = t[i++];
   };
-  if (engine == Engine::trtllm) {
-    // trtllm-serve MODEL [options] (older builds), trtllm-serve serve MODEL [options] (newer).
-    if (i >= t.size() || !(t[i] == "trtllm-serve" || t[i].ends_with("/trtllm-serve")))
-      throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
-    ++i;
-    if (i < t.size() && t[i] == "serve") ++i;
-    take_positional();
-  } else if (i < t.size() &&
-             (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
-             i + 2 < t.size() && t[i + 1] == "-m") {
-    const std::string mod = t[i + 2];
-    if (vllm ? mod != "vllm.entrypoints.openai.api_server" : mod != "sglang.launch_server")
-      throw Error(source, "", "unexpected module \"" + mod + "\": " + usage);
+  if (!syntax.python_module.empty() && i + 2 < t.size() &&
+      (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
+      t[i + 1] == "-m") {
+    if (t[i + 2] != syntax.python_module)
+      throw Error(source, "", "unexpected module \"" + t[i + 2] + "\": " + syntax.usage);
     i += 3;
-  } else if (vllm && i + 1 < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")) &&
-             t[i + 1] == "serve") {
-    i += 2;
-    take_positional();
-  } else if (docker_vllm) {
-    take_positional();
-  } else if (!vllm && i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") {
-    i += 2;
-  } else {
-    throw Error(source, "", usage + ", got \"" + line.substr(0, 80) + "\"");
+    return;
   }
+  for (const detail::EntryPoint& e : syntax.programs) {
+    if (i >= t.size() || !detail::is_program(t[i], e.program)) continue;
+    const bool sub = !e.subcommand.empty() && i + 1 < t.size() && t[i + 1] == e.subcommand;
+    if (!e.subcommand.empty() && !sub && !e.subcommand_optional) continue;
+    i += sub ? 2 : 1;
+    if (e.positional_model) take_positional();
+    return;
+  }
+  if (!server_image) throw Error(source, "", got);
+  take_positional();  // the image's entrypoint is the server: MODEL and flags follow
 }
 
 // One option of the command line as argparse reads it: its name as written and normalized,
@@ -811,8 +568,9 @@ bool is_switch(Field f) {
 }
 
 // The option at t[i] (a flag word): `i` ends on its last word.
-FlagWord read_flag_word(const std::vector<std::string>& t, std::size_t& i, bool vllm,
-                        const std::vector<FlagSpec>& specs, const std::string& source) {
+FlagWord read_flag_word(const std::vector<std::string>& t, std::size_t& i,
+                        const detail::CommandSyntax& syntax, const std::string& source) {
+  const std::vector<FlagSpec>& specs = *syntax.flags;
   FlagWord w;
   w.flag = t[i];
   bool has_value = false;
@@ -825,10 +583,11 @@ FlagWord read_flag_word(const std::vector<std::string>& t, std::size_t& i, bool 
   w.norm = w.flag;
   std::replace(w.norm.begin() + std::min<std::size_t>(2, w.norm.size()), w.norm.end(), '_', '-');
   // vLLM's dotted sub-flags (--speculative-config.method mtp) set one key of a JSON flag.
-  if (vllm && w.norm.rfind("--speculative-config.", 0) == 0) {
-    w.sub_key = w.norm.substr(std::string("--speculative-config.").size());
+  if (const std::string& dotted = syntax.dotted_json_flag;
+      !dotted.empty() && w.norm.rfind(dotted + ".", 0) == 0) {
+    w.sub_key = w.norm.substr(dotted.size() + 1);
     std::replace(w.sub_key.begin(), w.sub_key.end(), '-', '_');
-    w.norm = "--speculative-config";
+    w.norm = dotted;
   }
   auto it = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return w.norm == s.name; });
   if (it != specs.end()) w.spec = &*it;
@@ -1171,16 +930,19 @@ bool apply_layout_flag(const FlagWord& w, EngineArgs& a, const std::string& sour
 }
 
 // The memory, the lengths and the dtypes: false when the flag is not one of them.
-bool apply_memory_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engine engine,
-                       const std::string& source) {
+bool apply_memory_flag(const FlagWord& w, EngineArgs& a, CommandState& st,
+                       const detail::CommandSyntax& syntax, const std::string& source) {
   const std::string& flag = w.flag;
   const std::string& value = w.value;
-  const bool vllm = engine == Engine::vllm;
+  const bool human_ints = syntax.human_readable_ints;
   auto uint = [&](std::uint64_t min, std::uint64_t max) {
     return detail::parse_uint(value, min, max, source, flag);
   };
   auto human = [&](std::uint64_t min, std::uint64_t max) {
     return parse_human_int(value, min, max, source, flag);
+  };
+  auto count = [&] {
+    return human_ints ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
   };
   switch (w.spec->field) {
     case Field::kv_cache_memory_bytes:
@@ -1192,11 +954,11 @@ bool apply_memory_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engin
     case Field::max_model_len:
       // vLLM's human_readable_int_or_auto (vllm/engine/arg_utils.py): 32k = 32,000, 32K =
       // 32,768, -1 or auto = fit the memory.
-      if (vllm && (value == "-1" || value == "auto")) {
+      if (human_ints && (value == "-1" || value == "auto")) {
         a.max_model_len.reset();
         a.max_model_len_auto = true;
       } else {
-        a.max_model_len = vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+        a.max_model_len = count();
         a.max_model_len_auto = false;
       }
       break;
@@ -1204,27 +966,27 @@ bool apply_memory_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engin
       a.max_num_seqs = uint(1, std::uint64_t{1} << 32);
       break;
     case Field::max_num_batched_tokens:
-      if (!vllm && value == "-1") {
+      if (syntax.batched_tokens_minus_one_off && value == "-1") {
         a.max_num_batched_tokens.reset();  // SGLang: chunked prefill off
         a.ignored.push_back(flag + " -1 (chunked prefill off)");
       } else {
-        a.max_num_batched_tokens =
-            vllm ? human(1, std::uint64_t{1} << 40) : uint(1, std::uint64_t{1} << 40);
+        a.max_num_batched_tokens = count();
       }
       break;
     case Field::fraction:
       a.memory_fraction_ppm = detail::parse_ppm(value, source, flag);
       break;
-    case Field::block_size:
+    case Field::block_size: {
       a.block_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
-      // vLLM's argparse choices, from CacheConfig.block_size: BlockSize = Literal[1, 8, 16,
-      // 32, 64, 128, 256] (https://github.com/vllm-project/vllm/blob/main/vllm/config/cache.py;
-      // older releases stop at 128, which kvplan does not tell apart).
-      if (vllm && !(*a.block_size == 1 || (*a.block_size >= 8 && *a.block_size <= 256 &&
-                                           (*a.block_size & (*a.block_size - 1)) == 0)))
-        throw Error(source, flag,
-                    "invalid choice " + value + " (vLLM accepts 1, 8, 16, 32, 64, 128, 256)");
+      const auto& choices = syntax.block_sizes;  // the engine's argparse choices, if any
+      if (!choices.empty() &&
+          std::find(choices.begin(), choices.end(), *a.block_size) == choices.end()) {
+        std::string listed;
+        for (std::uint32_t c : choices) listed += (listed.empty() ? "" : ", ") + std::to_string(c);
+        throw Error(source, flag, "invalid choice " + value + " (choose from " + listed + ")");
+      }
       break;
+    }
     case Field::kv_cache_dtype:
       a.kv_cache_dtype = value;
       break;
@@ -1302,12 +1064,10 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
 
 // Speculative decoding, config overrides and files, KV tiers beyond the GPU: false when the flag is
 // not one of them.
-bool apply_config_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engine engine,
-                       const std::string& source) {
+bool apply_config_flag(const FlagWord& w, EngineArgs& a, CommandState& st,
+                       const detail::CommandSyntax& syntax, const std::string& source) {
   const std::string& flag = w.flag;
   const std::string& value = w.value;
-  const bool vllm = engine == Engine::vllm;
-  const bool trtllm = engine == Engine::trtllm;
   auto uint = [&](std::uint64_t min, std::uint64_t max) {
     return detail::parse_uint(value, min, max, source, flag);
   };
@@ -1327,14 +1087,13 @@ bool apply_config_flag(const FlagWord& w, EngineArgs& a, CommandState& st, Engin
     case Field::config_file:
       // vLLM's --config was spliced in before this loop; trtllm-serve's YAML is applied after
       // it (the file's keys win). click keeps the last --extra_llm_api_options given.
-      if (vllm) {
+      if (syntax.config_files == detail::ConfigFiles::spliced_first) {
         // The command line's --config was spliced out above: this one came from the file, and
         // vLLM pulls options from the command line's file only (_pull_args_from_config).
         a.ignored.push_back(flag + " " + value + " (a config key inside the config file)");
         break;
       }
-      if (trtllm) a.config_files.clear();
-      a.config_files.push_back(value);
+      a.config_files = {value};
       break;
     case Field::kv_offloading_size:
       a.host_tiers.kv_offloading_gib = detail::parse_real(value, 0, 1 << 20, source, flag);
@@ -1400,31 +1159,30 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   std::size_t i = 0;
   for (; i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-'; ++i)  // env vars
     read_env_assignment(t[i], a.host_tiers, source);
-  const bool vllm = engine == Engine::vllm;
-  const bool trtllm = engine == Engine::trtllm;
-  const bool docker_vllm = skip_docker_run(t, i, engine, a, source);
-  read_entry_point(t, i, engine, docker_vllm, line, source, st.positional);
-  if (vllm) splice_vllm_config(t, i, source, a);
-  const auto& specs = vllm ? vllm_flags() : trtllm ? trtllm_flags() : sglang_flags();
+  const EngineRules& rules = engine_rules(engine);
+  const detail::CommandSyntax& syntax = rules.command_syntax();
+  const bool server_image = skip_docker_run(t, i, syntax, a, source);
+  read_entry_point(t, i, syntax, server_image, line, source, st.positional);
+  if (syntax.config_files == detail::ConfigFiles::spliced_first)
+    splice_config_file(t, i, rules, source, a);
   for (; i < t.size(); ++i) {
     if (t[i].empty() || t[i][0] != '-') {
       a.unknown.push_back(t[i]);  // a stray positional argument
       continue;
     }
-    const FlagWord w = read_flag_word(t, i, vllm, specs, source);
+    const FlagWord w = read_flag_word(t, i, syntax, source);
     if (!w.spec) {
       a.unknown.push_back(w.takes_value ? w.flag + " " + w.value : w.flag);
       continue;
     }
-    if (!apply_layout_flag(w, a, source) && !apply_memory_flag(w, a, st, engine, source) &&
-        !apply_pool_flag(w, a, source) && !apply_config_flag(w, a, st, engine, source) &&
+    if (!apply_layout_flag(w, a, source) && !apply_memory_flag(w, a, st, syntax, source) &&
+        !apply_pool_flag(w, a, source) && !apply_config_flag(w, a, st, syntax, source) &&
         !apply_listed_flag(w, a))
       throw Error(ErrorKind::internal, source, w.flag, "a known flag no rule reads");
   }
-  if (trtllm) {
+  if (syntax.config_files == detail::ConfigFiles::yaml_after_flags)
     for (const auto& f : a.config_files) apply_llm_api_yaml(f, a, st.dtype);
-    finish_trtllm(a, source);
-  }
+  finish_experts_and_beams(a, source);
   merge_config_overrides(st.hf_overrides, st.rope_scaling, a);
   // `vllm serve A --model B` serves A (the positional is the model_tag vLLM uses).
   if (!st.positional.empty()) {
@@ -1440,12 +1198,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   } else if (st.dtype && !st.dtype->empty()) {
     a.weight_dtype = *st.dtype;
   }
-  if (a.model.empty())
-    throw Error(source,
-                vllm     ? "--model"
-                : trtllm ? "MODEL"
-                         : "--model-path",
-                "the command line names no model");
+  if (a.model.empty()) throw Error(source, syntax.model_field, "the command line names no model");
   return a;
 }
 
@@ -1477,11 +1230,11 @@ KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& 
     f.dtype = KvDtype::bf16;
   } else if (d == "float16" || d == "fp16") {
     f.dtype = KvDtype::fp16;
-  } else if (engine == Engine::trtllm && (d == "nvfp4" || d == "fp8_ds_mla")) {
-    // KvCacheConfig.dtype (tensorrt_llm/llmapi/llm_args.py @ NVIDIA/TensorRT-LLM 00043967): auto,
-    // fp8, fp8_ds_mla (sparse MLA's packed cache) or nvfp4; the last two are not modelled.
+  } else if (const EngineRules& rules = engine_rules(engine);
+             std::ranges::find(rules.unmodelled_kv_dtypes(), d) !=
+             rules.unmodelled_kv_dtypes().end()) {
     throw Error(source, field,
-                "TensorRT-LLM's " + d +
+                rules.label() + "'s " + d +
                     " KV cache is not modelled by kvplan (use auto or fp8, or a deployment file "
                     "with compression.kv_format)");
   } else {
@@ -1523,8 +1276,7 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
   const bool mtp = m == "mtp" || m.ends_with("_mtp") || m == "nextn";
   if (mtp) {
     if (model.mtp_layers == 0)
-      throw Error(a.engine == Engine::vllm ? "--speculative-config" : "--speculative-algorithm",
-                  "method",
+      throw Error(engine_rules(a.engine).command_syntax().speculative_field, "method",
                   "MTP speculative decoding, but " + model.id +
                       " ships no MTP layers (num_nextn_predict_layers)");
     say(std::to_string(model.mtp_layers) + " MTP layer(s) of the checkpoint hold a cache");

@@ -12,9 +12,11 @@
 #include <set>
 
 #include "engine_config_yaml.hpp"
+#include "engines/command_syntax.hpp"
 #include "json_read.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/text_safe.hpp"
@@ -252,23 +254,14 @@ std::string base_name(const std::string& w) {
   return slash == std::string::npos ? w : w.substr(slash + 1);
 }
 
-// The engine an argument vector runs, as parse_engine_command reads it: "vllm serve",
-// "python -m vllm.entrypoints.openai.api_server", "python -m sglang.launch_server",
-// "sglang serve", "trtllm-serve"; after leading VAR=value words, `exec` and `env`.
+// The engine an argument vector runs, as parse_engine_command reads it (each engine's entry
+// points: engines/command_syntax.hpp); after leading VAR=value words, `exec` and `env`.
 std::optional<EngineAt> find_engine(const std::vector<std::string>& argv) {
   std::size_t i = 0;
   while (i < argv.size() && (is_assignment(argv[i]) || argv[i] == "exec" || argv[i] == "env")) ++i;
-  if (i >= argv.size()) return std::nullopt;
-  const std::string b = base_name(argv[i]);
-  if (b == "vllm" && i + 1 < argv.size() && argv[i + 1] == "serve")
-    return EngineAt{Engine::vllm, i};
-  if (b == "trtllm-serve") return EngineAt{Engine::trtllm, i};
-  if (b == "sglang" && i + 1 < argv.size() && argv[i + 1] == "serve")
-    return EngineAt{Engine::sglang, i};
-  if (b.rfind("python", 0) == 0 && i + 2 < argv.size() && argv[i + 1] == "-m") {
-    if (argv[i + 2] == "vllm.entrypoints.openai.api_server") return EngineAt{Engine::vllm, i};
-    if (argv[i + 2] == "sglang.launch_server") return EngineAt{Engine::sglang, i};
-  }
+  for (const EngineRules* rules : all_engine_rules())
+    if (detail::starts_engine(rules->command_syntax(), argv, i))
+      return EngineAt{rules->engine(), i};
   return std::nullopt;
 }
 

@@ -79,6 +79,39 @@ TEST(EngineCmdlines, DockerRunAndEnvironmentPrefixes) {
   EXPECT_EQ(b.tp.value_or(0), 2u);
 }
 
+TEST(EngineCmdlines, DockerImagesRunTheirEntrypointOrTheCommandAfterThem) {
+  // Another image running `vllm serve` reads as vllm serve (MODEL positional).
+  const auto a = vllm("docker run --rm my/image:1 vllm serve Qwen/Qwen3-8B --max-model-len 4096");
+  EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(a.max_model_len.value_or(0), 4096u);
+  // An image that is not vLLM's and runs no vllm: refused, naming the image.
+  try {
+    vllm("docker run --rm my/image:1 --model Qwen/Qwen3-8B");
+    ADD_FAILURE() << "a foreign image was read as vLLM's";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("docker image \"my/image:1\" is not"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+  // SGLang's image runs the command that follows it; trtllm-serve's and `sglang serve` too.
+  const auto s = sglang(
+      "docker run --gpus all lmsysorg/sglang:latest sglang serve --model-path "
+      "Qwen/Qwen3-8B --tp 2");
+  EXPECT_EQ(s.model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(s.tp.value_or(0), 2u);
+  const auto t = parse_engine_command(
+      Engine::trtllm, "/usr/local/bin/trtllm-serve serve Qwen/Qwen3-8B --tp_size 2", "cmd");
+  EXPECT_EQ(t.model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(t.tp.value_or(0), 2u);
+  // A module the engine does not start from is named.
+  try {
+    sglang("python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B");
+    ADD_FAILURE() << "vLLM's module read as SGLang's";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unexpected module"), std::string::npos) << e.what();
+  }
+}
+
 TEST(EngineCmdlines, SglangDpAttentionSplitsTheTpGroup) {
   // --tp 8 --dp 8 --enable-dp-attention runs on 8 GPUs: 8 attention groups of TP 1.
   const auto gpu = load_gpu("h200-141gb");

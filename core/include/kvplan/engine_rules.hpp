@@ -30,6 +30,7 @@ namespace kvplan {
 namespace detail {
 struct PlanEval;
 struct PlanStage;
+struct CommandSyntax;
 }  // namespace detail
 
 // The scheduler settings an engine checks when it starts, before any memory is allocated.
@@ -121,7 +122,10 @@ class EngineRules {
   // How the engine spells things.
   virtual ShapeFields flag_names() const = 0;              // --tensor-parallel-size, --tp, ...
   virtual SettingsFields settings_flag_names() const = 0;  // --max-num-seqs, ...
-  virtual const char* memory_fraction_key() const = 0;     // the deployment file's key
+  // How its launch command is read: entry points, flags, number syntax (core/src/engines/
+  // command_syntax.hpp; the reader is parse_engine_command).
+  virtual const detail::CommandSyntax& command_syntax() const = 0;
+  virtual const char* memory_fraction_key() const = 0;  // the deployment file's key
   // The deployment file's "engine" keys only this engine reads (its PlanInput option group, and
   // max_total_tokens under its own name); another engine's is refused by name.
   virtual std::vector<std::string> option_keys() const = 0;
@@ -131,6 +135,11 @@ class EngineRules {
   virtual std::string memory_fraction_flag(std::uint32_t ppm) const = 0;  // in a fix
   virtual std::string kv_fp8_flag() const = 0;                            // in a fix
   virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set
+  // KV cache dtypes the engine takes that kvplan does not model (refused by name, not as unknown).
+  virtual const std::vector<std::string>& unmodelled_kv_dtypes() const {
+    static const std::vector<std::string> none;
+    return none;
+  }
   // Its budget rule in one line, for reports ("vLLM V1: available = total x ...").
   virtual std::string budget_formula() const = 0;
   // Whether the fraction applies to what is free after weights and the reserve (TensorRT-LLM)

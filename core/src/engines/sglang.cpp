@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../planner_eval.hpp"
+#include "command_syntax.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "launch_line.hpp"
@@ -105,6 +106,9 @@ class Sglang final : public EngineRules {
             .context = "--context-length",
             .concurrency = "--max-running-requests",
             .draft_layers = "--speculative-algorithm"};
+  }
+  const detail::CommandSyntax& command_syntax() const override {
+    return detail::sglang_command_syntax();
   }
   SettingsFields settings_flag_names() const override {
     return {.max_model_len = "--context-length",

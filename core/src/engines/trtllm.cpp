@@ -1,5 +1,6 @@
 // TensorRT-LLM's rules (trtllm-serve and the LLM API; docs/deploy.md names the commits read).
 #include "../planner_eval.hpp"
+#include "command_syntax.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 
@@ -42,6 +43,9 @@ class Trtllm final : public EngineRules {
             .concurrency = "--max_batch_size",
             .draft_layers = "speculative_config"};
   }
+  const detail::CommandSyntax& command_syntax() const override {
+    return detail::trtllm_command_syntax();
+  }
   SettingsFields settings_flag_names() const override {
     return {.max_model_len = "--max_seq_len",
             .max_num_seqs = "--max_batch_size",
@@ -57,6 +61,12 @@ class Trtllm final : public EngineRules {
   }
   std::string kv_fp8_flag() const override { return "kv_cache_dtype fp8"; }
   std::string kv_dtype_field() const override { return "kv_cache_config.dtype"; }
+  // KvCacheConfig.dtype (tensorrt_llm/llmapi/llm_args.py @ NVIDIA/TensorRT-LLM 00043967): auto,
+  // fp8, fp8_ds_mla (sparse MLA's packed cache) or nvfp4; the last two are not modelled.
+  const std::vector<std::string>& unmodelled_kv_dtypes() const override {
+    static const std::vector<std::string> d = {"nvfp4", "fp8_ds_mla"};
+    return d;
+  }
   std::string budget_formula() const override {
     return "TensorRT-LLM: available = (total - weights - reserve) x free_gpu_memory_fraction; "
            "blocks of tokens_per_block";

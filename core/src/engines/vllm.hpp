@@ -1,6 +1,7 @@
 // vLLM's rules (current source), and the base of its older versions' rule sets.
 #pragma once
 
+#include "command_syntax.hpp"
 #include "kvplan/engine_rules.hpp"
 
 namespace kvplan::engines {
@@ -35,6 +36,9 @@ class Vllm : public EngineRules {
   virtual std::string graphs_how() const;
   ShapeFields flag_names() const override;
   SettingsFields settings_flag_names() const override;
+  const detail::CommandSyntax& command_syntax() const override {
+    return detail::vllm_command_syntax();
+  }
   const char* memory_fraction_key() const override { return "gpu_memory_utilization"; }
   // vllm_launch.cpp
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,

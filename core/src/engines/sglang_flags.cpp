@@ -1,0 +1,90 @@
+// How `python -m sglang.launch_server` is read: its flags (python/sglang/srt/server_args.py, SGLang
+// 0.4/0.5) and entry points.
+#include "command_syntax.hpp"
+
+namespace kvplan::detail {
+namespace {
+
+// Flags as of SGLang 0.4/0.5 (server_args.py).
+const std::vector<FlagSpec>& sglang_flags() {
+  static const std::vector<FlagSpec> f = {
+      {"--model-path", Field::model},
+      {"--model", Field::model},
+      {"--tp-size", Field::tp},
+      {"--tp", Field::tp},
+      {"--pp-size", Field::pp},
+      {"--dp-size", Field::dp},
+      {"--dp", Field::dp},
+      {"--context-length", Field::max_model_len},
+      {"--max-running-requests", Field::max_num_seqs},
+      {"--chunked-prefill-size", Field::max_num_batched_tokens},
+      {"--mem-fraction-static", Field::fraction},
+      {"--page-size", Field::block_size},
+      // HiCache (python/sglang/srt/arg_groups/fields/memory.py @ 09eaaf15, class Memory).
+      {"--enable-hierarchical-cache", Field::hicache},
+      {"--hicache-ratio", Field::hicache_ratio},
+      {"--hicache-size", Field::hicache_size},
+      {"--hicache-write-policy", Field::ignored_value},
+      {"--hicache-io-backend", Field::ignored_value},
+      {"--hicache-mem-layout", Field::ignored_value},
+      {"--hicache-host-memory-mode", Field::not_modelled_value},
+      {"--hicache-storage-backend", Field::not_modelled_value},
+      {"--kv-cache-dtype", Field::kv_cache_dtype},
+      {"--dtype", Field::dtype},
+      {"--quantization", Field::quantization},
+      {"--max-total-tokens", Field::max_total_tokens},
+      {"--speculative-algorithm", Field::speculative_algorithm},
+      {"--host", Field::ignored_value},
+      {"--port", Field::ignored_value},
+      {"--served-model-name", Field::ignored_value},
+      {"--api-key", Field::ignored_value},
+      {"--tokenizer-path", Field::ignored_value},
+      {"--random-seed", Field::ignored_value},
+      {"--log-level", Field::ignored_value},
+      {"--attention-backend", Field::ignored_value},
+      {"--cuda-graph-max-bs", Field::not_modelled_value},
+      {"--chat-template", Field::ignored_value},
+      {"--load-format", Field::ignored_value},
+      {"--trust-remote-code", Field::ignored_bool},
+      {"--disable-radix-cache", Field::ignored_bool},
+      {"--enable-torch-compile", Field::ignored_bool},
+      {"--enable-dp-attention", Field::dp_attention},
+      {"--cuda-graph-bs", Field::multi_value},
+      // LoRA (server_args.py): adapters take memory beside the KV pool; --lora-paths and
+      // --lora-target-modules take several values (nargs="*").
+      {"--enable-lora", Field::not_modelled_bool},
+      {"--lora-paths", Field::not_modelled_multi},
+      {"--lora-target-modules", Field::not_modelled_multi},
+      {"--max-lora-rank", Field::not_modelled_value},
+      {"--max-loras-per-batch", Field::not_modelled_value},
+      {"--max-loaded-loras", Field::not_modelled_value},
+      {"--lora-backend", Field::ignored_value},
+      {"--max-mamba-cache-size", Field::max_mamba_cache_size},
+      {"--mamba-ssm-dtype", Field::mamba_ssm_dtype},
+      {"--swa-full-tokens-ratio", Field::swa_ratio},
+      {"--mamba-full-memory-ratio", Field::mamba_ratio},
+      {"--disable-hybrid-swa-memory", Field::disable_hybrid_swa},
+      {"--enable-ep-moe", Field::expert_parallel},
+      {"--disable-cuda-graph", Field::not_modelled_bool},
+  };
+  return f;
+}
+
+}  // namespace
+
+const CommandSyntax& sglang_command_syntax() {
+  static const CommandSyntax syntax = [] {
+    CommandSyntax s;
+    s.usage = "expected \"python -m sglang.launch_server --model-path MODEL [flags]\"";
+    s.programs = {EntryPoint{"sglang", "serve", false, false}};
+    s.python_module = "sglang.launch_server";
+    s.flags = &sglang_flags();
+    s.batched_tokens_minus_one_off = true;
+    s.model_field = "--model-path";
+    s.speculative_field = "--speculative-algorithm";
+    return s;
+  }();
+  return syntax;
+}
+
+}  // namespace kvplan::detail
