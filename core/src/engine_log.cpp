@@ -656,24 +656,20 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   if (dtype == "torch.float8_e4m3fn" || dtype == "FP8") dtype = "fp8";
   if (dtype == "torch.bfloat16") dtype = "bfloat16";
   if (dtype == "torch.float16") dtype = "float16";
-  in.format = engine_kv_format(log.engine == Engine::trtllm ? Engine::vllm : log.engine, dtype,
-                               model, log.source, "kv_cache_dtype");
-  // Older vLLM (V0 logs, V1 before 0.10) by the older rules.
-  const bool old =
-      log.engine == Engine::vllm && (log.num_gpu_blocks || log.v0_profile ||
-                                     (!log.version.empty() && log.version.rfind("0.", 0) == 0 &&
-                                      std::atoi(log.version.c_str() + 2) < 10));
-  if (old) in.vllm.rules = VllmRules::v0_9;
+  in.format = engine_kv_format(log.engine, dtype, model, log.source, "kv_cache_dtype");
+  // The rule set the log was written under (vLLM: V0 and V1 before 0.10 by 0.9's, whose logs
+  // print "# GPU blocks"; 0.17 - 0.19 by theirs).
+  const std::optional<VllmRules> rules =
+      engine_rules(log.engine)
+          .rules_of_log(log.version, log.num_gpu_blocks.has_value() || log.v0_profile);
+  if (rules) in.vllm.rules = *rules;
+  const bool old = rules == std::optional<VllmRules>(VllmRules::v0_9);
   // The tokens per step: given, else (V1 from 0.10) the engine's default on the GPU; older logs
   // keep kvplan's 8192 (their defaults were not the GPU's).
   if (o.max_num_batched_tokens)
     in.max_num_batched_tokens = *o.max_num_batched_tokens;
   else if (!old)
     in.max_num_batched_tokens = engine_rules(log.engine).default_max_num_batched_tokens(in);
-  // 0.17 - 0.19 by theirs (graphs outside the budget).
-  if (!old && log.engine == Engine::vllm &&
-      vllm_release_rules(log.version) == std::optional<VllmRules>(VllmRules::v0_19))
-    in.vllm.rules = VllmRules::v0_19;
   return in;
 }
 
@@ -694,7 +690,8 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
     r.rows.back().informational = true;
   }
 
-  if (log.engine == Engine::vllm) {
+  const EngineRules::LogFacts facts = engine_rules(log.engine).log_facts();
+  if (facts.pool == EngineRules::LogFacts::Pool::memory_budget) {
     explain_vllm_kv(r, log, model, o);
     return;
   }
@@ -711,7 +708,7 @@ void explain_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& model,
     throw Error(log.source, "model", model.id + " holds no KV cache to size a pool with");
   const double slack =
       static_cast<double>(log.memory_rounding_bytes) / static_cast<double>(cell) + 1;
-  if (log.engine == Engine::sglang) {
+  if (facts.pool == EngineRules::LogFacts::Pool::tokens) {
     compare(r, "KV cache tokens (#tokens)",
             log.kv_cache_tokens ? std::optional<double>(*log.kv_cache_tokens) : std::nullopt,
             static_cast<double>(*log.kv_pool_bytes / cell), tok_tol, slack,
@@ -752,14 +749,14 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
             0, std::string("kvplan ") + to_string(t.basis) + ": " + t.how);
     if (r.rows.size() > before) r.rows.back().informational = true;
   };
-  const std::string only = "logged only: kvplan keeps it in its one reserve";
   term_row("activation peak (GiB)", log.activation_bytes, terms.activation);
   term_row("non-torch memory (GiB)", log.non_torch_bytes, terms.non_torch);
   // What a calibration carries per term (kvplan explain --calibrate): logged less kvplan's.
   auto delta = [](std::uint64_t logged, std::uint64_t ours) {
     return static_cast<std::int64_t>(logged) - static_cast<std::int64_t>(ours);
   };
-  if (log.engine == Engine::vllm) {
+  const EngineRules::LogFacts facts = engine_rules(log.engine).log_facts();
+  if (facts.calibrates_terms) {
     if (log.activation_bytes)
       r.corrections.activation_delta_bytes = delta(*log.activation_bytes, terms.activation.bytes);
     if (log.non_torch_bytes)
@@ -769,17 +766,17 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   }
   compare(r, "Mamba page padding (%)", log.mamba_padding_percent, std::nullopt, 0, 0,
           "logged only: kvplan pads the page but does not print the share");
-  if (log.engine == Engine::vllm)
+  if (facts.graphs_logged_only.empty())
     term_row("CUDA graph memory (GiB)", log.cuda_graph_bytes, terms.graphs);
   else
     compare(r, "CUDA graph memory (GiB)", gib(log.cuda_graph_bytes), std::nullopt, 0, 0,
-            log.engine == Engine::sglang ? "logged only: SGLang keeps it outside its pool" : only);
+            facts.graphs_logged_only);
   std::optional<std::uint64_t> reserve;
   if (log.non_kv_bytes && log.weights_bytes && *log.non_kv_bytes >= *log.weights_bytes)
     reserve = *log.non_kv_bytes - *log.weights_bytes;
   else if (log.activation_bytes && log.non_torch_bytes)
     reserve = add(*log.activation_bytes, *log.non_torch_bytes, "reserve");
-  if (reserve && log.engine != Engine::sglang) {
+  if (reserve && facts.compares_reserve) {
     compare(r, "reserve: non-KV memory besides the weights (GiB)", gib(reserve),
             static_cast<double>(terms.reserve_bytes()) / kGiB, 0, 0.01,
             "kvplan's terms for these settings (calibrate with --gpu --calibrate)");
@@ -791,12 +788,7 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
                 KvCostInput{.context = 1,
                             .format = r.input.format,
                             .tp = r.input.tp,
-                            // SGLang's temporal state is float32 unless --mamba-ssm-dtype says
-                            // otherwise (server_args.py mamba_ssm_dtype = "float32"), as the
-                            // planner's SGLang pool takes it.
-                            .ssm_state_dtype = log.engine == Engine::sglang
-                                                   ? std::optional<KvDtype>(KvDtype::fp32)
-                                                   : std::nullopt},
+                            .ssm_state_dtype = engine_rules(log.engine).default_ssm_state_dtype()},
                 log.source)
             .state_bytes_per_request;
     // SGLang's MambaPool allocates size + 1 slots (its conv and temporal tensors are
@@ -811,7 +803,8 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   }
   // TensorRT-LLM gives the pool free_gpu_memory_fraction of the memory free after the weights and
   // buffers ("available:").
-  if (log.engine == Engine::trtllm && log.free_after_bytes && log.kv_pool_bytes) {
+  if (engine_rules(log.engine).fraction_after_weights() && log.free_after_bytes &&
+      log.kv_pool_bytes) {
     const std::uint32_t ppm =
         o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(log.engine));
     const double ours = static_cast<double>(*log.free_after_bytes) * ppm / 1e6;
@@ -1223,9 +1216,7 @@ std::uint64_t total_memory(const EngineLog& log, const StartFailure& f, const Ex
   return log.total_gpu_bytes.value_or(0);
 }
 
-std::string flag_of(Engine e) {
-  return e == Engine::sglang ? "--mem-fraction-static" : "--gpu-memory-utilization";
-}
+std::string flag_of(Engine e) { return engine_rules(e).memory_fraction_flag_name(); }
 
 // A memory fraction that adds `extra` bytes to the KV memory: u + extra / total, rounded up.
 // Appends the fix, or says why there is none.

@@ -46,6 +46,40 @@ TEST(EngineRules, PoolFactsPerEngine) {
   EXPECT_FALSE(vllm().pools_per_attention_window());
 }
 
+// The memory-fraction flag each engine's command line takes, with two decimals: vLLM
+// --gpu-memory-utilization (vllm/engine/arg_utils.py), SGLang --mem-fraction-static
+// (server_args.py), trtllm-serve --free_gpu_memory_fraction (tensorrt_llm/commands/serve.py).
+// 0.05 is "0.05", not "0.5"; 0.957 rounds down to 0.95 (a fix must not promise more).
+TEST(EngineRules, MemoryFractionFlagsAreTheEnginesOwn) {
+  EXPECT_EQ(vllm().memory_fraction_flag(950000), "--gpu-memory-utilization 0.95");
+  EXPECT_EQ(vllm().memory_fraction_flag(50000), "--gpu-memory-utilization 0.05");
+  EXPECT_EQ(sglang().memory_fraction_flag(957000), "--mem-fraction-static 0.95");
+  EXPECT_EQ(trtllm().memory_fraction_flag(900000), "--free_gpu_memory_fraction 0.90");
+  EXPECT_EQ(vllm09().memory_fraction_flag_name(), "--gpu-memory-utilization");
+}
+
+// How each engine's startup log is read back: vLLM's profile terms are kvplan's own (and
+// calibrate them); SGLang logs its token pool and keeps CUDA graphs outside it; TensorRT-LLM logs
+// blocks and gives the pool a fraction of what the weights leave.
+TEST(EngineRules, LogFactsPerEngine) {
+  using Pool = EngineRules::LogFacts::Pool;
+  EXPECT_EQ(vllm().log_facts().pool, Pool::memory_budget);
+  EXPECT_TRUE(vllm().log_facts().calibrates_terms);
+  EXPECT_TRUE(vllm().log_facts().graphs_logged_only.empty());
+  EXPECT_EQ(sglang().log_facts().pool, Pool::tokens);
+  EXPECT_FALSE(sglang().log_facts().calibrates_terms);
+  EXPECT_FALSE(sglang().log_facts().compares_reserve);
+  EXPECT_EQ(trtllm().log_facts().pool, Pool::blocks);
+  EXPECT_TRUE(trtllm().fraction_after_weights());
+  // vLLM's rule set of a log: 0.9's for V0 and V1 before 0.10, 0.19's for 0.17 - 0.19, else the
+  // current; the other engines have one.
+  EXPECT_EQ(vllm().rules_of_log("0.8.5", false), VllmRules::v0_9);
+  EXPECT_EQ(vllm().rules_of_log("", true), VllmRules::v0_9);
+  EXPECT_EQ(vllm().rules_of_log("0.18.1", false), VllmRules::v0_19);
+  EXPECT_FALSE(vllm().rules_of_log("0.11.0", false).has_value());
+  EXPECT_FALSE(sglang().rules_of_log("0.8.5", true).has_value());
+}
+
 // Layouts kvplan does not plan under a rule set say so, naming the field; the current vLLM
 // plans both.
 TEST(EngineRules, UnmodelledLayoutsNameTheirField) {

@@ -132,8 +132,11 @@ class EngineRules {
   // The key among option_keys() that caps the KV pool in tokens (PlanInput::max_total_tokens);
   // empty where the engine has none.
   virtual std::string max_total_tokens_key() const { return {}; }
-  virtual std::string memory_fraction_flag(std::uint32_t ppm) const = 0;  // in a fix
-  virtual std::string kv_fp8_flag() const = 0;                            // in a fix
+  // The command-line flag that sets the memory fraction (--gpu-memory-utilization, ...), and it
+  // with a value, two decimals rounded down, as a fix states it.
+  virtual std::string memory_fraction_flag_name() const = 0;
+  std::string memory_fraction_flag(std::uint32_t ppm) const;
+  virtual std::string kv_fp8_flag() const = 0;     // in a fix
   virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set
   // KV cache dtypes the engine takes that kvplan does not model (refused by name, not as unknown).
   virtual const std::vector<std::string>& unmodelled_kv_dtypes() const {
@@ -145,6 +148,27 @@ class EngineRules {
   // Whether the fraction applies to what is free after weights and the reserve (TensorRT-LLM)
   // rather than to the whole device.
   virtual bool fraction_after_weights() const { return false; }
+
+  // How kvplan reads the engine's startup log back (explain_log, engine_log.cpp).
+  struct LogFacts {
+    // How the KV pool is recomputed from the log: from the memory budget by the engine's rules
+    // (vLLM), as tokens = the logged pool bytes / bytes a token (SGLang), or as blocks of
+    // tokens_per_block of those bytes (TensorRT-LLM).
+    enum class Pool { memory_budget, tokens, blocks } pool = Pool::memory_budget;
+    // The logged profile terms (activation peak, non-torch memory, CUDA graphs) are the terms of
+    // kvplan's memory model for this engine, so a log calibrates them.
+    bool calibrates_terms = false;
+    // Why the logged CUDA graph memory is shown only; empty: it is one of kvplan's terms.
+    std::string graphs_logged_only;
+    bool compares_reserve = true;  // the log's non-KV memory beside kvplan's reserve
+  };
+  virtual LogFacts log_facts() const = 0;
+  // The rule set a log of this engine was written under, from its version and what it prints
+  // (`v0_profile`: a V0 or pre-0.10 V1 profile line); none where the engine has one rule set.
+  virtual std::optional<VllmRules> rules_of_log(const std::string& version, bool v0_profile) const {
+    (void)version, (void)v0_profile;
+    return std::nullopt;
+  }
   // Whether the fraction applies to the memory free before the weights load, the device less the
   // context term (SGLang's profile_max_num_token), rather than to the device's total.
   virtual bool fraction_of_free_memory() const { return false; }

@@ -7,6 +7,12 @@
 
 namespace kvplan {
 
+std::string EngineRules::memory_fraction_flag(std::uint32_t ppm) const {
+  char b[16];
+  std::snprintf(b, sizeof b, "%u.%02u", ppm / 1000000u, ppm % 1000000u / 10000u);
+  return memory_fraction_flag_name() + " " + b;
+}
+
 BudgetSplit EngineRules::budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,
                                 std::uint64_t weight_bytes, std::uint64_t reserve_bytes) const {
   // vLLM and SGLang: the fraction of the whole device, less weights and the reserve.

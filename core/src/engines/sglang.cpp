@@ -121,8 +121,12 @@ class Sglang final : public EngineRules {
             "max_mamba_cache_size", "max_total_tokens"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
-  std::string memory_fraction_flag(std::uint32_t ppm) const override {
-    return "--mem-fraction-static 0." + std::to_string(ppm / 10000);
+  std::string memory_fraction_flag_name() const override { return "--mem-fraction-static"; }
+  LogFacts log_facts() const override {
+    return {.pool = LogFacts::Pool::tokens,
+            .calibrates_terms = false,
+            .graphs_logged_only = "logged only: SGLang keeps it outside its pool",
+            .compares_reserve = false};
   }
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8_e4m3"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }

@@ -56,9 +56,9 @@ class Trtllm final : public EngineRules {
     return {"backend", "max_attention_window", "max_tokens"};
   }
   std::string max_total_tokens_key() const override { return "max_tokens"; }
-  std::string memory_fraction_flag(std::uint32_t ppm) const override {
-    return "free_gpu_memory_fraction 0." + std::to_string(ppm / 10000);
-  }
+  // trtllm-serve --free_gpu_memory_fraction (alias --kv_cache_free_gpu_memory_fraction,
+  // tensorrt_llm/commands/serve.py).
+  std::string memory_fraction_flag_name() const override { return "--free_gpu_memory_fraction"; }
   std::string kv_fp8_flag() const override { return "kv_cache_dtype fp8"; }
   std::string kv_dtype_field() const override { return "kv_cache_config.dtype"; }
   // KvCacheConfig.dtype (tensorrt_llm/llmapi/llm_args.py @ NVIDIA/TensorRT-LLM 00043967): auto,
@@ -72,6 +72,12 @@ class Trtllm final : public EngineRules {
            "blocks of tokens_per_block";
   }
   bool fraction_after_weights() const override { return true; }
+  LogFacts log_facts() const override {
+    return {.pool = LogFacts::Pool::blocks,
+            .calibrates_terms = false,
+            .graphs_logged_only = "logged only: kvplan keeps it in its one reserve",
+            .compares_reserve = true};
+  }
   // A pool per window of kv_cache_config.max_attention_window (planner_trtllm.cpp).
   bool pools_per_attention_window() const override { return true; }
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {

@@ -1,6 +1,8 @@
 // vLLM V1's rules at the current source (docs/deploy.md names the commits read).
 #include "vllm.hpp"
 
+#include <cstdlib>
+
 namespace kvplan::engines {
 
 std::uint32_t Vllm::default_block_size(const PlanInput&) const { return 16; }
@@ -29,10 +31,6 @@ SettingsFields Vllm::settings_flag_names() const {
           .max_num_batched_tokens = "--max-num-batched-tokens"};
 }
 
-std::string Vllm::memory_fraction_flag(std::uint32_t ppm) const {
-  return "--gpu-memory-utilization 0." + std::to_string(ppm / 10000);
-}
-
 std::vector<Refusal> Vllm::settings_problems(const EngineSettings& s,
                                              const SettingsFields& names) const {
   std::vector<Refusal> out = EngineRules::settings_problems(s, names);
@@ -48,6 +46,15 @@ std::vector<Refusal> Vllm::settings_problems(const EngineSettings& s,
          "set " + names.max_num_batched_tokens + " to at least " + std::to_string(seqs) + ", or " +
              names.max_num_seqs + " to at most " + std::to_string(s.max_num_batched_tokens)});
   return out;
+}
+
+std::optional<VllmRules> Vllm::rules_of_log(const std::string& version, bool v0_profile) const {
+  if (v0_profile ||
+      (!version.empty() && version.rfind("0.", 0) == 0 && std::atoi(version.c_str() + 2) < 10))
+    return VllmRules::v0_9;
+  if (vllm_release_rules(version) == std::optional<VllmRules>(VllmRules::v0_19))
+    return VllmRules::v0_19;
+  return std::nullopt;
 }
 
 }  // namespace kvplan::engines

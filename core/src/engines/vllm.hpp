@@ -47,7 +47,16 @@ class Vllm : public EngineRules {
     return {"mamba_cache_mode", "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
             "num_speculative_tokens", "num_gpu_blocks_override"};
   }
-  std::string memory_fraction_flag(std::uint32_t ppm) const override;
+  std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
+  LogFacts log_facts() const override {
+    return {.pool = LogFacts::Pool::memory_budget,
+            .calibrates_terms = true,
+            .graphs_logged_only = "",
+            .compares_reserve = true};
+  }
+  // Older vLLM (V0 logs, V1 before 0.10) by the 0.9 rules; 0.17 - 0.19 by theirs (graphs outside
+  // the budget); none: the current rules.
+  std::optional<VllmRules> rules_of_log(const std::string& version, bool v0_profile) const override;
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
   std::string budget_formula() const override {
