@@ -77,7 +77,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "kivi has no uniform KV page, so it has no block pool to schedule; simulate a "
                 "paged format (fp16, bf16, fp8, int8)");
   const auto& st = ev.stages.front();
-  if (in.vllm.dcp > 1)
+  if (ev.rules->context_shards(in) > 1)
     throw Error(source, "decode_context_parallel_size",
                 "the serving simulator models no decode context parallelism (dcp 1)");
   for (const auto& t : st.types)

@@ -587,30 +587,6 @@ void unify_pages(PlanEval& ev) {
 
 // Decode context parallelism, checked for every format (a kivi format holds no paged pool but
 // vLLM refuses these deployments all the same). vLLM reuses the TP ranks for the DCP group:
-// ParallelConfig._validate_parallel_config raises "tp_size={tp} must be divisible by
-// dcp_size={dcp}" (vllm/config/parallel.py @ 00193b82b0e2d4faea5d3b4ea4f6c4c2bd9d057a), which also
-// refuses a DCP larger than TP; sliding layers assert "DCP not support sliding window"
-// (SlidingWindowSpec.max_memory_usage_bytes, vllm/v1/kv_cache_interface.py @ 001cabc1). The
-// vllm@0.9 rules have no DCP: --decode-context-parallel-size came with vllm-project/vllm#23734
-// (merged 2025-08-27, after the 0.9 releases).
-void check_dcp(const PlanEval& ev) {
-  if (ev.in.vllm.dcp <= 1) return;
-  const char* field = "decode_context_parallel_size";
-  if (const auto no = ev.rules->dcp_refusal()) throw Error(ev.source, no->field, no->message);
-  if (ev.in.tp % ev.in.vllm.dcp != 0)
-    throw Error(ev.source, field,
-                "vLLM needs the tensor parallel size to be divisible by the decode context "
-                "parallel size (tp_size=" +
-                    std::to_string(ev.in.tp) +
-                    " must be divisible by dcp_size=" + std::to_string(ev.in.vllm.dcp) + ")");
-  for (const auto& st : ev.stages)
-    for (const auto& t : st.types)
-      if (t.kind == AttentionKind::sliding)
-        throw Error(ev.source, field,
-                    "vLLM does not support decode context parallelism with sliding-window "
-                    "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
-}
-
 // The measured memory of each stage's ranks, the least of them; empty without a per-rank list.
 std::vector<std::uint64_t> stage_available(const PlanInput& in, const std::string& source) {
   const std::vector<std::uint64_t>& ranks = in.available_kv_bytes_per_rank;
@@ -647,7 +623,7 @@ std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available,
           (st.sglang->full_tokens ? st.sglang->full_tokens : st.sglang->swa_tokens) / bs;
     }
     if (!st.trtllm.empty()) st.num_blocks = st.trtllm.back().primary_blocks;  // largest window
-    if (in.vllm.num_gpu_blocks_override) st.num_blocks = *in.vllm.num_gpu_blocks_override;
+    if (const auto fixed = engine_rules(in).blocks_override(in)) st.num_blocks = *fixed;
     least = std::min(least, st.num_blocks);
   }
   return least;
@@ -666,8 +642,6 @@ void PlanEval::attach_engine_pools() {
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src), rules(&engine_rules(input)) {
   bs = block_size_of(in, source);
-  if (in.vllm.dcp == 0)
-    throw Error(source, "decode_context_parallel_size", "must be at least 1, got 0");
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);
   replicas = replicas_of(in, source);
@@ -676,7 +650,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   paged = in.format.dtype != KvDtype::kivi;
   stages = split_stages(*this);
   state_bytes = state_bytes_of(stages);
-  check_dcp(*this);
+  rules->check_context_parallel(*this);
   if (!paged) return;
   const PageSize p = page_size(*this);
   bs = p.block_size;
@@ -704,17 +678,7 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     // A recurrent state: vLLM one padded page per sequence (two with mamba_cache_mode align,
     // one per block of the request with all); the other engines' state in whole pages.
     if (!rules->pages_recurrent_state()) return ceil_div(state_bytes, page);
-    switch (in.vllm.mamba_cache_mode) {
-      case VllmOptions::MambaCacheMode::none:
-        return 1 + std::uint64_t{in.vllm.num_speculative_tokens};
-      case VllmOptions::MambaCacheMode::align:
-        return 2 + std::uint64_t{in.vllm.num_speculative_tokens};
-      case VllmOptions::MambaCacheMode::all:
-        // MambaSpec.max_memory_usage_bytes (kv_cache_interface.py @ 001cabc1): cdiv(max_model_len,
-        // block_size) pages, no num_speculative_blocks in this mode.
-        return ceil_div(n, bs);
-    }
-    return 1;
+    return rules->recurrent_state_pages(in, n, bs);
   }
   const std::uint32_t b = block_of(t);  // this type's block, after page unification
   const std::uint64_t r = retained(in.policy, n);
@@ -728,7 +692,7 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     return ceil_div(std::min(r, t.window), b);
   }
   // Full attention and MLA under DCP: each rank keeps cdiv(n, dcp) of the tokens.
-  if (t.kind != AttentionKind::sliding) return ceil_div(ceil_div(r, in.vllm.dcp), b);
+  if (t.kind != AttentionKind::sliding) return ceil_div(ceil_div(r, rules->context_shards(in)), b);
   if (is_full(in.policy)) {
     // SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one
     // chunk of newly scheduled tokens, never more than max_model_len; +1 because the window

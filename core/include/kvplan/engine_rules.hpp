@@ -172,8 +172,21 @@ class EngineRules {
   // Whether the fraction applies to the memory free before the weights load, the device less the
   // context term (SGLang's profile_max_num_token), rather than to the device's total.
   virtual bool fraction_of_free_memory() const { return false; }
-  // Whether each recurrent layer's state takes a full KV page (vLLM's unified pages).
+  // Whether each recurrent layer's state takes a full KV page (vLLM's unified pages), and how
+  // many pages one request's state takes then (context and block size in tokens).
   virtual bool pages_recurrent_state() const { return false; }
+  virtual std::uint64_t recurrent_state_pages(const PlanInput&, std::uint64_t /*context*/,
+                                              std::uint32_t /*block_size*/) const {
+    return 1;
+  }
+  // The ranks that share one request's tokens in the KV cache (vLLM's decode context
+  // parallelism), and the checks the engine makes of that layout at start (throws Error).
+  virtual std::uint64_t context_shards(const PlanInput&) const { return 1; }
+  virtual void check_context_parallel(const detail::PlanEval&) const {}
+  // The block count the deployment fixes instead of the memory's (vLLM num_gpu_blocks_override).
+  virtual std::optional<std::uint64_t> blocks_override(const PlanInput&) const {
+    return std::nullopt;
+  }
 
   // The settings it refuses to start with, in its own words, each naming the field as `names`
   // spells it. Every path (plan, check, simulate, the GUI) asks this, so one deployment gets one

@@ -64,6 +64,14 @@ class Vllm : public EngineRules {
            "non-torch - CUDA graphs; num_gpu_blocks = available // page // layers";
   }
   bool pages_recurrent_state() const override { return true; }
+  // vllm_pools.cpp
+  std::uint64_t recurrent_state_pages(const PlanInput& in, std::uint64_t context,
+                                      std::uint32_t block_size) const override;
+  std::uint64_t context_shards(const PlanInput& in) const override { return in.vllm.dcp; }
+  void check_context_parallel(const detail::PlanEval& ev) const override;
+  std::optional<std::uint64_t> blocks_override(const PlanInput& in) const override {
+    return in.vllm.num_gpu_blocks_override;
+  }
   // Pool layout (vllm_pools.cpp).
   bool local_layers_own_groups(const ModelSpec& model, const PlanInput& in) const override;
   std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t most) const override;

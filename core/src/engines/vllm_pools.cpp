@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "../planner_eval.hpp"
+#include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "vllm.hpp"
 
@@ -65,6 +67,49 @@ void Vllm::check_pool_layout(const ModelSpec& model, const PlanInput& in,
     throw Error(source, field,
                 "vLLM cannot convert sliding-window and chunked layers of different kinds or "
                 "windows to one KV-cache type without a full-attention layer");
+}
+
+// ParallelConfig._validate_parallel_config raises "tp_size={tp} must be divisible by
+// dcp_size={dcp}" (vllm/config/parallel.py @ 00193b82b0e2d4faea5d3b4ea4f6c4c2bd9d057a), which also
+// refuses a DCP larger than TP; sliding layers assert "DCP not support sliding window"
+// (SlidingWindowSpec.max_memory_usage_bytes, vllm/v1/kv_cache_interface.py @ 001cabc1). The
+// vllm@0.9 rules have no DCP: --decode-context-parallel-size came with vllm-project/vllm#23734
+// (merged 2025-08-27, after the 0.9 releases).
+void Vllm::check_context_parallel(const detail::PlanEval& ev) const {
+  if (ev.in.vllm.dcp == 0)
+    throw Error(ev.source, "decode_context_parallel_size", "must be at least 1, got 0");
+  if (ev.in.vllm.dcp <= 1) return;
+  const char* field = "decode_context_parallel_size";
+  if (const auto no = dcp_refusal()) throw Error(ev.source, no->field, no->message);
+  if (ev.in.tp % ev.in.vllm.dcp != 0)
+    throw Error(ev.source, field,
+                "vLLM needs the tensor parallel size to be divisible by the decode context "
+                "parallel size (tp_size=" +
+                    std::to_string(ev.in.tp) +
+                    " must be divisible by dcp_size=" + std::to_string(ev.in.vllm.dcp) + ")");
+  for (const auto& st : ev.stages)
+    for (const auto& t : st.types)
+      if (t.kind == AttentionKind::sliding)
+        throw Error(ev.source, field,
+                    "vLLM does not support decode context parallelism with sliding-window "
+                    "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
+}
+
+// A recurrent state's pages per request: one padded page (two with mamba_cache_mode align, one
+// per block of the request with all), plus MambaSpec.num_speculative_blocks.
+std::uint64_t Vllm::recurrent_state_pages(const PlanInput& in, std::uint64_t context,
+                                          std::uint32_t block_size) const {
+  switch (in.vllm.mamba_cache_mode) {
+    case VllmOptions::MambaCacheMode::none:
+      return 1 + std::uint64_t{in.vllm.num_speculative_tokens};
+    case VllmOptions::MambaCacheMode::align:
+      return 2 + std::uint64_t{in.vllm.num_speculative_tokens};
+    case VllmOptions::MambaCacheMode::all:
+      // MambaSpec.max_memory_usage_bytes (kv_cache_interface.py @ 001cabc1): cdiv(max_model_len,
+      // block_size) pages, no num_speculative_blocks in this mode.
+      return ceil_div(context, block_size);
+  }
+  return 1;
 }
 
 }  // namespace kvplan::engines
