@@ -372,10 +372,8 @@ void read_deploy_disagg(detail::JsonObject& o, bool gpus_given, Deployment& d) {
   kv_link(l.kv_link, d.gpu, d.source, dg->pointer("kv_link"));  // a link this GPU has
   parse_routing(l.routing, d.source, dg->pointer("routing"));
   dg->finish();
-  if (d.plan.engine != Engine::vllm)
-    throw Error(d.source, "/disaggregated",
-                "is modelled with vLLM's P/D connector semantics; engine.name is " +
-                    to_string(d.plan.engine));
+  if (const auto no = engine_rules(d.plan).disaggregation_refusal())
+    throw Error(d.source, "/disaggregated", no->message);
   const std::uint64_t pp = d.plan.pp,
                       prefill = std::uint64_t{l.prefill_replicas} * l.prefill_tp * pp,
                       decode = std::uint64_t{l.decode_replicas} * l.decode_tp * pp;

@@ -216,6 +216,9 @@ class EngineRules {
   // parallelism, under these rules; empty when it does.
   virtual std::optional<Refusal> own_layer_geometry_refusal() const;
   virtual std::optional<Refusal> dcp_refusal() const;
+  // Why kvplan does not model disaggregated prefill / decode serving with this engine (its
+  // layouts follow vLLM's P/D connector semantics); empty when it does.
+  virtual std::optional<Refusal> disaggregation_refusal() const;
   // Whether each pipeline stage is sized by its own ranks' measured memory, rather than every
   // stage by the least of all ranks.
   virtual bool sizes_stages_by_own_memory() const { return false; }

@@ -108,6 +108,13 @@ std::optional<Refusal> EngineRules::dcp_refusal() const {
                  "decode context parallelism is modelled for vLLM only", ""};
 }
 
+std::optional<Refusal> EngineRules::disaggregation_refusal() const {
+  return Refusal{"engine",
+                 "disaggregated serving is modelled with vLLM's P/D connector semantics; " +
+                     name() + " is not",
+                 ""};
+}
+
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {
   std::vector<Problem> out;
   for (const auto& r : refusals) out.push_back({r.field, r.message});

@@ -79,6 +79,7 @@ class Vllm : public EngineRules {
                          const std::string& source) const override;
   std::optional<Refusal> own_layer_geometry_refusal() const override { return std::nullopt; }
   std::optional<Refusal> dcp_refusal() const override { return std::nullopt; }
+  std::optional<Refusal> disaggregation_refusal() const override { return std::nullopt; }
   // get_kv_cache_configs: each worker by its own memory and layers, then the fewest blocks.
   bool sizes_stages_by_own_memory() const override { return true; }
   bool keeps_null_block() const override { return true; }  // block_pool.py: null_block

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/text_safe.hpp"
@@ -301,10 +302,8 @@ DisaggResult Driver::combine() {
 void check_disagg(const DisaggConfig& cfg, const std::string& source) {
   std::vector<Problem> pr;
   for (const auto* side : {&cfg.prefill, &cfg.decode})
-    if (side->plan.engine != Engine::vllm)
-      pr.push_back({side == &cfg.prefill ? "prefill.engine" : "decode.engine",
-                    "disaggregated serving is modelled with vLLM's P/D connector semantics; " +
-                        to_string(side->plan.engine) + " is not"});
+    if (const auto no = engine_rules(side->plan).disaggregation_refusal())
+      pr.push_back({side == &cfg.prefill ? "prefill.engine" : "decode.engine", no->message});
   if (!(cfg.prefill.plan.format == cfg.decode.plan.format))
     pr.push_back(
         {"decode.kv_dtype", "the decode side must hold the KV format the prefill side writes"});

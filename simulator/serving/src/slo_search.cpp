@@ -403,10 +403,9 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
   if (in.lines.empty())
     throw Error("--slo", "gpu", "no GPU type and TP size to search (is TP valid for the model?)");
   check_simulated_engine(in.base.plan.engine, "--slo");
-  if (in.disaggregated && in.base.plan.engine != Engine::vllm)
-    throw Error("--slo", "engine",
-                "disaggregated layouts are modelled with vLLM's P/D connector semantics; " +
-                    to_string(in.base.plan.engine) + " is not");
+  if (in.disaggregated)
+    if (const auto no = engine_rules(in.base.plan).disaggregation_refusal())
+      throw Error("--slo", "engine", no->message);
   if (in.disaggregated) {  // the link's numbers once, not as every line's reason
     DisaggConfig c;
     c.link.name = "custom";
