@@ -530,22 +530,13 @@ void read_entry_point(const std::vector<std::string>& t, std::size_t& i,
   auto take_positional = [&] {
     if (i < t.size() && t[i][0] != '-') positional = t[i++];
   };
-  if (!syntax.python_module.empty() && i + 2 < t.size() &&
-      (t[i].rfind("python", 0) == 0 || t[i].find("/python") != std::string::npos) &&
-      t[i + 1] == "-m") {
-    if (t[i + 2] != syntax.python_module)
-      throw Error(source, "", "unexpected module \"" + t[i + 2] + "\": " + syntax.usage);
-    i += 3;
+  if (const auto entry = detail::match_entry_point(syntax, t, i)) {
+    i += entry->words;
+    if (entry->positional_model) take_positional();
     return;
   }
-  for (const detail::EntryPoint& e : syntax.programs) {
-    if (i >= t.size() || !detail::is_program(t[i], e.program)) continue;
-    const bool sub = !e.subcommand.empty() && i + 1 < t.size() && t[i + 1] == e.subcommand;
-    if (!e.subcommand.empty() && !sub && !e.subcommand_optional) continue;
-    i += sub ? 2 : 1;
-    if (e.positional_model) take_positional();
-    return;
-  }
+  if (!syntax.python_module.empty() && detail::runs_python_module(t, i))
+    throw Error(source, "", "unexpected module \"" + t[i + 2] + "\": " + syntax.usage);
   if (!server_image) throw Error(source, "", got);
   take_positional();  // the image's entrypoint is the server: MODEL and flags follow
 }
@@ -1230,11 +1221,10 @@ KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& 
     f.dtype = KvDtype::bf16;
   } else if (d == "float16" || d == "fp16") {
     f.dtype = KvDtype::fp16;
-  } else if (const EngineRules& rules = engine_rules(engine);
-             std::ranges::find(rules.unmodelled_kv_dtypes(), d) !=
-             rules.unmodelled_kv_dtypes().end()) {
+  } else if (const auto& unmodelled = engine_rules(engine).unmodelled_kv_dtypes();
+             std::ranges::find(unmodelled, d) != unmodelled.end()) {
     throw Error(source, field,
-                rules.label() + "'s " + d +
+                engine_rules(engine).label() + "'s " + d +
                     " KV cache is not modelled by kvplan (use auto or fp8, or a deployment file "
                     "with compression.kv_format)");
   } else {

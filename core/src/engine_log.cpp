@@ -1170,10 +1170,14 @@ std::string gib_text(double bytes) {
   return b;
 }
 
+// A memory fraction as given: two decimals, more where it has them (0.925 stays 0.925).
 std::string fraction_text(std::uint32_t ppm) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%.2f", ppm / 1e6);
-  return b;
+  char b[24];
+  std::snprintf(b, sizeof b, "%u.%06u", ppm / 1000000u, ppm % 1000000u);
+  std::string s = b;
+  const std::size_t keep = s.find('.') + 3;
+  while (s.size() > keep && s.back() == '0') s.pop_back();
+  return s;
 }
 
 // A memory fraction as the engines take it, two decimals: rounded up (a fraction that must be
@@ -1216,13 +1220,16 @@ std::uint64_t total_memory(const EngineLog& log, const StartFailure& f, const Ex
   return log.total_gpu_bytes.value_or(0);
 }
 
-std::string flag_of(Engine e) { return engine_rules(e).memory_fraction_flag_name(); }
+// The engine's memory-fraction flag with a fix's value (ppm already in hundredths).
+std::string fraction_fix_flag(Engine e, std::uint32_t ppm) {
+  return engine_rules(e).memory_fraction_flag(ppm);
+}
 
 // A memory fraction that adds `extra` bytes to the KV memory: u + extra / total, rounded up.
 // Appends the fix, or says why there is none.
 void fraction_fix(FailureExplanation& x, Engine e, std::uint32_t u, std::uint64_t extra,
                   std::uint64_t total, const std::string& what) {
-  const std::string flag = flag_of(e);
+  const std::string flag = engine_rules(e).memory_fraction_flag_name();
   if (!total) {
     x.arithmetic.push_back(flag + ": give --gpu (the GPU's total memory) to size it");
     return;
@@ -1279,7 +1286,8 @@ void explain_kv_too_small(FailureExplanation& x, const EngineLog& log, const Mod
               " per GPU, and the GPU had " +
               (available ? gib_text(static_cast<double>(*available)) : "less") + " left for it";
   if (!available) {
-    x.fixes.push_back("--max-model-len lower, or " + flag_of(log.engine) +
+    x.fixes.push_back("--max-model-len lower, or " +
+                      engine_rules(log.engine).memory_fraction_flag_name() +
                       " higher (the log states no KV memory to size them)");
     return;
   }
@@ -1323,8 +1331,8 @@ void explain_kv_too_small(FailureExplanation& x, const EngineLog& log, const Mod
   std::string fix = held + ":";
   if (x.max_model_len_fit) fix += " --max-model-len " + std::to_string(*x.max_model_len_fit);
   if (x.fraction_fit_ppm)
-    fix += std::string(x.max_model_len_fit ? ", or" : "") + " " + flag_of(log.engine) + " " +
-           fraction_text(*x.fraction_fit_ppm);
+    fix += std::string(x.max_model_len_fit ? ", or" : "") + " " +
+           fraction_fix_flag(log.engine, *x.fraction_fit_ppm);
   if (x.max_model_len_fit || x.fraction_fit_ppm) x.fixes.push_back(fix);
   if (!x.fraction_fit_ppm) tp_fix(x, model, in, total, u, log.source);
 }
@@ -1349,7 +1357,7 @@ void explain_no_kv_memory(FailureExplanation& x, const EngineLog& log, const Mod
                  " (the " + gib_text(static_cast<double>(deficit)) + " short and one request of " +
                      grouped(in.context) + " tokens)");
   if (x.fraction_fit_ppm)
-    x.fixes.push_back(flag_of(log.engine) + " " + fraction_text(*x.fraction_fit_ppm));
+    x.fixes.push_back(fraction_fix_flag(log.engine, *x.fraction_fit_ppm));
   else
     tp_fix(x, model, in, total, u, log.source);
   if (x.fixes.empty())
@@ -1384,7 +1392,7 @@ void explain_free_memory(FailureExplanation& x, const EngineLog& log, const Mode
     return;
   }
   x.fraction_fit_ppm = ppm;
-  std::string fix = "--gpu-memory-utilization " + fraction_text(ppm) + ", or free the " +
+  std::string fix = fraction_fix_flag(log.engine, ppm) + ", or free the " +
                     gib_text(static_cast<double>(total - std::min(total, free))) +
                     " other processes hold";
   in.available_kv_bytes.reset();
@@ -1398,7 +1406,7 @@ void explain_free_memory(FailureExplanation& x, const EngineLog& log, const Mode
                              "and reserve exceed the budget by " +
                              gib_text(static_cast<double>(c.memory.shortfall_bytes)));
       fix = "free the " + gib_text(static_cast<double>(total - std::min(total, free))) +
-            " other processes hold: at --gpu-memory-utilization " + fraction_text(ppm) +
+            " other processes hold: at " + fraction_fix_flag(log.engine, ppm) +
             " the weights do not fit";
     } else if (c.fits_one_request) {
       x.arithmetic.push_back("at " + fraction_text(ppm) + ", kvplan's memory model leaves " +
@@ -1450,7 +1458,7 @@ void explain_sampler(FailureExplanation& x, const ModelSpec& model, PlanInput in
     const std::uint32_t ppm = hundredths_down(v);
     if (ppm > 0 && ppm < u) {
       x.fraction_fit_ppm = ppm;
-      fix += ", or --gpu-memory-utilization " + fraction_text(ppm) + " (" + fraction_text(u) +
+      fix += ", or " + fraction_fix_flag(Engine::vllm, ppm) + " (" + fraction_text(u) +
              " less the " + gib_text(static_cast<double>(saved)) + " those requests take, of " +
              gib_text(static_cast<double>(total)) + ")";
     }
@@ -1488,7 +1496,7 @@ void explain_sglang_no_memory(FailureExplanation& x, const ModelSpec& model, Pla
     return;
   }
   x.fraction_fit_ppm = ppm;
-  x.fixes.push_back("--mem-fraction-static " + fraction_text(ppm));
+  x.fixes.push_back(fraction_fix_flag(Engine::sglang, ppm));
 }
 
 }  // namespace

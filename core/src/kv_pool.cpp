@@ -107,8 +107,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     p.groups.push_back({lt.kind, lt.window, st.group_size});
     if (lt.kind == AttentionKind::none) {
       p.state_pages_ = ev.pages(lt, 0);
-      p.state_all_ = ev.rules->pages_recurrent_state() &&
-                     in.vllm.mamba_cache_mode == VllmOptions::MambaCacheMode::all;
+      p.state_all_ = ev.rules->recurrent_state_grows(in);
     } else if (lt.kind != AttentionKind::full || !is_full(in.policy)) {
       p.monotone_ = false;  // windows, chunks and eviction free blocks as a sequence grows
     }

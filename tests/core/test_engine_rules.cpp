@@ -46,6 +46,26 @@ TEST(EngineRules, PoolFactsPerEngine) {
   EXPECT_FALSE(vllm().pools_per_attention_window());
 }
 
+// A Mamba state's pages per request (MambaSpec.max_memory_usage_bytes, vllm/v1/
+// kv_cache_interface.py @ 001cabc1): fixed with mamba_cache_mode none (1 + speculative blocks) or
+// align (2 + them), one per block of the request with all, the one mode in which it grows.
+// SGLang's state lives in its own pool (one slot per request).
+TEST(EngineRules, AMambaStateGrowsOnlyWithVllmCacheModeAll) {
+  PlanInput in;
+  in.vllm.num_speculative_tokens = 2;
+  in.vllm.mamba_cache_mode = VllmOptions::MambaCacheMode::none;
+  EXPECT_FALSE(vllm().recurrent_state_grows(in));
+  EXPECT_EQ(vllm().recurrent_state_pages(in, 10000, 16), 3u);  // 1 + 2
+  in.vllm.mamba_cache_mode = VllmOptions::MambaCacheMode::align;
+  EXPECT_FALSE(vllm().recurrent_state_grows(in));
+  EXPECT_EQ(vllm().recurrent_state_pages(in, 10000, 16), 4u);  // 2 + 2
+  in.vllm.mamba_cache_mode = VllmOptions::MambaCacheMode::all;
+  EXPECT_TRUE(vllm().recurrent_state_grows(in));
+  EXPECT_EQ(vllm().recurrent_state_pages(in, 10000, 16), 625u);  // cdiv(10000, 16)
+  EXPECT_FALSE(sglang().recurrent_state_grows(in));
+  EXPECT_FALSE(sglang().pages_recurrent_state());
+}
+
 // The memory-fraction flag each engine's command line takes, with two decimals: vLLM
 // --gpu-memory-utilization (vllm/engine/arg_utils.py), SGLang --mem-fraction-static
 // (server_args.py), trtllm-serve --free_gpu_memory_fraction (tensorrt_llm/commands/serve.py).

@@ -179,6 +179,9 @@ class EngineRules {
                                               std::uint32_t /*block_size*/) const {
     return 1;
   }
+  // Whether a recurrent state takes a page per block of the request as it grows (vLLM
+  // mamba_cache_mode all) rather than a fixed count.
+  virtual bool recurrent_state_grows(const PlanInput&) const { return false; }
   // The ranks that share one request's tokens in the KV cache (vLLM's decode context
   // parallelism), and the checks the engine makes of that layout at start (throws Error).
   virtual std::uint64_t context_shards(const PlanInput&) const { return 1; }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,13 +97,22 @@ struct CommandSyntax {
   std::vector<std::uint32_t> block_sizes;     // argparse choices; empty: any
   ConfigFiles config_files = ConfigFiles::spliced_first;
   std::string model_field;        // where the model is named (--model, MODEL, --model-path)
-  std::string speculative_field;  // where speculative decoding is set
+  std::string speculative_field;  // where speculative decoding is set; empty: not read
 };
 
 // The program word: PROGRAM as written or a path ending in "/PROGRAM".
 bool is_program(const std::string& word, const std::string& program);
-// Whether argv[i...] starts the engine: one of its programs (with its subcommand where that is
-// required) or `python -m MODULE` (python, python3, /usr/bin/python3.12, ...).
+// Whether argv[i] is a python interpreter (python, python3, /usr/bin/python3.12, ...) given -m.
+bool runs_python_module(const std::vector<std::string>& argv, std::size_t i);
+// The engine's entry point at argv[i...]: one of its programs (with its subcommand where that is
+// required) or `python -m MODULE`; how many words it takes and whether a model follows.
+struct EntryMatch {
+  std::size_t words = 0;
+  bool positional_model = false;
+};
+std::optional<EntryMatch> match_entry_point(const CommandSyntax& s,
+                                            const std::vector<std::string>& argv, std::size_t i);
+// Whether argv[i...] starts the engine: match_entry_point finds its entry point there.
 bool starts_engine(const CommandSyntax& s, const std::vector<std::string>& argv, std::size_t i);
 
 const CommandSyntax& vllm_command_syntax();    // engines/vllm_flags.cpp

@@ -67,7 +67,8 @@ const CommandSyntax& trtllm_command_syntax() {
     s.batched_tokens_minus_one_off = true;
     s.config_files = ConfigFiles::yaml_after_flags;
     s.model_field = "MODEL";
-    s.speculative_field = "speculative_config";  // the LLM API YAML's key
+    // No speculative_field: the LLM API YAML's speculative_config is reported as not modelled
+    // (apply_llm_api_yaml), so no draft layers are sized for TensorRT-LLM.
     return s;
   }();
   return syntax;

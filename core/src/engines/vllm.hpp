@@ -64,6 +64,9 @@ class Vllm : public EngineRules {
            "non-torch - CUDA graphs; num_gpu_blocks = available // page // layers";
   }
   bool pages_recurrent_state() const override { return true; }
+  bool recurrent_state_grows(const PlanInput& in) const override {
+    return in.vllm.mamba_cache_mode == VllmOptions::MambaCacheMode::all;
+  }
   // vllm_pools.cpp
   std::uint64_t recurrent_state_pages(const PlanInput& in, std::uint64_t context,
                                       std::uint32_t block_size) const override;
