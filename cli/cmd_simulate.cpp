@@ -31,32 +31,6 @@
 namespace kvplan::cli {
 namespace {
 
-// TensorRT-LLM's spellings: --max-batch-size and --max-num-tokens are --max-num-seqs and
-// --max-num-batched-tokens (trtllm-serve's --max_batch_size and --max_num_tokens), defaults 2048
-// (EngineRules::default_max_num_seqs) and 8192 (llm_args.py max_num_tokens); the TensorRT-LLM
-// flags are refused with another engine. Either given sets req's field; left out, resolve()
-// takes the engine's default.
-void apply_trtllm_flags(const po::variables_map& vm, bool trtllm, DeploymentRequest& req) {
-  for (const char* f :
-       {"max-batch-size", "max-num-tokens", "capacity-scheduler-policy", "enable-chunked-context"})
-    if (vm.count(f) && !trtllm)
-      throw Error(std::string("--") + f, f, "is a TensorRT-LLM setting: it needs --engine trtllm");
-  if (!trtllm) return;
-  if (vm.count("max-batch-size") && vm.count("max-num-seqs"))
-    throw Error("--max-batch-size", "max-batch-size", "give --max-batch-size or --max-num-seqs");
-  if (vm.count("max-num-tokens") && vm.count("max-num-batched-tokens"))
-    throw Error("--max-num-tokens", "max-num-tokens",
-                "give --max-num-tokens or --max-num-batched-tokens");
-  if (vm.count("max-batch-size")) {
-    req.max_num_seqs = vm["max-batch-size"].as<std::uint64_t>();
-    req.setting_names.max_num_seqs = "--max-batch-size";
-  }
-  if (vm.count("max-num-tokens")) {
-    req.max_num_batched_tokens = vm["max-num-tokens"].as<std::uint64_t>();
-    req.setting_names.max_num_batched_tokens = "--max-num-tokens";
-  }
-}
-
 // simulate's flags, as given.
 struct SimulateFlags {
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
@@ -194,11 +168,12 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   req.tp = f.tp;
   if (vm.count("block-size")) req.block_size = f.block;
   if (vm.count("max-model-len")) req.context = f.context;
-  VllmRules rules{};
-  const bool trtllm = parse_engine(f.engine, "--engine", "engine", rules) == Engine::trtllm;
   if (vm.count("max-num-batched-tokens")) req.max_num_batched_tokens = f.mnbt;
   if (vm.count("max-num-seqs")) req.max_num_seqs = f.seqs;
-  apply_trtllm_flags(vm, trtllm, req);
+  // TensorRT-LLM's names for those two (trtllm-serve --max_batch_size, --max_num_tokens);
+  // resolve() refuses them with another engine. Left out, each is the engine's default.
+  if (vm.count("max-batch-size")) req.engine_named.push_back({"--max-batch-size", f.batch_size});
+  if (vm.count("max-num-tokens")) req.engine_named.push_back({"--max-num-tokens", f.num_tokens});
   if (vm.count("gpu-memory-utilization")) req.memory_fraction = f.util;
   if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
   if (vm.count("calibration")) req.calibration = f.calibration;
@@ -270,6 +245,13 @@ struct ServingRun {
 
 ServingRun serving_run(SimulateFlags& f, const po::variables_map& vm) {
   ServingRun r{.resolved = resolve(deployment_request(f, vm)), .cfg = {}, .opt = {}, .step = {}};
+  // TensorRT-LLM's scheduler settings, refused with another engine before any refusal of the
+  // deployment itself.
+  for (const auto& [flag, setting] :
+       {std::pair{"--capacity-scheduler-policy", sim::SchedulerSetting::capacity_policy},
+        {"--enable-chunked-context", sim::SchedulerSetting::chunked_context}})
+    if (vm.count(flag + 2))
+      sim::check_scheduler_setting(r.resolved.deploy.plan.engine, setting, flag);
   refuse_if_any(r.resolved);
   r.cfg = serving_config(f, vm, r.resolved);
   if (vm.count("slo")) r.opt.slo = sim::parse_latency_slo(f.slo, "--slo");

@@ -45,6 +45,13 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
                     "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
                     "vllm@0.9, vllm@0.19 for 0.17 - 0.19); docs/deploy.md lists what changed when");
   }
+  if (const auto at = name.find('@'); at != std::string::npos) {
+    const Engine e = parse_engine(name.substr(0, at), source, field);
+    throw Error(source, field,
+                engine_rules(e).label() +
+                    " has one rule set in kvplan: no version can be given for it (only vLLM's "
+                    "rules have versions)");
+  }
   return parse_engine(name, source, field);
 }
 

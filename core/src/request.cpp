@@ -41,8 +41,50 @@ void check_step_limits(const DeploymentRequest& r) {
                     std::to_string(*r.max_num_seqs));
 }
 
+// Two spellings of one flag: '-' and '_' alike after the leading dashes.
+bool same_flag(std::string a, std::string b) {
+  std::replace(a.begin(), a.end(), '_', '-');
+  std::replace(b.begin(), b.end(), '_', '-');
+  return a == b;
+}
+
+// r with its engine-named settings (DeploymentRequest::engine_named) moved into the generic
+// fields, each then named by the flag that gave it.
+DeploymentRequest with_engine_named(DeploymentRequest r) {
+  if (r.engine_named.empty()) return r;
+  VllmRules version{};
+  const EngineRules& rules = engine_rules(parse_engine(r.engine, "--engine", "engine", version));
+  for (const auto& s : r.engine_named) {
+    const std::string field = s.flag.substr(std::min<std::size_t>(2, s.flag.size()));
+    auto take = [&](const std::string& own, std::optional<std::uint64_t>& value,
+                    std::string& name) {
+      if (!same_flag(s.flag, own)) return false;
+      if (value) throw Error(s.flag, field, "give " + s.flag + " or " + name + ", not both");
+      value = s.value;
+      name = s.flag;
+      return true;
+    };
+    const SettingsFields own = rules.settings_flag_names();
+    if (take(own.max_num_seqs, r.max_num_seqs, r.setting_names.max_num_seqs) ||
+        take(own.max_num_batched_tokens, r.max_num_batched_tokens,
+             r.setting_names.max_num_batched_tokens))
+      continue;
+    std::string whose;
+    for (const EngineRules* e : all_engine_rules()) {
+      const SettingsFields n = e->settings_flag_names();
+      if (same_flag(s.flag, n.max_num_seqs) || same_flag(s.flag, n.max_num_batched_tokens))
+        whose = e->label() + "'s name for " +
+                (same_flag(s.flag, n.max_num_seqs) ? "max_num_seqs" : "max_num_batched_tokens") +
+                ": it needs --engine " + to_string(e->engine());
+    }
+    throw Error(s.flag, field, whose.empty() ? "is no engine's name for a setting" : "is " + whose);
+  }
+  return r;
+}
+
 // A model, a GPU and settings as plan, simulate and the GUI's form take them.
-Deployment from_flags(const DeploymentRequest& r, std::optional<GpuSpec>& gpu) {
+Deployment from_flags(const DeploymentRequest& given, std::optional<GpuSpec>& gpu) {
+  const DeploymentRequest r = with_engine_named(given);
   Deployment d;
   d.source = "command line";
   d.model = load_model(r.model);
@@ -134,11 +176,9 @@ Deployment from_engine_command(const DeploymentRequest& r, std::optional<GpuSpec
   if (r.slo) slo = parse_slo_spec(*r.slo, "--slo");
   Deployment d = deploy_from_engine(a, *gpu, static_cast<std::uint32_t>(r.gpus.value_or(0)),
                                     r.model, src, slo);
-  if (r.engine_version) {
-    if (r.command_engine != Engine::vllm)
-      throw Error("--vllm-version", "vllm-version", "applies to a vLLM command line");
-    parse_engine("vllm@" + *r.engine_version, "--vllm-version", "vllm-version", d.plan.vllm.rules);
-  }
+  if (r.engine_version)  // ENGINE@VERSION: only an engine with versioned rules takes one
+    parse_engine(to_string(r.command_engine) + "@" + *r.engine_version, "--vllm-version",
+                 "vllm-version", d.plan.vllm.rules);
   return d;
 }
 
@@ -186,6 +226,10 @@ void apply_slo_overrides(const DeploymentRequest& r, Deployment& d) {
 }  // namespace
 
 ResolvedDeployment resolve(const DeploymentRequest& r) {
+  if (!r.engine_named.empty() && r.source != DeploymentRequest::Source::flags)
+    throw Error(r.engine_named.front().flag, "engine_named",
+                "is a flag for a deployment given by flags; a deployment file or an engine "
+                "command line states the engine's settings under its own keys");
   ResolvedDeployment out;
   switch (r.source) {
     case DeploymentRequest::Source::flags:

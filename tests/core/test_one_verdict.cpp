@@ -134,6 +134,19 @@ std::vector<ResolvedDeployment> resolve_all(std::uint64_t context,
   return out;
 }
 
+// `run` throws an input error (exit 2) from `source` whose text holds `needle`.
+template <typename F>
+void expect_error(F run, const std::string& source, const std::string& needle) {
+  try {
+    run();
+    ADD_FAILURE() << "no error; expected one from " << source;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.source(), source) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+}
+
 // Every path plans the same pool: the same memory left for the KV cache, blocks, tokens and
 // requests as the first.
 void expect_same_capacity(const std::vector<ResolvedDeployment>& all) {
@@ -347,6 +360,49 @@ TEST(OneVerdict, ATensorRtLlmDeploymentHasTheSameNumbersOnEveryPath) {
     EXPECT_EQ(d.deploy.plan.max_num_batched_tokens, 4096u) << d.deploy.source;
     EXPECT_EQ(d.deploy.max_num_seqs, std::optional<std::uint64_t>(64)) << d.deploy.source;
   }
+}
+
+// simulate's --max-batch-size and --max-num-tokens are trtllm-serve's names (--max_batch_size,
+// --max_num_tokens) for max_num_seqs and max_num_batched_tokens: under TensorRT-LLM they plan as
+// the generic flags do; beside the generic flag, or with another engine, they are refused by name.
+TEST(OneVerdict, AnEnginesOwnNameForASettingIsThatSetting) {
+  const Stated llama{.engine = Engine::trtllm};
+  DeploymentRequest named = as_flags(8192, std::nullopt, std::nullopt, llama);
+  named.engine_named = {{"--max-batch-size", 64}, {"--max-num-tokens", 4096}};
+  const ResolvedDeployment n = resolve(named);
+  const ResolvedDeployment g = resolve(as_flags(8192, 4096, 64, llama));
+  EXPECT_EQ(n.deploy.max_num_seqs, std::optional<std::uint64_t>(64));
+  EXPECT_EQ(n.deploy.plan.max_num_batched_tokens, 4096u);
+  expect_same_capacity({n, g});
+
+  named.engine_named = {{"--max-batch-size", 0}};
+  expect_error([&] { resolve(named); }, "--max-batch-size", "got 0");
+  DeploymentRequest both = as_flags(8192, std::nullopt, 64, llama);
+  both.engine_named = {{"--max-batch-size", 64}};
+  expect_error([&] { resolve(both); }, "--max-batch-size", "not both");
+  DeploymentRequest vllm = as_flags(8192, std::nullopt, std::nullopt);
+  vllm.engine_named = {{"--max-num-tokens", 4096}};
+  expect_error([&] { resolve(vllm); }, "--max-num-tokens",
+               "TensorRT-LLM's name for max_num_batched_tokens: it needs --engine trtllm");
+  vllm.engine_named = {{"--max-tokens", 4096}};
+  expect_error([&] { resolve(vllm); }, "--max-tokens", "no engine's name");
+}
+
+// Only vLLM's rules have versions: a version given for another engine's command line is refused
+// by name, as an unknown vLLM version is.
+TEST(OneVerdict, AVersionIsRefusedForAnEngineWithOneRuleSet) {
+  DeploymentRequest r;
+  r.source = DeploymentRequest::Source::engine_command;
+  r.command_engine = Engine::sglang;
+  r.command_line = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B";
+  r.model = "llama-3.1-8b";
+  r.gpu = "h100-sxm-80gb";
+  r.engine_version = "0.5.2";
+  expect_error([&] { resolve(r); }, "--vllm-version", "SGLang has one rule set");
+  r.command_engine = Engine::vllm;
+  r.command_line = "vllm serve meta-llama/Llama-3.1-8B";
+  r.engine_version = "0.9.2";
+  EXPECT_EQ(resolve(r).deploy.plan.vllm.rules, VllmRules::v0_9);
 }
 
 TEST(OneVerdict, TensorRtLlmBackendNamesMeanTheSameInAFileAndOnItsCommandLine) {

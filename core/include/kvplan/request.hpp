@@ -64,6 +64,15 @@ struct DeploymentRequest {
   // Empty: the engine's default for the GPU (EngineRules::default_max_num_batched_tokens).
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;  // empty: the engine's default
+  // flags: max_num_seqs or max_num_batched_tokens given under an engine's own name (simulate's
+  // --max-batch-size and --max-num-tokens: trtllm-serve's --max_batch_size and --max_num_tokens,
+  // EngineRules::settings_flag_names, '-' and '_' alike). resolve() refuses one that is not this
+  // engine's name, or one given beside the generic flag.
+  struct EngineNamedSetting {
+    std::string flag;  // as given: "--max-batch-size"
+    std::uint64_t value = 0;
+  };
+  std::vector<EngineNamedSetting> engine_named;
   std::optional<std::string> memory_fraction, weight_dtype, reserve_gib;
   // flags: the engine's own options, KEY=VALUE with a deployment file's engine keys
   // (--engine-option; apply_engine_options).

@@ -11,6 +11,7 @@
 #include <limits>
 #include <queue>
 
+#include "engine_scheduling.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
@@ -83,39 +84,6 @@ struct Seq {
   std::uint64_t num_tokens() const { return req->prompt_tokens + generated; }
 };
 
-// What the TensorRT-LLM scheduler below models: one pool of full-attention blocks (one window of
-// max_seq_len), the full policy, no block reuse.
-void validate_trtllm(const ServingConfig& cfg, const KvPool& pool, std::vector<Problem>& pr) {
-  if (cfg.enable_prefix_caching)
-    pr.push_back({"enable_prefix_caching",
-                  "TensorRT-LLM's KV cache reuse (kv_cache_config.enable_block_reuse) is not "
-                  "modelled; simulate without prefix caching"});
-  for (const auto& g : pool.groups)
-    if (g.kind != AttentionKind::full || pool.recurrent_state) {
-      pr.push_back({"model",
-                    "the TensorRT-LLM scheduler is modelled for one full-attention KV pool; this "
-                    "model has sliding, chunked or recurrent layers"});
-      break;
-    }
-  for (auto w : cfg.plan.trtllm.max_attention_window)
-    if (w < cfg.plan.context) {
-      pr.push_back({"max_attention_window",
-                    "an attention window below max_seq_len (" + std::to_string(w) +
-                        " tokens) makes window pools, which the TensorRT-LLM scheduler model "
-                        "does not have"});
-      break;
-    }
-  if (!is_full(cfg.plan.policy))
-    pr.push_back({"policy", "TensorRT-LLM has no evicting retention policy; simulate full"});
-  // A cut chunk is a multiple of tokens_per_block (MicroBatchScheduler), so a smaller
-  // max_num_tokens could never cut one.
-  if (cfg.enable_chunked_context && cfg.max_num_batched_tokens < pool.block_size)
-    pr.push_back({"max_num_batched_tokens",
-                  "max_num_tokens " + std::to_string(cfg.max_num_batched_tokens) +
-                      " is below tokens_per_block " + std::to_string(pool.block_size) +
-                      ": chunked context cuts whole blocks"});
-}
-
 void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
   std::vector<Problem> pr;
   if (cfg.max_num_seqs == 0) pr.push_back({"max_num_seqs", "must be at least 1, got 0"});
@@ -143,7 +111,7 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
       pr.push_back({"enable_prefix_caching",
                     "prefix caching with an evicting retention policy is not modelled"});
   }
-  if (cfg.plan.engine == Engine::trtllm) validate_trtllm(cfg, pool, pr);
+  detail::engine_scheduling(cfg.plan.engine).check(cfg, pool, pr);
   // vLLM refuses to start when one request of max_model_len does not fit the pool. Under an
   // evicting policy the worst request of n tokens is not the planner's (all prompt, compressed):
   // SnapKV compresses only the prompt, so a 1-token prompt with n − 1 outputs keeps
@@ -192,15 +160,14 @@ class Scheduler {
         timer_(timer),
         w_(w),
         opt_(opt),
+        engine_(engine_scheduling(cfg.plan.engine)),
         pool_(std::move(pool)),
         caching_(cfg.enable_prefix_caching),
         unit_(caching_ ? pool_.groups.size() : 1),
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
-    sglang_ = cfg.plan.engine == Engine::sglang;
-    trtllm_ = cfg.plan.engine == Engine::trtllm;
     interval_ = cfg.sample_interval_s;
-    async_ = cfg.async_scheduling && !sglang_ && !trtllm_;
+    async_ = cfg.async_scheduling && engine_.async_scheduling();
     driven_ = driven;
     transfer_ = std::move(transfer);
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
@@ -337,6 +304,7 @@ class Scheduler {
   const StepTimer& timer_;
   const Workload& w_;
   const SimOptions& opt_;
+  const EngineScheduling& engine_;
   KvPool pool_;
   bool caching_;
   std::uint64_t unit_, units_;
@@ -350,7 +318,6 @@ class Scheduler {
   std::deque<std::uint32_t> waiting_;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
   std::uint64_t preemptions_ = 0, step_preempted_ = 0;
-  bool sglang_ = false, trtllm_ = false;
   std::uint64_t max_running_ = 0;            // max_num_seqs, or SGLang's Mamba cap when lower
   double ratio_ = kSglangInitNewTokenRatio;  // SGLang's new_token_ratio
   double next_sample_ = 0, interval_ = 1;    // interval_: the series' (starts at cfg's)
@@ -753,13 +720,10 @@ void Scheduler::sample_until(double t) {
 }
 
 // Refused on arrival: prompt + output over max_model_len (vLLM's and SGLang's check; for
-// TensorRT-LLM, max_seq_len), and for TensorRT-LLM without chunked context a prompt over
-// max_num_tokens (tensorrt_llm/llmapi/llm.py@4c05a74891e4df8066f08ed4ce14b0972abe4e25
-// _check_arguments: "The sum of prompt length ..., query length ... should not exceed
-// max_num_tokens").
+// TensorRT-LLM, max_seq_len), and what the engine refuses besides (EngineScheduling).
 bool Scheduler::refused_on_arrival(const SimRequest& r) const {
   if (add(r.prompt_tokens, r.output_tokens) > cfg_.plan.context) return true;
-  return trtllm_ && !cfg_.enable_chunked_context && r.prompt_tokens > cfg_.max_num_batched_tokens;
+  return engine_.refuses_on_arrival(cfg_, r);
 }
 
 // Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id), queued at t. A
@@ -798,25 +762,24 @@ void Scheduler::admit(double cutoff, double t) {
 bool Scheduler::form_batch(double& load_s) {
   batch_.clear();
   step_preempted_ = 0;
-  if (sglang_)
-    schedule_sglang(load_s);
-  else if (trtllm_)
-    schedule_trtllm();
-  else
-    schedule_vllm(load_s);
+  switch (engine_.loop()) {
+    case SchedulerLoop::vllm_v1:
+      schedule_vllm(load_s);
+      break;
+    case SchedulerLoop::sglang:
+      schedule_sglang(load_s);
+      break;
+    case SchedulerLoop::trtllm_inflight:
+      schedule_trtllm();
+      break;
+  }
   if (batch_.empty() && step_preempted_ > 0) return false;
   // Every request that could run waits for its KV: idle until a transfer ends.
   if (batch_.empty() && receiving_ > 0) {
     stalled_ = true;
     return false;
   }
-  if (batch_.empty() && trtllm_ && !cfg_.enable_chunked_context)
-    throw Error(w_.source, "max_num_batched_tokens",
-                "TensorRT-LLM without chunked context cannot schedule the context at the head "
-                "of its list (a paused request recomputes its prompt and outputs in one "
-                "context): max_num_tokens " +
-                    std::to_string(cfg_.max_num_batched_tokens) +
-                    " is too small; enable chunked context or raise max_num_tokens");
+  if (batch_.empty()) engine_.refuse_empty_step(cfg_, w_.source);
   if (batch_.empty())
     throw Error(
         ErrorKind::internal, w_.source, "scheduler",
@@ -1027,6 +990,25 @@ void check_simulated_engine(Engine engine, const std::string& source, const std:
   if (!engine_rules(engine).simulated())
     throw Error(source, field,
                 "the serving simulator has no scheduler for " + engine_rules(engine).name());
+}
+
+void check_scheduler_setting(Engine engine, SchedulerSetting setting, const std::string& flag) {
+  if (detail::engine_scheduling(engine).has(setting)) return;
+  std::vector<Engine> owners;  // each engine once (vLLM has several rule sets)
+  for (const EngineRules* r : all_engine_rules())
+    if (detail::engine_scheduling(r->engine()).has(setting) &&
+        std::find(owners.begin(), owners.end(), r->engine()) == owners.end())
+      owners.push_back(r->engine());
+  if (owners.empty())
+    throw Error(ErrorKind::internal, flag, "scheduler", "no engine's scheduler has this setting");
+  std::string whose, names;  // "TensorRT-LLM", "trtllm"
+  for (const Engine e : owners) {
+    whose += (whose.empty() ? "" : " or ") + engine_rules(e).label();
+    names += (names.empty() ? "" : " or ") + to_string(e);
+  }
+  throw Error(flag, flag.substr(std::min<std::size_t>(2, flag.size())),
+              "is a " + whose + " setting: it needs --engine " + names + " (" +
+                  engine_rules(engine).label() + "'s scheduler has none)");
 }
 
 CapacityPolicy parse_capacity_policy(const std::string& text, const std::string& source,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "engine_scheduling.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
@@ -174,17 +175,12 @@ std::string header_text(const ServingReport& r) {
        grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
        ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
        (c.enable_prefix_caching ? "on" : "off") + "\n";
-  if (c.plan.engine == Engine::trtllm)
-    s += "TensorRT-LLM: capacity_scheduler_policy " + to_string(c.capacity_policy) +
-         ", max_batch_size " + grouped(c.max_num_seqs) + ", max_num_tokens " +
-         grouped(c.max_num_batched_tokens) + ", chunked context " +
-         (c.enable_chunked_context ? "on" : "off") + "\n";
+  const detail::EngineScheduling& engine = detail::engine_scheduling(c.plan.engine);
+  if (const std::string line = engine.settings_line(c); !line.empty()) s += line + "\n";
   if (const std::uint64_t n = refused_requests(r.result))
     s += "refused " + grouped(n) + " of " + grouped(r.result.requests.size()) +
          " requests (prompt + output > max_model_len, " +
-         (c.plan.engine == Engine::trtllm && !c.enable_chunked_context
-              ? "a prompt > max_num_tokens without chunked context, "
-              : "") +
+         (engine.arrival_refusal(c).empty() ? "" : engine.arrival_refusal(c) + ", ") +
          "or more KV than the pool holds): not in the latency and throughput figures\n";
   if (r.slo.ttft_p99_ms > 0 || r.slo.tpot_p99_ms > 0 || r.slo.e2e_p99_ms > 0)
     s += "goodput SLO: TTFT " + (r.slo.ttft_p99_ms > 0 ? fixed(r.slo.ttft_p99_ms, 0) : "-") +
@@ -359,10 +355,7 @@ std::string render(const ServingReport& r, OutputFormat f) {
           {"tpot_p99_ms", limit(r.slo.tpot_p99_ms)},
           {"e2e_p99_ms", limit(r.slo.e2e_p99_ms)}}},
         {"summary", to_json(res.summary, true, refused[0])}};
-    if (c.plan.engine == Engine::trtllm) {  // max_batch_size, max_num_tokens: the two above
-      j["config"]["capacity_scheduler_policy"] = to_string(c.capacity_policy);
-      j["config"]["enable_chunked_context"] = c.enable_chunked_context;
-    }
+    detail::engine_scheduling(c.plan.engine).settings_json(c, j["config"]);
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t k = 0; k < res.stages.size(); ++k)
       stages.push_back(to_json(res.stages[k], false, refused[1 + k]));

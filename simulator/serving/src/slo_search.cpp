@@ -176,10 +176,13 @@ class LineSearch {
     PlanInput p = cfg_.plan;
     p.gpus = row.gpus;
     p.concurrency = cfg_.max_num_seqs * pass;
-    // The vLLM and SGLang commands launch what was simulated; a TensorRT-LLM search has no
-    // command of its own yet (engine_args.hpp builds vLLM's and SGLang's), so it gives none.
-    if (cfg_.plan.engine == Engine::trtllm) return;
+    // The commands launch what was simulated: none where kvplan writes no launch line for the
+    // simulated engine (TensorRT-LLM: EngineRules::launch_line says why).
     std::string why;
+    if (!engine_rules(p).launch_line(model_, p, &why)) {
+      row.reason = why;
+      return;
+    }
     row.vllm_command = vllm_command(model_, p, &why);
     row.sglang_command = sglang_command(model_, p, &why);
     if (!row.vllm_command && !row.sglang_command) row.reason = why;

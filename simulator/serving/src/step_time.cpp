@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine_scheduling.hpp"
 #include "kvplan/error.hpp"
 
 namespace kvplan::sim {
@@ -105,11 +106,10 @@ StepEfficiency default_step_efficiency(const GpuSpec& gpu, Engine engine) {
     // / −3.4 %.
     e.frontend_s = 0.06;
   }
-  // SGLang's TTFT: its measured first tokens come 0.05 to 3 s after the step model's, growing
-  // with concurrency (not modelled yet: a constant stands in). Grid 0.1 / 0.2 / 0.3 s over the
-  // SGLang train rows: DeepSeek-V3 H200 TTFT bias −39 / −12 / +16 %, DeepSeek B200 FP8 −62 /
-  // −36 / −10 %, NVFP4 −70 / −53 / −36 %, Llama-3.1-8B H200 −55 / −44 / −33 %.
-  if (engine == Engine::sglang) e.frontend_s = hopper ? 0.2 : blackwell ? 0.3 : e.frontend_s;
+  const auto family = hopper      ? detail::GpuFamily::hopper
+                      : blackwell ? detail::GpuFamily::blackwell
+                                  : detail::GpuFamily::other;
+  if (const auto f = detail::engine_scheduling(engine).frontend_s(family)) e.frontend_s = *f;
   return e;
 }
 

@@ -217,6 +217,12 @@ std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::u
 // policy stay the caller's.
 ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64_t> max_num_seqs);
 
+// The scheduler settings only some engines have: TensorRT-LLM's capacity_scheduler_policy and
+// chunked context (ServingConfig::capacity_policy, enable_chunked_context). Throws Error(flag)
+// naming the engines that have it when `engine`'s scheduler does not.
+enum class SchedulerSetting { capacity_policy, chunked_context };
+void check_scheduler_setting(Engine engine, SchedulerSetting setting, const std::string& flag);
+
 // The engines the simulator has a scheduler for: vLLM (V1, either rules), SGLang and
 // TensorRT-LLM (EngineRules::simulated). Throws Error(source, field) naming the engine otherwise.
 // simulate and slo_search call it; a front end may call it first to name its own flag.

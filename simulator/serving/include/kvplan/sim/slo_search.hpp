@@ -109,7 +109,8 @@ struct SloRow {
   double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;  // at `replicas` (or the last tried)
   double cost_per_hour = 0;                                 // gpus · price, 0 = price unknown
   std::uint32_t simulations = 0;                            // runs this line took
-  std::string reason;                                       // why not, when !meets
+  // Why not, when !meets; for a row that meets it, why it has no launch line (where it has none).
+  std::string reason;
   std::optional<std::string> vllm_command, sglang_command;  // for rows that meet the SLO
   // A disaggregated row's vLLM instances (one per replica, NixlConnector), for rows that meet it.
   std::optional<std::string> prefill_command, decode_command;
