@@ -508,9 +508,14 @@ bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i,
   const bool server_image = std::any_of(images.begin(), images.end(), [&](const std::string& n) {
     return image.find(n) != std::string::npos;
   });
+  // The command after the image starts the engine (a program as written or by path, python -m
+  // MODULE), or names its program without the subcommand (read_entry_point says what it needs).
   const bool runs_program =
-      i < t.size() && std::any_of(syntax.programs.begin(), syntax.programs.end(),
-                                  [&](const detail::EntryPoint& e) { return t[i] == e.program; });
+      detail::starts_engine(syntax, t, i) ||
+      (i < t.size() && std::any_of(syntax.programs.begin(), syntax.programs.end(),
+                                   [&](const detail::EntryPoint& e) {
+                                     return detail::is_program(t[i], e.program);
+                                   }));
   if (!images.empty() && !server_image && !runs_program) {
     std::string listed;
     for (const std::string& n : images) listed += (listed.empty() ? "" : " or ") + n;

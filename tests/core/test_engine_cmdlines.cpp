@@ -84,6 +84,15 @@ TEST(EngineCmdlines, DockerImagesRunTheirEntrypointOrTheCommandAfterThem) {
   const auto a = vllm("docker run --rm my/image:1 vllm serve Qwen/Qwen3-8B --max-model-len 4096");
   EXPECT_EQ(a.model, "Qwen/Qwen3-8B");
   EXPECT_EQ(a.max_model_len.value_or(0), 4096u);
+  // The program by its path, or vLLM's module through python, after another image: the same.
+  for (const char* line :
+       {"docker run --rm my/image:1 /usr/local/bin/vllm serve Qwen/Qwen3-8B --max-model-len 4096",
+        "docker run --rm my/image:1 python3 -m vllm.entrypoints.openai.api_server --model "
+        "Qwen/Qwen3-8B --max-model-len 4096"}) {
+    const auto p = vllm(line);
+    EXPECT_EQ(p.model, "Qwen/Qwen3-8B") << line;
+    EXPECT_EQ(p.max_model_len.value_or(0), 4096u) << line;
+  }
   // An image that is not vLLM's and runs no vllm: refused, naming the image.
   try {
     vllm("docker run --rm my/image:1 --model Qwen/Qwen3-8B");
