@@ -568,6 +568,53 @@ TEST(OneVerdict, EngineOptionsGivenAsFlagsReachThePlanAndItsLaunchLine) {
     cmd.gpu = flags.gpu;
     expect_same_capacity({d, resolve(cmd)});
   }
+  // Speculative decoding by the checkpoint's own MTP layer (DeepSeek-V3: num_nextn_predict_layers
+  // 1): vLLM's line asks for it by method ("mtp", with the stated num_speculative_tokens),
+  // SGLang's by --speculative-algorithm NEXTN; each reads back to the same pool, draft layer
+  // included.
+  for (const Engine e : {Engine::vllm, Engine::sglang}) {
+    DeploymentRequest mtp = as_flags(8192, std::nullopt, std::nullopt,
+                                     {.model = "deepseek-v3", .gpu = "h200-141gb", .engine = e});
+    mtp.tp = 8;
+    mtp.draft_layers = 1;
+    if (e == Engine::vllm) mtp.engine_options = {"num_speculative_tokens=2"};
+    mtp.launch_sets_max_num_seqs = true;
+    const ResolvedDeployment d = resolve(mtp);
+    ASSERT_EQ(d.deploy.plan.draft_layers, 1u);
+    const std::optional<std::string> line = e == Engine::sglang
+                                                ? sglang_command(d.deploy.model, d.deploy.plan)
+                                                : vllm_command(d.deploy.model, d.deploy.plan);
+    ASSERT_TRUE(line) << to_string(e);
+    EXPECT_NE(
+        line->find(
+            e == Engine::sglang
+                ? " --speculative-algorithm NEXTN"
+                : R"( --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}')"),
+        std::string::npos)
+        << *line;
+    DeploymentRequest cmd;
+    cmd.source = DeploymentRequest::Source::engine_command;
+    cmd.command_engine = e;
+    cmd.command_line = *line;
+    cmd.model = "deepseek-v3";
+    cmd.gpu = "h200-141gb";
+    const ResolvedDeployment back = resolve(cmd);
+    EXPECT_EQ(back.deploy.plan.draft_layers, 1u) << *line;
+    if (e == Engine::vllm) {
+      EXPECT_EQ(back.deploy.plan.vllm.num_speculative_tokens, 2u);
+    }
+    expect_same_capacity({d, back});
+  }
+  // An EAGLE head's layer is not the checkpoint's: no line, since the draft model is unnamed.
+  DeploymentRequest eagle = as_flags(8192, std::nullopt, std::nullopt);
+  eagle.draft_layers = 1;
+  const ResolvedDeployment ed = resolve(eagle);
+  for (const Engine e : {Engine::vllm, Engine::sglang}) {
+    std::string why;
+    EXPECT_FALSE(e == Engine::sglang ? sglang_command(ed.deploy.model, ed.deploy.plan, &why)
+                                     : vllm_command(ed.deploy.model, ed.deploy.plan, &why));
+    EXPECT_NE(why.find("draft model's name"), std::string::npos) << why;
+  }
   // The option changes the plan: 4000 blocks instead of the memory's.
   DeploymentRequest blocks = as_flags(8192, std::nullopt, std::nullopt);
   blocks.engine_options = {"num_gpu_blocks_override=4000"};

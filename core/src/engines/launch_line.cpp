@@ -32,6 +32,16 @@ std::optional<std::string> kv_cache_dtype_flag(const std::string& engine, const 
   }
 }
 
+bool draft_layers_by_method(const std::string& engine, const ModelSpec& model, const PlanInput& in,
+                            std::string* why) {
+  if (in.draft_layers == 0 || in.draft_layers == model.mtp_layers) return true;
+  if (why)
+    *why = "the plan's " + std::to_string(in.draft_layers) + " draft layer(s) are not " + model.id +
+           "'s own MTP layers (" + std::to_string(model.mtp_layers) + "): " + engine +
+           " would need the draft model's name, which the plan does not hold";
+  return false;
+}
+
 std::string decimal(std::uint32_t ppm) {
   std::string s =
       std::to_string(ppm / 1000000) + "." + std::to_string(1000000 + ppm % 1000000).substr(1);

@@ -174,6 +174,7 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
                                                std::string* why) const {
   const auto kv = kv_cache_dtype_flag("SGLang", "fp8_e4m3", in, why);
   if (!kv) return std::nullopt;
+  if (!draft_layers_by_method("SGLang", model, in, why)) return std::nullopt;
   // Another engine's plan gets SGLang's 0.88 and its own page size and options left out.
   const bool mine = in.engine == engine();
   std::uint64_t seqs = 0;
@@ -191,6 +192,8 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
                                            : in.memory_fraction_ppm
                                                ? in.memory_fraction_ppm
                                                : default_memory_fraction_ppm(in, &model));
+  // MTP: NEXTN loads the checkpoint's own NextN layers (server_args.py speculative_algorithm).
+  if (in.draft_layers > 0) s += " --speculative-algorithm NEXTN";
   if (!mine) return s;
   if (in.block_size > 1) s += " --page-size " + std::to_string(in.block_size);
   const SglangOptions& o = in.sglang;

@@ -10,6 +10,7 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
                                              std::string* why) const {
   const auto kv = kv_cache_dtype_flag("vLLM", "fp8", in, why);
   if (!kv) return std::nullopt;
+  if (!draft_layers_by_method("vLLM", model, in, why)) return std::nullopt;
   // A plan of another engine gets vLLM's defaults for what that engine set its own way.
   const bool mine = in.engine == engine();
   std::uint64_t seqs = 0;
@@ -29,6 +30,13 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
   // Left out where it is what vllm serve defaults to on this GPU.
   if (in.max_num_batched_tokens != default_max_num_batched_tokens(in))
     s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
+  // MTP: the checkpoint's own layers ("method": "mtp"; SpeculativeConfig.__post_init__ in
+  // vllm/config/speculative.py @ 002e77c1: num_speculative_tokens left out takes the MTP
+  // module's n_predict).
+  const std::uint32_t k = mine ? in.vllm.num_speculative_tokens : 0;
+  if (in.draft_layers > 0)
+    s += std::string(" --speculative-config '{\"method\": \"mtp\"") +
+         (k ? ", \"num_speculative_tokens\": " + std::to_string(k) : "") + "}'";
   if (!mine) return s;
   const VllmOptions& o = in.vllm;
   if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);
