@@ -16,7 +16,17 @@ if [ "${1:-}" = "--fix" ]; then
   shift
 fi
 if [ $# -gt 0 ]; then
-  files=("$@")
+  # Only the sources the whole-tree check covers: clang-format would take a CMakeLists.txt or a
+  # script for C++ and mangle it.
+  files=()
+  skipped=()
+  for f in "$@"; do
+    case "$f" in
+      *.cpp | *.hpp | *.h | *.cc | *.cu | *.cuh) files+=("$f") ;;
+      *) skipped+=("$f") ;;
+    esac
+  done
+  [ ${#skipped[@]} -eq 0 ] || printf 'format-check: not a C++ or CUDA source, left alone: %s\n' "${skipped[@]}" >&2
 else
   mapfile -t files < <(git ls-files -- '*.cpp' '*.hpp' '*.h' '*.cc' '*.cu' '*.cuh')
 fi
