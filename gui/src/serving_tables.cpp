@@ -72,7 +72,8 @@ QVariant sloText(const sim::SloRow& r, int col) {
       return QString::number(r.simulations);
     default:
       if (!r.meets) return QString::fromStdString(r.reason);
-      return QString::fromStdString(r.vllm_command.value_or(r.sglang_command.value_or("")));
+      // A row that meets it without a launch line says why (SloRow::reason).
+      return QString::fromStdString(r.vllm_command.value_or(r.sglang_command.value_or(r.reason)));
   }
 }
 

@@ -569,40 +569,50 @@ TEST(OneVerdict, EngineOptionsGivenAsFlagsReachThePlanAndItsLaunchLine) {
     expect_same_capacity({d, resolve(cmd)});
   }
   // Speculative decoding by the checkpoint's own MTP layer (DeepSeek-V3: num_nextn_predict_layers
-  // 1): vLLM's line asks for it by method ("mtp", with the stated num_speculative_tokens),
-  // SGLang's by --speculative-algorithm NEXTN; each reads back to the same pool, draft layer
-  // included.
-  for (const Engine e : {Engine::vllm, Engine::sglang}) {
-    DeploymentRequest mtp = as_flags(8192, std::nullopt, std::nullopt,
-                                     {.model = "deepseek-v3", .gpu = "h200-141gb", .engine = e});
+  // 1): vLLM's line asks for it by method ("mtp", with num_speculative_tokens always stated:
+  // vLLM takes the MTP draft from the target only then; unstated, one per MTP layer), SGLang's
+  // by --speculative-algorithm NEXTN; each reads back to the same pool, draft layer included.
+  struct Mtp {
+    Engine engine;
+    std::vector<std::string> options;
+    std::string flag;
+    std::uint32_t tokens;  // vLLM's, read back
+  };
+  const Mtp mtps[] = {
+      {Engine::vllm,
+       {"num_speculative_tokens=2"},
+       R"( --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}')",
+       2},
+      {Engine::vllm,
+       {},
+       R"( --speculative-config '{"method": "mtp", "num_speculative_tokens": 1}')",
+       1},
+      {Engine::sglang, {}, " --speculative-algorithm NEXTN", 0},
+  };
+  for (const Mtp& c : mtps) {
+    DeploymentRequest mtp =
+        as_flags(8192, std::nullopt, std::nullopt,
+                 {.model = "deepseek-v3", .gpu = "h200-141gb", .engine = c.engine});
     mtp.tp = 8;
     mtp.draft_layers = 1;
-    if (e == Engine::vllm) mtp.engine_options = {"num_speculative_tokens=2"};
+    mtp.engine_options = c.options;
     mtp.launch_sets_max_num_seqs = true;
     const ResolvedDeployment d = resolve(mtp);
     ASSERT_EQ(d.deploy.plan.draft_layers, 1u);
-    const std::optional<std::string> line = e == Engine::sglang
+    const std::optional<std::string> line = c.engine == Engine::sglang
                                                 ? sglang_command(d.deploy.model, d.deploy.plan)
                                                 : vllm_command(d.deploy.model, d.deploy.plan);
-    ASSERT_TRUE(line) << to_string(e);
-    EXPECT_NE(
-        line->find(
-            e == Engine::sglang
-                ? " --speculative-algorithm NEXTN"
-                : R"( --speculative-config '{"method": "mtp", "num_speculative_tokens": 2}')"),
-        std::string::npos)
-        << *line;
+    ASSERT_TRUE(line) << c.flag;
+    EXPECT_NE(line->find(c.flag), std::string::npos) << *line;
     DeploymentRequest cmd;
     cmd.source = DeploymentRequest::Source::engine_command;
-    cmd.command_engine = e;
+    cmd.command_engine = c.engine;
     cmd.command_line = *line;
     cmd.model = "deepseek-v3";
     cmd.gpu = "h200-141gb";
     const ResolvedDeployment back = resolve(cmd);
     EXPECT_EQ(back.deploy.plan.draft_layers, 1u) << *line;
-    if (e == Engine::vllm) {
-      EXPECT_EQ(back.deploy.plan.vllm.num_speculative_tokens, 2u);
-    }
+    EXPECT_EQ(back.deploy.plan.vllm.num_speculative_tokens, c.tokens) << *line;
     expect_same_capacity({d, back});
   }
   // An EAGLE head's layer is not the checkpoint's: no line, since the draft model is unnamed.

@@ -67,6 +67,14 @@ class Vllm : public EngineRules {
   bool recurrent_state_grows(const PlanInput& in) const override {
     return in.vllm.mamba_cache_mode == VllmOptions::MambaCacheMode::all;
   }
+  // The speculative tokens a deployment runs: num_speculative_tokens, else one per draft layer
+  // (MTP's n_predict is its layers, num_nextn_predict_layers; any speculative run has at least
+  // one). vLLM takes MTP's draft from the target only when the tokens are given
+  // (SpeculativeConfig.__post_init__, vllm/config/speculative.py@002e77c1: "if self.model is
+  // None and self.num_speculative_tokens is not None"), so a launch line states them.
+  static std::uint32_t speculative_tokens(const PlanInput& in) {
+    return in.vllm.num_speculative_tokens ? in.vllm.num_speculative_tokens : in.draft_layers;
+  }
   // vllm_pools.cpp
   std::uint64_t recurrent_state_pages(const PlanInput& in, std::uint64_t context,
                                       std::uint32_t block_size) const override;

@@ -30,13 +30,13 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
   // Left out where it is what vllm serve defaults to on this GPU.
   if (in.max_num_batched_tokens != default_max_num_batched_tokens(in))
     s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
-  // MTP: the checkpoint's own layers ("method": "mtp"; SpeculativeConfig.__post_init__ in
-  // vllm/config/speculative.py @ 002e77c1: num_speculative_tokens left out takes the MTP
-  // module's n_predict).
-  const std::uint32_t k = mine ? in.vllm.num_speculative_tokens : 0;
-  if (in.draft_layers > 0)
-    s += std::string(" --speculative-config '{\"method\": \"mtp\"") +
-         (k ? ", \"num_speculative_tokens\": " + std::to_string(k) : "") + "}'";
+  // MTP: the checkpoint's own layers, with the tokens stated (speculative_tokens says why).
+  if (in.draft_layers > 0) {
+    PlanInput own = in;
+    if (!mine) own.vllm = VllmOptions{};
+    s += " --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": " +
+         std::to_string(speculative_tokens(own)) + "}'";
+  }
   if (!mine) return s;
   const VllmOptions& o = in.vllm;
   if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);

@@ -101,9 +101,9 @@ std::uint64_t Vllm::recurrent_state_pages(const PlanInput& in, std::uint64_t con
                                           std::uint32_t block_size) const {
   switch (in.vllm.mamba_cache_mode) {
     case VllmOptions::MambaCacheMode::none:
-      return 1 + std::uint64_t{in.vllm.num_speculative_tokens};
+      return 1 + std::uint64_t{speculative_tokens(in)};
     case VllmOptions::MambaCacheMode::align:
-      return 2 + std::uint64_t{in.vllm.num_speculative_tokens};
+      return 2 + std::uint64_t{speculative_tokens(in)};
     case VllmOptions::MambaCacheMode::all:
       // MambaSpec.max_memory_usage_bytes (kv_cache_interface.py @ 001cabc1): cdiv(max_model_len,
       // block_size) pages, no num_speculative_blocks in this mode.
