@@ -1274,8 +1274,16 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
       throw Error(engine_rules(a.engine).command_syntax().speculative_field, "method",
                   "MTP speculative decoding, but " + model.id +
                       " ships no MTP layers (num_nextn_predict_layers)");
-    say(std::to_string(model.mtp_layers) + " MTP layer(s) of the checkpoint hold a cache");
-    return model.mtp_layers;
+    // SpeculativeConfig.__post_init__ (vllm/config/speculative.py@002e77c1): "Ensure
+    // divisibility for MTP module reuse", k > n_predict must be a multiple of it.
+    const std::uint32_t n = model.mtp_layers;
+    if (const auto k = a.speculative_tokens; k && *k > n && *k % n != 0)
+      throw Error(
+          engine_rules(a.engine).command_syntax().speculative_field, "num_speculative_tokens",
+          "num_speculative_tokens:" + std::to_string(*k) + " must be divisible by n_predict=" +
+              std::to_string(n) + " (" + model.id + "'s MTP layers), as vLLM requires");
+    say(std::to_string(n) + " MTP layer(s) of the checkpoint hold a cache");
+    return n;
   }
   if (m == "ngram" || m == "suffix" || m == "ngram_gpu") {
     say("n-gram speculation: no draft layers");

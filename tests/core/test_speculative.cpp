@@ -75,6 +75,32 @@ TEST(Speculative, MtpLayersOnlyWhenRequested) {
   EXPECT_NE(note.find("EAGLE"), std::string::npos) << note;
 }
 
+// vLLM reuses MTP layers across speculative tokens and refuses a count above n_predict that is
+// not a multiple of it (SpeculativeConfig.__post_init__, vllm/config/speculative.py@002e77c1:
+// "num_speculative_tokens:3 must be divisible by n_predict=2"). A checkpoint with two MTP layers
+// (DeepSeek-V3's geometry, num_nextn_predict_layers 2): 1, 2 and 4 tokens start, 3 does not.
+TEST(Speculative, MtpTokensBeyondTheLayersAreAMultipleOfThem) {
+  auto two = load_model("deepseek-v3");
+  two.mtp_layers = 2;
+  auto with = [](const std::string& k) {
+    return parse_engine_command(
+        Engine::vllm,
+        R"(vllm serve deepseek-ai/DeepSeek-V3 --speculative-config '{"method": "mtp", "num_speculative_tokens": )" +
+            k + "}'",
+        "s");
+  };
+  for (const char* k : {"1", "2", "4"}) EXPECT_EQ(speculative_draft_layers(with(k), two), 2u) << k;
+  try {
+    speculative_draft_layers(with("3"), two);
+    ADD_FAILURE() << "3 tokens over 2 MTP layers started";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "num_speculative_tokens");
+    EXPECT_NE(std::string(e.what()).find("must be divisible by n_predict=2"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+}
+
 TEST(Speculative, DeploymentFromTheCommandLineCountsTheMtpLayer) {
   const auto gpu = load_gpu("h200-141gb");
   const auto plain = parse_engine_command(
