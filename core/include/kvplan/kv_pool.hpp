@@ -75,6 +75,15 @@ class KvPool {
                           std::optional<std::uint64_t> prefill = std::nullopt) const;
   // True when every group frees nothing as the sequence grows (full attention, full policy).
   bool monotone() const { return monotone_; }
+  // True when every group is full attention and no recurrent state is kept (in a group or a
+  // pool of its own): the one layout the simulator's prefix cache and TensorRT-LLM's scheduler
+  // model.
+  bool full_attention_only() const {
+    if (recurrent_state) return false;
+    for (const KvPoolGroup& g : groups)
+      if (g.kind != AttentionKind::full) return false;
+    return true;
+  }
 
   struct Impl;
   std::shared_ptr<const Impl> impl;  // the planner's evaluator (private to core)

@@ -100,13 +100,10 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
                   "the CPU tier holds evicted prefix blocks: it needs "
                   "enable_prefix_caching"});
   if (cfg.enable_prefix_caching) {
-    for (const auto& g : pool.groups)
-      if (g.kind != AttentionKind::full || pool.recurrent_state) {
-        pr.push_back({"enable_prefix_caching",
-                      "prefix caching is modelled for full-attention KV-cache groups only; this "
-                      "deployment has sliding, chunked or recurrent groups"});
-        break;
-      }
+    if (!pool.full_attention_only())
+      pr.push_back({"enable_prefix_caching",
+                    "prefix caching is modelled for full-attention KV-cache groups only; this "
+                    "deployment has sliding, chunked or recurrent groups"});
     if (!is_full(cfg.plan.policy))
       pr.push_back({"enable_prefix_caching",
                     "prefix caching with an evicting retention policy is not modelled"});

@@ -469,10 +469,7 @@ std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& p
   if (!is_full(plan.policy)) return why;
   const KvPool pool = make_kv_pool(model, plan, "arguments");
   // SGLang's pool has no state group: its recurrent state is in a Mamba pool (kv_pool.hpp).
-  const bool full = !pool.recurrent_state &&
-                    std::all_of(pool.groups.begin(), pool.groups.end(),
-                                [](const KvPoolGroup& g) { return g.kind == AttentionKind::full; });
-  return full ? "" : why;
+  return pool.full_attention_only() ? "" : why;
 }
 
 bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {

@@ -24,13 +24,10 @@ class TrtllmScheduling final : public EngineScheduling {
       pr.push_back({"enable_prefix_caching",
                     "TensorRT-LLM's KV cache reuse (kv_cache_config.enable_block_reuse) is not "
                     "modelled; simulate without prefix caching"});
-    for (const auto& g : pool.groups)
-      if (g.kind != AttentionKind::full || pool.recurrent_state) {
-        pr.push_back({"model",
-                      "the TensorRT-LLM scheduler is modelled for one full-attention KV pool; this "
-                      "model has sliding, chunked or recurrent layers"});
-        break;
-      }
+    if (!pool.full_attention_only())
+      pr.push_back({"model",
+                    "the TensorRT-LLM scheduler is modelled for one full-attention KV pool; this "
+                    "model has sliding, chunked or recurrent layers"});
     for (auto w : cfg.plan.trtllm.max_attention_window)
       if (w < cfg.plan.context) {
         pr.push_back({"max_attention_window",
