@@ -84,26 +84,26 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "plan.weight_dtype", p.weight_dtype, q.weight_dtype);
   field(d, "plan.reserve_bytes", p.reserve_bytes, q.reserve_bytes);
   field(d, "plan.available_kv_bytes", p.available_kv_bytes, q.available_kv_bytes);
-  field(d, "vllm.rules", p.vllm.rules, q.vllm.rules);
-  field(d, "vllm.mamba_cache_mode", p.vllm.mamba_cache_mode, q.vllm.mamba_cache_mode);
-  field(d, "vllm.dcp", p.vllm.dcp, q.vllm.dcp);
-  field(d, "vllm.disable_hybrid_kv_cache_manager", p.vllm.disable_hybrid_kv_cache_manager,
-        q.vllm.disable_hybrid_kv_cache_manager);
-  field(d, "vllm.num_speculative_tokens", p.vllm.num_speculative_tokens,
-        q.vllm.num_speculative_tokens);
-  field(d, "vllm.num_gpu_blocks_override", p.vllm.num_gpu_blocks_override,
-        q.vllm.num_gpu_blocks_override);
-  field(d, "sglang.swa_full_tokens_ratio_ppm", p.sglang.swa_full_tokens_ratio_ppm,
-        q.sglang.swa_full_tokens_ratio_ppm);
-  field(d, "sglang.disable_hybrid_swa_memory", p.sglang.disable_hybrid_swa_memory,
-        q.sglang.disable_hybrid_swa_memory);
-  field(d, "sglang.mamba_full_memory_ratio_ppm", p.sglang.mamba_full_memory_ratio_ppm,
-        q.sglang.mamba_full_memory_ratio_ppm);
-  field(d, "sglang.max_mamba_cache_size", p.sglang.max_mamba_cache_size,
-        q.sglang.max_mamba_cache_size);
-  field(d, "trtllm.backend", p.trtllm.backend, q.trtllm.backend);
-  field(d, "trtllm.max_attention_window", p.trtllm.max_attention_window,
-        q.trtllm.max_attention_window);
+  field(d, "vllm.rules", p.vllm().rules, q.vllm().rules);
+  field(d, "vllm.mamba_cache_mode", p.vllm().mamba_cache_mode, q.vllm().mamba_cache_mode);
+  field(d, "vllm.dcp", p.vllm().dcp, q.vllm().dcp);
+  field(d, "vllm.disable_hybrid_kv_cache_manager", p.vllm().disable_hybrid_kv_cache_manager,
+        q.vllm().disable_hybrid_kv_cache_manager);
+  field(d, "vllm.num_speculative_tokens", p.vllm().num_speculative_tokens,
+        q.vllm().num_speculative_tokens);
+  field(d, "vllm.num_gpu_blocks_override", p.vllm().num_gpu_blocks_override,
+        q.vllm().num_gpu_blocks_override);
+  field(d, "sglang.swa_full_tokens_ratio_ppm", p.sglang().swa_full_tokens_ratio_ppm,
+        q.sglang().swa_full_tokens_ratio_ppm);
+  field(d, "sglang.disable_hybrid_swa_memory", p.sglang().disable_hybrid_swa_memory,
+        q.sglang().disable_hybrid_swa_memory);
+  field(d, "sglang.mamba_full_memory_ratio_ppm", p.sglang().mamba_full_memory_ratio_ppm,
+        q.sglang().mamba_full_memory_ratio_ppm);
+  field(d, "sglang.max_mamba_cache_size", p.sglang().max_mamba_cache_size,
+        q.sglang().max_mamba_cache_size);
+  field(d, "trtllm.backend", p.trtllm().backend, q.trtllm().backend);
+  field(d, "trtllm.max_attention_window", p.trtllm().max_attention_window,
+        q.trtllm().max_attention_window);
   field(d, "max_num_seqs", a.max_num_seqs, b.max_num_seqs);
   field(d, "cuda_graphs", a.cuda_graphs, b.cuda_graphs);
   field(d, "slo.context", a.slo.context, b.slo.context);

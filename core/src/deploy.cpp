@@ -110,7 +110,7 @@ bool read_deploy_hardware(detail::JsonObject& o, const std::string& source, Depl
 
 // The engine's parallelism, max_model_len, max_num_seqs and memory fraction (its own key only).
 void read_engine_shape(detail::JsonObject& en, const std::string& source, Deployment& d) {
-  d.plan.engine = parse_engine(en.str("name"), source, "/engine/name", d.plan.vllm.rules);
+  set_engine(d.plan, en.str("name"), source, "/engine/name");
   const EngineRules& rules = engine_rules(d.plan);
   d.plan.tp = static_cast<std::uint32_t>(en.opt_uint("tensor_parallel_size", 1, 4096).value_or(1));
   d.plan.pp =
@@ -195,8 +195,8 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
 }
 
 // SGLang's keys, as its server_args spell them (--swa-full-tokens-ratio ...).
-void read_sglang_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
-  SglangOptions& o = p.sglang;
+void read_sglang_options(detail::JsonObject& en, const std::string& source, SglangOptions& o,
+                         PlanInput& p) {
   if (auto r = en.opt_number("swa_full_tokens_ratio", 0, 1))
     o.swa_full_tokens_ratio_ppm = fraction_to_ppm(*r, source, en.pointer("swa_full_tokens_ratio"));
   if (auto off = en.opt_bool("disable_hybrid_swa_memory")) o.disable_hybrid_swa_memory = *off;
@@ -210,8 +210,8 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Plan
 }
 
 // TensorRT-LLM's keys: the backend, kv_cache_config.max_attention_window and max_tokens.
-void read_trtllm_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
-  TrtllmOptions& o = p.trtllm;
+void read_trtllm_options(detail::JsonObject& en, const std::string& source, TrtllmOptions& o,
+                         PlanInput& p) {
   if (auto b = en.opt_str("backend"))
     o.backend = parse_trtllm_backend(*b, source, en.pointer("backend"));
   // Windows in tokens, repeated over the layers as TensorRT-LLM repeats them.
@@ -221,8 +221,8 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Plan
   if (auto t = en.opt_uint("max_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
 }
 
-// The keys of one engine's option group: another engine's key is refused by name; each reader
-// then finds only its own engine's keys.
+// The keys of one engine's options (PlanInput::options): another engine's key is refused by
+// name; each reader then finds only its own engine's keys.
 void read_engine_options(detail::JsonObject& en, const std::string& source, PlanInput& p) {
   const EngineRules& rules = engine_rules(p);
   const std::vector<std::string> own = rules.option_keys();
@@ -232,9 +232,17 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
         throw Error(
             source, en.pointer(key),
             "is a " + other->label() + " setting; engine " + rules.name() + " does not read it");
-  read_vllm_options(en, source, p.vllm);
-  read_sglang_options(en, source, p);
-  read_trtllm_options(en, source, p);
+  // Each reader fills a copy of its engine's options, kept where it changed them: only the
+  // deployment's own engine has keys left, so no other engine's options are written.
+  VllmOptions v = p.vllm();
+  read_vllm_options(en, source, v);
+  if (v != p.vllm()) p.edit_vllm() = v;
+  SglangOptions s = p.sglang();
+  read_sglang_options(en, source, s, p);
+  if (s != p.sglang()) p.edit_sglang() = s;
+  TrtllmOptions t = p.trtllm();
+  read_trtllm_options(en, source, t, p);
+  if (t != p.trtllm()) p.edit_trtllm() = t;
 }
 
 }  // namespace
@@ -469,7 +477,7 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
                       std::to_string(*a.dp));
     tp /= *a.dp;
     p.expert_parallel = true;
-    p.sglang.dp_attention = static_cast<std::uint32_t>(*a.dp);
+    p.edit_sglang().dp_attention = static_cast<std::uint32_t>(*a.dp);
   }
   if (a.expert_parallel) p.expert_parallel = true;
   DeploymentShape shape{.tp = tp, .pp = a.pp.value_or(1), .dp = a.dp, .block_size = a.block_size};
@@ -491,18 +499,20 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   p.block_size = a.block_size.value_or(0);
   // --kv-cache-memory-bytes is the exact KV memory per GPU: the memory model is skipped.
   if (a.kv_cache_memory_bytes) p.available_kv_bytes = *a.kv_cache_memory_bytes;
-  p.vllm.num_gpu_blocks_override = a.num_gpu_blocks_override;
   d.cuda_graphs = !a.enforce_eager;
   p.cuda_graphs = d.cuda_graphs;
+  // vLLM's own flags (another engine's table has none of them, so its copy stays the defaults).
+  VllmOptions v = p.vllm();
+  v.num_gpu_blocks_override = a.num_gpu_blocks_override;
   if (a.mamba_cache_mode)
-    p.vllm.mamba_cache_mode =
-        parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
-  if (a.dcp) p.vllm.dcp = *a.dcp;
-  p.vllm.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
+    v.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
+  if (a.dcp) v.dcp = *a.dcp;
+  v.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
   // vLLM's speculative tokens hold 1 + k (align: 2 + k) state pages per recurrent group
   // (MambaSpec.num_speculative_blocks); attention layers are unaffected.
   if (engine_rules(a.engine).speculative_tokens_hold_state_pages() && a.speculative_tokens)
-    p.vllm.num_speculative_tokens = *a.speculative_tokens;
+    v.num_speculative_tokens = *a.speculative_tokens;
+  if (v != p.vllm()) p.edit_vllm() = v;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
@@ -781,10 +791,10 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   // TensorRT-LLM's max_attention_window: each window has its own pool and a request takes the
   // blocks of its window in each, not the bytes of full attention; the detail says blocks.
   const bool windowed = engine_rules(d.plan).pools_per_attention_window() &&
-                        !d.plan.trtllm.max_attention_window.empty() && c.paged;
+                        !d.plan.trtllm().max_attention_window.empty() && c.paged;
   std::string windows = "max_attention_window [";
-  for (std::size_t k = 0; k < d.plan.trtllm.max_attention_window.size(); ++k)
-    windows += (k ? ", " : "") + std::to_string(d.plan.trtllm.max_attention_window[k]);
+  for (std::size_t k = 0; k < d.plan.trtllm().max_attention_window.size(); ++k)
+    windows += (k ? ", " : "") + std::to_string(d.plan.trtllm().max_attention_window[k]);
   windows += "]";
   if (i.passed && m.outside_shortfall_bytes > 0) {
     i.passed = false;
@@ -813,14 +823,14 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
         "one request of " + std::to_string(d.plan.context) + " tokens needs " +
         count_of(c.blocks_per_request, "block") + ", the pool has " +
         std::to_string(c.num_gpu_blocks) +
-        (d.plan.vllm.num_gpu_blocks_override
+        (d.plan.vllm().num_gpu_blocks_override
              ? " (set by num_gpu_blocks_override, whatever the " +
                    human_bytes(c.memory.available_bytes) + " available would hold)"
              : "") +
         (null_block ? ", one of them " + engine_rules(d.plan).label() + "'s null block" : "") +
         (windowed ? " (under " + windows + ")" : "") + "; the longest that fits is " +
         std::to_string(c.estimated_max_model_len) + " tokens";
-    i.fix = d.plan.vllm.num_gpu_blocks_override
+    i.fix = d.plan.vllm().num_gpu_blocks_override
                 ? "set num_gpu_blocks_override to at least " +
                       std::to_string(c.blocks_per_request + (null_block ? 1 : 0)) +
                       ", or leave it out"

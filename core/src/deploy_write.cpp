@@ -60,17 +60,17 @@ nlohmann::ordered_json offload(const HostTierArgs& h) {
   return o;
 }
 
-// The option-group keys that differ from their defaults (read_engine_options). Only the engine's
-// own group can: every reader refuses or never sets another engine's options.
+// The engine's option keys that differ from their defaults (read_engine_options). Only the
+// engine's own options can: PlanInput::vllm() and the others read another engine's as defaults.
 void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
-  const VllmOptions& v = p.vllm;
+  const VllmOptions& v = p.vllm();
   if (v.mamba_cache_mode != VllmOptions::MambaCacheMode::none)
     en["mamba_cache_mode"] = mamba_cache_mode_name(v.mamba_cache_mode);
   if (v.dcp > 1) en["decode_context_parallel_size"] = v.dcp;
   if (v.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
   if (v.num_speculative_tokens) en["num_speculative_tokens"] = v.num_speculative_tokens;
   if (v.num_gpu_blocks_override) en["num_gpu_blocks_override"] = *v.num_gpu_blocks_override;
-  const SglangOptions& s = p.sglang;
+  const SglangOptions& s = p.sglang();
   const SglangOptions s0{};
   if (s.swa_full_tokens_ratio_ppm != s0.swa_full_tokens_ratio_ppm)
     en["swa_full_tokens_ratio"] = s.swa_full_tokens_ratio_ppm / 1e6;
@@ -78,7 +78,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.mamba_full_memory_ratio_ppm != s0.mamba_full_memory_ratio_ppm)
     en["mamba_full_memory_ratio"] = s.mamba_full_memory_ratio_ppm / 1e6;
   if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
-  const TrtllmOptions& t = p.trtllm;
+  const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;
   // The pool's token cap under the engine's own key (SGLang max_total_tokens, TensorRT-LLM
@@ -91,7 +91,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
 nlohmann::ordered_json engine(const Deployment& d) {
   const PlanInput& p = d.plan;
   nlohmann::ordered_json en;
-  en["name"] = to_string(p.engine, p.vllm.rules);
+  en["name"] = to_string(p.engine, p.vllm().rules);
   en["tensor_parallel_size"] = p.tp;
   en["pipeline_parallel_size"] = p.pp;
   en["max_model_len"] = p.context;

@@ -1199,17 +1199,21 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
 }
 
 void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string& source) {
-  if (a.swa_full_tokens_ratio_ppm)
-    p.sglang.swa_full_tokens_ratio_ppm = *a.swa_full_tokens_ratio_ppm;
-  if (a.mamba_full_memory_ratio_ppm)
-    p.sglang.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
-  p.sglang.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
-  p.sglang.max_mamba_cache_size = a.max_mamba_cache_size;
+  set_engine(p, a.engine);
+  // Each engine's flags fill a copy of its options, kept where they changed it: a command line's
+  // flags are its own engine's (engine_args' tables), so another engine's copy stays the defaults.
+  SglangOptions s = p.sglang();
+  if (a.swa_full_tokens_ratio_ppm) s.swa_full_tokens_ratio_ppm = *a.swa_full_tokens_ratio_ppm;
+  if (a.mamba_full_memory_ratio_ppm) s.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
+  s.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
+  s.max_mamba_cache_size = a.max_mamba_cache_size;
+  if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;
   if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;
-  p.trtllm.max_attention_window = a.max_attention_window;
-  if (a.trtllm_backend)
-    p.trtllm.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
+  TrtllmOptions t = p.trtllm();
+  t.max_attention_window = a.max_attention_window;
+  if (a.trtllm_backend) t.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
+  if (t != p.trtllm()) p.edit_trtllm() = t;
 }
 
 KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& model,

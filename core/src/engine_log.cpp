@@ -662,7 +662,7 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   const std::optional<VllmRules> rules =
       engine_rules(log.engine)
           .rules_of_log(log.version, log.num_gpu_blocks.has_value() || log.v0_profile);
-  if (rules) in.vllm.rules = *rules;
+  if (rules) in.edit_vllm().rules = *rules;
   const bool old = rules == std::optional<VllmRules>(VllmRules::v0_9);
   // The tokens per step: given, else (V1 from 0.10) the engine's default on the GPU; older logs
   // keep kvplan's 8192 (their defaults were not the GPU's).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <variant>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
@@ -222,7 +224,66 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
   return out;
 }
 
+// The held options when they are `engine`'s, else T's defaults.
+template <class T>
+const T& options_of(const PlanInput& in, Engine engine) {
+  static const T defaults{};
+  const T* held = std::get_if<T>(&in.options);
+  return held && in.engine == engine ? *held : defaults;
+}
+
+template <class T>
+T& edit_options(PlanInput& in) {
+  if (!std::holds_alternative<T>(in.options)) in.options.emplace<T>();
+  return std::get<T>(in.options);
+}
+
+// EngineOptions holding its alternative `index`'s defaults.
+template <std::size_t... I>
+EngineOptions default_options(std::size_t index, std::index_sequence<I...>) {
+  EngineOptions o;
+  ((index == I ? void(o.emplace<I>()) : void()), ...);
+  return o;
+}
+
 }  // namespace
+
+const VllmOptions& PlanInput::vllm() const { return options_of<VllmOptions>(*this, Engine::vllm); }
+const SglangOptions& PlanInput::sglang() const {
+  return options_of<SglangOptions>(*this, Engine::sglang);
+}
+const TrtllmOptions& PlanInput::trtllm() const {
+  return options_of<TrtllmOptions>(*this, Engine::trtllm);
+}
+VllmOptions& PlanInput::edit_vllm() { return edit_options<VllmOptions>(*this); }
+SglangOptions& PlanInput::edit_sglang() { return edit_options<SglangOptions>(*this); }
+TrtllmOptions& PlanInput::edit_trtllm() { return edit_options<TrtllmOptions>(*this); }
+
+void check_engine_options(const PlanInput& in, const std::string& source) {
+  const auto held = static_cast<Engine>(in.options.index());
+  if (held == in.engine) return;
+  const bool defaults =
+      std::visit([](const auto& o) { return o == std::decay_t<decltype(o)>{}; }, in.options);
+  if (defaults) return;
+  throw Error(source, "engine",
+              to_string(held) + " options given to a " + to_string(in.engine) +
+                  " deployment: they are not read by " + to_string(in.engine));
+}
+
+void set_engine(PlanInput& in, Engine e) {
+  in.engine = e;
+  const auto index = static_cast<std::size_t>(e);
+  if (in.options.index() != index)
+    in.options =
+        default_options(index, std::make_index_sequence<std::variant_size_v<EngineOptions>>{});
+}
+
+void set_engine(PlanInput& in, const std::string& name, const std::string& source,
+                const std::string& field) {
+  VllmRules rules{};
+  set_engine(in, parse_engine(name, source, field, rules));
+  if (auto* v = std::get_if<VllmOptions>(&in.options)) v->rules = rules;
+}
 
 void set_available_per_rank(PlanInput& in, std::vector<std::uint64_t> ranks) {
   in.available_kv_bytes =
@@ -648,6 +709,7 @@ void PlanEval::attach_engine_pools() {
 
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src), rules(&engine_rules(input)) {
+  check_engine_options(in, source);
   bs = block_size_of(in, source);
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);

@@ -103,8 +103,8 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
 namespace detail {
 
 void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
-  const bool hybrid = !ev.in.sglang.disable_hybrid_swa_memory &&
-                      ev.in.sglang.hybrid_swa.value_or(sglang_hybrid_swa_default(ev.model));
+  const bool hybrid = !ev.in.sglang().disable_hybrid_swa_memory &&
+                      ev.in.sglang().hybrid_swa.value_or(sglang_hybrid_swa_default(ev.model));
   SglangPoolInput p;
   for (const auto& l : st.sub.layers) {
     if (l.kind == AttentionKind::none) continue;
@@ -121,9 +121,9 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   p.rest_bytes = ev.mem.available_bytes;
   p.state_bytes = mul(ev.state_bytes, st.state_layers, "mamba state bytes");
   p.page_size = ev.bs;
-  p.swa_full_tokens_ratio_ppm = ev.in.sglang.swa_full_tokens_ratio_ppm;
-  p.mamba_full_memory_ratio_ppm = ev.in.sglang.mamba_full_memory_ratio_ppm;
-  p.max_mamba_cache_size = ev.in.sglang.max_mamba_cache_size;
+  p.swa_full_tokens_ratio_ppm = ev.in.sglang().swa_full_tokens_ratio_ppm;
+  p.mamba_full_memory_ratio_ppm = ev.in.sglang().mamba_full_memory_ratio_ppm;
+  p.max_mamba_cache_size = ev.in.sglang().max_mamba_cache_size;
   p.max_total_tokens = ev.in.max_total_tokens;
   if (p.full_cell == 0) return;
   st.sglang = sglang_pools(p, ev.source);

@@ -102,7 +102,7 @@ namespace detail {
 void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   const std::uint64_t cell = ev.page / ev.bs;  // one layer's K + V bytes per token on this rank
   if (cell == 0) return;
-  const auto& vec = ev.in.trtllm.max_attention_window;
+  const auto& vec = ev.in.trtllm().max_attention_window;
   const std::uint64_t n = ev.in.context;  // max_seq_len
   // groupLayersByWindowSize: layer i of the rank gets vec[i % |vec|], capped at max_seq_len.
   std::map<std::uint64_t, std::uint32_t> layers;
@@ -116,7 +116,7 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   for (const auto& [w, count] : layers)
     windows.push_back({w, count, mul(cell, count, "bytes per token"), 0});
   const std::uint64_t memory = ev.mem.available_bytes;
-  if (windows.size() > 1 && ev.in.trtllm.backend == TrtllmOptions::Backend::pytorch) {
+  if (windows.size() > 1 && ev.in.trtllm().backend == TrtllmOptions::Backend::pytorch) {
     // PyTorch: windows shrink until one sequence fits; equal windows merge.
     const auto adjusted = trtllm_adjust_windows(windows, memory, ev.in.max_total_tokens);
     std::map<std::uint64_t, std::uint32_t> merged;
@@ -125,7 +125,8 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
     for (const auto& [w, count] : merged)
       windows.push_back({w, count, mul(cell, count, "bytes per token"), 0});
   }
-  trtllm_window_blocks(windows, memory, ev.bs, ev.in.trtllm.window_shares, ev.in.max_total_tokens);
+  trtllm_window_blocks(windows, memory, ev.bs, ev.in.trtllm().window_shares,
+                       ev.in.max_total_tokens);
   st.trtllm = windows;
 }
 

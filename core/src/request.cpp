@@ -91,7 +91,7 @@ Deployment from_flags(const DeploymentRequest& given, std::optional<GpuSpec>& gp
   d.name = d.model.id;
   d.setting_fields = r.setting_names;
   PlanInput& in = d.plan;
-  in.engine = parse_engine(r.engine, "--engine", "engine", in.vllm.rules);
+  set_engine(in, r.engine, "--engine", "engine");
   apply_engine_options(r.engine_options, in);
   // No format given: what the engine's --kv-cache-dtype auto stores, the model's dtype (or the
   // --weight-dtype it is told to run in).
@@ -177,8 +177,8 @@ Deployment from_engine_command(const DeploymentRequest& r, std::optional<GpuSpec
   Deployment d = deploy_from_engine(a, *gpu, static_cast<std::uint32_t>(r.gpus.value_or(0)),
                                     r.model, src, slo);
   if (r.engine_version)  // ENGINE@VERSION: only an engine with versioned rules takes one
-    parse_engine(to_string(r.command_engine) + "@" + *r.engine_version, "--vllm-version",
-                 "vllm-version", d.plan.vllm.rules);
+    set_engine(d.plan, to_string(r.command_engine) + "@" + *r.engine_version, "--vllm-version",
+               "vllm-version");
   return d;
 }
 

@@ -22,9 +22,10 @@ GpuSpec resolve_gpu(const PlanSettings& s) {
 
 PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   PlanInput in;
-  in.engine = s.engine;
-  in.vllm.rules = s.extras.vllm_rules;
-  in.vllm.mamba_cache_mode = s.extras.mamba_cache_mode;
+  // A loaded vLLM deployment's rules and Mamba mode; another engine in the form drops them.
+  in.edit_vllm().rules = s.extras.vllm_rules;
+  in.edit_vllm().mamba_cache_mode = s.extras.mamba_cache_mode;
+  set_engine(in, s.engine);
   in.format = parse_kv_format(s.kv_format, "KV format", "kv_format");
   in.policy = parse_policy(s.policy, "retention policy", "policy");
   in.block_size = s.block_size;

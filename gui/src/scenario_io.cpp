@@ -126,8 +126,8 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   x.min_kv_cache_tokens = d.slo.min_kv_cache_tokens;
   x.max_cost_per_hour = d.slo.max_cost_per_hour;
   x.mean_context = d.slo.mean_context;
-  x.vllm_rules = p.vllm.rules;
-  x.mamba_cache_mode = p.vllm.mamba_cache_mode;
+  x.vllm_rules = p.vllm().rules;
+  x.mamba_cache_mode = p.vllm().mamba_cache_mode;
   x.enforce_eager = !d.cuda_graphs;
   return s;
 }

@@ -93,7 +93,7 @@ TEST(DeployWrite, VllmParallelismAndHybridManagerKeysRoundTrip) {
                "num_speculative_tokens": 3},
     "slo": {"concurrency": 4}})",
                                    "in.json");
-  EXPECT_EQ(d.plan.vllm.num_speculative_tokens, 3u);
+  EXPECT_EQ(d.plan.vllm().num_speculative_tokens, 3u);
   const std::string spec = to_json(d);
   EXPECT_NE(spec.find("\"num_speculative_tokens\": 3"), std::string::npos);
   const std::string off = round_trip(R"({"kvplan_deploy": 1, "model": "gemma-2-9b",
@@ -116,7 +116,7 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
     "engine": {"name": "vllm", "max_model_len": 8192, "num_gpu_blocks_override": 4000},
     "slo": {"concurrency": 1}})",
                                    "v.json");
-  EXPECT_EQ(v.plan.vllm.num_gpu_blocks_override, std::uint64_t{4000});
+  EXPECT_EQ(v.plan.vllm().num_gpu_blocks_override, std::uint64_t{4000});
   EXPECT_EQ(plan_capacity(v.model, v.plan, "v.json").num_gpu_blocks, 4000u);
   round_trip(to_json(v));
   const std::string sglang = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
@@ -126,9 +126,9 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
                "max_mamba_cache_size": 300, "max_total_tokens": 100000},
     "slo": {"concurrency": 1}})");
   const auto s = parse_deploy_json(sglang, "s.json");
-  EXPECT_EQ(s.plan.sglang.swa_full_tokens_ratio_ppm, 500000u);
-  EXPECT_EQ(s.plan.sglang.mamba_full_memory_ratio_ppm, 1500000u);
-  EXPECT_EQ(s.plan.sglang.max_mamba_cache_size, std::uint64_t{300});
+  EXPECT_EQ(s.plan.sglang().swa_full_tokens_ratio_ppm, 500000u);
+  EXPECT_EQ(s.plan.sglang().mamba_full_memory_ratio_ppm, 1500000u);
+  EXPECT_EQ(s.plan.sglang().max_mamba_cache_size, std::uint64_t{300});
   EXPECT_EQ(s.plan.max_total_tokens, std::uint64_t{100000});
   const std::string trt = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
     "hardware": {"gpu": "h100-sxm-80gb"},
@@ -136,8 +136,8 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
                "max_attention_window": [128, 8192], "max_tokens": 50000},
     "slo": {"concurrency": 1}})");
   const auto t = parse_deploy_json(trt, "t.json");
-  EXPECT_EQ(t.plan.trtllm.backend, TrtllmOptions::Backend::tensorrt);
-  EXPECT_EQ(t.plan.trtllm.max_attention_window, (std::vector<std::uint64_t>{128, 8192}));
+  EXPECT_EQ(t.plan.trtllm().backend, TrtllmOptions::Backend::tensorrt);
+  EXPECT_EQ(t.plan.trtllm().max_attention_window, (std::vector<std::uint64_t>{128, 8192}));
   EXPECT_EQ(t.plan.max_total_tokens, std::uint64_t{50000});
   EXPECT_NE(trt.find("\"max_tokens\": 50000"), std::string::npos) << trt;
   // A TensorRT engine's default tokens_per_block is 64 (the PyTorch backend's 32).

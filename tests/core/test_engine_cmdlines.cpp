@@ -282,7 +282,7 @@ TEST(EngineCmdlines, SpeculativeTokensHoldMoreStatePages) {
            "--max-model-len 4096 --speculative-config "
            "'{\"method\": \"ngram\", \"num_speculative_tokens\": 2}'"),
       gpu, 0, "", "--vllm");
-  EXPECT_EQ(d.plan.vllm.num_speculative_tokens, 2u);
+  EXPECT_EQ(d.plan.vllm().num_speculative_tokens, 2u);
   EXPECT_EQ(plan_capacity(d.model, d.plan).blocks_per_request, 17u);
 }
 
@@ -300,8 +300,8 @@ TEST(EngineCmdlines, DecodeContextParallelSplitsTheTokens) {
   const auto on = deploy_from_engine(vllm(base + " -dcp 2"), gpu, 0, "", "--vllm");
   const auto spelled =
       deploy_from_engine(vllm(base + " --decode-context-parallel-size=2"), gpu, 0, "", "--vllm");
-  EXPECT_EQ(on.plan.vllm.dcp, 2u);
-  EXPECT_EQ(spelled.plan.vllm.dcp, 2u);
+  EXPECT_EQ(on.plan.vllm().dcp, 2u);
+  EXPECT_EQ(spelled.plan.vllm().dcp, 2u);
   const auto c_off = plan_capacity(off.model, off.plan);
   const auto c_on = plan_capacity(on.model, on.plan);
   EXPECT_EQ(c_off.num_gpu_blocks, 40960u);
@@ -327,7 +327,7 @@ TEST(EngineCmdlines, DisabledHybridManagerCostsSlidingLayersInFull) {
   const auto hybrid = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
   const auto off =
       deploy_from_engine(vllm(base + " --disable-hybrid-kv-cache-manager"), gpu, 0, "", "--vllm");
-  EXPECT_TRUE(off.plan.vllm.disable_hybrid_kv_cache_manager);
+  EXPECT_TRUE(off.plan.vllm().disable_hybrid_kv_cache_manager);
   EXPECT_TRUE(std::none_of(off.warnings.begin(), off.warnings.end(), [](const std::string& w) {
     return w.find("disable-hybrid") != std::string::npos;
   }));
@@ -443,11 +443,11 @@ TEST(EngineConfigFiles, TrtllmYamlWinsAndReachesThePlan) {
   EXPECT_EQ(a.max_attention_window, (std::vector<std::uint64_t>{512, 512, 512, 512, 512, 32768}));
   PlanInput p;
   apply_engine_pool_args(a, p, "--trtllm");
-  EXPECT_EQ(p.trtllm.max_attention_window.size(), 6u);
-  EXPECT_EQ(p.trtllm.backend, TrtllmOptions::Backend::pytorch);
+  EXPECT_EQ(p.trtllm().max_attention_window.size(), 6u);
+  EXPECT_EQ(p.trtllm().backend, TrtllmOptions::Backend::pytorch);
   auto t = trtllm("trtllm-serve m --backend tensorrt");
   apply_engine_pool_args(t, p, "--trtllm");
-  EXPECT_EQ(p.trtllm.backend, TrtllmOptions::Backend::tensorrt);
+  EXPECT_EQ(p.trtllm().backend, TrtllmOptions::Backend::tensorrt);
   t = trtllm("trtllm-serve m --backend cuda");
   EXPECT_THROW(apply_engine_pool_args(t, p, "--trtllm"), Error);
   EXPECT_THROW(trtllm("vllm serve m"), Error);
@@ -472,11 +472,11 @@ TEST(EngineConfigFiles, SglangPoolFlags) {
   // check's deployment carries them: --max-total-tokens 100000 caps the pool it judges.
   const auto d = deploy_from_engine(a, load_gpu("h200-141gb"), 0, "", "--sglang");
   EXPECT_EQ(d.plan.max_total_tokens.value_or(0), 100000u);
-  EXPECT_EQ(d.plan.sglang.swa_full_tokens_ratio_ppm, 500000u);
-  EXPECT_EQ(p.sglang.swa_full_tokens_ratio_ppm, 500000u);
-  EXPECT_TRUE(p.sglang.disable_hybrid_swa_memory);
-  EXPECT_EQ(p.sglang.mamba_full_memory_ratio_ppm, 1500000u);
-  EXPECT_EQ(p.sglang.max_mamba_cache_size.value_or(0), 300u);
+  EXPECT_EQ(d.plan.sglang().swa_full_tokens_ratio_ppm, 500000u);
+  EXPECT_EQ(p.sglang().swa_full_tokens_ratio_ppm, 500000u);
+  EXPECT_TRUE(p.sglang().disable_hybrid_swa_memory);
+  EXPECT_EQ(p.sglang().mamba_full_memory_ratio_ppm, 1500000u);
+  EXPECT_EQ(p.sglang().max_mamba_cache_size.value_or(0), 300u);
   EXPECT_EQ(p.ssm_state_dtype, KvDtype::bf16);
   EXPECT_EQ(p.max_total_tokens.value_or(0), 100000u);
   EXPECT_THROW(sglang("python -m sglang.launch_server --model-path m --mamba-ssm-dtype fp4"),

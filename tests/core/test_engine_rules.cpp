@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kvplan/engine_rules.hpp"
+#include "kvplan/error.hpp"
 #include "kvplan/model.hpp"
 
 namespace kvplan {
@@ -52,14 +53,14 @@ TEST(EngineRules, PoolFactsPerEngine) {
 // SGLang's state lives in its own pool (one slot per request).
 TEST(EngineRules, AMambaStateGrowsOnlyWithVllmCacheModeAll) {
   PlanInput in;
-  in.vllm.num_speculative_tokens = 2;
-  in.vllm.mamba_cache_mode = VllmOptions::MambaCacheMode::none;
+  in.edit_vllm().num_speculative_tokens = 2;
+  in.edit_vllm().mamba_cache_mode = VllmOptions::MambaCacheMode::none;
   EXPECT_FALSE(vllm().recurrent_state_grows(in));
   EXPECT_EQ(vllm().recurrent_state_pages(in, 10000, 16), 3u);  // 1 + 2
-  in.vllm.mamba_cache_mode = VllmOptions::MambaCacheMode::align;
+  in.edit_vllm().mamba_cache_mode = VllmOptions::MambaCacheMode::align;
   EXPECT_FALSE(vllm().recurrent_state_grows(in));
   EXPECT_EQ(vllm().recurrent_state_pages(in, 10000, 16), 4u);  // 2 + 2
-  in.vllm.mamba_cache_mode = VllmOptions::MambaCacheMode::all;
+  in.edit_vllm().mamba_cache_mode = VllmOptions::MambaCacheMode::all;
   EXPECT_TRUE(vllm().recurrent_state_grows(in));
   EXPECT_EQ(vllm().recurrent_state_pages(in, 10000, 16), 625u);  // cdiv(10000, 16)
   EXPECT_FALSE(sglang().recurrent_state_grows(in));
@@ -121,9 +122,48 @@ TEST(EngineRules, VllmLocalLayersKeepGroupsUnlessUnified) {
   PlanInput in;
   EXPECT_TRUE(vllm().local_layers_own_groups(gemma, in));
   EXPECT_FALSE(sglang().local_layers_own_groups(gemma, in));
-  in.vllm.disable_hybrid_kv_cache_manager = true;
+  in.edit_vllm().disable_hybrid_kv_cache_manager = true;
   EXPECT_FALSE(vllm().local_layers_own_groups(gemma, in));
   EXPECT_NO_THROW(vllm().check_pool_layout(gemma, in, "test"));
+}
+
+// PlanInput carries one engine's options (issue 25): another engine's read as that engine's
+// defaults (SGLang's --swa-full-tokens-ratio is 0.8, server_args.py), a plan refuses options its
+// engine never reads, and set_engine keeps the engine's own options and drops another's.
+TEST(EngineRules, APlanInputCarriesOneEnginesOptions) {
+  PlanInput in;
+  set_engine(in, Engine::sglang);
+  in.edit_sglang().swa_full_tokens_ratio_ppm = 500000;
+  EXPECT_EQ(in.sglang().swa_full_tokens_ratio_ppm, 500000u);
+  EXPECT_NO_THROW(check_engine_options(in, "test"));
+  in.engine = Engine::vllm;  // SGLang's options left behind
+  EXPECT_EQ(in.sglang().swa_full_tokens_ratio_ppm, 800000u);
+  try {
+    check_engine_options(in, "test");
+    ADD_FAILURE() << "SGLang options on a vLLM plan were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "engine");
+    EXPECT_NE(std::string(e.what()).find("sglang options given to a vllm deployment"),
+              std::string::npos)
+        << e.what();
+  }
+  // The planner asks the same before it plans.
+  in.context = 4096;
+  in.available_kv_bytes = std::uint64_t{1} << 30;
+  EXPECT_THROW(plan_capacity(load_model("llama-3.1-8b"), in, "test"), Error);
+  set_engine(in, Engine::vllm);  // drops SGLang's
+  EXPECT_NO_THROW(check_engine_options(in, "test"));
+  EXPECT_NO_THROW(plan_capacity(load_model("llama-3.1-8b"), in, "test"));
+  in.edit_vllm().dcp = 2;
+  set_engine(in, "vllm@0.9", "test", "engine");  // the engine's own options stay
+  EXPECT_EQ(in.vllm().dcp, 2u);
+  EXPECT_EQ(in.vllm().rules, VllmRules::v0_9);
+  set_engine(in, Engine::trtllm);
+  EXPECT_EQ(in.vllm().dcp, 1u);  // read as vLLM's default now
+  EXPECT_TRUE(std::holds_alternative<TrtllmOptions>(in.options));
+  // Another engine's defaults are no options at all: nothing to refuse.
+  in.options = VllmOptions{};
+  EXPECT_NO_THROW(check_engine_options(in, "test"));
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ TEST(KvPool, SglangKeepsTheRecurrentStateOutOfTheBlocks) {
   EXPECT_TRUE(vllm_state);
   in.engine = Engine::sglang;
   in.block_size = 1;
-  in.sglang.max_mamba_cache_size = 30;
+  in.edit_sglang().max_mamba_cache_size = 30;
   const KvPool s = make_kv_pool(m, in);
   EXPECT_TRUE(s.recurrent_state);
   EXPECT_EQ(s.max_running, 10u);

@@ -402,7 +402,7 @@ TEST(OneVerdict, AVersionIsRefusedForAnEngineWithOneRuleSet) {
   r.command_engine = Engine::vllm;
   r.command_line = "vllm serve meta-llama/Llama-3.1-8B";
   r.engine_version = "0.9.2";
-  EXPECT_EQ(resolve(r).deploy.plan.vllm.rules, VllmRules::v0_9);
+  EXPECT_EQ(resolve(r).deploy.plan.vllm().rules, VllmRules::v0_9);
 }
 
 TEST(OneVerdict, TensorRtLlmBackendNamesMeanTheSameInAFileAndOnItsCommandLine) {
@@ -522,7 +522,7 @@ TEST(OneVerdict, AnEnginesOwnOptionsMeanTheSameInAFileAndOnItsCommandLine) {
   file.source = DeploymentRequest::Source::deploy_file;
   file.path = f.path;
   const std::vector<ResolvedDeployment> both = {resolve(cmd), resolve(file)};
-  for (const auto& d : both) EXPECT_EQ(d.deploy.plan.sglang.swa_full_tokens_ratio_ppm, 500000u);
+  for (const auto& d : both) EXPECT_EQ(d.deploy.plan.sglang().swa_full_tokens_ratio_ppm, 500000u);
   expect_same_capacity(both);
   const auto plain = resolve(as_command(8192, std::nullopt, std::nullopt, oss));
   EXPECT_NE(plan_capacity(plain.deploy.model, plain.deploy.plan, "default").kv_cache_tokens,
@@ -612,7 +612,7 @@ TEST(OneVerdict, EngineOptionsGivenAsFlagsReachThePlanAndItsLaunchLine) {
     cmd.gpu = "h200-141gb";
     const ResolvedDeployment back = resolve(cmd);
     EXPECT_EQ(back.deploy.plan.draft_layers, 1u) << *line;
-    EXPECT_EQ(back.deploy.plan.vllm.num_speculative_tokens, c.tokens) << *line;
+    EXPECT_EQ(back.deploy.plan.vllm().num_speculative_tokens, c.tokens) << *line;
     expect_same_capacity({d, back});
   }
   // An EAGLE head's layer is not the checkpoint's: no line, since the draft model is unnamed.

@@ -575,7 +575,7 @@ TEST(PlannerVllm, LayersOfTheirOwnGeometry) {
   for (const char* engine : {"sglang", "trtllm", "vllm@0.9"}) {
     SCOPED_TRACE(engine);
     auto in = measured(GiB, 64);
-    in.engine = parse_engine(engine, "test", "engine", in.vllm.rules);
+    set_engine(in, engine, "test", "engine");
     EXPECT_THROW(plan_capacity(m, in), Error);
   }
   m.layers[1] = {.kind = AttentionKind::sliding, .window = 32};

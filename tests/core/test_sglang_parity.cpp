@@ -51,7 +51,7 @@ PlanInput sglang(std::uint64_t available, std::uint64_t context) {
 // 128 + 1 SWA tokens (88888 // 129 = 689): 3 requests.
 TEST(SglangParity, SwaPoolDefaultRatio) {
   auto in = sglang(kRest, 32768);
-  in.sglang.hybrid_swa = true;
+  in.edit_sglang().hybrid_swa = true;
   const auto c = plan_capacity(swa_model("swa-test"), in);
   EXPECT_EQ(c.block_size, 1u);
   EXPECT_EQ(c.kv_cache_tokens, 111111u);
@@ -90,7 +90,7 @@ TEST(SglangParity, SwaRatioAndPageSize) {
   // Through the planner: --page-size 16, a request of 32768 tokens takes 2048 pages of the
   // full pool's 111104 / 16 = 6944: 3 requests.
   auto in = sglang(kRest, 32768);
-  in.sglang.hybrid_swa = true;
+  in.edit_sglang().hybrid_swa = true;
   in.block_size = 16;
   const auto c = plan_capacity(swa_model("swa-test"), in);
   EXPECT_EQ(c.kv_cache_tokens, 111104u);
@@ -102,8 +102,8 @@ TEST(SglangParity, SwaRatioAndPageSize) {
 // layer in one pool, 100000 tokens (M profile_max_num_token: rest // (24 · 2048)).
 TEST(SglangParity, NoSwaPoolOutsideTheHybridList) {
   auto in = sglang(kRest, 32768);
-  in.sglang.hybrid_swa = true;
-  in.sglang.disable_hybrid_swa_memory = true;
+  in.edit_sglang().hybrid_swa = true;
+  in.edit_sglang().disable_hybrid_swa_memory = true;
   EXPECT_EQ(plan_capacity(swa_model("swa-test"), in).kv_cache_tokens, 100000u);
   // Gemma 2 / 3 and Mistral have sliding layers but no SWA pool in SGLang; gpt-oss has one.
   EXPECT_FALSE(sglang_hybrid_swa_default(load_model("gemma-3-4b")));
@@ -142,7 +142,7 @@ TEST(SglangParity, MambaPoolQwen3Next) {
   EXPECT_EQ(b.max_requests, 921114u / 8192);  // 112 < 514 // 3 = 171
   // --max-mamba-cache-size 100: (40 GiB − 100 · 77266944) // 24576 = 1433226; 100 // 3 = 33.
   auto fixed = sglang(40 * GiB, 8192);
-  fixed.sglang.max_mamba_cache_size = 100;
+  fixed.edit_sglang().max_mamba_cache_size = 100;
   const auto f = plan_capacity(m, fixed);
   EXPECT_EQ(f.kv_cache_tokens, 1433226u);
   EXPECT_EQ(f.max_requests, 33u);

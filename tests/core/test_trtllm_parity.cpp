@@ -100,7 +100,7 @@ TEST(TrtllmParity, MaxNumBlocksFromCpp) {
   in.gpu_memory_bytes = 128 * 1024 * 1024 + 1;
   in.reserve_bytes = 0;
   in.memory_fraction_ppm = 100000;
-  in.trtllm.max_attention_window = {64, 128};
+  in.edit_trtllm().max_attention_window = {64, 128};
   const auto c = plan_capacity(m, in);
   EXPECT_EQ(c.memory.available_bytes, 13421772u);
   EXPECT_EQ(c.block_size, 32u);
@@ -132,21 +132,21 @@ TEST(TrtllmParity, VariableWindowPools) {
   in.format = parse_kv_format("fp16");
   in.context = 8192;
   in.available_kv_bytes = GiB;
-  in.trtllm.max_attention_window = {1024, 1024, 1024, 8192};
+  in.edit_trtllm().max_attention_window = {1024, 1024, 1024, 8192};
   auto c = plan_capacity(m, in);
   EXPECT_EQ(c.num_gpu_blocks, 1366u + 4096u);
   EXPECT_EQ(c.kv_cache_tokens, 131072u);
   EXPECT_EQ(c.max_requests, 16u);
-  in.trtllm.window_shares = TrtllmOptions::WindowShares::proportional;
+  in.edit_trtllm().window_shares = TrtllmOptions::WindowShares::proportional;
   c = plan_capacity(m, in);
   EXPECT_EQ(c.num_gpu_blocks, 745u + 5958u);
   EXPECT_EQ(c.max_requests, 22u);
   // max_tokens is ignored with several windows (C) ...
-  in.trtllm.window_shares = TrtllmOptions::WindowShares::equal;
+  in.edit_trtllm().window_shares = TrtllmOptions::WindowShares::equal;
   in.max_total_tokens = 1000;
   EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 1366u + 4096u);
   // ... and caps a single window: min(262144, 1000) tokens -> ceilDiv 32 = 32 blocks.
-  in.trtllm.max_attention_window.clear();
+  in.edit_trtllm().max_attention_window.clear();
   EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 32u);
 }
 
@@ -160,7 +160,7 @@ TEST(TrtllmParity, TokensPerBlockByBackend) {
   in.context = 8192;
   in.gpu_memory_bytes = 80 * GiB;
   EXPECT_EQ(plan_capacity(m, in).block_size, 32u);
-  in.trtllm.backend = TrtllmOptions::Backend::tensorrt;
+  in.edit_trtllm().backend = TrtllmOptions::Backend::tensorrt;
   const auto c = plan_capacity(m, in);
   EXPECT_EQ(c.block_size, 64u);
   EXPECT_EQ(c.num_gpu_blocks, 7263u);

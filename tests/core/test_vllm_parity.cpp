@@ -185,12 +185,12 @@ TEST(VllmParity, GetKvCacheConfigOneWorker) {
 // of FullAttentionSpec layers, 32 blocks; and num_gpu_blocks_override=16 on 2 full layers.
 TEST(VllmParity, DisabledHybridManagerAndOverride) {
   auto in = input(m * 2 * 32, 16);
-  in.vllm.disable_hybrid_kv_cache_manager = true;
+  in.edit_vllm().disable_hybrid_kv_cache_manager = true;
   const auto c = plan_capacity(layers(1, 1), in);
   EXPECT_EQ(c.num_gpu_blocks, 32u);
   EXPECT_EQ(c.stages[0].kv_cache_groups, 1u);
   auto o = input(m * 2 * 32, 16);
-  o.vllm.num_gpu_blocks_override = 16;
+  o.edit_vllm().num_gpu_blocks_override = 16;
   EXPECT_EQ(plan_capacity(layers(2), o).num_gpu_blocks, 16u);
 }
 
@@ -198,7 +198,7 @@ TEST(VllmParity, DisabledHybridManagerAndOverride) {
 // fewest layers always: 6 full + 5 sliding in groups of 5 → 2 + 1 groups.
 TEST(VllmParity, OlderRulesGroupByTheFewest) {
   auto in = input(m * 5 * 32, 16);
-  in.vllm.rules = VllmRules::v0_9;
+  in.edit_vllm().rules = VllmRules::v0_9;
   const auto c = plan_capacity(layers(6, 5), in);
   EXPECT_EQ(c.stages[0].group_size, 5u);
   EXPECT_EQ(c.stages[0].kv_cache_groups, 3u);
@@ -277,11 +277,11 @@ TEST(VllmParity, StartupCheckReservesTheNullBlock) {
   EXPECT_FALSE(plan_capacity(layers(1), input(m * 32, 512)).fits_one_request);
   EXPECT_TRUE(plan_capacity(layers(1), input(m * 33, 512)).fits_one_request);
   auto old = input(m * 32, 512);
-  old.vllm.rules = VllmRules::v0_9;
+  old.edit_vllm().rules = VllmRules::v0_9;
   EXPECT_TRUE(plan_capacity(layers(1), old).fits_one_request);
   // [use_override=True]: num_gpu_blocks_override 32 over memory for 1024 blocks: refused too.
   auto o = input(m * 1024, 512);
-  o.vllm.num_gpu_blocks_override = 32;
+  o.edit_vllm().num_gpu_blocks_override = 32;
   EXPECT_FALSE(plan_capacity(layers(1), o).fits_one_request);
 }
 
@@ -292,7 +292,7 @@ TEST(VllmParity, AutoFitReservesTheNullBlock) {
   EXPECT_EQ(plan_capacity(layers(1), input(m * 64, 1024)).estimated_max_model_len, 1008u);
   EXPECT_EQ(plan_capacity(layers(2), input(m * 2 * 32, 1024)).estimated_max_model_len, 496u);
   auto old = input(m * 2 * 32, 1024);
-  old.vllm.rules = VllmRules::v0_9;
+  old.edit_vllm().rules = VllmRules::v0_9;
   EXPECT_EQ(plan_capacity(layers(2), old).estimated_max_model_len, 512u);
   // m·2·1024 holds 1024 tokens in either.
   EXPECT_TRUE(plan_capacity(layers(2), input(m * 2 * 1024, 1024)).fits_one_request);
@@ -307,7 +307,7 @@ TEST(VllmParity, MaxConcurrencyForKvCacheConfig) {
   auto run = [&](std::uint32_t full, std::uint32_t sliding, std::uint64_t blocks) {
     auto in = input(page * 64 * blocks, 16384, "fp16");
     in.max_num_batched_tokens = 1024;
-    in.vllm.num_gpu_blocks_override = blocks;
+    in.edit_vllm().num_gpu_blocks_override = blocks;
     return plan_capacity(layers(full, sliding, 1024, 32, 128), in);
   };
   EXPECT_DOUBLE_EQ(run(32, 0, 1536).max_concurrency, 1.5);  // int(1024 · 1.5) blocks
@@ -319,8 +319,8 @@ TEST(VllmParity, MaxConcurrencyForKvCacheConfig) {
   // vLLM 0.9 logged num_blocks // groups · block_size = 3459 // 2 · 16 = 27,664 for the same pool
   auto old = input(page * 64 * 3459, 16384, "fp16");
   old.max_num_batched_tokens = 1024;
-  old.vllm.num_gpu_blocks_override = 3459;
-  old.vllm.rules = VllmRules::v0_9;
+  old.edit_vllm().num_gpu_blocks_override = 3459;
+  old.edit_vllm().rules = VllmRules::v0_9;
   EXPECT_EQ(plan_capacity(layers(32, 32, 1024, 32, 128), old).kv_cache_tokens, 3459u / 2 * 16);
 }
 
@@ -412,7 +412,7 @@ TEST(VllmParity, UnifyPageSizeWithMamba) {
   one.num_kv_heads = 2;
   one.layers.push_back(own(AttentionKind::full, 4, 64));
   auto in = input(32768 * 3 * 100, 48);
-  in.vllm.num_speculative_tokens = 2;  // new_mamba_spec(num_speculative_blocks=2)
+  in.edit_vllm().num_speculative_tokens = 2;  // new_mamba_spec(num_speculative_blocks=2)
   const auto c1 = plan_capacity(one, in);
   EXPECT_EQ(c1.page_bytes, 32768u);
   EXPECT_EQ(c1.block_size, 16u);
@@ -434,7 +434,7 @@ TEST(VllmParity, UnifyPageSizeWithMamba) {
 // settles on 1024: cdiv(1024, 16) + (1 + 2) = 67 blocks = 68 − the null block.
 TEST(VllmParity, AutoFitWithMambaAndSpeculativeBlocks) {
   auto in = input(m * (1024 / 16 + 1 + 2 + 1), 8192);
-  in.vllm.num_speculative_tokens = 2;
+  in.edit_vllm().num_speculative_tokens = 2;
   const auto c = plan_capacity(with_mamba(layers(1)), in);
   EXPECT_EQ(c.num_gpu_blocks, 68u);
   EXPECT_EQ(c.estimated_max_model_len, 1024u);
@@ -449,7 +449,7 @@ TEST(VllmParity, EstimateMaxModelLenCapsAtMaxModelLen) {
   for (const auto& [max_model_len, want] :
        {std::pair<std::uint64_t, std::uint64_t>{16385, 16384}, {16383, 16383}}) {
     auto in = input(8ull << 30, max_model_len, "fp16");
-    in.vllm.rules = VllmRules::v0_9;
+    in.edit_vllm().rules = VllmRules::v0_9;
     EXPECT_EQ(plan_capacity(layers(32, 0, 1, 32, 128), in).estimated_max_model_len, want);
   }
   EXPECT_EQ(plan_capacity(layers(32, 0, 1, 32, 128), input(8ull << 30, 16385, "fp16"))
@@ -463,7 +463,7 @@ TEST(VllmParity, EstimateMaxModelLenCapsAtMaxModelLen) {
 // (0, 32 · 16] (kvplan: 31 usable blocks · 16 = 496).
 TEST(VllmParity, OverrideBoundsStartupAndAutoFit) {
   auto in = input(m * 2 * 1024, 16384);
-  in.vllm.num_gpu_blocks_override = 32;
+  in.edit_vllm().num_gpu_blocks_override = 32;
   const auto c = plan_capacity(layers(2), in);
   EXPECT_FALSE(c.fits_one_request);
   EXPECT_GT(c.estimated_max_model_len, 0u);
@@ -489,7 +489,7 @@ TEST(VllmParity, DisabledHybridManagerNeedsOneUnifiedType) {
   ModelSpec s = layers(0, 1, 1024);
   s.layers.push_back({AttentionKind::chunked, 512});
   auto in = input(m * 2 * 32, 16);
-  in.vllm.disable_hybrid_kv_cache_manager = true;
+  in.edit_vllm().disable_hybrid_kv_cache_manager = true;
   auto field_of = [&](const ModelSpec& spec) {
     try {
       plan_capacity(spec, in);
@@ -532,7 +532,7 @@ TEST(VllmParity, DisabledHybridManagerNeedsOneUnifiedType) {
 // each rank keeps the unsharded page.
 TEST(VllmParity, DecodeContextParallelism) {
   auto dcp_of = [](PlanInput in, std::uint32_t dcp) {
-    in.tp = in.vllm.dcp = dcp;
+    in.tp = in.edit_vllm().dcp = dcp;
     return in;
   };
   for (const auto& [dcp, blocks] : {std::pair<std::uint32_t, std::uint64_t>{1, 16}, {4, 4}}) {
@@ -552,7 +552,7 @@ TEST(VllmParity, DecodeContextParallelism) {
   ModelSpec mamba = with_mamba(layers(0));
   mamba.layers.push_back(mamba.layers[0]);
   auto in = dcp_of(input(m * 2 * 100, 1024), 2);
-  in.vllm.num_speculative_tokens = 2;
+  in.edit_vllm().num_speculative_tokens = 2;
   EXPECT_EQ(plan_capacity(mamba, in).blocks_per_request, 3u);
   // Full attention 1 head × 64 fp16 (page 4096) + Mamba shapes ((1, 1),) fp16, dcp 4, 1024
   // tokens: cdiv(1024, 64) = 16 attention blocks + 1 state page.
@@ -584,7 +584,7 @@ TEST(VllmParity, DcpNeedsTensorParallelismItDivides) {
   auto at = [](std::uint32_t tp, std::uint32_t dcp, const char* format = "fp16") {
     PlanInput in = input(m * 64, 256, format);
     in.tp = tp;
-    in.vllm.dcp = dcp;
+    in.edit_vllm().dcp = dcp;
     return in;
   };
   EXPECT_EQ(dcp_refusal(s, at(8, 3)), "decode_context_parallel_size");
@@ -596,9 +596,9 @@ TEST(VllmParity, DcpNeedsTensorParallelismItDivides) {
   EXPECT_EQ(dcp_refusal(s, at(8, 4)), "accepted");
   EXPECT_EQ(dcp_refusal(s, at(8, 8)), "accepted");
   auto old = at(8, 4);
-  old.vllm.rules = VllmRules::v0_9;
+  old.edit_vllm().rules = VllmRules::v0_9;
   EXPECT_EQ(dcp_refusal(s, old), "decode_context_parallel_size");
-  old.vllm.dcp = 1;
+  old.edit_vllm().dcp = 1;
   EXPECT_EQ(dcp_refusal(s, old), "accepted");
 }
 
@@ -655,7 +655,7 @@ TEST(VllmParity, KvSharingLayersHoldNoCache) {
   EXPECT_EQ(plan_capacity(plain, input(20ull << 30, 512, "fp16")).num_gpu_blocks, 327680u);
   EXPECT_EQ(plan_capacity(shared, input(20ull << 30, 512, "fp16")).num_gpu_blocks, 655360u);
   auto est = input(5ull << 30, 3000000, "fp16");
-  est.vllm.rules = VllmRules::v0_9;
+  est.edit_vllm().rules = VllmRules::v0_9;
   EXPECT_EQ(plan_capacity(plain, est).estimated_max_model_len, 1310720u);
   EXPECT_EQ(plan_capacity(shared, est).estimated_max_model_len, 2u * 1310720);
 }

@@ -162,7 +162,7 @@ class TestGuiScenarios : public QObject {
     QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
     const Deployment a = load_deploy(path.toStdString());
     const Deployment b = load_deploy(out.toStdString());
-    QVERIFY(b.plan.vllm.rules == VllmRules::v0_9);
+    QVERIFY(b.plan.vllm().rules == VllmRules::v0_9);
     QCOMPARE(b.cuda_graphs, false);
     QCOMPARE(b.slo.mean_context, a.slo.mean_context);
     // The bytes on disk are core's own writing of that deployment.

@@ -521,11 +521,11 @@ TEST(Serving, WindowsStartAtTheFirstArrival) {
 // current rules, off for vllm@0.9; SGLang has no such option.
 TEST(Serving, AsyncSchedulingDefaultFollowsTheEngineRules) {
   PlanInput p;
-  p.engine = parse_engine("vllm", "test", "engine", p.vllm.rules);
+  set_engine(p, "vllm", "test", "engine");
   EXPECT_TRUE(default_async_scheduling(p));
-  p.engine = parse_engine("vllm@0.9", "test", "engine", p.vllm.rules);
+  set_engine(p, "vllm@0.9", "test", "engine");
   EXPECT_FALSE(default_async_scheduling(p));
-  p.engine = parse_engine("sglang", "test", "engine", p.vllm.rules);
+  set_engine(p, "sglang", "test", "engine");
   EXPECT_FALSE(default_async_scheduling(p));
 }
 
@@ -553,7 +553,7 @@ TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
   cfg.plan.tp = 4;
   cfg.plan.context = 4096;
   cfg.plan.available_kv_bytes = std::uint64_t{40} << 30;
-  cfg.plan.sglang.max_mamba_cache_size = 6;
+  cfg.plan.edit_sglang().max_mamba_cache_size = 6;
   std::vector<SimRequest> rs;
   for (std::uint64_t i = 0; i < 5; ++i) rs.push_back(req(i, 0, 10, 4));
   std::uint64_t peak = 0;

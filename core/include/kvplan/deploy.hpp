@@ -104,7 +104,7 @@ Slo parse_slo_spec(const std::string& spec, const std::string& source = "--slo")
 // The engine's own options as `KEY=VALUE` pairs (`--engine-option`), with the deployment file's
 // keys and bounds (docs/deploy.md: num_gpu_blocks_override, swa_full_tokens_ratio, backend,
 // max_attention_window=[128,8192], ...): VALUE is read as JSON where it parses, else as a string.
-// Applied to p's option group as a deployment file's "engine" keys are; another engine's key, an
+// Applied to p's engine options as a deployment file's "engine" keys are; another engine's key, an
 // unknown key or a bad value throws Error naming `source` and the key.
 void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
                           const std::string& source = "--engine-option");

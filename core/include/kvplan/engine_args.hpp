@@ -108,7 +108,8 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
 
 // The engine pool settings of `a` that PlanInput models (SGLang's SWA / Mamba pools and
 // --max-total-tokens, TensorRT-LLM's backend, max_attention_window and max_tokens), applied to
-// `p`. Throws Error(source, flag) on a value kvplan does not know (a TensorRT-LLM backend).
+// `p`, whose engine becomes a's (set_engine). Throws Error(source, flag) on a value kvplan does not
+// know (a TensorRT-LLM backend).
 void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string& source);
 
 // The KV format an engine's --kv-cache-dtype means for this model. "auto" is the dtype the model

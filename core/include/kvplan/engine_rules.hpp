@@ -126,8 +126,8 @@ class EngineRules {
   // command_syntax.hpp; the reader is parse_engine_command).
   virtual const detail::CommandSyntax& command_syntax() const = 0;
   virtual const char* memory_fraction_key() const = 0;  // the deployment file's key
-  // The deployment file's "engine" keys only this engine reads (its PlanInput option group, and
-  // max_total_tokens under its own name); another engine's is refused by name.
+  // The deployment file's "engine" keys only this engine reads (its options in PlanInput::options,
+  // and max_total_tokens under its own name); another engine's is refused by name.
   virtual std::vector<std::string> option_keys() const = 0;
   // The key among option_keys() that caps the KV pool in tokens (PlanInput::max_total_tokens);
   // empty where the engine has none.
@@ -261,7 +261,7 @@ class EngineRules {
 // The rules of `engine` at `version` (VllmRules applies to vLLM only). Never fails.
 const EngineRules& engine_rules(Engine engine, VllmRules version = VllmRules::current);
 inline const EngineRules& engine_rules(const PlanInput& in) {
-  return engine_rules(in.engine, in.vllm.rules);
+  return engine_rules(in.engine, in.vllm().rules);
 }
 // Every rule set kvplan has, in the order --engine lists them.
 std::vector<const EngineRules*> all_engine_rules();

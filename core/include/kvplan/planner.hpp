@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "kvplan/formula.hpp"
@@ -88,10 +89,10 @@ std::uint64_t parse_gib(const std::string& text, const std::string& source,
 // A double from a JSON file to ppm (rounded to 6 decimals); throws outside (0, 1].
 std::uint32_t fraction_to_ppm(double v, const std::string& source, const std::string& field);
 
-// Options only one engine reads. PlanInput carries a group per engine beside the common fields;
-// an engine's rules (engine_rules.hpp, core/src/engines/) and its pool planner read their own
-// group and no other, and an engine command line's flags reach only its engine's group (each
-// engine has its own flag table, engine_args.cpp).
+// Options only one engine reads. PlanInput carries the common fields and one engine's options as
+// a variant (EngineOptions); an engine's rules (engine_rules.hpp, core/src/engines/) and its pool
+// planner read their own alternative and no other, and an engine command line's flags reach only
+// its engine's (each engine has its own flag table, engine_args.cpp).
 
 // vLLM's options beyond the common ones.
 struct VllmOptions {
@@ -119,6 +120,7 @@ struct VllmOptions {
   // --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
   // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
   bool disable_hybrid_kv_cache_manager = false;
+  bool operator==(const VllmOptions&) const = default;
 };
 
 // SGLang's pools (planner_sglang.cpp; defaults from python/sglang/srt/server_args.py):
@@ -136,6 +138,7 @@ struct SglangOptions {
   std::optional<std::uint64_t> max_mamba_cache_size;
   // --enable-dp-attention: its --dp (the attention groups of the --tp GPUs); 0 = off.
   std::uint32_t dp_attention = 0;
+  bool operator==(const SglangOptions&) const = default;
 };
 
 // TensorRT-LLM: the backend fixes the default tokens_per_block (PyTorch / LLM API 32, a
@@ -148,7 +151,11 @@ struct TrtllmOptions {
   std::vector<std::uint64_t> max_attention_window;
   enum class WindowShares { equal, proportional };
   WindowShares window_shares = WindowShares::equal;
+  bool operator==(const TrtllmOptions&) const = default;
 };
+
+// One engine's options, in Engine's order.
+using EngineOptions = std::variant<VllmOptions, SglangOptions, TrtllmOptions>;
 
 struct PlanInput {
   Engine engine = Engine::vllm;
@@ -171,9 +178,18 @@ struct PlanInput {
   // SGLang --max-total-tokens, TensorRT-LLM kv_cache_config.max_tokens: a cap on the pool's
   // tokens (the smaller of it and the memory's wins; TensorRT-LLM ignores it with several windows).
   std::optional<std::uint64_t> max_total_tokens;
-  VllmOptions vllm;
-  SglangOptions sglang;
-  TrtllmOptions trtllm;
+  // The options of `engine`. vllm(), sglang() and trtllm() read them: another engine's options
+  // read as that engine's defaults, so no rule sees options it does not own. edit_vllm() and the
+  // others make their engine's the held alternative (dropping another's) to write them; the
+  // planner refuses a PlanInput whose held options, unless defaults, are not its engine's
+  // (check_engine_options).
+  EngineOptions options;
+  const VllmOptions& vllm() const;
+  const SglangOptions& sglang() const;
+  const TrtllmOptions& trtllm() const;
+  VllmOptions& edit_vllm();
+  SglangOptions& edit_sglang();
+  TrtllmOptions& edit_trtllm();
   // Memory model of one GPU.
   std::uint64_t gpu_memory_bytes = 0;          // total device memory
   std::uint32_t memory_fraction_ppm = 0;       // 0 = engine default (see above)
@@ -203,6 +219,16 @@ struct PlanInput {
 // (gpus 0: one replica): ceil(concurrency / replicas), at least 1. The --max-num-seqs a launch
 // line states.
 std::uint64_t requests_per_replica(const PlanInput& in);
+
+// Throws Error(source, "engine") when in.options holds another engine's options than in.engine's
+// and they are not that engine's defaults: a reader wrote options the plan's engine never reads.
+void check_engine_options(const PlanInput& in, const std::string& source);
+// in.engine = e. The held options stay where they are e's; another engine's are replaced by e's
+// defaults.
+void set_engine(PlanInput& in, Engine e);
+// The same from "vllm", "vllm@0.9", "sglang", ... (parse_engine), with vLLM's rules.
+void set_engine(PlanInput& in, const std::string& name, const std::string& source,
+                const std::string& field);
 
 // A measured KV budget a rank, bytes, in rank order: sets in.available_kv_bytes_per_rank and, as
 // the one figure reports show, their least in in.available_kv_bytes.

@@ -71,7 +71,7 @@ class Sglang final : public EngineRules {
     const bool multimodal = model && model->weights.vision_bytes > 0;
     const std::uint64_t mib = gpu_mib(in);
     if (mib == 0) return default_memory_fraction_ppm();
-    const std::uint64_t dp = in.sglang.dp_attention;
+    const std::uint64_t dp = in.sglang().dp_attention;
     const std::uint64_t tp = std::uint64_t{in.tp} * std::max<std::uint64_t>(dp, 1);  // its --tp
     const std::uint64_t max_bs = decode_graph_max_bs(mib, tp);
     const std::uint64_t chunk = in.max_num_batched_tokens;
@@ -196,7 +196,7 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (in.draft_layers > 0) s += " --speculative-algorithm NEXTN";
   if (!mine) return s;
   if (in.block_size > 1) s += " --page-size " + std::to_string(in.block_size);
-  const SglangOptions& o = in.sglang;
+  const SglangOptions& o = in.sglang();
   const SglangOptions def{};
   if (o.swa_full_tokens_ratio_ppm != def.swa_full_tokens_ratio_ppm)
     s += " --swa-full-tokens-ratio " + decimal(o.swa_full_tokens_ratio_ppm);

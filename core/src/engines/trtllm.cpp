@@ -15,7 +15,7 @@ class Trtllm final : public EngineRules {
   // The LLM API / PyTorch KvCacheConfig.tokens_per_block defaults to 32; TensorRT engines build
   // with 64 (plugin config; docs/deploy.md).
   std::uint32_t default_block_size(const PlanInput& in) const override {
-    return in.trtllm.backend == TrtllmOptions::Backend::tensorrt ? 64 : 32;
+    return in.trtllm().backend == TrtllmOptions::Backend::tensorrt ? 64 : 32;
   }
   std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
   std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }

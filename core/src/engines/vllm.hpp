@@ -65,7 +65,7 @@ class Vllm : public EngineRules {
   }
   bool pages_recurrent_state() const override { return true; }
   bool recurrent_state_grows(const PlanInput& in) const override {
-    return in.vllm.mamba_cache_mode == VllmOptions::MambaCacheMode::all;
+    return in.vllm().mamba_cache_mode == VllmOptions::MambaCacheMode::all;
   }
   // The speculative tokens a deployment runs: num_speculative_tokens, else one per draft layer
   // (MTP's n_predict is its layers, num_nextn_predict_layers; any speculative run has at least
@@ -73,15 +73,15 @@ class Vllm : public EngineRules {
   // (SpeculativeConfig.__post_init__, vllm/config/speculative.py@002e77c1: "if self.model is
   // None and self.num_speculative_tokens is not None"), so a launch line states them.
   static std::uint32_t speculative_tokens(const PlanInput& in) {
-    return in.vllm.num_speculative_tokens ? in.vllm.num_speculative_tokens : in.draft_layers;
+    return in.vllm().num_speculative_tokens ? in.vllm().num_speculative_tokens : in.draft_layers;
   }
   // vllm_pools.cpp
   std::uint64_t recurrent_state_pages(const PlanInput& in, std::uint64_t context,
                                       std::uint32_t block_size) const override;
-  std::uint64_t context_shards(const PlanInput& in) const override { return in.vllm.dcp; }
+  std::uint64_t context_shards(const PlanInput& in) const override { return in.vllm().dcp; }
   void check_context_parallel(const detail::PlanEval& ev) const override;
   std::optional<std::uint64_t> blocks_override(const PlanInput& in) const override {
-    return in.vllm.num_gpu_blocks_override;
+    return in.vllm().num_gpu_blocks_override;
   }
   // Pool layout (vllm_pools.cpp).
   bool local_layers_own_groups(const ModelSpec& model, const PlanInput& in) const override;

@@ -32,13 +32,12 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
     s += " --max-num-batched-tokens " + std::to_string(in.max_num_batched_tokens);
   // MTP: the checkpoint's own layers, with the tokens stated (speculative_tokens says why).
   if (in.draft_layers > 0) {
-    PlanInput own = in;
-    if (!mine) own.vllm = VllmOptions{};
+    // Another engine's plan reads vLLM's options as their defaults (PlanInput::vllm()).
     s += " --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": " +
-         std::to_string(speculative_tokens(own)) + "}'";
+         std::to_string(speculative_tokens(in)) + "}'";
   }
   if (!mine) return s;
-  const VllmOptions& o = in.vllm;
+  const VllmOptions& o = in.vllm();
   if (o.dcp > 1) s += " --decode-context-parallel-size " + std::to_string(o.dcp);
   if (o.disable_hybrid_kv_cache_manager) s += " --disable-hybrid-kv-cache-manager";
   if (o.mamba_cache_mode != VllmOptions::MambaCacheMode::none)

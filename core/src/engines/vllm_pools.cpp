@@ -16,7 +16,7 @@ namespace {
 // full attention: only with the hybrid manager disabled and a full-attention layer (MLA and draft
 // layers are FullAttentionSpecs) beside them.
 bool converts_local_layers(const ModelSpec& model, const PlanInput& in) {
-  if (!in.vllm.disable_hybrid_kv_cache_manager) return false;
+  if (!in.vllm().disable_hybrid_kv_cache_manager) return false;
   if (in.draft_layers > 0) return true;
   return std::any_of(model.layers.begin(), model.layers.end(), [](const LayerSpec& l) {
     return l.kind == AttentionKind::full || l.kind == AttentionKind::mla;
@@ -48,7 +48,7 @@ std::uint32_t Vllm::kv_group_size(std::uint32_t fewest, std::uint32_t most) cons
 // tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
 void Vllm::check_pool_layout(const ModelSpec& model, const PlanInput& in,
                              const std::string& source) const {
-  if (!in.vllm.disable_hybrid_kv_cache_manager) return;
+  if (!in.vllm().disable_hybrid_kv_cache_manager) return;
   const char* field = "disable_hybrid_kv_cache_manager";
   const bool full = converts_local_layers(model, in);
   std::vector<std::pair<AttentionKind, std::uint64_t>> local;  // sliding / chunked kinds
@@ -76,17 +76,17 @@ void Vllm::check_pool_layout(const ModelSpec& model, const PlanInput& in,
 // vllm@0.9 rules have no DCP: --decode-context-parallel-size came with vllm-project/vllm#23734
 // (merged 2025-08-27, after the 0.9 releases).
 void Vllm::check_context_parallel(const detail::PlanEval& ev) const {
-  if (ev.in.vllm.dcp == 0)
+  if (ev.in.vllm().dcp == 0)
     throw Error(ev.source, "decode_context_parallel_size", "must be at least 1, got 0");
-  if (ev.in.vllm.dcp <= 1) return;
+  if (ev.in.vllm().dcp <= 1) return;
   const char* field = "decode_context_parallel_size";
   if (const auto no = dcp_refusal()) throw Error(ev.source, no->field, no->message);
-  if (ev.in.tp % ev.in.vllm.dcp != 0)
+  if (ev.in.tp % ev.in.vllm().dcp != 0)
     throw Error(ev.source, field,
                 "vLLM needs the tensor parallel size to be divisible by the decode context "
                 "parallel size (tp_size=" +
                     std::to_string(ev.in.tp) +
-                    " must be divisible by dcp_size=" + std::to_string(ev.in.vllm.dcp) + ")");
+                    " must be divisible by dcp_size=" + std::to_string(ev.in.vllm().dcp) + ")");
   for (const auto& st : ev.stages)
     for (const auto& t : st.types)
       if (t.kind == AttentionKind::sliding)
@@ -99,7 +99,7 @@ void Vllm::check_context_parallel(const detail::PlanEval& ev) const {
 // per block of the request with all), plus MambaSpec.num_speculative_blocks.
 std::uint64_t Vllm::recurrent_state_pages(const PlanInput& in, std::uint64_t context,
                                           std::uint32_t block_size) const {
-  switch (in.vllm.mamba_cache_mode) {
+  switch (in.vllm().mamba_cache_mode) {
     case VllmOptions::MambaCacheMode::none:
       return 1 + std::uint64_t{speculative_tokens(in)};
     case VllmOptions::MambaCacheMode::align:

@@ -99,7 +99,7 @@ SweepResult sweep(const ModelSpec& model, const ServingConfig& cfg, const StepTi
   check_input(in);
   SweepResult r;
   r.model = model.id;
-  r.engine = to_string(cfg.plan.engine, cfg.plan.vllm.rules);
+  r.engine = to_string(cfg.plan.engine, cfg.plan.vllm().rules);
   r.gpu = cfg.plan.gpu_id;
   r.gpus = in.gpus;
   r.slo = opt.slo;

@@ -28,7 +28,7 @@ class TrtllmScheduling final : public EngineScheduling {
       pr.push_back({"model",
                     "the TensorRT-LLM scheduler is modelled for one full-attention KV pool; this "
                     "model has sliding, chunked or recurrent layers"});
-    for (auto w : cfg.plan.trtllm.max_attention_window)
+    for (auto w : cfg.plan.trtllm().max_attention_window)
       if (w < cfg.plan.context) {
         pr.push_back({"max_attention_window",
                       "an attention window below max_seq_len (" + std::to_string(w) +
