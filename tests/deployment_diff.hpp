@@ -101,9 +101,12 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
         q.sglang().mamba_full_memory_ratio_ppm);
   field(d, "sglang.max_mamba_cache_size", p.sglang().max_mamba_cache_size,
         q.sglang().max_mamba_cache_size);
+  field(d, "sglang.hybrid_swa", p.sglang().hybrid_swa, q.sglang().hybrid_swa);
+  field(d, "sglang.dp_attention", p.sglang().dp_attention, q.sglang().dp_attention);
   field(d, "trtllm.backend", p.trtllm().backend, q.trtllm().backend);
   field(d, "trtllm.max_attention_window", p.trtllm().max_attention_window,
         q.trtllm().max_attention_window);
+  field(d, "trtllm.window_shares", p.trtllm().window_shares, q.trtllm().window_shares);
   field(d, "max_num_seqs", a.max_num_seqs, b.max_num_seqs);
   field(d, "cuda_graphs", a.cuda_graphs, b.cuda_graphs);
   field(d, "slo.context", a.slo.context, b.slo.context);
