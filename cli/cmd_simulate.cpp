@@ -319,7 +319,7 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
   const sim::DisaggResult r = sim::simulate_disagg(p.model(), c, *p.step, *d.step, w, p.opt);
   sim::ServingReport rep{.model = p.model().id,
                          .gpu = d.gpu().id,
-                         .engine = to_string(c.decode.plan.engine, c.decode.plan.vllm().rules),
+                         .engine = engine_rules(c.decode.plan).name(),
                          .workload = f.workload,
                          .seed = f.seed,
                          .replicas = f.prefill_replicas + f.decode_replicas,
@@ -364,7 +364,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   const auto replicas = static_cast<std::uint32_t>(f.replicas);
   sim::ServingReport rep{.model = m.id,
                          .gpu = run.gpu().id,
-                         .engine = to_string(in.engine, in.vllm().rules),
+                         .engine = engine_rules(in).name(),
                          .workload = f.workload,
                          .seed = f.seed,
                          .replicas = replicas,

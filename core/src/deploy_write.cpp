@@ -91,7 +91,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
 nlohmann::ordered_json engine(const Deployment& d) {
   const PlanInput& p = d.plan;
   nlohmann::ordered_json en;
-  en["name"] = to_string(p.engine, p.vllm().rules);
+  en["name"] = engine_rules(p).name();
   en["tensor_parallel_size"] = p.tp;
   en["pipeline_parallel_size"] = p.pp;
   en["max_model_len"] = p.context;

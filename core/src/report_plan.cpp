@@ -44,9 +44,8 @@ std::string plan_title(const PlanReport& r) {
   const auto& in = r.input;
   const auto& c = r.capacity;
   std::string gpu = r.gpu ? r.gpu->id : (c.memory.measured ? "measured KV memory" : "custom GPU");
-  std::string s = r.model.id + " on " + gpu + ", " + to_string(in.engine, in.vllm().rules) +
-                  ", TP " + std::to_string(in.tp) +
-                  (in.pp > 1 ? " × PP " + std::to_string(in.pp) : "") +
+  std::string s = r.model.id + " on " + gpu + ", " + engine_rules(in).name() + ", TP " +
+                  std::to_string(in.tp) + (in.pp > 1 ? " × PP " + std::to_string(in.pp) : "") +
                   (c.replicas > 1 ? " × " + std::to_string(c.replicas) + " replicas" : "") + ", " +
                   to_string(in.format) + ", policy " + to_string(in.policy);
   return s;
@@ -263,7 +262,7 @@ nlohmann::json plan_json(const PlanReport& r) {
   nlohmann::json j;
   j["model"] = r.model.id;
   j["gpu"] = r.gpu ? nlohmann::json(r.gpu->id) : nlohmann::json(nullptr);
-  j["engine"] = to_string(in.engine, in.vllm().rules);
+  j["engine"] = engine_rules(in).name();
   j["semantics"] = semantics(in.engine);
   j["kv_dtype"] = to_string(in.format);
   j["policy"] = to_string(in.policy);
@@ -743,7 +742,7 @@ std::string check_json(const CheckReport& r) {
                           {"decode_tp", d.disagg->decode_tp},
                           {"kv_link", d.disagg->kv_link},
                           {"routing", d.disagg->routing}};
-  j["engine"] = to_string(d.plan.engine, d.plan.vllm().rules);
+  j["engine"] = engine_rules(d.plan).name();
   j["kv_dtype"] = to_string(d.plan.format);
   j["policy"] = to_string(d.plan.policy);
   j["max_model_len"] = d.plan.context;
@@ -814,7 +813,7 @@ std::string check_text(const CheckReport& r, bool md) {
                                  : "";
   const std::string head =
       "kvplan check " + d.name + ": " + d.model.id + " on " + std::to_string(deployment_gpus(d)) +
-      " × " + d.gpu.id + ", " + to_string(d.plan.engine, d.plan.vllm().rules) + layout + " TP " +
+      " × " + d.gpu.id + ", " + engine_rules(d.plan).name() + layout + " TP " +
       std::to_string(d.plan.tp) + (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") + ", " +
       to_string(d.plan.format) + ", max_model_len " + grouped(d.plan.context);
   std::string s;

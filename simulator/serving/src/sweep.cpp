@@ -5,6 +5,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/sim/serving_report.hpp"
 #include "kvplan/text_safe.hpp"
@@ -99,7 +100,7 @@ SweepResult sweep(const ModelSpec& model, const ServingConfig& cfg, const StepTi
   check_input(in);
   SweepResult r;
   r.model = model.id;
-  r.engine = to_string(cfg.plan.engine, cfg.plan.vllm().rules);
+  r.engine = engine_rules(cfg.plan).name();
   r.gpu = cfg.plan.gpu_id;
   r.gpus = in.gpus;
   r.slo = opt.slo;
