@@ -34,7 +34,7 @@ namespace {
 // simulate's flags, as given.
 struct SimulateFlags {
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
-      offload_gib, offload_gbps, reserve, requests_out, capacity_policy;
+      offload_gib, offload_gbps, reserve, requests_out, capacity_policy, acceptance;
   std::uint64_t tp = 1, context = 0, seqs = 0, mnbt = 0, seed = 1;  // seqs, mnbt: when given
   std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
   // Disaggregated prefill/decode (--prefill-replicas): each side's replicas and TP, the KV link.
@@ -87,7 +87,10 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "calibration", po::value(&f.calibration),
       "a calibration file: its measured reserve and step-time efficiency")(
       "reserve-gib", po::value(&f.reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
-      "slo", po::value(&f.slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS");
+      "slo", po::value(&f.slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
+      "acceptance-rate", po::value(&f.acceptance),
+      "vllm with num_speculative_tokens K: A (draft i accepted with A^i) or A1,...,AK (vLLM's "
+      "per-position acceptance rates)");
 }
 
 void add_simulate_options(po::options_description& desc, SimulateFlags& f) {
@@ -229,6 +232,15 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
   cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
   cfg.enable_prefix_caching = prefix_caching(vm, resolved.deploy.model, in, f.command);
   apply_cpu_offload(f, vm, cfg);
+  const std::uint32_t k = in.vllm().num_speculative_tokens;
+  if (vm.count("acceptance-rate"))
+    cfg.spec_acceptance =
+        sim::parse_spec_acceptance(f.acceptance, k, "--acceptance-rate", "acceptance-rate");
+  else if (k > 0)
+    throw Error("--acceptance-rate", "acceptance-rate",
+                "num_speculative_tokens is " + std::to_string(k) +
+                    ": give the drafts' acceptance (A, or A1,...,A" + std::to_string(k) +
+                    " as vLLM's spec-decode metrics print them) so their tokens can be counted");
   return cfg;
 }
 
@@ -249,7 +261,8 @@ ServingRun serving_run(SimulateFlags& f, const po::variables_map& vm) {
   // deployment itself.
   for (const auto& [flag, setting] :
        {std::pair{"--capacity-scheduler-policy", sim::SchedulerSetting::capacity_policy},
-        {"--enable-chunked-context", sim::SchedulerSetting::chunked_context}})
+        {"--enable-chunked-context", sim::SchedulerSetting::chunked_context},
+        {"--acceptance-rate", sim::SchedulerSetting::speculative_decoding}})
     if (vm.count(flag + 2))
       sim::check_scheduler_setting(r.resolved.deploy.plan.engine, setting, flag);
   refuse_if_any(r.resolved);

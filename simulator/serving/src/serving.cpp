@@ -6,6 +6,7 @@
 #include "kvplan/sim/serving.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -81,8 +82,33 @@ struct Seq {
   std::uint64_t cached_tokens = 0, recomputed = 0;
   std::uint32_t preemptions = 0;
   bool admitted = false, done = false;
+  std::uint64_t drafts = 0;  // draft tokens verified in the step being run
+  double spec_credit = 0;    // accepted drafts accrued and not yet taken
   std::uint64_t num_tokens() const { return req->prompt_tokens + generated; }
+  // Everything but the token sampled last is computed: the next step decodes.
+  bool decoding() const { return generated > 0 && computed + 1 == num_tokens(); }
 };
+
+// Speculative decoding: vLLM's drafts only, one rate per draft token, non-increasing in [0, 1].
+void check_spec_acceptance(const ServingConfig& cfg, std::vector<Problem>& pr) {
+  const auto& a = cfg.spec_acceptance;
+  if (a.empty()) return;
+  if (!detail::engine_scheduling(cfg.plan.engine).has(SchedulerSetting::speculative_decoding)) {
+    pr.push_back({"spec_acceptance", "speculative decoding is simulated for vLLM only"});
+    return;
+  }
+  const std::uint32_t k = cfg.plan.vllm().num_speculative_tokens;
+  if (a.size() != k)
+    pr.push_back({"spec_acceptance", std::to_string(a.size()) + " acceptance rates for " +
+                                         std::to_string(k) +
+                                         " speculative tokens (num_speculative_tokens)"});
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] >= 0 && a[i] <= 1) || (i > 0 && a[i] > a[i - 1])) {
+      pr.push_back({"spec_acceptance/" + std::to_string(i),
+                    "must be in [0, 1] and at most the rate before it"});
+      break;
+    }
+}
 
 void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
   std::vector<Problem> pr;
@@ -109,6 +135,7 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
                     "prefix caching with an evicting retention policy is not modelled"});
   }
   detail::engine_scheduling(cfg.plan.engine).check(cfg, pool, pr);
+  check_spec_acceptance(cfg, pr);
   // vLLM refuses to start when one request of max_model_len does not fit the pool. Under an
   // evicting policy the worst request of n tokens is not the planner's (all prompt, compressed):
   // SnapKV compresses only the prompt, so a 1-token prompt with n − 1 outputs keeps
@@ -167,6 +194,8 @@ class Scheduler {
     async_ = cfg.async_scheduling && engine_.async_scheduling();
     driven_ = driven;
     transfer_ = std::move(transfer);
+    spec_k_ = std::min<std::uint64_t>(cfg.plan.vllm().num_speculative_tokens,
+                                      cfg.spec_acceptance.size());  // validate: equal or 0
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
         pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
@@ -316,6 +345,7 @@ class Scheduler {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> batch_;  // (seq, tokens) this step
   std::uint64_t preemptions_ = 0, step_preempted_ = 0;
   std::uint64_t max_running_ = 0;            // max_num_seqs, or SGLang's Mamba cap when lower
+  std::uint64_t spec_k_ = 0;                 // draft tokens a step (0: not simulated)
   double ratio_ = kSglangInitNewTokenRatio;  // SGLang's new_token_ratio
   double next_sample_ = 0, interval_ = 1;    // interval_: the series' (starts at cfg's)
   SimResult res_;
@@ -339,6 +369,20 @@ class Scheduler {
 bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt) {
   Seq& s = seqs_[i];
   std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
+  // Speculative decoding (scheduler.py@00024d31 schedule): a decode carries its drafts,
+  // num_tokens_with_spec − num_computed_tokens, within the budget and max_model_len − 1 −
+  // num_computed_tokens (>= 1 here: prompt + output <= max_model_len); allocate_slots takes
+  // num_lookahead_tokens = k more (EAGLE / MTP), up to max_model_len.
+  s.drafts = 0;
+  std::uint64_t lookahead = 0;
+  if (spec_k_ > 0) {
+    const std::uint64_t ctx = cfg_.plan.context;
+    if (s.decoding()) {
+      n = std::min({1 + spec_k_, budget, ctx - 1 - s.computed});
+      s.drafts = n - 1;
+    }
+    lookahead = std::min(spec_k_, ctx > s.computed + n ? ctx - (s.computed + n) : 0);
+  }
   // remove_skipped_blocks: sliding windows and chunks free what the step no longer reads.
   const std::uint64_t now = units(s.computed, 0, s);
   if (s.held > now) blocks_.release(s.held - now), s.held = now;
@@ -347,7 +391,7 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool ma
     std::uint64_t lo = 0, hi = n;
     while (lo < hi) {
       const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-      if (units(s.computed, mid, s) - s.held <= blocks_.free_units())
+      if (units(s.computed, mid + lookahead, s) - s.held <= blocks_.free_units())
         lo = mid;
       else
         hi = mid - 1;
@@ -355,7 +399,7 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool ma
     n = lo;
     if (n == 0) return false;
   }
-  const std::uint64_t need = units(s.computed, n, s) - s.held;
+  const std::uint64_t need = units(s.computed, n + lookahead, s) - s.held;
   while (need > blocks_.free_units()) {
     const std::uint32_t victim = running_.back();
     running_.pop_back();
@@ -790,18 +834,26 @@ StepBatch Scheduler::start_batch(double t) {
   for (const auto& [i, n] : batch_) {
     Seq& s = seqs_[i];
     if (s.scheduled < 0) s.scheduled = t;
-    const bool decode = s.generated > 0 && n == 1 && s.computed + 1 == s.num_tokens();
-    if (decode) {
+    if (s.decoding()) {
+      // The decode token and its drafts (n − 1), each attending to what precedes it.
       ++b.decode_tokens;
+      b.spec_tokens += n - 1;
       b.decode_pairs += pool_.policy.kind == PolicyKind::full
-                            ? s.computed + 1
-                            : retained(pool_.policy, s.computed + 1, s.req->prompt_tokens);
+                            ? n * s.computed + n * (n + 1) / 2
+                            : n * retained(pool_.policy, s.computed + n, s.req->prompt_tokens);
     } else {
       b.prefill_tokens += n;
       ++b.prefill_seqs;
       b.prefill_pairs += n * s.computed + n * (n + 1) / 2;
     }
     b.kv_read_bytes += pool_.seq_bytes(s.computed + n, s.req->prompt_tokens);
+    // The drafter proposes k tokens for every request that samples one this step
+    // (llm_base_proposer.py@00c4f22d propose: one pass, then k − 1 more).
+    if (spec_k_ > 0 && s.computed + n >= s.num_tokens()) ++b.draft_seqs;
+  }
+  if (b.draft_seqs > 0) {
+    b.draft_passes = static_cast<std::uint32_t>(spec_k_);
+    b.draft_layers = cfg_.plan.draft_layers;
   }
   return b;
 }
@@ -839,9 +891,20 @@ std::uint64_t Scheduler::emit_tokens(double t) {
   for (const auto& [i, n] : batch_) {
     Seq& s = seqs_[i];
     s.computed += n;
+    // Drafts: the accrued share of those verified is accepted, the rest rejected and no longer
+    // computed (update_from_output: num_computed_tokens −= num_rejected); the request emits
+    // 1 + accepted tokens, cut at its max_tokens (check_stop per token).
+    std::uint64_t accepted = 0;
+    if (s.drafts > 0) {
+      for (std::uint64_t d = 0; d < s.drafts; ++d) s.spec_credit += cfg_.spec_acceptance[d];
+      accepted = std::min(s.drafts, static_cast<std::uint64_t>(s.spec_credit));
+      s.spec_credit -= static_cast<double>(accepted);
+      s.computed -= s.drafts - accepted;
+      s.drafts = 0;
+    }
     if (caching_) publish_blocks(s);
     if (s.computed < s.num_tokens()) continue;
-    ++s.generated;
+    s.generated += std::min(1 + accepted, s.req->output_tokens - s.generated);
     if (s.first_token < 0) {
       s.first_token = t;
     } else {
@@ -981,6 +1044,40 @@ ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64
   cfg.max_num_batched_tokens = plan.max_num_batched_tokens;
   cfg.async_scheduling = default_async_scheduling(plan);
   return cfg;
+}
+
+std::vector<double> parse_spec_acceptance(const std::string& text, std::uint32_t k,
+                                          const std::string& source, const std::string& field) {
+  if (k == 0)
+    throw Error(source, field,
+                "acceptance rates need speculative decoding: num_speculative_tokens is 0 "
+                "(--engine-option num_speculative_tokens=K)");
+  std::vector<double> rates;
+  for (const std::string& part : split_list(text, source, field)) {
+    double v = 0;
+    const char* end = part.data() + part.size();
+    const auto [p, ec] = std::from_chars(part.data(), end, v);
+    if (ec != std::errc() || p != end || !(v >= 0 && v <= 1))
+      throw Error(source, field,
+                  "expected a rate in [0, 1] or one per draft position separated by commas, "
+                  "got '" +
+                      part + "'");
+    rates.push_back(v);
+  }
+  // One rate: each draft accepted with probability A once the one before it was, so position i
+  // is accepted with A^i.
+  if (rates.size() == 1)
+    for (std::uint32_t i = 1; i < k; ++i) rates.push_back(rates.back() * rates.front());
+  if (rates.size() != k)
+    throw Error(source, field,
+                std::to_string(rates.size()) + " rates for " + std::to_string(k) +
+                    " speculative tokens: give one rate or one per draft position");
+  for (std::size_t i = 1; i < rates.size(); ++i)
+    if (rates[i] > rates[i - 1])
+      throw Error(source, field,
+                  "position " + std::to_string(i + 1) + "'s rate is above position " +
+                      std::to_string(i) + "'s: a draft is accepted only after the one before it");
+  return rates;
 }
 
 void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {

@@ -237,6 +237,8 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   // Two all-reduces of the bf16 hidden state per layer per token (attention out, MLP out).
   allreduce_bytes_per_token_ =
       in.tp > 1 ? 2.0 * static_cast<double>(model.layers.size()) * model.hidden_size * 2 : 0;
+  layers_ = std::max<double>(1, static_cast<double>(model.layers.size()));
+  lm_head_bytes_ = static_cast<double>(model.vocab_size) * model.hidden_size * 2 / tp;
   if (in.tp > 1 && model.hidden_size == 0)
     throw Error(source, "model",
                 "model " + model.id + " has no hidden_size: the TP all-reduce needs it");
@@ -257,9 +259,17 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   expert_memory_eff_ = eff_.memory;
 }
 
+namespace {
+
+double step_tokens(const StepBatch& b) {
+  return static_cast<double>(b.prefill_tokens) + static_cast<double>(b.decode_tokens) +
+         static_cast<double>(b.spec_tokens);
+}
+
+}  // namespace
+
 StepModel::Terms StepModel::terms(const StepBatch& b) const {
-  const double tokens =
-      static_cast<double>(b.prefill_tokens) + static_cast<double>(b.decode_tokens);
+  const double tokens = step_tokens(b);
   const double pairs = static_cast<double>(b.prefill_pairs) + static_cast<double>(b.decode_pairs);
   Terms t;
   t.flops = flops_per_token_ * tokens + flops_per_pair_ * pairs;
@@ -278,8 +288,7 @@ double StepModel::seconds(const StepBatch& b) const {
   const Terms t = terms(b);
   const double compute = t.flops / (peak_flops_ * compute_eff_);
   // The same bytes as terms(), each part at its own efficiency.
-  const double tokens =
-      static_cast<double>(b.prefill_tokens) + static_cast<double>(b.decode_tokens);
+  const double tokens = step_tokens(b);
   double touched = 0;
   if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
   const double memory = weight_bytes_ / (bandwidth_ * dense_memory_eff_) +
@@ -287,7 +296,33 @@ double StepModel::seconds(const StepBatch& b) const {
                         static_cast<double>(b.kv_read_bytes) / (bandwidth_ * eff_.memory);
   const double allreduce = tp_ > 1 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
   const double seqs = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
-  return std::max(compute, memory) + allreduce + fixed_s_ + seqs * eff_.seq_overhead_s;
+  return std::max(compute, memory) + allreduce + fixed_s_ + seqs * eff_.seq_overhead_s +
+         draft_seconds(b);
+}
+
+double StepModel::draft_seconds(const StepBatch& b) const {
+  if (b.draft_passes == 0 || b.draft_seqs == 0) return 0;
+  const double d = std::max<std::uint32_t>(b.draft_layers, 1);
+  const double share = std::min(d / layers_, 1.0);
+  const double tokens = static_cast<double>(b.draft_seqs);
+  // The LM head: vocab · hidden multiply-adds a token, 2 FLOPs each; its bf16 bytes are
+  // 2 · vocab · hidden too (both per rank).
+  const double lm_head_flops = lm_head_bytes_;
+  const double flops = (flops_per_token_ * share + lm_head_flops) * tokens;
+  double touched = 0;
+  if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
+  const double memory =
+      (weight_bytes_ * share + lm_head_bytes_) / (bandwidth_ * dense_memory_eff_) +
+      expert_bytes_ * share * touched / (bandwidth_ * expert_memory_eff_) +
+      static_cast<double>(b.kv_read_bytes) * share / (bandwidth_ * eff_.memory);
+  double pass = std::max(flops / (peak_flops_ * compute_eff_), memory) + d * eff_.layer_overhead_s;
+  if (tp_ > 1) {
+    const double tp = tp_;
+    pass += allreduce_bytes_per_token_ * share * tokens * 2 * (tp - 1) / tp /
+                (link_bandwidth_ * eff_.interconnect) +
+            2 * d * eff_.allreduce_latency_s;
+  }
+  return b.draft_passes * pass;
 }
 
 }  // namespace kvplan::sim

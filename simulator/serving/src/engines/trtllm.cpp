@@ -14,7 +14,9 @@ class TrtllmScheduling final : public EngineScheduling {
   SchedulerLoop loop() const override { return SchedulerLoop::trtllm_inflight; }
   // scheduler_config.capacity_scheduler_policy and enable_chunked_prefill (the LLM API names,
   // tensorrt_llm/llmapi/llm_args.py).
-  bool has(SchedulerSetting) const override { return true; }
+  bool has(SchedulerSetting s) const override {
+    return s == SchedulerSetting::capacity_policy || s == SchedulerSetting::chunked_context;
+  }
 
   // What the loop models: one pool of full-attention blocks (one window of max_seq_len), the
   // full policy, no block reuse.

@@ -1,6 +1,11 @@
 // vLLM V1 in the serving simulator: its scheduler loop (serving.cpp schedule_vllm) with async
-// scheduling, the default since v0.14 (vllm-project/vllm#27614).
+// scheduling, the default since v0.14 (vllm-project/vllm#27614), and speculative decoding
+// (ServingConfig::spec_acceptance), the setting only vLLM's loop has.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
 #include "../engine_scheduling.hpp"
+#include "../report_json.hpp"
 
 namespace kvplan::sim::detail {
 namespace {
@@ -9,6 +14,30 @@ class VllmScheduling final : public EngineScheduling {
  public:
   SchedulerLoop loop() const override { return SchedulerLoop::vllm_v1; }
   bool async_scheduling() const override { return true; }
+  bool has(SchedulerSetting s) const override {
+    return s == SchedulerSetting::speculative_decoding;
+  }
+  // Speculative decoding, when simulated: the drafts a step and their acceptance.
+  std::string settings_line(const ServingConfig& c) const override {
+    if (c.spec_acceptance.empty()) return {};
+    std::string rates;
+    double tokens = 1;
+    for (const double a : c.spec_acceptance) {
+      rates += (rates.empty() ? "" : ", ") + fixed(a, 3);
+      tokens += a;
+    }
+    return "vLLM speculative decoding: " + std::to_string(c.spec_acceptance.size()) +
+           " draft tokens a step, " +
+           std::to_string(std::max<std::uint32_t>(c.plan.draft_layers, 1)) +
+           " draft layer(s), acceptance by position " + rates + " (" + fixed(tokens, 3) +
+           " tokens a verifying step)";
+  }
+  void settings_json(const ServingConfig& c, nlohmann::json& config) const override {
+    if (c.spec_acceptance.empty()) return;
+    config["num_speculative_tokens"] = c.spec_acceptance.size();
+    config["spec_acceptance"] = c.spec_acceptance;
+    config["draft_layers"] = std::max<std::uint32_t>(c.plan.draft_layers, 1);
+  }
 };
 
 }  // namespace

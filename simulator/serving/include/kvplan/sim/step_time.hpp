@@ -40,6 +40,12 @@
 //                        (HBM · m) + touched experts / (HBM · eff.memory) + KV / (HBM ·
 //                        eff.memory), m = eff.lowbit_memory for a dense 4-bit checkpoint
 //                        (fp4, int4), else eff.memory
+//   drafts (spec.)     = tokens include the verified draft tokens (spec_tokens); the drafter
+//                        adds draft_passes · draft pass, a pass over B = draft_seqs tokens:
+//                        max(compute, memory) of d/L of the weights, experts and KV read plus
+//                        the LM head (2 · vocab · hidden / tp bytes and FLOPs per token), +
+//                        d · (layer overhead + (tp > 1) · 2 · all-reduce latency), d = draft
+//                        layers (at least 1)
 // and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
@@ -74,6 +80,14 @@ struct StepBatch {
   // retained cache, in its KV format, as the planner's cost model counts it).
   std::uint64_t kv_read_bytes = 0;
   std::uint64_t prefill_seqs = 0;  // sequences computing prompt tokens this step
+  // Speculative decoding: the draft tokens verified beside the decode tokens (Σ over decoding
+  // sequences of the drafts each carries; their pairs are in decode_pairs), and the drafter's
+  // work: draft_passes forward passes, each over draft_seqs sequences of one token, through
+  // draft_layers layers and the LM head (vLLM's EAGLE / MTP proposer; docs/simulate.md).
+  std::uint64_t spec_tokens = 0;
+  std::uint64_t draft_seqs = 0;
+  std::uint32_t draft_passes = 0;
+  std::uint32_t draft_layers = 0;
 };
 
 // Efficiency factors and fixed costs; defaults in docs/simulate.md.
@@ -140,8 +154,14 @@ class StepModel final : public StepTimer {
   // experts_per_token, and when in.efficiency is out of range.
   StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
             const std::string& source = "arguments");
-  // Seconds one step over `b` takes; 0 for an empty batch (no tokens: no step).
+  // Seconds one step over `b` takes; 0 for an empty batch (no tokens: no step). With drafts,
+  // the verifying forward plus the drafter's passes (draft_seconds).
   double seconds(const StepBatch& b) const override;
+  // The drafter's share of a step: draft_passes passes, each over draft_seqs tokens, of
+  // draft_layers layers at this model's per-layer cost plus the LM head (vocab · hidden bf16
+  // weights per rank), the layers' share of the KV read, per-layer and all-reduce overheads.
+  // 0 without draft passes.
+  double draft_seconds(const StepBatch& b) const;
   double frontend_s() const override { return eff_.frontend_s; }
   const StepEfficiency& efficiency() const { return eff_; }
 
@@ -167,6 +187,8 @@ class StepModel final : public StepTimer {
   double experts_ = 0, experts_per_token_ = 0;
   double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
   double allreduce_bytes_per_token_ = 0;  // activations all-reduced per token per step
+  double layers_ = 1;                     // the model's layers (draft passes take a share)
+  double lm_head_bytes_ = 0;              // vocab · hidden · 2 bytes / tp (0 when unknown)
   double fixed_s_ = 0;            // per-step overhead + per-layer + all-reduce latency + per-expert
   double compute_eff_ = 0;        // eff.compute, or eff.fp8_compute / fp4_compute at those peaks
   double dense_memory_eff_ = 0;   // eff.memory, or eff.lowbit_memory for a 4-bit dense model
