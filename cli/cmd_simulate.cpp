@@ -232,15 +232,16 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
   cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
   cfg.enable_prefix_caching = prefix_caching(vm, resolved.deploy.model, in, f.command);
   apply_cpu_offload(f, vm, cfg);
-  const std::uint32_t k = in.vllm().num_speculative_tokens;
-  if (vm.count("acceptance-rate"))
-    cfg.spec_acceptance =
-        sim::parse_spec_acceptance(f.acceptance, k, "--acceptance-rate", "acceptance-rate");
-  else if (k > 0)
-    throw Error("--acceptance-rate", "acceptance-rate",
-                "num_speculative_tokens is " + std::to_string(k) +
-                    ": give the drafts' acceptance (A, or A1,...,A" + std::to_string(k) +
-                    " as vLLM's spec-decode metrics print them) so their tokens can be counted");
+  if (vm.count("acceptance-rate")) {
+    if (!in.vllm().spec_acceptance.empty())
+      throw Error("--acceptance-rate", "acceptance-rate",
+                  "give --acceptance-rate or --engine-option acceptance_rate, not both");
+    const std::uint32_t k = in.vllm().num_speculative_tokens;
+    in.edit_vllm().spec_acceptance =
+        parse_spec_acceptance(f.acceptance, k, "--acceptance-rate", "acceptance-rate");
+  }
+  if (const std::string why = sim::speculative_decoding_unmodelled(in); !why.empty() && !quiet())
+    std::cerr << "kvplan " << f.command << ": note: " << why << "\n";
   return cfg;
 }
 

@@ -91,6 +91,7 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
         q.vllm().disable_hybrid_kv_cache_manager);
   field(d, "vllm.num_speculative_tokens", p.vllm().num_speculative_tokens,
         q.vllm().num_speculative_tokens);
+  field(d, "vllm.spec_acceptance", p.vllm().spec_acceptance, q.vllm().spec_acceptance);
   field(d, "vllm.num_gpu_blocks_override", p.vllm().num_gpu_blocks_override,
         q.vllm().num_gpu_blocks_override);
   field(d, "sglang.swa_full_tokens_ratio_ppm", p.sglang().swa_full_tokens_ratio_ppm,

@@ -191,6 +191,23 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
     o.disable_hybrid_kv_cache_manager = *off;
   if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
     o.num_speculative_tokens = static_cast<std::uint32_t>(*k);
+  // The drafts' acceptance, for the serving simulator (VllmOptions::spec_acceptance): one rate,
+  // one a draft position, or "A1,...,Ak" as --engine-option gives it.
+  if (en.has("acceptance_rate")) {
+    const std::string at = en.pointer("acceptance_rate");
+    const nlohmann::json& v = en.raw("acceptance_rate");
+    const std::uint32_t k = o.num_speculative_tokens;
+    if (v.is_string())
+      o.spec_acceptance = parse_spec_acceptance(v.get<std::string>(), k, source, at);
+    else if (v.is_number())
+      o.spec_acceptance = spec_acceptance_of({v.get<double>()}, k, source, at);
+    else if (v.is_array())
+      o.spec_acceptance = spec_acceptance_of(
+          en.numbers("acceptance_rate", 0, 1, 1024, "acceptance rates"), k, source, at);
+    else
+      throw Error(source, at,
+                  "expected an acceptance rate, one a draft position, or \"A1,...,Ak\"");
+  }
   o.num_gpu_blocks_override = en.opt_uint("num_gpu_blocks_override", 1, std::uint64_t{1} << 40);
 }
 

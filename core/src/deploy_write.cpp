@@ -69,6 +69,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (v.dcp > 1) en["decode_context_parallel_size"] = v.dcp;
   if (v.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
   if (v.num_speculative_tokens) en["num_speculative_tokens"] = v.num_speculative_tokens;
+  if (!v.spec_acceptance.empty()) en["acceptance_rate"] = v.spec_acceptance;
   if (v.num_gpu_blocks_override) en["num_gpu_blocks_override"] = *v.num_gpu_blocks_override;
   const SglangOptions& s = p.sglang();
   const SglangOptions s0{};

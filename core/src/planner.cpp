@@ -1,6 +1,7 @@
 #include "kvplan/planner.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/text_safe.hpp"
 #include "planner_eval.hpp"
 #include "spec_parse.hpp"
 
@@ -82,6 +84,48 @@ std::uint32_t default_block_size(Engine e) { return engine_rules(e).default_bloc
 
 std::uint32_t default_memory_fraction_ppm(Engine e) {
   return engine_rules(e).default_memory_fraction_ppm();
+}
+
+std::vector<double> spec_acceptance_of(std::vector<double> rates, std::uint32_t k,
+                                       const std::string& source, const std::string& field) {
+  if (k == 0)
+    throw Error(source, field,
+                "acceptance rates need speculative decoding: num_speculative_tokens is 0 "
+                "(--engine-option num_speculative_tokens=K)");
+  for (const double v : rates)
+    if (!(v >= 0 && v <= 1))
+      throw Error(source, field, "an acceptance rate is in [0, 1], got " + std::to_string(v));
+  // One rate: each draft accepted with probability A once the one before it was, so position i
+  // is accepted with A^i.
+  if (rates.size() == 1)
+    for (std::uint32_t i = 1; i < k; ++i) rates.push_back(rates.back() * rates.front());
+  if (rates.size() != k)
+    throw Error(source, field,
+                std::to_string(rates.size()) + " rates for " + std::to_string(k) +
+                    " speculative tokens: give one rate or one per draft position");
+  for (std::size_t i = 1; i < rates.size(); ++i)
+    if (rates[i] > rates[i - 1])
+      throw Error(source, field,
+                  "position " + std::to_string(i + 1) + "'s rate is above position " +
+                      std::to_string(i) + "'s: a draft is accepted only after the one before it");
+  return rates;
+}
+
+std::vector<double> parse_spec_acceptance(const std::string& text, std::uint32_t k,
+                                          const std::string& source, const std::string& field) {
+  std::vector<double> rates;
+  for (const std::string& part : split_list(text, source, field)) {
+    double v = 0;
+    const char* end = part.data() + part.size();
+    const auto [p, ec] = std::from_chars(part.data(), end, v);
+    if (ec != std::errc() || p != end || !(v >= 0 && v <= 1))
+      throw Error(source, field,
+                  "expected a rate in [0, 1] or one per draft position separated by commas, "
+                  "got '" +
+                      part + "'");
+    rates.push_back(v);
+  }
+  return spec_acceptance_of(std::move(rates), k, source, field);
 }
 
 std::uint32_t parse_fraction_ppm(const std::string& text, const std::string& source,

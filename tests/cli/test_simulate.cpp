@@ -624,20 +624,22 @@ TEST_F(Simulate, ClosedLoopRequestsOut) {
 }
 
 // Speculative decoding through the binary: --engine-option num_speculative_tokens=3 with
-// --acceptance-rate simulates the drafts (2.8 tokens a verifying step at 0.8, 0.6, 0.4), so the
-// same closed loop decodes in fewer steps and at a lower TPOT; the report states the setting.
-// Rates without drafts, drafts without rates, and rates for another engine exit 2 naming the flag.
+// --acceptance-rate (or the engine key acceptance_rate) simulates the drafts (2.8 tokens a
+// verifying step at 0.8, 0.6, 0.4), so the same closed loop decodes in fewer steps and at a lower
+// TPOT; the report states the setting. Drafts without rates run without drafts, with a note;
+// rates without drafts, both spellings at once, and rates for another engine exit 2.
 TEST_F(Simulate, SpeculativeDecoding) {
   const std::string closed = write(dir, "spec.json", R"({"kvplan_workload": 1,
     "arrival": {"process": "closed", "concurrency": 8, "requests": 32},
     "prompt_tokens": {"dist": "fixed", "mean": 512},
     "output_tokens": {"dist": "fixed", "mean": 64}})");
   const std::string cmd = kBase + "--workload '" + closed + "' --format json ";
+  const std::string k3 = "--engine-option num_speculative_tokens=3 ";
   const auto plain = kvplan(cmd);
-  const auto spec =
-      kvplan(cmd + "--engine-option num_speculative_tokens=3 --acceptance-rate 0.8,0.6,0.4");
-  ASSERT_EQ(plain.code, 0) << plain.err;
-  ASSERT_EQ(spec.code, 0) << spec.err;
+  const auto spec = kvplan(cmd + k3 + "--acceptance-rate 0.8,0.6,0.4");
+  const auto key = kvplan(cmd + k3 + "--engine-option acceptance_rate=0.8,0.6,0.4");
+  const auto none = kvplan(cmd + k3);
+  for (const auto* r : {&plain, &spec, &key, &none}) ASSERT_EQ(r->code, 0) << r->err;
   const auto p = nlohmann::json::parse(plain.out), q = nlohmann::json::parse(spec.out);
   EXPECT_EQ(q["summary"]["requests"], 32);
   EXPECT_LT(q["steps"].get<double>(), p["steps"].get<double>());
@@ -646,14 +648,38 @@ TEST_F(Simulate, SpeculativeDecoding) {
   EXPECT_EQ(q["config"]["num_speculative_tokens"], 3);
   EXPECT_EQ(q["config"]["spec_acceptance"], nlohmann::json({0.8, 0.6, 0.4}));
   EXPECT_FALSE(p["config"].contains("num_speculative_tokens"));
+  EXPECT_EQ(key.out, spec.out);  // the flag and the engine key are one input
+  EXPECT_TRUE(has(none.err, "without acceptance rates")) << none.err;
+  EXPECT_EQ(nlohmann::json::parse(none.out)["steps"], p["steps"]);
   const auto text = kvplan(kBase + "--workload '" + closed +
                            "' --engine-option num_speculative_tokens=2 --acceptance-rate 0.5");
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_TRUE(has(text.out, "2 draft tokens a step")) << text.out;
   EXPECT_TRUE(has(text.out, "0.500, 0.250 (1.750 tokens a verifying step)")) << text.out;
-  for (const char* bad : {"--engine-option num_speculative_tokens=3", "--acceptance-rate 0.5",
-                          "--engine sglang --acceptance-rate 0.5",
-                          "--engine-option num_speculative_tokens=2 --acceptance-rate 0.5,0.7"}) {
+  // check's latency limit simulates the same drafts from a deployment file's engine key, and
+  // says when drafts run without rates.
+  const auto deploy = [&](const std::string& rates) {
+    return write(dir, "d" + std::to_string(rates.size()) + ".json",
+                 R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb"}, "engine": {"name": "vllm", "max_model_len": 4096,
+      "max_num_seqs": 8, "num_speculative_tokens": 3)" +
+                     rates + R"(}, "slo": {"concurrency": 8, "tpot_p99_ms": 1000},
+      "workload": ")" +
+                     closed + "\"}");
+  };
+  const auto with = kvplan("check '" + deploy(R"(, "acceptance_rate": [0.8, 0.6, 0.4])") + "'");
+  const auto without = kvplan("check '" + deploy("") + "'");
+  ASSERT_EQ(with.code, 0) << with.out << with.err;
+  ASSERT_EQ(without.code, 0) << without.out << without.err;
+  EXPECT_TRUE(has(without.out, "without acceptance rates")) << without.out;
+  EXPECT_FALSE(has(with.out, "without acceptance rates")) << with.out;
+  char mean[64];  // check's figure is simulate's: one verdict
+  std::snprintf(mean, sizeof mean, ", mean %.1f ms", q["summary"]["tpot_ms"]["mean"].get<double>());
+  EXPECT_TRUE(has(with.out, mean)) << mean << "\n" << with.out;
+  for (const std::string bad :
+       {std::string("--acceptance-rate 0.5"), std::string("--engine sglang --acceptance-rate 0.5"),
+        k3 + "--acceptance-rate 0.5,0.7,0.2",
+        k3 + "--acceptance-rate 0.5 --engine-option acceptance_rate=0.5"}) {
     const auto r = kvplan(cmd + bad);
     EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
     EXPECT_TRUE(has(r.err, "--acceptance-rate")) << bad << ": " << r.err;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "deployment_diff.hpp"
+#include "error_message.hpp"
 #include "kvplan/deploy.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/planner.hpp"
@@ -106,6 +107,39 @@ TEST(DeployWrite, VllmParallelismAndHybridManagerKeysRoundTrip) {
     "engine": {"name": "vllm", "max_model_len": 8192, "decode_context_parallel_size": 0}})",
                                  "in.json"),
                Error);
+}
+
+// The drafts' acceptance is a vLLM engine key beside num_speculative_tokens (the serving
+// simulator's input, docs/simulate.md): one rate A expands to A^i by position (0.5 for 3
+// drafts: 0.5, 0.25, 0.125), a list is taken as vLLM's per-position rates, "A1,...,Ak" as
+// --engine-option gives it; the writer keeps the list. A count other than 1 or k, a rising rate,
+// a rate outside [0, 1] and rates without drafts are refused naming the key.
+TEST(DeployWrite, AcceptanceRatesBesideTheDrafts) {
+  const auto deploy = [](const std::string& engine_keys) {
+    return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b", "hardware": {"gpu": "h100-sxm-80gb"},
+      "engine": {"name": "vllm", "max_model_len": 8192, )" +
+           engine_keys + R"(}, "slo": {"concurrency": 1}})";
+  };
+  const auto one =
+      parse_deploy_json(deploy(R"("num_speculative_tokens": 3, "acceptance_rate": 0.5)"), "a.json");
+  EXPECT_EQ(one.plan.vllm().spec_acceptance, (std::vector<double>{0.5, 0.25, 0.125}));
+  const std::string list =
+      round_trip(deploy(R"("num_speculative_tokens": 3, "acceptance_rate": [0.8, 0.6, 0.4])"));
+  EXPECT_NE(list.find("\"acceptance_rate\": ["), std::string::npos) << list;
+  EXPECT_EQ(parse_deploy_json(list, "l.json").plan.vllm().spec_acceptance,
+            (std::vector<double>{0.8, 0.6, 0.4}));
+  const auto text = parse_deploy_json(
+      deploy(R"("num_speculative_tokens": 2, "acceptance_rate": "0.9,0.7")"), "t.json");
+  EXPECT_EQ(text.plan.vllm().spec_acceptance, (std::vector<double>{0.9, 0.7}));
+  for (const char* bad :
+       {R"("num_speculative_tokens": 3, "acceptance_rate": [0.8, 0.6])",
+        R"("num_speculative_tokens": 2, "acceptance_rate": [0.6, 0.8])",
+        R"("num_speculative_tokens": 2, "acceptance_rate": 1.5)", R"("acceptance_rate": 0.5)",
+        R"("num_speculative_tokens": 2, "acceptance_rate": true)"}) {
+    const std::string m = test::error_message([&] { parse_deploy_json(deploy(bad), "b.json"); });
+    EXPECT_NE(m.find("b.json"), std::string::npos) << bad << ": " << m;
+    EXPECT_NE(m.find("/engine/acceptance_rate"), std::string::npos) << bad << ": " << m;
+  }
 }
 
 // Each engine's own options are deployment keys, spelled as the engine spells them; another

@@ -47,7 +47,7 @@ ServingConfig config(std::uint32_t k, std::vector<double> acceptance, std::uint6
   c.plan.context = context;
   c.plan.available_kv_bytes = (1000 + 1) * 2 * MiB;  // 1000 usable blocks + the null block
   c.plan.edit_vllm().num_speculative_tokens = k;
-  c.spec_acceptance = std::move(acceptance);
+  c.plan.edit_vllm().spec_acceptance = std::move(acceptance);
   c.async_scheduling = false;
   return c;
 }
@@ -151,17 +151,17 @@ TEST(ServingSpec, NoRatesNoDrafts) {
 }
 
 TEST(ServingSpec, RatesParsedAndRefused) {
-  EXPECT_EQ(parse_spec_acceptance("0.5", 3, "--acceptance-rate"),
+  EXPECT_EQ(parse_spec_acceptance("0.5", 3, "--acceptance-rate", "acceptance-rate"),
             (std::vector<double>{0.5, 0.25, 0.125}));
-  EXPECT_EQ(parse_spec_acceptance("0.9,0.7", 2, "--acceptance-rate"),
+  EXPECT_EQ(parse_spec_acceptance("0.9,0.7", 2, "--acceptance-rate", "acceptance-rate"),
             (std::vector<double>{0.9, 0.7}));
   for (const char* bad : {"0.7,0.9", "1.5", "-0.1", "x", "", "0.5,", "0.9,0.8,0.7"}) {
-    const std::string m =
-        test::error_message([&] { parse_spec_acceptance(bad, 2, "--acceptance-rate"); });
+    const std::string m = test::error_message(
+        [&] { parse_spec_acceptance(bad, 2, "--acceptance-rate", "acceptance-rate"); });
     EXPECT_NE(m.find("--acceptance-rate"), std::string::npos) << bad << ": " << m;
   }
-  const std::string none =
-      test::error_message([] { parse_spec_acceptance("0.5", 0, "--acceptance-rate"); });
+  const std::string none = test::error_message(
+      [] { parse_spec_acceptance("0.5", 0, "--acceptance-rate", "acceptance-rate"); });
   EXPECT_NE(none.find("num_speculative_tokens is 0"), std::string::npos) << none;
 
   // The simulator refuses rates of another length than k, rising rates, and another engine.
@@ -173,10 +173,10 @@ TEST(ServingSpec, RatesParsedAndRefused) {
     simulate(llama(), config(2, {0.5, 0.6}, 4096), SpecTimer{}, w);
   });
   EXPECT_NE(rising.find("spec_acceptance/1"), std::string::npos) << rising;
-  ServingConfig sg = config(0, {0.5}, 4096);
+  // Another engine holds no vLLM options, so no rates reach its scheduler.
+  ServingConfig sg = config(2, {0.5, 0.25}, 4096);
   set_engine(sg.plan, Engine::sglang);
-  const std::string other = test::error_message([&] { simulate(llama(), sg, SpecTimer{}, w); });
-  EXPECT_NE(other.find("vLLM only"), std::string::npos) << other;
+  EXPECT_TRUE(sg.plan.vllm().spec_acceptance.empty());
 }
 
 // The drafter's cost by hand. Llama-3.1-8B (32 layers, 16,060,522,496 weight bytes, vocabulary

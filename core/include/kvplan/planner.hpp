@@ -79,6 +79,16 @@ inline constexpr std::uint64_t kDefaultReserveBytes = std::uint64_t{2} << 30;
 // vLLM V1's default max_num_batched_tokens for the OpenAI server (chunked prefill).
 inline constexpr std::uint64_t kDefaultMaxNumBatchedTokens = 8192;
 
+// The drafts' acceptance for k speculative tokens: "A" (position i accepted with A^i, each
+// draft accepted only after the one before it) or "A1,...,Ak" (vLLM's per-position rates).
+// Throws Error(source, field) on a rate outside [0, 1], one above the rate before it, a count
+// other than 1 or k, or k = 0.
+std::vector<double> parse_spec_acceptance(const std::string& text, std::uint32_t k,
+                                          const std::string& source, const std::string& field);
+// The same for rates given as numbers (a deployment file's array); one number is A as above.
+std::vector<double> spec_acceptance_of(std::vector<double> rates, std::uint32_t k,
+                                       const std::string& source, const std::string& field);
+
 // "0.9" -> 900000, exact; throws Error(source, field) outside (0, 1] or past 6 decimals.
 std::uint32_t parse_fraction_ppm(const std::string& text, const std::string& source,
                                  const std::string& field);
@@ -110,6 +120,11 @@ struct VllmOptions {
   // (MambaSpec.num_speculative_blocks: 1 + k with mode none, 2 + k with align;
   // kv_cache_interface.py@001cabc1). 0 without speculative decoding.
   std::uint32_t num_speculative_tokens = 0;
+  // The drafts' acceptance by position (vLLM's spec-decode "per-position acceptance rate"):
+  // num_speculative_tokens values, non-increasing in [0, 1], that the serving simulator counts
+  // the accepted drafts with (docs/simulate.md "Speculative decoding"). Empty: the drafts are not
+  // simulated (one token a step). Not a memory input.
+  std::vector<double> spec_acceptance;
   // --decode-context-parallel-size: each rank of a DCP group keeps every dcp-th token, so a
   // full-attention or MLA layer holds cdiv(cdiv(max_model_len, dcp), block) pages of a request
   // (FullAttentionSpec.max_memory_usage_bytes, kv_cache_interface.py@001cabc1); a recurrent

@@ -89,14 +89,11 @@ struct Seq {
   bool decoding() const { return generated > 0 && computed + 1 == num_tokens(); }
 };
 
-// Speculative decoding: vLLM's drafts only, one rate per draft token, non-increasing in [0, 1].
+// Speculative decoding: one rate per draft token, non-increasing in [0, 1] (parse_spec_acceptance
+// refuses the rest; a PlanInput built in code is checked here). Only vLLM's options hold them.
 void check_spec_acceptance(const ServingConfig& cfg, std::vector<Problem>& pr) {
-  const auto& a = cfg.spec_acceptance;
+  const auto& a = cfg.plan.vllm().spec_acceptance;
   if (a.empty()) return;
-  if (!detail::engine_scheduling(cfg.plan.engine).has(SchedulerSetting::speculative_decoding)) {
-    pr.push_back({"spec_acceptance", "speculative decoding is simulated for vLLM only"});
-    return;
-  }
   const std::uint32_t k = cfg.plan.vllm().num_speculative_tokens;
   if (a.size() != k)
     pr.push_back({"spec_acceptance", std::to_string(a.size()) + " acceptance rates for " +
@@ -194,8 +191,9 @@ class Scheduler {
     async_ = cfg.async_scheduling && engine_.async_scheduling();
     driven_ = driven;
     transfer_ = std::move(transfer);
-    spec_k_ = std::min<std::uint64_t>(cfg.plan.vllm().num_speculative_tokens,
-                                      cfg.spec_acceptance.size());  // validate: equal or 0
+    spec_k_ =
+        std::min<std::uint64_t>(cfg.plan.vllm().num_speculative_tokens,
+                                cfg.plan.vllm().spec_acceptance.size());  // validate: equal or 0
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
         pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
@@ -896,7 +894,8 @@ std::uint64_t Scheduler::emit_tokens(double t) {
     // 1 + accepted tokens, cut at its max_tokens (check_stop per token).
     std::uint64_t accepted = 0;
     if (s.drafts > 0) {
-      for (std::uint64_t d = 0; d < s.drafts; ++d) s.spec_credit += cfg_.spec_acceptance[d];
+      for (std::uint64_t d = 0; d < s.drafts; ++d)
+        s.spec_credit += cfg_.plan.vllm().spec_acceptance[d];
       accepted = std::min(s.drafts, static_cast<std::uint64_t>(s.spec_credit));
       s.spec_credit -= static_cast<double>(accepted);
       s.computed -= s.drafts - accepted;
@@ -1044,40 +1043,6 @@ ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64
   cfg.max_num_batched_tokens = plan.max_num_batched_tokens;
   cfg.async_scheduling = default_async_scheduling(plan);
   return cfg;
-}
-
-std::vector<double> parse_spec_acceptance(const std::string& text, std::uint32_t k,
-                                          const std::string& source, const std::string& field) {
-  if (k == 0)
-    throw Error(source, field,
-                "acceptance rates need speculative decoding: num_speculative_tokens is 0 "
-                "(--engine-option num_speculative_tokens=K)");
-  std::vector<double> rates;
-  for (const std::string& part : split_list(text, source, field)) {
-    double v = 0;
-    const char* end = part.data() + part.size();
-    const auto [p, ec] = std::from_chars(part.data(), end, v);
-    if (ec != std::errc() || p != end || !(v >= 0 && v <= 1))
-      throw Error(source, field,
-                  "expected a rate in [0, 1] or one per draft position separated by commas, "
-                  "got '" +
-                      part + "'");
-    rates.push_back(v);
-  }
-  // One rate: each draft accepted with probability A once the one before it was, so position i
-  // is accepted with A^i.
-  if (rates.size() == 1)
-    for (std::uint32_t i = 1; i < k; ++i) rates.push_back(rates.back() * rates.front());
-  if (rates.size() != k)
-    throw Error(source, field,
-                std::to_string(rates.size()) + " rates for " + std::to_string(k) +
-                    " speculative tokens: give one rate or one per draft position");
-  for (std::size_t i = 1; i < rates.size(); ++i)
-    if (rates[i] > rates[i - 1])
-      throw Error(source, field,
-                  "position " + std::to_string(i + 1) + "'s rate is above position " +
-                      std::to_string(i) + "'s: a draft is accepted only after the one before it");
-  return rates;
 }
 
 void check_simulated_engine(Engine engine, const std::string& source, const std::string& field) {

@@ -112,6 +112,9 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
                           : layout);
       if (p.count == 0) i.detail = no_tpot_reason();
       if (!refusals.empty()) i.detail += "; " + refusals;
+      // Drafts without rates run one token a step: say so beside a figure they would lower.
+      if (const std::string spec_why = speculative_decoding_unmodelled(cfg.plan); !spec_why.empty())
+        i.detail += "; " + spec_why;
       if (!i.passed && p.count > 0)
         i.fix = "size it: kvplan plan --model " + d.model.id + " --workload " + d.workload_path +
                 " --slo " + spec;

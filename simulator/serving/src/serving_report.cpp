@@ -472,6 +472,14 @@ std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& p
   return pool.full_attention_only() ? "" : why;
 }
 
+std::string speculative_decoding_unmodelled(const PlanInput& plan) {
+  const VllmOptions& v = plan.vllm();
+  if (v.num_speculative_tokens == 0 || !v.spec_acceptance.empty()) return {};
+  return "num_speculative_tokens " + std::to_string(v.num_speculative_tokens) +
+         " without acceptance rates (--acceptance-rate, or the engine key acceptance_rate): the "
+         "drafts are not simulated, one token a step";
+}
+
 bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan) {
   return prefix_caching_unmodelled(model, plan).empty();
 }

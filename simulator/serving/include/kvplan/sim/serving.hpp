@@ -63,7 +63,7 @@
 //   whole prompt's blocks at its first chunk. Without chunked context a prompt longer than
 //   max_num_tokens is refused on arrival. Not modelled: KV cache reuse (refused), the overlap
 //   scheduler, EQUAL_PROGRESS chunking, sliding windows / several window pools, beams, drafts.
-// - Speculative decoding (vLLM, ServingConfig::spec_acceptance): a decode verifies its drafts,
+// - Speculative decoding (vLLM, PlanInput's vllm().spec_acceptance): a decode verifies its drafts,
 //   the pool holds the lookahead, the accepted drafts are emitted and the rejected ones no
 //   longer computed, as scheduler.py counts them (docs/simulate.md "Speculative decoding"); the
 //   drafter's passes are timed by StepModel::draft_seconds. Not modelled: tree drafts, a
@@ -118,24 +118,14 @@ struct ServingConfig {
   // enable_chunked_prefill (tensorrt_llm/llmapi/llm_args.py; defaults GUARANTEED_NO_EVICT, off).
   CapacityPolicy capacity_policy = CapacityPolicy::guaranteed_no_evict;
   bool enable_chunked_context = false;
-  // Speculative decoding (vLLM, plan.vllm().num_speculative_tokens = k > 0): a decoding request
-  // verifies 1 + k tokens a step (the drafts count against max_num_batched_tokens), its blocks
-  // cover k lookahead tokens more, and it emits 1 + the drafts accepted; the drafter runs k
-  // passes of plan.draft_layers layers (at least 1) a step. spec_acceptance[i] is the share of
-  // a request's verifying steps that accept draft position i + 1 (vLLM's "per-position
-  // acceptance rate"): k non-increasing values in [0, 1]. Acceptance is deterministic: each
-  // request accrues Σ spec_acceptance a step and takes the whole drafts accrued. Empty: drafts
-  // are not simulated (one token a step), whatever k is.
-  std::vector<double> spec_acceptance;
+  // Speculative decoding (vLLM) is the plan's: plan.vllm().num_speculative_tokens = k > 0 and
+  // plan.vllm().spec_acceptance (k rates) simulate the drafts: a decoding request verifies
+  // 1 + k tokens a step (the drafts count against max_num_batched_tokens), its blocks cover k
+  // lookahead tokens more, and it emits 1 + the drafts accepted; the drafter runs k passes of
+  // plan.draft_layers layers (at least 1) a step. Acceptance is deterministic: each request
+  // accrues the rates of the drafts it verified and takes the whole drafts accrued. Without
+  // rates the drafts are not simulated (one token a step), whatever k is.
 };
-
-// "A" (every position i accepted with probability A^i: independent acceptance, each draft
-// only after the one before it) or "A1,A2,...,Ak" (vLLM's per-position rates), for k draft
-// tokens. Throws Error(source, field) on a value outside [0, 1], a rate above the one before it,
-// a list of another length than k, or k = 0.
-std::vector<double> parse_spec_acceptance(const std::string& text, std::uint32_t k,
-                                          const std::string& source,
-                                          const std::string& field = "acceptance_rate");
 
 struct Percentiles {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;  // milliseconds (or the metric's unit)
@@ -241,7 +231,7 @@ ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64
 
 // The scheduler settings only some engines have: TensorRT-LLM's capacity_scheduler_policy and
 // chunked context (ServingConfig::capacity_policy, enable_chunked_context), vLLM's speculative
-// decoding (ServingConfig::spec_acceptance). Throws Error(flag) naming the engines that have it
+// decoding (the plan's vllm().spec_acceptance). Throws Error(flag) naming the engines that have it
 // when `engine`'s scheduler does not.
 enum class SchedulerSetting { capacity_policy, chunked_context, speculative_decoding };
 void check_scheduler_setting(Engine engine, SchedulerSetting setting, const std::string& flag);

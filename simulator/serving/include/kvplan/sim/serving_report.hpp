@@ -110,6 +110,9 @@ bool prefix_caching_modelled(const ModelSpec& model, const PlanInput& plan);
 // Why it is not, in words a note can print ("TensorRT-LLM's KV cache reuse is not modelled");
 // empty where it is modelled.
 std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& plan);
+// Why a deployment's speculative decoding is simulated without drafts, in words a note can print
+// (num_speculative_tokens without acceptance rates); empty when it has none or they run.
+std::string speculative_decoding_unmodelled(const PlanInput& plan);
 
 // The replicas' KV series summed sample by sample (they share the sampling grid): blocks used
 // and in all, running, waiting and preemptions; a replica that finished early still counts its
