@@ -36,13 +36,14 @@ struct SimulateFlags {
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
       offload_gib, offload_gbps, reserve, requests_out, capacity_policy, acceptance;
   std::uint64_t tp = 1, context = 0, seqs = 0, mnbt = 0, seed = 1;  // seqs, mnbt: when given
-  std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0;
+  std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0, draft = 0;
   // Disaggregated prefill/decode (--prefill-replicas): each side's replicas and TP, the KV link.
   std::uint32_t prefill_replicas = 0, decode_replicas = 1, prefill_tp = 0, decode_tp = 0;
   std::string kv_link = "nvlink", routing = "round_robin";
   double link_latency_ms = 0, transfer_overhead_ms = 0;
-  std::string command = "simulate";         // or "sweep": the name its notes give
-  std::string tp_flag = "--tp";             // the flag that gave tp (--prefill-tp, --decode-tp)
+  std::string command = "simulate";  // or "sweep": the name its notes give
+  std::string tp_flag = "--tp";      // the flag that gave tp (--prefill-tp, --decode-tp)
+  bool notes = true;  // print the notes on stderr (one side of a disaggregated run does)
   std::vector<std::string> engine_options;  // --engine-option KEY=VALUE
 };
 
@@ -88,6 +89,9 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "a calibration file: its measured reserve and step-time efficiency")(
       "reserve-gib", po::value(&f.reserve), "GiB per GPU for activations, CUDA graphs, runtime")(
       "slo", po::value(&f.slo), "goodput limits: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS")(
+      "draft-layers", po::value(&f.draft)->default_value(0),
+      "speculative layers holding a cache (MTP layers, EAGLE draft layers); with drafts, the "
+      "drafter's layers (default: 1 when drafts run)")(
       "acceptance-rate", po::value(&f.acceptance),
       "vllm with num_speculative_tokens K: A (draft i accepted with A^i) or A1,...,AK (vLLM's "
       "per-position acceptance rates)");
@@ -170,6 +174,7 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   req.policy = f.policy;
   req.tp = f.tp;
   if (vm.count("block-size")) req.block_size = f.block;
+  req.draft_layers = f.draft;
   if (vm.count("max-model-len")) req.context = f.context;
   if (vm.count("max-num-batched-tokens")) req.max_num_batched_tokens = f.mnbt;
   if (vm.count("max-num-seqs")) req.max_num_seqs = f.seqs;
@@ -196,7 +201,7 @@ bool prefix_caching(const po::variables_map& vm, const ModelSpec& m, const PlanI
   if (vm.count("enable-prefix-caching")) return true;
   if (vm.count("no-enable-prefix-caching")) return false;
   const std::string why = sim::prefix_caching_unmodelled(m, in);
-  if (!why.empty() && !quiet())
+  if (!why.empty() && !quiet() && !command.empty())
     std::cerr << "kvplan " << command << ": note: " << why << ": simulated without it\n";
   return why.empty();
 }
@@ -230,7 +235,8 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
     cfg.capacity_policy =
         sim::parse_capacity_policy(f.capacity_policy, "--capacity-scheduler-policy");
   cfg.enable_chunked_context = vm.count("enable-chunked-context") > 0;
-  cfg.enable_prefix_caching = prefix_caching(vm, resolved.deploy.model, in, f.command);
+  cfg.enable_prefix_caching =
+      prefix_caching(vm, resolved.deploy.model, in, f.notes ? f.command : std::string());
   apply_cpu_offload(f, vm, cfg);
   if (vm.count("acceptance-rate")) {
     if (!in.vllm().spec_acceptance.empty())
@@ -240,7 +246,8 @@ sim::ServingConfig serving_config(const SimulateFlags& f, const po::variables_ma
     in.edit_vllm().spec_acceptance =
         parse_spec_acceptance(f.acceptance, k, "--acceptance-rate", "acceptance-rate");
   }
-  if (const std::string why = sim::speculative_decoding_unmodelled(in); !why.empty() && !quiet())
+  if (const std::string why = sim::speculative_decoding_unmodelled(in);
+      !why.empty() && !quiet() && f.notes)
     std::cerr << "kvplan " << f.command << ": note: " << why << "\n";
   return cfg;
 }
@@ -310,6 +317,7 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
   SimulateFlags pf = f, df = f;
   if (vm.count("prefill-tp")) pf.tp = f.prefill_tp, pf.tp_flag = "--prefill-tp";
   if (vm.count("decode-tp")) df.tp = f.decode_tp, df.tp_flag = "--decode-tp";
+  df.notes = false;  // the prefill side's notes speak for both
   ServingRun p = serving_run(pf, vm), d = serving_run(df, vm);
   if (d.cfg.enable_prefix_caching && !quiet())
     std::cerr << "kvplan simulate: note: the decode side's prefix cache is not modelled: "

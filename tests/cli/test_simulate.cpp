@@ -649,6 +649,15 @@ TEST_F(Simulate, SpeculativeDecoding) {
   EXPECT_EQ(q["config"]["spec_acceptance"], nlohmann::json({0.8, 0.6, 0.4}));
   EXPECT_FALSE(p["config"].contains("num_speculative_tokens"));
   EXPECT_EQ(key.out, spec.out);  // the flag and the engine key are one input
+  // Two draft layers: the same drafts and steps, each draft pass twice the layers.
+  const auto two = kvplan(cmd + k3 + "--acceptance-rate 0.8,0.6,0.4 --draft-layers 2");
+  ASSERT_EQ(two.code, 0) << two.err;
+  const auto t = nlohmann::json::parse(two.out);
+  EXPECT_EQ(t["config"]["draft_layers"], 2);
+  EXPECT_EQ(q["config"]["draft_layers"], 1);
+  EXPECT_EQ(t["steps"], q["steps"]);
+  EXPECT_GT(t["summary"]["tpot_ms"]["mean"].get<double>(),
+            q["summary"]["tpot_ms"]["mean"].get<double>());
   EXPECT_TRUE(has(none.err, "without acceptance rates")) << none.err;
   EXPECT_EQ(nlohmann::json::parse(none.out)["steps"], p["steps"]);
   const auto text = kvplan(kBase + "--workload '" + closed +

@@ -41,11 +41,12 @@ const ModelSpec& llama() {
   return m;
 }
 
-ServingConfig config(std::uint32_t k, std::vector<double> acceptance, std::uint64_t context) {
+ServingConfig config(std::uint32_t k, std::vector<double> acceptance, std::uint64_t context,
+                     std::uint64_t blocks = 1000) {
   ServingConfig c;
   c.plan.format = parse_kv_format("fp16");
   c.plan.context = context;
-  c.plan.available_kv_bytes = (1000 + 1) * 2 * MiB;  // 1000 usable blocks + the null block
+  c.plan.available_kv_bytes = (blocks + 1) * 2 * MiB;  // usable blocks + the null block
   c.plan.edit_vllm().num_speculative_tokens = k;
   c.plan.edit_vllm().spec_acceptance = std::move(acceptance);
   c.async_scheduling = false;
@@ -97,7 +98,6 @@ TEST(ServingSpec, DraftsAcceptedAsTheyAccrue) {
   const auto x = run(config(3, {0.5, 0.25, 0.125}, 4096), workload({req(0, 0, 100, 10)}));
   ASSERT_EQ(x.steps.size(), 6u);
   EXPECT_EQ(x.steps[0].batch.prefill_tokens, 100u);
-  EXPECT_EQ(x.steps[0].batch.draft_seqs, 1u);
   EXPECT_EQ(x.steps[0].batch.draft_passes, 3u);
   EXPECT_EQ(x.steps[0].batch.spec_tokens, 0u);
   EXPECT_EQ(x.steps[1].batch.decode_tokens, 1u);
@@ -140,6 +140,34 @@ TEST(ServingSpec, BudgetAndContextCutTheDrafts) {
   EXPECT_TRUE(y.r.requests[0].finished);
 }
 
+// A request that preempts itself drops its drafts with its blocks (_preempt_request clears
+// spec_token_ids), so its recompute is a plain prefill that samples a token. 3 blocks, k = 3,
+// no draft accepted, context 48; A (id 0) and B (id 1): prompt 16, output 3, both at t = 0.
+//   step 1  both prefill 16 (1 block each, no lookahead from the waiting queue): 10 + 3.2 + 6 ms
+//           = 19.2 ms; first tokens
+//   step 2  A decodes 1 + 3 drafts with 3 lookahead: 16 + 4 + 3 = 23 tokens, 2 blocks (takes the
+//           free one); B needs a second block too, none is free: B preempts itself. A alone,
+//           10 + 3 + 6 = 19 ms (t = 0.0382); its drafts rejected: computed 17, 2 tokens
+//   step 3  A again (2 blocks hold 24 tokens); B needs 2 blocks for its 17 tokens, 1 is free:
+//           A alone, 19 ms: A's 3rd token, finished at 0.0572
+//   step 4  B recomputes its 17 tokens from the queue: 10 + 1.7 + 6 = 17.7 ms (t = 0.0749), and
+//           samples its 2nd token
+//   step 5  B decodes with drafts: 19 ms, its 3rd token at 0.0939.
+TEST(ServingSpec, PreemptionDropsTheDrafts) {
+  const auto x =
+      run(config(3, {0.0, 0.0, 0.0}, 48, 3), workload({req(0, 0, 16, 3), req(1, 0, 16, 3)}));
+  ASSERT_EQ(x.steps.size(), 5u);
+  const auto& A = x.r.requests[0];
+  const auto& B = x.r.requests[1];
+  EXPECT_TRUE(A.finished && B.finished);
+  EXPECT_NEAR(A.finish_s, 0.0572, 1e-9);
+  EXPECT_EQ(B.preemptions, 1u);
+  EXPECT_EQ(B.recomputed_tokens, 16u);
+  EXPECT_EQ(x.steps[3].batch.prefill_tokens, 17u);
+  EXPECT_EQ(x.steps[3].batch.spec_tokens, 0u);
+  EXPECT_NEAR(B.finish_s, 0.0939, 1e-9);
+}
+
 // Without acceptance rates the drafts are not simulated: one token a step, no drafter.
 TEST(ServingSpec, NoRatesNoDrafts) {
   const auto x = run(config(3, {}, 4096), workload({req(0, 0, 100, 4)}));
@@ -173,10 +201,6 @@ TEST(ServingSpec, RatesParsedAndRefused) {
     simulate(llama(), config(2, {0.5, 0.6}, 4096), SpecTimer{}, w);
   });
   EXPECT_NE(rising.find("spec_acceptance/1"), std::string::npos) << rising;
-  // Another engine holds no vLLM options, so no rates reach its scheduler.
-  ServingConfig sg = config(2, {0.5, 0.25}, 4096);
-  set_engine(sg.plan, Engine::sglang);
-  EXPECT_TRUE(sg.plan.vllm().spec_acceptance.empty());
 }
 
 // The drafter's cost by hand. Llama-3.1-8B (32 layers, 16,060,522,496 weight bytes, vocabulary
@@ -199,7 +223,6 @@ TEST(ServingSpec, DraftPassesCostALayerAndTheHead) {
   const StepModel step(m, load_gpu("h100-sxm-80gb"), in);
   StepBatch b;
   b.decode_tokens = 1;
-  b.draft_seqs = 1;
   b.draft_passes = 3;
   b.draft_layers = 1;
   const double pass = (501891328.0 + 1050673152.0) / (3.35e12 * 0.8) + 30e-6;

@@ -6,7 +6,6 @@
 #include "kvplan/sim/serving.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -274,6 +273,7 @@ class Scheduler {
   void drop_for_recompute(std::uint32_t i) {
     Seq& s = seqs_[i];
     free_seq(s);
+    s.drafts = 0;  // _preempt_request clears spec_token_ids: a resumed request has no drafts
     s.recomputed += s.computed;
     s.computed = 0;
     ++s.preemptions;
@@ -285,6 +285,12 @@ class Scheduler {
     waiting_.push_front(i);
   }
   bool schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt = true);
+  // Speculative decoding's lookahead: the k tokens allocate_slots adds past what a running (or
+  // received) request schedules, up to max_model_len; 0 without drafts.
+  std::uint64_t lookahead(const Seq& s, std::uint64_t n) const {
+    const std::uint64_t end = s.computed + n, ctx = cfg_.plan.context;
+    return spec_k_ > 0 && ctx > end ? std::min(spec_k_, ctx - end) : 0;
+  }
   bool schedule_waiting(std::uint32_t i, std::uint64_t& budget, double& load_s,
                         double* rem_total = nullptr);
   void schedule_vllm(double& load_s);
@@ -372,14 +378,9 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool ma
   // num_computed_tokens (>= 1 here: prompt + output <= max_model_len); allocate_slots takes
   // num_lookahead_tokens = k more (EAGLE / MTP), up to max_model_len.
   s.drafts = 0;
-  std::uint64_t lookahead = 0;
-  if (spec_k_ > 0) {
-    const std::uint64_t ctx = cfg_.plan.context;
-    if (s.decoding()) {
-      n = std::min({1 + spec_k_, budget, ctx - 1 - s.computed});
-      s.drafts = n - 1;
-    }
-    lookahead = std::min(spec_k_, ctx > s.computed + n ? ctx - (s.computed + n) : 0);
+  if (spec_k_ > 0 && s.decoding()) {
+    n = std::min({1 + spec_k_, budget, cfg_.plan.context - 1 - s.computed});
+    s.drafts = n - 1;
   }
   // remove_skipped_blocks: sliding windows and chunks free what the step no longer reads.
   const std::uint64_t now = units(s.computed, 0, s);
@@ -389,7 +390,7 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool ma
     std::uint64_t lo = 0, hi = n;
     while (lo < hi) {
       const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-      if (units(s.computed, mid + lookahead, s) - s.held <= blocks_.free_units())
+      if (units(s.computed, mid + lookahead(s, mid), s) - s.held <= blocks_.free_units())
         lo = mid;
       else
         hi = mid - 1;
@@ -397,7 +398,7 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool ma
     n = lo;
     if (n == 0) return false;
   }
-  const std::uint64_t need = units(s.computed, n + lookahead, s) - s.held;
+  const std::uint64_t need = units(s.computed, n + lookahead(s, n), s) - s.held;
   while (need > blocks_.free_units()) {
     const std::uint32_t victim = running_.back();
     running_.pop_back();
@@ -517,7 +518,9 @@ bool Scheduler::schedule_received(std::uint32_t i, std::uint64_t& budget) {
   const std::uint64_t now = units(s.computed, 0, s);
   if (s.held > now) blocks_.release(s.held - now), s.held = now;
   const std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
-  const std::uint64_t need = units(s.computed, n, s) - s.held;
+  // Its computed tokens are the prompt's: the waiting loop gives it the lookahead
+  // (effective_lookahead_tokens is k once num_computed_tokens > 0).
+  const std::uint64_t need = units(s.computed, n + lookahead(s, n), s) - s.held;
   if (need > blocks_.free_units()) return false;
   blocks_.allocate(need);
   s.held += need;
@@ -845,11 +848,10 @@ StepBatch Scheduler::start_batch(double t) {
       b.prefill_pairs += n * s.computed + n * (n + 1) / 2;
     }
     b.kv_read_bytes += pool_.seq_bytes(s.computed + n, s.req->prompt_tokens);
-    // The drafter proposes k tokens for every request that samples one this step
-    // (llm_base_proposer.py@00c4f22d propose: one pass, then k − 1 more).
-    if (spec_k_ > 0 && s.computed + n >= s.num_tokens()) ++b.draft_seqs;
   }
-  if (b.draft_seqs > 0) {
+  // The drafter runs every step: a first pass over the step's tokens (keeping its own KV in
+  // step), then k − 1 passes over its requests (llm_base_proposer.py@00c4f22d propose).
+  if (spec_k_ > 0) {
     b.draft_passes = static_cast<std::uint32_t>(spec_k_);
     b.draft_layers = cfg_.plan.draft_layers;
   }

@@ -301,28 +301,38 @@ double StepModel::seconds(const StepBatch& b) const {
 }
 
 double StepModel::draft_seconds(const StepBatch& b) const {
-  if (b.draft_passes == 0 || b.draft_seqs == 0) return 0;
+  const double rows = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
+  if (b.draft_passes == 0 || rows == 0) return 0;
   const double d = std::max<std::uint32_t>(b.draft_layers, 1);
   const double share = std::min(d / layers_, 1.0);
-  const double tokens = static_cast<double>(b.draft_seqs);
-  // The LM head: vocab · hidden multiply-adds a token, 2 FLOPs each; its bf16 bytes are
+  // The LM head: vocab · hidden multiply-adds a sampled row, 2 FLOPs each; its bf16 bytes are
   // 2 · vocab · hidden too (both per rank).
   const double lm_head_flops = lm_head_bytes_;
-  const double flops = (flops_per_token_ * share + lm_head_flops) * tokens;
-  double touched = 0;
-  if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
-  const double memory =
-      (weight_bytes_ * share + lm_head_bytes_) / (bandwidth_ * dense_memory_eff_) +
-      expert_bytes_ * share * touched / (bandwidth_ * expert_memory_eff_) +
-      static_cast<double>(b.kv_read_bytes) * share / (bandwidth_ * eff_.memory);
-  double pass = std::max(flops / (peak_flops_ * compute_eff_), memory) + d * eff_.layer_overhead_s;
-  if (tp_ > 1) {
-    const double tp = tp_;
-    pass += allreduce_bytes_per_token_ * share * tokens * 2 * (tp - 1) / tp /
-                (link_bandwidth_ * eff_.interconnect) +
-            2 * d * eff_.allreduce_latency_s;
-  }
-  return b.draft_passes * pass;
+  // One pass: `tokens` through the draft layers (`pairs` of their attention), `rows` through the
+  // LM head.
+  const auto pass = [&](double tokens, double pairs) {
+    const double flops =
+        (flops_per_token_ * tokens + flops_per_pair_ * pairs) * share + lm_head_flops * rows;
+    double touched = 0;
+    if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
+    const double memory =
+        (weight_bytes_ * share + lm_head_bytes_) / (bandwidth_ * dense_memory_eff_) +
+        expert_bytes_ * share * touched / (bandwidth_ * expert_memory_eff_) +
+        static_cast<double>(b.kv_read_bytes) * share / (bandwidth_ * eff_.memory);
+    double s = std::max(flops / (peak_flops_ * compute_eff_), memory) + d * eff_.layer_overhead_s;
+    if (tp_ > 1) {
+      const double tp = tp_;
+      s += allreduce_bytes_per_token_ * share * tokens * 2 * (tp - 1) / tp /
+               (link_bandwidth_ * eff_.interconnect) +
+           2 * d * eff_.allreduce_latency_s;
+    }
+    return s;
+  };
+  // The first pass takes every token of the step (the drafter's cache follows the target's),
+  // the other k − 1 one token a request (llm_base_proposer.py@00c4f22d propose).
+  const double first = pass(step_tokens(b), static_cast<double>(b.prefill_pairs + b.decode_pairs));
+  const double next = pass(rows, static_cast<double>(b.decode_pairs));
+  return first + (b.draft_passes - 1) * next;
 }
 
 }  // namespace kvplan::sim

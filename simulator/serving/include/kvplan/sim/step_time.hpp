@@ -41,11 +41,11 @@
 //                        eff.memory), m = eff.lowbit_memory for a dense 4-bit checkpoint
 //                        (fp4, int4), else eff.memory
 //   drafts (spec.)     = tokens include the verified draft tokens (spec_tokens); the drafter
-//                        adds draft_passes · draft pass, a pass over B = draft_seqs tokens:
-//                        max(compute, memory) of d/L of the weights, experts and KV read plus
-//                        the LM head (2 · vocab · hidden / tp bytes and FLOPs per token), +
-//                        d · (layer overhead + (tp > 1) · 2 · all-reduce latency), d = draft
-//                        layers (at least 1)
+//                        adds draft_passes passes, the first over the step's T tokens, the rest
+//                        over B = its sequences: max(compute, memory) of d/L of the weights,
+//                        experts, FLOPs and KV read plus the LM head over B rows (2 · vocab ·
+//                        hidden / tp bytes, and FLOPs a row), + d · (layer overhead + (tp > 1) ·
+//                        2 · all-reduce latency), d = draft layers (at least 1)
 // and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
@@ -82,10 +82,10 @@ struct StepBatch {
   std::uint64_t prefill_seqs = 0;  // sequences computing prompt tokens this step
   // Speculative decoding: the draft tokens verified beside the decode tokens (Σ over decoding
   // sequences of the drafts each carries; their pairs are in decode_pairs), and the drafter's
-  // work: draft_passes forward passes, each over draft_seqs sequences of one token, through
-  // draft_layers layers and the LM head (vLLM's EAGLE / MTP proposer; docs/simulate.md).
+  // work: draft_passes forward passes through draft_layers layers and the LM head, the first over
+  // every token of the step, the others over one token a sequence (vLLM's EAGLE / MTP proposer;
+  // docs/simulate.md).
   std::uint64_t spec_tokens = 0;
-  std::uint64_t draft_seqs = 0;
   std::uint32_t draft_passes = 0;
   std::uint32_t draft_layers = 0;
 };
@@ -157,10 +157,10 @@ class StepModel final : public StepTimer {
   // Seconds one step over `b` takes; 0 for an empty batch (no tokens: no step). With drafts,
   // the verifying forward plus the drafter's passes (draft_seconds).
   double seconds(const StepBatch& b) const override;
-  // The drafter's share of a step: draft_passes passes, each over draft_seqs tokens, of
-  // draft_layers layers at this model's per-layer cost plus the LM head (vocab · hidden bf16
-  // weights per rank), the layers' share of the KV read, per-layer and all-reduce overheads.
-  // 0 without draft passes.
+  // The drafter's share of a step: draft_passes passes of draft_layers layers at this model's
+  // per-layer cost (the first over the step's tokens and pairs, the others over one token a
+  // sequence) plus the LM head over one row a sequence (vocab · hidden bf16 weights per rank),
+  // the layers' share of the KV read, per-layer and all-reduce overheads. 0 without passes.
   double draft_seconds(const StepBatch& b) const;
   double frontend_s() const override { return eff_.frontend_s; }
   const StepEfficiency& efficiency() const { return eff_; }
