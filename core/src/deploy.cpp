@@ -236,6 +236,10 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Trtl
     o.max_attention_window = en.uints("max_attention_window", 1, std::uint64_t{1} << 40, 4096,
                                       "windows (tokens, repeated over the layers)");
   if (auto t = en.opt_uint("max_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
+  // kv_cache_config.max_gpu_total_bytes: the pool's bytes per rank instead of the fraction; 0 is
+  // TensorRT-LLM's "not set".
+  if (auto b = en.opt_uint("max_gpu_total_bytes", 0, std::uint64_t{1} << 50))
+    o.max_gpu_total_bytes = *b > 0 ? b : std::nullopt;
 }
 
 // The keys of one engine's options (PlanInput::options): another engine's key is refused by
@@ -760,7 +764,17 @@ std::optional<CheckItem> check_weights_fit(CheckContext& x) {
   const auto& m = x.e.at_mml.memory;
   CheckItem i = item("weights_fit", "weights and reserve fit in the GPU memory budget");
   i.passed = m.shortfall_bytes == 0;
+  const std::string pool =
+      " + the KV pool's max_gpu_total_bytes " + human_bytes(m.fixed_pool_bytes);
   i.detail = m.measured ? "measured available KV cache memory " + human_bytes(m.available_bytes)
+             : m.fixed_pool_bytes && i.passed
+                 ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
+                       human_bytes(m.reserve_bytes) + pool + " fit in " +
+                       human_bytes(m.total_bytes) + " per GPU"
+             : m.fixed_pool_bytes ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
+                                        human_bytes(m.reserve_bytes) + pool + " exceed the GPU's " +
+                                        human_bytes(m.total_bytes) + " by " +
+                                        human_bytes(m.shortfall_bytes) + " per GPU"
              : i.passed ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
                               human_bytes(m.reserve_bytes) + " leave " +
                               human_bytes(m.available_bytes) + " for the KV cache per GPU"

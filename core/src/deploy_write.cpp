@@ -82,6 +82,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;
+  if (t.max_gpu_total_bytes) en["max_gpu_total_bytes"] = *t.max_gpu_total_bytes;
   // The pool's token cap under the engine's own key (SGLang max_total_tokens, TensorRT-LLM
   // max_tokens).
   if (const std::string key = engine_rules(p).max_total_tokens_key();

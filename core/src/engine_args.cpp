@@ -380,11 +380,14 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
     } else if (k == "kv_cache_config.enable_block_reuse" ||
                k == "kv_cache_config.enable_partial_reuse") {
       a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
+    } else if (k == "kv_cache_config.max_gpu_total_bytes") {
+      const std::uint64_t b = uint(0, std::uint64_t{1} << 50);  // 0: not set
+      a.max_gpu_total_bytes = b > 0 ? std::optional<std::uint64_t>(b) : std::nullopt;
     } else if (k == "kv_cache_config.host_cache_size") {
       a.host_tiers.host_cache_bytes = uint(0, std::uint64_t{1} << 50);
     } else if (k == "enable_attention_dp" || k == "kv_cache_config.sink_token_length" ||
-               k == "kv_cache_config.max_gpu_total_bytes" || k == "context_parallel_size" ||
-               k == "moe_cluster_parallel_size" || k == "kv_cache_config.cross_kv_cache_fraction" ||
+               k == "context_parallel_size" || k == "moe_cluster_parallel_size" ||
+               k == "kv_cache_config.cross_kv_cache_fraction" ||
                k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0 ||
                k == "enable_lora") {
       a.not_modelled.push_back(k + ": " + (e.values.empty() ? "" : e.values[0]));
@@ -1212,6 +1215,7 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;
   TrtllmOptions t = p.trtllm();
   t.max_attention_window = a.max_attention_window;
+  t.max_gpu_total_bytes = a.max_gpu_total_bytes;
   if (a.trtllm_backend) t.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
   if (t != p.trtllm()) p.edit_trtllm() = t;
 }

@@ -413,6 +413,15 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
     m.available_bytes = b.available_bytes;
     m.shortfall_bytes = b.shortfall_bytes;
   }
+  // A pool of given bytes (TensorRT-LLM max_gpu_total_bytes) replaces the fraction's; the
+  // allocation fails when weights, reserve and the pool exceed the GPU.
+  if (const auto fixed = rules.fixed_pool_bytes(in)) {
+    const std::uint64_t used = add(add(m.weight_bytes, m.reserve_bytes, "weights and reserve"),
+                                   *fixed, "weights, reserve and KV pool");
+    m.fixed_pool_bytes = *fixed;
+    m.available_bytes = *fixed;
+    m.shortfall_bytes = used > m.total_bytes ? used - m.total_bytes : 0;
+  }
   // What the fraction leaves out must hold the context (and graphs captured outside the budget).
   const std::uint64_t left_out =
       rules.fraction_after_weights() ? m.total_bytes : m.total_bytes - m.requested_bytes;

@@ -406,6 +406,41 @@ TEST(EngineConfigFiles, MalformedYamlNamesFileAndKey) {
   EXPECT_NE(m.find("kv_cache_config.free_gpu_memory_fraction"), std::string::npos) << m;
 }
 
+// kv_cache_config.max_gpu_total_bytes fixes the pool per rank instead of free_gpu_memory_fraction
+// (KVCacheManager, tensorrt_llm/_torch/pyexecutor/resource_manager.py@d2a5560a): 20 GiB of
+// Llama-3.1-8B fp16 KV at 131072 bytes a token is 163840 tokens, 5120 blocks of 32, whatever the
+// fraction (0.5 here). check names the key and fails a pool weights and reserve leave no room
+// for: 80 GiB on an H100 beside 14.96 GiB of weights. The deployment file keeps the key.
+TEST(EngineConfigFiles, TrtllmMaxGpuTotalBytesFixesThePool) {
+  const auto a = trtllm("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --config " +
+                        kConfigs + "trtllm-max-gpu-total-bytes.yaml");
+  ASSERT_TRUE(a.max_gpu_total_bytes);
+  EXPECT_EQ(*a.max_gpu_total_bytes, 21474836480u);
+  EXPECT_TRUE(std::none_of(a.not_modelled.begin(), a.not_modelled.end(), [](const auto& s) {
+    return s.find("max_gpu_total_bytes") != std::string::npos;
+  }));
+  Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+  EXPECT_EQ(d.plan.trtllm().max_gpu_total_bytes, std::uint64_t{21474836480});
+  const Capacity c = plan_capacity(d.model, d.plan);
+  EXPECT_EQ(c.memory.available_bytes, 21474836480u);
+  EXPECT_EQ(c.num_gpu_blocks, 5120u);
+  const CheckReport ok = run_check(d);
+  const auto fit = std::find_if(ok.items.begin(), ok.items.end(),
+                                [](const CheckItem& i) { return i.id == "weights_fit"; });
+  ASSERT_NE(fit, ok.items.end());
+  EXPECT_TRUE(fit->passed) << fit->detail;
+  EXPECT_NE(fit->detail.find("max_gpu_total_bytes 20.00 GiB"), std::string::npos) << fit->detail;
+  d.plan.edit_trtllm().max_gpu_total_bytes = std::uint64_t{80} << 30;
+  const CheckReport over = run_check(d);
+  const auto big = std::find_if(over.items.begin(), over.items.end(),
+                                [](const CheckItem& i) { return i.id == "weights_fit"; });
+  ASSERT_NE(big, over.items.end());
+  EXPECT_FALSE(big->passed);
+  EXPECT_NE(big->detail.find("exceed the GPU's"), std::string::npos) << big->detail;
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.plan.trtllm().max_gpu_total_bytes, std::uint64_t{80} << 30);
+}
+
 // trtllm-serve (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM 00209af1) with the
 // DeepSeek-R1 example's --config: the LLM-API file's kv_cache_config sets the fraction and the
 // dtype; attention DP is named as not modelled; the rest of the file does not touch the cache.
@@ -607,7 +642,8 @@ TEST(EngineCmdlines, TrtllmFlagsThatChangeMemoryAreModelledOrNamed) {
   EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 500000u);
   EXPECT_EQ(a.weight_dtype.value_or(""), "bf16");
   EXPECT_TRUE(has(a.ignored, "kv_cache_config.enable_block_reuse"));
-  EXPECT_TRUE(has(a.not_modelled, "kv_cache_config.max_gpu_total_bytes"));
+  EXPECT_EQ(a.max_gpu_total_bytes.value_or(0), 1000000u);  // modelled: the pool's bytes
+  EXPECT_FALSE(has(a.not_modelled, "kv_cache_config.max_gpu_total_bytes"));
   EXPECT_TRUE(has(a.not_modelled, "--max_beam_width 2"));
   EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();
 }

@@ -77,13 +77,13 @@ TEST(TrtllmParity, WindowSizeToShareProportional) {
   EXPECT_DOUBLE_EQ(s[1], 0.5);
 }
 
-// R test_calculate_max_num_blocks_from_cpp, case "max_gpu_total_bytes is not set": free memory
-// 128 MiB, free_gpu_memory_fraction 0.1 -> primary pool int(134217728 · 0.1) = 13421772 bytes.
-// kvplan's TensorRT-LLM budget is (total − weights − reserve) · fraction, so a GPU of 128 MiB +
-// 1 byte with 1 byte of weights and no reserve leaves those 128 MiB free. Model: 4 layers,
-// 64 heads of hidden 64 (head 1), 8 KV heads, HALF; windows [64, 128] repeat: 64 for layers
-// 0 and 2, 128 for 1 and 3: 2 · 8 · 1 · 2 · 2 = 64 bytes per token per window.
-// C: equal shares, 13421772 · 0.5 / 64 = 104857 tokens, ceilDiv 32 = 3277 blocks per window.
+// R test_calculate_max_num_blocks_from_cpp, both cases. "max_gpu_total_bytes is not set": free
+// memory 128 MiB, free_gpu_memory_fraction 0.1 -> primary pool int(134217728 · 0.1) = 13421772
+// bytes. kvplan's TensorRT-LLM budget is (total − weights − reserve) · fraction, so a GPU of 128
+// MiB + 1 byte with 1 byte of weights and no reserve leaves those 128 MiB free. Model: 4 layers, 64
+// heads of hidden 64 (head 1), 8 KV heads, HALF; windows [64, 128] repeat: 64 for layers 0 and 2,
+// 128 for 1 and 3: 2 · 8 · 1 · 2 · 2 = 64 bytes per token per window. C: equal shares, 13421772 ·
+// 0.5 / 64 = 104857 tokens, ceilDiv 32 = 3277 blocks per window.
 TEST(TrtllmParity, MaxNumBlocksFromCpp) {
   ModelSpec m;
   m.id = "trtllm-test";
@@ -109,6 +109,25 @@ TEST(TrtllmParity, MaxNumBlocksFromCpp) {
   // One sequence of 128 tokens: 2 blocks of window 64 plus kSWAExtraBlock, 4 of window 128:
   // 3277 // 4 = 819 requests (the 128 window binds).
   EXPECT_EQ(c.max_requests, 819u);
+
+  // Case "max_gpu_total_bytes is set, host_cache_size is set": max_gpu_total_bytes 32 MiB wins
+  // over the fraction (KVCacheManager, resource_manager.py@d2a5560a: "max_gpu_total_bytes if
+  // max_gpu_total_bytes > 0 else int(free_mem * free_gpu_memory_fraction)"): primary pool
+  // 33554432 bytes although 0.1 of the free memory is 13421772. C, equal shares:
+  // 33554432 · 0.5 / 64 = 262144 tokens = 8192 blocks per window; 8192 // 4 = 2048 requests.
+  // The secondary pool, host_cache_size 32 MiB, is the host tier (KvTiers tests).
+  in.edit_trtllm().max_gpu_total_bytes = 32 * 1024 * 1024;
+  const auto set = plan_capacity(m, in);
+  EXPECT_EQ(set.memory.available_bytes, 33554432u);
+  EXPECT_EQ(set.memory.fixed_pool_bytes, 33554432u);
+  EXPECT_EQ(set.num_gpu_blocks, 2 * 8192u);
+  EXPECT_EQ(set.max_requests, 2048u);
+  // A pool beyond what the weights leave on the GPU does not allocate: 128 MiB of pool on a
+  // 128 MiB + 1 byte GPU with 1 byte of weights fits exactly; 1 byte more falls short by 1.
+  in.edit_trtllm().max_gpu_total_bytes = 128 * 1024 * 1024;
+  EXPECT_EQ(plan_capacity(m, in).memory.shortfall_bytes, 0u);
+  in.edit_trtllm().max_gpu_total_bytes = 128 * 1024 * 1024 + 1;
+  EXPECT_EQ(plan_capacity(m, in).memory.shortfall_bytes, 1u);
 }
 
 // A variable-window deployment by hand: 4 layers of 8 KV heads × 128, fp16 (4096 bytes per token

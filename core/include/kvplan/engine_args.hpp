@@ -67,6 +67,7 @@ struct EngineArgs {
   std::optional<std::uint32_t> trtllm_ep;       // --ep_size / moe_expert_parallel_size
   std::optional<std::uint32_t> max_beam_width;  // --max_beam_width (default 1)
   std::vector<std::uint64_t> max_attention_window;
+  std::optional<std::uint64_t> max_gpu_total_bytes;  // kv_cache_config.max_gpu_total_bytes
   // Config files read, in order: vLLM --config, trtllm-serve --extra_llm_api_options / --config.
   std::vector<std::string> config_files;
   // KV tiers beyond the GPU: vLLM --kv-offloading-size / --kv-offloading-backend /
@@ -99,10 +100,10 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
 //     (tensor_parallel_size, pipeline_parallel_size, max_batch_size, max_seq_len,
 //     max_num_tokens, max_beam_width, moe_expert_parallel_size, backend, dtype,
 //     kv_cache_config.{free_gpu_memory_fraction, max_tokens, tokens_per_block, dtype,
-//     max_attention_window, enable_block_reuse, mamba_ssm_cache_dtype}); the file's keys replace
-//     the command line's (update_llm_args_with_extra_dict). --ep_size must divide --tp_size; a
-//     beam width over 1, max_gpu_total_bytes, attention DP, LoRA and speculative configs are
-//     named in not_modelled.
+//     max_attention_window, max_gpu_total_bytes, host_cache_size, enable_block_reuse,
+//     mamba_ssm_cache_dtype}); the file's keys replace the command line's
+//     (update_llm_args_with_extra_dict). --ep_size must divide --tp_size; a beam width over 1,
+//     attention DP, LoRA and speculative configs are named in not_modelled.
 // Throws Error(source, flag) on a bad value, Error(file, key) on a malformed config file.
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source);
 

@@ -115,6 +115,11 @@ class EngineRules {
     return 0;
   }
 
+  // The KV pool's bytes per rank when the deployment fixes them instead of a fraction
+  // (TensorRT-LLM kv_cache_config.max_gpu_total_bytes); nullopt: the budget rule below.
+  virtual std::optional<std::uint64_t> fixed_pool_bytes(const PlanInput& /*in*/) const {
+    return std::nullopt;
+  }
   // The budget rule: total memory of a GPU, the fraction in ppm, the weights and reserve of a rank.
   virtual BudgetSplit budget(std::uint64_t total_bytes, std::uint32_t fraction_ppm,
                              std::uint64_t weight_bytes, std::uint64_t reserve_bytes) const;

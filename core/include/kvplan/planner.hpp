@@ -166,6 +166,11 @@ struct TrtllmOptions {
   std::vector<std::uint64_t> max_attention_window;
   enum class WindowShares { equal, proportional };
   WindowShares window_shares = WindowShares::equal;
+  // kv_cache_config.max_gpu_total_bytes: the primary pool's bytes per rank, taken instead of
+  // free_gpu_memory_fraction (KVCacheManager: "max_gpu_total_bytes if max_gpu_total_bytes > 0
+  // else int(free_mem * free_gpu_memory_fraction)", tensorrt_llm/_torch/pyexecutor/
+  // resource_manager.py@d2a5560abdadfbdf496ce057696103e0509a71ed). Unset: the fraction.
+  std::optional<std::uint64_t> max_gpu_total_bytes;
   bool operator==(const TrtllmOptions&) const = default;
 };
 
@@ -328,6 +333,9 @@ struct MemoryBudget {
   std::uint64_t available_bytes = 0;  // "Available KV cache memory", 0 when nothing is left
   std::uint64_t shortfall_bytes = 0;  // > 0 when weights + reserve exceed the budget
   bool measured = false;              // available_bytes was given, not modelled
+  // The pool's bytes when the engine was told them (TensorRT-LLM max_gpu_total_bytes): then
+  // available_bytes, and shortfall_bytes is what weights + reserve + this pool exceed the GPU by.
+  std::uint64_t fixed_pool_bytes = 0;
   // The terms of the reserve, of the rank with the smallest budget (its pipeline stage).
   MemoryTerms terms;
   std::uint32_t stage = 0;  // that rank's pipeline stage

@@ -32,6 +32,9 @@ class Trtllm final : public EngineRules {
     if (total_bytes < needed) b.shortfall_bytes = needed - total_bytes;
     return b;
   }
+  std::optional<std::uint64_t> fixed_pool_bytes(const PlanInput& in) const override {
+    return in.trtllm().max_gpu_total_bytes;
+  }
   // trtllm-serve's click options, spelt as serve.py declares them.
   ShapeFields flag_names() const override {
     return {.tp = "--tp_size",
@@ -53,7 +56,7 @@ class Trtllm final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "free_gpu_memory_fraction"; }
   std::vector<std::string> option_keys() const override {
-    return {"backend", "max_attention_window", "max_tokens"};
+    return {"backend", "max_attention_window", "max_tokens", "max_gpu_total_bytes"};
   }
   std::string max_total_tokens_key() const override { return "max_tokens"; }
   // trtllm-serve --free_gpu_memory_fraction (alias --kv_cache_free_gpu_memory_fraction,
@@ -68,8 +71,8 @@ class Trtllm final : public EngineRules {
     return d;
   }
   std::string budget_formula() const override {
-    return "TensorRT-LLM: available = (total - weights - reserve) x free_gpu_memory_fraction; "
-           "blocks of tokens_per_block";
+    return "TensorRT-LLM: available = (total - weights - reserve) x free_gpu_memory_fraction "
+           "(or kv_cache_config.max_gpu_total_bytes when given); blocks of tokens_per_block";
   }
   bool fraction_after_weights() const override { return true; }
   LogFacts log_facts() const override {
