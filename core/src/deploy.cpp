@@ -764,23 +764,22 @@ std::optional<CheckItem> check_weights_fit(CheckContext& x) {
   const auto& m = x.e.at_mml.memory;
   CheckItem i = item("weights_fit", "weights and reserve fit in the GPU memory budget");
   i.passed = m.shortfall_bytes == 0;
-  const std::string pool =
-      " + the KV pool's max_gpu_total_bytes " + human_bytes(m.fixed_pool_bytes);
-  i.detail = m.measured ? "measured available KV cache memory " + human_bytes(m.available_bytes)
-             : m.fixed_pool_bytes && i.passed
-                 ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
-                       human_bytes(m.reserve_bytes) + pool + " fit in " +
-                       human_bytes(m.total_bytes) + " per GPU"
-             : m.fixed_pool_bytes ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
-                                        human_bytes(m.reserve_bytes) + pool + " exceed the GPU's " +
-                                        human_bytes(m.total_bytes) + " by " +
-                                        human_bytes(m.shortfall_bytes) + " per GPU"
-             : i.passed ? "weights " + human_bytes(m.weight_bytes) + " + reserve " +
-                              human_bytes(m.reserve_bytes) + " leave " +
-                              human_bytes(m.available_bytes) + " for the KV cache per GPU"
-                        : "weights " + human_bytes(m.weight_bytes) + " + reserve " +
-                              human_bytes(m.reserve_bytes) + " exceed the budget by " +
-                              human_bytes(m.shortfall_bytes) + " per GPU";
+  // "weights W + reserve R", then what they leave, or what they (and a fixed pool) exceed.
+  const std::string used =
+      "weights " + human_bytes(m.weight_bytes) + " + reserve " + human_bytes(m.reserve_bytes);
+  if (m.measured)
+    i.detail = "measured available KV cache memory " + human_bytes(m.available_bytes);
+  else if (m.fixed_pool_bytes)
+    i.detail = used + " + the KV pool's max_gpu_total_bytes " + human_bytes(m.fixed_pool_bytes) +
+               (i.passed ? " fit in " + human_bytes(m.total_bytes)
+                         : " exceed the GPU's " + human_bytes(m.total_bytes) + " by " +
+                               human_bytes(m.shortfall_bytes)) +
+               " per GPU";
+  else
+    i.detail = used +
+               (i.passed ? " leave " + human_bytes(m.available_bytes) + " for the KV cache"
+                         : " exceed the budget by " + human_bytes(m.shortfall_bytes)) +
+               " per GPU";
   if (!i.passed) i.fix = x.capacity_fix();
   return i;
 }

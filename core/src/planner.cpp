@@ -118,7 +118,7 @@ std::vector<double> parse_spec_acceptance(const std::string& text, std::uint32_t
     double v = 0;
     const char* end = part.data() + part.size();
     const auto [p, ec] = std::from_chars(part.data(), end, v);
-    if (ec != std::errc() || p != end || !(v >= 0 && v <= 1))
+    if (ec != std::errc() || p != end)  // the range is spec_acceptance_of's to check
       throw Error(source, field,
                   "expected a rate in [0, 1] or one per draft position separated by commas, "
                   "got '" +

@@ -4,12 +4,29 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "kvplan/kv_format.hpp"
+#include "kvplan/sim/serving.hpp"
 #include "kvplan/sim/workload.hpp"
 
 namespace kvplan::sim::fixture {
+
+inline constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+
+// A vLLM pool of Llama-3.1-8B blocks (fp16, block 16: one block of all 32 layers is
+// 16 · 8 · (128 + 128) · 2 · 32 = 2 MiB): `usable_blocks` + vLLM's null block of measured KV
+// memory, max_model_len `context`.
+inline ServingConfig llama_config(std::uint64_t usable_blocks, std::uint64_t context,
+                                  const std::string& format = "fp16") {
+  ServingConfig c;
+  c.plan.format = parse_kv_format(format);
+  c.plan.context = context;
+  c.plan.available_kv_bytes = (usable_blocks + 1) * 2 * MiB;
+  return c;
+}
 
 inline SimRequest req(std::uint64_t id, double arrival, std::uint64_t prompt, std::uint64_t output,
                       std::uint64_t content = 0) {

@@ -19,7 +19,7 @@
 namespace kvplan::sim {
 namespace {
 
-constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+using fixture::MiB;
 
 class LinearTimer final : public StepTimer {
  public:
@@ -30,11 +30,7 @@ class LinearTimer final : public StepTimer {
 
 ServingConfig config(std::uint64_t usable_blocks, std::uint64_t context,
                      const std::string& model_fmt = "fp16") {
-  ServingConfig c;
-  c.plan.format = parse_kv_format(model_fmt);
-  c.plan.context = context;
-  c.plan.available_kv_bytes = (usable_blocks + 1) * 2 * MiB;
-  return c;
+  return fixture::llama_config(usable_blocks, context, model_fmt);
 }
 
 using fixture::req;

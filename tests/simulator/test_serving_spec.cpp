@@ -26,8 +26,6 @@
 namespace kvplan::sim {
 namespace {
 
-constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
-
 class SpecTimer final : public StepTimer {
  public:
   double seconds(const StepBatch& b) const override {
@@ -43,10 +41,7 @@ const ModelSpec& llama() {
 
 ServingConfig config(std::uint32_t k, std::vector<double> acceptance, std::uint64_t context,
                      std::uint64_t blocks = 1000) {
-  ServingConfig c;
-  c.plan.format = parse_kv_format("fp16");
-  c.plan.context = context;
-  c.plan.available_kv_bytes = (blocks + 1) * 2 * MiB;  // usable blocks + the null block
+  ServingConfig c = fixture::llama_config(blocks, context);
   c.plan.edit_vllm().num_speculative_tokens = k;
   c.plan.edit_vllm().spec_acceptance = std::move(acceptance);
   c.async_scheduling = false;
@@ -117,12 +112,12 @@ TEST(ServingSpec, DraftsAcceptedAsTheyAccrue) {
   EXPECT_NEAR(x.r.summary.itl_ms.mean, 19.0, 1e-6);
 }
 
-// The token budget cuts the drafts (scheduler.py: num_new_tokens = min(…, token_budget)), and
-// max_model_len − 1 − num_computed_tokens does too. Budget 2, k = 3 at 1.0: a decode carries
-// 1 draft, always accepted, so every step after the prefill emits 2 tokens. Prompt 10 (5 chunks
-// of 2), output 5: prefill steps 1–5 (the 5th samples the first token), then 2 tokens at steps
-// 6 and 7: 7 steps. Context 13: prompt 10, output 3: the first decode may schedule
-// 13 − 1 − 10 = 2 tokens (1 draft) and its lookahead is 13 − 12 = 1 token.
+// The token budget cuts the drafts (scheduler.py: num_new_tokens = min(num_new_tokens,
+// token_budget)), and max_model_len − 1 − num_computed_tokens does too. Budget 2, k = 3 at 1.0: a
+// decode carries 1 draft, always accepted, so every step after the prefill emits 2 tokens. Prompt
+// 10 (5 chunks of 2), output 5: prefill steps 1–5 (the 5th samples the first token), then 2 tokens
+// at steps 6 and 7: 7 steps. Context 13: prompt 10, output 3: the first decode may schedule 13 − 1
+// − 10 = 2 tokens (1 draft) and its lookahead is 13 − 12 = 1 token.
 TEST(ServingSpec, BudgetAndContextCutTheDrafts) {
   ServingConfig cfg = config(3, {1.0, 1.0, 1.0}, 4096);
   cfg.max_num_batched_tokens = 2;
