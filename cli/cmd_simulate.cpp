@@ -94,7 +94,11 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "drafter's layers (default: 1 when drafts run)")(
       "acceptance-rate", po::value(&f.acceptance),
       "vllm with num_speculative_tokens K: A (draft i accepted with A^i) or A1,...,AK (vLLM's "
-      "per-position acceptance rates)");
+      "per-position acceptance rates)")(
+      "measured-moe",
+      "cost an MoE model's routed experts with kvplan's measured per-operation table for this "
+      "GPU and engine (models/perf/moe/, aiconfigurator's data) instead of the roofline "
+      "(docs/simulate-step-time.md)");
 }
 
 void add_simulate_options(po::options_description& desc, SimulateFlags& f) {
@@ -277,8 +281,11 @@ ServingRun serving_run(SimulateFlags& f, const po::variables_map& vm) {
   r.cfg = serving_config(f, vm, r.resolved);
   if (vm.count("slo")) r.opt.slo = sim::parse_latency_slo(f.slo, "--slo");
   const PlanInput& in = r.cfg.plan;
-  r.step.emplace(r.model(), r.gpu(),
-                 sim::step_model_input(r.gpu(), in.engine, in.tp, r.resolved.efficiency), "--gpu");
+  sim::StepModelInput si = sim::step_model_input(r.gpu(), in.engine, in.tp, r.resolved.efficiency);
+  si.measured_tables = vm.count("measured-moe") > 0;
+  r.step.emplace(r.model(), r.gpu(), si, "--gpu");
+  if (const std::string& moe = r.step->moe_source(); !moe.empty() && f.notes && !quiet())
+    std::cerr << "kvplan " << f.command << ": note: MoE layers' step time: " << moe << "\n";
   return r;
 }
 
@@ -396,6 +403,7 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
                          .refused = {},
                          .disagg = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
+  rep.moe_step = step.moe_source();
   write_outputs(rep, step.frontend_s(), f, outputs, fmt, out);
   return 0;
 }

@@ -282,7 +282,21 @@ def workload(row, per_client, cap):
             "output_tokens": lengths(int(row["osl"]))}
 
 
-def command(kvplan, row, data, wl_path, calibration):
+# MoE kernels a row's server script selects by environment, which kvplan's measured MoE tables
+# (models/perf/moe/, vLLM's default kernels) do not hold: those rows keep the roofline under
+# --measured-moe. gpt-oss on B200 under vLLM: VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1
+# (benchmarks/gptoss_fp4_b200_docker.sh @ 2e46dba0393537668d37d83b532fff2cdbbad231), FlashInfer's
+# MXFP4 x MXFP8 MoE, not the table's vllm_mxfp4_moe.
+ENV_MOE_KERNEL = {("gpt-oss-120b", "b200", "vllm")}
+
+
+def measured_moe_flag(row, measured_moe):
+    """["--measured-moe"] where asked for and the row's MoE kernel is the table's, else []."""
+    env = (row["kvplan_model"], row["kvplan_gpu"], row["backend"]) in ENV_MOE_KERNEL
+    return ["--measured-moe"] if measured_moe and not env else []
+
+
+def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
     isl, osl = int(row["isl"]), int(row["osl"])
     engine = row["backend"]
     if engine == "trtllm":
@@ -293,6 +307,7 @@ def command(kvplan, row, data, wl_path, calibration):
                "--capacity-scheduler-policy", "guaranteed_no_evict",
                "--gpu-memory-utilization", str(frac), "--max-model-len", str(mml),
                "--workload", str(wl_path), "--format", "json", "--quiet"]
+        cmd += measured_moe_flag(row, measured_moe)
         return cmd + (["--calibration", str(calibration)] if calibration else [])
     mnbt = 16384 if engine == "sglang" and row["kvplan_gpu"].startswith("b200") else 8192
     cmd = [kvplan, "simulate", "--model", model_arg(row, data), "--gpu", row["kvplan_gpu"],
@@ -308,7 +323,7 @@ def command(kvplan, row, data, wl_path, calibration):
         cmd += ["--gpu-memory-utilization", "0.88"]
     if calibration:
         cmd += ["--calibration", str(calibration)]
-    return cmd
+    return cmd + measured_moe_flag(row, measured_moe)
 
 
 def simulate(kvplan, row, data, a):
@@ -316,7 +331,7 @@ def simulate(kvplan, row, data, a):
     with tempfile.TemporaryDirectory(prefix="inferencex-") as d:
         wl = pathlib.Path(d) / "workload.json"
         wl.write_text(json.dumps(workload(row, a.requests_per_client, a.max_requests)))
-        cmd = command(kvplan, row, data, wl, a.calibration)
+        cmd = command(kvplan, row, data, wl, a.calibration, a.measured_moe)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
         except FileNotFoundError:
@@ -422,6 +437,8 @@ def write_markdown(path, body, a):
     """Replaces (or appends) SECTION in the Markdown file at path, keeping its lead text."""
     text = path.read_text() if path.exists() else ""
     cmd = f"python3 scripts/inferencex.py --split {a.split} --jobs {a.jobs} --markdown {a.markdown}"
+    if a.measured_moe:
+        cmd = cmd.replace(" --split", " --measured-moe --split", 1)
     marker = "<!-- inferencex.py output -->"
     if a.backend == "trtllm":
         cmd = cmd.replace(" --split", " --backend trtllm --split", 1)
@@ -463,6 +480,9 @@ def main():
     ap.add_argument("--max-requests", type=int, default=0, help="cap on requests (0: none)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per row")
     ap.add_argument("--calibration", type=pathlib.Path, help="passed to every kvplan simulate")
+    ap.add_argument("--measured-moe", action="store_true",
+                    help="kvplan simulate --measured-moe (the measured MoE tables) on every row "
+                         "whose MoE kernel the tables hold")
     ap.add_argument("--csv", type=pathlib.Path, help="write every row's figures here")
     ap.add_argument("--markdown", type=pathlib.Path,
                     help="write the report as the InferenceX section of this Markdown file")

@@ -116,6 +116,12 @@ GpuSpec parse_gpu_json(const std::string& text, const std::string& source) {
   return g;
 }
 
+std::optional<std::string_view> embedded_data_file(std::string_view path) {
+  for (const auto& f : detail::embedded_files())
+    if (path == f.path) return std::string_view(f.text);
+  return std::nullopt;
+}
+
 GpuSpec load_gpu(const std::string& id_or_path) {
   const std::string rel = "gpus/" + id_or_path + ".json";
   for (const auto& f : detail::embedded_files())

@@ -644,6 +644,7 @@ struct Quant {
   std::string method;             // "" = unquantized
   double bytes = 2;               // bytes per quantized weight, scales included
   std::vector<std::string> skip;  // module patterns kept in the compute dtype
+  bool block_scaled = false;      // fp8 scaled per block (weight_block_size)
 };
 
 // Representative module names of each component, matched against a scheme's skip list.
@@ -764,6 +765,7 @@ void fp8_scheme(JsonObject& q, Quant& out) {
       throw Error(q.source(), q.pointer("weight_block_size"),
                   "expected [rows, cols], each 1 … 65536");
     scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
+    out.block_scaled = true;
   }
   out.bytes = 1 + scale;
   out.skip = string_list(q, "modules_to_not_convert");
@@ -1151,6 +1153,11 @@ Params count_params(Config& c, const Shape& s, ModelSpec& m) {
   // experts_per_token (gpt-oss, beside the former), moe_topk (Hunyuan). Left 0 when absent;
   // the step-time model then refuses the model, the KV planner does not need it.
   m.routed_experts = static_cast<std::uint32_t>(mlp.moe.experts);
+  if (mlp.moe.experts) {
+    m.moe_intermediate_size = static_cast<std::uint32_t>(mlp.moe.width);
+    m.moe_layers = static_cast<std::uint32_t>(
+        std::count(mlp.moe.layer_is_moe.begin(), mlp.moe.layer_is_moe.end(), true));
+  }
   for (const char* k : {"num_experts_per_tok", "experts_per_token", "moe_topk"})
     if (mlp.moe.experts && !m.experts_per_token && o.has(k))
       m.experts_per_token = static_cast<std::uint32_t>(o.uint(k, 1, mlp.moe.experts));
@@ -1199,6 +1206,7 @@ void weight_bytes(const Params& p, const Quant& q, const std::string& compute, M
   m.weights.expert_bytes = static_cast<std::uint64_t>(std::ceil(expert_bytes));
   m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
   m.weights.quantization = q.method;
+  m.weights.block_scaled = q.block_scaled;
 }
 
 // What a plain dtype override would replace; quantized checkpoints keep theirs.

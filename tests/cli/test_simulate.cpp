@@ -697,6 +697,36 @@ TEST_F(Simulate, SpeculativeDecoding) {
 
 // Issue 30, classes 5 and 7 through the binary: a TPOT limit on one-token outputs, an absurd
 // offload bandwidth, a BOM before a CSV header, --gpu X,X.
+// --measured-moe: the routed experts from kvplan's measured table (models/perf/moe/), named in the
+// note and in the JSON; a dense model is untouched, and without the flag nothing changes.
+TEST_F(Simulate, MeasuredMoeNamesItsTable) {
+  const std::string closed = write(dir, "moe.json", R"({"kvplan_workload": 1,
+    "arrival": {"process": "closed", "concurrency": 4, "requests": 8},
+    "prompt_tokens": {"dist": "fixed", "mean": 1024},
+    "output_tokens": {"dist": "fixed", "mean": 32}})");
+  const std::string cmd =
+      "simulate --model gpt-oss-120b --gpu h200-141gb --max-model-len 2048 "
+      "--workload '" +
+      closed + "' --format json ";
+  const auto plain = kvplan(cmd), measured = kvplan(cmd + "--measured-moe");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  ASSERT_EQ(measured.code, 0) << measured.err;
+  EXPECT_TRUE(has(measured.err,
+                  "note: MoE layers' step time: measured per-operation table "
+                  "models/perf/moe/h200-141gb.vllm.txt:"))
+      << measured.err;
+  EXPECT_FALSE(has(plain.err, "MoE layers")) << plain.err;
+  const auto p = nlohmann::json::parse(plain.out), q = nlohmann::json::parse(measured.out);
+  EXPECT_FALSE(p.contains("moe_step"));
+  EXPECT_TRUE(has(q["moe_step"].get<std::string>(), "vllm_mxfp4_moe")) << q.dump();
+  EXPECT_NE(q["summary"]["tpot_ms"]["mean"], p["summary"]["tpot_ms"]["mean"]);
+  // A dense model: the same run with and without the flag.
+  const auto dense = kvplan(base + "--format json"),
+             dense_m = kvplan(base + "--format json --measured-moe");
+  ASSERT_EQ(dense_m.code, 0) << dense_m.err;
+  EXPECT_EQ(dense.out, dense_m.out);
+}
+
 TEST_F(Simulate, SemanticsAndEverydayInputs) {
   const std::string one =
       write(dir, "one.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,1\n1,100,1\n");

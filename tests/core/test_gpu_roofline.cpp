@@ -255,4 +255,36 @@ TEST(ModelMoe, RoutedExpertsAndExpertsPerToken) {
   EXPECT_EQ(llama.experts_per_token, 0u);
 }
 
+// The experts' width and the layers that route, as each config states them (what the measured
+// MoE tables are looked up by), and fp8 block scaling.
+TEST(ModelMoe, ExpertWidthMoeLayersAndBlockScales) {
+  // deepseek-v3.json: 61 layers, "first_k_dense_replace": 3, "moe_layer_freq": 1 → layers 3-60
+  // route: 58; "moe_intermediate_size": 2048; quantization_config "weight_block_size": [128, 128].
+  const auto ds = kvplan::load_model(hf_path("deepseek-v3"));
+  EXPECT_EQ(ds.moe_intermediate_size, 2048u);
+  EXPECT_EQ(ds.moe_layers, 58u);
+  EXPECT_TRUE(ds.weights.block_scaled);
+  // gpt-oss-120b.json: 36 layers, every one MoE; no moe_intermediate_size: "intermediate_size":
+  // 2880 is the experts' width. MXFP4, not fp8: no block scales.
+  const auto oss = kvplan::load_model(hf_path("gpt-oss-120b"));
+  EXPECT_EQ(oss.moe_intermediate_size, 2880u);
+  EXPECT_EQ(oss.moe_layers, 36u);
+  EXPECT_FALSE(oss.weights.block_scaled);
+  // qwen3-235b-a22b-fp8.json: 94 layers, "decoder_sparse_step": 1, "mlp_only_layers": [] → all
+  // 94; "moe_intermediate_size": 1536; "weight_block_size": [128, 128].
+  const auto qwen = kvplan::load_model(hf_path("qwen3-235b-a22b-fp8"));
+  EXPECT_EQ(qwen.moe_intermediate_size, 1536u);
+  EXPECT_EQ(qwen.moe_layers, 94u);
+  EXPECT_TRUE(qwen.weights.block_scaled);
+  // mixtral-8x7b.json: 32 layers, all MoE, "intermediate_size": 14336; bf16.
+  const auto mixtral = kvplan::load_model(hf_path("mixtral-8x7b"));
+  EXPECT_EQ(mixtral.moe_intermediate_size, 14336u);
+  EXPECT_EQ(mixtral.moe_layers, 32u);
+  EXPECT_FALSE(mixtral.weights.block_scaled);
+  // A dense model: neither.
+  const auto llama = kvplan::load_model(hf_path("llama-3.1-8b"));
+  EXPECT_EQ(llama.moe_intermediate_size, 0u);
+  EXPECT_EQ(llama.moe_layers, 0u);
+}
+
 }  // namespace

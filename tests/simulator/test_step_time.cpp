@@ -15,6 +15,7 @@
 //     12,879,925,248 (the Mixtral paper's "13B active", arXiv:2401.04088).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -361,6 +362,73 @@ TEST(StepTime, MoePaysPerExpertPerLayer) {
   // A dense model with no experts pays nothing: Llama-3.1-8B bf16 as before.
   const auto llama = kvplan::load_model("llama-3.1-8b");
   EXPECT_NEAR(StepModel(llama, g, with).seconds(one), 16060522496.0 / kH100Bw, 1e-12);
+}
+
+// Measured MoE layers (--measured-moe). models/perf/moe/h200-141gb.vllm.txt holds aiconfigurator's
+// measurement of one gpt-oss-120b MoE layer on an H200 under vLLM 0.19 (its row "w4a16_mxfp4
+// vllm_mxfp4_moe 2880 2880 4 128 1 1.2", from ai-dynamo/aiconfigurator@095f58a5's
+// h200_sxm/moe/vllm/0.19.0/moe_perf.parquet), ms by tokens: 4:0.14124 8:0.21484 ... 16384:7.4387.
+// gpt-oss-120b.json: 36 layers, every one MoE. So a step of 4 tokens spends 36 · 0.14124 ms in
+// its MoE layers; 6 tokens, halfway between the 4- and 8-token points; 32768 tokens, twice the
+// 16384-token point (past the table, time per token stays).
+TEST(StepTime, MeasuredMoeLayersReplaceTheExpertRoofline) {
+  const auto m = kvplan::load_model("gpt-oss-120b");
+  const auto g = kvplan::load_gpu("h200-141gb");
+  StepModelInput in = ideal();
+  in.measured_tables = true;
+  const StepModel measured(m, g, in), roofline(m, g, ideal());
+  ASSERT_TRUE(measured.moe_measured()) << measured.moe_source();
+  EXPECT_NE(measured.moe_source().find("models/perf/moe/h200-141gb.vllm.txt:"), std::string::npos)
+      << measured.moe_source();
+  const auto decode = [](std::uint64_t t) {
+    return StepBatch{.decode_tokens = t, .decode_pairs = t};
+  };
+  EXPECT_NEAR(measured.terms(decode(4)).measured_s, 36 * 0.14124e-3, 1e-12);
+  EXPECT_NEAR(measured.terms(decode(6)).measured_s, 36 * (0.14124 + 0.21484) / 2 * 1e-3, 1e-12);
+  EXPECT_NEAR(measured.terms(decode(32768)).measured_s, 36 * 2 * 7.4387e-3, 1e-12);
+  EXPECT_EQ(measured.terms(StepBatch{}).measured_s, 0);
+  // The experts leave the roofline: the bytes read are the dense weights alone (no KV here), and
+  // the step is the roofline of the rest plus the measured layers (ideal: no overheads; H200
+  // HBM 4.8 TB/s).
+  const StepBatch four = decode(4);
+  EXPECT_DOUBLE_EQ(measured.terms(four).bytes, measured.dense_weight_bytes());
+  EXPECT_GT(roofline.terms(four).bytes, roofline.dense_weight_bytes());
+  EXPECT_LT(measured.terms(four).flops, roofline.terms(four).flops);
+  const auto t = measured.terms(four);
+  EXPECT_NEAR(measured.seconds(four),
+              std::max(t.flops / measured.peak_flops(), t.bytes / 4.8e12) + 36 * 0.14124e-3, 1e-12);
+  // Off (the default): no table, no note.
+  EXPECT_FALSE(roofline.moe_measured());
+  EXPECT_EQ(roofline.moe_source(), "");
+}
+
+// Where kvplan has no measured row the experts stay on the roofline, and the note says why.
+TEST(StepTime, MeasuredMoeFallsBackToTheRooflineAndSaysWhy) {
+  const auto oss = kvplan::load_model("gpt-oss-120b");
+  StepModelInput in = ideal();
+  in.measured_tables = true;
+  const StepBatch b{.decode_tokens = 16, .decode_pairs = 16};
+  // aiconfigurator's H100 vLLM 0.19 data has no MXFP4 MoE (h100-sxm-80gb.vllm.txt: no
+  // w4a16_mxfp4 row).
+  const auto h100 = kvplan::load_gpu("h100-sxm-80gb");
+  const StepModel no_row(oss, h100, in);
+  EXPECT_FALSE(no_row.moe_measured());
+  EXPECT_NE(no_row.moe_source().find("roofline: no row for w4a16_mxfp4 experts of 2880 × 2880"),
+            std::string::npos)
+      << no_row.moe_source();
+  EXPECT_DOUBLE_EQ(no_row.seconds(b), StepModel(oss, h100, ideal()).seconds(b));
+  // No table at all for the GPU.
+  const StepModel no_table(oss, kvplan::load_gpu("a100-80gb"), in);
+  EXPECT_EQ(no_table.moe_source(),
+            "roofline: kvplan has no measured MoE table for a100-80gb under vllm");
+  // A dense model has nothing to look up.
+  const StepModel dense(kvplan::load_model("llama-3.1-8b"), h100, in);
+  EXPECT_EQ(dense.moe_source(), "");
+  // A kvplan model file states no expert width: the roofline, saying so.
+  auto bare = oss;
+  bare.moe_intermediate_size = 0;
+  EXPECT_NE(StepModel(bare, kvplan::load_gpu("h200-141gb"), in).moe_source().find("width"),
+            std::string::npos);
 }
 
 // The defaults per GPU family and engine (step_time.cpp says where each comes from).

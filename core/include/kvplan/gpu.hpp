@@ -34,7 +34,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kvplan {
@@ -86,6 +88,10 @@ std::uint32_t max_tp_span(const GpuSpec& g);
 std::uint32_t nodes_for(const GpuSpec& g, std::uint32_t tp, std::uint64_t groups);
 
 GpuSpec load_gpu(const std::string& id_or_path);
+// The text of a file compiled into kvplan from models/ (the presets, and the per-GPU
+// per-operation tables under perf/: docs/simulate-step-time.md), by its path there, e.g.
+// "perf/moe/h200-141gb.vllm.txt"; nullopt when kvplan has no such file.
+std::optional<std::string_view> embedded_data_file(std::string_view path);
 GpuSpec parse_gpu_json(const std::string& text, const std::string& source);
 std::vector<GpuSpec> list_gpu_presets();
 

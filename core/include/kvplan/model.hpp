@@ -110,6 +110,7 @@ struct WeightSpec {
   // and the last stage.
   std::uint64_t embed_bytes = 0, head_bytes = 0;
   std::string quantization;      // "" or the checkpoint's quant_method (fp8, mxfp4, awq, ...)
+  bool block_scaled = false;     // fp8 with a scale per block (weight_block_size), not per tensor
   bool from_checkpoint = false;  // bytes read from the safetensors headers, not estimated
 };
 
@@ -133,6 +134,11 @@ struct ModelSpec {
   // MoE routing (HF num_local_experts / n_routed_experts / num_experts and num_experts_per_tok /
   // experts_per_token): routed experts per MoE layer and experts each token uses; 0 = dense.
   std::uint32_t routed_experts = 0, experts_per_token = 0;
+  // The routed experts' shape, from config.json: each expert's width (moe_intermediate_size, or
+  // intermediate_size where the config has no separate one) and how many decoder layers route
+  // (the others run a dense MLP). 0 when unknown (a kvplan model file): the step-time model then
+  // costs the experts on its roofline instead of a measured per-operation table.
+  std::uint32_t moe_intermediate_size = 0, moe_layers = 0;
   // MLA (DeepSeek-V2/V3): the cached latent per token per layer is kv_lora_rank + qk_rope_head_dim.
   std::uint32_t kv_lora_rank = 0;
   std::uint32_t qk_rope_head_dim = 0;

@@ -355,6 +355,7 @@ std::string render(const ServingReport& r, OutputFormat f) {
           {"tpot_p99_ms", limit(r.slo.tpot_p99_ms)},
           {"e2e_p99_ms", limit(r.slo.e2e_p99_ms)}}},
         {"summary", to_json(res.summary, true, refused[0])}};
+    if (!r.moe_step.empty()) j["moe_step"] = r.moe_step;
     detail::engine_scheduling(c.plan.engine).settings_json(c, j["config"]);
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t k = 0; k < res.stages.size(); ++k)

@@ -6,6 +6,7 @@
 
 #include "engine_scheduling.hpp"
 #include "kvplan/error.hpp"
+#include "moe_table.hpp"
 
 namespace kvplan::sim {
 
@@ -222,8 +223,23 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
       std::clamp(std::min(experts / bpp, params - (all - experts) / 2), 0.0, params);
   const double vision_params = std::min(vision / bpp, params - expert_params);
   active_params_ = params - vision_params - expert_params;
-  if (moe) active_params_ += expert_params * experts_per_token_ / experts_;
+  const double routed_params = moe ? expert_params * experts_per_token_ / experts_ : 0;
+  active_params_ += routed_params;
   flops_per_token_ = 2 * active_params_ / tp;
+  roofline_expert_bytes_ = expert_bytes_;
+
+  // The routed experts from a measured per-operation table where kvplan has one for this GPU,
+  // engine, shape, dtype and tp: its time replaces their FLOPs, bytes and per-expert overhead.
+  if (moe && in.measured_tables) {
+    auto found = detail::find_moe_curve(model, gpu, in.engine, in.tp);
+    moe_source_ = found.curve ? found.why : "roofline: " + found.why;
+    if (found.curve) {
+      moe_curve_ = std::make_shared<const detail::MoeCurve>(std::move(*found.curve));
+      moe_layers_ = model.moe_layers;
+      flops_per_token_ = 2 * (active_params_ - routed_params) / tp;
+      roofline_expert_bytes_ = 0;
+    }
+  }
 
   // Attention: QKᵀ and PV, 2·(d_k + d_v) FLOPs per pair per query head on this rank.
   double dk = model.head_dim_k, dv = model.head_dim_v;
@@ -245,7 +261,7 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   const double layers = static_cast<double>(model.layers.size());
   fixed_s_ = eff_.overhead_s + layers * eff_.layer_overhead_s +
              (in.tp > 1 ? 2 * layers * eff_.allreduce_latency_s : 0) +
-             layers * experts_ * eff_.expert_overhead_s;
+             (moe_curve_ ? 0 : layers * experts_ * eff_.expert_overhead_s);
   const std::string& wd = model.weight_dtype;
   if (wd == "fp8" || wd == "fp4" || wd == "int4" || wd == "int8")
     fixed_s_ += layers * eff_.quant_layer_overhead_s;
@@ -275,7 +291,8 @@ StepModel::Terms StepModel::terms(const StepBatch& b) const {
   t.flops = flops_per_token_ * tokens + flops_per_pair_ * pairs;
   double touched = 0;  // fraction of the experts the batch's tokens reach
   if (experts_ > 0 && tokens > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
-  t.bytes = weight_bytes_ + expert_bytes_ * touched + static_cast<double>(b.kv_read_bytes);
+  t.bytes = weight_bytes_ + roofline_expert_bytes_ * touched + static_cast<double>(b.kv_read_bytes);
+  if (moe_curve_) t.measured_s = moe_layers_ * moe_curve_->seconds(tokens);
   if (tp_ > 1) {
     const double tp = tp_;
     t.allreduce_bytes = allreduce_bytes_per_token_ * tokens * 2 * (tp - 1) / tp;
@@ -292,12 +309,12 @@ double StepModel::seconds(const StepBatch& b) const {
   double touched = 0;
   if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
   const double memory = weight_bytes_ / (bandwidth_ * dense_memory_eff_) +
-                        expert_bytes_ * touched / (bandwidth_ * expert_memory_eff_) +
+                        roofline_expert_bytes_ * touched / (bandwidth_ * expert_memory_eff_) +
                         static_cast<double>(b.kv_read_bytes) / (bandwidth_ * eff_.memory);
   const double allreduce = tp_ > 1 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
   const double seqs = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
-  return std::max(compute, memory) + allreduce + fixed_s_ + seqs * eff_.seq_overhead_s +
-         draft_seconds(b);
+  return std::max(compute, memory) + t.measured_s + allreduce + fixed_s_ +
+         seqs * eff_.seq_overhead_s + draft_seconds(b);
 }
 
 double StepModel::draft_seconds(const StepBatch& b) const {
@@ -317,9 +334,10 @@ double StepModel::draft_seconds(const StepBatch& b) const {
     if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
     const double memory =
         (weight_bytes_ * share + lm_head_bytes_) / (bandwidth_ * dense_memory_eff_) +
-        expert_bytes_ * share * touched / (bandwidth_ * expert_memory_eff_) +
+        roofline_expert_bytes_ * share * touched / (bandwidth_ * expert_memory_eff_) +
         static_cast<double>(b.kv_read_bytes) * share / (bandwidth_ * eff_.memory);
     double s = std::max(flops / (peak_flops_ * compute_eff_), memory) + d * eff_.layer_overhead_s;
+    if (moe_curve_) s += share * moe_layers_ * moe_curve_->seconds(tokens);
     if (tp_ > 1) {
       const double tp = tp_;
       s += allreduce_bytes_per_token_ * share * tokens * 2 * (tp - 1) / tp /

@@ -51,10 +51,14 @@ struct ServingReport {
   std::vector<std::uint64_t> refused;
   // A disaggregated run (disagg.hpp): config is the decode side's, result the end-to-end run.
   std::optional<DisaggSummary> disagg;
+  // With --measured-moe on an MoE model, how its routed experts were costed
+  // (StepModel::moe_source: the table row, or "roofline: " and why); "" otherwise.
+  std::string moe_step;
 };
 
 // table (the summary and each stage, one row each), json (keys below), csv and md (the table).
-// JSON: model, gpu, engine, workload, seed, replicas, num_gpu_blocks, block_size, steps,
+// JSON: model, gpu, engine, moe_step (only with --measured-moe on an MoE model), workload,
+// seed, replicas, num_gpu_blocks, block_size, steps,
 // simulated_s, config{tp, kv_dtype, policy, block_size, max_model_len, max_num_seqs,
 // max_num_batched_tokens, gpu_memory_utilization, enable_prefix_caching, cpu_offload_bytes,
 // cpu_offload_gbps}, slo{ttft_p99_ms, tpot_p99_ms, e2e_p99_ms} (null = no limit), summary and

@@ -49,6 +49,11 @@
 // and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
+// With StepModelInput::measured_tables (`--measured-moe`) and a measured row for the GPU, engine,
+// expert dtype and shape (models/perf/moe/), the routed experts leave compute, memory and the
+// per-expert cost, and the step adds moe_layers · layer(T), the measured latency of one MoE layer
+// over T tokens (docs/simulate-step-time.md "Measured MoE layers").
+//
 // Worked example (tests/simulator/test_step_time.cpp): Llama-3.1-8B (bf16, 8,030,261,248
 // parameters, 16,060,522,496 weight bytes, 32 layers) on one H100 SXM (3350 GB/s), one decode
 // token at batch 1 with the default efficiency (memory 0.822, 30.6 µs per layer, 2.41 µs per
@@ -58,6 +63,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -129,6 +135,10 @@ struct StepModelInput {
   std::string
       compute_dtype{};  // "" = the model's weight dtype (bf16/fp16 → 16-bit peak, fp8 → fp8)
   std::optional<StepEfficiency> efficiency;  // absent = the defaults for this GPU and engine
+  // Cost an MoE model's routed experts with kvplan's measured per-operation table for this GPU and
+  // engine where it has one (models/perf/moe/; `--measured-moe`). Off by default: on the
+  // InferenceX train split it made TPOT worse (docs/simulate-step-time.md "Measured MoE layers").
+  bool measured_tables = false;
 };
 
 // The step-time input of a deployment: its engine and TP, with a calibration's step-time fields
@@ -145,6 +155,10 @@ class StepTimer {
   // The front end's latency per request, added to its TTFT and E2E (0 for hand-made timers).
   virtual double frontend_s() const { return 0; }
 };
+
+namespace detail {
+struct MoeCurve;  // one measured MoE layer curve (src/moe_table.hpp)
+}
 
 class StepModel final : public StepTimer {
  public:
@@ -164,12 +178,18 @@ class StepModel final : public StepTimer {
   double draft_seconds(const StepBatch& b) const;
   double frontend_s() const override { return eff_.frontend_s; }
   const StepEfficiency& efficiency() const { return eff_; }
+  // How the routed experts are costed, in words for a note: the measured table and row, or why
+  // the roofline (no table for this GPU and engine, no row for the shape); "" for a dense model.
+  const std::string& moe_source() const { return moe_source_; }
+  bool moe_measured() const { return moe_curve_ != nullptr; }
 
   // The terms of one step, before efficiency and overhead, for reports and tests.
   struct Terms {
     double flops = 0;            // per rank
     double bytes = 0;            // HBM bytes read per rank
     double allreduce_bytes = 0;  // sent through one rank's link, one direction
+    double measured_s = 0;       // the MoE layers' time from the measured table (then the
+                                 // experts are in neither flops nor bytes)
   };
   Terms terms(const StepBatch& b) const;
   double peak_flops() const { return peak_flops_; }             // FLOP/s used for compute
@@ -179,11 +199,15 @@ class StepModel final : public StepTimer {
 
  private:
   StepEfficiency eff_{};
-  double active_params_ = 0;    // P_active (see the header comment)
-  double flops_per_token_ = 0;  // 2 · active parameters / tp
-  double flops_per_pair_ = 0;   // attention FLOPs per query-key pair per rank, all layers
-  double weight_bytes_ = 0;     // dense weights read per step per rank
-  double expert_bytes_ = 0;     // all routed experts per rank (0 = dense)
+  double active_params_ = 0;          // P_active (see the header comment)
+  double flops_per_token_ = 0;        // 2 · active parameters / tp
+  double flops_per_pair_ = 0;         // attention FLOPs per query-key pair per rank, all layers
+  double weight_bytes_ = 0;           // dense weights read per step per rank
+  double expert_bytes_ = 0;           // all routed experts per rank (0 = dense)
+  double roofline_expert_bytes_ = 0;  // expert_bytes_, or 0 when the table costs the experts
+  std::shared_ptr<const detail::MoeCurve> moe_curve_;  // null: the experts on the roofline
+  double moe_layers_ = 0;                              // layers that route (with the curve)
+  std::string moe_source_;
   double experts_ = 0, experts_per_token_ = 0;
   double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
   double allreduce_bytes_per_token_ = 0;  // activations all-reduced per token per step
