@@ -329,6 +329,11 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
   if (d.cfg.enable_prefix_caching && !quiet())
     std::cerr << "kvplan simulate: note: the decode side's prefix cache is not modelled: "
                  "simulated without it (the prefill side keeps it)\n";
+  // Each side's MoE row (their tp may differ): the decode side's said where it is another.
+  const std::string &prefill_moe = p.step->moe_source(), &decode_moe = d.step->moe_source();
+  if (decode_moe != prefill_moe && !quiet())
+    std::cerr << "kvplan simulate: note: the decode side's MoE layers' step time: " << decode_moe
+              << "\n";
   const DisaggLayout layout{.prefill_replicas = f.prefill_replicas,
                             .decode_replicas = f.decode_replicas,
                             .prefill_tp = static_cast<std::uint32_t>(pf.tp),
@@ -358,6 +363,8 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
                          .refused = {},
                          .disagg = sim::summarize_disagg(c, r)};
   rep.refused = sim::refused_per_stage(w, rep.result);
+  rep.moe_step = decode_moe == prefill_moe ? prefill_moe
+                                           : "prefill: " + prefill_moe + "; decode: " + decode_moe;
   write_outputs(rep, p.step->frontend_s(), f, o, fmt, out);
   return 0;
 }

@@ -437,8 +437,6 @@ def write_markdown(path, body, a):
     """Replaces (or appends) SECTION in the Markdown file at path, keeping its lead text."""
     text = path.read_text() if path.exists() else ""
     cmd = f"python3 scripts/inferencex.py --split {a.split} --jobs {a.jobs} --markdown {a.markdown}"
-    if a.measured_moe:
-        cmd = cmd.replace(" --split", " --measured-moe --split", 1)
     marker = "<!-- inferencex.py output -->"
     if a.backend == "trtllm":
         cmd = cmd.replace(" --split", " --backend trtllm --split", 1)
@@ -491,6 +489,9 @@ def main():
         fail("--jobs must be 1 or 2")
     if a.sample < 1 or a.requests_per_client < 1:
         fail("--sample and --requests-per-client must be at least 1")
+    if a.measured_moe and a.markdown:
+        fail("--measured-moe with --markdown would replace the default step model's section; "
+             "docs/accuracy.md quotes the --measured-moe figures by hand")
     subset = a.data / "subset.csv"
     if not subset.exists():
         fail(f"{subset}: not found (the InferenceX data lives in ../shared/data/inferencex)")

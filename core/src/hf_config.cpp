@@ -644,7 +644,7 @@ struct Quant {
   std::string method;             // "" = unquantized
   double bytes = 2;               // bytes per quantized weight, scales included
   std::vector<std::string> skip;  // module patterns kept in the compute dtype
-  bool block_scaled = false;      // fp8 scaled per block (weight_block_size)
+  std::string format;             // WeightSpec::format
 };
 
 // Representative module names of each component, matched against a scheme's skip list.
@@ -735,8 +735,10 @@ Quant modelopt_scheme(JsonObject& q) {
   if (algo == "NVFP4") {
     const auto group = q.opt_uint("group_size", 1, 1u << 20).value_or(16);
     out.bytes = 0.5 + 1.0 / static_cast<double>(group);
+    out.format = "nvfp4";
   } else if (algo == "FP8") {
     out.bytes = 1;
+    out.format = "fp8";
   } else {
     throw Error(q.source(), q.pointer("quant_algo"),
                 "unknown ModelOpt quant_algo \"" + algo + "\" (kvplan knows NVFP4 and FP8)");
@@ -765,9 +767,9 @@ void fp8_scheme(JsonObject& q, Quant& out) {
       throw Error(q.source(), q.pointer("weight_block_size"),
                   "expected [rows, cols], each 1 … 65536");
     scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
-    out.block_scaled = true;
   }
   out.bytes = 1 + scale;
+  out.format = scale > 0 ? "fp8_block" : "fp8";
   out.skip = string_list(q, "modules_to_not_convert");
   if (out.skip.empty()) out.skip = string_list(q, "ignored_layers");
 }
@@ -795,6 +797,7 @@ void gptq_awq_scheme(JsonObject& q, Quant& out) {
   }
   out.bytes = bits / 8.0 + (2 + bits / 8.0) / group;
   out.skip = string_list(q, "modules_to_not_convert");
+  out.format = "int" + std::to_string(bits);
 }
 
 void bitsandbytes_scheme(JsonObject& q, Quant& out) {
@@ -812,8 +815,10 @@ void bitsandbytes_scheme(JsonObject& q, Quant& out) {
     // plus an fp32 per 256 absmax values.
     const bool dq = q.opt_bool("bnb_4bit_use_double_quant").value_or(false);
     out.bytes = 0.5 + (dq ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
+    out.format = "bnb4";
   } else if (eight) {
     out.bytes = 1;  // int8 rows and an fp32 scale per output row (negligible per weight)
+    out.format = "int8";
   } else {
     throw Error(q.source(), q.pointer("load_in_4bit"),
                 "a bitsandbytes config needs load_in_4bit or load_in_8bit");
@@ -847,6 +852,8 @@ void compressed_tensors_scheme(JsonObject& q, Quant& out) {
   out.bytes = bits / 8.0 + scale_bytes / group;
   if (type == "int" && bits == 4 && !w.opt_bool("symmetric").value_or(true))
     out.bytes += 0.5 / group;
+  if (type == "int") out.format = "int" + std::to_string(bits);
+  if (type == "float") out.format = bits == 4 ? "nvfp4" : strategy == "block" ? "fp8_block" : "fp8";
   out.skip = string_list(q, "ignore");
 }
 
@@ -871,6 +878,7 @@ Quant quant_of(Config& c, const nlohmann::json* modelopt) {
     // OCP MX FP4: 4-bit e2m1 values and one e8m0 scale byte per 32 (gpt-oss *_blocks, *_scales).
     out.bytes = 0.5 + 1.0 / 32;
     out.skip = string_list(q, "modules_to_not_convert");
+    out.format = "mxfp4";
   } else if (method == "gptq" || method == "awq") {
     gptq_awq_scheme(q, out);
   } else if (method == "bitsandbytes") {
@@ -1206,7 +1214,7 @@ void weight_bytes(const Params& p, const Quant& q, const std::string& compute, M
   m.weights.expert_bytes = static_cast<std::uint64_t>(std::ceil(expert_bytes));
   m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
   m.weights.quantization = q.method;
-  m.weights.block_scaled = q.block_scaled;
+  m.weights.format = q.format;
 }
 
 // What a plain dtype override would replace; quantized checkpoints keep theirs.

@@ -695,8 +695,6 @@ TEST_F(Simulate, SpeculativeDecoding) {
   }
 }
 
-// Issue 30, classes 5 and 7 through the binary: a TPOT limit on one-token outputs, an absurd
-// offload bandwidth, a BOM before a CSV header, --gpu X,X.
 // --measured-moe: the routed experts from kvplan's measured table (models/perf/moe/), named in the
 // note and in the JSON; a dense model is untouched, and without the flag nothing changes.
 TEST_F(Simulate, MeasuredMoeNamesItsTable) {
@@ -727,6 +725,8 @@ TEST_F(Simulate, MeasuredMoeNamesItsTable) {
   EXPECT_EQ(dense.out, dense_m.out);
 }
 
+// Issue 30, classes 5 and 7 through the binary: a TPOT limit on one-token outputs, an absurd
+// offload bandwidth, a BOM before a CSV header, --gpu X,X.
 TEST_F(Simulate, SemanticsAndEverydayInputs) {
   const std::string one =
       write(dir, "one.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,1\n1,100,1\n");

@@ -255,36 +255,38 @@ TEST(ModelMoe, RoutedExpertsAndExpertsPerToken) {
   EXPECT_EQ(llama.experts_per_token, 0u);
 }
 
-// The experts' width and the layers that route, as each config states them (what the measured
-// MoE tables are looked up by), and fp8 block scaling.
-TEST(ModelMoe, ExpertWidthMoeLayersAndBlockScales) {
-  // deepseek-v3.json: 61 layers, "first_k_dense_replace": 3, "moe_layer_freq": 1 → layers 3-60
-  // route: 58; "moe_intermediate_size": 2048; quantization_config "weight_block_size": [128, 128].
-  const auto ds = kvplan::load_model(hf_path("deepseek-v3"));
-  EXPECT_EQ(ds.moe_intermediate_size, 2048u);
-  EXPECT_EQ(ds.moe_layers, 58u);
-  EXPECT_TRUE(ds.weights.block_scaled);
-  // gpt-oss-120b.json: 36 layers, every one MoE; no moe_intermediate_size: "intermediate_size":
-  // 2880 is the experts' width. MXFP4, not fp8: no block scales.
-  const auto oss = kvplan::load_model(hf_path("gpt-oss-120b"));
-  EXPECT_EQ(oss.moe_intermediate_size, 2880u);
-  EXPECT_EQ(oss.moe_layers, 36u);
-  EXPECT_FALSE(oss.weights.block_scaled);
-  // qwen3-235b-a22b-fp8.json: 94 layers, "decoder_sparse_step": 1, "mlp_only_layers": [] → all
-  // 94; "moe_intermediate_size": 1536; "weight_block_size": [128, 128].
-  const auto qwen = kvplan::load_model(hf_path("qwen3-235b-a22b-fp8"));
-  EXPECT_EQ(qwen.moe_intermediate_size, 1536u);
-  EXPECT_EQ(qwen.moe_layers, 94u);
-  EXPECT_TRUE(qwen.weights.block_scaled);
-  // mixtral-8x7b.json: 32 layers, all MoE, "intermediate_size": 14336; bf16.
-  const auto mixtral = kvplan::load_model(hf_path("mixtral-8x7b"));
-  EXPECT_EQ(mixtral.moe_intermediate_size, 14336u);
-  EXPECT_EQ(mixtral.moe_layers, 32u);
-  EXPECT_FALSE(mixtral.weights.block_scaled);
-  // A dense model: neither.
-  const auto llama = kvplan::load_model(hf_path("llama-3.1-8b"));
-  EXPECT_EQ(llama.moe_intermediate_size, 0u);
-  EXPECT_EQ(llama.moe_layers, 0u);
+// The experts' width and the layers that route, as each config states them, and the stored
+// weights' format: what the measured MoE tables are looked up by.
+TEST(ModelMoe, ExpertWidthMoeLayersAndWeightFormat) {
+  struct Case {
+    const char* config;
+    std::uint32_t width, moe_layers;
+    const char* format;
+  };
+  for (const Case& c : {
+           // 61 layers, "first_k_dense_replace": 3, "moe_layer_freq": 1 → layers 3-60 route;
+           // "moe_intermediate_size": 2048; quantization_config "weight_block_size": [128, 128].
+           Case{"deepseek-v3", 2048, 58, "fp8_block"},
+           // 36 layers, every one MoE; no moe_intermediate_size: "intermediate_size": 2880 is the
+           // experts' width; "quant_method": "mxfp4".
+           Case{"gpt-oss-120b", 2880, 36, "mxfp4"},
+           // 94 layers, "decoder_sparse_step": 1, "mlp_only_layers": [] → all 94;
+           // "moe_intermediate_size": 1536; "weight_block_size": [128, 128].
+           Case{"qwen3-235b-a22b-fp8", 1536, 94, "fp8_block"},
+           // 61 layers, "first_k_dense_replace": 1 → 60; "moe_intermediate_size": 2048;
+           // compressed-tensors weights "num_bits": 4, "type": "int".
+           Case{"kimi-k2.5", 2048, 60, "int4"},
+           // 32 layers, all MoE, "intermediate_size": 14336; bf16, unquantized.
+           Case{"mixtral-8x7b", 14336, 32, ""},
+           // Dense: a GPTQ checkpoint ("bits": 4) and an unquantized one.
+           Case{"wizard-vicuna-30b-gptq-4bit-128g", 0, 0, "int4"},
+           Case{"llama-3.1-8b", 0, 0, ""},
+       }) {
+    const auto m = kvplan::load_model(hf_path(c.config));
+    EXPECT_EQ(m.moe_intermediate_size, c.width) << c.config;
+    EXPECT_EQ(m.moe_layers, c.moe_layers) << c.config;
+    EXPECT_EQ(m.weights.format, c.format) << c.config;
+  }
 }
 
 }  // namespace

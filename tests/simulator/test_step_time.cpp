@@ -431,6 +431,71 @@ TEST(StepTime, MeasuredMoeFallsBackToTheRooflineAndSaysWhy) {
             std::string::npos);
 }
 
+// Mixtral-8x7B (bf16) on H200s under vLLM at tp 2: the row "bfloat16 vllm_fused_moe 4096 14336 2
+// 8 2 1.2" of h200-141gb.vllm.txt (4 tokens: 0.20374 ms a layer; all 32 layers route). The routed
+// experts leave the roofline exactly once: their FLOPs, 2 · 45,097,156,608 · 2/8 / 2 per token on
+// a rank (the header's expert count), and, with a per-expert cost of 1 µs set, its 32 · 8 · 1 µs.
+// Ideal otherwise: the step is max(compute, memory) + the measured layers + the all-reduce at
+// 450 GB/s one way (NVLink 900 GB/s both ways, h200-141gb.json).
+TEST(StepTime, MeasuredMoeTakesTheExpertsOutOnceAtTp2) {
+  const auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  const auto g = kvplan::load_gpu("h200-141gb");
+  StepModelInput in = ideal(2), ro = ideal(2);
+  in.measured_tables = true;
+  in.efficiency->expert_overhead_s = ro.efficiency->expert_overhead_s = 1e-6;
+  const StepModel measured(m, g, in), roofline(m, g, ro);
+  ASSERT_TRUE(measured.moe_measured()) << measured.moe_source();
+  const StepBatch b{.decode_tokens = 4, .decode_pairs = 4};
+  const auto t = measured.terms(b);
+  EXPECT_NEAR(roofline.terms(b).flops - t.flops, 4 * 2 * 45097156608.0 * 2 / 8 / 2, 1);
+  EXPECT_NEAR(t.measured_s, 32 * 0.20374e-3, 1e-12);
+  EXPECT_NEAR(measured.seconds(b),
+              std::max(t.flops / measured.peak_flops(), t.bytes / 4.8e12) + t.measured_s +
+                  t.allreduce_bytes / 450e9,
+              1e-12);
+}
+
+// The lookup by engine, dtype, tp and the family's token distribution: DeepSeek-V3 (MLA: alpha
+// 1.01; fp8 with 128 × 128 blocks: fp8_block; 58 MoE layers) at tp 8 under SGLang on H200s takes
+// the row "fp8_block sglang_fused_moe_triton 7168 2048 8 256 8 1.01" of h200-141gb.sglang.txt
+// (4 tokens: 0.085078 ms a layer). A row measured over part of a step's range only is not used:
+// b200.vllm.txt's gpt-oss-120b row at tp 8 spans 128 to 256 tokens.
+TEST(StepTime, MeasuredMoeRowsByEngineDtypeTpAndDistribution) {
+  const auto ds = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/deepseek-v3.json");
+  StepModelInput in = ideal(8);
+  in.engine = kvplan::Engine::sglang;
+  in.measured_tables = true;
+  const StepModel sglang(ds, kvplan::load_gpu("h200-141gb"), in);
+  ASSERT_TRUE(sglang.moe_measured()) << sglang.moe_source();
+  EXPECT_NE(sglang.moe_source().find("h200-141gb.sglang.txt"), std::string::npos);
+  const StepBatch four{.decode_tokens = 4, .decode_pairs = 4};
+  EXPECT_NEAR(sglang.terms(four).measured_s, 58 * 0.085078e-3, 1e-12);
+  StepModelInput vllm8 = ideal(8);
+  vllm8.measured_tables = true;
+  const StepModel partial(kvplan::load_model("gpt-oss-120b"), kvplan::load_gpu("b200"), vllm8);
+  EXPECT_FALSE(partial.moe_measured());
+  EXPECT_NE(partial.moe_source().find("was measured from 128 to 256 tokens only"),
+            std::string::npos)
+      << partial.moe_source();
+}
+
+// Every table kvplan carries parses (a malformed row would throw, naming its file and line, when
+// a step model reads the file): one MoE model on each GPU and engine reads each file once.
+TEST(StepTime, EveryMeasuredMoeTableParses) {
+  const auto oss = kvplan::load_model("gpt-oss-120b");
+  for (const char* gpu : {"h100-sxm-80gb", "h200-141gb", "b200"})
+    for (const auto engine :
+         {kvplan::Engine::vllm, kvplan::Engine::sglang, kvplan::Engine::trtllm}) {
+      StepModelInput in = ideal();
+      in.engine = engine;
+      in.measured_tables = true;
+      const auto g = kvplan::load_gpu(gpu);
+      std::string source;
+      EXPECT_NO_THROW(source = StepModel(oss, g, in).moe_source()) << gpu;
+      EXPECT_EQ(source.find("has no measured MoE table"), std::string::npos) << source;
+    }
+}
+
 // The defaults per GPU family and engine (step_time.cpp says where each comes from).
 TEST(StepTime, DefaultsPerGpuFamilyAndEngine) {
   using kvplan::Engine;

@@ -109,8 +109,12 @@ struct WeightSpec {
   // both 0 when the vocabulary is unknown. An engine's pipeline stages place them on the first
   // and the last stage.
   std::uint64_t embed_bytes = 0, head_bytes = 0;
-  std::string quantization;      // "" or the checkpoint's quant_method (fp8, mxfp4, awq, ...)
-  bool block_scaled = false;     // fp8 with a scale per block (weight_block_size), not per tensor
+  std::string quantization;  // "" or the checkpoint's quant_method (fp8, mxfp4, awq, ...)
+  // The stored weights' number format, for kernels that differ by it: fp8 (per tensor or
+  // channel), fp8_block (a scale per weight_block_size block), mxfp4, nvfp4, int2 / int3 / int4 /
+  // int8 (GPTQ, AWQ, compressed-tensors "type": "int", bitsandbytes 8-bit), bnb4 (bitsandbytes
+  // nf4 / fp4); "" unquantized.
+  std::string format;
   bool from_checkpoint = false;  // bytes read from the safetensors headers, not estimated
 };
 

@@ -56,8 +56,8 @@ MoeCurve parse_row(std::string_view line, const std::string& where) {
     const auto colon = w[i].find(':');
     double tokens = 0, ms = 0;
     if (colon == std::string_view::npos || !parse_number(w[i].substr(0, colon), tokens) ||
-        !parse_number(w[i].substr(colon + 1), ms) || !(tokens >= 1) || !(ms > 0) ||
-        !std::isfinite(ms))
+        !parse_number(w[i].substr(colon + 1), ms) || !(tokens >= 1) || !std::isfinite(tokens) ||
+        !(ms > 0) || !std::isfinite(ms))
       throw Error(
           where, "point",
           "expected tokens:ms with tokens ≥ 1 and ms > 0, got \"" + std::string(w[i]) + "\"");
@@ -69,6 +69,9 @@ MoeCurve parse_row(std::string_view line, const std::string& where) {
   }
   return c;
 }
+
+// The tokens a row must reach to cost every step: vLLM's max_num_batched_tokens on large GPUs.
+constexpr double kFullStepTokens = 8192;
 
 }  // namespace
 
@@ -92,6 +95,7 @@ std::vector<MoeCurve> parse_moe_table(std::string_view text, const std::string& 
     const auto nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // a CRLF checkout
     ++line_no;
     if (line.empty() || line.front() == '#') continue;
     curves.push_back(parse_row(line, source + ":" + std::to_string(line_no)));
@@ -100,13 +104,14 @@ std::vector<MoeCurve> parse_moe_table(std::string_view text, const std::string& 
 }
 
 std::string moe_table_dtype(const ModelSpec& model) {
-  const std::string& d = model.weight_dtype;
-  const std::string& q = model.weights.quantization;
-  if (d == "bf16" || d == "fp16") return "bfloat16";
-  if (d == "fp8") return model.weights.block_scaled ? "fp8_block" : "fp8";
-  if (d == "fp4" && q == "mxfp4") return "w4a16_mxfp4";
-  if (d == "fp4" && q == "modelopt") return "nvfp4";
-  if (d == "int4") return "int4_wo";
+  const std::string& f = model.weights.format;
+  if (f.empty()) {
+    const std::string& d = model.weight_dtype;
+    return d == "bf16" || d == "fp16" ? "bfloat16" : "";
+  }
+  if (f == "fp8" || f == "fp8_block" || f == "nvfp4") return f;
+  if (f == "mxfp4") return "w4a16_mxfp4";
+  if (f == "int4") return "int4_wo";
   return "";
 }
 
@@ -133,18 +138,31 @@ MoeLookup find_moe_curve(const ModelSpec& model, const GpuSpec& gpu, Engine engi
   shape << dtype << " experts of " << model.hidden_size << " × " << model.moe_intermediate_size
         << ", top-" << model.experts_per_token << " of " << model.routed_experts << ", tp " << tp;
   for (auto& c : parse_moe_table(*text, "models/" + path)) {
-    if (c.dtype == dtype && c.hidden == model.hidden_size &&
-        c.inter == model.moe_intermediate_size && c.topk == model.experts_per_token &&
-        c.experts == model.routed_experts && c.tp == tp && c.alpha == alpha) {
-      out.why =
-          "measured per-operation table " + c.source + " (" + c.kernel + ", " + shape.str() + ")";
-      out.curve = std::move(c);
+    if (c.dtype != dtype || c.hidden != model.hidden_size ||
+        c.inter != model.moe_intermediate_size || c.topk != model.experts_per_token ||
+        c.experts != model.routed_experts || c.tp != tp || c.alpha != alpha)
+      continue;
+    // A row measured from one token to a full step's budget (vLLM's 8192 batched tokens) covers
+    // every step without stretching its ends; some rows cover a part of that range only
+    // (aiconfigurator's B200 gpt-oss rows at tp 8: 128 to 1024 tokens).
+    const double first = c.points.front().first, last = c.points.back().first;
+    if (first > 1 || last < kFullStepTokens) {
+      out.why = "the row for " + shape.str() + " (" + c.source + ") was measured from " +
+                std::to_string(static_cast<std::uint64_t>(first)) + " to " +
+                std::to_string(static_cast<std::uint64_t>(last)) + " tokens only, not from 1 to " +
+                std::to_string(static_cast<std::uint64_t>(kFullStepTokens));
       return out;
     }
+    out.why =
+        "measured per-operation table " + c.source + " (" + c.kernel + ", " + shape.str() + ")";
+    out.curve = std::move(c);
+    return out;
   }
-  out.why = (dtype.empty() ? "no table dtype for " + model.weight_dtype + " experts"
-                           : "no row for " + shape.str()) +
-            " in models/" + path;
+  const std::string& stored =
+      model.weights.format.empty() ? model.weight_dtype : model.weights.format;
+  out.why =
+      (dtype.empty() ? "no table dtype for " + stored + " experts" : "no row for " + shape.str()) +
+      " in models/" + path;
   return out;
 }
 

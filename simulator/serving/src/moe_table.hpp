@@ -25,18 +25,18 @@ struct MoeCurve {
   std::vector<std::pair<double, double>> points;  // (tokens, seconds), tokens ascending
   std::string source;                             // "models/perf/moe/<file>:<line>"
 
-  // Seconds one layer takes over `tokens` tokens: 0 for none; linear between the measured points;
-  // the first point's time below it (a layer's launch and weight reads do not shrink); beyond the
-  // last point, that point's time per token times `tokens` (compute-bound: linear in tokens).
+  // Seconds one layer takes over `tokens` tokens: 0 for none; linear between the measured points
+  // (the lookup keeps only rows that start at 1 token, so a step never falls below the first);
+  // beyond the last point, that point's time per token times `tokens` (compute-bound).
   double seconds(double tokens) const;
 };
 
 // Parses a table; throws kvplan::Error naming `source` and the line of a malformed row.
 std::vector<MoeCurve> parse_moe_table(std::string_view text, const std::string& source);
 
-// The table dtype a checkpoint's routed experts run in on these kernels: bf16 / fp16 → bfloat16;
-// fp8 → fp8_block (weight_block_size) or fp8; MXFP4 → w4a16_mxfp4; ModelOpt NVFP4 → nvfp4; other
-// 4-bit integer weights (GPTQ, AWQ, compressed-tensors) → int4_wo. "" when no table dtype fits.
+// The table dtype a checkpoint's routed experts run in, by WeightSpec::format: unquantized bf16 /
+// fp16 → bfloat16; fp8, fp8_block and nvfp4 as they are; mxfp4 → w4a16_mxfp4; int4 (GPTQ, AWQ,
+// compressed-tensors "type": "int") → int4_wo. "" when no table dtype fits (bnb4, int2, int8 ...).
 std::string moe_table_dtype(const ModelSpec& model);
 
 // What the step-time model costs a model's routed experts with: the measured curve for this GPU,
