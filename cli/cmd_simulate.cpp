@@ -281,7 +281,7 @@ ServingRun serving_run(SimulateFlags& f, const po::variables_map& vm) {
   r.cfg = serving_config(f, vm, r.resolved);
   if (vm.count("slo")) r.opt.slo = sim::parse_latency_slo(f.slo, "--slo");
   const PlanInput& in = r.cfg.plan;
-  sim::StepModelInput si = sim::step_model_input(r.gpu(), in.engine, in.tp, r.resolved.efficiency);
+  sim::StepModelInput si = sim::step_model_input(r.gpu(), in, r.resolved.efficiency);
   si.measured_tables = vm.count("measured-moe") > 0;
   r.step.emplace(r.model(), r.gpu(), si, "--gpu");
   if (const std::string& moe = r.step->moe_source(); !moe.empty() && f.notes && !quiet())

@@ -26,9 +26,12 @@ CONC clients and --requests-per-client * CONC requests (default 10, as Inference
 {"dist": "uniform", "min": int(0.8 L), "max": L}, seed 1.
 
 How a row is mapped (assumptions, stated once here and in docs/accuracy.md):
-* tp = the row's GPU count: kvplan expresses neither expert parallelism nor attention data
-  parallelism, so rows run with EP (approx "ep_as_tp") are simulated as plain TP over the same
-  GPUs; rows whose tp_size exceeds the GPUs (approx "layout_repaired") likewise.
+* tp = the row's GPU count. Expert parallelism over all of them (moe_ep_size = the GPU count:
+  every GPU holds whole experts) runs as kvplan's expert parallelism (--engine-option
+  enable_expert_parallel=true: the step waits for the busiest rank; docs/simulate-step-time.md);
+  its rows lose subset.csv's "ep_as_tp" mark. EP over part of the GPUs would stay "ep_as_tp"
+  (simulated as TP; subset.csv has no such row); rows whose tp_size exceeds the GPUs keep
+  "layout_repaired". kvplan does not express attention data parallelism.
 * max_num_seqs = CONC (InferenceX's vLLM scripts pass --max-num-seqs $CONC; a closed loop never
   holds more); max_num_batched_tokens 8192 (vLLM scripts; SGLang's default chunked prefill on
   H100/H200), 16384 for SGLang on B200 (SGLang's default above 160 GB).
@@ -296,6 +299,23 @@ def measured_moe_flag(row, measured_moe):
     return ["--measured-moe"] if measured_moe and not env else []
 
 
+def expert_parallel(row):
+    """True where the row spreads the experts whole over all its GPUs (moe_ep_size = gpus > 1)."""
+    ep = row.get("moe_ep_size", "")
+    return ep not in ("", "0") and int(ep) > 1 and bool(row["gpus"]) and int(ep) == int(row["gpus"])
+
+
+def ep_flag(row):
+    return ["--engine-option", "enable_expert_parallel=true"] if expert_parallel(row) else []
+
+
+def mark_expert_parallel(rows):
+    """Rows simulated with expert parallelism lose the "ep_as_tp" mark of subset.csv."""
+    for r in rows:
+        if r.get("gpus") and expert_parallel(r):
+            r["approx"] = "+".join(p for p in r["approx"].split("+") if p and p != "ep_as_tp")
+
+
 def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
     isl, osl = int(row["isl"]), int(row["osl"])
     engine = row["backend"]
@@ -307,7 +327,7 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
                "--capacity-scheduler-policy", "guaranteed_no_evict",
                "--gpu-memory-utilization", str(frac), "--max-model-len", str(mml),
                "--workload", str(wl_path), "--format", "json", "--quiet"]
-        cmd += measured_moe_flag(row, measured_moe)
+        cmd += measured_moe_flag(row, measured_moe) + ep_flag(row)
         return cmd + (["--calibration", str(calibration)] if calibration else [])
     mnbt = 16384 if engine == "sglang" and row["kvplan_gpu"].startswith("b200") else 8192
     cmd = [kvplan, "simulate", "--model", model_arg(row, data), "--gpu", row["kvplan_gpu"],
@@ -323,7 +343,7 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
         cmd += ["--gpu-memory-utilization", "0.88"]
     if calibration:
         cmd += ["--calibration", str(calibration)]
-    return cmd + measured_moe_flag(row, measured_moe)
+    return cmd + measured_moe_flag(row, measured_moe) + ep_flag(row)
 
 
 def simulate(kvplan, row, data, a):
@@ -405,9 +425,9 @@ def report(a, rows, results, cannot, failed, unmapped=()):
             out.append(table(results, by) + "\n")
         approx = sum(1 for r, *_ in results if r["approx"])
         if approx:
-            out.append(f"{approx} of the simulated rows ran expert parallelism (or a layout "
-                       f"repaired to the GPU count) and were simulated as tensor parallelism "
-                       f"over the same GPUs (approx column).\n")
+            out.append(f"{approx} of the simulated rows ran a layout repaired to the GPU count "
+                       f"(or expert parallelism over part of the GPUs, simulated as tensor "
+                       f"parallelism; approx column).\n")
     if unmapped:
         reasons = collections.Counter(r["_why"] for r in unmapped)
         out.append(f"{len(unmapped)} further TensorRT-LLM agg rows have no mapping in subset.csv "
@@ -504,6 +524,7 @@ def main():
     else:
         with open(subset, newline="") as fh:
             rows = [r for r in csv.DictReader(fh) if a.split in ("all", split_of(r))]
+    mark_expert_parallel(rows)
     if a.only:
         rows = [r for r in rows if any(s in r["id"] for s in a.only)]
     rows = rows[::a.sample]

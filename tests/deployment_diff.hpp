@@ -78,6 +78,7 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "plan.concurrency", p.concurrency, q.concurrency);
   field(d, "plan.max_num_batched_tokens", p.max_num_batched_tokens, q.max_num_batched_tokens);
   field(d, "plan.draft_layers", p.draft_layers, q.draft_layers);
+  field(d, "plan.expert_parallel", p.expert_parallel, q.expert_parallel);
   field(d, "plan.max_total_tokens", p.max_total_tokens, q.max_total_tokens);
   field(d, "plan.gpu_memory_bytes", p.gpu_memory_bytes, q.gpu_memory_bytes);
   field(d, "plan.memory_fraction_ppm", p.memory_fraction_ppm, q.memory_fraction_ppm);

@@ -255,6 +255,9 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
             "is a " + other->label() + " setting; engine " + rules.name() + " does not read it");
   // Each reader fills a copy of its engine's options, kept where it changed them: only the
   // deployment's own engine has keys left, so no other engine's options are written.
+  // Expert parallelism, every engine: the routed experts spread whole over the TP group (and
+  // over DP replicas, vLLM --enable-expert-parallel with --data-parallel-size).
+  if (auto ep = en.opt_bool("enable_expert_parallel")) p.expert_parallel = *ep;
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
   if (v != p.vllm()) p.edit_vllm() = v;

@@ -352,7 +352,7 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
     } else if (k == "backend") {
       a.trtllm_backend = one();
     } else if (k == "moe_expert_parallel_size") {
-      a.trtllm_ep = static_cast<std::uint32_t>(uint(1, 4096));
+      a.ep_size = static_cast<std::uint32_t>(uint(1, 4096));
     } else if (k == "max_beam_width") {
       a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));
     } else if (k == "dtype") {
@@ -456,19 +456,28 @@ void read_kv_transfer_config(const nlohmann::json& j, HostTierArgs& h, const std
 }
 
 // What the command line and its LLM-API file say together about experts and beams (trtllm-serve's
-// --ep_size and --max_beam_width; no other engine's flags set them).
+// --ep_size, SGLang's --ep-size and --max_beam_width).
 void finish_experts_and_beams(EngineArgs& a, const std::string& source) {
-  if (a.trtllm_ep) {
+  if (a.ep_size) {
     // Mapping (tensorrt_llm/mapping.py @ cf44a1ccee7dd3381a7b4c49a8318c0c3ae4426b): moe_tp ×
     // moe_ep × moe_cluster = the MoE world of the tp_size GPUs, so each GPU holds 1 / tp_size of
-    // the experts either way; EP only regroups them.
-    const std::uint32_t tp = a.tp.value_or(1), ep = *a.trtllm_ep;
+    // the experts either way; EP only regroups them. SGLang's ep_size is the same split of its
+    // --tp GPUs (moe_tp = tp / ep).
+    const bool trt = a.engine == Engine::trtllm;
+    const std::string flag = trt ? "--ep_size" : "--ep-size", tp_flag = trt ? "--tp_size" : "--tp";
+    const std::uint32_t tp = a.tp.value_or(1), ep = *a.ep_size;
     if (ep > tp || tp % ep != 0)
-      throw Error(source, "--ep_size",
-                  "expert parallelism " + std::to_string(ep) + " must divide --tp_size " +
+      throw Error(source, flag,
+                  "expert parallelism " + std::to_string(ep) + " must divide " + tp_flag + " " +
                       std::to_string(tp) + " (the experts spread over the tensor-parallel GPUs)");
-    a.ignored.push_back("--ep_size " + std::to_string(ep) +
-                        " (the experts spread over the tp_size GPUs either way)");
+    // Whole experts over the TP group (ep = tp): the step time's busiest rank
+    // (StepModelInput::ep); part of it: costed as TP-sharded experts, memory alike.
+    if (ep == tp && ep > 1)
+      a.expert_parallel = true;
+    else if (ep > 1)
+      a.ignored.push_back(flag + " " + std::to_string(ep) + " (the experts spread over the " +
+                          std::to_string(tp) +
+                          " GPUs either way; the step time costs them as tensor-parallel)");
   }
   if (a.max_beam_width && *a.max_beam_width > 1)
     a.not_modelled.push_back("--max_beam_width " + std::to_string(*a.max_beam_width) +
@@ -1049,8 +1058,8 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::trtllm_backend:
       a.trtllm_backend = value;
       break;
-    case Field::trtllm_ep:
-      a.trtllm_ep = static_cast<std::uint32_t>(uint(1, 4096));
+    case Field::ep_size:
+      a.ep_size = static_cast<std::uint32_t>(uint(1, 4096));
       break;
     case Field::trtllm_beam_width:
       a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));

@@ -88,6 +88,14 @@ TEST(DeployWrite, VllmParallelismAndHybridManagerKeysRoundTrip) {
                "decode_context_parallel_size": 2},
     "slo": {"concurrency": 4}})");
   EXPECT_NE(dcp.find("\"decode_context_parallel_size\": 2"), std::string::npos);
+  // Expert parallelism (every engine's key): vLLM DP + EP over 4 GPUs of 2 replicas.
+  const std::string ep = round_trip(R"({"kvplan_deploy": 1, "model": "qwen3-30b-a3b",
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},
+    "engine": {"name": "vllm", "tensor_parallel_size": 2, "max_model_len": 32768,
+               "enable_expert_parallel": true},
+    "slo": {"concurrency": 4}})");
+  EXPECT_NE(ep.find("\"enable_expert_parallel\": true"), std::string::npos);
+  EXPECT_TRUE(parse_deploy_json(ep, "in.json").plan.expert_parallel);
   const auto d = parse_deploy_json(R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
     "hardware": {"gpu": "h200-141gb", "gpus": 2},
     "engine": {"name": "vllm", "tensor_parallel_size": 2, "max_model_len": 32768,

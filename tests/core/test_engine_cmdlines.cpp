@@ -618,7 +618,13 @@ TEST(EngineCmdlines, TrtllmFlagsThatChangeMemoryAreModelledOrNamed) {
   EXPECT_EQ(a.max_num_batched_tokens.value_or(0), 4096u);
   EXPECT_EQ(a.trtllm_backend.value_or(""), "tensorrt");
   EXPECT_TRUE(has(a.not_modelled, "--max_beam_width 4")) << a.not_modelled.size();
-  EXPECT_TRUE(has(a.ignored, "--ep_size 4"));
+  // --ep_size 4 of --tp_size 4: every GPU holds whole experts (moe_tp 1), expert parallelism
+  // over the TP group; --ep_size 2 of 4 (moe_tp 2) regroups them and is costed as TP.
+  EXPECT_TRUE(a.expert_parallel);
+  EXPECT_FALSE(has(a.ignored, "--ep_size"));
+  const auto half = trtllm("trtllm-serve m --tp_size 4 --ep_size 2");
+  EXPECT_FALSE(half.expert_parallel);
+  EXPECT_TRUE(has(half.ignored, "--ep_size 2"));
   EXPECT_TRUE(has(a.ignored, "--gpus_per_node 8"));
   EXPECT_TRUE(a.unknown.empty()) << a.unknown.front();
   // Beam width 1 is the default (BuildConfig.max_beam_width): nothing to name.
@@ -1004,6 +1010,31 @@ TEST(EngineCmdlines, DisabledHybridManagerRefusesMambaHybrids) {
     ADD_FAILURE() << "a Mamba hybrid with the hybrid manager disabled was planned";
   } catch (const Error& e) {
     EXPECT_EQ(e.field(), "disable_hybrid_kv_cache_manager");
+  }
+}
+
+// SGLang's expert parallelism (server_args.py "--expert-parallel-size", "--ep-size"): ep = tp puts
+// whole experts on every GPU (the step time's expert parallelism); part of the TP group is costed
+// as TP; ep must divide --tp.
+TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
+  const auto full = sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 8");
+  EXPECT_TRUE(full.expert_parallel);
+  EXPECT_EQ(full.ep_size.value_or(0), 8u);
+  EXPECT_TRUE(full.unknown.empty());
+  EXPECT_TRUE(
+      sglang("python -m sglang.launch_server --model-path m --tp 4 --expert-parallel-size 4")
+          .expert_parallel);
+  const auto part = sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 4");
+  EXPECT_FALSE(part.expert_parallel);
+  ASSERT_EQ(part.ignored.size(), 1u);
+  EXPECT_EQ(part.ignored[0].rfind("--ep-size 4", 0), 0u) << part.ignored[0];
+  EXPECT_FALSE(
+      sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 1").expert_parallel);
+  try {
+    sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 3");
+    ADD_FAILURE() << "ep 3 of tp 8 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "--ep-size");
   }
 }
 

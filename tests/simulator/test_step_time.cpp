@@ -364,9 +364,71 @@ TEST(StepTime, MoePaysPerExpertPerLayer) {
   EXPECT_NEAR(StepModel(llama, g, with).seconds(one), 16060522496.0 / kH100Bw, 1e-12);
 }
 
+// Expert parallelism: the step waits for the busiest rank. Mixtral at tp 2 with its 8 experts
+// spread whole over the 2 ranks (ep 2), one decode token (T = 1, k = 2):
+//   c(2) = E[max of 2 standard normals] = 1/sqrt(pi) (c(4) = 1.02938, Tippett's 1925 table).
+//   Routed picks T · k = 2, each on a rank with 1/2: mean 1, sd sqrt(2 · 1/2 · 1/2) = sqrt(1/2);
+//   the busiest rank routes 1 + sqrt(1/2)/sqrt(pi) = 1 + 1/sqrt(2 pi) tokens' experts, so the
+//   routed FLOPs grow by 1/sqrt(2 pi) of the TP figure 2 · (45,097,156,608 · 2/8) / 2.
+//   Touched experts: each of its 4 with p = 1 − (6/8)^1 = 1/4: mean 1, sd sqrt(4 · 1/4 · 3/4) =
+//   sqrt(3/4); the busiest touches 1 + sqrt(3/4)/sqrt(pi) of its 4, against 1 of 4 under TP:
+//   + sqrt(3/4) / (4 sqrt(pi)) of the rank's 45,097,156,608 expert bytes.
+TEST(StepTime, ExpertParallelismCostsTheBusiestRank) {
+  const double pi = std::acos(-1.0);
+  EXPECT_EQ(kvplan::sim::expected_max_of_normals(1), 0.0);
+  EXPECT_NEAR(kvplan::sim::expected_max_of_normals(2), 1 / std::sqrt(pi), 1e-6);
+  EXPECT_NEAR(kvplan::sim::expected_max_of_normals(4), 1.02938, 1e-5);
+  const auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput ep = ideal(2);
+  ep.ep = 2;
+  const StepModel tp2(m, g, ideal(2)), ep2(m, g, ep);
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  const auto a = tp2.terms(one), b = ep2.terms(one);
+  const double routed_flops = 2 * (45097156608.0 * 2 / 8) / 2;
+  EXPECT_NEAR(b.flops - a.flops, routed_flops / std::sqrt(2 * pi), 1);
+  EXPECT_NEAR(b.bytes - a.bytes, 45097156608.0 * std::sqrt(0.75) / (4 * std::sqrt(pi)), 1);
+  EXPECT_EQ(a.allreduce_bytes, b.allreduce_bytes);  // the MoE output is all-reduced either way
+  EXPECT_GT(ep2.seconds(one), tp2.seconds(one));
+  // A large step evens the ranks out: 256 tokens route 512 picks, mean 256 a rank, sd sqrt(128);
+  // the busiest is 1 + sqrt(128)/(256 sqrt(pi)) = 1.0249 of the mean, and every expert is touched.
+  const StepBatch many{.prefill_tokens = 256, .prefill_pairs = 256, .prefill_seqs = 1};
+  EXPECT_NEAR(ep2.terms(many).flops - tp2.terms(many).flops,
+              routed_flops * 256 * std::sqrt(128.0) / (256 * std::sqrt(pi)), 1e3);
+  EXPECT_NEAR(ep2.terms(many).bytes, tp2.terms(many).bytes, 1e3);
+  // ep must divide tp; a dense model is unaffected.
+  StepModelInput bad = ideal(2);
+  bad.ep = 3;
+  EXPECT_EQ(field_of(m, g, bad), "ep");
+  bad.ep = 0;
+  EXPECT_EQ(field_of(m, g, bad), "ep");
+  const auto llama = kvplan::load_model("llama-3.1-8b");
+  StepModelInput dense = ideal(2);
+  dense.ep = 2;
+  EXPECT_EQ(StepModel(llama, g, dense).seconds(one), StepModel(llama, g, ideal(2)).seconds(one));
+  // The measured tables' EP rows are the busiest rank's layer: Mixtral at tp 2 with ep 2 on an
+  // H200 under vLLM takes h200-141gb.vllm.txt's row "bfloat16 vllm_fused_moe 4096 14336 2 8 1 2
+  // 1.2" (line 29; 4 tokens: 0.24344 ms a layer, against 0.20374 for the tp 2 row of line 32),
+  // from aiconfigurator's h200_sxm/moe/vllm/0.19.0/moe_perf.parquet (moe_tp 1, moe_ep 2).
+  StepModelInput measured = ep;
+  measured.measured_tables = true;
+  const StepModel mm(m, kvplan::load_gpu("h200-141gb"), measured);
+  ASSERT_TRUE(mm.moe_measured()) << mm.moe_source();
+  EXPECT_NE(mm.moe_source().find("h200-141gb.vllm.txt:29"), std::string::npos) << mm.moe_source();
+  const StepBatch four{.decode_tokens = 4, .decode_pairs = 4};
+  EXPECT_NEAR(mm.terms(four).measured_s, 32 * 0.24344e-3, 1e-12);
+  // A deployment's expert_parallel spreads the experts over its whole TP group.
+  kvplan::PlanInput plan;
+  plan.tp = 4;
+  plan.expert_parallel = true;
+  EXPECT_EQ(kvplan::sim::step_model_input(g, plan).ep, 4u);
+  plan.expert_parallel = false;
+  EXPECT_EQ(kvplan::sim::step_model_input(g, plan).ep, 1u);
+}
+
 // Measured MoE layers (--measured-moe). models/perf/moe/h200-141gb.vllm.txt holds aiconfigurator's
 // measurement of one gpt-oss-120b MoE layer on an H200 under vLLM 0.19 (its row "w4a16_mxfp4
-// vllm_mxfp4_moe 2880 2880 4 128 1 1.2", from ai-dynamo/aiconfigurator@095f58a5's
+// vllm_mxfp4_moe 2880 2880 4 128 1 1 1.2", from ai-dynamo/aiconfigurator@095f58a5's
 // h200_sxm/moe/vllm/0.19.0/moe_perf.parquet), ms by tokens: 4:0.14124 8:0.21484 ... 16384:7.4387.
 // gpt-oss-120b.json: 36 layers, every one MoE. So a step of 4 tokens spends 36 · 0.14124 ms in
 // its MoE layers; 6 tokens, halfway between the 4- and 8-token points; 32768 tokens, twice the
@@ -457,7 +519,7 @@ TEST(StepTime, MeasuredMoeTakesTheExpertsOutOnceAtTp2) {
 
 // The lookup by engine, dtype, tp and the family's token distribution: DeepSeek-V3 (MLA: alpha
 // 1.01; fp8 with 128 × 128 blocks: fp8_block; 58 MoE layers) at tp 8 under SGLang on H200s takes
-// the row "fp8_block sglang_fused_moe_triton 7168 2048 8 256 8 1.01" of h200-141gb.sglang.txt
+// the row "fp8_block sglang_fused_moe_triton 7168 2048 8 256 8 1 1.01" of h200-141gb.sglang.txt
 // (4 tokens: 0.085078 ms a layer). A row measured over part of a step's range only is not used:
 // b200.vllm.txt's gpt-oss-120b row at tp 8 spans 128 to 256 tokens.
 TEST(StepTime, MeasuredMoeRowsByEngineDtypeTpAndDistribution) {

@@ -63,8 +63,8 @@ struct EngineArgs {
   std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
   std::optional<std::string> mamba_ssm_dtype;
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).
-  std::optional<std::string> trtllm_backend;    // pytorch, tensorrt, _autodeploy
-  std::optional<std::uint32_t> trtllm_ep;       // --ep_size / moe_expert_parallel_size
+  std::optional<std::string> trtllm_backend;  // pytorch, tensorrt, _autodeploy
+  std::optional<std::uint32_t> ep_size;  // --ep_size / moe_expert_parallel_size, SGLang --ep-size
   std::optional<std::uint32_t> max_beam_width;  // --max_beam_width (default 1)
   std::vector<std::uint64_t> max_attention_window;
   std::optional<std::uint64_t> max_gpu_total_bytes;  // kv_cache_config.max_gpu_total_bytes

@@ -47,7 +47,7 @@ enum class Field {
   mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
   max_total_tokens,       // SGLang --max-total-tokens
   trtllm_backend,         // trtllm-serve --backend
-  trtllm_ep,              // trtllm-serve --ep_size: experts over the tp_size GPUs
+  ep_size,  // trtllm-serve --ep_size, SGLang --ep-size: experts whole over ep of the tp GPUs
   trtllm_beam_width,      // trtllm-serve --max_beam_width: 1, or beams not modelled
   kv_offloading_size,     // vLLM --kv-offloading-size (GiB)
   kv_offloading_backend,  // vLLM --kv-offloading-backend native|lmcache

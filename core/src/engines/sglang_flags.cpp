@@ -65,6 +65,10 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--mamba-full-memory-ratio", Field::mamba_ratio},
       {"--disable-hybrid-swa-memory", Field::disable_hybrid_swa},
       {"--enable-ep-moe", Field::expert_parallel},
+      // Expert parallelism (server_args.py: "--expert-parallel-size", "--ep-size"; seen in a
+      // copy of the file in the code search, not read at an upstream commit).
+      {"--expert-parallel-size", Field::ep_size},
+      {"--ep-size", Field::ep_size},
       {"--disable-cuda-graph", Field::not_modelled_bool},
   };
   return f;

@@ -39,9 +39,9 @@ std::uint32_t positive(std::string_view s, const char* what, const std::string& 
 
 MoeCurve parse_row(std::string_view line, const std::string& where) {
   const auto w = words(line);
-  if (w.size() < 9)
+  if (w.size() < 10)
     throw Error(where, "row",
-                "expected dtype kernel hidden inter topk experts tp alpha and tokens:ms pairs");
+                "expected dtype kernel hidden inter topk experts tp ep alpha and tokens:ms pairs");
   MoeCurve c{.dtype = std::string(w[0]),
              .kernel = std::string(w[1]),
              .hidden = positive(w[2], "hidden", where),
@@ -49,10 +49,11 @@ MoeCurve parse_row(std::string_view line, const std::string& where) {
              .topk = positive(w[4], "topk", where),
              .experts = positive(w[5], "experts", where),
              .tp = positive(w[6], "tp", where),
-             .alpha = std::string(w[7]),
+             .ep = positive(w[7], "ep", where),
+             .alpha = std::string(w[8]),
              .points = {},
              .source = where};
-  for (std::size_t i = 8; i < w.size(); ++i) {
+  for (std::size_t i = 9; i < w.size(); ++i) {
     const auto colon = w[i].find(':');
     double tokens = 0, ms = 0;
     if (colon == std::string_view::npos || !parse_number(w[i].substr(0, colon), tokens) ||
@@ -116,7 +117,7 @@ std::string moe_table_dtype(const ModelSpec& model) {
 }
 
 MoeLookup find_moe_curve(const ModelSpec& model, const GpuSpec& gpu, Engine engine,
-                         std::uint32_t tp) {
+                         std::uint32_t tp, std::uint32_t ep) {
   MoeLookup out;
   if (model.routed_experts == 0) return out;
   if (model.moe_intermediate_size == 0 || model.moe_layers == 0 || model.experts_per_token == 0) {
@@ -137,10 +138,13 @@ MoeLookup find_moe_curve(const ModelSpec& model, const GpuSpec& gpu, Engine engi
   std::ostringstream shape;
   shape << dtype << " experts of " << model.hidden_size << " × " << model.moe_intermediate_size
         << ", top-" << model.experts_per_token << " of " << model.routed_experts << ", tp " << tp;
+  if (ep > 1) shape << " as expert parallelism " << ep;
+  // The experts' own tensor parallelism: tp / ep (ep divides tp, StepModel checks it).
+  const std::uint32_t expert_tp = ep > 0 ? tp / ep : tp;
   for (auto& c : parse_moe_table(*text, "models/" + path)) {
     if (c.dtype != dtype || c.hidden != model.hidden_size ||
         c.inter != model.moe_intermediate_size || c.topk != model.experts_per_token ||
-        c.experts != model.routed_experts || c.tp != tp || c.alpha != alpha)
+        c.experts != model.routed_experts || c.tp != expert_tp || c.ep != ep || c.alpha != alpha)
       continue;
     // A row measured from one token to a full step's budget (vLLM's 8192 batched tokens) covers
     // every step without stretching its ends; some rows cover a part of that range only

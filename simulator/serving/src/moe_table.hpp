@@ -17,10 +17,11 @@
 
 namespace kvplan::sim::detail {
 
-// One measured curve: a MoE layer of one shape, dtype and tensor parallelism, latency by tokens.
+// One measured curve: a MoE layer of one shape, dtype and parallel layout, latency by tokens.
 struct MoeCurve {
   std::string dtype, kernel;  // the table's names: bfloat16, fp8_block, w4a16_mxfp4, ...
-  std::uint32_t hidden = 0, inter = 0, topk = 0, experts = 0, tp = 0;
+  // tp: the experts' tensor parallelism; ep: expert parallelism (the busiest rank's layer).
+  std::uint32_t hidden = 0, inter = 0, topk = 0, experts = 0, tp = 0, ep = 0;
   std::string alpha;                              // the power-law token distribution's alpha
   std::vector<std::pair<double, double>> points;  // (tokens, seconds), tokens ascending
   std::string source;                             // "models/perf/moe/<file>:<line>"
@@ -40,13 +41,13 @@ std::vector<MoeCurve> parse_moe_table(std::string_view text, const std::string& 
 std::string moe_table_dtype(const ModelSpec& model);
 
 // What the step-time model costs a model's routed experts with: the measured curve for this GPU,
-// engine, shape, dtype and tensor parallelism (expert parallelism 1), or none, and why, in words a
-// note can carry.
+// engine, shape, dtype and layout (tp ranks, the experts spread whole over ep of them: the row
+// of tp / ep and ep), or none, and why, in words a note can carry.
 struct MoeLookup {
   std::optional<MoeCurve> curve;
   std::string why;  // with a curve: where it comes from; without: what is missing
 };
 MoeLookup find_moe_curve(const ModelSpec& model, const GpuSpec& gpu, Engine engine,
-                         std::uint32_t tp);
+                         std::uint32_t tp, std::uint32_t ep = 1);
 
 }  // namespace kvplan::sim::detail

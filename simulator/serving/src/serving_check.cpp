@@ -39,8 +39,8 @@ SimResult simulate_disaggregated(const Deployment& d, const ServingConfig& cfg,
                                        {.source = d.source,
                                         .kv_link = "/disaggregated/kv_link",
                                         .routing = "/disaggregated/routing"});
-  const StepModel prefill_step(
-      d.model, d.gpu, step_model_input(d.gpu, d.plan.engine, l.prefill_tp, calibrated), d.source);
+  const StepModel prefill_step(d.model, d.gpu, step_model_input(d.gpu, prefill.plan, calibrated),
+                               d.source);
   layout = std::to_string(l.prefill_replicas) + "P" + std::to_string(l.decode_replicas) +
            "D over " + c.link.name;
   return simulate_disagg(d.model, c, prefill_step, decode_step, w, opt).run;
@@ -71,8 +71,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
   std::string why, refusals, layout;
   try {
     cfg.enable_prefix_caching = prefix_caching_modelled(d.model, cfg.plan);
-    const StepModel step(d.model, d.gpu,
-                         step_model_input(d.gpu, d.plan.engine, d.plan.tp, calibrated), d.source);
+    const StepModel step(d.model, d.gpu, step_model_input(d.gpu, d.plan, calibrated), d.source);
     SimOptions opt;
     opt.slo = {.ttft_p99_ms = d.slo.ttft_p99_ms.value_or(0),
                .tpot_p99_ms = d.slo.tpot_p99_ms.value_or(0),

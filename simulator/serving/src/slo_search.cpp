@@ -81,11 +81,13 @@ bool prepare_line(const ModelSpec& model, const SloSearchInput& in, const SloLin
   }
   if (cfg.enable_prefix_caching && !prefix_caching_modelled(model, cfg.plan))
     cfg.enable_prefix_caching = false, cfg.cpu_offload_bytes = 0;
-  if (in.timer)
+  if (in.timer) {
     timer = in.timer(model, line.gpu, line.tp, cfg.plan.engine);
-  else
-    timer = std::make_unique<StepModel>(
-        model, line.gpu, step_model_input(line.gpu, cfg.plan.engine, line.tp), line.gpu.id);
+  } else {
+    StepModelInput si = step_model_input(line.gpu, cfg.plan.engine, line.tp);
+    if (cfg.plan.expert_parallel) si.ep = line.tp;
+    timer = std::make_unique<StepModel>(model, line.gpu, si, line.gpu.id);
+  }
   return true;
 }
 

@@ -165,6 +165,26 @@ StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t
   return si;
 }
 
+StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
+                                const std::optional<CalibratedEfficiency>& calibrated) {
+  StepModelInput si = step_model_input(gpu, plan.engine, plan.tp, calibrated);
+  if (plan.expert_parallel) si.ep = plan.tp;
+  return si;
+}
+
+double expected_max_of_normals(std::uint32_t n) {
+  if (n <= 1) return 0;
+  // E[max] = ∫ x · n · φ(x) · Φ(x)^(n−1) dx; the integrand is below 1e-20 outside ±10.
+  constexpr double step = 1e-3, pi = 3.14159265358979323846;
+  double sum = 0;
+  for (double x = -10; x <= 10; x += step) {
+    const double phi = std::exp(-x * x / 2) / std::sqrt(2 * pi);
+    const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    sum += x * n * phi * std::pow(cdf, n - 1) * step;
+  }
+  return sum;
+}
+
 StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
                      const std::string& source)
     : tp_(in.tp) {
@@ -173,6 +193,12 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
                 "tensor parallelism " + std::to_string(in.tp) + " does not divide model " +
                     model.id + "'s heads (" + std::to_string(model.num_q_heads) + " query, " +
                     std::to_string(model.num_kv_heads) + " KV)");
+  if (in.ep == 0 || in.tp % in.ep != 0)
+    throw Error(source, "ep",
+                "expert parallelism " + std::to_string(in.ep) + " must divide tensor parallelism " +
+                    std::to_string(in.tp) + " (the experts spread over ranks of the TP group)");
+  ep_ = in.ep;
+  ep_spread_ = expected_max_of_normals(in.ep);
   eff_ = in.efficiency.value_or(default_step_efficiency(gpu, in.engine));
   validate(eff_, source);
 
@@ -226,17 +252,20 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   const double routed_params = moe ? expert_params * experts_per_token_ / experts_ : 0;
   active_params_ += routed_params;
   flops_per_token_ = 2 * active_params_ / tp;
+  routed_flops_per_token_ = 2 * routed_params / tp;
   roofline_expert_bytes_ = expert_bytes_;
 
   // The routed experts from a measured per-operation table where kvplan has one for this GPU,
   // engine, shape, dtype and tp: its time replaces their FLOPs, bytes and per-expert overhead.
+  // With expert parallelism the row is the busiest rank's (the tables' ep column).
   if (moe && in.measured_tables) {
-    auto found = detail::find_moe_curve(model, gpu, in.engine, in.tp);
+    auto found = detail::find_moe_curve(model, gpu, in.engine, in.tp, in.ep);
     moe_source_ = found.curve ? found.why : "roofline: " + found.why;
     if (found.curve) {
       moe_curve_ = std::make_shared<const detail::MoeCurve>(std::move(*found.curve));
       moe_layers_ = model.moe_layers;
       flops_per_token_ = 2 * (active_params_ - routed_params) / tp;
+      routed_flops_per_token_ = 0;
       roofline_expert_bytes_ = 0;
     }
   }
@@ -284,14 +313,33 @@ double step_tokens(const StepBatch& b) {
 
 }  // namespace
 
+StepModel::ExpertLoad StepModel::expert_load(double tokens) const {
+  if (experts_ == 0 || !(tokens > 0)) return {};
+  // Each expert is missed by all T tokens with (1 − k/E)^T.
+  const double touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
+  if (ep_ == 1) return {.compute = 1, .touched = touched};
+  const double ep = ep_, k = experts_per_token_;
+  const double local = std::ceil(experts_ / ep);  // the busiest rank's experts
+  // Routed tokens: T · k picks, each on this rank with 1/ep; at most min(k, local) a token.
+  const double picks = tokens * k, mean = picks / ep;
+  const double busiest = std::min(mean + ep_spread_ * std::sqrt(picks * (1 / ep) * (1 - 1 / ep)),
+                                  tokens * std::min(k, local));
+  // Touched experts of the rank: each of `local` with probability `touched`.
+  const double hit =
+      std::min(local * touched + ep_spread_ * std::sqrt(local * touched * (1 - touched)), local);
+  // As a fraction of the rank's share of the expert bytes (E / ep experts' worth).
+  return {.compute = busiest / mean, .touched = hit / (experts_ / ep)};
+}
+
 StepModel::Terms StepModel::terms(const StepBatch& b) const {
   const double tokens = step_tokens(b);
   const double pairs = static_cast<double>(b.prefill_pairs) + static_cast<double>(b.decode_pairs);
+  const ExpertLoad load = expert_load(tokens);
   Terms t;
-  t.flops = flops_per_token_ * tokens + flops_per_pair_ * pairs;
-  double touched = 0;  // fraction of the experts the batch's tokens reach
-  if (experts_ > 0 && tokens > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
-  t.bytes = weight_bytes_ + roofline_expert_bytes_ * touched + static_cast<double>(b.kv_read_bytes);
+  t.flops = flops_per_token_ * tokens + routed_flops_per_token_ * tokens * (load.compute - 1) +
+            flops_per_pair_ * pairs;
+  t.bytes =
+      weight_bytes_ + roofline_expert_bytes_ * load.touched + static_cast<double>(b.kv_read_bytes);
   if (moe_curve_) t.measured_s = moe_layers_ * moe_curve_->seconds(tokens);
   if (tp_ > 1) {
     const double tp = tp_;
@@ -305,9 +353,7 @@ double StepModel::seconds(const StepBatch& b) const {
   const Terms t = terms(b);
   const double compute = t.flops / (peak_flops_ * compute_eff_);
   // The same bytes as terms(), each part at its own efficiency.
-  const double tokens = step_tokens(b);
-  double touched = 0;
-  if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
+  const double touched = expert_load(step_tokens(b)).touched;
   const double memory = weight_bytes_ / (bandwidth_ * dense_memory_eff_) +
                         roofline_expert_bytes_ * touched / (bandwidth_ * expert_memory_eff_) +
                         static_cast<double>(b.kv_read_bytes) / (bandwidth_ * eff_.memory);
@@ -328,13 +374,15 @@ double StepModel::draft_seconds(const StepBatch& b) const {
   // One pass: `tokens` through the draft layers (`pairs` of their attention), `rows` through the
   // LM head.
   const auto pass = [&](double tokens, double pairs) {
+    const ExpertLoad load = expert_load(tokens);
     const double flops =
-        (flops_per_token_ * tokens + flops_per_pair_ * pairs) * share + lm_head_flops * rows;
-    double touched = 0;
-    if (experts_ > 0) touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
+        (flops_per_token_ * tokens + routed_flops_per_token_ * tokens * (load.compute - 1) +
+         flops_per_pair_ * pairs) *
+            share +
+        lm_head_flops * rows;
     const double memory =
         (weight_bytes_ * share + lm_head_bytes_) / (bandwidth_ * dense_memory_eff_) +
-        roofline_expert_bytes_ * share * touched / (bandwidth_ * expert_memory_eff_) +
+        roofline_expert_bytes_ * share * load.touched / (bandwidth_ * expert_memory_eff_) +
         static_cast<double>(b.kv_read_bytes) * share / (bandwidth_ * eff_.memory);
     double s = std::max(flops / (peak_flops_ * compute_eff_), memory) + d * eff_.layer_overhead_s;
     if (moe_curve_) s += share * moe_layers_ * moe_curve_->seconds(tokens);

@@ -49,6 +49,15 @@
 // and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
 //
+// Expert parallelism (StepModelInput::ep > 1: the routed experts spread whole over ep ranks of the
+// TP group, vLLM --enable-expert-parallel, SGLang --ep-size): the experts' FLOPs and bytes are
+// those of the busiest rank, which a step waits for. Its routed tokens and its touched experts are
+// each taken as mean + c(ep) · standard deviation, c(ep) the expected largest of ep independent
+// standard normal variables (c(2) = 1/sqrt(pi)): tokens routed to one rank ~ Binomial(T · k,
+// 1/ep), its touched experts ~ Binomial(ceil(E / ep), 1 − (1 − k/E)^T), each capped at what the
+// rank can hold. Uniform routing, the normal approximation: real routers are skewed, so this is a
+// lower bound on the imbalance (docs/simulate-step-time.md "Expert parallelism").
+//
 // With StepModelInput::measured_tables (`--measured-moe`) and a measured row for the GPU, engine,
 // expert dtype and shape (models/perf/moe/), the routed experts leave compute, memory and the
 // per-expert cost, and the step adds moe_layers · layer(T), the measured latency of one MoE layer
@@ -139,6 +148,10 @@ struct StepModelInput {
   // engine where it has one (models/perf/moe/; `--measured-moe`). Off by default: on the
   // InferenceX train split it made TPOT worse (docs/simulate-step-time.md "Measured MoE layers").
   bool measured_tables = false;
+  // Ranks of the TP group over which the routed experts are spread whole (expert parallelism;
+  // 1 = each expert sharded over the tp ranks). Must divide tp. The measured tables' EP rows are
+  // the busiest rank's layer (tp / ep, ep).
+  std::uint32_t ep = 1;
 };
 
 // The step-time input of a deployment: its engine and TP, with a calibration's step-time fields
@@ -146,6 +159,14 @@ struct StepModelInput {
 // `simulate`, `check` and the GUI share, so a calibration counts the same on every path.
 StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t tp,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
+// The same for a planned deployment: its engine and TP, and with PlanInput::expert_parallel the
+// experts spread over the whole TP group (ep = tp).
+StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
+                                const std::optional<CalibratedEfficiency>& calibrated = {});
+
+// The expected largest of n independent standard normal variables (0 for n = 1; 1/sqrt(pi) for
+// n = 2), by numerical integration of x · n · phi(x) · Phi(x)^(n-1).
+double expected_max_of_normals(std::uint32_t n);
 
 // What the scheduler asks of a step-time model; tests use hand-made timers.
 class StepTimer {
@@ -197,6 +218,15 @@ class StepModel final : public StepTimer {
   double dense_weight_bytes() const { return weight_bytes_; }   // per rank, read every step
   double expert_weight_bytes() const { return expert_bytes_; }  // per rank, all experts
 
+  // The busiest rank's share of the routed experts' work in a step of `tokens` tokens, as
+  // multiples of what the TP-sharded experts cost (both 1 without expert parallelism): its routed
+  // FLOPs, and the fraction of its experts' bytes it reads (the TP form: 1 − (1 − k/E)^T).
+  struct ExpertLoad {
+    double compute = 1;  // busiest rank's routed FLOPs / the mean rank's
+    double touched = 0;  // fraction of the rank's expert bytes read
+  };
+  ExpertLoad expert_load(double tokens) const;
+
  private:
   StepEfficiency eff_{};
   double active_params_ = 0;          // P_active (see the header comment)
@@ -218,6 +248,9 @@ class StepModel final : public StepTimer {
   double dense_memory_eff_ = 0;   // eff.memory, or eff.lowbit_memory for a 4-bit dense model
   double expert_memory_eff_ = 0;  // eff.memory, or eff.lowbit_memory for 4-bit experts
   std::uint32_t tp_ = 1;
+  std::uint32_t ep_ = 1;
+  double routed_flops_per_token_ = 0;  // the routed experts' part of flops_per_token_
+  double ep_spread_ = 0;               // c(ep): expected largest of ep standard normals
 };
 
 }  // namespace kvplan::sim
