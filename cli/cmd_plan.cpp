@@ -121,12 +121,14 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   std::vector<RetentionPolicy> policies = {RetentionPolicy{}};
   if (!vm["policy"].defaulted() && !is_full(in.policy)) policies.push_back(in.policy);
   s.lines = sim::slo_lines(m, gpus, tps, formats, policies);
+  s.measured_tables = vm.count("measured-moe") > 0;
   if (calibrated)  // the calibration's step-time fields over each GPU's defaults
-    s.timer = [c = *calibrated, ep = in.expert_parallel](
+    s.timer = [c = *calibrated, ep = in.expert_parallel, measured = s.measured_tables](
                   const ModelSpec& model, const GpuSpec& g, std::uint32_t tp,
                   Engine e) -> std::unique_ptr<sim::StepTimer> {
       sim::StepModelInput si = sim::step_model_input(g, e, tp, c);
       if (ep) si.ep = tp;  // the experts over the whole TP group, as the line without calibration
+      si.measured_tables = measured;
       return std::make_unique<sim::StepModel>(model, g, si, g.id);
     };
   const sim::Workload w = sim::load_workload(f.workload, f.seed);
@@ -216,6 +218,9 @@ po::options_description plan_options(PlanFlags& f) {
       "max-gpus", po::value(&slo.max_gpus)->default_value(64),
       "SLO sizing: GPUs in all per configuration at most")(
       "no-enable-prefix-caching", "SLO sizing: simulate without prefix caching")(
+      "measured-moe",
+      "SLO sizing: cost MoE layers with kvplan's measured per-operation tables, as simulate "
+      "--measured-moe (docs/simulate-step-time.md)")(
       "disaggregated", "SLO sizing: search xPyD prefill/decode layouts too (docs/disagg.md)")(
       "kv-link", po::value(&slo.kv_link)->default_value("nvlink"),
       "SLO sizing, disaggregated: nvlink|ndr400|xdr800|GB/s per GPU")(
@@ -315,7 +320,7 @@ void refuse_slo_only_flags(const po::variables_map& vm) {
                            "kv-transfer-overhead-ms", "routing"})
     if (!vm[flag].defaulted())
       throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
-  for (const char* flag : {"no-enable-prefix-caching", "disaggregated"})
+  for (const char* flag : {"no-enable-prefix-caching", "disaggregated", "measured-moe"})
     if (vm.count(flag))
       throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
 }

@@ -361,7 +361,8 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
                          .slo = p.opt.slo,
                          .result = r.run,
                          .refused = {},
-                         .disagg = sim::summarize_disagg(c, r)};
+                         .disagg = sim::summarize_disagg(c, r),
+                         .moe_step = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
   rep.moe_step = decode_moe == prefill_moe ? prefill_moe
                                            : "prefill: " + prefill_moe + "; decode: " + decode_moe;
@@ -408,7 +409,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
                          .slo = opt.slo,
                          .result = sim::simulate_replicas(m, cfg, step, w, replicas, opt),
                          .refused = {},
-                         .disagg = {}};
+                         .disagg = {},
+                         .moe_step = {}};
   rep.refused = sim::refused_per_stage(w, rep.result);
   rep.moe_step = step.moe_source();
   write_outputs(rep, step.frontend_s(), f, outputs, fmt, out);

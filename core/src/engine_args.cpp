@@ -353,6 +353,7 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
       a.trtllm_backend = one();
     } else if (k == "moe_expert_parallel_size") {
       a.ep_size = static_cast<std::uint32_t>(uint(1, 4096));
+      a.ep_size_flag = k;
     } else if (k == "max_beam_width") {
       a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));
     } else if (k == "dtype") {
@@ -463,18 +464,19 @@ void finish_experts_and_beams(EngineArgs& a, const std::string& source) {
     // moe_ep × moe_cluster = the MoE world of the tp_size GPUs, so each GPU holds 1 / tp_size of
     // the experts either way; EP only regroups them. SGLang's ep_size is the same split of its
     // --tp GPUs (moe_tp = tp / ep).
-    const bool trt = a.engine == Engine::trtllm;
-    const std::string flag = trt ? "--ep_size" : "--ep-size", tp_flag = trt ? "--tp_size" : "--tp";
+    const std::string& flag = a.ep_size_flag.empty() ? std::string("--ep-size") : a.ep_size_flag;
     const std::uint32_t tp = a.tp.value_or(1), ep = *a.ep_size;
     if (ep > tp || tp % ep != 0)
       throw Error(source, flag,
-                  "expert parallelism " + std::to_string(ep) + " must divide " + tp_flag + " " +
-                      std::to_string(tp) + " (the experts spread over the tensor-parallel GPUs)");
+                  "expert parallelism " + std::to_string(ep) +
+                      " must divide the tensor parallelism " + std::to_string(tp) +
+                      " (the experts spread over the tensor-parallel GPUs)");
     // Whole experts over the TP group (ep = tp): the step time's busiest rank
-    // (StepModelInput::ep); part of it: costed as TP-sharded experts, memory alike.
+    // (StepModelInput::ep); part of it: costed as TP-sharded experts, memory alike (unless
+    // another flag already asks for expert parallelism: --enable-ep-moe, DP attention).
     if (ep == tp && ep > 1)
       a.expert_parallel = true;
-    else if (ep > 1)
+    else if (ep > 1 && !a.expert_parallel && !a.dp_attention)
       a.ignored.push_back(flag + " " + std::to_string(ep) + " (the experts spread over the " +
                           std::to_string(tp) +
                           " GPUs either way; the step time costs them as tensor-parallel)");
@@ -1060,6 +1062,7 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
       break;
     case Field::ep_size:
       a.ep_size = static_cast<std::uint32_t>(uint(1, 4096));
+      a.ep_size_flag = w.flag;
       break;
     case Field::trtllm_beam_width:
       a.max_beam_width = static_cast<std::uint32_t>(uint(1, 1024));

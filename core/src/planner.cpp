@@ -240,7 +240,11 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
   std::uint64_t layer_part = ceil_div(all - tables, in.tp);  // one TP rank, every layer
   if (in.expert_parallel && model.weights.expert_bytes > 0 &&
       scaled(model.weights.expert_bytes) <= all - tables) {
-    const std::uint64_t dp = in.gpus ? std::max<std::uint64_t>(in.gpus / mul(in.tp, in.pp), 1) : 1;
+    // Within one replica the experts are 1/tp per GPU either way; the engines that spread them
+    // over the data-parallel replicas too (vLLM, SGLang with DP attention) divide by those.
+    const std::uint64_t dp = in.gpus && engine_rules(in).expert_parallel_spans_replicas(in)
+                                 ? std::max<std::uint64_t>(in.gpus / mul(in.tp, in.pp), 1)
+                                 : 1;
     const std::uint64_t experts = scaled(model.weights.expert_bytes);
     layer_part = add(ceil_div(all - tables - experts, in.tp), ceil_div(experts, mul(in.tp, dp)),
                      "weight bytes");

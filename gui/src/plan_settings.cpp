@@ -44,6 +44,7 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
       s.extras.max_num_batched_tokens.value_or(engine_rules(in).default_max_num_batched_tokens(in));
   in.reserve_bytes = s.extras.reserve_bytes;
   in.available_kv_bytes = s.extras.available_kv_bytes;
+  in.expert_parallel = s.extras.expert_parallel;
   return in;
 }
 

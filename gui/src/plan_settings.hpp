@@ -50,6 +50,7 @@ struct PlanSettings {
     VllmRules vllm_rules = VllmRules::current;  // engine "vllm@0.9"
     VllmOptions::MambaCacheMode mamba_cache_mode = VllmOptions::MambaCacheMode::none;
     bool enforce_eager = false;
+    bool expert_parallel = false;  // engine.enable_expert_parallel
     bool operator==(const Extras&) const = default;
   } extras;
 

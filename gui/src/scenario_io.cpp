@@ -129,6 +129,7 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   x.vllm_rules = p.vllm().rules;
   x.mamba_cache_mode = p.vllm().mamba_cache_mode;
   x.enforce_eager = !d.cuda_graphs;
+  x.expert_parallel = p.expert_parallel;
   return s;
 }
 

@@ -47,9 +47,12 @@ struct ServingSetup {
 
 ServingSetup serving_setup(const ServingRequest& r) {
   const GpuSpec gpu = resolve_gpu(r.settings);
-  return {serving_config(r, gpu),
-          sim::StepModel(r.model, gpu, sim::step_model_input(gpu, r.settings.engine, r.settings.tp),
-                         "GPU")};
+  sim::ServingConfig cfg = serving_config(r, gpu);
+  // The engine, TP and expert parallelism of the resolved deployment, as simulate's.
+  sim::StepModelInput si = sim::step_model_input(gpu, cfg.plan);
+  si.measured_tables = r.measured_moe;
+  sim::StepModel step(r.model, gpu, si, "GPU");
+  return {std::move(cfg), std::move(step)};
 }
 
 }  // namespace
@@ -94,6 +97,7 @@ std::vector<sim::SloRow> run_slo_search(
   sim::SloSearchInput in;
   in.base = serving_config(r, own);
   in.base.enable_prefix_caching = grid.prefix_caching;
+  in.measured_tables = r.measured_moe;
   in.slo = r.slo;
   in.max_gpus = grid.max_gpus;
   in.threads = threads;

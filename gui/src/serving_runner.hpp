@@ -4,7 +4,7 @@
 // An SLO sizing search (sim::slo_search) runs the same way, its lines on a few threads of its own.
 // run_serving() is the whole translation from the view's inputs to the library's, and nothing
 // else: the planner's settings become the PlanInput (to_plan_input), the step model is
-// StepModel(model, gpu, {engine, tp}), as `kvplan simulate` builds them.
+// StepModel(model, gpu, {engine, tp, ep}), as `kvplan simulate` builds them.
 //
 //   ServingRequest req{.model = load_model("llama-3.1-8b"), .workload_json = text};
 //   sim::SimResult r = run_serving(req, {});     // r.summary.ttft_ms.p99, r.kv_series
@@ -61,6 +61,7 @@ struct ServingRequest {
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> max_num_batched_tokens;
   bool enable_prefix_caching = false;
+  bool measured_moe = false;       // MoE layers from the measured tables (simulate --measured-moe)
   sim::SloLimits slo;              // goodput limits (0 = none); the search's SLO
   std::optional<SloGrid> search;   // set: an SLO sizing search instead of one simulation
   std::optional<SweepGrid> sweep;  // set: a concurrency sweep instead of one simulation

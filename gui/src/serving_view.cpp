@@ -442,6 +442,14 @@ QGroupBox* ServingView::buildSchedulerBox() {
   prefix_caching_->setObjectName("prefixCaching");
   prefix_caching_->setChecked(true);  // vLLM V1's and SGLang's default
   f->addRow(prefix_caching_);
+  // simulate --measured-moe: MoE layers from aiconfigurator's measured tables where a row fits
+  // (docs/simulate-step-time.md); off, as in the CLI.
+  measured_moe_ = new QCheckBox("Measured MoE tables");
+  measured_moe_->setObjectName("measuredMoe");
+  measured_moe_->setToolTip(
+      "Cost the routed experts with kvplan's measured per-operation tables (models/perf/moe/) "
+      "where a row fits the GPU, engine, dtype and shape, as kvplan simulate --measured-moe");
+  f->addRow(measured_moe_);
   slo_ttft_ = msSpin("sloTtftP99");
   slo_tpot_ = msSpin("sloTpotP99");
   slo_e2e_ = msSpin("sloE2eP99");
@@ -740,6 +748,7 @@ ServingRequest ServingView::request() const {
   if (max_batched_->value() > 0)
     r.max_num_batched_tokens = static_cast<std::uint64_t>(max_batched_->value());
   r.enable_prefix_caching = prefix_caching_->isEnabled() && prefix_caching_->isChecked();
+  r.measured_moe = measured_moe_->isChecked();
   r.slo = {.ttft_p99_ms = slo_ttft_->value(),
            .tpot_p99_ms = slo_tpot_->value(),
            .e2e_p99_ms = slo_e2e_->value()};

@@ -151,6 +151,7 @@ class ServingView : public QWidget {
   QSpinBox* max_num_seqs_;
   QSpinBox* max_batched_;
   QCheckBox* prefix_caching_;
+  QCheckBox* measured_moe_;
   QDoubleSpinBox *slo_ttft_, *slo_tpot_, *slo_e2e_;
   QCheckBox* slo_all_gpus_;
   std::vector<QCheckBox*> slo_tps_, slo_formats_;

@@ -695,13 +695,18 @@ TEST_F(Simulate, SpeculativeDecoding) {
   }
 }
 
-// --measured-moe: the routed experts from kvplan's measured table (models/perf/moe/), named in the
-// note and in the JSON; a dense model is untouched, and without the flag nothing changes.
-TEST_F(Simulate, MeasuredMoeNamesItsTable) {
-  const std::string closed = write(dir, "moe.json", R"({"kvplan_workload": 1,
+// Four closed-loop clients, eight requests of 1,024 prompt and 32 output tokens: the MoE runs
+// below.
+constexpr const char* kClosedMoeWorkload = R"({"kvplan_workload": 1,
     "arrival": {"process": "closed", "concurrency": 4, "requests": 8},
     "prompt_tokens": {"dist": "fixed", "mean": 1024},
-    "output_tokens": {"dist": "fixed", "mean": 32}})");
+    "output_tokens": {"dist": "fixed", "mean": 32}})";
+
+// --measured-moe: the routed experts from kvplan's measured table (models/perf/moe/), named in the
+// note and in the JSON; a dense model is untouched, and without the flag nothing changes. plan
+// --slo --measured-moe does the same for every candidate.
+TEST_F(Simulate, MeasuredMoeNamesItsTable) {
+  const std::string closed = write(dir, "moe.json", kClosedMoeWorkload);
   const std::string cmd =
       "simulate --model gpt-oss-120b --gpu h200-141gb --max-model-len 2048 "
       "--workload '" +
@@ -723,6 +728,30 @@ TEST_F(Simulate, MeasuredMoeNamesItsTable) {
              dense_m = kvplan(base + "--format json --measured-moe");
   ASSERT_EQ(dense_m.code, 0) << dense_m.err;
   EXPECT_EQ(dense.out, dense_m.out);
+  // plan --slo --measured-moe costs every candidate's MoE layers with the tables, as simulate
+  // --measured-moe does, so its TPOT p99 is not the roofline's; the flag belongs to SLO sizing.
+  const std::string slo =
+      "plan --model gpt-oss-120b --gpu h200-141gb --tp 1 --context 2048 "
+      "--workload '" +
+      closed + "' --slo tpot_p99_ms=1000 --format json";
+  const auto slo_plain = kvplan(slo), slo_measured = kvplan(slo + " --measured-moe");
+  ASSERT_EQ(slo_plain.code, 0) << slo_plain.err;
+  ASSERT_EQ(slo_measured.code, 0) << slo_measured.err;
+  const auto sp = nlohmann::json::parse(slo_plain.out),
+             sq = nlohmann::json::parse(slo_measured.out);
+  ASSERT_EQ(sp["rows"].size(), sq["rows"].size());
+  // One line a KV format the search tries; those it simulated (a number) differ.
+  int simulated = 0;
+  for (std::size_t i = 0; i < sp["rows"].size(); ++i) {
+    EXPECT_EQ(sp["rows"][i]["kv_dtype"], sq["rows"][i]["kv_dtype"]);
+    if (!sp["rows"][i]["tpot_p99_ms"].is_number()) continue;
+    ++simulated;
+    EXPECT_NE(sp["rows"][i]["tpot_p99_ms"], sq["rows"][i]["tpot_p99_ms"]) << i << slo_measured.out;
+  }
+  EXPECT_GE(simulated, 1);
+  const auto refused = kvplan("plan --model gpt-oss-120b --gpu h200-141gb --measured-moe");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_TRUE(has(refused.err, "--measured-moe")) << refused.err;
 }
 
 // Issue 30, classes 5 and 7 through the binary: a TPOT limit on one-token outputs, an absurd

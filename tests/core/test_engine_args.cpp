@@ -127,6 +127,27 @@ TEST(EngineArgs, SuggestionsRealizeThePlan) {
   EXPECT_NE(why.find("kivi"), std::string::npos);
 }
 
+// A plan with expert parallelism launches it: vLLM --enable-expert-parallel, SGLang --ep-size of
+// its --tp; each reads back as the same plan. A dense model has no experts to spread.
+TEST(EngineArgs, SuggestionsLaunchExpertParallelism) {
+  const auto moe = load_model("qwen3-30b-a3b");
+  PlanInput in;
+  in.tp = 4;
+  in.context = 32768;
+  in.concurrency = 8;
+  in.expert_parallel = true;
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  in.gpu_id = "h100-sxm-80gb";
+  const std::string v = *vllm_command(moe, in), s = *sglang_command(moe, in);
+  EXPECT_NE(v.find(" --tensor-parallel-size 4 --enable-expert-parallel "), std::string::npos) << v;
+  EXPECT_NE(s.find(" --tp 4 --ep-size 4 "), std::string::npos) << s;
+  EXPECT_TRUE(parse_engine_command(Engine::vllm, v, "--vllm").expert_parallel);
+  EXPECT_TRUE(parse_engine_command(Engine::sglang, s, "--sglang").expert_parallel);
+  const auto dense = load_model("llama-3.1-8b");
+  EXPECT_EQ(vllm_command(dense, in)->find("expert"), std::string::npos);
+  EXPECT_EQ(sglang_command(dense, in)->find("--ep-size"), std::string::npos);
+}
+
 }  // namespace
 
 // POSIX shell word splitting, as `sh` would split the line (XCU 2.2 / 2.3), no expansions.

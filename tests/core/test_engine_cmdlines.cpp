@@ -913,6 +913,12 @@ TEST(EngineCmdlines, MisreadingsOfTheDeployment) {
       h200, 0, "", "--sglang");
   EXPECT_EQ(s.plan.gpus, 4u);
   EXPECT_TRUE(s.plan.expert_parallel);
+  // Without DP attention --dp runs independent servers, each holding every expert (its expert
+  // parallelism is within one server's --tp GPUs, here 1): one GPU holds the whole checkpoint,
+  // where vLLM's --enable-expert-parallel spreads them over the DP ranks
+  // (ExpertParallelWithDataParallel).
+  EXPECT_EQ(memory_budget(s.model, s.plan).weight_bytes,
+            load_model("qwen3-30b-a3b").weight_bytes());
   // --dtype bfloat16 on an FP8 checkpoint keeps its FP8 weights, in SGLang as in vLLM (and in
   // trtllm-serve's LLM-API dtype): ceil(bytes / 8) on TP 8.
   const auto m = load_model("qwen3-235b-a22b-fp8");
@@ -1030,11 +1036,31 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
   EXPECT_EQ(part.ignored[0].rfind("--ep-size 4", 0), 0u) << part.ignored[0];
   EXPECT_FALSE(
       sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 1").expert_parallel);
-  try {
-    sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 3");
-    ADD_FAILURE() << "ep 3 of tp 8 accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.field(), "--ep-size");
+  // Beside --enable-ep-moe (EP over the whole group already) --ep-size 4 is not named as TP.
+  EXPECT_TRUE(sglang("python -m sglang.launch_server --model-path m --tp 8 --enable-ep-moe "
+                     "--ep-size 4")
+                  .ignored.empty());
+  // Two servers of --tp 8 --ep-size 8: each holds every expert, 1/8 per GPU, as without EP.
+  const auto h200 = load_gpu("h200-141gb");
+  const auto ep = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 --ep-size 8 "
+             "--dp 2 --context-length 32768"),
+      h200, 0, "", "--sglang");
+  const auto tp = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 --dp 2 "
+             "--context-length 32768"),
+      h200, 0, "", "--sglang");
+  EXPECT_EQ(ep.plan.gpus, 16u);
+  EXPECT_TRUE(ep.plan.expert_parallel);
+  EXPECT_EQ(memory_budget(ep.model, ep.plan).weight_bytes,
+            memory_budget(tp.model, tp.plan).weight_bytes);
+  for (const char* flag : {"--ep-size", "--expert-parallel-size"}) {
+    try {
+      sglang(std::string("python -m sglang.launch_server --model-path m --tp 8 ") + flag + " 3");
+      ADD_FAILURE() << "ep 3 of tp 8 accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.field(), flag);  // as the command line spelled it
+    }
   }
 }
 

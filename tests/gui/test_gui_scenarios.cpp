@@ -134,7 +134,7 @@ class TestGuiScenarios : public QObject {
       "hardware": {"gpu": "h100-sxm-80gb", "gpus": 2, "price_per_hour": 3.5},
       "engine": {"name": "vllm", "tensor_parallel_size": 1, "max_model_len": 32768,
                  "max_num_seqs": 64, "gpu_memory_utilization": 0.92, "reserve_gib": 3,
-                 "max_num_batched_tokens": 4096},
+                 "max_num_batched_tokens": 4096, "enable_expert_parallel": true},
       "compression": {"kv_format": "fp8"},
       "slo": {"context": 16384, "concurrency": 32, "min_kv_cache_tokens": 100000,
               "max_cost_per_hour": 20}})");

@@ -793,6 +793,52 @@ class TestGuiServing : public QObject {
     QVERIFY(clock.elapsed() < 20'000);
   }
 
+  // The "Measured MoE tables" box is simulate's --measured-moe: off by default, as in the CLI;
+  // on, gpt-oss-120b on an H200 runs on the StepModel with measured_tables, the library's own
+  // run of the same deployment (the view's defaults: vLLM's 1024 sequences and 8192 tokens on
+  // an H200, arg_utils.py@99d7eb5d), and its TPOT is not the roofline's.
+  void theMeasuredMoeBoxIsSimulatesFlag() {
+    PlannerModel model;
+    QVERIFY(model.loadModel("gpt-oss-120b"));
+    model.setGpu("h200-141gb");
+    model.setContext(2048);
+    ServingView view(&model);
+    view.setWorkloadSpec(tinySpec());
+    auto* box = view.findChild<QCheckBox*>("measuredMoe");
+    QVERIFY(!box->isChecked());
+    QVERIFY(!view.request().measured_moe);
+    const bool prefix = view.request().enable_prefix_caching;
+    auto run = [&] {
+      view.findChild<QPushButton*>("servingRunButton")->click();
+      return waitForOutcome(view.runner(), 60'000);
+    };
+    const ServingOutcome roofline = run();
+    QVERIFY2(roofline.status == ServingOutcome::Status::done, qPrintable(roofline.error));
+    box->setChecked(true);
+    QVERIFY(view.request().measured_moe);
+    const ServingOutcome measured = run();
+    QVERIFY2(measured.status == ServingOutcome::Status::done, qPrintable(measured.error));
+
+    const ModelSpec m = load_model("gpt-oss-120b");
+    const GpuSpec g = load_gpu("h200-141gb");
+    sim::ServingConfig cfg = expectedConfig();
+    cfg.plan.context = 2048;
+    cfg.plan.gpu_memory_bytes = g.engine_memory_bytes();
+    cfg.plan.gpu_id = g.id;
+    cfg.enable_prefix_caching = prefix;
+    const auto w = sim::parse_workload_json(sim::to_json(tinySpec()), "test", 1);
+    sim::StepModelInput on;
+    on.measured_tables = true;
+    const sim::StepModel table(m, g, on), plain(m, g, {});
+    QVERIFY(table.moe_measured());
+    const sim::SimResult a = sim::simulate(m, cfg, plain, w), b = sim::simulate(m, cfg, table, w);
+    QCOMPARE(roofline.result.steps, a.steps);
+    QCOMPARE(roofline.result.summary.tpot_ms.mean, a.summary.tpot_ms.mean);
+    QCOMPARE(measured.result.steps, b.steps);
+    QCOMPARE(measured.result.summary.tpot_ms.mean, b.summary.tpot_ms.mean);
+    QVERIFY(a.summary.tpot_ms.mean != b.summary.tpot_ms.mean);
+  }
+
   void theDeploymentIsThePlannersOwn() {
     PlannerModel model;
     ServingView view(&model);

@@ -65,6 +65,7 @@ struct EngineArgs {
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).
   std::optional<std::string> trtllm_backend;  // pytorch, tensorrt, _autodeploy
   std::optional<std::uint32_t> ep_size;  // --ep_size / moe_expert_parallel_size, SGLang --ep-size
+  std::string ep_size_flag;              // how the command line spelled it
   std::optional<std::uint32_t> max_beam_width;  // --max_beam_width (default 1)
   std::vector<std::uint64_t> max_attention_window;
   std::optional<std::uint64_t> max_gpu_total_bytes;  // kv_cache_config.max_gpu_total_bytes

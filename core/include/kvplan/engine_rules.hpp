@@ -205,6 +205,11 @@ class EngineRules {
   // Parallel layouts and state it has: SGLang's --enable-dp-attention splits the --tp GPUs into
   // --dp attention groups; vLLM's speculative tokens hold extra state pages per recurrent group.
   virtual bool dp_attention_splits_tp() const { return false; }
+  // Whether a deployment's expert parallelism spreads the routed experts over its data-parallel
+  // replicas too (gpus / (tp · pp) of them), not only over one replica's TP group: vLLM's EP size
+  // is TP × DP; SGLang's with DP attention only (its --tp GPUs are one server); TensorRT-LLM's
+  // --ep_size splits the tp_size GPUs. Elsewhere every replica holds all the experts.
+  virtual bool expert_parallel_spans_replicas(const PlanInput& /*in*/) const { return false; }
   virtual bool speculative_tokens_hold_state_pages() const { return false; }
   // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state
   // block of its own, so max_num_seqs above the block count refuses to start.

@@ -164,6 +164,11 @@ class Sglang final : public EngineRules {
   }
   // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
   bool dp_attention_splits_tp() const override { return true; }
+  // With DP attention the dp groups of one server share the MoE layers (ep = its --tp GPUs);
+  // without it --dp runs independent servers, each with every expert.
+  bool expert_parallel_spans_replicas(const PlanInput& in) const override {
+    return in.sglang().dp_attention > 1;
+  }
   bool simulated() const override { return true; }
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
@@ -183,6 +188,10 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (in.tp > 1) s += " --tp " + std::to_string(in.tp);
   if (in.pp > 1) s += " --pp-size " + std::to_string(in.pp);
   if (!dp.empty()) s += " --dp " + dp;
+  // Whole experts over the --tp GPUs (server_args.py --ep-size), as simulated; DP attention
+  // states its own layout below.
+  if (in.expert_parallel && in.sglang().dp_attention <= 1 && in.tp > 1 && model.routed_experts > 0)
+    s += " --ep-size " + std::to_string(in.tp);
   s += " --context-length " + std::to_string(in.context);
   s += " --max-running-requests " + std::to_string(seqs);
   s += " --kv-cache-dtype " + *kv;

@@ -19,6 +19,8 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
   if (in.tp > 1) s += " --tensor-parallel-size " + std::to_string(in.tp);
   if (in.pp > 1) s += " --pipeline-parallel-size " + std::to_string(in.pp);
   if (!dp.empty()) s += " --data-parallel-size " + dp;
+  // The experts spread over the TP × DP ranks, as planned and simulated.
+  if (in.expert_parallel && model.routed_experts > 0) s += " --enable-expert-parallel";
   s += " --max-model-len " + std::to_string(in.context);
   s += " --max-num-seqs " + std::to_string(seqs);
   s += " --kv-cache-dtype " + *kv;

@@ -86,6 +86,7 @@ bool prepare_line(const ModelSpec& model, const SloSearchInput& in, const SloLin
   } else {
     StepModelInput si = step_model_input(line.gpu, cfg.plan.engine, line.tp);
     if (cfg.plan.expert_parallel) si.ep = line.tp;
+    si.measured_tables = in.measured_tables;
     timer = std::make_unique<StepModel>(model, line.gpu, si, line.gpu.id);
   }
   return true;

@@ -83,6 +83,9 @@ struct SloSearchInput {
   std::uint32_t max_gpus = 64;  // per line, in all (TP × replicas)
   unsigned threads = 0;         // 0 = std::thread::hardware_concurrency()
   StepTimerFactory timer;       // empty = StepModel
+  // The default StepModel costs MoE layers with the measured tables (StepModelInput::
+  // measured_tables, `plan --slo --measured-moe`); a `timer` sets its own.
+  bool measured_tables = false;
   // Called as lines finish (lines done, lines in all), from the worker threads, serialized.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   // Set: every simulation gets it (SimOptions::cancel), and once it is true the search stops,
