@@ -241,10 +241,8 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
   if (in.expert_parallel && model.weights.expert_bytes > 0 &&
       scaled(model.weights.expert_bytes) <= all - tables) {
     // Within one replica the experts are 1/tp per GPU either way; the engines that spread them
-    // over the data-parallel replicas too (vLLM, SGLang with DP attention) divide by those.
-    const std::uint64_t dp = in.gpus && engine_rules(in).expert_parallel_spans_replicas(in)
-                                 ? std::max<std::uint64_t>(in.gpus / mul(in.tp, in.pp), 1)
-                                 : 1;
+    // over data-parallel replicas too (vLLM, SGLang's DP attention groups) divide by those.
+    const std::uint64_t dp = engine_rules(in).expert_parallel_replicas(in);
     const std::uint64_t experts = scaled(model.weights.expert_bytes);
     layer_part = add(ceil_div(all - tables - experts, in.tp), ceil_div(experts, mul(in.tp, dp)),
                      "weight bytes");

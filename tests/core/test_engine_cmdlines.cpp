@@ -941,6 +941,20 @@ TEST(EngineCmdlines, MisreadingsOfTheDeployment) {
              "--dp-size=8 --enable-dp-attention --context-length 32768"),
       h200, 0, "", "--sglang");
   EXPECT_EQ(dpa.plan.gpus, 8u);
+  // Its experts spread over the server's 8 GPUs (the DP attention groups share the MoE layers),
+  // also when the deployment runs two such servers on 16 GPUs, and when the simulator sizes one
+  // group's pool alone (gpus 0): 1/8 of the experts a GPU, the rest whole (attention TP 1).
+  const auto v3 = load_model("deepseek-v3");
+  const std::uint64_t experts = v3.weights.expert_bytes, rest = v3.weight_bytes() - experts;
+  EXPECT_EQ(dpa.plan.tp, 1u);
+  PlanInput two = dpa.plan, group = dpa.plan;
+  two.gpus = 16;
+  group.gpus = 0;
+  for (const PlanInput& p : {dpa.plan, two, group}) {
+    const std::uint64_t w = memory_budget(v3, p).weight_bytes;
+    EXPECT_GE(w, rest + (experts + 7) / 8);
+    EXPECT_LE(w, rest + (experts + 7) / 8 + 64);  // the tables' split rounds per stage
+  }
 }
 
 }  // namespace

@@ -426,6 +426,50 @@ TEST(StepTime, ExpertParallelismCostsTheBusiestRank) {
   EXPECT_EQ(kvplan::sim::step_model_input(g, plan).ep, 1u);
 }
 
+// SGLang's DP attention: Mixtral as --tp 2 --dp 2 --enable-dp-attention, one group of tp 1 whose
+// MoE layers span both groups' 2 GPUs. One decode token of this group, ideal efficiency:
+//   dense weights on its one GPU: 2 · 1,605,636,096 = 3,211,272,192 B (TP 2: half);
+//   experts: 1/2 of 2 · 45,097,156,608 B a GPU, touched by both groups' 2 tokens:
+//     1 − (6/8)^2 = 0.4375 of 45,097,156,608 = 19,730,006,016 B (TP 2: one token, 1/4);
+//   hidden states: the group's attention needs no reduce (tp 1); each of the 32 layers gathers
+//     the 2 groups' tokens over 2 GPUs and reduce-scatters them: 2 · (1/2) · 2 · 4096 · 2 B =
+//     16,384 B a layer, 524,288 B in all;
+//   FLOPs: 2 · 12,879,925,248 a token on one GPU, as TP 1 (its share of both groups' tokens).
+TEST(StepTime, DpAttentionSpansTheMoeLayersOverEveryGroup) {
+  const auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput dpa = ideal(1);
+  dpa.attention_dp = 2;
+  const StepModel group(m, g, dpa), tp1(m, g, ideal(1));
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  const auto t = group.terms(one);
+  EXPECT_DOUBLE_EQ(group.dense_weight_bytes(), 3211272192.0);
+  EXPECT_DOUBLE_EQ(group.expert_weight_bytes(), 45097156608.0);
+  EXPECT_DOUBLE_EQ(t.bytes, 3211272192.0 + 19730006016.0);
+  EXPECT_DOUBLE_EQ(t.allreduce_bytes, 524288.0);
+  EXPECT_DOUBLE_EQ(t.flops, tp1.terms(one).flops);
+  EXPECT_NEAR(group.seconds(one),
+              std::max(t.flops / kH100Bf16, t.bytes / kH100Bw) + 524288.0 / 450e9, 1e-12);
+  // The planned deployment: SGLang --tp 2 --dp 2 --enable-dp-attention is plan.tp 1 with
+  // dp_attention 2 (deploy.cpp engine_shape), and expert_parallel for its memory.
+  kvplan::PlanInput plan;
+  plan.engine = kvplan::Engine::sglang;
+  plan.tp = 1;
+  plan.expert_parallel = true;
+  plan.edit_sglang().dp_attention = 2;
+  const StepModelInput si = kvplan::sim::step_model_input(g, plan);
+  EXPECT_EQ(si.attention_dp, 2u);
+  EXPECT_EQ(si.ep, 1u);
+  // Expert parallelism beside DP attention is refused naming the field.
+  StepModelInput both = ideal(2);
+  both.attention_dp = 2;
+  both.ep = 2;
+  EXPECT_EQ(field_of(m, g, both), "attention_dp");
+  both.ep = 1;
+  both.attention_dp = 0;
+  EXPECT_EQ(field_of(m, g, both), "attention_dp");
+}
+
 // Measured MoE layers (--measured-moe). models/perf/moe/h200-141gb.vllm.txt holds aiconfigurator's
 // measurement of one gpt-oss-120b MoE layer on an H200 under vLLM 0.19 (its row "w4a16_mxfp4
 // vllm_mxfp4_moe 2880 2880 4 128 1 1 1.2", from ai-dynamo/aiconfigurator@095f58a5's

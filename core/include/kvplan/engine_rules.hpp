@@ -205,11 +205,11 @@ class EngineRules {
   // Parallel layouts and state it has: SGLang's --enable-dp-attention splits the --tp GPUs into
   // --dp attention groups; vLLM's speculative tokens hold extra state pages per recurrent group.
   virtual bool dp_attention_splits_tp() const { return false; }
-  // Whether a deployment's expert parallelism spreads the routed experts over its data-parallel
-  // replicas too (gpus / (tp · pp) of them), not only over one replica's TP group: vLLM's EP size
-  // is TP × DP; SGLang's with DP attention only (its --tp GPUs are one server); TensorRT-LLM's
-  // --ep_size splits the tp_size GPUs. Elsewhere every replica holds all the experts.
-  virtual bool expert_parallel_spans_replicas(const PlanInput& /*in*/) const { return false; }
+  // Over how many of its replicas a deployment's expert parallelism spreads the routed experts
+  // (1: within one replica's TP group, every replica holding all the experts): vLLM's EP size is
+  // TP × DP, so all gpus / (tp · pp) of them; SGLang's DP attention groups of one server (its
+  // --dp, whatever the servers); TensorRT-LLM's --ep_size splits the tp_size GPUs.
+  virtual std::uint64_t expert_parallel_replicas(const PlanInput& /*in*/) const { return 1; }
   virtual bool speculative_tokens_hold_state_pages() const { return false; }
   // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state
   // block of its own, so max_num_seqs above the block count refuses to start.

@@ -164,10 +164,11 @@ class Sglang final : public EngineRules {
   }
   // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
   bool dp_attention_splits_tp() const override { return true; }
-  // With DP attention the dp groups of one server share the MoE layers (ep = its --tp GPUs);
-  // without it --dp runs independent servers, each with every expert.
-  bool expert_parallel_spans_replicas(const PlanInput& in) const override {
-    return in.sglang().dp_attention > 1;
+  // With DP attention the dp groups of one server share the MoE layers (its --tp GPUs), however
+  // many servers the deployment has; without it --dp runs independent servers, each with every
+  // expert.
+  std::uint64_t expert_parallel_replicas(const PlanInput& in) const override {
+    return std::max<std::uint64_t>(in.sglang().dp_attention, 1);
   }
   bool simulated() const override { return true; }
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,

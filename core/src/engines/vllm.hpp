@@ -104,7 +104,10 @@ class Vllm : public EngineRules {
   // MambaSpec.num_speculative_blocks (kv_cache_interface.py@001cabc1).
   bool speculative_tokens_hold_state_pages() const override { return true; }
   // --enable-expert-parallel: the experts over the TP × DP ranks (PlanInput::expert_parallel).
-  bool expert_parallel_spans_replicas(const PlanInput&) const override { return true; }
+  std::uint64_t expert_parallel_replicas(const PlanInput& in) const override {
+    const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+    return in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
+  }
   // PR #38270 (CompilationConfig.resolve_cudagraph_mode_and_sizes), from vLLM 0.20.
   bool graphs_need_a_state_block_per_sequence() const override { return true; }
   bool simulated() const override { return true; }

@@ -168,7 +168,12 @@ StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t
 StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated) {
   StepModelInput si = step_model_input(gpu, plan.engine, plan.tp, calibrated);
-  if (plan.expert_parallel) si.ep = plan.tp;
+  // SGLang's DP attention: plan.tp is one group's, its MoE layers span every group
+  // (deploy.cpp engine_shape sets expert_parallel with it: the experts' memory, not EP).
+  if (const std::uint32_t dp = plan.sglang().dp_attention; plan.engine == Engine::sglang && dp > 1)
+    si.attention_dp = dp;
+  else if (plan.expert_parallel)
+    si.ep = plan.tp;
   return si;
 }
 
@@ -186,8 +191,7 @@ double expected_max_of_normals(std::uint32_t n) {
 }
 
 StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
-                     const std::string& source)
-    : tp_(in.tp) {
+                     const std::string& source) {
   if (in.tp == 0 || !valid_tp(model, in.tp))
     throw Error(source, "tp",
                 "tensor parallelism " + std::to_string(in.tp) + " does not divide model " +
@@ -197,8 +201,18 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
     throw Error(source, "ep",
                 "expert parallelism " + std::to_string(in.ep) + " must divide tensor parallelism " +
                     std::to_string(in.tp) + " (the experts spread over ranks of the TP group)");
+  if (in.attention_dp == 0 || (in.attention_dp > 1 && in.ep > 1))
+    throw Error(source, "attention_dp",
+                "DP attention groups " + std::to_string(in.attention_dp) +
+                    ": at least 1, and with expert parallelism 1 (the MoE layers under DP "
+                    "attention are costed TP-sharded over every group's GPUs)");
   ep_ = in.ep;
   ep_spread_ = expected_max_of_normals(in.ep);
+  moe_token_groups_ = in.attention_dp;
+  // The ranks the routed experts and the MoE layers span: the TP group, or every DP attention
+  // group's GPUs.
+  const std::uint64_t moe_ranks = std::uint64_t{in.tp} * in.attention_dp;
+  multi_rank_ = moe_ranks > 1;
   eff_ = in.efficiency.value_or(default_step_efficiency(gpu, in.engine));
   validate(eff_, source);
 
@@ -212,9 +226,9 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   if (!(gpu.bandwidth_gbps > 0))
     throw Error(source, "gpu", "GPU " + gpu.id + " has no bandwidth_gbps");
   bandwidth_ = gpu.bandwidth_gbps * 1e9;
-  if (in.tp > 1 && !(gpu.interconnect_gbps > 0))
+  if (moe_ranks > 1 && !(gpu.interconnect_gbps > 0))
     throw Error(source, "tp",
-                "GPU " + gpu.id + " has no interconnect_gbps: tp " + std::to_string(in.tp) +
+                "GPU " + gpu.id + " has no interconnect_gbps: tp " + std::to_string(moe_ranks) +
                     " needs the GPU-to-GPU bandwidth");
   link_bandwidth_ = gpu.interconnect_gbps * 1e9 / 2;  // one direction of the listed figure
 
@@ -236,7 +250,7 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   if (!moe) experts = 0;  // no routing known: every weight is read every step
   const double tp = static_cast<double>(in.tp);
   weight_bytes_ = (all - vision - experts) / tp;
-  expert_bytes_ = experts / tp;
+  expert_bytes_ = experts / static_cast<double>(moe_ranks);
 
   // Parameters: the published or estimated count, else bytes / bytes per weight. Expert and
   // vision parameters from their bytes at the checkpoint's nominal bytes per weight, which
@@ -259,7 +273,8 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   // engine, shape, dtype and tp: its time replaces their FLOPs, bytes and per-expert overhead.
   // With expert parallelism the row is the busiest rank's (the tables' ep column).
   if (moe && in.measured_tables) {
-    auto found = detail::find_moe_curve(model, gpu, in.engine, in.tp, in.ep);
+    auto found =
+        detail::find_moe_curve(model, gpu, in.engine, static_cast<std::uint32_t>(moe_ranks), in.ep);
     moe_source_ = found.curve ? found.why : "roofline: " + found.why;
     if (found.curve) {
       moe_curve_ = std::make_shared<const detail::MoeCurve>(std::move(*found.curve));
@@ -279,17 +294,25 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   const double q_heads_per_rank = std::ceil(static_cast<double>(model.num_q_heads) / tp);
   flops_per_pair_ = 2 * (dk + dv) * q_heads_per_rank * model.cached_layers();
 
-  // Two all-reduces of the bf16 hidden state per layer per token (attention out, MLP out).
-  allreduce_bytes_per_token_ =
-      in.tp > 1 ? 2.0 * static_cast<double>(model.layers.size()) * model.hidden_size * 2 : 0;
-  layers_ = std::max<double>(1, static_cast<double>(model.layers.size()));
+  // The bf16 hidden state through one rank's link per token of the step, each layer: two
+  // all-reduces over the TP group (attention out, MLP out; a ring sends 2(tp − 1)/tp of the
+  // buffer); under DP attention the attention group's reduce-scatter, then every group's tokens
+  // gathered over the moe_ranks and reduce-scattered back (see the header).
+  const double layers = static_cast<double>(model.layers.size());
+  const double hidden_bytes = static_cast<double>(model.hidden_size) * 2;
+  const double ranks = static_cast<double>(moe_ranks), groups = in.attention_dp;
+  if (in.attention_dp == 1)
+    comm_bytes_per_token_ = in.tp > 1 ? 2 * layers * hidden_bytes * 2 * (tp - 1) / tp : 0;
+  else
+    comm_bytes_per_token_ =
+        layers * hidden_bytes * ((tp - 1) / tp + 2 * (ranks - 1) / ranks * groups);
+  layers_ = std::max<double>(1, layers);
   lm_head_bytes_ = static_cast<double>(model.vocab_size) * model.hidden_size * 2 / tp;
-  if (in.tp > 1 && model.hidden_size == 0)
+  if (moe_ranks > 1 && model.hidden_size == 0)
     throw Error(source, "model",
                 "model " + model.id + " has no hidden_size: the TP all-reduce needs it");
-  const double layers = static_cast<double>(model.layers.size());
   fixed_s_ = eff_.overhead_s + layers * eff_.layer_overhead_s +
-             (in.tp > 1 ? 2 * layers * eff_.allreduce_latency_s : 0) +
+             (moe_ranks > 1 ? 2 * layers * eff_.allreduce_latency_s : 0) +
              (moe_curve_ ? 0 : layers * experts_ * eff_.expert_overhead_s);
   const std::string& wd = model.weight_dtype;
   if (wd == "fp8" || wd == "fp4" || wd == "int4" || wd == "int8")
@@ -313,8 +336,11 @@ double step_tokens(const StepBatch& b) {
 
 }  // namespace
 
-StepModel::ExpertLoad StepModel::expert_load(double tokens) const {
-  if (experts_ == 0 || !(tokens > 0)) return {};
+StepModel::ExpertLoad StepModel::expert_load(double step_tokens) const {
+  if (experts_ == 0 || !(step_tokens > 0)) return {};
+  // Under DP attention an MoE layer sees every group's tokens (the header's assumption: D times
+  // this group's).
+  const double tokens = step_tokens * moe_token_groups_;
   // Each expert is missed by all T tokens with (1 − k/E)^T.
   const double touched = 1 - std::pow(1 - experts_per_token_ / experts_, tokens);
   if (ep_ == 1) return {.compute = 1, .touched = touched};
@@ -340,11 +366,8 @@ StepModel::Terms StepModel::terms(const StepBatch& b) const {
             flops_per_pair_ * pairs;
   t.bytes =
       weight_bytes_ + roofline_expert_bytes_ * load.touched + static_cast<double>(b.kv_read_bytes);
-  if (moe_curve_) t.measured_s = moe_layers_ * moe_curve_->seconds(tokens);
-  if (tp_ > 1) {
-    const double tp = tp_;
-    t.allreduce_bytes = allreduce_bytes_per_token_ * tokens * 2 * (tp - 1) / tp;
-  }
+  if (moe_curve_) t.measured_s = moe_layers_ * moe_curve_->seconds(tokens * moe_token_groups_);
+  t.allreduce_bytes = comm_bytes_per_token_ * tokens;
   return t;
 }
 
@@ -357,7 +380,8 @@ double StepModel::seconds(const StepBatch& b) const {
   const double memory = weight_bytes_ / (bandwidth_ * dense_memory_eff_) +
                         roofline_expert_bytes_ * touched / (bandwidth_ * expert_memory_eff_) +
                         static_cast<double>(b.kv_read_bytes) / (bandwidth_ * eff_.memory);
-  const double allreduce = tp_ > 1 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
+  const double allreduce =
+      t.allreduce_bytes > 0 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
   const double seqs = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
   return std::max(compute, memory) + t.measured_s + allreduce + fixed_s_ +
          seqs * eff_.seq_overhead_s + draft_seconds(b);
@@ -385,13 +409,10 @@ double StepModel::draft_seconds(const StepBatch& b) const {
         roofline_expert_bytes_ * share * load.touched / (bandwidth_ * expert_memory_eff_) +
         static_cast<double>(b.kv_read_bytes) * share / (bandwidth_ * eff_.memory);
     double s = std::max(flops / (peak_flops_ * compute_eff_), memory) + d * eff_.layer_overhead_s;
-    if (moe_curve_) s += share * moe_layers_ * moe_curve_->seconds(tokens);
-    if (tp_ > 1) {
-      const double tp = tp_;
-      s += allreduce_bytes_per_token_ * share * tokens * 2 * (tp - 1) / tp /
-               (link_bandwidth_ * eff_.interconnect) +
+    if (moe_curve_) s += share * moe_layers_ * moe_curve_->seconds(tokens * moe_token_groups_);
+    if (multi_rank_)
+      s += comm_bytes_per_token_ * share * tokens / (link_bandwidth_ * eff_.interconnect) +
            2 * d * eff_.allreduce_latency_s;
-    }
     return s;
   };
   // The first pass takes every token of the step (the drafter's cache follows the target's),

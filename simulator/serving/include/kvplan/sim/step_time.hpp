@@ -58,6 +58,17 @@
 // rank can hold. Uniform routing, the normal approximation: real routers are skewed, so this is a
 // lower bound on the imbalance (docs/simulate-step-time.md "Expert parallelism").
 //
+// SGLang's DP attention (StepModelInput::attention_dp = D > 1; --tp T --dp D
+// --enable-dp-attention): the step is one attention group's (tp = T / D ranks, its own requests,
+// attention and the other dense weights over tp), and the MoE layers run over all T = tp · D
+// ranks on every group's tokens, taken as D times this group's (the simulator deals the arrivals
+// round-robin over the groups): each rank holds 1/T of the experts, its routed FLOPs per group
+// token are 2 · routed / tp as before, the touched experts are those of D · tokens, and each layer
+// gathers every group's hidden states over the T ranks and reduce-scatters them back
+// (sglang/srt/layers/dp_attention.py@2aa2e2d0 _dp_gather_via_all_gather, dp_reduce_scatter_tensor):
+// 2 (T − 1)/T · D · tokens · hidden · 2 bytes a rank, plus the attention group's reduce-scatter
+// (tp − 1)/tp · tokens · hidden · 2 bytes when tp > 1.
+//
 // With StepModelInput::measured_tables (`--measured-moe`) and a measured row for the GPU, engine,
 // expert dtype and shape (models/perf/moe/), the routed experts leave compute, memory and the
 // per-expert cost, and the step adds moe_layers · layer(T), the measured latency of one MoE layer
@@ -152,6 +163,10 @@ struct StepModelInput {
   // 1 = each expert sharded over the tp ranks). Must divide tp. The measured tables' EP rows are
   // the busiest rank's layer (tp / ep, ep).
   std::uint32_t ep = 1;
+  // SGLang DP attention groups sharing the MoE layers (1 = none): the experts over tp ·
+  // attention_dp ranks, TP-sharded (SGLang's MoE under DP attention without an EP flag), fed
+  // attention_dp groups' tokens. With attention_dp > 1, ep must be 1.
+  std::uint32_t attention_dp = 1;
 };
 
 // The step-time input of a deployment: its engine and TP, with a calibration's step-time fields
@@ -159,8 +174,9 @@ struct StepModelInput {
 // `simulate`, `check` and the GUI share, so a calibration counts the same on every path.
 StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t tp,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
-// The same for a planned deployment: its engine and TP, and with PlanInput::expert_parallel the
-// experts spread over the whole TP group (ep = tp).
+// The same for a planned deployment: its engine and TP, with PlanInput::expert_parallel the
+// experts spread over the whole TP group (ep = tp), and SGLang's DP attention groups (plan.tp is
+// one group's; the experts over all the groups' GPUs: attention_dp, ep 1).
 StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
 
@@ -240,15 +256,16 @@ class StepModel final : public StepTimer {
   std::string moe_source_;
   double experts_ = 0, experts_per_token_ = 0;
   double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
-  double allreduce_bytes_per_token_ = 0;  // activations all-reduced per token per step
-  double layers_ = 1;                     // the model's layers (draft passes take a share)
-  double lm_head_bytes_ = 0;              // vocab · hidden · 2 bytes / tp (0 when unknown)
+  double comm_bytes_per_token_ = 0;  // hidden-state bytes through one rank's link per step token
+  bool multi_rank_ = false;          // the step spans more than one GPU (TP or DP attention)
+  double layers_ = 1;                // the model's layers (draft passes take a share)
+  double lm_head_bytes_ = 0;         // vocab · hidden · 2 bytes / tp (0 when unknown)
   double fixed_s_ = 0;            // per-step overhead + per-layer + all-reduce latency + per-expert
   double compute_eff_ = 0;        // eff.compute, or eff.fp8_compute / fp4_compute at those peaks
   double dense_memory_eff_ = 0;   // eff.memory, or eff.lowbit_memory for a 4-bit dense model
   double expert_memory_eff_ = 0;  // eff.memory, or eff.lowbit_memory for 4-bit experts
-  std::uint32_t tp_ = 1;
   std::uint32_t ep_ = 1;
+  double moe_token_groups_ = 1;        // attention_dp: the groups whose tokens an MoE layer sees
   double routed_flops_per_token_ = 0;  // the routed experts' part of flops_per_token_
   double ep_spread_ = 0;               // c(ep): expected largest of ep standard normals
 };
