@@ -474,9 +474,13 @@ void finish_experts_and_beams(EngineArgs& a, const std::string& source) {
     // Whole experts over the TP group (ep = tp): the step time's busiest rank
     // (StepModelInput::ep); part of it: costed as TP-sharded experts, memory alike (unless
     // another flag already asks for expert parallelism: --enable-ep-moe, DP attention).
-    if (ep == tp && ep > 1)
+    if (ep > 1 && a.dp_attention)
+      a.not_modelled.push_back(flag + " " + std::to_string(ep) +
+                               " beside --enable-dp-attention (the MoE layers are costed "
+                               "tensor-parallel over the --tp GPUs)");
+    else if (ep == tp && ep > 1)
       a.expert_parallel = true;
-    else if (ep > 1 && !a.expert_parallel && !a.dp_attention)
+    else if (ep > 1 && !a.expert_parallel)
       a.ignored.push_back(flag + " " + std::to_string(ep) + " (the experts spread over the " +
                           std::to_string(tp) +
                           " GPUs either way; the step time costs them as tensor-parallel)");

@@ -225,8 +225,8 @@ std::uint64_t loaded_weights(const ModelSpec& model, const PlanInput& in,
 // (stage_layer_counts); the embedding sits on the first stage and lm_head on the last — a tied
 // lm_head is a copy of the embedding there when PP > 1 (the models' PPMissingLayer /
 // is_first_rank / is_last_rank placement, docs/engine-memory.md) — each split over TP
-// (VocabParallelEmbedding, ParallelLMHead). Routed experts shard over every GPU under expert
-// parallelism.
+// (VocabParallelEmbedding, ParallelLMHead). Under expert parallelism the routed experts shard over
+// the replicas the engine spreads them over too (EngineRules::expert_parallel_replicas).
 std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput& in,
                                          const std::string& source) {
   const std::uint64_t all = loaded_weights(model, in, source);

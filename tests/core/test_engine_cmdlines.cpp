@@ -1050,6 +1050,13 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
   EXPECT_EQ(part.ignored[0].rfind("--ep-size 4", 0), 0u) << part.ignored[0];
   EXPECT_FALSE(
       sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 1").expert_parallel);
+  // Beside DP attention the MoE layers are costed TP over the --tp GPUs: --ep-size is named.
+  const auto dpa = sglang(
+      "python -m sglang.launch_server --model-path m --tp 8 --dp 8 --enable-dp-attention "
+      "--ep-size 8");
+  ASSERT_EQ(dpa.not_modelled.size(), 1u);
+  EXPECT_EQ(dpa.not_modelled[0].rfind("--ep-size 8 beside --enable-dp-attention", 0), 0u)
+      << dpa.not_modelled[0];
   // Beside --enable-ep-moe (EP over the whole group already) --ep-size 4 is not named as TP.
   EXPECT_TRUE(sglang("python -m sglang.launch_server --model-path m --tp 8 --enable-ep-moe "
                      "--ep-size 4")

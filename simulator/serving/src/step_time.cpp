@@ -228,8 +228,8 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   bandwidth_ = gpu.bandwidth_gbps * 1e9;
   if (moe_ranks > 1 && !(gpu.interconnect_gbps > 0))
     throw Error(source, "tp",
-                "GPU " + gpu.id + " has no interconnect_gbps: tp " + std::to_string(moe_ranks) +
-                    " needs the GPU-to-GPU bandwidth");
+                "GPU " + gpu.id + " has no interconnect_gbps: a step over " +
+                    std::to_string(moe_ranks) + " GPUs needs the GPU-to-GPU bandwidth");
   link_bandwidth_ = gpu.interconnect_gbps * 1e9 / 2;  // one direction of the listed figure
 
   // Weights: the checkpoint's bytes split evenly over the ranks (planner memory_budget, pp 1); the

@@ -27,7 +27,7 @@
 //                        through each GPU's link in one direction: half the listed bidirectional
 //                        figure)
 //   fixed costs        = eff.overhead_s + L · eff.layer_overhead_s
-//                        + (tp > 1) · 2 · L · eff.allreduce_latency_s + seqs · eff.seq_overhead_s
+//                        + (GPUs > 1) · 2 · L · eff.allreduce_latency_s + seqs · eff.seq_overhead_s
 //                        + L · E · eff.expert_overhead_s                      (MoE)
 //                        + L · eff.quant_layer_overhead_s    (8- and 4-bit weights)
 //                        (per step; per layer: kernel boundaries and tails a roofline does not
@@ -44,7 +44,7 @@
 //                        adds draft_passes passes, the first over the step's T tokens, the rest
 //                        over B = its sequences: max(compute, memory) of d/L of the weights,
 //                        experts, FLOPs and KV read plus the LM head over B rows (2 · vocab ·
-//                        hidden / tp bytes, and FLOPs a row), + d · (layer overhead + (tp > 1) ·
+//                        hidden / tp bytes, and FLOPs a row), + d · (layer overhead + (GPUs > 1) ·
 //                        2 · all-reduce latency), d = draft layers (at least 1)
 // and each request's TTFT and E2E add eff.frontend_s, the serving front end's own latency
 // (HTTP, tokenization, detokenization, streaming), which no step contains.
