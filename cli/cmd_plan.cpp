@@ -182,7 +182,8 @@ po::options_description plan_options(PlanFlags& f) {
       "engine-option", po::value(&engine_options)->composing(),
       "KEY=VALUE, repeatable: the engine's own setting with a deployment file's key "
       "(num_gpu_blocks_override=4000, swa_full_tokens_ratio=0.5, backend=tensorrt, "
-      "max_attention_window=[128,8192]; docs/deploy.md)")(
+      "max_attention_window=[128,8192]; docs/deploy.md)")("enable-expert-parallel",
+                                                          kExpertParallelHelp)(
       "draft-layers", po::value(&draft)->default_value(0),
       "speculative layers holding a cache (MTP layers, EAGLE draft layers)")(
       "pp", po::value(&pp)->default_value(1), "pipeline-parallel size")(
@@ -242,7 +243,7 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("gpu-memory-gib")) req.gpu_memory_gib = f.mem_gib;
   if (vm.count("available-kv-gib")) req.available_kv_gib = f.avail;
   req.engine = f.engine;
-  req.engine_options = f.engine_options;
+  req.engine_options = with_expert_parallel(vm, f.engine_options);
   // Given (an empty one refused here, not taken for the default), else the model's dtype.
   if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;

@@ -59,8 +59,8 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "engine", po::value(&f.engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
       "engine-option", po::value(&f.engine_options)->composing(),
       "KEY=VALUE, repeatable: the engine's own setting with a deployment file's key "
-      "(docs/deploy.md)")("max-model-len", po::value(&f.context),
-                          "tokens per request at most (default: the model's)")(
+      "(docs/deploy.md)")("enable-expert-parallel", kExpertParallelHelp)(
+      "max-model-len", po::value(&f.context), "tokens per request at most (default: the model's)")(
       "max-num-seqs", po::value(&f.seqs),
       "requests per step at most (default: the engine's on this GPU; vLLM 1024 on >= 70 GiB "
       "GPUs other than A100s, else 256)")(
@@ -172,7 +172,7 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   req.model = f.model;
   req.gpu = f.gpu;
   req.engine = f.engine;
-  req.engine_options = f.engine_options;
+  req.engine_options = with_expert_parallel(vm, f.engine_options);
   // Given (an empty one refused here, not taken for the default), else the model's dtype.
   if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;

@@ -88,6 +88,17 @@ std::string kv_format_help(const std::string& default_note) {
   return spellings_help(kv_format_spellings(), "(" + default_note + ")");
 }
 
+const char* const kExpertParallelHelp =
+    "MoE: the routed experts whole over the TP group, as vLLM --enable-expert-parallel or SGLang "
+    "--ep-size = --tp (the engine option enable_expert_parallel=true; the step waits for the "
+    "busiest rank: docs/simulate-step-time.md)";
+
+std::vector<std::string> with_expert_parallel(const po::variables_map& vm,
+                                              std::vector<std::string> engine_options) {
+  if (vm.count("enable-expert-parallel")) engine_options.push_back("enable_expert_parallel=true");
+  return engine_options;
+}
+
 std::string policy_help(const std::string& prefix) {
   return prefix + spellings_help(policy_spellings(),
                                  "(h2o and snapkv also take ,gqa=sum|mean|max; all but full "

@@ -53,6 +53,12 @@ std::string spellings_help(const std::vector<std::string>& spellings, const std:
 std::string kv_format_help(const std::string& default_note);
 std::string policy_help(const std::string& prefix = "");
 
+// --enable-expert-parallel (plan, simulate, sweep): the engine option enable_expert_parallel=true
+// (docs/deploy.md), its help, and the option list it joins.
+extern const char* const kExpertParallelHelp;
+std::vector<std::string> with_expert_parallel(const po::variables_map& vm,
+                                              std::vector<std::string> engine_options);
+
 // While set, parse_args appends the long names of every option it is given ("--model", ...) to
 // `*flags` and throws HelpShown without printing: how `kvplan completion bash` learns each
 // command's options from their definitions. nullptr ends collection.

@@ -754,6 +754,28 @@ TEST_F(Simulate, MeasuredMoeNamesItsTable) {
   EXPECT_TRUE(has(refused.err, "--measured-moe")) << refused.err;
 }
 
+// --enable-expert-parallel on simulate and plan is the engine option enable_expert_parallel=true:
+// the same output byte for byte, and not the TP run's (Qwen3-30B-A3B's 128 experts at tp 2: the
+// step waits for the busiest rank; plan's vLLM DP + EP over 4 GPUs holds a quarter of them).
+TEST_F(Simulate, EnableExpertParallelIsTheEngineOption) {
+  const std::string closed = write(dir, "ep.json", kClosedMoeWorkload);
+  const std::string sim =
+      "simulate --model qwen3-30b-a3b --gpu h100-sxm-80gb --tp 2 "
+      "--max-model-len 2048 --workload '" +
+      closed + "' --format json";
+  const std::string plan =
+      "plan --model qwen3-30b-a3b --gpu h100-sxm-80gb --tp 2 --gpus 4 --context 2048 --brief "
+      "--format json";
+  for (const std::string& cmd : {sim, plan}) {
+    const auto flag = kvplan(cmd + " --enable-expert-parallel"),
+               option = kvplan(cmd + " --engine-option enable_expert_parallel=true"),
+               tp = kvplan(cmd);
+    ASSERT_EQ(flag.code, 0) << flag.err;
+    EXPECT_EQ(flag.out, option.out);
+    EXPECT_NE(flag.out, tp.out);
+  }
+}
+
 // Issue 30, classes 5 and 7 through the binary: a TPOT limit on one-token outputs, an absurd
 // offload bandwidth, a BOM before a CSV header, --gpu X,X.
 TEST_F(Simulate, SemanticsAndEverydayInputs) {
