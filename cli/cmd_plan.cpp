@@ -122,15 +122,7 @@ int run_slo_plan(const ModelSpec& m, const PlanInput& in, const po::variables_ma
   if (!vm["policy"].defaulted() && !is_full(in.policy)) policies.push_back(in.policy);
   s.lines = sim::slo_lines(m, gpus, tps, formats, policies);
   s.measured_tables = vm.count("measured-moe") > 0;
-  if (calibrated)  // the calibration's step-time fields over each GPU's defaults
-    s.timer = [c = *calibrated, ep = in.expert_parallel, measured = s.measured_tables](
-                  const ModelSpec& model, const GpuSpec& g, std::uint32_t tp,
-                  Engine e) -> std::unique_ptr<sim::StepTimer> {
-      sim::StepModelInput si = sim::step_model_input(g, e, tp, c);
-      if (ep) si.ep = tp;  // the experts over the whole TP group, as the line without calibration
-      si.measured_tables = measured;
-      return std::make_unique<sim::StepModel>(model, g, si, g.id);
-    };
+  s.calibrated = calibrated;  // its step-time fields over each GPU's defaults
   const sim::Workload w = sim::load_workload(f.workload, f.seed);
   Progress progress("lines");
   s.progress = [&](std::uint64_t d, std::uint64_t t) { progress(d, t); };

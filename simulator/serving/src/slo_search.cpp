@@ -84,8 +84,8 @@ bool prepare_line(const ModelSpec& model, const SloSearchInput& in, const SloLin
   if (in.timer) {
     timer = in.timer(model, line.gpu, line.tp, cfg.plan.engine);
   } else {
-    StepModelInput si = step_model_input(line.gpu, cfg.plan.engine, line.tp);
-    if (cfg.plan.expert_parallel) si.ep = line.tp;
+    // The line's plan (its TP, expert parallelism) as every other path builds the model.
+    StepModelInput si = step_model_input(line.gpu, cfg.plan, in.calibrated);
     si.measured_tables = in.measured_tables;
     timer = std::make_unique<StepModel>(model, line.gpu, si, line.gpu.id);
   }

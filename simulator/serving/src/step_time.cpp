@@ -364,8 +364,8 @@ StepModel::Terms StepModel::terms(const StepBatch& b) const {
   Terms t;
   t.flops = flops_per_token_ * tokens + routed_flops_per_token_ * tokens * (load.compute - 1) +
             flops_per_pair_ * pairs;
-  t.bytes =
-      weight_bytes_ + roofline_expert_bytes_ * load.touched + static_cast<double>(b.kv_read_bytes);
+  t.expert_bytes = roofline_expert_bytes_ * load.touched;
+  t.bytes = weight_bytes_ + t.expert_bytes + static_cast<double>(b.kv_read_bytes);
   if (moe_curve_) t.measured_s = moe_layers_ * moe_curve_->seconds(tokens * moe_token_groups_);
   t.allreduce_bytes = comm_bytes_per_token_ * tokens;
   return t;
@@ -376,9 +376,8 @@ double StepModel::seconds(const StepBatch& b) const {
   const Terms t = terms(b);
   const double compute = t.flops / (peak_flops_ * compute_eff_);
   // The same bytes as terms(), each part at its own efficiency.
-  const double touched = expert_load(step_tokens(b)).touched;
   const double memory = weight_bytes_ / (bandwidth_ * dense_memory_eff_) +
-                        roofline_expert_bytes_ * touched / (bandwidth_ * expert_memory_eff_) +
+                        t.expert_bytes / (bandwidth_ * expert_memory_eff_) +
                         static_cast<double>(b.kv_read_bytes) / (bandwidth_ * eff_.memory);
   const double allreduce =
       t.allreduce_bytes > 0 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;

@@ -66,7 +66,8 @@ std::vector<SloLine> slo_lines(const ModelSpec& model, const std::vector<GpuSpec
                                const std::vector<KvFormat>& formats,
                                const std::vector<RetentionPolicy>& policies);
 
-// Builds a line's step timer; the default is StepModel(model, gpu, {engine, tp}).
+// Builds a line's step timer (tests); the default is StepModel(model, gpu, step_model_input(gpu,
+// the line's plan, calibrated)).
 using StepTimerFactory = std::function<std::unique_ptr<StepTimer>(
     const ModelSpec& model, const GpuSpec& gpu, std::uint32_t tp, Engine engine)>;
 
@@ -83,6 +84,9 @@ struct SloSearchInput {
   std::uint32_t max_gpus = 64;  // per line, in all (TP × replicas)
   unsigned threads = 0;         // 0 = std::thread::hardware_concurrency()
   StepTimerFactory timer;       // empty = StepModel
+  // The default StepModel's calibration (kvplan explain --calibrate): its step-time fields over
+  // each line GPU's defaults, as step_model_input applies them.
+  std::optional<CalibratedEfficiency> calibrated;
   // The default StepModel costs MoE layers with the measured tables (StepModelInput::
   // measured_tables, `plan --slo --measured-moe`); a `timer` sets its own.
   bool measured_tables = false;

@@ -224,6 +224,7 @@ class StepModel final : public StepTimer {
   struct Terms {
     double flops = 0;            // per rank
     double bytes = 0;            // HBM bytes read per rank
+    double expert_bytes = 0;     // of which the routed experts' (the busiest rank's)
     double allreduce_bytes = 0;  // sent through one rank's link, one direction
     double measured_s = 0;       // the MoE layers' time from the measured table (then the
                                  // experts are in neither flops nor bytes)
