@@ -29,6 +29,9 @@ std::optional<VllmRules> vllm_release_rules(const std::string& v) {
     return v == minor || v.rfind(minor + ".", 0) == 0;
   };
   if (release("0.9")) return VllmRules::v0_9;
+  // 0.10: NCCL created after the memory baseline, inside non-torch (before
+  // vllm-project/vllm#25359).
+  if (release("0.10")) return VllmRules::v0_10;
   // 0.17 - 0.19: graphs outside the budget (the estimate is deducted from 0.21).
   for (const char* minor : {"0.17", "0.18", "0.19"})
     if (release(minor)) return VllmRules::v0_19;
@@ -47,7 +50,8 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
     throw Error(source, field,
                 "vLLM version \"" + v +
                     "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
-                    "vllm@0.9, vllm@0.19 for 0.17 - 0.19); docs/deploy.md lists what changed when");
+                    "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19); docs/deploy.md lists what "
+                    "changed when");
   }
   if (const auto at = name.find('@'); at != std::string::npos) {
     const Engine e = parse_engine(name.substr(0, at), source, field);

@@ -98,6 +98,7 @@ TEST(EngineRules, LogFactsPerEngine) {
   EXPECT_EQ(vllm().rules_of_log("0.8.5", false), VllmRules::v0_9);
   EXPECT_EQ(vllm().rules_of_log("", true), VllmRules::v0_9);
   EXPECT_EQ(vllm().rules_of_log("0.18.1", false), VllmRules::v0_19);
+  EXPECT_EQ(vllm().rules_of_log("0.10.2", false), VllmRules::v0_10);  // NCCL after the baseline
   EXPECT_FALSE(vllm().rules_of_log("0.11.0", false).has_value());
   EXPECT_FALSE(sglang().rules_of_log("0.8.5", true).has_value());
 }

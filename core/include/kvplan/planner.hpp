@@ -54,9 +54,13 @@ enum class Engine { vllm, sglang, trtllm };
 //                  groups × block_size.
 //   memory (vllm@0.19, 0.17 - 0.19: the current pools)  the profile's sampler is the Triton
 //                  top-k/top-p kernel, not a sort; CUDA graphs are captured outside the budget.
+//   memory (vllm@0.10, 0.10.x: 0.9's pools)  NCCL and the all-reduce buffers are created after
+//                  the memory baseline, so non-torch holds them (vllm-project/vllm#25359 moved
+//                  them before it from 0.11, where vllm@0.9's terms, fitted on such a release,
+//                  keep them).
 // Every version's BlockPool holds one null block back, so the requests that fit at once are
 // (num_blocks − 1) // blocks per request.
-enum class VllmRules { current, v0_9, v0_19 };
+enum class VllmRules { current, v0_9, v0_10, v0_19 };
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field);
 // "vllm", "vllm@0.9", "sglang", "trtllm": the engine and, for vLLM, its rules. Throws Error

@@ -30,6 +30,12 @@ class Vllm : public EngineRules {
   // vllm/v1/sample/ops/topk_topp_sampler.py@01fa3fe74b058bb604f236341ab2361c7cf3d25b "if
   // HAS_TRITON and logits.shape[0] >= 8"), or the full sort of older releases (vllm@0.9).
   enum class SamplerPath { sort, triton };
+  // Whether the distributed environment (NCCL communicators, custom all-reduce buffers) is set up
+  // before the memory baseline, so that its memory is in neither the budget nor non-torch but
+  // taken from what the fraction leaves out (vllm-project/vllm#25359, merged 2025-09-22, from
+  // 0.11: gpu_worker.py@35d5cda123ec28581759b6d34cde8052314fb1e6 "Initialize the distributed
+  // environment BEFORE taking memory snapshot"), or after it, inside non-torch (0.10.x and before).
+  virtual bool distributed_before_baseline() const { return true; }
   virtual SamplerPath sampler_path() const { return SamplerPath::triton; }
   // The CUDA-graph memory this version's logs show (fitted, GiB) and what it was read from.
   virtual double graphs_gib() const;

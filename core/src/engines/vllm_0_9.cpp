@@ -6,7 +6,7 @@
 namespace kvplan::engines {
 namespace {
 
-class Vllm09 final : public Vllm {
+class Vllm09 : public Vllm {
  public:
   VllmRules version() const override { return VllmRules::v0_9; }
   std::string name() const override { return "vllm@0.9"; }
@@ -43,10 +43,44 @@ class Vllm09 final : public Vllm {
   }
 };
 
+// vLLM 0.10.x (`--engine vllm@0.10`): 0.9's pools, pages and sampler, and the memory baseline
+// taken before the distributed environment, so NCCL's and the custom all-reduce's buffers are
+// non-torch memory inside the budget (vllm-project/vllm#25359 reversed the order from 0.11; the
+// 0.10.2 log of Qwen3-Next at TP 2 logs 1.38 GiB of non-torch memory where llm-d's later release
+// logs 0.55 at TP 2).
+class Vllm010 final : public Vllm09 {
+ public:
+  VllmRules version() const override { return VllmRules::v0_10; }
+  std::string name() const override { return "vllm@0.10"; }
+  bool distributed_before_baseline() const override { return false; }
+  std::optional<Refusal> own_layer_geometry_refusal() const override {
+    return Refusal{"engine",
+                   "layers with their own KV heads or head dims follow the current vLLM's page "
+                   "unification; kvplan has no vllm@0.10 rule for them (use --engine vllm)",
+                   ""};
+  }
+  std::optional<Refusal> dcp_refusal() const override {
+    return Refusal{"decode_context_parallel_size",
+                   "kvplan's vllm@0.10 rules have no decode context parallelism (vLLM's came with "
+                   "PR #23734, merged 2025-08-27; use --engine vllm)",
+                   ""};
+  }
+  std::string budget_formula() const override {
+    return "vLLM V1 0.10: available = total x gpu_memory_utilization - weights - activation peak "
+           "- non-torch (NCCL included; CUDA graphs outside); num_gpu_blocks = available // page "
+           "// layers";
+  }
+};
+
 }  // namespace
 
 const EngineRules& vllm_0_9_rules() {
   static const Vllm09 rules;
+  return rules;
+}
+
+const EngineRules& vllm_0_10_rules() {
+  static const Vllm010 rules;
   return rules;
 }
 

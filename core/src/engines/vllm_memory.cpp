@@ -171,6 +171,20 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
       gib(tp1 ? kFit.context_tp1_gib : kFit.context_tp_gib), MemoryTerm::Basis::fitted,
       std::string("CUDA context") + (tp1 ? "" : " and NCCL") + ", taken before the baseline",
       kFitSource};
+  if (!tp1 && !distributed_before_baseline()) {
+    // Before vllm-project/vllm#25359 the baseline came first: what NCCL took before it in the fit
+    // (the context at TP > 1 less the context at TP 1) is non-torch memory, inside the budget.
+    const double nccl = kFit.context_tp_gib - kFit.context_tp1_gib;
+    t.non_torch = {gib(kFit.non_torch_tp_gib + nccl), MemoryTerm::Basis::fitted,
+                   "non-torch memory at TP > 1 (" + fixed2(kFit.non_torch_tp_gib) +
+                       " GiB) + NCCL and the all-reduce buffers, created after the baseline (" +
+                       fixed2(nccl) + " GiB: the fitted context at TP > 1 less at TP 1)",
+                   std::string(kFitSource) +
+                       "; the order: vllm-project/vllm#25359 (from 0.11 NCCL comes first)"};
+    t.context = {gib(kFit.context_tp1_gib), MemoryTerm::Basis::fitted,
+                 "CUDA context, taken before the baseline (NCCL after it, before 0.11)",
+                 kFitSource};
+  }
   t.graphs = {gib(graphs_gib()), MemoryTerm::Basis::fitted, graphs_how(), kFitSource};
   // From 0.21 the graph estimate is deducted from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_
   // CUDAGRAPHS on by default: "CUDA graph memory profiling is enabled (default since v0.21.0)"
