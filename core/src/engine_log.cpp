@@ -658,7 +658,7 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   if (dtype == "torch.float16") dtype = "float16";
   in.format = engine_kv_format(log.engine, dtype, model, log.source, "kv_cache_dtype");
   // The rule set the log was written under (vLLM: V0 and V1 before 0.10 by 0.9's, whose logs
-  // print "# GPU blocks"; 0.17 - 0.19 by theirs).
+  // print "# GPU blocks"; 0.10 and 0.17 - 0.19 by theirs).
   const std::optional<VllmRules> rules =
       engine_rules(log.engine)
           .rules_of_log(log.version, log.num_gpu_blocks.has_value() || log.v0_profile);

@@ -38,7 +38,8 @@ std::string quality_of(const ModelSpec& model, bool same) {
          "kvplan replay --trace on a trace of this model, docs/accuracy.md)";
 }
 
-std::string semantics(Engine e) { return engine_rules(e).budget_formula(); }
+// The budget formula of the plan's own rule set (vllm@0.10's, say, not the current vLLM's).
+std::string semantics(const PlanInput& in) { return engine_rules(in).budget_formula(); }
 
 std::string plan_title(const PlanReport& r) {
   const auto& in = r.input;
@@ -263,7 +264,7 @@ nlohmann::json plan_json(const PlanReport& r) {
   j["model"] = r.model.id;
   j["gpu"] = r.gpu ? nlohmann::json(r.gpu->id) : nlohmann::json(nullptr);
   j["engine"] = engine_rules(in).name();
-  j["semantics"] = semantics(in.engine);
+  j["semantics"] = semantics(in);
   j["kv_dtype"] = to_string(in.format);
   j["policy"] = to_string(in.policy);
   j["tp"] = in.tp;
@@ -690,7 +691,7 @@ std::string render(const PlanReport& r, OutputFormat f) {
   auto table = [&](const Table& t) { return md ? render_markdown(t) : render_text(t); };
   auto heading = [&](const std::string& h) { return md ? "#### " + h + "\n\n" : h + "\n"; };
   std::string s = (md ? "### " : "") + plan_title(r) + "\n";
-  s += (md ? "\n_" : "") + semantics(r.input.engine) + (md ? "_\n\n" : "\n\n");
+  s += (md ? "\n_" : "") + semantics(r.input) + (md ? "_\n\n" : "\n\n");
   s += heading("Memory") + table(memory_table(r)) + "\n";
   s += heading("KV cache") + table(capacity_table(r)) + "\n";
   if (!r.order.empty())

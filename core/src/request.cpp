@@ -272,6 +272,21 @@ ResolvedDeployment resolve(const DeploymentRequest& r) {
     const Calibration cal = load_calibration(*r.calibration);
     // Per-term corrections where the log printed its profile: kvplan's terms for this
     // deployment, corrected; else the one measured reserve (else the source's).
+    // The corrections are deltas to kvplan's terms under the rules the log was explained by:
+    // under another vLLM rule set a term means another thing (vllm@0.10's non-torch memory
+    // holds NCCL, the later releases' does not), so the two must agree.
+    const PlanInput& p = out.deploy.plan;
+    if (cal.terms && p.engine == Engine::vllm && !cal.version.empty()) {
+      const VllmRules measured =
+          engine_rules(Engine::vllm).rules_of_log(cal.version, false).value_or(VllmRules::current);
+      if (measured != p.vllm().rules)
+        throw Error(*r.calibration, "/version",
+                    "the per-term corrections were measured on a vLLM " + cal.version +
+                        " log against " + to_string(Engine::vllm, measured) +
+                        "'s terms; this plan uses " + to_string(Engine::vllm, p.vllm().rules) +
+                        "'s: plan with --engine " + to_string(Engine::vllm, measured) +
+                        ", or calibrate on a log of the release you plan for");
+    }
     if (cal.terms)
       out.deploy.plan.memory_corrections = *cal.terms;
     else if (cal.reserve_bytes)

@@ -20,6 +20,7 @@
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 #include "kvplan/request.hpp"
+#include "temp_dir.hpp"
 
 namespace kvplan {
 namespace {
@@ -300,6 +301,32 @@ TEST(OneVerdict, ABadShapeIsTheSameErrorOnEveryPath) {
       EXPECT_EQ(e.exit_code(), 2);
     }
   }
+}
+
+TEST(OneVerdict, PerTermCorrectionsKeepTheRulesTheyWereMeasuredUnder) {
+  // A calibration's terms are deltas to kvplan's terms under the log's rule set: a vLLM 0.10.2
+  // log's non-torch delta is against vllm@0.10's non-torch memory (NCCL included), which the
+  // current rules' does not hold, so it applies only under vllm@0.10 (exit 2 otherwise).
+  test::TempDir dir;
+  const std::string cal = (dir.path() / "cal.json").string();
+  std::ofstream(cal) << R"({"kvplan_calibration": 1, "engine": "vllm", "version": "0.10.2",
+      "terms": {"activation_delta_bytes": 0, "non_torch_delta_bytes": -107374182}})";
+  DeploymentRequest r = as_flags(8192, std::nullopt, std::nullopt);
+  r.tp = 2;
+  r.calibration = cal;
+  try {
+    resolve(r);
+    ADD_FAILURE() << "a 0.10.2 calibration applied under the current rules";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("/version"), std::string::npos) << m;
+    EXPECT_NE(m.find("--engine vllm@0.10"), std::string::npos) << m;
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+  r.engine = "vllm@0.10";
+  const auto d = resolve(r);
+  ASSERT_TRUE(d.deploy.plan.memory_corrections.has_value());
+  EXPECT_EQ(d.deploy.plan.memory_corrections->non_torch_delta_bytes, -107374182);
 }
 
 TEST(OneVerdict, OverridesApplyBeforeTheRules) {

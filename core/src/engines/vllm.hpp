@@ -64,8 +64,8 @@ class Vllm : public EngineRules {
             .graphs_logged_only = "",
             .compares_reserve = true};
   }
-  // Older vLLM (V0 logs, V1 before 0.10) by the 0.9 rules; 0.17 - 0.19 by theirs (graphs outside
-  // the budget); none: the current rules.
+  // Older vLLM (V0 logs, V1 before 0.10) by the 0.9 rules; 0.10 by theirs (NCCL inside
+  // non-torch); 0.17 - 0.19 by theirs (graphs outside the budget); none: the current rules.
   std::optional<VllmRules> rules_of_log(const std::string& version, bool v0_profile) const override;
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }

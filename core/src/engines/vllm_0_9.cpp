@@ -59,12 +59,9 @@ class Vllm010 final : public Vllm09 {
                    "unification; kvplan has no vllm@0.10 rule for them (use --engine vllm)",
                    ""};
   }
-  std::optional<Refusal> dcp_refusal() const override {
-    return Refusal{"decode_context_parallel_size",
-                   "kvplan's vllm@0.10 rules have no decode context parallelism (vLLM's came with "
-                   "PR #23734, merged 2025-08-27; use --engine vllm)",
-                   ""};
-  }
+  // --decode-context-parallel-size came with vllm-project/vllm#23734 (merged 2025-08-27, before
+  // 0.10.2): the current source's DCP pages.
+  std::optional<Refusal> dcp_refusal() const override { return std::nullopt; }
   std::string budget_formula() const override {
     return "vLLM V1 0.10: available = total x gpu_memory_utilization - weights - activation peak "
            "- non-torch (NCCL included; CUDA graphs outside); num_gpu_blocks = available // page "
