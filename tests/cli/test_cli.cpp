@@ -570,4 +570,18 @@ TEST(CliOutput, ErrorMessagesHaveNoTerminalEscapes) {
   EXPECT_FALSE(has(r.err, "\x1b")) << r.err;
 }
 
+// A plan under an older vLLM rule set reports that rule set's budget formula, not the current
+// vLLM's: vllm@0.10 keeps the CUDA graphs outside the budget and NCCL inside non-torch
+// (core/src/engines/vllm_0_9.cpp, vllm-project/vllm#25359).
+TEST(Cli, PlanReportsItsOwnRuleSetsBudget) {
+  const auto r = kvplan(
+      "plan --model llama-3.1-8b --gpu h100-sxm-80gb --tp 2 --engine vllm@0.10 --format json");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"], "vllm@0.10");
+  const std::string s = j["semantics"];
+  EXPECT_NE(s.find("NCCL included"), std::string::npos) << s;
+  EXPECT_NE(s.find("CUDA graphs outside"), std::string::npos) << s;
+}
+
 }  // namespace
