@@ -29,7 +29,8 @@ class Vllm09 : public Vllm {
   std::optional<Refusal> own_layer_geometry_refusal() const override {
     return Refusal{"engine",
                    "layers with their own KV heads or head dims follow the current vLLM's page "
-                   "unification; kvplan has no vllm@0.9 rule for them (use --engine vllm)",
+                   "unification; kvplan has no " +
+                       name() + " rule for them (use --engine vllm)",
                    ""};
   }
   // --decode-context-parallel-size came with vllm-project/vllm#23734 (merged 2025-08-27).
@@ -53,12 +54,6 @@ class Vllm010 final : public Vllm09 {
   VllmRules version() const override { return VllmRules::v0_10; }
   std::string name() const override { return "vllm@0.10"; }
   bool distributed_before_baseline() const override { return false; }
-  std::optional<Refusal> own_layer_geometry_refusal() const override {
-    return Refusal{"engine",
-                   "layers with their own KV heads or head dims follow the current vLLM's page "
-                   "unification; kvplan has no vllm@0.10 rule for them (use --engine vllm)",
-                   ""};
-  }
   // --decode-context-parallel-size came with vllm-project/vllm#23734 (merged 2025-08-27, before
   // 0.10.2): the current source's DCP pages.
   std::optional<Refusal> dcp_refusal() const override { return std::nullopt; }
