@@ -164,14 +164,15 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
   if (!in.max_num_seqs && in.max_num_seqs_is_concurrency) seqs = requests_per_replica(in);
   t.activation = activation_term(x.model, in, seqs, x.last_stage, sampler_path());
   const bool tp1 = in.tp == 1;
-  t.non_torch = {gib(tp1 ? kFit.non_torch_tp1_gib : kFit.non_torch_tp_gib),
-                 MemoryTerm::Basis::fitted,
-                 std::string("non-torch memory at TP ") + (tp1 ? "1" : "> 1"), kFitSource};
-  t.context = {
-      gib(tp1 ? kFit.context_tp1_gib : kFit.context_tp_gib), MemoryTerm::Basis::fitted,
-      std::string("CUDA context") + (tp1 ? "" : " and NCCL") + ", taken before the baseline",
-      kFitSource};
-  if (!tp1 && !distributed_before_baseline()) {
+  if (tp1 || distributed_before_baseline()) {
+    t.non_torch = {gib(tp1 ? kFit.non_torch_tp1_gib : kFit.non_torch_tp_gib),
+                   MemoryTerm::Basis::fitted,
+                   std::string("non-torch memory at TP ") + (tp1 ? "1" : "> 1"), kFitSource};
+    t.context = {
+        gib(tp1 ? kFit.context_tp1_gib : kFit.context_tp_gib), MemoryTerm::Basis::fitted,
+        std::string("CUDA context") + (tp1 ? "" : " and NCCL") + ", taken before the baseline",
+        kFitSource};
+  } else {
     // Before vllm-project/vllm#25359 the baseline came first: what NCCL took before it in the fit
     // (the context at TP > 1 less the context at TP 1) is non-torch memory, inside the budget.
     const double nccl = kFit.context_tp_gib - kFit.context_tp1_gib;
