@@ -39,6 +39,98 @@ __global__ void dequantize_plain_kernel(KvDtype dtype, float scale,
     out[i] = plain_decode(dtype, codes + i * eb, scale);
 }
 
+// Four elements per thread when the buffers allow it: one 16-byte load of floats and one store of
+// 4·EB code bytes (and back), the per-element arithmetic unchanged. EB: bytes per element.
+template <int EB>
+struct CodeVec;
+template <>
+struct CodeVec<1> {
+  using type = std::uint32_t;
+};
+template <>
+struct CodeVec<2> {
+  using type = uint2;
+};
+template <>
+struct CodeVec<4> {
+  using type = uint4;
+};
+
+template <int EB>
+__global__ void quantize_plain_vec_kernel(KvDtype dtype, float scale, const float4* __restrict__ in,
+                                          typename CodeVec<EB>::type* __restrict__ out,
+                                          std::uint64_t quads) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < quads;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const float4 x = in[i];
+    std::uint8_t b[4 * EB];
+    plain_encode(dtype, x.x, scale, b);
+    plain_encode(dtype, x.y, scale, b + EB);
+    plain_encode(dtype, x.z, scale, b + 2 * EB);
+    plain_encode(dtype, x.w, scale, b + 3 * EB);
+    typename CodeVec<EB>::type w;
+    std::memcpy(&w, b, sizeof w);
+    out[i] = w;
+  }
+}
+
+template <int EB>
+__global__ void dequantize_plain_vec_kernel(KvDtype dtype, float scale,
+                                            const typename CodeVec<EB>::type* __restrict__ codes,
+                                            float4* __restrict__ out, std::uint64_t quads) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < quads;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const typename CodeVec<EB>::type w = codes[i];
+    std::uint8_t b[4 * EB];
+    std::memcpy(b, &w, sizeof w);
+    out[i] =
+        make_float4(plain_decode(dtype, b, scale), plain_decode(dtype, b + EB, scale),
+                    plain_decode(dtype, b + 2 * EB, scale), plain_decode(dtype, b + 3 * EB, scale));
+  }
+}
+
+bool aligned(const void* p, std::uintptr_t a) {
+  return reinterpret_cast<std::uintptr_t>(p) % a == 0;
+}
+
+// The plain launch: vectorized where n is a multiple of 4 and both buffers are aligned for it.
+void launch_plain(bool encode, KvDtype dtype, float scale, const void* src, void* dst,
+                  std::uint64_t n, cudaStream_t st) {
+  const std::uint32_t eb = plain_element_bytes(dtype);
+  const void* codes = encode ? dst : src;
+  const void* floats = encode ? src : dst;
+  if (n % 4 == 0 && aligned(floats, 16) && aligned(codes, 4ull * eb)) {
+    const std::uint64_t quads = n / 4;
+#define KVPLAN_PLAIN_VEC(EB)                                               \
+  if (encode)                                                              \
+    quantize_plain_vec_kernel<EB><<<grid_for(quads), kThreads, 0, st>>>(   \
+        dtype, scale, static_cast<const float4*>(src),                     \
+        static_cast<typename CodeVec<EB>::type*>(dst), quads);             \
+  else                                                                     \
+    dequantize_plain_vec_kernel<EB><<<grid_for(quads), kThreads, 0, st>>>( \
+        dtype, scale, static_cast<const typename CodeVec<EB>::type*>(src), \
+        static_cast<float4*>(dst), quads);
+    switch (eb) {
+      case 1:
+        KVPLAN_PLAIN_VEC(1)
+        return;
+      case 2:
+        KVPLAN_PLAIN_VEC(2)
+        return;
+      default:
+        KVPLAN_PLAIN_VEC(4)
+        return;
+    }
+#undef KVPLAN_PLAIN_VEC
+  }
+  if (encode)
+    quantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(
+        dtype, scale, static_cast<const float*>(src), static_cast<std::uint8_t*>(dst), n, eb);
+  else
+    dequantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(
+        dtype, scale, static_cast<const std::uint8_t*>(src), static_cast<float*>(dst), n, eb);
+}
+
 // One warp per token record. The same arithmetic as int8_encode_record: absmax (fmax is exact
 // in any order), scale = absmax / 127, code = clamp(rint(x / scale), -127, 127).
 __global__ void quantize_int8_kernel(const float* __restrict__ in, std::uint8_t* __restrict__ out,
@@ -92,6 +184,29 @@ __global__ void quantize_kivi_kernel(bool keys, const float* __restrict__ in,
   }
 }
 
+// KIVI values: a record is G consecutive channels of one token, so one thread per record would
+// read G floats 4·G bytes apart from its neighbours'. Here a warp stages its 32 records' inputs
+// in shared memory with coalesced loads (rows padded by one float), then each lane encodes its
+// record from there with the same kivi_encode_record.
+__global__ void quantize_kivi_value_kernel(const float* __restrict__ in,
+                                           std::uint8_t* __restrict__ out, std::uint64_t records,
+                                           std::uint32_t G, std::uint32_t bits) {
+  extern __shared__ float stage[];
+  const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float* rows = stage + std::uint64_t{warp} * 32 * (G + 1);
+  const std::uint32_t P = kivi_record_bytes(G, bits);
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
+  for (std::uint64_t r0 = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32 * 32;
+       r0 < records; r0 += warps * 32) {
+    const std::uint32_t cnt = static_cast<std::uint32_t>(min(std::uint64_t{32}, records - r0));
+    const float* src = in + r0 * G;  // records are contiguous: record r covers [r·G, r·G + G)
+    for (std::uint32_t i = lane; i < cnt * G; i += 32) rows[(i / G) * (G + 1) + i % G] = src[i];
+    __syncwarp();
+    if (lane < cnt) kivi_encode_record(rows + lane * (G + 1), 1, G, bits, out + (r0 + lane) * P);
+    __syncwarp();
+  }
+}
+
 __global__ void dequantize_kivi_kernel(bool keys, const std::uint8_t* __restrict__ codes,
                                        float* __restrict__ out, std::uint32_t tokens,
                                        std::uint32_t d, std::uint32_t G, std::uint32_t bits) {
@@ -131,13 +246,17 @@ Status quantize_cuda(const QuantizeParams& p, CudaStream stream) {
       const bool keys = p.role == StreamRole::key;
       const std::uint64_t records =
           keys ? std::uint64_t{p.tokens / f.group} * d : std::uint64_t{p.tokens} * (d / f.group);
-      quantize_kivi_kernel<<<grid_for(records), kThreads, 0, st>>>(keys, in, out, p.tokens, d,
-                                                                   f.group, f.bits);
+      const std::uint64_t stage_bytes = 4ull * (kThreads / 32) * 32 * (f.group + 1ull);
+      if (!keys && stage_bytes <= 48 * 1024)
+        quantize_kivi_value_kernel<<<grid_for(records), kThreads, stage_bytes, st>>>(
+            in, out, records, f.group, f.bits);
+      else
+        quantize_kivi_kernel<<<grid_for(records), kThreads, 0, st>>>(keys, in, out, p.tokens, d,
+                                                                     f.group, f.bits);
       break;
     }
     default:
-      quantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(f.dtype, p.fp8_scale, in, out, n,
-                                                              plain_element_bytes(f.dtype));
+      launch_plain(true, f.dtype, p.fp8_scale, in, out, n, st);
   }
   KVPLAN_CUDA_CHECK_LAUNCH();
   return stage.finish();
@@ -165,8 +284,7 @@ Status dequantize_cuda(const QuantizeParams& p, CudaStream stream) {
                                                                out, p.tokens, d, f.group, f.bits);
       break;
     default:
-      dequantize_plain_kernel<<<grid_for(n), kThreads, 0, st>>>(f.dtype, p.fp8_scale, codes, out, n,
-                                                                plain_element_bytes(f.dtype));
+      launch_plain(false, f.dtype, p.fp8_scale, codes, out, n, st);
   }
   KVPLAN_CUDA_CHECK_LAUNCH();
   return stage.finish();

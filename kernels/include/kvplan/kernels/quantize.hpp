@@ -118,11 +118,13 @@ KVPLAN_HOST_DEVICE void plain_encode(KvDtype d, float x, float fp8_scale, std::u
       std::memcpy(dst, &h, 2);
       break;
     }
+    // A NaN is encoded unscaled: dividing it gives back a NaN whose sign the GPU does not keep
+    // (it returns the canonical positive NaN), so -NaN would encode as 0x7F there and 0xFF here.
     case KvDtype::fp8_e4m3:
-      *dst = fp8_encode(x / fp8_scale, Fp8Kind::e4m3);
+      *dst = fp8_encode(x != x ? x : x / fp8_scale, Fp8Kind::e4m3);
       break;
     case KvDtype::fp8_e5m2:
-      *dst = fp8_encode(x / fp8_scale, Fp8Kind::e5m2);
+      *dst = fp8_encode(x != x ? x : x / fp8_scale, Fp8Kind::e5m2);
       break;
     default:
       break;
@@ -167,10 +169,28 @@ KVPLAN_HOST_DEVICE void int8_encode_record(const float* x, std::uint32_t width, 
   }
   std::memcpy(rec + width, &scale, 4);
 }
+// Four bytes of a record as a little-endian word. On the device an aligned address is one 32-bit
+// load (a memcpy from a byte pointer compiles to four byte loads there); the value is the same.
+KVPLAN_HOST_DEVICE std::uint32_t load_u32(const std::uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  if ((reinterpret_cast<std::uintptr_t>(p) & 3u) == 0)
+    return *reinterpret_cast<const std::uint32_t*>(p);
+#endif
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+KVPLAN_HOST_DEVICE void store_u32(std::uint8_t* p, std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  if ((reinterpret_cast<std::uintptr_t>(p) & 3u) == 0) {
+    *reinterpret_cast<std::uint32_t*>(p) = w;
+    return;
+  }
+#endif
+  std::memcpy(p, &w, 4);
+}
 KVPLAN_HOST_DEVICE float int8_record_scale(const std::uint8_t* rec, std::uint32_t width) {
-  float s;
-  std::memcpy(&s, rec + width, 4);
-  return s;
+  return bits_float(load_u32(rec + width));
 }
 KVPLAN_HOST_DEVICE float int8_decode(const std::uint8_t* rec, std::uint32_t width,
                                      std::uint32_t i) {
@@ -201,25 +221,23 @@ KVPLAN_HOST_DEVICE void kivi_encode_record(const float* x, std::uint32_t stride,
       q = std::fmin(levels, std::fmax(0.f, q));
       word |= static_cast<std::uint32_t>(q) << (k * bits);
     }
-    std::memcpy(rec + 4 * w, &word, 4);
+    store_u32(rec + 4 * w, word);
   }
-  std::memcpy(rec + 4 * words, &scale_h, 2);
-  std::memcpy(rec + 4 * words + 2, &zero_h, 2);
+  store_u32(rec + 4 * words, static_cast<std::uint32_t>(scale_h) | (std::uint32_t{zero_h} << 16));
 }
 KVPLAN_HOST_DEVICE std::uint32_t kivi_code(const std::uint8_t* rec, std::uint32_t bits,
                                            std::uint32_t j) {
   const std::uint32_t per_word = 32 / bits;
-  std::uint32_t word;
-  std::memcpy(&word, rec + 4 * (j / per_word), 4);
+  const std::uint32_t word = load_u32(rec + 4 * (j / per_word));
   return (word >> ((j % per_word) * bits)) & ((1u << bits) - 1u);
 }
 // Dequantized value j of a kivi record: code · scale_h + zero_h (float arithmetic).
 KVPLAN_HOST_DEVICE float kivi_decode(const std::uint8_t* rec, std::uint32_t group,
                                      std::uint32_t bits, std::uint32_t j) {
   const std::uint32_t words = kivi_words(group, bits);
-  std::uint16_t sh, zh;
-  std::memcpy(&sh, rec + 4 * words, 2);
-  std::memcpy(&zh, rec + 4 * words + 2, 2);
+  const std::uint32_t sz = load_u32(rec + 4 * words);  // scale_h, then zero_h (little-endian)
+  const auto sh = static_cast<std::uint16_t>(sz & 0xFFFFu),
+             zh = static_cast<std::uint16_t>(sz >> 16);
   return static_cast<float>(kivi_code(rec, bits, j)) * half_to_float(sh) + half_to_float(zh);
 }
 
