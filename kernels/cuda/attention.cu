@@ -1,13 +1,17 @@
 // CUDA attention over a paged, quantized cache (attention.hpp's spec).
 //
-// Decode, flash-decoding style: grid (KV head, split, sequence). Each block walks its slice of the
-// sequence in tiles of kTile tokens: dequantizes the tile's keys element by element (coalesced
-// along the head dim, decoded in registers, staged in shared memory as floats), scores every
-// query head of the GQA group against them, updates a running max / sum per query head (online
-// softmax), then does the same for the values. A second kernel merges the splits' partial
-// (max, sum, output) and, when probs are requested, turns the raw logits written by the first
-// kernel into probabilities. Prefill dequantizes the prompt's K and V once (load_key/load_value,
-// the CPU spec itself) and runs one block per (query, query head).
+// Decode, flash-decoding style, in two kernels and a reduce. The vectorized warp kernel (below,
+// "the fast path") takes every cache of the usual shapes: each warp owns a slice of the sequence
+// and reads eight channels per lane with one vector load. The block kernel, the general one, takes
+// the rest (caches re-rotated by position, head dims that are not 8·2^k up to 256, query groups
+// above 8): grid (KV head, split, sequence), each block walks its slice in tiles of kTile tokens,
+// dequantizes the tile's keys element by element into shared memory, scores every query head of
+// the GQA group, updates a running max / sum per query head (online softmax), then does the same
+// for the values. A reduce kernel merges the splits' partial (max, sum, output) and, when probs
+// are requested, turns the raw logits the split kernels wrote into probabilities. Prefill
+// dequantizes the prompt's K and V once (load_key/load_value, the CPU spec itself) and runs one
+// block per (query, query head). docs/cuda.md has the figures measured on an H200.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -130,6 +134,527 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- decode, vectorized (the fast path) ----
+//
+// Each warp owns a contiguous slice of the sequence (one "split" of the reduce kernel below), so a
+// block's warps never wait on each other. A token's head row is read by d/8 lanes, eight channels
+// each, with one vector load per lane (16 bytes of fp16, 8 of fp8 or int8, a KIVI value record's
+// code word), so a warp reads 32·8/d tokens per load instruction. Per tile of 32 tokens: each
+// lane first locates one token's key and value records (the tile's block-table reads in
+// parallel); the warp then scores the tile's keys (dot products over the lane's eight channels,
+// summed across the row's lanes with shuffles), runs the online softmax one lane per token, and
+// adds the values into per-lane accumulators. Loads of kFetchSteps steps are issued before any
+// is decoded. The query group is bounded at compile time (GM) so queries and accumulators stay in
+// registers; the record format of a pass is a template parameter, so loads carry no per-element
+// branch. Caches re-rotated by position, head dims other than 8·2^k up to 256, groups above 8
+// and KIVI groups that are not a multiple of 8 take the block kernel above. Decoding follows
+// paged_kv.hpp's key_element / value_element (the tests compare with the CPU reference).
+
+constexpr int kVecWarps = 4;
+
+// A token's key or value record, located once per tile.
+struct RowRef {
+  const std::uint8_t* p;
+  float scale;        // plain: the fp8 scale; int8: the record's scale
+  std::uint32_t sub;  // KIVI key: the token's index in its group
+};
+static_assert(sizeof(RowRef) == 16, "RowRefs tile the front of shared memory in 16-byte slots");
+
+struct VecGeom {
+  std::uint32_t kq = 0, vq = 0;      // KIVI: quantized key / value tokens
+  std::uint32_t gpb = 1;             // KIVI: key groups per block
+  std::uint32_t ring = 1;            // KIVI: value window slots
+  std::uint32_t krec = 0, vrec = 0;  // record bytes (plain / int8); KIVI: P
+  std::uint32_t words = 0;           // KIVI: code words per record
+};
+
+__device__ VecGeom vec_geom(const PagedKvView& v) {
+  VecGeom g;
+  if (is_kivi(v)) {
+    const std::uint32_t G = v.format.group, R = v.format.residual;
+    g.kq = kivi_key_quant_tokens(v.num_tokens, R);
+    g.vq = kivi_value_quant_tokens(v.num_tokens, R);
+    g.gpb = kivi_key_block_tokens(v.block_size, G) / G;
+    g.ring = kivi_window_slots(v.block_size, R);
+    g.krec = g.vrec = kivi_record_bytes(G, v.format.bits);
+    g.words = kivi_words(G, v.format.bits);
+  } else {
+    g.krec = g.vrec = slot_record_bytes(v.format, v.head_dim);
+  }
+  return g;
+}
+
+__device__ __forceinline__ RowRef key_row(const PagedKvView& v, const VecGeom& g, std::uint32_t h,
+                                          std::uint32_t t) {
+  const std::uint32_t S = v.block_size, H = v.num_kv_heads, d = v.head_dim;
+  if (is_kivi(v)) {
+    if (t < g.kq) {
+      const std::uint32_t G = v.format.group, gi = t / G;
+      return {v.k_base + v.k_table[gi / g.gpb] * v.k_block_bytes +
+                  (static_cast<std::uint64_t>(gi % g.gpb) * H + h) * d * g.krec,
+              0.f, t % G};
+    }
+    return {slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - g.kq, h), 0.f, 0};
+  }
+  const std::uint8_t* r = slot_record(v.k_base, v.k_table, v.k_block_bytes, S, H, g.krec, t, h);
+  return {r, v.format.dtype == KvDtype::int8 ? int8_record_scale(r, d) : v.k_scale, 0};
+}
+
+__device__ __forceinline__ RowRef value_row(const PagedKvView& v, const VecGeom& g, std::uint32_t h,
+                                            std::uint32_t t) {
+  const std::uint32_t S = v.block_size, H = v.num_kv_heads, d = v.head_dim;
+  if (is_kivi(v)) {
+    if (t < g.vq)
+      return {slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, (d / v.format.group) * g.vrec,
+                          t, h),
+              0.f, 0};
+    return {slot_record(v.vw_base, v.vw_table, v.vw_block_bytes, S, H, 2 * d, t % g.ring, h), 0.f,
+            0};
+  }
+  const std::uint8_t* r = slot_record(v.v_base, v.v_table, v.v_block_bytes, S, H, g.vrec, t, h);
+  return {r, v.format.dtype == KvDtype::int8 ? int8_record_scale(r, d) : v.v_scale, 0};
+}
+
+// How a pass reads its eight channels [c0, c0 + 8) of a record: plain elements of 1, 2 or 4 bytes
+// (fp8 / fp16, bf16 / fp32), int8 records, KIVI quantized keys (one record per channel) or values
+// (one record per G channels), and the fp16 rows of a KIVI residual or value window.
+enum Mode { m_plain1, m_plain2, m_plain4, m_int8, m_kivi_key, m_kivi_value, m_half };
+
+// Steps whose loads are in flight together: four for fp16/bf16, fp8 and int8, two where a step's
+// raw bytes take more registers (KIVI, fp32) or the query group is 8 (queries and accumulators
+// take 128 registers). Measured on an H200 (docs/cuda.md): more steps cost occupancy.
+template <int GM, int M>
+constexpr int kFetchSteps =
+    GM >= 8 || M == m_kivi_key || M == m_kivi_value || M == m_half || M == m_plain4 ? 2 : 4;
+
+struct Raw8 {  // the bytes of one lane's eight channels, before decoding
+  std::uint32_t w[8];
+  std::uint32_t sz[8];  // KIVI: scale_h | zero_h of each channel's record (keys) or [0] (values)
+};
+
+template <int M>
+__device__ __forceinline__ void raw_load8(const PagedKvView& v, const VecGeom& g, const RowRef& r,
+                                          std::uint32_t c0, Raw8& x) {
+  if constexpr (M == m_plain2 || M == m_half) {
+    const uint4 a = *reinterpret_cast<const uint4*>(r.p + 2 * c0);
+    x.w[0] = a.x, x.w[1] = a.y, x.w[2] = a.z, x.w[3] = a.w;
+  } else if constexpr (M == m_plain1) {
+    const uint2 a = *reinterpret_cast<const uint2*>(r.p + c0);
+    x.w[0] = a.x, x.w[1] = a.y;
+  } else if constexpr (M == m_int8) {  // records of d + 4 bytes: 4-byte aligned at best
+    x.w[0] = load_u32(r.p + c0);
+    x.w[1] = load_u32(r.p + c0 + 4);
+  } else if constexpr (M == m_plain4) {
+    const uint4 a = *reinterpret_cast<const uint4*>(r.p + 4 * c0);
+    const uint4 b = *reinterpret_cast<const uint4*>(r.p + 4 * c0 + 16);
+    x.w[0] = a.x, x.w[1] = a.y, x.w[2] = a.z, x.w[3] = a.w;
+    x.w[4] = b.x, x.w[5] = b.y, x.w[6] = b.z, x.w[7] = b.w;
+  } else if constexpr (M == m_kivi_key) {
+    const std::uint32_t per_word = 32 / v.format.bits;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const std::uint8_t* rec = r.p + std::uint64_t{c0 + i} * g.krec;
+      x.w[i] = load_u32(rec + 4 * (r.sub / per_word));
+      x.sz[i] = load_u32(rec + 4 * g.words);
+    }
+  } else {  // m_kivi_value: the eight codes sit in one record, in one word (two for 8 bits)
+    const std::uint32_t G = v.format.group, bits = v.format.bits, per_word = 32 / bits;
+    const std::uint8_t* rec = r.p + (c0 / G) * g.vrec;
+    const std::uint32_t j = c0 % G;
+    x.w[0] = load_u32(rec + 4 * (j / per_word));
+    if (bits == 8) x.w[1] = load_u32(rec + 4 * (j / per_word) + 4);
+    x.sz[0] = load_u32(rec + 4 * g.words);
+  }
+}
+
+// fp16 -> float with the hardware's conversion (one instruction; the widening is exact, so it
+// equals half_to_float on every value but NaN payloads, which attention does not keep anyway).
+__device__ __forceinline__ float h2f(std::uint32_t bits16) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(bits16 & 0xFFFFu)));
+}
+
+__device__ __forceinline__ float kivi_value_of(std::uint32_t code, std::uint32_t sz) {
+  return static_cast<float>(code) * h2f(sz) + h2f(sz >> 16);
+}
+
+template <int M>
+__device__ __forceinline__ void decode8(const PagedKvView& v, const RowRef& r, std::uint32_t c0,
+                                        const Raw8& x, const float* fp8_lut, float out[8]) {
+  if constexpr (M == m_plain2 || M == m_half) {
+    if (M == m_plain2 && v.format.dtype == KvDtype::bf16) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        out[i] = bits_float(i % 2 ? x.w[i / 2] & 0xFFFF0000u : x.w[i / 2] << 16);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&x.w[i]));
+        out[2 * i] = f.x;
+        out[2 * i + 1] = f.y;
+      }
+    }
+  } else if constexpr (M == m_plain1) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) out[i] = fp8_lut[(x.w[i / 4] >> (8 * (i % 4))) & 0xFFu] * r.scale;
+  } else if constexpr (M == m_int8) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      out[i] = static_cast<float>(static_cast<std::int8_t>((x.w[i / 4] >> (8 * (i % 4))) & 0xFFu)) *
+               r.scale;
+  } else if constexpr (M == m_plain4) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) out[i] = bits_float(x.w[i]);
+  } else if constexpr (M == m_kivi_key) {
+    const std::uint32_t bits = v.format.bits, per_word = 32 / bits, mask = (1u << bits) - 1u;
+    const std::uint32_t shift = (r.sub % per_word) * bits;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) out[i] = kivi_value_of((x.w[i] >> shift) & mask, x.sz[i]);
+  } else {
+    const std::uint32_t bits = v.format.bits, per_word = 32 / bits, mask = (1u << bits) - 1u;
+    const std::uint32_t j0 = c0 % v.format.group;
+    // j0 is a multiple of 8: the eight codes share a word, except at 8 bits (four per word).
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const std::uint32_t word = bits == 8 && i >= 4 ? x.w[1] : x.w[0];
+      out[i] = kivi_value_of((word >> (((j0 + i) % per_word) * bits)) & mask, x.sz[0]);
+    }
+  }
+}
+
+__device__ __forceinline__ float warp_max(float x) {
+  for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
+  return x;
+}
+__device__ __forceinline__ float warp_sum(float x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+// The lane's place: a token's row is read by lpt = d/8 lanes; lane = slot·lpt + part, so a step
+// reads 32/lpt tokens (slot) and the lane's channels are [8·part, 8·part + 8).
+struct Lanes {
+  std::uint32_t lpt, per_step, slot, c0;
+};
+
+// Scores of tile tokens [u0, u1) (all read in mode M) into sc[u·GM + g] (raw, scaled).
+template <int M, int GM>
+__device__ __forceinline__ void score_pass(const PagedKvView& v, const VecGeom& g, const Lanes& ln,
+                                           const RowRef* rows, std::uint32_t u0, std::uint32_t u1,
+                                           const float (&q)[GM][8], std::uint32_t group,
+                                           float scale, const float* lut, float* sc) {
+  const std::uint32_t first = u0 / ln.per_step, last = (u1 + ln.per_step - 1) / ln.per_step;
+  for (std::uint32_t s0 = first; s0 < last; s0 += kFetchSteps<GM, M>) {
+    Raw8 raw[kFetchSteps<GM, M>];
+#pragma unroll
+    for (int k = 0; k < kFetchSteps<GM, M>; ++k) {
+      const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
+      if (u >= u0 && u < u1) raw_load8<M>(v, g, rows[u], ln.c0, raw[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < kFetchSteps<GM, M>; ++k) {
+      if (s0 + k >= last) break;  // uniform across the warp
+      const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
+      const bool ok = u >= u0 && u < u1;
+      float kv[8];
+      if (ok) {
+        decode8<M>(v, rows[u], ln.c0, raw[k], lut, kv);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) kv[i] = 0.f;
+      }
+#pragma unroll
+      for (int gg = 0; gg < GM; ++gg) {
+        float a = 0.f;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) a += q[gg][i] * kv[i];
+        for (std::uint32_t o = ln.lpt / 2; o > 0; o /= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
+        if (ok && ln.c0 == 0 && gg < static_cast<int>(group)) sc[u * GM + gg] = a * scale;
+      }
+    }
+  }
+}
+
+// Values of tile tokens [u0, u1) (mode M), weighted by pr[u·GM + g], into acc.
+template <int M, int GM>
+__device__ __forceinline__ void value_pass(const PagedKvView& v, const VecGeom& g, const Lanes& ln,
+                                           const RowRef* rows, std::uint32_t u0, std::uint32_t u1,
+                                           const float* pr, const float* lut, float (&acc)[GM][8]) {
+  const std::uint32_t first = u0 / ln.per_step, last = (u1 + ln.per_step - 1) / ln.per_step;
+  for (std::uint32_t s0 = first; s0 < last; s0 += kFetchSteps<GM, M>) {
+    Raw8 raw[kFetchSteps<GM, M>];
+#pragma unroll
+    for (int k = 0; k < kFetchSteps<GM, M>; ++k) {
+      const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
+      if (u >= u0 && u < u1) raw_load8<M>(v, g, rows[u], ln.c0, raw[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < kFetchSteps<GM, M>; ++k) {
+      const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
+      if (s0 + k >= last || u < u0 || u >= u1) continue;
+      float x[8];
+      decode8<M>(v, rows[u], ln.c0, raw[k], lut, x);
+#pragma unroll
+      for (int gg = 0; gg < GM; ++gg) {
+        const float w = pr[u * GM + gg];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[gg][i] += w * x[i];
+      }
+    }
+  }
+}
+
+// KIVI keys: a record holds one channel's codes for G tokens, so a lane's eight records serve
+// every token of the group. Their scales and zeros are decoded when the group changes and their
+// code words when the word changes (every 32/bits tokens), not once per token.
+template <int GM>
+__device__ __forceinline__ void score_pass_kivi_key(const PagedKvView& v, const VecGeom& g,
+                                                    const Lanes& ln, const RowRef* rows,
+                                                    std::uint32_t u0, std::uint32_t u1,
+                                                    const float (&q)[GM][8], std::uint32_t group,
+                                                    float scale, float* sc) {
+  const std::uint32_t bits = v.format.bits, per_word = 32 / bits, mask = (1u << bits) - 1u;
+  const std::uint32_t first = u0 / ln.per_step, last = (u1 + ln.per_step - 1) / ln.per_step;
+  const std::uint8_t* group_p = nullptr;
+  std::uint32_t word_at = ~0u;
+  float sc8[8], ze8[8];
+  std::uint32_t w8[8];
+  for (std::uint32_t st = first; st < last; ++st) {
+    const std::uint32_t u = st * ln.per_step + ln.slot;
+    const bool ok = u >= u0 && u < u1;
+    float kv[8];
+    if (ok) {
+      const RowRef r = rows[u];
+      const std::uint8_t* base = r.p + std::uint64_t{ln.c0} * g.krec;
+      if (r.p != group_p) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const std::uint32_t sz =
+              load_u32(base + static_cast<std::uint64_t>(i) * g.krec + 4 * g.words);
+          sc8[i] = h2f(sz);
+          ze8[i] = h2f(sz >> 16);
+        }
+        group_p = r.p;
+        word_at = ~0u;
+      }
+      if (r.sub / per_word != word_at) {
+        word_at = r.sub / per_word;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+          w8[i] = load_u32(base + static_cast<std::uint64_t>(i) * g.krec + 4 * word_at);
+      }
+      const std::uint32_t shift = (r.sub % per_word) * bits;
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        kv[i] = static_cast<float>((w8[i] >> shift) & mask) * sc8[i] + ze8[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) kv[i] = 0.f;
+    }
+#pragma unroll
+    for (int gg = 0; gg < GM; ++gg) {
+      float a = 0.f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) a += q[gg][i] * kv[i];
+      for (std::uint32_t o = ln.lpt / 2; o > 0; o /= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
+      if (ok && ln.c0 == 0 && gg < static_cast<int>(group)) sc[u * GM + gg] = a * scale;
+    }
+  }
+}
+
+// One pass over tile tokens [u0, u1) in `mode`; a kernel compiles the modes of its family only
+// (Kivi: KIVI records and fp16 rows; else plain and int8), which keeps its register count down.
+template <int GM, bool Kivi>
+__device__ __forceinline__ void score_tile(int mode, const PagedKvView& v, const VecGeom& g,
+                                           const Lanes& ln, const RowRef* rows, std::uint32_t u0,
+                                           std::uint32_t u1, const float (&q)[GM][8],
+                                           std::uint32_t group, float scale, const float* lut,
+                                           float* sc) {
+  if constexpr (Kivi) {
+    if (mode == m_kivi_key)
+      score_pass_kivi_key<GM>(v, g, ln, rows, u0, u1, q, group, scale, sc);
+    else
+      score_pass<m_half, GM>(v, g, ln, rows, u0, u1, q, group, scale, lut, sc);
+  } else {
+    switch (mode) {
+      case m_plain1:
+        score_pass<m_plain1, GM>(v, g, ln, rows, u0, u1, q, group, scale, lut, sc);
+        break;
+      case m_plain2:
+        score_pass<m_plain2, GM>(v, g, ln, rows, u0, u1, q, group, scale, lut, sc);
+        break;
+      case m_plain4:
+        score_pass<m_plain4, GM>(v, g, ln, rows, u0, u1, q, group, scale, lut, sc);
+        break;
+      default:
+        score_pass<m_int8, GM>(v, g, ln, rows, u0, u1, q, group, scale, lut, sc);
+    }
+  }
+}
+
+template <int GM, bool Kivi>
+__device__ __forceinline__ void value_tile(int mode, const PagedKvView& v, const VecGeom& g,
+                                           const Lanes& ln, const RowRef* rows, std::uint32_t u0,
+                                           std::uint32_t u1, const float* pr, const float* lut,
+                                           float (&acc)[GM][8]) {
+  if constexpr (Kivi) {
+    if (mode == m_kivi_value)
+      value_pass<m_kivi_value, GM>(v, g, ln, rows, u0, u1, pr, lut, acc);
+    else
+      value_pass<m_half, GM>(v, g, ln, rows, u0, u1, pr, lut, acc);
+  } else {
+    switch (mode) {
+      case m_plain1:
+        value_pass<m_plain1, GM>(v, g, ln, rows, u0, u1, pr, lut, acc);
+        break;
+      case m_plain2:
+        value_pass<m_plain2, GM>(v, g, ln, rows, u0, u1, pr, lut, acc);
+        break;
+      case m_plain4:
+        value_pass<m_plain4, GM>(v, g, ln, rows, u0, u1, pr, lut, acc);
+        break;
+      default:
+        value_pass<m_int8, GM>(v, g, ln, rows, u0, u1, pr, lut, acc);
+    }
+  }
+}
+
+// Shared memory of the vectorized kernel, in floats: RowRefs (keys and values, 32 each per warp),
+// the fp8 table, then per warp the tile's scores / weights [32, GM].
+__host__ __device__ constexpr std::uint64_t vec_smem_floats(std::uint64_t gm) {
+  return kVecWarps * 2 * 32 * (sizeof(RowRef) / 4) + 256 + kVecWarps * 32 * gm;
+}
+
+// Whether the vectorized kernel takes this call.
+bool vec_supported(const DecodeAttentionParams& p) {
+  const PagedKvView& v = p.kv;
+  const std::uint32_t d = v.head_dim, group = p.num_q_heads / v.num_kv_heads;
+  if (rerotate(p.positions, p.rope) || group > 8 || d % 8 != 0 || d > 256) return false;
+  if (((d / 8) & (d / 8 - 1)) != 0) return false;  // lanes per row: a power of two
+  if (is_kivi(v) && v.format.group % 8 != 0) return false;
+  // Vector loads need 16-byte aligned rows: arenas and blocks aligned (cudaMalloc gives 256).
+  const auto aligned = [](const void* b, std::uint64_t block_bytes) {
+    return reinterpret_cast<std::uintptr_t>(b) % 16 == 0 && block_bytes % 16 == 0;
+  };
+  if (is_kivi(v))
+    return aligned(v.kr_base, v.kr_block_bytes) && aligned(v.vw_base, v.vw_block_bytes);
+  if (v.format.dtype == KvDtype::int8) return true;  // read with 4-byte loads
+  return aligned(v.k_base, v.k_block_bytes) && aligned(v.v_base, v.v_block_bytes);
+}
+
+// grid (KV head, block split, sequence), kVecWarps warps; warp w of block split b is split
+// b·kVecWarps + w of `splits`, tokens [split·tokens_per_split, +tokens_per_split).
+// At least four blocks (16 warps) per SM for groups up to 4: 128 registers a thread. Measured on
+// an H200 against three and five blocks, four was the fastest (docs/cuda.md).
+template <int GM, bool Kivi>
+__global__ void __launch_bounds__(kVecWarps * 32, GM >= 8 ? 2 : 4)
+    decode_attention_vec_kernel(const DecodeBatch batch, std::uint32_t tokens_per_split,
+                                std::uint32_t splits, std::uint32_t max_hq, std::uint32_t dmax,
+                                float* __restrict__ part_o, float* __restrict__ part_ml) {
+  const DecodeAttentionParams& p = batch.p[blockIdx.z];
+  const PagedKvView& v = p.kv;
+  const std::uint32_t h = blockIdx.x;
+  if (h >= v.num_kv_heads) return;
+  const std::uint32_t d = v.head_dim, n = v.num_tokens, group = p.num_q_heads / v.num_kv_heads;
+  const std::uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uint32_t split = blockIdx.y * kVecWarps + warp;
+  extern __shared__ float4 smem4[];  // 16-byte aligned: the RowRefs come first
+  RowRef* krows = reinterpret_cast<RowRef*>(smem4) + warp * 64;  // [32] this warp's keys
+  RowRef* vrows = krows + 32;                                    // [32] and values
+  float* lut = reinterpret_cast<float*>(smem4) + kVecWarps * 2 * 32 * (sizeof(RowRef) / 4);
+  float* pr = lut + 256 + warp * 32 * GM;  // [32, GM]: scores, then softmax weights
+  if (v.format.dtype == KvDtype::fp8_e4m3 || v.format.dtype == KvDtype::fp8_e5m2) {
+    const Fp8Kind kind = v.format.dtype == KvDtype::fp8_e4m3 ? Fp8Kind::e4m3 : Fp8Kind::e5m2;
+    for (std::uint32_t i = threadIdx.x; i < 256; i += blockDim.x)
+      lut[i] = fp8_decode(static_cast<std::uint8_t>(i), kind);
+  }
+  __syncthreads();
+
+  const Lanes ln{d / 8, 32 / (d / 8), lane / (d / 8), 8 * (lane % (d / 8))};
+  float q[GM][8], acc[GM][8], m[GM], l[GM];
+#pragma unroll
+  for (int g = 0; g < GM; ++g) {
+    m[g] = -INFINITY;
+    l[g] = 0.f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      q[g][i] =
+          g < static_cast<int>(group) ? p.q[(std::uint64_t{h} * group + g) * d + ln.c0 + i] : 0.f;
+      acc[g][i] = 0.f;
+    }
+  }
+  const VecGeom geom = vec_geom(v);
+  const float scale = effective_scale(p.scale, d);
+  const std::uint32_t t_begin = split * tokens_per_split;
+  const std::uint32_t t_end = min(n, t_begin + tokens_per_split);
+  for (std::uint32_t t0 = t_begin; t0 < t_end; t0 += 32) {
+    const std::uint32_t cnt = min(32u, t_end - t0);
+    if (lane < cnt) {
+      krows[lane] = key_row(v, geom, h, t0 + lane);
+      vrows[lane] = value_row(v, geom, h, t0 + lane);
+    }
+    __syncwarp();
+    // A KIVI tile that straddles the quantized / fp16 boundary is read in two passes.
+    int kmode, vmode;
+    std::uint32_t ksplit = cnt, vsplit = cnt;  // tokens [0, split) in the first mode, then fp16
+    if constexpr (Kivi) {
+      kmode = m_kivi_key;
+      vmode = m_kivi_value;
+      ksplit = geom.kq > t0 ? min(cnt, geom.kq - t0) : 0;
+      vsplit = geom.vq > t0 ? min(cnt, geom.vq - t0) : 0;
+    } else {
+      const std::uint32_t eb = plain_element_bytes(v.format.dtype);
+      kmode = v.format.dtype == KvDtype::int8 ? m_int8
+              : eb == 1                       ? m_plain1
+              : eb == 2                       ? m_plain2
+                                              : m_plain4;
+      vmode = kmode;
+    }
+    if (ksplit > 0)
+      score_tile<GM, Kivi>(kmode, v, geom, ln, krows, 0, ksplit, q, group, scale, lut, pr);
+    if (ksplit < cnt)
+      score_tile<GM, Kivi>(m_half, v, geom, ln, krows, ksplit, cnt, q, group, scale, lut, pr);
+    __syncwarp();
+    // Online softmax, one lane per token.
+#pragma unroll
+    for (int g = 0; g < GM; ++g) {
+      if (g >= static_cast<int>(group)) break;
+      const float s = lane < cnt ? pr[lane * GM + g] : -INFINITY;
+      if (p.probs && lane < cnt) p.probs[std::uint64_t{h * group + g} * n + t0 + lane] = s;
+      const float mx = fmaxf(m[g], warp_max(s));
+      const float alpha = m[g] == -INFINITY ? 0.f : expf(m[g] - mx);
+      const float e = lane < cnt ? expf(s - mx) : 0.f;
+      m[g] = mx;
+      l[g] = l[g] * alpha + e;  // per lane; summed over the warp at the end
+#pragma unroll
+      for (int i = 0; i < 8; ++i) acc[g][i] *= alpha;
+      pr[lane * GM + g] = e;
+    }
+    __syncwarp();
+    if (vsplit > 0) value_tile<GM, Kivi>(vmode, v, geom, ln, vrows, 0, vsplit, pr, lut, acc);
+    if (vsplit < cnt) value_tile<GM, Kivi>(m_half, v, geom, ln, vrows, vsplit, cnt, pr, lut, acc);
+    __syncwarp();
+  }
+  // The lanes that share channels (one per token slot) hold partial sums: add them up.
+  const std::uint64_t base = (std::uint64_t{blockIdx.z} * max_hq + h * group) * splits + split;
+#pragma unroll
+  for (int g = 0; g < GM; ++g) {
+    if (g >= static_cast<int>(group)) break;
+    const float lsum = warp_sum(l[g]);
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      for (std::uint32_t o = ln.lpt; o < 32; o *= 2)
+        acc[g][i] += __shfl_xor_sync(0xffffffffu, acc[g][i], o);
+    const std::uint64_t at = base + static_cast<std::uint64_t>(g) * splits;
+    if (ln.slot == 0)
+#pragma unroll
+      for (int i = 0; i < 8; ++i) part_o[at * dmax + ln.c0 + i] = acc[g][i];
+    if (lane == 0) {
+      part_ml[2 * at] = m[g];
+      part_ml[2 * at + 1] = lsum;
+    }
+  }
+}
+
 // grid (query head, sequence): merges the splits; normalizes probs in place.
 __global__ void decode_attention_reduce_kernel(const DecodeBatch batch, std::uint32_t splits,
                                                std::uint32_t max_hq, std::uint32_t dmax,
@@ -163,9 +688,42 @@ __global__ void decode_attention_reduce_kernel(const DecodeBatch batch, std::uin
     }
 }
 
+// The vectorized kernel's launch: enough warp splits for about four waves of resident blocks
+// (the occupancy its registers allow), at least two tiles per warp, then the reduce kernel.
+template <int GM, bool Kivi>
+Status launch_decode_vec(const DecodeBatch& batch, std::uint32_t count, std::uint32_t max_h,
+                         std::uint32_t max_hq, std::uint32_t max_n, std::uint32_t dmax,
+                         cudaStream_t st) {
+  const std::uint64_t smem = 4ull * vec_smem_floats(GM);
+  int per_sm = 0;
+  KVPLAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, decode_attention_vec_kernel<GM, Kivi>, kVecWarps * 32, smem));
+  const std::uint64_t blocks_wanted =
+      4ull * std::max(1, per_sm) * static_cast<std::uint64_t>(cuda_detail::sm_count());
+  const std::uint64_t per_seq =
+      std::max<std::uint64_t>(1, ceil_div(blocks_wanted, std::uint64_t{max_h} * count));
+  const std::uint64_t max_blocks = std::max<std::uint64_t>(1, ceil_div(max_n, kVecWarps * 64ull));
+  const std::uint32_t blocks = static_cast<std::uint32_t>(std::min(per_seq, max_blocks));
+  const std::uint32_t splits = blocks * kVecWarps;
+  const std::uint32_t tps = static_cast<std::uint32_t>(ceil_div(ceil_div(max_n, splits), 32) * 32);
+  const std::uint64_t parts = std::uint64_t{count} * max_hq * splits;
+  void* ws = nullptr;
+  if (Status s = cuda_detail::workspace(st, parts * (dmax + 2ull) * 4, &ws); !s.ok()) return s;
+  float* part_o = static_cast<float*>(ws);
+  float* part_ml = part_o + parts * dmax;
+  decode_attention_vec_kernel<GM, Kivi><<<dim3(max_h, blocks, count), kVecWarps * 32, smem, st>>>(
+      batch, tps, splits, max_hq, dmax, part_o, part_ml);
+  KVPLAN_CUDA_CHECK_LAUNCH();
+  decode_attention_reduce_kernel<<<dim3(max_hq, count), 128, 0, st>>>(batch, splits, max_hq, dmax,
+                                                                      part_o, part_ml);
+  KVPLAN_CUDA_CHECK_LAUNCH();
+  return Status::Ok();
+}
+
 Status launch_decode(const DecodeAttentionParams* params, std::uint32_t count, cudaStream_t st) {
   DecodeBatch batch{};
   std::uint32_t max_h = 0, max_hq = 0, max_n = 0, dmax = 0, max_group = 0;
+  bool vector_path = true;
   for (std::uint32_t i = 0; i < count; ++i) {
     const DecodeAttentionParams& p = params[i];
     batch.p[i] = p;
@@ -174,6 +732,25 @@ Status launch_decode(const DecodeAttentionParams* params, std::uint32_t count, c
     max_n = std::max(max_n, p.kv.num_tokens);
     dmax = std::max(dmax, p.kv.head_dim);
     max_group = std::max(max_group, p.num_q_heads / p.kv.num_kv_heads);
+    vector_path = vector_path && vec_supported(p) && is_kivi(p.kv) == is_kivi(params[0].kv);
+  }
+  if (vector_path) {
+    const std::uint32_t gm = max_group <= 1 ? 1 : max_group <= 2 ? 2 : max_group <= 4 ? 4 : 8;
+    const bool kivi = is_kivi(params[0].kv);
+#define KVPLAN_VEC(GM)                                                                    \
+  return kivi ? launch_decode_vec<GM, true>(batch, count, max_h, max_hq, max_n, dmax, st) \
+              : launch_decode_vec<GM, false>(batch, count, max_h, max_hq, max_n, dmax, st);
+    switch (gm) {
+      case 1:
+        KVPLAN_VEC(1)
+      case 2:
+        KVPLAN_VEC(2)
+      case 4:
+        KVPLAN_VEC(4)
+      default:
+        KVPLAN_VEC(8)
+    }
+#undef KVPLAN_VEC
   }
   const std::uint64_t smem = 4ull * (2ull * max_group * dmax + kTile * (dmax + 1ull) +
                                      max_group * kTile + 3ull * max_group);

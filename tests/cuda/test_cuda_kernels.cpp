@@ -415,6 +415,16 @@ std::vector<AttnCase> attn_cases() {
   v.push_back({"int8", 3, 1, 4, 64, 37, PositionMode::cache, true});
   v.push_back({"bf16", 1, 4, 2, 96, 129, PositionMode::original});
   v.push_back({"fp32", 16, 1, 16, 256, 5000, PositionMode::original});
+  // Shapes of the vectorized decode kernel's other paths: bf16, fp32 and fp8 e5m2 rows, int8
+  // with a group of 8 and one lane per channel chunk of a 256-wide head, KIVI at 8 bits (two code
+  // words per lane), and a KIVI residual of 40 tokens with groups of 8, whose quantized / fp16
+  // boundary falls inside a 32-token tile for the keys too.
+  v.push_back({"bf16", 16, 2, 2, 128, 300, PositionMode::original});
+  v.push_back({"fp32", 5, 2, 8, 64, 129, PositionMode::original});
+  v.push_back({"fp8_e5m2", 16, 1, 4, 64, 77, PositionMode::original});
+  v.push_back({"int8", 16, 1, 8, 256, 100, PositionMode::original});
+  v.push_back({"kivi:bits=8,group=32,residual=64", 16, 2, 4, 64, 300, PositionMode::original});
+  v.push_back({"kivi:bits=4,group=8,residual=40", 16, 2, 4, 64, 1000, PositionMode::original});
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Caches, CudaAttention, ::testing::ValuesIn(attn_cases()), attn_name);
