@@ -156,6 +156,12 @@ print(json.dumps({"stage": stage, "tests": {k: tests[k] for k in ("passed", "fai
                   "targets": targets}, indent=2))
 PY
 log "summary: $summary (${total_s}s)"
+# Keep the raw outputs beside the summary when $OUT is set (a device run returns only $OUT).
+if [ -n "${OUT:-}" ]; then
+  for f in tests.log tests.json bench.json torch.json torch.log; do
+    [ -s "$work/$f" ] && cp "$work/$f" "$OUT/gpu-check-$f"
+  done
+fi
 [ "$stage" = ok ] || exit 2
 [ -f "$work/tests.json" ] || exit 1  # the test binary crashed or timed out
 python3 -c "import json,sys; sys.exit(1 if json.load(open('$work/tests.json')).get('failures', 0) else 0)"
