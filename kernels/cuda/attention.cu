@@ -43,8 +43,10 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t h = blockIdx.x, split = blockIdx.y;
   if (h >= v.num_kv_heads) return;
   const std::uint32_t d = v.head_dim, n = v.num_tokens, group = p.num_q_heads / v.num_kv_heads;
-  const std::uint32_t t_begin = split * tokens_per_split;
-  const std::uint32_t t_end = min(n, t_begin + tokens_per_split);
+  const std::uint64_t begin64 = std::uint64_t{split} * tokens_per_split;  // see the vec kernel
+  const std::uint32_t t_begin = static_cast<std::uint32_t>(min(begin64, std::uint64_t{n}));
+  const std::uint32_t t_end =
+      static_cast<std::uint32_t>(min(begin64 + tokens_per_split, std::uint64_t{n}));
   const float scale = effective_scale(p.scale, d);
   const bool rot = rerotate(p.positions, p.rope);
   const std::uint32_t row = d + 1;  // padded: threads of a warp read different tokens
@@ -229,7 +231,7 @@ constexpr int kFetchSteps =
 
 struct Raw8 {  // the bytes of one lane's eight channels, before decoding
   std::uint32_t w[8];
-  std::uint32_t sz[8];  // KIVI: scale_h | zero_h of each channel's record (keys) or [0] (values)
+  std::uint32_t sz;  // KIVI values: the record's scale_h | zero_h
 };
 
 template <int M>
@@ -249,21 +251,13 @@ __device__ __forceinline__ void raw_load8(const PagedKvView& v, const VecGeom& g
     const uint4 b = *reinterpret_cast<const uint4*>(r.p + 4 * c0 + 16);
     x.w[0] = a.x, x.w[1] = a.y, x.w[2] = a.z, x.w[3] = a.w;
     x.w[4] = b.x, x.w[5] = b.y, x.w[6] = b.z, x.w[7] = b.w;
-  } else if constexpr (M == m_kivi_key) {
-    const std::uint32_t per_word = 32 / v.format.bits;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const std::uint8_t* rec = r.p + std::uint64_t{c0 + i} * g.krec;
-      x.w[i] = load_u32(rec + 4 * (r.sub / per_word));
-      x.sz[i] = load_u32(rec + 4 * g.words);
-    }
   } else {  // m_kivi_value: the eight codes sit in one record, in one word (two for 8 bits)
     const std::uint32_t G = v.format.group, bits = v.format.bits, per_word = 32 / bits;
     const std::uint8_t* rec = r.p + (c0 / G) * g.vrec;
     const std::uint32_t j = c0 % G;
     x.w[0] = load_u32(rec + 4 * (j / per_word));
     if (bits == 8) x.w[1] = load_u32(rec + 4 * (j / per_word) + 4);
-    x.sz[0] = load_u32(rec + 4 * g.words);
+    x.sz = load_u32(rec + 4 * g.words);
   }
 }
 
@@ -304,11 +298,6 @@ __device__ __forceinline__ void decode8(const PagedKvView& v, const RowRef& r, s
   } else if constexpr (M == m_plain4) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) out[i] = bits_float(x.w[i]);
-  } else if constexpr (M == m_kivi_key) {
-    const std::uint32_t bits = v.format.bits, per_word = 32 / bits, mask = (1u << bits) - 1u;
-    const std::uint32_t shift = (r.sub % per_word) * bits;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) out[i] = kivi_value_of((x.w[i] >> shift) & mask, x.sz[i]);
   } else {
     const std::uint32_t bits = v.format.bits, per_word = 32 / bits, mask = (1u << bits) - 1u;
     const std::uint32_t j0 = c0 % v.format.group;
@@ -316,7 +305,7 @@ __device__ __forceinline__ void decode8(const PagedKvView& v, const RowRef& r, s
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const std::uint32_t word = bits == 8 && i >= 4 ? x.w[1] : x.w[0];
-      out[i] = kivi_value_of((word >> (((j0 + i) % per_word) * bits)) & mask, x.sz[0]);
+      out[i] = kivi_value_of((word >> (((j0 + i) % per_word) * bits)) & mask, x.sz);
     }
   }
 }
@@ -334,6 +323,7 @@ __device__ __forceinline__ float warp_sum(float x) {
 // reads 32/lpt tokens (slot) and the lane's channels are [8·part, 8·part + 8).
 struct Lanes {
   std::uint32_t lpt, per_step, slot, c0;
+  std::uint32_t group;  // query heads per KV head (<= GM)
 };
 
 // Scores of tile tokens [u0, u1) (all read in mode M) into sc[u·GM + g] (raw, scaled).
@@ -395,6 +385,7 @@ __device__ __forceinline__ void value_pass(const PagedKvView& v, const VecGeom& 
       decode8<M>(v, rows[u], ln.c0, raw[k], lut, x);
 #pragma unroll
       for (int gg = 0; gg < GM; ++gg) {
+        if (gg >= static_cast<int>(ln.group)) break;
         const float w = pr[u * GM + gg];
 #pragma unroll
         for (int i = 0; i < 8; ++i) acc[gg][i] += w * x[i];
@@ -569,7 +560,7 @@ __global__ void __launch_bounds__(kVecWarps * 32, GM >= 8 ? 2 : 4)
   }
   __syncthreads();
 
-  const Lanes ln{d / 8, 32 / (d / 8), lane / (d / 8), 8 * (lane % (d / 8))};
+  const Lanes ln{d / 8, 32 / (d / 8), lane / (d / 8), 8 * (lane % (d / 8)), group};
   float q[GM][8], acc[GM][8], m[GM], l[GM];
 #pragma unroll
   for (int g = 0; g < GM; ++g) {
@@ -584,8 +575,11 @@ __global__ void __launch_bounds__(kVecWarps * 32, GM >= 8 ? 2 : 4)
   }
   const VecGeom geom = vec_geom(v);
   const float scale = effective_scale(p.scale, d);
-  const std::uint32_t t_begin = split * tokens_per_split;
-  const std::uint32_t t_end = min(n, t_begin + tokens_per_split);
+  // In 64 bits: split · tokens_per_split may pass 2^32 for the last splits of a long sequence.
+  const std::uint64_t begin64 = std::uint64_t{split} * tokens_per_split;
+  const std::uint32_t t_begin = static_cast<std::uint32_t>(min(begin64, std::uint64_t{n}));
+  const std::uint32_t t_end =
+      static_cast<std::uint32_t>(min(begin64 + tokens_per_split, std::uint64_t{n}));
   for (std::uint32_t t0 = t_begin; t0 < t_end; t0 += 32) {
     const std::uint32_t cnt = min(32u, t_end - t0);
     if (lane < cnt) {
@@ -611,8 +605,9 @@ __global__ void __launch_bounds__(kVecWarps * 32, GM >= 8 ? 2 : 4)
     }
     if (ksplit > 0)
       score_tile<GM, Kivi>(kmode, v, geom, ln, krows, 0, ksplit, q, group, scale, lut, pr);
-    if (ksplit < cnt)
-      score_tile<GM, Kivi>(m_half, v, geom, ln, krows, ksplit, cnt, q, group, scale, lut, pr);
+    if constexpr (Kivi)
+      if (ksplit < cnt)
+        score_tile<GM, Kivi>(m_half, v, geom, ln, krows, ksplit, cnt, q, group, scale, lut, pr);
     __syncwarp();
     // Online softmax, one lane per token.
 #pragma unroll
@@ -631,7 +626,8 @@ __global__ void __launch_bounds__(kVecWarps * 32, GM >= 8 ? 2 : 4)
     }
     __syncwarp();
     if (vsplit > 0) value_tile<GM, Kivi>(vmode, v, geom, ln, vrows, 0, vsplit, pr, lut, acc);
-    if (vsplit < cnt) value_tile<GM, Kivi>(m_half, v, geom, ln, vrows, vsplit, cnt, pr, lut, acc);
+    if constexpr (Kivi)
+      if (vsplit < cnt) value_tile<GM, Kivi>(m_half, v, geom, ln, vrows, vsplit, cnt, pr, lut, acc);
     __syncwarp();
   }
   // The lanes that share channels (one per token slot) hold partial sums: add them up.
@@ -695,9 +691,16 @@ Status launch_decode_vec(const DecodeBatch& batch, std::uint32_t count, std::uin
                          std::uint32_t max_hq, std::uint32_t max_n, std::uint32_t dmax,
                          cudaStream_t st) {
   const std::uint64_t smem = 4ull * vec_smem_floats(GM);
-  int per_sm = 0;
-  KVPLAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, decode_attention_vec_kernel<GM, Kivi>, kVecWarps * 32, smem));
+  // Blocks per SM, asked once per device (the launch configuration does not change).
+  static int occupancy[64] = {};
+  int dev = 0;
+  KVPLAN_CUDA_CHECK(cudaGetDevice(&dev));
+  int per_sm = dev < 64 ? occupancy[dev] : 0;
+  if (per_sm == 0) {
+    KVPLAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, decode_attention_vec_kernel<GM, Kivi>, kVecWarps * 32, smem));
+    if (dev < 64) occupancy[dev] = per_sm;
+  }
   const std::uint64_t blocks_wanted =
       4ull * std::max(1, per_sm) * static_cast<std::uint64_t>(cuda_detail::sm_count());
   const std::uint64_t per_seq =

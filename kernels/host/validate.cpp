@@ -25,6 +25,17 @@ Status validate_view(const PagedKvView& v, std::uint32_t num_q_heads, const char
     add("num_q_heads " + std::to_string(num_q_heads) + " must be a positive multiple of " +
         "num_kv_heads " + std::to_string(v.num_kv_heads));
   if (!v.positions) add("kv.positions must not be null");
+  if (v.format.dtype == KvDtype::kivi) {  // the pool's own checks, for views built elsewhere
+    const KvFormat& f = v.format;
+    if (f.bits != 2 && f.bits != 4 && f.bits != 8)
+      add("kv.format kivi bits must be 2, 4 or 8, got " + std::to_string(f.bits));
+    if (f.group == 0 || (v.head_dim && v.head_dim % f.group != 0))
+      add("kv.format kivi group " + std::to_string(f.group) + " must divide head_dim " +
+          std::to_string(v.head_dim));
+    if (f.group && (f.residual == 0 || f.residual % f.group != 0))
+      add("kv.format kivi residual " + std::to_string(f.residual) +
+          " must be a positive multiple of group " + std::to_string(f.group));
+  }
   return problems.empty() ? Status::Ok() : Status::Invalid(std::string(who) + ": " + problems);
 }
 

@@ -96,6 +96,11 @@ std::vector<QuantCase> quant_cases() {
         for (std::uint32_t t : {64u, 192u}) v.push_back({f, r, d, t});
   v.push_back({"int8", StreamRole::key, 17, 5});
   v.push_back({"fp8", StreamRole::value, 3, 7});
+  // 7 tokens of 64-wide values in groups of 32: 14 records, so the staged KIVI value kernel's
+  // last warp holds fewer than 32; width 40 (not a divisor of the block) takes the element path.
+  v.push_back({"kivi:bits=2,group=32,residual=128", StreamRole::value, 64, 7});
+  v.push_back({"kivi:bits=4,group=8,residual=32", StreamRole::value, 40, 9});
+  v.push_back({"kivi:bits=4,group=8,residual=32", StreamRole::key, 40, 16});
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Formats, CudaQuantize, ::testing::ValuesIn(quant_cases()), quant_name);
@@ -425,6 +430,10 @@ std::vector<AttnCase> attn_cases() {
   v.push_back({"int8", 16, 1, 8, 256, 100, PositionMode::original});
   v.push_back({"kivi:bits=8,group=32,residual=64", 16, 2, 4, 64, 300, PositionMode::original});
   v.push_back({"kivi:bits=4,group=8,residual=40", 16, 2, 4, 64, 1000, PositionMode::original});
+  // Small heads: 1, 2 and 4 lanes per row (32, 16 and 8 tokens per load step).
+  v.push_back({"fp16", 16, 2, 4, 8, 200, PositionMode::original});
+  v.push_back({"fp8", 16, 2, 2, 16, 200, PositionMode::original});
+  v.push_back({"kivi:bits=2,group=8,residual=16", 16, 2, 4, 32, 200, PositionMode::original});
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Caches, CudaAttention, ::testing::ValuesIn(attn_cases()), attn_name);
@@ -475,6 +484,60 @@ TEST_F(CudaTest, DecodeBatchOfDifferentLengthsMatchesReference) {
   for (std::size_t i = 0; i < batch.size(); ++i)
     EXPECT_LT(testing::nmse(bufs[2 * i + 1]->host(), refs[i]), testing::kAttentionNmse)
         << "sequence " << i;
+}
+
+// One launch over sequences of different head dims and plain formats: each block reads its own
+// sequence's geometry and format (the vectorized kernel's batch handling).
+TEST_F(CudaTest, DecodeBatchOfMixedShapesMatchesReference) {
+  struct Seq {
+    const char* format;
+    std::uint32_t head_dim, n;
+  };
+  const Seq seqs[] = {{"fp16", 128, 300}, {"fp8", 64, 77}, {"bf16", 32, 500}, {"int8", 64, 33}};
+  std::vector<std::unique_ptr<PagedKvPool> > cpus;
+  std::vector<std::unique_ptr<DevicePagedKv> > gpus;
+  std::vector<DecodeAttentionParams> batch;
+  std::vector<std::unique_ptr<DeviceBuffer<float> > > bufs;
+  std::vector<std::vector<float> > refs;
+  const std::uint32_t hkv = 2, hq = 8;
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const Seq& q = seqs[i];
+    const PoolConfig cfg{.format = parse_kv_format(q.format),
+                         .num_layers = 1,
+                         .num_kv_heads = hkv,
+                         .head_dim = q.head_dim,
+                         .block_size = 16,
+                         .k_scale = 0.02f,
+                         .v_scale = 0.02f};
+    cpus.push_back(std::make_unique<PagedKvPool>());
+    gpus.push_back(std::make_unique<DevicePagedKv>());
+    ASSERT_TRUE(cpus.back()->init(cfg).ok());
+    ASSERT_TRUE(gpus.back()->init(cfg).ok());
+    const std::uint32_t cs = cpus.back()->add_sequence(), gs = gpus.back()->add_sequence();
+    const auto k = fixture_values(std::uint64_t{q.n} * hkv * q.head_dim, 200 + i),
+               v = fixture_values(std::uint64_t{q.n} * hkv * q.head_dim, 210 + i);
+    ASSERT_TRUE(cpus.back()->append_tokens(cs, 0, q.n, k.data(), v.data()).ok());
+    ASSERT_TRUE(gpus.back()->append_tokens(gs, 0, q.n, k.data(), v.data()).ok());
+    const auto qv = fixture_values(std::uint64_t{hq} * q.head_dim, 220 + i);
+    refs.emplace_back(std::uint64_t{hq} * q.head_dim);
+    DecodeAttentionParams r{.kv = cpus.back()->view(cs, 0),
+                            .num_q_heads = hq,
+                            .q = qv.data(),
+                            .out = refs.back().data()};
+    ASSERT_TRUE(decode_attention_ref(r).ok());
+    bufs.push_back(std::make_unique<DeviceBuffer<float> >(qv));
+    bufs.push_back(std::make_unique<DeviceBuffer<float> >(std::uint64_t{hq} * q.head_dim));
+    batch.push_back({.kv = gpus.back()->view(gs, 0),
+                     .num_q_heads = hq,
+                     .q = bufs[2 * i]->ptr,
+                     .out = bufs[2 * i + 1]->ptr});
+  }
+  const Status s = decode_attention_batch_cuda(batch.data(), 4);
+  ASSERT_TRUE(s.ok()) << s.message;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_LT(testing::nmse(bufs[2 * i + 1]->host(), refs[i]), testing::kAttentionNmse)
+        << seqs[i].format;
 }
 
 // ---------------------------------------------------------------- eviction

@@ -5,7 +5,8 @@
 // pool (paged_kv.hpp) stores exactly the same records, only scattered over blocks.
 //
 // Encoded layouts (all little-endian; "record" = the unit the pool stores per slot):
-//   fp32 / fp16 / bf16 / fp8:  [tokens, width] elements. fp8 holds fp8_encode(x / scale).
+//   fp32 / fp16 / bf16 / fp8:  [tokens, width] elements. fp8 holds fp8_encode(x / scale)
+//       (a NaN is encoded unscaled, so its sign survives on every backend).
 //   int8 (per token, per head): [tokens] records of (width int8 codes, then one fp32 scale):
 //       scale = absmax / 127, code = clamp(rint(x / scale), -127, 127); absmax 0 -> scale 0,
 //       codes 0. Record bytes: width + 4.
