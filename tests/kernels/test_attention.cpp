@@ -274,5 +274,24 @@ TEST(AttentionValidate, RejectsBadShapes) {
   EXPECT_FALSE(decode_attention({.kv = view, .num_q_heads = 2, .q = q, .out = out}).ok());
 }
 
+// A view built outside the pool with a KIVI format the pool would refuse: every backend divides by
+// the group and shifts by the bits, so the launch must refuse it by name first.
+TEST(AttentionValidate, RejectsKiviFormatsThePoolWouldRefuse) {
+  const std::uint32_t table = 0;
+  const std::int32_t pos[2] = {0, 0};
+  float k[8] = {}, q[8] = {}, out[8];
+  PagedKvView view = dense_view(k, k, 1, 2, 4, pos, &table);
+  view.format = {.dtype = KvDtype::kivi, .bits = 2, .group = 0, .residual = 32};
+  Status s = decode_attention({.kv = view, .num_q_heads = 2, .q = q, .out = out});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("kivi group 0 must divide head_dim 4"), std::string::npos) << s.message;
+  view.format = {.dtype = KvDtype::kivi, .bits = 3, .group = 4, .residual = 6};
+  s = decode_attention({.kv = view, .num_q_heads = 2, .q = q, .out = out});
+  EXPECT_NE(s.message.find("kivi bits must be 2, 4 or 8, got 3"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("kivi residual 6 must be a positive multiple of group 4"),
+            std::string::npos)
+      << s.message;
+}
+
 }  // namespace
 }  // namespace kvplan::kernels
