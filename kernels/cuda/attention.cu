@@ -326,12 +326,30 @@ struct Lanes {
   std::uint32_t group;  // query heads per KV head (<= GM)
 };
 
-// Scores of tile tokens [u0, u1) (all read in mode M) into sc[u·GM + g] (raw, scaled).
-template <int M, int GM>
-__device__ __forceinline__ void score_pass(const PagedKvView& v, const VecGeom& g, const Lanes& ln,
-                                           const RowRef* rows, std::uint32_t u0, std::uint32_t u1,
-                                           const float (&q)[GM][8], std::uint32_t group,
-                                           float scale, const float* lut, float* sc) {
+// One step's scores: each lane's eight-channel dot product with every query of the group, summed
+// over the lpt lanes of its token (every lane takes part in the shuffles, with zeros where it has
+// no token), stored by the token's first lane.
+template <int GM>
+__device__ __forceinline__ void score_row(const float (&q)[GM][8], const float (&kv)[8], bool ok,
+                                          std::uint32_t u, const Lanes& ln, std::uint32_t group,
+                                          float scale, float* sc) {
+#pragma unroll
+  for (int gg = 0; gg < GM; ++gg) {
+    float a = 0.f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) a += q[gg][i] * kv[i];
+    for (std::uint32_t o = ln.lpt / 2; o > 0; o /= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
+    if (ok && ln.c0 == 0 && gg < static_cast<int>(group)) sc[u * GM + gg] = a * scale;
+  }
+}
+
+// Walks tile tokens [u0, u1), all read in mode M, kFetchSteps steps at a time: the steps' raw
+// loads first, then each step decoded and handed to visit(u, ok, x) by every lane (ok: the lane
+// has token u this step; x is zeros where it has not), so visitors may shuffle across the warp.
+template <int M, int GM, class Visit>
+__device__ __forceinline__ void walk_tile(const PagedKvView& v, const VecGeom& g, const Lanes& ln,
+                                          const RowRef* rows, std::uint32_t u0, std::uint32_t u1,
+                                          const float* lut, Visit&& visit) {
   const std::uint32_t first = u0 / ln.per_step, last = (u1 + ln.per_step - 1) / ln.per_step;
   for (std::uint32_t s0 = first; s0 < last; s0 += kFetchSteps<GM, M>) {
     Raw8 raw[kFetchSteps<GM, M>];
@@ -345,23 +363,22 @@ __device__ __forceinline__ void score_pass(const PagedKvView& v, const VecGeom& 
       if (s0 + k >= last) break;  // uniform across the warp
       const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
       const bool ok = u >= u0 && u < u1;
-      float kv[8];
-      if (ok) {
-        decode8<M>(v, rows[u], ln.c0, raw[k], lut, kv);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) kv[i] = 0.f;
-      }
-#pragma unroll
-      for (int gg = 0; gg < GM; ++gg) {
-        float a = 0.f;
-#pragma unroll
-        for (int i = 0; i < 8; ++i) a += q[gg][i] * kv[i];
-        for (std::uint32_t o = ln.lpt / 2; o > 0; o /= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
-        if (ok && ln.c0 == 0 && gg < static_cast<int>(group)) sc[u * GM + gg] = a * scale;
-      }
+      float x[8] = {};
+      if (ok) decode8<M>(v, rows[u], ln.c0, raw[k], lut, x);
+      visit(u, ok, x);
     }
   }
+}
+
+// Scores of tile tokens [u0, u1) (all read in mode M) into sc[u·GM + g] (raw, scaled).
+template <int M, int GM>
+__device__ __forceinline__ void score_pass(const PagedKvView& v, const VecGeom& g, const Lanes& ln,
+                                           const RowRef* rows, std::uint32_t u0, std::uint32_t u1,
+                                           const float (&q)[GM][8], std::uint32_t group,
+                                           float scale, const float* lut, float* sc) {
+  walk_tile<M, GM>(v, g, ln, rows, u0, u1, lut, [&](std::uint32_t u, bool ok, const float(&kv)[8]) {
+    score_row<GM>(q, kv, ok, u, ln, group, scale, sc);
+  });
 }
 
 // Values of tile tokens [u0, u1) (mode M), weighted by pr[u·GM + g], into acc.
@@ -369,29 +386,16 @@ template <int M, int GM>
 __device__ __forceinline__ void value_pass(const PagedKvView& v, const VecGeom& g, const Lanes& ln,
                                            const RowRef* rows, std::uint32_t u0, std::uint32_t u1,
                                            const float* pr, const float* lut, float (&acc)[GM][8]) {
-  const std::uint32_t first = u0 / ln.per_step, last = (u1 + ln.per_step - 1) / ln.per_step;
-  for (std::uint32_t s0 = first; s0 < last; s0 += kFetchSteps<GM, M>) {
-    Raw8 raw[kFetchSteps<GM, M>];
+  walk_tile<M, GM>(v, g, ln, rows, u0, u1, lut, [&](std::uint32_t u, bool ok, const float(&x)[8]) {
+    if (!ok) return;
 #pragma unroll
-    for (int k = 0; k < kFetchSteps<GM, M>; ++k) {
-      const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
-      if (u >= u0 && u < u1) raw_load8<M>(v, g, rows[u], ln.c0, raw[k]);
+    for (int gg = 0; gg < GM; ++gg) {
+      if (gg >= static_cast<int>(ln.group)) break;
+      const float w = pr[u * GM + gg];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) acc[gg][i] += w * x[i];
     }
-#pragma unroll
-    for (int k = 0; k < kFetchSteps<GM, M>; ++k) {
-      const std::uint32_t u = (s0 + k) * ln.per_step + ln.slot;
-      if (s0 + k >= last || u < u0 || u >= u1) continue;
-      float x[8];
-      decode8<M>(v, rows[u], ln.c0, raw[k], lut, x);
-#pragma unroll
-      for (int gg = 0; gg < GM; ++gg) {
-        if (gg >= static_cast<int>(ln.group)) break;
-        const float w = pr[u * GM + gg];
-#pragma unroll
-        for (int i = 0; i < 8; ++i) acc[gg][i] += w * x[i];
-      }
-    }
-  }
+  });
 }
 
 // KIVI keys: a record holds one channel's codes for G tokens, so a lane's eight records serve
@@ -412,7 +416,7 @@ __device__ __forceinline__ void score_pass_kivi_key(const PagedKvView& v, const 
   for (std::uint32_t st = first; st < last; ++st) {
     const std::uint32_t u = st * ln.per_step + ln.slot;
     const bool ok = u >= u0 && u < u1;
-    float kv[8];
+    float kv[8] = {};  // zeros where the lane has no token this step
     if (ok) {
       const RowRef r = rows[u];
       const std::uint8_t* base = r.p + std::uint64_t{ln.c0} * g.krec;
@@ -437,18 +441,8 @@ __device__ __forceinline__ void score_pass_kivi_key(const PagedKvView& v, const 
 #pragma unroll
       for (int i = 0; i < 8; ++i)
         kv[i] = static_cast<float>((w8[i] >> shift) & mask) * sc8[i] + ze8[i];
-    } else {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) kv[i] = 0.f;
     }
-#pragma unroll
-    for (int gg = 0; gg < GM; ++gg) {
-      float a = 0.f;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) a += q[gg][i] * kv[i];
-      for (std::uint32_t o = ln.lpt / 2; o > 0; o /= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
-      if (ok && ln.c0 == 0 && gg < static_cast<int>(group)) sc[u * GM + gg] = a * scale;
-    }
+    score_row<GM>(q, kv, ok, u, ln, group, scale, sc);
   }
 }
 
@@ -684,6 +678,24 @@ __global__ void decode_attention_reduce_kernel(const DecodeBatch batch, std::uin
     }
 }
 
+// Split-K around a split kernel: the per-stream workspace (partial outputs [parts, dmax], then a
+// (max, sum) pair per part), the split kernel launched by `split`, then the reduce kernel.
+template <class Split>
+Status run_split_k(const DecodeBatch& batch, std::uint32_t count, std::uint32_t splits,
+                   std::uint32_t max_hq, std::uint32_t dmax, cudaStream_t st, Split&& split) {
+  const std::uint64_t parts = std::uint64_t{count} * max_hq * splits;
+  void* ws = nullptr;
+  if (Status s = cuda_detail::workspace(st, parts * (dmax + 2ull) * 4, &ws); !s.ok()) return s;
+  float* part_o = static_cast<float*>(ws);
+  float* part_ml = part_o + parts * dmax;
+  split(part_o, part_ml);
+  KVPLAN_CUDA_CHECK_LAUNCH();
+  decode_attention_reduce_kernel<<<dim3(max_hq, count), 128, 0, st>>>(batch, splits, max_hq, dmax,
+                                                                      part_o, part_ml);
+  KVPLAN_CUDA_CHECK_LAUNCH();
+  return Status::Ok();
+}
+
 // The vectorized kernel's launch: enough warp splits for about four waves of resident blocks
 // (the occupancy its registers allow), at least two tiles per warp, then the reduce kernel.
 template <int GM, bool Kivi>
@@ -709,18 +721,10 @@ Status launch_decode_vec(const DecodeBatch& batch, std::uint32_t count, std::uin
   const std::uint32_t blocks = static_cast<std::uint32_t>(std::min(per_seq, max_blocks));
   const std::uint32_t splits = blocks * kVecWarps;
   const std::uint32_t tps = static_cast<std::uint32_t>(ceil_div(ceil_div(max_n, splits), 32) * 32);
-  const std::uint64_t parts = std::uint64_t{count} * max_hq * splits;
-  void* ws = nullptr;
-  if (Status s = cuda_detail::workspace(st, parts * (dmax + 2ull) * 4, &ws); !s.ok()) return s;
-  float* part_o = static_cast<float*>(ws);
-  float* part_ml = part_o + parts * dmax;
-  decode_attention_vec_kernel<GM, Kivi><<<dim3(max_h, blocks, count), kVecWarps * 32, smem, st>>>(
-      batch, tps, splits, max_hq, dmax, part_o, part_ml);
-  KVPLAN_CUDA_CHECK_LAUNCH();
-  decode_attention_reduce_kernel<<<dim3(max_hq, count), 128, 0, st>>>(batch, splits, max_hq, dmax,
-                                                                      part_o, part_ml);
-  KVPLAN_CUDA_CHECK_LAUNCH();
-  return Status::Ok();
+  return run_split_k(batch, count, splits, max_hq, dmax, st, [&](float* part_o, float* part_ml) {
+    decode_attention_vec_kernel<GM, Kivi><<<dim3(max_h, blocks, count), kVecWarps * 32, smem, st>>>(
+        batch, tps, splits, max_hq, dmax, part_o, part_ml);
+  });
 }
 
 Status launch_decode(const DecodeAttentionParams* params, std::uint32_t count, cudaStream_t st) {
@@ -772,22 +776,14 @@ Status launch_decode(const DecodeAttentionParams* params, std::uint32_t count, c
       static_cast<std::uint32_t>(std::min<std::uint64_t>(per_seq, max_splits));
   std::uint32_t tps = static_cast<std::uint32_t>(ceil_div(max_n, splits));
   tps = static_cast<std::uint32_t>(ceil_div(tps, kTile) * kTile);
-  const std::uint64_t parts = std::uint64_t{count} * max_hq * splits;
-  void* ws = nullptr;
-  if (Status s = cuda_detail::workspace(st, parts * (dmax + 2ull) * 4, &ws); !s.ok()) return s;
-  float* part_o = static_cast<float*>(ws);
-  float* part_ml = part_o + parts * dmax;
   if (smem > 48 * 1024)
     KVPLAN_CUDA_CHECK(cudaFuncSetAttribute(decode_attention_split_kernel,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
-  decode_attention_split_kernel<<<dim3(max_h, splits, count), kThreads, smem, st>>>(
-      batch, tps, splits, max_hq, dmax, part_o, part_ml);
-  KVPLAN_CUDA_CHECK_LAUNCH();
-  decode_attention_reduce_kernel<<<dim3(max_hq, count), 128, 0, st>>>(batch, splits, max_hq, dmax,
-                                                                      part_o, part_ml);
-  KVPLAN_CUDA_CHECK_LAUNCH();
-  return Status::Ok();
+  return run_split_k(batch, count, splits, max_hq, dmax, st, [&](float* part_o, float* part_ml) {
+    decode_attention_split_kernel<<<dim3(max_h, splits, count), kThreads, smem, st>>>(
+        batch, tps, splits, max_hq, dmax, part_o, part_ml);
+  });
 }
 
 // ---- prefill ----
