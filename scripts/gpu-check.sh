@@ -5,7 +5,8 @@
 # $OUT/gpu-check.json when $OUT is set, else ./gpu-check.json. Sized for < 5 minutes on an H200.
 #   scripts/gpu-check.sh                   # build + run
 #   KVPLAN_GPU_CHECK_BUILD=0 scripts/gpu-check.sh   # reuse an existing build/cuda
-#   (with BUILD=0, KVPLAN_GPU_CHECK_BUILD_DIR names another build directory to run from)
+#   (with BUILD=0, KVPLAN_GPU_CHECK_BUILD_DIR names another build directory to run from, such as
+#   the bundle scripts/gpu-bundle.sh makes, whose lib/ goes on LD_LIBRARY_PATH)
 # Exit status: 0 when everything built and no test failed; 1 on a test failure; 2 when the build
 # failed (the summary then holds the log's tail). Without a GPU the tests skip and the benchmark
 # registers nothing: the summary says so and the exit status is 0.
@@ -39,6 +40,10 @@ if [ "${KVPLAN_GPU_CHECK_BUILD:-1}" != 0 ]; then
 fi
 build_s=$(( $(date +%s) - started ))
 
+# A bundle from scripts/gpu-bundle.sh carries the shared libraries it needs in lib/.
+if [ -d "$build/lib" ]; then
+  export LD_LIBRARY_PATH="$root/$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 tests_bin=$build/tests/kvplan_cuda_tests
 bench_bin=$build/bench/bench_cuda
 if [ "$stage" = ok ]; then
