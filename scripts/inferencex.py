@@ -25,6 +25,18 @@ L(1 + r)]); random token ids, so no prefix is shared. kvplan draws the same: a c
 CONC clients and --requests-per-client * CONC requests (default 10, as InferenceX), lengths
 {"dist": "uniform", "min": int(0.8 L), "max": L}, seed 1.
 
+The NVIDIA gap-analysis rows (source_kind nvidia-gap-analysis: Qwen3-32B, Qwen3-235B-A22B-FP8,
+Llama-3.1-8B; files under aic-auto-gap-analysis/, not InferenceX runs) name no client. By default
+they run InferenceX's too. --gap-client aiperf runs them as aiconfigurator's own benchmark template
+runs aiperf (ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce
+src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2: `aiperf profile
+--isl ISL --isl-stddev S --osl OSL --osl-stddev S --extra-inputs ignore_eos:true --concurrency CONC
+--num-requests CONC * 20 --warmup-request-count CONC * 2 --streaming`, the stddevs 0 by default in
+generator/config/deployment_config.yaml): every request exactly ISL in and OSL out, 20 requests
+per client. The warm-up requests are not simulated: with equal lengths every wave of CONC
+requests is the same. Which client measured those rows is not published (docs/accuracy.md
+compares the two).
+
 How a row is mapped (assumptions, stated once here and in docs/accuracy.md):
 * tp = the row's GPU count. Expert parallelism over all of them (moe_ep_size = the GPU count:
   every GPU holds whole experts) runs as kvplan's expert parallelism (--engine-option
@@ -47,6 +59,7 @@ The split is declared here, by model, before any fitting (docs/accuracy.md repea
     python3 scripts/inferencex.py --split test --jobs 2              # the report, on stdout
     python3 scripts/inferencex.py --split test --markdown docs/accuracy.md
     python3 scripts/inferencex.py --split all --sample 4 --csv rows.csv   # every 4th row
+    python3 scripts/inferencex.py --split test --gap-client aiperf   # gap-analysis rows as aiperf
 
 Worked example of one error: a row measured at TPOT 20.0 ms predicted at 18.0 ms is
 (18.0 - 20.0) / 20.0 = -10.0 % (optimistic); MAPE and bias of the rows -10 % and +6 % are 8 %
@@ -275,14 +288,33 @@ def lengths(L):
     return {"dist": "uniform", "min": max(1, int(L * RANGE_RATIO)), "max": L}
 
 
-def workload(row, per_client, cap):
+# Requests per client of each benchmark client (module docstring): InferenceX's
+# benchmark_serving.py --num-prompts CONC * 10; aiperf as aiconfigurator's benchmark template
+# runs it, --num-requests CONC * 20 (BENCH_MULTI_ROUND).
+REQUESTS_PER_CLIENT = {"inferencex": 10, "aiperf": 20}
+
+
+def client_of(row, gap_client):
+    """The benchmark client assumed for the row: InferenceX's for InferenceX's runs; for the
+    NVIDIA gap-analysis rows, whose client is unpublished, gap_client (--gap-client)."""
+    return gap_client if source_kind(row) == "nvidia-gap-analysis" else "inferencex"
+
+
+def workload(row, per_client, cap, gap_client="inferencex"):
+    """The closed loop the row's client ran. per_client None: that client's own count."""
     c = int(row["concurrency"])
+    client = client_of(row, gap_client)
+    per_client = per_client or REQUESTS_PER_CLIENT[client]
     n = min(per_client * c, cap) if cap else per_client * c
+    if client == "aiperf":  # --isl-stddev 0 --osl-stddev 0: every request ISL in, OSL out
+        isl, osl = ({"dist": "fixed", "mean": int(row[k])} for k in ("isl", "osl"))
+    else:
+        isl, osl = lengths(int(row["isl"])), lengths(int(row["osl"]))
     return {"kvplan_workload": 1,
-            "description": f"InferenceX closed loop {row['id']}",
+            "description": f"{client} closed loop {row['id']}",
             "arrival": {"process": "closed", "concurrency": c, "requests": max(n, c)},
-            "prompt_tokens": lengths(int(row["isl"])),
-            "output_tokens": lengths(int(row["osl"]))}
+            "prompt_tokens": isl,
+            "output_tokens": osl}
 
 
 # MoE kernels a row's server script selects by environment, which kvplan's measured MoE tables
@@ -350,7 +382,7 @@ def simulate(kvplan, row, data, a):
     """(ttft_ms, tpot_ms) of kvplan's summary, or raises RuntimeError naming why not."""
     with tempfile.TemporaryDirectory(prefix="inferencex-") as d:
         wl = pathlib.Path(d) / "workload.json"
-        wl.write_text(json.dumps(workload(row, a.requests_per_client, a.max_requests)))
+        wl.write_text(json.dumps(workload(row, a.requests_per_client, a.max_requests, a.gap_client)))
         cmd = command(kvplan, row, data, wl, a.calibration, a.measured_moe)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
@@ -416,7 +448,10 @@ def report(a, rows, results, cannot, failed, unmapped=()):
            + f", {len(results)} simulated, {len(cannot)} not expressible, {len(failed)} failed. "
            f"Error = (kvplan - measured) / measured of the mean over the run; bias < 0: kvplan "
            f"too fast (optimistic). Closed loop of CONC clients, "
-           f"{a.requests_per_client} requests per client"
+           + (f"{a.requests_per_client} requests per client" if a.requests_per_client else
+              "10 requests per client, lengths uniform in [0.8 L, L] (InferenceX's client)")
+           + ("; the NVIDIA gap-analysis rows as aiperf runs them: 20 requests per client, fixed "
+              "lengths" if a.gap_client == "aiperf" else "")
            + (f" (at most {a.max_requests})" if a.max_requests else "") + ".\n"]
     if results:
         bys = (("all", "gpu", "precision", "model", "source", "gpu, model") if trt else
@@ -493,8 +528,13 @@ def main():
     ap.add_argument("--sample", type=int, default=1,
                     help="every Nth row of the split, in file order (deterministic; default 1)")
     ap.add_argument("--only", action="append", help="only rows whose id contains this")
-    ap.add_argument("--requests-per-client", type=int, default=10,
-                    help="requests = this * concurrency (InferenceX: 10)")
+    ap.add_argument("--requests-per-client", type=int,
+                    help="requests = this * concurrency (default: the row's client's own, "
+                         "InferenceX 10, aiperf 20)")
+    ap.add_argument("--gap-client", choices=["inferencex", "aiperf"], default="inferencex",
+                    help="the client assumed for the NVIDIA gap-analysis rows (unpublished): "
+                         "InferenceX's (default) or aiperf as aiconfigurator's benchmark "
+                         "template runs it (fixed lengths, 20 requests per client)")
     ap.add_argument("--max-requests", type=int, default=0, help="cap on requests (0: none)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per row")
     ap.add_argument("--calibration", type=pathlib.Path, help="passed to every kvplan simulate")
@@ -507,7 +547,7 @@ def main():
     a = ap.parse_args()
     if a.jobs < 1 or a.jobs > 2:
         fail("--jobs must be 1 or 2")
-    if a.sample < 1 or a.requests_per_client < 1:
+    if a.sample < 1 or (a.requests_per_client is not None and a.requests_per_client < 1):
         fail("--sample and --requests-per-client must be at least 1")
     if a.measured_moe and a.markdown:
         fail("--measured-moe with --markdown would replace the default step model's section; "
