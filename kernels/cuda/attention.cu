@@ -191,10 +191,8 @@ __device__ __forceinline__ RowRef key_row(const PagedKvView& v, const VecGeom& g
   const std::uint32_t S = v.block_size, H = v.num_kv_heads, d = v.head_dim;
   if (is_kivi(v)) {
     if (t < g.kq) {
-      const std::uint32_t G = v.format.group, gi = t / G;
-      return {v.k_base + v.k_table[gi / g.gpb] * v.k_block_bytes +
-                  (static_cast<std::uint64_t>(gi % g.gpb) * H + h) * d * g.krec,
-              0.f, t % G};
+      const std::uint32_t G = v.format.group;
+      return {kivi_key_group_record(v, t / G, h, g.gpb), 0.f, t % G};
     }
     return {slot_record(v.kr_base, v.kr_table, v.kr_block_bytes, S, H, 2 * d, t - g.kq, h), 0.f, 0};
   }

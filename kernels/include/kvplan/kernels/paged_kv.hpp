@@ -109,16 +109,22 @@ KVPLAN_HOST_DEVICE const std::uint8_t* slot_record(const std::uint8_t* base,
   return base + table[t / S] * block_bytes +
          (static_cast<std::uint64_t>(t % S) * H + h) * record_bytes;
 }
+// KIVI keys are stored [groups of a block, H, d, record]: the address of the first channel's
+// record of group gi (= t / G), head h, where a block holds groups_per_block groups
+// (kivi_key_block_tokens / G). Channel c's record follows at c · kivi_record_bytes.
+KVPLAN_HOST_DEVICE const std::uint8_t* kivi_key_group_record(const PagedKvView& v, std::uint32_t gi,
+                                                             std::uint32_t h,
+                                                             std::uint32_t groups_per_block) {
+  const std::uint32_t P = kivi_record_bytes(v.format.group, v.format.bits);
+  return v.k_base + v.k_table[gi / groups_per_block] * v.k_block_bytes +
+         (static_cast<std::uint64_t>(gi % groups_per_block) * v.num_kv_heads + h) * v.head_dim * P;
+}
 // Address of the KIVI key record of group gi (= t / G), head h, channel c.
 KVPLAN_HOST_DEVICE const std::uint8_t* kivi_key_record(const PagedKvView& v, std::uint32_t gi,
                                                        std::uint32_t h, std::uint32_t c) {
   const std::uint32_t G = v.format.group;
-  const std::uint32_t groups_per_block = kivi_key_block_tokens(v.block_size, G) / G;
-  const std::uint32_t P = kivi_record_bytes(G, v.format.bits);
-  return v.k_base + v.k_table[gi / groups_per_block] * v.k_block_bytes +
-         ((static_cast<std::uint64_t>(gi % groups_per_block) * v.num_kv_heads + h) * v.head_dim +
-          c) *
-             P;
+  return kivi_key_group_record(v, gi, h, kivi_key_block_tokens(v.block_size, G) / G) +
+         static_cast<std::uint64_t>(c) * kivi_record_bytes(G, v.format.bits);
 }
 
 // Dequantized channel c of the key / value of slot t, head h: the spec every backend reads by
