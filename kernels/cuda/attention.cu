@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "cuda_common.hpp"
@@ -701,15 +702,16 @@ Status launch_decode_vec(const DecodeBatch& batch, std::uint32_t count, std::uin
                          std::uint32_t max_hq, std::uint32_t max_n, std::uint32_t dmax,
                          cudaStream_t st) {
   const std::uint64_t smem = 4ull * vec_smem_floats(GM);
-  // Blocks per SM, asked once per device (the launch configuration does not change).
-  static int occupancy[64] = {};
+  // Blocks per SM, asked once per device (the launch configuration does not change). Threads
+  // may launch at once: each slot is atomic, and two that both ask store the same answer.
+  static std::atomic<int> occupancy[64] = {};
   int dev = 0;
   KVPLAN_CUDA_CHECK(cudaGetDevice(&dev));
-  int per_sm = dev < 64 ? occupancy[dev] : 0;
+  int per_sm = dev < 64 ? occupancy[dev].load(std::memory_order_relaxed) : 0;
   if (per_sm == 0) {
     KVPLAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, decode_attention_vec_kernel<GM, Kivi>, kVecWarps * 32, smem));
-    if (dev < 64) occupancy[dev] = per_sm;
+    if (dev < 64) occupancy[dev].store(per_sm, std::memory_order_relaxed);
   }
   const std::uint64_t blocks_wanted =
       4ull * std::max(1, per_sm) * static_cast<std::uint64_t>(cuda_detail::sm_count());
