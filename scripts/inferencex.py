@@ -455,7 +455,7 @@ def report(a, rows, results, cannot, failed, unmapped=()):
            + (f" (at most {a.max_requests})" if a.max_requests else "") + ".\n"]
     if results:
         bys = (("all", "gpu", "precision", "model", "source", "gpu, model") if trt else
-               ("all", "gpu", "engine", "precision", "model", "gpu, engine"))
+               ("all", "gpu", "engine", "precision", "model", "source", "gpu, engine"))
         for by in bys:
             out.append(table(results, by) + "\n")
         approx = sum(1 for r, *_ in results if r["approx"])
