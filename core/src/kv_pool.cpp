@@ -93,7 +93,9 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   p.usable_blocks = ev.usable_blocks();
   p.policy = in.policy;
   if (st.sglang) p.max_running = st.sglang->max_running;
-  if (p.usable_blocks == 0)
+  // An attention-free model holds nothing: its one block is the null block, and no request
+  // takes a block (the pool has no group).
+  if (p.usable_blocks == 0 && !model.attention_free)
     throw Error(source, "gpu_memory",
                 "no KV cache block is left for requests (" +
                     std::to_string(ev.mem.available_bytes) +

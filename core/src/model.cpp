@@ -220,7 +220,11 @@ void read_attention(detail::JsonObject& att, std::uint64_t layers, const std::st
   const std::string type = att.str("type");
   const auto ptr = att.pointer("type");
   std::vector<std::string> names;
-  if (type == "full") {
+  if (type == "none") {
+    if (m.is_mla()) throw Error(source, ptr, "an MLA model caches its latent: not \"none\"");
+    names.assign(1, "none");
+    m.attention_free = true;
+  } else if (type == "full") {
   } else if (type == "sliding") {
     names.assign(1, "sliding");
   } else if (type == "pattern") {
@@ -233,7 +237,8 @@ void read_attention(detail::JsonObject& att, std::uint64_t layers, const std::st
                   "has " + std::to_string(names.size()) + " entries, num_layers is " +
                       std::to_string(layers));
   } else {
-    throw Error(source, ptr, "expected full, sliding, pattern or layers, got \"" + type + "\"");
+    throw Error(source, ptr,
+                "expected full, sliding, pattern, layers or none, got \"" + type + "\"");
   }
   if (m.is_mla() && !names.empty())
     throw Error(source, ptr, "MLA models with per-layer attention patterns are not supported");
@@ -485,8 +490,14 @@ std::vector<Problem> validate(const ModelSpec& m) {
     p.push_back({"/recurrent", "a state given by its shapes must have at least one element"});
   if (any_recurrent && m.recurrent.kind == MixerKind::none)
     p.push_back({"/recurrent", "layers hold a recurrent state but the mixer is not described"});
-  if (m.cached_layers() == 0 && !any_recurrent)
-    p.push_back({"/attention", "no layer holds a KV cache or a recurrent state"});
+  if (m.attention_free && (m.cached_layers() > 0 || any_recurrent || m.mtp_layers > 0))
+    p.push_back({"/attention",
+                 "declared \"none\" (attention-free), but a layer holds a KV cache "
+                 "or a recurrent state"});
+  if (!m.attention_free && m.cached_layers() == 0 && !any_recurrent)
+    p.push_back({"/attention",
+                 "no layer holds a KV cache or a recurrent state (a model without a KV cache "
+                 "says so: \"attention\": {\"type\": \"none\"})"});
   if (m.is_mla() && m.num_kv_heads != 1)
     p.push_back({"/num_kv_heads", "an MLA model caches one latent per token (num_kv_heads 1)"});
   // RoPE rotates dimensions in pairs (DeepSeek-V2's decoupled key: qk_rope_head_dim 64), so an

@@ -573,7 +573,7 @@ std::vector<Stage> split_stages(const PlanEval& ev) {
   }
   bool any = false;
   for (const auto& st : stages) any = any || st.cached + st.state_layers > 0;
-  if (!any)
+  if (!any && !ev.model.attention_free)
     throw Error(ev.source, "model",
                 ev.model.id + " has no layer with a KV cache or a recurrent state");
   return stages;
@@ -779,6 +779,18 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   stages = split_stages(*this);
   state_bytes = state_bytes_of(stages);
   rules->check_context_parallel(*this);
+  if (model.attention_free) {
+    // Nothing to page: the engine's fixed block count, whatever the memory and the KV format.
+    const auto blocks = rules->attention_free_blocks();
+    if (!blocks)
+      throw Error(source, "engine",
+                  rules->label() + " serving a model without a KV cache (\"attention\": " +
+                      "{\"type\": \"none\"}) is not modelled; vLLM's rule is (one block, no "
+                      "KV cache group)");
+    paged = true;
+    min_blocks = *blocks;
+    return;
+  }
   if (!paged) return;
   const PageSize p = page_size(*this);
   bs = p.block_size;
@@ -973,6 +985,29 @@ void engine_pool_figures(const detail::PlanEval& ev, const detail::PlanEval::Sta
   c.max_concurrency = static_cast<double>(num) / static_cast<double>(den);
 }
 
+// A model without a KV cache (PlanEval refuses every other model without a cached stage): the
+// engine's block count, no bytes a request, every request of any length starts (vLLM's
+// check_enough_kv_cache_memory returns at once for an empty spec), and max_num_seqs alone bounds
+// the requests a replica runs.
+Capacity attention_free_capacity(const detail::PlanEval& ev, Capacity& c) {
+  c.attention_free = true;
+  c.page_bytes = 0;
+  c.num_gpu_blocks = ev.min_blocks;
+  c.kv_cache_tokens = 0;
+  const auto seqs = ev.in.max_num_seqs ? ev.in.max_num_seqs : ev.rules->default_max_num_seqs(ev.in);
+  if (!seqs)
+    throw Error(ev.source, "max_num_seqs",
+                "a model without a KV cache needs max_num_seqs to bound its requests");
+  c.fits_one_request = true;
+  c.concurrency_numerator = *seqs;
+  c.concurrency_denominator = 1;
+  c.max_concurrency = static_cast<double>(*seqs);
+  c.max_requests_per_replica = *seqs;
+  c.max_requests = mul(*seqs, ev.replicas, "requests");
+  c.estimated_max_model_len = ev.longest(1, std::max(ev.in.context, ev.model.max_context), true);
+  return c;
+}
+
 }  // namespace
 
 Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::string& source) {
@@ -1008,6 +1043,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     }
     c.stages.push_back(s);
   }
+  if (!worst) return attention_free_capacity(ev, c);
   const auto& ws = c.stages[static_cast<std::size_t>(worst - ev.stages.data())];
   c.blocks_per_request = ws.blocks_per_request;
   c.bytes_per_request = ws.bytes_per_request;

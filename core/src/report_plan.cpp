@@ -101,6 +101,16 @@ Table capacity_table(const PlanReport& r) {
   const auto& c = r.capacity;
   const auto& in = r.input;
   Table t{{"quantity", "value"}, {}};
+  if (c.attention_free) {
+    // Nothing is cached: the engine's one block, and max_num_seqs is the only bound.
+    t.rows.push_back({"KV cache", "none (attention-free: no layer caches anything)"});
+    t.rows.push_back({"num_gpu_blocks (the engine's null block)", grouped(c.num_gpu_blocks)});
+    t.rows.push_back({"requests a replica runs (max_num_seqs; no KV bound)",
+                      grouped(c.max_requests_per_replica)});
+    t.rows.push_back({"requests of " + grouped(in.context) + " tokens that fit (all replicas)",
+                      grouped(c.max_requests)});
+    return t;
+  }
   if (c.paged) {
     t.rows.push_back({"page (one block of " + std::to_string(c.block_size) + " tokens, one layer)",
                       grouped(c.page_bytes) + " B"});
@@ -286,6 +296,7 @@ nlohmann::json plan_json(const PlanReport& r) {
   j["max_requests_per_replica"] = c.max_requests_per_replica;
   j["max_requests"] = c.max_requests;
   j["fits_one_request"] = c.fits_one_request;
+  j["attention_free"] = c.attention_free;
   j["estimated_max_model_len"] = c.estimated_max_model_len;
   j["state_layers"] = c.state_layers;
   j["state_bytes_per_layer"] = c.state_bytes_per_layer;
@@ -824,10 +835,13 @@ std::string check_text(const CheckReport& r, bool md) {
   } else {
     s = head + "\n" + verdict + "\n\n" + render_text(t);
   }
-  const std::string cap = "KV cache: " + human_bytes(c.memory.available_bytes) + " per GPU, " +
-                          grouped(c.kv_cache_tokens) + " tokens, maximum concurrency " +
-                          fixed(c.max_concurrency, 2) + "x at " + grouped(d.plan.context) +
-                          " tokens";
+  const std::string cap =
+      c.attention_free
+          ? "KV cache: none (attention-free); max_num_seqs " + grouped(c.max_requests_per_replica) +
+                " bounds the requests a replica runs"
+          : "KV cache: " + human_bytes(c.memory.available_bytes) + " per GPU, " +
+                grouped(c.kv_cache_tokens) + " tokens, maximum concurrency " +
+                fixed(c.max_concurrency, 2) + "x at " + grouped(d.plan.context) + " tokens";
   s += "\n" + cap + "\n";
   for (const auto& w : d.warnings) s += (md ? "- warning: " : "warning: ") + w + "\n";
   return s;

@@ -475,12 +475,19 @@ void PlannerView::showResults() {
           .arg(groupedNumber(c.num_gpu_blocks))
           .arg(c.block_size)
           .arg(exactBytes(c.bytes_per_request)));
-  max_concurrency_sub_->setText(
-      QString("requests of %1 tokens\n%2 replica(s) · engine %3x each%4")
-          .arg(groupedNumber(r.settings.context))
-          .arg(c.replicas)
-          .arg(c.max_concurrency, 0, 'f', 2)
-          .arg(c.fits_one_request ? QString() : QString("\none request does not fit")));
+  if (c.attention_free)
+    max_concurrency_sub_->setText(
+        QString("requests of %1 tokens\n%2 replica(s) · no KV cache: max_num_seqs %3 each")
+            .arg(groupedNumber(r.settings.context))
+            .arg(c.replicas)
+            .arg(groupedNumber(c.max_requests_per_replica)));
+  else
+    max_concurrency_sub_->setText(
+        QString("requests of %1 tokens\n%2 replica(s) · engine %3x each%4")
+            .arg(groupedNumber(r.settings.context))
+            .arg(c.replicas)
+            .arg(c.max_concurrency, 0, 'f', 2)
+            .arg(c.fits_one_request ? QString() : QString("\none request does not fit")));
   max_context_->setText(groupedNumber(r.max_context));
   max_context_->setToolTip(QString("%1 tokens").arg(groupedNumber(r.max_context)));
   // The note only when the model's positions, not the memory, set the figure.

@@ -4,9 +4,11 @@
 // same words; the same deployment with 256 batched tokens passes or runs on all three.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "cli_run.hpp"
+#include "temp_dir.hpp"
 
 namespace kvplan {
 namespace {
@@ -55,6 +57,49 @@ TEST(OneVerdictCli, TheAcceptedDeploymentPassesEveryCommand) {
       "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 8192 --max-num-batched-tokens 256 "
       "--brief");
   EXPECT_EQ(plan.code, 0) << plan.err;
+}
+
+// A model file that declares no KV cache (docs/models.md): plan reports vLLM's one block and
+// max_num_seqs as the bound, check passes it with the same bound, simulate runs it; SGLang is
+// refused by plan and simulate alike, naming the engine.
+TEST(OneVerdictCli, AnAttentionFreeModelIsOneBlockEverywhere) {
+  test::TempDir dir;
+  const std::string model = dir.file("encoder.json");
+  std::ofstream(model) << R"({"kvplan_model": 1, "id": "encoder", "source": "test",
+    "num_layers": 12, "num_attention_heads": 12, "num_kv_heads": 12, "head_dim": 64,
+    "max_context": 512, "num_params": 110000000, "weight_dtype": "bf16",
+    "attention": {"type": "none"}})";
+  const std::string workload = dir.file("workload.json");
+  std::ofstream(workload) << R"({"kvplan_workload": 1, "description": "embeddings",
+    "arrival": {"process": "closed", "concurrency": 8, "requests": 40},
+    "prompt_tokens": {"dist": "fixed", "mean": 256}, "output_tokens": {"dist": "fixed", "mean": 1}})";
+  const auto plan =
+      run_kvplan("plan --model " + model + " --gpu h100-sxm-80gb --context 512 --brief");
+  EXPECT_EQ(plan.code, 0) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("none (attention-free"), std::string::npos) << plan.out;
+  const auto check = run_kvplan(
+      "check --vllm 'vllm serve x --max-model-len 512 --max-num-seqs "
+      "64' --model " +
+      model + " --gpu h100-sxm-80gb --concurrency 64");
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("KV cache: none (attention-free); max_num_seqs 64"), std::string::npos)
+      << check.out;
+  const auto over = run_kvplan(
+      "check --vllm 'vllm serve x --max-model-len 512 --max-num-seqs "
+      "64' --model " +
+      model + " --gpu h100-sxm-80gb --concurrency 65");
+  EXPECT_EQ(over.code, 1) << over.out << over.err;
+  const auto sim = run_kvplan("simulate --model " + model +
+                              " --gpu h100-sxm-80gb --max-model-len 512 --workload " + workload);
+  EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
+  EXPECT_NE(sim.out.find("KV pool 1 blocks"), std::string::npos) << sim.out;
+  for (const std::string cmd :
+       {std::string("plan --context 512"), "simulate --max-model-len 512 --workload " + workload}) {
+    const auto r = run_kvplan(cmd + " --engine sglang --model " + model + " --gpu h100-sxm-80gb");
+    EXPECT_EQ(r.code, 2) << cmd << r.out << r.err;
+    EXPECT_NE(r.err.find("SGLang serving a model without a KV cache"), std::string::npos)
+        << cmd << r.err;
+  }
 }
 
 TEST(OneVerdictCli, AContextBeyondTheModelIsRefusedByEveryCommand) {

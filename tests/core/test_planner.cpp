@@ -32,6 +32,42 @@ PlanInput measured(std::uint64_t available, std::uint64_t context,
   return in;
 }
 
+// A model declared attention-free: vLLM's one block (VllmParity.AttentionFreeModelTakesOneBlock
+// has the engine's own test). With 2 replicas and max_num_seqs 8, 16 requests of any length fit,
+// and the longest context is the model's own limit (no KV bound). SGLang and TensorRT-LLM are
+// not modelled serving one: refused, naming the engine. The serving simulator's pool has no
+// group and no usable block, and a request of any length takes none.
+TEST(PlannerVllm, AttentionFreeHasOnlyTheNullBlock) {
+  ModelSpec m = plain(4, 8, 8, 64);
+  m.layers.assign(4, LayerSpec{.kind = AttentionKind::none});
+  m.attention_free = true;
+  m.max_context = 8192;
+  PlanInput in = measured(0, 4096);
+  in.gpus = 2;  // TP 1 × PP 1: two replicas
+  in.max_num_seqs = 8;
+  const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.num_gpu_blocks, 1u);
+  EXPECT_EQ(c.max_requests_per_replica, 8u);
+  EXPECT_EQ(c.max_requests, 16u);
+  EXPECT_EQ(c.estimated_max_model_len, 8192u);
+  EXPECT_EQ(max_context_at_concurrency(m, in, 16, m.max_context), 8192u);
+  const KvPool pool = make_kv_pool(m, in);
+  EXPECT_TRUE(pool.groups.empty());
+  EXPECT_EQ(pool.usable_blocks, 0u);
+  EXPECT_EQ(pool.blocks(0, 4096, 4096), 0u);
+  for (const Engine e : {Engine::sglang, Engine::trtllm}) {
+    PlanInput other = in;
+    other.engine = e;
+    try {
+      plan_capacity(m, other);
+      ADD_FAILURE() << "no refusal";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.field(), "engine");
+      EXPECT_NE(std::string(err.what()).find("without a KV cache"), std::string::npos);
+    }
+  }
+}
+
 // vLLM V1 parity, the worked example of planner.hpp and docs/deploy.md.
 TEST(PlannerVllm, Llama8bFp16With40GiB) {
   const auto m = load_model("llama-3.1-8b");

@@ -219,6 +219,32 @@ TEST(ModelJson, RefusalsNameFileAndField) {
             std::string::npos);
 }
 
+// A model without a KV cache is said so ("attention": {"type": "none"}); the same layers given
+// any other way are refused, and "none" beside a cache is a contradiction.
+TEST(ModelJson, AttentionFreeOnlyWhenDeclared) {
+  const std::string none = R"("attention": {"type": "none"})";
+  const std::string pattern =
+      R"("attention": {"type": "pattern", "window": 512, "pattern": ["sliding", "sliding", "full"]})";
+  const auto m = parse_model_json(with(pattern, none), "tiny.json");
+  EXPECT_TRUE(m.attention_free);
+  ASSERT_EQ(m.layers.size(), 4u);
+  for (const auto& l : m.layers) EXPECT_EQ(l.kind, AttentionKind::none);
+  EXPECT_FALSE(parse_model_json(kGood, "tiny.json").attention_free);
+  auto msg = [](const std::string& text) {
+    return error_of([&] { parse_model_json(text, "tiny.json"); });
+  };
+  const std::string all_none = R"("attention": {"type": "pattern", "pattern": ["none"]})";
+  const std::string refused = msg(with(pattern, all_none));
+  EXPECT_NE(refused.find("tiny.json: /attention: no layer holds a KV cache"), std::string::npos)
+      << refused;
+  EXPECT_NE(refused.find("\"type\": \"none\""), std::string::npos) << refused;
+  EXPECT_NE(msg(with(pattern, none + R"(, "mtp_layers": 1)")).find("/attention: declared"),
+            std::string::npos);
+  EXPECT_NE(msg(with(pattern, R"("mla": {"kv_lora_rank": 512, "qk_rope_head_dim": 64}, )" + none))
+                .find("/attention/type: an MLA model caches its latent"),
+            std::string::npos);
+}
+
 TEST(ModelJson, UnknownPresetListsTheKnownOnes) {
   const auto m = error_of([] { load_model("llama-9"); });
   EXPECT_NE(m.find("llama-3.1-8b"), std::string::npos);

@@ -59,9 +59,8 @@
 //   test_dcp_world_size_for_kv_cache_spec_shards_full_attention_only,
 //   test_uniform_type_spec_block_table_width_matches_layer_spec[mla-1, mla-2, mamba-2],
 //   test_resolve_dcp_kv_block_size_unwraps_uniform_type_specs   DecodeContextParallelism
-//   test_get_kv_cache_configs_attention_free   not expressible: a model with no cached layer at
-//                                              all (vLLM: 1 block, no groups) is refused by
-//                                              kvplan's model validation
+//   test_get_kv_cache_configs_attention_free   AttentionFreeModelTakesOneBlock (a model file
+//                                              says "attention": {"type": "none"})
 //   GLM-5-like slot sharing (test_get_kv_cache_config_balanced_mamba_hybrid, ..._kpool_tail_
 //   coowns_indexer_tensor, ..._mamba_hybrid_sharing_* (infeasible, prepadded, pp_balanced_
 //   projection, pp_group_count_bump, pp_starved_stage, beats_cross_layers_flag, no_indexer),
@@ -461,6 +460,36 @@ TEST(VllmParity, EstimateMaxModelLenCapsAtMaxModelLen) {
 // test_check_enough_kv_cache_memory_respects_num_gpu_blocks_override (T): 2 layers, memory for
 // 1024 blocks, override 32, max_model_len 16384: refused at startup; the auto-fit lands in
 // (0, 32 · 16] (kvplan: 31 usable blocks · 16 = 496).
+// test_get_kv_cache_configs_attention_free (T): no layer spec, available memory 0, max_model_len
+// 16 -> KVCacheConfig(num_blocks=1, kv_cache_tensors=[], kv_cache_groups=[]). kvplan's form of
+// an empty spec is a model declared attention-free, every layer without a cache: one block, no
+// page, no bytes, nothing a request needs (check_enough_kv_cache_memory returns at once for an
+// empty spec, so the start holds even at 0 bytes), and num_gpu_blocks_override is not read
+// (get_kv_cache_config_from_groups returns before it).
+TEST(VllmParity, AttentionFreeModelTakesOneBlock) {
+  ModelSpec s = layers(0);
+  s.layers.assign(2, LayerSpec{.kind = AttentionKind::none});
+  s.attention_free = true;
+  auto in = input(0, 16);
+  in.max_num_seqs = 256;
+  const auto c = plan_capacity(s, in);
+  EXPECT_TRUE(c.attention_free);
+  EXPECT_EQ(c.num_gpu_blocks, 1u);
+  EXPECT_EQ(c.page_bytes, 0u);
+  EXPECT_EQ(c.bytes_per_request, 0u);
+  EXPECT_EQ(c.blocks_per_request, 0u);
+  EXPECT_EQ(c.kv_cache_tokens, 0u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 0u);
+  EXPECT_TRUE(c.fits_one_request);
+  EXPECT_EQ(c.max_requests_per_replica, 256u);  // max_num_seqs, the only bound left
+  in.edit_vllm().num_gpu_blocks_override = 16;
+  EXPECT_EQ(plan_capacity(s, in).num_gpu_blocks, 1u);
+  // The same layers undeclared are refused: a config read as caching nothing is more often a
+  // misreading than an attention-free model.
+  s.attention_free = false;
+  EXPECT_THROW(plan_capacity(s, in), Error);
+}
+
 TEST(VllmParity, OverrideBoundsStartupAndAutoFit) {
   auto in = input(m * 2 * 1024, 16384);
   in.edit_vllm().num_gpu_blocks_override = 32;

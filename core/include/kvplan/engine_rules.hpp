@@ -191,6 +191,9 @@ class EngineRules {
   // parallelism), and the checks the engine makes of that layout at start (throws Error).
   virtual std::uint64_t context_shards(const PlanInput&) const { return 1; }
   virtual void check_context_parallel(const detail::PlanEval&) const {}
+  // The blocks it allocates for a model without a KV cache (ModelSpec::attention_free); empty:
+  // it does not serve one, and planning one is refused.
+  virtual std::optional<std::uint64_t> attention_free_blocks() const { return std::nullopt; }
   // The block count the deployment fixes instead of the memory's (vLLM num_gpu_blocks_override).
   virtual std::optional<std::uint64_t> blocks_override(const PlanInput&) const {
     return std::nullopt;

@@ -148,7 +148,12 @@ struct ModelSpec {
   std::uint32_t qk_rope_head_dim = 0;
   // DeepSeek-V3.2 sparse attention: every MLA layer also caches one indexer key of this width.
   std::uint32_t index_head_dim = 0;
-  RecurrentSpec recurrent;       // the state of layers with recurrent = true
+  RecurrentSpec recurrent;  // the state of layers with recurrent = true
+  // Declared attention-free (a kvplan model file's "attention": {"type": "none"}): no layer caches
+  // anything, which vLLM serves with one block and no KV cache group (encoder-only and
+  // attention-free models, docs/models.md). A model that merely ends up with no cached layer is
+  // refused instead, since that is more often a misread config than a cache-free model.
+  bool attention_free = false;
   std::uint32_t mtp_layers = 0;  // MTP layers shipped (num_nextn_predict_layers); cached only
                                  // when speculative decoding runs them (KvCostInput)
   // The longest request the engine accepts, tokens, 0 = unknown: for a Hugging Face config, what

@@ -384,6 +384,9 @@ struct Capacity {
   std::uint64_t max_requests_per_replica = 0;  // floor of the above
   std::uint64_t max_requests = 0;              // · replicas
   bool fits_one_request = false;               // vLLM would start (one request at `context` fits)
+  // A model without a KV cache (ModelSpec::attention_free): num_gpu_blocks is the engine's one
+  // block, no bytes or blocks per request, and max_num_seqs alone bounds the requests.
+  bool attention_free = false;
   // Hybrids: one layer's recurrent state of one sequence on one rank, before any page padding.
   std::uint64_t state_bytes_per_layer = 0;
   std::uint32_t state_layers = 0;             // over the whole model

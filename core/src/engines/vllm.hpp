@@ -93,6 +93,10 @@ class Vllm : public EngineRules {
   std::optional<std::uint64_t> blocks_override(const PlanInput& in) const override {
     return in.vllm().num_gpu_blocks_override;
   }
+  // No KV cache group: get_kv_cache_config_from_groups returns num_blocks=1, no tensors ("BlockPool
+  // always needs a null_block"), before num_gpu_blocks_override is read; asserted by
+  // test_get_kv_cache_configs_attention_free (tests/v1/core/test_kv_cache_utils.py@002f10e0).
+  std::optional<std::uint64_t> attention_free_blocks() const override { return 1; }
   // Pool layout (vllm_pools.cpp).
   bool local_layers_own_groups(const ModelSpec& model, const PlanInput& in) const override;
   std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t most) const override;

@@ -182,7 +182,10 @@ class Scheduler {
         opt_(opt),
         engine_(engine_scheduling(cfg.plan.engine)),
         pool_(std::move(pool)),
-        caching_(cfg.enable_prefix_caching),
+        // A pool without groups (an attention-free model) has nothing to cache; vLLM's
+        // KVCacheManager turns caching off for it (vllm/v1/core/kv_cache_manager.py,
+        // https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_manager.py).
+        caching_(cfg.enable_prefix_caching && !pool_.groups.empty()),
         unit_(caching_ ? pool_.groups.size() : 1),
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
