@@ -833,6 +833,11 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
     i.passed = false;
     i.detail = outside_budget_failure(m, d.plan);
     i.fix = x.capacity_fix();
+  } else if (c.attention_free) {
+    // Nothing is cached: it starts when the weights load (vLLM's KV check returns at once).
+    i.detail = i.passed ? "no KV cache: the engine's one block, nothing a request needs"
+                        : "the weights do not load (weights_fit); no KV cache is needed";
+    if (!i.passed) i.fix = x.capacity_fix();
   } else if (i.passed && mamba_short) {
     i.passed = false;
     i.detail = "vLLM refuses to start: \"max_num_seqs (" + std::to_string(*d.max_num_seqs) +
@@ -941,11 +946,20 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
       i.detail += ": the typical load fits, " + count_of(d.slo.concurrency, "request") +
                   " all at " + std::to_string(d.slo.context) + " tokens would not";
   }
+  if (e.at_mml.attention_free) {
+    i.title = count_of(d.slo.concurrency, "concurrent request") +
+              " run at once (no KV cache: max_num_seqs × replicas bounds them)";
+    i.detail += " (max_num_seqs; no KV cache)";
+  }
   if (!i.passed) {
     const auto short_by = d.slo.concurrency - e.judged();
     i.detail += ", needs " + std::to_string(d.slo.concurrency) + ": short by " +
                 std::to_string(short_by) + pct(short_by, d.slo.concurrency);
-    i.fix = x.capacity_fix();
+    // Without a KV cache the flag, not the GPUs, bounds the requests once the weights load.
+    const std::uint32_t replicas = e.at_mml.replicas;
+    i.fix = e.at_mml.attention_free && e.at_mml.fits_one_request
+                ? "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas))
+                : x.capacity_fix();
   }
   return i;
 }

@@ -95,6 +95,11 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   if (st.sglang) p.max_running = st.sglang->max_running;
   // An attention-free model holds nothing: its one block is the null block, and no request
   // takes a block (the pool has no group).
+  if (model.attention_free && !ev.loads())
+    throw Error(source, "gpu_memory",
+                "the weights and reserve exceed the GPU's budget by " +
+                    std::to_string(ev.mem.shortfall_bytes + ev.mem.outside_shortfall_bytes) +
+                    " bytes: the model does not load");
   if (p.usable_blocks == 0 && !model.attention_free)
     throw Error(source, "gpu_memory",
                 "no KV cache block is left for requests (" +

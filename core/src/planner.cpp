@@ -787,6 +787,11 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
                   rules->label() + " serving a model without a KV cache (\"attention\": " +
                       "{\"type\": \"none\"}) is not modelled; vLLM's rule is (one block, no "
                       "KV cache group)");
+    if (in.draft_layers > 0)
+      throw Error(source, "draft_layers",
+                  "a model without a KV cache has no draft cache kvplan models (speculative "
+                  "decoding with " +
+                      std::to_string(in.draft_layers) + " draft layer(s))");
     paged = true;
     min_blocks = *blocks;
     return;
@@ -870,6 +875,18 @@ std::uint64_t PlanEval::request_bytes(const Stage& st, std::uint64_t n) const {
   return kv_cost(st.sub, make_cost_input(n, st.draft_layers), source).bytes_per_request;
 }
 
+bool PlanEval::loads() const {
+  return mem.shortfall_bytes == 0 && mem.outside_shortfall_bytes == 0;
+}
+
+std::uint64_t PlanEval::attention_free_seqs() const {
+  const auto seqs = in.max_num_seqs ? in.max_num_seqs : rules->default_max_num_seqs(in);
+  if (!seqs)
+    throw Error(source, "max_num_seqs",
+                "a model without a KV cache needs max_num_seqs to bound its requests");
+  return *seqs;
+}
+
 std::uint64_t PlanEval::usable_blocks() const {
   if (!rules->keeps_null_block()) return min_blocks;
   return min_blocks > 0 ? min_blocks - 1 : 0;
@@ -887,6 +904,8 @@ bool PlanEval::starts(std::uint64_t n) const {
 
 bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
   if (per_replica == 0) return true;
+  // Without a KV cache: the weights must load, and max_num_seqs bounds the requests at once.
+  if (model.attention_free) return loads() && per_replica <= attention_free_seqs();
   for (const auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
     if (paged && (st.sglang || !st.trtllm.empty())) {
@@ -994,17 +1013,16 @@ Capacity attention_free_capacity(const detail::PlanEval& ev, Capacity& c) {
   c.page_bytes = 0;
   c.num_gpu_blocks = ev.min_blocks;
   c.kv_cache_tokens = 0;
-  const auto seqs = ev.in.max_num_seqs ? ev.in.max_num_seqs : ev.rules->default_max_num_seqs(ev.in);
-  if (!seqs)
-    throw Error(ev.source, "max_num_seqs",
-                "a model without a KV cache needs max_num_seqs to bound its requests");
-  c.fits_one_request = true;
-  c.concurrency_numerator = *seqs;
+  // Weights and reserve beyond the budget: it does not load, and nothing runs.
+  const std::uint64_t seqs = ev.loads() ? ev.attention_free_seqs() : 0;
+  c.fits_one_request = seqs > 0;
+  c.concurrency_numerator = seqs;
   c.concurrency_denominator = 1;
-  c.max_concurrency = static_cast<double>(*seqs);
-  c.max_requests_per_replica = *seqs;
-  c.max_requests = mul(*seqs, ev.replicas, "requests");
-  c.estimated_max_model_len = ev.longest(1, std::max(ev.in.context, ev.model.max_context), true);
+  c.max_concurrency = static_cast<double>(seqs);
+  c.max_requests_per_replica = seqs;
+  c.max_requests = mul(seqs, ev.replicas, "requests");
+  c.estimated_max_model_len =
+      seqs ? ev.longest(1, std::max(ev.in.context, ev.model.max_context), true) : 0;
   return c;
 }
 

@@ -65,6 +65,11 @@ struct PlanEval {
   std::uint64_t request_bytes(const Stage& st, std::uint64_t n) const;  // engine's bytes
   // per_replica requests of n tokens fit on every stage.
   bool fits(std::uint64_t n, std::uint64_t per_replica) const;
+  // The weights and reserve fit the budget (no shortfall inside or outside it).
+  bool loads() const;
+  // A model without a KV cache: the requests a replica runs at once (max_num_seqs, or the
+  // engine's default), the only bound it has. Throws Error when the engine has no default.
+  std::uint64_t attention_free_seqs() const;
   // Blocks requests can use: vLLM keeps one null block out of the pool.
   std::uint64_t usable_blocks() const;
   // One request of n tokens passes the engine's startup check (the auto-fit's test too).

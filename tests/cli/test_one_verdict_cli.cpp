@@ -89,10 +89,23 @@ TEST(OneVerdictCli, AnAttentionFreeModelIsOneBlockEverywhere) {
       "64' --model " +
       model + " --gpu h100-sxm-80gb --concurrency 65");
   EXPECT_EQ(over.code, 1) << over.out << over.err;
+  // The flag bounds the requests, not the GPUs: the fix raises it.
+  EXPECT_NE(over.out.find("set max_num_seqs to 65"), std::string::npos) << over.out;
+  EXPECT_EQ(over.out.find("more h100"), std::string::npos) << over.out;
+  EXPECT_NE(plan.out.find("SGLang: none (SGLang serving a model without a KV cache"),
+            std::string::npos)
+      << plan.out;
   const auto sim = run_kvplan("simulate --model " + model +
                               " --gpu h100-sxm-80gb --max-model-len 512 --workload " + workload);
   EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
   EXPECT_NE(sim.out.find("KV pool 1 blocks"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find("prefix caching off"), std::string::npos) << sim.out;
+  const auto disagg = run_kvplan("simulate --model " + model +
+                                 " --gpu h100-sxm-80gb --max-model-len 512 --workload " + workload +
+                                 " --prefill-replicas 1 --decode-replicas 1");
+  EXPECT_EQ(disagg.code, 2) << disagg.out << disagg.err;
+  EXPECT_NE(disagg.err.find("disaggregated: a model without a KV cache"), std::string::npos)
+      << disagg.err;
   for (const std::string cmd :
        {std::string("plan --context 512"), "simulate --max-model-len 512 --workload " + workload}) {
     const auto r = run_kvplan(cmd + " --engine sglang --model " + model + " --gpu h100-sxm-80gb");

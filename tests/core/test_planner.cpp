@@ -34,9 +34,9 @@ PlanInput measured(std::uint64_t available, std::uint64_t context,
 
 // A model declared attention-free: vLLM's one block (VllmParity.AttentionFreeModelTakesOneBlock
 // has the engine's own test). With 2 replicas and max_num_seqs 8, 16 requests of any length fit,
-// and the longest context is the model's own limit (no KV bound). SGLang and TensorRT-LLM are
-// not modelled serving one: refused, naming the engine. The serving simulator's pool has no
-// group and no usable block, and a request of any length takes none.
+// and the longest context for them is the model's own limit (no KV bound); 17 do not. SGLang and
+// TensorRT-LLM are not modelled serving one: refused, naming the engine. The serving simulator's
+// pool has no group and no usable block, and a request of any length takes none.
 TEST(PlannerVllm, AttentionFreeHasOnlyTheNullBlock) {
   ModelSpec m = plain(4, 8, 8, 64);
   m.layers.assign(4, LayerSpec{.kind = AttentionKind::none});
@@ -55,6 +55,28 @@ TEST(PlannerVllm, AttentionFreeHasOnlyTheNullBlock) {
   EXPECT_TRUE(pool.groups.empty());
   EXPECT_EQ(pool.usable_blocks, 0u);
   EXPECT_EQ(pool.blocks(0, 4096, 4096), 0u);
+  // More requests at once than 2 × max_num_seqs: no context fits them.
+  EXPECT_EQ(max_context_at_concurrency(m, in, 17, m.max_context), 0u);
+  // 100 B bf16 parameters (200 GB) on an 80 GiB GPU do not load: nothing runs, the simulator's
+  // pool is refused, and a draft model's cache is refused naming the field.
+  PlanInput small = in;
+  small.available_kv_bytes.reset();
+  small.gpu_memory_bytes = 80 * GiB;
+  ModelSpec heavy = m;
+  heavy.num_params = 100'000'000'000;
+  const auto h = plan_capacity(heavy, small);
+  EXPECT_GT(h.memory.shortfall_bytes, 0u);
+  EXPECT_FALSE(h.fits_one_request);
+  EXPECT_EQ(h.max_requests, 0u);
+  EXPECT_THROW(make_kv_pool(heavy, small), Error);
+  PlanInput draft = in;
+  draft.draft_layers = 1;
+  try {
+    plan_capacity(m, draft);
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.field(), "draft_layers");
+  }
   for (const Engine e : {Engine::sglang, Engine::trtllm}) {
     PlanInput other = in;
     other.engine = e;

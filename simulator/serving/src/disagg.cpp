@@ -418,6 +418,9 @@ DisaggResult simulate_disagg(const ModelSpec& model, const DisaggConfig& cfg,
                              const Workload& workload, const SimOptions& opt) {
   const std::string source = workload.source.empty() ? "serving config" : workload.source;
   check_disagg(cfg, source);
+  if (model.attention_free)
+    throw Error(source, "disaggregated",
+                "a model without a KV cache has no KV to hand from prefill to decode");
   const std::uint64_t replicas = std::uint64_t{cfg.prefill_replicas} + cfg.decode_replicas;
   if (workload.requests.size() > kMaxRequestSlots / replicas)
     throw Error(source, "requests",

@@ -468,6 +468,8 @@ std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& p
       "prefix caching is not modelled for this deployment (sliding, chunked or recurrent layers, "
       "or an evicting policy)";
   if (!is_full(plan.policy)) return why;
+  // vLLM's KVCacheManager turns caching off without a KV cache group (kv_cache_manager.py).
+  if (model.attention_free) return "a model without a KV cache has no prefix to cache";
   const KvPool pool = make_kv_pool(model, plan, "arguments");
   // SGLang's pool has no state group: its recurrent state is in a Mamba pool (kv_pool.hpp).
   return pool.full_attention_only() ? "" : why;
