@@ -398,7 +398,8 @@ int run_simulate(const std::vector<std::string>& args, std::ostream& out) {
   Progress progress("requests");
   const std::uint64_t total = w.requests.size();
   opt.progress = [&](double p) { progress(static_cast<std::uint64_t>(p * total), total); };
-  const auto replicas = static_cast<std::uint32_t>(f.replicas);
+  const auto replicas = vm["replicas"].defaulted() ? sim::default_replicas(in)
+                                                   : static_cast<std::uint32_t>(f.replicas);
   sim::ServingReport rep{.model = m.id,
                          .gpu = run.gpu().id,
                          .engine = engine_rules(in).name(),

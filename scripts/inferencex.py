@@ -43,7 +43,7 @@ How a row is mapped (assumptions, stated once here and in docs/accuracy.md):
   enable_expert_parallel=true: the step waits for the busiest rank; docs/simulate-step-time.md);
   its rows lose subset.csv's "ep_as_tp" mark. EP over part of the GPUs would stay "ep_as_tp"
   (simulated as TP; subset.csv has no such row); rows whose tp_size exceeds the GPUs keep
-  "layout_repaired". kvplan does not express attention data parallelism.
+  "layout_repaired". Attention DP: see the TensorRT-LLM rows below.
 * max_num_seqs = CONC (InferenceX's vLLM scripts pass --max-num-seqs $CONC; a closed loop never
   holds more); max_num_batched_tokens 8192 (vLLM scripts; SGLang's default chunked prefill on
   H100/H200), 16384 for SGLang on B200 (SGLang's default above 160 GB).
@@ -76,8 +76,13 @@ subset.csv's own rows, not written here:
   checked at start); gpus = tp_size, EP treated as TP ("ep_as_tp" when moe_ep_size > 1); a
   tp_size above 8 with moe_tp_size == moe_ep_size and tp_size == moe_tp_size * moe_ep_size is
   the layout subset.csv repairs to gpus = moe_ep_size ("layout_repaired+ep_as_tp"); both rules
-  are checked to give subset.csv's gpus and approx on its own rows. Any other tp_size > 8, pp > 1
-  or attention DP > 1: not expressible. source (inferencex-db / inferencex-export /
+  are checked to give subset.csv's gpus and approx on its own rows. Attention DP D > 1 (tp_size
+  1, enable_attention_dp: D groups of one GPU, moe_tp_size x moe_ep_size = D) runs as kvplan's
+  DP attention: gpus = D, --tp 1 --engine-option attention_dp=D (and moe_ep_size=moe_ep_size
+  when above 1), D replicas, one a group (docs/simulate-step-time.md "DP attention"); the gather
+  form of the MoE communication is costed, where InferenceX's gptoss_fp4_b200_trt.sh runs
+  TRTLLM_FORCE_ALLTOALL_METHOD=MNNVL with EP_SIZE > 1. Any other tp_size > 8, pp > 1, attention
+  DP beside tp_size > 1 or over more than 8 GPUs: not expressible. source (inferencex-db / inferencex-export /
   nvidia-gap-analysis) from silicon_data_source, as subset.csv's source_kind (checked).
 The split is TRAIN_MODELS, unchanged; nothing is fitted on TensorRT-LLM rows.
 
@@ -188,12 +193,21 @@ def kv_dtype(row, data):
     return "fp8" if algo == "FP8" else "bf16"
 
 
+def attention_dp(row):
+    """The row's attention DP groups (1: none)."""
+    a = row.get("attention_dp_size", "")
+    return int(a) if a not in ("", "0") else 1
+
+
 def why_not(row):
     """The reason kvplan cannot express this row, or None."""
     if row["pp_size"] not in ("", "1"):
         return f"pipeline parallelism {row['pp_size']}"
-    if row["attention_dp_size"] not in ("", "1"):
-        return f"attention data parallelism {row['attention_dp_size']}"
+    adp = attention_dp(row)
+    if adp > 1 and (row.get("backend") != "trtllm" or row["tp_size"] not in ("", "0", "1")):
+        return f"attention data parallelism {adp} beside tp_size {row['tp_size']}"
+    if adp > 8:
+        return f"attention data parallelism {adp} spans more than one 8-GPU node"
     if row["mode"] != "agg":
         return f"mode {row['mode']}"
     return None
@@ -212,6 +226,8 @@ def trt_layout(row):
     def n(k):
         return int(row[k]) if row[k] not in ("", "0") else 1
     tp, mtp, mep = n("tp_size"), n("moe_tp_size"), n("moe_ep_size")
+    if attention_dp(row) > 1:  # D groups of tp_size 1 (why_not refuses the rest)
+        return str(attention_dp(row)), ""
     if tp <= 8:
         return str(tp), ("ep_as_tp" if mep > 1 else "")
     if mtp == mep and mtp * mep == tp and mep <= 8:
@@ -334,10 +350,19 @@ def measured_moe_flag(row, measured_moe):
 def expert_parallel(row):
     """True where the row spreads the experts whole over all its GPUs (moe_ep_size = gpus > 1)."""
     ep = row.get("moe_ep_size", "")
-    return ep not in ("", "0") and int(ep) > 1 and bool(row["gpus"]) and int(ep) == int(row["gpus"])
+    return (attention_dp(row) == 1 and ep not in ("", "0") and int(ep) > 1 and bool(row["gpus"])
+            and int(ep) == int(row["gpus"]))
 
 
 def ep_flag(row):
+    """The layout flags beyond --tp: DP attention's groups and their MoE EP, or EP over all
+    the GPUs."""
+    if attention_dp(row) > 1:
+        flags = ["--engine-option", f"attention_dp={attention_dp(row)}"]
+        ep = row.get("moe_ep_size", "")
+        if ep not in ("", "0", "1"):
+            flags += ["--engine-option", f"moe_ep_size={ep}"]
+        return flags
     return ["--engine-option", "enable_expert_parallel=true"] if expert_parallel(row) else []
 
 
@@ -353,8 +378,9 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
     engine = row["backend"]
     if engine == "trtllm":
         mbs, mnt, frac, kvd, mml = trt_settings(row, data)
+        tp = "1" if attention_dp(row) > 1 else row["gpus"]
         cmd = [kvplan, "simulate", "--model", model_arg(row, data), "--gpu", row["kvplan_gpu"],
-               "--engine", "trtllm", "--tp", row["gpus"], "--kv-dtype", kvd,
+               "--engine", "trtllm", "--tp", tp, "--kv-dtype", kvd,
                "--max-batch-size", str(mbs), "--max-num-tokens", str(mnt),
                "--capacity-scheduler-policy", "guaranteed_no_evict",
                "--gpu-memory-utilization", str(frac), "--max-model-len", str(mml),

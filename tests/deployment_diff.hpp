@@ -104,7 +104,8 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "sglang.max_mamba_cache_size", p.sglang().max_mamba_cache_size,
         q.sglang().max_mamba_cache_size);
   field(d, "sglang.hybrid_swa", p.sglang().hybrid_swa, q.sglang().hybrid_swa);
-  field(d, "sglang.dp_attention", p.sglang().dp_attention, q.sglang().dp_attention);
+  field(d, "attention_dp", p.attention_dp, q.attention_dp);
+  field(d, "moe_ep", p.moe_ep, q.moe_ep);
   field(d, "trtllm.backend", p.trtllm().backend, q.trtllm().backend);
   field(d, "trtllm.max_attention_window", p.trtllm().max_attention_window,
         q.trtllm().max_attention_window);

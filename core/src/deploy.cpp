@@ -258,6 +258,35 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
   // Expert parallelism, every engine: the routed experts spread whole over the TP group (and
   // over DP replicas, vLLM --enable-expert-parallel with --data-parallel-size).
   if (auto ep = en.opt_bool("enable_expert_parallel")) p.expert_parallel = *ep;
+  // DP attention, the engines that have it: attention_dp groups of tensor_parallel_size GPUs a
+  // server, the experts over all of them (so expert_parallel's memory), whole over moe_ep_size.
+  if (auto dp = en.opt_uint("attention_dp", 1, 4096)) {
+    if (*dp > 1 && !rules.dp_attention_splits_tp())
+      throw Error(source, en.pointer("attention_dp"),
+                  rules.label() +
+                      " has no DP attention in kvplan's rules (SGLang and "
+                      "TensorRT-LLM do)");
+    p.attention_dp = static_cast<std::uint32_t>(*dp);
+    if (*dp > 1) p.expert_parallel = true;
+  }
+  if (auto ep = en.opt_uint("moe_ep_size", 1, 4096)) {
+    if (*ep > 1 && p.attention_dp <= 1)
+      throw Error(source, en.pointer("moe_ep_size"),
+                  "is the expert parallelism of DP attention's MoE layers: it needs attention_dp "
+                  "> 1 (without DP attention, enable_expert_parallel)");
+    const std::uint64_t server = std::uint64_t{p.tp} * p.attention_dp;
+    if (server % *ep != 0)
+      throw Error(source, en.pointer("moe_ep_size"),
+                  "expert parallelism " + std::to_string(*ep) + " must divide the server's " +
+                      std::to_string(server) + " GPUs (tensor_parallel_size " +
+                      std::to_string(p.tp) + " × attention_dp " + std::to_string(p.attention_dp) +
+                      ")");
+    p.moe_ep = static_cast<std::uint32_t>(*ep);
+  }
+  if (p.attention_dp > 1 && p.pp > 1)
+    throw Error(
+        source, en.pointer("attention_dp"),
+        "DP attention with pipeline_parallel_size " + std::to_string(p.pp) + " is not modelled");
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
   if (v != p.vllm()) p.edit_vllm() = v;
@@ -451,6 +480,25 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   read_engine_cache(en, source, d);
   read_engine_options(en, source, d.plan);
   en.finish();
+  // Without /hardware/gpus a DP-attention deployment is one server: every group of it; with it,
+  // whole servers.
+  if (d.plan.attention_dp > 1) {
+    const std::uint64_t server =
+        std::uint64_t{d.plan.tp} * d.plan.pp * d.plan.attention_dp;  // each at most 4096
+    if (server > kMaxGpus)
+      throw Error(source, "/engine/attention_dp",
+                  "tensor_parallel_size × attention_dp = " + std::to_string(server) +
+                      " GPUs, over the limit of " + std::to_string(kMaxGpus));
+    if (!gpus_given) d.plan.gpus = static_cast<std::uint32_t>(server);
+    if (d.plan.gpus % server != 0)
+      throw Error(source, "/hardware/gpus",
+                  std::to_string(d.plan.gpus) +
+                      " GPUs are not a whole number of DP-attention servers of "
+                      "tensor_parallel_size " +
+                      std::to_string(d.plan.tp) + " × attention_dp " +
+                      std::to_string(d.plan.attention_dp) + " = " + std::to_string(server) +
+                      " GPUs");
+  }
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);
   read_deploy_offload(o, d);
@@ -492,16 +540,18 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
   p.engine = a.engine;
   std::uint64_t tp = a.tp.value_or(1);
   if (engine_rules(a.engine).dp_attention_splits_tp() && a.dp_attention && a.dp && *a.dp > 1) {
-    // SGLang DP attention: --dp splits the attention of the --tp GPUs into dp groups of tp / dp
-    // ranks, each with its own requests and KV pool; the GPUs are --tp, not tp × dp
-    // (server_args.py, enable_dp_attention), and the MoE experts spread over all of them.
+    // DP attention: --dp splits the attention of the --tp GPUs into dp groups of tp / dp ranks,
+    // each with its own requests and KV pool; the GPUs are --tp, not tp × dp (SGLang
+    // server_args.py, enable_dp_attention; TensorRT-LLM enable_attention_dp, a group a GPU), and
+    // the MoE experts spread over all of them, whole over --ep-size of them.
     if (tp % *a.dp != 0)
       throw Error(source, "--dp",
                   "DP attention needs --dp to divide --tp " + std::to_string(tp) + ", got " +
                       std::to_string(*a.dp));
     tp /= *a.dp;
     p.expert_parallel = true;
-    p.edit_sglang().dp_attention = static_cast<std::uint32_t>(*a.dp);
+    p.attention_dp = static_cast<std::uint32_t>(*a.dp);
+    if (a.ep_size && *a.ep_size > 1) p.moe_ep = *a.ep_size;
   }
   if (a.expert_parallel) p.expert_parallel = true;
   DeploymentShape shape{.tp = tp, .pp = a.pp.value_or(1), .dp = a.dp, .block_size = a.block_size};

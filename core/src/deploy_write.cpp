@@ -104,7 +104,9 @@ nlohmann::ordered_json engine(const Deployment& d) {
     en["max_num_batched_tokens"] = p.max_num_batched_tokens;
   if (!p.weight_dtype.empty()) en["weight_dtype"] = p.weight_dtype;
   if (!d.cuda_graphs) en["enforce_eager"] = true;
-  if (p.expert_parallel) en["enable_expert_parallel"] = true;
+  if (p.expert_parallel && p.attention_dp <= 1) en["enable_expert_parallel"] = true;
+  if (p.attention_dp > 1) en["attention_dp"] = p.attention_dp;
+  if (p.moe_ep > 1) en["moe_ep_size"] = p.moe_ep;
   engine_options(p, en);
   if (p.draft_layers) en["draft_layers"] = p.draft_layers;
   if (p.reserve_bytes) en["reserve_gib"] = to_gib(*p.reserve_bytes);

@@ -386,9 +386,13 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
       a.max_gpu_total_bytes = b > 0 ? std::optional<std::uint64_t>(b) : std::nullopt;
     } else if (k == "kv_cache_config.host_cache_size") {
       a.host_tiers.host_cache_bytes = uint(0, std::uint64_t{1} << 50);
-    } else if (k == "enable_attention_dp" || k == "kv_cache_config.sink_token_length" ||
-               k == "context_parallel_size" || k == "moe_cluster_parallel_size" ||
-               k == "kv_cache_config.cross_kv_cache_fraction" ||
+    } else if (k == "enable_attention_dp") {
+      // One attention group a GPU of tp_size, the MoE layers over all of them (Mapping:
+      // attn_tp_size 1 with enable_attention_dp, tensorrt_llm/mapping.py@cf44a1cc); the groups
+      // are set once tp_size is known (finish_experts_and_beams).
+      a.dp_attention = yes();
+    } else if (k == "kv_cache_config.sink_token_length" || k == "context_parallel_size" ||
+               k == "moe_cluster_parallel_size" || k == "kv_cache_config.cross_kv_cache_fraction" ||
                k.rfind("speculative_config", 0) == 0 || k.rfind("lora_config", 0) == 0 ||
                k == "enable_lora") {
       a.not_modelled.push_back(k + ": " + (e.values.empty() ? "" : e.values[0]));
@@ -459,6 +463,8 @@ void read_kv_transfer_config(const nlohmann::json& j, HostTierArgs& h, const std
 // What the command line and its LLM-API file say together about experts and beams (trtllm-serve's
 // --ep_size, SGLang's --ep-size and --max_beam_width).
 void finish_experts_and_beams(EngineArgs& a, const std::string& source) {
+  // TensorRT-LLM's attention DP: a group a GPU (SGLang says its groups with --dp).
+  if (a.engine == Engine::trtllm && a.dp_attention && a.tp.value_or(1) > 1) a.dp = a.tp;
   if (a.ep_size) {
     // Mapping (tensorrt_llm/mapping.py @ cf44a1ccee7dd3381a7b4c49a8318c0c3ae4426b): moe_tp ×
     // moe_ep × moe_cluster = the MoE world of the tp_size GPUs, so each GPU holds 1 / tp_size of
@@ -473,14 +479,12 @@ void finish_experts_and_beams(EngineArgs& a, const std::string& source) {
                       " (the experts spread over the tensor-parallel GPUs)");
     // Whole experts over the TP group (ep = tp): the step time's busiest rank
     // (StepModelInput::ep); part of it: costed as TP-sharded experts, memory alike (unless
-    // another flag already asks for expert parallelism: --enable-ep-moe, DP attention).
-    if (ep > 1 && a.dp_attention)
-      a.not_modelled.push_back(flag + " " + std::to_string(ep) +
-                               " beside --enable-dp-attention (the MoE layers are costed "
-                               "tensor-parallel over the --tp GPUs)");
-    else if (ep == tp && ep > 1)
+    // another flag already asks for expert parallelism: --enable-ep-moe). Under DP attention
+    // it is the MoE layers' own split (PlanInput::moe_ep, deploy.cpp engine_shape).
+    const bool dp_attention = a.dp_attention && a.dp && *a.dp > 1;
+    if (ep == tp && ep > 1 && !dp_attention)
       a.expert_parallel = true;
-    else if (ep > 1 && !a.expert_parallel)
+    else if (ep > 1 && !a.expert_parallel && !dp_attention)
       a.ignored.push_back(flag + " " + std::to_string(ep) + " (the experts spread over the " +
                           std::to_string(tp) +
                           " GPUs either way; the step time costs them as tensor-parallel)");

@@ -353,9 +353,14 @@ void check_available_per_rank(const PlanInput& in, const std::string& source,
                   "TP rank)");
 }
 
+std::uint64_t gpus_of(const PlanInput& in) {
+  if (in.gpus) return in.gpus;
+  return std::uint64_t{in.tp} * in.pp * std::max<std::uint32_t>(in.attention_dp, 1);
+}
+
 std::uint64_t requests_per_replica(const PlanInput& in) {
   const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
-  const std::uint64_t replicas = in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
+  const std::uint64_t replicas = unit ? std::max<std::uint64_t>(gpus_of(in) / unit, 1) : 1;
   return ceil_div(std::max<std::uint64_t>(in.concurrency, 1), replicas);
 }
 
@@ -470,9 +475,48 @@ std::uint32_t kv_heads_checked(const ModelSpec& model, const PlanInput& in,
   return heads;
 }
 
-// Replicas of TP × PP GPUs in the deployment (gpus 0: one).
+// DP attention: an engine that has it, at least 1 group, whole servers, and expert parallelism
+// that divides the server's GPUs.
+void check_attention_dp(const PlanInput& in, const EngineRules& rules, const std::string& source) {
+  if (in.attention_dp == 0)
+    throw Error(source, "attention_dp", "must be at least 1 (1: no DP attention), got 0");
+  if (in.moe_ep == 0)
+    throw Error(source, "moe_ep_size", "must be at least 1 (1: experts sharded), got 0");
+  if (in.attention_dp > 1 && !rules.dp_attention_splits_tp())
+    throw Error(source, "attention_dp",
+                rules.label() +
+                    " has no DP attention in kvplan's rules (SGLang --enable-dp-attention and "
+                    "TensorRT-LLM enable_attention_dp do); got " +
+                    std::to_string(in.attention_dp));
+  const std::uint64_t server = mul(in.tp, in.attention_dp);
+  if (in.moe_ep > 1 && in.attention_dp == 1)
+    throw Error(source, "moe_ep_size",
+                "is the expert parallelism of DP attention's MoE layers (attention_dp > 1); "
+                "without DP attention enable_expert_parallel spreads whole experts over the TP "
+                "group");
+  if (server % in.moe_ep != 0)
+    throw Error(source, "moe_ep_size",
+                "expert parallelism " + std::to_string(in.moe_ep) + " must divide the server's " +
+                    std::to_string(server) + " GPUs (tp " + std::to_string(in.tp) +
+                    " × attention_dp " + std::to_string(in.attention_dp) + ")");
+  if (in.attention_dp > 1 && in.pp > 1)
+    throw Error(
+        source, "attention_dp",
+        "DP attention with pipeline parallelism " + std::to_string(in.pp) + " is not modelled");
+  const std::uint64_t per_server = mul(server, in.pp);
+  if (in.attention_dp > 1 && in.gpus % per_server != 0)
+    throw Error(source, "gpus",
+                std::to_string(in.gpus) +
+                    " GPUs are not a whole number of DP-attention servers of "
+                    "tp " +
+                    std::to_string(in.tp) + " × attention_dp " + std::to_string(in.attention_dp) +
+                    " = " + std::to_string(per_server) + " GPUs");
+}
+
+// Replicas of TP × PP GPUs in the deployment (gpus 0: one, or one DP-attention server's groups).
 std::uint32_t replicas_of(const PlanInput& in, const std::string& source) {
-  if (in.gpus == 0) return 1;
+  check_attention_dp(in, engine_rules(in), source);
+  if (in.gpus == 0) return std::max<std::uint32_t>(in.attention_dp, 1);
   const std::uint64_t per_replica = mul(in.tp, in.pp);
   if (in.gpus % per_replica != 0)
     throw Error(source, "gpus",
@@ -1120,11 +1164,18 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
                 " × PP 1..16 up to " + std::to_string(max_gpus) + " GPUs holds one request of " +
                 std::to_string(in.context) + " tokens";
   const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
+  // Under DP attention the unit is a server of attention_dp groups of TP tp (no PP), its MoE
+  // layers' EP dividing the server's GPUs.
+  const std::uint32_t groups = std::max<std::uint32_t>(in.attention_dp, 1);
   for (std::uint32_t pp = 1; pp <= 16 && pp <= model.layers.size(); ++pp) {
+    if (groups > 1 && pp > 1) break;
     for (std::uint32_t tp : {1u, 2u, 4u, 8u}) {
       if (!valid_tp(model, tp) || (span && tp > span)) continue;
-      const std::uint32_t unit = tp * pp;
-      if (unit > max_gpus || (best.feasible && unit > best.gpus)) continue;
+      if (groups > 1 && (std::uint64_t{tp} * groups) % std::max<std::uint32_t>(in.moe_ep, 1) != 0)
+        continue;
+      const std::uint64_t unit64 = std::uint64_t{tp} * pp * groups;
+      if (unit64 > max_gpus || (best.feasible && unit64 > best.gpus)) continue;
+      const auto unit = static_cast<std::uint32_t>(unit64);
       PlanInput c = in;
       c.tp = tp;
       c.pp = pp;
@@ -1135,9 +1186,11 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       c.available_kv_bytes_per_rank.clear();
       const Capacity cap = plan_capacity(model, c, source);
       if (cap.max_requests_per_replica == 0) continue;
-      const std::uint64_t replicas = ceil_div(want, cap.max_requests_per_replica);
-      if (replicas > max_gpus / unit) continue;
-      const auto total = static_cast<std::uint32_t>(replicas * unit);
+      // Whole servers: each holds groups replicas (1 without DP attention).
+      const std::uint64_t servers = ceil_div(want, mul(cap.max_requests_per_replica, groups));
+      if (servers > max_gpus / unit) continue;
+      const std::uint64_t replicas = servers * groups;
+      const auto total = static_cast<std::uint32_t>(servers * unit);
       // Fewest GPUs; then fewer pipeline stages; then smaller TP (fewer all-reduces).
       if (!best.feasible || total < best.gpus) {
         best.feasible = true;

@@ -27,7 +27,7 @@ std::string fixed(double v, int decimals) {
 
 std::string fraction(std::uint32_t ppm) { return fixed(ppm / 1e6, 2); }
 
-std::uint32_t plan_gpus(const PlanInput& in) { return in.gpus ? in.gpus : in.tp * in.pp; }
+std::uint32_t plan_gpus(const PlanInput& in) { return static_cast<std::uint32_t>(gpus_of(in)); }
 
 // What a KV format costs in model quality, as far as kvplan has measured it: its replay results
 // (docs/accuracy.md) cover the stories260K reference model only, never a served model.
@@ -47,8 +47,13 @@ std::string plan_title(const PlanReport& r) {
   std::string gpu = r.gpu ? r.gpu->id : (c.memory.measured ? "measured KV memory" : "custom GPU");
   std::string s = r.model.id + " on " + gpu + ", " + engine_rules(in).name() + ", TP " +
                   std::to_string(in.tp) + (in.pp > 1 ? " × PP " + std::to_string(in.pp) : "") +
-                  (c.replicas > 1 ? " × " + std::to_string(c.replicas) + " replicas" : "") + ", " +
-                  to_string(in.format) + ", policy " + to_string(in.policy);
+                  (c.replicas > 1 ? " × " + std::to_string(c.replicas) + " replicas" : "");
+  // DP attention: the replicas are attention groups, attention_dp to a server sharing its MoE.
+  if (in.attention_dp > 1)
+    s += " (DP attention: " + std::to_string(in.attention_dp) + " groups a server, MoE over " +
+         std::to_string(std::uint64_t{in.tp} * in.attention_dp) + " GPUs" +
+         (in.moe_ep > 1 ? ", EP " + std::to_string(in.moe_ep) : "") + ")";
+  s += ", " + to_string(in.format) + ", policy " + to_string(in.policy);
   return s;
 }
 
@@ -279,8 +284,12 @@ nlohmann::json plan_json(const PlanReport& r) {
   j["policy"] = to_string(in.policy);
   j["tp"] = in.tp;
   j["pp"] = in.pp;
-  j["gpus"] = in.gpus ? in.gpus : in.tp * in.pp;
+  j["gpus"] = plan_gpus(in);
   j["replicas"] = c.replicas;
+  if (in.attention_dp > 1) {
+    j["attention_dp"] = in.attention_dp;
+    j["moe_ep_size"] = in.moe_ep;
+  }
   j["block_size"] = c.block_size;
   j["context"] = in.context;
   j["concurrency"] = in.concurrency;
@@ -826,8 +835,12 @@ std::string check_text(const CheckReport& r, bool md) {
   const std::string head =
       "kvplan check " + d.name + ": " + d.model.id + " on " + std::to_string(deployment_gpus(d)) +
       " × " + d.gpu.id + ", " + engine_rules(d.plan).name() + layout + " TP " +
-      std::to_string(d.plan.tp) + (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") + ", " +
-      to_string(d.plan.format) + ", max_model_len " + grouped(d.plan.context);
+      std::to_string(d.plan.tp) + (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") +
+      (d.plan.attention_dp > 1
+           ? " × DP attention " + std::to_string(d.plan.attention_dp) +
+                 (d.plan.moe_ep > 1 ? " (MoE EP " + std::to_string(d.plan.moe_ep) + ")" : "")
+           : "") +
+      ", " + to_string(d.plan.format) + ", max_model_len " + grouped(d.plan.context);
   std::string s;
   if (md) {
     s = "### " + std::string(r.passed() ? "✅ " : "❌ ") + head + "\n\n**" + verdict + "**\n\n" +

@@ -45,6 +45,8 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   in.reserve_bytes = s.extras.reserve_bytes;
   in.available_kv_bytes = s.extras.available_kv_bytes;
   in.expert_parallel = s.extras.expert_parallel;
+  in.attention_dp = s.extras.attention_dp;
+  in.moe_ep = s.extras.moe_ep;
   return in;
 }
 

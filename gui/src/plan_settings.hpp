@@ -50,7 +50,9 @@ struct PlanSettings {
     VllmRules vllm_rules = VllmRules::current;  // engine "vllm@0.9"
     VllmOptions::MambaCacheMode mamba_cache_mode = VllmOptions::MambaCacheMode::none;
     bool enforce_eager = false;
-    bool expert_parallel = false;  // engine.enable_expert_parallel
+    bool expert_parallel = false;    // engine.enable_expert_parallel
+    std::uint32_t attention_dp = 1;  // engine.attention_dp (DP attention groups a server)
+    std::uint32_t moe_ep = 1;        // engine.moe_ep_size (their MoE layers' EP)
     bool operator==(const Extras&) const = default;
   } extras;
 

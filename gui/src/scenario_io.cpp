@@ -130,6 +130,8 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   x.mamba_cache_mode = p.vllm().mamba_cache_mode;
   x.enforce_eager = !d.cuda_graphs;
   x.expert_parallel = p.expert_parallel;
+  x.attention_dp = p.attention_dp;
+  x.moe_ep = p.moe_ep;
   return s;
 }
 

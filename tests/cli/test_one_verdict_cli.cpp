@@ -115,6 +115,56 @@ TEST(OneVerdictCli, AnAttentionFreeModelIsOneBlockEverywhere) {
   }
 }
 
+// One DP-attention server (SGLang --tp 8 --dp 4 --enable-dp-attention --ep-size 4): check reads
+// the command line as 4 groups of TP 2 on 8 GPUs, plan gives the same layout from its flags and
+// writes that command line back, simulate runs the 4 groups as 4 replicas without being told.
+TEST(OneVerdictCli, ADpAttentionServerIsOneLayoutEverywhere) {
+  test::TempDir dir;
+  const std::string workload = dir.file("workload.json");
+  std::ofstream(workload) << R"({"kvplan_workload": 1, "description": "closed loop",
+    "arrival": {"process": "closed", "concurrency": 16, "requests": 64},
+    "prompt_tokens": {"dist": "fixed", "mean": 512}, "output_tokens": {"dist": "fixed", "mean": 32}})";
+  const auto check = run_kvplan(
+      "check --sglang 'python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 "
+      "--dp 4 --enable-dp-attention --ep-size 4 --context-length 8192' --gpu h200-141gb "
+      "--concurrency 64");
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("on 8 × h200-141gb, sglang TP 2 × DP attention 4 (MoE EP 4)"),
+            std::string::npos)
+      << check.out;
+  const std::string flags =
+      " --model qwen3-30b-a3b --gpu h200-141gb --engine sglang --tp 2 --engine-option "
+      "attention_dp=4 --engine-option moe_ep_size=4";
+  const auto plan = run_kvplan("plan" + flags + " --context 8192 --concurrency 64 --brief");
+  EXPECT_EQ(plan.code, 0) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("TP 2 × 4 replicas (DP attention: 4 groups a server, MoE over 8 GPUs, "
+                          "EP 4)"),
+            std::string::npos)
+      << plan.out;
+  // 64 requests over 4 groups: 16 a group, 64 for the server (SGLang divides by --dp).
+  EXPECT_NE(plan.out.find("--tp 8 --dp 4 --enable-dp-attention --ep-size 4 --context-length 8192 "
+                          "--max-running-requests 64"),
+            std::string::npos)
+      << plan.out;
+  const auto sim = run_kvplan("simulate" + flags + " --max-model-len 8192 --workload " + workload);
+  EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
+  EXPECT_NE(sim.out.find("(sglang, tp 2, DP attention 4 (MoE layers over 8 GPUs, EP 4), bf16, "
+                         "full), 4 replicas"),
+            std::string::npos)
+      << sim.out;
+  const auto two =
+      run_kvplan("simulate" + flags + " --max-model-len 8192 --replicas 2 --workload " + workload);
+  EXPECT_EQ(two.code, 2) << two.out << two.err;
+  EXPECT_NE(two.err.find("2 replicas are not whole DP-attention servers of 4 groups"),
+            std::string::npos)
+      << two.err;
+  const auto vllm = run_kvplan(
+      "plan --model qwen3-30b-a3b --gpu h200-141gb --tp 2 --engine-option attention_dp=4 "
+      "--context 8192 --brief");
+  EXPECT_EQ(vllm.code, 2) << vllm.out << vllm.err;
+  EXPECT_NE(vllm.err.find("vLLM has no DP attention"), std::string::npos) << vllm.err;
+}
+
 TEST(OneVerdictCli, AContextBeyondTheModelIsRefusedByEveryCommand) {
   const std::string words = "262144 tokens exceed the 131072 positions of";
   const auto check = run_kvplan(

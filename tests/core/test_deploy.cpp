@@ -51,6 +51,51 @@ TEST(Deploy, ParsesAFullFile) {
   EXPECT_EQ(d.slo.concurrency, 32u);
 }
 
+// DP attention in a file: engine.attention_dp groups of tensor_parallel_size GPUs a server,
+// engine.moe_ep_size their MoE layers' EP. Without /hardware/gpus the deployment is one server.
+TEST(Deploy, DpAttentionIsWholeServers) {
+  auto file = [](const std::string& engine, const std::string& hardware = "") {
+    return R"({"kvplan_deploy": 1, "model": "qwen3-30b-a3b",
+               "hardware": {"gpu": "h200-141gb")" +
+           hardware + R"(}, "engine": {"max_model_len": 8192, )" + engine +
+           R"(}, "slo": {"concurrency": 16}})";
+  };
+  const auto d = parse_deploy_json(
+      file(R"("name": "sglang", "tensor_parallel_size": 2, "attention_dp": 4, "moe_ep_size": 8)"),
+      "t.json");
+  EXPECT_EQ(d.plan.gpus, 8u);  // 4 groups of 2
+  EXPECT_EQ(d.plan.attention_dp, 4u);
+  EXPECT_EQ(d.plan.moe_ep, 8u);
+  EXPECT_TRUE(d.plan.expert_parallel);  // the experts' memory over the server's 8 GPUs
+  EXPECT_EQ(plan_capacity(d.model, d.plan).replicas, 4u);
+  // Two servers: 16 GPUs.
+  EXPECT_EQ(plan_capacity(d.model, parse_deploy_json(file(R"("name": "trtllm", "attention_dp": 8)",
+                                                          R"(, "gpus": 16)"),
+                                                     "t.json")
+                                       .plan)
+                .replicas,
+            16u);
+  std::string what;
+  EXPECT_EQ(error_field(file(R"("name": "vllm", "attention_dp": 2)"), &what),
+            "/engine/attention_dp");
+  EXPECT_NE(what.find("has no DP attention"), std::string::npos) << what;
+  EXPECT_EQ(error_field(file(R"("name": "sglang", "moe_ep_size": 2)")), "/engine/moe_ep_size");
+  EXPECT_EQ(error_field(file(R"("name": "sglang", "tensor_parallel_size": 2, "attention_dp": 2,
+                                 "moe_ep_size": 3)"),
+                        &what),
+            "/engine/moe_ep_size");
+  EXPECT_NE(what.find("must divide the server's 4 GPUs"), std::string::npos) << what;
+  EXPECT_EQ(
+      error_field(file(R"("name": "sglang", "pipeline_parallel_size": 2, "attention_dp": 2)")),
+      "/engine/attention_dp");
+  EXPECT_EQ(error_field(file(R"("name": "sglang", "tensor_parallel_size": 2, "attention_dp": 4)",
+                             R"(, "gpus": 12)"),
+                        &what),
+            "/hardware/gpus");
+  EXPECT_NE(what.find("not a whole number of DP-attention servers"), std::string::npos) << what;
+  EXPECT_EQ(error_field(file(R"("name": "sglang", "attention_dp": 0)")), "/engine/attention_dp");
+}
+
 TEST(Deploy, BadFilesNameTheField) {
   std::string what;
   EXPECT_EQ(error_field(base(R"(, "tensor_parallel_size": 3)")), "/engine/tensor_parallel_size");

@@ -443,7 +443,9 @@ TEST(EngineConfigFiles, TrtllmMaxGpuTotalBytesFixesThePool) {
 
 // trtllm-serve (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM 00209af1) with the
 // DeepSeek-R1 example's --config: the LLM-API file's kv_cache_config sets the fraction and the
-// dtype; attention DP is named as not modelled; the rest of the file does not touch the cache.
+// dtype; enable_attention_dp makes the 8 GPUs 8 attention groups of one GPU sharing the MoE layers,
+// whole experts over --ep_size 8 of them (tensorrt_llm/mapping.py@cf44a1cc: attn_tp_size 1 under
+// attention DP); the rest of the file does not touch the cache.
 TEST(EngineConfigFiles, TrtllmServeDeepSeekR1Example) {
   const auto a = trtllm(
       "trtllm-serve deepseek-ai/DeepSeek-R1 --host localhost --port 8000 --trust_remote_code "
@@ -458,9 +460,27 @@ TEST(EngineConfigFiles, TrtllmServeDeepSeekR1Example) {
   EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 800000u);
   EXPECT_EQ(a.kv_cache_dtype.value_or(""), "fp8");
   EXPECT_TRUE(a.unknown.empty()) << a.unknown[0];
-  bool dp = false;
-  for (const auto& n : a.not_modelled) dp = dp || n.rfind("enable_attention_dp", 0) == 0;
-  EXPECT_TRUE(dp);
+  EXPECT_TRUE(a.dp_attention);
+  EXPECT_EQ(a.dp.value_or(0), 8u);
+  for (const auto& n : a.not_modelled) EXPECT_EQ(n.find("attention_dp"), std::string::npos) << n;
+  const auto d = deploy_from_engine(a, load_gpu("b200"), 0, "", "--trtllm");
+  EXPECT_EQ(d.plan.tp, 1u);
+  EXPECT_EQ(d.plan.attention_dp, 8u);
+  EXPECT_EQ(d.plan.moe_ep, 8u);
+  EXPECT_EQ(d.plan.gpus, 8u);
+  EXPECT_TRUE(d.plan.expert_parallel);
+  // A GPU holds the whole attention and 1/8 of the 256 routed experts: its weights are those of
+  // TP 1 less 7/8 of the experts (planner stage_weights with expert_parallel_replicas 8).
+  PlanInput tp1 = d.plan;
+  tp1.attention_dp = 1;
+  tp1.moe_ep = 1;
+  tp1.expert_parallel = false;
+  tp1.gpus = 1;
+  const std::uint64_t experts = d.model.weights.expert_bytes;
+  ASSERT_GT(experts, 0u);
+  const std::uint64_t own = memory_budget(d.model, d.plan).weight_bytes;
+  const std::uint64_t all = memory_budget(d.model, tp1).weight_bytes;
+  EXPECT_NEAR(static_cast<double>(all - own), static_cast<double>(experts) * 7 / 8, 8.0);
 }
 
 // The LLM-API file's keys replace the command line's (update_llm_args_with_extra_dict), and its
@@ -1050,13 +1070,20 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
   EXPECT_EQ(part.ignored[0].rfind("--ep-size 4", 0), 0u) << part.ignored[0];
   EXPECT_FALSE(
       sglang("python -m sglang.launch_server --model-path m --tp 8 --ep-size 1").expert_parallel);
-  // Beside DP attention the MoE layers are costed TP over the --tp GPUs: --ep-size is named.
+  // Beside DP attention --ep-size is the MoE layers' own split of the --tp GPUs (moe_ep).
   const auto dpa = sglang(
       "python -m sglang.launch_server --model-path m --tp 8 --dp 8 --enable-dp-attention "
       "--ep-size 8");
-  ASSERT_EQ(dpa.not_modelled.size(), 1u);
-  EXPECT_EQ(dpa.not_modelled[0].rfind("--ep-size 8 beside --enable-dp-attention", 0), 0u)
-      << dpa.not_modelled[0];
+  EXPECT_TRUE(dpa.not_modelled.empty()) << dpa.not_modelled[0];
+  EXPECT_TRUE(dpa.ignored.empty()) << dpa.ignored[0];
+  const auto dpa_plan = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 --dp 4 "
+             "--enable-dp-attention --ep-size 4 --context-length 32768"),
+      load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_EQ(dpa_plan.plan.tp, 2u);
+  EXPECT_EQ(dpa_plan.plan.attention_dp, 4u);
+  EXPECT_EQ(dpa_plan.plan.moe_ep, 4u);
+  EXPECT_EQ(dpa_plan.plan.gpus, 8u);
   // Beside --enable-ep-moe (EP over the whole group already) --ep-size 4 is not named as TP.
   EXPECT_TRUE(sglang("python -m sglang.launch_server --model-path m --tp 8 --enable-ep-moe "
                      "--ep-size 4")

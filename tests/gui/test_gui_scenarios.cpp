@@ -149,6 +149,29 @@ class TestGuiScenarios : public QObject {
     QVERIFY2(diff.empty(), diff.c_str());
   }
 
+  // A DP-attention server (SGLang --tp 8 --dp 4 --enable-dp-attention --ep-size 4 as a file:
+  // 4 groups of TP 2, the MoE layers' EP 4) survives the GUI's open and save.
+  void loadKeepsDpAttention() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("dpa.json");
+    writeText(path, R"({"kvplan_deploy": 1, "model": "qwen3-30b-a3b",
+      "hardware": {"gpu": "h200-141gb"},
+      "engine": {"name": "sglang", "tensor_parallel_size": 2, "max_model_len": 32768,
+                 "attention_dp": 4, "moe_ep_size": 4},
+      "slo": {"concurrency": 64}})");
+    MainWindow w;
+    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
+    const QString out = dir.filePath("out.json");
+    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    const Deployment a = load_deploy(path.toStdString());
+    const Deployment b = load_deploy(out.toStdString());
+    QCOMPARE(a.plan.gpus, 8u);  // one server: 4 groups of 2 GPUs
+    QCOMPARE(b.plan.attention_dp, 4u);
+    QCOMPARE(b.plan.moe_ep, 4u);
+    const std::string diff = kvplan::test::deployment_diff(a, b);
+    QVERIFY2(diff.empty(), diff.c_str());
+  }
+
   void saveWritesWhatCoreWritesAndKeepsEngineRules() {
     QTemporaryDir dir;
     const QString path = dir.filePath("old-vllm.json");

@@ -451,23 +451,61 @@ TEST(StepTime, DpAttentionSpansTheMoeLayersOverEveryGroup) {
   EXPECT_NEAR(group.seconds(one),
               std::max(t.flops / kH100Bf16, t.bytes / kH100Bw) + 524288.0 / 450e9, 1e-12);
   // The planned deployment: SGLang --tp 2 --dp 2 --enable-dp-attention is plan.tp 1 with
-  // dp_attention 2 (deploy.cpp engine_shape), and expert_parallel for its memory.
+  // attention_dp 2 (deploy.cpp engine_shape), and expert_parallel for its memory.
   kvplan::PlanInput plan;
   plan.engine = kvplan::Engine::sglang;
   plan.tp = 1;
   plan.expert_parallel = true;
-  plan.edit_sglang().dp_attention = 2;
-  const StepModelInput si = kvplan::sim::step_model_input(g, plan);
+  plan.attention_dp = 2;
+  StepModelInput si = kvplan::sim::step_model_input(g, plan);
   EXPECT_EQ(si.attention_dp, 2u);
   EXPECT_EQ(si.ep, 1u);
-  // Expert parallelism beside DP attention is refused naming the field.
-  StepModelInput both = ideal(2);
-  both.attention_dp = 2;
-  both.ep = 2;
-  EXPECT_EQ(field_of(m, g, both), "attention_dp");
-  both.ep = 1;
-  both.attention_dp = 0;
-  EXPECT_EQ(field_of(m, g, both), "attention_dp");
+  plan.moe_ep = 2;  // --ep-size 2, TensorRT-LLM moe_expert_parallel_size 2
+  si = kvplan::sim::step_model_input(g, plan);
+  EXPECT_EQ(si.ep, 2u);
+  // ep must divide the MoE layers' tp · attention_dp GPUs; at least one group.
+  StepModelInput bad = ideal(1);
+  bad.attention_dp = 2;
+  bad.ep = 4;
+  EXPECT_EQ(field_of(m, g, bad), "ep");
+  bad.ep = 1;
+  bad.attention_dp = 0;
+  EXPECT_EQ(field_of(m, g, bad), "attention_dp");
+}
+
+// Expert parallelism under DP attention (TensorRT-LLM enable_attention_dp, tp_size 2,
+// moe_expert_parallel_size 2; SGLang --tp 2 --dp 2 --enable-dp-attention --ep-size 2): Mixtral,
+// one group of tp 1, its MoE layers over both groups' 2 GPUs with 4 whole experts each. One decode
+// token of this group, T = 2 tokens at the MoE layers (both groups'), k = 2:
+//   routed picks T · k = 4, each on a rank with 1/2: mean 2, sd sqrt(4 · 1/2 · 1/2) = 1; the
+//   busiest rank routes 2 + 1/sqrt(pi) picks (capped at T · min(k, 4) = 4): the routed FLOPs of
+//   the group's token, 2 · (45,097,156,608 · 2/8) / 1, grow by (1/sqrt(pi)) / 2;
+//   touched experts: each of its 4 with p = 1 − (6/8)^2 = 0.4375: mean 1.75, sd
+//   sqrt(4 · 0.4375 · 0.5625); the busiest touches 1.75 + sd/sqrt(pi) of its 4, so it reads that
+//   fraction of 4 of its 45,097,156,608 expert bytes (the same bytes a GPU holds as without EP),
+//   against 0.4375 of them sharded;
+//   hidden states: gathered and reduce-scattered as without EP (524,288 B).
+TEST(StepTime, ExpertParallelismUnderDpAttention) {
+  const double pi = std::acos(-1.0), c2 = 1 / std::sqrt(pi);
+  const auto m = kvplan::load_model(std::string(KVPLAN_TEST_DATA_DIR) + "/hf/mixtral-8x7b.json");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput sharded = ideal(1);
+  sharded.attention_dp = 2;
+  StepModelInput whole = sharded;
+  whole.ep = 2;
+  const StepModel a(m, g, sharded), b(m, g, whole);
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  const auto ta = a.terms(one), tb = b.terms(one);
+  EXPECT_DOUBLE_EQ(b.expert_weight_bytes(), 45097156608.0);
+  const double routed_flops = 2 * (45097156608.0 * 2 / 8);
+  EXPECT_NEAR(tb.flops - ta.flops, routed_flops * c2 / 2, 1);
+  const double sd = std::sqrt(4 * 0.4375 * 0.5625);
+  EXPECT_NEAR(tb.expert_bytes, 45097156608.0 * (1.75 + sd * c2) / 4, 1);
+  EXPECT_NEAR(ta.expert_bytes, 45097156608.0 * 0.4375, 1);
+  EXPECT_DOUBLE_EQ(tb.allreduce_bytes, 524288.0);
+  EXPECT_DOUBLE_EQ(tb.allreduce_bytes, ta.allreduce_bytes);
+  EXPECT_NEAR(b.seconds(one), std::max(tb.flops / kH100Bf16, tb.bytes / kH100Bw) + 524288.0 / 450e9,
+              1e-12);
 }
 
 // Measured MoE layers (--measured-moe). models/perf/moe/h200-141gb.vllm.txt holds aiconfigurator's

@@ -16,6 +16,7 @@
 // Units: tokens, bytes and requests are exact integers; fractions are parts per million.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -205,14 +206,18 @@ class EngineRules {
   virtual std::vector<Refusal> settings_problems(const EngineSettings& s,
                                                  const SettingsFields& names) const;
 
-  // Parallel layouts and state it has: SGLang's --enable-dp-attention splits the --tp GPUs into
-  // --dp attention groups; vLLM's speculative tokens hold extra state pages per recurrent group.
+  // Parallel layouts and state it has: DP attention (PlanInput::attention_dp; SGLang's
+  // --enable-dp-attention splits the --tp GPUs into --dp attention groups, TensorRT-LLM's
+  // enable_attention_dp runs one group a GPU); vLLM's speculative tokens hold extra state pages
+  // per recurrent group.
   virtual bool dp_attention_splits_tp() const { return false; }
   // Over how many of its replicas a deployment's expert parallelism spreads the routed experts
   // (1: within one replica's TP group, every replica holding all the experts): vLLM's EP size is
-  // TP × DP, so all gpus / (tp · pp) of them; SGLang's DP attention groups of one server (its
-  // --dp, whatever the servers); TensorRT-LLM's --ep_size splits the tp_size GPUs.
-  virtual std::uint64_t expert_parallel_replicas(const PlanInput& /*in*/) const { return 1; }
+  // TP × DP, so all gpus / (tp · pp) of them; under DP attention the groups of one server
+  // (attention_dp, whatever the servers); TensorRT-LLM's --ep_size alone splits the tp_size GPUs.
+  virtual std::uint64_t expert_parallel_replicas(const PlanInput& in) const {
+    return std::max<std::uint64_t>(in.attention_dp, 1);
+  }
   virtual bool speculative_tokens_hold_state_pages() const { return false; }
   // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state
   // block of its own, so max_num_seqs above the block count refuses to start.

@@ -155,8 +155,6 @@ struct SglangOptions {
   std::optional<bool> hybrid_swa;
   std::uint32_t mamba_full_memory_ratio_ppm = 900000;
   std::optional<std::uint64_t> max_mamba_cache_size;
-  // --enable-dp-attention: its --dp (the attention groups of the --tp GPUs); 0 = off.
-  std::uint32_t dp_attention = 0;
   bool operator==(const SglangOptions&) const = default;
 };
 
@@ -199,6 +197,16 @@ struct PlanInput {
   // Routed experts sharded over all GPUs (vLLM --enable-expert-parallel with DP): per GPU the
   // experts take expert_bytes / (tp · pp · replicas), the rest / (tp · pp).
   bool expert_parallel = false;
+  // DP attention (SGLang --enable-dp-attention with --dp D, TensorRT-LLM enable_attention_dp): one
+  // server's GPUs run D attention groups of tp × pp GPUs, each with its own requests, KV pool and
+  // replicated attention weights (kvplan's replicas), and its MoE layers over all tp · D of them
+  // (the routed experts 1/(tp · D) a GPU: expert_parallel, EngineRules::expert_parallel_replicas).
+  // 1 = off. gpus 0 then means one server, tp · pp · D GPUs (gpus_of).
+  std::uint32_t attention_dp = 1;
+  // Under DP attention: whole experts over moe_ep of the server's tp · attention_dp GPUs, each
+  // expert split over the other tp · attention_dp / moe_ep (SGLang --ep-size, TensorRT-LLM
+  // moe_expert_parallel_size); 1 = every expert sharded over all of them.
+  std::uint32_t moe_ep = 1;
   // SGLang --max-total-tokens, TensorRT-LLM kv_cache_config.max_tokens: a cap on the pool's
   // tokens (the smaller of it and the memory's wins; TensorRT-LLM ignores it with several windows).
   std::optional<std::uint64_t> max_total_tokens;
@@ -238,6 +246,10 @@ struct PlanInput {
   // and TensorRT-LLM take the minimum.
   std::vector<std::uint64_t> available_kv_bytes_per_rank;
 };
+
+// The deployment's GPUs: in.gpus, else one replica (tp · pp), or one DP-attention server
+// (tp · pp · attention_dp).
+std::uint64_t gpus_of(const PlanInput& in);
 
 // The requests each replica serves when `concurrency` spreads over the deployment's replicas
 // (gpus 0: one replica): ceil(concurrency / replicas), at least 1. The --max-num-seqs a launch

@@ -6,7 +6,7 @@ namespace kvplan::engines {
 
 std::string replicas_and_seqs(const PlanInput& in, std::uint64_t* seqs) {
   const std::uint32_t unit = in.tp * in.pp;
-  const std::uint32_t replicas = in.gpus ? in.gpus / unit : 1;
+  const std::uint64_t replicas = unit ? gpus_of(in) / unit : 1;
   *seqs = requests_per_replica(in);
   return replicas > 1 ? std::to_string(replicas) : "";
 }

@@ -71,7 +71,7 @@ class Sglang final : public EngineRules {
     const bool multimodal = model && model->weights.vision_bytes > 0;
     const std::uint64_t mib = gpu_mib(in);
     if (mib == 0) return default_memory_fraction_ppm();
-    const std::uint64_t dp = in.sglang().dp_attention;
+    const std::uint64_t dp = in.attention_dp;
     const std::uint64_t tp = std::uint64_t{in.tp} * std::max<std::uint64_t>(dp, 1);  // its --tp
     const std::uint64_t max_bs = decode_graph_max_bs(mib, tp);
     const std::uint64_t chunk = in.max_num_batched_tokens;
@@ -162,14 +162,11 @@ class Sglang final : public EngineRules {
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {
     detail::sglang_stage_pools(ev, st);
   }
-  // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp.
+  // server_args.py, enable_dp_attention: the GPUs are --tp, not tp × dp. The dp groups of one
+  // server share the MoE layers (its --tp GPUs), however many servers the deployment has
+  // (EngineRules::expert_parallel_replicas); without it --dp runs independent servers, each with
+  // every expert.
   bool dp_attention_splits_tp() const override { return true; }
-  // With DP attention the dp groups of one server share the MoE layers (its --tp GPUs), however
-  // many servers the deployment has; without it --dp runs independent servers, each with every
-  // expert.
-  std::uint64_t expert_parallel_replicas(const PlanInput& in) const override {
-    return std::max<std::uint64_t>(in.sglang().dp_attention, 1);
-  }
   bool simulated() const override { return true; }
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
@@ -185,13 +182,29 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   const bool mine = in.engine == engine();
   std::uint64_t seqs = 0;
   const std::string dp = replicas_and_seqs(in, &seqs);
+  // DP attention: one server of attention_dp groups, --tp all its GPUs; its
+  // --max-running-requests is the server's, which each group divides by --dp (TpModelWorker:
+  // "server_args.max_running_requests // (server_args.dp_size if server_args.enable_dp_attention
+  // else 1)", sglang python/sglang/srt/managers/tp_worker.py, read in a copy found by code search).
+  const std::uint64_t groups = std::max<std::uint32_t>(in.attention_dp, 1);
+  if (groups > 1 && gpus_of(in) > std::uint64_t{in.tp} * in.pp * groups) {
+    if (why)
+      *why = "DP attention over " + std::to_string(gpus_of(in) / (std::uint64_t{in.tp} * groups)) +
+             " servers: one launch line a server";
+    return std::nullopt;
+  }
   std::string s = "python -m sglang.launch_server --model-path " + hf_repo_id(model);
-  if (in.tp > 1) s += " --tp " + std::to_string(in.tp);
+  if (in.tp * groups > 1) s += " --tp " + std::to_string(in.tp * groups);
   if (in.pp > 1) s += " --pp-size " + std::to_string(in.pp);
-  if (!dp.empty()) s += " --dp " + dp;
-  // Whole experts over the --tp GPUs (server_args.py --ep-size), as simulated; DP attention
-  // states its own layout below.
-  if (in.expert_parallel && in.sglang().dp_attention <= 1 && in.tp > 1 && model.routed_experts > 0)
+  if (groups > 1) {
+    s += " --dp " + std::to_string(groups) + " --enable-dp-attention";
+    if (in.moe_ep > 1) s += " --ep-size " + std::to_string(in.moe_ep);
+    seqs *= groups;
+  } else if (!dp.empty()) {
+    s += " --dp " + dp;
+  }
+  // Whole experts over the --tp GPUs (server_args.py --ep-size), as simulated.
+  if (in.expert_parallel && groups == 1 && in.tp > 1 && model.routed_experts > 0)
     s += " --ep-size " + std::to_string(in.tp);
   s += " --context-length " + std::to_string(in.context);
   s += " --max-running-requests " + std::to_string(seqs);

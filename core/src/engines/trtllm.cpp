@@ -58,6 +58,10 @@ class Trtllm final : public EngineRules {
   std::vector<std::string> option_keys() const override {
     return {"backend", "max_attention_window", "max_tokens", "max_gpu_total_bytes"};
   }
+  // enable_attention_dp: an attention group a GPU of tp_size, the MoE layers over all of them
+  // (tensorrt_llm/mapping.py@cf44a1cc; fused_moe_cutlass.py@000a01de gathers the groups' tokens
+  // before the experts and reduce-scatters after).
+  bool dp_attention_splits_tp() const override { return true; }
   std::string max_total_tokens_key() const override { return "max_tokens"; }
   // trtllm-serve --free_gpu_memory_fraction (alias --kv_cache_free_gpu_memory_fraction,
   // tensorrt_llm/commands/serve.py).

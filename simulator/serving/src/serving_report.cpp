@@ -161,8 +161,12 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
 
 std::string header_text(const ServingReport& r) {
   const auto& c = r.config;
-  std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp) +
-                  ", " + to_string(c.plan.format) + ", " + to_string(c.plan.policy) + "), ";
+  std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp);
+  if (c.plan.attention_dp > 1)
+    s += ", DP attention " + std::to_string(c.plan.attention_dp) + " (MoE layers over " +
+         std::to_string(std::uint64_t{c.plan.tp} * c.plan.attention_dp) + " GPUs" +
+         (c.plan.moe_ep > 1 ? ", EP " + std::to_string(c.plan.moe_ep) : "") + ")";
+  s += ", " + to_string(c.plan.format) + ", " + to_string(c.plan.policy) + "), ";
   if (r.disagg)
     s += "disaggregated prefill/decode\n" + disagg_text(*r.disagg);
   else
@@ -335,6 +339,8 @@ std::string render(const ServingReport& r, OutputFormat f) {
         {"simulated_s", num(res.simulated_s)},
         {"config",
          {{"tp", c.plan.tp},
+          {"attention_dp", c.plan.attention_dp},
+          {"moe_ep_size", c.plan.moe_ep},
           {"kv_dtype", to_string(c.plan.format)},
           {"policy", to_string(c.plan.policy)},
           {"block_size", res.block_size},
@@ -509,10 +515,22 @@ Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t 
   return share_of(w, replicas, index).first;
 }
 
+std::uint32_t default_replicas(const PlanInput& in) {
+  if (in.attention_dp <= 1) return 1;
+  const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(gpus_of(in) / unit, 1));
+}
+
 SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                             const Workload& workload, std::uint32_t replicas,
                             const SimOptions& opt) {
   if (replicas == 0) throw Error(workload.source, "replicas", "must be at least 1, got 0");
+  if (const std::uint32_t groups = cfg.plan.attention_dp; groups > 1 && replicas % groups != 0)
+    throw Error(workload.source, "replicas",
+                std::to_string(replicas) + " replicas are not whole DP-attention servers of " +
+                    std::to_string(groups) +
+                    " groups (each group is a replica; its MoE layers take every group of its "
+                    "server as busy)");
   if (replicas == 1) return simulate(model, cfg, step, workload, opt);
   std::vector<SimResult> rs;
   std::vector<std::vector<std::uint64_t>> ids;

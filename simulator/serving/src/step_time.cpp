@@ -168,11 +168,12 @@ StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t
 StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated) {
   StepModelInput si = step_model_input(gpu, plan.engine, plan.tp, calibrated);
-  // SGLang's DP attention: plan.tp is one group's, its MoE layers span every group
-  // (deploy.cpp engine_shape sets expert_parallel with it: the experts' memory, not EP).
-  if (const std::uint32_t dp = plan.sglang().dp_attention; plan.engine == Engine::sglang && dp > 1)
-    si.attention_dp = dp;
-  else if (plan.expert_parallel)
+  // DP attention: plan.tp is one group's, its MoE layers span every group of the server, whole
+  // experts over moe_ep of its GPUs (expert_parallel comes with it: the experts' memory).
+  if (plan.attention_dp > 1) {
+    si.attention_dp = plan.attention_dp;
+    si.ep = plan.moe_ep;
+  } else if (plan.expert_parallel)
     si.ep = plan.tp;
   return si;
 }
@@ -197,21 +198,19 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
                 "tensor parallelism " + std::to_string(in.tp) + " does not divide model " +
                     model.id + "'s heads (" + std::to_string(model.num_q_heads) + " query, " +
                     std::to_string(model.num_kv_heads) + " KV)");
-  if (in.ep == 0 || in.tp % in.ep != 0)
-    throw Error(source, "ep",
-                "expert parallelism " + std::to_string(in.ep) + " must divide tensor parallelism " +
-                    std::to_string(in.tp) + " (the experts spread over ranks of the TP group)");
-  if (in.attention_dp == 0 || (in.attention_dp > 1 && in.ep > 1))
-    throw Error(source, "attention_dp",
-                "DP attention groups " + std::to_string(in.attention_dp) +
-                    ": at least 1, and with expert parallelism 1 (the MoE layers under DP "
-                    "attention are costed TP-sharded over every group's GPUs)");
-  ep_ = in.ep;
-  ep_spread_ = expected_max_of_normals(in.ep);
-  moe_token_groups_ = in.attention_dp;
+  if (in.attention_dp == 0)
+    throw Error(source, "attention_dp", "DP attention groups: at least 1, got 0");
   // The ranks the routed experts and the MoE layers span: the TP group, or every DP attention
   // group's GPUs.
   const std::uint64_t moe_ranks = std::uint64_t{in.tp} * in.attention_dp;
+  if (in.ep == 0 || moe_ranks % in.ep != 0)
+    throw Error(source, "ep",
+                "expert parallelism " + std::to_string(in.ep) + " must divide the " +
+                    std::to_string(moe_ranks) +
+                    " GPUs of the MoE layers (tensor parallelism × DP attention groups)");
+  ep_ = in.ep;
+  ep_spread_ = expected_max_of_normals(in.ep);
+  moe_token_groups_ = in.attention_dp;
   multi_rank_ = moe_ranks > 1;
   eff_ = in.efficiency.value_or(default_step_efficiency(gpu, in.engine));
   validate(eff_, source);

@@ -126,8 +126,14 @@ std::vector<KvSample> sum_kv_series(const std::vector<SimResult>& rs);
 // Replica `index` of `replicas`'s share of `w` (ids renumbered, `after` remapped, stages kept).
 Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t index);
 
+// The replicas a deployment runs when none are asked for: 1, or under DP attention every group
+// of its servers (gpus_of / (tp · pp)), each group a replica.
+std::uint32_t default_replicas(const PlanInput& in);
+
 // Simulates each replica's share with the same configuration and pools them (see the header
-// comment). replicas == 1 is simulate() itself. Throws Error on replicas == 0.
+// comment). replicas == 1 is simulate() itself. Throws Error on replicas == 0, and under DP
+// attention (cfg.plan.attention_dp > 1) unless replicas is a whole number of servers' groups: the
+// step time takes every group of a server as busy as this one.
 SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                             const Workload& workload, std::uint32_t replicas,
                             const SimOptions& opt = {});

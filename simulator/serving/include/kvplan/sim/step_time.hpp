@@ -58,16 +58,21 @@
 // rank can hold. Uniform routing, the normal approximation: real routers are skewed, so this is a
 // lower bound on the imbalance (docs/simulate-step-time.md "Expert parallelism").
 //
-// SGLang's DP attention (StepModelInput::attention_dp = D > 1; --tp T --dp D
-// --enable-dp-attention): the step is one attention group's (tp = T / D ranks, its own requests,
+// DP attention (StepModelInput::attention_dp = D > 1; SGLang --tp T --dp D
+// --enable-dp-attention, TensorRT-LLM enable_attention_dp with tp_size T = D): the step is one
+// attention group's (tp = T / D ranks, its own requests,
 // attention and the other dense weights over tp), and the MoE layers run over all T = tp · D
 // ranks on every group's tokens, taken as D times this group's (the simulator deals the arrivals
 // round-robin over the groups): each rank holds 1/T of the experts, its routed FLOPs per group
 // token are 2 · routed / tp as before, the touched experts are those of D · tokens, and each layer
 // gathers every group's hidden states over the T ranks and reduce-scatters them back
-// (sglang/srt/layers/dp_attention.py@2aa2e2d0 _dp_gather_via_all_gather, dp_reduce_scatter_tensor):
+// (sglang/srt/layers/dp_attention.py@2aa2e2d0 _dp_gather_via_all_gather, dp_reduce_scatter_tensor;
+// TensorRT-LLM fused_moe_cutlass.py@000a01de allgather before the experts, reducescatter after):
 // 2 (T − 1)/T · D · tokens · hidden · 2 bytes a rank, plus the attention group's reduce-scatter
-// (tp − 1)/tp · tokens · hidden · 2 bytes when tp > 1.
+// (tp − 1)/tp · tokens · hidden · 2 bytes when tp > 1. With ep > 1 (SGLang --ep-size, TensorRT-LLM
+// moe_expert_parallel_size) the experts are whole over ep of the T ranks, the busiest rank's load
+// as above over the D groups' tokens; the communication is costed the same (the gather form, not
+// an all-to-all).
 //
 // With StepModelInput::measured_tables (`--measured-moe`) and a measured row for the GPU, engine,
 // expert dtype and shape (models/perf/moe/), the routed experts leave compute, memory and the
@@ -159,13 +164,13 @@ struct StepModelInput {
   // engine where it has one (models/perf/moe/; `--measured-moe`). Off by default: on the
   // InferenceX train split it made TPOT worse (docs/simulate-step-time.md "Measured MoE layers").
   bool measured_tables = false;
-  // Ranks of the TP group over which the routed experts are spread whole (expert parallelism;
-  // 1 = each expert sharded over the tp ranks). Must divide tp. The measured tables' EP rows are
-  // the busiest rank's layer (tp / ep, ep).
+  // Ranks of the MoE layers (the TP group, or tp · attention_dp under DP attention) over which
+  // the routed experts are spread whole (expert parallelism; 1 = each expert sharded over all of
+  // them). Must divide tp · attention_dp. The measured tables' EP rows are the busiest rank's
+  // layer (ranks / ep, ep).
   std::uint32_t ep = 1;
-  // SGLang DP attention groups sharing the MoE layers (1 = none): the experts over tp ·
-  // attention_dp ranks, TP-sharded (SGLang's MoE under DP attention without an EP flag), fed
-  // attention_dp groups' tokens. With attention_dp > 1, ep must be 1.
+  // DP attention groups sharing the MoE layers (1 = none): the experts over tp · attention_dp
+  // ranks, fed attention_dp groups' tokens.
   std::uint32_t attention_dp = 1;
 };
 
@@ -175,8 +180,8 @@ struct StepModelInput {
 StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t tp,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
 // The same for a planned deployment: its engine and TP, with PlanInput::expert_parallel the
-// experts spread over the whole TP group (ep = tp), and SGLang's DP attention groups (plan.tp is
-// one group's; the experts over all the groups' GPUs: attention_dp, ep 1).
+// experts spread over the whole TP group (ep = tp), and DP attention groups (plan.tp is one
+// group's; the experts over all the groups' GPUs: attention_dp, ep = plan.moe_ep).
 StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
 
