@@ -264,8 +264,8 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
     if (*dp > 1 && !rules.dp_attention_splits_tp())
       throw Error(source, en.pointer("attention_dp"),
                   rules.label() +
-                      " has no DP attention in kvplan's rules (SGLang and "
-                      "TensorRT-LLM do)");
+                      " has no DP attention in kvplan's rules (SGLang and TensorRT-LLM do; "
+                      "vLLM's DP + EP is enable_expert_parallel over hardware.gpus)");
     p.attention_dp = static_cast<std::uint32_t>(*dp);
     if (*dp > 1) p.expert_parallel = true;
   }
@@ -274,19 +274,8 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
       throw Error(source, en.pointer("moe_ep_size"),
                   "is the expert parallelism of DP attention's MoE layers: it needs attention_dp "
                   "> 1 (without DP attention, enable_expert_parallel)");
-    const std::uint64_t server = std::uint64_t{p.tp} * p.attention_dp;
-    if (server % *ep != 0)
-      throw Error(source, en.pointer("moe_ep_size"),
-                  "expert parallelism " + std::to_string(*ep) + " must divide the server's " +
-                      std::to_string(server) + " GPUs (tensor_parallel_size " +
-                      std::to_string(p.tp) + " × attention_dp " + std::to_string(p.attention_dp) +
-                      ")");
     p.moe_ep = static_cast<std::uint32_t>(*ep);
   }
-  if (p.attention_dp > 1 && p.pp > 1)
-    throw Error(
-        source, en.pointer("attention_dp"),
-        "DP attention with pipeline_parallel_size " + std::to_string(p.pp) + " is not modelled");
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
   if (v != p.vllm()) p.edit_vllm() = v;
@@ -483,6 +472,24 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   // Without /hardware/gpus a DP-attention deployment is one server: every group of it; with it,
   // whole servers.
   if (d.plan.attention_dp > 1) {
+    // The layout checks the planner makes (check_attention_dp), named by the file's fields.
+    if (d.plan.tp > 1 && engine_rules(d.plan).dp_attention_groups_of_one_gpu())
+      throw Error(source, "/engine/tensor_parallel_size",
+                  engine_rules(d.plan).label() +
+                      "'s attention DP runs one GPU a group (enable_attention_dp with tp_size T "
+                      "is tensor_parallel_size 1, attention_dp T): got " +
+                      std::to_string(d.plan.tp));
+    if (d.plan.pp > 1)
+      throw Error(source, "/engine/attention_dp",
+                  "DP attention with pipeline_parallel_size " + std::to_string(d.plan.pp) +
+                      " is not modelled");
+    const std::uint64_t moe_gpus = std::uint64_t{d.plan.tp} * d.plan.attention_dp;
+    if (moe_gpus % d.plan.moe_ep != 0)
+      throw Error(source, "/engine/moe_ep_size",
+                  "expert parallelism " + std::to_string(d.plan.moe_ep) +
+                      " must divide the server's " + std::to_string(moe_gpus) +
+                      " GPUs (tensor_parallel_size " + std::to_string(d.plan.tp) +
+                      " × attention_dp " + std::to_string(d.plan.attention_dp) + ")");
     const std::uint64_t server =
         std::uint64_t{d.plan.tp} * d.plan.pp * d.plan.attention_dp;  // each at most 4096
     if (server > kMaxGpus)
@@ -665,6 +672,18 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   // derives it from the pool): engine_rules.
   d.max_num_seqs =
       a.max_num_seqs ? a.max_num_seqs : engine_rules(a.engine).default_max_num_seqs(d.plan);
+  // Under SGLang's DP attention --max-running-requests is the server's; a group runs its share.
+  if (a.max_num_seqs && d.plan.attention_dp > 1 &&
+      engine_rules(a.engine).dp_attention_divides_max_num_seqs()) {
+    const std::uint64_t per_group = *a.max_num_seqs / d.plan.attention_dp;
+    if (per_group == 0)
+      throw Error(source, d.setting_fields.max_num_seqs,
+                  std::to_string(*a.max_num_seqs) + " divided over " +
+                      std::to_string(d.plan.attention_dp) +
+                      " DP attention groups leaves none a group (SGLang: \"max_running_request "
+                      "is zero\")");
+    d.max_num_seqs = per_group;
+  }
   d.plan.max_num_seqs = d.max_num_seqs;
   engine_slo(slo, source, d);
   auto& p = d.plan;
@@ -979,13 +998,18 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
   const Eval& e = x.e;
   const std::string gpus =
       " on " + std::to_string(d.plan.gpus) + " GPU" + (d.plan.gpus > 1 ? "s" : "");
-  CheckItem i =
-      item("concurrency",
-           count_of(d.slo.concurrency, "concurrent request") + " of " +
-               (d.slo.mean_context ? "typically " + std::to_string(*d.slo.mean_context) +
-                                         " (at most " + std::to_string(d.slo.context) + ")"
-                                   : std::to_string(d.slo.context)) +
-               (d.slo.concurrency == 1 ? " tokens fits" : " tokens fit") + " in the KV cache");
+  // Without a KV cache nothing is fitted into it: max_num_seqs × replicas bounds the requests.
+  const bool no_cache = e.at_mml.attention_free;
+  CheckItem i = item(
+      "concurrency",
+      no_cache
+          ? count_of(d.slo.concurrency, "concurrent request") +
+                " run at once (no KV cache: max_num_seqs × replicas bounds them)"
+          : count_of(d.slo.concurrency, "concurrent request") + " of " +
+                (d.slo.mean_context ? "typically " + std::to_string(*d.slo.mean_context) +
+                                          " (at most " + std::to_string(d.slo.context) + ")"
+                                    : std::to_string(d.slo.context)) +
+                (d.slo.concurrency == 1 ? " tokens fits" : " tokens fit") + " in the KV cache");
   i.passed = e.judged() >= d.slo.concurrency;
   i.detail = "holds " + count_of(e.at_slo, "request") + " of " + std::to_string(d.slo.context) +
              " tokens" + gpus;
@@ -996,18 +1020,14 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
       i.detail += ": the typical load fits, " + count_of(d.slo.concurrency, "request") +
                   " all at " + std::to_string(d.slo.context) + " tokens would not";
   }
-  if (e.at_mml.attention_free) {
-    i.title = count_of(d.slo.concurrency, "concurrent request") +
-              " run at once (no KV cache: max_num_seqs × replicas bounds them)";
-    i.detail += " (max_num_seqs; no KV cache)";
-  }
+  if (no_cache) i.detail += " (max_num_seqs; no KV cache)";
   if (!i.passed) {
     const auto short_by = d.slo.concurrency - e.judged();
     i.detail += ", needs " + std::to_string(d.slo.concurrency) + ": short by " +
                 std::to_string(short_by) + pct(short_by, d.slo.concurrency);
     // Without a KV cache the flag, not the GPUs, bounds the requests once the weights load.
     const std::uint32_t replicas = e.at_mml.replicas;
-    i.fix = e.at_mml.attention_free && e.at_mml.fits_one_request
+    i.fix = no_cache && e.at_mml.fits_one_request
                 ? "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas))
                 : x.capacity_fix();
   }

@@ -1339,12 +1339,7 @@ std::optional<std::string> vllm_command(const ModelSpec& model, const PlanInput&
 
 std::optional<std::string> sglang_command(const ModelSpec& model, const PlanInput& in,
                                           std::string* why) {
-  const EngineRules& sglang = engine_rules(Engine::sglang);
-  if (model.attention_free && !sglang.attention_free_blocks()) {
-    if (why) *why = "SGLang serving a model without a KV cache is not modelled";
-    return std::nullopt;
-  }
-  return sglang.launch_line(model, in, why);
+  return engine_rules(Engine::sglang).launch_line(model, in, why);
 }
 
 }  // namespace kvplan

@@ -477,7 +477,8 @@ std::uint32_t kv_heads_checked(const ModelSpec& model, const PlanInput& in,
 
 // DP attention: an engine that has it, at least 1 group, whole servers, and expert parallelism
 // that divides the server's GPUs.
-void check_attention_dp(const PlanInput& in, const EngineRules& rules, const std::string& source) {
+void check_attention_dp(const PlanInput& in, const EngineRules& rules, bool model_is_dense,
+                        const std::string& source) {
   if (in.attention_dp == 0)
     throw Error(source, "attention_dp", "must be at least 1 (1: no DP attention), got 0");
   if (in.moe_ep == 0)
@@ -486,8 +487,19 @@ void check_attention_dp(const PlanInput& in, const EngineRules& rules, const std
     throw Error(source, "attention_dp",
                 rules.label() +
                     " has no DP attention in kvplan's rules (SGLang --enable-dp-attention and "
-                    "TensorRT-LLM enable_attention_dp do); got " +
+                    "TensorRT-LLM enable_attention_dp do; vLLM's DP + EP is "
+                    "enable_expert_parallel over the replicas); got " +
                     std::to_string(in.attention_dp));
+  if (in.attention_dp > 1 && rules.dp_attention_groups_of_one_gpu() && in.tp != 1)
+    throw Error(source, "tp",
+                rules.label() +
+                    "'s attention DP runs one GPU a group (its tp_size GPUs are "
+                    "tp_size groups): tensor parallelism " +
+                    std::to_string(in.tp) + " a group is not a layout it runs");
+  if (in.attention_dp > 1 && model_is_dense)
+    throw Error(source, "attention_dp",
+                "DP attention needs an MoE model (routed experts its groups share); a dense "
+                "model's groups are replicas (give hardware.gpus / --replicas instead)");
   const std::uint64_t server = mul(in.tp, in.attention_dp);
   if (in.moe_ep > 1 && in.attention_dp == 1)
     throw Error(source, "moe_ep_size",
@@ -515,7 +527,6 @@ void check_attention_dp(const PlanInput& in, const EngineRules& rules, const std
 
 // Replicas of TP × PP GPUs in the deployment (gpus 0: one, or one DP-attention server's groups).
 std::uint32_t replicas_of(const PlanInput& in, const std::string& source) {
-  check_attention_dp(in, engine_rules(in), source);
   if (in.gpus == 0) return std::max<std::uint32_t>(in.attention_dp, 1);
   const std::uint64_t per_replica = mul(in.tp, in.pp);
   if (in.gpus % per_replica != 0)
@@ -816,6 +827,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   bs = block_size_of(in, source);
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);
+  check_attention_dp(in, *rules, model.routed_experts == 0, source);
   replicas = replicas_of(in, source);
   check_context(in, source);
   mem = memory_budget(model, in, source);
@@ -825,12 +837,9 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   rules->check_context_parallel(*this);
   if (model.attention_free) {
     // Nothing to page: the engine's fixed block count, whatever the memory and the KV format.
+    if (const auto refusal = rules->attention_free_refusal())
+      throw Error(source, refusal->field, refusal->message);
     const auto blocks = rules->attention_free_blocks();
-    if (!blocks)
-      throw Error(source, "engine",
-                  rules->label() + " serving a model without a KV cache (\"attention\": " +
-                      "{\"type\": \"none\"}) is not modelled; vLLM's rule is (one block, no "
-                      "KV cache group)");
     if (in.draft_layers > 0)
       throw Error(source, "draft_layers",
                   "a model without a KV cache has no draft cache kvplan models (speculative "
@@ -1173,6 +1182,7 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       if (!valid_tp(model, tp) || (span && tp > span)) continue;
       if (groups > 1 && (std::uint64_t{tp} * groups) % std::max<std::uint32_t>(in.moe_ep, 1) != 0)
         continue;
+      if (groups > 1 && tp > 1 && engine_rules(in).dp_attention_groups_of_one_gpu()) continue;
       const std::uint64_t unit64 = std::uint64_t{tp} * pp * groups;
       if (unit64 > max_gpus || (best.feasible && unit64 > best.gpus)) continue;
       const auto unit = static_cast<std::uint32_t>(unit64);

@@ -9,6 +9,7 @@
 #include "kvplan/gpu.hpp"
 #include "kvplan/policy.hpp"
 #include "kvplan/request.hpp"
+#include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "kvplan/sim/workload.hpp"
 
@@ -84,7 +85,7 @@ sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::
   const sim::SweepInput in{
       .concurrencies = sim::parse_concurrency_list(grid.concurrencies, "sweep", "concurrencies"),
       .requests_per_client = grid.requests_per_client,
-      .gpus = s.cfg.plan.tp * s.cfg.plan.pp,
+      .gpus = s.cfg.plan.tp * s.cfg.plan.pp * sim::default_replicas(s.cfg.plan),
       .seed = r.seed};
   opt.slo = r.slo;
   return sim::sweep(r.model, s.cfg, s.step, spec, in, opt);

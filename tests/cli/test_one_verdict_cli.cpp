@@ -163,6 +163,41 @@ TEST(OneVerdictCli, ADpAttentionServerIsOneLayoutEverywhere) {
       "--context 8192 --brief");
   EXPECT_EQ(vllm.code, 2) << vllm.out << vllm.err;
   EXPECT_NE(vllm.err.find("vLLM has no DP attention"), std::string::npos) << vllm.err;
+  // EP over all 2 × 4 GPUs, whatever the order of the flags.
+  const auto ep8 = run_kvplan(
+      "plan --engine-option moe_ep_size=8 --model qwen3-30b-a3b --gpu h200-141gb --engine sglang "
+      "--engine-option attention_dp=4 --tp 2 --context 8192 --brief");
+  EXPECT_EQ(ep8.code, 0) << ep8.out << ep8.err;
+  // sweep runs the same 4 groups on the same 8 GPUs as simulate: the same TPOT.
+  const auto sweep =
+      run_kvplan("sweep" + flags + " --max-model-len 8192 --isl 512 --osl 32 --concurrency 16");
+  EXPECT_EQ(sweep.code, 0) << sweep.out << sweep.err;
+  EXPECT_NE(sweep.out.find("8 x h200-141gb"), std::string::npos) << sweep.out;
+  // plan --slo counts whole servers: 4 groups, 8 GPUs.
+  const auto slo = run_kvplan("plan" + flags + " --context 8192 --workload " + workload +
+                              " --slo ttft_p99_ms=5000,tpot_p99_ms=100");
+  EXPECT_EQ(slo.code, 0) << slo.out << slo.err;
+  EXPECT_NE(slo.out.find("cheapest meeting the SLO: 8 x h200-141gb (TP 2, 4 replicas)"),
+            std::string::npos)
+      << slo.out;
+  // SGLang's --max-running-requests is the server's: 64 over 4 groups runs 16 a group, 64 in all.
+  const auto seqs = run_kvplan(
+      "check --sglang 'python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 "
+      "--dp 4 --enable-dp-attention --context-length 8192 --max-running-requests 64' --gpu "
+      "h200-141gb --concurrency 65");
+  EXPECT_EQ(seqs.code, 1) << seqs.out << seqs.err;
+  EXPECT_NE(seqs.out.find("max_num_seqs 16 × 4 replicas = 64"), std::string::npos) << seqs.out;
+  // TensorRT-LLM's groups are one GPU each; a dense model has no MoE layers to share.
+  const auto trt = run_kvplan(
+      "plan --model qwen3-30b-a3b --gpu h200-141gb --engine trtllm --tp 2 --engine-option "
+      "attention_dp=4 --context 8192 --brief");
+  EXPECT_EQ(trt.code, 2) << trt.out << trt.err;
+  EXPECT_NE(trt.err.find("attention DP runs one GPU a group"), std::string::npos) << trt.err;
+  const auto dense = run_kvplan(
+      "plan --model llama-3.1-8b --gpu h200-141gb --engine sglang --engine-option attention_dp=4 "
+      "--context 8192 --brief");
+  EXPECT_EQ(dense.code, 2) << dense.out << dense.err;
+  EXPECT_NE(dense.err.find("DP attention needs an MoE model"), std::string::npos) << dense.err;
 }
 
 TEST(OneVerdictCli, AContextBeyondTheModelIsRefusedByEveryCommand) {

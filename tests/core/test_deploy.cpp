@@ -94,6 +94,11 @@ TEST(Deploy, DpAttentionIsWholeServers) {
             "/hardware/gpus");
   EXPECT_NE(what.find("not a whole number of DP-attention servers"), std::string::npos) << what;
   EXPECT_EQ(error_field(file(R"("name": "sglang", "attention_dp": 0)")), "/engine/attention_dp");
+  // TensorRT-LLM's groups are one GPU each (enable_attention_dp over tp_size GPUs).
+  EXPECT_EQ(
+      error_field(file(R"("name": "trtllm", "tensor_parallel_size": 2, "attention_dp": 4)"), &what),
+      "/engine/tensor_parallel_size");
+  EXPECT_NE(what.find("one GPU a group"), std::string::npos) << what;
 }
 
 TEST(Deploy, BadFilesNameTheField) {

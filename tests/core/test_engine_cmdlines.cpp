@@ -1084,6 +1084,21 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
   EXPECT_EQ(dpa_plan.plan.attention_dp, 4u);
   EXPECT_EQ(dpa_plan.plan.moe_ep, 4u);
   EXPECT_EQ(dpa_plan.plan.gpus, 8u);
+  // --max-running-requests is the server's: each of the 4 groups runs a quarter
+  // (TpModelWorker: max_running_requests // dp_size), and fewer than --dp leaves none.
+  const std::string dpa_line =
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 --dp 4 "
+      "--enable-dp-attention --context-length 32768 --max-running-requests ";
+  EXPECT_EQ(deploy_from_engine(sglang(dpa_line + "64"), load_gpu("h200-141gb"), 0, "", "--sglang")
+                .max_num_seqs.value_or(0),
+            16u);
+  try {
+    deploy_from_engine(sglang(dpa_line + "3"), load_gpu("h200-141gb"), 0, "", "--sglang");
+    ADD_FAILURE() << "--max-running-requests 3 over 4 groups was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "--max-running-requests");
+    EXPECT_NE(std::string(e.what()).find("leaves none a group"), std::string::npos) << e.what();
+  }
   // Beside --enable-ep-moe (EP over the whole group already) --ep-size 4 is not named as TP.
   EXPECT_TRUE(sglang("python -m sglang.launch_server --model-path m --tp 8 --enable-ep-moe "
                      "--ep-size 4")

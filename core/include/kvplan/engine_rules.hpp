@@ -195,6 +195,10 @@ class EngineRules {
   // The blocks it allocates for a model without a KV cache (ModelSpec::attention_free); empty:
   // it does not serve one, and planning one is refused.
   virtual std::optional<std::uint64_t> attention_free_blocks() const { return std::nullopt; }
+  // Why kvplan does not plan such a model under these rules (naming `engine`); empty when
+  // attention_free_blocks() says how. Every path that meets one (the planner, launch lines) says
+  // these words.
+  std::optional<Refusal> attention_free_refusal() const;
   // The block count the deployment fixes instead of the memory's (vLLM num_gpu_blocks_override).
   virtual std::optional<std::uint64_t> blocks_override(const PlanInput&) const {
     return std::nullopt;
@@ -211,6 +215,13 @@ class EngineRules {
   // enable_attention_dp runs one group a GPU); vLLM's speculative tokens hold extra state pages
   // per recurrent group.
   virtual bool dp_attention_splits_tp() const { return false; }
+  // Whether its max_num_seqs flag is the DP-attention server's, each group taking 1/attention_dp
+  // of it (SGLang's --max-running-requests), rather than each group's (TensorRT-LLM's
+  // max_batch_size, per rank).
+  virtual bool dp_attention_divides_max_num_seqs() const { return false; }
+  // Whether its DP attention groups are one GPU each (TensorRT-LLM: enable_attention_dp makes
+  // each of tp_size GPUs a group) rather than any TP dividing the server (SGLang's --tp / --dp).
+  virtual bool dp_attention_groups_of_one_gpu() const { return false; }
   // Over how many of its replicas a deployment's expert parallelism spreads the routed experts
   // (1: within one replica's TP group, every replica holding all the experts): vLLM's EP size is
   // TP × DP, so all gpus / (tp · pp) of them; under DP attention the groups of one server

@@ -108,6 +108,15 @@ std::optional<Refusal> EngineRules::dcp_refusal() const {
                  "decode context parallelism is modelled for vLLM only", ""};
 }
 
+std::optional<Refusal> EngineRules::attention_free_refusal() const {
+  if (attention_free_blocks()) return std::nullopt;
+  return Refusal{"engine",
+                 label() +
+                     " serving a model without a KV cache (\"attention\": {\"type\": \"none\"}) "
+                     "is not modelled; vLLM's rule is (one block, no KV cache group)",
+                 ""};
+}
+
 std::optional<Refusal> EngineRules::disaggregation_refusal() const {
   return Refusal{"engine",
                  "disaggregated serving is modelled with vLLM's P/D connector semantics; " +

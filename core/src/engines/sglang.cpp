@@ -167,6 +167,9 @@ class Sglang final : public EngineRules {
   // (EngineRules::expert_parallel_replicas); without it --dp runs independent servers, each with
   // every expert.
   bool dp_attention_splits_tp() const override { return true; }
+  // TpModelWorker: max_running_requests // dp_size under enable_dp_attention (tp_worker.py, read
+  // in a copy found by code search; docs/simulate-step-time.md "DP attention").
+  bool dp_attention_divides_max_num_seqs() const override { return true; }
   bool simulated() const override { return true; }
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
@@ -175,6 +178,10 @@ class Sglang final : public EngineRules {
 // The `python -m sglang.launch_server` line of a plan (flags as server_args.py spells them).
 std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const PlanInput& in,
                                                std::string* why) const {
+  if (const auto refusal = model.attention_free ? attention_free_refusal() : std::nullopt) {
+    if (why) *why = refusal->message;
+    return std::nullopt;
+  }
   const auto kv = kv_cache_dtype_flag("SGLang", "fp8_e4m3", in, why);
   if (!kv) return std::nullopt;
   if (!draft_layers_by_method("SGLang", model, in, why)) return std::nullopt;

@@ -62,6 +62,7 @@ class Trtllm final : public EngineRules {
   // (tensorrt_llm/mapping.py@cf44a1cc; fused_moe_cutlass.py@000a01de gathers the groups' tokens
   // before the experts and reduce-scatters after).
   bool dp_attention_splits_tp() const override { return true; }
+  bool dp_attention_groups_of_one_gpu() const override { return true; }
   std::string max_total_tokens_key() const override { return "max_tokens"; }
   // trtllm-serve --free_gpu_memory_fraction (alias --kv_cache_free_gpu_memory_fraction,
   // tensorrt_llm/commands/serve.py).

@@ -130,7 +130,10 @@ class LineSearch {
  private:
   void search(SloRow& row) {
     if (!prepare_line(model_, in_, line_, cfg_, timer_, row)) return;
-    const std::uint32_t max_r = in_.max_gpus / line_.tp;
+    // The search counts whole servers: under DP attention a server is attention_dp replicas
+    // (groups), else one.
+    const std::uint32_t unit = std::max<std::uint32_t>(cfg_.plan.attention_dp, 1);
+    const std::uint32_t max_r = in_.max_gpus / (line_.tp * unit);
     if (max_r == 0) {
       row.reason = "TP " + std::to_string(line_.tp) + " exceeds the " +
                    std::to_string(in_.max_gpus) + " GPUs allowed";
@@ -140,7 +143,7 @@ class LineSearch {
     std::uint32_t fail = 0, pass = 0;
     Trial last;
     for (std::uint32_t r = 1;; r = std::min(max_r, r * 2)) {
-      last = trial(r, row);
+      last = trial(r * unit, row);
       if (last.meets) {
         pass = r;
         break;
@@ -148,7 +151,7 @@ class LineSearch {
       fail = r;
       // Each replica has the same max_model_len and pool: more replicas refuse the same requests.
       if (last.refused > 0) {
-        fill(row, last, fail);
+        fill(row, last, fail * unit);
         row.meets = false;
         row.reason = std::to_string(last.refused) + " of " + std::to_string(last.requests) +
                      " requests refused (prompt + output > max_model_len " +
@@ -158,27 +161,28 @@ class LineSearch {
       if (r == max_r) break;
     }
     if (!pass) {
-      fill(row, last, fail);
+      fill(row, last, fail * unit);
       row.meets = false;
       row.reason = "p99 TTFT " + fixed(last.ttft, 0) + " ms, TPOT " + fixed(last.tpot, 1) +
-                   " ms, E2E " + fixed(last.e2e, 0) + " ms at " + std::to_string(fail) +
-                   " replicas (" + std::to_string(fail * line_.tp) + " GPUs, the most allowed)";
+                   " ms, E2E " + fixed(last.e2e, 0) + " ms at " + std::to_string(fail * unit) +
+                   " replicas (" + std::to_string(fail * unit * line_.tp) +
+                   " GPUs, the most allowed)";
       return;
     }
     Trial best = last;
     while (pass - fail > 1) {
       const std::uint32_t mid = fail + (pass - fail) / 2;
-      const Trial t = trial(mid, row);
+      const Trial t = trial(mid * unit, row);
       if (t.meets)
         pass = mid, best = t;
       else
         fail = mid;
     }
-    fill(row, best, pass);
+    fill(row, best, pass * unit);
     row.meets = true;
     PlanInput p = cfg_.plan;
     p.gpus = row.gpus;
-    p.concurrency = cfg_.max_num_seqs * pass;
+    p.concurrency = cfg_.max_num_seqs * pass * unit;
     // The commands launch what was simulated: none where kvplan writes no launch line for the
     // simulated engine (TensorRT-LLM: EngineRules::launch_line says why).
     std::string why;

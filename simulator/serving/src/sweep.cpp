@@ -113,7 +113,8 @@ SweepResult sweep(const ModelSpec& model, const ServingConfig& cfg, const StepTi
     closed.stages.clear();
     const std::string source = "sweep at concurrency " + std::to_string(c);
     const Workload w = parse_workload_json(to_json(closed), source, in.seed);
-    const SimResult res = simulate(model, cfg, step, w, opt);
+    // Every replica the deployment runs: under DP attention each group of its server.
+    const SimResult res = simulate_replicas(model, cfg, step, w, default_replicas(cfg.plan), opt);
     SweepPoint p;
     p.concurrency = c;
     p.requests = w.requests.size();
