@@ -290,7 +290,8 @@ nlohmann::json plan_json(const PlanReport& r) {
     j["attention_dp"] = in.attention_dp;
     j["moe_ep_size"] = in.moe_ep;
   }
-  j["block_size"] = c.block_size;
+  // Without a KV cache the engine's one null block has no page, so no block size either.
+  j["block_size"] = c.attention_free ? nlohmann::json(nullptr) : nlohmann::json(c.block_size);
   j["context"] = in.context;
   j["concurrency"] = in.concurrency;
   j["memory"] = memory_json(c.memory);
@@ -443,7 +444,8 @@ PlanReport make_plan_report(const ModelSpec& model, const std::optional<GpuSpec>
   r.max_context = max_context_at_concurrency(
       model, input, std::max<std::uint64_t>(input.concurrency, 1), model.max_context, source);
   if (!order_gpus.empty()) r.order = order_table(model, input, order_gpus, source);
-  if (with_what_if) r.what_if = what_if(model, input, gpu, source);
+  // Without a KV cache no format or policy changes anything: no what-if rows.
+  if (with_what_if && !r.capacity.attention_free) r.what_if = what_if(model, input, gpu, source);
   if (r.capacity.max_requests >= input.concurrency) {
     r.vllm = vllm_command(model, input, &r.vllm_why);
     r.sglang = sglang_command(model, input, &r.sglang_why);

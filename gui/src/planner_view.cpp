@@ -470,11 +470,13 @@ void PlannerView::showResults() {
   const Capacity& c = r.capacity;
   max_concurrency_->setText(groupedNumber(c.max_requests));
   max_concurrency_->setToolTip(
-      QString("KV pool per replica: %1 tokens (%2 blocks of %3); %4 per request")
-          .arg(groupedNumber(c.kv_cache_tokens))
-          .arg(groupedNumber(c.num_gpu_blocks))
-          .arg(c.block_size)
-          .arg(exactBytes(c.bytes_per_request)));
+      c.attention_free
+          ? QString("No KV cache: the engine's one null block; max_num_seqs bounds the requests")
+          : QString("KV pool per replica: %1 tokens (%2 blocks of %3); %4 per request")
+                .arg(groupedNumber(c.kv_cache_tokens))
+                .arg(groupedNumber(c.num_gpu_blocks))
+                .arg(c.block_size)
+                .arg(exactBytes(c.bytes_per_request)));
   if (c.attention_free)
     max_concurrency_sub_->setText(
         QString("requests of %1 tokens\n%2 replica(s) · no KV cache: max_num_seqs %3 each")

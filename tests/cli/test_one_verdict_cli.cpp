@@ -77,6 +77,12 @@ TEST(OneVerdictCli, AnAttentionFreeModelIsOneBlockEverywhere) {
       run_kvplan("plan --model " + model + " --gpu h100-sxm-80gb --context 512 --brief");
   EXPECT_EQ(plan.code, 0) << plan.out << plan.err;
   EXPECT_NE(plan.out.find("none (attention-free"), std::string::npos) << plan.out;
+  // No page, so no block size; no format or policy changes anything, so no what-if rows.
+  const auto json =
+      run_kvplan("plan --model " + model + " --gpu h100-sxm-80gb --context 512 --format json");
+  EXPECT_EQ(json.code, 0) << json.out << json.err;
+  EXPECT_NE(json.out.find("\"block_size\": null"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"what_if\": []"), std::string::npos) << json.out;
   const auto check = run_kvplan(
       "check --vllm 'vllm serve x --max-model-len 512 --max-num-seqs "
       "64' --model " +
