@@ -130,80 +130,62 @@ TEST(OneVerdictCli, ADpAttentionServerIsOneLayoutEverywhere) {
   std::ofstream(workload) << R"({"kvplan_workload": 1, "description": "closed loop",
     "arrival": {"process": "closed", "concurrency": 16, "requests": 64},
     "prompt_tokens": {"dist": "fixed", "mean": 512}, "output_tokens": {"dist": "fixed", "mean": 32}})";
-  const auto check = run_kvplan(
+  // `cmd` exits with `code` and prints `words` (on standard error when it refuses, exit 2).
+  const auto says = [](const std::string& cmd, int code, const std::string& words) {
+    const auto r = run_kvplan(cmd);
+    EXPECT_EQ(r.code, code) << cmd << "\n" << r.out << r.err;
+    EXPECT_NE((code == 2 ? r.err : r.out).find(words), std::string::npos) << cmd << "\n"
+                                                                          << r.out << r.err;
+  };
+  says(
       "check --sglang 'python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 "
       "--dp 4 --enable-dp-attention --ep-size 4 --context-length 8192' --gpu h200-141gb "
-      "--concurrency 64");
-  EXPECT_EQ(check.code, 0) << check.out << check.err;
-  EXPECT_NE(check.out.find("on 8 × h200-141gb, sglang TP 2 × DP attention 4 (MoE EP 4)"),
-            std::string::npos)
-      << check.out;
+      "--concurrency 64",
+      0, "on 8 × h200-141gb, sglang TP 2 × DP attention 4 (MoE EP 4)");
   const std::string flags =
       " --model qwen3-30b-a3b --gpu h200-141gb --engine sglang --tp 2 --engine-option "
       "attention_dp=4 --engine-option moe_ep_size=4";
-  const auto plan = run_kvplan("plan" + flags + " --context 8192 --concurrency 64 --brief");
-  EXPECT_EQ(plan.code, 0) << plan.out << plan.err;
-  EXPECT_NE(plan.out.find("TP 2 × 4 replicas (DP attention: 4 groups a server, MoE over 8 GPUs, "
-                          "EP 4)"),
-            std::string::npos)
-      << plan.out;
+  const std::string plan = "plan" + flags + " --context 8192 --concurrency 64 --brief";
+  says(plan, 0, "TP 2 × 4 replicas (DP attention: 4 groups a server, MoE over 8 GPUs, EP 4)");
   // 64 requests over 4 groups: 16 a group, 64 for the server (SGLang divides by --dp).
-  EXPECT_NE(plan.out.find("--tp 8 --dp 4 --enable-dp-attention --ep-size 4 --context-length 8192 "
-                          "--max-running-requests 64"),
-            std::string::npos)
-      << plan.out;
-  const auto sim = run_kvplan("simulate" + flags + " --max-model-len 8192 --workload " + workload);
-  EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
-  EXPECT_NE(sim.out.find("(sglang, tp 2, DP attention 4 (MoE layers over 8 GPUs, EP 4), bf16, "
-                         "full), 4 replicas"),
-            std::string::npos)
-      << sim.out;
-  const auto two =
-      run_kvplan("simulate" + flags + " --max-model-len 8192 --replicas 2 --workload " + workload);
-  EXPECT_EQ(two.code, 2) << two.out << two.err;
-  EXPECT_NE(two.err.find("2 replicas are not whole DP-attention servers of 4 groups"),
-            std::string::npos)
-      << two.err;
-  const auto vllm = run_kvplan(
+  says(plan, 0,
+       "--tp 8 --dp 4 --enable-dp-attention --ep-size 4 --context-length 8192 "
+       "--max-running-requests 64");
+  const std::string sim = "simulate" + flags + " --max-model-len 8192 --workload " + workload;
+  says(sim, 0,
+       "(sglang, tp 2, DP attention 4 (MoE layers over 8 GPUs, EP 4), bf16, full), 4 replicas");
+  says(sim + " --replicas 2", 2, "2 replicas are not whole DP-attention servers of 4 groups");
+  says(
       "plan --model qwen3-30b-a3b --gpu h200-141gb --tp 2 --engine-option attention_dp=4 "
-      "--context 8192 --brief");
-  EXPECT_EQ(vllm.code, 2) << vllm.out << vllm.err;
-  EXPECT_NE(vllm.err.find("vLLM has no DP attention"), std::string::npos) << vllm.err;
+      "--context 8192 --brief",
+      2, "vLLM has no DP attention");
   // EP over all 2 × 4 GPUs, whatever the order of the flags.
-  const auto ep8 = run_kvplan(
+  says(
       "plan --engine-option moe_ep_size=8 --model qwen3-30b-a3b --gpu h200-141gb --engine sglang "
-      "--engine-option attention_dp=4 --tp 2 --context 8192 --brief");
-  EXPECT_EQ(ep8.code, 0) << ep8.out << ep8.err;
-  // sweep runs the same 4 groups on the same 8 GPUs as simulate: the same TPOT.
-  const auto sweep =
-      run_kvplan("sweep" + flags + " --max-model-len 8192 --isl 512 --osl 32 --concurrency 16");
-  EXPECT_EQ(sweep.code, 0) << sweep.out << sweep.err;
-  EXPECT_NE(sweep.out.find("8 x h200-141gb"), std::string::npos) << sweep.out;
+      "--engine-option attention_dp=4 --tp 2 --context 8192 --brief",
+      0, "MoE over 8 GPUs, EP 8");
+  // sweep runs the same 4 groups on the same 8 GPUs as simulate.
+  says("sweep" + flags + " --max-model-len 8192 --isl 512 --osl 32 --concurrency 16", 0,
+       "8 x h200-141gb");
   // plan --slo counts whole servers: 4 groups, 8 GPUs.
-  const auto slo = run_kvplan("plan" + flags + " --context 8192 --workload " + workload +
-                              " --slo ttft_p99_ms=5000,tpot_p99_ms=100");
-  EXPECT_EQ(slo.code, 0) << slo.out << slo.err;
-  EXPECT_NE(slo.out.find("cheapest meeting the SLO: 8 x h200-141gb (TP 2, 4 replicas)"),
-            std::string::npos)
-      << slo.out;
+  says("plan" + flags + " --context 8192 --workload " + workload +
+           " --slo ttft_p99_ms=5000,tpot_p99_ms=100",
+       0, "cheapest meeting the SLO: 8 x h200-141gb (TP 2, 4 replicas)");
   // SGLang's --max-running-requests is the server's: 64 over 4 groups runs 16 a group, 64 in all.
-  const auto seqs = run_kvplan(
+  says(
       "check --sglang 'python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 "
       "--dp 4 --enable-dp-attention --context-length 8192 --max-running-requests 64' --gpu "
-      "h200-141gb --concurrency 65");
-  EXPECT_EQ(seqs.code, 1) << seqs.out << seqs.err;
-  EXPECT_NE(seqs.out.find("max_num_seqs 16 × 4 replicas = 64"), std::string::npos) << seqs.out;
+      "h200-141gb --concurrency 65",
+      1, "max_num_seqs 16 × 4 replicas = 64");
   // TensorRT-LLM's groups are one GPU each; a dense model has no MoE layers to share.
-  const auto trt = run_kvplan(
+  says(
       "plan --model qwen3-30b-a3b --gpu h200-141gb --engine trtllm --tp 2 --engine-option "
-      "attention_dp=4 --context 8192 --brief");
-  EXPECT_EQ(trt.code, 2) << trt.out << trt.err;
-  EXPECT_NE(trt.err.find("attention DP runs one GPU a group"), std::string::npos) << trt.err;
-  const auto dense = run_kvplan(
+      "attention_dp=4 --context 8192 --brief",
+      2, "attention DP runs one GPU a group");
+  says(
       "plan --model llama-3.1-8b --gpu h200-141gb --engine sglang --engine-option attention_dp=4 "
-      "--context 8192 --brief");
-  EXPECT_EQ(dense.code, 2) << dense.out << dense.err;
-  EXPECT_NE(dense.err.find("DP attention needs an MoE model"), std::string::npos) << dense.err;
+      "--context 8192 --brief",
+      2, "DP attention needs an MoE model");
 }
 
 TEST(OneVerdictCli, AContextBeyondTheModelIsRefusedByEveryCommand) {

@@ -46,6 +46,14 @@ int runCheck(const QString& file, QString* output) {
   return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
 }
 
+// Opens `path` in a fresh window and saves it as `out`: empty, else what the window said.
+QString openAndSave(const QString& path, const QString& out) {
+  MainWindow w;
+  if (!w.openDeployment(path)) return "open: " + w.lastError();
+  if (!w.saveDeployment(out)) return "save: " + w.lastError();
+  return {};
+}
+
 bool checkCommandExists() {
   QProcess p;
   p.start(KVPLAN_EXE, {"check", "--help"});
@@ -138,10 +146,9 @@ class TestGuiScenarios : public QObject {
       "compression": {"kv_format": "fp8"},
       "slo": {"context": 16384, "concurrency": 32, "min_kv_cache_tokens": 100000,
               "max_cost_per_hour": 20}})");
-    MainWindow w;
-    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
     const QString out = dir.filePath("out.json");
-    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    const QString error = openAndSave(path, out);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     const Deployment a = load_deploy(path.toStdString());
     const Deployment b = load_deploy(out.toStdString());
     // Every field the file states survives the GUI's open and save.
@@ -159,10 +166,9 @@ class TestGuiScenarios : public QObject {
       "engine": {"name": "sglang", "tensor_parallel_size": 2, "max_model_len": 32768,
                  "attention_dp": 4, "moe_ep_size": 4},
       "slo": {"concurrency": 64}})");
-    MainWindow w;
-    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
     const QString out = dir.filePath("out.json");
-    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    const QString error = openAndSave(path, out);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     const Deployment a = load_deploy(path.toStdString());
     const Deployment b = load_deploy(out.toStdString());
     QCOMPARE(a.plan.gpus, 8u);  // one server: 4 groups of 2 GPUs
