@@ -563,6 +563,16 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
   if (a.expert_parallel) p.expert_parallel = true;
   DeploymentShape shape{.tp = tp, .pp = a.pp.value_or(1), .dp = a.dp, .block_size = a.block_size};
   if (gpus) shape.gpus = gpus;
+  if (gpus && p.attention_dp > 1) {
+    // kvplan's --gpus may run several such DP-attention servers (one launch line each): a whole
+    // number of them, every group of each a replica.
+    const std::uint64_t server = tp * shape.pp * p.attention_dp;  // each factor at most 4096
+    if (gpus % server != 0)
+      throw Error(source, "--gpus",
+                  std::to_string(gpus) + " GPUs are not a whole number of the command line's " +
+                      "DP-attention servers of " + std::to_string(server) + " GPUs");
+    shape.dp = gpus / (tp * shape.pp);
+  }
   throw_if_any(source, validate_deployment_shape(shape, &d.model, engine_flag_names(a.engine)));
   p.tp = static_cast<std::uint32_t>(shape.tp);
   p.pp = static_cast<std::uint32_t>(shape.pp);

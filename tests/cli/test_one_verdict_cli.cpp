@@ -142,6 +142,14 @@ TEST(OneVerdictCli, ADpAttentionServerIsOneLayoutEverywhere) {
       "--dp 4 --enable-dp-attention --ep-size 4 --context-length 8192' --gpu h200-141gb "
       "--concurrency 64",
       0, "on 8 × h200-141gb, sglang TP 2 × DP attention 4 (MoE EP 4)");
+  // kvplan's --gpus runs whole servers of the command line: 16 GPUs are two of them.
+  const std::string server =
+      "check --sglang 'python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 "
+      "--dp 4 --enable-dp-attention --context-length 8192' --gpu h200-141gb --concurrency 64 "
+      "--gpus ";
+  says(server + "16", 0, "on 16 × h200-141gb, sglang TP 2 × DP attention 4");
+  says(server + "12", 2,
+       "12 GPUs are not a whole number of the command line's DP-attention servers");
   const std::string flags =
       " --model qwen3-30b-a3b --gpu h200-141gb --engine sglang --tp 2 --engine-option "
       "attention_dp=4 --engine-option moe_ep_size=4";
