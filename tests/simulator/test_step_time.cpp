@@ -23,6 +23,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/step_time.hpp"
 
 namespace {
@@ -506,6 +507,36 @@ TEST(StepTime, ExpertParallelismUnderDpAttention) {
   EXPECT_DOUBLE_EQ(tb.allreduce_bytes, ta.allreduce_bytes);
   EXPECT_NEAR(b.seconds(one), std::max(tb.flops / kH100Bf16, tb.bytes / kH100Bw) + 524288.0 / 450e9,
               1e-12);
+}
+
+// vLLM's data parallelism with --enable-expert-parallel: its replicas' MoE layers are one EP group
+// of tp · DP ranks ("expert layers form a tensor parallel group of size DP × TP" without EP, an EP
+// group with it: docs/serving/data_parallel_deployment.md at docs.vllm.ai), the layout of DP
+// attention. A plan of TP 2 on 8 GPUs is 4 replicas: DP attention 4, EP 8. A dense model's
+// replicas share nothing: its step is TP 2's.
+TEST(StepTime, VllmDataParallelExpertParallelIsOneMoeGroup) {
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  kvplan::PlanInput plan;
+  plan.tp = 2;
+  plan.gpus = 8;
+  plan.expert_parallel = true;
+  EXPECT_EQ(kvplan::sim::moe_groups(plan), 4u);
+  EXPECT_EQ(kvplan::sim::default_replicas(plan), 4u);  // simulate and sweep run the 4
+  const StepModelInput si = kvplan::sim::step_model_input(g, plan);
+  EXPECT_EQ(si.attention_dp, 4u);
+  EXPECT_EQ(si.ep, 8u);
+  plan.gpus = 0;  // one replica: EP over its TP group, as before
+  EXPECT_EQ(kvplan::sim::step_model_input(g, plan).attention_dp, 1u);
+  EXPECT_EQ(kvplan::sim::step_model_input(g, plan).ep, 2u);
+  plan.gpus = 8;
+  plan.expert_parallel = false;  // without EP kvplan keeps the replicas apart (docs)
+  EXPECT_EQ(kvplan::sim::moe_groups(plan), 1u);
+  const auto llama = kvplan::load_model("llama-3.1-8b");
+  StepModelInput dense = ideal(2);
+  dense.attention_dp = 4;
+  dense.ep = 8;
+  const StepBatch one{.decode_tokens = 1, .decode_pairs = 1};
+  EXPECT_EQ(StepModel(llama, g, dense).seconds(one), StepModel(llama, g, ideal(2)).seconds(one));
 }
 
 // Measured MoE layers (--measured-moe). models/perf/moe/h200-141gb.vllm.txt holds aiconfigurator's

@@ -12,6 +12,7 @@
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
+#include "kvplan/sim/step_time.hpp"
 #include "latency_sketch.hpp"
 #include "report_json.hpp"
 #include "run_summary.hpp"
@@ -516,7 +517,7 @@ Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t 
 }
 
 std::uint32_t default_replicas(const PlanInput& in) {
-  if (in.attention_dp <= 1) return 1;
+  if (in.attention_dp <= 1) return moe_groups(in);
   const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
   return static_cast<std::uint32_t>(std::max<std::uint64_t>(gpus_of(in) / unit, 1));
 }
@@ -525,10 +526,11 @@ SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, co
                             const Workload& workload, std::uint32_t replicas,
                             const SimOptions& opt) {
   if (replicas == 0) throw Error(workload.source, "replicas", "must be at least 1, got 0");
-  if (const std::uint32_t groups = cfg.plan.attention_dp; groups > 1 && replicas % groups != 0)
+  if (const std::uint32_t groups = moe_groups(cfg.plan); groups > 1 && replicas % groups != 0)
     throw Error(workload.source, "replicas",
-                std::to_string(replicas) + " replicas are not whole DP-attention servers of " +
-                    std::to_string(groups) +
+                std::to_string(replicas) + " replicas are not whole " +
+                    (cfg.plan.attention_dp > 1 ? "DP-attention servers" : "data-parallel groups") +
+                    " of " + std::to_string(groups) +
                     " groups (each group is a replica; its MoE layers take every group of its "
                     "server as busy)");
   if (replicas == 1) return simulate(model, cfg, step, workload, opt);

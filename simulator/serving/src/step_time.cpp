@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine_scheduling.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "moe_table.hpp"
 
@@ -169,13 +170,24 @@ StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated) {
   StepModelInput si = step_model_input(gpu, plan.engine, plan.tp, calibrated);
   // DP attention: plan.tp is one group's, its MoE layers span every group of the server, whole
-  // experts over moe_ep of its GPUs (expert_parallel comes with it: the experts' memory).
+  // experts over moe_ep of its GPUs (expert_parallel comes with it: the experts' memory). vLLM's
+  // DP + EP is the same layout: its replicas' MoE layers are one EP group of tp · DP ranks.
+  const std::uint32_t groups = moe_groups(plan);
   if (plan.attention_dp > 1) {
     si.attention_dp = plan.attention_dp;
     si.ep = plan.moe_ep;
-  } else if (plan.expert_parallel)
-    si.ep = plan.tp;
+  } else if (plan.expert_parallel) {
+    si.attention_dp = groups;
+    si.ep = plan.tp * groups;
+  }
   return si;
+}
+
+std::uint32_t moe_groups(const PlanInput& plan) {
+  if (plan.attention_dp > 1) return plan.attention_dp;
+  if (!plan.expert_parallel) return 1;
+  return static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(engine_rules(plan).expert_parallel_replicas(plan), 1));
 }
 
 double expected_max_of_normals(std::uint32_t n) {
@@ -191,8 +203,11 @@ double expected_max_of_normals(std::uint32_t n) {
   return sum;
 }
 
-StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& in,
+StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModelInput& given,
                      const std::string& source) {
+  // A dense model has no MoE layers to share or spread: its groups run as plain replicas.
+  StepModelInput in = given;
+  if (model.routed_experts == 0) in.attention_dp = 1, in.ep = 1;
   if (in.tp == 0 || !valid_tp(model, in.tp))
     throw Error(source, "tp",
                 "tensor parallelism " + std::to_string(in.tp) + " does not divide model " +

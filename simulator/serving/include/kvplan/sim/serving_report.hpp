@@ -126,8 +126,9 @@ std::vector<KvSample> sum_kv_series(const std::vector<SimResult>& rs);
 // Replica `index` of `replicas`'s share of `w` (ids renumbered, `after` remapped, stages kept).
 Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t index);
 
-// The replicas a deployment runs when none are asked for: 1, or under DP attention every group
-// of its servers (gpus_of / (tp · pp)), each group a replica.
+// The replicas a deployment runs when none are asked for: 1, or every group of its servers under
+// DP attention (gpus_of / (tp · pp), each group a replica), or vLLM's data-parallel replicas
+// under expert parallelism (moe_groups).
 std::uint32_t default_replicas(const PlanInput& in);
 
 // Simulates each replica's share with the same configuration and pools them (see the header

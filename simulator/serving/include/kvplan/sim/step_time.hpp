@@ -185,6 +185,12 @@ StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t
 StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
 
+// The replicas of a deployment whose MoE layers are one: its DP attention groups, vLLM's
+// data-parallel replicas under expert parallelism (one EP group of tp · DP ranks: the experts'
+// memory spreads over them, EngineRules::expert_parallel_replicas), else 1. A dense model's
+// StepModel takes them as plain replicas.
+std::uint32_t moe_groups(const PlanInput& plan);
+
 // The expected largest of n independent standard normal variables (0 for n = 1; 1/sqrt(pi) for
 // n = 2), by numerical integration of x · n · phi(x) · Phi(x)^(n-1).
 double expected_max_of_normals(std::uint32_t n);
