@@ -524,7 +524,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     const PlanInput& in = run.cfg.plan;
     const sim::SweepInput sweep_in{.concurrencies = clients,
                                    .requests_per_client = s.per_client,
-                                   .gpus = in.tp * in.pp * sim::default_replicas(in),
+                                   .gpus = sim::default_replica_gpus(in),
                                    .seed = f.seed};
     sweeps.push_back(sim::sweep(run.model(), run.cfg, *run.step, spec, sweep_in, run.opt));
   }

@@ -260,22 +260,12 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
   if (auto ep = en.opt_bool("enable_expert_parallel")) p.expert_parallel = *ep;
   // DP attention, the engines that have it: attention_dp groups of tensor_parallel_size GPUs a
   // server, the experts over all of them (so expert_parallel's memory), whole over moe_ep_size.
+  // Checked with the layout once the shape is read (validate_attention_dp).
   if (auto dp = en.opt_uint("attention_dp", 1, 4096)) {
-    if (*dp > 1 && !rules.dp_attention_splits_tp())
-      throw Error(source, en.pointer("attention_dp"),
-                  rules.label() +
-                      " has no DP attention in kvplan's rules (SGLang and TensorRT-LLM do; "
-                      "vLLM's DP + EP is enable_expert_parallel over hardware.gpus)");
     p.attention_dp = static_cast<std::uint32_t>(*dp);
     if (*dp > 1) p.expert_parallel = true;
   }
-  if (auto ep = en.opt_uint("moe_ep_size", 1, 4096)) {
-    if (*ep > 1 && p.attention_dp <= 1)
-      throw Error(source, en.pointer("moe_ep_size"),
-                  "is the expert parallelism of DP attention's MoE layers: it needs attention_dp "
-                  "> 1 (without DP attention, enable_expert_parallel)");
-    p.moe_ep = static_cast<std::uint32_t>(*ep);
-  }
+  if (auto ep = en.opt_uint("moe_ep_size", 1, 4096)) p.moe_ep = static_cast<std::uint32_t>(*ep);
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
   if (v != p.vllm()) p.edit_vllm() = v;
@@ -469,43 +459,13 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
   read_engine_cache(en, source, d);
   read_engine_options(en, source, d.plan);
   en.finish();
-  // Without /hardware/gpus a DP-attention deployment is one server: every group of it; with it,
+  // The planner's DP-attention checks (validate_attention_dp), named by the file's fields.
+  // Without /hardware/gpus a DP-attention deployment is one server, every group of it; with it,
   // whole servers.
-  if (d.plan.attention_dp > 1) {
-    // The layout checks the planner makes (check_attention_dp), named by the file's fields.
-    if (d.plan.tp > 1 && engine_rules(d.plan).dp_attention_groups_of_one_gpu())
-      throw Error(source, "/engine/tensor_parallel_size",
-                  engine_rules(d.plan).label() +
-                      "'s attention DP runs one GPU a group (enable_attention_dp with tp_size T "
-                      "is tensor_parallel_size 1, attention_dp T): got " +
-                      std::to_string(d.plan.tp));
-    if (d.plan.pp > 1)
-      throw Error(source, "/engine/attention_dp",
-                  "DP attention with pipeline_parallel_size " + std::to_string(d.plan.pp) +
-                      " is not modelled");
-    const std::uint64_t moe_gpus = std::uint64_t{d.plan.tp} * d.plan.attention_dp;
-    if (moe_gpus % d.plan.moe_ep != 0)
-      throw Error(source, "/engine/moe_ep_size",
-                  "expert parallelism " + std::to_string(d.plan.moe_ep) +
-                      " must divide the server's " + std::to_string(moe_gpus) +
-                      " GPUs (tensor_parallel_size " + std::to_string(d.plan.tp) +
-                      " × attention_dp " + std::to_string(d.plan.attention_dp) + ")");
-    const std::uint64_t server =
-        std::uint64_t{d.plan.tp} * d.plan.pp * d.plan.attention_dp;  // each at most 4096
-    if (server > kMaxGpus)
-      throw Error(source, "/engine/attention_dp",
-                  "tensor_parallel_size × attention_dp = " + std::to_string(server) +
-                      " GPUs, over the limit of " + std::to_string(kMaxGpus));
-    if (!gpus_given) d.plan.gpus = static_cast<std::uint32_t>(server);
-    if (d.plan.gpus % server != 0)
-      throw Error(source, "/hardware/gpus",
-                  std::to_string(d.plan.gpus) +
-                      " GPUs are not a whole number of DP-attention servers of "
-                      "tensor_parallel_size " +
-                      std::to_string(d.plan.tp) + " × attention_dp " +
-                      std::to_string(d.plan.attention_dp) + " = " + std::to_string(server) +
-                      " GPUs");
-  }
+  if (!gpus_given && d.plan.attention_dp > 1)  // each at most 4096: no overflow
+    d.plan.gpus = d.plan.tp * d.plan.attention_dp;
+  throw_if_any(source, validate_attention_dp(d.plan, engine_rules(d.plan),
+                                             d.model.routed_experts == 0, deploy_file_names()));
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);
   read_deploy_offload(o, d);

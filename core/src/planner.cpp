@@ -475,56 +475,6 @@ std::uint32_t kv_heads_checked(const ModelSpec& model, const PlanInput& in,
   return heads;
 }
 
-// DP attention: an engine that has it, at least 1 group, whole servers, and expert parallelism
-// that divides the server's GPUs.
-void check_attention_dp(const PlanInput& in, const EngineRules& rules, bool model_is_dense,
-                        const std::string& source) {
-  if (in.attention_dp == 0)
-    throw Error(source, "attention_dp", "must be at least 1 (1: no DP attention), got 0");
-  if (in.moe_ep == 0)
-    throw Error(source, "moe_ep_size", "must be at least 1 (1: experts sharded), got 0");
-  if (in.attention_dp > 1 && !rules.dp_attention_splits_tp())
-    throw Error(source, "attention_dp",
-                rules.label() +
-                    " has no DP attention in kvplan's rules (SGLang --enable-dp-attention and "
-                    "TensorRT-LLM enable_attention_dp do; vLLM's DP + EP is "
-                    "enable_expert_parallel over the replicas); got " +
-                    std::to_string(in.attention_dp));
-  if (in.attention_dp > 1 && rules.dp_attention_groups_of_one_gpu() && in.tp != 1)
-    throw Error(source, "tp",
-                rules.label() +
-                    "'s attention DP runs one GPU a group (its tp_size GPUs are "
-                    "tp_size groups): tensor parallelism " +
-                    std::to_string(in.tp) + " a group is not a layout it runs");
-  if (in.attention_dp > 1 && model_is_dense)
-    throw Error(source, "attention_dp",
-                "DP attention needs an MoE model (routed experts its groups share); a dense "
-                "model's groups are replicas (give hardware.gpus / --replicas instead)");
-  const std::uint64_t server = mul(in.tp, in.attention_dp);
-  if (in.moe_ep > 1 && in.attention_dp == 1)
-    throw Error(source, "moe_ep_size",
-                "is the expert parallelism of DP attention's MoE layers (attention_dp > 1); "
-                "without DP attention enable_expert_parallel spreads whole experts over the TP "
-                "group");
-  if (server % in.moe_ep != 0)
-    throw Error(source, "moe_ep_size",
-                "expert parallelism " + std::to_string(in.moe_ep) + " must divide the server's " +
-                    std::to_string(server) + " GPUs (tp " + std::to_string(in.tp) +
-                    " × attention_dp " + std::to_string(in.attention_dp) + ")");
-  if (in.attention_dp > 1 && in.pp > 1)
-    throw Error(
-        source, "attention_dp",
-        "DP attention with pipeline parallelism " + std::to_string(in.pp) + " is not modelled");
-  const std::uint64_t per_server = mul(server, in.pp);
-  if (in.attention_dp > 1 && in.gpus % per_server != 0)
-    throw Error(source, "gpus",
-                std::to_string(in.gpus) +
-                    " GPUs are not a whole number of DP-attention servers of "
-                    "tp " +
-                    std::to_string(in.tp) + " × attention_dp " + std::to_string(in.attention_dp) +
-                    " = " + std::to_string(per_server) + " GPUs");
-}
-
 // Replicas of TP × PP GPUs in the deployment (gpus 0: one, or one DP-attention server's groups).
 std::uint32_t replicas_of(const PlanInput& in, const std::string& source) {
   if (in.gpus == 0) return std::max<std::uint32_t>(in.attention_dp, 1);
@@ -827,7 +777,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   bs = block_size_of(in, source);
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);
-  check_attention_dp(in, *rules, model.routed_experts == 0, source);
+  throw_if_any(source, validate_attention_dp(in, *rules, model.routed_experts == 0));
   replicas = replicas_of(in, source);
   check_context(in, source);
   mem = memory_budget(model, in, source);

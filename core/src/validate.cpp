@@ -44,10 +44,65 @@ ShapeFields deploy_file_names() {
           .block_size = "/engine/block_size",
           .context = "/engine/max_model_len",
           .concurrency = "/slo/concurrency",
-          .draft_layers = "/engine/draft_layers"};
+          .draft_layers = "/engine/draft_layers",
+          .attention_dp = "/engine/attention_dp",
+          .moe_ep = "/engine/moe_ep_size"};
 }
 
 ShapeFields engine_flag_names(Engine e) { return engine_rules(e).flag_names(); }
+
+std::vector<Problem> validate_attention_dp(const PlanInput& in, const EngineRules& rules,
+                                           bool model_is_dense, const ShapeFields& f) {
+  std::vector<Problem> out;
+  if (in.attention_dp == 0)
+    out.push_back({f.attention_dp, "must be at least 1 (1: no DP attention), got 0"});
+  if (in.moe_ep == 0) out.push_back({f.moe_ep, "must be at least 1 (1: experts sharded), got 0"});
+  if (!out.empty()) return out;
+  if (in.attention_dp == 1) {
+    if (in.moe_ep > 1)
+      out.push_back({f.moe_ep,
+                     "is the expert parallelism of DP attention's MoE layers (attention_dp > 1); "
+                     "without DP attention enable_expert_parallel spreads whole experts over the "
+                     "TP group"});
+    return out;
+  }
+  const std::string dp = num(in.attention_dp);
+  if (!rules.dp_attention_splits_tp())
+    out.push_back({f.attention_dp, rules.label() +
+                                       " has no DP attention in kvplan's rules (SGLang "
+                                       "--enable-dp-attention and TensorRT-LLM "
+                                       "enable_attention_dp do; vLLM's DP + EP is "
+                                       "enable_expert_parallel over the replicas); got " +
+                                       dp});
+  else if (rules.dp_attention_groups_of_one_gpu() && in.tp != 1)
+    out.push_back({f.tp, rules.label() +
+                             "'s attention DP runs one GPU a group (its tp_size GPUs are tp_size "
+                             "groups: enable_attention_dp with tp_size T is TP 1 × attention_dp "
+                             "T): tensor parallelism " +
+                             num(in.tp) + " a group is not a layout it runs"});
+  if (model_is_dense)
+    out.push_back({f.attention_dp,
+                   "DP attention needs an MoE model (routed experts its groups share); a dense "
+                   "model's groups are replicas (give the GPUs or replicas instead)"});
+  if (in.pp > 1)
+    out.push_back({f.attention_dp,
+                   "DP attention with pipeline parallelism " + num(in.pp) + " is not modelled"});
+  const std::uint64_t server = std::uint64_t{in.tp} * in.attention_dp;  // 32-bit factors
+  const std::string layout = "tp " + num(in.tp) + " × attention_dp " + dp;
+  if (server % in.moe_ep != 0)
+    out.push_back({f.moe_ep, "expert parallelism " + num(in.moe_ep) + " must divide the server's " +
+                                 num(server) + " GPUs (" + layout + ")"});
+  if (server > kMaxGpus) {
+    out.push_back({f.attention_dp,
+                   layout + " = " + num(server) + " GPUs, over the limit of " + num(kMaxGpus)});
+  } else if (in.gpus != 0 && in.gpus % server != 0) {
+    out.push_back({f.gpus, num(in.gpus) +
+                               " GPUs are not a whole number of DP-attention servers "
+                               "of " +
+                               layout + " = " + num(server) + " GPUs"});
+  }
+  return out;
+}
 
 std::vector<Problem> validate_deployment_shape(const DeploymentShape& s, const ModelSpec* model,
                                                const ShapeFields& f) {

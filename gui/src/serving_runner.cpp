@@ -85,7 +85,7 @@ sim::SweepResult run_sweep(const ServingRequest& r, const SweepGrid& grid, sim::
   const sim::SweepInput in{
       .concurrencies = sim::parse_concurrency_list(grid.concurrencies, "sweep", "concurrencies"),
       .requests_per_client = grid.requests_per_client,
-      .gpus = s.cfg.plan.tp * s.cfg.plan.pp * sim::default_replicas(s.cfg.plan),
+      .gpus = sim::default_replica_gpus(s.cfg.plan),
       .seed = r.seed};
   opt.slo = r.slo;
   return sim::sweep(r.model, s.cfg, s.step, spec, in, opt);

@@ -24,6 +24,8 @@
 
 namespace kvplan {
 
+class EngineRules;
+
 inline constexpr std::uint64_t kMaxParallel = 4096;       // TP, PP, DP each
 inline constexpr std::uint64_t kMaxGpus = 65536;          // GPUs in all
 inline constexpr std::uint64_t kMaxBlockSize = 1u << 20;  // tokens per page
@@ -45,7 +47,8 @@ struct DeploymentShape {
 // How each surface names the fields (a flag, a JSON pointer).
 struct ShapeFields {
   std::string tp = "tp", pp = "pp", dp = "dp", gpus = "gpus", block_size = "block_size",
-              context = "context", concurrency = "concurrency", draft_layers = "draft_layers";
+              context = "context", concurrency = "concurrency", draft_layers = "draft_layers",
+              attention_dp = "attention_dp", moe_ep = "moe_ep_size";
 };
 ShapeFields cli_flag_names();             // --tp, --pp, --gpus, --block-size, ...
 ShapeFields deploy_file_names();          // /engine/tensor_parallel_size, /hardware/gpus, ...
@@ -61,6 +64,15 @@ std::vector<Problem> validate_deployment_shape(const DeploymentShape& shape, con
 // The same checks for a planner input (gpus 0 = one replica, block_size 0 = the engine's).
 std::vector<Problem> validate_plan_input(const ModelSpec* model, const PlanInput& in,
                                          const ShapeFields& names = {});
+
+// Every problem of a DP-attention layout (PlanInput::attention_dp, moe_ep) under an engine's
+// rules, named by names' fields: at least one group and one EP rank, an engine that has DP
+// attention, its group size (TensorRT-LLM: one GPU), an MoE model, no PP, moe_ep dividing the
+// server's tp · attention_dp GPUs (and only under DP attention), the server within kMaxGpus and,
+// when gpus is given (not 0), a whole number of servers. The planner, deployment files and
+// their callers all check through it, so every surface refuses the same layouts.
+std::vector<Problem> validate_attention_dp(const PlanInput& in, const EngineRules& rules,
+                                           bool model_is_dense, const ShapeFields& names = {});
 
 // GPUs in all of a valid shape: gpus when given, else tp · pp · dp.
 std::uint32_t shape_gpus(const DeploymentShape& shape);

@@ -522,6 +522,10 @@ std::uint32_t default_replicas(const PlanInput& in) {
   return static_cast<std::uint32_t>(std::max<std::uint64_t>(gpus_of(in) / unit, 1));
 }
 
+std::uint32_t default_replica_gpus(const PlanInput& in) {
+  return in.tp * in.pp * default_replicas(in);  // within kMaxGpus: the planner's checked shape
+}
+
 SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                             const Workload& workload, std::uint32_t replicas,
                             const SimOptions& opt) {

@@ -130,6 +130,8 @@ Workload replica_share(const Workload& w, std::uint32_t replicas, std::uint32_t 
 // DP attention (gpus_of / (tp · pp), each group a replica), or vLLM's data-parallel replicas
 // under expert parallelism (moe_groups).
 std::uint32_t default_replicas(const PlanInput& in);
+// The GPUs those default replicas occupy (tp · pp · default_replicas): a sweep's per-GPU divisor.
+std::uint32_t default_replica_gpus(const PlanInput& in);
 
 // Simulates each replica's share with the same configuration and pools them (see the header
 // comment). replicas == 1 is simulate() itself. Throws Error on replicas == 0, and under DP
