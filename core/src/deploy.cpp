@@ -189,6 +189,10 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
     o.dcp = static_cast<std::uint32_t>(*n);
   if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
     o.disable_hybrid_kv_cache_manager = *off;
+  if (auto runner = en.opt_str("model_runner")) {
+    o.model_runner = parse_model_runner(*runner, source, en.pointer("model_runner"));
+    check_model_runner(o, source, en.pointer("model_runner"));
+  }
   if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
     o.num_speculative_tokens = static_cast<std::uint32_t>(*k);
   // The drafts' acceptance, for the serving simulator (VllmOptions::spec_acceptance): one rate,
@@ -559,6 +563,9 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
     v.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
   if (a.dcp) v.dcp = *a.dcp;
   v.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
+  if (a.model_runner_v2)
+    v.model_runner =
+        *a.model_runner_v2 ? VllmOptions::ModelRunner::v2 : VllmOptions::ModelRunner::v1;
   // vLLM's speculative tokens hold 1 + k (align: 2 + k) state pages per recurrent group
   // (MambaSpec.num_speculative_blocks); attention layers are unaffected.
   if (engine_rules(a.engine).speculative_tokens_hold_state_pages() && a.speculative_tokens)
@@ -755,6 +762,19 @@ std::string find_fix(const Deployment& d) {
   more.memory_fraction_ppm = 950000;
   PlanInput both = fp8;
   both.memory_fraction_ppm = 950000;
+  // What the fraction leaves out is short (the context, graphs, vLLM Model Runner V2's sampler
+  // state and warm-up): the largest fraction, in hundredths, that leaves them room.
+  if (const MemoryBudget& m = evaluate(d, p).at_mml.memory;
+      m.outside_shortfall_bytes > 0 && m.total_bytes > 0 && !p.available_kv_bytes) {
+    const double room =
+        1.0 - static_cast<double>(m.terms.outside_bytes()) / static_cast<double>(m.total_bytes);
+    const auto ppm = static_cast<std::uint32_t>(std::floor(room * 100.0)) * 10000u;
+    if (ppm > 0 && ppm < f) {
+      PlanInput less = p;
+      less.memory_fraction_ppm = ppm;
+      tries.push_back({less, "starts with " + fraction_flag(p.engine, ppm)});
+    }
+  }
   if (sixteen && is_full(p.policy)) tries.push_back({fp8, "fits with " + kv_flag(p.engine)});
   if (f < 950000 && !p.available_kv_bytes)
     tries.push_back({more, "fits with " + fraction_flag(p.engine, 950000)});
@@ -841,10 +861,17 @@ std::string outside_budget_failure(const MemoryBudget& m, const PlanInput& p) {
            human_bytes(m.requested_bytes) + ")\" — " + m.terms.context.how + " takes " +
            human_bytes(m.terms.context.bytes) + " of the " + human_bytes(left_out) +
            " the fraction leaves out";
-  return label + " runs out of memory after sizing the KV cache: " + m.terms.context.how + " (" +
-         human_bytes(m.terms.context.bytes) + ") and " + m.terms.graphs.how + " (" +
-         human_bytes(m.terms.graphs.bytes) + ") need " + human_bytes(m.terms.outside_bytes()) +
-         " beside the budget, the fraction leaves " + human_bytes(left_out);
+  std::string what = m.terms.context.how + " (" + human_bytes(m.terms.context.bytes) + ")";
+  if (!m.terms.graphs_in_budget)
+    what += ", " + m.terms.graphs.how + " (" + human_bytes(m.terms.graphs.bytes) + ")";
+  if (m.terms.sampler_state.bytes)
+    what += ", the sampler state (" + human_bytes(m.terms.sampler_state.bytes) + ")";
+  if (const std::uint64_t w = m.terms.warmup_beyond_activation_bytes())
+    what += ", the sampler warm-up beyond the profiled activation peak (" + human_bytes(w) +
+            " of its " + human_bytes(m.terms.warmup.bytes) + ")";
+  return label + " runs out of memory after sizing the KV cache: " + what + " need " +
+         human_bytes(m.terms.outside_bytes()) + " beside the budget, the fraction leaves " +
+         human_bytes(left_out);
 }
 
 std::optional<CheckItem> check_engine_starts(CheckContext& x) {
@@ -1135,6 +1162,29 @@ VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const s
   if (v == "align") return VllmOptions::MambaCacheMode::align;
   if (v == "all") return VllmOptions::MambaCacheMode::all;
   throw Error(source, field, "expected none, align or all, got \"" + v + "\"");
+}
+
+VllmOptions::ModelRunner parse_model_runner(const std::string& v, const std::string& source,
+                                            const std::string& field) {
+  if (v == "auto") return VllmOptions::ModelRunner::auto_;
+  if (v == "v1") return VllmOptions::ModelRunner::v1;
+  if (v == "v2") return VllmOptions::ModelRunner::v2;
+  throw Error(source, field,
+              "expected auto (the release's default), v1 or v2 (VLLM_USE_V2_MODEL_RUNNER 0 or 1), "
+              "got \"" +
+                  v + "\"");
+}
+
+const char* model_runner_name(VllmOptions::ModelRunner r) {
+  switch (r) {
+    case VllmOptions::ModelRunner::v1:
+      return "v1";
+    case VllmOptions::ModelRunner::v2:
+      return "v2";
+    case VllmOptions::ModelRunner::auto_:
+      break;
+  }
+  return "auto";
 }
 
 const char* mamba_cache_mode_name(VllmOptions::MambaCacheMode m) {

@@ -68,6 +68,8 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
     en["mamba_cache_mode"] = mamba_cache_mode_name(v.mamba_cache_mode);
   if (v.dcp > 1) en["decode_context_parallel_size"] = v.dcp;
   if (v.disable_hybrid_kv_cache_manager) en["disable_hybrid_kv_cache_manager"] = true;
+  if (v.model_runner != VllmOptions::ModelRunner::auto_)
+    en["model_runner"] = model_runner_name(v.model_runner);
   if (v.num_speculative_tokens) en["num_speculative_tokens"] = v.num_speculative_tokens;
   if (!v.spec_acceptance.empty()) en["acceptance_rate"] = v.spec_acceptance;
   if (v.num_gpu_blocks_override) en["num_gpu_blocks_override"] = *v.num_gpu_blocks_override;

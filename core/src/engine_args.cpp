@@ -423,13 +423,25 @@ void read_lmcache_setting(const std::string& key, const std::string& value, Host
   }
 }
 
-// VAR=value before the command (or docker's -e VAR=value): the LMCache variables.
-void read_env_assignment(const std::string& word, HostTierArgs& h, const std::string& source) {
+// VAR=value before the command (or docker's -e VAR=value): the LMCache variables and vLLM's
+// VLLM_USE_V2_MODEL_RUNNER (vllm/envs.py: unset = the release's default runner, else a bool).
+void read_env_assignment(const std::string& word, EngineArgs& a, const std::string& source) {
   const auto eq = word.find('=');
-  const std::string var = word.substr(0, eq);
-  if (eq == std::string::npos || var.rfind("LMCACHE_", 0) != 0) return;
+  if (eq == std::string::npos) return;
+  const std::string var = word.substr(0, eq), value = ascii_lower(word.substr(eq + 1));
+  if (var == "VLLM_USE_V2_MODEL_RUNNER") {
+    if (value == "1" || value == "true") {
+      a.model_runner_v2 = true;
+    } else if (value == "0" || value == "false") {
+      a.model_runner_v2 = false;
+    } else {
+      throw Error(source, var, "expects 0 or 1, got \"" + word.substr(eq + 1) + "\"");
+    }
+    return;
+  }
+  if (var.rfind("LMCACHE_", 0) != 0) return;
   const std::string key = ascii_lower(var.substr(8));
-  read_lmcache_setting(key, word.substr(eq + 1), h, source + " " + var);
+  read_lmcache_setting(key, word.substr(eq + 1), a.host_tiers, source + " " + var);
 }
 
 // vLLM --kv-transfer-config: an LMCache connector (LMCacheConnectorV1 and its variants) runs
@@ -518,7 +530,7 @@ bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i,
   while (i < t.size() && t[i][0] == '-') {
     const std::string f = t[i].substr(0, t[i].find('='));
     if ((f == "-e" || f == "--env") && i + 1 < t.size() && t[i].find('=') == std::string::npos)
-      read_env_assignment(t[i + 1], a.host_tiers, source);
+      read_env_assignment(t[i + 1], a, source);
     const bool valued =
         t[i].find('=') == std::string::npos &&
         std::find(std::begin(kDockerValued), std::end(kDockerValued), f) != std::end(kDockerValued);
@@ -1177,7 +1189,7 @@ EngineArgs parse_engine_command(Engine engine, const std::string& line, const st
   auto t = split_command_line(line, source);
   std::size_t i = 0;
   for (; i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-'; ++i)  // env vars
-    read_env_assignment(t[i], a.host_tiers, source);
+    read_env_assignment(t[i], a, source);
   const EngineRules& rules = engine_rules(engine);
   const detail::CommandSyntax& syntax = rules.command_syntax();
   const bool server_image = skip_docker_run(t, i, syntax, a, source);

@@ -35,6 +35,9 @@ std::optional<VllmRules> vllm_release_rules(const std::string& v) {
   // 0.17 - 0.19: graphs outside the budget (the estimate is deducted from 0.21).
   for (const char* minor : {"0.17", "0.18", "0.19"})
     if (release(minor)) return VllmRules::v0_19;
+  // 0.25: Model Runner V2 the default for dense models (vllm-project/vllm#44443, "became the
+  // default for dense models in 0.25.1", vllm-project/vllm#49224).
+  if (release("0.25")) return VllmRules::v0_25;
   return std::nullopt;
 }
 
@@ -47,11 +50,13 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
       rules = *r;
       return Engine::vllm;
     }
-    throw Error(source, field,
-                "vLLM version \"" + v +
-                    "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
-                    "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19); docs/deploy.md lists what "
-                    "changed when");
+    throw Error(
+        source, field,
+        "vLLM version \"" + v +
+            "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
+            "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19, vllm@0.25); docs/deploy.md lists "
+            "what "
+            "changed when");
   }
   if (const auto at = name.find('@'); at != std::string::npos) {
     const Engine e = parse_engine(name.substr(0, at), source, field);
@@ -309,7 +314,16 @@ VllmOptions& PlanInput::edit_vllm() { return edit_options<VllmOptions>(*this); }
 SglangOptions& PlanInput::edit_sglang() { return edit_options<SglangOptions>(*this); }
 TrtllmOptions& PlanInput::edit_trtllm() { return edit_options<TrtllmOptions>(*this); }
 
+void check_model_runner(const VllmOptions& o, const std::string& source, const std::string& field) {
+  if (o.model_runner == VllmOptions::ModelRunner::v2 &&
+      (o.rules == VllmRules::v0_9 || o.rules == VllmRules::v0_10))
+    throw Error(source, field,
+                "v2: kvplan's " + to_string(Engine::vllm, o.rules) +
+                    " rules predate Model Runner V2 (vllm/v1/worker/gpu/); give a later release");
+}
+
 void check_engine_options(const PlanInput& in, const std::string& source) {
+  if (in.engine == Engine::vllm) check_model_runner(in.vllm(), source, "model_runner");
   const auto held = static_cast<Engine>(in.options.index());
   if (held == in.engine) return;
   const bool defaults =

@@ -71,6 +71,11 @@ std::vector<std::pair<std::string, const MemoryTerm*>> reserve_terms(const Memor
     out.push_back({t.context_before_fraction ? "CUDA context (before the fraction)"
                                              : "CUDA context (outside the budget)",
                    &t.context});
+  if (t.sampler_state.bytes)
+    out.push_back({"sampler state (outside the budget)", &t.sampler_state});
+  if (t.warmup.bytes)
+    out.push_back(
+        {"sampler warm-up peak (after the KV cache, in the activation's memory)", &t.warmup});
   return out;
 }
 

@@ -25,6 +25,7 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   // A loaded vLLM deployment's rules and Mamba mode; another engine in the form drops them.
   in.edit_vllm().rules = s.extras.vllm_rules;
   in.edit_vllm().mamba_cache_mode = s.extras.mamba_cache_mode;
+  in.edit_vllm().model_runner = s.extras.model_runner;
   set_engine(in, s.engine);
   in.format = parse_kv_format(s.kv_format, "KV format", "kv_format");
   in.policy = parse_policy(s.policy, "retention policy", "policy");

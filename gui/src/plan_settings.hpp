@@ -49,6 +49,7 @@ struct PlanSettings {
     std::optional<std::uint64_t> mean_context;  // slo.mean_context
     VllmRules vllm_rules = VllmRules::current;  // engine "vllm@0.9"
     VllmOptions::MambaCacheMode mamba_cache_mode = VllmOptions::MambaCacheMode::none;
+    VllmOptions::ModelRunner model_runner = VllmOptions::ModelRunner::auto_;  // model_runner
     bool enforce_eager = false;
     bool expert_parallel = false;    // engine.enable_expert_parallel
     std::uint32_t attention_dp = 1;  // engine.attention_dp (DP attention groups a server)

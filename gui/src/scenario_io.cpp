@@ -128,6 +128,7 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   x.mean_context = d.slo.mean_context;
   x.vllm_rules = p.vllm().rules;
   x.mamba_cache_mode = p.vllm().mamba_cache_mode;
+  x.model_runner = p.vllm().model_runner;
   x.enforce_eager = !d.cuda_graphs;
   x.expert_parallel = p.expert_parallel;
   x.attention_dp = p.attention_dp;

@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan {
@@ -113,6 +115,26 @@ TEST(Deploy, BadFilesNameTheField) {
   EXPECT_EQ(error_field(base(R"(, "kv_cache_dtype": "fp4")"), &what), "/engine/kv_cache_dtype");
   EXPECT_NE(what.find("fp4"), std::string::npos) << what;
   EXPECT_EQ(error_field(base(R"(, "max_model_lenn": 5)")), "/engine/max_model_lenn");
+  EXPECT_EQ(error_field(base(R"(, "model_runner": "v3")"), &what), "/engine/model_runner");
+  EXPECT_NE(what.find("auto"), std::string::npos) << what;
+  // The runner round-trips; kvplan's 0.9 and 0.10 rules predate Model Runner V2 (refused naming
+  // the field, here and by the planner).
+  auto runner = [](const std::string& engine) {
+    return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b", "hardware": {"gpu": "h100-sxm-80gb"},
+               "engine": {"name": ")" +
+           engine + R"(", "model_runner": "v2"}, "slo": {"concurrency": 1}})";
+  };
+  Deployment d = parse_deploy_json(runner("vllm@0.25"), "t.json");
+  EXPECT_EQ(d.plan.vllm().model_runner, VllmOptions::ModelRunner::v2);
+  EXPECT_EQ(nlohmann::json::parse(to_json(d))["engine"]["model_runner"], "v2");
+  EXPECT_EQ(error_field(runner("vllm@0.10")), "/engine/model_runner");
+  d.plan.edit_vllm().rules = VllmRules::v0_9;
+  try {
+    plan_capacity(d.model, d.plan, "t.json");
+    ADD_FAILURE() << "vllm@0.9 with Model Runner V2 was planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "model_runner");
+  }
   EXPECT_EQ(error_field(base("", R"(, "price_per_hour": "cheap")")), "/hardware/price_per_hour");
   EXPECT_EQ(error_field(base("", "", R"("slo": {"context": 8192})")), "/slo/concurrency");
   EXPECT_EQ(error_field(base("", "", R"("slo": {"concurrency": 0})")), "/slo/concurrency");
@@ -171,6 +193,35 @@ TEST(Check, FailureSaysByHowMuchAndFp8Fixes) {
   EXPECT_NE(it->detail.find("holds 13"), std::string::npos) << it->detail;
   EXPECT_NE(it->detail.find("short by 7"), std::string::npos) << it->detail;
   EXPECT_EQ(it->fix, "fits with --kv-cache-dtype fp8");
+}
+
+// What the fraction leaves out is short: the fix lowers the fraction, never raises it. Qwen3-32B
+// under vLLM 0.25 (Model Runner V2) at 0.95 on an H100 needs 4.45 GiB beside the budget (the
+// hand-worked terms of EngineMemory.ModelRunnerV2SamplerStateAndWarmupSitOutsideTheBudget) where
+// 0.05 x 79.18 GiB leaves 3.96: the largest fraction in hundredths that leaves 4.45 GiB is
+// floor((1 - 4.45 / 79.18) x 100) / 100 = 0.94 (llm-d/llm-d-benchmark PR #1791 fixed that start
+// with a smaller KV cache).
+TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
+  const auto r = run_check(deploy_from_engine(
+      parse_engine_command(Engine::vllm, "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.95",
+                           "--vllm"),
+      load_gpu("h100-sxm-80gb"), 0, "", "--vllm"));
+  const auto it =
+      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  ASSERT_NE(it, r.items.end());
+  // The current rules run Qwen3-32B on Model Runner V1: it starts.
+  EXPECT_TRUE(it->passed) << it->detail;
+  Deployment d = r.deploy;
+  d.plan.edit_vllm().rules = VllmRules::v0_25;
+  const auto v2 = run_check(d);
+  const auto fail = std::find_if(v2.items.begin(), v2.items.end(),
+                                 [](auto& i) { return i.id == "engine_starts"; });
+  ASSERT_NE(fail, v2.items.end());
+  EXPECT_FALSE(fail->passed);
+  EXPECT_NE(fail->detail.find("the sampler warm-up beyond the profiled activation peak"),
+            std::string::npos)
+      << fail->detail;
+  EXPECT_EQ(fail->fix, "starts with --gpu-memory-utilization 0.94");
 }
 
 TEST(Check, MoreGpusWhenSettingsCannot) {

@@ -79,6 +79,30 @@ TEST(EngineCmdlines, DockerRunAndEnvironmentPrefixes) {
   EXPECT_EQ(b.tp.value_or(0), 2u);
 }
 
+// VLLM_USE_V2_MODEL_RUNNER (vllm/envs.py; vllm/config/vllm.py use_v2_model_runner: unset = the
+// release's default, else 0 or 1) before the command or as docker's -e selects the model runner,
+// whose memory differs (docs/engine-memory.md "Model Runner V2").
+TEST(EngineCmdlines, ModelRunnerFromTheEnvironment) {
+  EXPECT_EQ(vllm("VLLM_USE_V2_MODEL_RUNNER=1 vllm serve Qwen/Qwen3-32B").model_runner_v2,
+            std::optional<bool>(true));
+  EXPECT_EQ(vllm("docker run -e VLLM_USE_V2_MODEL_RUNNER=0 vllm/vllm-openai Qwen/Qwen3-8B")
+                .model_runner_v2,
+            std::optional<bool>(false));
+  EXPECT_FALSE(vllm("vllm serve Qwen/Qwen3-8B").model_runner_v2.has_value());
+  try {
+    vllm("VLLM_USE_V2_MODEL_RUNNER=yes vllm serve Qwen/Qwen3-8B");
+    ADD_FAILURE() << "VLLM_USE_V2_MODEL_RUNNER=yes was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "VLLM_USE_V2_MODEL_RUNNER");
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+  // The deployment it describes carries the runner.
+  const Deployment d =
+      deploy_from_engine(vllm("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve Qwen/Qwen3-32B"),
+                         load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  EXPECT_EQ(d.plan.vllm().model_runner, VllmOptions::ModelRunner::v1);
+}
+
 TEST(EngineCmdlines, DockerImagesRunTheirEntrypointOrTheCommandAfterThem) {
   // Another image running `vllm serve` reads as vllm serve (MODEL positional).
   const auto a = vllm("docker run --rm my/image:1 vllm serve Qwen/Qwen3-8B --max-model-len 4096");

@@ -300,6 +300,80 @@ TEST(EngineMemory, WhatTheFractionLeavesOutMustHoldTheContext) {
   EXPECT_EQ(memory_budget(m, in, "test").outside_shortfall_bytes, 0u);
 }
 
+// Model Runner V2 (vllm@0.25 for dense models; docs/engine-memory.md "Model Runner V2"): the
+// sampler state and the warm-up after the KV cache, outside the budget. Qwen3-32B on an H100 at
+// `vllm serve` defaults (max_num_seqs 1024, max_num_batched_tokens 8192; config.json: vocab
+// 151,936, hidden 5,120, MLP 25,600), hand-worked from vLLM's source:
+//   sampler state = penalty counts 1024 x 151936 x 4 (622,329,856) + two int32 bitmasks
+//     1024 x ceil(151936/32) x 4 (2 x 19,447,808) + bias and bad-words tables 1024 x (3 x 1024 +
+//     128 + 1024 + 129) x 4 (17,829,888) = 679,055,360 B;
+//   warm-up = 14 x 1024 x 151936 (2,178,154,496) + (2048 + 1024) x 5120 x 2 (31,457,280)
+//     = 2,209,611,776 B (R = min(1024, 8192 / 2) = 1024 requests of 2 prompt tokens);
+//   activation (profile without sampling parameters) = the forward, 8192 x (5120 + 3 x 25600)
+//     x 2 = 1,342,177,280 B (above the sampler phase's (8192 + 2048) x 5120 x 2 + 0.5 x 1024 x
+//     151936 x 4 = 416,022,528), + the fitted 0.04 GiB residual (42,949,673 B).
+// The start that failed (llm-d/llm-d-benchmark PR #1791: Qwen3-32B TP 1 on an H100 at 0.95, OOM
+// in the warm-up "Tried to allocate 594.00 MiB"; fixed by a smaller KV cache) is foreseen: what
+// must fit beside the budget is the context 0.61 + graphs 2.44 GiB + 679,055,360 + (2,209,611,776
+// - 1,385,126,953) B = 4.45 GiB, where 0.05 x 79.18 GiB leaves 3.96. At 0.9 (7.92 left) it starts.
+TEST(EngineMemory, ModelRunnerV2SamplerStateAndWarmupSitOutsideTheBudget) {
+  ModelSpec m = load_model("qwen3-32b");
+  ASSERT_EQ(m.vocab_size, 151936u);
+  ASSERT_EQ(m.hidden_size, 5120u);
+  PlanInput in;
+  in.context = 8192;
+  in.gpu_id = "h100-sxm-80gb";
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  in.edit_vllm().rules = VllmRules::v0_25;
+  in.max_num_batched_tokens = 8192;
+  const MemoryTerms t = engine_rules(in).memory_terms({m, in, true});
+  EXPECT_EQ(t.sampler_state.bytes, 679055360u);
+  EXPECT_EQ(t.warmup.bytes, 2209611776u);
+  EXPECT_EQ(t.activation.bytes, 1342177280u + 42949673u);
+  EXPECT_FALSE(t.graphs_in_budget);  // profile_cudagraph_memory returned 0 (vllm#49224)
+  in.memory_fraction_ppm = 950000;
+  EXPECT_GT(memory_budget(m, in, "test").outside_shortfall_bytes, 0u);
+  in.memory_fraction_ppm = 900000;
+  EXPECT_EQ(memory_budget(m, in, "test").outside_shortfall_bytes, 0u);
+  // Only the last pipeline stage samples.
+  EXPECT_EQ(engine_rules(in).memory_terms({m, in, false}).warmup.bytes, 0u);
+  // Model Runner V1 (VLLM_USE_V2_MODEL_RUNNER=0, or the releases before): the warm-up samples as
+  // the profile did, so neither term exists, and the 0.95 start is not refused.
+  in.edit_vllm().model_runner = VllmOptions::ModelRunner::v1;
+  const MemoryTerms v1 = engine_rules(in).memory_terms({m, in, true});
+  EXPECT_EQ(v1.sampler_state.bytes + v1.warmup.bytes, 0u);
+  // An MoE model runs V1 under 0.25 by default (MoE followed in 0.29, vllm#53183).
+  in.edit_vllm().model_runner = VllmOptions::ModelRunner::auto_;
+  const ModelSpec moe = load_model("gpt-oss-20b");
+  EXPECT_EQ(engine_rules(in).memory_terms({moe, in, true}).sampler_state.bytes, 0u);
+}
+
+// The second Model Runner V2 start that failed in its warm-up prints every term
+// (vllm-project/vllm#48601: Qwen3.6-27B-FP8, TP 4, H100s, 0.92, VLLM_USE_V2_MODEL_RUNNER=1; "Free
+// memory on device (77.57/79.11 GiB) on startup ... 7.39 GiB for weight, 1.54 GiB for peak
+// activation, 0.6 GiB for non-torch memory, and 2.04 GiB for CUDAGraph memory ... Current kv
+// cache memory in use is 63.25 GiB"): 77.57 - 7.39 - 63.25 - 0.60 - 2.04 = 4.29 GiB was free for
+// the sampler state and the warm-up. Its vocabulary is 248,320 and hidden size 5,120
+// (Qwen3.6-27B config.json; every rank gathers the whole vocabulary's logits), so the derived
+// need is 4 x 1024 x 248320 + 2 x 4 x 1024 x 7760 + 1024 x 4353 x 4 = 1,098,518,528 B of state
+// and 14 x 1024 x 248320 + 3072 x 5120 x 2 = 3,591,372,800 B of warm-up: 4.37 GiB > 4.29.
+TEST(EngineMemory, ModelRunnerV2WarmupExceedsWhatTheQwen36LogLeftFree) {
+  ModelSpec m = load_model("qwen3-32b");  // the terms read vocab and hidden size only
+  m.vocab_size = 248320;
+  PlanInput in;
+  in.tp = 4;
+  in.context = 8192;
+  in.gpu_id = "h100-sxm-80gb";
+  in.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  in.max_num_batched_tokens = 8192;
+  in.edit_vllm().model_runner = VllmOptions::ModelRunner::v2;
+  const MemoryTerms t = engine_rules(in).memory_terms({m, in, true});
+  EXPECT_EQ(t.sampler_state.bytes, 1098518528u);
+  EXPECT_EQ(t.warmup.bytes, 3591372800u);
+  const double free_gib = 77.57 - 7.39 - 63.25 - 0.60 - 2.04;
+  EXPECT_GT(static_cast<double>(t.sampler_state.bytes + t.warmup.bytes) / kGiB, free_gib);
+}
+
 TEST(EngineMemory, PipelineStagesHoldTheEmbeddingAndTheHead) {
   // Llama-3.1-8B in bf16, PP 2: 128256 x 4096 x 2 B = 1,050,673,152 B of embedding on stage 0
   // and as much lm_head on stage 1; the 16 layers each stage holds are equal, so the last stage

@@ -113,6 +113,10 @@ void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
 VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,
                                                    const std::string& field);
 const char* mamba_cache_mode_name(VllmOptions::MambaCacheMode m);  // the name parse reads back
+// "auto", "v1" or "v2" (engine.model_runner); throws Error(source, field) otherwise.
+VllmOptions::ModelRunner parse_model_runner(const std::string& v, const std::string& source,
+                                            const std::string& field);
+const char* model_runner_name(VllmOptions::ModelRunner r);
 
 // TensorRT-LLM's backend names: pytorch, tensorrt, trt (= tensorrt), _autodeploy (= pytorch).
 // The same reader for trtllm-serve --backend and the deployment file. Throws Error(source, field).

@@ -45,7 +45,9 @@ struct EngineArgs {
   std::optional<std::string> mamba_cache_mode;   // vLLM --mamba-cache-mode none|align|all
   std::optional<std::uint32_t> dcp;              // vLLM --decode-context-parallel-size / -dcp
   bool disable_hybrid_kv_cache_manager = false;  // vLLM --disable-hybrid-kv-cache-manager
-  std::optional<std::string> weight_dtype;       // kvplan's name, from --dtype / --quantization
+  // VLLM_USE_V2_MODEL_RUNNER=0|1 before the command (or docker's -e): the model runner.
+  std::optional<bool> model_runner_v2;
+  std::optional<std::string> weight_dtype;  // kvplan's name, from --dtype / --quantization
   // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
   std::optional<std::string> speculative_method, speculative_model;

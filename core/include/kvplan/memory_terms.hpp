@@ -32,16 +32,25 @@ const char* to_string(MemoryTerm::Basis b);
 //   graphs      CUDA-graph pools; inside the budget only where `graphs_in_budget`
 //   context     CUDA context, NCCL and all-reduce buffers taken before the engine's baseline:
 //               outside the budget, they must fit in total − budget with the graphs left out
+//   sampler_state  buffers the engine allocates after measuring the weights and before the
+//               profile (vLLM Model Runner V2's penalty state): in no term of the budget, held
+//               for good, so outside it
+//   warmup      the peak of what the engine allocates after the KV cache to warm its kernels up
+//               (vLLM Model Runner V2's sampler warm-up), reusing the activation peak's memory:
+//               what exceeds the activation must fit outside the budget
 struct MemoryTerms {
-  MemoryTerm activation, non_torch, graphs, context;
+  MemoryTerm activation, non_torch, graphs, context, sampler_state, warmup;
   bool graphs_in_budget = false;
   // SGLang: the fraction applies to the device less the context, so the context is taken before
   // the fraction rather than checked against what the fraction leaves out.
   bool context_before_fraction = false;
   // What the budget subtracts besides the weights.
   std::uint64_t reserve_bytes() const;
-  // What must fit in the memory the fraction leaves out (total − total · fraction).
+  // What must fit in the memory the fraction leaves out (total − total · fraction): the context,
+  // graphs outside the budget, the sampler state and the warm-up beyond the activation peak.
   std::uint64_t outside_bytes() const;
+  // The warm-up's need beyond the activation peak it reuses (0 when within it).
+  std::uint64_t warmup_beyond_activation_bytes() const;
 };
 
 // Per-term corrections a calibration carries (kvplan explain --calibrate on a log that prints the

@@ -54,13 +54,18 @@ enum class Engine { vllm, sglang, trtllm };
 //                  groups × block_size.
 //   memory (vllm@0.19, 0.17 - 0.19: the current pools)  the profile's sampler is the Triton
 //                  top-k/top-p kernel, not a sort; CUDA graphs are captured outside the budget.
+//   memory (vllm@0.25, 0.25.x: the current pools)  dense models run Model Runner V2 by default
+//                  (vllm-project/vllm#44443): its profile samples without sampling parameters,
+//                  its graphs are not estimated, and its sampler state and warm-up sit outside
+//                  the budget (docs/engine-memory.md "Model Runner V2"); MoE, hybrid and
+//                  attention-free models run V1 as the current rules do.
 //   memory (vllm@0.10, 0.10.x: 0.9's pools)  NCCL and the all-reduce buffers are created after
 //                  the memory baseline, so non-torch holds them (vllm-project/vllm#25359 moved
 //                  them before it from 0.11, where vllm@0.9's terms, fitted on such a release,
 //                  keep them).
 // Every version's BlockPool holds one null block back, so the requests that fit at once are
 // (num_blocks − 1) // blocks per request.
-enum class VllmRules { current, v0_9, v0_10, v0_19 };
+enum class VllmRules { current, v0_9, v0_10, v0_19, v0_25 };
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field);
 // "vllm", "vllm@0.9", "sglang", "trtllm": the engine and, for vLLM, its rules. Throws Error
@@ -139,6 +144,11 @@ struct VllmOptions {
   // --disable-hybrid-kv-cache-manager: sliding and chunked layers cost full attention, all
   // layers in one group (kv_cache_utils.unify_hybrid_kv_cache_specs).
   bool disable_hybrid_kv_cache_manager = false;
+  // Which model runner the workers use (VLLM_USE_V2_MODEL_RUNNER: unset = the release's default
+  // for the model, 0 = V1, 1 = V2; vllm/config/vllm.py use_v2_model_runner): its memory terms
+  // differ (docs/engine-memory.md "Model Runner V2"). Not a flag: the environment variable.
+  enum class ModelRunner { auto_, v1, v2 };
+  ModelRunner model_runner = ModelRunner::auto_;
   bool operator==(const VllmOptions&) const = default;
 };
 
@@ -259,6 +269,8 @@ std::uint64_t requests_per_replica(const PlanInput& in);
 // Throws Error(source, "engine") when in.options holds another engine's options than in.engine's
 // and they are not that engine's defaults: a reader wrote options the plan's engine never reads.
 void check_engine_options(const PlanInput& in, const std::string& source);
+// Throws Error(source, field) for Model Runner V2 under rules that predate it (vllm@0.9, @0.10).
+void check_model_runner(const VllmOptions& o, const std::string& source, const std::string& field);
 // in.engine = e. The held options stay where they are e's; another engine's are replaced by e's
 // defaults.
 void set_engine(PlanInput& in, Engine e);

@@ -77,8 +77,14 @@ std::uint64_t MemoryTerms::reserve_bytes() const {
   return graphs_in_budget ? add(r, graphs.bytes, "memory terms") : r;
 }
 
+std::uint64_t MemoryTerms::warmup_beyond_activation_bytes() const {
+  return warmup.bytes > activation.bytes ? warmup.bytes - activation.bytes : 0;
+}
+
 std::uint64_t MemoryTerms::outside_bytes() const {
-  return graphs_in_budget ? context.bytes : add(context.bytes, graphs.bytes, "memory terms");
+  std::uint64_t r = add(context.bytes, sampler_state.bytes, "memory terms");
+  r = add(r, warmup_beyond_activation_bytes(), "memory terms");
+  return graphs_in_budget ? r : add(r, graphs.bytes, "memory terms");
 }
 
 std::optional<std::string> EngineRules::launch_line(const ModelSpec&, const PlanInput&,

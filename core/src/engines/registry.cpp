@@ -8,6 +8,7 @@ namespace engines {
 const EngineRules& vllm_0_9_rules();
 const EngineRules& vllm_0_10_rules();
 const EngineRules& vllm_0_19_rules();
+const EngineRules& vllm_0_25_rules();
 const EngineRules& sglang_rules();
 const EngineRules& trtllm_rules();
 
@@ -23,6 +24,7 @@ const EngineRules& engine_rules(Engine engine, VllmRules version) {
       if (version == VllmRules::v0_9) return engines::vllm_0_9_rules();
       if (version == VllmRules::v0_10) return engines::vllm_0_10_rules();
       if (version == VllmRules::v0_19) return engines::vllm_0_19_rules();
+      if (version == VllmRules::v0_25) return engines::vllm_0_25_rules();
       return engines::vllm_rules();
     case Engine::sglang:
       return engines::sglang_rules();
@@ -33,8 +35,9 @@ const EngineRules& engine_rules(Engine engine, VllmRules version) {
 }
 
 std::vector<const EngineRules*> all_engine_rules() {
-  return {&engines::vllm_rules(),      &engines::vllm_0_9_rules(), &engines::vllm_0_10_rules(),
-          &engines::vllm_0_19_rules(), &engines::sglang_rules(),   &engines::trtllm_rules()};
+  return {&engines::vllm_rules(),      &engines::vllm_0_9_rules(),  &engines::vllm_0_10_rules(),
+          &engines::vllm_0_19_rules(), &engines::vllm_0_25_rules(), &engines::sglang_rules(),
+          &engines::trtllm_rules()};
 }
 
 }  // namespace kvplan

@@ -53,7 +53,8 @@ std::optional<VllmRules> Vllm::rules_of_log(const std::string& version, bool v0_
       (!version.empty() && version.rfind("0.", 0) == 0 && std::atoi(version.c_str() + 2) < 10))
     return VllmRules::v0_9;
   const std::optional<VllmRules> release = vllm_release_rules(version);
-  if (release == VllmRules::v0_10 || release == VllmRules::v0_19) return release;
+  if (release == VllmRules::v0_10 || release == VllmRules::v0_19 || release == VllmRules::v0_25)
+    return release;
   return std::nullopt;
 }
 

@@ -29,7 +29,10 @@ class Vllm : public EngineRules {
   // kernel of vllm-project/vllm#33538 from 8 rows (0.17 on, and the current source:
   // vllm/v1/sample/ops/topk_topp_sampler.py@01fa3fe74b058bb604f236341ab2361c7cf3d25b "if
   // HAS_TRITON and logits.shape[0] >= 8"), or the full sort of older releases (vllm@0.9).
-  enum class SamplerPath { sort, triton };
+  // Model Runner V2's profile samples a dummy batch without sampling parameters (unfiltered: the
+  // bf16 logits only, vllm/v1/worker/gpu/model_runner.py@009cf8a3652ae728cfe82ce13c86787f11397fcb
+  // _dummy_sampler_run, "the sampler may skip top_k, top_p, and logprobs").
+  enum class SamplerPath { sort, triton, unfiltered };
   // Whether the distributed environment (NCCL communicators, custom all-reduce buffers) is set up
   // before the memory baseline, so that its memory is in neither the budget nor non-torch but
   // taken from what the fraction leaves out (vllm-project/vllm#25359, merged 2025-09-22, from
@@ -37,6 +40,17 @@ class Vllm : public EngineRules {
   // environment BEFORE taking memory snapshot"), or after it, inside non-torch (0.10.x and before).
   virtual bool distributed_before_baseline() const { return true; }
   virtual SamplerPath sampler_path() const { return SamplerPath::triton; }
+  // Whether the workers run Model Runner V2 (vllm/v1/worker/gpu/): VllmOptions::model_runner
+  // (VLLM_USE_V2_MODEL_RUNNER), else the release's default for the model
+  // (default_model_runner_v2). Its memory: docs/engine-memory.md "Model Runner V2".
+  bool model_runner_v2(const ModelSpec& model, const PlanInput& in) const;
+  // The release's default: V1 for the current source's rules and the releases before 0.25 (the
+  // runner their terms were read from); vllm@0.25: dense models.
+  virtual bool default_model_runner_v2(const ModelSpec&) const { return false; }
+  // Whether Model Runner V2's CUDA-graph memory is estimated and deducted from the budget (the
+  // current source: gpu/cudagraph_utils.py _profile_cudagraph_memory) or not (0.25: its
+  // profile_cudagraph_memory returns 0, vllm-project/vllm#49224).
+  virtual bool v2_graphs_estimated() const { return graphs_estimate_deducted(); }
   // The CUDA-graph memory this version's logs show (fitted, GiB) and what it was read from.
   virtual double graphs_gib() const;
   virtual std::string graphs_how() const;
@@ -50,12 +64,10 @@ class Vllm : public EngineRules {
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
   std::vector<std::string> option_keys() const override {
-    return {"mamba_cache_mode",
-            "decode_context_parallel_size",
-            "disable_hybrid_kv_cache_manager",
-            "num_speculative_tokens",
-            "acceptance_rate",
-            "num_gpu_blocks_override"};
+    return {
+        "mamba_cache_mode",       "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
+        "model_runner",           "num_speculative_tokens",       "acceptance_rate",
+        "num_gpu_blocks_override"};
   }
   std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
   LogFacts log_facts() const override {

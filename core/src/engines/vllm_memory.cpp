@@ -57,6 +57,20 @@ constexpr double kSamplerUnits = 9.5;
 constexpr double kTritonUnits = 3.5;
 constexpr std::uint64_t kTritonMinRows = 8, kTritonScratchRows = 132;
 
+// Model Runner V2's profile: compute_logits' bf16 [rows, vocab] (0.5 U) and nothing else of the
+// sampler, which takes its early exit for a batch without sampling parameters
+// (gpu/model_runner.py@009cf8a3 _dummy_sampler_run with InputBatch.make_dummy; gpu/sample/
+// sampler.py apply_sampling_params "if not np.any(self.needs_logits_processing[...])", as
+// vllm-project/vllm#57926 describes it: "the fp32 logits upcast ... never enters the profiled
+// peak").
+constexpr double kUnfilteredUnits = 0.5;
+
+// The largest CUDA-graph pool a log shows captured outside the budget: 2.44 GiB (vLLM 0.19.1,
+// Qwen3-8B, tests/data/logs/startup/vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log). Model Runner V2's
+// logs show 1.86 GiB (Qwen3-32B TP 1, llm-d/llm-d-benchmark PR #1791) and 2.04 GiB
+// (Qwen3.6-27B-FP8 TP 4, vllm-project/vllm#48601). Fitted (a bound), as vllm@0.19's.
+constexpr double kV2GraphsGib = 2.44;
+
 std::uint64_t gib(double g) { return static_cast<std::uint64_t>(std::llround(g * kGiB)); }
 
 std::string fixed2(double v) {
@@ -90,6 +104,7 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
       "activation");
   const double units = static_cast<double>(rows) * m.vocab_size * 4.0;
   const bool triton = path == Vllm::SamplerPath::triton && rows >= kTritonMinRows;
+  const bool unfiltered = path == Vllm::SamplerPath::unfiltered;
   std::uint64_t scratch = 0;  // the Triton kernel's rows
   if (triton) {
     const std::uint64_t programs = std::min(rows, kTritonScratchRows);
@@ -99,8 +114,9 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
   }
   const double sampler =
       static_cast<double>(mul(add(tokens, 2 * rows, "activation"), h2, "activation")) +
-      (triton ? kTritonUnits * units + static_cast<double>(scratch) * m.vocab_size * 4.0
-              : kSamplerUnits * units);
+      (triton       ? kTritonUnits * units + static_cast<double>(scratch) * m.vocab_size * 4.0
+       : unfiltered ? kUnfilteredUnits * units
+                    : kSamplerUnits * units);
   const double peak =
       last_stage ? std::max(static_cast<double>(forward), sampler) : static_cast<double>(forward);
   t.bytes = add(static_cast<std::uint64_t>(peak), gib(kFit.residual_gib), "activation");
@@ -111,18 +127,90 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
           (last_stage ? ", sampler " +
                             (triton ? "(Triton top-k/top-p) (3.5 x " + std::to_string(rows) +
                                           " + " + std::to_string(scratch) + ")"
-                                    : "9.5 x " + std::to_string(rows)) +
+                             : unfiltered ? "(Model Runner V2: no sampling parameters) 0.5 x " +
+                                                std::to_string(rows)
+                                          : "9.5 x " + std::to_string(rows)) +
                             " x " + std::to_string(m.vocab_size) + " x 4 B + (" +
                             std::to_string(tokens) + " + 2 x " + std::to_string(rows) + ") x " +
                             std::to_string(m.hidden_size) + " x 2 B"
                       : std::string(", no sampler on this stage")) +
           ") + " + fixed2(kFit.residual_gib) + " GiB fitted";
-  t.source =
-      "vllm/v1/worker/gpu_model_runner.py@000fc94b754f66aeb60ef5acf1ea2e94cdc65164 profile_run, "
-      "_dummy_sampler_run" +
-      std::string(triton ? "; the Triton top-k/top-p path vllm-project/vllm#33538" : "") +
-      "; the residual " + kFitSource;
+  t.source = (unfiltered ? std::string("vllm/v1/worker/gpu/model_runner.py@"
+                                       "009cf8a3652ae728cfe82ce13c86787f11397fcb profile_run, "
+                                       "_dummy_sampler_run")
+                         : std::string("vllm/v1/worker/gpu_model_runner.py@"
+                                       "000fc94b754f66aeb60ef5acf1ea2e94cdc65164 profile_run, "
+                                       "_dummy_sampler_run")) +
+             std::string(triton ? "; the Triton top-k/top-p path vllm-project/vllm#33538" : "") +
+             "; the residual " + kFitSource;
   return t;
+}
+
+// Model Runner V2 (docs/engine-memory.md "Model Runner V2"), on the last PP rank, S =
+// max_num_seqs, V = vocabulary, H = hidden size, k = speculative tokens. All derived from
+// vllm/v1/worker/gpu/ at model_runner.py@009cf8a3652ae728cfe82ce13c86787f11397fcb and the sampler
+// files named below.
+//
+// The sampler state load_model builds after the weights are measured (DeviceMemoryProfiler) and
+// before the profile, so it is in no term of the budget:
+//   PenaltiesState.output_bin_counts int32 [S, V] and prompt_bin_mask int32 [S, ceil(V/32)]
+//     (gpu/sample/penalties.py@0120ce5a60f1a56090b1430eb67469f33029b86a: "This tensor is rarely
+//     used but can be very large, taking up GBs of GPU memory");
+//   StructuredOutputsWorker.grammar_bitmask int32 [S · (1 + k), ceil(V/32)];
+//   LogitBiasState int32/float32 [S, 3 · 1024 + 128] (gpu/sample/logit_bias.py@04ce2823);
+//   BadWordsState int32 [S, 1024 + 129] (gpu/sample/bad_words.py@02c1119c).
+MemoryTerm v2_sampler_state(const ModelSpec& m, std::uint64_t seqs, std::uint32_t k) {
+  const std::uint64_t v = m.vocab_size, words = (v + 31) / 32;
+  std::uint64_t b = mul(mul(seqs, v, "sampler state"), 4, "sampler state");
+  b = add(b, mul(mul(seqs, words, "sampler state"), 4, "sampler state"), "sampler state");
+  b = add(b,
+          mul(mul(mul(seqs, 1 + std::uint64_t{k}, "sampler state"), words, "sampler state"), 4,
+              "sampler state"),
+          "sampler state");
+  b = add(b, mul(seqs, (3 * 1024 + 128 + 1024 + 129) * 4, "sampler state"), "sampler state");
+  return {b, MemoryTerm::Basis::derived,
+          "Model Runner V2 sampler state: penalty counts " + std::to_string(seqs) + " x " +
+              std::to_string(v) + " x 4 B + 2 bitmasks of ceil(" + std::to_string(v) +
+              "/32) int32 + logit-bias and bad-words tables (" + std::to_string(seqs) +
+              " x 4353 x 4 B), allocated after the weights are measured and before the profile",
+          "vllm/v1/worker/gpu/model_runner.py@009cf8a3652ae728cfe82ce13c86787f11397fcb "
+          "load_model; gpu/sample/penalties.py@0120ce5a60f1a56090b1430eb67469f33029b86a, "
+          "logit_bias.py@04ce28233994b99f412450565f695e248d21804a, "
+          "bad_words.py@02c1119c578212d6d51339bc88ad6d12f96e08c2"};
+}
+
+// The warm-up after the KV cache and the graphs (gpu/warmup.py@009cf8a3 warmup_kernels): R =
+// min(S, max_num_batched_tokens // (k + 2)) requests of prompt k + 2 tokens sampled with
+// SamplingParams.for_sampler_warmup() (top-k 50, top-p 0.9, min-p, penalties, logit bias, bad
+// words, logprobs 5, prompt logprobs 1) on L = R · (1 + k) rows. Its peak, all alive at once
+// (FlashInfer's path on CUDA: a per-request top_k tensor takes top_k_top_p_sampling_from_logits's
+// general path): compute_logits' bf16 [L, V] (2 L V B), apply_sampling_params' float32 copy
+// (4 L V), top_k_mask_logits' float32 output (4 L V) and the softmax probs (4 L V), beside the
+// prefill's hidden states [R (k + 2), H] and the sampled rows [L, H] in bf16 (gpu/sample/
+// sampler.py, vllm/v1/sample/ops/topk_topp_sampler.py@01fa3fe74b058bb604f236341ab2361c7cf3d25b
+// flashinfer_sample, flashinfer sampling.py top_k_top_p_sampling_from_logits). Penalties, bias,
+// temperature and min-p write the copy in place; the top-5 logprobs and the 1,024-row prompt
+// logprob chunks come after the sampler's buffers are freed, and are smaller.
+MemoryTerm v2_warmup(const ModelSpec& m, const PlanInput& in, std::uint64_t seqs, std::uint32_t k) {
+  const std::uint64_t r = std::max<std::uint64_t>(
+      std::min<std::uint64_t>(seqs, in.max_num_batched_tokens / (k + std::uint64_t{2})), 1);
+  const std::uint64_t rows = mul(r, 1 + std::uint64_t{k}, "warm-up");
+  std::uint64_t b = mul(mul(rows, m.vocab_size, "warm-up"), 14, "warm-up");
+  b = add(b,
+          mul(add(mul(r, k + std::uint64_t{2}, "warm-up"), rows, "warm-up"),
+              mul(m.hidden_size, 2, "warm-up"), "warm-up"),
+          "warm-up");
+  return {b, MemoryTerm::Basis::derived,
+          "Model Runner V2 sampler warm-up after the KV cache: 14 x " + std::to_string(rows) +
+              " rows x " + std::to_string(m.vocab_size) +
+              " B (bf16 logits, their float32 copy, FlashInfer's top-k mask and softmax) + (" +
+              std::to_string(r * (k + 2)) + " + " + std::to_string(rows) + ") x " +
+              std::to_string(m.hidden_size) +
+              " x 2 B hidden states; it reuses the activation "
+              "peak's memory, so only what exceeds it is outside the budget",
+          "vllm/v1/worker/gpu/warmup.py@009cf8a3652ae728cfe82ce13c86787f11397fcb warmup_kernels; "
+          "vllm/v1/sample/ops/topk_topp_sampler.py@01fa3fe74b058bb604f236341ab2361c7cf3d25b "
+          "flashinfer_sample"};
 }
 
 // vllm/engine/arg_utils.py@99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b EngineArgs.get_batch_defaults:
@@ -152,6 +240,18 @@ std::optional<std::uint64_t> Vllm::default_max_num_seqs(const PlanInput& in) con
 
 double Vllm::graphs_gib() const { return kFit.graphs_gib; }
 
+bool Vllm::model_runner_v2(const ModelSpec& model, const PlanInput& in) const {
+  switch (in.vllm().model_runner) {
+    case VllmOptions::ModelRunner::v1:
+      return false;
+    case VllmOptions::ModelRunner::v2:
+      return true;
+    case VllmOptions::ModelRunner::auto_:
+      break;
+  }
+  return default_model_runner_v2(model);
+}
+
 std::string Vllm::graphs_how() const {
   return "CUDA graphs (largest estimate logged by vLLM >= 0.21)";
 }
@@ -162,7 +262,14 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
   std::uint64_t seqs = in.max_num_seqs.value_or(*default_max_num_seqs(in));
   // The launch line's --max-num-seqs: the requests per replica.
   if (!in.max_num_seqs && in.max_num_seqs_is_concurrency) seqs = requests_per_replica(in);
-  t.activation = activation_term(x.model, in, seqs, x.last_stage, sampler_path());
+  const bool v2 = model_runner_v2(x.model, in);
+  t.activation = activation_term(x.model, in, seqs, x.last_stage,
+                                 v2 ? SamplerPath::unfiltered : sampler_path());
+  if (v2 && x.last_stage && x.model.vocab_size && x.model.hidden_size) {
+    const std::uint32_t k = in.vllm().num_speculative_tokens;
+    t.sampler_state = v2_sampler_state(x.model, seqs, k);
+    t.warmup = v2_warmup(x.model, in, seqs, k);
+  }
   const bool tp1 = in.tp == 1;
   if (tp1 || distributed_before_baseline()) {
     t.non_torch = {gib(tp1 ? kFit.non_torch_tp1_gib : kFit.non_torch_tp_gib),
@@ -190,7 +297,14 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
   // From 0.21 the graph estimate is deducted from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_
   // CUDAGRAPHS on by default: "CUDA graph memory profiling is enabled (default since v0.21.0)"
   // in the startup logs); before, graphs are captured after the KV cache, outside the budget.
-  t.graphs_in_budget = graphs_estimate_deducted();
+  t.graphs_in_budget = v2 ? v2_graphs_estimated() : graphs_estimate_deducted();
+  if (v2)
+    t.graphs = {
+        gib(kV2GraphsGib), MemoryTerm::Basis::fitted,
+        "CUDA graphs of Model Runner V2 (the largest pool a log shows: 2.44 GiB; its "
+        "own logs 1.86 and 2.04)",
+        "docs/engine-memory.md \"Model Runner V2\": vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log, "
+        "llm-d/llm-d-benchmark PR #1791, vllm-project/vllm#48601"};
   if (!in.cuda_graphs) t.graphs = {0, MemoryTerm::Basis::given, "none (--enforce-eager)", ""};
   return t;
 }
