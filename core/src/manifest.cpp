@@ -152,6 +152,12 @@ constexpr const char* kNoSizingEnv[] = {
     "SGLANG_USE_MODELSCOPE",
 };
 
+// Variables kvplan reads as parse_engine_command reads VAR=value before a command (engine_args.cpp
+// read_env_assignment): vLLM's model runner and LMCache's sizes.
+bool modelled_env_name(const std::string& n) {
+  return n == "VLLM_USE_V2_MODEL_RUNNER" || n.rfind("LMCACHE_", 0) == 0;
+}
+
 bool engine_env_name(const std::string& n) {
   return n.rfind("VLLM_", 0) == 0 || n.rfind("SGLANG_", 0) == 0 || n.rfind("SGL_", 0) == 0 ||
          n == "CUDA_VISIBLE_DEVICES";
@@ -164,6 +170,13 @@ void env_warnings(const std::map<std::string, std::string>& env,
   for (const auto& [k, v] : env) names.insert(k);
   for (const auto& [k, v] : opaque) names.insert(k);
   for (const auto& n : names) {
+    if (modelled_env_name(n)) {
+      if (opaque.count(n))
+        out.push_back(path + ": env " + n +
+                      " (value not in the manifest): kvplan reads it, and checks the deployment "
+                      "as if it were unset");
+      continue;
+    }
     if (!engine_env_name(n)) continue;
     if (std::find_if(std::begin(kNoSizingEnv), std::end(kNoSizingEnv),
                      [&](const char* x) { return n == x; }) != std::end(kNoSizingEnv))
@@ -1481,8 +1494,14 @@ Deployment manifest_deployment(const ManifestDeployment& m, bool strict) {
   const std::string doc = "document " + std::to_string(m.document);
   const std::string src = m.source + ": " + doc + ": " + m.path;
   const GpuSpec gpu = load_gpu(m.gpu);
+  // The container's literal variables kvplan models, as VAR=value before the command.
+  std::vector<std::string> env;
+  for (const auto& [name, value] : m.env)
+    if (modelled_env_name(name)) env.push_back(name + "=" + value);
   auto build = [&](const std::vector<std::string>& argv) {
-    const EngineArgs a = parse_engine_command(m.engine, quoted_line_of(argv), src);
+    std::vector<std::string> line = env;
+    line.insert(line.end(), argv.begin(), argv.end());
+    const EngineArgs a = parse_engine_command(m.engine, quoted_line_of(line), src);
     if (strict && !a.unknown.empty()) {
       std::string list;
       for (const auto& u : a.unknown) list += (list.empty() ? "" : ", ") + u;

@@ -5,6 +5,7 @@
 
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
@@ -127,6 +128,12 @@ TEST(Deploy, BadFilesNameTheField) {
   Deployment d = parse_deploy_json(runner("vllm@0.25"), "t.json");
   EXPECT_EQ(d.plan.vllm().model_runner, VllmOptions::ModelRunner::v2);
   EXPECT_EQ(nlohmann::json::parse(to_json(d))["engine"]["model_runner"], "v2");
+  // Its launch line states the environment that selects it, and reads back to the same runner.
+  const auto line = engine_rules(d.plan).launch_line(d.model, d.plan, nullptr);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->rfind("VLLM_USE_V2_MODEL_RUNNER=1 vllm serve ", 0), 0u) << *line;
+  EXPECT_EQ(parse_engine_command(Engine::vllm, *line, "line").model_runner_v2,
+            std::optional<bool>(true));
   EXPECT_EQ(error_field(runner("vllm@0.10")), "/engine/model_runner");
   d.plan.edit_vllm().rules = VllmRules::v0_9;
   try {

@@ -502,6 +502,20 @@ TEST(Manifest, EngineEnvironmentIsNeverDroppedSilently) {
   EXPECT_HAS(w[1], "env VLLM_USE_V1=0: can change KV sizing, not modelled: 0 selects vLLM's V0");
 }
 
+// The variables kvplan models are read, not warned about: VLLM_USE_V2_MODEL_RUNNER selects the
+// runner whose memory is checked (docs/engine-memory.md "Model Runner V2").
+TEST(Manifest, ModelledEnvironmentReachesTheCheck) {
+  const std::string env =
+      "          env:\n            - {name: VLLM_USE_V2_MODEL_RUNNER, value: \"1\"}\n";
+  const auto s = read_manifests(
+      deployment("x", kLlama, "1",
+                 "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n", env),
+      "m");
+  const auto& m = s.deployments.at(0);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  EXPECT_EQ(manifest_deployment(m).plan.vllm().model_runner, VllmOptions::ModelRunner::v2);
+}
+
 TEST(Manifest, LeadingZeroNumbersStayText) {
   // An unquoted 0800 is not a JSON number: kept as the text written, never a parse crash.
   const auto s = read_manifests(

@@ -46,6 +46,10 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
     s += std::string(" --mamba-cache-mode ") + mamba_cache_mode_name(o.mamba_cache_mode);
   if (o.num_gpu_blocks_override)
     s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
+  // A runner chosen against the release's default is the environment's (vllm/envs.py).
+  if (o.model_runner != VllmOptions::ModelRunner::auto_)
+    s = std::string("VLLM_USE_V2_MODEL_RUNNER=") +
+        (o.model_runner == VllmOptions::ModelRunner::v2 ? "1 " : "0 ") + s;
   return s;
 }
 
