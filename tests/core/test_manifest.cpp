@@ -514,6 +514,18 @@ TEST(Manifest, ModelledEnvironmentReachesTheCheck) {
   const auto& m = s.deployments.at(0);
   EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
   EXPECT_EQ(manifest_deployment(m).plan.vllm().model_runner, VllmOptions::ModelRunner::v2);
+  // LMCache's size per rank, as the engine process reads LMCACHE_MAX_LOCAL_CPU_SIZE (LMCache#2901).
+  const std::string lmcache =
+      "          env:\n            - {name: LMCACHE_MAX_LOCAL_CPU_SIZE, value: \"300\"}\n";
+  const std::string args =
+      R"y(["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768", "--kv-transfer-config", "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}"])y";
+  const auto t = read_manifests(
+      deployment("x", args, "1",
+                 "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n", lmcache),
+      "m");
+  const Deployment d = manifest_deployment(t.deployments.at(0));
+  EXPECT_TRUE(d.host_tiers.lmcache);
+  EXPECT_EQ(d.host_tiers.lmcache_cpu_gib, std::optional<double>(300.0));
 }
 
 TEST(Manifest, LeadingZeroNumbersStayText) {
