@@ -288,6 +288,8 @@ Table factor_table(const SizeReport& r) {
   if (r.model.is_mla()) {
     factors.rows.push_back(
         {"latent", "MLA latent width (kv_lora_rank + rope)", std::to_string(r.model.head_dim_k)});
+  } else if (c.cached_layers == 0) {  // no layer keeps K and V: no heads or widths to count
+    factors.rows.push_back({"H_kv", "KV heads (per rank)", "none (no attention cache)"});
   } else {
     factors.rows.push_back({"H_kv", "KV heads (per rank)", std::to_string(c.kv_heads_per_rank)});
     factors.rows.push_back(

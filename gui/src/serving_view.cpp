@@ -979,7 +979,7 @@ void ServingView::showOutcome(const ServingOutcome& o) {
   summary_->setText(
       QString("%1 requests finished of %2 · %3 req/s · %4 input and %5 output tokens/s · "
               "%6 preemptions · prefix hit rate %7% · goodput %8 req/s · mean running %9, "
-              "waiting %10 · pool %11 blocks of %12 tokens")
+              "waiting %10 · %11")
           .arg(groupedNumber(s.requests))
           .arg(groupedNumber(r.requests.size()))
           .arg(s.throughput.requests_per_s, 0, 'f', 2)
@@ -990,8 +990,10 @@ void ServingView::showOutcome(const ServingOutcome& o) {
           .arg(s.goodput_requests_per_s, 0, 'f', 2)
           .arg(s.mean_running, 0, 'f', 1)
           .arg(s.mean_queue, 0, 'f', 1)
-          .arg(groupedNumber(r.num_gpu_blocks))
-          .arg(r.block_size));
+          .arg(r.attention_free ? QString("no KV pool (attention-free)")
+                                : QString("pool %1 blocks of %2 tokens")
+                                      .arg(groupedNumber(r.num_gpu_blocks))
+                                      .arg(r.block_size)));
   status_->setText(
       QString("Done: %1 steps, %2 s simulated").arg(r.steps).arg(r.simulated_s, 0, 'f', 1));
   if (o.disagg) showDisagg(*o.disagg);

@@ -104,7 +104,15 @@ TEST(OneVerdictCli, AnAttentionFreeModelIsOneBlockEverywhere) {
   const auto sim = run_kvplan("simulate --model " + model +
                               " --gpu h100-sxm-80gb --max-model-len 512 --workload " + workload);
   EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
-  EXPECT_NE(sim.out.find("KV pool 1 blocks"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find("KV pool: none (attention-free"), std::string::npos) << sim.out;
+  const auto sim_json = run_kvplan("simulate --model " + model +
+                                   " --gpu h100-sxm-80gb --max-model-len 512 --format json "
+                                   "--workload " +
+                                   workload);
+  EXPECT_NE(sim_json.out.find("\"block_size\": null"), std::string::npos) << sim_json.out;
+  const auto size = run_kvplan("size --model " + model + " --context 512");
+  EXPECT_EQ(size.code, 0) << size.out << size.err;
+  EXPECT_NE(size.out.find("none (no attention cache)"), std::string::npos) << size.out;
   EXPECT_NE(sim.out.find("prefix caching off"), std::string::npos) << sim.out;
   const auto disagg = run_kvplan("simulate --model " + model +
                                  " --gpu h100-sxm-80gb --max-model-len 512 --workload " + workload +

@@ -80,6 +80,7 @@ class Replica {
   std::unique_ptr<Scheduler> s_;
   std::uint64_t num_gpu_blocks_ = 0;
   std::uint32_t block_size_ = 0;
+  bool attention_free_ = false;  // no KV-cache group
 };
 
 }  // namespace kvplan::sim::detail

@@ -1113,6 +1113,7 @@ SimResult simulate(const ModelSpec& model, const ServingConfig& cfg, const StepT
   SimResult r = sched.run();
   r.num_gpu_blocks = pool.num_gpu_blocks;
   r.block_size = pool.block_size;
+  r.attention_free = pool.groups.empty();
   return r;
 }
 
@@ -1126,6 +1127,7 @@ Replica::Replica(const KvPool& pool, const ServingConfig& cfg, const StepTimer& 
                  const Workload& workload, const SimOptions& opt, Transfer transfer) {
   num_gpu_blocks_ = pool.num_gpu_blocks;
   block_size_ = pool.block_size;
+  attention_free_ = pool.groups.empty();
   s_ = std::make_unique<Scheduler>(cfg, timer, workload, opt, pool, /*driven=*/true,
                                    std::move(transfer));
 }
@@ -1148,6 +1150,7 @@ SimResult Replica::finish() {
   SimResult r = s_->finish_run();
   r.num_gpu_blocks = num_gpu_blocks_;
   r.block_size = block_size_;
+  r.attention_free = attention_free_;
   return r;
 }
 

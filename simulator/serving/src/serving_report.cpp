@@ -175,9 +175,12 @@ std::string header_text(const ServingReport& r) {
   s += "workload " + r.workload + " (seed " + std::to_string(r.seed) +
        "): " + grouped(r.result.requests.size()) + " requests, " + fixed(r.result.simulated_s, 1) +
        " s simulated in " + grouped(r.result.steps) + " steps\n";
-  s += "KV pool " + grouped(r.result.num_gpu_blocks) + " blocks of " +
-       std::to_string(r.result.block_size) + " tokens per replica; max_model_len " +
-       grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
+  s += (r.result.attention_free
+            ? std::string("KV pool: none (attention-free: vLLM's one block, nothing a request "
+                          "holds)")
+            : "KV pool " + grouped(r.result.num_gpu_blocks) + " blocks of " +
+                  std::to_string(r.result.block_size) + " tokens per replica") +
+       "; max_model_len " + grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
        ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
        (c.enable_prefix_caching ? "on" : "off") + "\n";
   const detail::EngineScheduling& engine = detail::engine_scheduling(c.plan.engine);
@@ -251,6 +254,7 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
     out.simulated_s = std::max(out.simulated_s, r.simulated_s);
     out.steps += r.steps;
     out.num_gpu_blocks = r.num_gpu_blocks, out.block_size = r.block_size;
+    out.attention_free = r.attention_free;
   }
   for (std::size_t k = 0; k < rs.size(); ++k) {
     const SimResult& r = rs[k];
@@ -335,7 +339,8 @@ std::string render(const ServingReport& r, OutputFormat f) {
         {"seed", r.seed},
         {"replicas", r.replicas},
         {"num_gpu_blocks", res.num_gpu_blocks},
-        {"block_size", res.block_size},
+        {"block_size",  // null without a KV cache, as plan's JSON
+         res.attention_free ? nlohmann::json(nullptr) : nlohmann::json(res.block_size)},
         {"steps", res.steps},
         {"simulated_s", num(res.simulated_s)},
         {"config",

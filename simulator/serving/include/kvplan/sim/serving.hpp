@@ -180,6 +180,9 @@ struct SimResult {
   std::vector<RequestResult> requests;
   std::uint64_t num_gpu_blocks = 0;  // the pool the run used
   std::uint32_t block_size = 0;
+  // No KV-cache group (an attention-free model): the pool is vLLM's one block, nothing a request
+  // holds, and block_size means nothing.
+  bool attention_free = false;
   std::uint64_t steps = 0;
   double simulated_s = 0;
 };
