@@ -32,10 +32,11 @@ void add_check_options(po::options_description& desc, CheckFlags& f) {
                      "deployment file (kvplan_deploy JSON, docs/deploy.md)")(
       "vllm", po::value(&f.vllm), "a vLLM command line: \"vllm serve MODEL --flags ...\"")(
       "vllm-version", po::value(&f.vllm_version),
-      "the vLLM release the --vllm line runs: 0.17 - 0.19 cost that release's memory (vllm@0.19), "
-      "0.10 with NCCL inside non-torch (vllm@0.10), 0.9 the older rules (default: the current "
-      "source's)")("sglang", po::value(&f.sglang),
-                   "an SGLang command line: \"python -m sglang.launch_server --model-path M ...\"")(
+      "the vLLM release the --vllm line runs: 0.25 runs dense models on Model Runner V2 "
+      "(vllm@0.25), 0.17 - 0.19 cost that release's memory (vllm@0.19), 0.10 with NCCL inside "
+      "non-torch (vllm@0.10), 0.9 the older rules (default: the current source's)")(
+      "sglang", po::value(&f.sglang),
+      "an SGLang command line: \"python -m sglang.launch_server --model-path M ...\"")(
       "trtllm", po::value(&f.trtllm),
       "a TensorRT-LLM command line: \"trtllm-serve MODEL --tp_size N ... "
       "[--extra_llm_api_options cfg.yaml]\"")(

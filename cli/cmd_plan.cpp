@@ -166,8 +166,9 @@ po::options_description plan_options(PlanFlags& f) {
       "available-kv-gib", po::value(&avail),
       "measured \"Available KV cache memory\" per GPU (GiB): skips the memory model")(
       "engine", po::value(&engine)->default_value("vllm"),
-      "vllm|vllm@0.19|vllm@0.10|vllm@0.9|sglang|trtllm: whose arithmetic (vllm@0.19: vLLM 0.17 - "
-      "0.19's memory; vllm@0.10: 0.10's, NCCL inside non-torch; vllm@0.9: the older vLLM rules)")(
+      "vllm|vllm@0.25|vllm@0.19|vllm@0.10|vllm@0.9|sglang|trtllm: whose arithmetic (vllm@0.25: "
+      "dense models on Model Runner V2; vllm@0.19: vLLM 0.17 - 0.19's memory; vllm@0.10: 0.10's, "
+      "NCCL inside non-torch; vllm@0.9: the older vLLM rules)")(
       "gpus", po::value(&gpus), "GPUs in all (replicas = gpus / (tp·pp)); default tp·pp")(
       "tp", po::value(&tp)->default_value(1), "tensor-parallel size")(
       "engine-option", po::value(&engine_options)->composing(),

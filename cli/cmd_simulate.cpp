@@ -56,10 +56,11 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
                      "preset id, Hugging Face id, HF config.json or kvplan model JSON")(
       "gpu", po::value(&f.gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
       "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
-      "engine", po::value(&f.engine)->default_value("vllm"), "vllm|sglang|trtllm: whose scheduler")(
-      "engine-option", po::value(&f.engine_options)->composing(),
-      "KEY=VALUE, repeatable: the engine's own setting with a deployment file's key "
-      "(docs/deploy.md)")("enable-expert-parallel", kExpertParallelHelp)(
+      "engine", po::value(&f.engine)->default_value("vllm"),
+      "vllm|sglang|trtllm (vllm@V: a release's memory rules, as plan's --engine): whose "
+      "scheduler")("engine-option", po::value(&f.engine_options)->composing(),
+                   "KEY=VALUE, repeatable: the engine's own setting with a deployment file's key "
+                   "(docs/deploy.md)")("enable-expert-parallel", kExpertParallelHelp)(
       "max-model-len", po::value(&f.context), "tokens per request at most (default: the model's)")(
       "max-num-seqs", po::value(&f.seqs),
       "requests per step at most (default: the engine's on this GPU; vLLM 1024 on >= 70 GiB "

@@ -672,6 +672,20 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
   for (const auto& f : a.not_modelled)
     d.warnings.push_back("flag " + f + " changes memory in a way kvplan does not model");
+  // The image's tag names the release (vllm/vllm-openai:v0.25.1): its rules where kvplan has a
+  // set of their own (--vllm-version, applied after, still chooses).
+  if (a.engine == Engine::vllm) {
+    if (const auto v = image_release(a.image)) {
+      if (const auto r = vllm_release_rules(*v)) {
+        p.edit_vllm().rules = *r;
+        check_model_runner(p.vllm(), source, "image");
+      } else {
+        d.warnings.push_back("image " + a.image + ": vLLM " + *v +
+                             " has no rule set of its own in kvplan; the current source's rules "
+                             "apply (--vllm-version chooses others)");
+      }
+    }
+  }
   d.host_tiers = a.host_tiers;
   plan_capacity(d.model, p, source);  // validates the rest
   return d;
@@ -766,8 +780,8 @@ std::string find_fix(const Deployment& d) {
   // state and warm-up): the largest fraction, in hundredths, that leaves them room.
   if (const MemoryBudget& m = evaluate(d, p).at_mml.memory;
       m.outside_shortfall_bytes > 0 && m.total_bytes > 0 && !p.available_kv_bytes) {
-    const double room =
-        1.0 - static_cast<double>(m.terms.outside_bytes()) / static_cast<double>(m.total_bytes);
+    const double room = 1.0 - static_cast<double>(m.outside_terms.outside_bytes()) /
+                                  static_cast<double>(m.total_bytes);
     const auto ppm = static_cast<std::uint32_t>(std::floor(room * 100.0)) * 10000u;
     if (ppm > 0 && ppm < f) {
       PlanInput less = p;
@@ -854,23 +868,24 @@ std::optional<CheckItem> check_weights_fit(CheckContext& x) {
 std::string outside_budget_failure(const MemoryBudget& m, const PlanInput& p) {
   const std::uint64_t left_out = m.total_bytes - m.requested_bytes;
   const std::string label = engine_rules(p).label();
-  if (m.terms.context.bytes > left_out)
+  const MemoryTerms& t = m.outside_terms;  // the stage that needs the most beside the budget
+  if (t.context.bytes > left_out)
     return label + " refuses to start: \"Free memory on device (" +
-           human_bytes(m.total_bytes - m.terms.context.bytes) + "/" + human_bytes(m.total_bytes) +
+           human_bytes(m.total_bytes - t.context.bytes) + "/" + human_bytes(m.total_bytes) +
            ") on startup is less than desired GPU memory utilization (" +
-           human_bytes(m.requested_bytes) + ")\" — " + m.terms.context.how + " takes " +
-           human_bytes(m.terms.context.bytes) + " of the " + human_bytes(left_out) +
+           human_bytes(m.requested_bytes) + ")\" — " + t.context.how + " takes " +
+           human_bytes(t.context.bytes) + " of the " + human_bytes(left_out) +
            " the fraction leaves out";
-  std::string what = m.terms.context.how + " (" + human_bytes(m.terms.context.bytes) + ")";
-  if (!m.terms.graphs_in_budget)
-    what += ", " + m.terms.graphs.how + " (" + human_bytes(m.terms.graphs.bytes) + ")";
-  if (m.terms.sampler_state.bytes)
-    what += ", the sampler state (" + human_bytes(m.terms.sampler_state.bytes) + ")";
-  if (const std::uint64_t w = m.terms.warmup_beyond_activation_bytes())
+  std::string what = t.context.how + " (" + human_bytes(t.context.bytes) + ")";
+  if (!t.graphs_in_budget && t.graphs.bytes)
+    what += ", " + t.graphs.how + " (" + human_bytes(t.graphs.bytes) + ")";
+  if (t.sampler_state.bytes)
+    what += ", the sampler state (" + human_bytes(t.sampler_state.bytes) + ")";
+  if (const std::uint64_t w = t.warmup_beyond_activation_bytes())
     what += ", the sampler warm-up beyond the profiled activation peak (" + human_bytes(w) +
-            " of its " + human_bytes(m.terms.warmup.bytes) + ")";
+            " of its " + human_bytes(t.warmup.bytes) + ")";
   return label + " runs out of memory after sizing the KV cache: " + what + " need " +
-         human_bytes(m.terms.outside_bytes()) + " beside the budget, the fraction leaves " +
+         human_bytes(t.outside_bytes()) + " beside the budget, the fraction leaves " +
          human_bytes(left_out);
 }
 
@@ -895,7 +910,7 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   for (std::size_t k = 0; k < d.plan.trtllm().max_attention_window.size(); ++k)
     windows += (k ? ", " : "") + std::to_string(d.plan.trtllm().max_attention_window[k]);
   windows += "]";
-  if (i.passed && m.outside_shortfall_bytes > 0) {
+  if (m.shortfall_bytes == 0 && m.outside_shortfall_bytes > 0) {
     i.passed = false;
     i.detail = outside_budget_failure(m, d.plan);
     i.fix = x.capacity_fix();
@@ -1031,6 +1046,17 @@ std::optional<CheckItem> check_concurrency(CheckContext& x) {
   return i;
 }
 
+// The fix that sets max_num_seqs to `per_replica`: under SGLang's DP attention its
+// --max-running-requests is the server's, each group running 1/D of it (TpModelWorker).
+std::string max_num_seqs_fix(const Deployment& d, std::uint64_t per_replica) {
+  const EngineRules& rules = engine_rules(d.plan);
+  if (d.plan.attention_dp > 1 && rules.dp_attention_divides_max_num_seqs())
+    return "set " + rules.settings_flag_names().max_num_seqs + " to " +
+           std::to_string(per_replica * d.plan.attention_dp) +
+           " (the server's: " + std::to_string(per_replica) + " a DP-attention group)";
+  return "set max_num_seqs to " + std::to_string(per_replica);
+}
+
 // Only with max_num_seqs set.
 std::optional<CheckItem> check_max_num_seqs(CheckContext& x) {
   const Deployment& d = x.d;
@@ -1048,7 +1074,7 @@ std::optional<CheckItem> check_max_num_seqs(CheckContext& x) {
                 std::to_string(d.plan.context) + " tokens at once, more only when shorter";
   if (!i.passed) {
     i.detail += ", short by " + std::to_string(d.slo.concurrency - cap);
-    i.fix = "set max_num_seqs to " + std::to_string(ceil_div(d.slo.concurrency, replicas));
+    i.fix = max_num_seqs_fix(d, ceil_div(d.slo.concurrency, replicas));
   }
   return i;
 }

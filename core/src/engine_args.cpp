@@ -427,6 +427,11 @@ void read_lmcache_setting(const std::string& key, const std::string& value, Host
 // VLLM_USE_V2_MODEL_RUNNER (vllm/envs.py: unset = the release's default runner, else a bool).
 void read_env_assignment(const std::string& word, EngineArgs& a, const std::string& source) {
   const auto eq = word.find('=');
+  // docker's -e VAR without a value passes the host's, which the command line does not show.
+  if (eq == std::string::npos && word == "VLLM_USE_V2_MODEL_RUNNER")
+    throw Error(source, word,
+                "has no value here (docker passes the host's): write VLLM_USE_V2_MODEL_RUNNER=0 "
+                "or =1");
   if (eq == std::string::npos) return;
   const std::string var = word.substr(0, eq), value = ascii_lower(word.substr(eq + 1));
   if (var == "VLLM_USE_V2_MODEL_RUNNER") {
@@ -435,7 +440,8 @@ void read_env_assignment(const std::string& word, EngineArgs& a, const std::stri
     } else if (value == "0" || value == "false") {
       a.model_runner_v2 = false;
     } else {
-      throw Error(source, var, "expects 0 or 1, got \"" + word.substr(eq + 1) + "\"");
+      throw Error(source, var,
+                  "expects 0 or 1 (or true / false), got \"" + word.substr(eq + 1) + "\"");
     }
     return;
   }
@@ -531,6 +537,8 @@ bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i,
     const std::string f = t[i].substr(0, t[i].find('='));
     if ((f == "-e" || f == "--env") && i + 1 < t.size() && t[i].find('=') == std::string::npos)
       read_env_assignment(t[i + 1], a, source);
+    else if (f == "-e" || f == "--env")  // --env=VAR=value, as docker also takes it
+      read_env_assignment(t[i].substr(t[i].find('=') + 1), a, source);
     const bool valued =
         t[i].find('=') == std::string::npos &&
         std::find(std::begin(kDockerValued), std::end(kDockerValued), f) != std::end(kDockerValued);
@@ -538,6 +546,7 @@ bool skip_docker_run(const std::vector<std::string>& t, std::size_t& i,
   }
   if (i >= t.size()) throw Error(source, "", "docker run names no image");
   const std::string image = t[i++];
+  a.image = image;
   const auto& images = syntax.server_images;
   const bool server_image = std::any_of(images.begin(), images.end(), [&](const std::string& n) {
     return image.find(n) != std::string::npos;
@@ -1181,6 +1190,23 @@ bool apply_listed_flag(const FlagWord& w, EngineArgs& a) {
 }
 
 }  // namespace
+
+std::optional<std::string> image_release(const std::string& image) {
+  const std::string name = image.substr(0, image.find('@'));  // a digest is no tag
+  const auto colon = name.rfind(':'), slash = name.rfind('/');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash))
+    return std::nullopt;
+  std::string tag = name.substr(colon + 1);
+  if (!tag.empty() && (tag[0] == 'v' || tag[0] == 'V')) tag.erase(0, 1);
+  std::size_t n = 0;
+  while (n < tag.size() && (std::isdigit(static_cast<unsigned char>(tag[n])) || tag[n] == '.')) ++n;
+  tag.resize(n);
+  while (!tag.empty() && tag.back() == '.') tag.pop_back();
+  if (tag.empty() || !std::isdigit(static_cast<unsigned char>(tag[0])) ||
+      tag.find('.') == std::string::npos)
+    return std::nullopt;
+  return tag;
+}
 
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source) {
   EngineArgs a;

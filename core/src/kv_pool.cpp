@@ -5,6 +5,7 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/report.hpp"
 #include "planner_eval.hpp"
 
 namespace kvplan {
@@ -100,6 +101,15 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "the weights and reserve exceed the GPU's budget by " +
                     std::to_string(ev.mem.shortfall_bytes + ev.mem.outside_shortfall_bytes) +
                     " bytes: the model does not load");
+  // What the fraction leaves out cannot hold what the engine allocates beside its budget (the
+  // context, graphs captured outside it, vLLM Model Runner V2's sampler state and warm-up): it
+  // fails to start, so there is nothing to serve (plan and check say START FAILS / engine_starts).
+  if (ev.mem.outside_shortfall_bytes > 0)
+    throw Error(source, "gpu_memory",
+                "the engine does not start: what the memory fraction leaves out is " +
+                    human_bytes(ev.mem.outside_shortfall_bytes) +
+                    " short of what it allocates beside its budget (kvplan check: "
+                    "engine_starts names the terms and a fraction that starts)");
   if (p.usable_blocks == 0 && !model.attention_free)
     throw Error(source, "gpu_memory",
                 "no KV cache block is left for requests (" +

@@ -414,6 +414,7 @@ bool engine_image(const std::string& image) {
 // A container's engine command, if it runs one.
 struct ContainerEngine {
   Engine engine = Engine::vllm;
+  std::string image;
   std::vector<std::string> argv;
   Env env;
   std::map<std::string, std::string> opaque;  // referenced by the command
@@ -445,6 +446,7 @@ std::optional<ContainerEngine> container_engine(const Doc& d, const json& c,
   for (const auto& w : raw_command) argv.push_back(expand_k8s(w, ce.env.values));
   for (const auto& w : raw_args) argv.push_back(expand_k8s(w, ce.env.values));
   const std::string image = string_member(d, c, path, "image");
+  ce.image = image;
   if (raw_command.empty() && image.find("vllm/vllm-openai") != std::string::npos) {
     // The vllm/vllm-openai image's ENTRYPOINT runs the OpenAI server: python3 -m
     // vllm.entrypoints.openai.api_server (docker/Dockerfile @ vllm-project/vllm
@@ -750,6 +752,7 @@ ManifestDeployment finish(const Doc& d, const std::string& kind, const std::stri
   m.argv = std::move(pe.ce.argv);
   m.command_line = quoted_line(m.argv);
   m.env = pe.ce.env.values;
+  m.image = pe.ce.image;
   m.opaque = pe.ce.opaque;
   if (gpus == 0)
     d.fail(gpu_path,
@@ -1501,7 +1504,8 @@ Deployment manifest_deployment(const ManifestDeployment& m, bool strict) {
   auto build = [&](const std::vector<std::string>& argv) {
     std::vector<std::string> line = env;
     line.insert(line.end(), argv.begin(), argv.end());
-    const EngineArgs a = parse_engine_command(m.engine, quoted_line_of(line), src);
+    EngineArgs a = parse_engine_command(m.engine, quoted_line_of(line), src);
+    a.image = m.image;  // its tag names the release (image_release)
     if (strict && !a.unknown.empty()) {
       std::string list;
       for (const auto& u : a.unknown) list += (list.empty() ? "" : ", ") + u;

@@ -419,6 +419,7 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
       terms.activation = {*in.reserve_bytes, MemoryTerm::Basis::given, "the reserve given", ""};
       terms.graphs_in_budget = true;
     }
+    if (s == 0 || terms.outside_bytes() > m.outside_terms.outside_bytes()) m.outside_terms = terms;
     // SGLang's fraction is of the memory free before the weights: the device less the context.
     const std::uint64_t base =
         rules.fraction_of_free_memory() && terms.context.bytes < m.total_bytes
@@ -450,7 +451,7 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
   // What the fraction leaves out must hold the context (and graphs captured outside the budget).
   const std::uint64_t left_out =
       rules.fraction_after_weights() ? m.total_bytes : m.total_bytes - m.requested_bytes;
-  const std::uint64_t outside = m.terms.outside_bytes();
+  const std::uint64_t outside = m.outside_terms.outside_bytes();
   if (!rules.fraction_after_weights() && !rules.fraction_of_free_memory() && outside > left_out)
     m.outside_shortfall_bytes = outside - left_out;
   return m;
@@ -910,6 +911,9 @@ std::uint64_t PlanEval::usable_blocks() const {
 }
 
 bool PlanEval::starts(std::uint64_t n) const {
+  // An engine that fails before serving (weights beyond the budget, or what it allocates beside
+  // the budget beyond what the fraction leaves out) holds no request at all.
+  if (!loads()) return false;
   if (!paged || !rules->startup_check_by_bytes()) return fits(n, 1);
   for (const auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;

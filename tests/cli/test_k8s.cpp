@@ -97,13 +97,14 @@ TEST(K8s, EveryDocumentedExampleExitsAndNamesItsTestcasesAsDocumented) {
 }
 
 TEST(K8s, AManifestChecksAsItsCommandLine) {
-  // passing.yaml's serving/llama-8b against the command line docs/k8s.md gives for it.
+  // passing.yaml's serving/llama-8b against the command line docs/k8s.md gives for it, with the
+  // release its image (vllm/vllm-openai:v0.10.1) names.
   const auto m = kvplan::test::run_kvplan(
       "check '" + (kRoot / "examples/k8s/passing.yaml").string() + "' --format json");
   ASSERT_EQ(m.code, 0) << m.err;
   const auto c = kvplan::test::run_kvplan(
       "check --vllm 'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 "
-      "--max-num-seqs 64' --gpu h100-sxm-80gb --format json");
+      "--max-num-seqs 64' --gpu h100-sxm-80gb --vllm-version 0.10.1 --format json");
   ASSERT_EQ(c.code, 0) << c.err;
   const auto jm = nlohmann::json::parse(m.out), jc = nlohmann::json::parse(c.out);
   ASSERT_EQ(jm["deployments"].size(), 1u);

@@ -47,6 +47,30 @@ TEST(OneVerdictCli, TheRefusedDeploymentIsRefusedByEveryCommand) {
       << sim.err;
 }
 
+// A start that fails after sizing the KV cache (Qwen3-32B under vLLM 0.25's Model Runner V2 at
+// 0.95 on an H100: 4.45 GiB beside the budget where 3.96 is left, EngineMemory.ModelRunnerV2*)
+// is refused by every command: check fails engine_starts, simulate refuses to serve it, and plan
+// --slo finds no TP that meets the SLO at that fraction with vLLM's 1,024 sequences (at plan's
+// own default of 256 the sampler state and warm-up are a quarter, and TP 1 starts).
+TEST(OneVerdictCli, AStartThatFailsIsRefusedEverywhere) {
+  const auto check = run_kvplan(
+      "check --vllm 'vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.95' --vllm-version 0.25 "
+      "--gpu h100-sxm-80gb");
+  EXPECT_EQ(check.code, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("engine_starts    FAIL"), std::string::npos) << check.out;
+  const std::string args =
+      " --model qwen3-32b --gpu h100-sxm-80gb --engine vllm@0.25 --gpu-memory-utilization 0.95 "
+      "--workload " +
+      kWorkload;
+  const auto sim = run_kvplan("simulate" + args);
+  EXPECT_EQ(sim.code, 2) << sim.out << sim.err;
+  EXPECT_NE(sim.err.find("the engine does not start"), std::string::npos) << sim.err;
+  const auto slo = run_kvplan(
+      "plan" + args + " --slo tpot_p99_ms=200 --max-gpus 8 --max-num-seqs 1024 --format json");
+  EXPECT_EQ(slo.out.find("\"meets\": true"), std::string::npos) << slo.out;
+  EXPECT_NE(slo.out.find("the engine does not start"), std::string::npos) << slo.out;
+}
+
 TEST(OneVerdictCli, TheAcceptedDeploymentPassesEveryCommand) {
   const auto check = run_kvplan(
       "check --vllm 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 "

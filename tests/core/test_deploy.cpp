@@ -229,6 +229,16 @@ TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
             std::string::npos)
       << fail->detail;
   EXPECT_EQ(fail->fix, "starts with --gpu-memory-utilization 0.94");
+  // Under PP 2 the last stage samples: it holds the same terms beside the budget, so the same
+  // failure and fix, though the first stage (no sampler) would start.
+  d.plan.pp = 2;
+  d.plan.gpus = 2;
+  const auto pp = run_check(d);
+  const auto pp_fail = std::find_if(pp.items.begin(), pp.items.end(),
+                                    [](auto& i) { return i.id == "engine_starts"; });
+  ASSERT_NE(pp_fail, pp.items.end());
+  EXPECT_FALSE(pp_fail->passed);
+  EXPECT_EQ(pp_fail->fix, "starts with --gpu-memory-utilization 0.94");
 }
 
 TEST(Check, MoreGpusWhenSettingsCannot) {

@@ -79,6 +79,33 @@ TEST(EngineCmdlines, DockerRunAndEnvironmentPrefixes) {
   EXPECT_EQ(b.tp.value_or(0), 2u);
 }
 
+// An image's tag names the release whose rules apply (vllm/vllm-openai publishes v<version> tags).
+TEST(EngineCmdlines, ImageTagsNameTheRelease) {
+  EXPECT_EQ(image_release("vllm/vllm-openai:v0.25.1"), std::optional<std::string>("0.25.1"));
+  EXPECT_EQ(image_release("docker.io/vllm/vllm-openai:0.10.2rc1"),
+            std::optional<std::string>("0.10.2"));
+  EXPECT_EQ(image_release("localhost:5000/vllm-openai:v0.9.2@sha256:abcd"),
+            std::optional<std::string>("0.9.2"));
+  for (const char* none : {"vllm/vllm-openai", "vllm/vllm-openai:latest", "localhost:5000/vllm",
+                           "vllm/vllm-openai:nightly-2026", "vllm/vllm-openai@sha256:0123"})
+    EXPECT_FALSE(image_release(none).has_value()) << none;
+  // docker run's image picks vllm@0.25 (Model Runner V2 for a dense model); a release without
+  // rules of its own keeps the current ones, saying so.
+  const GpuSpec h100 = load_gpu("h100-sxm-80gb");
+  const Deployment d = deploy_from_engine(
+      vllm("docker run --gpus all vllm/vllm-openai:v0.25.1 --model Qwen/Qwen3-32B"), h100, 0, "",
+      "--vllm");
+  EXPECT_EQ(d.plan.vllm().rules, VllmRules::v0_25);
+  const Deployment later = deploy_from_engine(
+      vllm("docker run --gpus all vllm/vllm-openai:v0.27.0 --model Qwen/Qwen3-32B"), h100, 0, "",
+      "--vllm");
+  EXPECT_EQ(later.plan.vllm().rules, VllmRules::current);
+  bool said = false;
+  for (const auto& w : later.warnings)
+    said |= w.find("0.27.0 has no rule set") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // VLLM_USE_V2_MODEL_RUNNER (vllm/envs.py; vllm/config/vllm.py use_v2_model_runner: unset = the
 // release's default, else 0 or 1) before the command or as docker's -e selects the model runner,
 // whose memory differs (docs/engine-memory.md "Model Runner V2").
@@ -89,6 +116,15 @@ TEST(EngineCmdlines, ModelRunnerFromTheEnvironment) {
                 .model_runner_v2,
             std::optional<bool>(false));
   EXPECT_FALSE(vllm("vllm serve Qwen/Qwen3-8B").model_runner_v2.has_value());
+  // docker's --env=VAR=value and -e=VAR=value forms are the same assignment (LMCache's too).
+  const auto eq = vllm(
+      "docker run --env=VLLM_USE_V2_MODEL_RUNNER=0 -e=LMCACHE_MAX_LOCAL_CPU_SIZE=500 "
+      "vllm/vllm-openai Qwen/Qwen3-8B");
+  EXPECT_EQ(eq.model_runner_v2, std::optional<bool>(false));
+  EXPECT_EQ(eq.host_tiers.lmcache_cpu_gib, std::optional<double>(500.0));
+  // -e VAR alone passes the host's value, which the line does not show: refused, not assumed.
+  EXPECT_THROW(vllm("docker run -e VLLM_USE_V2_MODEL_RUNNER vllm/vllm-openai Qwen/Qwen3-8B"),
+               Error);
   try {
     vllm("VLLM_USE_V2_MODEL_RUNNER=yes vllm serve Qwen/Qwen3-8B");
     ADD_FAILURE() << "VLLM_USE_V2_MODEL_RUNNER=yes was read";
@@ -1113,9 +1149,21 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
   const std::string dpa_line =
       "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 8 --dp 4 "
       "--enable-dp-attention --context-length 32768 --max-running-requests ";
-  EXPECT_EQ(deploy_from_engine(sglang(dpa_line + "64"), load_gpu("h200-141gb"), 0, "", "--sglang")
-                .max_num_seqs.value_or(0),
-            16u);
+  const Deployment d64 =
+      deploy_from_engine(sglang(dpa_line + "64"), load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_EQ(d64.max_num_seqs.value_or(0), 16u);
+  // NCCL spans the server's --tp 8, whatever a group's TP: the TP > 1 context (2.51 GiB).
+  EXPECT_EQ(memory_budget(d64.model, d64.plan, "t").terms.context.bytes,
+            static_cast<std::uint64_t>(2.51 * 1073741824.0));
+  // 100 requests need 25 a group: the fix is the server's flag, 4 x 25.
+  Deployment d100 = d64;
+  d100.slo.concurrency = 100;
+  const CheckReport r100 = run_check(d100);
+  const auto seqs = std::find_if(r100.items.begin(), r100.items.end(),
+                                 [](const CheckItem& i) { return i.id == "max_num_seqs"; });
+  ASSERT_NE(seqs, r100.items.end());
+  EXPECT_FALSE(seqs->passed);
+  EXPECT_EQ(seqs->fix, "set --max-running-requests to 100 (the server's: 25 a DP-attention group)");
   try {
     deploy_from_engine(sglang(dpa_line + "3"), load_gpu("h200-141gb"), 0, "", "--sglang");
     ADD_FAILURE() << "--max-running-requests 3 over 4 groups was accepted";

@@ -79,12 +79,14 @@ TEST(Manifest, ReadsATwoDocumentDeploymentManifest) {
 }
 
 TEST(Manifest, OneReplicaChecksAsTheSameCommandLine) {
-  // The independent path: `kvplan check --vllm "..." --gpu h100-sxm-80gb`.
+  // The independent path: `kvplan check --vllm "..." --gpu h100-sxm-80gb --vllm-version 0.10.1`
+  // (the container's image is vllm/vllm-openai:v0.10.1).
   const auto s = read_manifests(deployment("llama", kLlama), "m.yaml");
   const Deployment m = manifest_deployment(s.deployments.at(0));
   const EngineArgs a = parse_engine_command(
       Engine::vllm, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768", "--vllm");
-  const Deployment c = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  Deployment c = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  set_engine(c.plan, "vllm@0.10.1", "--vllm-version", "vllm-version");
   const CheckReport rm = run_check(m), rc = run_check(c);
   EXPECT_EQ(m.name, "serving/llama");
   EXPECT_EQ(m.plan.gpus, 1u);  // one replica: the 3 replicas are 3 such engines
@@ -507,13 +509,26 @@ TEST(Manifest, EngineEnvironmentIsNeverDroppedSilently) {
 TEST(Manifest, ModelledEnvironmentReachesTheCheck) {
   const std::string env =
       "          env:\n            - {name: VLLM_USE_V2_MODEL_RUNNER, value: \"1\"}\n";
-  const auto s = read_manifests(
+  std::string text =
       deployment("x", kLlama, "1",
-                 "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n", env),
-      "m");
+                 "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n", env);
+  // The container's image tag picks its release's rules: v0.10.1 predates Model Runner V2, so
+  // the variable is refused, naming where the release came from.
+  try {
+    (void)manifest_deployment(read_manifests(text, "m.yaml").deployments.at(0));
+    ADD_FAILURE() << "Model Runner V2 under a v0.10.1 image was checked";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "image");
+    EXPECT_HAS(e.what(), "v2: kvplan's vllm@0.10 rules predate Model Runner V2");
+  }
+  text.replace(text.find("v0.10.1"), 7, "v0.25.1");
+  const auto s = read_manifests(text, "m");
   const auto& m = s.deployments.at(0);
   EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
-  EXPECT_EQ(manifest_deployment(m).plan.vllm().model_runner, VllmOptions::ModelRunner::v2);
+  EXPECT_EQ(m.image, "vllm/vllm-openai:v0.25.1");
+  const Deployment v2 = manifest_deployment(m);
+  EXPECT_EQ(v2.plan.vllm().model_runner, VllmOptions::ModelRunner::v2);
+  EXPECT_EQ(v2.plan.vllm().rules, VllmRules::v0_25);
   // LMCache's size per rank, as the engine process reads LMCACHE_MAX_LOCAL_CPU_SIZE (LMCache#2901).
   const std::string lmcache =
       "          env:\n            - {name: LMCACHE_MAX_LOCAL_CPU_SIZE, value: \"300\"}\n";

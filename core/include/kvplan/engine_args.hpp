@@ -47,6 +47,9 @@ struct EngineArgs {
   bool disable_hybrid_kv_cache_manager = false;  // vLLM --disable-hybrid-kv-cache-manager
   // VLLM_USE_V2_MODEL_RUNNER=0|1 before the command (or docker's -e): the model runner.
   std::optional<bool> model_runner_v2;
+  // The container image that runs it (docker run's, a Kubernetes container's): its tag may name
+  // the engine's release (image_release).
+  std::string image;
   std::optional<std::string> weight_dtype;  // kvplan's name, from --dtype / --quantization
   // Speculative decoding: vLLM --speculative-config {"method", "model", "num_speculative_tokens"}
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
@@ -108,6 +111,11 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
 //     (update_llm_args_with_extra_dict). --ep_size must divide --tp_size; a beam width over 1,
 //     attention DP, LoRA and speculative configs are named in not_modelled.
 // Throws Error(source, flag) on a bad value, Error(file, key) on a malformed config file.
+// The release a container image's tag names: "vllm/vllm-openai:v0.25.1" -> "0.25.1" (a leading v
+// dropped, a suffix such as rc1 cut); nullopt for a tag that is no version (latest, nightly, a
+// digest) or no tag.
+std::optional<std::string> image_release(const std::string& image);
+
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source);
 
 // The engine pool settings of `a` that PlanInput models (SGLang's SWA / Mamba pools and

@@ -43,6 +43,7 @@ struct ManifestDeployment {
   std::vector<std::string> argv;
   std::string command_line;                // argv, quoted for a POSIX shell
   std::map<std::string, std::string> env;  // the container's literal env values
+  std::string image;  // the container's image: its tag may name the engine's release
   // Env names whose value kvplan cannot see (valueFrom a secret, configMap or field, or a shell
   // variable not set in the manifest), each with the path that declares it.
   std::map<std::string, std::string> opaque;

@@ -371,6 +371,10 @@ struct MemoryBudget {
   // the engine fails to start after sizing its KV cache (CUDA graphs, the start-up free-memory
   // check), however large the cache.
   std::uint64_t outside_shortfall_bytes = 0;
+  // The terms of the stage that needs the most beside the budget (the last stage samples, so
+  // under vLLM Model Runner V2 it holds the sampler state and warm-up): what
+  // outside_shortfall_bytes is measured on.
+  MemoryTerms outside_terms;
 };
 
 // One pipeline stage's KV pool (every TP rank of a stage is identical).

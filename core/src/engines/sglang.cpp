@@ -146,7 +146,9 @@ class Sglang final : public EngineRules {
     // gives 0.37) and 2.51 GiB at TP 8 (tests/data/logs/startup/sglang-2025-10-unknown-tp8-h200-
     // pr11716.log, 137.29). The larger of each, so the pool is never overstated.
     MemoryTerms t;
-    const bool tp1 = x.in.tp == 1;
+    // Under DP attention the server's --tp spans every group (tp · attention_dp ranks): NCCL is
+    // set up over all of them, whatever a group's own TP.
+    const bool tp1 = std::uint64_t{x.in.tp} * std::max<std::uint32_t>(x.in.attention_dp, 1) == 1;
     const double gib = tp1 ? 0.70 : 2.51;
     t.context = {static_cast<std::uint64_t>(gib * 1073741824.0), MemoryTerm::Basis::fitted,
                  std::string("CUDA context") + (tp1 ? "" : " and NCCL") +
