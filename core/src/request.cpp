@@ -177,8 +177,7 @@ Deployment from_engine_command(const DeploymentRequest& r, std::optional<GpuSpec
   Deployment d = deploy_from_engine(a, *gpu, static_cast<std::uint32_t>(r.gpus.value_or(0)),
                                     r.model, src, slo);
   if (r.engine_version)  // ENGINE@VERSION: only an engine with versioned rules takes one
-    set_engine(d.plan, to_string(r.command_engine) + "@" + *r.engine_version, "--vllm-version",
-               "vllm-version");
+    set_engine(d.plan, to_string(r.command_engine) + "@" + *r.engine_version, "--vllm-version", "");
   return d;
 }
 

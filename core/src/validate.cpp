@@ -85,8 +85,8 @@ std::vector<Problem> validate_attention_dp(const PlanInput& in, const EngineRule
                    "DP attention needs an MoE model (routed experts its groups share); a dense "
                    "model's groups are replicas (give the GPUs or replicas instead)"});
   if (in.pp > 1)
-    out.push_back({f.attention_dp,
-                   "DP attention with pipeline parallelism " + num(in.pp) + " is not modelled"});
+    out.push_back({f.pp, "pipeline parallelism " + num(in.pp) +
+                             " under DP attention (attention_dp " + dp + ") is not modelled"});
   const std::uint64_t server = std::uint64_t{in.tp} * in.attention_dp;  // 32-bit factors
   const std::string layout = "tp " + num(in.tp) + " × attention_dp " + dp;
   if (server % in.moe_ep != 0)

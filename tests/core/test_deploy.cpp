@@ -90,7 +90,7 @@ TEST(Deploy, DpAttentionIsWholeServers) {
   EXPECT_NE(what.find("must divide the server's 4 GPUs"), std::string::npos) << what;
   EXPECT_EQ(
       error_field(file(R"("name": "sglang", "pipeline_parallel_size": 2, "attention_dp": 2)")),
-      "/engine/attention_dp");
+      "/engine/pipeline_parallel_size");
   EXPECT_EQ(error_field(file(R"("name": "sglang", "tensor_parallel_size": 2, "attention_dp": 4)",
                              R"(, "gpus": 12)"),
                         &what),

@@ -534,9 +534,10 @@ std::uint32_t default_replica_gpus(const PlanInput& in) {
 SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, const StepTimer& step,
                             const Workload& workload, std::uint32_t replicas,
                             const SimOptions& opt) {
-  if (replicas == 0) throw Error(workload.source, "replicas", "must be at least 1, got 0");
+  // The replica count is the caller's input, not the workload's: named by itself.
+  if (replicas == 0) throw Error("replicas", "", "must be at least 1, got 0");
   if (const std::uint32_t groups = moe_groups(cfg.plan); groups > 1 && replicas % groups != 0)
-    throw Error(workload.source, "replicas",
+    throw Error("replicas", "",
                 std::to_string(replicas) + " replicas are not whole " +
                     (cfg.plan.attention_dp > 1 ? "DP-attention servers" : "data-parallel groups") +
                     " of " + std::to_string(groups) +
