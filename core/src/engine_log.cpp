@@ -1299,6 +1299,35 @@ void explain_kv_too_small(FailureExplanation& x, const EngineLog& log, const Mod
     if (c.fits_one_request) {
       x.summary += "; by kvplan's arithmetic one request of max_model_len " + grouped(in.context) +
                    " tokens fits it: the reason is not in the KV cache";
+      // What the engine allocates after the KV cache, by kvplan's terms for the log's release and
+      // settings (its graphs outside the budget, Model Runner V2's sampler state and warm-up).
+      PlanInput terms = in;
+      terms.available_kv_bytes.reset();
+      terms.available_kv_bytes_per_rank.clear();
+      terms.memory_fraction_ppm = u;
+      if (total) terms.gpu_memory_bytes = total;
+      try {
+        const MemoryBudget m = memory_budget(model, terms, log.source);
+        if (m.outside_shortfall_bytes > 0 && m.total_bytes > 0) {
+          const MemoryTerms& t = m.outside_terms;
+          x.summary += ", but beside the budget kvplan's terms need " +
+                       gib_text(static_cast<double>(t.outside_bytes())) + " where " +
+                       fraction_text(u) + " leaves " +
+                       gib_text(static_cast<double>(m.total_bytes - m.requested_bytes));
+          for (const MemoryTerm* term : {&t.context, &t.graphs, &t.sampler_state, &t.warmup})
+            if (term->bytes && (term != &t.graphs || !t.graphs_in_budget))
+              x.arithmetic.push_back(term->how + ": " + gib_text(static_cast<double>(term->bytes)) +
+                                     " (" + term->source + ")");
+          const double room =
+              1.0 - static_cast<double>(t.outside_bytes()) / static_cast<double>(m.total_bytes);
+          if (const std::uint32_t ppm = hundredths_down(room); ppm > 0 && ppm < u) {
+            x.fraction_fit_ppm = ppm;
+            x.fixes.push_back(fraction_fix_flag(log.engine, ppm) +
+                              " (leaves room for what is allocated after the KV cache)");
+          }
+        }
+      } catch (const Error&) {
+      }
       return;
     }
     x.summary += ", less than one request of max_model_len " + grouped(in.context) +
