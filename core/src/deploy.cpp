@@ -541,6 +541,9 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
   p.tp = static_cast<std::uint32_t>(shape.tp);
   p.pp = static_cast<std::uint32_t>(shape.pp);
   p.gpus = shape_gpus(shape);
+  // The planner's DP-attention checks, named by the command line's own flags.
+  throw_if_any(source, validate_attention_dp(p, engine_rules(a.engine), d.model.routed_experts == 0,
+                                             engine_flag_names(a.engine)));
 }
 
 // max_model_len, block, chunk, KV memory and dtype, Mamba, DCP, speculative tokens, pools.

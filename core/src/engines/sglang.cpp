@@ -105,7 +105,9 @@ class Sglang final : public EngineRules {
             .block_size = "--page-size",
             .context = "--context-length",
             .concurrency = "--max-running-requests",
-            .draft_layers = "--speculative-algorithm"};
+            .draft_layers = "--speculative-algorithm",
+            .attention_dp = "--dp",
+            .moe_ep = "--ep-size"};
   }
   const detail::CommandSyntax& command_syntax() const override {
     return detail::sglang_command_syntax();

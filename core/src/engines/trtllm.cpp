@@ -44,7 +44,9 @@ class Trtllm final : public EngineRules {
             .block_size = "kv_cache_config.tokens_per_block",
             .context = "--max_seq_len",
             .concurrency = "--max_batch_size",
-            .draft_layers = "speculative_config"};
+            .draft_layers = "speculative_config",
+            .attention_dp = "enable_attention_dp",
+            .moe_ep = "--ep_size"};
   }
   const detail::CommandSyntax& command_syntax() const override {
     return detail::trtllm_command_syntax();
