@@ -1171,6 +1171,17 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
     EXPECT_EQ(e.field(), "--max-running-requests");
     EXPECT_NE(std::string(e.what()).find("leaves none a group"), std::string::npos) << e.what();
   }
+  // The layout's refusals name the line's own flags (validate_attention_dp with SGLang's names).
+  for (const auto& [line, flag] :
+       {std::pair<std::string, std::string>{dpa_line + "64 --pp-size 2", "--pp-size"},
+        {dpa_line + "64 --ep-size 3", "--ep-size"}}) {
+    try {
+      deploy_from_engine(sglang(line), load_gpu("h200-141gb"), 0, "", "--sglang");
+      ADD_FAILURE() << line;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.field(), flag) << e.what();
+    }
+  }
   // Beside --enable-ep-moe (EP over the whole group already) --ep-size 4 is not named as TP.
   EXPECT_TRUE(sglang("python -m sglang.launch_server --model-path m --tp 8 --enable-ep-moe "
                      "--ep-size 4")
