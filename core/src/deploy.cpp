@@ -675,9 +675,17 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
     d.warnings.push_back("unknown flag " + f + " (not read by kvplan)");
   for (const auto& f : a.not_modelled)
     d.warnings.push_back("flag " + f + " changes memory in a way kvplan does not model");
-  // The image's tag names the release (vllm/vllm-openai:v0.25.1): its rules where kvplan has a
-  // set of their own (--vllm-version, applied after, still chooses).
-  if (a.engine == Engine::vllm) {
+  // The image's tag names the release (vllm/vllm-openai:v0.25.1, vLLM's own repository under any
+  // registry): its rules where kvplan has a set of their own (--vllm-version, applied after, still
+  // chooses). Other images' tags are their own versions (lmcache/vllm-openai: LMCache's).
+  std::string repo = a.image.substr(0, a.image.find('@'));  // no digest
+  if (const auto colon = repo.rfind(':');
+      colon != std::string::npos &&
+      (repo.rfind('/') == std::string::npos || colon > repo.rfind('/')))
+    repo.resize(colon);  // no tag
+  const bool vllm_image =
+      repo == "vllm/vllm-openai" || (repo.size() > 17 && repo.ends_with("/vllm/vllm-openai"));
+  if (a.engine == Engine::vllm && vllm_image) {
     if (const auto v = image_release(a.image)) {
       if (const auto r = vllm_release_rules(*v)) {
         p.edit_vllm().rules = *r;

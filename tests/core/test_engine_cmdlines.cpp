@@ -104,6 +104,16 @@ TEST(EngineCmdlines, ImageTagsNameTheRelease) {
   for (const auto& w : later.warnings)
     said |= w.find("0.27.0 has no rule set") != std::string::npos;
   EXPECT_TRUE(said);
+  // Another repository's tag is its own version (LMCache's image): no release is read from it.
+  const Deployment lm = deploy_from_engine(
+      vllm("docker run --gpus all lmcache/vllm-openai:v0.10.1 --model Qwen/Qwen3-32B"), h100, 0, "",
+      "--vllm");
+  EXPECT_EQ(lm.plan.vllm().rules, VllmRules::current);
+  const Deployment mirror = deploy_from_engine(
+      vllm("docker run --gpus all registry.example:5000/vllm/vllm-openai:v0.25.1 --model "
+           "Qwen/Qwen3-32B"),
+      h100, 0, "", "--vllm");
+  EXPECT_EQ(mirror.plan.vllm().rules, VllmRules::v0_25);
 }
 
 // VLLM_USE_V2_MODEL_RUNNER (vllm/envs.py; vllm/config/vllm.py use_v2_model_runner: unset = the
