@@ -809,30 +809,43 @@ std::string find_fix(const Deployment& d) {
   for (const auto& t : tries)
     if (capacity_ok(d, evaluate(d, t.in))) return t.says;
 
-  PlanInput want = p;
-  want.context = std::max(d.slo.context, p.context);
-  want.available_kv_bytes.reset();
-  want.available_kv_bytes_per_rank.clear();
-  for (std::uint64_t ctx : {d.slo.context, want.context}) {
-    want.context = ctx;
-    const OrderOption o = min_gpus(d.model, want, d.gpu, 4096, d.source);
-    if (!o.feasible) continue;
-    PlanInput got = p;
-    got.tp = o.tp;
-    got.pp = o.pp;
-    got.gpus = o.gpus;
-    got.available_kv_bytes.reset();
-    got.available_kv_bytes_per_rank.clear();
-    if (!capacity_ok(d, evaluate(d, got))) continue;
-    std::string s = o.gpus > p.gpus ? "needs " + std::to_string(o.gpus - p.gpus) + " more " +
-                                          d.gpu.id + " (" + std::to_string(o.gpus) + " in all: "
-                                    : "fits on " + std::to_string(o.gpus) + " " + d.gpu.id + " as ";
-    s += "TP " + std::to_string(o.tp) + (o.pp > 1 ? " × PP " + std::to_string(o.pp) : "") + " × " +
-         std::to_string(o.replicas) + " replica" + (o.replicas > 1 ? "s" : "") +
-         (o.gpus > p.gpus ? ")" : "");
-    return s;
+  // More GPUs at the deployment's fraction; where what it leaves out is short (the engine would
+  // not start), also at a few lower fractions, the highest first: more GPUs and a lower fraction
+  // together.
+  std::vector<std::uint32_t> fractions{f};
+  if (evaluate(d, p).at_mml.memory.outside_shortfall_bytes > 0 && !p.available_kv_bytes)
+    for (std::uint32_t less : {20000u, 50000u, 100000u, 150000u, 200000u})
+      if (f > less + 500000) fractions.push_back(f - less);
+  for (const std::uint32_t fraction : fractions) {
+    PlanInput want = p;
+    want.memory_fraction_ppm = fraction;
+    want.context = std::max(d.slo.context, p.context);
+    want.available_kv_bytes.reset();
+    want.available_kv_bytes_per_rank.clear();
+    for (std::uint64_t ctx : {d.slo.context, want.context}) {
+      want.context = ctx;
+      const OrderOption o = min_gpus(d.model, want, d.gpu, 4096, d.source);
+      if (!o.feasible) continue;
+      PlanInput got = p;
+      got.memory_fraction_ppm = fraction;
+      got.tp = o.tp;
+      got.pp = o.pp;
+      got.gpus = o.gpus;
+      got.available_kv_bytes.reset();
+      got.available_kv_bytes_per_rank.clear();
+      if (!capacity_ok(d, evaluate(d, got))) continue;
+      std::string s = o.gpus > p.gpus
+                          ? "needs " + std::to_string(o.gpus - p.gpus) + " more " + d.gpu.id +
+                                " (" + std::to_string(o.gpus) + " in all: "
+                          : "fits on " + std::to_string(o.gpus) + " " + d.gpu.id + " as ";
+      s += "TP " + std::to_string(o.tp) + (o.pp > 1 ? " × PP " + std::to_string(o.pp) : "") +
+           " × " + std::to_string(o.replicas) + " replica" + (o.replicas > 1 ? "s" : "") +
+           (o.gpus > p.gpus ? ")" : "");
+      if (fraction != f) s += " with " + fraction_flag(p.engine, fraction);
+      return s;
+    }
   }
-  return "no fix found with fp8, a higher memory fraction or up to 4096 " + d.gpu.id;
+  return "no fix found with fp8, a memory fraction or up to 4096 " + d.gpu.id;
 }
 
 // What every check reads: the deployment, its evaluation at max_model_len and the SLO, and the

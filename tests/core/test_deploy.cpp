@@ -1,6 +1,7 @@
 // Deployment files and checks: valid files, every kind of bad file, pass/fail with fixes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/deploy.hpp"
@@ -239,6 +240,39 @@ TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
   ASSERT_NE(pp_fail, pp.items.end());
   EXPECT_FALSE(pp_fail->passed);
   EXPECT_EQ(pp_fail->fix, "starts with --gpu-memory-utilization 0.94");
+}
+
+// Where no fraction starts one GPU (max_num_seqs 8192 under Model Runner V2: a 5 GiB sampler
+// state and an 8 GiB warm-up), the fix may take more GPUs and a lower fraction together; applied,
+// it passes every check.
+TEST(Check, MoreGpusAndALowerFractionTogether) {
+  Deployment d = deploy_from_engine(
+      parse_engine_command(Engine::vllm,
+                           "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.9 --max-num-seqs "
+                           "8192 --max-model-len 8192",
+                           "--vllm"),
+      load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  d.plan.edit_vllm().rules = VllmRules::v0_25;
+  const auto r = run_check(d);
+  const auto it =
+      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  ASSERT_NE(it, r.items.end());
+  EXPECT_FALSE(it->passed);
+  // The fix names the TP and the fraction; below it, one GPU at that fraction still does not start.
+  const std::string& fix = it->fix;
+  const auto tp_at = fix.find("TP "), frac_at = fix.find("--gpu-memory-utilization ");
+  ASSERT_NE(tp_at, std::string::npos) << fix;
+  ASSERT_NE(frac_at, std::string::npos) << fix;
+  const auto tp = static_cast<std::uint32_t>(std::stoul(fix.substr(tp_at + 3)));
+  const auto ppm =
+      static_cast<std::uint32_t>(std::llround(std::stod(fix.substr(frac_at + 25)) * 1e6));
+  EXPECT_GT(tp, 1u) << fix;
+  EXPECT_LT(ppm, 900000u) << fix;
+  d.plan.memory_fraction_ppm = ppm;
+  EXPECT_FALSE(run_check(d).passed()) << fix;  // the fraction alone is not enough
+  d.plan.tp = tp;
+  d.plan.gpus = tp;
+  EXPECT_TRUE(run_check(d).passed()) << fix << "\n" << render(run_check(d), OutputFormat::table);
 }
 
 TEST(Check, MoreGpusWhenSettingsCannot) {
