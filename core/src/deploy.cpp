@@ -678,11 +678,7 @@ Deployment deploy_from_engine(const EngineArgs& a, const GpuSpec& gpu, std::uint
   // The image's tag names the release (vllm/vllm-openai:v0.25.1, vLLM's own repository under any
   // registry): its rules where kvplan has a set of their own (--vllm-version, applied after, still
   // chooses). Other images' tags are their own versions (lmcache/vllm-openai: LMCache's).
-  std::string repo = a.image.substr(0, a.image.find('@'));  // no digest
-  if (const auto colon = repo.rfind(':');
-      colon != std::string::npos &&
-      (repo.rfind('/') == std::string::npos || colon > repo.rfind('/')))
-    repo.resize(colon);  // no tag
+  const std::string repo = image_repository(a.image);
   const bool vllm_image =
       repo == "vllm/vllm-openai" || (repo.size() > 17 && repo.ends_with("/vllm/vllm-openai"));
   if (a.engine == Engine::vllm && vllm_image) {
@@ -769,7 +765,8 @@ bool capacity_ok(const Deployment& d, const Eval& e) {
 }
 
 // Cheapest first: settings that cost nothing, then more GPUs of the same type.
-std::string find_fix(const Deployment& d) {
+// `now`: the deployment's own memory budget, as its checks evaluated it.
+std::string find_fix(const Deployment& d, const MemoryBudget& now) {
   const auto& p = d.plan;
   struct Try {
     PlanInput in;
@@ -788,17 +785,13 @@ std::string find_fix(const Deployment& d) {
   PlanInput both = fp8;
   both.memory_fraction_ppm = 950000;
   // What the fraction leaves out is short (the context, graphs, vLLM Model Runner V2's sampler
-  // state and warm-up): the largest fraction, in hundredths, that leaves them room.
-  if (const MemoryBudget& m = evaluate(d, p).at_mml.memory;
-      m.outside_shortfall_bytes > 0 && m.total_bytes > 0 && !p.available_kv_bytes) {
-    const double room = 1.0 - static_cast<double>(m.outside_terms.outside_bytes()) /
-                                  static_cast<double>(m.total_bytes);
-    const auto ppm = static_cast<std::uint32_t>(std::floor(room * 100.0)) * 10000u;
-    if (ppm > 0 && ppm < f) {
-      PlanInput less = p;
-      less.memory_fraction_ppm = ppm;
-      tries.push_back({less, "starts with " + fraction_flag(p.engine, ppm)});
-    }
+  // state and warm-up): the largest fraction that leaves them room, and more GPUs at a few lower
+  // fractions below.
+  const bool outside_short = !p.available_kv_bytes && now.outside_shortfall_bytes > 0;
+  if (const auto ppm = outside_short ? fraction_that_starts(now) : std::nullopt) {
+    PlanInput less = p;
+    less.memory_fraction_ppm = *ppm;
+    tries.push_back({less, "starts with " + fraction_flag(p.engine, *ppm)});
   }
   if (sixteen && is_full(p.policy)) tries.push_back({fp8, "fits with " + kv_flag(p.engine)});
   if (f < 950000 && !p.available_kv_bytes)
@@ -813,7 +806,7 @@ std::string find_fix(const Deployment& d) {
   // not start), also at a few lower fractions, the highest first: more GPUs and a lower fraction
   // together.
   std::vector<std::uint32_t> fractions{f};
-  if (evaluate(d, p).at_mml.memory.outside_shortfall_bytes > 0 && !p.available_kv_bytes)
+  if (outside_short)
     for (std::uint32_t less : {20000u, 50000u, 100000u, 150000u, 200000u})
       if (f > less + 500000) fractions.push_back(f - less);
   for (const std::uint32_t fraction : fractions) {
@@ -855,7 +848,7 @@ struct CheckContext {
   const Eval& e;
   std::string fix = {};
   const std::string& capacity_fix() {
-    if (fix.empty()) fix = find_fix(d);
+    if (fix.empty()) fix = find_fix(d, e.at_mml.memory);
     return fix;
   }
 };

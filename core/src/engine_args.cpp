@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "engine_config_yaml.hpp"
 #include "engines/command_syntax.hpp"
@@ -1191,12 +1192,25 @@ bool apply_listed_flag(const FlagWord& w, EngineArgs& a) {
 
 }  // namespace
 
-std::optional<std::string> image_release(const std::string& image) {
-  const std::string name = image.substr(0, image.find('@'));  // a digest is no tag
+namespace {
+
+// An image reference split at its tag: "registry:5000/vllm/vllm-openai:v0.25.1@sha256:..." ->
+// {"registry:5000/vllm/vllm-openai", "v0.25.1"} (a digest is no tag; a colon before the last
+// slash is a registry's port).
+std::pair<std::string, std::string> split_image(const std::string& image) {
+  const std::string name = image.substr(0, image.find('@'));
   const auto colon = name.rfind(':'), slash = name.rfind('/');
   if (colon == std::string::npos || (slash != std::string::npos && colon < slash))
-    return std::nullopt;
-  std::string tag = name.substr(colon + 1);
+    return {name, ""};
+  return {name.substr(0, colon), name.substr(colon + 1)};
+}
+
+}  // namespace
+
+std::string image_repository(const std::string& image) { return split_image(image).first; }
+
+std::optional<std::string> image_release(const std::string& image) {
+  std::string tag = split_image(image).second;
   if (!tag.empty() && (tag[0] == 'v' || tag[0] == 'V')) tag.erase(0, 1);
   std::size_t n = 0;
   while (n < tag.size() && (std::isdigit(static_cast<unsigned char>(tag[n])) || tag[n] == '.')) ++n;

@@ -1318,11 +1318,9 @@ void explain_kv_too_small(FailureExplanation& x, const EngineLog& log, const Mod
             if (term->bytes && (term != &t.graphs || !t.graphs_in_budget))
               x.arithmetic.push_back(term->how + ": " + gib_text(static_cast<double>(term->bytes)) +
                                      " (" + term->source + ")");
-          const double room =
-              1.0 - static_cast<double>(t.outside_bytes()) / static_cast<double>(m.total_bytes);
-          if (const std::uint32_t ppm = hundredths_down(room); ppm > 0 && ppm < u) {
-            x.fraction_fit_ppm = ppm;
-            x.fixes.push_back(fraction_fix_flag(log.engine, ppm) +
+          if (const auto ppm = fraction_that_starts(m)) {
+            x.fraction_fit_ppm = *ppm;
+            x.fixes.push_back(fraction_fix_flag(log.engine, *ppm) +
                               " (leaves room for what is allocated after the KV cache)");
           }
         }

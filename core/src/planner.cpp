@@ -55,8 +55,7 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
         "vLLM version \"" + v +
             "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
             "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19, vllm@0.25); docs/deploy.md lists "
-            "what "
-            "changed when");
+            "what changed when");
   }
   if (const auto at = name.find('@'); at != std::string::npos) {
     const Engine e = parse_engine(name.substr(0, at), source, field);
@@ -455,6 +454,16 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in, const st
   if (!rules.fraction_after_weights() && !rules.fraction_of_free_memory() && outside > left_out)
     m.outside_shortfall_bytes = outside - left_out;
   return m;
+}
+
+std::optional<std::uint32_t> fraction_that_starts(const MemoryBudget& m) {
+  if (m.outside_shortfall_bytes == 0 || m.total_bytes == 0) return std::nullopt;
+  const double room = 1.0 - static_cast<double>(m.outside_terms.outside_bytes()) /
+                                static_cast<double>(m.total_bytes);
+  if (room <= 0) return std::nullopt;
+  const auto ppm = static_cast<std::uint32_t>(std::floor(room * 100 + 1e-9)) * 10000u;
+  if (ppm == 0 || ppm >= m.fraction_ppm) return std::nullopt;
+  return ppm;
 }
 
 namespace detail {

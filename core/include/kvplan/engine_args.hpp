@@ -115,6 +115,9 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
 // dropped, a suffix such as rc1 cut); nullopt for a tag that is no version (latest, nightly, a
 // digest) or no tag.
 std::optional<std::string> image_release(const std::string& image);
+// The image without its tag and digest: "registry:5000/vllm/vllm-openai:v0.25.1" ->
+// "registry:5000/vllm/vllm-openai".
+std::string image_repository(const std::string& image);
 
 EngineArgs parse_engine_command(Engine engine, const std::string& line, const std::string& source);
 

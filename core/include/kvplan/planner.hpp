@@ -426,6 +426,11 @@ struct Capacity {
 MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in,
                            const std::string& source = "arguments");
 
+// Where what the fraction leaves out is short (outside_shortfall_bytes > 0): the largest memory
+// fraction, in hundredths and below m.fraction_ppm, that leaves room for outside_terms
+// (1 − their bytes / total, rounded down). nullopt when nothing is short or no fraction is left.
+std::optional<std::uint32_t> fraction_that_starts(const MemoryBudget& m);
+
 // The KV capacity of the deployment at in.context. Validates the input (throws Error).
 Capacity plan_capacity(const ModelSpec& model, const PlanInput& in,
                        const std::string& source = "arguments");

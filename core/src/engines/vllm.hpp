@@ -6,6 +6,14 @@
 
 namespace kvplan::engines {
 
+// The largest CUDA-graph pool a log shows captured outside the budget: 2.44 GiB, "CUDA graph pool
+// memory: 2.44 GiB (actual), 2.35 GiB (estimated)" (vLLM 0.19.1, Qwen3-8B, 51 piecewise and 35
+// full sizes; tests/data/logs/startup/vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log). Model Runner
+// V2's logs show 1.86 GiB (Qwen3-32B TP 1, llm-d/llm-d-benchmark PR #1791) and 2.04 GiB
+// (Qwen3.6-27B-FP8 TP 4, vllm-project/vllm#48601). Fitted (a bound): what vllm@0.19 and Model
+// Runner V2 check graphs captured after the KV cache at.
+inline constexpr double kCapturedGraphsGib = 2.44;
+
 class Vllm : public EngineRules {
  public:
   Engine engine() const override { return Engine::vllm; }

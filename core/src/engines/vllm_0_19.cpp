@@ -20,12 +20,10 @@ class Vllm019 final : public Vllm {
   // CUDA graph memory profiling will be enabled by default ... To try it now, set
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1" after sizing the KV cache without it.
   bool graphs_estimate_deducted() const override { return false; }
-  // Graphs before 0.21 take what they take after the KV cache: the largest pool a 0.19 log shows,
-  // "CUDA graph pool memory: 2.44 GiB (actual), 2.35 GiB (estimated)" (Qwen3-8B, 51 piecewise
-  // and 35 full sizes; tests/data/logs/startup/vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log), not
-  // the >= 0.21 estimates the current rules deduct. It decides whether the context and graphs
-  // fit in what the fraction leaves out (engine_starts).
-  double graphs_gib() const override { return 2.44; }
+  // Graphs before 0.21 take what they take after the KV cache: the largest pool a log shows
+  // (kCapturedGraphsGib), not the >= 0.21 estimates the current rules deduct. It decides whether
+  // the context and graphs fit in what the fraction leaves out (engine_starts).
+  double graphs_gib() const override { return kCapturedGraphsGib; }
   std::string graphs_how() const override {
     return "CUDA graphs (the largest pool a vLLM 0.19 log shows: 2.44 GiB, Qwen3-8B)";
   }

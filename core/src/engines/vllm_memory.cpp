@@ -65,12 +65,6 @@ constexpr std::uint64_t kTritonMinRows = 8, kTritonScratchRows = 132;
 // peak").
 constexpr double kUnfilteredUnits = 0.5;
 
-// The largest CUDA-graph pool a log shows captured outside the budget: 2.44 GiB (vLLM 0.19.1,
-// Qwen3-8B, tests/data/logs/startup/vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log). Model Runner V2's
-// logs show 1.86 GiB (Qwen3-32B TP 1, llm-d/llm-d-benchmark PR #1791) and 2.04 GiB
-// (Qwen3.6-27B-FP8 TP 4, vllm-project/vllm#48601). Fitted (a bound), as vllm@0.19's.
-constexpr double kV2GraphsGib = 2.44;
-
 std::uint64_t gib(double g) { return static_cast<std::uint64_t>(std::llround(g * kGiB)); }
 
 std::string fixed2(double v) {
@@ -300,7 +294,7 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
   t.graphs_in_budget = v2 ? v2_graphs_estimated() : graphs_estimate_deducted();
   if (v2)
     t.graphs = {
-        gib(kV2GraphsGib), MemoryTerm::Basis::fitted,
+        gib(kCapturedGraphsGib), MemoryTerm::Basis::fitted,
         "CUDA graphs of Model Runner V2 (the largest pool a log shows: 2.44 GiB; its "
         "own logs 1.86 and 2.04)",
         "docs/engine-memory.md \"Model Runner V2\": vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log, "
