@@ -193,6 +193,7 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   req.names.context = "--max-model-len";
   req.names.tp = f.tp_flag;
   req.setting_names.max_model_len = "--max-model-len";
+  req.setting_names.tp = f.tp_flag;
   return req;
 }
 

@@ -124,7 +124,8 @@ void read_engine_shape(detail::JsonObject& en, const std::string& source, Deploy
   d.max_num_seqs = en.opt_uint("max_num_seqs", 1, std::uint64_t{1} << 32);
   d.setting_fields = {.max_model_len = "/engine/max_model_len",
                       .max_num_seqs = "/engine/max_num_seqs",
-                      .max_num_batched_tokens = "/engine/max_num_batched_tokens"};
+                      .max_num_batched_tokens = "/engine/max_num_batched_tokens",
+                      .tp = "/engine/tensor_parallel_size"};
   for (const EngineRules* other : all_engine_rules()) {
     const std::string key = other->memory_fraction_key();
     if (other->engine() != d.plan.engine && key != rules.memory_fraction_key() && en.has(key))
@@ -541,6 +542,14 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
   p.tp = static_cast<std::uint32_t>(shape.tp);
   p.pp = static_cast<std::uint32_t>(shape.pp);
   p.gpus = shape_gpus(shape);
+  // vLLM: the command line's own DP ranks share the MoE layers (VllmOptions::data_parallel_size);
+  // GPUs beyond them run more servers of the same line, each with every expert.
+  if (engine_rules(a.engine).data_parallel_shares_moe_layers() &&
+      (a.dp || p.gpus > std::uint64_t{p.tp} * p.pp)) {
+    VllmOptions v = p.vllm();
+    v.data_parallel_size = a.dp.value_or(1);
+    p.edit_vllm() = v;
+  }
   // The planner's DP-attention checks, named by the command line's own flags.
   throw_if_any(source, validate_attention_dp(p, engine_rules(a.engine), d.model.routed_experts == 0,
                                              engine_flag_names(a.engine)));
@@ -986,8 +995,9 @@ std::optional<CheckItem> check_engine_settings(CheckContext& x) {
   const Deployment& d = x.d;
   const EngineRules& rules = engine_rules(d.plan);
   CheckItem i = item("engine_settings", rules.label() +
-                                            " accepts max_model_len, max_num_seqs and "
-                                            "max_num_batched_tokens (it starts)");
+                                            " accepts max_model_len, max_num_seqs, "
+                                            "max_num_batched_tokens and the experts' cut (it "
+                                            "starts)");
   const auto refusals = engine_refusals(d);
   i.passed = refusals.empty();
   if (i.passed) i.detail = "none refused";
@@ -1354,7 +1364,9 @@ std::vector<Refusal> engine_refusals(const Deployment& d) {
                          .model_positions = d.model.max_context,
                          .positions_basis = d.model.positions_basis,
                          .model_id = d.model.id};
-  return engine_rules(d.plan).settings_problems(s, d.setting_fields);
+  std::vector<Refusal> out = engine_rules(d.plan).settings_problems(s, d.setting_fields);
+  if (auto r = moe_cut_refusal(d.model, d.plan, d.setting_fields.tp)) out.push_back(std::move(*r));
+  return out;
 }
 
 const char* memory_fraction_key(Engine e) { return engine_rules(e).memory_fraction_key(); }

@@ -641,10 +641,11 @@ std::uint64_t vision_params(Config& c, std::uint64_t text_hidden) {
 // Quantized storage: bytes of each component as the checkpoint stores it.
 
 struct Quant {
-  std::string method;             // "" = unquantized
-  double bytes = 2;               // bytes per quantized weight, scales included
-  std::vector<std::string> skip;  // module patterns kept in the compute dtype
-  std::string format;             // WeightSpec::format
+  std::string method;                      // "" = unquantized
+  double bytes = 2;                        // bytes per quantized weight, scales included
+  std::vector<std::string> skip;           // module patterns kept in the compute dtype
+  std::string format;                      // WeightSpec::format
+  std::uint32_t block_n = 0, block_k = 0;  // WeightSpec::block_n, block_k
 };
 
 // Representative module names of each component, matched against a scheme's skip list.
@@ -767,6 +768,8 @@ void fp8_scheme(JsonObject& q, Quant& out) {
       throw Error(q.source(), q.pointer("weight_block_size"),
                   "expected [rows, cols], each 1 … 65536");
     scale = 4.0 / static_cast<double>(b[0].get<std::uint64_t>() * b[1].get<std::uint64_t>());
+    out.block_n = static_cast<std::uint32_t>(b[0].get<std::uint64_t>());
+    out.block_k = static_cast<std::uint32_t>(b[1].get<std::uint64_t>());
   }
   out.bytes = 1 + scale;
   out.format = scale > 0 ? "fp8_block" : "fp8";
@@ -1215,6 +1218,8 @@ void weight_bytes(const Params& p, const Quant& q, const std::string& compute, M
   m.weights.vision_bytes = static_cast<std::uint64_t>(std::ceil(vision_bytes));
   m.weights.quantization = q.method;
   m.weights.format = q.format;
+  m.weights.block_n = q.block_n;
+  m.weights.block_k = q.block_k;
 }
 
 // What a plain dtype override would replace; quantized checkpoints keep theirs.

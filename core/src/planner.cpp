@@ -246,18 +246,19 @@ std::vector<std::uint64_t> stage_weights(const ModelSpec& model, const PlanInput
   const std::uint64_t head = scaled(model.weights.head_bytes);
   const std::uint64_t tables = embed + head <= all ? embed + head : 0;
   std::uint64_t layer_part = ceil_div(all - tables, in.tp);  // one TP rank, every layer
-  if (in.expert_parallel && model.weights.expert_bytes > 0 &&
-      scaled(model.weights.expert_bytes) <= all - tables) {
+  const EngineRules& rules = engine_rules(in);
+  if ((in.expert_parallel || rules.data_parallel_shares_moe_layers()) &&
+      model.weights.expert_bytes > 0 && scaled(model.weights.expert_bytes) <= all - tables) {
     // Within one replica the experts are 1/tp per GPU either way; the engines that spread them
-    // over data-parallel replicas too (vLLM, SGLang's DP attention groups) divide by those.
-    const std::uint64_t dp = engine_rules(in).expert_parallel_replicas(in);
+    // over data-parallel replicas too (vLLM with or without EP, SGLang's DP attention groups)
+    // divide by those.
+    const std::uint64_t dp = rules.expert_parallel_replicas(in);
     const std::uint64_t experts = scaled(model.weights.expert_bytes);
     layer_part = add(ceil_div(all - tables - experts, in.tp), ceil_div(experts, mul(in.tp, dp)),
                      "weight bytes");
   }
   const auto layers = static_cast<std::uint32_t>(model.layers.size());
   const std::vector<std::uint32_t> counts = stage_layer_counts(layers, in.pp);
-  const EngineRules& rules = engine_rules(in);
   std::vector<std::uint64_t> out;
   for (std::uint32_t s = 0; s < in.pp; ++s) {
     std::uint64_t w = static_cast<std::uint64_t>(
@@ -1153,6 +1154,7 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
   // Under DP attention the unit is a server of attention_dp groups of TP tp (no PP), its MoE
   // layers' EP dividing the server's GPUs.
   const std::uint32_t groups = std::max<std::uint32_t>(in.attention_dp, 1);
+  std::optional<Refusal> cut_refused;  // the first layout that held them but would not start
   for (std::uint32_t pp = 1; pp <= 16 && pp <= model.layers.size(); ++pp) {
     if (groups > 1 && pp > 1) break;
     for (std::uint32_t tp : {1u, 2u, 4u, 8u}) {
@@ -1178,6 +1180,13 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       if (servers > max_gpus / unit) continue;
       const std::uint64_t replicas = servers * groups;
       const auto total = static_cast<std::uint32_t>(servers * unit);
+      // A layout whose cut of the fp8 experts the engine refuses does not start
+      // (moe_cut_refusal; vLLM's data-parallel replicas count in the cut).
+      c.gpus = total;
+      if (auto refused = moe_cut_refusal(model, c, "tp")) {
+        if (!cut_refused) cut_refused = std::move(refused);
+        continue;
+      }
       // Fewest GPUs; then fewer pipeline stages; then smaller TP (fewer all-reduces).
       if (!best.feasible || total < best.gpus) {
         best.feasible = true;
@@ -1190,6 +1199,10 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       }
     }
   }
+  if (!best.feasible && cut_refused)
+    best.reason = "every TP × PP × replicas up to " + std::to_string(max_gpus) +
+                  " GPUs that holds them is refused: " + cut_refused->message +
+                  " (fix: " + cut_refused->fix + ")";
   if (best.feasible) {
     best.nodes = nodes_for(gpu, best.tp, std::uint64_t{best.pp} * best.replicas);
     best.cost_per_hour = round_cents(best.gpus * gpu.price_per_hour);

@@ -475,6 +475,9 @@ struct FixCandidate {
 // false when the changed plan does not hold the target after all.
 bool complete_fix(const PlanReport& r, PlanFix& f, const std::string& source) {
   const auto& in = r.input;
+  // A layout whose cut of the fp8 experts the engine refuses is no fix (moe_cut_refusal; vLLM's
+  // DP ranks count in the cut).
+  if (moe_cut_refusal(r.model, f.input, "tp")) return false;
   f.max_requests = plan_capacity(r.model, f.input, source).max_requests;
   if (f.max_requests < in.concurrency) return false;
   if (f.own_gpu) {

@@ -85,19 +85,27 @@ TEST(OrdersFix, TheFixIsTheOrderTablesCheapest) {
   EXPECT_NE(tail.find("2 more h100-sxm-80gb (3 in all), USD 7.47/h"), std::string::npos) << tail;
 }
 
-// qwen3-235b-a22b-fp8 at TP 8 on 8 H100s (64 sequences): the memory table's terms leave
-// 76,512,158,023 − 29,555,678,913 weights − 480,615,465 activation − 590,558,003 non-torch −
-// 622,770,258 graphs = 45,262,535,384 B per GPU. 94 layers of 4 KV heads × 128: TP 8 > 4 heads,
-// so each rank holds one head; the bf16 page is 16 · 1 · 256 · 2 = 8,192 B:
-// 45,262,535,384 // 8,192 // 94 = 58,778 blocks, (58,778 − 1) // 2,048 = 28 requests. fp8
-// halves the page: 117,557 blocks, 57 requests, still short of 64, so no format holds 64 on the
-// same 8 GPUs at TP 8. Keeping TP 8 takes a second replica (16 GPUs, 8 more); at 32 sequences a
-// replica the activation is 295,337,001 B, leaving 45,447,813,848 B: // 4,096 // 94 = 118,038
-// blocks, 57 requests a replica, 114 in all.
+// qwen3-235b-a22b-fp8 at TP 8 on 8 H100s (64 sequences). vLLM cuts its 1,536-wide fp8 experts
+// into 192 columns at TP 8, not whole 128-column blocks, and refuses to start
+// (Fp8MoEMethod.create_weights, vllm-project/vllm#17569), so the plan takes
+// --enable-expert-parallel, as vLLM needs. Within one replica the experts are 1/8 a GPU either way:
+// the memory table's terms leave 76,512,158,023 − 29,555,678,913 weights − 480,615,465
+// activation − 590,558,003 non-torch − 622,770,258 graphs = 45,262,535,384 B per GPU. 94 layers
+// of 4 KV heads × 128: TP 8 > 4 heads, so each rank holds one head; the bf16 page is 16 · 1 · 256
+// · 2 = 8,192 B: 45,262,535,384 // 8,192 // 94 = 58,778 blocks, (58,778 − 1) // 2,048 = 28
+// requests. Keeping TP 8 takes a second replica (16 GPUs, 8 more), and vLLM's two DP ranks then
+// share the MoE layers: the routed experts, 94 layers x 128 experts x 3 matrices of 4,096 x 1,536
+// fp8 weights with a 4-byte scale per 128 x 128 block = 227,096,395,776 + 94 x 128 x 3 x 384 x 4
+// = 227,151,839,232 B, spread over 16 GPUs, the other 236,445,431,304 − 227,151,839,232 =
+// 9,293,592,072 B over 8: 1,161,699,009 + 14,196,989,952 = 15,358,688,961 B a GPU. At 32
+// sequences a replica the activation is 295,337,001 B, leaving 76,512,158,023 − 15,358,688,961 −
+// 295,337,001 − 590,558,003 − 622,770,258 = 59,644,803,800 B: // 8,192 // 94 = 77,455 blocks,
+// (77,455 − 1) // 2,048 = 37 requests a replica, 74 in all, in bf16.
 TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
-  const auto r = kvplan(
+  const std::string plan =
       "plan --model qwen3-235b-a22b-fp8 --gpu h100-sxm-80gb --tp 8 --context 32768 "
-      "--concurrency 64 --format json");
+      "--concurrency 64 --enable-expert-parallel";
+  const auto r = kvplan(plan + " --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = json::parse(r.out);
   EXPECT_EQ(j["gpus"], 8);
@@ -116,31 +124,44 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
     if (f["keeps_layout"].get<bool>()) {
       layout_kept = true;
       EXPECT_EQ(f["label"], "or, keeping the plan's layout (TP 8)");
-      EXPECT_EQ(f["kv_dtype"], "fp8");
+      EXPECT_EQ(f["kv_dtype"], "bf16");
       EXPECT_EQ(f["tp"], 8);
       EXPECT_EQ(f["pp"], 1);
       EXPECT_EQ(f["replicas"], 2);
       EXPECT_EQ(f["gpus"], 16);
       EXPECT_EQ(f["extra_gpus"], 8);
-      EXPECT_EQ(f["max_requests"], 114);
+      EXPECT_EQ(f["max_requests"], 74);
       ASSERT_TRUE(f["vllm"].is_string());
-      EXPECT_NE(f["vllm"].get<std::string>().find("--tensor-parallel-size 8"), std::string::npos);
+      const std::string line = f["vllm"].get<std::string>();
+      EXPECT_NE(
+          line.find("--tensor-parallel-size 8 --data-parallel-size 2 --enable-expert-parallel"),
+          std::string::npos)
+          << line;
     }
   }
   EXPECT_TRUE(layout_kept) << r.out;
-  const auto t = kvplan(
-      "plan --model qwen3-235b-a22b-fp8 --gpu h100-sxm-80gb --tp 8 --context 32768 "
-      "--concurrency 64");
+  const auto t = kvplan(plan);
   ASSERT_EQ(t.code, 0);
   const std::string tail = t.out.substr(t.out.rfind("\nFix\n"));
   EXPECT_NE(tail.find("The plan holds 28 of 64 requests of 32,768 tokens on 8 × h100-sxm-80gb"),
             std::string::npos)
       << tail;
   EXPECT_EQ(tail.find("the same 6"), std::string::npos) << tail;
-  EXPECT_NE(tail.find("KV cache fp8 on 16 × h100-sxm-80gb as TP 8 × 2 replicas on 2 nodes"),
+  EXPECT_NE(tail.find("16 × h100-sxm-80gb as TP 8 × 2 replicas on 2 nodes, KV cache bf16 kept"),
             std::string::npos)
       << tail;
   EXPECT_NE(tail.find("8 more h100-sxm-80gb (16 in all)"), std::string::npos) << tail;
+  // Without expert parallelism vLLM does not start it: the plan says so in vLLM's words and
+  // names the fix, exit 2.
+  const auto refused = kvplan(
+      "plan --model qwen3-235b-a22b-fp8 --gpu h100-sxm-80gb --tp 8 --context 32768 "
+      "--concurrency 64");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("--tp: The output_size of gate's and up's weight = 192 is not "
+                             "divisible by weight quantization block_n = 128"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("fix: --enable-expert-parallel"), std::string::npos) << refused.err;
 }
 
 // The order table in nodes: HGX nodes hold 8 GPUs, so the h100 row of the TP 8 scenario above,
@@ -148,7 +169,7 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
 TEST(Orders, TableSaysNodesAndGpus) {
   const auto r = kvplan(
       "plan --model qwen3-235b-a22b-fp8 --gpu h100-sxm-80gb --tp 8 --context 32768 "
-      "--concurrency 64 --format json");
+      "--concurrency 64 --enable-expert-parallel --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = json::parse(r.out);
   for (const auto& o : j["order"]) {
@@ -171,7 +192,7 @@ TEST(Orders, TableSaysNodesAndGpus) {
   }
   const auto t = kvplan(
       "plan --model qwen3-235b-a22b-fp8 --gpu h100-sxm-80gb --tp 8 --context 32768 "
-      "--concurrency 64");
+      "--concurrency 64 --enable-expert-parallel");
   EXPECT_NE(t.out.find("2 nodes (9 GPUs)"), std::string::npos) << t.out;
 }
 

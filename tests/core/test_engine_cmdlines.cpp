@@ -220,11 +220,69 @@ TEST(EngineCmdlines, ExpertParallelWithDataParallel) {
   EXPECT_EQ(a.plan.gpus, 4u);
   EXPECT_TRUE(a.plan.expert_parallel);
   EXPECT_FALSE(b.plan.expert_parallel);
-  // Experts spread over the 4 GPUs: a quarter of them per GPU, the rest whole.
+  // Qwen3-30B-A3B's routed experts (config.json: 48 layers, 128 experts, hidden 2048,
+  // moe_intermediate_size 768, bf16): 48 x 128 x 3 x 2048 x 768 x 2 B = 57,982,058,496 B.
   const auto m = load_model("qwen3-30b-a3b");
   const std::uint64_t experts = m.weights.expert_bytes, rest = m.weight_bytes() - experts;
+  EXPECT_EQ(experts, 57982058496u);
+  // The 4 DP ranks run the MoE layers as one group of 4 GPUs, whole experts with
+  // --enable-expert-parallel and sharded over the 4 without it (FusedMoEParallelConfig.make: "TP
+  // = 1, DP = 2 and EP = False ... the tensors are sharded across 2 devices",
+  // vllm/model_executor/layers/fused_moe/config.py@002d6073): a quarter of them a GPU either
+  // way, the rest whole.
   EXPECT_EQ(memory_budget(a.model, a.plan).weight_bytes, rest + (experts + 3) / 4);
-  EXPECT_EQ(memory_budget(b.model, b.plan).weight_bytes, m.weight_bytes());
+  EXPECT_EQ(memory_budget(b.model, b.plan).weight_bytes, rest + (experts + 3) / 4);
+  // A line without --data-parallel-size is one engine of TP 1: on 4 GPUs it runs 4 servers, each
+  // with every expert, EP or not (its EP group is its TP group of one GPU).
+  for (const char* line : {"vllm serve Qwen/Qwen3-30B-A3B --enable-expert-parallel",
+                           "vllm serve Qwen/Qwen3-30B-A3B"}) {
+    const auto apart = deploy_from_engine(vllm(line), gpu, 4, "", "--vllm");
+    EXPECT_EQ(apart.plan.gpus, 4u) << line;
+    EXPECT_EQ(memory_budget(apart.model, apart.plan).weight_bytes, m.weight_bytes()) << line;
+  }
+}
+
+// vLLM cuts each expert of an fp8 block-quantized checkpoint over the GPUs of its MoE layers and
+// refuses a piece that is not whole 128 x 128 blocks (Fp8MoEMethod.create_weights,
+// vllm/model_executor/layers/quantization/fp8.py@1436674b). Qwen3-235B-A22B-FP8's experts are
+// 1,536 wide (config.json moe_intermediate_size, weight_block_size [128, 128]): TP 8 leaves 192,
+// the failure of vllm-project/vllm#17569; TP 4 leaves 384 = 3 x 128 and starts (InferenceX runs
+// it at TP 2 and 4, or at TP 8 with expert parallelism). MiniMax-M2.7 (intermediate_size 1,536, the
+// same blocks) fails the same way at TP 8, as a public vLLM 0.19.0 run on A100s logged ("TP=8
+// failed ... output_size of gate's and up's weight = 192 is not divisible by weight quantization
+// block_n = 128"). DeepSeek-V3's 2,048 stay whole blocks at TP 16 (128) but not over TP 8 x DP 4
+// (64) without EP.
+TEST(EngineCmdlines, FpEightBlocksMustSurviveTheExpertCut) {
+  const auto gpu = load_gpu("h200-141gb");
+  const auto refusals = [&](const std::string& line, std::uint32_t gpus = 0) {
+    return engine_refusals(deploy_from_engine(vllm(line), gpu, gpus, "", "--vllm"));
+  };
+  const auto tp8 = refusals("vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 8");
+  ASSERT_EQ(tp8.size(), 1u);
+  EXPECT_EQ(tp8[0].field, "--tensor-parallel-size");
+  EXPECT_NE(tp8[0].message.find("The output_size of gate's and up's weight = 192 is not "
+                                "divisible by weight quantization block_n = 128"),
+            std::string::npos)
+      << tp8[0].message;
+  EXPECT_NE(tp8[0].fix.find("--enable-expert-parallel"), std::string::npos) << tp8[0].fix;
+  EXPECT_TRUE(refusals("vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4").empty());
+  EXPECT_TRUE(refusals("vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 8 "
+                       "--enable-expert-parallel")
+                  .empty());
+  // DP without EP cuts over TP x DP: 1536 / (4 x 2) = 192 again; two servers of TP 4 do not.
+  const auto dp = refusals(
+      "vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4 --data-parallel-size 2");
+  ASSERT_EQ(dp.size(), 1u);
+  EXPECT_NE(dp[0].message.find("TP 4 × DP 2"), std::string::npos) << dp[0].message;
+  EXPECT_TRUE(refusals("vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4", 8).empty());
+  EXPECT_EQ(refusals("vllm serve MiniMaxAI/MiniMax-M2.7 --tensor-parallel-size 8").size(), 1u);
+  EXPECT_TRUE(refusals("vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16").empty());
+  const auto ds = refusals(
+      "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --data-parallel-size 4");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_NE(ds[0].message.find("= 64 is not divisible"), std::string::npos) << ds[0].message;
+  // A bf16 checkpoint has no blocks to keep whole.
+  EXPECT_TRUE(refusals("vllm serve Qwen/Qwen3-235B-A22B --tensor-parallel-size 8").empty());
 }
 
 TEST(EngineCmdlines, DtypeNeverDoublesAQuantizedCheckpoint) {

@@ -604,8 +604,41 @@ TEST(PlannerMemory, ExpertParallelShardsOnlyTheExperts) {
   in.expert_parallel = true;
   const std::uint64_t experts = m.weights.expert_bytes, rest = m.weight_bytes() - experts;
   EXPECT_EQ(memory_budget(m, in).weight_bytes, (rest + 1) / 2 + (experts + 7) / 8);
+  // Without EP vLLM's 4 replicas still run the MoE layers as one TP group of 8 ranks, each expert
+  // sharded over them (FusedMoEParallelConfig.make, fused_moe/config.py@002d6073): the same bytes.
   in.expert_parallel = false;
+  EXPECT_EQ(memory_budget(m, in).weight_bytes, (rest + 1) / 2 + (experts + 7) / 8);
+  // SGLang's --dp without DP attention runs independent servers, each with every expert.
+  in.engine = Engine::sglang;
   EXPECT_EQ(memory_budget(m, in).weight_bytes, (m.weight_bytes() + 1) / 2);
+}
+
+// The order table never offers a layout vLLM refuses to start: MiniMax-M2.7's experts are 1,536
+// columns wide in 128 x 128 fp8 blocks (config.json intermediate_size, weight_block_size), so the
+// GPUs its MoE layers span without expert parallelism, TP x DP replicas, must divide 1,536 into
+// whole blocks, 1536 / 128 = 12: a divisor of 12 (moe_cut_refusal). With expert parallelism the
+// experts stay whole and the same search takes TP 8.
+TEST(PlannerOrders, NoLayoutCutsFp8ExpertsIntoPartBlocks) {
+  const ModelSpec m = load_model("minimax-m2.7");
+  ASSERT_EQ(m.moe_intermediate_size, 1536u);
+  ASSERT_EQ(m.weights.block_n, 128u);
+  PlanInput in;
+  in.context = 32768;
+  in.concurrency = 1024;
+  const GpuSpec h100 = load_gpu("h100-sxm-80gb");
+  const OrderOption tp = min_gpus(m, in, h100, 1024, "test");
+  ASSERT_TRUE(tp.feasible) << tp.reason;
+  EXPECT_EQ(12 % (tp.tp * tp.replicas), 0u) << tp.tp << " x " << tp.replicas;
+  // On L40S every layout that holds them spans more than 12 GPUs: none starts, and the reason
+  // says why and what does.
+  const OrderOption l40s = min_gpus(m, in, load_gpu("l40s"), 1024, "test");
+  EXPECT_FALSE(l40s.feasible);
+  EXPECT_NE(l40s.reason.find("is refused"), std::string::npos) << l40s.reason;
+  EXPECT_NE(l40s.reason.find("--enable-expert-parallel"), std::string::npos) << l40s.reason;
+  in.expert_parallel = true;
+  const OrderOption ep = min_gpus(m, in, h100, 1024, "test");
+  ASSERT_TRUE(ep.feasible) << ep.reason;
+  EXPECT_EQ(ep.tp, 8u);
 }
 
 // A layer with its own KV heads (an EAGLE-style draft of 8 heads beside 4-head layers): TP must

@@ -509,12 +509,12 @@ TEST(StepTime, ExpertParallelismUnderDpAttention) {
               1e-12);
 }
 
-// vLLM's data parallelism with --enable-expert-parallel: its replicas' MoE layers are one EP group
-// of tp · DP ranks ("expert layers form a tensor parallel group of size DP × TP" without EP, an EP
-// group with it: docs/serving/data_parallel_deployment.md at docs.vllm.ai), the layout of DP
-// attention. A plan of TP 2 on 8 GPUs is 4 replicas: DP attention 4, EP 8. A dense model's
-// replicas share nothing: its step is TP 2's.
-TEST(StepTime, VllmDataParallelExpertParallelIsOneMoeGroup) {
+// vLLM's data parallelism: its replicas' MoE layers are one EP group of tp · DP ranks with
+// --enable-expert-parallel, one TP group of them without ("expert layers form a tensor parallel
+// group of size DP × TP" without EP, an EP group with it: docs/serving/data_parallel_deployment.md
+// at docs.vllm.ai), the layout of DP attention. A plan of TP 2 on 8 GPUs is 4 replicas: DP
+// attention 4, EP 8. A dense model's replicas share nothing: its step is TP 2's.
+TEST(StepTime, VllmDataParallelIsOneMoeGroup) {
   const auto g = kvplan::load_gpu("h100-sxm-80gb");
   kvplan::PlanInput plan;
   plan.tp = 2;
@@ -528,9 +528,34 @@ TEST(StepTime, VllmDataParallelExpertParallelIsOneMoeGroup) {
   plan.gpus = 0;  // one replica: EP over its TP group, as before
   EXPECT_EQ(kvplan::sim::step_model_input(g, plan).attention_dp, 1u);
   EXPECT_EQ(kvplan::sim::step_model_input(g, plan).ep, 2u);
+  // Without EP the 4 replicas' MoE layers are one TP group of 8 ranks (FusedMoEParallelConfig
+  // .make, vllm/model_executor/layers/fused_moe/config.py@002d6073: "the tensors are sharded
+  // across 4 devices" for TP 2, DP 2): DP attention 4, every expert sharded, ep 1.
   plan.gpus = 8;
-  plan.expert_parallel = false;  // without EP kvplan keeps the replicas apart (docs)
+  plan.expert_parallel = false;
+  EXPECT_EQ(kvplan::sim::moe_groups(plan), 4u);
+  const StepModelInput flat = kvplan::sim::step_model_input(g, plan);
+  EXPECT_EQ(flat.attention_dp, 4u);
+  EXPECT_EQ(flat.ep, 1u);
+  // Qwen3-30B-A3B: 57,982,058,496 B of routed experts (48 x 128 x 3 x 2048 x 768 x 2 B), 8 of 128
+  // a token. A rank holds 1/8 of every expert; one decode token on each of the 4 replicas touches
+  // an expert with 1 - (1 - 8/128)^4.
+  const auto moe = kvplan::load_model("qwen3-30b-a3b");
+  StepModelInput shared = ideal(2);
+  shared.attention_dp = 4;
+  const StepBatch token{.decode_tokens = 1, .decode_pairs = 1};
+  EXPECT_NEAR(StepModel(moe, g, shared).terms(token).expert_bytes,
+              57982058496.0 / 8 * (1 - std::pow(1 - 8.0 / 128, 4)), 1);
+  // A server of one replica (a line without --data-parallel-size on 8 GPUs: 4 servers).
+  plan.edit_vllm().data_parallel_size = 1;
   EXPECT_EQ(kvplan::sim::moe_groups(plan), 1u);
+  EXPECT_EQ(kvplan::sim::step_model_input(g, plan).attention_dp, 1u);
+  // SGLang's --dp without DP attention runs independent servers.
+  kvplan::PlanInput sglang;
+  sglang.engine = kvplan::Engine::sglang;
+  sglang.tp = 2;
+  sglang.gpus = 8;
+  EXPECT_EQ(kvplan::sim::moe_groups(sglang), 1u);
   const auto llama = kvplan::load_model("llama-3.1-8b");
   StepModelInput dense = ideal(2);
   dense.attention_dp = 4;

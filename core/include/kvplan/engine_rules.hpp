@@ -46,7 +46,7 @@ struct EngineSettings {
 };
 struct SettingsFields {
   std::string max_model_len = "max_model_len", max_num_seqs = "max_num_seqs",
-              max_num_batched_tokens = "max_num_batched_tokens";
+              max_num_batched_tokens = "max_num_batched_tokens", tp = "tensor_parallel_size";
 };
 
 // A setting the engine refuses, in its words: the field as the deployment spells it, why, and the
@@ -55,6 +55,13 @@ struct Refusal {
   std::string field, message, fix;
 };
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals);
+
+// What the engine refuses about how it cuts a routed expert of an fp8 block-quantized checkpoint
+// over the GPUs of its MoE layers (EngineRules::moe_tensor_parallel): a piece that is not whole
+// weight_block_size blocks, in the engine's words, named on `tp_field`. None for a model without
+// blocks or experts, an engine kvplan does not check, or whole experts.
+std::optional<Refusal> moe_cut_refusal(const ModelSpec& model, const PlanInput& in,
+                                       const std::string& tp_field);
 
 // What one GPU's memory leaves for the KV cache under an engine's budget rule, given the
 // weights and the non-KV reserve of a rank (bytes).
@@ -224,11 +231,20 @@ class EngineRules {
   virtual bool dp_attention_groups_of_one_gpu() const { return false; }
   // Over how many of its replicas a deployment's expert parallelism spreads the routed experts
   // (1: within one replica's TP group, every replica holding all the experts): vLLM's EP size is
-  // TP × DP, so all gpus / (tp · pp) of them; under DP attention the groups of one server
+  // TP × DP, so the DP ranks of one server (VllmOptions::data_parallel_size; every one of the
+  // gpus / (tp · pp) replicas where a plan says none); under DP attention the groups of one server
   // (attention_dp, whatever the servers); TensorRT-LLM's --ep_size alone splits the tp_size GPUs.
   virtual std::uint64_t expert_parallel_replicas(const PlanInput& in) const {
     return std::max<std::uint64_t>(in.attention_dp, 1);
   }
+  // Whether its data-parallel replicas share the MoE layers without expert parallelism too (vLLM:
+  // the experts then shard as one TP group of tp · DP ranks, FusedMoEParallelConfig.make), so the
+  // experts spread over expert_parallel_replicas either way.
+  virtual bool data_parallel_shares_moe_layers() const { return false; }
+  // Over how many GPUs each routed expert's intermediate columns are cut (1: whole experts, as
+  // under expert parallelism); 0 where kvplan does not check the engine's cut
+  // (moe_shard_refusal).
+  virtual std::uint64_t moe_tensor_parallel(const PlanInput&) const { return 0; }
   virtual bool speculative_tokens_hold_state_pages() const { return false; }
   // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state
   // block of its own, so max_num_seqs above the block count refuses to start.

@@ -115,6 +115,9 @@ struct WeightSpec {
   // int8 (GPTQ, AWQ, compressed-tensors "type": "int", bitsandbytes 8-bit), bnb4 (bitsandbytes
   // nf4 / fp4); "" unquantized.
   std::string format;
+  // fp8_block: weight_block_size [block_n, block_k], the output and input channels one scale
+  // covers (Fp8Config); 0 otherwise. An engine that shards a weight must cut it at whole blocks.
+  std::uint32_t block_n = 0, block_k = 0;
   bool from_checkpoint = false;  // bytes read from the safetensors headers, not estimated
 };
 

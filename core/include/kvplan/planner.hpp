@@ -149,6 +149,13 @@ struct VllmOptions {
   // differ (docs/engine-memory.md "Model Runner V2"). Not a flag: the environment variable.
   enum class ModelRunner { auto_, v1, v2 };
   ModelRunner model_runner = ModelRunner::auto_;
+  // --data-parallel-size of one server: its DP ranks run the MoE layers as one group of
+  // tp · DP ranks, an EP group with --enable-expert-parallel, else a TP group (the routed
+  // experts 1/(tp · DP) a GPU either way: FusedMoEParallelConfig.make and
+  // flatten_tp_across_dp_and_pcp, vllm/model_executor/layers/fused_moe/config.py@002d6073).
+  // 0 = every replica of the deployment (gpus / (tp · pp)), as kvplan's launch lines run them;
+  // a command line says its own (1 without the flag: more GPUs are more servers).
+  std::uint32_t data_parallel_size = 0;
   bool operator==(const VllmOptions&) const = default;
 };
 
@@ -204,8 +211,9 @@ struct PlanInput {
   std::uint64_t max_num_batched_tokens = kDefaultMaxNumBatchedTokens;
   std::uint32_t draft_layers = 0;  // speculative (MTP / EAGLE) layers holding a cache
   std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;  // recurrent state; model default
-  // Routed experts sharded over all GPUs (vLLM --enable-expert-parallel with DP): per GPU the
-  // experts take expert_bytes / (tp · pp · replicas), the rest / (tp · pp).
+  // Routed experts spread whole over the MoE layers' ranks (vLLM --enable-expert-parallel, SGLang
+  // --ep-size = --tp): with vLLM's DP they span its replicas (VllmOptions::data_parallel_size), per
+  // GPU expert_bytes / (tp · pp · replicas), the rest / (tp · pp) — as without EP there.
   bool expert_parallel = false;
   // DP attention (SGLang --enable-dp-attention with --dp D, TensorRT-LLM enable_attention_dp): one
   // server's GPUs run D attention groups of tp × pp GPUs, each with its own requests, KV pool and

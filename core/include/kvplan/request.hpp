@@ -100,7 +100,8 @@ struct DeploymentRequest {
   ShapeFields names = cli_flag_names();
   SettingsFields setting_names = {.max_model_len = "--context",
                                   .max_num_seqs = "--max-num-seqs",
-                                  .max_num_batched_tokens = "--max-num-batched-tokens"};
+                                  .max_num_batched_tokens = "--max-num-batched-tokens",
+                                  .tp = "--tp"};
 };
 
 struct ResolvedDeployment {

@@ -130,9 +130,47 @@ std::optional<Refusal> EngineRules::disaggregation_refusal() const {
                  ""};
 }
 
+// An fp8 block-quantized checkpoint whose experts the engine cuts into pieces that are not whole
+// scale blocks: vLLM refuses it while it creates the weights (Fp8MoEMethod.create_weights,
+// vllm/model_executor/layers/quantization/fp8.py@1436674bcb3f46f4c960d09334cf7dd1534943ca: "The
+// output_size of gate's and up's weight = {intermediate_size_per_partition} is not divisible by
+// weight quantization block_n = {block_n}", then block_k for down's input at TP > 1; reported for
+// Qwen3-235B-A22B-FP8 at TP 8, 1536 / 8 = 192, vllm-project/vllm#17569). A width the GPUs do not
+// divide at all cannot be whole blocks either (FusedMoEConfig asserts intermediate_size % tp_size
+// == 0, vllm/model_executor/layers/fused_moe/config.py@002d6073).
+std::optional<Refusal> moe_cut_refusal(const ModelSpec& m, const PlanInput& in,
+                                       const std::string& tp_field) {
+  const std::uint64_t cut = engine_rules(in).moe_tensor_parallel(in);
+  const std::uint64_t width = m.moe_intermediate_size, bn = m.weights.block_n,
+                      bk = m.weights.block_k;
+  if (m.routed_experts == 0 || width == 0 || bn == 0 || cut <= 1) return std::nullopt;
+  const std::uint64_t part = width / cut;
+  std::string why;
+  if (width % cut != 0)
+    why = "intermediate_size " + std::to_string(width) + " is not divisible by the MoE layers' " +
+          "tensor-parallel size " + std::to_string(cut);
+  else if (part % bn != 0)
+    why = "The output_size of gate's and up's weight = " + std::to_string(part) +
+          " is not divisible by weight quantization block_n = " + std::to_string(bn);
+  else if (bk != 0 && part % bk != 0)
+    why = "The input_size of down's weight = " + std::to_string(part) +
+          " is not divisible by weight quantization block_k = " + std::to_string(bk);
+  if (why.empty()) return std::nullopt;
+  const std::uint64_t tp = std::max<std::uint32_t>(in.tp, 1);
+  const std::string gpus = cut == tp
+                               ? "TP " + std::to_string(cut)
+                               : "TP " + std::to_string(tp) + " × DP " + std::to_string(cut / tp);
+  return Refusal{tp_field,
+                 why + ": " + m.id + "'s experts are " + std::to_string(width) +
+                     " columns wide, in fp8 blocks of " + std::to_string(bn) + " × " +
+                     std::to_string(bk) + ", cut over the " + gpus + " GPUs of its MoE layers",
+                 "--enable-expert-parallel (whole experts a GPU), or fewer GPUs a server"};
+}
+
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {
   std::vector<Problem> out;
-  for (const auto& r : refusals) out.push_back({r.field, r.message});
+  for (const auto& r : refusals)
+    out.push_back({r.field, r.fix.empty() ? r.message : r.message + " (fix: " + r.fix + ")"});
   return out;
 }
 

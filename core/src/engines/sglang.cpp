@@ -115,7 +115,8 @@ class Sglang final : public EngineRules {
   SettingsFields settings_flag_names() const override {
     return {.max_model_len = "--context-length",
             .max_num_seqs = "--max-running-requests",
-            .max_num_batched_tokens = "--chunked-prefill-size"};
+            .max_num_batched_tokens = "--chunked-prefill-size",
+            .tp = "--tp"};
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {

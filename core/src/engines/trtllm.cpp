@@ -54,7 +54,8 @@ class Trtllm final : public EngineRules {
   SettingsFields settings_flag_names() const override {
     return {.max_model_len = "--max_seq_len",
             .max_num_seqs = "--max_batch_size",
-            .max_num_batched_tokens = "--max_num_tokens"};
+            .max_num_batched_tokens = "--max_num_tokens",
+            .tp = "--tp_size"};
   }
   const char* memory_fraction_key() const override { return "free_gpu_memory_fraction"; }
   std::vector<std::string> option_keys() const override {

@@ -28,7 +28,8 @@ ShapeFields Vllm::flag_names() const {
 SettingsFields Vllm::settings_flag_names() const {
   return {.max_model_len = "--max-model-len",
           .max_num_seqs = "--max-num-seqs",
-          .max_num_batched_tokens = "--max-num-batched-tokens"};
+          .max_num_batched_tokens = "--max-num-batched-tokens",
+          .tp = "--tensor-parallel-size"};
 }
 
 std::vector<Refusal> Vllm::settings_problems(const EngineSettings& s,

@@ -133,10 +133,18 @@ class Vllm : public EngineRules {
                                          const SettingsFields& names) const override;
   // MambaSpec.num_speculative_blocks (kv_cache_interface.py@001cabc1).
   bool speculative_tokens_hold_state_pages() const override { return true; }
-  // --enable-expert-parallel: the experts over the TP × DP ranks (PlanInput::expert_parallel).
+  // The MoE layers over the TP × DP ranks of one server, whole experts with
+  // --enable-expert-parallel (PlanInput::expert_parallel), else sharded
+  // (VllmOptions::data_parallel_size).
   std::uint64_t expert_parallel_replicas(const PlanInput& in) const override {
+    if (const std::uint32_t dp = in.vllm().data_parallel_size) return dp;
     const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
     return in.gpus && unit ? std::max<std::uint64_t>(in.gpus / unit, 1) : 1;
+  }
+  bool data_parallel_shares_moe_layers() const override { return true; }
+  // FusedMoEParallelConfig.make: tp · DP without EP, 1 with it.
+  std::uint64_t moe_tensor_parallel(const PlanInput& in) const override {
+    return in.expert_parallel ? 1 : in.tp * expert_parallel_replicas(in);
   }
   // PR #38270 (CompilationConfig.resolve_cudagraph_mode_and_sizes), from vLLM 0.20.
   bool graphs_need_a_state_block_per_sequence() const override { return true; }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/sim/disagg.hpp"
 #include "kvplan/sim/serving_report.hpp"
@@ -64,7 +65,15 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
     }
   const Workload w = load_workload(d.workload_path, 1);
   ServingConfig cfg = serving_config_of(d.plan, d.max_num_seqs);
-  cfg.plan.gpus = 0;  // one replica's pool; the replicas share the arrivals below
+  // One replica's pool; the replicas share the arrivals below. vLLM's DP ranks keep the share of
+  // the experts they hold (VllmOptions::data_parallel_size), as the check sized them.
+  if (engine_rules(cfg.plan).data_parallel_shares_moe_layers() &&
+      cfg.plan.vllm().data_parallel_size == 0) {
+    VllmOptions v = cfg.plan.vllm();
+    v.data_parallel_size = moe_groups(d.plan);
+    cfg.plan.edit_vllm() = v;
+  }
+  cfg.plan.gpus = 0;
   const std::uint32_t unit = d.plan.tp * d.plan.pp;
   const std::uint32_t replicas = d.plan.gpus && unit ? d.plan.gpus / unit : 1;
   SimResult r;

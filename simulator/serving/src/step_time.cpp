@@ -171,21 +171,22 @@ StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
   StepModelInput si = step_model_input(gpu, plan.engine, plan.tp, calibrated);
   // DP attention: plan.tp is one group's, its MoE layers span every group of the server, whole
   // experts over moe_ep of its GPUs (expert_parallel comes with it: the experts' memory). vLLM's
-  // DP + EP is the same layout: its replicas' MoE layers are one EP group of tp · DP ranks.
+  // DP is the same layout: its replicas' MoE layers are one EP group of tp · DP ranks with EP,
+  // one TP group of them without (ep 1).
   const std::uint32_t groups = moe_groups(plan);
   if (plan.attention_dp > 1) {
     si.attention_dp = plan.attention_dp;
     si.ep = plan.moe_ep;
-  } else if (plan.expert_parallel) {
+  } else if (groups > 1 || plan.expert_parallel) {
     si.attention_dp = groups;
-    si.ep = plan.tp * groups;
+    si.ep = plan.expert_parallel ? plan.tp * groups : 1;
   }
   return si;
 }
 
 std::uint32_t moe_groups(const PlanInput& plan) {
   if (plan.attention_dp > 1) return plan.attention_dp;
-  if (!plan.expert_parallel) return 1;
+  if (!plan.expert_parallel && !engine_rules(plan).data_parallel_shares_moe_layers()) return 1;
   return static_cast<std::uint32_t>(
       std::max<std::uint64_t>(engine_rules(plan).expert_parallel_replicas(plan), 1));
 }

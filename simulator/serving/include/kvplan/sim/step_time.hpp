@@ -186,9 +186,9 @@ StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated = {});
 
 // The replicas of a deployment whose MoE layers are one: its DP attention groups, vLLM's
-// data-parallel replicas under expert parallelism (one EP group of tp · DP ranks: the experts'
-// memory spreads over them, EngineRules::expert_parallel_replicas), else 1. A dense model's
-// StepModel takes them as plain replicas.
+// data-parallel replicas (one EP group of tp · DP ranks under expert parallelism, one TP group of
+// them without: the experts' memory spreads over them, EngineRules::expert_parallel_replicas),
+// else 1. A dense model's StepModel takes them as plain replicas.
 std::uint32_t moe_groups(const PlanInput& plan);
 
 // The expected largest of n independent standard normal variables (0 for n = 1; 1/sqrt(pi) for
