@@ -196,6 +196,11 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
   }
   if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
     o.num_speculative_tokens = static_cast<std::uint32_t>(*k);
+  // One server's --data-parallel-size (VllmOptions::data_parallel_size): its DP ranks share the
+  // MoE layers; replicas beyond it are more servers. Absent: every replica is a DP rank of one
+  // server, as kvplan's launch lines run them.
+  if (auto n = en.opt_uint("data_parallel_size", 1, 4096))
+    o.data_parallel_size = static_cast<std::uint32_t>(*n);
   // The drafts' acceptance, for the serving simulator (VllmOptions::spec_acceptance): one rate,
   // one a draft position, or "A1,...,Ak" as --engine-option gives it.
   if (en.has("acceptance_rate")) {
@@ -433,6 +438,10 @@ void read_deploy_disagg(detail::JsonObject& o, bool gpus_given, Deployment& d) {
                     std::to_string(kMaxGpus));
   d.plan.tp = l.decode_tp;
   d.plan.gpus = static_cast<std::uint32_t>(decode);
+  // Each side's replicas are instances of their own (one `vllm serve` a prefill or decode
+  // instance, as docs/disagg.md's launch lines run them): none shares another's MoE layers.
+  if (engine_rules(d.plan).data_parallel_shares_moe_layers() && !d.plan.vllm().data_parallel_size)
+    d.plan.edit_vllm().data_parallel_size = 1;
   d.disagg = l;
 }
 
@@ -471,6 +480,16 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
     d.plan.gpus = d.plan.tp * d.plan.attention_dp;
   throw_if_any(source, validate_attention_dp(d.plan, engine_rules(d.plan),
                                              d.model.routed_experts == 0, deploy_file_names()));
+  // vLLM servers of engine.data_parallel_size ranks: one without /hardware/gpus, else whole ones.
+  if (const std::uint64_t dp = d.plan.vllm().data_parallel_size) {
+    const std::uint64_t unit = std::uint64_t{d.plan.tp} * d.plan.pp;  // each at most 4096
+    if (!gpus_given) d.plan.gpus = static_cast<std::uint32_t>(std::min(unit * dp, kMaxGpus));
+    if ((d.plan.gpus / unit) % dp != 0 || unit * dp > kMaxGpus)
+      throw Error(source, "/engine/data_parallel_size",
+                  std::to_string(d.plan.gpus / unit) + " replicas of TP " +
+                      std::to_string(d.plan.tp) + " × PP " + std::to_string(d.plan.pp) +
+                      " are not whole servers of " + std::to_string(dp) + " data-parallel ranks");
+  }
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);
   read_deploy_offload(o, d);
@@ -815,6 +834,12 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
   // not start), also at a few lower fractions, the highest first: more GPUs and a lower fraction
   // together.
   std::vector<std::uint32_t> fractions{f};
+  // A new layout runs as kvplan's launch lines run one: its replicas the DP ranks of one server
+  // (VllmOptions::data_parallel_size 0), whatever the deployment's own server size was.
+  const auto new_layout = [](PlanInput& x) {
+    if (engine_rules(x).data_parallel_shares_moe_layers() && x.vllm().data_parallel_size)
+      x.edit_vllm().data_parallel_size = 0;
+  };
   if (outside_short)
     for (std::uint32_t less : {20000u, 50000u, 100000u, 150000u, 200000u})
       if (f > less + 500000) fractions.push_back(f - less);
@@ -824,6 +849,7 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
     want.context = std::max(d.slo.context, p.context);
     want.available_kv_bytes.reset();
     want.available_kv_bytes_per_rank.clear();
+    new_layout(want);
     for (std::uint64_t ctx : {d.slo.context, want.context}) {
       want.context = ctx;
       const OrderOption o = min_gpus(d.model, want, d.gpu, 4096, d.source);
@@ -835,7 +861,8 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
       got.gpus = o.gpus;
       got.available_kv_bytes.reset();
       got.available_kv_bytes_per_rank.clear();
-      if (!capacity_ok(d, evaluate(d, got))) continue;
+      new_layout(got);
+      if (moe_cut_refusal(d.model, got, "tp") || !capacity_ok(d, evaluate(d, got))) continue;
       std::string s = o.gpus > p.gpus
                           ? "needs " + std::to_string(o.gpus - p.gpus) + " more " + d.gpu.id +
                                 " (" + std::to_string(o.gpus) + " in all: "

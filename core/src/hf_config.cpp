@@ -1188,6 +1188,13 @@ Params count_params(Config& c, const Shape& s, ModelSpec& m) {
   }
   p.add(Part::small, h);  // final norm
   p.add(Part::vision, vision_params(c, h));
+  // The widths a block-quantized checkpoint's TP cut must keep whole (WeightSpec; weight_bytes
+  // keeps those of the quantized parts).
+  m.weights.block_expert_width = static_cast<std::uint32_t>(mlp.moe.experts ? mlp.moe.width : 0);
+  m.weights.block_shared_width =
+      static_cast<std::uint32_t>(mlp.moe.experts && !mlp.moe.gpt_oss ? mlp.moe.shared : 0);
+  m.weights.block_dense_width =
+      static_cast<std::uint32_t>(p[Part::dense_mlp] > 0 ? mlp.dense_width : 0);
   return p;
 }
 
@@ -1220,6 +1227,12 @@ void weight_bytes(const Params& p, const Quant& q, const std::string& compute, M
   m.weights.format = q.format;
   m.weights.block_n = q.block_n;
   m.weights.block_k = q.block_k;
+  const auto cut = [&](std::uint32_t& width, Part part) {
+    if (q.block_n == 0 || q.method.empty() || skipped(q, part)) width = 0;
+  };
+  cut(m.weights.block_expert_width, Part::experts);
+  cut(m.weights.block_shared_width, Part::shared_expert);
+  cut(m.weights.block_dense_width, Part::dense_mlp);
 }
 
 // What a plain dtype override would replace; quantized checkpoints keep theirs.

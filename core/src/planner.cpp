@@ -324,6 +324,14 @@ void check_model_runner(const VllmOptions& o, const std::string& source, const s
 
 void check_engine_options(const PlanInput& in, const std::string& source) {
   if (in.engine == Engine::vllm) check_model_runner(in.vllm(), source, "model_runner");
+  // Whole servers of data_parallel_size DP ranks (VllmOptions::data_parallel_size).
+  const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
+  if (const std::uint32_t dp = in.vllm().data_parallel_size;
+      dp && in.gpus && unit && (in.gpus / unit) % dp != 0)
+    throw Error(source, "data_parallel_size",
+                std::to_string(in.gpus / unit) + " replicas of TP " + std::to_string(in.tp) +
+                    " × PP " + std::to_string(in.pp) + " are not whole servers of " +
+                    std::to_string(dp) + " data-parallel ranks");
   const auto held = static_cast<Engine>(in.options.index());
   if (held == in.engine) return;
   const bool defaults =
@@ -1154,7 +1162,7 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
   // Under DP attention the unit is a server of attention_dp groups of TP tp (no PP), its MoE
   // layers' EP dividing the server's GPUs.
   const std::uint32_t groups = std::max<std::uint32_t>(in.attention_dp, 1);
-  std::optional<Refusal> cut_refused;  // the first layout that held them but would not start
+  bool cut_refused = false;  // a layout held them but would not start
   for (std::uint32_t pp = 1; pp <= 16 && pp <= model.layers.size(); ++pp) {
     if (groups > 1 && pp > 1) break;
     for (std::uint32_t tp : {1u, 2u, 4u, 8u}) {
@@ -1173,9 +1181,13 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       c.gpu_id = gpu.id;
       c.available_kv_bytes.reset();
       c.available_kv_bytes_per_rank.clear();
+      // A new layout: its replicas are the DP ranks of one server, as its launch line runs them.
+      if (c.vllm().data_parallel_size) c.edit_vllm().data_parallel_size = 0;
       const Capacity cap = plan_capacity(model, c, source);
       if (cap.max_requests_per_replica == 0) continue;
-      // Whole servers: each holds groups replicas (1 without DP attention).
+      // Whole servers: each holds groups replicas (1 without DP attention). Sized one replica
+      // alone; vLLM's DP ranks of an MoE model hold less of the experts, so the order's own
+      // figure is taken at its GPUs below.
       const std::uint64_t servers = ceil_div(want, mul(cap.max_requests_per_replica, groups));
       if (servers > max_gpus / unit) continue;
       const std::uint64_t replicas = servers * groups;
@@ -1183,8 +1195,8 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       // A layout whose cut of the fp8 experts the engine refuses does not start
       // (moe_cut_refusal; vLLM's data-parallel replicas count in the cut).
       c.gpus = total;
-      if (auto refused = moe_cut_refusal(model, c, "tp")) {
-        if (!cut_refused) cut_refused = std::move(refused);
+      if (moe_cut_refusal(model, c, "tp")) {
+        cut_refused = true;
         continue;
       }
       // Fewest GPUs; then fewer pipeline stages; then smaller TP (fewer all-reduces).
@@ -1194,15 +1206,15 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
         best.tp = tp;
         best.pp = pp;
         best.replicas = static_cast<std::uint32_t>(replicas);
-        best.max_requests = cap.max_requests_per_replica * replicas;
+        best.max_requests = plan_capacity(model, c, source).max_requests;
         best.reason.clear();
       }
     }
   }
   if (!best.feasible && cut_refused)
-    best.reason = "every TP × PP × replicas up to " + std::to_string(max_gpus) +
-                  " GPUs that holds them is refused: " + cut_refused->message +
-                  " (fix: " + cut_refused->fix + ")";
+    best.reason = "each TP × PP's smallest order up to " + std::to_string(max_gpus) +
+                  " GPUs cuts the fp8 experts into part blocks, which vLLM refuses "
+                  "(--enable-expert-parallel)";
   if (best.feasible) {
     best.nodes = nodes_for(gpu, best.tp, std::uint64_t{best.pp} * best.replicas);
     best.cost_per_hour = round_cents(best.gpus * gpu.price_per_hour);

@@ -161,7 +161,9 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
                              "divisible by weight quantization block_n = 128"),
             std::string::npos)
       << refused.err;
-  EXPECT_NE(refused.err.find("fix: --enable-expert-parallel"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("(fix: expert parallelism (--enable-expert-parallel"),
+            std::string::npos)
+      << refused.err;
 }
 
 // The order table in nodes: HGX nodes hold 8 GPUs, so the h100 row of the TP 8 scenario above,

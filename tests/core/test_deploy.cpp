@@ -55,6 +55,43 @@ TEST(Deploy, ParsesAFullFile) {
   EXPECT_EQ(d.slo.concurrency, 32u);
 }
 
+// vLLM's data-parallel ranks of one server share an MoE model's MoE layers: with /hardware/gpus
+// of 4 replicas of TP 1 a GPU holds a quarter of Qwen3-30B-A3B's routed experts (48 x 128 x 3 x
+// 2048 x 768 x 2 B = 57,982,058,496 B), with or without expert parallelism
+// (FusedMoEParallelConfig.make, fused_moe/config.py@002d6073). engine.data_parallel_size 1 says
+// each replica is a server of its own: every expert on every GPU. Servers are whole.
+TEST(Deploy, VllmDataParallelSizeSaysWhatAServerHolds) {
+  auto file = [](const std::string& engine, const std::string& hardware = "") {
+    return R"({"kvplan_deploy": 1, "model": "qwen3-30b-a3b",
+               "hardware": {"gpu": "h200-141gb")" +
+           hardware + R"(}, "engine": {"name": "vllm", "max_model_len": 8192)" + engine +
+           R"(}, "slo": {"concurrency": 16}})";
+  };
+  const ModelSpec m = load_model("qwen3-30b-a3b");
+  const std::uint64_t experts = 57982058496u, rest = m.weight_bytes() - experts;
+  ASSERT_EQ(m.weights.expert_bytes, experts);
+  const auto one = parse_deploy_json(file("", R"(, "gpus": 4)"), "t.json");
+  EXPECT_EQ(memory_budget(one.model, one.plan).weight_bytes, rest + experts / 4);
+  const auto apart =
+      parse_deploy_json(file(R"(, "data_parallel_size": 1)", R"(, "gpus": 4)"), "t.json");
+  EXPECT_EQ(memory_budget(apart.model, apart.plan).weight_bytes, m.weight_bytes());
+  const auto two =
+      parse_deploy_json(file(R"(, "data_parallel_size": 2)", R"(, "gpus": 4)"), "t.json");
+  EXPECT_EQ(memory_budget(two.model, two.plan).weight_bytes, rest + experts / 2);
+  // Without /hardware/gpus: one server of its ranks.
+  EXPECT_EQ(parse_deploy_json(file(R"(, "data_parallel_size": 2)"), "t.json").plan.gpus, 2u);
+  std::string what;
+  EXPECT_EQ(error_field(file(R"(, "data_parallel_size": 3)", R"(, "gpus": 4)"), &what),
+            "/engine/data_parallel_size");
+  EXPECT_NE(what.find("not whole servers of 3"), std::string::npos) << what;
+  EXPECT_EQ(error_field(file(R"(, "data_parallel_size": 0)")), "/engine/data_parallel_size");
+  // Another engine does not read it.
+  EXPECT_EQ(error_field(R"({"kvplan_deploy": 1, "model": "qwen3-30b-a3b", "hardware": {"gpu":
+      "h200-141gb"}, "engine": {"name": "sglang", "data_parallel_size": 2},
+      "slo": {"concurrency": 1}})"),
+            "/engine/data_parallel_size");
+}
+
 // DP attention in a file: engine.attention_dp groups of tensor_parallel_size GPUs a server,
 // engine.moe_ep_size their MoE layers' EP. Without /hardware/gpus the deployment is one server.
 TEST(Deploy, DpAttentionIsWholeServers) {

@@ -283,6 +283,24 @@ TEST(EngineCmdlines, FpEightBlocksMustSurviveTheExpertCut) {
   EXPECT_NE(ds[0].message.find("= 64 is not divisible"), std::string::npos) << ds[0].message;
   // A bf16 checkpoint has no blocks to keep whole.
   EXPECT_TRUE(refusals("vllm serve Qwen/Qwen3-235B-A22B --tensor-parallel-size 8").empty());
+  // Expert parallelism keeps the routed experts whole, but DeepSeek-V3's shared expert (one MLP
+  // of n_shared_experts 1 x 2,048 columns) is a RowParallelLinear over the TP group: 2048 / 32 =
+  // 64 (validate_fp8_block_shape, quantization/utils/fp8_utils.py@364d0192), and no fix is EP.
+  const auto shared = refusals(
+      "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 32 --enable-expert-parallel");
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_NE(shared[0].message.find("Weight input_size_per_partition = 64 is not divisible by "
+                                   "weight quantization block_k = 128"),
+            std::string::npos)
+      << shared[0].message;
+  EXPECT_NE(shared[0].message.find("shared experts are 2048 columns wide"), std::string::npos)
+      << shared[0].message;
+  EXPECT_EQ(shared[0].fix.find("--enable-expert-parallel"), std::string::npos) << shared[0].fix;
+  // Its three dense layers (intermediate_size 18,432) are whole blocks at TP 16 (1,152 = 9 x 128).
+  EXPECT_TRUE(
+      refusals(
+          "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16 --enable-expert-parallel")
+          .empty());
 }
 
 TEST(EngineCmdlines, DtypeNeverDoublesAQuantizedCheckpoint) {

@@ -56,10 +56,11 @@ struct Refusal {
 };
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals);
 
-// What the engine refuses about how it cuts a routed expert of an fp8 block-quantized checkpoint
-// over the GPUs of its MoE layers (EngineRules::moe_tensor_parallel): a piece that is not whole
-// weight_block_size blocks, in the engine's words, named on `tp_field`. None for a model without
-// blocks or experts, an engine kvplan does not check, or whole experts.
+// What the engine refuses about how it cuts an fp8 block-quantized checkpoint over its GPUs: a
+// routed expert over the MoE layers' GPUs (EngineRules::moe_tensor_parallel), the shared experts
+// and dense MLP layers over the TP group, into a piece that is not whole weight_block_size blocks
+// (WeightSpec::block_n), in the engine's words, named on `tp_field`. None for a model without
+// blocks, or an engine kvplan does not check (moe_tensor_parallel 0).
 std::optional<Refusal> moe_cut_refusal(const ModelSpec& model, const PlanInput& in,
                                        const std::string& tp_field);
 
@@ -243,7 +244,7 @@ class EngineRules {
   virtual bool data_parallel_shares_moe_layers() const { return false; }
   // Over how many GPUs each routed expert's intermediate columns are cut (1: whole experts, as
   // under expert parallelism); 0 where kvplan does not check the engine's cut
-  // (moe_shard_refusal).
+  // (moe_cut_refusal).
   virtual std::uint64_t moe_tensor_parallel(const PlanInput&) const { return 0; }
   virtual bool speculative_tokens_hold_state_pages() const { return false; }
   // vLLM >= 0.20 with full CUDA graphs: every decode sequence of a Mamba hybrid needs a state

@@ -116,8 +116,12 @@ struct WeightSpec {
   // nf4 / fp4); "" unquantized.
   std::string format;
   // fp8_block: weight_block_size [block_n, block_k], the output and input channels one scale
-  // covers (Fp8Config); 0 otherwise. An engine that shards a weight must cut it at whole blocks.
+  // covers (Fp8Config); 0 otherwise. An engine that shards a weight must cut it at whole blocks:
+  // the widths it cuts, each 0 where the part is absent or kept unquantized (the scheme's skip
+  // list): a routed expert's intermediate columns, the shared experts' (all of them, one MLP)
+  // and the dense MLP layers'.
   std::uint32_t block_n = 0, block_k = 0;
+  std::uint32_t block_expert_width = 0, block_shared_width = 0, block_dense_width = 0;
   bool from_checkpoint = false;  // bytes read from the safetensors headers, not estimated
 };
 

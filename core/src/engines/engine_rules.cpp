@@ -130,41 +130,72 @@ std::optional<Refusal> EngineRules::disaggregation_refusal() const {
                  ""};
 }
 
-// An fp8 block-quantized checkpoint whose experts the engine cuts into pieces that are not whole
-// scale blocks: vLLM refuses it while it creates the weights (Fp8MoEMethod.create_weights,
-// vllm/model_executor/layers/quantization/fp8.py@1436674bcb3f46f4c960d09334cf7dd1534943ca: "The
-// output_size of gate's and up's weight = {intermediate_size_per_partition} is not divisible by
-// weight quantization block_n = {block_n}", then block_k for down's input at TP > 1; reported for
-// Qwen3-235B-A22B-FP8 at TP 8, 1536 / 8 = 192, vllm-project/vllm#17569). A width the GPUs do not
-// divide at all cannot be whole blocks either (FusedMoEConfig asserts intermediate_size % tp_size
-// == 0, vllm/model_executor/layers/fused_moe/config.py@002d6073).
+// An fp8 block-quantized checkpoint whose weights the engine cuts into pieces that are not whole
+// scale blocks: vLLM refuses it while it creates the weights.
+//   Routed experts, over the MoE layers' TP (tp · DP without expert parallelism, none with it):
+//     Fp8MoEMethod.create_weights, vllm/model_executor/layers/quantization/fp8.py@
+//     1436674bcb3f46f4c960d09334cf7dd1534943ca ("The output_size of gate's and up's weight =
+//     {intermediate_size_per_partition} is not divisible by weight quantization block_n =
+//     {block_n}", then block_k for down's input at TP > 1); Qwen3-235B-A22B-FP8 at TP 8, 1536 /
+//     8 = 192, vllm-project/vllm#17569. A width the GPUs do not divide is not whole blocks either
+//     (FusedMoEConfig asserts intermediate_size % tp_size == 0, fused_moe/config.py@002d6073).
+//   The shared experts' and dense MLP layers' down_proj, a RowParallelLinear over the attention
+//     TP whatever the experts do: validate_fp8_block_shape, quantization/utils/fp8_utils.py@
+//     364d01925de309b50c726941ad93a2c0a2487df8 ("Weight input_size_per_partition = {…} is not
+//     divisible by weight quantization block_k = {block_k}"); Qwen3-Next-80B-A3B-FP8's 512-wide
+//     shared expert at TP 8 (64), reported with --enable-expert-parallel too.
 std::optional<Refusal> moe_cut_refusal(const ModelSpec& m, const PlanInput& in,
                                        const std::string& tp_field) {
-  const std::uint64_t cut = engine_rules(in).moe_tensor_parallel(in);
-  const std::uint64_t width = m.moe_intermediate_size, bn = m.weights.block_n,
-                      bk = m.weights.block_k;
-  if (m.routed_experts == 0 || width == 0 || bn == 0 || cut <= 1) return std::nullopt;
-  const std::uint64_t part = width / cut;
-  std::string why;
-  if (width % cut != 0)
-    why = "intermediate_size " + std::to_string(width) + " is not divisible by the MoE layers' " +
-          "tensor-parallel size " + std::to_string(cut);
-  else if (part % bn != 0)
-    why = "The output_size of gate's and up's weight = " + std::to_string(part) +
-          " is not divisible by weight quantization block_n = " + std::to_string(bn);
-  else if (bk != 0 && part % bk != 0)
-    why = "The input_size of down's weight = " + std::to_string(part) +
-          " is not divisible by weight quantization block_k = " + std::to_string(bk);
-  if (why.empty()) return std::nullopt;
+  const std::uint64_t bn = m.weights.block_n, bk = m.weights.block_k;
+  const std::uint64_t moe_tp = engine_rules(in).moe_tensor_parallel(in);
+  if (bn == 0 || moe_tp == 0) return std::nullopt;  // no blocks, or an engine not checked
   const std::uint64_t tp = std::max<std::uint32_t>(in.tp, 1);
-  const std::string gpus = cut == tp
-                               ? "TP " + std::to_string(cut)
-                               : "TP " + std::to_string(tp) + " × DP " + std::to_string(cut / tp);
-  return Refusal{tp_field,
-                 why + ": " + m.id + "'s experts are " + std::to_string(width) +
-                     " columns wide, in fp8 blocks of " + std::to_string(bn) + " × " +
-                     std::to_string(bk) + ", cut over the " + gpus + " GPUs of its MoE layers",
-                 "--enable-expert-parallel (whole experts a GPU), or fewer GPUs a server"};
+  const std::string blocks = std::to_string(bn) + " × " + std::to_string(bk);
+  // Routed experts.
+  if (const std::uint64_t w = m.weights.block_expert_width; w && moe_tp > 1) {
+    std::string why;
+    const std::uint64_t part = w / moe_tp;
+    if (w % moe_tp != 0)
+      why = "intermediate_size " + std::to_string(w) + " is not divisible by the MoE layers' " +
+            "tensor-parallel size " + std::to_string(moe_tp);
+    else if (part % bn != 0)
+      why = "The output_size of gate's and up's weight = " + std::to_string(part) +
+            " is not divisible by weight quantization block_n = " + std::to_string(bn);
+    else if (bk != 0 && tp > 1 && part % bk != 0)
+      why = "The input_size of down's weight = " + std::to_string(part) +
+            " is not divisible by weight quantization block_k = " + std::to_string(bk);
+    if (!why.empty()) {
+      const std::string gpus =
+          moe_tp == tp ? "TP " + std::to_string(moe_tp)
+                       : "TP " + std::to_string(tp) + " × DP " + std::to_string(moe_tp / tp);
+      return Refusal{tp_field,
+                     why + ": " + m.id + "'s routed experts are " + std::to_string(w) +
+                         " columns wide, in fp8 blocks of " + blocks + ", cut over the " + gpus +
+                         " GPUs of its MoE layers",
+                     "expert parallelism (--enable-expert-parallel, engine.enable_expert_parallel: "
+                     "whole experts a GPU), or fewer GPUs a server"};
+    }
+  }
+  // The shared experts' and dense layers' down_proj, over the attention TP.
+  if (tp <= 1 || bk == 0) return std::nullopt;
+  for (const auto& [w, what] : {std::pair{m.weights.block_shared_width, "shared experts"},
+                                std::pair{m.weights.block_dense_width, "dense MLP layers"}}) {
+    if (w == 0) continue;
+    const std::string why =
+        w % tp != 0 ? std::to_string(w) + " is not divisible by " + std::to_string(tp)
+        : (w / tp) % bk != 0
+            ? "Weight input_size_per_partition = " + std::to_string(w / tp) +
+                  " is not divisible by weight quantization block_k = " + std::to_string(bk)
+            : std::string();
+    if (why.empty()) continue;
+    return Refusal{tp_field,
+                   why + ": " + m.id + "'s " + what + " are " + std::to_string(w) +
+                       " columns wide, in fp8 blocks of " + blocks + ", cut over TP " +
+                       std::to_string(tp) + " (expert parallelism does not change that)",
+                   "a tensor parallelism that leaves " + std::to_string(w) +
+                       " / TP a multiple of " + std::to_string(bk)};
+  }
+  return std::nullopt;
 }
 
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {

@@ -72,10 +72,14 @@ class Vllm : public EngineRules {
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
   std::vector<std::string> option_keys() const override {
-    return {
-        "mamba_cache_mode",       "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
-        "model_runner",           "num_speculative_tokens",       "acceptance_rate",
-        "num_gpu_blocks_override"};
+    return {"mamba_cache_mode",
+            "decode_context_parallel_size",
+            "disable_hybrid_kv_cache_manager",
+            "model_runner",
+            "num_speculative_tokens",
+            "acceptance_rate",
+            "num_gpu_blocks_override",
+            "data_parallel_size"};
   }
   std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
   LogFacts log_facts() const override {
