@@ -35,7 +35,7 @@ namespace {
 struct SimulateFlags {
   std::string model, gpu, engine, kv, policy, util, workload, calibration, slo, series, format,
       offload_gib, offload_gbps, reserve, requests_out, capacity_policy, acceptance;
-  std::uint64_t tp = 1, context = 0, seqs = 0, mnbt = 0, seed = 1;  // seqs, mnbt: when given
+  std::uint64_t tp = 1, pp = 1, context = 0, seqs = 0, mnbt = 0, seed = 1;  // seqs, mnbt: given
   std::uint64_t replicas = 1, block = 0, batch_size = 0, num_tokens = 0, draft = 0;
   // Disaggregated prefill/decode (--prefill-replicas): each side's replicas and TP, the KV link.
   std::uint32_t prefill_replicas = 0, decode_replicas = 1, prefill_tp = 0, decode_tp = 0;
@@ -56,6 +56,9 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
                      "preset id, Hugging Face id, HF config.json or kvplan model JSON")(
       "gpu", po::value(&f.gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
       "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
+      "pp", po::value(&f.pp)->default_value(1),
+      "vllm: pipeline stages per replica, run one after another each step "
+      "(docs/simulate-step-time.md)")(
       "engine", po::value(&f.engine)->default_value("vllm"),
       "vllm|sglang|trtllm (vllm@V: a release's memory rules, as plan's --engine): whose "
       "scheduler")("engine-option", po::value(&f.engine_options)->composing(),
@@ -178,6 +181,7 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   if (vm.count("kv-dtype")) req.kv_dtype = to_string(parse_kv_format(f.kv));
   req.policy = f.policy;
   req.tp = f.tp;
+  req.pp = f.pp;
   if (vm.count("block-size")) req.block_size = f.block;
   req.draft_layers = f.draft;
   if (vm.count("max-model-len")) req.context = f.context;

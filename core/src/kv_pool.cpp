@@ -66,10 +66,13 @@ std::uint64_t KvPool::seq_bytes(std::uint64_t n, std::optional<std::uint64_t> pr
 }
 
 KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::string& source) {
-  if (in.pp != 1)
+  // Pipeline stages: vLLM's scheduler runs one block pool whose block ids every stage holds, each
+  // for its own layers, with the fewest blocks any stage has (get_kv_cache_configs,
+  // vllm/v1/core/kv_cache_utils.py@001cabc1: every worker's num_blocks set to the minimum).
+  if (in.pp != 1 && in.engine != Engine::vllm)
     throw Error(source, "pp",
-                "the serving simulator models one pipeline stage per replica (pp 1), got " +
-                    std::to_string(in.pp));
+                "the serving simulator runs pipeline stages for vLLM only (" +
+                    engine_rules(in).label() + " with pp " + std::to_string(in.pp) + ")");
   KvPool p;
   auto impl = std::make_shared<KvPool::Impl>(model, in, source);
   const detail::PlanEval& ev = impl->ev;
@@ -78,6 +81,19 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "kivi has no uniform KV page, so it has no block pool to schedule; simulate a "
                 "paged format (fp16, bf16, fp8, int8)");
   const auto& st = ev.stages.front();
+  // One pool for every stage: their KV-cache groups must be alike (the same kinds and windows
+  // in the same order), as a dense or uniformly hybrid model's are.
+  for (const auto& other : ev.stages) {
+    bool alike = other.group_types.size() == st.group_types.size();
+    for (std::size_t g = 0; alike && g < st.group_types.size(); ++g) {
+      const auto &a = st.types[st.group_types[g]], &b = other.types[other.group_types[g]];
+      alike = a.kind == b.kind && a.window == b.window;
+    }
+    if (!alike)
+      throw Error(source, "pp",
+                  "the pipeline stages hold different KV-cache groups (layer kinds or windows); "
+                  "the serving simulator runs one block pool for all of them");
+  }
   if (ev.rules->context_shards(in) > 1)
     throw Error(source, "decode_context_parallel_size",
                 "the serving simulator models no decode context parallelism (dcp 1)");
@@ -130,20 +146,23 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     }
   }
   // The linear form of kv_cost's bytes: one token's bytes in every layer whose cache grows, one
-  // token's bytes in each capped group (up to its window), the recurrent state.
-  KvCostInput ci = ev.make_cost_input(1, st.draft_layers);
-  ci.block_size = 1;
-  ci.policy = RetentionPolicy{};
-  const KvCost one = kv_cost(st.sub, ci, source);
+  // token's bytes in each capped group (up to its window), the recurrent state; summed over the
+  // pipeline stages (one TP rank of each: what a step reads).
   p.linear_ = in.format.dtype != KvDtype::kivi;
-  for (const auto& g : one.groups) {
-    if (g.role == GroupRole::state) continue;
-    if (g.kind == AttentionKind::sliding || g.kind == AttentionKind::chunked)
-      p.capped_.push_back({g.bytes, g.window});
-    else
-      p.growing_rate_ = add(p.growing_rate_, g.bytes, "bytes per token");
+  for (const auto& stage : ev.stages) {
+    KvCostInput ci = ev.make_cost_input(1, stage.draft_layers);
+    ci.block_size = 1;
+    ci.policy = RetentionPolicy{};
+    const KvCost one = kv_cost(stage.sub, ci, source);
+    for (const auto& g : one.groups) {
+      if (g.role == GroupRole::state) continue;
+      if (g.kind == AttentionKind::sliding || g.kind == AttentionKind::chunked)
+        p.capped_.push_back({g.bytes, g.window});
+      else
+        p.growing_rate_ = add(p.growing_rate_, g.bytes, "bytes per token");
+    }
+    p.state_bytes_ = add(p.state_bytes_, one.state_bytes_per_request, "state bytes");
   }
-  p.state_bytes_ = one.state_bytes_per_request;
   if (!p.linear_)
     impl->layout = make_layout(st.sub, in.tp, st.draft_layers, source, in.conv_state_dtype,
                                in.ssm_state_dtype);

@@ -43,6 +43,30 @@ TEST(KvPool, Llama8bWorkedExample) {
   EXPECT_TRUE(p.monotone());
 }
 
+// Two pipeline stages (vLLM): each GPU holds 16 of Llama-3.1-8B's 32 layers, so a block of 16
+// tokens takes 16 · 65536 = 1 MiB of it: 40 GiB // 1 MiB = 40960 blocks on each stage, the fewest
+// of any stage the pool's (get_kv_cache_configs). A step reads every stage's layers: a sequence's
+// bytes are the whole model's, 1000 · 2 · 32 · 8 · 128 · 2 as at pp 1. Other engines' schedulers
+// run no stages in the simulator.
+TEST(KvPool, PipelineStagesShareOneBlockPool) {
+  const auto m = load_model("llama-3.1-8b");
+  PlanInput in = measured(40 * GiB, 32768);
+  in.pp = 2;
+  const KvPool p = make_kv_pool(m, in);
+  EXPECT_EQ(p.num_gpu_blocks, 40960u);
+  EXPECT_EQ(p.usable_blocks, 40959u);
+  EXPECT_EQ(p.seq_bytes(1000), 131072000u);
+  EXPECT_EQ(p.max_blocks(32768), 2048u);
+  in.engine = Engine::sglang;
+  try {
+    make_kv_pool(m, in, "test");
+    ADD_FAILURE() << "SGLang stages simulated";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "pp");
+    EXPECT_NE(std::string(e.what()).find("for vLLM only"), std::string::npos) << e.what();
+  }
+}
+
 // Gemma-2-9B: 21 sliding (W 4096) + 21 full layers, two groups of 21.
 TEST(KvPool, Gemma2SlidingGroupFreesBlocksOutsideTheWindow) {
   const auto m = load_model("gemma-2-9b");
@@ -166,9 +190,10 @@ TEST(KvPool, RefusesWhatItCannotSchedule) {
                Error);
   PlanInput pp = measured(40 * GiB, 8192);
   pp.pp = 2;
+  pp.engine = Engine::trtllm;  // stages are vLLM's only (PipelineStagesShareOneBlockPool)
   try {
     make_kv_pool(m, pp, "deploy.json");
-    FAIL() << "pp 2 accepted";
+    FAIL() << "TensorRT-LLM's pp 2 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.source(), "deploy.json");
     EXPECT_EQ(e.field(), "pp");

@@ -101,6 +101,26 @@ TEST(StepTime, DefaultsReproduceThePublishedBatchOnePoints) {
   EXPECT_NEAR(h100.seconds(h), 6.48e-3, 0.06 * 6.48e-3);
 }
 
+// Pipeline stages run one after another: the same layers, weights and KV in two shares, so the
+// step is pp 1's plus the hidden states and the residual crossing the one boundary, 2 · 4096 · 2
+// = 16,384 B a token of Llama-3.1-8B. TP 1 × PP 2 fits an 8-GPU H100 node: NVLink, 900 / 2 = 450
+// GB/s a direction. Across nodes (TP 8 × PP 2 = 16 GPUs) a NIC's 50 GB/s.
+TEST(StepTime, PipelineStagesAddTheirTransfers) {
+  const auto m = kvplan::load_model("llama-3.1-8b");
+  const auto g = kvplan::load_gpu("h100-sxm-80gb");
+  StepModelInput two = ideal();
+  two.pp = 2;
+  const StepBatch b{.prefill_tokens = 1000, .prefill_pairs = 500500, .prefill_seqs = 1};
+  EXPECT_NEAR(StepModel(m, g, two).seconds(b) - StepModel(m, g, ideal()).seconds(b),
+              1000 * 16384.0 / 450e9, 1e-12);
+  StepModelInput wide = ideal(8);
+  wide.pp = 2;
+  EXPECT_NEAR(StepModel(m, g, wide).seconds(b) - StepModel(m, g, ideal(8)).seconds(b),
+              1000 * 16384.0 / 50e9, 1e-12);
+  two.pp = 0;
+  EXPECT_EQ(field_of(m, g, two), "pp");
+}
+
 TEST(StepTime, LargePrefillIsComputeBound) {
   const auto m = kvplan::load_model("llama-3.1-8b");
   const auto g = kvplan::load_gpu("h100-sxm-80gb");

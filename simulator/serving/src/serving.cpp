@@ -121,6 +121,9 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
     pr.push_back({"cpu_offload_bytes",
                   "the CPU tier holds evicted prefix blocks: it needs "
                   "enable_prefix_caching"});
+  if (cfg.cpu_offload_bytes > 0 && cfg.plan.pp > 1)
+    pr.push_back({"cpu_offload_bytes", "the CPU tier is not simulated with pipeline stages (pp " +
+                                           std::to_string(cfg.plan.pp) + ")"});
   if (cfg.enable_prefix_caching) {
     if (!pool.full_attention_only())
       pr.push_back({"enable_prefix_caching",

@@ -169,6 +169,7 @@ StepModelInput step_model_input(const GpuSpec& gpu, Engine engine, std::uint32_t
 StepModelInput step_model_input(const GpuSpec& gpu, const PlanInput& plan,
                                 const std::optional<CalibratedEfficiency>& calibrated) {
   StepModelInput si = step_model_input(gpu, plan.engine, plan.tp, calibrated);
+  si.pp = plan.pp;
   // DP attention: plan.tp is one group's, its MoE layers span every group of the server, whole
   // experts over moe_ep of its GPUs (expert_parallel comes with it: the experts' memory). vLLM's
   // DP is the same layout: its replicas' MoE layers are one EP group of tp · DP ranks with EP,
@@ -246,8 +247,26 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
                 "GPU " + gpu.id + " has no interconnect_gbps: a step over " +
                     std::to_string(moe_ranks) + " GPUs needs the GPU-to-GPU bandwidth");
   link_bandwidth_ = gpu.interconnect_gbps * 1e9 / 2;  // one direction of the listed figure
+  // Pipeline stages: each boundary sends IntermediateTensors {hidden_states, residual}, [tokens,
+  // hidden] each in the 16-bit model dtype (docs/simulate-step-time.md "Pipeline parallelism"),
+  // over NVLink when the replica's tp · pp GPUs share a node or NVLink domain (max_tp_span),
+  // else over one NIC per GPU at 400 Gb/s, 50 GB/s (ConnectX-7 NDR, the disaggregated KV link's
+  // ndr400 preset, core/src/disagg_layout.cpp).
+  if (in.pp == 0) throw Error(source, "pp", "pipeline stages: at least 1, got 0");
+  pp_ = in.pp;
+  if (in.pp > 1) {
+    if (model.hidden_size == 0)
+      throw Error(source, "model",
+                  "model " + model.id + " has no hidden_size: the pipeline's transfers need it");
+    const std::uint64_t span = max_tp_span(gpu);
+    const bool nvlink = gpu.interconnect_gbps > 0 && span > 0 &&
+                        std::uint64_t{in.tp} * in.pp * in.attention_dp <= span;
+    pp_link_bandwidth_ = nvlink ? link_bandwidth_ : 50e9;
+    pp_bytes_per_token_ = 2.0 * static_cast<double>(model.hidden_size) * 2;
+  }
 
-  // Weights: the checkpoint's bytes split evenly over the ranks (planner memory_budget, pp 1); the
+  // Weights: the checkpoint's bytes split evenly over the TP ranks (planner memory_budget; pipeline
+  // stages take shares of them one after another, so a step reads them all); the
   // vision tower does not run in a text step.
   const double all = static_cast<double>(model.weight_bytes());
   if (!(all > 0))
@@ -397,8 +416,13 @@ double StepModel::seconds(const StepBatch& b) const {
   const double allreduce =
       t.allreduce_bytes > 0 ? t.allreduce_bytes / (link_bandwidth_ * eff_.interconnect) : 0;
   const double seqs = static_cast<double>(b.decode_tokens) + static_cast<double>(b.prefill_seqs);
+  // Pipeline stages one after another: the same layers, weights and KV in pp shares, plus the
+  // hidden states across each of the pp − 1 boundaries.
+  const double pipeline = pp_ > 1 ? (pp_ - 1) * step_tokens(b) * pp_bytes_per_token_ /
+                                        (pp_link_bandwidth_ * eff_.interconnect)
+                                  : 0;
   return std::max(compute, memory) + t.measured_s + allreduce + fixed_s_ +
-         seqs * eff_.seq_overhead_s + draft_seconds(b);
+         seqs * eff_.seq_overhead_s + pipeline + draft_seconds(b);
 }
 
 double StepModel::draft_seconds(const StepBatch& b) const {

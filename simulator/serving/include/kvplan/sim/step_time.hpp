@@ -172,6 +172,11 @@ struct StepModelInput {
   // DP attention groups sharing the MoE layers (1 = none): the experts over tp · attention_dp
   // ranks, fed attention_dp groups' tokens.
   std::uint32_t attention_dp = 1;
+  // Pipeline stages (vLLM --pipeline-parallel-size): a step runs them one after another, each
+  // with its share of the layers, and sends the hidden states and the residual ([tokens,
+  // hidden] each, 16-bit) from each stage to the next (docs/simulate-step-time.md "Pipeline
+  // parallelism").
+  std::uint32_t pp = 1;
 };
 
 // The step-time input of a deployment: its engine and TP, with a calibration's step-time fields
@@ -270,8 +275,11 @@ class StepModel final : public StepTimer {
   double peak_flops_ = 0, bandwidth_ = 0, link_bandwidth_ = 0;  // link: one direction, bytes/s
   double comm_bytes_per_token_ = 0;  // hidden-state bytes through one rank's link per step token
   bool multi_rank_ = false;          // the step spans more than one GPU (TP or DP attention)
-  double layers_ = 1;                // the model's layers (draft passes take a share)
-  double lm_head_bytes_ = 0;         // vocab · hidden · 2 bytes / tp (0 when unknown)
+  // Pipeline stages: the bytes a step token sends from one stage to the next, and the link's
+  // bytes/s (one direction); a step crosses pp − 1 stage boundaries.
+  double pp_ = 1, pp_bytes_per_token_ = 0, pp_link_bandwidth_ = 0;
+  double layers_ = 1;             // the model's layers (draft passes take a share)
+  double lm_head_bytes_ = 0;      // vocab · hidden · 2 bytes / tp (0 when unknown)
   double fixed_s_ = 0;            // per-step overhead + per-layer + all-reduce latency + per-expert
   double compute_eff_ = 0;        // eff.compute, or eff.fp8_compute / fp4_compute at those peaks
   double dense_memory_eff_ = 0;   // eff.memory, or eff.lowbit_memory for a 4-bit dense model
