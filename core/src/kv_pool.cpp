@@ -81,8 +81,11 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "kivi has no uniform KV page, so it has no block pool to schedule; simulate a "
                 "paged format (fp16, bf16, fp8, int8)");
   const auto& st = ev.stages.front();
-  // One pool for every stage: their KV-cache groups must be alike (the same kinds and windows
-  // in the same order), as a dense or uniformly hybrid model's are.
+  // One pool for every stage: kvplan forms each stage's KV-cache groups from its own layers, and
+  // the simulator schedules one layout, so every stage's must be alike (as many groups, of the
+  // same kinds and windows in the same order), as a dense model's are. A hybrid model whose
+  // stages split its layer kinds unevenly is refused (gemma-2-9b at pp 2: 11 sliding and 10 full
+  // layers on one stage, 10 and 11 on the other).
   for (const auto& other : ev.stages) {
     bool alike = other.group_types.size() == st.group_types.size();
     for (std::size_t g = 0; alike && g < st.group_types.size(); ++g) {
@@ -91,8 +94,9 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     }
     if (!alike)
       throw Error(source, "pp",
-                  "the pipeline stages hold different KV-cache groups (layer kinds or windows); "
-                  "the serving simulator runs one block pool for all of them");
+                  "the pipeline stages form different KV-cache groups (how many, their layer "
+                  "kinds or windows: a hybrid model's layers split unevenly over the stages); "
+                  "the serving simulator runs one block pool of one group layout");
   }
   if (ev.rules->context_shards(in) > 1)
     throw Error(source, "decode_context_parallel_size",

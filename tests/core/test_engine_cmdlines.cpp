@@ -296,6 +296,17 @@ TEST(EngineCmdlines, FpEightBlocksMustSurviveTheExpertCut) {
   EXPECT_NE(shared[0].message.find("shared experts are 2048 columns wide"), std::string::npos)
       << shared[0].message;
   EXPECT_EQ(shared[0].fix.find("--enable-expert-parallel"), std::string::npos) << shared[0].fix;
+  // Without EP at TP 32 the routed experts fail first, and EP is no fix there: the shared expert
+  // would still be cut into 64 columns. The fix says so.
+  const auto both = refusals("vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 32");
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_NE(both[0].message.find("The output_size of gate's and up's weight = 64"),
+            std::string::npos)
+      << both[0].message;
+  EXPECT_EQ(both[0].fix.find("a tensor parallelism that leaves 2048 / TP a multiple of 128"), 0u)
+      << both[0].fix;
+  EXPECT_NE(both[0].fix.find("with expert parallelism vLLM still refuses"), std::string::npos)
+      << both[0].fix;
   // Its three dense layers (intermediate_size 18,432) are whole blocks at TP 16 (1,152 = 9 x 128).
   EXPECT_TRUE(
       refusals(

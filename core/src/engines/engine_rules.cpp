@@ -151,7 +151,27 @@ std::optional<Refusal> moe_cut_refusal(const ModelSpec& m, const PlanInput& in,
   if (bn == 0 || moe_tp == 0) return std::nullopt;  // no blocks, or an engine not checked
   const std::uint64_t tp = std::max<std::uint32_t>(in.tp, 1);
   const std::string blocks = std::to_string(bn) + " × " + std::to_string(bk);
-  // Routed experts.
+  // The shared experts' and dense layers' down_proj, over the attention TP: expert parallelism
+  // does not change their cut.
+  std::optional<Refusal> linear;
+  for (const auto& [w, what] : {std::pair{m.weights.block_shared_width, "shared experts"},
+                                std::pair{m.weights.block_dense_width, "dense MLP layers"}}) {
+    if (w == 0 || tp <= 1 || bk == 0 || linear) continue;
+    const std::string why =
+        w % tp != 0 ? std::to_string(w) + " is not divisible by " + std::to_string(tp)
+        : (w / tp) % bk != 0
+            ? "Weight input_size_per_partition = " + std::to_string(w / tp) +
+                  " is not divisible by weight quantization block_k = " + std::to_string(bk)
+            : std::string();
+    if (!why.empty())
+      linear = Refusal{tp_field,
+                       why + ": " + m.id + "'s " + what + " are " + std::to_string(w) +
+                           " columns wide, in fp8 blocks of " + blocks + ", cut over TP " +
+                           std::to_string(tp) + " (expert parallelism does not change that)",
+                       "a tensor parallelism that leaves " + std::to_string(w) +
+                           " / TP a multiple of " + std::to_string(bk)};
+  }
+  // Routed experts, over the MoE layers' GPUs.
   if (const std::uint64_t w = m.weights.block_expert_width; w && moe_tp > 1) {
     std::string why;
     const std::uint64_t part = w / moe_tp;
@@ -168,34 +188,20 @@ std::optional<Refusal> moe_cut_refusal(const ModelSpec& m, const PlanInput& in,
       const std::string gpus =
           moe_tp == tp ? "TP " + std::to_string(moe_tp)
                        : "TP " + std::to_string(tp) + " × DP " + std::to_string(moe_tp / tp);
+      // Expert parallelism keeps the experts whole, unless the TP itself cuts the shared
+      // experts or dense layers into part blocks too: then only a smaller TP starts.
       return Refusal{tp_field,
                      why + ": " + m.id + "'s routed experts are " + std::to_string(w) +
                          " columns wide, in fp8 blocks of " + blocks + ", cut over the " + gpus +
                          " GPUs of its MoE layers",
-                     "expert parallelism (--enable-expert-parallel, engine.enable_expert_parallel: "
-                     "whole experts a GPU), or fewer GPUs a server"};
+                     linear ? linear->fix + " (with expert parallelism vLLM still refuses: " +
+                                  linear->message.substr(0, linear->message.find(':')) + ")"
+                            : "expert parallelism (--enable-expert-parallel, "
+                              "engine.enable_expert_parallel: whole experts a GPU), or fewer GPUs "
+                              "a server"};
     }
   }
-  // The shared experts' and dense layers' down_proj, over the attention TP.
-  if (tp <= 1 || bk == 0) return std::nullopt;
-  for (const auto& [w, what] : {std::pair{m.weights.block_shared_width, "shared experts"},
-                                std::pair{m.weights.block_dense_width, "dense MLP layers"}}) {
-    if (w == 0) continue;
-    const std::string why =
-        w % tp != 0 ? std::to_string(w) + " is not divisible by " + std::to_string(tp)
-        : (w / tp) % bk != 0
-            ? "Weight input_size_per_partition = " + std::to_string(w / tp) +
-                  " is not divisible by weight quantization block_k = " + std::to_string(bk)
-            : std::string();
-    if (why.empty()) continue;
-    return Refusal{tp_field,
-                   why + ": " + m.id + "'s " + what + " are " + std::to_string(w) +
-                       " columns wide, in fp8 blocks of " + blocks + ", cut over TP " +
-                       std::to_string(tp) + " (expert parallelism does not change that)",
-                   "a tensor parallelism that leaves " + std::to_string(w) +
-                       " / TP a multiple of " + std::to_string(bk)};
-  }
-  return std::nullopt;
+  return linear;
 }
 
 std::vector<Problem> as_problems(const std::vector<Refusal>& refusals) {

@@ -249,9 +249,10 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
   link_bandwidth_ = gpu.interconnect_gbps * 1e9 / 2;  // one direction of the listed figure
   // Pipeline stages: each boundary sends IntermediateTensors {hidden_states, residual}, [tokens,
   // hidden] each in the 16-bit model dtype (docs/simulate-step-time.md "Pipeline parallelism"),
-  // over NVLink when the replica's tp · pp GPUs share a node or NVLink domain (max_tp_span),
-  // else over one NIC per GPU at 400 Gb/s, 50 GB/s (ConnectX-7 NDR, the disaggregated KV link's
-  // ndr400 preset, core/src/disagg_layout.cpp).
+  // over the GPUs' own link (NVLink or PCIe, one direction) when the replica's tp · pp GPUs
+  // share a node or NVLink domain (max_tp_span), else over one NIC per GPU at 400 Gb/s, 50 GB/s
+  // (ConnectX-7 NDR, the disaggregated KV link's ndr400 preset, core/src/disagg_layout.cpp),
+  // and no faster than the GPU's own link.
   if (in.pp == 0) throw Error(source, "pp", "pipeline stages: at least 1, got 0");
   pp_ = in.pp;
   if (in.pp > 1) {
@@ -259,9 +260,10 @@ StepModel::StepModel(const ModelSpec& model, const GpuSpec& gpu, const StepModel
       throw Error(source, "model",
                   "model " + model.id + " has no hidden_size: the pipeline's transfers need it");
     const std::uint64_t span = max_tp_span(gpu);
-    const bool nvlink = gpu.interconnect_gbps > 0 && span > 0 &&
-                        std::uint64_t{in.tp} * in.pp * in.attention_dp <= span;
-    pp_link_bandwidth_ = nvlink ? link_bandwidth_ : 50e9;
+    const bool within = span > 0 && std::uint64_t{in.tp} * in.pp <= span;
+    constexpr double kNic = 50e9;
+    pp_link_bandwidth_ =
+        link_bandwidth_ > 0 ? (within ? link_bandwidth_ : std::min(link_bandwidth_, kNic)) : kNic;
     pp_bytes_per_token_ = 2.0 * static_cast<double>(model.hidden_size) * 2;
   }
 
