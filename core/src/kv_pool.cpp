@@ -82,17 +82,20 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
                 "paged format (fp16, bf16, fp8, int8)");
   const auto& st = ev.stages.front();
   // One pool for every stage: kvplan forms each stage's KV-cache groups from its own layers, and
-  // the simulator schedules one layout, so every stage's must be alike (as many groups, of the
-  // same kinds and windows in the same order), as a dense model's are. A hybrid model whose
-  // stages split its layer kinds unevenly is refused (gemma-2-9b at pp 2: 11 sliding and 10 full
-  // layers on one stage, 10 and 11 on the other).
+  // the simulator schedules one layout, so every stage must form the same groups (as many, of the
+  // same kinds and windows, in any order), as a dense model's do and gemma-2-9b's at pp 2 do (11
+  // sliding and 10 full layers on one stage, 10 and 11 on the other: one group of each, 11 layers
+  // a group, as vLLM forms them over the whole model, kv_cache_utils.py@001cabc1
+  // get_kv_cache_configs). A stage with a group kind another lacks is refused.
+  const auto layout = [](const detail::PlanStage& s) {
+    std::vector<std::pair<int, std::uint64_t>> g;
+    for (const auto t : s.group_types)
+      g.emplace_back(static_cast<int>(s.types[t].kind), std::uint64_t{s.types[t].window});
+    std::sort(g.begin(), g.end());
+    return g;
+  };
   for (const auto& other : ev.stages) {
-    bool alike = other.group_types.size() == st.group_types.size();
-    for (std::size_t g = 0; alike && g < st.group_types.size(); ++g) {
-      const auto &a = st.types[st.group_types[g]], &b = other.types[other.group_types[g]];
-      alike = a.kind == b.kind && a.window == b.window;
-    }
-    if (!alike)
+    if (layout(other) != layout(st))
       throw Error(source, "pp",
                   "the pipeline stages form different KV-cache groups (how many, their layer "
                   "kinds or windows: a hybrid model's layers split unevenly over the stages); "

@@ -57,6 +57,18 @@ TEST(KvPool, PipelineStagesShareOneBlockPool) {
   EXPECT_EQ(p.usable_blocks, 40959u);
   EXPECT_EQ(p.seq_bytes(1000), 131072000u);
   EXPECT_EQ(p.max_blocks(32768), 2048u);
+  // Gemma-2-9B at pp 2: 42 layers alternating sliding and full, 11 sliding and 10 full on one
+  // stage, 10 and 11 on the other. vLLM forms the groups over the whole model (21 and 21: one
+  // group of each) and each worker sizes its blocks by its largest projected group, 11 layers
+  // (get_kv_cache_configs, kv_cache_utils.py@001cabc1): page 16 · 8 · 256 · 2 · 2 = 131072 B,
+  // 10 GiB // 131072 // 11 = 7447 blocks on either stage. Both stages form one group of each
+  // kind, in different orders: one pool.
+  const auto gemma = load_model("gemma-2-9b");
+  PlanInput g = measured(10 * GiB, 8192);
+  g.pp = 2;
+  const KvPool gp = make_kv_pool(gemma, g);
+  EXPECT_EQ(gp.num_gpu_blocks, 7447u);
+  EXPECT_EQ(gp.groups.size(), 2u);
   in.engine = Engine::sglang;
   try {
     make_kv_pool(m, in, "test");
