@@ -565,9 +565,7 @@ void engine_shape(const EngineArgs& a, std::uint32_t gpus, const std::string& so
   // GPUs beyond them run more servers of the same line, each with every expert.
   if (engine_rules(a.engine).data_parallel_shares_moe_layers() &&
       (a.dp || p.gpus > std::uint64_t{p.tp} * p.pp)) {
-    VllmOptions v = p.vllm();
-    v.data_parallel_size = a.dp.value_or(1);
-    p.edit_vllm() = v;
+    p.edit_vllm().data_parallel_size = a.dp.value_or(1);
   }
   // The planner's DP-attention checks, named by the command line's own flags.
   throw_if_any(source, validate_attention_dp(p, engine_rules(a.engine), d.model.routed_experts == 0,
@@ -834,12 +832,6 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
   // not start), also at a few lower fractions, the highest first: more GPUs and a lower fraction
   // together.
   std::vector<std::uint32_t> fractions{f};
-  // A new layout runs as kvplan's launch lines run one: its replicas the DP ranks of one server
-  // (VllmOptions::data_parallel_size 0), whatever the deployment's own server size was.
-  const auto new_layout = [](PlanInput& x) {
-    if (engine_rules(x).data_parallel_shares_moe_layers() && x.vllm().data_parallel_size)
-      x.edit_vllm().data_parallel_size = 0;
-  };
   if (outside_short)
     for (std::uint32_t less : {20000u, 50000u, 100000u, 150000u, 200000u})
       if (f > less + 500000) fractions.push_back(f - less);
@@ -849,7 +841,6 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
     want.context = std::max(d.slo.context, p.context);
     want.available_kv_bytes.reset();
     want.available_kv_bytes_per_rank.clear();
-    new_layout(want);
     for (std::uint64_t ctx : {d.slo.context, want.context}) {
       want.context = ctx;
       const OrderOption o = min_gpus(d.model, want, d.gpu, 4096, d.source);
@@ -861,7 +852,9 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
       got.gpus = o.gpus;
       got.available_kv_bytes.reset();
       got.available_kv_bytes_per_rank.clear();
-      new_layout(got);
+      // A new layout runs as kvplan's launch lines run one, its replicas the DP ranks of one
+      // server, whatever the deployment's own server size was (min_gpus sized it so).
+      if (got.vllm().data_parallel_size) got.edit_vllm().data_parallel_size = 0;
       if (moe_cut_refusal(d.model, got, "tp") || !capacity_ok(d, evaluate(d, got))) continue;
       std::string s = o.gpus > p.gpus
                           ? "needs " + std::to_string(o.gpus - p.gpus) + " more " + d.gpu.id +

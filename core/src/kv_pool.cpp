@@ -94,8 +94,9 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     std::sort(g.begin(), g.end());
     return g;
   };
+  const auto first = layout(st);
   for (const auto& other : ev.stages) {
-    if (layout(other) != layout(st))
+    if (layout(other) != first)
       throw Error(source, "pp",
                   "the pipeline stages form different KV-cache groups (how many, their layer "
                   "kinds or windows: a hybrid model's layers split unevenly over the stages); "
