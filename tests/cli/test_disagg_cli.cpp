@@ -69,6 +69,24 @@ TEST(DisaggCli, TheTableSaysTheLayoutAndTheLink) {
   EXPECT_TRUE(has(r.err, "decode side's prefix cache is not modelled")) << r.err;
 }
 
+// Pipeline stages are each side's layout too: --pp 2 gives both sides two stages a replica
+// (1 · 1 · 2 + 1 · 2 · 2 = 6 GPUs, within the H100's 8-GPU domain).
+TEST(DisaggCli, TheLayoutSaysThePipelineStages) {
+  kvplan::test::TempDir dir;
+  auto r = kvplan::test::run_kvplan(
+      base(dir) + "--pp 2 --prefill-replicas 1 --decode-replicas 1 --decode-tp 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "disaggregated: 1 prefill x tp 1 pp 2 (")) << r.out;
+  EXPECT_TRUE(has(r.out, "1 decode x tp 2 pp 2 (")) << r.out;
+  r = kvplan::test::run_kvplan(base(dir) +
+                               "--pp 2 --prefill-replicas 1 --decode-replicas 1 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto d = nlohmann::json::parse(r.out)["disagg"];
+  EXPECT_EQ(d["prefill_pp"], 2);
+  EXPECT_EQ(d["decode_pp"], 2);
+  EXPECT_EQ(d["prefill_tp"], 1);
+}
+
 TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
   kvplan::test::TempDir dir;
   // 4 · 2 + 2 = 10 GPUs: not one 8-GPU NVLink domain of H100s.

@@ -401,6 +401,8 @@ DisaggSummary summarize_disagg(const DisaggConfig& cfg, const DisaggResult& r) {
           .decode_replicas = cfg.decode_replicas,
           .prefill_tp = cfg.prefill.plan.tp,
           .decode_tp = cfg.decode.plan.tp,
+          .prefill_pp = cfg.prefill.plan.pp,
+          .decode_pp = cfg.decode.plan.pp,
           .prefill_blocks = r.prefill.empty() ? 0 : r.prefill.front().num_gpu_blocks,
           .decode_blocks = r.decode.empty() ? 0 : r.decode.front().num_gpu_blocks,
           .link = cfg.link,

@@ -119,10 +119,13 @@ std::vector<std::uint64_t> refused_columns(const ServingReport& r) {
 
 // The disaggregated layout, its link and its transfers.
 std::string disagg_text(const DisaggSummary& d) {
-  std::string s = "disaggregated: " + std::to_string(d.prefill_replicas) + " prefill x tp " +
-                  std::to_string(d.prefill_tp) + " (" + grouped(d.prefill_blocks) +
-                  " blocks each), " + std::to_string(d.decode_replicas) + " decode x tp " +
-                  std::to_string(d.decode_tp) + " (" + grouped(d.decode_blocks) +
+  const auto layout = [](std::uint32_t tp, std::uint32_t pp) {
+    return "tp " + std::to_string(tp) + (pp > 1 ? " pp " + std::to_string(pp) : std::string());
+  };
+  std::string s = "disaggregated: " + std::to_string(d.prefill_replicas) + " prefill x " +
+                  layout(d.prefill_tp, d.prefill_pp) + " (" + grouped(d.prefill_blocks) +
+                  " blocks each), " + std::to_string(d.decode_replicas) + " decode x " +
+                  layout(d.decode_tp, d.decode_pp) + " (" + grouped(d.decode_blocks) +
                   " blocks each), routing " + to_string(d.routing) + "\n";
   s += "KV link " + d.link.name + ": " + fixed(d.link.gbps, 1) + " GB/s per GPU, latency " +
        fixed(d.link.latency_s * 1e3, 3) + " ms, overhead " + fixed(d.link.per_request_s * 1e3, 3) +
@@ -143,6 +146,8 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
           {"decode_replicas", d.decode_replicas},
           {"prefill_tp", d.prefill_tp},
           {"decode_tp", d.decode_tp},
+          {"prefill_pp", d.prefill_pp},
+          {"decode_pp", d.decode_pp},
           {"prefill_blocks", d.prefill_blocks},
           {"decode_blocks", d.decode_blocks},
           {"routing", to_string(d.routing)},

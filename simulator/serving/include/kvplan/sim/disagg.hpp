@@ -119,6 +119,7 @@ SimResult pooled_side(const std::vector<SimResult>& replicas);
 // What a disaggregated run adds to `kvplan simulate`'s report (ServingReport::disagg).
 struct DisaggSummary {
   std::uint32_t prefill_replicas = 0, decode_replicas = 0, prefill_tp = 0, decode_tp = 0;
+  std::uint32_t prefill_pp = 1, decode_pp = 1;          // each side's pipeline stages
   std::uint64_t prefill_blocks = 0, decode_blocks = 0;  // one replica's pool, each side
   KvLink link;
   Routing routing = Routing::round_robin;
