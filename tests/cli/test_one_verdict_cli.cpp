@@ -247,7 +247,7 @@ TEST(OneVerdictCli, PipelineStagesAreOneLayoutEverywhere) {
   ASSERT_EQ(s.code, 0) << s.out << s.err;
   EXPECT_NE(s.out.find("KV pool " + blocks + " blocks"), std::string::npos) << blocks << "\n"
                                                                             << s.out;
-  EXPECT_NE(s.out.find("tp 2, pp 2 (stages one after another)"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("tp 2, pp 2 (micro-batches in flight)"), std::string::npos) << s.out;
   const auto sg = run_kvplan(sim + " --engine sglang");
   EXPECT_EQ(sg.code, 2) << sg.out << sg.err;
   EXPECT_NE(sg.err.find("pipeline stages for vLLM only"), std::string::npos) << sg.err;

@@ -122,6 +122,69 @@ TEST(Serving, ChunkedPrefillSplitsALongPromptWithOtherDecodes) {
   EXPECT_NEAR(x.r.summary.throughput.output_tokens_per_s, 23 / 1.21, 1e-6);
 }
 
+// The same two requests under pipeline parallelism (pp 2): vLLM keeps two micro-batches in
+// flight (EngineCore.step_with_batch_queue), each stage taking half a step (the layers split
+// evenly), a stage starting a micro-batch when it is done with the one before. A request whose
+// tokens are all in flight is skipped; a prefill's next chunk follows its last at once.
+//   mb 1  t=0       B prefill 100 + A chunk 3996 (0.4196 s): stage 1 0–0.2098, stage 2 to 0.4196
+//   mb 2  t=0       B in flight; A chunk 4096 (0.4196 s): stage 1 0.2098–0.4196, stage 2 to 0.6294
+//         queue full: wait for mb 1 at 0.4196, B's first token
+//   mb 3  t=0.4196  B decode + A's last chunk 1908 (0.2008 s): stage 1 to 0.5200, stage 2
+//         max(0.5200, 0.6294) + 0.1004 = 0.7298; queue full: wait for mb 2 at 0.6294
+//         t=0.6294: both in flight, nothing to schedule: wait for mb 3 at 0.7298, B's 2nd token
+//         and A's first
+//   mb 4, 5         decodes of both, 10 ms each (stage 1 then stage 2, 5 ms each): 0.7398, 0.7498
+//                   (A's 3rd token: done)
+//   mb 6..21        B alone, 16 tokens 10 ms apart: done at 0.7498 + 0.16 = 0.9098
+// Against one stage at a time (the test above): A's first token 1.0400 → 0.7298; decodes keep
+// their 10 ms (a decode-only batch is one micro-batch, its requests in flight together).
+TEST(Serving, PipelineStagesOverlapTheirMicroBatches) {
+  ServingConfig cfg = config(4000, 16384);
+  cfg.max_num_batched_tokens = 4096;
+  cfg.plan.pp = 2;
+  const auto x = run(llama(), cfg, workload({req(0, 0, 100, 20), req(1, 0, 10000, 3)}));
+  ASSERT_EQ(x.r.steps, 21u);
+  ASSERT_EQ(x.steps.size(), 21u);
+  EXPECT_EQ(x.steps[0].batch.prefill_tokens, 4096u);
+  EXPECT_EQ(x.steps[1].batch.prefill_tokens, 4096u);
+  EXPECT_EQ(x.steps[1].batch.decode_tokens, 0u);
+  EXPECT_NEAR(x.steps[1].t_s, 0.0, 1e-12);  // scheduled at once, behind mb 1
+  EXPECT_EQ(x.steps[2].batch.prefill_tokens, 1908u);
+  EXPECT_EQ(x.steps[2].batch.decode_tokens, 1u);
+  EXPECT_NEAR(x.steps[2].t_s, 0.4196, 1e-9);
+  EXPECT_NEAR(x.steps[3].t_s, 0.7298, 1e-9);
+  EXPECT_EQ(x.steps[3].batch.decode_tokens, 2u);
+  const auto& B = x.r.requests[0];
+  const auto& A = x.r.requests[1];
+  EXPECT_NEAR(B.first_token_s, 0.4196, 1e-9);
+  EXPECT_NEAR(A.first_token_s, 0.7298, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.7498, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.9098, 1e-9);
+  EXPECT_NEAR(x.r.simulated_s, 0.9098, 1e-9);
+  // B's gaps: 310.2 ms (mb 1 to mb 3), then 18 of 10 ms; A's 2 of 10 ms: mean 510.2 / 21.
+  EXPECT_EQ(x.r.summary.itl_ms.count, 21u);
+  EXPECT_NEAR(x.r.summary.itl_ms.mean, 510.2 / 21, 1e-6);
+}
+
+// Preemption under pipeline stages: pp 2, each stage's GPU with (3 + 1) · 2 MiB of KV memory, a
+// block of its 16 layers 1 MiB, so 8 − 1 = 7 usable blocks of 16 tokens; max_model_len 60; 3
+// requests of 40-token prompts and 20 outputs at t=0 (3 blocks each at first, two admitted; a 4th
+// at token 49: 8 > 7, a preemption). Every request finishes, each with its 20 tokens, and the block
+// accounting holds at every micro-batch (run's checks).
+TEST(Serving, PipelineStagesPreemptAndRecompute) {
+  ServingConfig cfg = config(3, 60);
+  cfg.plan.pp = 2;
+  const auto x =
+      run(llama(), cfg, workload({req(0, 0, 40, 20), req(1, 0, 40, 20), req(2, 0, 40, 20)}));
+  for (const auto& r : x.r.requests) {
+    EXPECT_TRUE(r.finished) << r.id;
+    EXPECT_EQ(r.output_tokens, 20u) << r.id;
+  }
+  EXPECT_GT(x.r.summary.preemptions, 0u);
+  // Each request's 20 tokens once: 19 gaps each, none sampled twice or from a dropped pass.
+  EXPECT_EQ(x.r.summary.itl_ms.count, 3u * 19u);
+}
+
 // max_num_seqs 2, three requests of 10 prompt tokens and 3 outputs at t=0:
 //   step 1  r0, r1 prefill (20 tokens): 12 ms; r2 waits (the batch is full)
 //   steps 2, 3  decodes: r0 and r1 finish at 0.032

@@ -121,6 +121,11 @@ void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
     pr.push_back({"cpu_offload_bytes",
                   "the CPU tier holds evicted prefix blocks: it needs "
                   "enable_prefix_caching"});
+  if (!cfg.plan.vllm().spec_acceptance.empty() && cfg.plan.pp > 1)
+    pr.push_back({"spec_acceptance",
+                  "speculative decoding is not simulated with pipeline stages "
+                  "(pp " +
+                      std::to_string(cfg.plan.pp) + ")"});
   if (cfg.cpu_offload_bytes > 0 && cfg.plan.pp > 1)
     pr.push_back({"cpu_offload_bytes", "the CPU tier is not simulated with pipeline stages (pp " +
                                            std::to_string(cfg.plan.pp) + ")"});
@@ -199,6 +204,13 @@ class Scheduler {
     spec_k_ =
         std::min<std::uint64_t>(cfg.plan.vllm().num_speculative_tokens,
                                 cfg.plan.vllm().spec_acceptance.size());  // validate: equal or 0
+    // vLLM under pipeline parallelism keeps a queue of pp micro-batches in flight (turn_queued).
+    // Async scheduling's one-step-ahead admission is not modelled beside it.
+    if (cfg.plan.pp > 1 && engine_.loop() == SchedulerLoop::vllm_v1) {
+      depth_ = cfg.plan.pp;
+      stage_free_.assign(cfg.plan.pp, 0.0);
+      async_ = false;
+    }
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
         pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
@@ -369,6 +381,24 @@ class Scheduler {
   std::uint64_t finished_ = 0, last_progress_ = 0, receiving_ = 0;
   std::vector<std::pair<std::uint32_t, double>> done_;  // driven: finished since take_finished
   Replica::Transfer transfer_;
+  // vLLM's batch queue under pipeline parallelism (turn_queued): the micro-batches in flight,
+  // oldest first, and when each pipeline stage is done with the last one it was given.
+  struct InFlight {
+    std::uint32_t seq;
+    bool ends;                // its tokens reach the request's last: it samples one
+    std::uint32_t preempted;  // the request's preemptions when it was scheduled
+  };
+  struct MicroBatch {
+    std::vector<InFlight> items;
+    double done_at = 0;
+  };
+  std::deque<MicroBatch> queue_;
+  std::vector<double> stage_free_;
+  std::size_t depth_ = 1;  // micro-batches in flight at most: pp under vLLM, else one step
+  bool turn_queued();
+  bool schedule_micro_batch(double& load_s);
+  std::uint64_t emit_micro_batch(const MicroBatch& m, double t);
+  bool emit_token(std::uint32_t i, std::uint64_t tokens, double t);
 };
 
 // A running request: a decode (1 token) or the rest of its prefill, within the budget. When the
@@ -378,6 +408,10 @@ class Scheduler {
 // not even one token fits.
 bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt) {
   Seq& s = seqs_[i];
+  // Under pipeline parallelism a request whose tokens are all in a micro-batch in flight has
+  // nothing to schedule until its token comes back (scheduler.py: num_new_tokens == 0, skipped);
+  // a prefill's next chunk can follow its last at once.
+  if (s.computed == s.num_tokens()) return true;
   std::uint64_t n = std::min(s.num_tokens() - s.computed, budget);
   // Speculative decoding (scheduler.py@00024d31 schedule): a decode carries its drafts,
   // num_tokens_with_spec − num_computed_tokens, within the budget and max_model_len − 1 −
@@ -911,17 +945,39 @@ std::uint64_t Scheduler::emit_tokens(double t) {
     }
     if (caching_) publish_blocks(s);
     if (s.computed < s.num_tokens()) continue;
-    s.generated += std::min(1 + accepted, s.req->output_tokens - s.generated);
-    if (s.first_token < 0) {
-      s.first_token = t;
-    } else {
-      acc_[std::min<std::size_t>(s.req->stage, acc_.size() - 1)].itl.add((t - s.last_token) * 1e3);
-    }
-    s.last_token = t;
-    if (s.generated == s.req->output_tokens) {
-      finish(i, t);
-      ++finished;
-    }
+    if (emit_token(i, 1 + accepted, t)) ++finished;
+  }
+  if (finished > 0) std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
+  return finished;
+}
+
+// Request i samples its next tokens at t (cut at its max_tokens); true when that finishes it.
+bool Scheduler::emit_token(std::uint32_t i, std::uint64_t tokens, double t) {
+  Seq& s = seqs_[i];
+  s.generated += std::min(tokens, s.req->output_tokens - s.generated);
+  if (s.first_token < 0) {
+    s.first_token = t;
+  } else {
+    acc_[std::min<std::size_t>(s.req->stage, acc_.size() - 1)].itl.add((t - s.last_token) * 1e3);
+  }
+  s.last_token = t;
+  if (s.generated < s.req->output_tokens) return false;
+  finish(i, t);
+  return true;
+}
+
+// A micro-batch's tokens, at its end t. Its tokens were counted computed when it was scheduled,
+// as vLLM's _update_after_schedule counts them. A request preempted since would have none to
+// sample (kept as a guard: the victims are the running list's tail, admitted after whoever asks
+// for blocks, and a request is asking only while its prompt's chunks go on, so the tail is not
+// in flight then).
+std::uint64_t Scheduler::emit_micro_batch(const MicroBatch& m, double t) {
+  std::uint64_t finished = 0;
+  for (const InFlight& f : m.items) {
+    Seq& s = seqs_[f.seq];
+    if (s.done || s.preemptions != f.preempted) continue;
+    if (caching_) publish_blocks(s);
+    if (f.ends && emit_token(f.seq, 1, t)) ++finished;
   }
   if (finished > 0) std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
   return finished;
@@ -940,6 +996,7 @@ void Scheduler::check_in(std::uint64_t finished, std::uint64_t total,
 
 // When the replica next has something to do (Replica::next_event).
 double Scheduler::next_event() const {
+  if (!queue_.empty()) return t_;  // the oldest micro-batch to wait for
   if (!stalled_ && (!running_.empty() || !waiting_.empty())) return t_;
   double next = std::numeric_limits<double>::infinity();
   if (!arrivals_.empty()) next = arrivals_.top().first;
@@ -952,6 +1009,7 @@ double Scheduler::next_event() const {
 // being run (admit's cutoff is that step's start); an idle engine schedules an arrival at once.
 // False when nothing is pending.
 bool Scheduler::turn() {
+  if (depth_ > 1) return turn_queued();
   const double next = next_event();
   if (!std::isfinite(next)) return false;
   if (next > t_) {
@@ -974,6 +1032,77 @@ bool Scheduler::turn() {
   t_ += dt;
   ++res_.steps;
   finished_ += emit_tokens(t_);
+  return true;
+}
+
+// vLLM's engine loop under pipeline parallelism (EngineCore.step_with_batch_queue,
+// vllm/v1/engine/core.py@00080ee13c7a451fce071ccb8d0e94d395acf5a7; the queue holds
+// max_concurrent_batches = pp micro-batches): while the queue has room it schedules a new
+// micro-batch at once ("fulfilling the batch queue has a higher priority than getting model
+// outputs"); when it is full, or the scheduler has nothing more to run, it blocks on the oldest
+// and takes its tokens. A micro-batch goes through the stages in order, each stage taking its
+// 1/pp of the step time (the layers split evenly, the activations' transfers with them) once it
+// is done with the micro-batch before: stage s ends it at max(its start, stage s's last end)
+// + step / pp.
+bool Scheduler::turn_queued() {
+  if (queue_.empty()) {
+    const double next = next_event();
+    if (!std::isfinite(next)) return false;
+    if (next > t_) {
+      sample_until(next);
+      t_ = next;
+    }
+  }
+  stalled_ = false;
+  admit(t_, t_);
+  double load_s = 0;
+  if (queue_.size() < depth_ && (!running_.empty() || !waiting_.empty()) &&
+      schedule_micro_batch(load_s))
+    return true;
+  if (queue_.empty()) return true;  // stalled on a transfer: next_event says until when
+  const MicroBatch m = std::move(queue_.front());
+  queue_.pop_front();
+  if (m.done_at > t_) {
+    sample_until(m.done_at);
+    account(t_, m.done_at - t_);
+    t_ = m.done_at;
+  }
+  finished_ += emit_micro_batch(m, t_);
+  return true;
+}
+
+// Schedules one micro-batch into the queue; false when there is nothing to schedule (every
+// running request is in flight, or nothing fits) and a micro-batch in flight to wait for.
+bool Scheduler::schedule_micro_batch(double& load_s) {
+  batch_.clear();
+  step_preempted_ = 0;
+  schedule_vllm(load_s);
+  if (batch_.empty() && step_preempted_ > 0) return true;  // blocks were freed: schedule again
+  if (batch_.empty() && !queue_.empty()) return false;
+  if (batch_.empty() && receiving_ > 0) {
+    stalled_ = true;
+    return true;
+  }
+  if (batch_.empty()) engine_.refuse_empty_step(cfg_, w_.source);
+  if (batch_.empty())
+    throw Error(
+        ErrorKind::internal, w_.source, "scheduler",
+        "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
+  const StepBatch b = start_batch(t_);
+  const double dt = step_seconds(b, load_s);
+  if (opt_.on_step) opt_.on_step(step_record(t_, dt, b));
+  sample_until(t_);
+  double at = t_;
+  for (double& free_at : stage_free_) free_at = at = std::max(at, free_at) + dt / depth_;
+  MicroBatch m;
+  m.done_at = at;
+  for (const auto& [i, n] : batch_) {
+    Seq& s = seqs_[i];
+    s.computed += n;
+    m.items.push_back({i, s.computed == s.num_tokens(), s.preemptions});
+  }
+  queue_.push_back(std::move(m));
+  ++res_.steps;
   return true;
 }
 

@@ -168,7 +168,7 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
 std::string header_text(const ServingReport& r) {
   const auto& c = r.config;
   std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp);
-  if (c.plan.pp > 1) s += ", pp " + std::to_string(c.plan.pp) + " (stages one after another)";
+  if (c.plan.pp > 1) s += ", pp " + std::to_string(c.plan.pp) + " (micro-batches in flight)";
   if (c.plan.attention_dp > 1)
     s += ", DP attention " + std::to_string(c.plan.attention_dp) + " (MoE layers over " +
          std::to_string(std::uint64_t{c.plan.tp} * c.plan.attention_dp) + " GPUs" +
