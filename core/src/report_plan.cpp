@@ -840,6 +840,7 @@ std::string check_text(const CheckReport& r, bool md) {
   const std::string layout = d.disagg
                                  ? ", " + std::to_string(d.disagg->prefill_replicas) +
                                        " prefill TP " + std::to_string(d.disagg->prefill_tp) +
+                                       (d.plan.pp > 1 ? " PP " + std::to_string(d.plan.pp) : "") +
                                        " + " + std::to_string(d.disagg->decode_replicas) + " decode"
                                  : "";
   const std::string head =

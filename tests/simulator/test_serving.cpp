@@ -166,6 +166,36 @@ TEST(Serving, PipelineStagesOverlapTheirMicroBatches) {
   EXPECT_NEAR(x.r.summary.itl_ms.mean, 510.2 / 21, 1e-6);
 }
 
+// A request preempted while its last prompt chunk is in flight keeps the token that pass
+// samples (vLLM's update_from_output appends it; the request recomputes it later). pp 2, 7 usable
+// blocks (as below), budget 50 tokens; R0: 48-token prompt, 5 outputs; R1: 52-token prompt, 2
+// outputs; both at t=0; max_model_len 64.
+//   mb 1  t=0       R0 prefill 48 (3 blocks) + R1 chunk 2 (1 block), 0.0150 s: ends 0.0150
+//   mb 2  t=0       R1 chunk 50 (its last; 4 blocks): stages 0.0075–0.0150, 0.0150–0.0225
+//         wait for mb 1: R0's first token at 0.0150
+//   mb 3  t=0.0150  R0 decodes its 49th token: a 4th block, none free: preempt the running
+//         list's tail, R1, in flight in mb 2. 10 ms: stage 2 from 0.0225 to 0.0275
+//         wait for mb 2 at 0.0225: R1 keeps its first token (0.0225), waits with 53 tokens
+//   t=0.0225        R1 needs 4 blocks, 3 free: nothing to schedule; wait for mb 3: R0's 2nd
+//   mb 4..6         R0's decodes, 10 ms each: tokens at 0.0375, 0.0475, 0.0575 (done)
+//   mb 7, 8 t=0.0575  R1 recomputes 50 then 3 tokens (0.0150, 0.0103 s): stage 1 0.0575–0.0650
+//         and 0.0650–0.07015, stage 2 0.0650–0.0725 and 0.0725–0.07765: R1's 2nd token, done
+TEST(Serving, PipelineStagesKeepAPreemptedPassesToken) {
+  ServingConfig cfg = config(3, 64);
+  cfg.plan.pp = 2;
+  cfg.max_num_batched_tokens = 50;
+  const auto x = run(llama(), cfg, workload({req(0, 0, 48, 5), req(1, 0, 52, 2)}));
+  const auto& R0 = x.r.requests[0];
+  const auto& R1 = x.r.requests[1];
+  EXPECT_EQ(R1.preemptions, 1u);
+  EXPECT_NEAR(R0.first_token_s, 0.0150, 1e-9);
+  EXPECT_NEAR(R0.finish_s, 0.0575, 1e-9);
+  EXPECT_NEAR(R1.first_token_s, 0.0225, 1e-9);
+  EXPECT_NEAR(R1.finish_s, 0.07765, 1e-9);
+  EXPECT_EQ(x.r.summary.itl_ms.count, 5u);  // R0's 4 gaps, R1's 1
+  EXPECT_EQ(x.r.steps, 8u);                 // mb 1..8
+}
+
 // Preemption under pipeline stages: pp 2, each stage's GPU with (3 + 1) · 2 MiB of KV memory, a
 // block of its 16 layers 1 MiB, so 8 − 1 = 7 usable blocks of 16 tokens; max_model_len 60; 3
 // requests of 40-token prompts and 20 outputs at t=0 (3 blocks each at first, two admitted; a 4th

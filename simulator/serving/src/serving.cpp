@@ -967,19 +967,27 @@ bool Scheduler::emit_token(std::uint32_t i, std::uint64_t tokens, double t) {
 }
 
 // A micro-batch's tokens, at its end t. Its tokens were counted computed when it was scheduled,
-// as vLLM's _update_after_schedule counts them. A request preempted since would have none to
-// sample (kept as a guard: the victims are the running list's tail, admitted after whoever asks
-// for blocks, and a request is asking only while its prompt's chunks go on, so the tail is not
-// in flight then).
+// as vLLM's _update_after_schedule counts them, so a request samples when the micro-batch
+// reached its last token then and still does now. A request preempted while the micro-batch was
+// in flight keeps the token that pass sampled, as vLLM's update_from_output appends it (only a
+// finished request is skipped; a preempted one can even finish in the waiting queue,
+// stopped_preempted_reqs: vllm/v1/core/sched/scheduler.py@00024d31), and recomputes it with the
+// rest when it runs again; a pass scheduled before such a token came back samples nothing (its
+// tokens no longer reach the last).
 std::uint64_t Scheduler::emit_micro_batch(const MicroBatch& m, double t) {
   std::uint64_t finished = 0;
   for (const InFlight& f : m.items) {
     Seq& s = seqs_[f.seq];
-    if (s.done || s.preemptions != f.preempted) continue;
-    if (caching_) publish_blocks(s);
-    if (f.ends && emit_token(f.seq, 1, t)) ++finished;
+    if (s.done) continue;
+    const bool preempted = s.preemptions != f.preempted;
+    if (caching_ && !preempted) publish_blocks(s);
+    if (f.ends && (preempted || s.computed == s.num_tokens()) && emit_token(f.seq, 1, t))
+      ++finished;
   }
-  if (finished > 0) std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
+  if (finished > 0) {
+    std::erase_if(running_, [&](std::uint32_t i) { return seqs_[i].done; });
+    std::erase_if(waiting_, [&](std::uint32_t i) { return seqs_[i].done; });
+  }
   return finished;
 }
 
