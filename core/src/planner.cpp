@@ -1148,6 +1148,32 @@ std::uint64_t max_context_at_concurrency(const ModelSpec& model, const PlanInput
   return ev.longest(ceil_div(concurrency, ev.replicas), cap);
 }
 
+bool replicas_share_experts(const ModelSpec& model, const PlanInput& in) {
+  return model.weights.expert_bytes > 0 && engine_rules(in).data_parallel_shares_moe_layers();
+}
+
+std::uint64_t fewest_replicas(const ModelSpec& model, const PlanInput& in, std::uint64_t want,
+                              std::uint64_t hi, const std::string& source) {
+  const std::uint64_t unit =
+      std::uint64_t{std::max<std::uint32_t>(in.tp, 1)} * std::max<std::uint32_t>(in.pp, 1);
+  const auto holds = [&](std::uint64_t r) {
+    PlanInput d = in;
+    d.gpus = static_cast<std::uint32_t>(mul(r, unit, "GPUs"));
+    return plan_capacity(model, d, source).max_requests >= want;
+  };
+  if (hi == 0 || mul(hi, unit, "GPUs") > std::numeric_limits<std::uint32_t>::max() || !holds(hi))
+    return 0;
+  std::uint64_t lo = 1;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (holds(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec& gpu,
                      std::uint32_t max_gpus, const std::string& source) {
   OrderOption best;
@@ -1185,10 +1211,17 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       if (c.vllm().data_parallel_size) c.edit_vllm().data_parallel_size = 0;
       const Capacity cap = plan_capacity(model, c, source);
       if (cap.max_requests_per_replica == 0) continue;
-      // Whole servers: each holds groups replicas (1 without DP attention). Sized one replica
-      // alone; vLLM's DP ranks of an MoE model hold less of the experts, so the order's own
-      // figure is taken at its GPUs below.
-      const std::uint64_t servers = ceil_div(want, mul(cap.max_requests_per_replica, groups));
+      // Whole servers: each holds groups replicas (1 without DP attention), sized by one
+      // replica alone.
+      std::uint64_t servers = ceil_div(want, mul(cap.max_requests_per_replica, groups));
+      // vLLM's DP ranks of an MoE model share its MoE layers: each of s ranks holds 1/s of the
+      // routed experts (stage_weights), so s ranks hold at least s times one replica's requests
+      // and fewer than the one-replica count may do.
+      if (groups == 1 && servers > 1 && replicas_share_experts(model, c)) {
+        servers = fewest_replicas(model, c, want, std::min<std::uint64_t>(servers, max_gpus / unit),
+                                  source);
+        if (servers == 0) continue;
+      }
       if (servers > max_gpus / unit) continue;
       const std::uint64_t replicas = servers * groups;
       const auto total = static_cast<std::uint32_t>(servers * unit);

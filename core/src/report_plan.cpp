@@ -560,7 +560,17 @@ std::uint32_t replicas_needed(const FixContext& x, const PlanInput& input) {
   const std::uint64_t per = plan_capacity(x.r.model, one, x.source).max_requests_per_replica;
   const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
   const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
-  if (per == 0 || ceil_div(want, per) > 1024 / unit) return 0;
+  if (per == 0) return 0;
+  // vLLM's DP ranks of an MoE model share its experts: the fewest that hold the requests, which
+  // may be fewer than the one-replica count and fit 1024 GPUs where that count does not.
+  if (replicas_share_experts(x.r.model, input)) {
+    PlanInput layout = input;
+    if (layout.vllm().data_parallel_size) layout.edit_vllm().data_parallel_size = 0;
+    return static_cast<std::uint32_t>(
+        fewest_replicas(x.r.model, layout, want,
+                        std::min<std::uint64_t>(ceil_div(want, per), 1024 / unit), x.source));
+  }
+  if (ceil_div(want, per) > 1024 / unit) return 0;
   // One replica runs every request, the largest activation: with fewer requests per replica
   // each holds at least as many, so fewer replicas may already do.
   auto replicas = static_cast<std::uint32_t>(ceil_div(want, per));

@@ -617,7 +617,7 @@ TEST(PlannerMemory, ExpertParallelShardsOnlyTheExperts) {
 // columns wide in 128 x 128 fp8 blocks (config.json intermediate_size, weight_block_size), so the
 // GPUs its MoE layers span without expert parallelism, TP x DP replicas, must divide 1,536 into
 // whole blocks, 1536 / 128 = 12: a divisor of 12 (moe_cut_refusal). With expert parallelism the
-// experts stay whole and the same search takes TP 8.
+// experts stay whole, so no layout cuts them, and the search is free to take more GPUs than 12.
 TEST(PlannerOrders, NoLayoutCutsFp8ExpertsIntoPartBlocks) {
   const ModelSpec m = load_model("minimax-m2.7");
   ASSERT_EQ(m.moe_intermediate_size, 1536u);
@@ -639,7 +639,38 @@ TEST(PlannerOrders, NoLayoutCutsFp8ExpertsIntoPartBlocks) {
   in.expert_parallel = true;
   const OrderOption ep = min_gpus(m, in, h100, 1024, "test");
   ASSERT_TRUE(ep.feasible) << ep.reason;
-  EXPECT_EQ(ep.tp, 8u);
+  EXPECT_GT(ep.gpus, 12u) << ep.tp << " x " << ep.pp << " x " << ep.replicas;
+  EXPECT_GE(ep.max_requests, 1024u);
+  PlanInput at = in;
+  at.tp = ep.tp, at.pp = ep.pp, at.gpus = ep.gpus;
+  EXPECT_FALSE(moe_cut_refusal(m, at, "tp").has_value());
+}
+
+// vLLM's data-parallel ranks of an MoE model share its routed experts (each of s ranks holds 1/s
+// of them: stage_weights), so s ranks hold more than s times one rank's requests and the order
+// takes the fewest ranks that hold the concurrency, not the one-rank count ceil(want / per).
+// Qwen3-235B-A22B in bf16 at 32,768 tokens, 256 requests on H100s: for the layout the order
+// picks, fewer replicas than the one-rank count, holding 256, and one fewer does not.
+TEST(PlannerOrders, DataParallelRanksSharingExpertsTakeTheFewest) {
+  const ModelSpec m = load_model("qwen3-235b-a22b");
+  PlanInput in;
+  in.context = 32768;
+  in.concurrency = 256;
+  const OrderOption o = min_gpus(m, in, load_gpu("h100-sxm-80gb"), 1024, "test");
+  ASSERT_TRUE(o.feasible) << o.reason;
+  PlanInput at = in;
+  at.tp = o.tp, at.pp = o.pp, at.gpus = 0;
+  at.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
+  at.gpu_id = "h100-sxm-80gb";
+  const std::uint64_t per = plan_capacity(m, at, "test").max_requests_per_replica;
+  ASSERT_GT(per, 0u);
+  EXPECT_LT(o.replicas, (256 + per - 1) / per) << o.tp << " x " << o.pp << ", " << per;
+  at.gpus = o.gpus;
+  EXPECT_GE(plan_capacity(m, at, "test").max_requests, 256u);
+  EXPECT_EQ(o.max_requests, plan_capacity(m, at, "test").max_requests);
+  ASSERT_GT(o.replicas, 1u);
+  at.gpus = o.gpus - o.tp * o.pp;
+  EXPECT_LT(plan_capacity(m, at, "test").max_requests, 256u);
 }
 
 // A layer with its own KV heads (an EAGLE-style draft of 8 heads beside 4-head layers): TP must
