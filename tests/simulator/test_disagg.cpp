@@ -170,6 +170,29 @@ TEST(Disagg, AFullDecodePoolHoldsTheTransferBack) {
   for (const auto& k : r.decode[0].kv_series) EXPECT_LE(k.blocks_used, 150u);
 }
 
+// Preemptions on the decode side are counted once: 1P1D, a decode pool of 5 blocks, two
+// requests of 32-token prompts (2 blocks each) and 40 outputs (72 tokens, 5 blocks each at the
+// end): both cannot grow to 5 blocks together, so the decode side preempts. The run's count is
+// each side's engine count summed (as a colocated run reports its engine's), and every preemption
+// here is of a finished request, so it is also the requests' sum and the one stage's count.
+TEST(Disagg, PreemptionsAreCountedOnce) {
+  DisaggConfig c = config(1, 1, 1000.0, 5);
+  c.decode.plan.context = 80;
+  const auto r = run(c, {fixture::req(0, 0, 32, 40), fixture::req(1, 0, 32, 40)});
+  std::uint64_t by_request = 0, by_side = 0;
+  for (const auto& q : r.run.requests) {
+    EXPECT_TRUE(q.finished) << q.id;
+    by_request += q.preemptions;
+  }
+  for (const auto& side : {r.prefill, r.decode})
+    for (const auto& x : side) by_side += x.summary.preemptions;
+  EXPECT_GT(by_side, 0u);
+  EXPECT_EQ(r.run.summary.preemptions, by_side);
+  EXPECT_EQ(r.run.summary.preemptions, by_request);
+  ASSERT_EQ(r.run.stages.size(), 1u);
+  EXPECT_EQ(r.run.stages[0].preemptions, by_request);
+}
+
 // Routing, one prefill and two decode replicas: A (200 outputs) and B (2) at t = 0, C (2) at
 // t = 1. Prefill steps: A and B together (0.010 + 3200 · 1e-4 = 0.330 s), C alone (0.170 s,
 // done at 1.170). Round robin sends A, B, C to decode replicas 0, 1, 0; least loaded sends C to

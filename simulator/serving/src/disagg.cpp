@@ -274,6 +274,9 @@ DisaggResult Driver::combine() {
   }
   const double first_arrival = std::isfinite(arrival_s_) ? arrival_s_ : 0;
   detail::summarize_stages(out.run, acc, w_, busy_running, busy_waiting, first_arrival);
+  // Every preemption either side's engine made, finished requests' or not (summarize_stages
+  // counted the finished requests' alone).
+  out.run.summary.preemptions = 0;
   for (const auto& s : out.prefill) out.run.summary.preemptions += s.summary.preemptions;
   for (const auto& s : out.decode) out.run.summary.preemptions += s.summary.preemptions;
   out.run.num_gpu_blocks = out.decode.front().num_gpu_blocks;
