@@ -340,6 +340,8 @@ class Scheduler {
   // run()'s steps.
   void admit(double cutoff, double t);
   bool form_batch(double& load_s);
+  void settle_empty_step();
+  bool advance_to_next_event();
   StepBatch start_batch(double t);
   double step_seconds(const StepBatch& b, double load_s) const;
   StepRecord step_record(double t, double dt, const StepBatch& b) const;
@@ -855,18 +857,26 @@ bool Scheduler::form_batch(double& load_s) {
       schedule_trtllm();
       break;
   }
-  if (batch_.empty() && step_preempted_ > 0) return false;
-  // Every request that could run waits for its KV: idle until a transfer ends.
-  if (batch_.empty() && receiving_ > 0) {
-    stalled_ = true;
+  if (batch_.empty()) {
+    settle_empty_step();
     return false;
   }
-  if (batch_.empty()) engine_.refuse_empty_step(cfg_, w_.source);
-  if (batch_.empty())
-    throw Error(
-        ErrorKind::internal, w_.source, "scheduler",
-        "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
   return true;
+}
+
+// A step that scheduled nothing: fine when it preempted (blocks were freed: schedule again) or
+// every request that could run waits for its KV (stalled: idle until a transfer ends); else the
+// engine refuses what it holds, or the scheduler is wrong (throws either way).
+void Scheduler::settle_empty_step() {
+  if (step_preempted_ > 0) return;
+  if (receiving_ > 0) {
+    stalled_ = true;
+    return;
+  }
+  engine_.refuse_empty_step(cfg_, w_.source);
+  throw Error(
+      ErrorKind::internal, w_.source, "scheduler",
+      "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
 }
 
 // The batch's shape for the step-time model; a request's first scheduled step starts at t.
@@ -1012,12 +1022,8 @@ double Scheduler::next_event() const {
   return std::max(next, t_);
 }
 
-// One turn of the engine loop: an idle engine jumps to its next event, then admits what has
-// arrived and runs one step. With async scheduling an arrival joins the step after the one
-// being run (admit's cutoff is that step's start); an idle engine schedules an arrival at once.
-// False when nothing is pending.
-bool Scheduler::turn() {
-  if (depth_ > 1) return turn_queued();
+// An idle engine jumps to its next event; false when nothing is pending.
+bool Scheduler::advance_to_next_event() {
   const double next = next_event();
   if (!std::isfinite(next)) return false;
   if (next > t_) {
@@ -1025,6 +1031,16 @@ bool Scheduler::turn() {
     t_ = next;
     stepped_ = false;
   }
+  return true;
+}
+
+// One turn of the engine loop: an idle engine jumps to its next event, then admits what has
+// arrived and runs one step. With async scheduling an arrival joins the step after the one
+// being run (admit's cutoff is that step's start); an idle engine schedules an arrival at once.
+// False when nothing is pending.
+bool Scheduler::turn() {
+  if (depth_ > 1) return turn_queued();
+  if (!advance_to_next_event()) return false;
   stalled_ = false;
   admit(async_ && stepped_ ? prev_start_ : t_, t_);
   if (running_.empty() && waiting_.empty()) admit(t_, t_);
@@ -1053,14 +1069,7 @@ bool Scheduler::turn() {
 // is done with the micro-batch before: stage s ends it at max(its start, stage s's last end)
 // + step / pp.
 bool Scheduler::turn_queued() {
-  if (queue_.empty()) {
-    const double next = next_event();
-    if (!std::isfinite(next)) return false;
-    if (next > t_) {
-      sample_until(next);
-      t_ = next;
-    }
-  }
+  if (queue_.empty() && !advance_to_next_event()) return false;
   stalled_ = false;
   admit(t_, t_);
   double load_s = 0;
@@ -1085,17 +1094,11 @@ bool Scheduler::schedule_micro_batch(double& load_s) {
   batch_.clear();
   step_preempted_ = 0;
   schedule_vllm(load_s);
-  if (batch_.empty() && step_preempted_ > 0) return true;  // blocks were freed: schedule again
-  if (batch_.empty() && !queue_.empty()) return false;
-  if (batch_.empty() && receiving_ > 0) {
-    stalled_ = true;
+  if (batch_.empty() && step_preempted_ == 0 && !queue_.empty()) return false;
+  if (batch_.empty()) {
+    settle_empty_step();
     return true;
   }
-  if (batch_.empty()) engine_.refuse_empty_step(cfg_, w_.source);
-  if (batch_.empty())
-    throw Error(
-        ErrorKind::internal, w_.source, "scheduler",
-        "a step scheduled nothing with " + std::to_string(waiting_.size()) + " requests waiting");
   const StepBatch b = start_batch(t_);
   const double dt = step_seconds(b, load_s);
   if (opt_.on_step) opt_.on_step(step_record(t_, dt, b));
