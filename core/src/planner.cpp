@@ -1210,16 +1210,19 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       // A new layout: its replicas are the DP ranks of one server, as its launch line runs them.
       if (c.vllm().data_parallel_size) c.edit_vllm().data_parallel_size = 0;
       const Capacity cap = plan_capacity(model, c, source);
-      if (cap.max_requests_per_replica == 0) continue;
+      // vLLM's DP ranks of an MoE model share its MoE layers: each of s ranks holds 1/s of the
+      // routed experts (stage_weights), so s ranks hold at least s times one replica's requests,
+      // and fewer than the one-replica count may do; several may load what one cannot.
+      const bool shared = groups == 1 && replicas_share_experts(model, c);
+      if (cap.max_requests_per_replica == 0 && !shared) continue;
       // Whole servers: each holds groups replicas (1 without DP attention), sized by one
       // replica alone.
-      std::uint64_t servers = ceil_div(want, mul(cap.max_requests_per_replica, groups));
-      // vLLM's DP ranks of an MoE model share its MoE layers: each of s ranks holds 1/s of the
-      // routed experts (stage_weights), so s ranks hold at least s times one replica's requests
-      // and fewer than the one-replica count may do.
-      if (groups == 1 && servers > 1 && replicas_share_experts(model, c)) {
-        servers = fewest_replicas(model, c, want, std::min<std::uint64_t>(servers, max_gpus / unit),
-                                  source);
+      const std::uint64_t most = (best.feasible ? best.gpus : max_gpus) / unit;
+      std::uint64_t servers = cap.max_requests_per_replica
+                                  ? ceil_div(want, mul(cap.max_requests_per_replica, groups))
+                                  : most;
+      if (shared && (servers > 1 || cap.max_requests_per_replica == 0)) {
+        servers = fewest_replicas(model, c, want, std::min(servers, most), source);
         if (servers == 0) continue;
       }
       if (servers > max_gpus / unit) continue;

@@ -489,6 +489,22 @@ bool complete_fix(const PlanReport& r, PlanFix& f, const std::string& source) {
   f.quality = quality_of(r.model, f.same_format);
   f.vllm = vllm_command(r.model, f.input, &f.vllm_why);
   f.sglang = sglang_command(r.model, f.input, &f.sglang_why);
+  // The count leans on vLLM's data-parallel ranks sharing the experts; SGLang's --dp runs
+  // servers that each hold every expert, so the same GPUs may hold fewer under SGLang.
+  if (f.sglang && f.replicas > 1 && replicas_share_experts(r.model, f.input)) {
+    PlanInput sg = f.input;
+    sg.engine = Engine::sglang;
+    sg.options = SglangOptions{};
+    sg.memory_fraction_ppm = 0;  // SGLang's own default, as its launch line states it
+    const std::uint64_t held = plan_capacity(r.model, sg, source).max_requests;
+    if (held < in.concurrency) {
+      f.sglang.reset();
+      f.sglang_why = "SGLang's --dp runs servers that each hold every expert: these " +
+                     std::to_string(f.gpus) + " GPUs hold " + std::to_string(held) + " of the " +
+                     std::to_string(in.concurrency) +
+                     " requests under SGLang (plan --engine sglang sizes it)";
+    }
+  }
   return true;
 }
 
@@ -520,6 +536,8 @@ PlanFix with_order(PlanFix base, const OrderOption& o, const GpuSpec& g) {
   base.input.available_kv_bytes.reset();
   base.input.available_kv_bytes_per_rank.clear();
   base.input.gpu_memory_bytes = g.engine_memory_bytes();
+  // The order's replicas are one server's data-parallel ranks, as min_gpus sized them.
+  if (base.input.vllm().data_parallel_size) base.input.edit_vllm().data_parallel_size = 0;
   base.gpus = o.gpus;
   base.tp = o.tp;
   base.pp = o.pp;
@@ -560,17 +578,17 @@ std::uint32_t replicas_needed(const FixContext& x, const PlanInput& input) {
   const std::uint64_t per = plan_capacity(x.r.model, one, x.source).max_requests_per_replica;
   const std::uint64_t want = std::max<std::uint64_t>(in.concurrency, 1);
   const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
-  if (per == 0) return 0;
   // vLLM's DP ranks of an MoE model share its experts: the fewest that hold the requests, which
-  // may be fewer than the one-replica count and fit 1024 GPUs where that count does not.
+  // may be fewer than the one-replica count, fit 1024 GPUs where that count does not, or load
+  // where one replica does not.
   if (replicas_share_experts(x.r.model, input)) {
     PlanInput layout = input;
     if (layout.vllm().data_parallel_size) layout.edit_vllm().data_parallel_size = 0;
-    return static_cast<std::uint32_t>(
-        fewest_replicas(x.r.model, layout, want,
-                        std::min<std::uint64_t>(ceil_div(want, per), 1024 / unit), x.source));
+    const std::uint64_t hi =
+        per ? std::min<std::uint64_t>(ceil_div(want, per), 1024 / unit) : 1024 / unit;
+    return static_cast<std::uint32_t>(fewest_replicas(x.r.model, layout, want, hi, x.source));
   }
-  if (ceil_div(want, per) > 1024 / unit) return 0;
+  if (per == 0 || ceil_div(want, per) > 1024 / unit) return 0;
   // One replica runs every request, the largest activation: with fewer requests per replica
   // each holds at least as many, so fewer replicas may already do.
   auto replicas = static_cast<std::uint32_t>(ceil_div(want, per));
@@ -597,6 +615,9 @@ std::optional<PlanFix> same_layout_fix(const FixContext& x, const PlanFix& base,
   f.replicas = replicas;
   f.gpus = static_cast<std::uint32_t>(mul(std::uint64_t{in.tp} * in.pp, replicas, "GPUs"));
   f.input.gpus = f.gpus;
+  // More replicas are one server's data-parallel ranks, as replicas_needed sized them.
+  if (replicas != x.r.capacity.replicas && f.input.vllm().data_parallel_size)
+    f.input.edit_vllm().data_parallel_size = 0;
   return f;
 }
 

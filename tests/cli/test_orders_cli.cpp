@@ -166,6 +166,34 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
       << refused.err;
 }
 
+// A plan whose own server is stated (--engine-option data_parallel_size=2: 8 GPUs are one server
+// of two TP 4 ranks) still gets its fixes: each fix is a new layout whose replicas are one
+// server's data-parallel ranks, as the order sizes them, and its launch line says so. Where the
+// count leans on vLLM's ranks sharing the experts, SGLang's --dp (servers that each hold every
+// expert) is not offered as holding it.
+TEST(OrdersFix, ADeploymentsOwnServerSizeIsNotTheFixes) {
+  const std::string plan =
+      "plan --model qwen3-235b-a22b --gpu h100-sxm-80gb --context 32768 --concurrency 256 --tp 4 "
+      "--gpus 8 --engine-option data_parallel_size=2";
+  const auto r = kvplan(plan + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  ASSERT_FALSE(j["fixes"].empty()) << r.out;
+  for (const auto& f : j["fixes"]) {
+    EXPECT_GE(f["max_requests"].get<int>(), 256) << f.dump();
+    if (f["replicas"].get<int>() < 2 || !f["vllm"].is_string()) continue;
+    EXPECT_NE(f["vllm"].get<std::string>().find("--data-parallel-size " +
+                                                std::to_string(f["replicas"].get<int>())),
+              std::string::npos)
+        << f.dump();
+  }
+  const auto t = kvplan(plan);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("SGLang: none (SGLang's --dp runs servers that each hold every expert"),
+            std::string::npos)
+      << t.out;
+}
+
 // The order table in nodes: HGX nodes hold 8 GPUs, so the h100 row of the TP 8 scenario above,
 // TP 1 × PP 9 (nine single-GPU stages), takes ceil(9 / 8) = 2 nodes; the H200's three GPUs one.
 TEST(Orders, TableSaysNodesAndGpus) {

@@ -648,9 +648,10 @@ TEST(PlannerOrders, NoLayoutCutsFp8ExpertsIntoPartBlocks) {
 
 // vLLM's data-parallel ranks of an MoE model share its routed experts (each of s ranks holds 1/s
 // of them: stage_weights), so s ranks hold more than s times one rank's requests and the order
-// takes the fewest ranks that hold the concurrency, not the one-rank count ceil(want / per).
-// Qwen3-235B-A22B in bf16 at 32,768 tokens, 256 requests on H100s: for the layout the order
-// picks, fewer replicas than the one-rank count, holding 256, and one fewer does not.
+// takes the fewest ranks that hold the concurrency, not the one-rank count ceil(want / per), nor
+// only layouts one rank of which loads. Qwen3-235B-A22B in bf16 at 32,768 tokens, 256 requests on
+// H100s: for the layout the order picks, fewer replicas than the one-rank count (where one rank
+// loads at all), holding 256, and one fewer does not.
 TEST(PlannerOrders, DataParallelRanksSharingExpertsTakeTheFewest) {
   const ModelSpec m = load_model("qwen3-235b-a22b");
   PlanInput in;
@@ -662,15 +663,45 @@ TEST(PlannerOrders, DataParallelRanksSharingExpertsTakeTheFewest) {
   at.tp = o.tp, at.pp = o.pp, at.gpus = 0;
   at.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
   at.gpu_id = "h100-sxm-80gb";
+  // One rank of the layout holds `per` (0: it does not even load the weights alone).
   const std::uint64_t per = plan_capacity(m, at, "test").max_requests_per_replica;
-  ASSERT_GT(per, 0u);
-  EXPECT_LT(o.replicas, (256 + per - 1) / per) << o.tp << " x " << o.pp << ", " << per;
+  if (per > 0) EXPECT_LT(o.replicas, (256 + per - 1) / per) << o.tp << " x " << o.pp << ", " << per;
   at.gpus = o.gpus;
   EXPECT_GE(plan_capacity(m, at, "test").max_requests, 256u);
   EXPECT_EQ(o.max_requests, plan_capacity(m, at, "test").max_requests);
   ASSERT_GT(o.replicas, 1u);
   at.gpus = o.gpus - o.tp * o.pp;
   EXPECT_LT(plan_capacity(m, at, "test").max_requests, 256u);
+}
+
+// Several ranks load what one cannot: Mixtral-8x7B in bf16 (46.7 B parameters, 93 GB) on L4s
+// (24 GB) at 32,768 tokens, 64 requests. Whatever layout the order picks, it holds 64, one rank
+// fewer does not; and layouts where one rank alone does not load are searched too (a TP 4 rank
+// of 4 L4s holds 96 GB less the CUDA context and activations: not the 93 GB of weights).
+TEST(PlannerOrders, SharingRanksLoadWhatOneRankCannot) {
+  const ModelSpec m = load_model("mixtral-8x7b");
+  const GpuSpec l4 = load_gpu("l4");
+  PlanInput in;
+  in.context = 32768;
+  in.concurrency = 64;
+  const OrderOption o = min_gpus(m, in, l4, 1024, "test");
+  ASSERT_TRUE(o.feasible) << o.reason;
+  PlanInput at = in;
+  at.tp = o.tp, at.pp = o.pp, at.gpus = o.gpus;
+  at.gpu_memory_bytes = l4.engine_memory_bytes();
+  at.gpu_id = l4.id;
+  EXPECT_GE(plan_capacity(m, at, "test").max_requests, 64u);
+  ASSERT_GT(o.replicas, 1u);
+  at.gpus = o.gpus - o.tp * o.pp;
+  EXPECT_LT(plan_capacity(m, at, "test").max_requests, 64u);
+  PlanInput four = in;
+  four.tp = 4, four.pp = 1, four.gpus = 0;
+  four.gpu_memory_bytes = l4.engine_memory_bytes();
+  four.gpu_id = l4.id;
+  EXPECT_EQ(plan_capacity(m, four, "test").max_requests_per_replica, 0u);
+  EXPECT_LE(o.gpus, 20u);  // TP 4 × 5 ranks is one such layout, and it holds 64
+  four.gpus = 20;
+  EXPECT_GE(plan_capacity(m, four, "test").max_requests, 64u);
 }
 
 // A layer with its own KV heads (an EAGLE-style draft of 8 heads beside 4-head layers): TP must
