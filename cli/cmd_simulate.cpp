@@ -57,7 +57,7 @@ void add_serving_options(po::options_description& desc, SimulateFlags& f) {
       "gpu", po::value(&f.gpu)->required(), "GPU preset id or GPU JSON file (kvplan gpus)")(
       "tp", po::value(&f.tp)->default_value(1), "tensor-parallel size per replica")(
       "pp", po::value(&f.pp)->default_value(1),
-      "vllm: pipeline stages per replica, up to that many micro-batches in flight "
+      "vllm, sglang: pipeline stages per replica, up to that many micro-batches in flight "
       "(docs/simulate-step-time.md)")(
       "engine", po::value(&f.engine)->default_value("vllm"),
       "vllm|sglang|trtllm (vllm@V: a release's memory rules, as plan's --engine): whose "

@@ -69,9 +69,11 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   // Pipeline stages: vLLM's scheduler runs one block pool whose block ids every stage holds, each
   // for its own layers, with the fewest blocks any stage has (get_kv_cache_configs,
   // vllm/v1/core/kv_cache_utils.py@001cabc1: every worker's num_blocks set to the minimum).
-  if (in.pp != 1 && in.engine != Engine::vllm)
+  // SGLang's stages run one scheduler's decisions in lockstep (event_loop_pp), so its pool is
+  // the stage with the fewest tokens, as plan sizes it. TensorRT-LLM's are not simulated.
+  if (in.pp != 1 && in.engine == Engine::trtllm)
     throw Error(source, "pp",
-                "the serving simulator runs pipeline stages for vLLM only (" +
+                "the serving simulator runs pipeline stages for vLLM and SGLang only (" +
                     engine_rules(in).label() + " with pp " + std::to_string(in.pp) + ")");
   KvPool p;
   auto impl = std::make_shared<KvPool::Impl>(model, in, source);
@@ -117,7 +119,11 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   p.num_gpu_blocks = ev.min_blocks;
   p.usable_blocks = ev.usable_blocks();
   p.policy = in.policy;
-  if (st.sglang) p.max_running = st.sglang->max_running;
+  // SGLang's Mamba slots cap the running requests; with stages, the fewest any stage has.
+  for (const auto& stage : ev.stages)
+    if (stage.sglang && stage.sglang->max_running > 0)
+      p.max_running = p.max_running ? std::min(p.max_running, stage.sglang->max_running)
+                                    : stage.sglang->max_running;
   // An attention-free model holds nothing: its one block is the null block, and no request
   // takes a block (the pool has no group).
   if (model.attention_free && !ev.loads())

@@ -46,8 +46,7 @@ TEST(KvPool, Llama8bWorkedExample) {
 // Two pipeline stages (vLLM): each GPU holds 16 of Llama-3.1-8B's 32 layers, so a block of 16
 // tokens takes 16 · 65536 = 1 MiB of it: 40 GiB // 1 MiB = 40960 blocks on each stage, the fewest
 // of any stage the pool's (get_kv_cache_configs). A step reads every stage's layers: a sequence's
-// bytes are the whole model's, 1000 · 2 · 32 · 8 · 128 · 2 as at pp 1. Other engines' schedulers
-// run no stages in the simulator.
+// bytes are the whole model's, 1000 · 2 · 32 · 8 · 128 · 2 as at pp 1.
 TEST(KvPool, PipelineStagesShareOneBlockPool) {
   const auto m = load_model("llama-3.1-8b");
   PlanInput in = measured(40 * GiB, 32768);
@@ -69,13 +68,20 @@ TEST(KvPool, PipelineStagesShareOneBlockPool) {
   const KvPool gp = make_kv_pool(gemma, g);
   EXPECT_EQ(gp.num_gpu_blocks, 7447u);
   EXPECT_EQ(gp.groups.size(), 2u);
+  // SGLang's stages, one pool of tokens (page 1): 16 layers · 8 heads · 256 · 2 B = 65,536 B a
+  // token on either stage, 40 GiB // 65,536 = 655,360 tokens. TensorRT-LLM's are not simulated.
   in.engine = Engine::sglang;
+  const KvPool sg = make_kv_pool(m, in, "test");
+  EXPECT_EQ(sg.block_size, 1u);
+  EXPECT_EQ(sg.num_gpu_blocks, 655360u);
+  in.engine = Engine::trtllm;
   try {
     make_kv_pool(m, in, "test");
-    ADD_FAILURE() << "SGLang stages simulated";
+    ADD_FAILURE() << "TensorRT-LLM stages simulated";
   } catch (const Error& e) {
     EXPECT_EQ(e.field(), "pp");
-    EXPECT_NE(std::string(e.what()).find("for vLLM only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("for vLLM and SGLang only"), std::string::npos)
+        << e.what();
   }
 }
 

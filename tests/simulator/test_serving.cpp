@@ -455,6 +455,45 @@ TEST(Serving, SglangSeparatesPrefillAndDecodeSteps) {
   EXPECT_NEAR(sg.r.requests[0].finish_s, 0.055, 1e-9);
 }
 
+// SGLang under pipeline parallelism (pp 2): two micro-batches, each with its own running batch
+// of at most max(max_running_requests // 2, 1) = 2 requests (max_running_requests 4); the loop
+// forms micro-batch k's batch, then waits for k + 1's pass before forming k + 1's; each stage
+// takes half a step. A, B, C (prompt 100, 3 out) at 0:
+//   mb 0  t=0      A + B prefill 200 (30 ms; C waits: mb 0 holds 2): stage 1 0–0.015, stage 2
+//                  to 0.030
+//   mb 1  t=0      C prefill 100 (20 ms): stage 1 0.015–0.025, stage 2 0.030–0.040;
+//                  wait for mb 0 at 0.030: A's and B's first tokens
+//   mb 0  t=0.030  decode A, B (10 ms): stage 1 to 0.035, stage 2 0.040–0.045; wait for mb 1 at
+//                  0.040: C's first token
+//   mb 1  t=0.040  decode C: stage 1 to 0.045, stage 2 to 0.050; A, B 2nd tokens at 0.045
+//   mb 0  t=0.045  decode A, B: stage 2 to 0.055; C's 2nd token at 0.050
+//   mb 1  t=0.050  decode C: to 0.060; A, B done at 0.055; C done at 0.060 (6 passes)
+TEST(Serving, SglangPipelineMicroBatchesKeepTheirOwnRunningBatches) {
+  ServingConfig cfg = config(1000, 1024);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.pp = 2;
+  cfg.max_num_seqs = 4;
+  // 16 of the 32 layers a stage: 65,536 bytes per token; 100,000 tokens.
+  cfg.plan.available_kv_bytes = std::uint64_t{100000} * 65536;
+  const auto x =
+      run(llama(), cfg, workload({req(0, 0, 100, 3), req(1, 0, 100, 3), req(2, 0, 100, 3)}));
+  EXPECT_EQ(x.r.num_gpu_blocks, 100000u);
+  ASSERT_EQ(x.steps.size(), 6u);
+  EXPECT_EQ(x.steps[0].batch.prefill_tokens, 200u);
+  EXPECT_EQ(x.steps[1].batch.prefill_tokens, 100u);
+  EXPECT_NEAR(x.steps[1].t_s, 0.0, 1e-12);
+  EXPECT_EQ(x.steps[2].batch.decode_tokens, 2u);
+  EXPECT_EQ(x.steps[3].batch.decode_tokens, 1u);
+  const auto &A = x.r.requests[0], &B = x.r.requests[1], &C = x.r.requests[2];
+  EXPECT_NEAR(A.first_token_s, 0.030, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.030, 1e-9);
+  EXPECT_NEAR(C.first_token_s, 0.040, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.055, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.055, 1e-9);
+  EXPECT_NEAR(C.finish_s, 0.060, 1e-9);
+  EXPECT_NEAR(x.r.simulated_s, 0.060, 1e-9);
+}
+
 // SGLang's radix cache matches at token granularity: the prompt of exactly the 64 system tokens
 // reuses 63 of them (one token is always computed: schedule_batch.py Req._compute_max_prefix_len,
 // max_prefix_len = input_len − 1), where vLLM's blocks of 16 gave 48.

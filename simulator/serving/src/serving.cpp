@@ -9,6 +9,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <queue>
 
 #include "engine_scheduling.hpp"
@@ -83,6 +84,7 @@ struct Seq {
   bool admitted = false, done = false;
   std::uint64_t drafts = 0;  // draft tokens verified in the step being run
   double spec_credit = 0;    // accepted drafts accrued and not yet taken
+  std::uint32_t slot = 0;    // SGLang's micro-batch whose running batch holds it (pp > 1)
   std::uint64_t num_tokens() const { return req->prompt_tokens + generated; }
   // Everything but the token sampled last is computed: the next step decodes.
   bool decoding() const { return generated > 0 && computed + 1 == num_tokens(); }
@@ -210,6 +212,13 @@ class Scheduler {
       depth_ = cfg.plan.pp;
       stage_free_.assign(cfg.plan.pp, 0.0);
       async_ = false;
+    }
+    // SGLang under pipeline parallelism runs pp micro-batches, each with its own running batch
+    // of at most max(max_running_requests // pp, 1) requests (turn_slots).
+    if (cfg.plan.pp > 1 && engine_.loop() == SchedulerLoop::sglang) {
+      slots_ = cfg.plan.pp;
+      stage_free_.assign(cfg.plan.pp, 0.0);
+      in_slot_.resize(cfg.plan.pp);
     }
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
@@ -397,8 +406,22 @@ class Scheduler {
   std::deque<MicroBatch> queue_;
   std::vector<double> stage_free_;
   std::size_t depth_ = 1;  // micro-batches in flight at most: pp under vLLM, else one step
+  std::uint32_t slots_ = 1, slot_ = 0;  // SGLang's micro-batches (pp), the one scheduled
+  std::vector<std::optional<MicroBatch>> in_slot_;  // each micro-batch's pass in flight
+  bool in_slot(std::uint32_t i) const { return slots_ <= 1 || seqs_[i].slot == slot_; }
+  std::uint64_t slot_max() const {
+    return slots_ <= 1 ? max_running_ : std::max<std::uint64_t>(max_running_ / slots_, 1);
+  }
+  std::uint64_t slot_running() const {
+    return static_cast<std::uint64_t>(std::count_if(running_.begin(), running_.end(),
+                                                    [&](std::uint32_t i) { return in_slot(i); }));
+  }
+  std::uint32_t take_victim();
   bool turn_queued();
+  bool turn_slots();
   bool schedule_micro_batch(double& load_s);
+  MicroBatch launch_micro_batch(double load_s);
+  void wait_for(const MicroBatch& m);
   std::uint64_t emit_micro_batch(const MicroBatch& m, double t);
   bool emit_token(std::uint32_t i, std::uint64_t tokens, double t);
 };
@@ -408,6 +431,17 @@ class Scheduler {
 // = self.running.pop()"), the request itself last. Without may_preempt (SGLang's chunked
 // prefill) the chunk shrinks to what the free pool holds and nothing is preempted; false when
 // not even one token fits.
+// The running list's tail: vLLM's preemption (self.running.pop()), SGLang's retraction; under
+// SGLang's micro-batches, the tail of the one being formed (retract_decode works on its running
+// batch).
+std::uint32_t Scheduler::take_victim() {
+  std::size_t k = running_.size() - 1;
+  while (slots_ > 1 && k > 0 && !in_slot(running_[k])) --k;
+  const std::uint32_t v = running_[k];
+  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(k));
+  return v;
+}
+
 bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool may_preempt) {
   Seq& s = seqs_[i];
   // Under pipeline parallelism a request whose tokens are all in a micro-batch in flight has
@@ -442,8 +476,7 @@ bool Scheduler::schedule_running(std::uint32_t i, std::uint64_t& budget, bool ma
   }
   const std::uint64_t need = units(s.computed, n + lookahead(s, n), s) - s.held;
   while (need > blocks_.free_units()) {
-    const std::uint32_t victim = running_.back();
-    running_.pop_back();
+    const std::uint32_t victim = take_victim();
     preempt(victim);
     if (victim == i) return false;
   }
@@ -592,7 +625,10 @@ bool Scheduler::schedule_received(std::uint32_t i, std::uint64_t& budget) {
 void Scheduler::schedule_sglang(double& load_s) {
   std::uint64_t budget = cfg_.max_num_batched_tokens;
   double rem = static_cast<double>(blocks_.free_units() * unit_ * pool_.block_size);
-  for (auto i : running_) rem -= ratio_ * static_cast<double>(clipped_output(seqs_[i]));
+  // Under pipeline stages the reservations are the scheduled micro-batch's running batch's
+  // (self.running_batch = running_mbs[mb_id] when its batch is formed, scheduler_pp_mixin.py).
+  for (auto i : running_)
+    if (in_slot(i)) rem -= ratio_ * static_cast<double>(clipped_output(seqs_[i]));
   for (std::size_t k = 0; k < running_.size() && budget > 0; ++k) {
     if (!prefilling(seqs_[running_[k]])) continue;
     const std::uint64_t before = budget;
@@ -600,22 +636,26 @@ void Scheduler::schedule_sglang(double& load_s) {
     // add_chunked_req -> _update_prefill_budget: the chunk's tokens leave the free tokens that
     // the requests admitted after it in this step are checked against.
     rem -= static_cast<double>(before - budget);
+    // The chunked request is the scheduler's, not a micro-batch's: its next chunk goes into the
+    // micro-batch being formed, whose running batch it joins when its last chunk has run.
+    if (before > budget) seqs_[running_[k]].slot = slot_;
   }
   bool chunked = false;
   for (const auto& [i, n] : batch_)
     chunked = chunked || seqs_[i].computed + n < seqs_[i].num_tokens();
   while (!chunked && !waiting_.empty() && budget > 0 && running_.size() < max_running_ &&
-         step_preempted_ == 0) {
+         slot_running() < slot_max() && step_preempted_ == 0) {
     const auto i = waiting_.front();
     if (!schedule_waiting(i, budget, load_s, &rem)) break;
     waiting_.pop_front();
     running_.push_back(i);
+    seqs_[i].slot = slot_;
     chunked = seqs_[i].computed + batch_.back().second < seqs_[i].num_tokens();
   }
   if (!batch_.empty() || step_preempted_ > 0) return;
   std::uint64_t unbounded = ~std::uint64_t{0};  // decodes are not held to the chunk size
   for (std::size_t k = 0; k < running_.size(); ++k) {
-    if (prefilling(seqs_[running_[k]])) continue;
+    if (prefilling(seqs_[running_[k]]) || !in_slot(running_[k])) continue;
     if (!schedule_running(running_[k], unbounded)) break;
   }
   const double init = kSglangInitNewTokenRatio, floor = init * kSglangMinNewTokenRatioFactor;
@@ -1015,6 +1055,8 @@ void Scheduler::check_in(std::uint64_t finished, std::uint64_t total,
 // When the replica next has something to do (Replica::next_event).
 double Scheduler::next_event() const {
   if (!queue_.empty()) return t_;  // the oldest micro-batch to wait for
+  for (const auto& m : in_slot_)
+    if (m) return t_;
   if (!stalled_ && (!running_.empty() || !waiting_.empty())) return t_;
   double next = std::numeric_limits<double>::infinity();
   if (!arrivals_.empty()) next = arrivals_.top().first;
@@ -1040,6 +1082,7 @@ bool Scheduler::advance_to_next_event() {
 // False when nothing is pending.
 bool Scheduler::turn() {
   if (depth_ > 1) return turn_queued();
+  if (slots_ > 1) return turn_slots();
   if (!advance_to_next_event()) return false;
   stalled_ = false;
   admit(async_ && stepped_ ? prev_start_ : t_, t_);
@@ -1079,12 +1122,55 @@ bool Scheduler::turn_queued() {
   if (queue_.empty()) return true;  // stalled on a transfer: next_event says until when
   const MicroBatch m = std::move(queue_.front());
   queue_.pop_front();
+  wait_for(m);
+  return true;
+}
+
+// Waits for micro-batch m's last stage and takes its tokens.
+void Scheduler::wait_for(const MicroBatch& m) {
   if (m.done_at > t_) {
     sample_until(m.done_at);
     account(t_, m.done_at - t_);
     t_ = m.done_at;
   }
   finished_ += emit_micro_batch(m, t_);
+}
+
+// SGLang's engine loop under pipeline parallelism (SchedulerPPMixin.event_loop_pp,
+// python/sglang/srt/managers/scheduler_pp_mixin.py@00ff98d34dc4ce18f05bcf01b3833a19fe3ed5c9):
+// pp micro-batches (pp_async_batch_depth 0, server_args.py), each with its own running batch, in
+// turn: micro-batch k's next batch is formed from its running batch and the waiting queue
+// (get_next_batch_to_run: a prefill batch when there is one, else its decodes; at most
+// pp_max_micro_batch_size = max(max_running_requests // pp, 1) requests, scheduler.py), run,
+// and then the loop waits for micro-batch k + 1's pass (mod pp) and takes its tokens before it
+// forms k + 1's next batch. The stages are the flow shop of turn_queued.
+bool Scheduler::turn_slots() {
+  const bool flying = std::any_of(in_slot_.begin(), in_slot_.end(),
+                                  [](const std::optional<MicroBatch>& m) { return m.has_value(); });
+  if (!flying && !advance_to_next_event()) return false;
+  stalled_ = false;
+  admit(t_, t_);
+  if (!running_.empty() || !waiting_.empty()) {
+    double load_s = 0;
+    batch_.clear();
+    step_preempted_ = 0;
+    schedule_sglang(load_s);
+    if (!batch_.empty()) {
+      in_slot_[slot_] = launch_micro_batch(load_s);
+    } else if (step_preempted_ > 0) {
+      return true;  // retracted: form this micro-batch again
+    } else if (!flying && running_.empty()) {
+      settle_empty_step();  // nothing runs anywhere: waiting for KV, or refused
+      return true;
+    }
+  }
+  const std::uint32_t next = (slot_ + 1) % slots_;
+  if (in_slot_[next]) {
+    const MicroBatch m = std::move(*in_slot_[next]);
+    in_slot_[next].reset();
+    wait_for(m);
+  }
+  slot_ = next;
   return true;
 }
 
@@ -1099,12 +1185,21 @@ bool Scheduler::schedule_micro_batch(double& load_s) {
     settle_empty_step();
     return true;
   }
+  queue_.push_back(launch_micro_batch(load_s));
+  return true;
+}
+
+// Runs batch_ as a micro-batch from t_: its step time, each stage after the one before and
+// after its own last micro-batch, and its tokens counted computed (vLLM's
+// _update_after_schedule; SGLang's prepare_for_extend / decode likewise advance them).
+Scheduler::MicroBatch Scheduler::launch_micro_batch(double load_s) {
   const StepBatch b = start_batch(t_);
   const double dt = step_seconds(b, load_s);
   if (opt_.on_step) opt_.on_step(step_record(t_, dt, b));
   sample_until(t_);
   double at = t_;
-  for (double& free_at : stage_free_) free_at = at = std::max(at, free_at) + dt / depth_;
+  const double stages = static_cast<double>(stage_free_.size());
+  for (double& free_at : stage_free_) free_at = at = std::max(at, free_at) + dt / stages;
   MicroBatch m;
   m.done_at = at;
   for (const auto& [i, n] : batch_) {
@@ -1112,9 +1207,8 @@ bool Scheduler::schedule_micro_batch(double& load_s) {
     s.computed += n;
     m.items.push_back({i, s.computed == s.num_tokens(), s.preemptions});
   }
-  queue_.push_back(std::move(m));
   ++res_.steps;
-  return true;
+  return m;
 }
 
 SimResult Scheduler::run() {
