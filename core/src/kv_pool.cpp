@@ -102,7 +102,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
       throw Error(source, "pp",
                   "the pipeline stages form different KV-cache groups (how many, their layer "
                   "kinds or windows: a hybrid model's layers split unevenly over the stages); "
-                  "the serving simulator runs one block pool of one group layout");
+                  "the serving simulator runs one pool of one group layout");
   }
   if (ev.rules->context_shards(in) > 1)
     throw Error(source, "decode_context_parallel_size",

@@ -364,6 +364,21 @@ TEST(EngineCmdlines, UnmodelledMemoryFlagsAreNamed) {
   EXPECT_TRUE(a.unknown.empty());
 }
 
+// SGLang's pipeline micro-batch flags change what the simulator runs (its defaults: pp
+// micro-batches of max(max_running_requests // pp, 1)): named as not modelled, not unknown.
+TEST(EngineCmdlines, SglangMicroBatchFlagsAreNamed) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path m --pp-size 2 --pp-max-micro-batch-size 8 "
+      "--pp-async-batch-depth 1");
+  EXPECT_TRUE(a.unknown.empty());
+  const auto named = [&](const std::string& flag) {
+    return std::any_of(a.not_modelled.begin(), a.not_modelled.end(),
+                       [&](const std::string& n) { return n.find(flag) != std::string::npos; });
+  };
+  EXPECT_TRUE(named("--pp-max-micro-batch-size"));
+  EXPECT_TRUE(named("--pp-async-batch-depth"));
+}
+
 TEST(EngineCmdlines, SloSpec) {
   const auto s = parse_slo_spec("concurrency=16,context=32k,mean_context=4096");
   EXPECT_EQ(s.concurrency, 16u);

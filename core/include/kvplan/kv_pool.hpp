@@ -104,9 +104,10 @@ class KvPool {
   bool state_all_ = false;  // mamba_cache_mode all: one state page per block of the sequence
 };
 
-// The pool of one replica for the deployment `in` (pipeline parallelism 1, a paged KV format).
-// Throws kvplan::Error naming `source` and the field: pp > 1, kivi (no uniform page), or a pool
-// without a usable block.
+// The pool of one replica for the deployment `in` (a paged KV format; pipeline stages under vLLM
+// and SGLang: one pool, the fewest blocks any stage has). Throws kvplan::Error naming `source`
+// and the field: TensorRT-LLM's stages, stages forming different groups, kivi (no uniform page),
+// or a pool without a usable block.
 KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in,
                     const std::string& source = "arguments");
 

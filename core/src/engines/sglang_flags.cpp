@@ -70,6 +70,10 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--expert-parallel-size", Field::ep_size},
       {"--ep-size", Field::ep_size},
       {"--disable-cuda-graph", Field::not_modelled_bool},
+      // Pipeline micro-batches (server_args.py): the serving simulator runs pp of them with
+      // max(max_running_requests // pp, 1) requests each, SGLang's defaults; these change both.
+      {"--pp-max-micro-batch-size", Field::not_modelled_value},
+      {"--pp-async-batch-depth", Field::not_modelled_value},
   };
   return f;
 }

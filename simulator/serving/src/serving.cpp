@@ -436,7 +436,8 @@ class Scheduler {
 // batch).
 std::uint32_t Scheduler::take_victim() {
   std::size_t k = running_.size() - 1;
-  while (slots_ > 1 && k > 0 && !in_slot(running_[k])) --k;
+  // Under micro-batches the chunked request is in no running batch: never retracted.
+  while (slots_ > 1 && k > 0 && (!in_slot(running_[k]) || prefilling(seqs_[running_[k]]))) --k;
   const std::uint32_t v = running_[k];
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(k));
   return v;
@@ -658,6 +659,9 @@ void Scheduler::schedule_sglang(double& load_s) {
     if (prefilling(seqs_[running_[k]]) || !in_slot(running_[k])) continue;
     if (!schedule_running(running_[k], unbounded)) break;
   }
+  // The ratio moves with a decode batch (update_running_batch), not with a micro-batch that had
+  // nothing to run.
+  if (batch_.empty() && step_preempted_ == 0) return;
   const double init = kSglangInitNewTokenRatio, floor = init * kSglangMinNewTokenRatioFactor;
   ratio_ =
       step_preempted_ > 0 ? init : std::max(floor, ratio_ - (init - floor) / kSglangDecaySteps);

@@ -48,8 +48,10 @@
 // - SGLang (plan.engine sglang): page size 1 (token-granular radix matching, within
 //   input_len − 1 tokens), prefill and decode in separate steps, new requests admitted by
 //   PrefillAdder's token budget with new_token_ratio (serving.cpp); a prefill step never
-//   retracts (a chunk is cut to the free tokens), only a decode step does. Not modelled: SGLang's
-//   retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed chunks.
+//   retracts (a chunk is cut to the free tokens), only a decode step does. Pipeline stages run
+//   event_loop_pp's micro-batches, each with its own running batch (serving.cpp turn_slots). Not
+//   modelled: SGLang's retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed
+//   chunks, --pp-max-micro-batch-size and --pp-async-batch-depth (their defaults are).
 // - TensorRT-LLM (plan.engine trtllm; docs/trtllm-scheduler.md has every rule and its source):
 //   in-flight batching over one KV pool of tokens_per_block blocks. The active list holds at most
 //   max_batch_size requests (max_num_seqs), fetched FCFS; each step the capacity scheduler picks
@@ -69,8 +71,9 @@
 //   drafter's passes are timed by StepModel::draft_seconds. Not modelled: tree drafts, a
 //   separate draft model's own pool, drafts cut short near max_tokens.
 // - Not modelled for vLLM: long_prefill_token_threshold, priorities,
-//   prefix caching for sliding / recurrent groups (refused), pipeline parallelism (refused),
-//   KIVI formats (no paged pool; refused).
+//   prefix caching for sliding / recurrent groups (refused), async scheduling and speculative
+//   decoding beside pipeline stages (pp micro-batches in flight, vLLM's batch queue: serving.cpp
+//   turn_queued), KIVI formats (no paged pool; refused).
 #pragma once
 
 #include <atomic>
@@ -98,7 +101,7 @@ std::string to_string(CapacityPolicy p);  // "GUARANTEED_NO_EVICT" | "MAX_UTILIZ
 
 struct ServingConfig {
   // The deployment as the planner sees it: engine, KV format, retention policy, block size, TP,
-  // PP (1 only for now), GPU memory and fraction, weights, context = max_model_len. The pool is
+  // PP (vLLM and SGLang), GPU memory and fraction, weights, context = max_model_len. The pool is
   // the planner's (plan_capacity(model, plan).num_gpu_blocks for one replica).
   PlanInput plan;
   // vllm serve's own default is 1024 on GPUs of >= 70 GiB other than A100 (docs/simulate.md).
