@@ -1207,6 +1207,12 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
       c.gpu_id = gpu.id;
       c.available_kv_bytes.reset();
       c.available_kv_bytes_per_rank.clear();
+      // Another GPU runs its engine's default chunk where that is the larger (vLLM: 2048 tokens
+      // below 70 GiB, 8192 above): its profile run's activation grows with it, so a row never
+      // counts on a smaller chunk than the engine would take there unless told.
+      if (gpu.id != in.gpu_id)
+        c.max_num_batched_tokens = std::max<std::uint64_t>(
+            in.max_num_batched_tokens, engine_rules(c).default_max_num_batched_tokens(c));
       // A new layout: its replicas are the DP ranks of one server, as its launch line runs them.
       if (c.vllm().data_parallel_size) c.edit_vllm().data_parallel_size = 0;
       const Capacity cap = plan_capacity(model, c, source);

@@ -194,6 +194,29 @@ TEST(OrdersFix, ADeploymentsOwnServerSizeIsNotTheFixes) {
       << t.out;
 }
 
+// An order row on another GPU is that GPU as plan sizes it: a plan on L4 (vLLM's default chunk
+// there is 2,048 tokens) gives a b300 row whose count is plan's on b300 at that layout, at b300's
+// own default of 8,192 (a larger chunk, a larger profile activation: never the L4's smaller one).
+TEST(Orders, AnotherGpusRowIsThatGpusPlan) {
+  const auto r =
+      kvplan("plan --model llama-3.1-70b --gpu l4 --context 32768 --concurrency 300 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  bool seen = false;
+  const auto j = json::parse(r.out);
+  for (const auto& o : j["order"]) {
+    if (o["gpu"] != "b300" || !o["feasible"].get<bool>()) continue;
+    seen = true;
+    const auto b = kvplan(
+        "plan --model llama-3.1-70b --gpu b300 --context 32768 --concurrency 300 "
+        "--tp " +
+        std::to_string(o["tp"].get<int>()) + " --pp " + std::to_string(o["pp"].get<int>()) +
+        " --gpus " + std::to_string(o["gpus"].get<int>()) + " --format json");
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(o["max_requests"], json::parse(b.out)["max_requests"]) << o.dump();
+  }
+  EXPECT_TRUE(seen) << r.out;
+}
+
 // The order table in nodes: HGX nodes hold 8 GPUs, so the h100 row of the TP 8 scenario above,
 // TP 1 × PP 9 (nine single-GPU stages), takes ceil(9 / 8) = 2 nodes; the H200's three GPUs one.
 TEST(Orders, TableSaysNodesAndGpus) {
