@@ -9,7 +9,6 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <optional>
 #include <queue>
 
 #include "engine_scheduling.hpp"
@@ -206,19 +205,15 @@ class Scheduler {
     spec_k_ =
         std::min<std::uint64_t>(cfg.plan.vllm().num_speculative_tokens,
                                 cfg.plan.vllm().spec_acceptance.size());  // validate: equal or 0
-    // vLLM under pipeline parallelism keeps a queue of pp micro-batches in flight (turn_queued).
-    // Async scheduling's one-step-ahead admission is not modelled beside it.
-    if (cfg.plan.pp > 1 && engine_.loop() == SchedulerLoop::vllm_v1) {
-      depth_ = cfg.plan.pp;
+    // Pipeline stages: vLLM keeps a queue of pp micro-batches in flight (turn_queued), SGLang runs
+    // pp micro-batches, each with its own running batch of at most max(max_running_requests //
+    // pp, 1) requests (turn_slots). Async scheduling's one-step-ahead admission is not modelled
+    // beside them.
+    if (cfg.plan.pp > 1 && engine_.loop() != SchedulerLoop::trtllm_inflight) {
+      pipeline_ = engine_.loop() == SchedulerLoop::vllm_v1 ? Pipeline::batch_queue
+                                                           : Pipeline::micro_batches;
       stage_free_.assign(cfg.plan.pp, 0.0);
       async_ = false;
-    }
-    // SGLang under pipeline parallelism runs pp micro-batches, each with its own running batch
-    // of at most max(max_running_requests // pp, 1) requests (turn_slots).
-    if (cfg.plan.pp > 1 && engine_.loop() == SchedulerLoop::sglang) {
-      slots_ = cfg.plan.pp;
-      stage_free_.assign(cfg.plan.pp, 0.0);
-      in_slot_.resize(cfg.plan.pp);
     }
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
@@ -392,8 +387,8 @@ class Scheduler {
   std::uint64_t finished_ = 0, last_progress_ = 0, receiving_ = 0;
   std::vector<std::pair<std::uint32_t, double>> done_;  // driven: finished since take_finished
   Replica::Transfer transfer_;
-  // vLLM's batch queue under pipeline parallelism (turn_queued): the micro-batches in flight,
-  // oldest first, and when each pipeline stage is done with the last one it was given.
+  // A pass of a micro-batch in flight under pipeline stages: its requests' tokens, when its last
+  // stage ends it.
   struct InFlight {
     std::uint32_t seq;
     bool ends;                // its tokens reach the request's last: it samples one
@@ -402,17 +397,25 @@ class Scheduler {
   struct MicroBatch {
     std::vector<InFlight> items;
     double done_at = 0;
+    std::uint32_t slot = 0;  // SGLang's micro-batch it is a pass of
   };
+  // How the engine loop runs pipeline stages: not at all (pp 1, TensorRT-LLM), vLLM's batch
+  // queue (turn_queued) or SGLang's micro-batches (turn_slots). Either way queue_ holds the
+  // passes in flight, oldest first, and stage_free_ when each stage is done with the last pass
+  // it was given.
+  enum class Pipeline { none, batch_queue, micro_batches };
+  Pipeline pipeline_ = Pipeline::none;
   std::deque<MicroBatch> queue_;
   std::vector<double> stage_free_;
-  std::size_t depth_ = 1;  // micro-batches in flight at most: pp under vLLM, else one step
-  std::uint32_t slots_ = 1, slot_ = 0;  // SGLang's micro-batches (pp), the one scheduled
-  std::vector<std::optional<MicroBatch>> in_slot_;  // each micro-batch's pass in flight
-  bool in_slot(std::uint32_t i) const { return slots_ <= 1 || seqs_[i].slot == slot_; }
+  std::uint32_t slot_ = 0;  // SGLang's micro-batch being formed
+  std::uint32_t stages() const { return static_cast<std::uint32_t>(stage_free_.size()); }
+  bool slotted() const { return pipeline_ == Pipeline::micro_batches; }
+  bool in_slot(std::uint32_t i) const { return !slotted() || seqs_[i].slot == slot_; }
   std::uint64_t slot_max() const {
-    return slots_ <= 1 ? max_running_ : std::max<std::uint64_t>(max_running_ / slots_, 1);
+    return slotted() ? std::max<std::uint64_t>(max_running_ / stages(), 1) : max_running_;
   }
   std::uint64_t slot_running() const {
+    if (!slotted()) return running_.size();
     return static_cast<std::uint64_t>(std::count_if(running_.begin(), running_.end(),
                                                     [&](std::uint32_t i) { return in_slot(i); }));
   }
@@ -421,7 +424,7 @@ class Scheduler {
   bool turn_slots();
   bool schedule_micro_batch(double& load_s);
   MicroBatch launch_micro_batch(double load_s);
-  void wait_for(const MicroBatch& m);
+  void wait_for_oldest();
   std::uint64_t emit_micro_batch(const MicroBatch& m, double t);
   bool emit_token(std::uint32_t i, std::uint64_t tokens, double t);
 };
@@ -437,7 +440,7 @@ class Scheduler {
 std::uint32_t Scheduler::take_victim() {
   std::size_t k = running_.size() - 1;
   // Under micro-batches the chunked request is in no running batch: never retracted.
-  while (slots_ > 1 && k > 0 && (!in_slot(running_[k]) || prefilling(seqs_[running_[k]]))) --k;
+  while (slotted() && k > 0 && (!in_slot(running_[k]) || prefilling(seqs_[running_[k]]))) --k;
   const std::uint32_t v = running_[k];
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(k));
   return v;
@@ -1059,8 +1062,6 @@ void Scheduler::check_in(std::uint64_t finished, std::uint64_t total,
 // When the replica next has something to do (Replica::next_event).
 double Scheduler::next_event() const {
   if (!queue_.empty()) return t_;  // the oldest micro-batch to wait for
-  for (const auto& m : in_slot_)
-    if (m) return t_;
   if (!stalled_ && (!running_.empty() || !waiting_.empty())) return t_;
   double next = std::numeric_limits<double>::infinity();
   if (!arrivals_.empty()) next = arrivals_.top().first;
@@ -1085,8 +1086,8 @@ bool Scheduler::advance_to_next_event() {
 // being run (admit's cutoff is that step's start); an idle engine schedules an arrival at once.
 // False when nothing is pending.
 bool Scheduler::turn() {
-  if (depth_ > 1) return turn_queued();
-  if (slots_ > 1) return turn_slots();
+  if (pipeline_ == Pipeline::batch_queue) return turn_queued();
+  if (pipeline_ == Pipeline::micro_batches) return turn_slots();
   if (!advance_to_next_event()) return false;
   stalled_ = false;
   admit(async_ && stepped_ ? prev_start_ : t_, t_);
@@ -1120,18 +1121,18 @@ bool Scheduler::turn_queued() {
   stalled_ = false;
   admit(t_, t_);
   double load_s = 0;
-  if (queue_.size() < depth_ && (!running_.empty() || !waiting_.empty()) &&
+  if (queue_.size() < stages() && (!running_.empty() || !waiting_.empty()) &&
       schedule_micro_batch(load_s))
     return true;
   if (queue_.empty()) return true;  // stalled on a transfer: next_event says until when
-  const MicroBatch m = std::move(queue_.front());
-  queue_.pop_front();
-  wait_for(m);
+  wait_for_oldest();
   return true;
 }
 
-// Waits for micro-batch m's last stage and takes its tokens.
-void Scheduler::wait_for(const MicroBatch& m) {
+// Waits for the oldest pass in flight to leave its last stage and takes its tokens.
+void Scheduler::wait_for_oldest() {
+  const MicroBatch m = std::move(queue_.front());
+  queue_.pop_front();
   if (m.done_at > t_) {
     sample_until(m.done_at);
     account(t_, m.done_at - t_);
@@ -1147,10 +1148,11 @@ void Scheduler::wait_for(const MicroBatch& m) {
 // (get_next_batch_to_run: a prefill batch when there is one, else its decodes; at most
 // pp_max_micro_batch_size = max(max_running_requests // pp, 1) requests, scheduler.py), run,
 // and then the loop waits for micro-batch k + 1's pass (mod pp) and takes its tokens before it
-// forms k + 1's next batch. The stages are the flow shop of turn_queued.
+// forms k + 1's next batch. The stages are the flow shop of turn_queued. Passes are launched in
+// micro-batch order, each micro-batch with at most one in flight, so the oldest in flight is the
+// first micro-batch after k that has one: k + 1's when queue_'s front is a pass of k + 1.
 bool Scheduler::turn_slots() {
-  const bool flying = std::any_of(in_slot_.begin(), in_slot_.end(),
-                                  [](const std::optional<MicroBatch>& m) { return m.has_value(); });
+  const bool flying = !queue_.empty();
   if (!flying && !advance_to_next_event()) return false;
   stalled_ = false;
   admit(t_, t_);
@@ -1160,7 +1162,7 @@ bool Scheduler::turn_slots() {
     step_preempted_ = 0;
     schedule_sglang(load_s);
     if (!batch_.empty()) {
-      in_slot_[slot_] = launch_micro_batch(load_s);
+      queue_.push_back(launch_micro_batch(load_s));
     } else if (step_preempted_ > 0) {
       return true;  // retracted: form this micro-batch again
     } else if (!flying && running_.empty()) {
@@ -1168,12 +1170,8 @@ bool Scheduler::turn_slots() {
       return true;
     }
   }
-  const std::uint32_t next = (slot_ + 1) % slots_;
-  if (in_slot_[next]) {
-    const MicroBatch m = std::move(*in_slot_[next]);
-    in_slot_[next].reset();
-    wait_for(m);
-  }
+  const std::uint32_t next = (slot_ + 1) % stages();
+  if (!queue_.empty() && queue_.front().slot == next) wait_for_oldest();
   slot_ = next;
   return true;
 }
@@ -1206,6 +1204,7 @@ Scheduler::MicroBatch Scheduler::launch_micro_batch(double load_s) {
   for (double& free_at : stage_free_) free_at = at = std::max(at, free_at) + dt / stages;
   MicroBatch m;
   m.done_at = at;
+  m.slot = slot_;
   for (const auto& [i, n] : batch_) {
     Seq& s = seqs_[i];
     s.computed += n;
