@@ -854,7 +854,7 @@ std::string find_fix(const Deployment& d, const MemoryBudget& now) {
       got.available_kv_bytes_per_rank.clear();
       // A new layout runs as kvplan's launch lines run one, its replicas the DP ranks of one
       // server, whatever the deployment's own server size was (min_gpus sized it so).
-      if (got.vllm().data_parallel_size) got.edit_vllm().data_parallel_size = 0;
+      run_as_one_server(got);
       if (moe_cut_refusal(d.model, got, "tp") || !capacity_ok(d, evaluate(d, got))) continue;
       std::string s = o.gpus > p.gpus
                           ? "needs " + std::to_string(o.gpus - p.gpus) + " more " + d.gpu.id +

@@ -1201,16 +1201,9 @@ std::optional<std::uint64_t> memory_to_start(const ModelSpec& m, PlanInput in,
     in.available_kv_bytes = bytes;
     return plan_capacity(m, in, source).fits_one_request;
   };
-  std::uint64_t lo = 1, hi = std::uint64_t{1} << 40;
+  const std::uint64_t hi = std::uint64_t{1} << 40;
   if (!starts(hi)) return std::nullopt;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (starts(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  return least_where(1, hi, starts);
 }
 
 // The GPU's total memory per rank: --gpu, else what the log states.

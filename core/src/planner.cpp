@@ -1148,6 +1148,10 @@ std::uint64_t max_context_at_concurrency(const ModelSpec& model, const PlanInput
   return ev.longest(ceil_div(concurrency, ev.replicas), cap);
 }
 
+void run_as_one_server(PlanInput& in) {
+  if (in.vllm().data_parallel_size) in.edit_vllm().data_parallel_size = 0;
+}
+
 bool replicas_share_experts(const ModelSpec& model, const PlanInput& in) {
   return model.weights.expert_bytes > 0 && engine_rules(in).data_parallel_shares_moe_layers();
 }
@@ -1156,22 +1160,15 @@ std::uint64_t fewest_replicas(const ModelSpec& model, const PlanInput& in, std::
                               std::uint64_t hi, const std::string& source) {
   const std::uint64_t unit =
       std::uint64_t{std::max<std::uint32_t>(in.tp, 1)} * std::max<std::uint32_t>(in.pp, 1);
+  PlanInput d = in;
+  run_as_one_server(d);
   const auto holds = [&](std::uint64_t r) {
-    PlanInput d = in;
     d.gpus = static_cast<std::uint32_t>(mul(r, unit, "GPUs"));
     return plan_capacity(model, d, source).max_requests >= want;
   };
   if (hi == 0 || mul(hi, unit, "GPUs") > std::numeric_limits<std::uint32_t>::max() || !holds(hi))
     return 0;
-  std::uint64_t lo = 1;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (holds(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  return least_where(1, hi, holds);
 }
 
 OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec& gpu,
@@ -1214,7 +1211,7 @@ OrderOption min_gpus(const ModelSpec& model, const PlanInput& in, const GpuSpec&
         c.max_num_batched_tokens = std::max<std::uint64_t>(
             in.max_num_batched_tokens, engine_rules(c).default_max_num_batched_tokens(c));
       // A new layout: its replicas are the DP ranks of one server, as its launch line runs them.
-      if (c.vllm().data_parallel_size) c.edit_vllm().data_parallel_size = 0;
+      run_as_one_server(c);
       const Capacity cap = plan_capacity(model, c, source);
       // vLLM's DP ranks of an MoE model share its MoE layers: each of s ranks holds 1/s of the
       // routed experts (stage_weights), so s ranks hold at least s times one replica's requests,

@@ -493,8 +493,7 @@ bool complete_fix(const PlanReport& r, PlanFix& f, const std::string& source) {
   // servers that each hold every expert, so the same GPUs may hold fewer under SGLang.
   if (f.sglang && f.replicas > 1 && replicas_share_experts(r.model, f.input)) {
     PlanInput sg = f.input;
-    sg.engine = Engine::sglang;
-    sg.options = SglangOptions{};
+    set_engine(sg, Engine::sglang);
     sg.memory_fraction_ppm = 0;  // SGLang's own default, as its launch line states it
     const std::uint64_t held = plan_capacity(r.model, sg, source).max_requests;
     if (held < in.concurrency) {
@@ -537,7 +536,7 @@ PlanFix with_order(PlanFix base, const OrderOption& o, const GpuSpec& g) {
   base.input.available_kv_bytes_per_rank.clear();
   base.input.gpu_memory_bytes = g.engine_memory_bytes();
   // The order's replicas are one server's data-parallel ranks, as min_gpus sized them.
-  if (base.input.vllm().data_parallel_size) base.input.edit_vllm().data_parallel_size = 0;
+  run_as_one_server(base.input);
   base.gpus = o.gpus;
   base.tp = o.tp;
   base.pp = o.pp;
@@ -582,11 +581,9 @@ std::uint32_t replicas_needed(const FixContext& x, const PlanInput& input) {
   // may be fewer than the one-replica count, fit 1024 GPUs where that count does not, or load
   // where one replica does not.
   if (replicas_share_experts(x.r.model, input)) {
-    PlanInput layout = input;
-    if (layout.vllm().data_parallel_size) layout.edit_vllm().data_parallel_size = 0;
     const std::uint64_t hi =
         per ? std::min<std::uint64_t>(ceil_div(want, per), 1024 / unit) : 1024 / unit;
-    return static_cast<std::uint32_t>(fewest_replicas(x.r.model, layout, want, hi, x.source));
+    return static_cast<std::uint32_t>(fewest_replicas(x.r.model, input, want, hi, x.source));
   }
   if (per == 0 || ceil_div(want, per) > 1024 / unit) return 0;
   // One replica runs every request, the largest activation: with fewer requests per replica
@@ -616,8 +613,7 @@ std::optional<PlanFix> same_layout_fix(const FixContext& x, const PlanFix& base,
   f.gpus = static_cast<std::uint32_t>(mul(std::uint64_t{in.tp} * in.pp, replicas, "GPUs"));
   f.input.gpus = f.gpus;
   // More replicas are one server's data-parallel ranks, as replicas_needed sized them.
-  if (replicas != x.r.capacity.replicas && f.input.vllm().data_parallel_size)
-    f.input.edit_vllm().data_parallel_size = 0;
+  if (replicas != x.r.capacity.replicas) run_as_one_server(f.input);
   return f;
 }
 

@@ -25,6 +25,20 @@ inline std::uint64_t add(std::uint64_t a, std::uint64_t b, std::string_view what
 constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }
+// The least x in [lo, hi] for which holds(x), for a holds that stays true once true as x grows:
+// a bisection that asks holds about log2(hi - lo) times; hi when nothing below it holds (whether
+// hi itself does is the caller's to know).
+template <class Holds>
+std::uint64_t least_where(std::uint64_t lo, std::uint64_t hi, Holds&& holds) {
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (holds(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
 // a rounded up to a multiple of b (b > 0), checked.
 inline std::uint64_t round_up(std::uint64_t a, std::uint64_t b,
                               std::string_view what = "byte count") {

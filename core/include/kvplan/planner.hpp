@@ -465,12 +465,17 @@ struct OrderOption {
   double cost_per_hour = 0;        // gpus · price rounded to cents, 0 when the price is unknown
   std::string reason;              // why not feasible
 };
-// The fewest replicas of in's layout (in.gpus = replicas × tp × pp) that hold `want` requests,
-// in [1, hi]; 0 when hi replicas do not. Holding is monotone in the replicas (with fewer requests
-// each, a replica holds as many or more; vLLM's data-parallel ranks of an MoE model also hold
-// fewer of its experts each: EngineRules::data_parallel_shares_moe_layers), so it bisects.
+// The fewest replicas of in's layout (in.gpus = replicas × tp × pp, run as one server) that hold
+// `want` requests, in [1, hi]; 0 when hi replicas do not. Holding is monotone in the replicas (with
+// fewer requests each, a replica holds as many or more; vLLM's data-parallel ranks of an MoE model
+// also hold fewer of its experts each: EngineRules::data_parallel_shares_moe_layers), so it
+// bisects.
 std::uint64_t fewest_replicas(const ModelSpec& model, const PlanInput& in, std::uint64_t want,
                               std::uint64_t hi, const std::string& source);
+// A new layout's replicas run as one server's data-parallel ranks, as kvplan's launch lines run
+// them (VllmOptions::data_parallel_size 0), whatever server size `in` stated; another engine's
+// options are left as they are.
+void run_as_one_server(PlanInput& in);
 // True where more replicas of one layout hold more than that many times one replica's requests
 // because they share the model's routed experts (vLLM's data-parallel ranks of an MoE model).
 bool replicas_share_experts(const ModelSpec& model, const PlanInput& in);

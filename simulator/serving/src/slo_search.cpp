@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
@@ -289,17 +290,13 @@ class DisaggSearch {
   // The split of n replicas to judge: the fewest prefill replicas whose TTFT holds (and that
   // refuse nothing), found by bisection; with no TTFT limit, one.
   Split best_split(std::uint32_t n, SloRow& row) {
-    std::uint32_t lo = 1, hi = n - 1;  // TTFT is taken to hold at hi if anywhere
-    if (in_.slo.ttft_p99_ms > 0) {
-      while (lo < hi) {
-        const std::uint32_t mid = lo + (hi - lo) / 2;
-        const Split& s = trial(mid, n - mid, row);
-        if (s.t.refused == 0 && s.t.ttft <= in_.slo.ttft_p99_ms)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-    }
+    std::uint32_t lo = 1;  // TTFT is taken to hold at n - 1 if anywhere
+    if (in_.slo.ttft_p99_ms > 0)
+      lo = static_cast<std::uint32_t>(least_where(1, n - 1, [&](std::uint64_t p) {
+        const Split& s =
+            trial(static_cast<std::uint32_t>(p), n - static_cast<std::uint32_t>(p), row);
+        return s.t.refused == 0 && s.t.ttft <= in_.slo.ttft_p99_ms;
+      }));
     return trial(lo, n - lo, row);
   }
 
