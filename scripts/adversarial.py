@@ -353,6 +353,7 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("sglang", "mamba_full_memory_ratio", [0, 101]),
                           ("sglang", "max_mamba_cache_size", [0, 1 << 33]),
                           ("sglang", "max_total_tokens", [0, 1 << 41]),
+                          ("sglang", "scheduler_recv_interval", [-1, 1 << 21, "30"]),
                           ("sglang", "num_speculative_tokens", [2]),
                           ("trtllm", "backend", ["onnx", 3]),
                           ("trtllm", "max_attention_window", [[], [0], 5, [1 << 41], ["x"]]),
@@ -405,6 +406,7 @@ for flags, names in {"--tp 0": "--tp", "--tp 3": "--tp", "--dp 0": "--dp",
                      "--context-length -1": "--context-length",
                      "--mem-fraction-static 0": "--mem-fraction-static",
                      "--page-size 0": "--page-size",
+                     "--scheduler-recv-interval -1": "--scheduler-recv-interval",
 
 }.items():
     refuse(f"sglang {flags}", f"check --sglang {shlex.quote(SGL + ' ' + flags)} --gpu h100-sxm-80gb",

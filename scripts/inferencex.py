@@ -373,7 +373,25 @@ def mark_expert_parallel(rows):
             r["approx"] = "+".join(p for p in r["approx"].split("+") if p and p != "ep_as_tp")
 
 
-def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
+def sglang_recv_interval(row):
+    """SGLang's --scheduler-recv-interval as InferenceX's launch scripts set it, on main from
+    February to April 2026 when these rows were measured (SemiAnalysisAI/InferenceX):
+    single_node/dsr1_fp8_b200.sh@626932a110a2348591e314eddb782f7a0dee104c: TP 8 30 at CONC >= 16,
+    else 10; TP 4 10. dsr1_fp4_b200.sh@626932a1, qwen3.5_bf16_b200.sh@626932a1,
+    qwen3.5_fp8_b200.sh@626932a1 and qwen3.5_fp4_b200.sh@48d35c480fb21b5892e01e5bf670695d7d601ce9:
+    30 at CONC >= 16, else 10. dsr1_fp8_h200.sh and qwen3.5_fp8_h200.sh@626932a1 do not set it
+    (SGLang's default, 1). The gap-analysis rows' launch lines are not published: the default. The
+    DeepSeek rows whose layout subset.csv repaired take the rule of the GPUs they run on."""
+    if (row["backend"] != "sglang" or row["source_kind"] == "nvidia-gap-analysis"
+            or not row["kvplan_gpu"].startswith("b200")):
+        return 1
+    if row["model_path"].startswith("deepseek-ai/") and row["precision"] == "fp8" \
+            and int(row["gpus"]) == 4:
+        return 10
+    return 30 if int(row["concurrency"]) >= 16 else 10
+
+
+def command(kvplan, row, data, wl_path, calibration, measured_moe=False, recv_interval=True):
     isl, osl = int(row["isl"]), int(row["osl"])
     engine = row["backend"]
     if engine == "trtllm":
@@ -399,6 +417,8 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False):
         # 0.80 - 0.95 by model, GPU and TP (e.g. single_node/qwen3.5_fp8_b200.sh@086eabbe:
         # MEM_FRAC_STATIC=0.82), not yet read per row here.
         cmd += ["--gpu-memory-utilization", "0.88"]
+        if recv_interval and sglang_recv_interval(row) > 1:
+            cmd += ["--engine-option", f"scheduler_recv_interval={sglang_recv_interval(row)}"]
     if calibration:
         cmd += ["--calibration", str(calibration)]
     return cmd + measured_moe_flag(row, measured_moe) + ep_flag(row)
@@ -409,7 +429,8 @@ def simulate(kvplan, row, data, a):
     with tempfile.TemporaryDirectory(prefix="inferencex-") as d:
         wl = pathlib.Path(d) / "workload.json"
         wl.write_text(json.dumps(workload(row, a.requests_per_client, a.max_requests, a.gap_client)))
-        cmd = command(kvplan, row, data, wl, a.calibration, a.measured_moe)
+        cmd = command(kvplan, row, data, wl, a.calibration, a.measured_moe,
+                      not a.no_recv_interval)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
         except FileNotFoundError:
@@ -567,6 +588,9 @@ def main():
     ap.add_argument("--measured-moe", action="store_true",
                     help="kvplan simulate --measured-moe (the measured MoE tables) on every row "
                          "whose MoE kernel the tables hold")
+    ap.add_argument("--no-recv-interval", action="store_true",
+                    help="run the SGLang rows without their scripts' --scheduler-recv-interval "
+                         "(every loop receives, as before 2026-12-05)")
     ap.add_argument("--csv", type=pathlib.Path, help="write every row's figures here")
     ap.add_argument("--markdown", type=pathlib.Path,
                     help="write the report as the InferenceX section of this Markdown file")

@@ -82,6 +82,8 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.mamba_full_memory_ratio_ppm != s0.mamba_full_memory_ratio_ppm)
     en["mamba_full_memory_ratio"] = s.mamba_full_memory_ratio_ppm / 1e6;
   if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
+  if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
+    en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;

@@ -1079,6 +1079,10 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::max_mamba_cache_size:
       a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
       break;
+    case Field::recv_interval:
+      // An int in server_args.py; <= 1 makes no skipper (SchedulerRecvSkipper.maybe_create).
+      a.scheduler_recv_interval = static_cast<std::uint32_t>(uint(0, 1u << 20));
+      break;
     case Field::mamba_ssm_dtype:
       if (value != "float32" && value != "bfloat16" && value != "float16")
         throw Error(source, flag, "expected float32, bfloat16 or float16, got \"" + value + "\"");
@@ -1282,6 +1286,8 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   if (a.mamba_full_memory_ratio_ppm) s.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
   s.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
   s.max_mamba_cache_size = a.max_mamba_cache_size;
+  if (a.scheduler_recv_interval)
+    s.scheduler_recv_interval = std::max(*a.scheduler_recv_interval, 1u);
   if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;
   if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;

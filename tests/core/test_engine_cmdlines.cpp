@@ -379,6 +379,34 @@ TEST(EngineCmdlines, SglangMicroBatchFlagsAreNamed) {
   EXPECT_TRUE(named("--pp-async-batch-depth"));
 }
 
+// --scheduler-recv-interval is read into the plan (the serving simulator runs it), written back
+// on SGLang's launch line; --stream-interval is named as ignored (it batches the tokens a stream
+// sends after its first: TTFT and the mean TPOT do not move). 0 and 1 both mean every loop
+// (SchedulerRecvSkipper.maybe_create: none at <= 1); a negative interval is refused.
+TEST(EngineCmdlines, SglangReceiveIntervalIsTheSchedulers) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path openai/gpt-oss-120b "
+      "--scheduler-recv-interval 30 --stream-interval 30");
+  EXPECT_TRUE(a.unknown.empty());
+  EXPECT_TRUE(a.not_modelled.empty());
+  EXPECT_EQ(a.scheduler_recv_interval.value_or(0), 30u);
+  EXPECT_TRUE(std::any_of(a.ignored.begin(), a.ignored.end(), [](const std::string& s) {
+    return s.find("--stream-interval") != std::string::npos;
+  }));
+  PlanInput p;
+  apply_engine_pool_args(a, p, "--sglang");
+  EXPECT_EQ(p.sglang().scheduler_recv_interval, 30u);
+  const auto d = deploy_from_engine(a, load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_EQ(d.plan.sglang().scheduler_recv_interval, 30u);
+  PlanInput zero;
+  apply_engine_pool_args(
+      sglang("python -m sglang.launch_server --model-path m --scheduler-recv-interval 0"), zero,
+      "--sglang");
+  EXPECT_EQ(zero.sglang().scheduler_recv_interval, 1u);
+  EXPECT_THROW(sglang("python -m sglang.launch_server --model-path m --scheduler-recv-interval -1"),
+               Error);
+}
+
 TEST(EngineCmdlines, SloSpec) {
   const auto s = parse_slo_spec("concurrency=16,context=32k,mean_context=4096");
   EXPECT_EQ(s.concurrency, 16u);

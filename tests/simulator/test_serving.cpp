@@ -455,6 +455,44 @@ TEST(Serving, SglangSeparatesPrefillAndDecodeSteps) {
   EXPECT_NEAR(sg.r.requests[0].finish_s, 0.055, 1e-9);
 }
 
+// SGLang's --scheduler-recv-interval 3 (SchedulerRecvSkipper: each loop adds the weight of the
+// batch it ran last, decode 1, prefill 1000, and takes arrivals in when the sum reaches 3, then
+// counts from 0). A (prompt 100, 10 out) at 0, B (prompt 50, 2 out) at 0.025:
+//   t=0      idle: A taken in at once. A prefill 100 -> 0.020 (A's 1st token)
+//   t=0.020  last batch a prefill: 1000 >= 3, receive (nothing yet), 0. A decode -> 0.030
+//   t=0.030  1: no receive. A decode -> 0.040     t=0.040  2: no receive. A decode -> 0.050
+//   t=0.050  3: receive B (queued 0.050). B prefill 50 -> 0.065: B's first token
+//   t=0.065  decode A, B -> 0.075: B done, A's 5th token; A's 6th - 10th at 0.085 ... 0.125
+//            (11 steps)
+// Every loop receiving (interval 1): B is taken in at 0.030, its prefill runs 0.030 - 0.045, its
+// tokens at 0.045 and 0.055; A's tokens 3 - 10 at 0.055 ... 0.125: A finishes at 0.125 either way.
+TEST(Serving, SglangReceiveIntervalHoldsArrivalsForDecodeSteps) {
+  ServingConfig cfg = config(1000, 1024);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+  const Workload w = workload({req(0, 0, 100, 10), req(1, 0.025, 50, 2)});
+  const auto every = run(llama(), cfg, w);
+  EXPECT_NEAR(every.r.requests[1].queued_s, 0.030, 1e-9);
+  EXPECT_NEAR(every.r.requests[1].first_token_s, 0.045, 1e-9);
+  EXPECT_NEAR(every.r.requests[1].finish_s, 0.055, 1e-9);
+  EXPECT_NEAR(every.r.requests[0].finish_s, 0.125, 1e-9);
+  cfg.plan.edit_sglang().scheduler_recv_interval = 3;
+  const auto skip = run(llama(), cfg, w);
+  ASSERT_EQ(skip.steps.size(), 11u);
+  EXPECT_NEAR(skip.steps[4].t_s, 0.050, 1e-9);
+  EXPECT_EQ(skip.steps[4].batch.prefill_tokens, 50u);
+  EXPECT_EQ(skip.steps[4].batch.decode_tokens, 0u);
+  const auto &A = skip.r.requests[0], &B = skip.r.requests[1];
+  EXPECT_NEAR(B.queued_s, 0.050, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.065, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.075, 1e-9);
+  EXPECT_NEAR(A.first_token_s, 0.020, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.125, 1e-9);
+  // The option is SGLang's: a vLLM deployment that carries it is refused, not run without it.
+  cfg.plan.engine = Engine::vllm;
+  EXPECT_THROW(run(llama(), cfg, w), Error);
+}
+
 // SGLang under pipeline parallelism (pp 2): two micro-batches, each with its own running batch
 // of at most max(max_running_requests // 2, 1) = 2 requests (max_running_requests 4); the loop
 // forms micro-batch k's batch, then waits for k + 1's pass before forming k + 1's; each stage

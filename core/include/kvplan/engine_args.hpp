@@ -67,6 +67,7 @@ struct EngineArgs {
   bool disable_hybrid_swa_memory = false;
   std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
   std::optional<std::string> mamba_ssm_dtype;
+  std::optional<std::uint32_t> scheduler_recv_interval;  // SGLang --scheduler-recv-interval
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).
   std::optional<std::string> trtllm_backend;  // pytorch, tensorrt, _autodeploy
   std::optional<std::uint32_t> ep_size;  // --ep_size / moe_expert_parallel_size, SGLang --ep-size

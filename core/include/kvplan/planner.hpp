@@ -166,12 +166,16 @@ struct VllmOptions {
 //   gpt-oss, MiMo-V2, Step-3.5, Gemma 4; not Gemma 2/3 or Mistral), unset = from the model;
 //   --mamba-full-memory-ratio (0.9): Mamba-state bytes per full-KV byte of hybrid recurrent
 //   models; --max-mamba-cache-size: the state slots instead of that split.
+// And one scheduler setting the serving simulator runs: --scheduler-recv-interval (1), how often
+// the scheduler takes new requests in (SchedulerRecvSkipper: after N decode steps, at once after
+// a prefill; docs/simulate.md "SGLang's receive interval").
 struct SglangOptions {
   std::uint32_t swa_full_tokens_ratio_ppm = 800000;
   bool disable_hybrid_swa_memory = false;
   std::optional<bool> hybrid_swa;
   std::uint32_t mamba_full_memory_ratio_ppm = 900000;
   std::optional<std::uint64_t> max_mamba_cache_size;
+  std::uint32_t scheduler_recv_interval = 1;
   bool operator==(const SglangOptions&) const = default;
 };
 

@@ -44,6 +44,7 @@ enum class Field {
   disable_hybrid_swa,     // SGLang --disable-hybrid-swa-memory
   mamba_ratio,            // SGLang --mamba-full-memory-ratio
   max_mamba_cache_size,   // SGLang --max-mamba-cache-size
+  recv_interval,          // SGLang --scheduler-recv-interval
   mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
   max_total_tokens,       // SGLang --max-total-tokens
   trtllm_backend,         // trtllm-serve --backend

@@ -121,7 +121,7 @@ class Sglang final : public EngineRules {
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {
     return {"swa_full_tokens_ratio", "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
-            "max_mamba_cache_size", "max_total_tokens"};
+            "max_mamba_cache_size",  "max_total_tokens",          "scheduler_recv_interval"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   std::string memory_fraction_flag_name() const override { return "--mem-fraction-static"; }
@@ -241,6 +241,8 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.max_mamba_cache_size)
     s += " --max-mamba-cache-size " + std::to_string(*o.max_mamba_cache_size);
   if (in.max_total_tokens) s += " --max-total-tokens " + std::to_string(*in.max_total_tokens);
+  if (o.scheduler_recv_interval != def.scheduler_recv_interval)
+    s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   return s;
 }
 

@@ -74,6 +74,12 @@ const std::vector<FlagSpec>& sglang_flags() {
       // max(max_running_requests // pp, 1) requests each, SGLang's defaults; these change both.
       {"--pp-max-micro-batch-size", Field::not_modelled_value},
       {"--pp-async-batch-depth", Field::not_modelled_value},
+      // How often the scheduler takes new requests in (scheduler_recv_skipper.py): the serving
+      // simulator runs it. --stream-interval batches the tokens a stream sends after its first
+      // (stream_output_generation sends when len(output_ids) % interval == 1): neither TTFT nor
+      // the mean TPOT moves, only the gaps a client sees.
+      {"--scheduler-recv-interval", Field::recv_interval},
+      {"--stream-interval", Field::ignored_value},
   };
   return f;
 }

@@ -215,6 +215,10 @@ class Scheduler {
       stage_free_.assign(cfg.plan.pp, 0.0);
       async_ = false;
     }
+    if (engine_.loop() == SchedulerLoop::sglang) {
+      recv_interval_ = cfg.plan.sglang().scheduler_recv_interval;
+      slot_batch_.assign(std::max<std::uint32_t>(cfg.plan.pp, 1), BatchMode::none);
+    }
     // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
     max_running_ =
         pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
@@ -341,6 +345,10 @@ class Scheduler {
   void publish_blocks(Seq& s);
   void finish(std::uint32_t i, double t);
   void sample_until(double t);
+  // SGLang's receive interval (SchedulerRecvSkipper): the forward mode of the last batch, by
+  // the weight the skipper gives it.
+  enum class BatchMode { none, decode, extend };
+  bool receives(std::uint32_t slot);
   // run()'s steps.
   void admit(double cutoff, double t);
   bool form_batch(double& load_s);
@@ -384,6 +392,13 @@ class Scheduler {
   bool stepped_ = false;           // a step ended at t_
   bool stalled_ = false;           // nothing could run until a transfer ends
   bool async_ = false, driven_ = false;
+  // SGLang's --scheduler-recv-interval and its counter; the batch each micro-batch (one without
+  // stages) ran last, and whether the last schedule_sglang formed a prefill batch.
+  std::uint32_t recv_interval_ = 1;
+  std::uint64_t recv_counter_ = 0;
+  std::vector<BatchMode> slot_batch_;
+  bool sglang_extend_ = false;
+  bool same_loop_ = false;  // the last turn only retracted: SGLang's loop has not come round
   std::uint64_t finished_ = 0, last_progress_ = 0, receiving_ = 0;
   std::vector<std::pair<std::uint32_t, double>> done_;  // driven: finished since take_finished
   Replica::Transfer transfer_;
@@ -656,6 +671,7 @@ void Scheduler::schedule_sglang(double& load_s) {
     seqs_[i].slot = slot_;
     chunked = seqs_[i].computed + batch_.back().second < seqs_[i].num_tokens();
   }
+  sglang_extend_ = !batch_.empty();
   if (!batch_.empty() || step_preempted_ > 0) return;
   std::uint64_t unbounded = ~std::uint64_t{0};  // decodes are not held to the chunk size
   for (std::size_t k = 0; k < running_.size(); ++k) {
@@ -888,6 +904,24 @@ void Scheduler::admit(double cutoff, double t) {
   }
 }
 
+// SGLang's SchedulerRecvSkipper (python/sglang/srt/managers/scheduler_recv_skipper.py@70310f05,
+// weights from environ.py: SGLANG_SCHEDULER_RECV_SKIPPER_WEIGHT_DECODE, _TARGET_VERIFY and _NONE
+// 1, _DEFAULT 1000): each pass of the event loop adds the weight of the batch it ran last (none
+// or a decode batch 1, a prefill batch 1000) and takes new requests in when the sum reaches
+// --scheduler-recv-interval, then counts from 0 again. Under pipeline stages the batch is the one
+// the micro-batch about to be formed ran last (event_loop_pp: self.last_batch = last_mbs[mb_id]).
+// An idle loop spins, one weight a pass, so it takes an arrival in at once (turn, turn_slots).
+// Every engine but SGLang, and SGLang at an interval of 1 (no skipper), take them in every turn.
+bool Scheduler::receives(std::uint32_t slot) {
+  if (recv_interval_ <= 1) return true;
+  if (std::exchange(same_loop_, false)) return false;  // the retraction's loop runs its batch
+  const BatchMode last = std::exchange(slot_batch_[slot], BatchMode::none);
+  recv_counter_ += last == BatchMode::extend ? 1000 : 1;
+  if (recv_counter_ < recv_interval_) return false;
+  recv_counter_ = 0;
+  return true;
+}
+
 // The engine's scheduler fills batch_; false when it only preempted (blocks were freed: schedule
 // again). Throws when it can schedule nothing.
 bool Scheduler::form_batch(double& load_s) {
@@ -1090,11 +1124,18 @@ bool Scheduler::turn() {
   if (pipeline_ == Pipeline::micro_batches) return turn_slots();
   if (!advance_to_next_event()) return false;
   stalled_ = false;
-  admit(async_ && stepped_ ? prev_start_ : t_, t_);
-  if (running_.empty() && waiting_.empty()) admit(t_, t_);
+  if (receives(0)) admit(async_ && stepped_ ? prev_start_ : t_, t_);
+  if (running_.empty() && waiting_.empty()) {
+    recv_counter_ = 0;  // an idle SGLang loop spins until it receives
+    admit(t_, t_);
+  }
   if (running_.empty() && waiting_.empty()) return true;
   double load_s = 0;
-  if (!form_batch(load_s)) return true;
+  if (!form_batch(load_s)) {
+    same_loop_ = step_preempted_ > 0;
+    return true;
+  }
+  if (!slot_batch_.empty()) slot_batch_[0] = sglang_extend_ ? BatchMode::extend : BatchMode::decode;
   const StepBatch b = start_batch(t_);
   const double dt = step_seconds(b, load_s);
   if (opt_.on_step) opt_.on_step(step_record(t_, dt, b));
@@ -1155,15 +1196,21 @@ bool Scheduler::turn_slots() {
   const bool flying = !queue_.empty();
   if (!flying && !advance_to_next_event()) return false;
   stalled_ = false;
-  admit(t_, t_);
+  if (receives(slot_)) admit(t_, t_);
+  if (!flying && running_.empty() && waiting_.empty()) {
+    recv_counter_ = 0;  // an idle loop spins until it receives
+    admit(t_, t_);
+  }
   if (!running_.empty() || !waiting_.empty()) {
     double load_s = 0;
     batch_.clear();
     step_preempted_ = 0;
     schedule_sglang(load_s);
     if (!batch_.empty()) {
+      slot_batch_[slot_] = sglang_extend_ ? BatchMode::extend : BatchMode::decode;
       queue_.push_back(launch_micro_batch(load_s));
     } else if (step_preempted_ > 0) {
+      same_loop_ = true;
       return true;  // retracted: form this micro-batch again
     } else if (!flying && running_.empty()) {
       settle_empty_step();  // nothing runs anywhere: waiting for KV, or refused

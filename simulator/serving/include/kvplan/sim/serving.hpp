@@ -49,8 +49,9 @@
 //   input_len − 1 tokens), prefill and decode in separate steps, new requests admitted by
 //   PrefillAdder's token budget with new_token_ratio (serving.cpp); a prefill step never
 //   retracts (a chunk is cut to the free tokens), only a decode step does. Pipeline stages run
-//   event_loop_pp's micro-batches, each with its own running batch (serving.cpp turn_slots). Not
-//   modelled: SGLang's retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed
+//   event_loop_pp's micro-batches, each with its own running batch (serving.cpp turn_slots).
+//   --scheduler-recv-interval (plan.sglang().scheduler_recv_interval) holds arrivals back as
+//   SchedulerRecvSkipper does (serving.cpp receives; docs/simulate.md). Not modelled: SGLang's retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed
 //   chunks, --pp-max-micro-batch-size and --pp-async-batch-depth (their defaults are).
 // - TensorRT-LLM (plan.engine trtllm; docs/trtllm-scheduler.md has every rule and its source):
 //   in-flight batching over one KV pool of tokens_per_block blocks. The active list holds at most
