@@ -31,12 +31,12 @@ std::uint64_t to_bytes(double v, double unit, const std::string& source, const s
   return static_cast<std::uint64_t>(v * unit);
 }
 
-// Bytes of one token on the worst rank when every layer is full attention without recurrent
-// state (one pool, tokens · bytes exact); 0 otherwise.
+// Bytes of one token on the worst rank when every layer is full attention or MLA without
+// recurrent state (one pool, tokens · bytes exact); 0 otherwise.
 std::uint64_t full_attention_bytes_per_token(const ModelSpec& model, const Capacity& c) {
   if (c.state_layers > 0 || !c.paged || c.block_size == 0) return 0;
   for (const LayerSpec& l : model.layers)
-    if (l.kind != AttentionKind::full || l.recurrent) return 0;
+    if ((l.kind != AttentionKind::full && l.kind != AttentionKind::mla) || l.recurrent) return 0;
   std::uint64_t worst = 0;
   for (const StageCapacity& s : c.stages) {
     const std::uint64_t tokens = s.blocks_per_request * c.block_size;
@@ -110,11 +110,28 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
                       : "--hicache-ratio " + num(ratio) + (a.hicache_ratio ? "" : " (default)");
   const std::uint64_t bpt = full_attention_bytes_per_token(model, c);
   const std::uint64_t page = std::max<std::uint32_t>(c.block_size, 1);
-  if (bpt > 0) {
+  // A sparse-attention (DSA) model's device cell holds its indexer keys too (planner.cpp
+  // attention_page); SGLang mirrors them in a host pool of their own beside the KV host pool
+  // (python/sglang/srt/mem_cache/pool_host/dsa.py@03ba7b5b7dd249244bd5af01b236fd6449c66e8d,
+  // DSAIndexerPoolHost): the KV host pool's size in tokens, (size + page + 1) // page pages of
+  // index_head_dim + index_head_dim // 128 · 4 bytes a token in every layer, on top of
+  // --hicache-size. Split here for one stage; several stages keep the sum (within a page).
+  const std::uint64_t index_layer =
+      model.index_head_dim > 0 && in.pp == 1 ? indexer_bytes_per_token(model.index_head_dim) : 0;
+  const std::uint64_t index_layers = index_layer ? model.cached_layers() + in.draft_layers : 0;
+  const std::uint64_t index_token = mul(index_layer, index_layers, "indexer bytes");
+  if (bpt > index_token) {
+    const std::uint64_t kv_bpt = bpt - index_token;
     const std::uint64_t tokens =
-        by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size") / bpt
+        by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size") / kv_bpt
                 : static_cast<std::uint64_t>(static_cast<double>(c.kv_cache_tokens) * ratio);
-    t.bytes_per_rank = mul(mul(tokens / page + 1, page), bpt);
+    const std::uint64_t size = mul(tokens / page + 1, page);
+    t.bytes_per_rank = mul(size, kv_bpt);
+    if (index_token > 0)
+      t.bytes_per_rank =
+          add(t.bytes_per_rank,
+              mul(mul(index_layers, (size + page + 1) / page * page), index_layer, "indexer host"),
+              "host pool bytes");
   } else {
     // Several pools (sliding, Mamba state): the budget split over them (sglang PR #32915), or each
     // device pool times the ratio; within one page per pool of the pools' sum.
@@ -128,10 +145,13 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
           "host pool each, twice the budget (sglang#29034)");
   }
   t.rule = "every rank its own pools (sglang pool_host/base.py@712c0617)";
-  if (model.index_head_dim > 0 || in.draft_layers > 0)
-    m.notes.push_back(
-        "SGLang's indexer and draft host pools come on top of this and are not "
-        "counted");
+  if (in.draft_layers > 0)
+    m.notes.push_back("SGLang's draft host pools come on top of this and are not counted");
+  if (model.index_head_dim > 0)
+    m.notes.push_back(in.pp == 1
+                          ? "SGLang's DSA indexer host pool is counted (pool_host/dsa.py@03ba7b5b)"
+                          : "SGLang's DSA indexer host pool is counted at the device cell's bytes "
+                            "(within a page of its own count) across pipeline stages");
   return t;
 }
 

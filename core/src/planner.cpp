@@ -628,10 +628,29 @@ std::uint64_t state_bytes_of(const std::vector<Stage>& stages) {
 
 // One block of `tokens` tokens of one attention layer on one rank: kv_cache_interface.py
 // page_size_bytes, plus the per-token-head scales of int8. 0 without attention layers.
+// A sparse-attention (DSA) MLA layer also holds its indexer's keys, index_head_dim fp8 values and
+// one fp32 scale per 128 a token (formula.hpp indexer_bytes_per_token), whatever the KV format,
+// and every engine sizes its pool by the two together:
+// - vLLM: DeepseekV32IndexerCache is an MLAAttentionSpec of head index_head_dim + … · 4, uint8,
+//   beside each MLA layer (vllm/model_executor/models/deepseek_v2.py); one group of both
+//   (UniformTypeKVCacheSpecs) whose block costs the sum of their pages.
+// - SGLang: get_cell_size_per_token adds (index_head_dim + index_head_dim // 128 · 4) · layers
+//   for is_deepseek_nsa models (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
+//   @226149ac457bd1a1b5d450f55c01f72f604320d6).
+// - TensorRT-LLM: DSACacheManager counts the indexer's elements at the KV dtype's size
+//   (EngineRules::indexer_token_bytes, engines/trtllm.cpp).
 std::uint64_t attention_page(const ModelSpec& model, const PlanInput& in, std::uint32_t heads,
                              std::uint32_t tokens, std::uint32_t k_width, std::uint32_t v_width) {
-  if (model.is_mla())
-    return stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
+  if (model.is_mla()) {
+    const EngineRules& rules = engine_rules(in);
+    const auto own = rules.latent_token_bytes(model, in.format);
+    const std::uint64_t latent =
+        own ? mul(tokens, *own, "latent bytes")
+            : stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
+    if (model.index_head_dim == 0) return latent;
+    const std::uint64_t indexer = rules.indexer_token_bytes(model.index_head_dim, in.format);
+    return add(latent, mul(tokens, indexer, "indexer bytes"), "page bytes");
+  }
   return mul(heads,
              add(stream_bytes(in.format, StreamRole::key, k_width, tokens, tokens),
                  stream_bytes(in.format, StreamRole::value, v_width, tokens, tokens)),

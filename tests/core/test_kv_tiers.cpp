@@ -181,6 +181,33 @@ TEST(KvTiers, SglangHicacheSizeInPages) {
   EXPECT_EQ(q.host->pinned_per_rank, ((2 * t) / 64 + 1) * 64 * 131'072);
 }
 
+// SGLang HiCache on DeepSeek-V3.2 (DSA), TP 8, page 64, bf16. The KV host pool
+// (MLATokenToKVPoolHost) takes 61 · (512 + 64) · 2 = 70,272 B a token: --hicache-size 100 gives
+// 100e9 // 70,272 = 1,423,041 tokens, 1,423,041 // 64 + 1 = 22,236 pages, 1,423,104 tokens,
+// 100,004,364,288 B. The indexer's own host pool (pool_host/dsa.py@03ba7b5b
+// DSAIndexerPoolHost) comes on top: (1,423,104 + 64 + 1) // 64 = 22,237 pages of 64 tokens of
+// 128 + 4 B in 61 layers = 11,459,348,736 B; 111,463,713,024 B a rank in all.
+TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
+  const CheckReport r = run_check(
+      from(Engine::sglang,
+           "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 "
+           "--context-length 8192 --page-size 64 --enable-hierarchical-cache --hicache-size 100"));
+  ASSERT_TRUE(r.host);
+  ASSERT_EQ(r.host->tiers.size(), 1u);
+  EXPECT_TRUE(r.host->tiers[0].exact);
+  EXPECT_EQ(r.host->pinned_per_rank, 111'463'713'024u);
+  // Ratio 2 mirrors the device pool's T tokens (the cell with the indexer, SglangParity):
+  // size = (2T // 64 + 1) · 64 tokens of 70,272 B, and (size + 65) // 64 indexer pages.
+  const CheckReport q =
+      run_check(from(Engine::sglang,
+                     "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 "
+                     "--context-length 8192 --page-size 64 --enable-hierarchical-cache"));
+  const std::uint64_t t = q.capacity.kv_cache_tokens;
+  ASSERT_GT(t, 0u);
+  const std::uint64_t size = ((2 * t) / 64 + 1) * 64;
+  EXPECT_EQ(q.host->pinned_per_rank, size * 70'272 + 61 * ((size + 65) / 64) * 64 * 132);
+}
+
 // SGLang HiCache on a hybrid model with Mamba-like state (issue 27's second node, with a small
 // node to make it bite): 8 ranks, --hicache-size G per rank as one budget over the KV and state
 // pools (sglang PR #32915). A 256 GiB node (274,877,906,944 B):

@@ -168,5 +168,23 @@ TEST(SglangParity, BadRatiosRefused) {
   EXPECT_THROW(sglang_pools(p), Error);
 }
 
+// DeepSeek-V3.2 (DSA): M get_cell_size_per_token adds the indexer of is_deepseek_nsa models,
+// (index_head_dim + index_head_dim // 128 · 4) · layers · 1 (uint8) beside the MLA latent
+// (kv_lora_rank + qk_rope_head_dim) · layers · kv_size. 61 layers, latent 512 + 64, index 128:
+// bf16 cell = 61 · (576 · 2 + 128 + 4) = 61 · 1284 = 78,324 B; fp8_e4m3 61 · (576 + 132) =
+// 43,188 B. rest = 100,000 cells of each: 100,000 tokens (page 1).
+TEST(SglangParity, DsaIndexerInTheCell) {
+  const auto m = load_model("deepseek-v3.2");
+  ASSERT_EQ(m.index_head_dim, 128u);
+  auto in = sglang(std::uint64_t{78324} * 100000, 32768);
+  in.tp = 8;  // MLA keeps the whole latent on every rank
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
+  in.available_kv_bytes = std::uint64_t{78324} * 100000 - 1;
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 99999u);
+  in.format = parse_kv_format("fp8");
+  in.available_kv_bytes = std::uint64_t{43188} * 100000;
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
+}
+
 }  // namespace
 }  // namespace kvplan

@@ -187,5 +187,28 @@ TEST(TrtllmParity, TokensPerBlockByBackend) {
   EXPECT_EQ(c.max_requests, 7263u / 128);
 }
 
+// DeepSeek-V3.2 under TensorRT-LLM: DSACacheManager.get_cache_bytes_per_token
+// (tensorrt_llm/_torch/attention_backend/sparse/dsa.py@00e3c1a5c4bc147f6819c11b8a9a210488a81ca9)
+// takes kv_factor = 1 + (128 + 4) / 576 and ceil(kv_factor · 61 layers · 576) = 61 · 708 = 43,188
+// elements a token, at the KV dtype's size: bf16 86,376 B a token, 32 tokens a block =
+// 2,764,032 B. 500 blocks of memory: 500 blocks, 16,000 tokens.
+TEST(TrtllmParity, DsaIndexerAtTheKvDtype) {
+  const auto m = load_model("deepseek-v3.2");
+  PlanInput in;
+  in.engine = Engine::trtllm;
+  in.format = parse_kv_format("bf16");
+  in.tp = 8;
+  in.context = 8192;
+  in.available_kv_bytes = std::uint64_t{2764032} * 500;
+  const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.block_size, 32u);
+  EXPECT_EQ(c.num_gpu_blocks, 500u);
+  EXPECT_EQ(c.kv_cache_tokens, 16000u);
+  // fp8: 43,188 B a token, 1,382,016 a block.
+  in.format = parse_kv_format("fp8");
+  in.available_kv_bytes = std::uint64_t{1382016} * 500;
+  EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 500u);
+}
+
 }  // namespace
 }  // namespace kvplan

@@ -689,5 +689,28 @@ TEST(VllmParity, KvSharingLayersHoldNoCache) {
   EXPECT_EQ(plan_capacity(shared, est).estimated_max_model_len, 2u * 1310720);
 }
 
+// DeepSeek-V3.2: each MLA layer beside its DeepseekV32IndexerCache, an MLAAttentionSpec of head
+// 128 + 128 // 128 · 4 = 132, uint8 (vllm/model_executor/models/deepseek_v2.py); both full
+// attention of one block size, so one group (UniformTypeKVCacheSpecs) whose block costs the sum
+// of the pages: 16 · (576 · 2) + 16 · 132 = 18,432 + 2,112 = 20,544 B a layer, · 61 layers =
+// 1,253,184 B a block. 1001 blocks of memory: 1001 blocks.
+TEST(VllmParity, DsaIndexerPagesShareTheBlock) {
+  const auto m = load_model("deepseek-v3.2");
+  PlanInput in = input(std::uint64_t{1253184} * 1001, 32768, "bf16");
+  in.tp = 8;
+  const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.num_gpu_blocks, 1001u);
+  in.available_kv_bytes = std::uint64_t{1253184} * 1001 - 1;
+  EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 1000u);
+  // --kv-cache-dtype fp8 is fp8_ds_mla for it (DeepseekV32ForCausalLM.verify_and_update_config,
+  // vllm/model_executor/models/config.py@1936cf3841edb9781b06c50fc4daf4bac9d3b23e), whose page
+  // is block_size · 656 (MLAAttentionSpec.real_page_size_bytes,
+  // vllm/v1/kv_cache_interface.py@bc8282e61df21719b12b391c3a976b1c900dfbb4), not 576 fp8 values:
+  // 16 · 656 + 16 · 132 = 12,608 B a layer, · 61 = 769,088 B a block.
+  in.format = parse_kv_format("fp8");
+  in.available_kv_bytes = std::uint64_t{769088} * 1001;
+  EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 1001u);
+}
+
 }  // namespace
 }  // namespace kvplan

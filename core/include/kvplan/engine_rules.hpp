@@ -196,6 +196,21 @@ class EngineRules {
   // Whether a recurrent state takes a page per block of the request as it grows (vLLM
   // mamba_cache_mode all) rather than a fixed count.
   virtual bool recurrent_state_grows(const PlanInput&) const { return false; }
+  // The bytes one token of a sparse-attention (DSA) indexer key adds to an MLA layer's page, as
+  // the engine sizes its pool: vLLM and SGLang store index_head_dim fp8 values and one fp32 scale
+  // per 128 as uint8 (formula.hpp indexer_bytes_per_token), whatever the KV format (planner.cpp
+  // attention_page has their sources); TensorRT-LLM counts the same elements at the KV dtype's
+  // size.
+  virtual std::uint64_t indexer_token_bytes(std::uint32_t index_head_dim,
+                                            const KvFormat& /*format*/) const {
+    return indexer_bytes_per_token(index_head_dim);
+  }
+  // One token of an MLA layer's latent when the engine stores it in a layout of its own, not the
+  // KV format's elements (vLLM's fp8_ds_mla for sparse-attention models); nullopt otherwise.
+  virtual std::optional<std::uint64_t> latent_token_bytes(const ModelSpec& /*model*/,
+                                                          const KvFormat& /*format*/) const {
+    return std::nullopt;
+  }
   // The ranks that share one request's tokens in the KV cache (vLLM's decode context
   // parallelism), and the checks the engine makes of that layout at start (throws Error).
   virtual std::uint64_t context_shards(const PlanInput&) const { return 1; }

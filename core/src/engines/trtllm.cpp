@@ -35,6 +35,28 @@ class Trtllm final : public EngineRules {
   std::optional<std::uint64_t> fixed_pool_bytes(const PlanInput& in) const override {
     return in.trtllm().max_gpu_total_bytes;
   }
+  // DSACacheManager.get_cache_bytes_per_token (tensorrt_llm/_torch/attention_backend/sparse/
+  // dsa.py@00e3c1a5c4bc147f6819c11b8a9a210488a81ca9): kv_factor = 1 + (index_head_dim +
+  // index_head_dim // 128 · 4) / head_dim, ceil(kv_factor · Σ heads · head_dim) elements at the
+  // KV dtype's size, so the indexer's elements cost what a latent element does (bf16: 2 B).
+  std::uint64_t indexer_token_bytes(std::uint32_t index_head_dim,
+                                    const KvFormat& format) const override {
+    const std::uint64_t elements = std::uint64_t{index_head_dim} + index_head_dim / 128 * 4;
+    switch (format.dtype) {
+      case KvDtype::fp32:
+        return 4 * elements;
+      case KvDtype::fp16:
+      case KvDtype::bf16:
+        return 2 * elements;
+      case KvDtype::fp8_e4m3:
+      case KvDtype::fp8_e5m2:
+      case KvDtype::int8:
+        return elements;
+      case KvDtype::kivi:
+        break;
+    }
+    return indexer_bytes_per_token(index_head_dim);  // KIVI has no TensorRT-LLM pool
+  }
   // trtllm-serve's click options, spelt as serve.py declares them.
   ShapeFields flag_names() const override {
     return {.tp = "--tp_size",

@@ -98,6 +98,18 @@ class Vllm : public EngineRules {
            "non-torch - CUDA graphs; num_gpu_blocks = available // page // layers";
   }
   bool pages_recurrent_state() const override { return true; }
+  // A sparse-attention (DSA) model's fp8 latent is fp8_ds_mla, 656 bytes a token
+  // (DeepseekV32ForCausalLM.verify_and_update_config turns any fp8 cache_dtype into fp8_ds_mla,
+  // vllm/model_executor/models/config.py@1936cf3841edb9781b06c50fc4daf4bac9d3b23e;
+  // MLAAttentionSpec.real_page_size_bytes = block_size · 656 for it,
+  // vllm/v1/kv_cache_interface.py@bc8282e61df21719b12b391c3a976b1c900dfbb4: 512 fp8 values, four
+  // fp32 scales and the 64 RoPE values in bf16, flashmla_sparse.py).
+  std::optional<std::uint64_t> latent_token_bytes(const ModelSpec& model,
+                                                  const KvFormat& format) const override {
+    const bool fp8 = format.dtype == KvDtype::fp8_e4m3 || format.dtype == KvDtype::fp8_e5m2;
+    if (model.index_head_dim > 0 && fp8) return 656;
+    return std::nullopt;
+  }
   bool recurrent_state_grows(const PlanInput& in) const override {
     return in.vllm().mamba_cache_mode == VllmOptions::MambaCacheMode::all;
   }

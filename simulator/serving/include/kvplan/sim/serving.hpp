@@ -51,8 +51,9 @@
 //   retracts (a chunk is cut to the free tokens), only a decode step does. Pipeline stages run
 //   event_loop_pp's micro-batches, each with its own running batch (serving.cpp turn_slots).
 //   --scheduler-recv-interval (plan.sglang().scheduler_recv_interval) holds arrivals back as
-//   SchedulerRecvSkipper does (serving.cpp receives; docs/simulate.md). Not modelled: SGLang's retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed
-//   chunks, --pp-max-micro-batch-size and --pp-async-batch-depth (their defaults are).
+//   SchedulerRecvSkipper does (serving.cpp receives; docs/simulate.md). Not modelled: SGLang's
+//   retraction order, its LPM / DFS-weight policies, max_prefill_tokens, mixed chunks,
+//   --pp-max-micro-batch-size and --pp-async-batch-depth (their defaults are).
 // - TensorRT-LLM (plan.engine trtllm; docs/trtllm-scheduler.md has every rule and its source):
 //   in-flight batching over one KV pool of tokens_per_block blocks. The active list holds at most
 //   max_batch_size requests (max_num_seqs), fetched FCFS; each step the capacity scheduler picks
