@@ -405,6 +405,20 @@ TEST(EngineCmdlines, SglangReceiveIntervalIsTheSchedulers) {
   EXPECT_EQ(zero.sglang().scheduler_recv_interval, 1u);
   EXPECT_THROW(sglang("python -m sglang.launch_server --model-path m --scheduler-recv-interval -1"),
                Error);
+  // Beside DP attention that SGLang does not start (SchedulerRecvSkipper.__init__ asserts not
+  // enable_dp_attention, scheduler_recv_skipper.py@70310f05): refused, naming the setting.
+  const std::string dp =
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --dp 2 "
+      "--enable-dp-attention";
+  try {
+    deploy_from_engine(sglang(dp + " --scheduler-recv-interval 30"), load_gpu("h100-sxm-80gb"), 0,
+                       "", "--sglang");
+    ADD_FAILURE() << "a receive interval beside DP attention was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("scheduler_recv_interval"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(deploy_from_engine(sglang(dp + " --scheduler-recv-interval 1"),
+                                     load_gpu("h100-sxm-80gb"), 0, "", "--sglang"));
 }
 
 TEST(EngineCmdlines, SloSpec) {

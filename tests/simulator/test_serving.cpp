@@ -493,6 +493,49 @@ TEST(Serving, SglangReceiveIntervalHoldsArrivalsForDecodeSteps) {
   EXPECT_THROW(run(llama(), cfg, w), Error);
 }
 
+// The receive interval under pipeline stages (pp 2, interval 3, max_running_requests 4): one
+// counter, each pass adding the weight of the batch the micro-batch about to be formed ran last,
+// which it keeps while it forms none (event_loop_pp: self.last_batch = last_mbs[mb_id], and
+// last_mbs[mb_id] is set only when that micro-batch ran a batch). Stages take half a step each;
+// the loop waits for the next micro-batch's pass before forming it. A (prompt 100, 6 out) at 0,
+// C (prompt 50, 1 out) at 0.025, B (prompt 50, 2 out) at 0.052:
+//   0      mb0: idle, A taken in; A prefill, stages to 0.010, 0.020   mb1: none, 1; waits mb0
+//   0.020  mb0: prefill 1000: receive (nothing), 0; A decode to 0.030   mb1: none, 1; waits
+//   0.030  mb0: decode, 2; A decode to 0.040   mb1: none, 3: receive C (queued 0.030), 0; C
+//          prefill, stage 1 from 0.035 to 0.0425, stage 2 to 0.050; waits mb0 to 0.040
+//   0.040  mb0: decode, 1; A decode, stage 1 0.0425 - 0.0475, stage 2 to 0.055; waits mb1 to
+//          0.050: C's only token, C done
+//   0.050  mb1: its prefill, 1001: receive (B not yet), 0; forms nothing (C done); waits mb0
+//   0.055  mb0: 1; A decode 0.055 - 0.060 - 0.065   mb1: still its prefill, 1001: receive B
+//          (queued 0.055), 0; B prefill, stage 1 from 0.060 to 0.0675, stage 2 to 0.075
+//   then B decodes 0.075 - 0.085: B's tokens at 0.075, 0.085; A's at 0.020, 0.030, 0.040,
+//   0.055, 0.065, 0.080 (9 passes).
+// A micro-batch that forgot its prefill (weight 1) would take B in at 0.065, in mb0.
+TEST(Serving, SglangReceiveIntervalUnderPipelineStages) {
+  ServingConfig cfg = config(1000, 1024);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.pp = 2;
+  cfg.max_num_seqs = 4;
+  cfg.plan.available_kv_bytes = std::uint64_t{100000} * 65536;  // 16 layers a stage
+  cfg.plan.edit_sglang().scheduler_recv_interval = 3;
+  const auto x =
+      run(llama(), cfg, workload({req(0, 0, 100, 6), req(1, 0.025, 50, 1), req(2, 0.052, 50, 2)}));
+  const auto &A = x.r.requests[0], &C = x.r.requests[1], &B = x.r.requests[2];
+  EXPECT_NEAR(C.queued_s, 0.030, 1e-9);
+  EXPECT_NEAR(C.first_token_s, 0.050, 1e-9);
+  EXPECT_NEAR(C.finish_s, 0.050, 1e-9);
+  EXPECT_NEAR(B.queued_s, 0.055, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.075, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.085, 1e-9);
+  EXPECT_NEAR(A.first_token_s, 0.020, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.080, 1e-9);
+  ASSERT_EQ(x.steps.size(), 9u);
+  EXPECT_NEAR(x.steps[3].t_s, 0.030, 1e-9);
+  EXPECT_EQ(x.steps[3].batch.prefill_tokens, 50u);  // C's prefill
+  EXPECT_NEAR(x.steps[6].t_s, 0.055, 1e-9);
+  EXPECT_EQ(x.steps[6].batch.prefill_tokens, 50u);  // B's prefill
+}
+
 // SGLang under pipeline parallelism (pp 2): two micro-batches, each with its own running batch
 // of at most max(max_running_requests // 2, 1) = 2 requests (max_running_requests 4); the loop
 // forms micro-batch k's batch, then waits for k + 1's pass before forming k + 1's; each stage

@@ -274,7 +274,8 @@ class EngineRules {
   virtual std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t /*most*/) const {
     return fewest;
   }
-  // Throws Error(source, field) for a model whose layers its pools cannot hold together.
+  // Throws Error(source, field) for a model whose layers its pools cannot hold together, or a
+  // layout the engine refuses at start (SGLang: a receive interval beside DP attention).
   virtual void check_pool_layout(const ModelSpec&, const PlanInput&, const std::string&) const {}
   // Why kvplan does not plan layers with their own KV heads or head dims, or decode context
   // parallelism, under these rules; empty when it does.

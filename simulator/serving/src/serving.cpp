@@ -909,13 +909,18 @@ void Scheduler::admit(double cutoff, double t) {
 // 1, _DEFAULT 1000): each pass of the event loop adds the weight of the batch it ran last (none
 // or a decode batch 1, a prefill batch 1000) and takes new requests in when the sum reaches
 // --scheduler-recv-interval, then counts from 0 again. Under pipeline stages the batch is the one
-// the micro-batch about to be formed ran last (event_loop_pp: self.last_batch = last_mbs[mb_id]).
+// the micro-batch about to be formed ran last (event_loop_pp: self.last_batch = last_mbs[mb_id],
+// which keeps the micro-batch's last batch while it forms none).
 // An idle loop spins, one weight a pass, so it takes an arrival in at once (turn, turn_slots).
 // Every engine but SGLang, and SGLang at an interval of 1 (no skipper), take them in every turn.
 bool Scheduler::receives(std::uint32_t slot) {
   if (recv_interval_ <= 1) return true;
   if (std::exchange(same_loop_, false)) return false;  // the retraction's loop runs its batch
-  const BatchMode last = std::exchange(slot_batch_[slot], BatchMode::none);
+  // Without stages the last batch is the one the last pass ran, none when it ran nothing; under
+  // them a micro-batch keeps the last batch it ran (last_mbs[mb_id] changes only when it runs).
+  const BatchMode last = pipeline_ == Pipeline::micro_batches
+                             ? slot_batch_[slot]
+                             : std::exchange(slot_batch_[slot], BatchMode::none);
   recv_counter_ += last == BatchMode::extend ? 1000 : 1;
   if (recv_counter_ < recv_interval_) return false;
   recv_counter_ = 0;
