@@ -115,23 +115,43 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
   // (python/sglang/srt/mem_cache/pool_host/dsa.py@03ba7b5b7dd249244bd5af01b236fd6449c66e8d,
   // DSAIndexerPoolHost): the KV host pool's size in tokens, (size + page + 1) // page pages of
   // index_head_dim + index_head_dim // 128 · 4 bytes a token in every layer, on top of
-  // --hicache-size. Split here for one stage; several stages keep the sum (within a page).
+  // --hicache-size. The layers are the worst rank's: bpt over one layer's latent and indexer.
+  // SGLang keeps an fp8 DSA latent in a row of 656 bytes (512 fp8 values, four fp32 scales, the
+  // RoPE in bf16: DSATokenToKVPool's override_kv_cache_dim, which the host pool mirrors; seen in
+  // stored copies of memory_pool.py, no commit pinned), not the 576 its cell counts: counted at
+  // 656 and marked not exact.
   const std::uint64_t index_layer =
-      model.index_head_dim > 0 && in.pp == 1 ? indexer_bytes_per_token(model.index_head_dim) : 0;
-  const std::uint64_t index_layers = index_layer ? model.cached_layers() + in.draft_layers : 0;
-  const std::uint64_t index_token = mul(index_layer, index_layers, "indexer bytes");
-  if (bpt > index_token) {
-    const std::uint64_t kv_bpt = bpt - index_token;
+      model.index_head_dim > 0 ? indexer_bytes_per_token(model.index_head_dim) : 0;
+  const bool fp8 = in.format.dtype == KvDtype::fp8_e4m3 || in.format.dtype == KvDtype::fp8_e5m2;
+  std::uint64_t index_layers = 0, latent_row = 0;
+  if (index_layer > 0 && model.is_mla()) {
+    const std::uint64_t latent =
+        stream_bytes(in.format, StreamRole::latent, model.latent_width(), 1, 1);
+    index_layers = bpt / (latent + index_layer);
+    latent_row = fp8 ? std::uint64_t{model.kv_lora_rank} + model.kv_lora_rank / 128 * 4 +
+                           2 * std::uint64_t{model.qk_rope_head_dim}
+                     : latent;
+    if (bpt % (latent + index_layer) != 0) index_layers = 0;  // not one DSA pool: as before
+  }
+  if (bpt > 0) {
+    const std::uint64_t kv_bpt = index_layers > 0 ? mul(index_layers, latent_row) : bpt;
     const std::uint64_t tokens =
         by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size") / kv_bpt
                 : static_cast<std::uint64_t>(static_cast<double>(c.kv_cache_tokens) * ratio);
     const std::uint64_t size = mul(tokens / page + 1, page);
     t.bytes_per_rank = mul(size, kv_bpt);
-    if (index_token > 0)
+    if (index_layers > 0) {
       t.bytes_per_rank =
           add(t.bytes_per_rank,
               mul(mul(index_layers, (size + page + 1) / page * page), index_layer, "indexer host"),
               "host pool bytes");
+      if (fp8) {
+        t.exact = false;
+        m.notes.push_back(
+            "SGLang keeps an fp8 DSA latent in 656-byte rows on the host and the GPU, where its "
+            "cell counts 576: counted at 656");
+      }
+    }
   } else {
     // Several pools (sliding, Mamba state): the budget split over them (sglang PR #32915), or each
     // device pool times the ratio; within one page per pool of the pools' sum.
@@ -147,11 +167,8 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
   t.rule = "every rank its own pools (sglang pool_host/base.py@712c0617)";
   if (in.draft_layers > 0)
     m.notes.push_back("SGLang's draft host pools come on top of this and are not counted");
-  if (model.index_head_dim > 0)
-    m.notes.push_back(in.pp == 1
-                          ? "SGLang's DSA indexer host pool is counted (pool_host/dsa.py@03ba7b5b)"
-                          : "SGLang's DSA indexer host pool is counted at the device cell's bytes "
-                            "(within a page of its own count) across pipeline stages");
+  if (index_layers > 0)
+    m.notes.push_back("SGLang's DSA indexer host pool is counted (pool_host/dsa.py@03ba7b5b)");
   return t;
 }
 

@@ -826,7 +826,7 @@ void PlanEval::attach_engine_pools() {
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src), rules(&engine_rules(input)) {
   check_engine_options(in, source);
-  bs = block_size_of(in, source);
+  bs = rules->forced_block_size(model).value_or(block_size_of(in, source));
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);
   throw_if_any(source, validate_attention_dp(in, *rules, model.routed_experts == 0));

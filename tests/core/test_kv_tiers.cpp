@@ -206,6 +206,26 @@ TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
   ASSERT_GT(t, 0u);
   const std::uint64_t size = ((2 * t) / 64 + 1) * 64;
   EXPECT_EQ(q.host->pinned_per_rank, size * 70'272 + 61 * ((size + 65) / 64) * 64 * 132);
+  // Two pipeline stages: the first rank holds 31 of the 61 layers, 31 · 1,152 = 35,712 B a token:
+  // 100e9 // 35,712 = 2,800,179 tokens, 43,754 pages, 2,800,192 tokens, 100,000,456,704 B; the
+  // indexer 31 · 43,755 · 64 · 132 = 11,458,647,552 B: 111,459,104,256 B.
+  const CheckReport pp = run_check(from(
+      Engine::sglang,
+      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 4 --pp-size 2 "
+      "--context-length 8192 --page-size 64 --enable-hierarchical-cache --hicache-size 100"));
+  ASSERT_TRUE(pp.host);
+  EXPECT_EQ(pp.host->pinned_per_rank, 111'459'104'256u);
+  // fp8: SGLang keeps the latent in 656-byte rows (512 fp8 values, 4 fp32 scales, 64 RoPE values
+  // in bf16), 61 · 656 = 40,016 B a token: 100e9 // 40,016 = 2,499,000 tokens, 39,047 pages,
+  // 2,499,008 tokens, 100,000,304,128 B; the indexer 61 · 39,048 · 64 · 132 = 20,122,527,744 B.
+  const CheckReport f8 =
+      run_check(from(Engine::sglang,
+                     "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 "
+                     "--context-length 8192 --page-size 64 --kv-cache-dtype fp8_e4m3 "
+                     "--enable-hierarchical-cache --hicache-size 100"));
+  ASSERT_TRUE(f8.host);
+  EXPECT_EQ(f8.host->pinned_per_rank, 120'122'831'872u);
+  EXPECT_FALSE(f8.host->tiers[0].exact);
 }
 
 // SGLang HiCache on a hybrid model with Mamba-like state (issue 27's second node, with a small

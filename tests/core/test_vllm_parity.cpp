@@ -691,25 +691,31 @@ TEST(VllmParity, KvSharingLayersHoldNoCache) {
 
 // DeepSeek-V3.2: each MLA layer beside its DeepseekV32IndexerCache, an MLAAttentionSpec of head
 // 128 + 128 // 128 · 4 = 132, uint8 (vllm/model_executor/models/deepseek_v2.py); both full
-// attention of one block size, so one group (UniformTypeKVCacheSpecs) whose block costs the sum
-// of the pages: 16 · (576 · 2) + 16 · 132 = 18,432 + 2,112 = 20,544 B a layer, · 61 layers =
-// 1,253,184 B a block. 1001 blocks of memory: 1001 blocks.
+// attention of one block size, so one group (UniformTypeKVCacheSpecs,
+// vllm/v1/kv_cache_interface.py@bc8282e61df21719b12b391c3a976b1c900dfbb4) whose block costs the sum
+// of the pages. The block is 64 whatever was asked ("Forcing kv cache block size to 64 for
+// FlashMLASparse backend", vllm/platforms/cuda.py@1c0d9ecf5bad600df3e001bf642dd48c5ed25cc6):
+// 64 · (576 · 2) + 64 · 132 = 73,728 + 8,448 = 82,176 B a layer, · 61 layers = 5,012,736 B a
+// block. 1001 blocks of memory: 1001 blocks.
 TEST(VllmParity, DsaIndexerPagesShareTheBlock) {
   const auto m = load_model("deepseek-v3.2");
-  PlanInput in = input(std::uint64_t{1253184} * 1001, 32768, "bf16");
+  PlanInput in = input(std::uint64_t{5012736} * 1001, 32768, "bf16");  // asks for block 16
   in.tp = 8;
   const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.block_size, 64u);
   EXPECT_EQ(c.num_gpu_blocks, 1001u);
-  in.available_kv_bytes = std::uint64_t{1253184} * 1001 - 1;
+  in.available_kv_bytes = std::uint64_t{5012736} * 1001 - 1;
   EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 1000u);
   // --kv-cache-dtype fp8 is fp8_ds_mla for it (DeepseekV32ForCausalLM.verify_and_update_config,
   // vllm/model_executor/models/config.py@1936cf3841edb9781b06c50fc4daf4bac9d3b23e), whose page
-  // is block_size · 656 (MLAAttentionSpec.real_page_size_bytes,
-  // vllm/v1/kv_cache_interface.py@bc8282e61df21719b12b391c3a976b1c900dfbb4), not 576 fp8 values:
-  // 16 · 656 + 16 · 132 = 12,608 B a layer, · 61 = 769,088 B a block.
+  // is block_size · 656 (MLAAttentionSpec.real_page_size_bytes at bc8282e6), not 576 fp8 values:
+  // 64 · 656 + 64 · 132 = 50,432 B a layer, · 61 = 3,076,352 B a block.
   in.format = parse_kv_format("fp8");
-  in.available_kv_bytes = std::uint64_t{769088} * 1001;
+  in.available_kv_bytes = std::uint64_t{3076352} * 1001;
   EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 1001u);
+  // Dense MLA (DeepSeek-V3, no indexer) keeps the block asked for.
+  PlanInput v3 = input(std::uint64_t{1} << 34, 32768, "bf16");
+  EXPECT_EQ(plan_capacity(load_model("deepseek-v3"), v3).block_size, 16u);
 }
 
 }  // namespace

@@ -92,6 +92,11 @@ class EngineRules {
 
   // Defaults for what a deployment may leave out.
   virtual std::uint32_t default_block_size(const PlanInput& in) const = 0;  // tokens per page
+  // The block size the engine runs a model with whatever the deployment asks (vLLM's sparse MLA
+  // backend: 64); nullopt where the asked or default size stands.
+  virtual std::optional<std::uint32_t> forced_block_size(const ModelSpec& /*model*/) const {
+    return std::nullopt;
+  }
   virtual std::uint32_t default_memory_fraction_ppm() const = 0;
   // The fraction when the deployment leaves it out, for its GPU and layout (SGLang derives
   // mem_fraction_static from them); the others keep default_memory_fraction_ppm().

@@ -98,6 +98,14 @@ class Vllm : public EngineRules {
            "non-torch - CUDA graphs; num_gpu_blocks = available // page // layers";
   }
   bool pages_recurrent_state() const override { return true; }
+  // A sparse-attention (DSA, index_topk) model runs FlashMLASparse, and the platform forces its
+  // block: "if use_sparse and cache_config.block_size != 64: cache_config.block_size = 64"
+  // ("Forcing kv cache block size to 64 for FlashMLASparse backend",
+  // vllm/platforms/cuda.py@1c0d9ecf5bad600df3e001bf642dd48c5ed25cc6 check_and_update_config).
+  std::optional<std::uint32_t> forced_block_size(const ModelSpec& model) const override {
+    if (model.index_head_dim > 0) return 64;
+    return std::nullopt;
+  }
   // A sparse-attention (DSA) model's fp8 latent is fp8_ds_mla, 656 bytes a token
   // (DeepseekV32ForCausalLM.verify_and_update_config turns any fp8 cache_dtype into fp8_ds_mla,
   // vllm/model_executor/models/config.py@1936cf3841edb9781b06c50fc4daf4bac9d3b23e;
