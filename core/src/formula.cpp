@@ -44,6 +44,12 @@ std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim) {
   return std::uint64_t{index_head_dim} + 4 * ceil_div(index_head_dim, 128);
 }
 
+std::uint64_t dsa_fp8_latent_bytes_per_token(std::uint32_t kv_lora_rank,
+                                             std::uint32_t qk_rope_head_dim) {
+  return std::uint64_t{kv_lora_rank} + std::uint64_t{kv_lora_rank} / 128 * 4 +
+         2 * std::uint64_t{qk_rope_head_dim};
+}
+
 KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t draft_layers,
                      const std::string& source, std::optional<KvDtype> conv_state_dtype,
                      std::optional<KvDtype> ssm_state_dtype) {

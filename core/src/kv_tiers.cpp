@@ -128,9 +128,8 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
     const std::uint64_t latent =
         stream_bytes(in.format, StreamRole::latent, model.latent_width(), 1, 1);
     index_layers = bpt / (latent + index_layer);
-    latent_row = fp8 ? std::uint64_t{model.kv_lora_rank} + model.kv_lora_rank / 128 * 4 +
-                           2 * std::uint64_t{model.qk_rope_head_dim}
-                     : latent;
+    latent_row =
+        fp8 ? dsa_fp8_latent_bytes_per_token(model.kv_lora_rank, model.qk_rope_head_dim) : latent;
     if (bpt % (latent + index_layer) != 0) index_layers = 0;  // not one DSA pool: as before
   }
   if (bpt > 0) {

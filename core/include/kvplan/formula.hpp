@@ -104,6 +104,13 @@ struct KvLayout {
 // one fp32 scale per 128 (vLLM DeepseekV32IndexerCache: 128 + 4 = 132 bytes).
 std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim);
 
+// Bytes per token of one layer's fp8 sparse-attention (DSA) MLA latent, as vLLM's fp8_ds_mla and
+// SGLang's DSA pool lay it out: kv_lora_rank fp8 values, one fp32 scale per 128 of them and the
+// qk_rope_head_dim RoPE values left in bf16 (DeepSeek-V3.2: 512 + 4 · 4 + 2 · 64 = 656;
+// vllm/v1/kv_cache_interface.py@bc8282e61df21719b12b391c3a976b1c900dfbb4 real_page_size_bytes).
+std::uint64_t dsa_fp8_latent_bytes_per_token(std::uint32_t kv_lora_rank,
+                                             std::uint32_t qk_rope_head_dim);
+
 // Throws Error on a TP that does not fit the heads. draft_layers: speculative layers holding a
 // cache (KvCostInput::draft_layers).
 KvLayout make_layout(const ModelSpec& model, std::uint32_t tp = 1, std::uint32_t draft_layers = 0,

@@ -41,21 +41,10 @@ class Trtllm final : public EngineRules {
   // KV dtype's size, so the indexer's elements cost what a latent element does (bf16: 2 B).
   std::uint64_t indexer_token_bytes(std::uint32_t index_head_dim,
                                     const KvFormat& format) const override {
+    if (format.dtype == KvDtype::kivi)  // KIVI has no TensorRT-LLM pool
+      return indexer_bytes_per_token(index_head_dim);
     const std::uint64_t elements = std::uint64_t{index_head_dim} + index_head_dim / 128 * 4;
-    switch (format.dtype) {
-      case KvDtype::fp32:
-        return 4 * elements;
-      case KvDtype::fp16:
-      case KvDtype::bf16:
-        return 2 * elements;
-      case KvDtype::fp8_e4m3:
-      case KvDtype::fp8_e5m2:
-      case KvDtype::int8:
-        return elements;
-      case KvDtype::kivi:
-        break;
-    }
-    return indexer_bytes_per_token(index_head_dim);  // KIVI has no TensorRT-LLM pool
+    return elements * static_cast<std::uint64_t>(nominal_bytes_per_element(format));
   }
   // trtllm-serve's click options, spelt as serve.py declares them.
   ShapeFields flag_names() const override {

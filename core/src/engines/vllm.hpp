@@ -106,7 +106,7 @@ class Vllm : public EngineRules {
     if (model.index_head_dim > 0) return 64;
     return std::nullopt;
   }
-  // A sparse-attention (DSA) model's fp8 latent is fp8_ds_mla, 656 bytes a token
+  // A sparse-attention (DSA) model's fp8 latent is fp8_ds_mla (656 bytes a token for V3.2)
   // (DeepseekV32ForCausalLM.verify_and_update_config turns any fp8 cache_dtype into fp8_ds_mla,
   // vllm/model_executor/models/config.py@1936cf3841edb9781b06c50fc4daf4bac9d3b23e;
   // MLAAttentionSpec.real_page_size_bytes = block_size · 656 for it,
@@ -115,7 +115,8 @@ class Vllm : public EngineRules {
   std::optional<std::uint64_t> latent_token_bytes(const ModelSpec& model,
                                                   const KvFormat& format) const override {
     const bool fp8 = format.dtype == KvDtype::fp8_e4m3 || format.dtype == KvDtype::fp8_e5m2;
-    if (model.index_head_dim > 0 && fp8) return 656;
+    if (model.index_head_dim > 0 && fp8)
+      return dsa_fp8_latent_bytes_per_token(model.kv_lora_rank, model.qk_rope_head_dim);
     return std::nullopt;
   }
   bool recurrent_state_grows(const PlanInput& in) const override {
