@@ -324,6 +324,16 @@ void check_model_runner(const VllmOptions& o, const std::string& source, const s
 
 void check_engine_options(const PlanInput& in, const std::string& source) {
   if (in.engine == Engine::vllm) check_model_runner(in.vllm(), source, "model_runner");
+  // A layout this SGLang does not start: SchedulerRecvSkipper.__init__ asserts not
+  // enable_dp_attention (python/sglang/srt/managers/scheduler_recv_skipper.py
+  // @70310f051068e3ea8dbaaecd4e408919cd431417), and the skipper exists at an interval above 1.
+  if (in.engine == Engine::sglang && in.sglang().scheduler_recv_interval > 1 && in.attention_dp > 1)
+    throw Error(source, "scheduler_recv_interval",
+                "--scheduler-recv-interval " + std::to_string(in.sglang().scheduler_recv_interval) +
+                    " beside --enable-dp-attention does not start: SGLang's "
+                    "SchedulerRecvSkipper asserts not enable_dp_attention "
+                    "(scheduler_recv_skipper.py@70310f05); use an interval of 1 or no DP "
+                    "attention");
   // Whole servers of data_parallel_size DP ranks (VllmOptions::data_parallel_size).
   const std::uint64_t unit = std::uint64_t{in.tp} * in.pp;
   if (const std::uint32_t dp = in.vllm().data_parallel_size;

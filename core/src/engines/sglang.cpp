@@ -133,20 +133,6 @@ class Sglang final : public EngineRules {
   }
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8_e4m3"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
-  // A layout this SGLang does not start: SchedulerRecvSkipper.__init__ asserts not
-  // enable_dp_attention (python/sglang/srt/managers/scheduler_recv_skipper.py
-  // @70310f051068e3ea8dbaaecd4e408919cd431417), and the skipper exists at an interval above 1.
-  void check_pool_layout(const ModelSpec&, const PlanInput& in,
-                         const std::string& source) const override {
-    if (in.sglang().scheduler_recv_interval > 1 && in.attention_dp > 1)
-      throw Error(source, "scheduler_recv_interval",
-                  "--scheduler-recv-interval " +
-                      std::to_string(in.sglang().scheduler_recv_interval) +
-                      " beside --enable-dp-attention does not start: SGLang's "
-                      "SchedulerRecvSkipper asserts not enable_dp_attention "
-                      "(scheduler_recv_skipper.py@70310f05); use an interval of 1 or no DP "
-                      "attention");
-  }
   std::string budget_formula() const override {
     return "SGLang: available = (total - context) x mem_fraction_static - weights; "
            "max_total_num_tokens = available // cell_size";
