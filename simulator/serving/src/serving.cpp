@@ -349,6 +349,7 @@ class Scheduler {
   // the weight the skipper gives it.
   enum class BatchMode { none, decode, extend };
   bool receives(std::uint32_t slot);
+  void receive_idle();
   // run()'s steps.
   void admit(double cutoff, double t);
   bool form_batch(double& load_s);
@@ -393,11 +394,10 @@ class Scheduler {
   bool stalled_ = false;           // nothing could run until a transfer ends
   bool async_ = false, driven_ = false;
   // SGLang's --scheduler-recv-interval and its counter; the batch each micro-batch (one without
-  // stages) ran last, and whether the last schedule_sglang formed a prefill batch.
+  // stages) ran last, as schedule_sglang formed it.
   std::uint32_t recv_interval_ = 1;
   std::uint64_t recv_counter_ = 0;
   std::vector<BatchMode> slot_batch_;
-  bool sglang_extend_ = false;
   bool same_loop_ = false;  // the last turn only retracted: SGLang's loop has not come round
   std::uint64_t finished_ = 0, last_progress_ = 0, receiving_ = 0;
   std::vector<std::pair<std::uint32_t, double>> done_;  // driven: finished since take_finished
@@ -671,7 +671,7 @@ void Scheduler::schedule_sglang(double& load_s) {
     seqs_[i].slot = slot_;
     chunked = seqs_[i].computed + batch_.back().second < seqs_[i].num_tokens();
   }
-  sglang_extend_ = !batch_.empty();
+  if (!batch_.empty()) slot_batch_[slot_] = BatchMode::extend;
   if (!batch_.empty() || step_preempted_ > 0) return;
   std::uint64_t unbounded = ~std::uint64_t{0};  // decodes are not held to the chunk size
   for (std::size_t k = 0; k < running_.size(); ++k) {
@@ -681,6 +681,7 @@ void Scheduler::schedule_sglang(double& load_s) {
   // The ratio moves with a decode batch (update_running_batch), not with a micro-batch that had
   // nothing to run.
   if (batch_.empty() && step_preempted_ == 0) return;
+  if (!batch_.empty()) slot_batch_[slot_] = BatchMode::decode;
   const double init = kSglangInitNewTokenRatio, floor = init * kSglangMinNewTokenRatioFactor;
   ratio_ =
       step_preempted_ > 0 ? init : std::max(floor, ratio_ - (init - floor) / kSglangDecaySteps);
@@ -927,6 +928,13 @@ bool Scheduler::receives(std::uint32_t slot) {
   return true;
 }
 
+// An idle engine loop spins until it receives: it takes what has arrived in at once, and
+// SGLang's receive counter starts again.
+void Scheduler::receive_idle() {
+  recv_counter_ = 0;
+  admit(t_, t_);
+}
+
 // The engine's scheduler fills batch_; false when it only preempted (blocks were freed: schedule
 // again). Throws when it can schedule nothing.
 bool Scheduler::form_batch(double& load_s) {
@@ -1130,17 +1138,13 @@ bool Scheduler::turn() {
   if (!advance_to_next_event()) return false;
   stalled_ = false;
   if (receives(0)) admit(async_ && stepped_ ? prev_start_ : t_, t_);
-  if (running_.empty() && waiting_.empty()) {
-    recv_counter_ = 0;  // an idle SGLang loop spins until it receives
-    admit(t_, t_);
-  }
+  if (running_.empty() && waiting_.empty()) receive_idle();
   if (running_.empty() && waiting_.empty()) return true;
   double load_s = 0;
   if (!form_batch(load_s)) {
     same_loop_ = step_preempted_ > 0;
     return true;
   }
-  if (!slot_batch_.empty()) slot_batch_[0] = sglang_extend_ ? BatchMode::extend : BatchMode::decode;
   const StepBatch b = start_batch(t_);
   const double dt = step_seconds(b, load_s);
   if (opt_.on_step) opt_.on_step(step_record(t_, dt, b));
@@ -1202,17 +1206,13 @@ bool Scheduler::turn_slots() {
   if (!flying && !advance_to_next_event()) return false;
   stalled_ = false;
   if (receives(slot_)) admit(t_, t_);
-  if (!flying && running_.empty() && waiting_.empty()) {
-    recv_counter_ = 0;  // an idle loop spins until it receives
-    admit(t_, t_);
-  }
+  if (!flying && running_.empty() && waiting_.empty()) receive_idle();
   if (!running_.empty() || !waiting_.empty()) {
     double load_s = 0;
     batch_.clear();
     step_preempted_ = 0;
     schedule_sglang(load_s);
     if (!batch_.empty()) {
-      slot_batch_[slot_] = sglang_extend_ ? BatchMode::extend : BatchMode::decode;
       queue_.push_back(launch_micro_batch(load_s));
     } else if (step_preempted_ > 0) {
       same_loop_ = true;
