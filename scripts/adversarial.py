@@ -354,6 +354,8 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("sglang", "max_mamba_cache_size", [0, 1 << 33]),
                           ("sglang", "max_total_tokens", [0, 1 << 41]),
                           ("sglang", "scheduler_recv_interval", [-1, 1 << 21, "30"]),
+                          ("sglang", "disable_overlap_schedule", ["yes", 1]),
+                          ("vllm", "disable_overlap_schedule", [True]),
                           ("sglang", "num_speculative_tokens", [2]),
                           ("trtllm", "backend", ["onnx", 3]),
                           ("trtllm", "max_attention_window", [[], [0], 5, [1 << 41], ["x"]]),

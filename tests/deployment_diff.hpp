@@ -106,6 +106,8 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "sglang.hybrid_swa", p.sglang().hybrid_swa, q.sglang().hybrid_swa);
   field(d, "sglang.scheduler_recv_interval", p.sglang().scheduler_recv_interval,
         q.sglang().scheduler_recv_interval);
+  field(d, "sglang.disable_overlap_schedule", p.sglang().disable_overlap_schedule,
+        q.sglang().disable_overlap_schedule);
   field(d, "attention_dp", p.attention_dp, q.attention_dp);
   field(d, "moe_ep", p.moe_ep, q.moe_ep);
   field(d, "trtllm.backend", p.trtllm().backend, q.trtllm().backend);

@@ -84,6 +84,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
   if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
+  if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;
   const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;

@@ -604,7 +604,7 @@ struct FlagWord {
 bool is_switch(Field f) {
   return f == Field::ignored_bool || f == Field::not_modelled_bool || f == Field::expert_parallel ||
          f == Field::dp_attention || f == Field::enforce_eager || f == Field::disable_hybrid_swa ||
-         f == Field::disable_hybrid_kv || f == Field::hicache;
+         f == Field::disable_hybrid_kv || f == Field::hicache || f == Field::disable_overlap;
 }
 
 // The option at t[i] (a flag word): `i` ends on its last word.
@@ -1076,6 +1076,9 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::disable_hybrid_swa:
       a.disable_hybrid_swa_memory = true;
       break;
+    case Field::disable_overlap:
+      a.disable_overlap_schedule = true;
+      break;
     case Field::max_mamba_cache_size:
       a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
       break;
@@ -1288,6 +1291,7 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   s.max_mamba_cache_size = a.max_mamba_cache_size;
   if (a.scheduler_recv_interval)
     s.scheduler_recv_interval = std::max(*a.scheduler_recv_interval, 1u);
+  s.disable_overlap_schedule = a.disable_overlap_schedule;
   if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;
   if (a.mamba_ssm_dtype) p.ssm_state_dtype = parse_kv_format(*a.mamba_ssm_dtype).dtype;

@@ -421,6 +421,35 @@ TEST(EngineCmdlines, SglangReceiveIntervalIsTheSchedulers) {
                                      load_gpu("h100-sxm-80gb"), 0, "", "--sglang"));
 }
 
+// SGLang's overlap scheduler (Scheduler.enable_overlap = not disable_overlap_schedule,
+// scheduler.py@0003215cf1464f44b389cd0b18d0b4c56f2a3da6) is on by default and off under pipeline
+// stages (server_args.py _handle_pipeline_parallelism) or with --disable-overlap-schedule, which
+// a command line, a deployment file and the launch line carry alike.
+TEST(EngineCmdlines, SglangOverlapSchedulerIsOnUnlessDisabled) {
+  const auto on = sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-32B");
+  const auto d_on = deploy_from_engine(on, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_FALSE(d_on.plan.sglang().disable_overlap_schedule);
+  EXPECT_TRUE(engine_rules(d_on.plan).async_scheduling_default(d_on.plan));
+  const auto off = sglang(
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-32B --disable-overlap-schedule");
+  EXPECT_TRUE(off.unknown.empty());
+  EXPECT_TRUE(off.not_modelled.empty());
+  const auto d = deploy_from_engine(off, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_TRUE(d.plan.sglang().disable_overlap_schedule);
+  EXPECT_FALSE(engine_rules(d.plan).async_scheduling_default(d.plan));
+  const auto line = engine_rules(d.plan).launch_line(d.model, d.plan, nullptr);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_NE(line->find(" --disable-overlap-schedule"), std::string::npos) << *line;
+  EXPECT_TRUE(sglang(*line).disable_overlap_schedule);
+  const auto d_line = engine_rules(d_on.plan).launch_line(d_on.model, d_on.plan, nullptr);
+  ASSERT_TRUE(d_line.has_value());
+  EXPECT_EQ(d_line->find("overlap"), std::string::npos) << *d_line;
+  // Pipeline stages turn it off whatever the flags say.
+  PlanInput pp = d_on.plan;
+  pp.pp = 2;
+  EXPECT_FALSE(engine_rules(pp).async_scheduling_default(pp));
+}
+
 TEST(EngineCmdlines, SloSpec) {
   const auto s = parse_slo_spec("concurrency=16,context=32k,mean_context=4096");
   EXPECT_EQ(s.concurrency, 16u);

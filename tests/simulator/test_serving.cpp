@@ -441,6 +441,7 @@ TEST(Serving, SglangSeparatesPrefillAndDecodeSteps) {
   const auto vllm = run(llama(), cfg, w);
   EXPECT_NEAR(vllm.r.requests[0].finish_s, 0.045, 1e-9);
   cfg.plan.engine = Engine::sglang;
+  cfg.async_scheduling = false;  // --disable-overlap-schedule: the timeline above is that loop's
   cfg.plan.available_kv_bytes =
       std::uint64_t{100000} * 131072;  // 131072 bytes per token (32 layers, fp16)
   const auto sg = run(llama(), cfg, w);
@@ -469,6 +470,7 @@ TEST(Serving, SglangSeparatesPrefillAndDecodeSteps) {
 TEST(Serving, SglangReceiveIntervalHoldsArrivalsForDecodeSteps) {
   ServingConfig cfg = config(1000, 1024);
   cfg.plan.engine = Engine::sglang;
+  cfg.async_scheduling = false;  // --disable-overlap-schedule: the loop the timeline above runs
   cfg.plan.available_kv_bytes = std::uint64_t{100000} * 131072;
   const Workload w = workload({req(0, 0, 100, 10), req(1, 0.025, 50, 2)});
   const auto every = run(llama(), cfg, w);
@@ -491,6 +493,45 @@ TEST(Serving, SglangReceiveIntervalHoldsArrivalsForDecodeSteps) {
   // The option is SGLang's: a vLLM deployment that carries it is refused, not run without it.
   cfg.plan.engine = Engine::vllm;
   EXPECT_THROW(run(llama(), cfg, w), Error);
+}
+
+// SGLang's overlap scheduler (event_loop_overlap, python/sglang/srt/managers/scheduler.py
+// @0003215cf1464f44b389cd0b18d0b4c56f2a3da6): each pass of its loop receives, forms the next batch
+// and launches it, then waits for the running batch's result. So batch k + 1 is formed when batch
+// k starts, and an arrival during batch k runs in batch k + 2. A (prompt 100, 10 out) at 0, B
+// (prompt 50, 2 out) at 0.025; the fixture's step model takes 20 ms for a 100-token prefill,
+// 15 ms for 50 tokens, 10 ms for a decode step:
+//   --disable-overlap-schedule: A prefill 0 - 0.020, A decode 0.020 - 0.030 (B arrives at
+//   0.025), B taken in at 0.030: prefill 0.030 - 0.045 (its first token), A + B decode
+//   0.045 - 0.055 (B done).
+//   overlap (the default): the batch run at 0.030 was formed at 0.020, before B came: A decode
+//   0.030 - 0.040; B taken in at 0.040, prefill 0.040 - 0.055, A + B decode 0.055 - 0.065.
+// A's ten tokens end at 0.125 either way: B's prefill takes one step's place in both.
+TEST(Serving, SglangOverlapSchedulerTakesArrivalsInOneStepLater) {
+  ServingConfig cfg = config(1000, 1024);
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+  cfg.async_scheduling = default_async_scheduling(cfg.plan);
+  EXPECT_TRUE(cfg.async_scheduling);
+  const Workload w = workload({req(0, 0, 100, 10), req(1, 0.025, 50, 2)});
+  const auto overlap = run(llama(), cfg, w);
+  const auto &A = overlap.r.requests[0], &B = overlap.r.requests[1];
+  EXPECT_NEAR(A.first_token_s, 0.020, 1e-9);  // an idle loop takes A in at once
+  EXPECT_NEAR(B.queued_s, 0.040, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.055, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.065, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.125, 1e-9);
+  ASSERT_GE(overlap.steps.size(), 4u);
+  EXPECT_NEAR(overlap.steps[2].t_s, 0.030, 1e-9);
+  EXPECT_EQ(overlap.steps[2].batch.decode_tokens, 1u);  // A alone: B came after it was formed
+  cfg.plan.edit_sglang().disable_overlap_schedule = true;
+  cfg.async_scheduling = default_async_scheduling(cfg.plan);
+  EXPECT_FALSE(cfg.async_scheduling);
+  const auto normal = run(llama(), cfg, w);
+  EXPECT_NEAR(normal.r.requests[1].queued_s, 0.030, 1e-9);
+  EXPECT_NEAR(normal.r.requests[1].first_token_s, 0.045, 1e-9);
+  EXPECT_NEAR(normal.r.requests[1].finish_s, 0.055, 1e-9);
+  EXPECT_NEAR(normal.r.requests[0].finish_s, 0.125, 1e-9);
 }
 
 // The receive interval under pipeline stages (pp 2, interval 3, max_running_requests 4): one
@@ -727,7 +768,8 @@ TEST(Serving, WindowsStartAtTheFirstArrival) {
 }
 
 // vLLM turned async scheduling on by default in v0.14 (vllm-project/vllm#27614): on for the
-// current rules, off for vllm@0.9; SGLang has no such option.
+// current rules, off for vllm@0.9. SGLang's overlap scheduler is on unless
+// --disable-overlap-schedule or pipeline stages (server_args.py); TensorRT-LLM's is not modelled.
 TEST(Serving, AsyncSchedulingDefaultFollowsTheEngineRules) {
   PlanInput p;
   set_engine(p, "vllm", "test", "engine");
@@ -735,6 +777,13 @@ TEST(Serving, AsyncSchedulingDefaultFollowsTheEngineRules) {
   set_engine(p, "vllm@0.9", "test", "engine");
   EXPECT_FALSE(default_async_scheduling(p));
   set_engine(p, "sglang", "test", "engine");
+  EXPECT_TRUE(default_async_scheduling(p));
+  p.pp = 2;
+  EXPECT_FALSE(default_async_scheduling(p));
+  p.pp = 1;
+  p.edit_sglang().disable_overlap_schedule = true;
+  EXPECT_FALSE(default_async_scheduling(p));
+  set_engine(p, "trtllm", "test", "engine");
   EXPECT_FALSE(default_async_scheduling(p));
 }
 

@@ -68,6 +68,7 @@ struct EngineArgs {
   std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
   std::optional<std::string> mamba_ssm_dtype;
   std::optional<std::uint32_t> scheduler_recv_interval;  // SGLang --scheduler-recv-interval
+  bool disable_overlap_schedule = false;                 // SGLang --disable-overlap-schedule
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).
   std::optional<std::string> trtllm_backend;  // pytorch, tensorrt, _autodeploy
   std::optional<std::uint32_t> ep_size;  // --ep_size / moe_expert_parallel_size, SGLang --ep-size

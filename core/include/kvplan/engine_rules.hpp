@@ -311,7 +311,9 @@ class EngineRules {
 
   // Whether kvplan's serving simulator models this engine's scheduler, and its defaults there.
   virtual bool simulated() const = 0;
-  virtual bool async_scheduling_default() const { return false; }
+  // Whether the deployment's scheduler forms the next step while one runs (vLLM's async
+  // scheduling, SGLang's overlap scheduler) when nothing says otherwise.
+  virtual bool async_scheduling_default(const PlanInput&) const { return false; }
   // Whether the simulator reuses cached prefixes for it (TensorRT-LLM's KV cache reuse is not
   // modelled).
   virtual bool prefix_cache_simulated() const { return true; }

@@ -176,6 +176,10 @@ struct SglangOptions {
   std::uint32_t mamba_full_memory_ratio_ppm = 900000;
   std::optional<std::uint64_t> max_mamba_cache_size;
   std::uint32_t scheduler_recv_interval = 1;
+  // --disable-overlap-schedule: the scheduler forms the next batch only after the running one
+  // returns. By default (false) it runs event_loop_overlap, whose batch k + 1 is formed while
+  // batch k runs (the serving simulator's async admission, default_async_scheduling).
+  bool disable_overlap_schedule = false;
   bool operator==(const SglangOptions&) const = default;
 };
 

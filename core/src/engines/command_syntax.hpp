@@ -45,6 +45,7 @@ enum class Field {
   mamba_ratio,            // SGLang --mamba-full-memory-ratio
   max_mamba_cache_size,   // SGLang --max-mamba-cache-size
   recv_interval,          // SGLang --scheduler-recv-interval
+  disable_overlap,        // SGLang --disable-overlap-schedule
   mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
   max_total_tokens,       // SGLang --max-total-tokens
   trtllm_backend,         // trtllm-serve --backend

@@ -56,6 +56,13 @@ class Sglang final : public EngineRules {
   std::string name() const override { return "sglang"; }
   std::string label() const override { return "SGLang"; }
   std::uint32_t default_block_size(const PlanInput&) const override { return 1; }  // --page-size
+  // The overlap scheduler: on unless --disable-overlap-schedule, and off under pipeline stages
+  // (server_args.py _handle_pipeline_parallelism: "Pipeline parallelism is incompatible with
+  // overlap schedule"; Scheduler.enable_overlap = not disable_overlap_schedule, scheduler.py
+  // @0003215cf1464f44b389cd0b18d0b4c56f2a3da6). docs/simulate.md "SGLang's overlap scheduler".
+  bool async_scheduling_default(const PlanInput& in) const override {
+    return in.pp <= 1 && !in.sglang().disable_overlap_schedule;
+  }
   // Without a GPU: v0.5.x's fallback (server_args.py, gpu_mem None) — the newest says 0.95.
   std::uint32_t default_memory_fraction_ppm() const override { return 880000; }
   // handle_gpu_memory_settings (memory_hook.py@031ed82d), without --mem-fraction-static:
@@ -120,8 +127,9 @@ class Sglang final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {
-    return {"swa_full_tokens_ratio", "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
-            "max_mamba_cache_size",  "max_total_tokens",          "scheduler_recv_interval"};
+    return {"swa_full_tokens_ratio",   "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
+            "max_mamba_cache_size",    "max_total_tokens",          "scheduler_recv_interval",
+            "disable_overlap_schedule"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   std::string memory_fraction_flag_name() const override { return "--mem-fraction-static"; }
@@ -243,6 +251,7 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (in.max_total_tokens) s += " --max-total-tokens " + std::to_string(*in.max_total_tokens);
   if (o.scheduler_recv_interval != def.scheduler_recv_interval)
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
+  if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
   return s;
 }
 

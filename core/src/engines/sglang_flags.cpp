@@ -80,6 +80,9 @@ const std::vector<FlagSpec>& sglang_flags() {
       // the mean TPOT moves, only the gaps a client sees.
       {"--scheduler-recv-interval", Field::recv_interval},
       {"--stream-interval", Field::ignored_value},
+      // The overlap scheduler (event_loop_overlap, on by default): the serving simulator admits
+      // an arrival into the batch after the one formed while the running batch runs.
+      {"--disable-overlap-schedule", Field::disable_overlap},
   };
   return f;
 }

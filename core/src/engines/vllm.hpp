@@ -175,7 +175,7 @@ class Vllm : public EngineRules {
   bool graphs_need_a_state_block_per_sequence() const override { return true; }
   bool simulated() const override { return true; }
   // Async scheduling is on by default from vLLM 0.14 (docs/simulate-step-time.md).
-  bool async_scheduling_default() const override { return true; }
+  bool async_scheduling_default(const PlanInput&) const override { return true; }
 };
 
 }  // namespace kvplan::engines

@@ -32,7 +32,7 @@ class EngineScheduling {
   virtual ~EngineScheduling() = default;
   virtual SchedulerLoop loop() const = 0;
   // Whether ServingConfig::async_scheduling (the next step scheduled while this one runs, vLLM
-  // --async-scheduling) applies; elsewhere it is ignored.
+  // --async-scheduling, SGLang's overlap scheduler) applies; elsewhere it is ignored.
   virtual bool async_scheduling() const { return false; }
   // Whether its scheduler has `s` (check_scheduler_setting).
   virtual bool has(SchedulerSetting /*s*/) const { return false; }

@@ -1325,7 +1325,7 @@ void Scheduler::account(double t0, double dt) {
 }  // namespace detail
 
 bool default_async_scheduling(const PlanInput& plan) {
-  return engine_rules(plan).async_scheduling_default();
+  return engine_rules(plan).async_scheduling_default(plan);
 }
 
 std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::uint64_t> stated) {

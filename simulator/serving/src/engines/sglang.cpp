@@ -1,5 +1,5 @@
-// SGLang in the serving simulator: its scheduler loop (serving.cpp schedule_sglang; no async
-// scheduling option) and its measured front-end time.
+// SGLang in the serving simulator: its scheduler loop (serving.cpp schedule_sglang), its overlap
+// scheduler (async admission) and its measured front-end time.
 #include "../engine_scheduling.hpp"
 
 namespace kvplan::sim::detail {
@@ -8,6 +8,9 @@ namespace {
 class SglangScheduling final : public EngineScheduling {
  public:
   SchedulerLoop loop() const override { return SchedulerLoop::sglang; }
+  // event_loop_overlap: batch k + 1 is formed while batch k runs, so an arrival during batch k
+  // waits for batch k + 2 (docs/simulate.md "SGLang's overlap scheduler").
+  bool async_scheduling() const override { return true; }
   // SGLang's TTFT: its measured first tokens come 0.05 to 3 s after the step model's, growing
   // with concurrency (not modelled yet: a constant stands in). Grid 0.1 / 0.2 / 0.3 s over the
   // SGLang train rows of InferenceX (docs/simulate-step-time.md): DeepSeek-V3 H200 TTFT bias

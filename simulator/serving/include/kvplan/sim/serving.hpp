@@ -35,14 +35,14 @@
 // - Requests with prompt + output > max_model_len are refused (finished = false). A later turn
 //   (`after`) arrives think_s after its predecessor finishes (or is refused).
 // - Times: a step lasts step.seconds(batch) (+ CPU loads); a token is emitted at the step's end.
-//   With async scheduling (ServingConfig::async_scheduling) an arrival waits for the step after
-//   the one being run. The front end's latency (StepTimer::frontend_s) adds to TTFT and E2E.
-//   TTFT = first token − arrival, TPOT = (finish − first token) / (output − 1), ITL = every gap
-//   between a request's tokens, E2E = finish − arrival; percentiles interpolate linearly. A
-//   stage's throughput counts its finished requests over [stage start, its last finish]; its
-//   mean_queue / mean_running average the steps beginning in its window; the whole run's over
-//   [first arrival, simulated_s], so Little's law holds for the summary (a trace's stage starts
-//   at its first arrival too). Goodput counts requests whose own
+//   With async scheduling (ServingConfig::async_scheduling: vLLM's, SGLang's overlap scheduler)
+//   an arrival waits for the step after the one being run. The front end's latency
+//   (StepTimer::frontend_s) adds to TTFT and E2E. TTFT = first token − arrival, TPOT = (finish −
+//   first token) / (output − 1), ITL = every gap between a request's tokens, E2E = finish −
+//   arrival; percentiles interpolate linearly. A stage's throughput counts its finished requests
+//   over [stage start, its last finish]; its mean_queue / mean_running average the steps beginning
+//   in its window; the whole run's over [first arrival, simulated_s], so Little's law holds for the
+//   summary (a trace's stage starts at its first arrival too). Goodput counts requests whose own
 //   TTFT, TPOT and E2E meet the SLO limits. KV samples take the batch of the first step starting
 //   at or after each sample time.
 // - SGLang (plan.engine sglang): page size 1 (token-granular radix matching, within
@@ -220,8 +220,10 @@ struct SimOptions {
 
 // ServingConfig::async_scheduling as the engine's release starts by default: on for vLLM's
 // current rules (the default since v0.14, vllm-project/vllm#27614), off for vllm@0.9 (older than
-// v0.14) and for SGLang (not an option there; the simulator ignores it). Whoever builds a
-// ServingConfig from an engine spec sets cfg.async_scheduling = default_async_scheduling(cfg.plan).
+// v0.14); for SGLang its overlap scheduler, on unless --disable-overlap-schedule
+// (SglangOptions::disable_overlap_schedule) or pipeline stages; off for TensorRT-LLM. Whoever
+// builds a ServingConfig from an engine spec sets cfg.async_scheduling =
+// default_async_scheduling(cfg.plan).
 bool default_async_scheduling(const PlanInput& plan);
 
 // ServingConfig::max_num_seqs for a deployment that states `stated` (empty: not stated): it, else
