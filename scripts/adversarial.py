@@ -355,6 +355,8 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("sglang", "max_total_tokens", [0, 1 << 41]),
                           ("sglang", "scheduler_recv_interval", [-1, 1 << 21, "30"]),
                           ("sglang", "disable_overlap_schedule", ["yes", 1]),
+                          ("sglang", "mamba_ssm_dtype", ["bf16", "float8", 16]),
+                          ("vllm", "mamba_ssm_dtype", ["bfloat16"]),
                           ("vllm", "disable_overlap_schedule", [True]),
                           ("sglang", "num_speculative_tokens", [2]),
                           ("trtllm", "backend", ["onnx", 3]),

@@ -83,6 +83,8 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "plan.gpu_memory_bytes", p.gpu_memory_bytes, q.gpu_memory_bytes);
   field(d, "plan.memory_fraction_ppm", p.memory_fraction_ppm, q.memory_fraction_ppm);
   field(d, "plan.weight_dtype", p.weight_dtype, q.weight_dtype);
+  field(d, "plan.conv_state_dtype", p.conv_state_dtype, q.conv_state_dtype);
+  field(d, "plan.ssm_state_dtype", p.ssm_state_dtype, q.ssm_state_dtype);
   field(d, "plan.reserve_bytes", p.reserve_bytes, q.reserve_bytes);
   field(d, "plan.available_kv_bytes", p.available_kv_bytes, q.available_kv_bytes);
   field(d, "vllm.rules", p.vllm().rules, q.vllm().rules);

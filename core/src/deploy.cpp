@@ -237,6 +237,16 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
   if (auto n = en.opt_uint("scheduler_recv_interval", 0, 1u << 20))
     o.scheduler_recv_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(*n, 1));
   if (auto off = en.opt_bool("disable_overlap_schedule")) o.disable_overlap_schedule = *off;
+  // --mamba-ssm-dtype, as SGLang spells it (server_args.py choices float32, bfloat16, float16):
+  // the temporal state of a Mamba / GDN layer, float32 unless given.
+  if (auto d = en.opt_str("mamba_ssm_dtype")) {
+    if (*d != "float32" && *d != "bfloat16" && *d != "float16")
+      throw Error(source, en.pointer("mamba_ssm_dtype"),
+                  "expected float32, bfloat16 or float16, got \"" + *d + "\"");
+    p.ssm_state_dtype = *d == "float32"    ? KvDtype::fp32
+                        : *d == "bfloat16" ? KvDtype::bf16
+                                           : KvDtype::fp16;
+  }
   if (auto t = en.opt_uint("max_total_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
 }
 

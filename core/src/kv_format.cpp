@@ -140,6 +140,19 @@ double nominal_bytes_per_element(const KvFormat& f) {
   return static_cast<double>(plain_elem_bytes(f.dtype));
 }
 
+std::string torch_float_name(KvDtype d) {
+  switch (d) {
+    case KvDtype::fp32:
+      return "float32";
+    case KvDtype::fp16:
+      return "float16";
+    case KvDtype::bf16:
+      return "bfloat16";
+    default:
+      return "";
+  }
+}
+
 std::uint64_t kivi_group_bytes(const KvFormat& f) {
   return 4 * ceil_div(std::uint64_t{f.group} * f.bits, 32) + 2 + 2;
 }

@@ -166,7 +166,8 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
     "engine": {"name": "sglang", "max_model_len": 8192, "swa_full_tokens_ratio": 0.5,
                "disable_hybrid_swa_memory": false, "mamba_full_memory_ratio": 1.5,
                "max_mamba_cache_size": 300, "max_total_tokens": 100000,
-               "scheduler_recv_interval": 30, "disable_overlap_schedule": true},
+               "scheduler_recv_interval": 30, "disable_overlap_schedule": true,
+               "mamba_ssm_dtype": "bfloat16"},
     "slo": {"concurrency": 1}})");
   const auto s = parse_deploy_json(sglang, "s.json");
   EXPECT_EQ(s.plan.sglang().swa_full_tokens_ratio_ppm, 500000u);
@@ -174,6 +175,7 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
   EXPECT_EQ(s.plan.sglang().max_mamba_cache_size, std::uint64_t{300});
   EXPECT_EQ(s.plan.sglang().scheduler_recv_interval, 30u);
   EXPECT_TRUE(s.plan.sglang().disable_overlap_schedule);
+  EXPECT_EQ(s.plan.ssm_state_dtype, std::optional<KvDtype>(KvDtype::bf16));
   EXPECT_EQ(s.plan.max_total_tokens, std::uint64_t{100000});
   const std::string trt = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
     "hardware": {"gpu": "h100-sxm-80gb"},

@@ -444,6 +444,16 @@ TEST(EngineCmdlines, SglangOverlapSchedulerIsOnUnlessDisabled) {
   const auto d_line = engine_rules(d_on.plan).launch_line(d_on.model, d_on.plan, nullptr);
   ASSERT_TRUE(d_line.has_value());
   EXPECT_EQ(d_line->find("overlap"), std::string::npos) << *d_line;
+  // --mamba-ssm-dtype travels with it: read from the command line, written back on the launch
+  // line (a Qwen3.5 deployment at bfloat16 states is not one at float32).
+  const auto gdn = deploy_from_engine(
+      sglang(
+          "python -m sglang.launch_server --model-path Qwen/Qwen3-32B --mamba-ssm-dtype bfloat16"),
+      load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_EQ(gdn.plan.ssm_state_dtype, std::optional<KvDtype>(KvDtype::bf16));
+  const auto gdn_line = engine_rules(gdn.plan).launch_line(gdn.model, gdn.plan, nullptr);
+  ASSERT_TRUE(gdn_line.has_value());
+  EXPECT_NE(gdn_line->find(" --mamba-ssm-dtype bfloat16"), std::string::npos) << *gdn_line;
   // Pipeline stages turn it off whatever the flags say.
   PlanInput pp = d_on.plan;
   pp.pp = 2;

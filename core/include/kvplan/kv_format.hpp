@@ -73,6 +73,11 @@ std::vector<std::string> kv_format_spellings();
 // nominal bits/8 (0.25, 0.5, 1) used only to print the formula's factor `b`.
 double nominal_bytes_per_element(const KvFormat& format);
 
+// The torch name of a 32- or 16-bit float, as engine flags spell a recurrent state's dtype
+// (SGLang --mamba-ssm-dtype, TensorRT-LLM mamba_ssm_cache_dtype): float32, float16, bfloat16;
+// "" for every other dtype.
+std::string torch_float_name(KvDtype dtype);
+
 // Bytes of one quantized kivi group: packed 32-bit words + fp16 scale + fp16 zero-point.
 std::uint64_t kivi_group_bytes(const KvFormat& format);
 

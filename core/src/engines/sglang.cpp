@@ -127,9 +127,10 @@ class Sglang final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {
-    return {"swa_full_tokens_ratio",   "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
-            "max_mamba_cache_size",    "max_total_tokens",          "scheduler_recv_interval",
-            "disable_overlap_schedule"};
+    return {"swa_full_tokens_ratio",    "disable_hybrid_swa_memory",
+            "mamba_full_memory_ratio",  "max_mamba_cache_size",
+            "max_total_tokens",         "scheduler_recv_interval",
+            "disable_overlap_schedule", "mamba_ssm_dtype"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   std::string memory_fraction_flag_name() const override { return "--mem-fraction-static"; }
@@ -252,6 +253,7 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.scheduler_recv_interval != def.scheduler_recv_interval)
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
+  if (in.ssm_state_dtype) s += " --mamba-ssm-dtype " + torch_float_name(*in.ssm_state_dtype);
   return s;
 }
 
