@@ -49,6 +49,11 @@ How a row is mapped (assumptions, stated once here and in docs/accuracy.md):
   H100/H200), 16384 for SGLang on B200 (SGLang's default above 160 GB).
 * KV cache: fp8 where the checkpoint's hf_quant_config.json says kv_cache_quant_algo FP8, else
   bf16 (vLLM's and SGLang's "auto").
+* SGLang rows of InferenceX's own runs take their launch script's --chunked-prefill-size,
+  --mem-fraction-static, --kv-cache-dtype and --mamba-ssm-dtype instead (sglang_script, each
+  script and commit cited there; since 2026-12-05, --no-scripts runs the defaults above and
+  a fraction of 0.88). The gap-analysis rows keep the defaults: their launch lines are not
+  published.
 
 The split is declared here, by model, before any fitting (docs/accuracy.md repeats it):
   train = the dense Llama-3.1 models (70B FP8 and NVFP4, 8B FP8) and one MoE family, DeepSeek
@@ -373,6 +378,72 @@ def mark_expert_parallel(rows):
             r["approx"] = "+".join(p for p in r["approx"].split("+") if p and p != "ep_as_tp")
 
 
+def measured_on(row):
+    """The day a row was measured, "YYYY-MM-DD", from silicon_data_source (measured=... or the
+    export file's dated name); "" when it names none."""
+    src = row["silicon_data_source"]
+    for key in ("measured=", "source_file="):
+        i = src.find(key)
+        if i >= 0 and src[i + len(key):i + len(key) + 4].isdigit():
+            return src[i + len(key):i + len(key) + 10]
+    return ""
+
+
+# SGLang's --chunked-prefill-size (= --max-prefill-tokens where a script sets both; SGLang's own
+# max_prefill_tokens default is 16384, and kvplan's chunk is the step's prefill budget),
+# --mem-fraction-static, --kv-cache-dtype and --mamba-ssm-dtype as InferenceX's launch scripts
+# set them for the rows' model, GPU, precision and TP, on main when the rows were measured
+# (SemiAnalysisAI/InferenceX, read with git log --first-parent main; the DeepSeek flags are
+# unchanged from d8fe8f73e (2025-11-10, benchmarks/dsr1_*_docker.sh) to 1b234994 (2026-06-02)):
+#   DeepSeek FP8 on B200 (single_node/dsr1_fp8_b200.sh@626932a110a2348591e314eddb782f7a0dee104c):
+#     TP 8 32768 and 0.82, TP 4 8192 and 0.95; --kv-cache-dtype fp8_e4m3.
+#   DeepSeek NVFP4 on B200 (dsr1_fp4_b200.sh@626932a1): 16384, 0.85, fp8_e4m3.
+#   DeepSeek FP8 on H200 (dsr1_fp8_h200.sh@626932a1): 32768, 0.82, no KV dtype (auto).
+#   Qwen3.5 BF16 on B200 (qwen3.5_bf16_b200.sh): before 2026-02-19 only --mem-fraction-static 0.8
+#     (521d199512cb4ab3f478a8647b733a8df0ba5a76; the chunk SGLang's default above 160 GB, 16384),
+#     from then 32768 and 0.82 (9dc87a68c19c17bc0bd367e2ed72d3f9f95ed951); no KV or state dtype.
+#   Qwen3.5 FP8 on B200 (qwen3.5_fp8_b200.sh): 32768, 0.82 (efd49e50bc7a978febd0ea3b44e943f7495fb0fb
+#     to 626932a1); from 2026-04-30 16384, 0.8 (5152941900fca4cda67584e460d7a1235e011b93); always
+#     fp8_e4m3 and --mamba-ssm-dtype bfloat16.
+#   Qwen3.5 NVFP4 on B200 (qwen3.5_fp4_b200.sh@48d35c480fb21b5892e01e5bf670695d7d601ce9): 32768,
+#     0.85; from 2026-05-01 16384, 0.8 (9189c18846e7d8117fc6d0e8dc843715c51a762f); fp8_e4m3,
+#     bfloat16 state.
+#   Qwen3.5 FP8 on H200 (qwen3.5_fp8_h200.sh@f65d6b4b1e0eb7744b9987ede6b1d11735f6dcf2): 16384,
+#     0.8, fp8_e4m3, bfloat16 state.
+# The gap-analysis rows' launch lines are not published: None (command's defaults).
+def sglang_script(row):
+    """The row's InferenceX SGLang launch settings, {"chunk", "fraction", "kv" (None: auto),
+    "ssm" (None: SGLang's float32)}, or None."""
+    if row["backend"] != "sglang" or row["source_kind"] == "nvidia-gap-analysis":
+        return None
+    model, gpu, prec = row["model_path"], row["kvplan_gpu"], row["precision"]
+    day = measured_on(row)
+
+    def of(chunk, fraction, kv=None, ssm=None):
+        return {"chunk": chunk, "fraction": fraction, "kv": kv, "ssm": ssm}
+
+    if model.startswith("deepseek-ai/"):
+        if gpu.startswith("b200") and prec == "fp8":
+            return of(8192, 0.95, "fp8") if int(row["gpus"]) == 4 else of(32768, 0.82, "fp8")
+        if gpu.startswith("b200") and prec == "fp4":
+            return of(16384, 0.85, "fp8")
+        if gpu.startswith("h200") and prec == "fp8":
+            return of(32768, 0.82)
+        return None
+    if model.startswith("Qwen/Qwen3.5"):
+        if gpu.startswith("b200") and prec == "bf16":
+            return of(16384, 0.8) if day and day < "2026-02-19" else of(32768, 0.82)
+        if gpu.startswith("b200") and prec == "fp8":
+            late = day >= "2026-04-30"
+            return of(16384 if late else 32768, 0.8 if late else 0.82, "fp8", "bfloat16")
+        if gpu.startswith("b200") and prec == "fp4":
+            late = day >= "2026-05-01"
+            return of(16384 if late else 32768, 0.8 if late else 0.85, "fp8", "bfloat16")
+        if gpu.startswith("h200") and prec == "fp8":
+            return of(16384, 0.8, "fp8", "bfloat16")
+    return None
+
+
 def sglang_recv_interval(row):
     """SGLang's --scheduler-recv-interval as InferenceX's launch scripts set it, on main from
     February to April 2026 when these rows were measured (SemiAnalysisAI/InferenceX):
@@ -391,7 +462,8 @@ def sglang_recv_interval(row):
     return 30 if int(row["concurrency"]) >= 16 else 10
 
 
-def command(kvplan, row, data, wl_path, calibration, measured_moe=False, recv_interval=True):
+def command(kvplan, row, data, wl_path, calibration, measured_moe=False, recv_interval=True,
+            scripts=True):
     isl, osl = int(row["isl"]), int(row["osl"])
     engine = row["backend"]
     if engine == "trtllm":
@@ -406,17 +478,21 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False, recv_in
         cmd += measured_moe_flag(row, measured_moe) + ep_flag(row)
         return cmd + (["--calibration", str(calibration)] if calibration else [])
     mnbt = 16384 if engine == "sglang" and row["kvplan_gpu"].startswith("b200") else 8192
+    script = sglang_script(row) if scripts else None
+    if script:
+        mnbt = script["chunk"]
     cmd = [kvplan, "simulate", "--model", model_arg(row, data), "--gpu", row["kvplan_gpu"],
-           "--engine", engine, "--tp", row["gpus"], "--kv-dtype", kv_dtype(row, data),
+           "--engine", engine, "--tp", row["gpus"],
+           "--kv-dtype", (script and script["kv"]) or kv_dtype(row, data),
            "--max-num-seqs", row["concurrency"], "--max-num-batched-tokens", str(mnbt),
            "--max-model-len", str(isl + osl + 256), "--no-enable-prefix-caching",
            "--workload", str(wl_path), "--format", "json", "--quiet"]
     if engine == "sglang":
-        # The fraction these figures were fitted and tested with (kvplan's default before it
-        # derived SGLang's own from the GPU). InferenceX's SGLang scripts pass their own,
-        # 0.80 - 0.95 by model, GPU and TP (e.g. single_node/qwen3.5_fp8_b200.sh@086eabbe:
-        # MEM_FRAC_STATIC=0.82), not yet read per row here.
-        cmd += ["--gpu-memory-utilization", "0.88"]
+        # The script's --mem-fraction-static (sglang_script); elsewhere (the gap-analysis rows,
+        # --no-scripts) 0.88, the fraction the step-time terms were fitted with before.
+        cmd += ["--gpu-memory-utilization", str(script["fraction"]) if script else "0.88"]
+        if script and script["ssm"]:
+            cmd += ["--engine-option", f"mamba_ssm_dtype={script['ssm']}"]
         if recv_interval and sglang_recv_interval(row) > 1:
             cmd += ["--engine-option", f"scheduler_recv_interval={sglang_recv_interval(row)}"]
     if calibration:
@@ -430,7 +506,7 @@ def simulate(kvplan, row, data, a):
         wl = pathlib.Path(d) / "workload.json"
         wl.write_text(json.dumps(workload(row, a.requests_per_client, a.max_requests, a.gap_client)))
         cmd = command(kvplan, row, data, wl, a.calibration, a.measured_moe,
-                      not a.no_recv_interval)
+                      not a.no_recv_interval, not a.no_scripts)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
         except FileNotFoundError:
@@ -591,6 +667,10 @@ def main():
     ap.add_argument("--no-recv-interval", action="store_true",
                     help="run the SGLang rows without their scripts' --scheduler-recv-interval "
                          "(every loop receives, as before 2026-12-05)")
+    ap.add_argument("--no-scripts", action="store_true",
+                    help="run the SGLang rows at chunk 8192 (16384 on B200), fraction 0.88, the "
+                         "checkpoint's KV dtype and float32 Mamba states instead of their "
+                         "scripts' settings (sglang_script; as before 2026-12-05)")
     ap.add_argument("--csv", type=pathlib.Path, help="write every row's figures here")
     ap.add_argument("--markdown", type=pathlib.Path,
                     help="write the report as the InferenceX section of this Markdown file")
