@@ -183,8 +183,19 @@ def model_arg(row, data):
     return str(data / m) if m.startswith("models/") else m
 
 
+# Checkpoints whose KV cache dtype the files under ../shared/data/inferencex/models/ do not
+# carry. Kimi-K2.5-NVFP4: the checkpoint's own quantization_config states an fp8 KV cache,
+# "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"}
+# (ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce
+# aic-core/src/aiconfigurator_core/model_configs/nvidia--Kimi-K2.5-NVFP4_config.json); the
+# hf_quant_config.json restated from it in the shared data lost it (kv_cache_quant_algo null).
+KV_DTYPE_OF_CHECKPOINT = {"models/kimi-k2.5-nvfp4": "fp8"}
+
+
 def kv_dtype(row, data):
     m = row["kvplan_model"]
+    if m in KV_DTYPE_OF_CHECKPOINT:
+        return KV_DTYPE_OF_CHECKPOINT[m]
     if not m.startswith("models/"):
         return "bf16"
     q = data / m / "hf_quant_config.json"
