@@ -85,7 +85,8 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;
-  if (p.engine == Engine::sglang && p.ssm_state_dtype)
+  if (p.engine == Engine::sglang && p.ssm_state_dtype &&
+      !torch_float_name(*p.ssm_state_dtype).empty())
     en["mamba_ssm_dtype"] = torch_float_name(*p.ssm_state_dtype);
   const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);

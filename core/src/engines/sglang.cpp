@@ -253,7 +253,9 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.scheduler_recv_interval != def.scheduler_recv_interval)
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
-  if (in.ssm_state_dtype) s += " --mamba-ssm-dtype " + torch_float_name(*in.ssm_state_dtype);
+  if (const std::string state = in.ssm_state_dtype ? torch_float_name(*in.ssm_state_dtype) : "";
+      !state.empty())
+    s += " --mamba-ssm-dtype " + state;
   return s;
 }
 
