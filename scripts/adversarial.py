@@ -357,6 +357,7 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("sglang", "disable_overlap_schedule", ["yes", 1]),
                           ("sglang", "mamba_ssm_dtype", ["bf16", "float8", 16]),
                           ("vllm", "mamba_ssm_dtype", ["bfloat16"]),
+                          ("trtllm", "mamba_ssm_cache_dtype", ["fp16", 16]),
                           ("vllm", "disable_overlap_schedule", [True]),
                           ("sglang", "num_speculative_tokens", [2]),
                           ("trtllm", "backend", ["onnx", 3]),

@@ -85,9 +85,11 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;
-  if (p.engine == Engine::sglang && p.ssm_state_dtype &&
-      !torch_float_name(*p.ssm_state_dtype).empty())
-    en["mamba_ssm_dtype"] = torch_float_name(*p.ssm_state_dtype);
+  // A recurrent state's dtype under the engine's own key (SGLang --mamba-ssm-dtype, TensorRT-LLM
+  // kv_cache_config.mamba_ssm_cache_dtype).
+  if (const std::string state = p.ssm_state_dtype ? torch_float_name(*p.ssm_state_dtype) : "";
+      !state.empty() && p.engine != Engine::vllm)
+    en[p.engine == Engine::sglang ? "mamba_ssm_dtype" : "mamba_ssm_cache_dtype"] = state;
   const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;

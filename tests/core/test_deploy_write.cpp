@@ -180,10 +180,12 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
   const std::string trt = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
     "hardware": {"gpu": "h100-sxm-80gb"},
     "engine": {"name": "trtllm", "max_model_len": 8192, "backend": "tensorrt",
-               "max_attention_window": [128, 8192], "max_tokens": 50000},
+               "max_attention_window": [128, 8192], "max_tokens": 50000,
+               "mamba_ssm_cache_dtype": "float16"},
     "slo": {"concurrency": 1}})");
   const auto t = parse_deploy_json(trt, "t.json");
   EXPECT_EQ(t.plan.trtllm().backend, TrtllmOptions::Backend::tensorrt);
+  EXPECT_EQ(t.plan.ssm_state_dtype, std::optional<KvDtype>(KvDtype::fp16));
   EXPECT_EQ(t.plan.trtllm().max_attention_window, (std::vector<std::uint64_t>{128, 8192}));
   EXPECT_EQ(t.plan.max_total_tokens, std::uint64_t{50000});
   EXPECT_NE(trt.find("\"max_tokens\": 50000"), std::string::npos) << trt;

@@ -70,7 +70,8 @@ class Trtllm final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "free_gpu_memory_fraction"; }
   std::vector<std::string> option_keys() const override {
-    return {"backend", "max_attention_window", "max_tokens", "max_gpu_total_bytes"};
+    return {"backend", "max_attention_window", "max_tokens", "max_gpu_total_bytes",
+            "mamba_ssm_cache_dtype"};
   }
   // enable_attention_dp: an attention group a GPU of tp_size, the MoE layers over all of them
   // (tensorrt_llm/mapping.py@cf44a1cc; fused_moe_cutlass.py@000a01de gathers the groups' tokens
