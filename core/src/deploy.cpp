@@ -328,7 +328,8 @@ void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
   }
   detail::JsonObject en(j, source, "");
   read_engine_options(en, source, p);
-  en.finish();  // a key no engine reads
+  en.finish();                      // a key no engine reads
+  check_engine_options(p, source);  // options that cannot go together, named by their key
 }
 
 namespace {
@@ -515,6 +516,14 @@ Deployment parse_deploy_json(const std::string& text, const std::string& source,
                   std::to_string(d.plan.gpus / unit) + " replicas of TP " +
                       std::to_string(d.plan.tp) + " × PP " + std::to_string(d.plan.pp) +
                       " are not whole servers of " + std::to_string(dp) + " data-parallel ranks");
+  }
+  // Engine options that cannot go together (check_engine_options, once the GPUs are known),
+  // named by the file's own key.
+  try {
+    check_engine_options(d.plan, source);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::invalid_input || e.source() != source) throw;
+    throw Error(source, "/engine/" + e.field(), e.message());
   }
   read_deploy_compression(o, source, d);
   read_deploy_slo(o, source, base_dir, d);

@@ -370,6 +370,10 @@ void read_sglang_line(const std::string& line, LogScan& x) {
   }
   if (auto v = count32_after(line, "Setting attention block size to", w))
     g.attention_block_size = *v;
+  // server_args: mamba_ssm_dtype='bfloat16' (float32 unless --mamba-ssm-dtype says otherwise).
+  if (auto d = word_after(line, "mamba_ssm_dtype="))
+    for (const KvDtype t : {KvDtype::fp32, KvDtype::bf16, KvDtype::fp16})
+      if (*d == torch_float_name(t)) g.ssm_state_dtype = t;
   if (auto v = number_after(line, "Padding mamba page size by")) g.mamba_padding_percent = *v;
   if (line.find("Mamba Cache is allocated") != std::string::npos) {
     g.mamba_slots = count_after(line, "max_mamba_cache_size:", w);
@@ -657,6 +661,7 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   if (dtype == "torch.bfloat16") dtype = "bfloat16";
   if (dtype == "torch.float16") dtype = "float16";
   in.format = engine_kv_format(log.engine, dtype, model, log.source, "kv_cache_dtype");
+  in.ssm_state_dtype = log.ssm_state_dtype;
   // The rule set the log was written under (vLLM: V0 and V1 before 0.10 by 0.9's, whose logs
   // print "# GPU blocks"; 0.10 and 0.17 - 0.19 by theirs).
   const std::optional<VllmRules> rules =
@@ -785,10 +790,13 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   if (log.mamba_slots && *log.mamba_slots > 0 && log.mamba_pool_bytes) {
     const std::uint64_t ours =
         kv_cost(model,
-                KvCostInput{.context = 1,
-                            .format = r.input.format,
-                            .tp = r.input.tp,
-                            .ssm_state_dtype = engine_rules(log.engine).default_ssm_state_dtype()},
+                KvCostInput{
+                    .context = 1,
+                    .format = r.input.format,
+                    .tp = r.input.tp,
+                    .ssm_state_dtype = r.input.ssm_state_dtype
+                                           ? r.input.ssm_state_dtype
+                                           : engine_rules(log.engine).default_ssm_state_dtype()},
                 log.source)
             .state_bytes_per_request;
     // SGLang's MambaPool allocates size + 1 slots (its conv and temporal tensors are

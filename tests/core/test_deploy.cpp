@@ -90,6 +90,14 @@ TEST(Deploy, VllmDataParallelSizeSaysWhatAServerHolds) {
       "h200-141gb"}, "engine": {"name": "sglang", "data_parallel_size": 2},
       "slo": {"concurrency": 1}})"),
             "/engine/data_parallel_size");
+  // Options that cannot go together are named by the file's own key (check_engine_options), not
+  // by the field the planner's call is wrapped in.
+  EXPECT_EQ(error_field(R"({"kvplan_deploy": 1, "model": "qwen3-30b-a3b", "hardware": {"gpu":
+      "h200-141gb"}, "engine": {"name": "sglang", "tensor_parallel_size": 1, "attention_dp": 2,
+      "scheduler_recv_interval": 10}, "slo": {"concurrency": 1}})",
+                        &what),
+            "/engine/scheduler_recv_interval");
+  EXPECT_NE(what.find("SchedulerRecvSkipper"), std::string::npos) << what;
 }
 
 // DP attention in a file: engine.attention_dp groups of tensor_parallel_size GPUs a server,

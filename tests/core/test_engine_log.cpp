@@ -342,6 +342,22 @@ TEST(EngineLog, MambaStatePerSlotCountsThePaddingSlot) {
   EXPECT_NEAR(row->logged.value_or(0), (gib(0.02) + gib(0.86)) / 49.0, 1.0);
   EXPECT_DOUBLE_EQ(row->kvplan.value_or(0), 19316736.0);
   EXPECT_TRUE(row->within_tolerance);
+  // Under --mamba-ssm-dtype bfloat16, as server_args prints it, the temporal state is 2 B a value:
+  // 36 · (8 · 128 · 128 · 2 + 12,288) = 9,879,552 B a sequence; 49 slots of ssm 36 · 262,144 ·
+  // 49 = 0.43 GiB beside conv 0.02 GiB.
+  const auto b = parse_engine_log(
+      "[TP0] server_args=ServerArgs(model_path='Qwen/Qwen3-Next-80B-A3B-Instruct', "
+      "tp_size=4, mamba_ssm_dtype='bfloat16', kv_cache_dtype='auto')\n"
+      "[TP0] Mamba Cache is allocated. max_mamba_cache_size: 48, conv_state size: 0.02GB, "
+      "ssm_state size: 0.43GB\n"
+      "[TP0] KV Cache is allocated. #tokens: 100000, K size: 0.09 GB, V size: 0.09 GB\n",
+      "b.log");
+  EXPECT_EQ(b.ssm_state_dtype, std::optional<KvDtype>(KvDtype::bf16));
+  const auto rb = explain_log(b, load_model("qwen3-next-80b-a3b"), o);
+  const auto* bf = row_of(rb, "Mamba state per slot (bytes)");
+  ASSERT_NE(bf, nullptr);
+  EXPECT_DOUBLE_EQ(bf->kvplan.value_or(0), 9879552.0);
+  EXPECT_TRUE(bf->within_tolerance);
 }
 
 // Every row of the ledger does what the ledger says.

@@ -75,6 +75,7 @@ struct EngineLog {
   std::optional<double> mamba_padding_percent;
   std::optional<std::uint64_t> mamba_slots;       // SGLang max_mamba_cache_size
   std::optional<std::uint64_t> mamba_pool_bytes;  // SGLang conv_state + ssm_state sizes
+  std::optional<KvDtype> ssm_state_dtype;         // SGLang server_args mamba_ssm_dtype
   std::uint64_t mamba_rounding_bytes = 0;
   // A value was printed with a precision (2 decimals of GiB): half its last digit, in bytes.
   std::uint64_t memory_rounding_bytes = 0;
