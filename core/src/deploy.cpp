@@ -221,23 +221,23 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
   o.num_gpu_blocks_override = en.opt_uint("num_gpu_blocks_override", 1, std::uint64_t{1} << 40);
 }
 
-// SGLang's keys, as its server_args spell them (--swa-full-tokens-ratio ...).
-// A recurrent layer's temporal-state dtype under an engine's key, spelled as torch spells it
-// (float32, bfloat16, float16: torch_float_name); with takes_auto, "auto" leaves the model's.
+// A recurrent layer's state dtype under an engine's key (EngineRules::state_dtype_keys), spelled
+// as torch spells it; with takes_auto, "auto" leaves the model's.
 void read_state_dtype(detail::JsonObject& en, const std::string& key, bool takes_auto,
-                      const std::string& source, PlanInput& p) {
+                      const std::string& source, std::optional<KvDtype>& out) {
+  if (key.empty()) return;
   const auto d = en.opt_str(key);
   if (!d || (takes_auto && *d == "auto")) return;
-  for (const KvDtype t : {KvDtype::fp32, KvDtype::bf16, KvDtype::fp16})
-    if (*d == torch_float_name(t)) {
-      p.ssm_state_dtype = t;
-      return;
-    }
+  if (const auto t = parse_torch_float(*d)) {
+    out = t;
+    return;
+  }
   throw Error(source, en.pointer(key),
               std::string("expected ") + (takes_auto ? "auto, " : "") +
                   "float32, bfloat16 or float16, got \"" + *d + "\"");
 }
 
+// SGLang's keys, as its server_args spell them (--swa-full-tokens-ratio ...).
 void read_sglang_options(detail::JsonObject& en, const std::string& source, SglangOptions& o,
                          PlanInput& p) {
   if (auto r = en.opt_number("swa_full_tokens_ratio", 0, 1))
@@ -253,18 +253,12 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
   if (auto n = en.opt_uint("scheduler_recv_interval", 0, 1u << 20))
     o.scheduler_recv_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(*n, 1));
   if (auto off = en.opt_bool("disable_overlap_schedule")) o.disable_overlap_schedule = *off;
-  // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16): the temporal state of
-  // a Mamba / GDN layer, float32 unless given.
-  read_state_dtype(en, "mamba_ssm_dtype", false, source, p);
   if (auto t = en.opt_uint("max_total_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
 }
 
 // TensorRT-LLM's keys: the backend, kv_cache_config.max_attention_window and max_tokens.
 void read_trtllm_options(detail::JsonObject& en, const std::string& source, TrtllmOptions& o,
                          PlanInput& p) {
-  // kv_cache_config.mamba_ssm_cache_dtype ("auto": the model's; engine_args.cpp reads the same
-  // values from a command line's YAML).
-  read_state_dtype(en, "mamba_ssm_cache_dtype", true, source, p);
   if (auto b = en.opt_str("backend"))
     o.backend = parse_trtllm_backend(*b, source, en.pointer("backend"));
   // Windows in tokens, repeated over the layers as TensorRT-LLM repeats them.
@@ -302,6 +296,11 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
     if (*dp > 1) p.expert_parallel = true;
   }
   if (auto ep = en.opt_uint("moe_ep_size", 1, 4096)) p.moe_ep = static_cast<std::uint32_t>(*ep);
+  // The recurrent state's dtypes under the engine's own keys (vLLM --mamba-cache-dtype and
+  // --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM mamba_ssm_cache_dtype).
+  const EngineRules::StateDtypeKeys state = rules.state_dtype_keys();
+  read_state_dtype(en, state.conv, state.takes_auto, source, p.conv_state_dtype);
+  read_state_dtype(en, state.ssm, state.takes_auto, source, p.ssm_state_dtype);
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
   if (v != p.vllm()) p.edit_vllm() = v;

@@ -85,11 +85,12 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;
-  // A recurrent state's dtype under the engine's own key (SGLang --mamba-ssm-dtype, TensorRT-LLM
-  // kv_cache_config.mamba_ssm_cache_dtype).
-  if (const std::string state = p.ssm_state_dtype ? torch_float_name(*p.ssm_state_dtype) : "";
-      !state.empty() && p.engine != Engine::vllm)
-    en[p.engine == Engine::sglang ? "mamba_ssm_dtype" : "mamba_ssm_cache_dtype"] = state;
+  // The recurrent state's dtypes under the engine's own keys (EngineRules::state_dtype_keys).
+  const EngineRules::StateDtypeKeys state = engine_rules(p).state_dtype_keys();
+  for (const auto& [key, dtype] :
+       {std::pair{state.conv, p.conv_state_dtype}, std::pair{state.ssm, p.ssm_state_dtype}})
+    if (!key.empty() && dtype && !torch_float_name(*dtype).empty())
+      en[key] = torch_float_name(*dtype);
   const TrtllmOptions& t = p.trtllm();
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;

@@ -372,8 +372,7 @@ void read_sglang_line(const std::string& line, LogScan& x) {
     g.attention_block_size = *v;
   // server_args: mamba_ssm_dtype='bfloat16' (float32 unless --mamba-ssm-dtype says otherwise).
   if (auto d = word_after(line, "mamba_ssm_dtype="))
-    for (const KvDtype t : {KvDtype::fp32, KvDtype::bf16, KvDtype::fp16})
-      if (*d == torch_float_name(t)) g.ssm_state_dtype = t;
+    if (const auto t = parse_torch_float(*d)) g.ssm_state_dtype = t;
   if (auto v = number_after(line, "Padding mamba page size by")) g.mamba_padding_percent = *v;
   if (line.find("Mamba Cache is allocated") != std::string::npos) {
     g.mamba_slots = count_after(line, "max_mamba_cache_size:", w);

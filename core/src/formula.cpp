@@ -50,6 +50,19 @@ std::uint64_t dsa_fp8_latent_bytes_per_token(std::uint32_t kv_lora_rank,
          2 * std::uint64_t{qk_rope_head_dim};
 }
 
+std::pair<KvDtype, KvDtype> state_dtypes(const RecurrentSpec& r, std::optional<KvDtype> conv,
+                                         std::optional<KvDtype> ssm) {
+  // vLLM's MambaStateDtypeCalculator (model_executor/layers/mamba/mamba_utils.py@02d71083):
+  // _mamba_state_dtype takes the conv state from mamba_cache_dtype ("auto" = the model's) and
+  // the temporal state from mamba_ssm_cache_dtype, or, when that is "auto", from the conv state's;
+  // a per-model hook sets mamba_ssm_cache_dtype first (RecurrentSpec::ssm_dtype_pinned).
+  // linear_attention_state_dtype (lightning) has one state, from mamba_cache_dtype alone.
+  const KvDtype c = conv.value_or(r.conv_dtype);
+  if (r.kind == MixerKind::lightning) return {c, conv ? *conv : ssm.value_or(r.ssm_dtype)};
+  if (ssm) return {c, *ssm};
+  return {c, conv && !r.ssm_dtype_pinned ? *conv : r.ssm_dtype};
+}
+
 KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t draft_layers,
                      const std::string& source, std::optional<KvDtype> conv_state_dtype,
                      std::optional<KvDtype> ssm_state_dtype) {
@@ -86,10 +99,11 @@ KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t dra
       out.indexer_layers += g.kind == AttentionKind::mla ? g.layers : 0;
   }
   out.state_layers = model.recurrent_layers();
-  if (out.state_layers > 0)
-    out.state =
-        recurrent_state(model.recurrent, tp, conv_state_dtype.value_or(model.recurrent.conv_dtype),
-                        ssm_state_dtype.value_or(model.recurrent.ssm_dtype), source);
+  if (out.state_layers > 0) {
+    const RecurrentSpec& r = model.recurrent;
+    const auto [conv, ssm] = state_dtypes(r, conv_state_dtype, ssm_state_dtype);
+    out.state = recurrent_state(r, tp, conv, ssm, source);
+  }
   return out;
 }
 

@@ -1031,19 +1031,20 @@ RecurrentSpec recurrent_of(Config& c, MixerKind mixer, const Shape& s, const std
   JsonObject& o = c.text();
   RecurrentSpec r =
       recurrent_dims(c, mixer, s.hidden, as_state_dtype(compute), s.q_heads, s.head_dim);
-  if (c.family->ssm_state_fp32) r.ssm_dtype = KvDtype::fp32;
+  if (c.family->ssm_state_fp32) r.ssm_dtype = KvDtype::fp32, r.ssm_dtype_pinned = true;
   const std::string key(c.family->ssm_dtype_field);
   if (!key.empty() && o.has(key)) {
     const auto d = o.str(key);
-    if (d == "float32")
-      r.ssm_dtype = KvDtype::fp32;
-    else if (d == "bfloat16")
-      r.ssm_dtype = KvDtype::bf16;
-    else if (d == "float16")
-      r.ssm_dtype = KvDtype::fp16;
-    else if (d != "auto")
+    if (const auto t = parse_torch_float(d)) {
+      r.ssm_dtype = *t;
+      r.ssm_dtype_pinned = true;
+    } else if (d == "auto") {  // the hook sets "auto": the state follows --mamba-cache-dtype
+      r.ssm_dtype = r.conv_dtype;
+      r.ssm_dtype_pinned = false;
+    } else {
       throw Error(o.source(), o.pointer(key),
                   "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
+    }
   }
   return r;
 }

@@ -153,6 +153,12 @@ std::string torch_float_name(KvDtype d) {
   }
 }
 
+std::optional<KvDtype> parse_torch_float(std::string_view name) {
+  for (const KvDtype t : {KvDtype::fp32, KvDtype::fp16, KvDtype::bf16})
+    if (name == torch_float_name(t)) return t;
+  return std::nullopt;
+}
+
 std::uint64_t kivi_group_bytes(const KvFormat& f) {
   return 4 * ceil_div(std::uint64_t{f.group} * f.bits, 32) + 2 + 2;
 }

@@ -161,6 +161,16 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
   EXPECT_EQ(v.plan.vllm().num_gpu_blocks_override, std::uint64_t{4000});
   EXPECT_EQ(plan_capacity(v.model, v.plan, "v.json").num_gpu_blocks, 4000u);
   round_trip(to_json(v));
+  // vLLM's state dtypes under its own keys (TensorRT-LLM spells mamba_ssm_cache_dtype the same).
+  const std::string hybrid = round_trip(R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},
+    "engine": {"name": "vllm", "max_model_len": 8192, "tensor_parallel_size": 4,
+               "mamba_cache_dtype": "float32", "mamba_ssm_cache_dtype": "float16"},
+    "slo": {"concurrency": 1}})");
+  const auto h = parse_deploy_json(hybrid, "h.json");
+  EXPECT_EQ(h.plan.conv_state_dtype, std::optional<KvDtype>(KvDtype::fp32));
+  EXPECT_EQ(h.plan.ssm_state_dtype, std::optional<KvDtype>(KvDtype::fp16));
+  EXPECT_NE(hybrid.find("\"mamba_cache_dtype\": \"float32\""), std::string::npos) << hybrid;
   const std::string sglang = round_trip(R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
     "hardware": {"gpu": "h100-sxm-80gb"},
     "engine": {"name": "sglang", "max_model_len": 8192, "swa_full_tokens_ratio": 0.5,
@@ -202,6 +212,10 @@ TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
                            "is a SGLang setting; engine vllm does not read it"},
                        Bad{"vllm", R"("max_tokens": 1000)",
                            "is a TensorRT-LLM setting; engine vllm does not read it"},
+                       Bad{"trtllm", R"("mamba_cache_dtype": "float32")",
+                           "is a vLLM setting; engine trtllm does not read it"},
+                       Bad{"vllm", R"("mamba_cache_dtype": "fp8")",
+                           "/engine/mamba_cache_dtype: expected auto, float32"},
                        Bad{"trtllm", R"("backend": "onnx")",
                            "/engine/backend: unknown TensorRT-LLM backend \"onnx\""},
                        Bad{"trtllm", R"("max_attention_window": [0])",

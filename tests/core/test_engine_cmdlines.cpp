@@ -15,6 +15,7 @@
 #include "kvplan/deploy.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/formula.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
@@ -771,7 +772,7 @@ TEST(EngineConfigFiles, SglangPoolFlags) {
   EXPECT_TRUE(a.disable_hybrid_swa_memory);
   EXPECT_EQ(a.mamba_full_memory_ratio_ppm.value_or(0), 1500000u);
   EXPECT_EQ(a.max_mamba_cache_size.value_or(0), 300u);
-  EXPECT_EQ(a.mamba_ssm_dtype.value_or(""), "bf16");
+  EXPECT_EQ(a.ssm_state_dtype, KvDtype::bf16);
   EXPECT_EQ(a.max_total_tokens.value_or(0), 100000u);
   EXPECT_TRUE(a.not_modelled.empty());
   EXPECT_TRUE(a.unknown.empty());
@@ -1400,6 +1401,60 @@ TEST(EngineCmdlines, SglangEpSizeIsExpertParallelismOverTheTpGroup) {
     } catch (const Error& e) {
       EXPECT_EQ(e.field(), flag);  // as the command line spelled it
     }
+  }
+}
+
+// vLLM's recurrent-state dtypes (vllm/config/cache.py@002f10e0: mamba_cache_dtype,
+// mamba_ssm_cache_dtype, each auto | float32 | float16 | bfloat16), combined as
+// mamba_utils.py@02d71083 _mamba_state_dtype combines them: the conv state takes
+// --mamba-cache-dtype; the temporal state --mamba-ssm-cache-dtype, else the conv state's dtype,
+// unless the model's config hook set it first (Qwen3.5's mamba_ssm_dtype float32).
+TEST(EngineCmdlines, VllmMambaStateDtypesFollowTheEnginesRule) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  auto state = [&](const std::string& line) {
+    const Deployment d = deploy_from_engine(vllm(line), gpu, 0, "", "--vllm");
+    return std::tuple{kv_cost(d.model, KvCostInput{.context = 4096,
+                                                   .conv_state_dtype = d.plan.conv_state_dtype,
+                                                   .ssm_state_dtype = d.plan.ssm_state_dtype})
+                          .state_bytes_per_request,
+                      d};
+  };
+  // Qwen3-Next-80B-A3B, 36 Gated DeltaNet layers, bf16, no hook: conv (4 − 1) · (2·16·128 +
+  // 32·128) = 24,576 values, ssm 32 · 128 · 128 = 524,288 values a layer.
+  const std::string next = "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct ";
+  EXPECT_EQ(std::get<0>(state(next)), 36ull * (24576 * 2 + 524288 * 2));
+  // --mamba-cache-dtype float32: both states in 4 bytes (ssm "auto" follows the conv state).
+  const auto [fp32, d32] = state(next + "--mamba-cache-dtype float32");
+  EXPECT_EQ(fp32, 36ull * (24576 * 4 + 524288 * 4));
+  EXPECT_EQ(d32.plan.conv_state_dtype, std::optional<KvDtype>(KvDtype::fp32));
+  EXPECT_FALSE(d32.plan.ssm_state_dtype.has_value());
+  // --mamba-ssm-cache-dtype float32 alone: the conv state stays bf16.
+  EXPECT_EQ(std::get<0>(state(next + "--mamba-ssm-cache-dtype float32")),
+            36ull * (24576 * 2 + 524288 * 4));
+  // Both: each its own (float16 is 2 bytes).
+  EXPECT_EQ(std::get<0>(state(next + "--mamba-cache-dtype float32 --mamba-ssm-cache-dtype "
+                                     "float16")),
+            36ull * (24576 * 4 + 524288 * 2));
+  EXPECT_EQ(std::get<0>(state(next + "--mamba-cache-dtype auto")), std::get<0>(state(next)));
+  // Qwen3.5-35B-A3B: its text config's mamba_ssm_dtype float32 is set by the hook before the
+  // flags combine, so --mamba-cache-dtype float16 moves the conv state only: 30 layers of conv
+  // 24,576 values · 2 B and ssm 524,288 values · 4 B.
+  EXPECT_EQ(std::get<0>(state("vllm serve Qwen/Qwen3.5-35B-A3B --mamba-cache-dtype float16")),
+            30ull * (24576 * 2 + 524288 * 4));
+  // Written back on the launch line, and read again from it.
+  const auto line = engine_rules(d32.plan).launch_line(d32.model, d32.plan, nullptr);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_NE(line->find(" --mamba-cache-dtype float32"), std::string::npos) << *line;
+  EXPECT_EQ(line->find("--mamba-ssm-cache-dtype"), std::string::npos) << *line;
+  EXPECT_EQ(vllm(*line).conv_state_dtype, std::optional<KvDtype>(KvDtype::fp32));
+  // Not modelled no more; a dtype vLLM does not take is refused by flag.
+  EXPECT_TRUE(vllm(next + "--mamba-cache-dtype float32").not_modelled.empty());
+  try {
+    vllm(next + "--mamba-ssm-cache-dtype fp8");
+    ADD_FAILURE() << "fp8 read as a Mamba state dtype";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--mamba-ssm-cache-dtype"), std::string::npos) << e.what();
+    EXPECT_EQ(e.exit_code(), 2);
   }
 }
 

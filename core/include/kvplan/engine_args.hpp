@@ -61,12 +61,15 @@ struct EngineArgs {
   std::optional<std::string> hf_overrides;
   std::string hf_overrides_flag;
   // SGLang's pools: --swa-full-tokens-ratio, --disable-hybrid-swa-memory,
-  // --mamba-full-memory-ratio, --max-mamba-cache-size, --mamba-ssm-dtype (kvplan's dtype name),
-  // --max-total-tokens; TensorRT-LLM's kv_cache_config.max_tokens lands in max_total_tokens too.
+  // --mamba-full-memory-ratio, --max-mamba-cache-size, --max-total-tokens; TensorRT-LLM's
+  // kv_cache_config.max_tokens lands in max_total_tokens too.
   std::optional<std::uint32_t> swa_full_tokens_ratio_ppm, mamba_full_memory_ratio_ppm;
   bool disable_hybrid_swa_memory = false;
   std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
-  std::optional<std::string> mamba_ssm_dtype;
+  // A recurrent state's dtypes (PlanInput::conv_state_dtype, ssm_state_dtype): vLLM
+  // --mamba-cache-dtype and --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM
+  // kv_cache_config.mamba_ssm_cache_dtype; "auto" leaves them unset.
+  std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;
   std::optional<std::uint32_t> scheduler_recv_interval;  // SGLang --scheduler-recv-interval
   bool disable_overlap_schedule = false;                 // SGLang --disable-overlap-schedule
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).

@@ -151,6 +151,15 @@ class EngineRules {
   // The key among option_keys() that caps the KV pool in tokens (PlanInput::max_total_tokens);
   // empty where the engine has none.
   virtual std::string max_total_tokens_key() const { return {}; }
+  // The keys among option_keys() that set a recurrent layer's state dtypes
+  // (PlanInput::conv_state_dtype, ssm_state_dtype), spelled as torch spells a dtype
+  // (parse_torch_float); empty where the engine has none. takes_auto: "auto" is a value, the
+  // model's dtype.
+  struct StateDtypeKeys {
+    std::string conv, ssm;
+    bool takes_auto = false;
+  };
+  virtual StateDtypeKeys state_dtype_keys() const { return {}; }
   // The command-line flag that sets the memory fraction (--gpu-memory-utilization, ...), and it
   // with a value, two decimals rounded down, as a fix states it.
   virtual std::string memory_fraction_flag_name() const = 0;

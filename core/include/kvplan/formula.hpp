@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kvplan/kv_format.hpp"
@@ -38,9 +39,17 @@ struct KvCostInput {
   std::uint32_t draft_layers = 0;
   std::optional<std::uint64_t> prefill{};  // prompt length (SnapKV); defaults to context
   // Recurrent state dtypes (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype); the model's
-  // defaults when absent.
+  // defaults when absent (state_dtypes).
   std::optional<KvDtype> conv_state_dtype{}, ssm_state_dtype{};
 };
+
+// The (conv, temporal) dtypes a recurrent layer stores, as vLLM resolves them: the conv state
+// from conv (--mamba-cache-dtype) or the model's; the temporal state from ssm
+// (--mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM mamba_ssm_cache_dtype), else
+// from conv unless the model pins it (RecurrentSpec::ssm_dtype_pinned), else the model's. A
+// lightning layer's single state follows conv when given.
+std::pair<KvDtype, KvDtype> state_dtypes(const RecurrentSpec& r, std::optional<KvDtype> conv,
+                                         std::optional<KvDtype> ssm);
 
 // What a group of layers stores: attention K/V (or the MLA latent), the DeepSeek-V3.2 indexer
 // keys, or a recurrent state.

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,9 @@ double nominal_bytes_per_element(const KvFormat& format);
 // (SGLang --mamba-ssm-dtype, TensorRT-LLM mamba_ssm_cache_dtype): float32, float16, bfloat16;
 // "" for every other dtype.
 std::string torch_float_name(KvDtype dtype);
+// The other way: float32, float16, bfloat16 -> the dtype; nullopt for any other name ("auto"
+// included: the caller decides what that means).
+std::optional<KvDtype> parse_torch_float(std::string_view name);
 
 // Bytes of one quantized kivi group: packed 32-bit words + fp16 scale + fp16 zero-point.
 std::uint64_t kivi_group_bytes(const KvFormat& format);

@@ -97,6 +97,10 @@ struct RecurrentSpec {
   std::uint64_t ssm_elements = 0;   // shapes: one rank's temporal state, elements
   KvDtype conv_dtype = KvDtype::bf16;  // as the engine stores it by default (see docs/models.md)
   KvDtype ssm_dtype = KvDtype::bf16;
+  // The model sets its temporal state's dtype itself (vLLM's per-model config hooks: Nemotron-H,
+  // Qwen3.5's mamba_ssm_dtype; a model file's ssm_dtype other than its conv_dtype), so vLLM's
+  // --mamba-cache-dtype does not carry over to it (formula.cpp make_layout).
+  bool ssm_dtype_pinned = false;
   bool operator==(const RecurrentSpec&) const = default;
 };
 

@@ -33,6 +33,8 @@ enum class Field {
   not_modelled_multi,     // one or more values (nargs="+" / "*"), changes memory, not modelled
   enforce_eager,          // vLLM --enforce-eager (CUDA graphs off)
   mamba_cache_mode,       // vLLM --mamba-cache-mode
+  mamba_cache_dtype,      // vLLM --mamba-cache-dtype (conv and, by default, temporal state)
+  mamba_ssm_cache_dtype,  // vLLM --mamba-ssm-cache-dtype (temporal state)
   dcp,                    // vLLM --decode-context-parallel-size / -dcp
   disable_hybrid_kv,      // vLLM --disable-hybrid-kv-cache-manager
   speculative_config,     // vLLM --speculative-config JSON (and --speculative-config.KEY VALUE)

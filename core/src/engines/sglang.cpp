@@ -133,6 +133,10 @@ class Sglang final : public EngineRules {
             "disable_overlap_schedule", "mamba_ssm_dtype"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
+  // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
+  StateDtypeKeys state_dtype_keys() const override {
+    return {.conv = "", .ssm = "mamba_ssm_dtype"};
+  }
   std::string memory_fraction_flag_name() const override { return "--mem-fraction-static"; }
   LogFacts log_facts() const override {
     return {.pool = LogFacts::Pool::tokens,

@@ -79,6 +79,10 @@ class Trtllm final : public EngineRules {
   bool dp_attention_splits_tp() const override { return true; }
   bool dp_attention_groups_of_one_gpu() const override { return true; }
   std::string max_total_tokens_key() const override { return "max_tokens"; }
+  // kv_cache_config.mamba_ssm_cache_dtype: auto (the model's), float32, bfloat16, float16.
+  StateDtypeKeys state_dtype_keys() const override {
+    return {.conv = "", .ssm = "mamba_ssm_cache_dtype", .takes_auto = true};
+  }
   // trtllm-serve --free_gpu_memory_fraction (alias --kv_cache_free_gpu_memory_fraction,
   // tensorrt_llm/commands/serve.py).
   std::string memory_fraction_flag_name() const override { return "--free_gpu_memory_fraction"; }

@@ -71,6 +71,11 @@ class Vllm : public EngineRules {
   // vllm_launch.cpp
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
+  // --mamba-cache-dtype and --mamba-ssm-cache-dtype (vllm/config/cache.py@002f10e0 MambaDType:
+  // auto, float32, float16, bfloat16); state_dtypes says how they combine.
+  StateDtypeKeys state_dtype_keys() const override {
+    return {.conv = "mamba_cache_dtype", .ssm = "mamba_ssm_cache_dtype", .takes_auto = true};
+  }
   std::vector<std::string> option_keys() const override {
     return {"mamba_cache_mode",
             "decode_context_parallel_size",
@@ -79,7 +84,9 @@ class Vllm : public EngineRules {
             "num_speculative_tokens",
             "acceptance_rate",
             "num_gpu_blocks_override",
-            "data_parallel_size"};
+            "data_parallel_size",
+            "mamba_cache_dtype",
+            "mamba_ssm_cache_dtype"};
   }
   std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
   LogFacts log_facts() const override {

@@ -38,8 +38,8 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--max-lora-rank", Field::not_modelled_value},
       {"--max-cpu-loras", Field::not_modelled_value},
       {"--config", Field::config_file},
-      {"--mamba-cache-dtype", Field::not_modelled_value},
-      {"--mamba-ssm-cache-dtype", Field::not_modelled_value},
+      {"--mamba-cache-dtype", Field::mamba_cache_dtype},
+      {"--mamba-ssm-cache-dtype", Field::mamba_ssm_cache_dtype},
       // Both in vllm/engine/arg_utils.py @ 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b (the
       // ParallelConfig and SchedulerConfig argument groups).
       {"--disable-hybrid-kv-cache-manager", Field::disable_hybrid_kv},

@@ -44,6 +44,12 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
   if (o.disable_hybrid_kv_cache_manager) s += " --disable-hybrid-kv-cache-manager";
   if (o.mamba_cache_mode != VllmOptions::MambaCacheMode::none)
     s += std::string(" --mamba-cache-mode ") + mamba_cache_mode_name(o.mamba_cache_mode);
+  // The recurrent state's dtypes (vllm/config/cache.py@002f10e0 mamba_cache_dtype,
+  // mamba_ssm_cache_dtype), as the plan set them.
+  if (in.conv_state_dtype && !torch_float_name(*in.conv_state_dtype).empty())
+    s += " --mamba-cache-dtype " + torch_float_name(*in.conv_state_dtype);
+  if (in.ssm_state_dtype && !torch_float_name(*in.ssm_state_dtype).empty())
+    s += " --mamba-ssm-cache-dtype " + torch_float_name(*in.ssm_state_dtype);
   if (o.num_gpu_blocks_override)
     s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
   // A runner chosen against the release's default is the environment's (vllm/envs.py).
