@@ -201,6 +201,7 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
   // server, as kvplan's launch lines run them.
   if (auto n = en.opt_uint("data_parallel_size", 1, 4096))
     o.data_parallel_size = static_cast<std::uint32_t>(*n);
+  if (auto on = en.opt_bool("async_scheduling")) o.async_scheduling = *on;
   // The drafts' acceptance, for the serving simulator (VllmOptions::spec_acceptance): one rate,
   // one a draft position, or "A1,...,Ak" as --engine-option gives it.
   if (en.has("acceptance_rate")) {
@@ -625,6 +626,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   if (a.mamba_cache_mode)
     v.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
   if (a.dcp) v.dcp = *a.dcp;
+  v.async_scheduling = a.async_scheduling;
   v.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
   if (a.model_runner_v2)
     v.model_runner =

@@ -611,7 +611,8 @@ struct FlagWord {
 bool is_switch(Field f) {
   return f == Field::ignored_bool || f == Field::not_modelled_bool || f == Field::expert_parallel ||
          f == Field::dp_attention || f == Field::enforce_eager || f == Field::disable_hybrid_swa ||
-         f == Field::disable_hybrid_kv || f == Field::hicache || f == Field::disable_overlap;
+         f == Field::disable_hybrid_kv || f == Field::hicache || f == Field::disable_overlap ||
+         f == Field::async_scheduling;
 }
 
 // The option at t[i] (a flag word): `i` ends on its last word.
@@ -640,6 +641,10 @@ FlagWord read_flag_word(const std::vector<std::string>& t, std::size_t& i,
   if (it != specs.end()) w.spec = &*it;
   w.takes_value =
       w.spec ? !is_switch(w.spec->field) : (has_value || (i + 1 < t.size() && t[i + 1][0] != '-'));
+  // A switch takes no value: argparse refuses `--enforce-eager=false` ("ignored explicit
+  // argument") rather than reading it as off.
+  if (w.spec && !w.takes_value && has_value)
+    throw Error(source, w.flag, "is a switch and takes no value, got \"" + w.value + "\"");
   const bool multi =
       w.spec && (w.spec->field == Field::multi_value || w.spec->field == Field::not_modelled_multi);
   if (w.takes_value && !has_value) {
@@ -1062,6 +1067,9 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     return detail::parse_uint(value, min, max, source, flag);
   };
   switch (w.spec->field) {
+    case Field::async_scheduling:
+      a.async_scheduling = w.norm.rfind("--no-", 0) != 0;
+      break;
     case Field::enforce_eager:
       a.enforce_eager = true;
       a.not_modelled.push_back(flag + " (CUDA graph memory is in the reserve)");

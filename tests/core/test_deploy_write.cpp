@@ -155,12 +155,14 @@ TEST(DeployWrite, AcceptanceRatesBesideTheDrafts) {
 TEST(DeployWrite, EachEnginesOptionsAreItsOwnKeys) {
   const auto v = parse_deploy_json(R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
     "hardware": {"gpu": "h100-sxm-80gb"},
-    "engine": {"name": "vllm", "max_model_len": 8192, "num_gpu_blocks_override": 4000},
+    "engine": {"name": "vllm", "max_model_len": 8192, "num_gpu_blocks_override": 4000,
+               "async_scheduling": false},
     "slo": {"concurrency": 1}})",
                                    "v.json");
   EXPECT_EQ(v.plan.vllm().num_gpu_blocks_override, std::uint64_t{4000});
+  EXPECT_EQ(v.plan.vllm().async_scheduling, std::optional<bool>(false));
   EXPECT_EQ(plan_capacity(v.model, v.plan, "v.json").num_gpu_blocks, 4000u);
-  round_trip(to_json(v));
+  EXPECT_NE(round_trip(to_json(v)).find("\"async_scheduling\": false"), std::string::npos);
   // vLLM's state dtypes under its own keys (TensorRT-LLM spells mamba_ssm_cache_dtype the same).
   const std::string hybrid = round_trip(R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
     "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},

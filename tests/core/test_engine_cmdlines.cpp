@@ -1458,5 +1458,38 @@ TEST(EngineCmdlines, VllmMambaStateDtypesFollowTheEnginesRule) {
   }
 }
 
+// vLLM's --async-scheduling / --no-async-scheduling (SchedulerConfig.async_scheduling; unset, on
+// from vLLM 0.14: vllm/config/vllm.py@000fc94b), read and written back on the launch line.
+TEST(EngineCmdlines, VllmAsyncSchedulingFlags) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const std::string base = "vllm serve meta-llama/Llama-3.1-8B-Instruct";
+  auto deploy = [&](const std::string& extra) {
+    return deploy_from_engine(vllm(base + extra), gpu, 0, "", "--vllm");
+  };
+  const Deployment def = deploy("");
+  EXPECT_FALSE(def.plan.vllm().async_scheduling.has_value());
+  EXPECT_TRUE(engine_rules(def.plan).async_scheduling_default(def.plan));
+  for (const char* off : {" --no-async-scheduling", " --no_async_scheduling"}) {
+    const auto a = vllm(base + off);
+    EXPECT_TRUE(a.unknown.empty()) << off;
+    EXPECT_EQ(a.async_scheduling, std::optional<bool>(false)) << off;
+  }
+  const Deployment off = deploy(" --no-async-scheduling");
+  EXPECT_FALSE(engine_rules(off.plan).async_scheduling_default(off.plan));
+  const auto line = engine_rules(off.plan).launch_line(off.model, off.plan, nullptr);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_NE(line->find(" --no-async-scheduling"), std::string::npos) << *line;
+  EXPECT_EQ(vllm(*line).async_scheduling, std::optional<bool>(false));
+  const Deployment on = deploy(" --async-scheduling");
+  EXPECT_EQ(on.plan.vllm().async_scheduling, std::optional<bool>(true));
+  EXPECT_TRUE(engine_rules(on.plan).async_scheduling_default(on.plan));
+  // Without the flag, the launch line says nothing: the release's default.
+  const auto def_line = engine_rules(def.plan).launch_line(def.model, def.plan, nullptr);
+  ASSERT_TRUE(def_line.has_value());
+  EXPECT_EQ(def_line->find("async"), std::string::npos) << *def_line;
+  // A switch takes no value: the next word is the model's, not the flag's.
+  EXPECT_THROW(vllm(base + " --async-scheduling=false"), Error);
+}
+
 }  // namespace
 }  // namespace kvplan

@@ -774,8 +774,13 @@ TEST(Serving, AsyncSchedulingDefaultFollowsTheEngineRules) {
   PlanInput p;
   set_engine(p, "vllm", "test", "engine");
   EXPECT_TRUE(default_async_scheduling(p));
+  p.edit_vllm().async_scheduling = false;  // --no-async-scheduling
+  EXPECT_FALSE(default_async_scheduling(p));
   set_engine(p, "vllm@0.9", "test", "engine");
   EXPECT_FALSE(default_async_scheduling(p));
+  p.edit_vllm().async_scheduling = true;  // --async-scheduling
+  EXPECT_TRUE(default_async_scheduling(p));
+  p.edit_vllm().async_scheduling.reset();
   set_engine(p, "sglang", "test", "engine");
   EXPECT_TRUE(default_async_scheduling(p));
   p.pp = 2;

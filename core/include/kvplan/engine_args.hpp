@@ -39,9 +39,10 @@ struct EngineArgs {
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
   std::optional<std::uint64_t> kv_cache_memory_bytes;    // vLLM --kv-cache-memory-bytes, per GPU
   std::optional<std::uint64_t> num_gpu_blocks_override;  // vLLM --num-gpu-blocks-override
-  bool expert_parallel = false;  // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
-  bool dp_attention = false;     // SGLang --enable-dp-attention: DP splits the TP group
-  bool enforce_eager = false;    // vLLM --enforce-eager: no CUDA graphs
+  bool expert_parallel = false;          // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
+  bool dp_attention = false;             // SGLang --enable-dp-attention: DP splits the TP group
+  bool enforce_eager = false;            // vLLM --enforce-eager: no CUDA graphs
+  std::optional<bool> async_scheduling;  // vLLM --async-scheduling / --no-async-scheduling
   std::optional<std::string> mamba_cache_mode;   // vLLM --mamba-cache-mode none|align|all
   std::optional<std::uint32_t> dcp;              // vLLM --decode-context-parallel-size / -dcp
   bool disable_hybrid_kv_cache_manager = false;  // vLLM --disable-hybrid-kv-cache-manager

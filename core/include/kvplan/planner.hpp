@@ -156,6 +156,10 @@ struct VllmOptions {
   // 0 = every replica of the deployment (gpus / (tp · pp)), as kvplan's launch lines run them;
   // a command line says its own (1 without the flag: more GPUs are more servers).
   std::uint32_t data_parallel_size = 0;
+  // --async-scheduling / --no-async-scheduling (SchedulerConfig.async_scheduling); unset: the
+  // release's default (EngineRules::async_scheduling_default). The serving simulator's
+  // one-step-ahead admission (docs/simulate.md).
+  std::optional<bool> async_scheduling;
   bool operator==(const VllmOptions&) const = default;
 };
 

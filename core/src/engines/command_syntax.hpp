@@ -32,6 +32,7 @@ enum class Field {
   multi_value,            // a known flag taking one or more values (nargs="+"), no effect
   not_modelled_multi,     // one or more values (nargs="+" / "*"), changes memory, not modelled
   enforce_eager,          // vLLM --enforce-eager (CUDA graphs off)
+  async_scheduling,       // vLLM --async-scheduling / --no-async-scheduling
   mamba_cache_mode,       // vLLM --mamba-cache-mode
   mamba_cache_dtype,      // vLLM --mamba-cache-dtype (conv and, by default, temporal state)
   mamba_ssm_cache_dtype,  // vLLM --mamba-ssm-cache-dtype (temporal state)

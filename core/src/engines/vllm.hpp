@@ -86,7 +86,8 @@ class Vllm : public EngineRules {
             "num_gpu_blocks_override",
             "data_parallel_size",
             "mamba_cache_dtype",
-            "mamba_ssm_cache_dtype"};
+            "mamba_ssm_cache_dtype",
+            "async_scheduling"};
   }
   std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
   LogFacts log_facts() const override {
@@ -181,8 +182,13 @@ class Vllm : public EngineRules {
   // PR #38270 (CompilationConfig.resolve_cudagraph_mode_and_sizes), from vLLM 0.20.
   bool graphs_need_a_state_block_per_sequence() const override { return true; }
   bool simulated() const override { return true; }
-  // Async scheduling is on by default from vLLM 0.14 (docs/simulate-step-time.md).
-  bool async_scheduling_default(const PlanInput&) const override { return true; }
+  // Async scheduling is on by default from vLLM 0.14 (docs/simulate-step-time.md): unless asked
+  // otherwise (--no-async-scheduling), pooling runners, draft methods other than EAGLE / MTP /
+  // n-gram / draft models, and executors without it (vllm/config/vllm.py@000fc94b; kvplan's
+  // drafts are MTP, its executor the default).
+  bool async_scheduling_default(const PlanInput& in) const override {
+    return in.vllm().async_scheduling.value_or(true);
+  }
 };
 
 }  // namespace kvplan::engines

@@ -11,7 +11,9 @@ class Vllm09 : public Vllm {
   VllmRules version() const override { return VllmRules::v0_9; }
   std::string name() const override { return "vllm@0.9"; }
   // Async scheduling arrived after 0.9 (vllm-project/vllm, default from 0.14).
-  bool async_scheduling_default(const PlanInput&) const override { return false; }
+  bool async_scheduling_default(const PlanInput& in) const override {
+    return in.vllm().async_scheduling.value_or(false);
+  }
   // The Mamba block check of CUDA-graph capture came with vLLM 0.20 (PR #38270).
   bool graphs_need_a_state_block_per_sequence() const override { return false; }
   // Before 0.21 graphs are captured after the KV cache, outside the budget (PR #30515 added the

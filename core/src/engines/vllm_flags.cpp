@@ -76,6 +76,10 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--enable-chunked-prefill", Field::ignored_bool},
       {"--enable-auto-tool-choice", Field::ignored_bool},
       {"--enforce-eager", Field::enforce_eager},
+      // SchedulerConfig.async_scheduling, a bool | None argparse takes as --async-scheduling and
+      // --no-async-scheduling (vllm/config/vllm.py@000fc94b names the latter in its errors).
+      {"--async-scheduling", Field::async_scheduling},
+      {"--no-async-scheduling", Field::async_scheduling},
       {"--mamba-cache-mode", Field::mamba_cache_mode},
   };
   return f;

@@ -50,6 +50,8 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
     s += " --mamba-cache-dtype " + torch_float_name(*in.conv_state_dtype);
   if (in.ssm_state_dtype && !torch_float_name(*in.ssm_state_dtype).empty())
     s += " --mamba-ssm-cache-dtype " + torch_float_name(*in.ssm_state_dtype);
+  if (o.async_scheduling)
+    s += *o.async_scheduling ? " --async-scheduling" : " --no-async-scheduling";
   if (o.num_gpu_blocks_override)
     s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
   // A runner chosen against the release's default is the environment's (vllm/envs.py).
