@@ -116,6 +116,27 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "trtllm.max_attention_window", p.trtllm().max_attention_window,
         q.trtllm().max_attention_window);
   field(d, "trtllm.window_shares", p.trtllm().window_shares, q.trtllm().window_shares);
+  field(d, "trtllm.max_gpu_total_bytes", p.trtllm().max_gpu_total_bytes,
+        q.trtllm().max_gpu_total_bytes);
+  field(d, "vllm.model_runner", p.vllm().model_runner, q.vllm().model_runner);
+  field(d, "vllm.data_parallel_size", p.vllm().data_parallel_size, q.vllm().data_parallel_size);
+  field(d, "vllm.async_scheduling", p.vllm().async_scheduling, q.vllm().async_scheduling);
+  field(d, "plan.available_kv_bytes_per_rank", p.available_kv_bytes_per_rank,
+        q.available_kv_bytes_per_rank);
+  const HostTierArgs &h = a.host_tiers, &k = b.host_tiers;
+  field(d, "offload.kv_offloading_gib", h.kv_offloading_gib, k.kv_offloading_gib);
+  field(d, "offload.kv_offloading_backend", h.kv_offloading_backend, k.kv_offloading_backend);
+  field(d, "offload.kv_connector", h.kv_connector, k.kv_connector);
+  field(d, "offload.lmcache", h.lmcache, k.lmcache);
+  field(d, "offload.lmcache_local_cpu", h.lmcache_local_cpu, k.lmcache_local_cpu);
+  field(d, "offload.lmcache_cpu_gib", h.lmcache_cpu_gib, k.lmcache_cpu_gib);
+  field(d, "offload.lmcache_disk_gib", h.lmcache_disk_gib, k.lmcache_disk_gib);
+  field(d, "offload.hicache", h.hicache, k.hicache);
+  field(d, "offload.hicache_ratio", h.hicache_ratio, k.hicache_ratio);
+  field(d, "offload.hicache_size_gb", h.hicache_size_gb, k.hicache_size_gb);
+  field(d, "offload.host_cache_bytes", h.host_cache_bytes, k.host_cache_bytes);
+  field(d, "node.memory_bytes", a.node.memory_bytes, b.node.memory_bytes);
+  field(d, "node.gpus", a.node.gpus, b.node.gpus);
   field(d, "max_num_seqs", a.max_num_seqs, b.max_num_seqs);
   field(d, "cuda_graphs", a.cuda_graphs, b.cuda_graphs);
   field(d, "slo.context", a.slo.context, b.slo.context);

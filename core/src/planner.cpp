@@ -871,16 +871,9 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
 }
 
 KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) const {
-  return KvCostInput{.context = n,
-                     .batch = 1,
-                     .format = in.format,
-                     .policy = in.policy,
-                     .block_size = bs,
-                     .tp = in.tp,
-                     .draft_layers = drafts,
-                     .conv_state_dtype = in.conv_state_dtype,
-                     .ssm_state_dtype = in.ssm_state_dtype ? in.ssm_state_dtype
-                                                           : rules->default_ssm_state_dtype()};
+  KvCostInput c = plan_cost_input(in, n, 1, bs);
+  c.draft_layers = drafts;
+  return c;
 }
 
 std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
@@ -1050,6 +1043,21 @@ std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap, bo
 }
 
 }  // namespace detail
+
+KvCostInput plan_cost_input(const PlanInput& in, std::uint64_t context, std::uint64_t batch,
+                            std::uint32_t block_size) {
+  return KvCostInput{.context = context,
+                     .batch = batch,
+                     .format = in.format,
+                     .policy = in.policy,
+                     .block_size = block_size,
+                     .tp = in.tp,
+                     .draft_layers = in.draft_layers,
+                     .conv_state_dtype = in.conv_state_dtype,
+                     .ssm_state_dtype = in.ssm_state_dtype
+                                            ? in.ssm_state_dtype
+                                            : engine_rules(in).default_ssm_state_dtype()};
+}
 
 namespace {
 

@@ -22,10 +22,8 @@ GpuSpec resolve_gpu(const PlanSettings& s) {
 
 PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   PlanInput in;
-  // A loaded vLLM deployment's rules and Mamba mode; another engine in the form drops them.
-  in.edit_vllm().rules = s.extras.vllm_rules;
-  in.edit_vllm().mamba_cache_mode = s.extras.mamba_cache_mode;
-  in.edit_vllm().model_runner = s.extras.model_runner;
+  // A loaded deployment's engine options; another engine in the form drops them (set_engine).
+  in.options = s.extras.options;
   set_engine(in, s.engine);
   in.format = parse_kv_format(s.kv_format, "KV format", "kv_format");
   in.policy = parse_policy(s.policy, "retention policy", "policy");
@@ -48,6 +46,11 @@ PlanInput plan_input_of(const PlanSettings& s, const GpuSpec& gpu) {
   in.expert_parallel = s.extras.expert_parallel;
   in.attention_dp = s.extras.attention_dp;
   in.moe_ep = s.extras.moe_ep;
+  in.conv_state_dtype = s.extras.conv_state_dtype;
+  in.ssm_state_dtype = s.extras.ssm_state_dtype;
+  in.max_total_tokens = s.extras.max_total_tokens;
+  if (!s.extras.available_kv_bytes_per_rank.empty())
+    set_available_per_rank(in, s.extras.available_kv_bytes_per_rank);
   return in;
 }
 
@@ -65,6 +68,8 @@ Deployment planner_deployment(const ModelSpec& model, const PlanSettings& s, con
   d.slo.mean_context = s.extras.mean_context;
   d.slo.min_kv_cache_tokens = s.extras.min_kv_cache_tokens;
   d.slo.max_cost_per_hour = s.extras.max_cost_per_hour;
+  d.host_tiers = s.extras.host_tiers;
+  d.node = s.extras.node;
   return d;
 }
 

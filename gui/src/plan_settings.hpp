@@ -47,13 +47,18 @@ struct PlanSettings {
     std::optional<std::uint64_t> min_kv_cache_tokens;
     std::optional<double> max_cost_per_hour;
     std::optional<std::uint64_t> mean_context;  // slo.mean_context
-    VllmRules vllm_rules = VllmRules::current;  // engine "vllm@0.9"
-    VllmOptions::MambaCacheMode mamba_cache_mode = VllmOptions::MambaCacheMode::none;
-    VllmOptions::ModelRunner model_runner = VllmOptions::ModelRunner::auto_;  // model_runner
+    // The engine's own options (PlanInput::options: vLLM's rules release, Mamba mode, DCP, ...;
+    // SGLang's and TensorRT-LLM's keys), kept while the form's engine is theirs.
+    EngineOptions options;
     bool enforce_eager = false;
     bool expert_parallel = false;    // engine.enable_expert_parallel
     std::uint32_t attention_dp = 1;  // engine.attention_dp (DP attention groups a server)
     std::uint32_t moe_ep = 1;        // engine.moe_ep_size (their MoE layers' EP)
+    std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;  // the recurrent state's dtypes
+    std::optional<std::uint64_t> max_total_tokens;  // SGLang max_total_tokens, TRT-LLM max_tokens
+    std::vector<std::uint64_t> available_kv_bytes_per_rank;  // hardware.available_kv_gib list
+    HostTierArgs host_tiers;  // "offload": the KV tiers beyond the GPU
+    NodeSpec node;            // hardware.node_memory_gib, gpus_per_node
     bool operator==(const Extras&) const = default;
   } extras;
 

@@ -73,6 +73,11 @@ void PlannerModel::setEngine(Engine e) {
     s.engine = e;
     s.memory_fraction_ppm = 0;
     s.block_size = 0;
+    // The loaded engine's own options go with it: the new engine's defaults (core's set_engine).
+    PlanInput in;
+    in.options = s.extras.options;
+    set_engine(in, e);
+    s.extras.options = in.options;
   });
 }
 void PlannerModel::setGpus(std::uint32_t n) {

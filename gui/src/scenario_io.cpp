@@ -50,18 +50,10 @@ std::string modelRefFor(const PlanSettings& s, const QString& dir) {
 }  // namespace
 
 Deployment deployment_of(const PlanSettings& s) {
-  const auto& x = s.extras;
-  Deployment d;
-  d.name = x.name;
-  d.gpu = resolve_gpu(s);
-  d.plan = plan_input_of(s, d.gpu);  // parse_deploy_json checks the limits, naming the fields
-  d.max_num_seqs = x.max_num_seqs;
-  d.cuda_graphs = !x.enforce_eager;
-  d.slo.context = x.slo_context.value_or(s.context);
-  d.slo.concurrency = s.concurrency;
-  d.slo.mean_context = x.mean_context;
-  d.slo.min_kv_cache_tokens = x.min_kv_cache_tokens;
-  d.slo.max_cost_per_hour = x.max_cost_per_hour;
+  // The planner's own deployment (parse_deploy_json checks the limits, naming the fields); the
+  // file names the model by model_ref, not by this spec.
+  Deployment d = planner_deployment(ModelSpec{}, s, resolve_gpu(s));
+  d.source.clear();
   return d;
 }
 
@@ -126,13 +118,17 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   x.min_kv_cache_tokens = d.slo.min_kv_cache_tokens;
   x.max_cost_per_hour = d.slo.max_cost_per_hour;
   x.mean_context = d.slo.mean_context;
-  x.vllm_rules = p.vllm().rules;
-  x.mamba_cache_mode = p.vllm().mamba_cache_mode;
-  x.model_runner = p.vllm().model_runner;
+  x.options = p.options;
   x.enforce_eager = !d.cuda_graphs;
   x.expert_parallel = p.expert_parallel;
   x.attention_dp = p.attention_dp;
   x.moe_ep = p.moe_ep;
+  x.conv_state_dtype = p.conv_state_dtype;
+  x.ssm_state_dtype = p.ssm_state_dtype;
+  x.max_total_tokens = p.max_total_tokens;
+  x.available_kv_bytes_per_rank = p.available_kv_bytes_per_rank;
+  x.host_tiers = d.host_tiers;
+  x.node = d.node;
   return s;
 }
 

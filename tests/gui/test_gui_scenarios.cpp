@@ -15,7 +15,9 @@
 #include "compare_view.hpp"
 #include "deployment_diff.hpp"
 #include "kvplan/deploy.hpp"
+#include "kvplan/planner.hpp"
 #include "main_window.hpp"
+#include "plan_settings.hpp"
 #include "planner_view.hpp"
 #include "scenario_io.hpp"
 
@@ -176,6 +178,56 @@ class TestGuiScenarios : public QObject {
     QCOMPARE(b.plan.moe_ep, 4u);
     const std::string diff = kvplan::test::deployment_diff(a, b);
     QVERIFY2(diff.empty(), diff.c_str());
+  }
+
+  // Each engine's own keys, the state dtypes, the pool cap, per-rank memory, the KV tiers and
+  // the node survive the GUI's open and save, and the planner plans with them: the view's
+  // verdict is the one `kvplan check` gives the same file.
+  void loadKeepsEachEnginesOptionsAndTiers() {
+    const char* files[] = {
+        R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+          "hardware": {"gpu": "h200-141gb", "gpus": 2, "node_memory_gib": 2048},
+          "engine": {"name": "sglang", "tensor_parallel_size": 2, "max_model_len": 32768,
+                     "mamba_ssm_dtype": "bfloat16", "max_total_tokens": 200000,
+                     "max_mamba_cache_size": 300, "scheduler_recv_interval": 30,
+                     "disable_overlap_schedule": true},
+          "offload": {"hicache": {"ratio": 2.0}},
+          "slo": {"concurrency": 16}})",
+        R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+          "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},
+          "engine": {"name": "vllm", "tensor_parallel_size": 4, "max_model_len": 32768,
+                     "available_kv_gib": [20, 21, 22, 23],
+                     "mamba_cache_dtype": "float32", "async_scheduling": false,
+                     "decode_context_parallel_size": 1, "num_gpu_blocks_override": 900},
+          "offload": {"kv_offloading_size_gib": 64},
+          "slo": {"concurrency": 8}})",
+        R"({"kvplan_deploy": 1, "model": "gpt-oss-20b",
+          "hardware": {"gpu": "h100-sxm-80gb"},
+          "engine": {"name": "trtllm", "max_model_len": 8192, "backend": "tensorrt",
+                     "max_attention_window": [128, 8192], "max_tokens": 50000},
+          "offload": {"host_cache_size": 10737418240},
+          "slo": {"concurrency": 4}})"};
+    int i = 0;
+    for (const char* text : files) {
+      QTemporaryDir dir;
+      const QString path = dir.filePath(QString("engine-%1.json").arg(i++));
+      writeText(path, text);
+      const QString out = dir.filePath("out.json");
+      const QString error = openAndSave(path, out);
+      QVERIFY2(error.isEmpty(), qPrintable(error));
+      const Deployment a = load_deploy(path.toStdString());
+      const Deployment b = load_deploy(out.toStdString());
+      const std::string diff = kvplan::test::deployment_diff(a, b);
+      QVERIFY2(diff.empty(), (path.toStdString() + "\n" + diff).c_str());
+      // The planner's deployment is the file's: the same capacity as core plans the file.
+      QString why;
+      const auto loaded = load_deployment(path, &why);
+      QVERIFY2(loaded.has_value(), qPrintable(why));
+      const Deployment form =
+          planner_deployment(loaded->model, loaded->settings, resolve_gpu(loaded->settings));
+      QCOMPARE(plan_capacity(form.model, form.plan).kv_cache_tokens,
+               plan_capacity(a.model, a.plan).kv_cache_tokens);
+    }
   }
 
   void saveWritesWhatCoreWritesAndKeepsEngineRules() {

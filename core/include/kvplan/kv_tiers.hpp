@@ -41,6 +41,7 @@ struct HostTierArgs {
   std::optional<double> hicache_size_gb;          // --hicache-size (0 = use the ratio)
   std::optional<std::uint64_t> host_cache_bytes;  // TensorRT-LLM kv_cache_config.host_cache_size
   bool any() const;
+  bool operator==(const HostTierArgs&) const = default;
 };
 
 // One tier on one rank.
@@ -61,6 +62,7 @@ struct NodeSpec {
   std::optional<std::uint64_t> memory_bytes;  // host DRAM of one node; empty = unknown
   std::optional<std::uint32_t> gpus;          // GPUs (ranks) per node; empty = 8
   std::string memory_source;                  // the flag, key or preset it came from
+  bool operator==(const NodeSpec&) const = default;
 };
 
 struct HostMemory {

@@ -451,6 +451,12 @@ MemoryBudget memory_budget(const ModelSpec& model, const PlanInput& in,
 // (1 − their bytes / total, rounded down). nullopt when nothing is short or no fraction is left.
 std::optional<std::uint32_t> fraction_that_starts(const MemoryBudget& m);
 
+// The formula's input for `batch` of a plan's requests at `context` tokens in pages of
+// `block_size`: its format, policy, TP and draft layers, and the recurrent state's dtypes as its
+// engine stores them (EngineRules::default_ssm_state_dtype where the plan sets none).
+KvCostInput plan_cost_input(const PlanInput& in, std::uint64_t context, std::uint64_t batch,
+                            std::uint32_t block_size);
+
 // The KV capacity of the deployment at in.context. Validates the input (throws Error).
 Capacity plan_capacity(const ModelSpec& model, const PlanInput& in,
                        const std::string& source = "arguments");
