@@ -50,6 +50,25 @@ class Simulate : public ::testing::Test {
   std::string base = kBase + "--workload '" + workload + "' ";
 };
 
+// The header states the scheduling the run assumed, in the engine's words: vLLM's async
+// scheduling (on by default, off with --engine-option async_scheduling=false), SGLang's overlap
+// scheduler and receive interval; the JSON config carries the same.
+TEST_F(Simulate, HeaderStatesTheSchedulingItRan) {
+  const auto on = kvplan(base);
+  ASSERT_EQ(on.code, 0) << on.err;
+  EXPECT_TRUE(has(on.out, "prefix caching on, async scheduling on\n")) << on.out;
+  const auto off = kvplan(base + "--engine-option async_scheduling=false");
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_TRUE(has(off.out, ", async scheduling off\n")) << off.out;
+  const auto j = nlohmann::json::parse(kvplan(base + "--format json").out);
+  EXPECT_EQ(j["config"]["async_scheduling"], true);
+  const auto sg = kvplan(base +
+                         "--engine sglang --engine-option scheduler_recv_interval=10 "
+                         "--engine-option disable_overlap_schedule=true");
+  ASSERT_EQ(sg.code, 0) << sg.err;
+  EXPECT_TRUE(has(sg.out, ", overlap scheduler off, scheduler_recv_interval 10\n")) << sg.out;
+}
+
 TEST_F(Simulate, JsonHasEveryKeyAndOrderedPercentiles) {
   const auto r = kvplan(base + "--format json --slo ttft_p99_ms=2000,tpot_p99_ms=50");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -165,6 +165,24 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
           {"transfer_ms", to_json(d.transfer_ms)}};
 }
 
+// Whether the run scheduled one step ahead (vLLM's async scheduling, SGLang's overlap
+// scheduler: ServingConfig::async_scheduling where the engine's loop has it).
+bool async_scheduling_on(const ServingConfig& c) {
+  return c.async_scheduling && detail::engine_scheduling(c.plan.engine).async_scheduling();
+}
+
+// The header's scheduling settings in the engine's own words: its one-step-ahead scheduling,
+// and SGLang's receive interval when above 1.
+std::string scheduling_text(const ServingConfig& c) {
+  if (!detail::engine_scheduling(c.plan.engine).async_scheduling()) return {};
+  const bool sglang = c.plan.engine == Engine::sglang;
+  std::string s = std::string(sglang ? ", overlap scheduler " : ", async scheduling ") +
+                  (async_scheduling_on(c) ? "on" : "off");
+  if (sglang && c.plan.sglang().scheduler_recv_interval > 1)
+    s += ", scheduler_recv_interval " + std::to_string(c.plan.sglang().scheduler_recv_interval);
+  return s;
+}
+
 std::string header_text(const ServingReport& r) {
   const auto& c = r.config;
   std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp);
@@ -188,7 +206,7 @@ std::string header_text(const ServingReport& r) {
                   std::to_string(r.result.block_size) + " tokens per replica") +
        "; max_model_len " + grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
        ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
-       (c.enable_prefix_caching ? "on" : "off") + "\n";
+       (c.enable_prefix_caching ? "on" : "off") + scheduling_text(c) + "\n";
   const detail::EngineScheduling& engine = detail::engine_scheduling(c.plan.engine);
   if (const std::string line = engine.settings_line(c); !line.empty()) s += line + "\n";
   if (const std::uint64_t n = refused_requests(r.result))
@@ -367,6 +385,7 @@ std::string render(const ServingReport& r, OutputFormat f) {
                      static_cast<double>(engine_rules(c.plan).default_memory_fraction_ppm(c.plan)) /
                      1e6)},
           {"enable_prefix_caching", c.enable_prefix_caching},
+          {"async_scheduling", async_scheduling_on(c)},
           {"cpu_offload_bytes", c.cpu_offload_bytes},
           {"cpu_offload_gbps", num(c.cpu_offload_gbps)}}},
         {"slo",
