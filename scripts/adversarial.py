@@ -357,6 +357,11 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("sglang", "disable_overlap_schedule", ["yes", 1]),
                           ("sglang", "mamba_ssm_dtype", ["bf16", "float8", 16]),
                           ("vllm", "mamba_ssm_dtype", ["bfloat16"]),
+                          ("vllm", "mamba_cache_dtype", ["fp8", "float64", 32]),
+                          ("vllm", "mamba_ssm_cache_dtype", ["bf16", True]),
+                          ("vllm", "async_scheduling", ["yes", 1]),
+                          ("sglang", "async_scheduling", [False]),
+                          ("trtllm", "mamba_cache_dtype", ["float32"]),
                           ("trtllm", "mamba_ssm_cache_dtype", ["fp16", 16]),
                           ("vllm", "disable_overlap_schedule", [True]),
                           ("sglang", "num_speculative_tokens", [2]),
@@ -993,6 +998,13 @@ case(HO + "argparse: vllm --max-model-len 4k is 4000", VC("vllm serve meta-llama
 refuse(HO + "argparse: vllm --max-model-len 1e4", VC("vllm serve meta-llama/Llama-3.1-8B --max-model-len 1e4"),
        "--max-model-len")
 refuse(HO + "argparse: vllm --kv-cache-dtype fp9", VC(f"{V8} --kv-cache-dtype fp9"), "--kv-cache-dtype")
+refuse(HO + "argparse: vllm --mamba-cache-dtype fp8", VC(f"{V8} --mamba-cache-dtype fp8"), "--mamba-cache-dtype")
+refuse(HO + "argparse: vllm --mamba-ssm-cache-dtype without a value", VC(f"{V8} --mamba-ssm-cache-dtype"),
+       "--mamba-ssm-cache-dtype")
+# argparse refuses a value given to a switch ("ignored explicit argument"): not read as on.
+refuse(HO + "argparse: vllm --async-scheduling=false", VC(f"{V8} --async-scheduling=false"), "--async-scheduling")
+refuse(HO + "argparse: vllm --enforce-eager=0", VC(f"{V8} --enforce-eager=0"), "--enforce-eager")
+case(HO + "argparse: vllm --no-async-scheduling", VC(f"{V8} --no-async-scheduling"), "accept")
 refuse(HO + "argparse: sglang --tp 3 for 32 heads", "check --gpu h100-sxm-80gb --sglang "
        + shlex.quote(f"{SGL} --context-length 8192 --tp 3"), "--tp")
 case(HO + "argparse: vllm line with a CR before the continuation", VCHECK +
