@@ -177,9 +177,12 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     }
     p.state_bytes_ = add(p.state_bytes_, one.state_bytes_per_request, "state bytes");
   }
-  if (!p.linear_)
-    impl->layout = make_layout(st.sub, in.tp, st.draft_layers, source, in.conv_state_dtype,
-                               in.ssm_state_dtype);
+  if (!p.linear_) {
+    // The state dtypes as the planner costs them (the engine's default where the plan sets none).
+    const KvCostInput dtypes = ev.make_cost_input(1);
+    impl->layout = make_layout(st.sub, in.tp, st.draft_layers, source, dtypes.conv_state_dtype,
+                               dtypes.ssm_state_dtype);
+  }
   p.impl = std::move(impl);
   return p;
 }

@@ -355,9 +355,15 @@ void check_engine_options(const PlanInput& in, const std::string& source) {
 void set_engine(PlanInput& in, Engine e) {
   in.engine = e;
   const auto index = static_cast<std::size_t>(e);
-  if (in.options.index() != index)
+  if (in.options.index() != index) {
     in.options =
         default_options(index, std::make_index_sequence<std::variant_size_v<EngineOptions>>{});
+    // The settings an engine states under its own keys, in its own sense (the state dtypes,
+    // the pool's token cap): the new engine's defaults, as its launch line states them.
+    in.conv_state_dtype.reset();
+    in.ssm_state_dtype.reset();
+    in.max_total_tokens.reset();
+  }
 }
 
 void set_engine(PlanInput& in, const std::string& name, const std::string& source,

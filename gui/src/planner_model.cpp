@@ -73,21 +73,38 @@ void PlannerModel::setEngine(Engine e) {
     s.engine = e;
     s.memory_fraction_ppm = 0;
     s.block_size = 0;
-    // The loaded engine's own options go with it: the new engine's defaults (core's set_engine).
+    // The loaded engine's own settings go with it: its options, state dtypes and pool cap take
+    // the new engine's defaults (core's set_engine), and its KV tiers beyond the GPU are dropped.
+    auto& x = s.extras;
     PlanInput in;
-    in.options = s.extras.options;
+    in.options = x.options;
+    in.conv_state_dtype = x.conv_state_dtype;
+    in.ssm_state_dtype = x.ssm_state_dtype;
+    in.max_total_tokens = x.max_total_tokens;
     set_engine(in, e);
-    s.extras.options = in.options;
+    x.options = in.options;
+    x.conv_state_dtype = in.conv_state_dtype;
+    x.ssm_state_dtype = in.ssm_state_dtype;
+    x.max_total_tokens = in.max_total_tokens;
+    x.host_tiers = HostTierArgs{};
   });
 }
 void PlannerModel::setGpus(std::uint32_t n) {
   update([&](PlanSettings& s) { s.gpus = n; });
 }
+// A loaded per-rank memory list holds one figure a rank of the loaded layout: another TP or PP
+// keeps only its smallest figure (available_kv_bytes), as one figure for every rank.
 void PlannerModel::setTp(std::uint32_t tp) {
-  update([&](PlanSettings& s) { s.tp = tp; });
+  update([&](PlanSettings& s) {
+    if (s.tp != tp) s.extras.available_kv_bytes_per_rank.clear();
+    s.tp = tp;
+  });
 }
 void PlannerModel::setPp(std::uint32_t pp) {
-  update([&](PlanSettings& s) { s.pp = pp; });
+  update([&](PlanSettings& s) {
+    if (s.pp != pp) s.extras.available_kv_bytes_per_rank.clear();
+    s.pp = pp;
+  });
 }
 void PlannerModel::setDraftLayers(std::uint32_t layers) {
   update([&](PlanSettings& s) { s.draft_layers = layers; });

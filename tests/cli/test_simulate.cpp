@@ -67,6 +67,10 @@ TEST_F(Simulate, HeaderStatesTheSchedulingItRan) {
                          "--engine-option disable_overlap_schedule=true");
   ASSERT_EQ(sg.code, 0) << sg.err;
   EXPECT_TRUE(has(sg.out, ", overlap scheduler off, scheduler_recv_interval 10\n")) << sg.out;
+  // Pipeline stages run micro-batches without the one-step-ahead admission: the header says so.
+  const auto pp = kvplan(base + "--pp 2");
+  ASSERT_EQ(pp.code, 0) << pp.err;
+  EXPECT_TRUE(has(pp.out, ", async scheduling off\n")) << pp.out;
 }
 
 TEST_F(Simulate, JsonHasEveryKeyAndOrderedPercentiles) {

@@ -6,6 +6,7 @@
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model.hpp"
+#include "kvplan/planner.hpp"
 
 namespace kvplan {
 namespace {
@@ -46,6 +47,26 @@ TEST(EngineRules, PoolFactsPerEngine) {
   EXPECT_FALSE(vllm().default_ssm_state_dtype().has_value());
   EXPECT_TRUE(trtllm().pools_per_attention_window());
   EXPECT_FALSE(vllm().pools_per_attention_window());
+}
+
+// Another engine takes its own defaults for what the previous engine stated under its own keys:
+// a vLLM plan's --mamba-cache-dtype / --mamba-ssm-cache-dtype and SGLang's --max-total-tokens
+// do not carry over to a copy planned under another engine (the fixes' SGLang check sizes an
+// SGLang server by the dtypes its launch line states, that is SGLang's float32 state).
+TEST(EngineRules, SwitchingEngineDropsTheOldEnginesOwnSettings) {
+  PlanInput p;
+  set_engine(p, Engine::vllm);
+  p.conv_state_dtype = KvDtype::fp32;
+  p.ssm_state_dtype = KvDtype::bf16;
+  p.max_total_tokens = 1000;
+  set_engine(p, Engine::vllm);  // the same engine keeps them
+  EXPECT_EQ(p.ssm_state_dtype, std::optional<KvDtype>(KvDtype::bf16));
+  set_engine(p, Engine::sglang);
+  EXPECT_FALSE(p.conv_state_dtype.has_value());
+  EXPECT_FALSE(p.ssm_state_dtype.has_value());
+  EXPECT_FALSE(p.max_total_tokens.has_value());
+  // The state's cost then follows SGLang's default: float32.
+  EXPECT_EQ(plan_cost_input(p, 1, 1, 1).ssm_state_dtype, std::optional<KvDtype>(KvDtype::fp32));
 }
 
 // A Mamba state's pages per request (MambaSpec.max_memory_usage_bytes, vllm/v1/

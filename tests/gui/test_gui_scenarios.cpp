@@ -230,6 +230,37 @@ class TestGuiScenarios : public QObject {
     }
   }
 
+  // Picking another engine drops the loaded engine's own settings (options, state dtypes, pool
+  // cap, KV tiers), so the file saved is the form's; another TP drops a per-rank memory list,
+  // which holds one figure a rank of the loaded layout, and still plans.
+  void engineAndLayoutChangesDropWhatNoLongerApplies() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("v.json");
+    writeText(path, R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+      "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},
+      "engine": {"name": "vllm", "tensor_parallel_size": 4, "max_model_len": 32768,
+                 "available_kv_gib": [20, 21, 22, 23], "mamba_cache_dtype": "float32",
+                 "async_scheduling": false},
+      "offload": {"kv_offloading_size_gib": 64},
+      "slo": {"concurrency": 8}})");
+    MainWindow w;
+    QVERIFY2(w.openDeployment(path), qPrintable(w.lastError()));
+    w.planner()->setTp(2);
+    QVERIFY2(w.planner()->message().isEmpty(), qPrintable(w.planner()->message()));
+    QVERIFY(w.planner()->settings().extras.available_kv_bytes_per_rank.empty());
+    w.planner()->setEngine(Engine::sglang);
+    QVERIFY2(w.planner()->message().isEmpty(), qPrintable(w.planner()->message()));
+    const QString out = dir.filePath("out.json");
+    QVERIFY2(w.saveDeployment(out), qPrintable(w.lastError()));
+    const Deployment b = load_deploy(out.toStdString());
+    QVERIFY(b.plan.engine == Engine::sglang);
+    QVERIFY(!b.plan.conv_state_dtype.has_value());
+    QVERIFY(!b.host_tiers.any());
+    QCOMPARE(b.plan.tp, 2u);
+    // The smallest figure stays, as one figure for every rank.
+    QCOMPARE(b.plan.available_kv_bytes.value_or(0), std::uint64_t{20} << 30);
+  }
+
   void saveWritesWhatCoreWritesAndKeepsEngineRules() {
     QTemporaryDir dir;
     const QString path = dir.filePath("old-vllm.json");

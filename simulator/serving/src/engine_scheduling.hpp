@@ -60,4 +60,8 @@ const EngineScheduling& sglang_scheduling();  // engines/sglang.cpp
 const EngineScheduling& trtllm_scheduling();  // engines/trtllm.cpp
 const EngineScheduling& engine_scheduling(Engine e);
 
+// Whether a run of `c` schedules one step ahead: ServingConfig::async_scheduling where the
+// engine's loop has it, and not beside pipeline stages (the scheduler's micro-batches).
+bool runs_async_scheduling(const ServingConfig& c);
+
 }  // namespace kvplan::sim::detail

@@ -199,7 +199,7 @@ class Scheduler {
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
     interval_ = cfg.sample_interval_s;
-    async_ = cfg.async_scheduling && engine_.async_scheduling();
+    async_ = detail::runs_async_scheduling(cfg);
     driven_ = driven;
     transfer_ = std::move(transfer);
     spec_k_ =
@@ -213,7 +213,6 @@ class Scheduler {
       pipeline_ = engine_.loop() == SchedulerLoop::vllm_v1 ? Pipeline::batch_queue
                                                            : Pipeline::micro_batches;
       stage_free_.assign(cfg.plan.pp, 0.0);
-      async_ = false;
     }
     if (engine_.loop() == SchedulerLoop::sglang) {
       recv_interval_ = cfg.plan.sglang().scheduler_recv_interval;
@@ -1323,6 +1322,12 @@ void Scheduler::account(double t0, double dt) {
 }
 
 }  // namespace detail
+
+bool detail::runs_async_scheduling(const ServingConfig& c) {
+  const detail::EngineScheduling& e = detail::engine_scheduling(c.plan.engine);
+  const bool pipeline = c.plan.pp > 1 && e.loop() != detail::SchedulerLoop::trtllm_inflight;
+  return c.async_scheduling && e.async_scheduling() && !pipeline;
+}
 
 bool default_async_scheduling(const PlanInput& plan) {
   return engine_rules(plan).async_scheduling_default(plan);

@@ -166,10 +166,8 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
 }
 
 // Whether the run scheduled one step ahead (vLLM's async scheduling, SGLang's overlap
-// scheduler: ServingConfig::async_scheduling where the engine's loop has it).
-bool async_scheduling_on(const ServingConfig& c) {
-  return c.async_scheduling && detail::engine_scheduling(c.plan.engine).async_scheduling();
-}
+// scheduler), as the scheduler decides it.
+bool async_scheduling_on(const ServingConfig& c) { return detail::runs_async_scheduling(c); }
 
 // The header's scheduling settings in the engine's own words: its one-step-ahead scheduling,
 // and SGLang's receive interval when above 1.
