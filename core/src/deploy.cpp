@@ -222,22 +222,6 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
   o.num_gpu_blocks_override = en.opt_uint("num_gpu_blocks_override", 1, std::uint64_t{1} << 40);
 }
 
-// A recurrent layer's state dtype under an engine's key (EngineRules::state_dtype_keys), spelled
-// as torch spells it; with takes_auto, "auto" leaves the model's.
-void read_state_dtype(detail::JsonObject& en, const std::string& key, bool takes_auto,
-                      const std::string& source, std::optional<KvDtype>& out) {
-  if (key.empty()) return;
-  const auto d = en.opt_str(key);
-  if (!d || (takes_auto && *d == "auto")) return;
-  if (const auto t = parse_torch_float(*d)) {
-    out = t;
-    return;
-  }
-  throw Error(source, en.pointer(key),
-              std::string("expected ") + (takes_auto ? "auto, " : "") +
-                  "float32, bfloat16 or float16, got \"" + *d + "\"");
-}
-
 // SGLang's keys, as its server_args spell them (--swa-full-tokens-ratio ...).
 void read_sglang_options(detail::JsonObject& en, const std::string& source, SglangOptions& o,
                          PlanInput& p) {
@@ -300,8 +284,11 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
   // The recurrent state's dtypes under the engine's own keys (vLLM --mamba-cache-dtype and
   // --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM mamba_ssm_cache_dtype).
   const EngineRules::StateDtypeKeys state = rules.state_dtype_keys();
-  read_state_dtype(en, state.conv, state.takes_auto, source, p.conv_state_dtype);
-  read_state_dtype(en, state.ssm, state.takes_auto, source, p.ssm_state_dtype);
+  for (const auto& [key, out] :
+       {std::pair{&state.conv, &p.conv_state_dtype}, std::pair{&state.ssm, &p.ssm_state_dtype}})
+    if (const auto d = key->empty() ? std::nullopt : en.opt_str(*key))
+      if (const auto t = parse_state_dtype(*d, state.takes_auto, source, en.pointer(*key)))
+        *out = t;
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
   if (v != p.vllm()) p.edit_vllm() = v;

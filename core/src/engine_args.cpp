@@ -282,17 +282,6 @@ std::uint32_t ratio_ppm(const std::string& value, const std::string& source,
   return static_cast<std::uint32_t>(ppm);
 }
 
-// A recurrent state's dtype as an engine flag spells it (parse_torch_float); with takes_auto,
-// "auto" is nullopt (the model's).
-std::optional<KvDtype> state_dtype_value(const std::string& value, bool takes_auto,
-                                         const std::string& source, const std::string& flag) {
-  if (takes_auto && value == "auto") return std::nullopt;
-  if (const auto t = parse_torch_float(value)) return t;
-  throw Error(source, flag,
-              std::string("expected ") + (takes_auto ? "auto, " : "") +
-                  "float32, bfloat16 or float16, got \"" + value + "\"");
-}
-
 // vLLM --config FILE: the file's options go right after `serve MODEL` (or first), before the
 // command line's own flags, so that the command line wins (argparse keeps the last value).
 void splice_config_file(std::vector<std::string>& t, std::size_t first, const EngineRules& rules,
@@ -372,7 +361,7 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
       // BaseLlmArgs.dtype, "auto" by default: the compute dtype, as vLLM's --dtype.
       dtype = weight_dtype_of(one(), path, k);
     } else if (k == "kv_cache_config.mamba_ssm_cache_dtype") {
-      a.ssm_state_dtype = state_dtype_value(one(), true, path, k);
+      a.ssm_state_dtype = parse_state_dtype(one(), true, path, k);
     } else if (k == "kv_cache_config.free_gpu_memory_fraction") {
       a.memory_fraction_ppm = detail::parse_ppm(one(), path, k);
     } else if (k == "kv_cache_config.max_tokens") {
@@ -1102,13 +1091,13 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
       a.scheduler_recv_interval = static_cast<std::uint32_t>(uint(0, 1u << 20));
       break;
     case Field::mamba_ssm_dtype:  // server_args.py choices: float32, bfloat16, float16
-      a.ssm_state_dtype = state_dtype_value(value, false, source, flag);
+      a.ssm_state_dtype = parse_state_dtype(value, false, source, flag);
       break;
     case Field::mamba_cache_dtype:  // vllm/config/cache.py@002f10e0 MambaDType
-      a.conv_state_dtype = state_dtype_value(value, true, source, flag);
+      a.conv_state_dtype = parse_state_dtype(value, true, source, flag);
       break;
     case Field::mamba_ssm_cache_dtype:
-      a.ssm_state_dtype = state_dtype_value(value, true, source, flag);
+      a.ssm_state_dtype = parse_state_dtype(value, true, source, flag);
       break;
     case Field::max_total_tokens:
       a.max_total_tokens = uint(1, std::uint64_t{1} << 40);

@@ -159,6 +159,15 @@ std::optional<KvDtype> parse_torch_float(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<KvDtype> parse_state_dtype(const std::string& value, bool takes_auto,
+                                         const std::string& source, const std::string& field) {
+  if (takes_auto && value == "auto") return std::nullopt;
+  if (const auto t = parse_torch_float(value)) return t;
+  throw Error(source, field,
+              std::string("expected ") + (takes_auto ? "auto, " : "") +
+                  "float32, bfloat16 or float16, got \"" + value + "\"");
+}
+
 std::uint64_t kivi_group_bytes(const KvFormat& f) {
   return 4 * ceil_div(std::uint64_t{f.group} * f.bits, 32) + 2 + 2;
 }

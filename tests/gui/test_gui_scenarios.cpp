@@ -56,6 +56,15 @@ QString openAndSave(const QString& path, const QString& out) {
   return {};
 }
 
+// Opens `path` in a fresh window, saves it beside itself and reads both through core: the
+// fields in which they differ (deployment_diff), or what the window said; empty when none.
+std::string openSaveDiff(const QString& path) {
+  const QString out = path + ".saved.json";
+  if (const QString error = openAndSave(path, out); !error.isEmpty()) return error.toStdString();
+  return kvplan::test::deployment_diff(load_deploy(path.toStdString()),
+                                       load_deploy(out.toStdString()));
+}
+
 bool checkCommandExists() {
   QProcess p;
   p.start(KVPLAN_EXE, {"check", "--help"});
@@ -148,13 +157,8 @@ class TestGuiScenarios : public QObject {
       "compression": {"kv_format": "fp8"},
       "slo": {"context": 16384, "concurrency": 32, "min_kv_cache_tokens": 100000,
               "max_cost_per_hour": 20}})");
-    const QString out = dir.filePath("out.json");
-    const QString error = openAndSave(path, out);
-    QVERIFY2(error.isEmpty(), qPrintable(error));
-    const Deployment a = load_deploy(path.toStdString());
-    const Deployment b = load_deploy(out.toStdString());
     // Every field the file states survives the GUI's open and save.
-    const std::string diff = kvplan::test::deployment_diff(a, b);
+    const std::string diff = openSaveDiff(path);
     QVERIFY2(diff.empty(), diff.c_str());
   }
 
@@ -212,13 +216,9 @@ class TestGuiScenarios : public QObject {
       QTemporaryDir dir;
       const QString path = dir.filePath(QString("engine-%1.json").arg(i++));
       writeText(path, text);
-      const QString out = dir.filePath("out.json");
-      const QString error = openAndSave(path, out);
-      QVERIFY2(error.isEmpty(), qPrintable(error));
-      const Deployment a = load_deploy(path.toStdString());
-      const Deployment b = load_deploy(out.toStdString());
-      const std::string diff = kvplan::test::deployment_diff(a, b);
+      const std::string diff = openSaveDiff(path);
       QVERIFY2(diff.empty(), (path.toStdString() + "\n" + diff).c_str());
+      const Deployment a = load_deploy(path.toStdString());
       // The planner's deployment is the file's: the same capacity as core plans the file.
       QString why;
       const auto loaded = load_deployment(path, &why);

@@ -81,6 +81,10 @@ std::string torch_float_name(KvDtype dtype);
 // The other way: float32, float16, bfloat16 -> the dtype; nullopt for any other name ("auto"
 // included: the caller decides what that means).
 std::optional<KvDtype> parse_torch_float(std::string_view name);
+// A recurrent state's dtype as an engine key or flag states it (parse_torch_float); with
+// takes_auto, "auto" is nullopt (the model's). Anything else throws Error naming `field`.
+std::optional<KvDtype> parse_state_dtype(const std::string& value, bool takes_auto,
+                                         const std::string& source, const std::string& field);
 
 // Bytes of one quantized kivi group: packed 32-bit words + fp16 scale + fp16 zero-point.
 std::uint64_t kivi_group_bytes(const KvFormat& format);
