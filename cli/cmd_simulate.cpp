@@ -45,6 +45,17 @@ struct SimulateFlags {
   std::string tp_flag = "--tp";      // the flag that gave tp (--prefill-tp, --decode-tp)
   bool notes = true;  // print the notes on stderr (one side of a disaggregated run does)
   std::vector<std::string> engine_options;  // --engine-option KEY=VALUE
+  // One side of a disaggregated run: its --prefill-* / --decode-* settings, over the shared ones
+  // (its engine options after --engine-option's, so a key given for the side wins).
+  struct Side {
+    std::string name;  // "prefill" or "decode"
+    std::vector<std::string> engine_options;
+    std::uint64_t seqs = 0, mnbt = 0;  // as given (seqs_given, mnbt_given)
+    std::string util;
+    bool seqs_given = false, mnbt_given = false, util_given = false;
+  };
+  Side prefill_side, decode_side;
+  const Side* side = nullptr;  // the side this copy of the flags resolves, or none
 };
 
 // The deployment and its scheduler: what simulate and sweep share.
@@ -131,13 +142,39 @@ void add_simulate_options(po::options_description& desc, SimulateFlags& f) {
       "disaggregated: the transfer library's overhead per request")(
       "routing", po::value(&f.routing)->default_value("round_robin"),
       "disaggregated: round_robin|least_loaded|prefix_aware over each side's replicas");
+  for (auto [side, s] : {std::pair{"prefill", &f.prefill_side}, {"decode", &f.decode_side}}) {
+    const std::string p = std::string(side) + "-";
+    desc.add_options()((p + "engine-option").c_str(), po::value(&s->engine_options)->composing(),
+                       (std::string("disaggregated: KEY=VALUE, repeatable: the ") + side +
+                        " side's own engine setting, over --engine-option's")
+                           .c_str())(
+        (p + "max-num-seqs").c_str(), po::value(&s->seqs),
+        (std::string("disaggregated: the ") + side + " side's --max-num-seqs").c_str())(
+        (p + "max-num-batched-tokens").c_str(), po::value(&s->mnbt),
+        (std::string("disaggregated: the ") + side + " side's --max-num-batched-tokens").c_str())(
+        (p + "gpu-memory-utilization").c_str(), po::value(&s->util),
+        (std::string("disaggregated: the ") + side + " side's --gpu-memory-utilization").c_str());
+  }
+}
+
+// The flags of one side of a disaggregated run ("prefill" or "decode") that were given.
+void mark_side_flags(const po::variables_map& vm, const char* side, SimulateFlags::Side& s) {
+  const std::string p = side;
+  s.name = side;
+  s.seqs_given = vm.count(p + "-max-num-seqs") > 0;
+  s.mnbt_given = vm.count(p + "-max-num-batched-tokens") > 0;
+  s.util_given = vm.count(p + "-gpu-memory-utilization") > 0;
 }
 
 // The disaggregated flags are refused without --prefill-replicas, and --replicas with it.
 void check_disagg_flags(const po::variables_map& vm) {
   const bool disagg = vm.count("prefill-replicas") > 0;
-  for (const char* flag : {"decode-replicas", "prefill-tp", "decode-tp", "kv-link",
-                           "kv-link-latency-ms", "kv-transfer-overhead-ms", "routing"})
+  for (const char* flag :
+       {"decode-replicas", "prefill-tp", "decode-tp", "kv-link", "kv-link-latency-ms",
+        "kv-transfer-overhead-ms", "routing", "prefill-engine-option", "decode-engine-option",
+        "prefill-max-num-seqs", "decode-max-num-seqs", "prefill-max-num-batched-tokens",
+        "decode-max-num-batched-tokens", "prefill-gpu-memory-utilization",
+        "decode-gpu-memory-utilization"})
     if (!disagg && vm.count(flag) && !vm[flag].defaulted())
       throw Error(std::string("--") + flag, flag,
                   "is a disaggregated setting: it needs --prefill-replicas");
@@ -198,6 +235,17 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   req.names.tp = f.tp_flag;
   req.setting_names.max_model_len = "--max-model-len";
   req.setting_names.tp = f.tp_flag;
+  if (const SimulateFlags::Side* s = f.side) {  // one side of a disaggregated run
+    req.side_flag_prefix = "--" + s->name + "-";
+    req.side_engine_options = s->engine_options;
+    if (s->seqs_given)
+      req.max_num_seqs = s->seqs,
+      req.setting_names.max_num_seqs = req.side_flag_prefix + "max-num-seqs";
+    if (s->mnbt_given)
+      req.max_num_batched_tokens = s->mnbt,
+      req.setting_names.max_num_batched_tokens = req.side_flag_prefix + "max-num-batched-tokens";
+    if (s->util_given) req.memory_fraction = s->util, req.side_memory_fraction = true;
+  }
   return req;
 }
 
@@ -330,6 +378,10 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
   SimulateFlags pf = f, df = f;
   if (vm.count("prefill-tp")) pf.tp = f.prefill_tp, pf.tp_flag = "--prefill-tp";
   if (vm.count("decode-tp")) df.tp = f.decode_tp, df.tp_flag = "--decode-tp";
+  mark_side_flags(vm, "prefill", f.prefill_side);
+  mark_side_flags(vm, "decode", f.decode_side);
+  pf.side = &f.prefill_side;
+  df.side = &f.decode_side;
   df.notes = false;  // the prefill side's notes speak for both
   ServingRun p = serving_run(pf, vm), d = serving_run(df, vm);
   if (d.cfg.enable_prefix_caching && !quiet())

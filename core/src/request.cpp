@@ -93,6 +93,8 @@ Deployment from_flags(const DeploymentRequest& given, std::optional<GpuSpec>& gp
   PlanInput& in = d.plan;
   set_engine(in, r.engine, "--engine", "engine");
   apply_engine_options(r.engine_options, in);
+  if (!r.side_engine_options.empty())
+    apply_engine_options(r.side_engine_options, in, r.side_flag_prefix + "engine-option");
   // No format given: what the engine's --kv-cache-dtype auto stores, the model's dtype (or the
   // --weight-dtype it is told to run in).
   in.format = r.kv_dtype.empty() ? default_kv_format(d.model, r.weight_dtype.value_or(""))
@@ -120,8 +122,12 @@ Deployment from_flags(const DeploymentRequest& given, std::optional<GpuSpec>& gp
   in.max_num_seqs = r.max_num_seqs;
   in.max_num_seqs_is_concurrency = r.launch_sets_max_num_seqs && !r.max_num_seqs;
   if (r.memory_fraction)
-    in.memory_fraction_ppm = parse_fraction_ppm(*r.memory_fraction, "--gpu-memory-utilization",
-                                                "gpu-memory-utilization");
+    in.memory_fraction_ppm = parse_fraction_ppm(
+        *r.memory_fraction,
+        r.side_memory_fraction ? r.side_flag_prefix + "gpu-memory-utilization"
+                               : std::string("--gpu-memory-utilization"),
+        r.side_memory_fraction ? r.side_flag_prefix.substr(2) + "gpu-memory-utilization"
+                               : std::string("gpu-memory-utilization"));
   if (r.weight_dtype) {
     weight_bytes_per_param(*r.weight_dtype, "--weight-dtype", "weight-dtype");
     in.weight_dtype = *r.weight_dtype;

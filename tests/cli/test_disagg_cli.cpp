@@ -118,6 +118,54 @@ TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
   EXPECT_TRUE(has(r.err, "prefill_replicas")) << r.err;
 }
 
+// Each side's own settings (--prefill-*, --decode-*) apply to that side alone, over the shared
+// ones. The prefill side at --prefill-gpu-memory-utilization 0.5 holds the pool that
+// --gpu-memory-utilization 0.5 gives both sides, while the decode side keeps the default's; a
+// key given to one side's --*-engine-option wins over --engine-option's there.
+TEST(DisaggCli, EachSidesOwnSettingsApplyToThatSideAlone) {
+  kvplan::test::TempDir dir;
+  const auto run = [&](const std::string& flags) {
+    const auto r =
+        kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 " + flags + " --format json -q");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto plain = run(""), half = run("--gpu-memory-utilization 0.5");
+  const auto sides =
+      run("--prefill-gpu-memory-utilization 0.5 --engine-option async_scheduling=false "
+          "--decode-engine-option async_scheduling=true");
+  EXPECT_EQ(sides["disagg"]["prefill_blocks"], half["disagg"]["prefill_blocks"]);
+  EXPECT_EQ(sides["disagg"]["decode_blocks"], plain["disagg"]["decode_blocks"]);
+  EXPECT_LT(half["disagg"]["prefill_blocks"].get<std::uint64_t>(),
+            plain["disagg"]["prefill_blocks"].get<std::uint64_t>());
+  EXPECT_EQ(sides["config"]["async_scheduling"], true);  // the report's config: the decode side
+  // The budgets move each side's activation reserve, so its pool: as the shared flag would.
+  const auto budgets = run("--prefill-max-num-batched-tokens 2048 --decode-max-num-seqs 3");
+  EXPECT_EQ(budgets["disagg"]["prefill_max_num_batched_tokens"], 2048);
+  EXPECT_EQ(budgets["disagg"]["prefill_max_num_seqs"], plain["disagg"]["prefill_max_num_seqs"]);
+  EXPECT_EQ(budgets["config"]["max_num_seqs"], 3);
+  EXPECT_EQ(budgets["config"]["max_num_batched_tokens"], plain["config"]["max_num_batched_tokens"]);
+  EXPECT_EQ(budgets["disagg"]["prefill_blocks"],
+            run("--max-num-batched-tokens 2048")["disagg"]["prefill_blocks"]);
+  EXPECT_EQ(budgets["disagg"]["decode_blocks"], run("--max-num-seqs 3")["disagg"]["decode_blocks"]);
+  EXPECT_EQ(run("--engine-option async_scheduling=false")["config"]["async_scheduling"], false);
+  // A side's setting needs a disaggregated run, and is checked as the shared flag is.
+  auto r = kvplan::test::run_kvplan(base(dir) + "--decode-max-num-seqs 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--decode-max-num-seqs") && has(r.err, "needs --prefill-replicas"))
+      << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --prefill-engine-option bogus=1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--prefill-engine-option") && has(r.err, "bogus")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --decode-max-num-seqs 0");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--decode-max-num-seqs")) << r.err;
+  r = kvplan::test::run_kvplan(base(dir) +
+                               "--prefill-replicas 1 --decode-gpu-memory-utilization 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--decode-gpu-memory-utilization")) << r.err;
+}
+
 // plan --slo --disaggregated: each line gets an aggregated and an xPyD row, both searched; the
 // search itself is checked against brute force in tests/simulator/test_disagg.cpp.
 TEST(DisaggCli, PlanSearchesBothLayouts) {

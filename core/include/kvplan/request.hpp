@@ -77,6 +77,14 @@ struct DeploymentRequest {
   // flags: the engine's own options, KEY=VALUE with a deployment file's engine keys
   // (--engine-option; apply_engine_options).
   std::vector<std::string> engine_options;
+  // flags: one side of a disaggregated run (simulate's --prefill-engine-option and
+  // --decode-engine-option, named by side_flag_prefix "--prefill-"): options applied after
+  // engine_options, so a key given for the side wins; and the prefix that names the side's
+  // --*-max-num-seqs, --*-max-num-batched-tokens and --*-gpu-memory-utilization in errors when
+  // the side gave them (side_settings).
+  std::vector<std::string> side_engine_options;
+  std::string side_flag_prefix;
+  bool side_memory_fraction = false;  // memory_fraction is the side's own flag
   bool require_memory = true;  // flags: a GPU, its memory or the available KV memory is needed
   // flags: the plan's launch lines set max_num_seqs to the requests per replica (kvplan plan),
   // so the memory model sizes the engine's sampler by them

@@ -124,7 +124,9 @@ std::string disagg_text(const DisaggSummary& d) {
   };
   std::string s = "disaggregated: " + std::to_string(d.prefill_replicas) + " prefill x " +
                   layout(d.prefill_tp, d.prefill_pp) + " (" + grouped(d.prefill_blocks) +
-                  " blocks each), " + std::to_string(d.decode_replicas) + " decode x " +
+                  " blocks each, max_num_seqs " + grouped(d.prefill_max_num_seqs) +
+                  ", max_num_batched_tokens " + grouped(d.prefill_max_num_batched_tokens) + "), " +
+                  std::to_string(d.decode_replicas) + " decode x " +
                   layout(d.decode_tp, d.decode_pp) + " (" + grouped(d.decode_blocks) +
                   " blocks each), routing " + to_string(d.routing) + "\n";
   s += "KV link " + d.link.name + ": " + fixed(d.link.gbps, 1) + " GB/s per GPU, latency " +
@@ -150,6 +152,8 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
           {"decode_pp", d.decode_pp},
           {"prefill_blocks", d.prefill_blocks},
           {"decode_blocks", d.decode_blocks},
+          {"prefill_max_num_seqs", d.prefill_max_num_seqs},
+          {"prefill_max_num_batched_tokens", d.prefill_max_num_batched_tokens},
           {"routing", to_string(d.routing)},
           {"link",
            {{"name", d.link.name},

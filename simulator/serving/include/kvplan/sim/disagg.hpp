@@ -121,6 +121,8 @@ struct DisaggSummary {
   std::uint32_t prefill_replicas = 0, decode_replicas = 0, prefill_tp = 0, decode_tp = 0;
   std::uint32_t prefill_pp = 1, decode_pp = 1;          // each side's pipeline stages
   std::uint64_t prefill_blocks = 0, decode_blocks = 0;  // one replica's pool, each side
+  // The prefill side's scheduler budgets (the decode side's are the report's config).
+  std::uint64_t prefill_max_num_seqs = 0, prefill_max_num_batched_tokens = 0;
   KvLink link;
   Routing routing = Routing::round_robin;
   std::uint64_t transfers = 0, kv_bytes = 0;
