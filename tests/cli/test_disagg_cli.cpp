@@ -103,9 +103,9 @@ TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
   r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --kv-link infiniband");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--kv-link") && has(r.err, "nvlink, ndr400, xdr800")) << r.err;
-  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --engine sglang");
+  r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --engine trtllm");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.err, "P/D connector")) << r.err;
+  EXPECT_TRUE(has(r.err, "trtllm's is not")) << r.err;
   // Each side's TP is checked as --tp is, and the error names the side's flag.
   r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --decode-tp 3");
   EXPECT_EQ(r.code, 2);
@@ -209,20 +209,22 @@ TEST(DisaggCli, PlanRefusesTheLinkWithoutTheLayout) {
   r = kvplan::test::run_kvplan(base + "--disaggregated");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--disaggregated") && has(r.err, "SLO sizing")) << r.err;
-  r = kvplan::test::run_kvplan(base + "--engine sglang --workload '" + workload(dir) +
+  r = kvplan::test::run_kvplan(base + "--engine trtllm --workload '" + workload(dir) +
                                "' --slo ttft_p99_ms=2000 --disaggregated");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.err, "P/D connector")) << r.err;
+  EXPECT_TRUE(has(r.err, "trtllm's is not")) << r.err;
 }
 
 // One verdict: check on a disaggregated deployment file simulates what simulate runs for the
-// same layout, flags for fields, and reports the same p99s.
-TEST(DisaggCli, CheckAndSimulateAgreeOnADisaggregatedDeployment) {
+// same layout, flags for fields, and reports the same p99s: under vLLM's order and SGLang's.
+void expect_check_and_simulate_agree(const std::string& engine) {
+  SCOPED_TRACE(engine);
   kvplan::test::TempDir dir;
   const std::string w = workload(dir), deploy = dir.file("d.json");
   std::ofstream(deploy) << R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
     "hardware": {"gpu": "h100-sxm-80gb", "gpus": 3},
-    "engine": {"name": "vllm", "max_model_len": 4096, "max_num_seqs": 256},
+    "engine": {"name": ")" + engine +
+                               R"(", "max_model_len": 4096, "max_num_seqs": 256},
     "disaggregated": {"prefill": {"replicas": 2}, "decode": {"replicas": 1},
                       "kv_link": "ndr400", "kv_link_latency_ms": 0.5},
     "workload": ")" + w + R"(",
@@ -233,7 +235,8 @@ TEST(DisaggCli, CheckAndSimulateAgreeOnADisaggregatedDeployment) {
   EXPECT_EQ(cj["gpus"], 3);
   EXPECT_EQ(cj["disaggregated"]["prefill_replicas"], 2);
   const auto s = kvplan::test::run_kvplan(
-      "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 4096 --workload '" + w +
+      "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --engine " + engine +
+      " --max-model-len 4096 --max-num-seqs 256 --workload '" + w +
       "' --prefill-replicas 2 --decode-replicas 1 --kv-link ndr400 --kv-link-latency-ms 0.5 "
       "--format json -q");
   ASSERT_EQ(s.code, 0) << s.err;
@@ -256,6 +259,11 @@ TEST(DisaggCli, CheckAndSimulateAgreeOnADisaggregatedDeployment) {
     }
   }
   EXPECT_EQ(seen, 2);
+}
+
+TEST(DisaggCli, CheckAndSimulateAgreeOnADisaggregatedDeployment) {
+  expect_check_and_simulate_agree("vllm");
+  expect_check_and_simulate_agree("sglang");
 }
 
 }  // namespace

@@ -95,10 +95,10 @@ TEST(DeployDisagg, BadLayoutsNameTheirField) {
   link.replace(link.find("ndr400"), 6, "infiniband");
   m = err(link);
   EXPECT_TRUE(says(m, "/disaggregated/kv_link") && says(m, "neither a link")) << m;
-  std::string sglang = file();
-  sglang.replace(sglang.find("\"vllm\""), 6, "\"sglang\"");
-  m = err(sglang);
-  EXPECT_TRUE(says(m, "/disaggregated") && says(m, "P/D connector")) << m;
+  std::string trtllm = file();
+  trtllm.replace(trtllm.find("\"vllm\""), 6, "\"trtllm\"");
+  m = err(trtllm);
+  EXPECT_TRUE(says(m, "/disaggregated") && says(m, "trtllm's is not")) << m;
 }
 
 TEST(DeployDisagg, WrittenBackAsRead) {

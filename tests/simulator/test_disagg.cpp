@@ -170,6 +170,97 @@ TEST(Disagg, AFullDecodePoolHoldsTheTransferBack) {
   for (const auto& k : r.decode[0].kv_series) EXPECT_LE(k.blocks_used, 150u);
 }
 
+// SGLang's order (sgl-project/sglang python/sglang/srt/disaggregation/decode.py@0035ca42c2d6,
+// prefill.py@000c2b942308): the decode replica preallocates each prompt before its prefill may
+// start, the first token comes with the KV, and nothing is recomputed. Both sides SGLang, page
+// size 1, 100,000 tokens a pool (131,072 bytes a token), --disable-overlap-schedule, 1P1D on a
+// 1 GB/s link with 1 ms latency. A (id 0) and B (id 1), 1,600-token prompts, 3 outputs, at 0:
+//   t = 0      the decode replica takes both in and preallocates them: A with 100,000 tokens free
+//              (1,600 + 512 fit), B with 98,400 − 512 · 1 held request = 97,888 (1,600 + 512
+//              fit); only then does the prefill replica see them
+//   t = 0      the prefill replica prefills A and B in one step (3,200 tokens within the 8,192
+//              chunk): 0.010 + 3,200 · 1e-4 = 0.330 s; both first tokens sampled at 0.330
+//   0.330      A on the link until 0.330 + 0.2097152 = 0.5397152, in place at 0.5407152;
+//              B behind it on the link until 0.7494304, in place at 0.7504304
+//   A          first token streamed at 0.5407152 (no recomputed prompt token), 2nd and 3rd
+//              decoded at 0.5507152 and 0.5607152: done
+//   B          first token 0.7504304, done 0.7704304
+// vLLM's order on the same layout recomputes the last prompt token (0.0101 s) before the first
+// token, and allocates only after the prefill.
+TEST(Disagg, SglangPreallocatesBeforeThePrefillAndSendsTheFirstTokenWithTheKv) {
+  DisaggConfig cfg = config(1, 1, 1.0);
+  cfg.link.latency_s = 0.001;
+  for (auto* c : {&cfg.prefill, &cfg.decode}) {
+    c->plan.engine = Engine::sglang;
+    c->plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+  }
+  const auto r = run(cfg, {fixture::req(0, 0, 1600, 3), fixture::req(1, 0, 1600, 3)});
+  ASSERT_EQ(r.run.requests.size(), 2u);
+  const auto &A = r.run.requests[0], &B = r.run.requests[1];
+  ASSERT_TRUE(A.finished && B.finished);
+  EXPECT_NEAR(A.first_token_s, 0.5407152, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.5607152, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.7504304, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.7704304, 1e-9);
+  EXPECT_NEAR(r.run.summary.tpot_ms.mean, 10.0, 1e-9);
+  ASSERT_EQ(r.transfers.size(), 2u);
+  for (const auto& t : r.transfers) {
+    EXPECT_EQ(t.bytes, 209715200u);  // 1,600 tokens · 131,072 bytes
+    EXPECT_NEAR(t.requested_s, 0, 1e-12);
+    EXPECT_NEAR(t.allocated_s, 0, 1e-12);  // before the prefill
+    EXPECT_NEAR(t.handoff_s, 0.330, 1e-12);
+  }
+  EXPECT_NEAR(r.transfers[1].start_s, 0.5397152, 1e-9);
+  EXPECT_NEAR(r.admission_wait_ms.mean, 0, 1e-9);
+  EXPECT_NEAR(r.link_wait_ms.mean, (0 + 209.7152) / 2, 1e-6);
+  EXPECT_EQ(r.decode[0].num_gpu_blocks, 100000u);
+  // vLLM's order on the same timer: allocated at the handoff, first token a step after the KV.
+  const auto v = run(config(1, 1, 1.0), {fixture::req(0, 0, 1600, 3)});
+  EXPECT_NEAR(v.transfers[0].allocated_s, 0.170, 1e-12);
+  EXPECT_NEAR(v.run.requests[0].first_token_s, 0.170 + 0.2097152 + 0.0101, 1e-9);
+}
+
+// A full SGLang decode pool holds the prefill back, not only the transfer. The decode pool holds
+// 2,700 tokens; A and B (1,600-token prompts, 3 outputs) at 0:
+//   t = 0      A preallocated (2,700 free: 1,600 + 512 fit); B not: 1,100 free − 512 · 1 held
+//              request = 588 < 1,600 + 512. B's prefill does not start.
+//   A          prefill 0 .. 0.170, link 0.170 .. 0.3797152, in place 0.3807152: first token
+//              0.3807152, decodes 0.3907152 and 0.4007152: done, its 1,602 tokens freed
+//   0.3807152 and 0.3907152: passes with A running: 1,100 (1,099) free − max(512, the largest
+//              running need 1,600 + 3 − A's 1,601 (1,602) retractable tokens) = 588 (587): B waits
+//   0.4007152  B preallocated (2,700 free); prefill 0.4007152 .. 0.5707152; link until
+//              0.7804304, in place 0.7814304: first token 0.7814304, done 0.8014304
+// B waited 400.7152 ms for the decode side's blocks (admission), before its prefill.
+TEST(Disagg, SglangFullDecodePoolHoldsThePrefillBack) {
+  DisaggConfig cfg = config(1, 1, 1.0);
+  cfg.link.latency_s = 0.001;
+  for (auto* c : {&cfg.prefill, &cfg.decode}) {
+    c->plan.engine = Engine::sglang;
+    c->plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+  }
+  cfg.decode.plan.available_kv_bytes = std::uint64_t{2700} * 131072;
+  const auto r = run(cfg, {fixture::req(0, 0, 1600, 3), fixture::req(1, 0, 1600, 3)});
+  const auto &A = r.run.requests[0], &B = r.run.requests[1];
+  ASSERT_TRUE(A.finished && B.finished);
+  EXPECT_NEAR(A.first_token_s, 0.3807152, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.4007152, 1e-9);
+  EXPECT_NEAR(B.scheduled_s, 0.4007152, 1e-9);  // its prefill's first step
+  EXPECT_NEAR(B.first_token_s, 0.7814304, 1e-9);
+  EXPECT_NEAR(B.finish_s, 0.8014304, 1e-9);
+  ASSERT_EQ(r.transfers.size(), 2u);
+  EXPECT_NEAR(r.transfers[1].requested_s, 0, 1e-12);
+  EXPECT_NEAR(r.transfers[1].allocated_s, 0.4007152, 1e-9);
+  EXPECT_NEAR(r.transfers[1].handoff_s, 0.5707152, 1e-9);
+  EXPECT_NEAR(r.admission_wait_ms.mean, (0 + 400.7152) / 2, 1e-6);
+  EXPECT_NEAR(r.link_wait_ms.mean, 0, 1e-9);
+  // The transfer queue: B waits for blocks from 0 to 0.4007152 (samples at 0.1, 0.2, 0.3, 0.4).
+  const auto series = transfer_series(r, 0.1);
+  ASSERT_GE(series.size(), 5u);
+  EXPECT_EQ(series[1].waiting_blocks, 1u);
+  EXPECT_EQ(series[4].waiting_blocks, 1u);
+  EXPECT_EQ(series[5].waiting_blocks, 0u);
+}
+
 // Preemptions on the decode side are counted once: 1P1D, a decode pool of 5 blocks, two
 // requests of 32-token prompts (2 blocks each) and 40 outputs (72 tokens, 5 blocks each at the
 // end): both cannot grow to 5 blocks together, so the decode side preempts. The run's count is
@@ -263,8 +354,12 @@ TEST(Disagg, RefusesWhatItDoesNotModel) {
   // 4 · 2 + 4 · 1 = 12 GPUs do not fit one 8-GPU NVLink domain.
   expect_error([&] { check_disagg(cfg, "flags"); }, "kv_link", "12 GPUs, the domain joins 8");
   cfg = config(1, 1, 1.0);
+  cfg.prefill.plan.engine = cfg.decode.plan.engine = Engine::trtllm;
+  expect_error([&] { check_disagg(cfg, "flags"); }, "decode.engine", "trtllm's is not");
+  cfg = config(1, 1, 1.0);
   cfg.decode.plan.engine = Engine::sglang;
-  expect_error([&] { check_disagg(cfg, "flags"); }, "decode.engine", "P/D connector");
+  expect_error([&] { check_disagg(cfg, "flags"); }, "decode.engine",
+               "the prefill side runs vllm, the decode side sglang");
   cfg = config(1, 1, 1.0);
   cfg.decode.enable_prefix_caching = true;
   expect_error([&] { check_disagg(cfg, "flags"); }, "decode.enable_prefix_caching", "not modelled");
@@ -347,9 +442,9 @@ TEST(DisaggSloSearch, TheFewestReplicasThatMeetTheSlo) {
   EXPECT_GT(agg.summary.tpot_ms.p99, 14);
 }
 
-TEST(DisaggSloSearch, OnlyVllmIsSearchedDisaggregated) {
+TEST(DisaggSloSearch, TensorRtLlmIsNotSearchedDisaggregated) {
   SloSearchInput in;
-  in.base.plan.engine = Engine::sglang;
+  in.base.plan.engine = Engine::trtllm;
   in.base.plan.context = 2048;
   in.slo.ttft_p99_ms = 100;
   GpuSpec g;
@@ -358,7 +453,7 @@ TEST(DisaggSloSearch, OnlyVllmIsSearchedDisaggregated) {
   in.lines = slo_lines(llama(), {g}, {1}, {parse_kv_format("bf16")}, {{}});
   in.disaggregated = true;
   expect_error([&] { slo_search(llama(), fixture::workload({fixture::req(0, 0, 10, 2)}), in); },
-               "engine", "P/D connector");
+               "engine", "trtllm's is not");
 }
 
 }  // namespace

@@ -125,8 +125,9 @@ std::optional<Refusal> EngineRules::attention_free_refusal() const {
 
 std::optional<Refusal> EngineRules::disaggregation_refusal() const {
   return Refusal{"engine",
-                 "disaggregated serving is modelled with vLLM's P/D connector semantics; " +
-                     name() + " is not",
+                 "disaggregated serving is modelled for vLLM's P/D connectors and SGLang's "
+                 "--disaggregation-mode; " +
+                     name() + "'s is not",
                  ""};
 }
 

@@ -189,6 +189,10 @@ class Sglang final : public EngineRules {
   // in a copy found by code search; docs/simulate-step-time.md "DP attention").
   bool dp_attention_divides_max_num_seqs() const override { return true; }
   bool simulated() const override { return true; }
+  // Its prefill / decode disaggregation (--disaggregation-mode prefill|decode): the serving
+  // simulator runs SGLang's order, the decode side preallocating before the prefill
+  // (simulator/serving/src/engines/sglang.cpp remote_kv, docs/disagg.md).
+  std::optional<Refusal> disaggregation_refusal() const override { return std::nullopt; }
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
 };

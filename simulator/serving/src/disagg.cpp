@@ -8,6 +8,7 @@
 #include <queue>
 #include <tuple>
 
+#include "engine_scheduling.hpp"
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
@@ -54,12 +55,13 @@ class Router {
   std::size_t next_ = 0;
 };
 
-// What the driver does next: an arrival (a new request, routed to a prefill replica) or a
-// handoff (a prefill done, routed to a decode replica); ties in time: arrivals, then handoffs,
-// then by request.
+// What the driver does next: an arrival (a new request, routed to a prefill replica, or under
+// SGLang's order to a decode replica first), a handoff (a prefill done, routed to a decode
+// replica) or a preallocation (SGLang: the decode side's blocks are held, the prefill may start);
+// ties in time: arrivals, then handoffs, then preallocations, then by request.
 struct Event {
   double t = 0;
-  int kind = 0;  // 0 arrival, 1 handoff
+  int kind = 0;  // 0 arrival, 1 handoff, 2 preallocated
   std::uint32_t i = 0;
   bool operator>(const Event& o) const { return std::tie(t, kind, i) > std::tie(o.t, o.kind, o.i); }
 };
@@ -75,7 +77,9 @@ class Driver {
         prefill_router_(cfg.routing, cfg.prefill_replicas),
         decode_router_(cfg.routing, cfg.decode_replicas),
         link_free_(cfg.decode_replicas, 0.0),
-        frontend_s_(prefill_step.frontend_s()) {
+        frontend_s_(prefill_step.frontend_s()),
+        before_(detail::engine_scheduling(cfg.decode.plan.engine).remote_kv() ==
+                detail::RemoteKv::before_prefill) {
     // The prefill side computes the prompt and samples one token (the proxy's max_tokens 1).
     for (auto& r : prefill_w_.requests) r.output_tokens = 1;
     // Each side's pool is built and the workload checked against it once, not per replica.
@@ -86,12 +90,16 @@ class Driver {
     for (std::uint32_t k = 0; k < cfg.decode_replicas; ++k)
       decode_.emplace_back(decode_pool, cfg.decode, decode_step, w_, opt_,
                            [this, k](std::uint32_t i, double t, std::uint64_t bytes) {
-                             return transfer(k, i, t, bytes);
+                             return before_ ? preallocated(i, t, bytes)
+                                            : transfer(k, i, handoff_[i], t, t, bytes);
                            });
     const std::size_t n = w.requests.size();
     next_.assign(n, {});
     path_.assign(n, {});
     handoff_.assign(n, -1);
+    requested_.assign(n, -1);
+    allocated_.assign(n, -1);
+    bytes_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       if (w.requests[i].after >= 0)
         next_[static_cast<std::size_t>(w.requests[i].after)].push_back(
@@ -104,8 +112,9 @@ class Driver {
   DisaggResult run();
 
  private:
-  double transfer(std::uint32_t d, std::uint32_t i, double allocated_s,
-                  std::uint64_t bytes_per_rank);
+  double transfer(std::uint32_t d, std::uint32_t i, double requested_s, double allocated_s,
+                  double sendable_s, std::uint64_t bytes_per_rank);
+  double preallocated(std::uint32_t i, double t, std::uint64_t bytes_per_rank);
   void route_arrival(std::uint32_t i, double t);
   void route_handoff(std::uint32_t i, double t);
   void later_turns(std::uint32_t i, double t);
@@ -124,20 +133,26 @@ class Driver {
     std::uint32_t prefill = 0, decode = 0;
   };
   std::vector<Path> path_;
-  std::vector<double> handoff_;    // when each request's prefill was done (−1: not yet)
+  std::vector<double> handoff_;  // when each request's prefill was done (−1: not yet)
+  // SGLang's order: when each request reached its decode replica, and got its blocks there, and
+  // its prompt's KV bytes per rank.
+  std::vector<double> requested_, allocated_;
+  std::vector<std::uint64_t> bytes_;
   std::vector<double> link_free_;  // per decode replica: when its link is free
   std::vector<TransferRecord> transfers_;
   double arrival_s_ = std::numeric_limits<double>::infinity();
   double frontend_s_ = 0;
+  bool before_ = false;  // the decode side allocates before the prefill (RemoteKv::before_prefill)
   std::uint64_t turns_ = 0, finished_ = 0;
 };
 
-// The request's KV on the decode replica's link: after the transfers before it, for
-// bytes_per_rank / gbps, plus the latency and the library's overhead.
-double Driver::transfer(std::uint32_t d, std::uint32_t i, double allocated_s,
-                        std::uint64_t bytes_per_rank) {
+// The request's KV on the decode replica's link: from when it can be sent (its blocks held and
+// its prefill done), after the transfers before it, for bytes_per_rank / gbps, plus the latency
+// and the library's overhead. requested_s: when it began waiting for the decode side's blocks.
+double Driver::transfer(std::uint32_t d, std::uint32_t i, double requested_s, double allocated_s,
+                        double sendable_s, std::uint64_t bytes_per_rank) {
   const KvLink& l = cfg_.link;
-  const double start = std::max(allocated_s, link_free_[d]);
+  const double start = std::max(sendable_s, link_free_[d]);
   const double busy = static_cast<double>(bytes_per_rank) / (l.gbps * 1e9);
   link_free_[d] = start + busy;
   const double ready = start + busy + l.latency_s + l.per_request_s;
@@ -145,6 +160,7 @@ double Driver::transfer(std::uint32_t d, std::uint32_t i, double allocated_s,
   transfers_.push_back({.id = w_.requests[i].id,
                         .prefill = path_[i].prefill,
                         .decode = d,
+                        .requested_s = requested_s,
                         .handoff_s = handoff_[i],
                         .allocated_s = allocated_s,
                         .start_s = start,
@@ -153,8 +169,18 @@ double Driver::transfer(std::uint32_t d, std::uint32_t i, double allocated_s,
   return ready;
 }
 
+// SGLang's order: request i's blocks are held on its decode replica at t; its prefill may start.
+// Its KV's arrival is known once the prefill is done (Replica::kv_ready).
+double Driver::preallocated(std::uint32_t i, double t, std::uint64_t bytes_per_rank) {
+  allocated_[i] = t;
+  bytes_[i] = bytes_per_rank;
+  events_.push({t, 2, i});
+  return std::numeric_limits<double>::infinity();
+}
+
 // A new request: refused on arrival when either side refuses it (its later turns follow as if
-// it had finished), else to a prefill replica.
+// it had finished), else to a prefill replica; in SGLang's order the router picks both replicas
+// at once and the decode replica preallocates first.
 void Driver::route_arrival(std::uint32_t i, double t) {
   arrival_s_ = std::min(arrival_s_, t);
   if (decode_.front().refuses(i) || prefill_.front().refuses(i)) {
@@ -166,6 +192,12 @@ void Driver::route_arrival(std::uint32_t i, double t) {
   if (cfg_.routing == Routing::prefix_aware)
     for (const auto& r : prefill_) hits.push_back(r.cached_prefix(i));
   path_[i].prefill = prefill_router_.pick(hits);
+  if (before_) {
+    path_[i].decode = decode_router_.pick();
+    requested_[i] = t;
+    decode_[path_[i].decode].arrive_remote(i, t);
+    return;
+  }
   prefill_[path_[i].prefill].arrive(i, t);
 }
 
@@ -198,7 +230,12 @@ bool Driver::step_earliest_replica(double horizon) {
     if (is_prefill) {
       prefill_router_.done(index);
       handoff_[i] = t;
-      events_.push({t, 1, i});
+      if (before_) {  // its blocks wait on the decode side: the KV goes now
+        const std::uint32_t d = path_[i].decode;
+        decode_[d].kv_ready(i, transfer(d, i, requested_[i], allocated_[i], t, bytes_[i]));
+      } else {
+        events_.push({t, 1, i});
+      }
     } else {
       decode_router_.done(index);
       ++finished_;
@@ -225,8 +262,10 @@ DisaggResult Driver::run() {
     events_.pop();
     if (e.kind == 0)
       route_arrival(e.i, e.t);
-    else
+    else if (e.kind == 1)
       route_handoff(e.i, e.t);
+    else
+      prefill_[path_[e.i].prefill].arrive(e.i, e.t);
   }
   return combine();
 }
@@ -283,8 +322,8 @@ DisaggResult Driver::combine() {
   out.run.block_size = out.decode.front().block_size;
   detail::LatencySketch admission, link_wait, on_link;
   for (const auto& t : transfers_) {
-    admission.add((t.allocated_s - t.handoff_s) * 1e3);
-    link_wait.add((t.start_s - t.allocated_s) * 1e3);
+    admission.add((t.allocated_s - t.requested_s) * 1e3);
+    link_wait.add((t.start_s - std::max(t.allocated_s, t.handoff_s)) * 1e3);
     on_link.add((t.ready_s - t.start_s) * 1e3);
     out.kv_bytes = add(out.kv_bytes, t.bytes, "KV transfer bytes");
   }
@@ -307,6 +346,11 @@ void check_disagg(const DisaggConfig& cfg, const std::string& source) {
   for (const auto* side : {&cfg.prefill, &cfg.decode})
     if (const auto no = engine_rules(side->plan).disaggregation_refusal())
       pr.push_back({side == &cfg.prefill ? "prefill.engine" : "decode.engine", no->message});
+  if (engine_rules(cfg.prefill.plan).name() != engine_rules(cfg.decode.plan).name())
+    pr.push_back({"decode.engine", "both sides must run one engine: the prefill side runs " +
+                                       engine_rules(cfg.prefill.plan).name() +
+                                       ", the decode side " +
+                                       engine_rules(cfg.decode.plan).name()});
   if (!(cfg.prefill.plan.format == cfg.decode.plan.format))
     pr.push_back(
         {"decode.kv_dtype", "the decode side must hold the KV format the prefill side writes"});
@@ -370,8 +414,8 @@ std::vector<TransferSample> transfer_series(const DisaggResult& r, double interv
     if (a < b) ++v[a], --v[b];
   };
   for (const auto& t : r.transfers) {
-    mark(blocks, t.handoff_s, t.allocated_s);
-    mark(link, t.allocated_s, t.start_s);
+    mark(blocks, t.requested_s, t.allocated_s);
+    mark(link, std::max(t.allocated_s, t.handoff_s), t.start_s);
     mark(on, t.start_s, t.ready_s);
   }
   std::vector<TransferSample> out(n);

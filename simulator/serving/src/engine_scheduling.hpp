@@ -24,6 +24,17 @@ enum class SchedulerLoop {
   trtllm_inflight,  // TensorRT-LLM's capacity scheduler and micro-batch scheduler
 };
 
+// When a decode replica of a disaggregated pair (disagg.hpp) allocates the blocks of a prompt
+// another replica computes, and how it takes the request once the KV is in place.
+enum class RemoteKv {
+  // vLLM's P/D connectors: after the prefill, at the head of the decode queue; the request then
+  // recomputes its last prompt token to sample its first token (replica.hpp).
+  after_prefill,
+  // SGLang's: on arrival, before the prefill may start (the prefill waits for them); the first
+  // token comes from the prefill side with the KV, and the request decodes its second at once.
+  before_prefill,
+};
+
 // The GPU families whose measured front-end times differ (step_time.cpp).
 enum class GpuFamily { other, hopper, blackwell };
 
@@ -53,6 +64,8 @@ class EngineScheduling {
   // see (HTTP, tokenization, the scheduler's receive loop) where measurements give this engine
   // its own; nullopt keeps the GPU's default.
   virtual std::optional<double> frontend_s(GpuFamily) const { return std::nullopt; }
+  // How its decode side of a disaggregated pair takes a remote prompt's KV.
+  virtual RemoteKv remote_kv() const { return RemoteKv::after_prefill; }
 };
 
 const EngineScheduling& vllm_scheduling();    // engines/vllm.cpp

@@ -8,6 +8,13 @@
 //   elsewhere while (r.next_event() <= horizon) r.turn();       // one step (or an idle jump) per
 //   turn for (auto [i, t] : r.take_finished()) ...         // requests it finished, and when
 //
+// SGLang's decode side (RemoteKv::before_prefill, engine_scheduling.hpp) preallocates a remote
+// request's prompt blocks while it waits, at the start of each pass of its loop, first come first
+// served under SGLang's reservation of 512 decode tokens a request (serving.cpp preallocate), and
+// calls Transfer then, which returns infinity: the caller starts the prefill and says with
+// kv_ready() when the KV is in place; the request then joins the running batch with its first
+// token (sampled by the prefill side) and decodes its second.
+//
 // A remote request (vLLM's P/D connectors: the decode side of a NIXL or Mooncake pair) waits in
 // the queue like any other; when it reaches the head and its prompt's blocks fit, they are
 // allocated, the transfer starts (Replica::Transfer gives when it ends) and the request leaves
@@ -63,6 +70,10 @@ class Replica {
   std::uint64_t cached_prefix(std::uint32_t i) const;
   void arrive(std::uint32_t i, double t);
   void arrive_remote(std::uint32_t i, double t);  // its prompt's KV comes through Transfer
+  // The KV of remote request i is in place at t: for an engine whose decode side allocates
+  // before the prefill (RemoteKv::before_prefill), whose Transfer returns infinity (the prefill
+  // has not run yet) and whose driver says here when the transfer ended.
+  void kv_ready(std::uint32_t i, double t);
   // When the replica next has something to do: its clock while it has requests to schedule,
   // else its next arrival or finished transfer; infinity when nothing is pending.
   double next_event() const;

@@ -33,6 +33,10 @@ namespace {
 constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 20;
 // SGLang's admission estimate (schedule_policy.py CLIP_MAX_NEW_TOKENS; global_config.py).
 constexpr std::uint64_t kSglangClipMaxNewTokens = 4096;
+// The decode tokens SGLang's decode side of a disaggregated pair keeps free for each request it
+// holds (num_reserved_decode_tokens, SGLANG_NUM_RESERVED_DECODE_TOKENS, default 512:
+// python/sglang/srt/disaggregation/decode.py@0035ca42c2d615f77778ce3bf825d6ce6e089661).
+constexpr std::uint64_t kSglangReservedDecodeTokens = 512;
 constexpr double kSglangInitNewTokenRatio = 0.7, kSglangMinNewTokenRatioFactor = 0.14,
                  kSglangDecaySteps = 600;
 
@@ -262,6 +266,9 @@ class Scheduler {
     seqs_[i].kv = Kv::awaiting;
     arrive(i, t);
   }
+  // Request i's KV is in place at t (RemoteKv::before_prefill: the transfer's end is known only
+  // once the prefill side is done).
+  void kv_ready(std::uint32_t i, double t) { ready_.push({std::max(t, t_), i}); }
   double next_event() const;
   bool turn();
   std::vector<std::pair<std::uint32_t, double>> take_finished() { return std::move(done_); }
@@ -335,6 +342,9 @@ class Scheduler {
   std::uint64_t trtllm_one_step(const Seq& s) const;
   bool start_receive(std::uint32_t i);
   bool schedule_received(std::uint32_t i, std::uint64_t& budget);
+  void preallocate();
+  std::uint64_t prompt_kv_bytes(const Seq& s) const;
+  void take_prebuilt(std::uint32_t i, double t);
   bool prefilling(const Seq& s) const {
     return s.generated == 0 || s.computed + 1 < s.num_tokens();
   }
@@ -591,17 +601,85 @@ bool Scheduler::start_receive(std::uint32_t i) {
   blocks_.allocate(need);
   s.held = need;
   if (s.scheduled < 0) s.scheduled = t_;
+  const double ready = transfer_ ? transfer_(i, t_, prompt_kv_bytes(s)) : t_;
+  s.kv = Kv::receiving;
+  ++receiving_;
+  ready_.push({std::max(ready, t_), i});
+  return true;
+}
+
+// The bytes of a prompt's KV on each rank: what a transfer of it carries.
+std::uint64_t Scheduler::prompt_kv_bytes(const Seq& s) const {
+  const std::uint64_t p = s.req->prompt_tokens;
   std::uint64_t bytes = 0;
   for (std::size_t g = 0; g < pool_.groups.size(); ++g)
     bytes = add(bytes,
                 mul(mul(pool_.group_blocks(g, 0, p, p), pool_.page_bytes, "KV transfer bytes"),
                     pool_.groups[g].layers, "KV transfer bytes"),
                 "KV transfer bytes");
-  const double ready = transfer_ ? transfer_(i, t_, bytes) : t_;
-  s.kv = Kv::receiving;
-  ++receiving_;
-  ready_.push({std::max(ready, t_), i});
-  return true;
+  return bytes;
+}
+
+// SGLang's decode side of a disaggregated pair (RemoteKv::before_prefill), at the start of each
+// pass of its loop: the waiting requests, first come first served, each get their prompt's
+// tokens while they fit the budget (DecodePreallocQueue.pop_preallocated and _allocatable_tokens,
+// python/sglang/srt/disaggregation/decode.py@0035ca42c2d615f77778ce3bf825d6ce6e089661):
+//   retractable = the running requests' prompt + output tokens so far;
+//   allocatable = free tokens − max(512 · (running + preallocated), the largest running
+//                 request's prompt + min(max_new_tokens, 4096) − retractable);
+//   admitted when max(prompt + 512, prompt + min(max_new_tokens, 4096) − retractable) ≤
+//   allocatable, and a request slot is free (req_to_token_pool: max_running_requests).
+// The first that does not fit stops the pass. A preallocated request's transfer callback starts
+// its prefill on the prefill side; kv_ready() says when its KV arrives.
+void Scheduler::preallocate() {
+  using I = std::int64_t;
+  I retractable = 0, need_single = 0;
+  for (auto i : running_) retractable += static_cast<I>(seqs_[i].num_tokens());
+  for (auto i : running_) {
+    const Seq& s = seqs_[i];
+    need_single = std::max(need_single,
+                           static_cast<I>(std::min(s.req->output_tokens, kSglangClipMaxNewTokens) +
+                                          s.req->prompt_tokens) -
+                               retractable);
+  }
+  const I reserve = static_cast<I>(kSglangReservedDecodeTokens);
+  while (!waiting_.empty() && seqs_[waiting_.front()].kv == Kv::awaiting &&
+         running_.size() + receiving_ < max_running_) {
+    const auto i = waiting_.front();
+    Seq& s = seqs_[i];
+    const I held = static_cast<I>(running_.size() + receiving_);
+    const I free_tokens = static_cast<I>(blocks_.free_units() * unit_ * pool_.block_size);
+    const I allocatable = free_tokens - std::max(reserve * held, need_single);
+    const I prompt = static_cast<I>(s.req->prompt_tokens);
+    const I clipped = static_cast<I>(std::min(s.req->output_tokens, kSglangClipMaxNewTokens));
+    if (std::max(prompt + reserve, prompt + clipped - retractable) > allocatable) break;
+    const std::uint64_t need = units(0, s.req->prompt_tokens, s);
+    if (need > blocks_.free_units()) break;
+    blocks_.allocate(need);
+    s.held = need;
+    s.kv = Kv::receiving;
+    ++receiving_;
+    waiting_.pop_front();
+    if (transfer_) transfer_(i, t_, prompt_kv_bytes(s));
+  }
+}
+
+// A request whose KV arrived from the prefill side with its first token (RemoteKv::
+// before_prefill): SGLang's decode loop merges it into the running batch and streams that token
+// before its next decode step (process_batch_result_prebuilt); the step decodes its second.
+void Scheduler::take_prebuilt(std::uint32_t i, double t) {
+  Seq& s = seqs_[i];
+  s.kv = Kv::local;
+  s.computed = s.req->prompt_tokens;
+  s.admitted = true;
+  if (s.scheduled < 0) s.scheduled = t;
+  --receiving_;
+  if (emit_token(i, 1, t)) {
+    ++finished_;
+    return;
+  }
+  s.slot = slot_;
+  running_.push_back(i);
 }
 
 // A request whose KV arrived: every prompt token but the last is computed; it runs that one,
@@ -641,6 +719,7 @@ bool Scheduler::schedule_received(std::uint32_t i, std::uint64_t& budget) {
 // Retraction here takes the running list's tail, as vLLM's preemption does (SGLang's
 // retract_decode orders by output length; not modelled).
 void Scheduler::schedule_sglang(double& load_s) {
+  if (transfer_) preallocate();
   std::uint64_t budget = cfg_.max_num_batched_tokens;
   double rem = static_cast<double>(blocks_.free_units() * unit_ * pool_.block_size);
   // Under pipeline stages the reservations are the scheduled micro-batch's running batch's
@@ -664,6 +743,7 @@ void Scheduler::schedule_sglang(double& load_s) {
   while (!chunked && !waiting_.empty() && budget > 0 && running_.size() < max_running_ &&
          slot_running() < slot_max() && step_preempted_ == 0) {
     const auto i = waiting_.front();
+    if (seqs_[i].kv == Kv::awaiting) break;  // waits for its preallocation
     if (!schedule_waiting(i, budget, load_s, &rem)) break;
     waiting_.pop_front();
     running_.push_back(i);
@@ -883,6 +963,10 @@ void Scheduler::admit(double cutoff, double t) {
   while (!ready_.empty() && ready_.top().first <= cutoff) {
     const auto i = ready_.top().second;
     ready_.pop();
+    if (engine_.remote_kv() == RemoteKv::before_prefill) {
+      take_prebuilt(i, t);
+      continue;
+    }
     Seq& s = seqs_[i];
     s.kv = Kv::received;
     s.computed = s.req->prompt_tokens - 1;
@@ -1435,6 +1519,7 @@ bool Replica::refuses(std::uint32_t i) const { return s_->refused(i); }
 std::uint64_t Replica::cached_prefix(std::uint32_t i) const { return s_->cached_prefix(i); }
 void Replica::arrive(std::uint32_t i, double t) { s_->arrive(i, t); }
 void Replica::arrive_remote(std::uint32_t i, double t) { s_->arrive_remote(i, t); }
+void Replica::kv_ready(std::uint32_t i, double t) { s_->kv_ready(i, t); }
 double Replica::next_event() const { return s_->next_event(); }
 void Replica::turn() { s_->turn(); }
 std::vector<std::pair<std::uint32_t, double>> Replica::take_finished() {

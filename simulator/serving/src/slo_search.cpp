@@ -332,11 +332,25 @@ class DisaggSearch {
   // One vLLM instance per replica with the NIXL connector (docs/features/nixl_connector_usage.md
   // @026c83f974fcee0e1887060ebdcc53dc427bacfc: kv_producer for prefillers, kv_consumer for
   // decoders, a proxy in front); the decode side without prefix caching, as simulated.
+  // SGLang: one server per replica, --disaggregation-mode prefill or decode, behind its router
+  // (sgl-project/sglang docs/advanced_features/pd_disaggregation.md@
+  // cccb65463e6cd3fcb1af70f8c536e7b61c4eb68c); its decode side keeps no radix cache by default
+  // (disaggregation_decode_enable_radix_cache off), as simulated.
   void commands(SloRow& row) const {
     PlanInput p = cfg_.plan;
     p.gpus = line_.tp;
     p.concurrency = cfg_.max_num_seqs;
     std::string why;
+    if (p.engine == Engine::sglang) {
+      const auto base = sglang_command(model_, p, &why);
+      if (!base) {
+        row.reason = why;
+        return;
+      }
+      row.prefill_command = *base + " --disaggregation-mode prefill";
+      row.decode_command = *base + " --disaggregation-mode decode";
+      return;
+    }
     const auto base = vllm_command(model_, p, &why);
     if (!base) {
       row.reason = why;

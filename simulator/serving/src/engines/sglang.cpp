@@ -21,6 +21,13 @@ class SglangScheduling final : public EngineScheduling {
     if (f == GpuFamily::blackwell) return 0.3;
     return std::nullopt;
   }
+  // The router sends a request to a prefill and a decode server at once; the decode server
+  // preallocates its prompt's KV (DecodePreallocQueue.pop_preallocated, python/sglang/srt/
+  // disaggregation/decode.py@0035ca42c2d615f77778ce3bf825d6ce6e089661) and the prefill server
+  // schedules it only when the decode side has sent where to write it
+  // (PrefillBootstrapQueue.pop_bootstrapped waits for KVPoll.WaitingForInput,
+  // disaggregation/prefill.py@000c2b942308ea5502978be73542016c230dba02).
+  RemoteKv remote_kv() const override { return RemoteKv::before_prefill; }
 };
 
 }  // namespace

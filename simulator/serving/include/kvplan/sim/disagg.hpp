@@ -1,6 +1,6 @@
 // Disaggregated prefill/decode serving (xPyD): x prefill replicas compute prompts, y decode
 // replicas generate, and each request's prompt KV crosses a link between them. Both sides run
-// the serving simulator's vLLM scheduler (serving.hpp) on one shared clock; docs/disagg.md says
+// one engine's scheduler (serving.hpp: vLLM or SGLang) on one shared clock; docs/disagg.md says
 // what is modelled, what each parameter means and what is not.
 //
 //   DisaggConfig cfg;  cfg.prefill = ...;  cfg.decode = ...;      // each side's deployment
@@ -24,6 +24,21 @@
 //      token (vLLM recomputes it to sample) and emits its first token; then it decodes.
 // TTFT = queue + prefill + handoff + decode-side wait + transfer + first decode step (+ the front
 // end's latency, from the prefill side's step timer).
+//
+// SGLang's path (RemoteKv::before_prefill; sources in simulator/serving/src/engines/sglang.cpp
+// and serving.cpp preallocate):
+//   1. the router sends it to a prefill and a decode replica at once (round robin, least loaded
+//      or, for the prefill replica, prefix aware);
+//   2. the decode replica preallocates its prompt's blocks, first come first served under
+//      SGLang's budget (512 decode tokens kept free a request); until then the prefill replica
+//      does not see it (a full decode pool holds the prefill back);
+//   3. the prefill replica schedules it as any request and samples its first token;
+//   4. the KV goes on the decode replica's link as soon as the prefill is done (the blocks are
+//      already held), as in step 3 above;
+//   5. with its KV in place the decode replica emits the first token at its next pass and
+//      decodes the second in that pass's step (no recomputed prompt token).
+// TTFT = decode-side wait for blocks + prefill queue + prefill + link wait + transfer + the
+// decode loop's next pass (+ the front end's latency).
 #pragma once
 
 #include <cstdint>
@@ -74,7 +89,8 @@ DisaggConfig disagg_config(const ServingConfig& prefill, const ServingConfig& de
                            const GpuSpec& gpu, const DisaggLayout& layout,
                            const DisaggFieldNames& names);
 
-// Throws Error(source, field) naming what is not modelled or does not fit: both sides vLLM, the
+// Throws Error(source, field) naming what is not modelled or does not fit: both sides one engine
+// whose disaggregation is modelled (vLLM, SGLang), the
 // same KV format, no prefix cache or CPU tier on the decode side, 1 to 1024 replicas a side, a
 // link with a bandwidth, and for an nvlink link every GPU of both sides in one NVLink domain.
 void check_disagg(const DisaggConfig& cfg, const std::string& source);
@@ -82,9 +98,11 @@ void check_disagg(const DisaggConfig& cfg, const std::string& source);
 struct TransferRecord {
   std::uint64_t id = 0;
   std::uint32_t prefill = 0, decode = 0;  // the replicas it went through
-  // Seconds: prefill done (handed to the decode side); blocks allocated; the link free for it;
-  // its KV in place.
-  double handoff_s = 0, allocated_s = 0, start_s = 0, ready_s = 0;
+  // Seconds: it began waiting for the decode side's blocks (vLLM: its prefill done; SGLang: its
+  // arrival); prefill done (handed to the decode side); blocks allocated; the link free for it;
+  // its KV in place. vLLM: requested = handoff ≤ allocated; SGLang: requested ≤ allocated ≤
+  // handoff (the prefill waits for the decode side's blocks).
+  double requested_s = 0, handoff_s = 0, allocated_s = 0, start_s = 0, ready_s = 0;
   std::uint64_t bytes = 0;  // over all the decode replica's ranks
 };
 
@@ -95,17 +113,17 @@ struct DisaggResult {
   SimResult run;
   std::vector<SimResult> prefill, decode;  // each replica's own run
   std::vector<TransferRecord> transfers;   // in handoff order
-  // Per transfer, milliseconds: waiting for the decode side's blocks (allocated − handoff), for
-  // the link (start − allocated), and on the link (ready − start).
+  // Per transfer, milliseconds: waiting for the decode side's blocks (allocated − requested),
+  // for the link (start − max(allocated, handoff)), and on the link (ready − start).
   Percentiles admission_wait_ms, link_wait_ms, transfer_ms;
   std::uint64_t kv_bytes = 0;  // all transfers, all ranks
   double kv_gbps = 0;          // kv_bytes over the run (first arrival to the end), GB/s
 };
 
 // The transfer queue over time: at t = k · interval_s (k = 0, 1, ... while t ≤ the run's end),
-// how many transfers wait for the decode side's blocks (handoff ≤ t < allocated), wait for the
-// link (allocated ≤ t < start) and are on it (start ≤ t < ready). The interval doubles until at
-// most 2^20 samples remain.
+// how many transfers wait for the decode side's blocks (requested ≤ t < allocated), wait for the
+// link (max(allocated, handoff) ≤ t < start) and are on it (start ≤ t < ready). The interval
+// doubles until at most 2^20 samples remain.
 struct TransferSample {
   double t_s = 0;
   std::uint64_t waiting_blocks = 0, waiting_link = 0, on_link = 0;
