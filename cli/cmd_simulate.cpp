@@ -392,14 +392,15 @@ int run_disaggregated(SimulateFlags& f, const po::variables_map& vm, const Simul
   if (decode_moe != prefill_moe && !quiet())
     std::cerr << "kvplan simulate: note: the decode side's MoE layers' step time: " << decode_moe
               << "\n";
-  const DisaggLayout layout{.prefill_replicas = f.prefill_replicas,
-                            .decode_replicas = f.decode_replicas,
-                            .prefill_tp = static_cast<std::uint32_t>(pf.tp),
-                            .decode_tp = static_cast<std::uint32_t>(df.tp),
-                            .kv_link = f.kv_link,
-                            .routing = f.routing,
-                            .kv_link_latency_ms = f.link_latency_ms,
-                            .kv_transfer_overhead_ms = f.transfer_overhead_ms};
+  DisaggLayout layout;  // each side's own settings are already in p and d
+  layout.prefill_replicas = f.prefill_replicas;
+  layout.decode_replicas = f.decode_replicas;
+  layout.prefill_tp = static_cast<std::uint32_t>(pf.tp);
+  layout.decode_tp = static_cast<std::uint32_t>(df.tp);
+  layout.kv_link = f.kv_link;
+  layout.routing = f.routing;
+  layout.kv_link_latency_ms = f.link_latency_ms;
+  layout.kv_transfer_overhead_ms = f.transfer_overhead_ms;
   const sim::DisaggConfig c = sim::disagg_config(
       p.cfg, d.cfg, d.gpu(), layout,
       {.source = "command line", .kv_link = "--kv-link", .routing = "--routing"});

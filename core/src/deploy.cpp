@@ -303,7 +303,7 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
 }  // namespace
 
 void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
-                          const std::string& source) {
+                          const std::string& source, const std::string& pointer) {
   nlohmann::json j = nlohmann::json::object();
   for (const std::string& pair : pairs) {
     const auto eq = pair.find('=');
@@ -313,7 +313,7 @@ void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
     nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
     j[key] = v.is_discarded() ? nlohmann::json(value) : std::move(v);
   }
-  detail::JsonObject en(j, source, "");
+  detail::JsonObject en(j, source, pointer);
   read_engine_options(en, source, p);
   en.finish();                      // a key no engine reads
   check_engine_options(p, source);  // options that cannot go together, named by their key
@@ -420,15 +420,27 @@ void read_deploy_disagg(detail::JsonObject& o, bool gpus_given, Deployment& d) {
   auto dg = o.opt_object("disaggregated");
   if (!dg) return;
   DisaggLayout l;
-  const auto side = [&](const char* key, std::uint32_t& replicas, std::uint32_t& tp) {
+  const std::string fraction_key = engine_rules(d.plan).memory_fraction_key();
+  const auto side = [&](const char* key, std::uint32_t& replicas, std::uint32_t& tp,
+                        DisaggSide& own) {
     auto s = dg->object(key);
     replicas = static_cast<std::uint32_t>(s.uint("replicas", 1, 1024));
     tp =
         static_cast<std::uint32_t>(s.opt_uint("tensor_parallel_size", 1, 4096).value_or(d.plan.tp));
+    own.max_num_seqs = s.opt_uint("max_num_seqs", 1, std::uint64_t{1} << 32);
+    own.max_num_batched_tokens = s.opt_uint("max_num_batched_tokens", 1, kMaxContextTokens);
+    if (auto f = s.opt_number(fraction_key, 0, 1))
+      own.memory_fraction_ppm = fraction_to_ppm(*f, d.source, s.pointer(fraction_key));
+    if (s.has("engine")) {
+      const nlohmann::json& en = s.raw("engine");
+      if (!en.is_object())
+        throw Error(d.source, s.pointer("engine"), "must be an object of engine keys");
+      for (const auto& [k, v] : en.items()) own.engine_options.push_back(k + "=" + v.dump());
+    }
     s.finish();
   };
-  side("prefill", l.prefill_replicas, l.prefill_tp);
-  side("decode", l.decode_replicas, l.decode_tp);
+  side("prefill", l.prefill_replicas, l.prefill_tp, l.prefill_side);
+  side("decode", l.decode_replicas, l.decode_tp, l.decode_side);
   l.kv_link = dg->opt_str("kv_link").value_or(l.kv_link);
   l.routing = dg->opt_str("routing").value_or(l.routing);
   l.kv_link_latency_ms = dg->opt_number("kv_link_latency_ms", 0, 10000).value_or(0);
@@ -457,9 +469,36 @@ void read_deploy_disagg(detail::JsonObject& o, bool gpus_given, Deployment& d) {
   if (engine_rules(d.plan).data_parallel_shares_moe_layers() && !d.plan.vllm().data_parallel_size)
     d.plan.edit_vllm().data_parallel_size = 1;
   d.disagg = l;
+  for (DisaggRole role : {DisaggRole::prefill, DisaggRole::decode})
+    disagg_side(d, role);  // each side's engine keys, checked here, named by their pointers
 }
 
 }  // namespace
+
+Deployment disagg_side(const Deployment& d, DisaggRole role) {
+  if (!d.disagg) return d;
+  Deployment s = d;
+  const DisaggLayout& l = *d.disagg;
+  const bool prefill = role == DisaggRole::prefill;
+  const DisaggSide& own = prefill ? l.prefill_side : l.decode_side;
+  const std::string base = prefill ? "/disaggregated/prefill" : "/disaggregated/decode";
+  if (prefill) {
+    s.plan.tp = l.prefill_tp;
+    s.plan.gpus = l.prefill_replicas * l.prefill_tp * d.plan.pp;
+  }
+  if (own.max_num_seqs) {
+    s.max_num_seqs = own.max_num_seqs;
+    s.setting_fields.max_num_seqs = base + "/max_num_seqs";
+  }
+  if (own.max_num_batched_tokens) {
+    s.plan.max_num_batched_tokens = *own.max_num_batched_tokens;
+    s.setting_fields.max_num_batched_tokens = base + "/max_num_batched_tokens";
+  }
+  if (own.memory_fraction_ppm) s.plan.memory_fraction_ppm = *own.memory_fraction_ppm;
+  if (!own.engine_options.empty())
+    apply_engine_options(own.engine_options, s.plan, d.source, base + "/engine");
+  return s;
+}
 
 std::uint64_t deployment_gpus(const Deployment& d) {
   const std::uint64_t unit = std::uint64_t{d.plan.tp} * d.plan.pp;
@@ -1357,12 +1396,9 @@ namespace {
 // A disaggregated deployment: every item above is the decode side's (it holds the running
 // requests); the prefill side must load its weights and start with one request of max_model_len
 // on its own TP, as any replica.
-void check_prefill_side(const Deployment& d, CheckReport& r) {
+void check_prefill_side(const Deployment& p, CheckReport& r) {
   for (auto& i : r.items)
     if (i.id != "cost" && i.id != "engine_settings") i.title = "decode side: " + i.title;
-  Deployment p = d;
-  p.plan.tp = d.disagg->prefill_tp;
-  p.plan.gpus = d.disagg->prefill_replicas * d.disagg->prefill_tp * d.plan.pp;
   const Eval e = evaluate(p, p.plan);
   CheckContext x{.d = p, .e = e};
   for (auto check : {check_weights_fit, check_engine_starts})
@@ -1375,7 +1411,9 @@ void check_prefill_side(const Deployment& d, CheckReport& r) {
 
 }  // namespace
 
-CheckReport run_check(const Deployment& d) {
+CheckReport run_check(const Deployment& shared) {
+  // Disaggregated: the items below are the decode side's, with its own settings.
+  const Deployment d = disagg_side(shared, DisaggRole::decode);
   CheckReport r;
   r.deploy = d;
   const Eval e = evaluate(d, d.plan);
@@ -1393,7 +1431,7 @@ CheckReport run_check(const Deployment& d) {
     r.host = host_memory(d.host_tiers, d.model, d.plan, e.at_mml, node, d.source);
     r.items.push_back(check_host_memory(*r.host, node));
   }
-  if (d.disagg) check_prefill_side(d, r);
+  if (d.disagg) check_prefill_side(disagg_side(shared, DisaggRole::prefill), r);
   return r;
 }
 

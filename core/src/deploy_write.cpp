@@ -133,11 +133,31 @@ nlohmann::ordered_json engine(const Deployment& d) {
   return en;
 }
 
+// One side's own settings (DisaggSide), under the keys read_deploy_disagg reads: an engine key's
+// value as JSON where it parses (as apply_engine_options reads it), else as a string.
+void side_settings(const DisaggSide& s, const std::string& fraction_key,
+                   nlohmann::ordered_json& o) {
+  if (s.max_num_seqs) o["max_num_seqs"] = *s.max_num_seqs;
+  if (s.max_num_batched_tokens) o["max_num_batched_tokens"] = *s.max_num_batched_tokens;
+  if (s.memory_fraction_ppm) o[fraction_key] = static_cast<double>(*s.memory_fraction_ppm) / 1e6;
+  if (s.engine_options.empty()) return;
+  nlohmann::ordered_json en = nlohmann::ordered_json::object();
+  for (const std::string& pair : s.engine_options) {
+    const auto eq = pair.find('=');
+    const std::string value = pair.substr(eq + 1);
+    nlohmann::ordered_json v = nlohmann::ordered_json::parse(value, nullptr, false);
+    en[pair.substr(0, eq)] = v.is_discarded() ? nlohmann::ordered_json(value) : std::move(v);
+  }
+  o["engine"] = std::move(en);
+}
+
 // "disaggregated": both sides as read_deploy_disagg reads them.
-nlohmann::ordered_json disaggregated(const DisaggLayout& l) {
+nlohmann::ordered_json disaggregated(const DisaggLayout& l, const std::string& fraction_key) {
   nlohmann::ordered_json o;
   o["prefill"] = {{"replicas", l.prefill_replicas}, {"tensor_parallel_size", l.prefill_tp}};
+  side_settings(l.prefill_side, fraction_key, o["prefill"]);
   o["decode"] = {{"replicas", l.decode_replicas}, {"tensor_parallel_size", l.decode_tp}};
+  side_settings(l.decode_side, fraction_key, o["decode"]);
   o["kv_link"] = l.kv_link;
   if (l.kv_link_latency_ms > 0) o["kv_link_latency_ms"] = l.kv_link_latency_ms;
   if (l.kv_transfer_overhead_ms > 0) o["kv_transfer_overhead_ms"] = l.kv_transfer_overhead_ms;
@@ -175,7 +195,8 @@ std::string to_json(const Deployment& d, const std::string& model_ref) {
   o["slo"] = slo(d.slo);
   if (!d.workload.empty()) o["workload"] = d.workload;
   if (d.host_tiers.any()) o["offload"] = offload(d.host_tiers);
-  if (d.disagg) o["disaggregated"] = disaggregated(*d.disagg);
+  if (d.disagg)
+    o["disaggregated"] = disaggregated(*d.disagg, engine_rules(d.plan).memory_fraction_key());
   return o.dump(2) + "\n";
 }
 

@@ -759,7 +759,9 @@ ServingRequest ServingView::request() const {
                      .prefill_tp = static_cast<std::uint32_t>(prefill_tp_->value()),
                      .decode_tp = static_cast<std::uint32_t>(decode_tp_->value()),
                      .kv_link = kv_link_->currentText().trimmed().toStdString(),
-                     .routing = routing_->currentText().toStdString()};
+                     .routing = routing_->currentText().toStdString(),
+                     .prefill_side = {},
+                     .decode_side = {}};
   return r;
 }
 

@@ -4,6 +4,7 @@
 // = 131,072 bytes per token, so a 1,600-token prompt (100 blocks of 16) sends 209,715,200 bytes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -217,29 +218,35 @@ TEST(DisaggCli, PlanRefusesTheLinkWithoutTheLayout) {
 
 // One verdict: check on a disaggregated deployment file simulates what simulate runs for the
 // same layout, flags for fields, and reports the same p99s: under vLLM's order and SGLang's.
-void expect_check_and_simulate_agree(const std::string& engine) {
-  SCOPED_TRACE(engine);
+double expect_check_and_simulate_agree(const std::string& engine,
+                                       const std::string& prefill = R"({"replicas": 2})",
+                                       const std::string& decode = R"({"replicas": 1})",
+                                       const std::string& side_flags = "") {
+  SCOPED_TRACE(engine + " " + side_flags);
   kvplan::test::TempDir dir;
   const std::string w = workload(dir), deploy = dir.file("d.json");
   std::ofstream(deploy) << R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
     "hardware": {"gpu": "h100-sxm-80gb", "gpus": 3},
     "engine": {"name": ")" + engine +
                                R"(", "max_model_len": 4096, "max_num_seqs": 256},
-    "disaggregated": {"prefill": {"replicas": 2}, "decode": {"replicas": 1},
+    "disaggregated": {"prefill": )" +
+                               prefill + R"(, "decode": )" + decode + R"(,
                       "kv_link": "ndr400", "kv_link_latency_ms": 0.5},
     "workload": ")" + w + R"(",
     "slo": {"concurrency": 8, "ttft_p99_ms": 5000, "tpot_p99_ms": 1000}})";
   const auto c = kvplan::test::run_kvplan("check '" + deploy + "' --format json");
-  ASSERT_EQ(c.code, 0) << c.out << c.err;
+  EXPECT_EQ(c.code, 0) << c.out << c.err;
+  if (c.code != 0) return std::nan("");
   const auto cj = nlohmann::json::parse(c.out);
   EXPECT_EQ(cj["gpus"], 3);
   EXPECT_EQ(cj["disaggregated"]["prefill_replicas"], 2);
   const auto s = kvplan::test::run_kvplan(
       "simulate --model llama-3.1-8b --gpu h100-sxm-80gb --engine " + engine +
       " --max-model-len 4096 --max-num-seqs 256 --workload '" + w +
-      "' --prefill-replicas 2 --decode-replicas 1 --kv-link ndr400 --kv-link-latency-ms 0.5 "
-      "--format json -q");
-  ASSERT_EQ(s.code, 0) << s.err;
+      "' --prefill-replicas 2 --decode-replicas 1 --kv-link ndr400 --kv-link-latency-ms 0.5 " +
+      side_flags + " --format json -q");
+  EXPECT_EQ(s.code, 0) << s.err;
+  if (s.code != 0) return std::nan("");
   const auto sj = nlohmann::json::parse(s.out);
   char ttft[64], tpot[64];
   std::snprintf(ttft, sizeof ttft, "simulated p99 %.1f ms",
@@ -259,11 +266,20 @@ void expect_check_and_simulate_agree(const std::string& engine) {
     }
   }
   EXPECT_EQ(seen, 2);
+  return sj["summary"]["ttft_ms"]["p99"].get<double>();
 }
 
 TEST(DisaggCli, CheckAndSimulateAgreeOnADisaggregatedDeployment) {
-  expect_check_and_simulate_agree("vllm");
+  const double plain = expect_check_and_simulate_agree("vllm");
   expect_check_and_simulate_agree("sglang");
+  // Each side's own settings: the file's keys and simulate's --prefill-* / --decode-* flags. A
+  // 1,024-token prefill budget cuts each 1,600-token prompt in two steps: a later first token.
+  const double sides = expect_check_and_simulate_agree(
+      "vllm", R"({"replicas": 2, "max_num_batched_tokens": 1024, "gpu_memory_utilization": 0.5})",
+      R"({"replicas": 1, "max_num_seqs": 8, "engine": {"async_scheduling": false}})",
+      "--prefill-max-num-batched-tokens 1024 --prefill-gpu-memory-utilization 0.5 "
+      "--decode-max-num-seqs 8 --decode-engine-option async_scheduling=false");
+  EXPECT_GT(sides, plain);
 }
 
 }  // namespace

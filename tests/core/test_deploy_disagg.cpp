@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "error_message.hpp"
 #include "kvplan/deploy.hpp"
@@ -99,6 +100,72 @@ TEST(DeployDisagg, BadLayoutsNameTheirField) {
   trtllm.replace(trtllm.find("\"vllm\""), 6, "\"trtllm\"");
   m = err(trtllm);
   EXPECT_TRUE(says(m, "/disaggregated") && says(m, "trtllm's is not")) << m;
+}
+
+// Each side's own settings apply to that side alone, over the shared ones (disagg_side), are
+// named by their pointers in errors, and are written back where they were read. Llama-3.1-8B's
+// bf16 weights, 8.03e9 parameters · 2 bytes = 16.1 GB, do not fit 0.05 of an 80 GB H100 (4 GB):
+// the prefill side at that fraction fails to load, the decode side at the default starts.
+TEST(DeployDisagg, EachSideTakesItsOwnSettings) {
+  const std::string prefill = R"({"replicas": 2, "max_num_batched_tokens": 2048,
+      "gpu_memory_utilization": 0.5, "engine": {"async_scheduling": false}})";
+  const Deployment d = parse_deploy_json(
+      file("llama-3.1-8b", "3", prefill, R"({"replicas": 1, "max_num_seqs": 8})"), "d.json");
+  ASSERT_TRUE(d.disagg.has_value());
+  EXPECT_EQ(d.disagg->prefill_side.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(d.disagg->prefill_side.memory_fraction_ppm, 500000u);
+  EXPECT_EQ(d.disagg->prefill_side.engine_options,
+            std::vector<std::string>{"async_scheduling=false"});
+  EXPECT_EQ(d.disagg->decode_side.max_num_seqs, 8u);
+  EXPECT_FALSE(d.max_num_seqs.has_value());  // the shared setting is untouched
+  const Deployment p = disagg_side(d, DisaggRole::prefill), q = disagg_side(d, DisaggRole::decode);
+  EXPECT_EQ(p.plan.tp, 1u);
+  EXPECT_EQ(p.plan.gpus, 2u);
+  EXPECT_EQ(p.plan.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(p.plan.memory_fraction_ppm, 500000u);
+  EXPECT_EQ(p.plan.vllm().async_scheduling, false);
+  EXPECT_FALSE(p.max_num_seqs.has_value());
+  EXPECT_EQ(q.max_num_seqs, 8u);
+  EXPECT_EQ(q.setting_fields.max_num_seqs, "/disaggregated/decode/max_num_seqs");
+  EXPECT_EQ(q.plan.memory_fraction_ppm, d.plan.memory_fraction_ppm);
+  EXPECT_EQ(q.plan.max_num_batched_tokens, d.plan.max_num_batched_tokens);
+  EXPECT_FALSE(q.plan.vllm().async_scheduling.has_value());
+  const Deployment again = parse_deploy_json(to_json(d), "again.json");
+  ASSERT_TRUE(again.disagg.has_value());
+  EXPECT_EQ(again.disagg->prefill_side, d.disagg->prefill_side);
+  EXPECT_EQ(again.disagg->decode_side, d.disagg->decode_side);
+  // The prefill side at 0.05 of the GPU: its weights do not fit; the decode side's still do.
+  const CheckReport r = run_check(parse_deploy_json(
+      file("llama-3.1-8b", "3", R"({"replicas": 2, "gpu_memory_utilization": 0.05})"), "d.json"));
+  int seen = 0;
+  std::string ids;
+  for (const auto& i : r.items) {
+    ids += i.id + " ";
+    if (i.id == "prefill_weights_fit") {
+      EXPECT_FALSE(i.passed) << i.detail;
+      ++seen;
+    }
+    if (i.id == "weights_fit") {
+      EXPECT_TRUE(i.passed) << i.detail;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2) << ids;
+}
+
+TEST(DeployDisagg, EachSidesSettingsAreNamedByTheirPointers) {
+  const auto err = [](const std::string& prefill, const std::string& decode) {
+    return test::error_message(
+        [&] { parse_deploy_json(file("llama-3.1-8b", "3", prefill, decode), "d.json"); });
+  };
+  std::string m = err(R"({"replicas": 2, "engine": {"bogus": 1}})", R"({"replicas": 1})");
+  EXPECT_TRUE(says(m, "/disaggregated/prefill/engine/bogus")) << m;
+  m = err(R"({"replicas": 2})", R"({"replicas": 1, "max_num_seqs": 0})");
+  EXPECT_TRUE(says(m, "/disaggregated/decode/max_num_seqs")) << m;
+  m = err(R"({"replicas": 2, "engine": 3})", R"({"replicas": 1})");
+  EXPECT_TRUE(says(m, "/disaggregated/prefill/engine") && says(m, "must be an object")) << m;
+  m = err(R"({"replicas": 2, "gpu_memory_utilization": 1.5})", R"({"replicas": 1})");
+  EXPECT_TRUE(says(m, "/disaggregated/prefill/gpu_memory_utilization")) << m;
 }
 
 TEST(DeployDisagg, WrittenBackAsRead) {

@@ -62,14 +62,22 @@ struct Deployment {
   // How the deployment's source spells max_model_len, max_num_seqs and max_num_batched_tokens
   // (engine flags, JSON pointers, kvplan flags), for the engine's refusals.
   SettingsFields setting_fields;
-  // Disaggregated: `plan` is then the decode side (its TP, and its replicas' GPUs), which holds
-  // the running requests; run_check checks the prefill side's start separately.
+  // Disaggregated: `plan` is then the decode side's TP and its replicas' GPUs, with the settings
+  // both sides share; each side's own settings (DisaggLayout::prefill_side, decode_side) apply
+  // over them in disagg_side(). run_check checks the prefill side's start separately.
   std::optional<DisaggLayout> disagg;
 };
 
 // Every GPU the deployment uses: plan.gpus (or one replica's TP · PP), plus the prefill side's
 // when disaggregated.
 std::uint64_t deployment_gpus(const Deployment& d);
+
+// One side of a disaggregated deployment as a deployment of its own: the prefill side at its TP
+// and GPUs, or the decode side; each with its own settings (DisaggSide) over the shared ones,
+// named in errors and refusals by their file pointers ("/disaggregated/prefill/max_num_seqs").
+// `d` itself when it is not disaggregated. Throws Error for an engine key the side cannot take.
+enum class DisaggRole { prefill, decode };
+Deployment disagg_side(const Deployment& d, DisaggRole role);
 
 // The settings the deployment's engine refuses to start with (engine_rules settings_problems),
 // named as its source spells them; empty when it starts. `kvplan check` fails them as the
@@ -106,8 +114,10 @@ Slo parse_slo_spec(const std::string& spec, const std::string& source = "--slo")
 // max_attention_window=[128,8192], ...): VALUE is read as JSON where it parses, else as a string.
 // Applied to p's engine options as a deployment file's "engine" keys are; another engine's key, an
 // unknown key or a bad value throws Error naming `source` and the key.
+// `pointer`: where the keys sit in a file ("/disaggregated/prefill/engine"), for its errors.
 void apply_engine_options(const std::vector<std::string>& pairs, PlanInput& p,
-                          const std::string& source = "--engine-option");
+                          const std::string& source = "--engine-option",
+                          const std::string& pointer = "");
 
 // vLLM's mamba_cache_mode names: none, align, all. Throws Error(source, field).
 VllmOptions::MambaCacheMode parse_mamba_cache_mode(const std::string& v, const std::string& source,

@@ -7,12 +7,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kvplan/gpu.hpp"
 
 namespace kvplan {
+
+// One side's own settings over the deployment's (a file's "disaggregated": {"prefill": {...}}
+// keys; `kvplan simulate`'s --prefill-* / --decode-* flags set the same): its max_num_seqs,
+// max_num_batched_tokens and memory fraction, and engine keys applied after the deployment's.
+struct DisaggSide {
+  std::optional<std::uint64_t> max_num_seqs, max_num_batched_tokens;
+  std::optional<std::uint32_t> memory_fraction_ppm;
+  std::vector<std::string> engine_options;  // KEY=VALUE, a deployment file's engine keys
+  bool any() const {
+    return max_num_seqs || max_num_batched_tokens || memory_fraction_ppm || !engine_options.empty();
+  }
+  bool operator==(const DisaggSide&) const = default;
+};
 
 // A disaggregated prefill/decode layout: the deployment file's "disaggregated" (docs/disagg.md,
 // docs/deploy.md). The link and routing as written; the file's reader checks both (kv_link,
@@ -21,6 +35,7 @@ struct DisaggLayout {
   std::uint32_t prefill_replicas = 1, decode_replicas = 1, prefill_tp = 1, decode_tp = 1;
   std::string kv_link = "nvlink", routing = "round_robin";
   double kv_link_latency_ms = 0, kv_transfer_overhead_ms = 0;
+  DisaggSide prefill_side, decode_side;
 };
 
 // prefix_aware routes a request to the prefill replica whose prefix cache holds the most of its

@@ -34,8 +34,17 @@ SimResult simulate_disaggregated(const Deployment& d, const ServingConfig& cfg,
                                  const std::optional<CalibratedEfficiency>& calibrated,
                                  const Workload& w, const SimOptions& opt, std::string& layout) {
   const DisaggLayout& l = *d.disagg;
-  ServingConfig prefill = cfg;
-  prefill.plan.tp = l.prefill_tp;
+  // The prefill side: its own settings over the shared ones (disagg_side), the scheduler's
+  // settings otherwise as the decode side's.
+  const Deployment p = disagg_side(d, DisaggRole::prefill);
+  ServingConfig prefill = serving_config_of(p.plan, p.max_num_seqs);
+  prefill.enable_prefix_caching = cfg.enable_prefix_caching;
+  prefill.capacity_policy = cfg.capacity_policy;
+  prefill.enable_chunked_context = cfg.enable_chunked_context;
+  prefill.plan.gpus = 0;
+  if (engine_rules(prefill.plan).data_parallel_shares_moe_layers() &&
+      prefill.plan.vllm().data_parallel_size == 0)
+    prefill.plan.edit_vllm().data_parallel_size = 1;
   const DisaggConfig c = disagg_config(prefill, cfg, d.gpu, l,
                                        {.source = d.source,
                                         .kv_link = "/disaggregated/kv_link",
@@ -49,13 +58,13 @@ SimResult simulate_disaggregated(const Deployment& d, const ServingConfig& cfg,
 
 }  // namespace
 
-SimResult check_serving_slo(const Deployment& d, CheckReport& report,
+SimResult check_serving_slo(const Deployment& d_in, CheckReport& report,
                             const std::optional<CalibratedEfficiency>& calibrated) {
   const std::vector<Limit> limits = {
-      {"ttft_p99", "TTFT", d.slo.ttft_p99_ms, &StageSummary::ttft_ms},
-      {"tpot_p99", "TPOT", d.slo.tpot_p99_ms, &StageSummary::tpot_ms},
-      {"e2e_p99", "E2E", d.slo.e2e_p99_ms, &StageSummary::e2e_ms}};
-  if (d.workload_path.empty()) return {};
+      {"ttft_p99", "TTFT", d_in.slo.ttft_p99_ms, &StageSummary::ttft_ms},
+      {"tpot_p99", "TPOT", d_in.slo.tpot_p99_ms, &StageSummary::tpot_ms},
+      {"e2e_p99", "E2E", d_in.slo.e2e_p99_ms, &StageSummary::e2e_ms}};
+  if (d_in.workload_path.empty()) return {};
   std::string spec;
   for (const auto& l : limits)
     if (l.limit) {
@@ -63,7 +72,11 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
       std::snprintf(b, sizeof b, "%s%s_ms=%g", spec.empty() ? "" : ",", l.id, *l.limit);
       spec += b;
     }
-  const Workload w = load_workload(d.workload_path, 1);
+  const Workload w = load_workload(d_in.workload_path, 1);
+  // Disaggregated: what follows is the decode side's, with its own settings (disagg_side); the
+  // prefill side's are built from `shared` in simulate_disaggregated.
+  const Deployment& shared = d_in;
+  const Deployment d = disagg_side(shared, DisaggRole::decode);
   ServingConfig cfg = serving_config_of(d.plan, d.max_num_seqs);
   // One replica's pool; the replicas share the arrivals below. vLLM's DP ranks keep the share of
   // the experts they hold (VllmOptions::data_parallel_size), as the check sized them.
@@ -86,7 +99,7 @@ SimResult check_serving_slo(const Deployment& d, CheckReport& report,
                .tpot_p99_ms = d.slo.tpot_p99_ms.value_or(0),
                .e2e_p99_ms = d.slo.e2e_p99_ms.value_or(0)};
     if (d.disagg)
-      r = simulate_disaggregated(d, cfg, step, calibrated, w, opt, layout);
+      r = simulate_disaggregated(shared, cfg, step, calibrated, w, opt, layout);
     else
       r = simulate_replicas(d.model, cfg, step, w, replicas, opt);
     if (const std::uint64_t n = refused_requests(r))
