@@ -220,6 +220,28 @@ TEST(Disagg, SglangPreallocatesBeforeThePrefillAndSendsTheFirstTokenWithTheKv) {
   EXPECT_NEAR(v.run.requests[0].first_token_s, 0.170 + 0.2097152 + 0.0101, 1e-9);
 }
 
+// SGLang's decode loop polls finished transfers on every pass (process_decode_queue), whatever
+// --scheduler-recv-interval holds back of new requests. The timeline of the test above with A
+// decoding 30 tokens and a receive interval of 1,000 on the decode side: A's passes run at
+// 0.5407152 + 0.010 · k; B's KV is in place at 0.7504304, so B joins at the pass of k = 21,
+// 0.7507152, its first token then. (Were transfers held with new requests, B would wait for A's
+// last token at 0.5407152 + 0.29 = 0.8307152, when the loop idles.)
+TEST(Disagg, SglangTakesTransfersOnEveryPassOfItsLoop) {
+  DisaggConfig cfg = config(1, 1, 1.0);
+  cfg.link.latency_s = 0.001;
+  for (auto* c : {&cfg.prefill, &cfg.decode}) {
+    c->plan.engine = Engine::sglang;
+    c->plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+  }
+  cfg.decode.plan.edit_sglang().scheduler_recv_interval = 1000;
+  const auto r = run(cfg, {fixture::req(0, 0, 1600, 30), fixture::req(1, 0, 1600, 3)});
+  const auto &A = r.run.requests[0], &B = r.run.requests[1];
+  ASSERT_TRUE(A.finished && B.finished);
+  EXPECT_NEAR(A.first_token_s, 0.5407152, 1e-9);
+  EXPECT_NEAR(A.finish_s, 0.8307152, 1e-9);
+  EXPECT_NEAR(B.first_token_s, 0.7507152, 1e-9);
+}
+
 // A full SGLang decode pool holds the prefill back, not only the transfer. The decode pool holds
 // 2,700 tokens; A and B (1,600-token prompts, 3 outputs) at 0:
 //   t = 0      A preallocated (2,700 free: 1,600 + 512 fit); B not: 1,100 free − 512 · 1 held

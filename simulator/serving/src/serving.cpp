@@ -343,6 +343,7 @@ class Scheduler {
   bool start_receive(std::uint32_t i);
   bool schedule_received(std::uint32_t i, std::uint64_t& budget);
   void preallocate();
+  void take_ready(double cutoff, double t);
   std::uint64_t prompt_kv_bytes(const Seq& s) const;
   void take_prebuilt(std::uint32_t i, double t);
   bool prefilling(const Seq& s) const {
@@ -953,10 +954,9 @@ bool Scheduler::refused_on_arrival(const SimRequest& r) const {
   return engine_.refuses_on_arrival(cfg_, r);
 }
 
-// Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id), queued at t. A
-// request that exceeds max_model_len is refused on arrival, as vLLM rejects it
-// (refused_on_arrival).
-void Scheduler::admit(double cutoff, double t) {
+// Transfers done by the cutoff (replica.hpp). SGLang's decode loop polls them on every pass
+// (process_decode_queue), whatever its receive interval holds back of new requests.
+void Scheduler::take_ready(double cutoff, double t) {
   // Transfers done by the cutoff: back to the head of the queue in the order they were sent
   // (vLLM prepends the requests it skipped while they waited for their KV).
   std::vector<std::uint32_t> back;
@@ -974,6 +974,13 @@ void Scheduler::admit(double cutoff, double t) {
     back.push_back(i);
   }
   waiting_.insert(waiting_.begin(), back.begin(), back.end());
+}
+
+// Arrivals up to `cutoff` join the waiting queue in arrival order (ties by id), queued at t. A
+// request that exceeds max_model_len is refused on arrival, as vLLM rejects it
+// (refused_on_arrival).
+void Scheduler::admit(double cutoff, double t) {
+  take_ready(cutoff, t);
   while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
     const auto i = arrivals_.top().second;
     arrivals_.pop();
@@ -1220,7 +1227,11 @@ bool Scheduler::turn() {
   if (pipeline_ == Pipeline::micro_batches) return turn_slots();
   if (!advance_to_next_event()) return false;
   stalled_ = false;
-  if (receives(0)) admit(async_ && stepped_ ? prev_start_ : t_, t_);
+  const double cutoff = async_ && stepped_ ? prev_start_ : t_;
+  if (receives(0))
+    admit(cutoff, t_);
+  else if (engine_.remote_kv() == RemoteKv::before_prefill)
+    take_ready(cutoff, t_);
   if (running_.empty() && waiting_.empty()) receive_idle();
   if (running_.empty() && waiting_.empty()) return true;
   double load_s = 0;
@@ -1288,7 +1299,10 @@ bool Scheduler::turn_slots() {
   const bool flying = !queue_.empty();
   if (!flying && !advance_to_next_event()) return false;
   stalled_ = false;
-  if (receives(slot_)) admit(t_, t_);
+  if (receives(slot_))
+    admit(t_, t_);
+  else if (engine_.remote_kv() == RemoteKv::before_prefill)
+    take_ready(t_, t_);
   if (!flying && running_.empty() && waiting_.empty()) receive_idle();
   if (!running_.empty() || !waiting_.empty()) {
     double load_s = 0;
