@@ -113,6 +113,9 @@ class Trtllm final : public EngineRules {
   // The serving simulator models its capacity and micro-batch schedulers (serving.cpp
   // schedule_trtllm, docs/trtllm-scheduler.md).
   bool simulated() const override { return true; }
+  // Its disaggregated serving (trtllm-serve disaggregated, context first): the serving simulator
+  // runs its generation side's order (simulator/serving/src/engines/trtllm.cpp remote_kv).
+  std::optional<Refusal> disaggregation_refusal() const override { return std::nullopt; }
   bool prefix_cache_simulated() const override { return false; }
 };
 

@@ -183,7 +183,7 @@ double Driver::preallocated(std::uint32_t i, double t, std::uint64_t bytes_per_r
 // at once and the decode replica preallocates first.
 void Driver::route_arrival(std::uint32_t i, double t) {
   arrival_s_ = std::min(arrival_s_, t);
-  if (decode_.front().refuses(i) || prefill_.front().refuses(i)) {
+  if (decode_.front().refuses(i, /*remote=*/true) || prefill_.front().refuses(i)) {
     for (auto j : next_[i])
       events_.push({std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s), 0, j});
     return;

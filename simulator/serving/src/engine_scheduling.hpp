@@ -33,6 +33,9 @@ enum class RemoteKv {
   // SGLang's: on arrival, before the prefill may start (the prefill waits for them); the first
   // token comes from the prefill side with the KV, and the request decodes its second at once.
   before_prefill,
+  // TensorRT-LLM's: after the prefill (the generation request follows the context response),
+  // when its capacity scheduler admits it; the first token comes with the KV, as SGLang's.
+  after_prefill_token_sent,
 };
 
 // The GPU families whose measured front-end times differ (step_time.cpp).

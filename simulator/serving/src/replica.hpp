@@ -63,8 +63,9 @@ class Replica {
   Replica(Replica&&) noexcept;
   Replica& operator=(Replica&&) = delete;
 
-  // True when the engine refuses request i on arrival (prompt + output over max_model_len).
-  bool refuses(std::uint32_t i) const;
+  // True when the engine refuses request i on arrival (prompt + output over max_model_len; a
+  // local request also by the engine's own rules, e.g. TensorRT-LLM's max_num_tokens).
+  bool refuses(std::uint32_t i, bool remote = false) const;
   // Prompt tokens of request i its prefix cache holds now (whole blocks from the start); 0
   // without prefix caching.
   std::uint64_t cached_prefix(std::uint32_t i) const;

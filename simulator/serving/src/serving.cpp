@@ -244,8 +244,14 @@ class Scheduler {
 
   SimResult run();
   // Replica's interface (replica.hpp).
-  bool refused_on_arrival(const SimRequest& r) const;
-  bool refused(std::uint32_t i) const { return refused_on_arrival(*seqs_[i].req); }
+  // remote: its prompt is computed elsewhere (a disaggregated decode side), so only the
+  // context limit applies (TensorRT-LLM skips its max_num_tokens check for generation-only
+  // requests: tensorrt_llm/llmapi/llm.py@4c05a74891e4df8066f08ed4ce14b0972abe4e25
+  // _check_arguments, "Skip check for gen-only requests").
+  bool refused_on_arrival(const SimRequest& r, bool remote = false) const;
+  bool refused(std::uint32_t i, bool remote) const {
+    return refused_on_arrival(*seqs_[i].req, remote);
+  }
   // Tokens of request i's prompt this replica's prefix cache holds now (GPU blocks, whole
   // blocks from the start, at most prompt − 1 tokens as a hit counts them); 0 without caching.
   std::uint64_t cached_prefix(std::uint32_t i) const {
@@ -328,8 +334,10 @@ class Scheduler {
   void schedule_vllm(double& load_s);
   void schedule_sglang(double& load_s);
   void schedule_trtllm();
-  std::vector<std::uint32_t> trtllm_no_evict();
-  std::vector<std::uint32_t> trtllm_max_utilization();
+  // Each returns the requests that run this step and fills `gen_init` with the remote requests
+  // (a disaggregated generation server's DISAGG_GENERATION_INIT) whose blocks it admits.
+  std::vector<std::uint32_t> trtllm_no_evict(std::vector<std::uint32_t>& gen_init);
+  std::vector<std::uint32_t> trtllm_max_utilization(std::vector<std::uint32_t>& gen_init);
   void trtllm_micro_batch(const std::vector<std::uint32_t>& fitting);
   void trtllm_run(std::uint32_t i, std::uint64_t n);
   // TensorRT-LLM's block counts for one sequence (one window of max_seq_len, beam 1): the blocks
@@ -666,8 +674,10 @@ void Scheduler::preallocate() {
 }
 
 // A request whose KV arrived from the prefill side with its first token (RemoteKv::
-// before_prefill): SGLang's decode loop merges it into the running batch and streams that token
-// before its next decode step (process_batch_result_prebuilt); the step decodes its second.
+// before_prefill, after_prefill_token_sent): SGLang's decode loop merges it into the running
+// batch and streams that token before its next decode step (process_batch_result_prebuilt);
+// TensorRT-LLM's generation server streams it before the step's forward pass
+// (_handle_first_token_response). The step decodes its second.
 void Scheduler::take_prebuilt(std::uint32_t i, double t) {
   Seq& s = seqs_[i];
   s.kv = Kv::local;
@@ -675,12 +685,16 @@ void Scheduler::take_prebuilt(std::uint32_t i, double t) {
   s.admitted = true;
   if (s.scheduled < 0) s.scheduled = t;
   --receiving_;
+  // TensorRT-LLM's active list kept it while its cache was pulled; SGLang's running batch takes
+  // it now.
+  const bool listed = std::find(running_.begin(), running_.end(), i) != running_.end();
   if (emit_token(i, 1, t)) {
     ++finished_;
+    if (listed) std::erase(running_, i);
     return;
   }
   s.slot = slot_;
-  running_.push_back(i);
+  if (!listed) running_.push_back(i);
 }
 
 // A request whose KV arrived: every prompt token but the last is computed; it runs that one,
@@ -783,9 +797,14 @@ void Scheduler::schedule_trtllm() {
     running_.push_back(waiting_.front());
     waiting_.pop_front();
   }
+  std::vector<std::uint32_t> gen_init;
   const auto fitting = cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict
-                           ? trtllm_no_evict()
-                           : trtllm_max_utilization();
+                           ? trtllm_no_evict(gen_init)
+                           : trtllm_max_utilization(gen_init);
+  // _prepare_disagg_gen_init: the admitted generation-only requests get their prompt's blocks
+  // and pull the cache (resource_manager.py prepare_resources: add_sequence(prompt_len)); they
+  // stay in the active list and join a step when the transfer is complete (take_ready).
+  for (auto i : gen_init) start_receive(i);
   trtllm_micro_batch(fitting);
 }
 
@@ -806,18 +825,35 @@ std::uint64_t Scheduler::trtllm_one_step(const Seq& s) const { return trtllm_tar
 // (prompt + max_new_tokens, less what it holds) are set aside; then the others (contexts, new
 // or part-computed) in list order while their own blocks to completion fit what is left; the
 // first that does not fit stops the pass (head of line). At most max_batch_size requests.
-std::vector<std::uint32_t> Scheduler::trtllm_no_evict() {
-  std::vector<std::uint32_t> fit, pending;
+// A disaggregated generation server's remote requests: those whose cache is being pulled are
+// skipped (their prompt blocks are held, their decode blocks not set aside), those waiting for
+// blocks go before the contexts, each needing its blocks to completion; the first that does not
+// fit stops them, not the contexts (capacityScheduler.cpp@02a10fed0dbf5db74c7da035be9c5fbef6d2df7a
+// GuaranteedNoEvictScheduler::impl, pendingDisGenInitRequests).
+std::vector<std::uint32_t> Scheduler::trtllm_no_evict(std::vector<std::uint32_t>& gen_init) {
+  std::vector<std::uint32_t> fit, pending, remote;
   auto avail = static_cast<std::int64_t>(blocks_.free_units());
   for (auto i : running_) {
     if (fit.size() >= max_running_) break;
     const Seq& s = seqs_[i];
+    if (s.kv == Kv::receiving) continue;
+    if (s.kv == Kv::awaiting) {
+      remote.push_back(i);
+      continue;
+    }
     if (prefilling(s)) {
       pending.push_back(i);
       continue;
     }
     fit.push_back(i);
     avail -= static_cast<std::int64_t>(trtllm_total(s) - s.held);
+  }
+  for (auto i : remote) {
+    if (fit.size() + gen_init.size() >= max_running_) break;
+    const auto need = static_cast<std::int64_t>(trtllm_total(seqs_[i]));
+    if (need > avail) break;
+    gen_init.push_back(i);
+    avail -= need;
   }
   for (auto i : pending) {
     if (fit.size() >= max_running_) break;
@@ -836,20 +872,36 @@ std::vector<std::uint32_t> Scheduler::trtllm_no_evict() {
 // one is paused and this one tried again; with none started there, the pass stops. A paused
 // request frees its blocks and later recomputes its prompt and outputs as a new context
 // (LlmRequest::pause: the generated tokens join the prompt), keeping its place in the list.
-std::vector<std::uint32_t> Scheduler::trtllm_max_utilization() {
+// A remote request waiting for blocks needs its prompt's (getNeededBlocksOneStep); one whose
+// cache is being pulled is skipped, and neither is paused. Where a remote request does not fit,
+// the pass stops (the pause of a later started request to make room is not modelled for it).
+std::vector<std::uint32_t> Scheduler::trtllm_max_utilization(std::vector<std::uint32_t>& gen_init) {
   std::vector<std::uint32_t> fit;
   std::uint64_t scheduled = 0;
   std::size_t end = running_.size();
   for (std::size_t k = 0; k < end;) {
     const Seq& s = seqs_[running_[k]];
+    if (s.kv == Kv::receiving) {
+      ++k;
+      continue;
+    }
+    if (s.kv == Kv::awaiting) {
+      const std::uint64_t need = units(0, s.req->prompt_tokens, s);
+      if (fit.size() + gen_init.size() >= max_running_ || scheduled + need > blocks_.free_units())
+        break;
+      scheduled += need;
+      gen_init.push_back(running_[k++]);
+      continue;
+    }
     const std::uint64_t need = trtllm_one_step(s);
-    if (fit.size() < max_running_ && scheduled + need <= blocks_.free_units()) {
+    if (fit.size() + gen_init.size() < max_running_ && scheduled + need <= blocks_.free_units()) {
       scheduled += need;
       fit.push_back(running_[k++]);
       continue;
     }
     std::size_t j = end;
-    while (j > k && seqs_[running_[j - 1]].held == 0) --j;
+    while (j > k && (seqs_[running_[j - 1]].held == 0 || seqs_[running_[j - 1]].kv != Kv::local))
+      --j;
     if (j == k) break;
     drop_for_recompute(running_[j - 1]);  // paused: it stays in the active list
     end = j - 1;
@@ -949,9 +1001,9 @@ void Scheduler::sample_until(double t) {
 
 // Refused on arrival: prompt + output over max_model_len (vLLM's and SGLang's check; for
 // TensorRT-LLM, max_seq_len), and what the engine refuses besides (EngineScheduling).
-bool Scheduler::refused_on_arrival(const SimRequest& r) const {
+bool Scheduler::refused_on_arrival(const SimRequest& r, bool remote) const {
   if (add(r.prompt_tokens, r.output_tokens) > cfg_.plan.context) return true;
-  return engine_.refuses_on_arrival(cfg_, r);
+  return !remote && engine_.refuses_on_arrival(cfg_, r);
 }
 
 // Transfers done by the cutoff (replica.hpp). SGLang's decode loop polls them on every pass
@@ -963,7 +1015,7 @@ void Scheduler::take_ready(double cutoff, double t) {
   while (!ready_.empty() && ready_.top().first <= cutoff) {
     const auto i = ready_.top().second;
     ready_.pop();
-    if (engine_.remote_kv() == RemoteKv::before_prefill) {
+    if (engine_.remote_kv() != RemoteKv::after_prefill) {
       take_prebuilt(i, t);
       continue;
     }
@@ -984,7 +1036,7 @@ void Scheduler::admit(double cutoff, double t) {
   while (!arrivals_.empty() && arrivals_.top().first <= cutoff) {
     const auto i = arrivals_.top().second;
     arrivals_.pop();
-    if (refused_on_arrival(*seqs_[i].req)) {
+    if (refused_on_arrival(*seqs_[i].req, seqs_[i].kv != Kv::local)) {
       // Refused: its later turns arrive as if it had finished on arrival.
       for (auto j : next_[i])
         arrive(j, std::max(w_.requests[j].arrival_s, seqs_[i].arrival + w_.requests[j].think_s));
@@ -1529,7 +1581,7 @@ Replica::Replica(const KvPool& pool, const ServingConfig& cfg, const StepTimer& 
 Replica::~Replica() = default;
 Replica::Replica(Replica&&) noexcept = default;
 
-bool Replica::refuses(std::uint32_t i) const { return s_->refused(i); }
+bool Replica::refuses(std::uint32_t i, bool remote) const { return s_->refused(i, remote); }
 std::uint64_t Replica::cached_prefix(std::uint32_t i) const { return s_->cached_prefix(i); }
 void Replica::arrive(std::uint32_t i, double t) { s_->arrive(i, t); }
 void Replica::arrive_remote(std::uint32_t i, double t) { s_->arrive_remote(i, t); }

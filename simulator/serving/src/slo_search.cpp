@@ -427,6 +427,13 @@ std::vector<SloRow> slo_search(const ModelSpec& model, const Workload& workload,
   if (in.disaggregated)
     if (const auto no = engine_rules(in.base.plan).disaggregation_refusal())
       throw Error("--slo", "engine", no->message);
+  // TensorRT-LLM's disaggregated launch is a trtllm-serve disaggregated YAML kvplan does not
+  // write: its layouts are simulated (simulate --prefill-replicas), not searched.
+  if (in.disaggregated && in.base.plan.engine == Engine::trtllm)
+    throw Error("--slo", "engine",
+                "plan --slo --disaggregated writes vLLM and SGLang launch lines; TensorRT-LLM's "
+                "(trtllm-serve disaggregated and its YAML) are not written: simulate a layout "
+                "with kvplan simulate --engine trtllm --prefill-replicas");
   if (in.disaggregated) {  // the link's numbers once, not as every line's reason
     DisaggConfig c;
     c.link.name = "custom";

@@ -55,6 +55,16 @@ class TrtllmScheduling final : public EngineScheduling {
   bool refuses_on_arrival(const ServingConfig& cfg, const SimRequest& r) const override {
     return !cfg.enable_chunked_context && r.prompt_tokens > cfg.max_num_batched_tokens;
   }
+  // Disaggregated serving, context first (the default schedule style): the disagg server sends
+  // the generation request when the context server has answered
+  // (tensorrt_llm/serve/openai_disagg_service.py@00bb903d965ffe9710a457d5848065d7d1b8f60a
+  // _send_disagg_request_ctx_first); the generation server's capacity scheduler admits it
+  // (DISAGG_GENERATION_INIT), its prompt's blocks are allocated and the cache pulled; with the
+  // transfer complete, the request joins the generation batch with the context server's first
+  // token (first_gen_tokens), which is streamed before that step's forward pass
+  // (_torch/pyexecutor/py_executor.py@00bb903d _prepare_disagg_gen_transmission_complete,
+  // _handle_first_token_response).
+  RemoteKv remote_kv() const override { return RemoteKv::after_prefill_token_sent; }
   std::string arrival_refusal(const ServingConfig& cfg) const override {
     return cfg.enable_chunked_context ? "" : "a prompt > max_num_tokens without chunked context";
   }
