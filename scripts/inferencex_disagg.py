@@ -546,7 +546,7 @@ def why_not(row):
                     "recipe not tied to the row")
         return f"SGLang on {row['system']}: recipes not mapped yet"
     if row["backend"] != "vllm":
-        return f"{row['backend']} disaggregation is not modelled (docs/disagg.md)"
+        return f"{row['backend']}: the recipes are not mapped yet"
     if not concurrency(row):
         return "the client's concurrency is not stated (NVIDIA gap-analysis rows; settings unpublished)"
     if (config_id(row), int(row["isl"])) not in RECIPES:
