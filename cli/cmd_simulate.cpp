@@ -238,12 +238,21 @@ DeploymentRequest deployment_request(const SimulateFlags& f, const po::variables
   if (const SimulateFlags::Side* s = f.side) {  // one side of a disaggregated run
     req.side_flag_prefix = "--" + s->name + "-";
     req.side_engine_options = s->engine_options;
-    if (s->seqs_given)
-      req.max_num_seqs = s->seqs,
+    // The side's value replaces the shared one, under whichever name that was given
+    // (TensorRT-LLM's --max-batch-size and --max-num-tokens included).
+    const auto drop_named = [&](const char* flag) {
+      std::erase_if(req.engine_named, [&](const auto& n) { return n.flag == flag; });
+    };
+    if (s->seqs_given) {
+      drop_named("--max-batch-size");
+      req.max_num_seqs = s->seqs;
       req.setting_names.max_num_seqs = req.side_flag_prefix + "max-num-seqs";
-    if (s->mnbt_given)
-      req.max_num_batched_tokens = s->mnbt,
+    }
+    if (s->mnbt_given) {
+      drop_named("--max-num-tokens");
+      req.max_num_batched_tokens = s->mnbt;
       req.setting_names.max_num_batched_tokens = req.side_flag_prefix + "max-num-batched-tokens";
+    }
     if (s->util_given) req.memory_fraction = s->util, req.side_memory_fraction = true;
   }
   return req;

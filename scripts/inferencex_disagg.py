@@ -56,6 +56,32 @@ MTP decode sides) is not modelled for SGLang: those rows are not expressible. Ea
 DeepSeek is a train model of the aggregated fit (scripts/inferencex.py); nothing was fitted on any
 disaggregated row.
 
+TensorRT-LLM rows (since 2026-12-06; docs/disagg.md "TensorRT-LLM's path"): the DeepSeek-R1
+(-0528) rows on H200, B200, B300 and H100 under Dynamo 0.8.1 with TensorRT-LLM workers
+(python3 -m dynamo.trtllm --disaggregation-mode prefill|decode behind dynamo.frontend, which sends
+a request to a context worker first, then to a generation worker). Each group is one recipe of
+the same branch, read at the last commit of sa-submission-q1-2026 before the sweep's InferenceX
+merge (csahithi/srt-slurm keeps that history; most are byte-identical at NVIDIA/srt-slurm@
+5063eb43). Rows are tied as for SGLang; "inferred (measured TPOT)" marks the ties that used the
+measured latencies. Recipes with MTP (speculative_config, on both sides) are not expressible.
+Each side (ctx = prefill, gen = decode) maps as:
+* workers x attention_dp_size replicas with enable_attention_dp (--*-tp 1,
+  --*-engine-option attention_dp=N, moe_ep_size=moe_expert_parallel_size above 1), else
+  workers replicas at tensor_parallel_size, enable_expert_parallel=true where
+  moe_expert_parallel_size = tensor_parallel_size (MoE TP otherwise);
+* --*-max-num-seqs max_batch_size and --*-max-num-batched-tokens max_num_tokens, each per rank
+  (TensorRT-LLM's attention DP ranks each run a batch of their own);
+* --*-gpu-memory-utilization kv_cache_config.free_gpu_memory_fraction (kvplan's TensorRT-LLM
+  rules apply it to the memory free after the weights); --kv-dtype fp8 (every recipe);
+  --max-model-len the generation side's max_seq_len (the context side's covers prompt + 1);
+  --enable-chunked-context where the context side sets enable_chunked_prefill;
+  --capacity-scheduler-policy guaranteed_no_evict (no recipe sets scheduler_config);
+* link: ndr400 on H100, H200 and B200 nodes (one ConnectX-7 a GPU), xdr800 on B300 nodes (one
+  ConnectX-8 SuperNIC a GPU, up to 800 Gb/s: https://www.nvidia.com/en-us/data-center/dgx-b300/);
+  routing round_robin (dynamo.frontend without router arguments).
+Not modelled: the overlap scheduler setting (disable_overlap_scheduler), CUDA graph batch sizes,
+the MoE backend, and the transceiver's max_tokens_in_buffer.
+
     python3 scripts/inferencex_disagg.py                  # the report, on stdout
     python3 scripts/inferencex_disagg.py --csv rows.csv   # and every row's figures
 
@@ -476,6 +502,1238 @@ SGLANG_MODELS = {("deepseek-ai/DeepSeek-R1", "fp8"): "deepseek-r1",
 SGLANG_GPUS = {"h200_sxm": "h200-141gb", "b200_sxm": "b200"}
 SGLANG_OF = {rid: g for g in SGLANG_RECIPES for rid in g["rows"]}
 
+# TensorRT-LLM groups (module docstring): ctx / gen as (workers, tensor_parallel_size,
+# attention_dp_size with enable_attention_dp else 1, moe_expert_parallel_size, max_batch_size,
+# max_num_tokens, max_seq_len, free_gpu_memory_fraction, KV dtype, enable_chunked_prefill).
+TRTLLM_RECIPES = [
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c1_ctx1_gen9_tep8_batch1_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 1, 1, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c11_tp8_0_ep8_0_672': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c4_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c36_tp8_0_ep8_0_667': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c36_cfg303': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c8_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c72_tp8_0_ep8_0_655': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c72_cfg303': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c16_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c144_tp8_0_ep8_0_651': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c144_cfg303': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c32_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c288_tp8_0_ep8_0_645': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c288_cfg303': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c64_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c576_tp8_0_ep8_0_648': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c576_cfg303': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c128_ctx1_gen9_dep8_batch512_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 8, 8, 512, 512, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c1152_tp8_0_ep8_0_673': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c256_ctx1_gen6_dep8_batch512_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (6, 8, 8, 8, 512, 512, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c1536_tp8_0_ep8_0_669': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c512_ctx2_gen7_dep8_batch512_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (2, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (7, 8, 8, 8, 512, 512, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c3584_tp8_0_ep8_0_658': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c1_ctx1_gen7_tep8_batch1_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (7, 8, 1, 8, 1, 1, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c9_tp8_0_ep8_0_662': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c4_ctx1_gen7_tep8_batch32_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (7, 8, 1, 8, 32, 32, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c28_tp8_0_ep8_0_656': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c16_ctx1_gen3_tep8_batch32_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (3, 8, 1, 8, 32, 32, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c48_tp8_0_ep8_0_646': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c128_ctx1_gen1_dep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 256, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_0_ep8_0_670': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c128_cfg291': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c32_ctx2_gen5_tep8_batch128_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (2, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (5, 8, 1, 8, 128, 128, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c160_tp8_0_ep8_0_666': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c64_ctx2_gen3_dep8_batch128_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (2, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (3, 8, 8, 8, 128, 128, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c192_tp8_0_ep8_0_660': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c192_cfg325': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c512_ctx3_gen1_dep8_batch512_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (3, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 512, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c512_tp8_0_ep8_0_650': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c512_cfg334': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c256_ctx5_gen3_dep8_batch256_eplb0_mtp0.yaml@b92b1f60608bf35331591e4ccac7882b7f3748aa',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@49f8ceee075fdf935f179ccf639c61b1a5c119d9",
+        "ctx": (5, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (3, 8, 8, 8, 256, 256, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c768_tp8_0_ep8_0_663': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c768_cfg294': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c1_ctx1_gen9_tep8_batch1_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 1, 1, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c11_tp8_0_ep8_0_399': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c11_tp8_ep8_1823': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c4_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c36_tp8_0_ep8_0_368': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c36_tp8_ep8_1576': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c36_cfg590': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c8_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c72_tp8_0_ep8_0_434': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c72_tp8_ep8_1250': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c72_cfg590': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c16_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c144_tp8_0_ep8_0_426': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c144_cfg590': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c32_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c288_tp8_0_ep8_0_353': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c288_tp8_ep8_1249': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c288_cfg590': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c64_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 1, 8, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c576_tp8_0_ep8_0_410': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c576_tp8_ep8_1519': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c576_cfg590': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c128_ctx1_gen9_dep8_batch512_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (9, 8, 8, 8, 512, 512, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c1152_tp8_0_ep8_0_406': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c1152_tp8_ep8_1539': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c1152_cfg321': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c256_ctx1_gen6_dep8_batch512_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (6, 8, 8, 8, 512, 512, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c1536_tp8_0_ep8_0_409': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c1536_tp8_ep8_1545': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c1536_cfg336': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/1k1k/stp/c512_ctx2_gen7_dep8_batch512_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (2, 8, 8, 8, 8, 8192, 1064, 0.6, 'fp8', False),
+        "gen": (7, 8, 8, 8, 512, 512, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c3584_tp8_0_ep8_0_414': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c3584_tp8_ep8_1541': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_1024x1024_c3584_cfg328': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c1_ctx1_gen7_tep8_batch1_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (7, 8, 1, 8, 1, 1, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c9_tp8_0_ep8_0_448': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c4_ctx1_gen7_tep8_batch32_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (7, 8, 1, 8, 32, 32, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c28_tp8_0_ep8_0_388': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c28_cfg297': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c16_ctx1_gen3_tep8_batch32_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (3, 8, 1, 8, 32, 32, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c48_tp8_0_ep8_0_357': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c48_cfg347': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c8_ctx1_gen6_tep8_batch16_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (6, 8, 1, 8, 16, 16, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c48_tp8_ep8_1542': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c48_cfg301': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c128_ctx1_gen1_dep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 256, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_0_ep8_0_395': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_ep8_1238': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c128_cfg675': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c32_ctx2_gen5_tep8_batch128_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (2, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (5, 8, 1, 8, 128, 128, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c160_tp8_0_ep8_0_427': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c160_tp8_ep8_1239': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c160_cfg305': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c64_ctx2_gen3_dep8_batch128_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (2, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (3, 8, 8, 8, 128, 128, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c192_tp8_0_ep8_0_443': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c192_tp8_ep8_1540': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c192_cfg674': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c512_ctx3_gen1_dep8_batch512_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (3, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 512, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c512_tp8_0_ep8_0_370': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c512_tp8_ep8_1543': 'db-layout+stp',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c512_cfg673': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h200/8k1k/stp/c256_ctx5_gen3_dep8_batch256_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-h200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (5, 8, 1, 8, 2, 16640, 8232, 0.85, 'fp8', False),
+        "gen": (3, 8, 8, 8, 256, 256, 9256, 0.85, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c768_tp8_0_ep8_0_405': 'exact',
+            '2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_disagg_8192x1024_c768_tp8_ep8_1828': 'exact',
+            'dsr1_h200_trtllm_fp8_disagg_8192x1024_c768_cfg679': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/1k1k/stp/ctx1_gen5_tep8_batch1_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (5, 8, 1, 8, 1, 1, 2068, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c6_tp4_0_ep4_0_1161': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c6_tp4_ep4_1528': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/1k1k/stp/ctx1_gen5_tep8_batch32_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (5, 8, 1, 8, 32, 32, 2068, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c10_tp4_0_ep4_0_1152': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c15_tp4_0_ep4_0_1153': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c180_tp4_0_ep4_0_1155': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c25_tp4_0_ep4_0_1151': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c45_tp4_0_ep4_0_1154': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c90_tp4_0_ep4_0_1150': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c15_tp4_ep4_1256': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c180_tp4_ep4_1255': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c25_tp4_ep4_1257': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c45_tp4_ep4_1258': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c90_tp4_ep4_1259': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c10_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c15_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c180_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c25_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c45_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c90_cfg320': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/1k1k/stp/ctx1_gen6_tep8_batch64_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (6, 8, 1, 8, 64, 64, 2068, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c450_tp4_0_ep4_0_1170': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c450_tp4_ep4_1533': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c450_cfg335': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/1k1k/stp/ctx1_gen5_dep8_batch32_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (5, 8, 8, 8, 32, 32, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c1365_tp4_0_ep4_0_1167': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c1365_tp4_ep4_1555': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/1k1k/stp/ctx1_gen2_dep8_batch128_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (2, 8, 8, 8, 128, 128, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c2192_tp4_0_ep4_0_1180': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c2192_tp4_ep4_1556': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c2192_cfg346': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/1k1k/stp/ctx1_gen1_dep8_batch512_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 512, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c4096_tp4_0_ep4_0_1166': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_1024x1024_c4096_tp4_ep4_1524': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_1024x1024_c4096_cfg309': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/8k1k/stp/ctx1_gen5_tep8_batch1_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (5, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c6_tp4_0_ep4_0_1139': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c6_tp4_ep4_1557': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/8k1k/stp/ctx1_gen5_tep8_batch8_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (1, 4, 4, 4, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (5, 8, 1, 8, 16, 16, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c100_tp4_0_ep4_0_1140': 'exact',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c10_tp4_0_ep4_0_1144': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c15_tp4_0_ep4_0_1141': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c25_tp4_0_ep4_0_1142': 'exact',
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c50_tp4_0_ep4_0_1143': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c100_tp4_ep4_1580': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c10_tp4_ep4_1272': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c25_tp4_ep4_1273': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c50_tp4_ep4_1274': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_8192x1024_c100_cfg320': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_8192x1024_c10_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_8192x1024_c15_cfg320': 'db-layout+stp',
+            'dsr1_b200_trtllm_fp4_disagg_8192x1024_c25_cfg320': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_8192x1024_c50_cfg320': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/8k1k/stp/ctx2_gen5_tep8_batch64_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (2, 4, 4, 4, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (5, 8, 1, 8, 64, 64, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c370_tp4_0_ep4_0_1149': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c370_tp4_ep4_1211': 'exact',
+            'dsr1_b200_trtllm_fp4_disagg_8192x1024_c370_cfg315': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/8k1k/stp/ctx4_gen3_dep8_batch32_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (4, 4, 4, 4, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (3, 8, 8, 8, 32, 32, 9256, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c837_tp4_0_ep4_0_1147': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c837_tp4_ep4_1245': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/8k1k/stp/ctx4_gen1_dep8_batch192_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (4, 4, 4, 4, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (1, 8, 8, 8, 192, 192, 9256, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c1606_tp4_0_ep4_0_1178': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c1606_tp4_ep4_1579': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp4/8k1k/stp/ctx7_gen2_dep8_batch128_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b200-dynamo-trt in .github/configs/nvidia-master.yaml@efe2f531c5959cdb407996b70a1beb1a01855a24",
+        "ctx": (7, 4, 4, 4, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (2, 8, 8, 8, 128, 128, 9256, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c2222_tp4_0_ep4_0_1169': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_disagg_8192x1024_c2222_tp4_ep4_1527': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen3_tp8_batch1024_eplb0_mtp0_4.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 1, 1, 1, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c4_tp8_0_ep8_0_727': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen3_tp8_batch1024_eplb0_mtp0_32.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 1, 12, 12, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c32_tp8_0_ep8_0_740': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen3_tp8_batch1024_eplb0_mtp0_128.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 1, 1024, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c128_tp8_0_ep8_0_721': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen5_dep8_batch48_eplb0_mtp0_1920.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (5, 8, 8, 8, 48, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c1920_tp8_0_ep8_0_738': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen1_dep8_batch512_eplb0_mtp0_4096.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c4096_tp8_0_ep8_0_743': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx2_gen5_dep8_batch128_eplb0_mtp0_5152.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (2, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (5, 8, 8, 8, 128, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c5152_tp8_0_ep8_0_723': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen1_tp8_batch1_eplb0_mtp0_1.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 1, 1, 64, 8320, 8320, 0.8, 'fp8', False),
+        "gen": (1, 8, 1, 1, 1, 1, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c1_tp8_0_ep8_0_726': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c1_tp8_ep8_1795': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c1_cfg556': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen4_tp8_batch32_eplb0_mtp0_32.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (4, 8, 1, 1, 8, 8, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c32_tp8_0_ep8_0_739': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c32_tp8_ep8_1784': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c32_cfg553': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen6_tp8_batch16_eplb0_mtp0_96.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (6, 8, 1, 1, 16, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c96_tp8_0_ep8_0_735': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c96_tp8_ep8_1792': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c96_cfg554': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen1_dep8_batch128_eplb0_mtp0_128.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 128, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_ep8_1796': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c128_cfg549': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen2_dep8_batch64_eplb0_mtp0_128.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (2, 8, 8, 8, 64, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c128_cfg566': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen4_tp8_batch32_eplb0_mtp0_128.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (4, 8, 1, 1, 32, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_0_ep8_0_725': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c128_cfg553': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen1_dep8_batch256_eplb0_mtp0_256.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c256_tp8_0_ep8_0_729': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c256_tp8_ep8_1797': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c256_cfg549': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx2_gen1_dep8_batch640_eplb0_mtp0_640.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@81f636de2895d9cd1208e04cc50214fd592e2be8",
+        "ctx": (2, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 640, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c640_tp8_0_ep8_0_719': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c640_tp8_ep8_1794': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c640_cfg555': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen3_tp8_batch1024_eplb0_mtp0_4.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 1, 1, 1, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c4_tp8_0_ep8_0_387': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c4_tp8_ep8_1793': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen3_tp8_batch1024_eplb0_mtp0_32.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 1, 12, 12, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c32_tp8_0_ep8_0_446': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c32_tp8_ep8_1782': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen3_tp8_batch1024_eplb0_mtp0_128.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 1, 1024, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c128_tp8_0_ep8_0_458': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c128_tp8_ep8_1800': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen5_dep8_batch48_eplb0_mtp0_1920.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (5, 8, 8, 8, 48, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c1920_tp8_0_ep8_0_364': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c1920_tp8_ep8_1805': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_1024x1024_c1920_cfg564': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx1_gen1_dep8_batch512_eplb0_mtp0_4096.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 8, 16, 16384, 1152, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c4096_tp8_0_ep8_0_407': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c4096_tp8_ep8_1509': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_1024x1024_c4096_cfg549': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/1k1k/stp/ctx2_gen5_dep8_batch128_eplb0_mtp0_5152.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (2, 8, 8, 8, 16, 16384, 1152, 0.4, 'fp8', False),
+        "gen": (5, 8, 8, 8, 128, 4096, 2176, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c5152_tp8_0_ep8_0_447': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_1024x1024_c5152_tp8_ep8_1803': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen1_tp8_batch1_eplb0_mtp0_1.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 1, 1, 64, 8320, 8320, 0.8, 'fp8', False),
+        "gen": (1, 8, 1, 1, 1, 1, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c1_tp8_0_ep1_0_358': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c1_tp8_ep1_1948': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c1_cfg662': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen4_tp8_batch32_eplb0_mtp0_32.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (4, 8, 1, 1, 8, 8, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c32_tp8_0_ep1_0_432': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c32_tp8_ep1_1947': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c32_cfg661': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen6_tp8_batch16_eplb0_mtp0_96.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (6, 8, 1, 1, 16, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c96_tp8_0_ep1_0_393': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c96_tp8_ep1_1964': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c96_cfg669': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen1_dep8_batch128_eplb0_mtp0_128.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 128, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_ep1_1434': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c128_cfg666': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen2_dep8_batch64_eplb0_mtp0_128.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (2, 8, 8, 8, 64, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c128_tp8_0_ep1_0_372': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c128_cfg670': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen4_tp8_batch32_eplb0_mtp0_128.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (4, 8, 1, 1, 32, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c128_cfg661': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx1_gen1_dep8_batch256_eplb0_mtp0_256.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (1, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c256_tp8_0_ep1_0_377': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c256_tp8_ep1_1956': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c256_cfg666': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b200-fp8/8k1k/stp/ctx2_gen1_dep8_batch640_eplb0_mtp0_640.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": "dsr1-fp8-b200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115",
+        "ctx": (2, 8, 8, 1, 1, 8320, 8320, 0.2, 'fp8', False),
+        "gen": (1, 8, 8, 8, 640, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c640_tp8_0_ep1_0_418': 'exact',
+            '2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_disagg_8192x1024_c640_tp8_ep1_1955': 'exact',
+            'dsr1_b200_trtllm_fp8_disagg_8192x1024_c640_cfg667': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx1_gen5_tep4_batch4_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (5, 4, 1, 4, 4, 4, 2068, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c10_tp2_0_ep2_0_1219': 'inferred (measured TPOT)',
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c15_tp2_0_ep2_0_1218': 'exact',
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c25_tp2_0_ep2_0_1220': 'inferred (measured TPOT)',
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c5_tp2_0_ep2_0_1217': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c15_tp2_ep2_1243': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c25_tp2_ep2_1244': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c5_tp2_ep2_1546': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 2068, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c6_tp2_0_ep2_0_1232': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c6_tp2_ep2_1551': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx1_gen5_tep8_batch64_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (5, 8, 1, 8, 64, 64, 2068, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c110_tp2_0_ep2_0_1203': 'exact',
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c195_tp2_0_ep2_0_1202': 'exact',
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c395_tp2_0_ep2_0_1205': 'exact',
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c60_tp2_0_ep2_0_1204': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c110_tp2_ep2_1535': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c195_tp2_ep2_1242': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c395_tp2_ep2_1240': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c60_tp2_ep2_1241': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx1_gen2_dep8_batch64_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (2, 8, 8, 8, 64, 64, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c1176_tp2_0_ep2_0_1216': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c1176_tp2_ep2_2009': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx2_gen1_dep8_batch512_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (2, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 512, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c4405_tp2_0_ep2_0_1221': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c4405_tp2_ep2_1536': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx3_gen2_dep8_batch256_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (3, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (2, 8, 8, 8, 256, 256, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c4611_tp2_0_ep2_0_1223': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c4611_tp2_ep2_1548': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/1k1k/stp/ctx3_gen1_dep8_batch1024_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (3, 2, 2, 2, 8, 10240, 1044, 0.75, 'fp8', False),
+        "gen": (1, 8, 8, 8, 1024, 1024, 2068, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c8192_tp2_0_ep2_0_1211': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_1024x1024_c8192_tp2_ep2_2008': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx1_gen3_tep8_batch1_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (3, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c4_tp2_0_ep2_0_1210': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c4_tp2_ep2_2010': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx1_gen4_tep4_batch2_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (4, 4, 1, 4, 2, 2, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c12_tp2_0_ep2_0_1215': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c12_tp2_ep2_1265': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx1_gen3_tep8_batch16_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (3, 8, 1, 8, 16, 16, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c63_tp2_0_ep2_0_1231': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c63_tp2_ep2_1247': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx1_gen3_tep4_batch32_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (1, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (3, 4, 1, 4, 32, 32, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c105_tp2_0_ep2_0_1234': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c105_tp2_ep2_2015': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx5_gen2_dep8_batch32_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (5, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (2, 8, 8, 8, 32, 32, 9256, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c589_tp2_0_ep2_0_1230': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c589_tp2_ep2_1561': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx6_gen1_dep8_batch128_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (6, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (1, 8, 8, 8, 128, 128, 9256, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c1093_tp2_0_ep2_0_1212': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c1093_tp2_ep2_1520': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp4/8k1k/stp/ctx8_gen1_dep8_batch256_eplb0_mtp0.yaml@d2f5af03b5b161e9dc0e5895e595796ca63b40b2',
+        "config": "dsr1-fp4-b300-dynamo-trt in .github/configs/nvidia-master.yaml@4248627907467b7e8e54840b581b8db311fa2665",
+        "ctx": (8, 2, 2, 2, 2, 16896, 8232, 0.75, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 256, 9256, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c2048_tp2_0_ep2_0_1201': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c2048_tp2_ep2_1568': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen8_tp8_batch64_eplb0_mtp0_12.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@04b564b3942aaa8a958fa1d988759c778261e2f4",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (8, 8, 1, 1, 64, 64, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c12_tp4_0_ep1_0_879': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c12_tp4_ep1_1728': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/8k1k/stp/ctx1_gen8_tp8_batch2_eplb0_mtp0_16.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@04b564b3942aaa8a958fa1d988759c778261e2f4",
+        "ctx": (1, 4, 4, 1, 8, 8320, 8320, 0.6, 'fp8', False),
+        "gen": (8, 8, 1, 1, 2, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c16_tp4_0_ep1_0_881': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c16_tp4_ep1_1692': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen8_tp8_batch64_eplb0_mtp0_12.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (8, 8, 1, 1, 1, 1, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c10_tp4_0_ep1_0_756': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen8_tp8_batch64_eplb0_mtp0_128.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (8, 8, 1, 1, 64, 64, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c128_tp4_0_ep1_0_755': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c128_tp4_ep1_1694': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen8_tp8_batch64_eplb0_mtp0_384.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (8, 8, 1, 1, 64, 64, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c384_tp4_0_ep1_0_765': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c384_tp4_ep1_1407': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen3_dp8_batch48_eplb0_mtp0_1280.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (3, 8, 8, 1, 48, 384, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c1280_tp4_0_ep1_0_767': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c1280_tp4_ep1_1729': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen1_dep8_batch256_eplb0_mtp0_2112.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 2048, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c2112_tp4_0_ep1_0_759': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c2112_tp4_ep1_1716': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx1_gen2_dp8_batch128_eplb0_mtp0_3072.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (2, 8, 8, 1, 128, 1024, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c3072_tp4_0_ep1_0_746': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c3072_tp4_ep1_1288': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/1k1k/stp/ctx2_gen1_dp8_batch1024_eplb0_mtp0_16384.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (2, 4, 4, 1, 8, 8320, 1280, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 1, 1024, 8192, 2400, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c16384_tp4_0_ep1_0_744': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_1024x1024_c16384_tp4_ep1_1481': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/8k1k/stp/ctx1_gen8_tp8_batch2_eplb0_mtp0_16.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 8320, 0.6, 'fp8', False),
+        "gen": (8, 8, 1, 1, 1, 1, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c10_tp4_0_ep1_0_762': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c10_tp4_ep1_1812': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/8k1k/stp/ctx1_gen4_tp8_batch16_eplb0_mtp0_64.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (1, 4, 4, 1, 8, 8320, 8320, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 1, 16, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c64_tp4_0_ep1_0_754': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c64_tp4_ep1_1704': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/8k1k/stp/ctx3_gen1_dp8_batch64_eplb0_mtp0_512.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (3, 4, 4, 1, 8, 8320, 8320, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 1, 64, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c512_tp4_0_ep1_0_749': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c512_tp4_ep1_1406': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/8k1k/stp/ctx5_gen1_dp8_batch128_eplb0_mtp0_1075.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (5, 4, 4, 1, 8, 8320, 8320, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 1, 128, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c1075_tp4_0_ep1_0_764': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c1075_tp4_ep1_1717': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/b300-fp8/8k1k/stp/ctx7_gen1_dep8_batch384_eplb0_mtp0_3072.yaml@cf934ae489d84f3aace3c4b1f0d5eca53d4ce62f',
+        "config": "dsr1-fp8-b300-dynamo-trt in .github/configs/nvidia-master.yaml@f18e0d9638f7c1384e28e924e1b9a9181546fe52",
+        "ctx": (7, 4, 4, 1, 8, 8320, 8320, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 8, 384, 512, 9344, 0.8, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c3072_tp4_0_ep1_0_748': 'exact',
+            '2026_04_06_deepseek_r1_b300_sxm_trtllm_fp8_disagg_8192x1024_c3072_tp4_ep1_1727': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_tep16_batch1_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', True),
+        "gen": (3, 16, 1, 16, 1, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c6_tp16_0_ep16_0_859': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_1024x1024_c6_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_tep16_batch2_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', True),
+        "gen": (3, 16, 1, 16, 2, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c9_tp16_0_ep16_0_855': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c9_tp16_ep16_1753': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_1024x1024_c9_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_tep16_batch8_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', True),
+        "gen": (3, 16, 1, 16, 8, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c30_tp16_0_ep16_0_872': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c30_tp16_ep16_1723': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_1024x1024_c30_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_tep16_batch16_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', False),
+        "gen": (3, 16, 1, 16, 16, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c60_tp16_0_ep16_0_861': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_1024x1024_c60_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_dep16_batch4_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', False),
+        "gen": (3, 16, 16, 16, 4, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c231_tp16_0_ep16_0_874': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_dep16_batch8_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', False),
+        "gen": (3, 16, 16, 16, 8, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c462_tp16_0_ep16_0_852': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_dep16_batch16_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', True),
+        "gen": (3, 16, 16, 16, 16, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c924_tp16_0_ep16_0_860': 'exact',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c924_tp16_ep16_1755': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx1_gen3_dep16_batch32_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', False),
+        "gen": (3, 16, 16, 16, 32, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c1845_tp16_0_ep16_0_853': 'exact',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c1845_tp16_ep16_1739': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/1k1k/stp/ctx2_gen1_dep16_batch256_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (2, 16, 16, 16, 2, 2048, 2048, 0.6, 'fp8', True),
+        "gen": (1, 16, 16, 16, 256, 256, 2088, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c4916_tp16_0_ep16_0_873': 'exact',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_1024x1024_c4916_tp16_ep16_1759': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/8k1k/stp/ctx1_gen3_tep16_batch1_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 1, 8224, 8232, 0.3, 'fp8', False),
+        "gen": (3, 16, 1, 16, 1, 256, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c6_tp16_0_ep16_0_878': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c6_tp16_ep16_1722': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_8192x1024_c6_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/8k1k/stp/ctx1_gen3_tep16_batch2_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 1, 8224, 8232, 0.3, 'fp8', False),
+        "gen": (3, 16, 1, 16, 2, 256, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c9_tp16_0_ep16_0_870': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_8192x1024_c9_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/8k1k/stp/ctx1_gen3_tep16_batch8_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 1, 8224, 8232, 0.3, 'fp8', True),
+        "gen": (3, 16, 1, 16, 8, 256, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c30_tp16_0_ep16_0_857': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c30_tp16_ep16_1736': 'db-layout+stp',
+            'dsr1_h100_trtllm_fp8_disagg_8192x1024_c30_cfg494': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/8k1k/stp/ctx1_gen2_tep16_batch64_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (1, 16, 16, 16, 1, 8224, 8232, 0.3, 'fp8', False),
+        "gen": (2, 16, 1, 16, 64, 256, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c154_tp16_0_ep16_0_877': 'exact',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c154_tp16_ep16_1738': 'exact',
+            'dsr1_h100_trtllm_fp8_disagg_8192x1024_c154_cfg503': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/h100-fp8/8k1k/stp/ctx2_gen1_dep16_batch16_eplb0_mtp0.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": "dsr1-fp8-h100-dynamo-trt in .github/configs/nvidia-master.yaml@66d6a351abec4fa3bd36a8b81b26643430ab2378",
+        "ctx": (2, 16, 16, 16, 1, 8224, 8232, 0.3, 'fp8', False),
+        "gen": (1, 16, 16, 16, 16, 128, 9256, 0.9, 'fp8', False),
+        "rows": {
+            '2026_03_25_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c308_tp16_0_ep16_0_866': 'exact',
+            '2026_04_06_deepseek_r1_h100_sxm_trtllm_fp8_disagg_8192x1024_c308_tp16_ep16_1761': 'exact',
+        },
+    },
+]
+
+TRTLLM_OF = {rid: g for g in TRTLLM_RECIPES for rid in g["rows"]}
+TRTLLM_GPUS = {"h200_sxm": "h200-141gb", "b200_sxm": "b200", "b300_sxm": "b300",
+               "h100_sxm": "h100-sxm-80gb"}
+TRTLLM_LINK = {"b300_sxm": "xdr800"}  # else ndr400
+
 
 def group_of(row):
     """(engine, GPU, model) and how the row was tied to its recipe, for the report."""
@@ -484,7 +1742,44 @@ def group_of(row):
         tie = "inferred (measured TPOT)" if tie.startswith("inferred") else tie
         model = SGLANG_MODELS[(row["model_path"], row["precision"])].removeprefix("models/")
         return f"sglang, {SGLANG_GPUS[row['system']]}, {model}", tie
+    if row["backend"] == "trtllm":
+        model = SGLANG_MODELS[(row["model_path"], row["precision"])].removeprefix("models/")
+        return f"trtllm, {TRTLLM_GPUS[row['system']]}, {model}", TRTLLM_OF[row["id"]]["rows"][row["id"]]
     return f"vllm, {GPUS[row['system']]}, kimi-k2.5-nvfp4", "exact (config_id)"
+
+
+def trtllm_side(name, side):
+    """The --prefill-* / --decode-* flags of one TensorRT-LLM side, and its replica count."""
+    workers, tp, adp, ep, batch, tokens, _, fraction, _, _ = side
+    flags = [f"--{name}-tp", str(tp // adp)]
+    if adp > 1:
+        flags += [f"--{name}-engine-option", f"attention_dp={adp}"]
+        if ep > 1:
+            flags += [f"--{name}-engine-option", f"moe_ep_size={ep}"]
+    elif ep > 1:
+        if ep != tp:
+            raise RuntimeError(f"{name}: EP {ep} over part of TP {tp} is not expressible")
+        flags += [f"--{name}-engine-option", "enable_expert_parallel=true"]
+    flags += [f"--{name}-max-num-seqs", str(batch), f"--{name}-max-num-batched-tokens", str(tokens)]
+    if fraction:
+        flags += [f"--{name}-gpu-memory-utilization", str(fraction)]
+    return workers * adp, flags
+
+
+def trtllm_command(kvplan, row, data, wl_path):
+    g = TRTLLM_OF[row["id"]]
+    ctx, gen = g["ctx"], g["gen"]
+    model = SGLANG_MODELS[(row["model_path"], row["precision"])]
+    np_, pflags = trtllm_side("prefill", ctx)
+    nd, dflags = trtllm_side("decode", gen)
+    return ([kvplan, "simulate", "--model", str(data / model) if model.startswith("models/")
+             else model, "--gpu", TRTLLM_GPUS[row["system"]], "--engine", "trtllm",
+             "--kv-dtype", gen[8] or "bf16", "--max-model-len", str(gen[6]),
+             "--capacity-scheduler-policy", "guaranteed_no_evict",
+             "--prefill-replicas", str(np_), "--decode-replicas", str(nd)] + pflags + dflags +
+            (["--enable-chunked-context"] if ctx[9] else []) +
+            ["--kv-link", TRTLLM_LINK.get(row["system"], "ndr400"), "--routing", "round_robin",
+             "--workload", str(wl_path), "--format", "json", "--quiet"])
 
 
 def sglang_side(name, side):
@@ -545,8 +1840,13 @@ def why_not(row):
             return ("SGLang with speculative decoding (the recipe's EAGLE / MTP decode side), or a "
                     "recipe not tied to the row")
         return f"SGLang on {row['system']}: recipes not mapped yet"
-    if row["backend"] != "vllm":
-        return f"{row['backend']}: the recipes are not mapped yet"
+    if row["backend"] == "trtllm":
+        if row["id"] in TRTLLM_OF:
+            return None
+        if row["system"] in TRTLLM_GPUS and row["model_path"].startswith("deepseek-ai/"):
+            return ("TensorRT-LLM with speculative decoding (the recipe's MTP), or a recipe not "
+                    "tied to the row")
+        return f"TensorRT-LLM on {row['system']}: recipes not mapped yet"
     if not concurrency(row):
         return "the client's concurrency is not stated (NVIDIA gap-analysis rows; settings unpublished)"
     if (config_id(row), int(row["isl"])) not in RECIPES:
@@ -586,7 +1886,8 @@ def simulate(kvplan, row, data, timeout):
     with tempfile.TemporaryDirectory(prefix="inferencex-disagg-") as d:
         wl = pathlib.Path(d) / "workload.json"
         wl.write_text(json.dumps(ix.workload(row, None, 0)))
-        cmd = (sglang_command if row["backend"] == "sglang" else command)(kvplan, row, data, wl)
+        build = {"sglang": sglang_command, "trtllm": trtllm_command}.get(row["backend"], command)
+        cmd = build(kvplan, row, data, wl)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except FileNotFoundError:

@@ -1394,14 +1394,14 @@ Slo parse_slo_spec(const std::string& spec, const std::string& source) {
 namespace {
 
 // A disaggregated deployment: every item above is the decode side's (it holds the running
-// requests); the prefill side must load its weights and start with one request of max_model_len
-// on its own TP, as any replica.
+// requests); the prefill side's own settings must be ones its engine takes, and it must load its
+// weights and start with one request of max_model_len on its own TP, as any replica.
 void check_prefill_side(const Deployment& p, CheckReport& r) {
   for (auto& i : r.items)
     if (i.id != "cost" && i.id != "engine_settings") i.title = "decode side: " + i.title;
   const Eval e = evaluate(p, p.plan);
   CheckContext x{.d = p, .e = e};
-  for (auto check : {check_weights_fit, check_engine_starts})
+  for (auto check : {check_engine_settings, check_weights_fit, check_engine_starts})
     if (auto i = check(x)) {
       i->id = "prefill_" + i->id;
       i->title = "prefill side: " + i->title;

@@ -108,6 +108,14 @@ TEST(DisaggCli, RefusesWhatDoesNotFitOrBelong) {
   r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --engine trtllm");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "(trtllm, tp 1")) << r.out;
+  // A side's budget replaces TensorRT-LLM's shared --max-batch-size on that side alone.
+  r = kvplan::test::run_kvplan(base(dir) +
+                               "--prefill-replicas 1 --engine trtllm --max-batch-size 8 "
+                               "--prefill-max-num-seqs 4 --format json -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["disagg"]["prefill_max_num_seqs"], 4);
+  EXPECT_EQ(j["config"]["max_num_seqs"], 8);
   // Each side's TP is checked as --tp is, and the error names the side's flag.
   r = kvplan::test::run_kvplan(base(dir) + "--prefill-replicas 1 --decode-tp 3");
   EXPECT_EQ(r.code, 2);

@@ -153,6 +153,28 @@ TEST(DeployDisagg, EachSideTakesItsOwnSettings) {
   EXPECT_EQ(seen, 2) << ids;
 }
 
+// The prefill side's own settings are checked as the engine takes them: vLLM refuses
+// max_num_batched_tokens below max_num_seqs (16 < 256), named by the side's pointer.
+TEST(DeployDisagg, ThePrefillSidesSettingsAreChecked) {
+  const CheckReport r = run_check(parse_deploy_json(
+      file("llama-3.1-8b", "3", R"({"replicas": 2, "max_num_batched_tokens": 16})",
+           R"({"replicas": 1})", R"(, "max_num_seqs": 256)"),
+      "d.json"));
+  int seen = 0;
+  for (const auto& i : r.items) {
+    if (i.id == "prefill_engine_settings") {
+      EXPECT_FALSE(i.passed);
+      EXPECT_TRUE(says(i.detail, "/disaggregated/prefill/max_num_batched_tokens")) << i.detail;
+      ++seen;
+    }
+    if (i.id == "engine_settings") {
+      EXPECT_TRUE(i.passed) << i.detail;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2);
+}
+
 TEST(DeployDisagg, EachSidesSettingsAreNamedByTheirPointers) {
   const auto err = [](const std::string& prefill, const std::string& decode) {
     return test::error_message(

@@ -275,12 +275,24 @@ TEST(Disagg, SglangFullDecodePoolHoldsThePrefillBack) {
   EXPECT_NEAR(r.transfers[1].handoff_s, 0.5707152, 1e-9);
   EXPECT_NEAR(r.admission_wait_ms.mean, (0 + 400.7152) / 2, 1e-6);
   EXPECT_NEAR(r.link_wait_ms.mean, 0, 1e-9);
+  // Its latency counts from its arrival at the router, the wait for blocks included.
+  EXPECT_NEAR(B.arrival_s, 0, 1e-12);
+  EXPECT_NEAR(B.queued_s, 0, 1e-12);
+  EXPECT_NEAR(r.run.summary.ttft_ms.mean, (380.7152 + 781.4304) / 2, 1e-6);
   // The transfer queue: B waits for blocks from 0 to 0.4007152 (samples at 0.1, 0.2, 0.3, 0.4).
   const auto series = transfer_series(r, 0.1);
   ASSERT_GE(series.size(), 5u);
   EXPECT_EQ(series[1].waiting_blocks, 1u);
   EXPECT_EQ(series[4].waiting_blocks, 1u);
   EXPECT_EQ(series[5].waiting_blocks, 0u);
+  // A decode pool of 2,000 tokens (max_model_len 1,700 fits it) never holds a 1,600-token prompt
+  // + 512: refused on arrival, not left at the head of the queue.
+  cfg.decode.plan.available_kv_bytes = std::uint64_t{2000} * 131072;
+  cfg.prefill.plan.context = cfg.decode.plan.context = 1700;
+  const auto small = run(cfg, {fixture::req(0, 0, 1600, 3)});
+  ASSERT_EQ(small.run.requests.size(), 1u);
+  EXPECT_FALSE(small.run.requests[0].finished);
+  EXPECT_TRUE(small.transfers.empty());
 }
 
 // TensorRT-LLM's order (context first): the generation request follows the context response,
@@ -339,6 +351,33 @@ TEST(Disagg, TensorRtLlmAdmitsTheGenerationRequestAfterTheContext) {
   EXPECT_NEAR(r.transfers[1].allocated_s, 0.330, 1e-12);
   r = trtllm(201, CapacityPolicy::guaranteed_no_evict);
   EXPECT_NEAR(r.transfers[1].allocated_s, 0.5607152, 1e-9);
+}
+
+// A generation request whose cache is being pulled keeps its blocks to completion set aside
+// (kvplan's choice, disagg.hpp): a later one is not admitted into them. 160-token prompts (10
+// blocks) and 160 outputs (20 blocks to completion), a 45-block generation pool, a 0.1 GB/s
+// link (10 · 2 MiB = 20,971,520 bytes: 0.2097152 s). A and B at 0: one context step of
+// 0.010 + 320 · 1e-4 = 0.042 s, both admitted (45 − 20 − 20 = 5 left), A in place 0.2517152,
+// B after it 0.4614304. C at 0.05: its context 0.05 .. 0.076; while A and B are alive the free
+// blocks less their remaining needs are 45 − 20 − 20 = 5 < 20, so C waits until A's last token,
+// 0.2517152 + 159 · 0.010 = 1.8417152, and is admitted then. Admitting C into the blocks A and B
+// still need would run the pool dry once all three decode.
+TEST(Disagg, TensorRtLlmSetsAsideTheBlocksOfAPull) {
+  DisaggConfig cfg = config(1, 1, 0.1);
+  for (auto* c : {&cfg.prefill, &cfg.decode}) {
+    c->plan.engine = Engine::trtllm;
+    c->plan.block_size = 16;
+    c->plan.available_kv_bytes = std::uint64_t{1000} * 2 * MiB;
+    c->plan.context = 320;  // 20 blocks: one request fits the 45
+  }
+  cfg.decode.plan.available_kv_bytes = std::uint64_t{45} * 2 * MiB;
+  const auto r = run(cfg, {fixture::req(0, 0, 160, 160), fixture::req(1, 0, 160, 160),
+                           fixture::req(2, 0.05, 160, 160)});
+  ASSERT_EQ(r.transfers.size(), 3u);
+  for (const auto& q : r.run.requests) EXPECT_TRUE(q.finished);
+  EXPECT_NEAR(r.run.requests[0].finish_s, 1.8417152, 1e-9);
+  EXPECT_NEAR(r.transfers[2].handoff_s, 0.076, 1e-12);
+  EXPECT_NEAR(r.transfers[2].allocated_s, 1.8417152, 1e-9);
 }
 
 // Preemptions on the decode side are counted once: 1P1D, a decode pool of 5 blocks, two

@@ -124,11 +124,7 @@ std::optional<Refusal> EngineRules::attention_free_refusal() const {
 }
 
 std::optional<Refusal> EngineRules::disaggregation_refusal() const {
-  return Refusal{"engine",
-                 "disaggregated serving is modelled for vLLM's P/D connectors and SGLang's "
-                 "--disaggregation-mode; " +
-                     name() + "'s is not",
-                 ""};
+  return Refusal{"engine", "disaggregated serving is not modelled for " + name(), ""};
 }
 
 // An fp8 block-quantized checkpoint whose weights the engine cuts into pieces that are not whole

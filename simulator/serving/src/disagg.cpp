@@ -98,6 +98,7 @@ class Driver {
     path_.assign(n, {});
     handoff_.assign(n, -1);
     requested_.assign(n, -1);
+    arrived_.assign(n, -1);
     allocated_.assign(n, -1);
     bytes_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -137,6 +138,7 @@ class Driver {
   // SGLang's order: when each request reached its decode replica, and got its blocks there, and
   // its prompt's KV bytes per rank.
   std::vector<double> requested_, allocated_;
+  std::vector<double> arrived_;  // when each request reached the router (−1: not yet)
   std::vector<std::uint64_t> bytes_;
   std::vector<double> link_free_;  // per decode replica: when its link is free
   std::vector<TransferRecord> transfers_;
@@ -183,6 +185,7 @@ double Driver::preallocated(std::uint32_t i, double t, std::uint64_t bytes_per_r
 // at once and the decode replica preallocates first.
 void Driver::route_arrival(std::uint32_t i, double t) {
   arrival_s_ = std::min(arrival_s_, t);
+  arrived_[i] = t;
   if (decode_.front().refuses(i, /*remote=*/true) || prefill_.front().refuses(i)) {
     for (auto j : next_[i])
       events_.push({std::max(w_.requests[j].arrival_s, t + w_.requests[j].think_s), 0, j});
@@ -296,8 +299,10 @@ DisaggResult Driver::combine() {
   for (std::size_t i = 0; i < n; ++i) {
     const SimRequest& q = w_.requests[i];
     const RequestResult &p = first[i], &d = second[i];
+    // Its arrival at the router: under SGLang's order the prefill side sees it only once the
+    // decode side has its blocks, and that wait is part of its latency.
     RequestResult r{.id = q.id,
-                    .arrival_s = p.arrival_s,
+                    .arrival_s = arrived_[i] >= 0 ? arrived_[i] : p.arrival_s,
                     .prompt_tokens = q.prompt_tokens,
                     .output_tokens = q.output_tokens,
                     .cached_tokens = p.cached_tokens,
@@ -305,7 +310,7 @@ DisaggResult Driver::combine() {
                     .recomputed_tokens = p.recomputed_tokens + d.recomputed_tokens,
                     .finished = p.finished && d.finished};
     if (r.finished) {
-      r.queued_s = p.queued_s, r.scheduled_s = p.scheduled_s;
+      r.queued_s = before_ ? d.queued_s : p.queued_s, r.scheduled_s = p.scheduled_s;
       r.first_token_s = d.first_token_s, r.finish_s = d.finish_s;
       detail::tally(acc[std::min<std::size_t>(q.stage, nstages - 1)], r, frontend_s_, opt_.slo);
     }

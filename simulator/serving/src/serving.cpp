@@ -252,6 +252,7 @@ class Scheduler {
   bool refused(std::uint32_t i, bool remote) const {
     return refused_on_arrival(*seqs_[i].req, remote);
   }
+  bool remote_fits_pool(const SimRequest& r) const;
   // Tokens of request i's prompt this replica's prefix cache holds now (GPU blocks, whole
   // blocks from the start, at most prompt − 1 tokens as a hit counts them); 0 without caching.
   std::uint64_t cached_prefix(std::uint32_t i) const {
@@ -825,18 +826,24 @@ std::uint64_t Scheduler::trtllm_one_step(const Seq& s) const { return trtllm_tar
 // (prompt + max_new_tokens, less what it holds) are set aside; then the others (contexts, new
 // or part-computed) in list order while their own blocks to completion fit what is left; the
 // first that does not fit stops the pass (head of line). At most max_batch_size requests.
-// A disaggregated generation server's remote requests: those whose cache is being pulled are
-// skipped (their prompt blocks are held, their decode blocks not set aside), those waiting for
-// blocks go before the contexts, each needing its blocks to completion; the first that does not
-// fit stops them, not the contexts (capacityScheduler.cpp@02a10fed0dbf5db74c7da035be9c5fbef6d2df7a
-// GuaranteedNoEvictScheduler::impl, pendingDisGenInitRequests).
+// A disaggregated generation server's remote requests: those whose cache is being pulled do not
+// run, those waiting for blocks go before the contexts, each needing its blocks to completion;
+// the first that does not fit stops them, not the contexts (capacityScheduler.cpp@
+// 02a10fed0dbf5db74c7da035be9c5fbef6d2df7a GuaranteedNoEvictScheduler::impl,
+// pendingDisGenInitRequests). TensorRT-LLM's scheduler, as read, sets nothing aside for a request
+// whose cache is being pulled (its state is skipped), which lets later admissions count its
+// decode blocks as free and run the pool dry once all decode; kvplan sets its blocks to
+// completion aside, as for a request in generation.
 std::vector<std::uint32_t> Scheduler::trtllm_no_evict(std::vector<std::uint32_t>& gen_init) {
   std::vector<std::uint32_t> fit, pending, remote;
   auto avail = static_cast<std::int64_t>(blocks_.free_units());
   for (auto i : running_) {
     if (fit.size() >= max_running_) break;
     const Seq& s = seqs_[i];
-    if (s.kv == Kv::receiving) continue;
+    if (s.kv == Kv::receiving) {
+      avail -= static_cast<std::int64_t>(trtllm_total(s) - s.held);
+      continue;
+    }
     if (s.kv == Kv::awaiting) {
       remote.push_back(i);
       continue;
@@ -1003,7 +1010,27 @@ void Scheduler::sample_until(double t) {
 // TensorRT-LLM, max_seq_len), and what the engine refuses besides (EngineScheduling).
 bool Scheduler::refused_on_arrival(const SimRequest& r, bool remote) const {
   if (add(r.prompt_tokens, r.output_tokens) > cfg_.plan.context) return true;
-  return !remote && engine_.refuses_on_arrival(cfg_, r);
+  if (remote) return !remote_fits_pool(r);
+  return engine_.refuses_on_arrival(cfg_, r);
+}
+
+// Whether a remote request could ever be admitted by this (decode) replica, its pool empty:
+// SGLang's preallocation needs the prompt + 512 reserved tokens, TensorRT-LLM's
+// GUARANTEED_NO_EVICT the blocks to completion, the others the prompt's blocks. One that could
+// not would wait at the head of the queue for ever: it is refused on arrival instead.
+bool Scheduler::remote_fits_pool(const SimRequest& r) const {
+  const std::uint64_t p = r.prompt_tokens;
+  switch (engine_.remote_kv()) {
+    case RemoteKv::before_prefill:
+      return add(p, kSglangReservedDecodeTokens) <= units_ * unit_ * pool_.block_size;
+    case RemoteKv::after_prefill_token_sent:
+      if (cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict)
+        return pool_.blocks(add(p, r.output_tokens), 0, p) / unit_ <= units_;
+      break;
+    case RemoteKv::after_prefill:
+      break;
+  }
+  return pool_.blocks(0, p, p) / unit_ <= units_;
 }
 
 // Transfers done by the cutoff (replica.hpp). SGLang's decode loop polls them on every pass

@@ -1,7 +1,7 @@
 // Disaggregated prefill/decode serving (xPyD): x prefill replicas compute prompts, y decode
 // replicas generate, and each request's prompt KV crosses a link between them. Both sides run
-// one engine's scheduler (serving.hpp: vLLM or SGLang) on one shared clock; docs/disagg.md says
-// what is modelled, what each parameter means and what is not.
+// one engine's scheduler (serving.hpp: vLLM, SGLang or TensorRT-LLM) on one shared clock;
+// docs/disagg.md says what is modelled, what each parameter means and what is not.
 //
 //   DisaggConfig cfg;  cfg.prefill = ...;  cfg.decode = ...;      // each side's deployment
 //   cfg.prefill_replicas = 2;  cfg.link = kv_link("ndr400", gpu, "flags", "--kv-link");
@@ -90,7 +90,7 @@ DisaggConfig disagg_config(const ServingConfig& prefill, const ServingConfig& de
                            const DisaggFieldNames& names);
 
 // Throws Error(source, field) naming what is not modelled or does not fit: both sides one engine
-// whose disaggregation is modelled (vLLM, SGLang), the
+// whose disaggregation is modelled (vLLM, SGLang, TensorRT-LLM), the
 // same KV format, no prefix cache or CPU tier on the decode side, 1 to 1024 replicas a side, a
 // link with a bandwidth, and for an nvlink link every GPU of both sides in one NVLink domain.
 void check_disagg(const DisaggConfig& cfg, const std::string& source);
