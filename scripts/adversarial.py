@@ -1160,7 +1160,8 @@ case(HO + "every: --gpu listed twice in plan", "plan --model llama-3.1-8b --gpu 
 # ----------------------------------------------------------------------------- disaggregated (stop 36)
 # Disaggregated prefill/decode (docs/disagg.md, docs/deploy.md): flags, deployment files, plan.
 # Expected outcomes from the docs: replicas 1 to 1,024 a side, a link preset or GB/s in (0, 1e6],
-# latency and overhead 0 to 10,000 ms, vLLM only, hardware.gpus equal to both sides' GPUs.
+# latency and overhead 0 to 10,000 ms, hardware.gpus equal to both sides' GPUs. Since 2026-12-06
+# all three engines' orders are modelled, and each side may take its own settings.
 DG = "disaggregated "
 DG_SIM = SIM + "--workload {d}/w.csv --prefill-replicas 1 "
 DG_FILE = mutate(mutate(DEPLOY, ["hardware", "gpus"], 2), ["disaggregated"],
@@ -1184,8 +1185,26 @@ case(DG + "simulate nvlink past the node", DG_SIM + "--prefill-tp 8", "refuse", 
      files={"w.csv": ONE_TOKEN})
 case(DG + "simulate routing empty", DG_SIM + "--kv-link ndr400 --routing ''", "refuse",
      ("--routing",), files={"w.csv": ONE_TOKEN})
-case(DG + "simulate trtllm", DG_SIM + "--kv-link ndr400 --engine trtllm", "refuse",
-     ("P/D connector",), files={"w.csv": ONE_TOKEN})
+case(DG + "simulate trtllm", DG_SIM + "--kv-link ndr400 --engine trtllm", "accept",
+     files={"w.csv": ONE_TOKEN})
+case(DG + "simulate sglang", DG_SIM + "--kv-link ndr400 --engine sglang", "accept",
+     files={"w.csv": ONE_TOKEN})
+# Each side's own settings: checked as the shared flag is, and named by the side's flag.
+for flag, v in [("--prefill-max-num-seqs", "0"), ("--decode-max-num-seqs", "-1"),
+                ("--prefill-max-num-batched-tokens", "0"), ("--decode-gpu-memory-utilization", "1.5"),
+                ("--prefill-gpu-memory-utilization", "nan"), ("--decode-engine-option", "bogus=1"),
+                ("--prefill-engine-option", "data_parallel_size=x")]:
+    case(f"{DG}simulate {flag}={v}", DG_SIM + f"--kv-link ndr400 {flag} {v}", "refuse", (flag,),
+         files={"w.csv": ONE_TOKEN})
+case(DG + "simulate side flag without a layout", SIM + "--workload {d}/w.csv --decode-max-num-seqs 4",
+     "refuse", ("--decode-max-num-seqs",), files={"w.csv": ONE_TOKEN})
+# Decode pools no request fits (review of 2026-12-06: these stopped the scheduler, exit 3): the
+# request is refused on arrival, exit 0 with nothing served.
+for engine in ("sglang", "trtllm", "vllm"):
+    case(f"{DG}simulate {engine} decode pool too small", SIM.replace("4096", "600") +
+         "--workload {d}/w.csv --prefill-replicas 1 --kv-link ndr400 --engine " + engine +
+         " --decode-gpu-memory-utilization 0.192", "either",
+         files={"w.csv": "arrival_s,prompt_tokens,output_tokens\n0,500,10\n"})
 case(DG + "check file accepted", "check {d}/d.json", "accept", files={"d.json": j(DG_FILE)})
 for path, v, name in [
         (["disaggregated", "prefill", "replicas"], 0, "/disaggregated/prefill/replicas"),
@@ -1206,7 +1225,19 @@ refuse(DG + "check decode TP 3", "check {d}/d.json", "/disaggregated/decode/tens
                                  ["disaggregated", "decode", "tensor_parallel_size"], 3))})
 SGL_FILE = mutate(mutate(DG_FILE, ["engine", "name"], "sglang"), ["engine", "gpu_memory_utilization"],
                   DELETE)
-refuse(DG + "check sglang", "check {d}/d.json", "/disaggregated", files={"d.json": j(SGL_FILE)})
+case(DG + "check sglang", "check {d}/d.json", "accept", files={"d.json": j(SGL_FILE)})
+for path, v, name in [
+        (["disaggregated", "prefill", "max_num_seqs"], 0, "/disaggregated/prefill/max_num_seqs"),
+        (["disaggregated", "decode", "max_num_batched_tokens"], -4,
+         "/disaggregated/decode/max_num_batched_tokens"),
+        (["disaggregated", "prefill", "gpu_memory_utilization"], 2,
+         "/disaggregated/prefill/gpu_memory_utilization"),
+        (["disaggregated", "prefill", "engine"], 3, "/disaggregated/prefill/engine"),
+        (["disaggregated", "decode", "engine"], {"bogus": 1}, "/disaggregated/decode/engine/bogus"),
+        (["disaggregated", "prefill", "engine"], {"data_parallel_size": "x"},
+         "/disaggregated/prefill/engine/data_parallel_size")]:
+    refuse(f"{DG}check {'/'.join(path)}={v!r}", "check {d}/d.json", name,
+           files={"d.json": j(mutate(DG_FILE, path, v))})
 NVL_FILE = mutate(mutate(mutate(DG_FILE, ["hardware", "gpu"], DELETE), ["hardware", "gpu_memory_gib"],
                          80), ["disaggregated", "kv_link"], "nvlink")
 refuse(DG + "check nvlink on a memory-only GPU", "check {d}/d.json", "/disaggregated/kv_link",
