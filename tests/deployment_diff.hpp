@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -144,6 +145,29 @@ inline std::string deployment_diff(const Deployment& a, const Deployment& b) {
   field(d, "slo.mean_context", a.slo.mean_context, b.slo.mean_context);
   field(d, "slo.min_kv_cache_tokens", a.slo.min_kv_cache_tokens, b.slo.min_kv_cache_tokens);
   field(d, "slo.max_cost_per_hour", a.slo.max_cost_per_hour, b.slo.max_cost_per_hour);
+  field(d, "disaggregated", a.disagg.has_value(), b.disagg.has_value());
+  if (a.disagg && b.disagg) {
+    const DisaggLayout &l = *a.disagg, &m = *b.disagg;
+    field(d, "disaggregated.prefill_replicas", l.prefill_replicas, m.prefill_replicas);
+    field(d, "disaggregated.decode_replicas", l.decode_replicas, m.decode_replicas);
+    field(d, "disaggregated.prefill_tp", l.prefill_tp, m.prefill_tp);
+    field(d, "disaggregated.decode_tp", l.decode_tp, m.decode_tp);
+    field(d, "disaggregated.kv_link", l.kv_link, m.kv_link);
+    field(d, "disaggregated.routing", l.routing, m.routing);
+    field(d, "disaggregated.kv_link_latency_ms", l.kv_link_latency_ms, m.kv_link_latency_ms);
+    field(d, "disaggregated.kv_transfer_overhead_ms", l.kv_transfer_overhead_ms,
+          m.kv_transfer_overhead_ms);
+    for (const auto& [name, x, y] : {std::tuple{"prefill", &l.prefill_side, &m.prefill_side},
+                                     std::tuple{"decode", &l.decode_side, &m.decode_side}}) {
+      const std::string p = std::string("disaggregated.") + name;
+      field(d, (p + ".max_num_seqs").c_str(), x->max_num_seqs, y->max_num_seqs);
+      field(d, (p + ".max_num_batched_tokens").c_str(), x->max_num_batched_tokens,
+            y->max_num_batched_tokens);
+      field(d, (p + ".memory_fraction_ppm").c_str(), x->memory_fraction_ppm,
+            y->memory_fraction_ppm);
+      field(d, (p + ".engine").c_str(), x->engine_options, y->engine_options);
+    }
+  }
   return d;
 }
 

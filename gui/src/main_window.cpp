@@ -109,6 +109,7 @@ bool MainWindow::openDeployment(const QString& path) {
     fail(model_->message());
     return false;
   }
+  serving_view_->setDisaggLayout(loaded->deployment.disagg);
   deployment_path_ = path;
   statusBar()->showMessage("Opened " + path, 5000);
   return true;

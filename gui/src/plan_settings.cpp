@@ -70,6 +70,8 @@ Deployment planner_deployment(const ModelSpec& model, const PlanSettings& s, con
   d.slo.max_cost_per_hour = s.extras.max_cost_per_hour;
   d.host_tiers = s.extras.host_tiers;
   d.node = s.extras.node;
+  d.disagg = s.extras.disagg;
+  if (d.disagg) d.disagg->decode_tp = s.tp;  // the form's TP is the decode side's
   return d;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kvplan/deploy.hpp"
+#include "kvplan/disagg_layout.hpp"
 #include "kvplan/gpu.hpp"
 #include "kvplan/planner.hpp"
 
@@ -59,6 +60,9 @@ struct PlanSettings {
     std::vector<std::uint64_t> available_kv_bytes_per_rank;  // hardware.available_kv_gib list
     HostTierArgs host_tiers;  // "offload": the KV tiers beyond the GPU
     NodeSpec node;            // hardware.node_memory_gib, gpus_per_node
+    // "disaggregated": the file's xPyD layout, its decode side the form's TP and GPUs; planned
+    // and checked with, written back, and the serving view's layout when opened.
+    std::optional<DisaggLayout> disagg;
     bool operator==(const Extras&) const = default;
   } extras;
 

@@ -87,6 +87,13 @@ void PlannerModel::setEngine(Engine e) {
     x.ssm_state_dtype = in.ssm_state_dtype;
     x.max_total_tokens = in.max_total_tokens;
     x.host_tiers = HostTierArgs{};
+    // A disaggregated layout's sides keep their budgets; their engine keys and memory fraction
+    // were the old engine's.
+    if (x.disagg)
+      for (DisaggSide* side : {&x.disagg->prefill_side, &x.disagg->decode_side}) {
+        side->engine_options.clear();
+        side->memory_fraction_ppm.reset();
+      }
   });
 }
 void PlannerModel::setGpus(std::uint32_t n) {

@@ -129,6 +129,7 @@ PlanSettings settings_from_deployment(const Deployment& d, const std::string& mo
   x.available_kv_bytes_per_rank = p.available_kv_bytes_per_rank;
   x.host_tiers = d.host_tiers;
   x.node = d.node;
+  x.disagg = d.disagg;
   return s;
 }
 

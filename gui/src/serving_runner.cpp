@@ -22,7 +22,8 @@ sim::ServingConfig serving_config(const ServingRequest& r, const GpuSpec& gpu) {
   DeploymentRequest req;
   req.source = DeploymentRequest::Source::form;
   req.form = planner_deployment(r.model, r.settings, gpu);
-  req.form->plan.gpus = 0;  // the simulator runs one replica
+  req.form->disagg.reset();  // one replica: a disaggregated run sets up each side (run_disagg)
+  req.form->plan.gpus = 0;   // the simulator runs one replica
   req.form->plan.concurrency = 1;
   // Else the planner settings' (the engine's default on this GPU unless they set one).
   if (r.max_num_batched_tokens) req.form->plan.max_num_batched_tokens = *r.max_num_batched_tokens;
@@ -58,6 +59,26 @@ ServingSetup serving_setup(const ServingRequest& r) {
 
 }  // namespace
 
+// One side's own settings (a deployment file's "disaggregated" side) over the request's, as
+// core's disagg_side() and `kvplan simulate --prefill-*` apply them.
+void side_request(const DisaggSide& side, ServingRequest& r) {
+  if (side.max_num_seqs) r.max_num_seqs = side.max_num_seqs;
+  if (side.max_num_batched_tokens) r.max_num_batched_tokens = side.max_num_batched_tokens;
+  if (side.memory_fraction_ppm) r.settings.memory_fraction_ppm = *side.memory_fraction_ppm;
+  if (side.engine_options.empty()) return;
+  PlanInput in;
+  in.engine = r.settings.engine;
+  in.options = r.settings.extras.options;
+  in.expert_parallel = r.settings.extras.expert_parallel;
+  in.attention_dp = r.settings.extras.attention_dp;
+  in.moe_ep = r.settings.extras.moe_ep;
+  apply_engine_options(side.engine_options, in, "serving settings");
+  r.settings.extras.options = in.options;
+  r.settings.extras.expert_parallel = in.expert_parallel;
+  r.settings.extras.attention_dp = in.attention_dp;
+  r.settings.extras.moe_ep = in.moe_ep;
+}
+
 sim::SimResult run_serving(const ServingRequest& r, sim::SimOptions opt) {
   const ServingSetup s = serving_setup(r);
   const sim::Workload w = sim::parse_workload_json(r.workload_json, r.workload_source, r.seed);
@@ -70,6 +91,8 @@ sim::DisaggResult run_disagg(const ServingRequest& r, const DisaggLayout& layout
   ServingRequest prefill = r, decode = r;
   prefill.settings.tp = layout.prefill_tp;
   decode.settings.tp = layout.decode_tp;
+  side_request(layout.prefill_side, prefill);
+  side_request(layout.decode_side, decode);
   const ServingSetup p = serving_setup(prefill), d = serving_setup(decode);
   const sim::DisaggConfig c = sim::disagg_config(
       p.cfg, d.cfg, resolve_gpu(r.settings), layout,

@@ -760,9 +760,23 @@ ServingRequest ServingView::request() const {
                      .decode_tp = static_cast<std::uint32_t>(decode_tp_->value()),
                      .kv_link = kv_link_->currentText().trimmed().toStdString(),
                      .routing = routing_->currentText().toStdString(),
-                     .prefill_side = {},
-                     .decode_side = {}};
+                     .kv_link_latency_ms = loaded_disagg_.kv_link_latency_ms,
+                     .kv_transfer_overhead_ms = loaded_disagg_.kv_transfer_overhead_ms,
+                     .prefill_side = loaded_disagg_.prefill_side,
+                     .decode_side = loaded_disagg_.decode_side};
   return r;
+}
+
+void ServingView::setDisaggLayout(const std::optional<DisaggLayout>& l) {
+  loaded_disagg_ = l.value_or(DisaggLayout{});
+  disagg_box_->setChecked(l.has_value());
+  if (!l) return;
+  prefill_replicas_->setValue(static_cast<int>(l->prefill_replicas));
+  decode_replicas_->setValue(static_cast<int>(l->decode_replicas));
+  prefill_tp_->setValue(static_cast<int>(l->prefill_tp));
+  decode_tp_->setValue(static_cast<int>(l->decode_tp));
+  kv_link_->setCurrentText(qs(l->kv_link));
+  routing_->setCurrentText(qs(l->routing));
 }
 
 SloGrid ServingView::sloGrid() const {

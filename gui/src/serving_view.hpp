@@ -76,6 +76,9 @@ class ServingView : public QWidget {
   // is edited, and the notice names it: setWorkloadSpec(w) then workloadSpec() gives back `w`.
   WorkloadSpec workloadSpec() const;
   void setWorkloadSpec(const WorkloadSpec& w);
+  // A deployment file's disaggregated layout (checks the box and fills it; its link latency,
+  // overhead and each side's own settings go with the runs), or none (unchecks it).
+  void setDisaggLayout(const std::optional<DisaggLayout>& l);
   // The workload the view opens with: a quiet minute with a ten-second burst the deployment
   // cannot keep up with, so the queue and the KV pool fill and drain (docs/gui.md).
   static WorkloadSpec exampleWorkload();
@@ -164,6 +167,7 @@ class ServingView : public QWidget {
   QGroupBox* disagg_box_;  // checkable: a disaggregated run
   QSpinBox *prefill_replicas_, *decode_replicas_, *prefill_tp_, *decode_tp_;
   QComboBox *kv_link_, *routing_;
+  DisaggLayout loaded_disagg_;  // the opened file's: what the box does not show
   QWidget* disagg_results_;
   KvUsageChart *prefill_kv_, *decode_kv_;
   TransferQueueChart* transfer_chart_;

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QGroupBox>
 #include <QImage>
 #include <QLabel>
 #include <QProcess>
@@ -20,6 +21,7 @@
 #include "plan_settings.hpp"
 #include "planner_view.hpp"
 #include "scenario_io.hpp"
+#include "serving_view.hpp"
 
 using namespace kvplan;
 using namespace kvplan::gui;
@@ -160,6 +162,38 @@ class TestGuiScenarios : public QObject {
     // Every field the file states survives the GUI's open and save.
     const std::string diff = openSaveDiff(path);
     QVERIFY2(diff.empty(), diff.c_str());
+  }
+
+  // A disaggregated layout with each side's own settings survives the GUI's open and save, the
+  // planner checks the prefill side as `kvplan check` does, and the serving view takes the
+  // layout: its box checked and filled, the sides' settings with it.
+  void loadKeepsADisaggregatedLayout() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("disagg.json");
+    writeText(path, R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
+      "hardware": {"gpu": "h100-sxm-80gb", "gpus": 3},
+      "engine": {"name": "vllm", "max_model_len": 4096, "max_num_seqs": 256},
+      "disaggregated": {"prefill": {"replicas": 2, "max_num_batched_tokens": 1024,
+                                    "gpu_memory_utilization": 0.5},
+                        "decode": {"replicas": 1, "max_num_seqs": 8,
+                                   "engine": {"async_scheduling": false}},
+                        "kv_link": "ndr400", "kv_link_latency_ms": 0.5,
+                        "routing": "least_loaded"},
+      "slo": {"concurrency": 8}})");
+    const std::string diff = openSaveDiff(path);
+    QVERIFY2(diff.empty(), diff.c_str());
+    MainWindow w;
+    QVERIFY(w.openDeployment(path));
+    auto* box = w.servingView()->findChild<QGroupBox*>("disaggBox");
+    QVERIFY(box);
+    QVERIFY(box->isChecked());
+    QCOMPARE(w.servingView()->findChild<QSpinBox*>("prefillReplicas")->value(), 2);
+    QCOMPARE(w.servingView()->findChild<QComboBox*>("kvLink")->currentText(), QString("ndr400"));
+    const ServingRequest r = w.servingView()->request();
+    QVERIFY(r.disagg.has_value());
+    QCOMPARE(r.disagg->kv_link_latency_ms, 0.5);
+    QCOMPARE(r.disagg->prefill_side.max_num_batched_tokens.value_or(0), std::uint64_t{1024});
+    QCOMPARE(r.disagg->decode_side.max_num_seqs.value_or(0), std::uint64_t{8});
   }
 
   // A DP-attention server (SGLang --tp 8 --dp 4 --enable-dp-attention --ep-size 4 as a file:

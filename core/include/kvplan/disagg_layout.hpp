@@ -36,6 +36,7 @@ struct DisaggLayout {
   std::string kv_link = "nvlink", routing = "round_robin";
   double kv_link_latency_ms = 0, kv_transfer_overhead_ms = 0;
   DisaggSide prefill_side, decode_side;
+  bool operator==(const DisaggLayout&) const = default;
 };
 
 // prefix_aware routes a request to the prefill replica whose prefix cache holds the most of its
