@@ -82,6 +82,16 @@ Each side (ctx = prefill, gen = decode) maps as:
 Not modelled: the overlap scheduler setting (disable_overlap_scheduler), CUDA graph batch sizes,
 the MoE backend, and the transceiver's max_tokens_in_buffer.
 
+GB200 and GB300 rows (SGLang and TensorRT-LLM, 2026-12-06): the same mapping for the recipes of
+the sweeps that pinned one (the December 2025 / January 2026 GB200 runs cloned ai-dynamo/dynamo
+scripts that could not be read, and are left out; so are MTP recipes and GLM-5, whose NVFP4
+checkpoint config is not in the shared data). Kimi-K2.5 NVFP4 maps to models/kimi-k2.5-nvfp4.
+SGLang's GB recipes state dp-size beside enable-dp-attention: true (e.g. csahithi/srt-slurm
+recipes/gb200-fp8/1k1k/max-tpt.yaml@0c90137c: tp-size 32, dp-size 32, ep-size 32), so dp-size > 1
+is DP attention there. The KV link is NVLink where both sides sit in one NVL72 rack (GB200: the
+launcher asks Slurm for one segment of all the job's nodes, at most 18 trays: inferred, the
+cluster's topology is not public), else xdr800 (GB300: placement unknown).
+
     python3 scripts/inferencex_disagg.py                  # the report, on stdout
     python3 scripts/inferencex_disagg.py --csv rows.csv   # and every row's figures
 
@@ -90,6 +100,7 @@ or missing data.
 """
 import argparse
 import collections
+import concurrent.futures
 import csv
 import json
 import pathlib
@@ -498,8 +509,9 @@ SGLANG_RECIPES = [
 SGLANG_MODELS = {("deepseek-ai/DeepSeek-R1", "fp8"): "deepseek-r1",
                  ("deepseek-ai/DeepSeek-V3", "fp8"): "deepseek-v3",
                  ("deepseek-ai/DeepSeek-R1", "fp4"): "models/deepseek-v3-nvfp4",
-                 ("deepseek-ai/DeepSeek-V3", "fp4"): "models/deepseek-v3-nvfp4"}
-SGLANG_GPUS = {"h200_sxm": "h200-141gb", "b200_sxm": "b200"}
+                 ("deepseek-ai/DeepSeek-V3", "fp4"): "models/deepseek-v3-nvfp4",
+                 ("moonshotai/Kimi-K2.5", "fp4"): "models/kimi-k2.5-nvfp4"}
+SGLANG_GPUS = {"h200_sxm": "h200-141gb", "b200_sxm": "b200", "gb200": "gb200", "gb300": "gb300"}
 SGLANG_OF = {rid: g for g in SGLANG_RECIPES for rid in g["rows"]}
 
 # TensorRT-LLM groups (module docstring): ctx / gen as (workers, tensor_parallel_size,
@@ -1729,9 +1741,1678 @@ TRTLLM_RECIPES = [
     },
 ]
 
-TRTLLM_OF = {rid: g for g in TRTLLM_RECIPES for rid in g["rows"]}
+# GB200 / GB300 groups (module docstring), the same tuples, each with its KV link: "nvlink" where
+# both sides sit in one NVL72 rack (the GB200 launcher's #SBATCH --segment = every node of the
+# job, at most 18 trays), "xdr800" where the placement is not known (GB300: no segment directive).
+SGLANG_GB_RECIPES = [
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/1k1k/low-latency.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (1, 4, 1, 1, 512, 8192, 0.95, 'fp8', 2200),
+        "decode": (1, 4, 1, 1, 128, 8192, 0.95, 'fp8', 2200),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c4_tp4_0_ep1_0_829': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c8_tp4_0_ep1_0_828': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c4_tp4_ep1_1730': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c8_tp4_ep1_1731': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c4_cfg502': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c8_cfg502': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/1k1k/max-tpt.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (2, 8, 8, 8, 30000, 131072, 0.75, 'fp8', 2200),
+        "decode": (1, 32, 32, 32, 45000, 36864, 0.82, 'fp8', 2200),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c6144_tp8_0_ep8_0_827': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c6144_tp8_ep8_1758': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c1024_cfg523': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c2048_cfg523': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c4096_cfg523': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c6144_cfg523': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/1k1k/mid-curve.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (3, 8, 8, 8, 30000, 131072, 0.75, 'fp8', 2200),
+        "decode": (1, 48, 48, 48, 45000, 36864, 0.82, 'fp8', 2200),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c1024_tp8_0_ep8_0_809': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c2048_tp8_0_ep8_0_807': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c4096_tp8_0_ep8_0_808': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c1024_tp8_ep8_1742': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c2048_tp8_ep8_1745': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_1024x1024_c4096_tp8_ep8_1459': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/1k1k/ultra-tpt.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (1, 8, 8, 8, 8192, 131072, 0.75, 'fp8', 2200),
+        "decode": (1, 8, 8, 8, 5120, 36864, 0.82, 'fp8', 2200),
+        "link": 'nvlink',
+        "rows": {
+            'dsr1_gb200_sglang_fp8_disagg_1024x1024_c4096_cfg508': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/8k1k/low-latency.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (1, 8, 1, 1, 512, 24576, 0.8, 'fp8', 9600),
+        "decode": (1, 8, 1, 1, 512, 8192, 0.8, 'fp8', 9600),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c16_tp8_0_ep1_0_825': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c4_tp8_0_ep1_0_826': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c8_tp8_0_ep1_0_824': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c16_tp8_ep1_1775': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c4_tp8_ep1_1777': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c8_tp8_ep1_1776': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c16_cfg536': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c4_cfg536': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c8_cfg536': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/8k1k/mid-curve.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (5, 8, 8, 8, 30000, 131072, 0.8, 'fp8', 9300),
+        "decode": (1, 32, 32, 32, 8192, 36864, 0.82, 'fp8', 9300),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c1024_tp8_0_ep8_0_838': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c512_tp8_0_ep8_0_837': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c1024_tp8_ep8_1773': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c512_tp8_ep8_1774': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c1024_cfg533': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c2048_cfg533': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c512_cfg533': 'exact',
+            'dsr1_gb200_sglang_fp8_disagg_8192x1024_c6144_cfg533': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp8/8k1k/max_tpt.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (6, 8, 8, 8, 30000, 131072, 0.8, 'fp8', 9300),
+        "decode": (1, 24, 24, 24, 8192, 36864, 0.82, 'fp8', 9300),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c2048_tp8_0_ep8_0_830': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c4096_tp8_0_ep8_0_832': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c6144_tp8_0_ep8_0_831': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c2048_tp8_ep8_1769': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c4096_tp8_ep8_1464': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp8_disagg_8192x1024_c6144_tp8_ep8_1465': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp4/1k1k/low-latency.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp4-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@2767db504b61c1e4448e9ee337799241a1c4082c',
+        "prefill": (1, 4, 1, 1, 512, 8192, 0.95, 'fp8', 2200),
+        "decode": (2, 4, 1, 1, None, 8192, 0.95, 'fp8', 2200),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c32_tp4_0_ep1_0_846': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c4_tp4_0_ep1_0_847': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c8_tp4_0_ep1_0_848': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c32_tp4_ep1_1720': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c4_tp4_ep1_1422': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c8_tp4_ep1_1423': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c32_cfg486': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c4_cfg486': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c8_cfg486': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp4/1k1k/mid-curve.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp4-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@2767db504b61c1e4448e9ee337799241a1c4082c',
+        "prefill": (4, 4, 4, 4, 30000, 65536, 0.84, 'fp8', 2176),
+        "decode": (1, 32, 32, 32, 67584, 786432, 0.83, 'fp8', 2176),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c512_tp4_0_ep4_0_842': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c8192_tp4_0_ep4_0_843': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c512_tp4_ep4_1714': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c8192_tp4_ep4_1421': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c2048_cfg483': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c4096_cfg483': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c512_cfg483': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_1024x1024_c8192_cfg483': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp4/1k1k/max-tpt.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp4-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@2767db504b61c1e4448e9ee337799241a1c4082c',
+        "prefill": (4, 4, 4, 4, 30000, 65536, 0.84, 'fp8', 2176),
+        "decode": (1, 48, 48, 48, 67584, 786432, 0.83, 'fp8', 2176),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c2048_tp4_0_ep4_0_841': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c4096_tp4_0_ep4_0_840': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c2048_tp4_ep4_1711': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_1024x1024_c4096_tp4_ep4_1710': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp4/8k1k/low-latency.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp4-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@2767db504b61c1e4448e9ee337799241a1c4082c',
+        "prefill": (1, 4, 1, 1, 512, 24576, 0.95, 'fp8', 9600),
+        "decode": (4, 4, 1, 1, None, 8192, 0.95, 'fp8', 9600),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c4_tp4_0_ep1_0_844': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c8_tp4_0_ep1_0_845': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c4_tp4_ep1_1712': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c8_tp4_ep1_1713': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_8192x1024_c4_cfg481': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_8192x1024_c8_cfg481': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp4/8k1k/mid-curve.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp4-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@2767db504b61c1e4448e9ee337799241a1c4082c',
+        "prefill": (6, 4, 1, 1, 30000, 131072, 0.95, 'fp8', 9600),
+        "decode": (1, 48, 48, 48, 16384, 24576, 0.83, 'fp8', 9600),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c4096_tp4_0_ep1_0_849': 'exact',
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c512_tp4_0_ep1_0_850': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c2048_tp4_ep1_1703': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c4096_tp4_ep1_1420': 'exact',
+            '2026_04_06_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c512_tp4_ep1_1709': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb200-fp4/8k1k/max-tpt.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp4-gb200-dynamo-sglang in .github/configs/nvidia-master.yaml@2767db504b61c1e4448e9ee337799241a1c4082c',
+        "prefill": (10, 4, 1, 1, 30000, 131072, 0.95, 'fp8', 9600),
+        "decode": (1, 32, 32, 32, 16384, 24576, 0.83, 'fp8', 9600),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_sglang_fp4_disagg_8192x1024_c2048_tp4_0_ep1_0_839': 'exact',
+            'dsr1_gb200_sglang_fp4_disagg_8192x1024_c2048_cfg489': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp8/1k1k/stp/low-latency.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (1, 4, 1, 1, 128, 8192, 0.95, 'fp8', 2200),
+        "decode": (4, 4, 1, 1, 128, -1, 0.85, 'fp8', 2200),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c16_tp4_0_ep1_0_836': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c32_tp4_0_ep1_0_833': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c4_tp4_0_ep1_0_835': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c8_tp4_0_ep1_0_834': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c16_tp4_ep1_1748': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c32_tp4_ep1_1749': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c4_tp4_ep1_1750': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c8_tp4_ep1_1751': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c16_cfg517': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c32_cfg517': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c4_cfg517': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c8_cfg517': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp8/1k1k/stp/mid.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (2, 8, 8, 8, 30000, 131072, 0.75, 'fp8', 2200),
+        "decode": (1, 32, 32, 32, 45000, 36864, 0.82, 'fp8', 2200),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c1024_tp8_0_ep8_0_812': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c2048_tp8_0_ep8_0_811': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c4096_tp8_0_ep8_0_810': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c6144_tp8_0_ep8_0_813': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c1024_tp8_ep8_1766': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c2048_tp8_ep8_1767': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c6144_tp8_ep8_1768': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c1024_cfg528': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c2048_cfg528': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c4096_cfg528': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c6144_cfg528': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp8/1k1k/stp/max.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (1, 8, 8, 8, 30000, 131072, 0.75, 'fp8', 2200),
+        "decode": (1, 8, 8, 8, 45000, 36864, 0.82, 'fp8', 2200),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c7168_tp8_0_ep8_0_820': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c7680_tp8_0_ep8_0_821': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c4096_tp8_ep8_1763': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c7168_tp8_ep8_1765': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_1024x1024_c7680_tp8_ep8_1764': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c4096_cfg526': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c7168_cfg526': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_1024x1024_c7680_cfg526': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp8/8k1k/stp/low-latency.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (1, 4, 1, 1, 128, 32768, 0.95, 'fp8', 9300),
+        "decode": (1, 4, 1, 1, 128, -1, 0.85, 'fp8', 9300),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c4_tp4_0_ep1_0_822': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c8_tp4_0_ep1_0_823': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c4_tp4_ep1_1779': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c8_tp4_ep1_1466': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_8192x1024_c4_cfg519': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_8192x1024_c8_cfg519': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp8/8k1k/stp/mid.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (5, 8, 8, 8, 30000, 131072, 0.75, 'fp8', 9300),
+        "decode": (1, 32, 32, 32, 45000, 36864, 0.82, 'fp8', 9300),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c1024_tp8_0_ep8_0_818': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c128_tp8_0_ep8_0_816': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c256_tp8_0_ep8_0_817': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c512_tp8_0_ep8_0_819': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c1024_tp8_ep8_1424': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c128_tp8_ep8_1425': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c256_tp8_ep8_1427': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c512_tp8_ep8_1426': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_8192x1024_c1024_cfg505': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_8192x1024_c128_cfg505': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_8192x1024_c256_cfg505': 'exact',
+            'dsr1_gb300_sglang_fp8_disagg_8192x1024_c512_cfg505': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp8/8k1k/stp/max.yaml@0f0c12cd6b0dd62e71b0c7ab4f247727bb54e954',
+        "config": 'dsr1-fp8-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@37f353be258d8ca3d470c6a942a53dd5e027f82b',
+        "prefill": (6, 8, 8, 8, 30000, 131072, 0.75, 'fp8', 9300),
+        "decode": (1, 24, 24, 24, 45000, 36864, 0.82, 'fp8', 9300),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c2048_tp8_0_ep8_0_815': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c4096_tp8_0_ep8_0_814': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c2048_tp8_ep8_1746': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp8_disagg_8192x1024_c4096_tp8_ep8_1747': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp4/1k1k/low_latency.yaml@05382c32a95aa2ae3cfbf609035632f00b073a79',
+        "config": 'dsr1-fp4-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@3282fdeba5b7122a09dc191a486bca03433dc123',
+        "prefill": (1, 4, 1, 1, 512, 8192, 0.95, 'fp8', 2200),
+        "decode": (2, 4, 1, 1, None, 8192, 0.95, 'fp8', 2200),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c32_tp4_0_ep1_0_781': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c4_tp4_0_ep1_0_782': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c8_tp4_0_ep1_0_780': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c32_tp4_ep1_1813': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c4_tp4_ep1_1814': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c8_tp4_ep1_1815': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c32_cfg571': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c4_cfg571': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c8_cfg571': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp4/1k1k/max_tpt.yaml@05382c32a95aa2ae3cfbf609035632f00b073a79',
+        "config": 'dsr1-fp4-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@3282fdeba5b7122a09dc191a486bca03433dc123',
+        "prefill": (4, 4, 4, 4, 30000, 65536, 0.84, 'fp8', 2176),
+        "decode": (1, 48, 48, 48, 67584, 786432, 0.83, 'fp8', 2176),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c2048_tp4_0_ep4_0_770': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c4096_tp4_0_ep4_0_769': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c512_tp4_0_ep4_0_771': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c8192_tp4_0_ep4_0_772': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp4/1k1k/mid_curve.yaml@05382c32a95aa2ae3cfbf609035632f00b073a79',
+        "config": 'dsr1-fp4-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@3282fdeba5b7122a09dc191a486bca03433dc123',
+        "prefill": (4, 4, 4, 4, 30000, 65536, 0.84, 'fp8', 2176),
+        "decode": (1, 32, 32, 32, 67584, 786432, 0.83, 'fp8', 2176),
+        "link": 'xdr800',
+        "rows": {
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c2048_tp4_ep4_1817': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c4096_tp4_ep4_1433': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c512_tp4_ep4_1479': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_1024x1024_c8192_tp4_ep4_1480': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c2048_cfg576': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c4096_cfg576': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c512_cfg576': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_1024x1024_c8192_cfg576': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp4/8k1k/low_latency.yaml@05382c32a95aa2ae3cfbf609035632f00b073a79',
+        "config": 'dsr1-fp4-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@3282fdeba5b7122a09dc191a486bca03433dc123',
+        "prefill": (1, 4, 1, 1, 512, 24576, 0.95, 'fp8', 9600),
+        "decode": (4, 4, 1, 1, None, 8192, 0.95, 'fp8', 9600),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c32_tp4_0_ep1_0_778': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c4_tp4_0_ep1_0_776': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c64_tp4_0_ep1_0_777': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c8_tp4_0_ep1_0_779': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c32_tp4_ep1_1811': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c4_tp4_ep1_1428': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c64_tp4_ep1_1429': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c8_tp4_ep1_1430': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_8192x1024_c32_cfg569': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_8192x1024_c4_cfg569': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_8192x1024_c64_cfg569': 'exact',
+            'dsr1_gb300_sglang_fp4_disagg_8192x1024_c8_cfg569': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp4/8k1k/mid_curve.yaml@05382c32a95aa2ae3cfbf609035632f00b073a79',
+        "config": 'dsr1-fp4-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@3282fdeba5b7122a09dc191a486bca03433dc123',
+        "prefill": (6, 4, 1, 1, 30000, 131072, 0.95, 'fp8', 9600),
+        "decode": (1, 48, 48, 48, 16384, 24576, 0.83, 'fp8', 9600),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c2048_tp4_0_ep1_0_775': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c4096_tp4_0_ep1_0_774': 'exact',
+            '2026_03_25_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c512_tp4_0_ep1_0_773': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c2048_tp4_ep1_1431': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c4096_tp4_ep1_1816': 'exact',
+            '2026_04_06_deepseek_r1_gb300_sglang_fp4_disagg_8192x1024_c512_tp4_ep1_1432': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/gb300-fp4/8k1k/max_tpt.yaml@05382c32a95aa2ae3cfbf609035632f00b073a79',
+        "config": 'dsr1-fp4-gb300-dynamo-sglang in .github/configs/nvidia-master.yaml@3282fdeba5b7122a09dc191a486bca03433dc123',
+        "prefill": (10, 4, 1, 1, 30000, 131072, 0.95, 'fp8', 9600),
+        "decode": (1, 32, 32, 32, 16384, 24576, 0.83, 'fp8', 9600),
+        "link": 'xdr800',
+        "rows": {
+            'dsr1_gb300_sglang_fp4_disagg_8192x1024_c2048_cfg575': 'exact',
+        },
+    },
+]
+TRTLLM_GB_RECIPES = [
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen3_tep8_batch1_eplb0_mtp0_3.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (3, 8, 1, 8, 1, 1, 2088, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c3_tp8_0_ep8_0_1049': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c3_tp8_ep8_1647': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c3_cfg386': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen3_tep8_batch8_eplb0_mtp0_27.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (3, 8, 1, 8, 8, 8, 2088, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c27_tp8_0_ep8_0_1057': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c27_tp8_ep8_1666': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen1_dep32_batch8_eplb0_mtp0_256.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (1, 32, 32, 32, 8, 8, 2088, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c256_tp8_0_ep8_0_1070': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c256_tp8_ep8_1667': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c256_cfg375': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen1_dep32_batch32_eplb0_mtp0_1127.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 2088, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c1127_tp8_0_ep8_0_1066': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c1127_tp8_ep8_1410': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen1_dep16_batch128_eplb0_mtp0_2151.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 2088, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c2151_tp8_0_ep8_0_1035': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c2151_tp8_ep8_1411': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen1_dep8_batch512_eplb0_mtp0_4301.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 512, 2088, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c4301_tp8_0_ep8_0_1044': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c4301_tp8_ep8_1644': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k1k/stp/ctx1_gen1_dep8_batch768_eplb0_mtp0_6144.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.5, 'fp8', False),
+        "gen": (1, 8, 8, 8, 768, 768, 2088, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c6144_tp8_0_ep8_0_1053': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x1024_c6144_tp8_ep8_1645': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c6144_cfg416': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k8k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0_4.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c4_tp8_0_ep8_0_1059': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x8192_c4_cfg378': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k8k/stp/ctx1_gen4_tep8_batch8_eplb0_mtp0_36.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (4, 8, 1, 8, 8, 8, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c36_tp8_0_ep8_0_1071': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c36_tp8_ep8_1602': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x8192_c36_cfg378': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k8k/stp/ctx1_gen1_dep32_batch16_eplb0_mtp0_564.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 16, 9256, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c564_tp8_0_ep8_0_1040': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k8k/stp/ctx1_gen1_dep32_batch64_eplb0_mtp0_2048.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 32, 32, 32, 64, 64, 9256, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c2048_tp8_0_ep8_0_1058': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c2048_tp8_ep8_1601': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x8192_c2048_cfg375': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/1k8k/stp/ctx1_gen2_dep16_batch256_eplb0_mtp0_8192.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (2, 16, 16, 16, 256, 256, 9256, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c8192_tp8_0_ep8_0_1042': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_1024x8192_c8192_tp8_ep8_1581': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp8_disagg_1024x8192_c8192_cfg435': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx1_gen3_tep8_batch1_eplb0_mtp0_6.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c6_tp8_0_ep8_0_1056': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c6_tp8_ep8_1628': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp8_disagg_8192x1024_c6_cfg386': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx1_gen3_tep8_batch4_eplb0_mtp0_18.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 8, 4, 4, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c18_tp8_0_ep8_0_1060': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c18_tp8_ep8_1605': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_8192x1024_c18_cfg386': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx1_gen3_tep8_batch16_eplb0_mtp0_63.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (1, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (3, 8, 1, 8, 16, 16, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c63_tp8_0_ep8_0_1038': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c63_tp8_ep8_1643': 'exact',
+            'dsr1_gb200_trtllm_fp8_disagg_8192x1024_c63_cfg386': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx2_gen1_dep32_batch8_eplb0_mtp0_333.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (2, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 32, 32, 32, 8, 8, 9256, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c333_tp8_0_ep8_0_1065': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c333_tp8_ep8_1626': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx3_gen1_dep16_batch32_eplb0_mtp0_615.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (3, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 32, 32, 9256, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c615_tp8_0_ep8_0_1047': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c615_tp8_ep8_1606': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx4_gen1_dep32_batch16_eplb0_mtp0_666.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (4, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 16, 9256, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c666_tp8_0_ep8_0_1061': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp8/8k1k/stp/ctx5_gen1_dep16_batch64_eplb0_mtp0_1229.yaml@943f651d76aa3f42eba5cea0bd555294a95e904d',
+        "config": 'dsr1-fp8-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@c50fd355dbfd62b9f9f5f364121ad1ef88bb92d8',
+        "ctx": (5, 8, 8, 8, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 64, 64, 9256, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c1229_tp8_0_ep8_0_1069': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp8_disagg_8192x1024_c1229_tp8_ep8_1604': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 2088, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c5_tp4_0_ep4_0_394': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c5_tp4_ep4_1510': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k1k/stp/ctx1_gen4_tep8_batch32_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 32, 32, 2088, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c12_tp4_0_ep4_0_451': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c192_tp4_0_ep4_0_453': 'exact',
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c24_tp4_0_ep4_0_454': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c48_tp4_0_ep4_0_455': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c96_tp4_0_ep4_0_452': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c192_tp4_ep4_1514': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c96_tp4_ep4_1613': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x1024_c12_cfg388': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x1024_c192_cfg388': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x1024_c24_cfg388': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x1024_c48_cfg388': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x1024_c96_cfg388': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k1k/stp/ctx1_gen1_dep32_batch16_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 16, 2088, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c666_tp4_0_ep4_0_365': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c666_tp4_ep4_1633': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k1k/stp/ctx2_gen1_dep32_batch64_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (2, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 64, 64, 2088, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c2253_tp4_0_ep4_0_401': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c2253_tp4_ep4_1657': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k1k/stp/ctx1_gen1_dep8_batch512_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 8, 512, 512, 2088, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c4301_tp4_0_ep4_0_391': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c4301_tp4_ep4_1615': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k1k/stp/ctx1_gen2_dep4_batch768_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (2, 4, 4, 4, 768, 768, 2088, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c6144_tp4_0_ep4_0_359': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x1024_c6144_tp4_ep4_1634': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x1024_c6144_cfg411': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen7_tep8_batch1_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (7, 8, 1, 8, 1, 4, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c7_tp4_0_ep4_0_445': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c7_tp4_ep4_1658': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x8192_c7_cfg423': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen15_tep4_batch4_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (15, 4, 1, 4, 4, 16, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c60_tp4_0_ep4_0_415': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c60_tp4_ep4_1629': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x8192_c60_cfg374': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen15_tep4_batch8_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (15, 4, 1, 4, 8, 32, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c135_tp4_0_ep4_0_444': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c135_tp4_ep4_1587': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x8192_c135_cfg374': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen1_dep32_batch16_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 64, 9256, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c563_tp4_0_ep4_0_378': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c563_tp4_ep4_1571': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen1_dep32_batch64_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 64, 256, 9256, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c2048_tp4_0_ep4_0_352': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c2048_tp4_ep4_1656': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x8192_c2048_cfg239': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen1_dep32_batch128_eplb288_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 128, 512, 9256, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c4096_tp4_0_ep4_0_371': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c4096_tp4_ep4_1659': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x8192_c4096_cfg239': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/1k8k/stp/ctx1_gen1_dep32_batch256_eplb288_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 256, 1024, 9256, 0.7, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_1024x8192_c8192_tp4_0_ep4_0_390': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp4_disagg_1024x8192_c8192_cfg239': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/8k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c5_tp4_0_ep4_0_398': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c5_tp4_ep4_1632': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/8k1k/stp/ctx1_gen4_tep8_batch16_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (1, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 16, 16, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c12_tp4_0_ep4_0_380': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c44_tp4_0_ep4_0_381': 'exact',
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c76_tp4_0_ep4_0_382': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c12_tp4_ep4_1166': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c44_tp4_ep4_1276': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c76_tp4_ep4_1277': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_8192x1024_c12_cfg388': 'db-layout+stp',
+            'dsr1_gb200_trtllm_fp4_disagg_8192x1024_c44_cfg388': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_8192x1024_c76_cfg388': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/8k1k/stp/ctx2_gen1_dep32_batch8_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (2, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 8, 8, 9256, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c333_tp4_0_ep4_0_449': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c333_tp4_ep4_1586': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/8k1k/stp/ctx7_gen1_dep32_batch32_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (7, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 9256, 0.75, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c1229_tp4_0_ep4_0_412': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c1229_tp4_ep4_1585': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/8k1k/stp/ctx8_gen1_dep16_batch128_eplb0_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (8, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 9256, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c2253_tp4_0_ep4_0_416': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c2253_tp4_ep4_1266': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb200-fp4/8k1k/stp/ctx10_gen1_dep16_batch256_eplb256_mtp0.yaml@91e3b70f331dd8e011fb74861b795817773baa46',
+        "config": 'dsr1-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@f316a0ef6013f5d320a21e5edc8e5edf06c39115',
+        "ctx": (10, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 256, 256, 9256, 0.8, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c4096_tp4_0_ep4_0_397': 'exact',
+            '2026_04_06_deepseek_r1_gb200_trtllm_fp4_disagg_8192x1024_c4096_tp4_ep4_1572': 'exact',
+            'dsr1_gb200_trtllm_fp4_disagg_8192x1024_c4096_cfg362': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c5_tp2_0_ep2_0_1127': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k1k/stp/ctx1_gen4_tep8_batch32_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 32, 32, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c12_tp2_0_ep2_0_1101': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c192_tp2_0_ep2_0_1100': 'exact',
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c48_tp2_0_ep2_0_1098': 'db-layout+stp',
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c96_tp2_0_ep2_0_1099': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c192_tp2_ep2_1684': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c96_tp2_ep2_1685': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x1024_c12_cfg417': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x1024_c192_cfg417': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x1024_c48_cfg417': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x1024_c96_cfg417': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k1k/stp/ctx2_gen1_dep32_batch32_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (2, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c1229_tp2_0_ep2_0_1117': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k1k/stp/ctx3_gen1_dep32_batch64_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (3, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 64, 64, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c2253_tp2_0_ep2_0_1103': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k1k/stp/ctx3_gen1_dep16_batch256_eplb256_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (3, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 256, 256, 2088, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c4301_tp2_0_ep2_0_1104': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c4301_tp2_ep2_1251': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k1k/stp/ctx2_gen1_dep8_batch1024_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (2, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 8, 8, 8, 1024, 1024, 2088, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c8192_tp2_0_ep2_0_1108': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x1024_c8192_tp2_ep2_1595': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x1024_c8192_cfg387': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k8k/stp/ctx1_gen7_tep8_batch1_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (7, 8, 1, 8, 1, 4, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c7_tp2_0_ep2_0_1094': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x8192_c7_cfg404': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k8k/stp/ctx1_gen15_tep4_batch4_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (15, 4, 1, 4, 4, 16, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c60_tp2_0_ep2_0_1102': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c60_tp2_ep2_1641': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x8192_c60_cfg421': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k8k/stp/ctx1_gen7_tep8_batch32_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (7, 8, 1, 8, 32, 128, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c245_tp2_0_ep2_0_1107': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c245_tp2_ep2_1635': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x8192_c245_cfg404': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k8k/stp/ctx1_gen1_dep32_batch32_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 128, 9256, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c1024_tp2_0_ep2_0_1133': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c1024_tp2_ep2_1252': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x8192_c1024_cfg373': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k8k/stp/ctx1_gen1_dep32_batch128_eplb288_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 128, 512, 9256, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c4096_tp2_0_ep2_0_1134': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c4096_tp2_ep2_1661': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x8192_c4096_cfg373': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/1k8k/stp/ctx1_gen1_dep32_batch256_eplb288_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 16, 16384, 2048, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 256, 1024, 9256, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_1024x8192_c8192_tp2_0_ep2_0_1115': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_1024x8192_c8192_cfg373': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c5_tp2_0_ep2_0_1130': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c5_tp2_ep2_1662': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx1_gen5_tep4_batch4_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (5, 4, 1, 4, 4, 4, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c15_tp2_0_ep2_0_1132': 'exact',
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c30_tp2_0_ep2_0_1131': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c15_tp2_ep2_1664': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c30_tp2_ep2_1678': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_8192x1024_c15_cfg437': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_8192x1024_c30_cfg437': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_8192x1024_c5_cfg437': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx1_gen4_tep8_batch2_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 2, 2, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c12_tp2_0_ep2_0_1123': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c12_tp2_ep2_1640': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp4_disagg_8192x1024_c12_cfg417': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx1_gen3_tep8_batch16_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (1, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (3, 8, 1, 8, 16, 16, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c72_tp2_0_ep2_0_1105': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c72_tp2_ep2_1594': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_8192x1024_c72_cfg385': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx7_gen1_dep32_batch16_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (7, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 16, 9256, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c666_tp2_0_ep2_0_1135': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c666_tp2_ep2_1636': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx9_gen1_dep16_batch64_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (9, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 64, 64, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c1229_tp2_0_ep2_0_1095': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c1229_tp2_ep2_1639': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx14_gen1_dep16_batch128_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (14, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c2253_tp2_0_ep2_0_1106': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp4/8k1k/stp/ctx11_gen3_dep4_batch256_eplb0_mtp0.yaml@d9bdaf882fbf071513effd58e9d989255400fd5b',
+        "config": 'dsr1-fp4-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@3eb1b779cbc8c13a45bd35f37931b95f8688d298',
+        "ctx": (11, 2, 2, 2, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (3, 4, 4, 4, 256, 256, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c3228_tp2_0_ep2_0_1116': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp4_disagg_8192x1024_c3228_tp2_ep2_1638': 'exact',
+            'dsr1_gb300_trtllm_fp4_disagg_8192x1024_c3228_cfg412': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0_4.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c4_tp4_0_ep4_0_926': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c4_tp4_ep4_1673': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x1024_c4_cfg392': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx1_gen4_tep8_batch4_eplb0_mtp0_24.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 4, 4, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c24_tp4_0_ep4_0_948': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c24_tp4_ep4_1671': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x1024_c24_cfg392': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx1_gen4_tep8_batch16_eplb0_mtp0_84.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 16, 16, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c84_tp4_0_ep4_0_935': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c84_tp4_ep4_1248': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x1024_c84_cfg392': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx2_gen1_dep32_batch32_eplb0_mtp0_1229.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c1229_tp4_0_ep4_0_931': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c1229_tp4_ep4_1649': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx2_gen1_dep16_batch128_eplb0_mtp0_2253.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 2088, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c2253_tp4_0_ep4_0_940': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx3_gen2_dep8_batch512_eplb0_mtp0_8602.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (3, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (2, 8, 8, 8, 512, 512, 2088, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c8602_tp4_0_ep4_0_923': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c8602_tp4_ep4_1652': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k1k/stp/ctx3_gen2_dep8_batch768_eplb0_mtp0_12288.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (3, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (2, 8, 8, 8, 768, 768, 2088, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c12288_tp4_0_ep4_0_958': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x1024_c12288_tp4_ep4_1676': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x1024_c12288_cfg418': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k8k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0_4.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c4_tp4_0_ep4_0_928': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x8192_c4_cfg392': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k8k/stp/ctx1_gen4_tep8_batch8_eplb0_mtp0_36.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 8, 8, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c36_tp4_0_ep4_0_951': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c36_tp4_ep4_1414': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x8192_c36_cfg392': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k8k/stp/ctx1_gen1_dep32_batch8_eplb0_mtp0_282.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (1, 32, 32, 32, 8, 8, 9256, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c282_tp4_0_ep4_0_946': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c282_tp4_ep4_1707': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k8k/stp/ctx1_gen1_dep32_batch32_eplb0_mtp0_1024.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 9256, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c1024_tp4_0_ep4_0_938': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c1024_tp4_ep4_1699': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x8192_c1024_cfg462': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k8k/stp/ctx1_gen2_dep16_batch128_eplb0_mtp0_4096.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (2, 16, 16, 16, 128, 128, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c4096_tp4_0_ep4_0_956': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c4096_tp4_ep4_1725': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x8192_c4096_cfg488': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/1k8k/stp/ctx1_gen2_dep16_batch256_eplb0_mtp0_8192.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.1, 'fp8', False),
+        "gen": (2, 16, 16, 16, 256, 256, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_1024x8192_c8192_tp4_0_ep4_0_952': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_1024x8192_c8192_cfg488': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx1_gen4_tep8_batch1_eplb0_mtp0_4.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c4_tp4_0_ep4_0_959': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c4_tp4_ep4_1655': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_8192x1024_c4_cfg392': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx1_gen4_tep8_batch4_eplb0_mtp0_24.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 4, 4, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c24_tp4_0_ep4_0_942': 'db-layout+stp',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c24_tp4_ep4_1600': 'db-layout+stp',
+            'dsr1_gb300_trtllm_fp8_disagg_8192x1024_c24_cfg392': 'db-layout+stp',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx1_gen4_tep8_batch8_eplb0_mtp0_36.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (4, 8, 1, 8, 8, 8, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c36_tp4_0_ep4_0_950': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c36_tp4_ep4_1598': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_8192x1024_c36_cfg392': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx6_gen1_dep32_batch16_eplb0_mtp0_512.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (6, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 16, 9256, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c512_tp4_0_ep4_0_945': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c512_tp4_ep4_1674': 'exact',
+            'dsr1_gb300_trtllm_fp8_disagg_8192x1024_c512_cfg436': 'exact',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx4_gen1_dep16_batch32_eplb0_mtp0_666.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (4, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (1, 16, 16, 16, 32, 32, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c666_tp4_0_ep4_0_936': 'inferred (measured TPOT)',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c666_tp4_ep4_1672': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx7_gen1_dep16_batch64_eplb0_mtp0_1229.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (7, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (1, 16, 16, 16, 64, 64, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c1229_tp4_0_ep4_0_937': 'inferred (measured TPOT)',
+        },
+    },
+    {
+        "recipe": 'csahithi/srt-slurm:recipes/trtllm/gb300-fp8/8k1k/stp/ctx7_gen1_dep8_batch256_eplb0_mtp0_2151.yaml@6a960e1df740d5f91b392cdde6f206202506456c',
+        "config": 'dsr1-fp8-gb300-dynamo-trt in .github/configs/nvidia-master.yaml@7f11856ed4d5dbe0e3fdfc2cd959375ec2ca6adf',
+        "ctx": (7, 4, 4, 4, 2, 16384, 8232, 0.1, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 256, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c2151_tp4_0_ep4_0_933': 'exact',
+            '2026_04_06_deepseek_r1_gb300_trtllm_fp8_disagg_8192x1024_c2151_tp4_ep4_1198': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen4tep8_batch128_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (4, 8, 1, 8, 128, 128, 2088, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c192_cfg759': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c360_cfg759': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c4_cfg759': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c668_cfg759': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen5tep4_batch8_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (5, 4, 1, 4, 8, 8, 2088, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c15_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c30_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c55_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_1024x1024_c5_cfg763': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen4tep8_batch1_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c4_cfg759': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen5tep4_batch16_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (5, 4, 1, 4, 16, 16, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c105_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c15_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c30_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c5_cfg763': 'exact',
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c60_cfg763': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen4tep4_batch32_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (4, 4, 1, 4, 32, 32, 9256, 0.9, 'fp8', False),
+        "link": 'nvlink',
+        "rows": {
+            'kimik2_5_gb200_trtllm_fp4_disagg_8192x1024_c156_cfg760': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen4tep8_batch128_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (4, 8, 1, 8, 128, 128, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c192_tp8_0_ep_176': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c360_tp8_0_ep_177': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c4_tp8_0_ep_171': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c668_tp8_0_ep_178': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen5tep4_batch8_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (5, 4, 1, 4, 8, 8, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c15_tp4_0_ep_173': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c30_tp4_0_ep_174': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c55_tp4_0_ep_175': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c5_tp4_0_ep_172': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen1dep16_batch32_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 32, 32, 2088, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c666_tp16_0_ep_179': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen1dep32_batch64_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 32, 32, 32, 64, 64, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c2253_tp32_0_ep_180': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen1dep8_batch768_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 8, 8, 8, 768, 768, 2088, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c4301_tp8_0_ep_183': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c6452_tp8_0_ep_184': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx2dep4_gen1dep16_batch256_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 256, 256, 2088, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c4301_tp16_0_ep_182': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL1K_OSL1K/STP/ctx2dep4_gen1dep32_batch128_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.4, 'fp8', False),
+        "gen": (1, 32, 32, 32, 128, 128, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_1024x1024_c4301_tp32_0_ep_181': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen4tep8_batch1_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (4, 8, 1, 8, 1, 1, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c4_tp8_0_ep_160': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen5tep4_batch16_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (5, 4, 1, 4, 16, 16, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c105_tp4_0_ep_165': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c15_tp4_0_ep_162': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c30_tp4_0_ep_163': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c5_tp4_0_ep_161': 'exact',
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c60_tp4_0_ep_164': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen4tep4_batch32_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (1, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (4, 4, 1, 4, 32, 32, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c156_tp4_0_ep_166': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx2dep4_gen1dep16_batch16_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (2, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 16, 16, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c333_tp16_0_ep_167': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx3dep4_gen1dep16_batch32_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (3, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 32, 32, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c615_tp16_0_ep_168': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx5dep4_gen1dep8_batch256_allconc_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (5, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 8, 8, 8, 256, 256, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c2151_tp8_0_ep_170': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/kimi2.5/trtllm_dynamo/disagg/gb200Nvfp4/ISL8K_OSL1K/STP/ctx7dep4_gen1dep16_batch128_eplb0_mtp0.yaml@f61dbba884147e3a20536c1369f9c8dcc2372cfb',
+        "config": 'kimik2.5-fp4-gb200-dynamo-trt in .github/configs/nvidia-master.yaml@e8924a6a4dab857d7c9deca9d35c24459dde50bd',
+        "ctx": (7, 4, 4, 4, 2, 16384, 8232, 0.4, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_kimi_k2_5_gb200_trtllm_fp4_disagg_8192x1024_c2253_tp16_0_ep_169': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen4tep8_batch128_allconc_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (4, 8, 1, 8, 128, 128, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c180_tp8_0_ep_152': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c360_tp8_0_ep_153': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c4_tp8_0_ep_147': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c616_tp8_0_ep_154': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen5tep4_batch8_allconc_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (5, 4, 1, 4, 8, 8, 2088, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c15_tp4_0_ep_149': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c30_tp4_0_ep_150': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c50_tp4_0_ep_151': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c5_tp4_0_ep_148': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx1dep4_gen1dep32_batch32_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (1, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c1229_tp32_0_ep_155': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx2dep4_gen1dep16_batch128_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 2088, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c2253_tp16_0_ep_157': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx2dep4_gen1dep32_batch64_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 64, 64, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c2253_tp32_0_ep_156': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx2dep4_gen1dep16_batch512_eplb256_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (2, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 512, 512, 2088, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c8192_tp16_0_ep_159': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL1K_OSL1K/STP/ctx4dep4_gen1dep32_batch256_eplb288_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (4, 4, 4, 4, 16, 16384, 1064, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 256, 256, 2088, 0.7, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_1024x1024_c8192_tp32_0_ep_158': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen5tep4_batch8_allconc_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (1, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (5, 4, 1, 4, 8, 8, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c10_tp4_0_ep_139': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c25_tp4_0_ep_140': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c50_tp4_0_ep_141': 'exact',
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c5_tp4_0_ep_138': 'inferred-block',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen2tep8_batch32_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (1, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (2, 8, 1, 8, 32, 32, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c84_tp8_0_ep_142': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL8K_OSL1K/STP/ctx1dep4_gen3tep4_batch32_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (1, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (3, 4, 1, 4, 32, 32, 9256, 0.9, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c117_tp4_0_ep_143': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL8K_OSL1K/STP/ctx5dep4_gen1dep32_batch16_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (5, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 16, 16, 9256, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c615_tp32_0_ep_144': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL8K_OSL1K/STP/ctx8dep4_gen1dep32_batch32_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (8, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 32, 32, 32, 32, 32, 9256, 0.75, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c1229_tp32_0_ep_145': 'exact',
+        },
+    },
+    {
+        "recipe": 'NVIDIA/srt-slurm:recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL8K_OSL1K/STP/ctx10dep4_gen1dep16_batch128_eplb0_mtp0.yaml@a10acd3f097a24498f0fb18523544f87dc35bed5',
+        "config": 'None in None',
+        "ctx": (10, 4, 4, 4, 2, 16640, 8232, 0.6, 'fp8', False),
+        "gen": (1, 16, 16, 16, 128, 128, 9256, 0.8, 'fp8', False),
+        "link": 'xdr800',
+        "rows": {
+            '2026_03_25_glm_5_gb200_trtllm_fp4_disagg_8192x1024_c2253_tp16_0_ep_146': 'exact',
+        },
+    },
+]
+
+SGLANG_OF.update({rid: g for g in SGLANG_GB_RECIPES for rid in g["rows"]})
+TRTLLM_OF = {rid: g for g in TRTLLM_RECIPES + TRTLLM_GB_RECIPES for rid in g["rows"]}
 TRTLLM_GPUS = {"h200_sxm": "h200-141gb", "b200_sxm": "b200", "b300_sxm": "b300",
-               "h100_sxm": "h100-sxm-80gb"}
+               "h100_sxm": "h100-sxm-80gb", "gb200": "gb200", "gb300": "gb300"}
 TRTLLM_LINK = {"b300_sxm": "xdr800"}  # else ndr400
 
 
@@ -1778,7 +3459,8 @@ def trtllm_command(kvplan, row, data, wl_path):
              "--capacity-scheduler-policy", "guaranteed_no_evict",
              "--prefill-replicas", str(np_), "--decode-replicas", str(nd)] + pflags + dflags +
             (["--enable-chunked-context"] if ctx[9] else []) +
-            ["--kv-link", TRTLLM_LINK.get(row["system"], "ndr400"), "--routing", "round_robin",
+            ["--kv-link", g.get("link") or TRTLLM_LINK.get(row["system"], "ndr400"),
+             "--routing", "round_robin",
              "--workload", str(wl_path), "--format", "json", "--quiet"])
 
 
@@ -1815,7 +3497,7 @@ def sglang_command(kvplan, row, data, wl_path):
              else model, "--gpu", SGLANG_GPUS[row["system"]], "--engine", "sglang",
              "--kv-dtype", kv, "--max-model-len", str(context), "--no-enable-prefix-caching",
              "--prefill-replicas", str(np_), "--decode-replicas", str(nd)] + pflags + dflags +
-            ["--kv-link", "ndr400", "--routing", "round_robin",
+            ["--kv-link", g.get("link", "ndr400"), "--routing", "round_robin",
              "--workload", str(wl_path), "--format", "json", "--quiet"])
 
 
@@ -1833,6 +3515,11 @@ def concurrency(row):
 
 def why_not(row):
     """The reason a disaggregated row is not simulated, or None."""
+    if row["backend"] in ("sglang", "trtllm") and \
+            (row["id"] in SGLANG_OF or row["id"] in TRTLLM_OF) and \
+            (row["model_path"], row["precision"]) not in SGLANG_MODELS:
+        return (f"no kvplan model for {row['model_path']} {row['precision']} (its checkpoint's "
+                f"config is not in the shared data)")
     if row["backend"] == "sglang":
         if row["id"] in SGLANG_OF:
             return None
@@ -1912,22 +3599,39 @@ def main():
     ap.add_argument("--timeout", type=float, default=900, help="seconds per row")
     ap.add_argument("--csv", type=pathlib.Path, help="write every scored row's figures here")
     ap.add_argument("--rows", action="store_true", help="a table of every scored row as well")
+    ap.add_argument("--jobs", type=int, default=2, help="rows at once (1 or 2; default 2)")
+    ap.add_argument("--only", action="append", help="only rows whose id contains this")
     a = ap.parse_args()
     sample = a.data / "silicon_sample.csv"
     if not sample.exists():
         ix.fail(f"{sample}: not found (the InferenceX data lives in ../shared/data/inferencex)")
     with open(sample, newline="") as fh:
         rows = [dict(r) for r in csv.DictReader(fh) if r["mode"] == "disagg"]
+    if a.jobs < 1 or a.jobs > 2:
+        ix.fail("--jobs must be 1 or 2")
+    if a.only:
+        rows = [r for r in rows if any(o in r["id"] for o in a.only)]
     for r in rows:
         r["concurrency"] = concurrency(r)
     kvplan = ix.find_kvplan(a.kvplan)
     cannot = [(r, why_not(r)) for r in rows if why_not(r)]
     results, failed = [], []
-    for r in (r for r in rows if not why_not(r)):
+    runnable = [r for r in rows if not why_not(r)]
+
+    def one(r):
         try:
-            results.append((r, *simulate(kvplan, r, a.data, a.timeout)))
+            return r, simulate(kvplan, r, a.data, a.timeout), None
         except RuntimeError as err:
-            failed.append((r, str(err)))
+            return r, None, str(err)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        for i, (r, res, err) in enumerate(pool.map(one, runnable), 1):
+            if err:
+                failed.append((r, err))
+            else:
+                results.append((r, *res))
+            print(f"\r{i}/{len(runnable)}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
     out = [f"{len(rows)} disaggregated rows of silicon_sample.csv: {len(results)} simulated, "
            f"{len(cannot)} not expressible, {len(failed)} failed. Error = (kvplan - measured) / "
            f"measured of the mean over the run; bias < 0: kvplan too fast (optimistic). Nothing "
