@@ -3478,7 +3478,7 @@ def sglang_side(name, side):
         flags += [f"--{name}-engine-option", "enable_expert_parallel=true"]
     if mrr:
         flags += [f"--{name}-max-num-seqs", str(max(1, mrr // dp))]
-    if chunk:
+    if chunk and chunk > 0:  # SGLang's -1 turns chunked prefill off: its default budget then
         flags += [f"--{name}-max-num-batched-tokens", str(chunk // dp)]
     if fraction:
         flags += [f"--{name}-gpu-memory-utilization", str(fraction)]
@@ -3601,6 +3601,8 @@ def main():
     ap.add_argument("--rows", action="store_true", help="a table of every scored row as well")
     ap.add_argument("--jobs", type=int, default=2, help="rows at once (1 or 2; default 2)")
     ap.add_argument("--only", action="append", help="only rows whose id contains this")
+    ap.add_argument("--max-concurrency", type=int, default=0,
+                    help="skip rows above this many clients, counted as not run (0: none)")
     a = ap.parse_args()
     sample = a.data / "silicon_sample.csv"
     if not sample.exists():
@@ -3614,9 +3616,14 @@ def main():
     for r in rows:
         r["concurrency"] = concurrency(r)
     kvplan = ix.find_kvplan(a.kvplan)
-    cannot = [(r, why_not(r)) for r in rows if why_not(r)]
+    def reason(r):
+        if a.max_concurrency and r["concurrency"] and int(r["concurrency"]) > a.max_concurrency:
+            return f"not run: over {a.max_concurrency} clients (--max-concurrency)"
+        return why_not(r)
+
+    cannot = [(r, reason(r)) for r in rows if reason(r)]
     results, failed = [], []
-    runnable = [r for r in rows if not why_not(r)]
+    runnable = [r for r in rows if not reason(r)]
 
     def one(r):
         try:
