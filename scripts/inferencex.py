@@ -518,12 +518,18 @@ def simulate(kvplan, row, data, a):
         wl.write_text(json.dumps(workload(row, a.requests_per_client, a.max_requests, a.gap_client)))
         cmd = command(kvplan, row, data, wl, a.calibration, a.measured_moe,
                       not a.no_recv_interval, not a.no_scripts)
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
-        except FileNotFoundError:
-            raise RuntimeError(f"{kvplan}: not found (build it: cmake --build <dir> --target kvplan)")
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"timed out after {a.timeout} s")
+        return run_simulate(kvplan, cmd, a.timeout)
+
+
+def run_simulate(kvplan, cmd, timeout):
+    """Runs one `kvplan simulate ... --format json` command line: (ttft_ms, tpot_ms) of its
+    summary's means, or raises RuntimeError naming why not."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise RuntimeError(f"{kvplan}: not found (build it: cmake --build <dir> --target kvplan)")
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"timed out after {timeout} s")
     if p.returncode != 0:
         msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
         raise RuntimeError(f"exit {p.returncode}: {msg[-1] if msg else ''}")

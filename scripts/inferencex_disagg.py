@@ -104,7 +104,6 @@ import concurrent.futures
 import csv
 import json
 import pathlib
-import subprocess
 import sys
 import tempfile
 
@@ -3429,18 +3428,25 @@ def group_of(row):
     return f"vllm, {GPUS[row['system']]}, kimi-k2.5-nvfp4", "exact (config_id)"
 
 
-def trtllm_side(name, side):
-    """The --prefill-* / --decode-* flags of one TensorRT-LLM side, and its replica count."""
-    workers, tp, adp, ep, batch, tokens, _, fraction, _, _ = side
-    flags = [f"--{name}-tp", str(tp // adp)]
-    if adp > 1:
-        flags += [f"--{name}-engine-option", f"attention_dp={adp}"]
+def layout_flags(name, tp, dp, ep):
+    """One side's parallel layout as flags: dp attention groups of TP tp / dp (their MoE layers'
+    EP ep), or TP tp with expert parallelism over all of it; EP over part of TP is refused."""
+    flags = [f"--{name}-tp", str(tp // dp)]
+    if dp > 1:
+        flags += [f"--{name}-engine-option", f"attention_dp={dp}"]
         if ep > 1:
             flags += [f"--{name}-engine-option", f"moe_ep_size={ep}"]
     elif ep > 1:
         if ep != tp:
             raise RuntimeError(f"{name}: EP {ep} over part of TP {tp} is not expressible")
         flags += [f"--{name}-engine-option", "enable_expert_parallel=true"]
+    return flags
+
+
+def trtllm_side(name, side):
+    """The --prefill-* / --decode-* flags of one TensorRT-LLM side, and its replica count."""
+    workers, tp, adp, ep, batch, tokens, _, fraction, _, _ = side
+    flags = layout_flags(name, tp, adp, ep)
     flags += [f"--{name}-max-num-seqs", str(batch), f"--{name}-max-num-batched-tokens", str(tokens)]
     if fraction:
         flags += [f"--{name}-gpu-memory-utilization", str(fraction)]
@@ -3467,15 +3473,7 @@ def trtllm_command(kvplan, row, data, wl_path):
 def sglang_side(name, side):
     """The --prefill-* / --decode-* flags of one SGLang side, and its replica count."""
     workers, tp, dp, ep, mrr, chunk, fraction, _, _ = side
-    flags = [f"--{name}-tp", str(tp // dp)]
-    if dp > 1:
-        flags += [f"--{name}-engine-option", f"attention_dp={dp}"]
-        if ep > 1:
-            flags += [f"--{name}-engine-option", f"moe_ep_size={ep}"]
-    elif ep > 1:
-        if ep != tp:
-            raise RuntimeError(f"{name}: EP {ep} over part of TP {tp} is not expressible")
-        flags += [f"--{name}-engine-option", "enable_expert_parallel=true"]
+    flags = layout_flags(name, tp, dp, ep)
     if mrr:
         flags += [f"--{name}-max-num-seqs", str(max(1, mrr // dp))]
     if chunk and chunk > 0:  # SGLang's -1 turns chunked prefill off: its default budget then
@@ -3574,21 +3572,7 @@ def simulate(kvplan, row, data, timeout):
         wl = pathlib.Path(d) / "workload.json"
         wl.write_text(json.dumps(ix.workload(row, None, 0)))
         build = {"sglang": sglang_command, "trtllm": trtllm_command}.get(row["backend"], command)
-        cmd = build(kvplan, row, data, wl)
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except FileNotFoundError:
-            raise RuntimeError(f"{kvplan}: not found (build it: cmake --build <dir> --target kvplan)")
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"timed out after {timeout} s")
-    if p.returncode != 0:
-        msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
-        raise RuntimeError(f"exit {p.returncode}: {msg[-1] if msg else ''}")
-    try:
-        s = json.loads(p.stdout)["summary"]
-        return float(s["ttft_ms"]["mean"]), float(s["tpot_ms"]["mean"])
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-        raise RuntimeError(f"unexpected output ({err}): {p.stdout[:200]!r}")
+        return ix.run_simulate(kvplan, build(kvplan, row, data, wl), timeout)
 
 
 def main():
