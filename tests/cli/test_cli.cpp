@@ -157,18 +157,19 @@ TEST(Cli, PlanWithMemoryModelOrdersAndWhatIf) {
       "--price h100-sxm-80gb=2.49 --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  // vLLM's terms at the launch line's --max-num-seqs 64: the forward (8192 · (4096 + 3 · 14336)
-  // · 2 B = 771,751,936) peaks over the sampler (9.5 · 64 · 128256 · 4 B + (8192 + 128) · 4096 ·
-  // 2 B = 380,076,032), + 0.04 GiB = 814,701,609; with non-torch 139,586,437 and graphs
-  // 622,770,258: 85,013,508,915 · 0.9 − 16,060,522,496 − 1,577,058,304 = 58,874,577,223 B
-  // // 65536 // 32 = 28,073 blocks = 449,168 tokens; each term with its basis and source.
-  EXPECT_EQ(j["memory"]["available_kv_bytes"].get<std::uint64_t>(), 58874577223u);
-  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 28073u);
-  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 449168u);
+  // vLLM's terms at the launch line's --max-num-seqs 64: the forward (8192 · (32 · 128 + 2 ·
+  // 4096 + 3 · 14336) · 2 B = 905,969,664) peaks over the sampler (9.5 · 64 · 128256 · 4 B +
+  // (8192 + 128) · 4096 · 2 B = 380,076,032), + 0.04 GiB = 948,919,337; with non-torch
+  // 139,586,437 and graphs 622,770,258: 85,013,508,915 · 0.9 − 16,060,522,496 − 1,711,276,032 =
+  // 58,740,359,495 B // 65536 // 32 = 28,009 blocks = 448,144 tokens; each term with its basis
+  // and source.
+  EXPECT_EQ(j["memory"]["available_kv_bytes"].get<std::uint64_t>(), 58740359495u);
+  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 28009u);
+  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 448144u);
   ASSERT_EQ(j["memory"]["terms"].size(), 4u);
   EXPECT_EQ(j["memory"]["terms"][0]["term"], "activation peak");
   EXPECT_EQ(j["memory"]["terms"][0]["basis"], "derived");
-  EXPECT_EQ(j["memory"]["terms"][0]["bytes"].get<std::uint64_t>(), 814701609u);
+  EXPECT_EQ(j["memory"]["terms"][0]["bytes"].get<std::uint64_t>(), 948919337u);
   EXPECT_NE(j["memory"]["terms"][0]["source"].get<std::string>().find("gpu_model_runner.py@"),
             std::string::npos);
   ASSERT_FALSE(j["order"].empty());

@@ -9,7 +9,7 @@
 //   ```
 //
 // A marker may name what the block prints, so the figures the prose around it quotes cannot go
-// stale: `<!-- example: exit 0; prints "449,168" "13.71x" -->` fails unless the block's output
+// stale: `<!-- example: exit 0; prints "448,144" "13.68x" -->` fails unless the block's output
 // (every command's, stdout and stderr) holds each quoted string.
 //
 // Each command of the block (a line, with its `\` continuations) runs in bash from a temporary

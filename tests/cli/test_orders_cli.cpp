@@ -19,17 +19,17 @@ Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 
 // vLLM V1, utilization 0.9, --max-num-seqs as the plan's launch line states it (requests per
 // replica). Llama-3.1-8B: 8,030,261,248 params · 2 B = 16,060,522,496 B of weights; at 32,768
-// tokens and up to 64 sequences the forward pass (8192 · (4096 + 3 · 14336) · 2 B =
-// 771,751,936) outweighs the sampler, so the activation term is 771,751,936 + 0.04 GiB =
-// 814,701,609 B; non-torch 0.13 GiB = 139,586,437 B; CUDA graphs 0.58 GiB = 622,770,258 B.
+// tokens and up to 64 sequences the forward pass (8192 · (32 · 128 + 2 · 4096 + 3 · 14336) · 2 B
+// = 905,969,664) outweighs the sampler, so the activation term is 905,969,664 + 0.04 GiB =
+// 948,919,337 B; non-torch 0.13 GiB = 139,586,437 B; CUDA graphs 0.58 GiB = 622,770,258 B.
 // fp8 page: 16 tokens · 8 heads · (128 + 128) · 1 B = 32,768 B; 32 layers; a request of 32,768
 // tokens takes 2,048 blocks, and one block is vLLM's null block.
 //   H100 SXM (CUDA 79.175 GiB = 85,013,508,915 B): floor(· 0.9) = 76,512,158,023
-//     − 16,060,522,496 − 814,701,609 − 139,586,437 − 622,770,258 = 58,874,577,223 B
-//     // 32,768 // 32 = 56,147 blocks, (56,147 − 1) // 2,048 = 27 requests per GPU:
+//     − 16,060,522,496 − 948,919,337 − 139,586,437 − 622,770,258 = 58,740,359,495 B
+//     // 32,768 // 32 = 56,019 blocks, (56,019 − 1) // 2,048 = 27 requests per GPU:
 //     64 requests take ceil(64 / 27) = 3 GPUs (TP 2 on 2 GPUs holds 62: fewer than 64).
 //   H200 (CUDA 139.795 GiB = 150,103,738,286 B): floor(· 0.9) = 135,093,364,457
-//     − the same terms = 117,455,783,657 B // 32,768 // 32 = 112,014 blocks, 54 requests per
+//     − the same terms = 117,321,565,929 B // 32,768 // 32 = 111,886 blocks, 54 requests per
 //     GPU: 2 GPUs.
 //   Prices 2.49 and 3.50 USD per GPU-hour: H100 3 · 2.49 = 7.47 (7.470000000000001 in binary
 //   floating point), H200 2 · 3.50 = 7.00: the H200 order is the cheapest.

@@ -27,15 +27,15 @@ const std::string kQuickstart =
 // and --max-num-seqs 16 as the plan's launch line states it:
 //   floor(85,013,508,915 · 0.9)                        = 76,512,158,023
 //   − weights 8,030,261,248 params · 2 B (model card)  = 16,060,522,496
-//   − activation: 16 sequences, so the forward (8192 · (4096 + 3 · 14336) · 2 B = 771,751,936)
-//     peaks over the sampler (9.5 · 16 · 128256 · 4 B + (8192 + 32) · 4096 · 2 B = 145,350,656),
-//     + 0.04 GiB fitted (42,949,673)                   =    814,701,609
+//   − activation: 16 sequences, so the forward (8192 · (32 · 128 + 2 · 4096 + 3 · 14336) · 2 B
+//     = 905,969,664) peaks over the sampler (9.5 · 16 · 128256 · 4 B + (8192 + 32) · 4096 · 2 B
+//     = 145,350,656), + 0.04 GiB fitted (42,949,673)   =    948,919,337
 //   − non-torch 0.13 GiB                               =    139,586,437
 //   − CUDA graphs 0.58 GiB (vLLM >= 0.21 deducts them) =    622,770,258
-//   available                                          = 58,874,577,223
-//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 58,874,577,223 // 65,536 // 32 = 28,073
-//   blocks; 32,768 tokens take 2,048 blocks: (28,073 − 1) // 2,048 = 13 requests < 16.
-//   fp8 page 32,768 B: // 32,768 // 32 = 56,147 blocks; (56,147 − 1) // 2,048 = 27 requests.
+//   available                                          = 58,740,359,495
+//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 58,740,359,495 // 65,536 // 32 = 28,009
+//   blocks; 32,768 tokens take 2,048 blocks: (28,009 − 1) // 2,048 = 13 requests < 16.
+//   fp8 page 32,768 B: // 32,768 // 32 = 56,019 blocks; (56,019 − 1) // 2,048 = 27 requests.
 //   bf16 on 2 GPUs as 2 replicas (8 sequences each, the same terms): 2 · 13 = 26 requests ≥ 16.
 TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   const auto model = kvplan::load_model("llama-3.1-8b");

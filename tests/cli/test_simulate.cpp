@@ -120,10 +120,10 @@ TEST_F(Simulate, JsonHasEveryKeyAndOrderedPercentiles) {
 // get_batch_defaults). Budget floor(85,013,508,915 · 0.9) = 76,512,158,023; minus the weights
 // 16,060,522,496 and vLLM's terms (docs/engine-memory.md): activation = the Triton sampler's
 // (3.5 · 1024 + 132) · 128256 · 4 + (8192 + 2048) · 4096 · 2 = 1,990,283,264 (over the forward's
-// 771,751,936) + 0.04 GiB 42,949,673; non-torch 139,586,437; graphs 622,770,258 —
-// 2,795,589,632 in all — = 57,656,045,895 bytes; one block of 16 tokens over 32 layers =
-// 16 · 8 KV heads · (128 + 128) · 2 bytes · 32 = 2,097,152 bytes; 57,656,045,895 // 2,097,152 =
-// 27,492 blocks (27,491 usable: vLLM's null block).
+// 8192 · (32 · 128 + 2 · 4096 + 3 · 14336) · 2 = 905,969,664) + 0.04 GiB 42,949,673; non-torch
+// 139,586,437; graphs 622,770,258 — 2,795,589,632 in all — = 57,656,045,895 bytes; one block of 16
+// tokens over 32 layers = 16 · 8 KV heads · (128 + 128) · 2 bytes · 32 = 2,097,152 bytes;
+// 57,656,045,895 // 2,097,152 = 27,492 blocks (27,491 usable: vLLM's null block).
 TEST_F(Simulate, PoolAndSeriesByHand) {
   const std::string series = dir.file("kv.csv");
   const auto r = kvplan(base + "--format json --kv-series '" + series + "'");

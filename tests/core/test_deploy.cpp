@@ -227,10 +227,11 @@ TEST(Check, PassesWithHeadroom) {
   const auto r = run_check(load_deploy(kDir + "pass.json"));
   // fp8 on one H100 (vLLM, docs/engine-memory.md): 0.9 of CUDA's 85,013,508,915 B =
   // 76,512,158,023 B; weights 16,060,522,496 B; activation: max_num_seqs 16, so the forward
-  // peaks over the sampler: 8192 x (4096 + 3 x 14336) x 2 B = 771,751,936 B + the 0.04 GiB
-  // residual 42,949,673 B; non-torch 0.13 GiB = 139,586,437 B; graphs 0.58 GiB = 622,770,258 B.
-  // Available 58,874,577,223 B // 32768 // 32 = 56147 blocks; 2048 per request -> 27 each.
-  EXPECT_EQ(r.capacity.num_gpu_blocks, 56147u);
+  // peaks over the sampler: 8192 x (32 x 128 + 2 x 4096 + 3 x 14336) x 2 B = 905,969,664 B (the
+  // attention output, two residuals and the MLP's gate/up and activation) + the 0.04 GiB residual
+  // 42,949,673 B; non-torch 0.13 GiB = 139,586,437 B; graphs 0.58 GiB = 622,770,258 B.
+  // Available 58,740,359,495 B // 32768 // 32 = 56019 blocks; 2048 per request -> 27 each.
+  EXPECT_EQ(r.capacity.num_gpu_blocks, 56019u);
   EXPECT_EQ(r.requests_at_slo, 54u);
   EXPECT_TRUE(r.passed()) << render(r, OutputFormat::table);
   for (const auto& i : r.items) EXPECT_TRUE(i.fix.empty()) << i.id;
@@ -249,10 +250,10 @@ TEST(Check, FailureSaysByHowMuchAndFp8Fixes) {
 }
 
 // What the fraction leaves out is short: the fix lowers the fraction, never raises it. Qwen3-32B
-// under vLLM 0.25 (Model Runner V2) at 0.95 on an H100 needs 4.45 GiB beside the budget (the
+// under vLLM 0.25 (Model Runner V2) at 0.95 on an H100 needs 4.25 GiB beside the budget (the
 // hand-worked terms of EngineMemory.ModelRunnerV2SamplerStateAndWarmupSitOutsideTheBudget) where
-// 0.05 x 79.18 GiB leaves 3.96: the largest fraction in hundredths that leaves 4.45 GiB is
-// floor((1 - 4.45 / 79.18) x 100) / 100 = 0.94 (llm-d/llm-d-benchmark PR #1791 fixed that start
+// 0.05 x 79.18 GiB leaves 3.96: the largest fraction in hundredths that leaves 4.25 GiB is
+// floor((1 - 4.25 / 79.18) x 100) / 100 = 0.94 (llm-d/llm-d-benchmark PR #1791 fixed that start
 // with a smaller KV cache).
 TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
   const auto r = run_check(deploy_from_engine(

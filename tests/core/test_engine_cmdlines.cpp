@@ -1243,10 +1243,10 @@ namespace {
 // stated load of 64 such requests. The capacity each engine's arithmetic gives, by hand:
 //   total   85,013,508,915 B (CUDA's 79.18 GiB, the smaller end of its rounding)
 //   vLLM    floor(0.9 · total) = 76,512,158,023 − weights 16,060,522,496 − the terms at 64
-//           sequences (forward 8192 x (4096 + 3 x 14336) x 2 B = 771,751,936 over the sampler's
-//           380 MB, + 0.04 GiB 42,949,673; non-torch 139,586,437; graphs 622,770,258) =
-//           58,874,577,223 B // 65,536 B a page // 32 layers = 28,073 blocks; (28,073 − 1 null
-//           block) // 2,048 a request = 13
+//           sequences (forward 8192 x (32 x 128 + 2 x 4096 + 3 x 14336) x 2 B = 905,969,664
+//           over the sampler's 380 MB, + 0.04 GiB 42,949,673; non-torch 139,586,437; graphs
+//           622,770,258) = 58,740,359,495 B // 65,536 B a page // 32 layers = 28,009 blocks;
+//           (28,009 − 1 null block) // 2,048 a request = 13
 //   SGLang  mem_fraction_static from the GPU (memory_hook.py@031ed82d): CUDA's 81,074 MiB less
 //           512 + 1.5 x 8192 + 128 + 2 x 256 + 8 x 58 = 13,904 MiB reserved: 0.829; floor(0.829 ·
 //           (total − the 751,619,276 B context)) − weights = 53,792,584,014 B // 131,072 B a

@@ -196,20 +196,21 @@ TEST(EngineLog, ReadsTheV0MemoryProfile) {
   // kvplan's vLLM terms beside the logged ones, shown but not counted (a log rarely states
   // max_num_seqs; the weights likewise: a 4-bit checkpoint beside the bf16 preset). Phi-4
   // (vocab 100352, hidden 5120, MLP 17920) at vLLM's default 256 sequences without a GPU and
-  // 8192 batched tokens: the sampler's 9.5 · 256 · 100352 · 4 B + (8192 + 512) · 5120 · 2 B =
-  // 1,065,353,216 B over the forward's 8192 · (5120 + 3 · 17920) · 2 B = 964,689,920 B, + 0.04
-  // GiB (42,949,673 B) = 1,108,302,889 B = 1.032 GiB against the logged 1.16; non-torch 0.13
-  // GiB (139,586,437 B) against 0.09; 0.8.2 keeps the graphs outside the budget.
+  // 8192 batched tokens: the forward's 8192 · (40 · 128 + 2 · 5120 + 3 · 17920) · 2 B =
+  // 1,132,462,080 B over the sampler's 9.5 · 256 · 100352 · 4 B + (8192 + 512) · 5120 · 2 B =
+  // 1,065,353,216 B, + 0.04 GiB (42,949,673 B) = 1,175,411,753 B = 1.095 GiB against the logged
+  // 1.16; non-torch 0.13 GiB (139,586,437 B) against 0.09; 0.8.2 keeps the graphs outside the
+  // budget.
   const auto* act = row_of(r, "activation peak (GiB)");
   ASSERT_NE(act, nullptr);
   EXPECT_TRUE(act->informational);
-  EXPECT_NEAR(act->kvplan.value_or(0), 1108302889 / kGiBd, 1e-9);
+  EXPECT_NEAR(act->kvplan.value_or(0), 1175411753 / kGiBd, 1e-9);
   EXPECT_NEAR(act->logged.value_or(0), 1.16, 1e-9);
   const auto* res = row_of(r, "reserve: non-KV memory besides the weights (GiB)");
   ASSERT_NE(res, nullptr);
   EXPECT_TRUE(res->informational);
   EXPECT_NEAR(res->logged.value_or(0), (gib(0.09) + gib(1.16)) / kGiBd, 1e-9);
-  EXPECT_NEAR(res->kvplan.value_or(0), (1108302889 + 139586437) / kGiBd, 1e-9);
+  EXPECT_NEAR(res->kvplan.value_or(0), (1175411753 + 139586437) / kGiBd, 1e-9);
   EXPECT_TRUE(row_of(r, "weights per GPU (GiB)")->informational);
 }
 

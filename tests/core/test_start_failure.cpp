@@ -149,9 +149,9 @@ TEST(StartFailure, ANegativeKvMemoryIsNoMemoryAtAll) {
 // A start that failed after the KV cache was sized, in vLLM's format (a constructed log, its
 // figures those of llm-d/llm-d-benchmark PR #1791: Qwen3-32B on an H100 at 0.95, 12.50 GiB of
 // KV cache, then the sampler warm-up's OOM), under vLLM 0.25.1: Model Runner V2 for a dense model.
-// One request fits the KV cache, so the reason is elsewhere: kvplan's terms put 4.45 GiB beside
+// One request fits the KV cache, so the reason is elsewhere: kvplan's terms put 4.25 GiB beside
 // the budget (EngineMemory.ModelRunnerV2SamplerStateAndWarmupSitOutsideTheBudget) where 0.05 x
-// 79.18 GiB leaves 3.96, and floor((1 - 4.45 / 79.18) x 100) / 100 = 0.94 starts.
+// 79.18 GiB leaves 3.96, and floor((1 - 4.25 / 79.18) x 100) / 100 = 0.94 starts.
 TEST(StartFailure, AFailureAfterTheKvCacheNamesWhatIsAllocatedBesideTheBudget) {
   const std::string log =
       "(EngineCore_0 pid=1) INFO 12-05 10:00:00 [core.py:74] Initializing a V1 LLM engine "
@@ -167,7 +167,7 @@ TEST(StartFailure, AFailureAfterTheKvCacheNamesWhatIsAllocatedBesideTheBudget) {
   o.gpu_memory_bytes = load_gpu("h100-sxm-80gb").engine_memory_bytes();
   const auto x = explain_start_failure(s.log, *s.failure, load_model("qwen3-32b"), o);
   EXPECT_NE(x.summary.find("the reason is not in the KV cache, but beside the budget kvplan's "
-                           "terms need 4.45 GiB where 0.95 leaves 3.96 GiB"),
+                           "terms need 4.25 GiB where 0.95 leaves 3.96 GiB"),
             std::string::npos)
       << x.summary;
   EXPECT_EQ(x.fraction_fit_ppm, 940000u);

@@ -22,9 +22,9 @@
 //
 // Worked example (tests/cli/test_plan_fix.cpp, the quick start's scenario): llama-3.1-8b, bf16,
 // vLLM, one H100 SXM 80GB, 16 requests of 32,768 tokens. Available KV memory
-// floor(85,013,508,915 · 0.9) − 16,060,522,496 weights − reserve terms = 58,874,577,223 B; a
-// bf16 page (16 tokens · 8 heads · 256 · 2 B) is 65,536 B, so 28,073 blocks per layer and
-// 28,072 // 2,048 = 13 requests. fp8 halves the page: 56,147 blocks, 27 requests on the same
+// floor(85,013,508,915 · 0.9) − 16,060,522,496 weights − reserve terms = 58,740,359,495 B; a
+// bf16 page (16 tokens · 8 heads · 256 · 2 B) is 65,536 B, so 28,009 blocks per layer and
+// 28,008 // 2,048 = 13 requests. fp8 halves the page: 56,019 blocks, 27 requests on the same
 // GPU, so the cheapest fix is fp8 with no more GPUs; keeping bf16 on the plan's H100 takes 2
 // (TP 1 × 2 replicas).
 #pragma once

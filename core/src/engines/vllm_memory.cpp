@@ -74,10 +74,19 @@ std::string fixed2(double v) {
 }
 
 // The profile run's activation peak on one rank. The dummy forward over max_num_batched_tokens
-// tokens peaks in the MLP (gate/up and activation outputs, [tokens, 3 · intermediate / tp] bf16,
-// beside the hidden states); on the last stage the sampler then runs on rows =
-// min(max_num_seqs, max_num_batched_tokens) while the hidden states [tokens + 2 · rows, hidden]
-// stay alive (gpu_model_runner.py@000fc94b profile_run: hidden_states deleted after the sampler).
+// tokens peaks in the MLP's activation, inside the piece torch.compile cut between two attention
+// ops (vllm/compilation/backends.py split_graph at the attention splitting ops): the piece's
+// inputs stay alive while it runs, as PiecewiseBackend.__call__(*args) holds them
+// (vllm/compilation/piecewise_backend.py@15585dbb0c5cfb02f6103cfcfb649845640dc257) — the
+// attention output [tokens, q_heads · v_head_dim / tp] and the incoming residual [tokens, H] —
+// beside what the piece made: the new residual of the functional add-and-norm [tokens, H], the
+// gate/up output [tokens, 2 · I / tp] and the activation's output [tokens, I / tp], all bf16 (the
+// normed input is freed after gate/up). So tokens · (q · d / tp + 2 H + 3 I / tp) · 2 B; eager
+// mode holds the normed input instead of the attention output, which kvplan does not tell apart
+// (the compiled form is the larger for every model whose q · d / tp >= H). On the last stage the
+// sampler then runs on rows = min(max_num_seqs, max_num_batched_tokens) while the hidden states
+// [tokens + 2 · rows, hidden] stay alive (gpu_model_runner.py@000fc94b profile_run: hidden_states
+// deleted after the sampler).
 MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_t seqs,
                            bool last_stage, Vllm::SamplerPath path) {
   MemoryTerm t;
@@ -91,11 +100,13 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
   const std::uint64_t tokens = in.max_num_batched_tokens;
   const std::uint64_t rows = std::min(seqs, tokens);
   const std::uint64_t h2 = mul(m.hidden_size, 2, "activation");
-  const std::uint64_t forward = add(
-      mul(tokens, h2, "activation"),
-      mul(mul(tokens, 3 * std::uint64_t{m.intermediate_size} / std::max(in.tp, 1u), "activation"),
-          2, "activation"),
-      "activation");
+  const std::uint64_t tp = std::max(in.tp, 1u);
+  const std::uint64_t attention_out = std::uint64_t{m.num_q_heads} * m.head_dim_v / tp;
+  const std::uint64_t forward = mul(mul(tokens,
+                                        attention_out + 2 * std::uint64_t{m.hidden_size} +
+                                            3 * std::uint64_t{m.intermediate_size} / tp,
+                                        "activation"),
+                                    2, "activation");
   const double units = static_cast<double>(rows) * m.vocab_size * 4.0;
   const bool triton = path == Vllm::SamplerPath::triton && rows >= kTritonMinRows;
   const bool unfiltered = path == Vllm::SamplerPath::unfiltered;
@@ -115,9 +126,10 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
       last_stage ? std::max(static_cast<double>(forward), sampler) : static_cast<double>(forward);
   t.bytes = add(static_cast<std::uint64_t>(peak), gib(kFit.residual_gib), "activation");
   t.basis = MemoryTerm::Basis::derived;
-  t.how = "max(forward " + std::to_string(tokens) + " tokens x (" + std::to_string(m.hidden_size) +
-          " + 3 x " + std::to_string(m.intermediate_size) + "/" + std::to_string(in.tp) +
-          ") x 2 B" +
+  t.how = "max(forward " + std::to_string(tokens) + " tokens x (" + std::to_string(m.num_q_heads) +
+          " x " + std::to_string(m.head_dim_v) + "/" + std::to_string(tp) + " + 2 x " +
+          std::to_string(m.hidden_size) + " + 3 x " + std::to_string(m.intermediate_size) + "/" +
+          std::to_string(tp) + ") x 2 B" +
           (last_stage ? ", sampler " +
                             (triton ? "(Triton top-k/top-p) (3.5 x " + std::to_string(rows) +
                                           " + " + std::to_string(scratch) + ")"
@@ -135,6 +147,8 @@ MemoryTerm activation_term(const ModelSpec& m, const PlanInput& in, std::uint64_
                          : std::string("vllm/v1/worker/gpu_model_runner.py@"
                                        "000fc94b754f66aeb60ef5acf1ea2e94cdc65164 profile_run, "
                                        "_dummy_sampler_run")) +
+             "; the forward's compiled piece vllm/compilation/piecewise_backend.py@"
+             "15585dbb0c5cfb02f6103cfcfb649845640dc257" +
              std::string(triton ? "; the Triton top-k/top-p path vllm-project/vllm#33538" : "") +
              "; the residual " + kFitSource;
   return t;
