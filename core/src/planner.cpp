@@ -54,8 +54,9 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
         source, field,
         "vLLM version \"" + v +
             "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
-            "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19, vllm@0.25); docs/deploy.md lists "
-            "what changed when");
+            "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19, vllm@0.25; for 0.11 - 0.16, "
+            "vllm@0.9's memory terms are theirs, its pool rules mid-2025's); docs/deploy.md "
+            "lists what changed when");
   }
   if (const auto at = name.find('@'); at != std::string::npos) {
     const Engine e = parse_engine(name.substr(0, at), source, field);

@@ -288,6 +288,41 @@ TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
   EXPECT_EQ(pp_fail->fix, "starts with --gpu-memory-utilization 0.94");
 }
 
+// A public start that failed in the sampler warm-up after the KV cache was sized (llm-d/llm-d#787,
+// 2026-02-17: Qwen/Qwen3-32B, tensor_parallel_size 2, --gpu-memory-utilization 0.95, H100s,
+// image llm-d-cuda-dev:latest; "KV cache allocated: 41.87 GiB per worker", then "CUDA out of
+// memory occurred when warming up sampler with 1024 dummy requests"; fixed by 0.90 - 0.92 or
+// --max-num-seqs 512). Its 41.87 GiB is what the Triton sampler's profile leaves (0.95 of 79.18
+// GiB less 30.51 of weights, a 2.2 GiB activation and 0.55 of non-torch memory), which vLLM 0.17
+// - 0.19 run; the sort of older releases would have left about 38.5. Under those rules
+// (vllm@0.19) the CUDA context with NCCL, 1.54 GiB, and the graphs captured after the KV cache,
+// 2.44 GiB, need 3.98 GiB where 0.05 x 79.18 leaves 3.96: foreseen, by 0.02 GiB.
+TEST(Check, ATp2StartThatFailedAfterItsKvCacheIsForeseen) {
+  Deployment d =
+      deploy_from_engine(parse_engine_command(Engine::vllm,
+                                              "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 "
+                                              "--gpu-memory-utilization 0.95",
+                                              "--vllm"),
+                         load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  d.plan.edit_vllm().rules = VllmRules::v0_19;
+  const auto r = run_check(d);
+  // Its KV memory per worker against the logged 41.87 GiB: within 1 %, and not more optimistic.
+  const double kv = static_cast<double>(r.capacity.memory.available_bytes) / (1ull << 30);
+  EXPECT_NEAR(kv, 41.87, 0.01 * 41.87);
+  const auto it =
+      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  ASSERT_NE(it, r.items.end());
+  EXPECT_FALSE(it->passed) << it->detail;
+  EXPECT_EQ(it->fix, "starts with --gpu-memory-utilization 0.94");
+  // The fix the report names, 0.92, starts.
+  d.plan.memory_fraction_ppm = 920000;
+  const auto fixed = run_check(d);
+  const auto ok = std::find_if(fixed.items.begin(), fixed.items.end(),
+                               [](auto& i) { return i.id == "engine_starts"; });
+  ASSERT_NE(ok, fixed.items.end());
+  EXPECT_TRUE(ok->passed) << ok->detail;
+}
+
 // Where no fraction starts one GPU (max_num_seqs 8192 under Model Runner V2: a 5 GiB sampler
 // state and an 8 GiB warm-up), the fix may take more GPUs and a lower fraction together; applied,
 // it passes every check.

@@ -28,6 +28,19 @@ TEST(EngineRules, GroupSizeFollowsEachVersion) {
   EXPECT_EQ(sglang().kv_group_size(10, 14), 10u);
 }
 
+// A release without a rule set of its own is refused, naming the sets there are and which one
+// holds the memory terms of 0.11 - 0.16 (NCCL before the baseline, the sort sampler, graphs outside
+// the budget: vllm@0.9's, fitted on such a release) rather than guessing its pool rules.
+TEST(EngineRules, AReleaseWithoutItsOwnRulesIsRefusedWithTheNearestSet) {
+  VllmRules rules = VllmRules::current;
+  EXPECT_EQ(parse_engine("vllm@0.19.1", "x", "engine", rules), Engine::vllm);
+  EXPECT_EQ(rules, VllmRules::v0_19);
+  const std::string e =
+      test::error_message([&] { parse_engine("vllm@0.13.0", "x", "engine", rules); });
+  EXPECT_NE(e.find("vLLM version \"0.13.0\" has no rule set of its own"), std::string::npos) << e;
+  EXPECT_NE(e.find("for 0.11 - 0.16, vllm@0.9's memory terms are theirs"), std::string::npos) << e;
+}
+
 // vLLM's BlockPool keeps a null block (block_pool.py); the others do not. vLLM sizes each
 // pipeline stage by its own memory (get_kv_cache_configs); the others by the least.
 TEST(EngineRules, PoolFactsPerEngine) {
