@@ -1131,6 +1131,8 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     s.group_size = st.group_size;
     s.kv_cache_groups = static_cast<std::uint32_t>(st.group_types.size());
     s.num_blocks = st.num_blocks;
+    s.trtllm_pools = st.trtllm;
+    s.trtllm_requested = st.trtllm_requested;
     if (st.cached + st.state_layers > 0) {
       s.bytes_per_request = ev.request_bytes(st, n);
       if (ev.paged) {

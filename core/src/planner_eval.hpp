@@ -48,6 +48,7 @@ struct PlanStage {
   std::uint64_t swa_window = 0;
   bool sglang_all_swa = false;  // every attention layer in the SWA pool
   std::vector<TrtllmWindow> trtllm;
+  std::vector<std::vector<std::uint64_t>> trtllm_requested;  // StageCapacity::trtllm_requested
 };
 
 struct PlanEval {

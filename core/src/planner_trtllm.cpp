@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/planner.hpp"
@@ -118,12 +120,20 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   const std::uint64_t memory = ev.mem.available_bytes;
   if (windows.size() > 1 && ev.in.trtllm().backend == TrtllmOptions::Backend::pytorch) {
     // PyTorch: windows shrink until one sequence fits; equal windows merge.
+    // The windows asked for are kept beside the ones the engine settles on (the report's).
     const auto adjusted = trtllm_adjust_windows(windows, memory, ev.in.max_total_tokens);
-    std::map<std::uint64_t, std::uint32_t> merged;
-    for (std::size_t k = 0; k < windows.size(); ++k) merged[adjusted[k]] += windows[k].layers;
+    std::map<std::uint64_t, std::pair<std::uint32_t, std::vector<std::uint64_t>>> merged;
+    for (std::size_t k = 0; k < windows.size(); ++k) {
+      auto& [count, requested] = merged[adjusted[k]];
+      count += windows[k].layers;
+      requested.push_back(windows[k].window);
+    }
     windows.clear();
-    for (const auto& [w, count] : merged)
-      windows.push_back({w, count, mul(cell, count, "bytes per token"), 0});
+    st.trtllm_requested.clear();
+    for (const auto& [w, pool] : merged) {
+      windows.push_back({w, pool.first, mul(cell, pool.first, "bytes per token"), 0});
+      st.trtllm_requested.push_back(pool.second);
+    }
   }
   trtllm_window_blocks(windows, memory, ev.bs, ev.in.trtllm().window_shares,
                        ev.in.max_total_tokens);

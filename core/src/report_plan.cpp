@@ -1,4 +1,5 @@
 // Renderers of `kvplan plan` and `kvplan check`: text, JSON, Markdown, JUnit XML.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -107,6 +108,37 @@ Table memory_table(const PlanReport& r) {
   return t;
 }
 
+// TensorRT-LLM's pools, one per attention window, where there are several or the VSWA adjustment
+// moved a window: the windows it settled on, the ones asked for, each pool's blocks.
+void trtllm_pool_rows(const Capacity& c, Table& t) {
+  for (const auto& s : c.stages) {
+    const auto requested = [&](std::size_t k) {
+      return k < s.trtllm_requested.size() ? s.trtllm_requested[k]
+                                           : std::vector<std::uint64_t>{s.trtllm_pools[k].window};
+    };
+    const auto moved = [&](std::size_t k) {
+      return requested(k) != std::vector<std::uint64_t>{s.trtllm_pools[k].window};
+    };
+    bool adjusted = false;
+    for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k) adjusted = adjusted || moved(k);
+    if (s.trtllm_pools.size() < 2 && !adjusted) continue;
+    for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k) {
+      const auto& w = s.trtllm_pools[k];
+      std::string asked;
+      if (moved(k)) {
+        for (const auto a : requested(k)) asked += (asked.empty() ? "" : ", ") + grouped(a);
+        asked = " (asked " + asked + ")";
+      }
+      t.rows.push_back(
+          {"  " +
+               std::string(c.stages.size() > 1 ? "stage " + std::to_string(s.stage) + ", " : "") +
+               "window " + grouped(w.window) + " tokens" + asked + ", " + std::to_string(w.layers) +
+               (w.layers == 1 ? " layer" : " layers"),
+           grouped(w.primary_blocks) + " blocks"});
+    }
+  }
+}
+
 Table capacity_table(const PlanReport& r) {
   const auto& c = r.capacity;
   const auto& in = r.input;
@@ -125,6 +157,7 @@ Table capacity_table(const PlanReport& r) {
     t.rows.push_back({"page (one block of " + std::to_string(c.block_size) + " tokens, one layer)",
                       grouped(c.page_bytes) + " B"});
     t.rows.push_back({"num_gpu_blocks", grouped(c.num_gpu_blocks)});
+    trtllm_pool_rows(c, t);
     t.rows.push_back({"blocks per request of " + grouped(in.context) + " tokens",
                       grouped(c.blocks_per_request)});
   }
@@ -277,6 +310,21 @@ void order_and_what_if_json(const PlanReport& r, nlohmann::json& j) {
                             {"min_gpus", w.min_gpus}});
 }
 
+// A stage's TensorRT-LLM pools: window, the windows asked for, layers, blocks.
+nlohmann::json trtllm_pools_json(const StageCapacity& s) {
+  nlohmann::json a = nlohmann::json::array();
+  for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k) {
+    const auto& w = s.trtllm_pools[k];
+    a.push_back({{"window", w.window},
+                 {"requested_windows", k < s.trtllm_requested.size()
+                                           ? s.trtllm_requested[k]
+                                           : std::vector<std::uint64_t>{w.window}},
+                 {"layers", w.layers},
+                 {"blocks", w.primary_blocks}});
+  }
+  return a;
+}
+
 nlohmann::json plan_json(const PlanReport& r) {
   const auto& c = r.capacity;
   const auto& in = r.input;
@@ -325,7 +373,8 @@ nlohmann::json plan_json(const PlanReport& r) {
                            {"kv_cache_groups", s.kv_cache_groups},
                            {"num_blocks", s.num_blocks},
                            {"blocks_per_request", s.blocks_per_request},
-                           {"bytes_per_request", s.bytes_per_request}});
+                           {"bytes_per_request", s.bytes_per_request},
+                           {"trtllm_pools", trtllm_pools_json(s)}});
   order_and_what_if_json(r, j);
   j["engine_flags"] = {{"vllm", r.vllm ? nlohmann::json(*r.vllm) : nlohmann::json(nullptr)},
                        {"sglang", r.sglang ? nlohmann::json(*r.sglang) : nlohmann::json(nullptr)}};

@@ -9,6 +9,8 @@
 //       several windows)
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "kvplan/formula.hpp"
 #include "kvplan/planner.hpp"
 
@@ -167,6 +169,61 @@ TEST(TrtllmParity, VariableWindowPools) {
   // ... and caps a single window: min(262144, 1000) tokens -> ceilDiv 32 = 32 blocks.
   in.edit_trtllm().max_attention_window.clear();
   EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 32u);
+}
+
+// The windows the VSWA adjustment settles on, in the plan and its report (issue 27: "computed,
+// never printed"). R's case "limited_memory_clamped_windows": windows {100: layers 0-3, 200: 4-6,
+// 7000: 7-8}, 8 bytes per token per layer (2 KV heads of head 1, K and V, fp16), 8 · (100 · 9 +
+// 30 · 5) + 4 = 8,404 bytes: R asserts {100, 130, 130}. The two windows of 130 are one pool of
+// 5 layers (40 bytes a token) beside the 4 layers of 100 (32 bytes). C, equal shares: 8,404 ·
+// 0.5 = 4,202 bytes a window; 4,202 / 32 = 131 tokens -> ceilDiv 32 = 5 blocks; 4,202 / 40 = 105
+// tokens -> 4 blocks.
+TEST(TrtllmParity, ThePlanReportsTheWindowsTheVswaAdjustmentSettlesOn) {
+  ModelSpec m;
+  m.id = "vswa-adjust";
+  m.layers.assign(9, LayerSpec{});
+  m.num_q_heads = 2;
+  m.num_kv_heads = 2;
+  m.head_dim_k = m.head_dim_v = 1;
+  m.num_params = 1;
+  PlanInput in;
+  in.engine = Engine::trtllm;
+  in.format = parse_kv_format("fp16");
+  in.context = 7000;
+  in.available_kv_bytes = 8 * (100 * 9 + 30 * 5) + 4;
+  in.edit_trtllm().max_attention_window = {100, 100, 100, 100, 200, 200, 200, 7000, 7000};
+  const auto c = plan_capacity(m, in);
+  ASSERT_EQ(c.stages.size(), 1u);
+  const auto& s = c.stages[0];
+  ASSERT_EQ(s.trtllm_pools.size(), 2u);
+  EXPECT_EQ(s.trtllm_pools[0].window, 100u);
+  EXPECT_EQ(s.trtllm_pools[0].layers, 4u);
+  EXPECT_EQ(s.trtllm_pools[0].primary_blocks, 5u);
+  EXPECT_EQ(s.trtllm_pools[1].window, 130u);
+  EXPECT_EQ(s.trtllm_pools[1].layers, 5u);
+  EXPECT_EQ(s.trtllm_pools[1].primary_blocks, 4u);
+  ASSERT_EQ(s.trtllm_requested.size(), 2u);
+  EXPECT_EQ(s.trtllm_requested[0], std::vector<std::uint64_t>{100});
+  EXPECT_EQ(s.trtllm_requested[1], (std::vector<std::uint64_t>{200, 7000}));
+  EXPECT_EQ(c.num_gpu_blocks, 9u);
+  // The report says it: a row per pool, and the JSON's stages[].trtllm_pools.
+  const PlanReport r = make_plan_report(m, std::nullopt, in, {}, false);
+  const std::string text = render(r, OutputFormat::table);
+  EXPECT_NE(text.find("window 130 tokens (asked 200, 7,000), 5 layers"), std::string::npos) << text;
+  EXPECT_NE(text.find("window 100 tokens, 4 layers"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(render(r, OutputFormat::json));
+  const auto& pools = j["stages"][0]["trtllm_pools"];
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_EQ(pools[1]["window"], 130);
+  EXPECT_EQ(pools[1]["requested_windows"], nlohmann::json::array({200, 7000}));
+  EXPECT_EQ(pools[1]["blocks"], 4);
+  // With enough memory nothing moves: R's "sufficient_memory_no_clamping" keeps {100, 200, 7000},
+  // three pools, each asked for itself.
+  in.available_kv_bytes = 8 * (100 * 4 + 200 * 3 + 7000 * 2) + 9402;
+  const auto big = plan_capacity(m, in);
+  ASSERT_EQ(big.stages[0].trtllm_pools.size(), 3u);
+  EXPECT_EQ(big.stages[0].trtllm_pools[2].window, 7000u);
+  EXPECT_EQ(big.stages[0].trtllm_requested[2], std::vector<std::uint64_t>{7000});
 }
 
 // tokens_per_block: 32 for the LLM API / PyTorch KvCacheConfig, 64 for a TensorRT engine build.

@@ -408,6 +408,13 @@ struct StageCapacity {
   std::uint64_t blocks_per_request = 0;  // pages one request at `context` takes from the pool
   std::uint64_t bytes_per_request = 0;   // KV bytes of one request at `context` on this rank
   std::uint64_t startup_bytes = 0;  // vLLM check_enough_kv_cache_memory: Σ layers pages · page
+  // TensorRT-LLM: one pool per attention window on this stage, ascending, as the engine builds
+  // them (after the VSWA adjustment); empty for other engines. trtllm_requested[k]: the windows
+  // the configuration asked for (max_attention_window, capped at max_seq_len) that the PyTorch
+  // backend's adjustment (adjust_window_sizes_for_vswa, tensorrt_llm/_torch/pyexecutor/
+  // resource_manager.py) settled on pool k; empty where it did not adjust.
+  std::vector<TrtllmWindow> trtllm_pools;
+  std::vector<std::vector<std::uint64_t>> trtllm_requested;
 };
 
 struct Capacity {
