@@ -1018,10 +1018,41 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   for (std::size_t k = 0; k < d.plan.trtllm().max_attention_window.size(); ++k)
     windows += (k ? ", " : "") + std::to_string(d.plan.trtllm().max_attention_window[k]);
   windows += "]";
+  // A table allocated once the pool is sized (SGLang's req_to_token) must fit in what the
+  // fraction leaves out, beside activations and CUDA graphs kvplan does not cost for that engine:
+  // a table alone beyond it is a start that fails for certain.
+  const EngineRules& rules = engine_rules(d.plan);
+  std::optional<MemoryTerm> table;
+  std::uint64_t table_room = 0;
+  if (m.shortfall_bytes == 0 && !c.attention_free && c.kv_cache_tokens > 0) {
+    const std::uint64_t base = rules.fraction_of_free_memory()
+                                   ? m.total_bytes - std::min(m.total_bytes, m.terms.context.bytes)
+                                   : m.total_bytes;
+    table_room = base > m.requested_bytes ? base - m.requested_bytes : 0;
+    if (auto t = rules.request_table(d.plan, c.kv_cache_tokens); t && t->bytes > table_room)
+      table = t;
+  }
   if (m.shortfall_bytes == 0 && m.outside_shortfall_bytes > 0) {
     i.passed = false;
     i.detail = outside_budget_failure(m, d.plan);
     i.fix = x.capacity_fix();
+  } else if (table) {
+    i.passed = false;
+    i.detail =
+        rules.label() +
+        " runs out of memory allocating its request table after sizing the KV pool: " + table->how +
+        " = " + human_bytes(table->bytes) + ", where " +
+        rules.memory_fraction_flag(m.fraction_ppm) + " leaves " + human_bytes(table_room) +
+        " beside the pool (before activations and CUDA graphs)";
+    // The most requests whose rows fit: (R + 1) · (context + 4) · 4 bytes <= the room.
+    const std::uint64_t row = mul(add(d.plan.context, 4, "request table"), 4, "request table");
+    const std::uint64_t reqs = table_room / row;
+    i.fix = reqs >= 2 ? "set " +
+                            std::string(rules.engine() == Engine::sglang ? "--max-running-requests"
+                                                                         : "max_num_seqs") +
+                            " to at most " + std::to_string(reqs - 1) +
+                            " (the table alone then fits), or a shorter context"
+                      : "a shorter context (each request's row takes " + human_bytes(row) + ")";
   } else if (c.attention_free) {
     // Nothing is cached: it starts when the weights load (vLLM's KV check returns at once).
     i.detail = i.passed ? "no KV cache: the engine's one block, nothing a request needs"

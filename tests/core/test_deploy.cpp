@@ -323,6 +323,46 @@ TEST(Check, ATp2StartThatFailedAfterItsKvCacheIsForeseen) {
   EXPECT_TRUE(ok->passed) << ok->detail;
 }
 
+// SGLang's request table (ReqToTokenPool.req_to_token), allocated once the KV pool is sized, in
+// what --mem-fraction-static leaves out. By hand (model_runner_kv_cache_mixin.py@226149ac
+// init_memory_pool, memory_pool.py@59ef3b15 "_alloc_size = size + 1"): for a pool of 1,736,222
+// tokens at --context-length 2,800,000, max_num_reqs = min(max(int(1736222 / 2800000 · 512) =
+// 317, 2048), 4096) = 2048, so (2048 + 1) · (2,800,000 + 4) · 4 B = 22,948,832,784 B; with
+// --max-running-requests 64, 65 · 2,800,004 · 4 = 728,001,040 B.
+// The public starts: sgl-project/sglang#6744 (2025-05-29), Llama-4-Scout at TP 8 with
+// --context-length 2800000 on H100s, out of memory at start-up; sgl-project/sglang#5212, the
+// same model and GPUs at --context-length 1000000, started (its bug was a 400k-token request).
+TEST(Check, SglangsRequestTableMustFitWhatTheFractionLeavesOut) {
+  PlanInput in;
+  in.engine = Engine::sglang;
+  in.context = 2800000;
+  const auto t = engine_rules(Engine::sglang).request_table(in, 1736222);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->bytes, 22948832784u);
+  in.max_num_seqs = 64;
+  EXPECT_EQ(engine_rules(Engine::sglang).request_table(in, 1736222)->bytes, 728001040u);
+  EXPECT_FALSE(engine_rules(Engine::vllm).request_table(in, 1736222));
+
+  const auto starts = [](const std::string& context) {
+    const auto r = run_check(deploy_from_engine(
+        parse_engine_command(Engine::sglang,
+                             "python3 -m sglang.launch_server --model-path "
+                             "meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8 --context-length " +
+                                 context,
+                             "--sglang"),
+        load_gpu("h100-sxm-80gb"), 0, "", "--sglang"));
+    const auto it = std::find_if(r.items.begin(), r.items.end(),
+                                 [](auto& i) { return i.id == "engine_starts"; });
+    return *it;
+  };
+  const CheckItem fails = starts("2800000");
+  EXPECT_FALSE(fails.passed);
+  EXPECT_NE(fails.detail.find("runs out of memory allocating its request table"), std::string::npos)
+      << fails.detail;
+  EXPECT_NE(fails.fix.find("--max-running-requests"), std::string::npos) << fails.fix;
+  EXPECT_TRUE(starts("1000000").passed);
+}
+
 // Where no fraction starts one GPU (max_num_seqs 8192 under Model Runner V2: a 5 GiB sampler
 // state and an 8 GiB warm-up), the fix may take more GPUs and a lower fraction together; applied,
 // it passes every check.

@@ -129,6 +129,14 @@ class EngineRules {
     return 0;
   }
 
+  // A table the engine allocates on each rank once its KV pool of `pool_tokens` tokens is sized,
+  // outside the pool, in what the fraction leaves out (SGLang's req_to_token); nullopt where it
+  // has none.
+  virtual std::optional<MemoryTerm> request_table(const PlanInput& /*in*/,
+                                                  std::uint64_t /*pool_tokens*/) const {
+    return std::nullopt;
+  }
+
   // The KV pool's bytes per rank when the deployment fixes them instead of a fraction
   // (TensorRT-LLM kv_cache_config.max_gpu_total_bytes); nullopt: the budget rule below.
   virtual std::optional<std::uint64_t> fixed_pool_bytes(const PlanInput& /*in*/) const {

@@ -4,6 +4,7 @@
 
 #include "../planner_eval.hpp"
 #include "command_syntax.hpp"
+#include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "launch_line.hpp"
@@ -174,6 +175,8 @@ class Sglang final : public EngineRules {
     t.context_before_fraction = true;
     return t;
   }
+  std::optional<MemoryTerm> request_table(const PlanInput& in,
+                                          std::uint64_t pool_tokens) const override;
   // server_args.py mamba_ssm_dtype = "float32": the temporal state unless --mamba-ssm-dtype.
   std::optional<KvDtype> default_ssm_state_dtype() const override { return KvDtype::fp32; }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
@@ -196,6 +199,41 @@ class Sglang final : public EngineRules {
   std::optional<std::string> launch_line(const ModelSpec& model, const PlanInput& in,
                                          std::string* why) const override;
 };
+
+// ReqToTokenPool's req_to_token, which init_memory_pool allocates once max_total_num_tokens is
+// known
+// (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@226149ac457bd1a1b5d450f55c01f72f604320d6):
+// an int32 table of max_num_reqs + 1 rows (row 0 the CUDA-graph padding row: memory_pool.py
+// "self._alloc_size = size + 1", sgl-project/sglang@59ef3b15cc86eb64c48cd5e687a95dbefb872a29)
+// by context_len + 4 columns ("extra_max_context_len = 4", more with speculative draft tokens,
+// which kvplan does not read for SGLang); max_num_reqs = --max-running-requests, else
+// min(max(int(max_total_num_tokens / context_len · 512), 2048), 4096).
+std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in,
+                                                std::uint64_t pool_tokens) const {
+  if (in.context == 0) return std::nullopt;
+  std::uint64_t reqs = 0;
+  std::string rows_how;
+  if (in.max_num_seqs) {
+    reqs = *in.max_num_seqs;
+    rows_how = "--max-running-requests " + std::to_string(reqs);
+  } else {
+    const auto by_pool = static_cast<std::uint64_t>(static_cast<double>(pool_tokens) /
+                                                    static_cast<double>(in.context) * 512.0);
+    reqs = std::min<std::uint64_t>(std::max<std::uint64_t>(by_pool, 2048), 4096);
+    rows_how = "min(max(int(" + std::to_string(pool_tokens) + " / " + std::to_string(in.context) +
+               " x 512), 2048), 4096) = " + std::to_string(reqs);
+  }
+  const std::uint64_t cols = add(in.context, 4, "request table");
+  const std::uint64_t bytes =
+      mul(mul(add(reqs, 1, "request table"), cols, "request table"), 4, "request table");
+  return MemoryTerm{bytes, MemoryTerm::Basis::derived,
+                    "ReqToTokenPool's req_to_token: (" + rows_how + " + 1) rows x (" +
+                        std::to_string(in.context) + " + 4) int32",
+                    "python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@"
+                    "226149ac457bd1a1b5d450f55c01f72f604320d6 init_memory_pool; "
+                    "mem_cache/memory_pool.py@59ef3b15cc86eb64c48cd5e687a95dbefb872a29 "
+                    "ReqToTokenPool"};
+}
 
 // The `python -m sglang.launch_server` line of a plan (flags as server_args.py spells them).
 std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const PlanInput& in,
