@@ -1047,10 +1047,8 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
     // The most requests whose rows fit: (R + 1) · (context + 4) · 4 bytes <= the room.
     const std::uint64_t row = mul(add(d.plan.context, 4, "request table"), 4, "request table");
     const std::uint64_t reqs = table_room / row;
-    i.fix = reqs >= 2 ? "set " +
-                            std::string(rules.engine() == Engine::sglang ? "--max-running-requests"
-                                                                         : "max_num_seqs") +
-                            " to at most " + std::to_string(reqs - 1) +
+    i.fix = reqs >= 2 ? "set " + rules.settings_flag_names().max_num_seqs + " to at most " +
+                            std::to_string(reqs - 1) +
                             " (the table alone then fits), or a shorter context"
                       : "a shorter context (each request's row takes " + human_bytes(row) + ")";
   } else if (c.attention_free) {

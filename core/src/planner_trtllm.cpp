@@ -114,30 +114,35 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
     const std::uint64_t w = vec.empty() ? n : std::min<std::uint64_t>(n, vec[i % vec.size()]);
     ++layers[std::max<std::uint64_t>(w, 1)];
   }
+  // Each pool with the windows asked for that settled on it (the report's): each its own,
+  // unless the adjustment below moves them.
   std::vector<TrtllmWindow> windows;
-  for (const auto& [w, count] : layers)
+  std::vector<std::vector<std::uint64_t>> requested;
+  for (const auto& [w, count] : layers) {
     windows.push_back({w, count, mul(cell, count, "bytes per token"), 0});
+    requested.push_back({w});
+  }
   const std::uint64_t memory = ev.mem.available_bytes;
   if (windows.size() > 1 && ev.in.trtllm().backend == TrtllmOptions::Backend::pytorch) {
     // PyTorch: windows shrink until one sequence fits; equal windows merge.
-    // The windows asked for are kept beside the ones the engine settles on (the report's).
     const auto adjusted = trtllm_adjust_windows(windows, memory, ev.in.max_total_tokens);
     std::map<std::uint64_t, std::pair<std::uint32_t, std::vector<std::uint64_t>>> merged;
     for (std::size_t k = 0; k < windows.size(); ++k) {
-      auto& [count, requested] = merged[adjusted[k]];
+      auto& [count, asked] = merged[adjusted[k]];
       count += windows[k].layers;
-      requested.push_back(windows[k].window);
+      asked.push_back(windows[k].window);
     }
     windows.clear();
-    st.trtllm_requested.clear();
+    requested.clear();
     for (const auto& [w, pool] : merged) {
       windows.push_back({w, pool.first, mul(cell, pool.first, "bytes per token"), 0});
-      st.trtllm_requested.push_back(pool.second);
+      requested.push_back(pool.second);
     }
   }
   trtllm_window_blocks(windows, memory, ev.bs, ev.in.trtllm().window_shares,
                        ev.in.max_total_tokens);
   st.trtllm = windows;
+  st.trtllm_requested = std::move(requested);
 }
 
 }  // namespace detail

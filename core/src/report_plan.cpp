@@ -112,21 +112,19 @@ Table memory_table(const PlanReport& r) {
 // moved a window: the windows it settled on, the ones asked for, each pool's blocks.
 void trtllm_pool_rows(const Capacity& c, Table& t) {
   for (const auto& s : c.stages) {
-    const auto requested = [&](std::size_t k) {
-      return k < s.trtllm_requested.size() ? s.trtllm_requested[k]
-                                           : std::vector<std::uint64_t>{s.trtllm_pools[k].window};
-    };
-    const auto moved = [&](std::size_t k) {
-      return requested(k) != std::vector<std::uint64_t>{s.trtllm_pools[k].window};
-    };
-    bool adjusted = false;
-    for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k) adjusted = adjusted || moved(k);
-    if (s.trtllm_pools.size() < 2 && !adjusted) continue;
+    // Pool k moved when the windows asked for are not just its own.
+    std::vector<bool> moved;
+    for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k)
+      moved.push_back(s.trtllm_requested[k] !=
+                      std::vector<std::uint64_t>{s.trtllm_pools[k].window});
+    if (s.trtllm_pools.size() < 2 && std::find(moved.begin(), moved.end(), true) == moved.end())
+      continue;
     for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k) {
       const auto& w = s.trtllm_pools[k];
       std::string asked;
-      if (moved(k)) {
-        for (const auto a : requested(k)) asked += (asked.empty() ? "" : ", ") + grouped(a);
+      if (moved[k]) {
+        for (const auto a : s.trtllm_requested[k])
+          asked += (asked.empty() ? "" : ", ") + grouped(a);
         asked = " (asked " + asked + ")";
       }
       t.rows.push_back(
@@ -313,15 +311,11 @@ void order_and_what_if_json(const PlanReport& r, nlohmann::json& j) {
 // A stage's TensorRT-LLM pools: window, the windows asked for, layers, blocks.
 nlohmann::json trtllm_pools_json(const StageCapacity& s) {
   nlohmann::json a = nlohmann::json::array();
-  for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k) {
-    const auto& w = s.trtllm_pools[k];
-    a.push_back({{"window", w.window},
-                 {"requested_windows", k < s.trtllm_requested.size()
-                                           ? s.trtllm_requested[k]
-                                           : std::vector<std::uint64_t>{w.window}},
-                 {"layers", w.layers},
-                 {"blocks", w.primary_blocks}});
-  }
+  for (std::size_t k = 0; k < s.trtllm_pools.size(); ++k)
+    a.push_back({{"window", s.trtllm_pools[k].window},
+                 {"requested_windows", s.trtllm_requested[k]},
+                 {"layers", s.trtllm_pools[k].layers},
+                 {"blocks", s.trtllm_pools[k].primary_blocks}});
   return a;
 }
 

@@ -16,6 +16,17 @@ namespace {
 
 const std::string kDir = std::string(KVPLAN_TEST_DATA_DIR) + "/deploy/";
 
+// A deployment from an engine's command line (`flag` names it in errors) on one H100 SXM.
+Deployment on_h100(Engine engine, const std::string& line, const char* flag) {
+  return deploy_from_engine(parse_engine_command(engine, line, flag), load_gpu("h100-sxm-80gb"), 0,
+                            "", flag);
+}
+
+// The check `id` of a report; r.items.end() when it has none.
+std::vector<CheckItem>::const_iterator item_of(const CheckReport& r, const std::string& id) {
+  return std::find_if(r.items.begin(), r.items.end(), [&](auto& i) { return i.id == id; });
+}
+
 std::string base(const std::string& extra_engine = "", const std::string& hardware = "",
                  const std::string& slo = R"("slo": {"context": 8192, "concurrency": 4})") {
   return R"({"kvplan_deploy": 1, "model": "llama-3.1-8b",
@@ -256,20 +267,16 @@ TEST(Check, FailureSaysByHowMuchAndFp8Fixes) {
 // floor((1 - 4.25 / 79.18) x 100) / 100 = 0.94 (llm-d/llm-d-benchmark PR #1791 fixed that start
 // with a smaller KV cache).
 TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
-  const auto r = run_check(deploy_from_engine(
-      parse_engine_command(Engine::vllm, "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.95",
-                           "--vllm"),
-      load_gpu("h100-sxm-80gb"), 0, "", "--vllm"));
-  const auto it =
-      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  const auto r = run_check(
+      on_h100(Engine::vllm, "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.95", "--vllm"));
+  const auto it = item_of(r, "engine_starts");
   ASSERT_NE(it, r.items.end());
   // The current rules run Qwen3-32B on Model Runner V1: it starts.
   EXPECT_TRUE(it->passed) << it->detail;
   Deployment d = r.deploy;
   d.plan.edit_vllm().rules = VllmRules::v0_25;
   const auto v2 = run_check(d);
-  const auto fail = std::find_if(v2.items.begin(), v2.items.end(),
-                                 [](auto& i) { return i.id == "engine_starts"; });
+  const auto fail = item_of(v2, "engine_starts");
   ASSERT_NE(fail, v2.items.end());
   EXPECT_FALSE(fail->passed);
   EXPECT_NE(fail->detail.find("the sampler warm-up beyond the profiled activation peak"),
@@ -281,8 +288,7 @@ TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
   d.plan.pp = 2;
   d.plan.gpus = 2;
   const auto pp = run_check(d);
-  const auto pp_fail = std::find_if(pp.items.begin(), pp.items.end(),
-                                    [](auto& i) { return i.id == "engine_starts"; });
+  const auto pp_fail = item_of(pp, "engine_starts");
   ASSERT_NE(pp_fail, pp.items.end());
   EXPECT_FALSE(pp_fail->passed);
   EXPECT_EQ(pp_fail->fix, "starts with --gpu-memory-utilization 0.94");
@@ -298,27 +304,23 @@ TEST(Check, WhatTheFractionLeavesOutIsFixedByALowerFraction) {
 // (vllm@0.19) the CUDA context with NCCL, 1.54 GiB, and the graphs captured after the KV cache,
 // 2.44 GiB, need 3.98 GiB where 0.05 x 79.18 leaves 3.96: foreseen, by 0.02 GiB.
 TEST(Check, ATp2StartThatFailedAfterItsKvCacheIsForeseen) {
-  Deployment d =
-      deploy_from_engine(parse_engine_command(Engine::vllm,
-                                              "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 "
-                                              "--gpu-memory-utilization 0.95",
-                                              "--vllm"),
-                         load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  Deployment d = on_h100(Engine::vllm,
+                         "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 "
+                         "--gpu-memory-utilization 0.95",
+                         "--vllm");
   d.plan.edit_vllm().rules = VllmRules::v0_19;
   const auto r = run_check(d);
   // Its KV memory per worker against the logged 41.87 GiB: within 1 %, and not more optimistic.
   const double kv = static_cast<double>(r.capacity.memory.available_bytes) / (1ull << 30);
   EXPECT_NEAR(kv, 41.87, 0.01 * 41.87);
-  const auto it =
-      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  const auto it = item_of(r, "engine_starts");
   ASSERT_NE(it, r.items.end());
   EXPECT_FALSE(it->passed) << it->detail;
   EXPECT_EQ(it->fix, "starts with --gpu-memory-utilization 0.94");
   // The fix the report names, 0.92, starts.
   d.plan.memory_fraction_ppm = 920000;
   const auto fixed = run_check(d);
-  const auto ok = std::find_if(fixed.items.begin(), fixed.items.end(),
-                               [](auto& i) { return i.id == "engine_starts"; });
+  const auto ok = item_of(fixed, "engine_starts");
   ASSERT_NE(ok, fixed.items.end());
   EXPECT_TRUE(ok->passed) << ok->detail;
 }
@@ -344,15 +346,13 @@ TEST(Check, SglangsRequestTableMustFitWhatTheFractionLeavesOut) {
   EXPECT_FALSE(engine_rules(Engine::vllm).request_table(in, 1736222));
 
   const auto starts = [](const std::string& context) {
-    const auto r = run_check(deploy_from_engine(
-        parse_engine_command(Engine::sglang,
-                             "python3 -m sglang.launch_server --model-path "
-                             "meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8 --context-length " +
-                                 context,
-                             "--sglang"),
-        load_gpu("h100-sxm-80gb"), 0, "", "--sglang"));
-    const auto it = std::find_if(r.items.begin(), r.items.end(),
-                                 [](auto& i) { return i.id == "engine_starts"; });
+    const auto r =
+        run_check(on_h100(Engine::sglang,
+                          "python3 -m sglang.launch_server --model-path "
+                          "meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8 --context-length " +
+                              context,
+                          "--sglang"));
+    const auto it = item_of(r, "engine_starts");
     return *it;
   };
   const CheckItem fails = starts("2800000");
@@ -367,16 +367,13 @@ TEST(Check, SglangsRequestTableMustFitWhatTheFractionLeavesOut) {
 // state and an 8 GiB warm-up), the fix may take more GPUs and a lower fraction together; applied,
 // it passes every check.
 TEST(Check, MoreGpusAndALowerFractionTogether) {
-  Deployment d = deploy_from_engine(
-      parse_engine_command(Engine::vllm,
-                           "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.9 --max-num-seqs "
-                           "8192 --max-model-len 8192",
-                           "--vllm"),
-      load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+  Deployment d = on_h100(Engine::vllm,
+                         "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.9 --max-num-seqs "
+                         "8192 --max-model-len 8192",
+                         "--vllm");
   d.plan.edit_vllm().rules = VllmRules::v0_25;
   const auto r = run_check(d);
-  const auto it =
-      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  const auto it = item_of(r, "engine_starts");
   ASSERT_NE(it, r.items.end());
   EXPECT_FALSE(it->passed);
   // The fix names the TP and the fraction; below it, one GPU at that fraction still does not start.
@@ -422,8 +419,7 @@ TEST(Check, EngineStartAndMaxNumSeqs) {
   d.plan.context = 262144;  // 32 GiB for one request: vLLM refuses to start
   d.slo.context = 8192;
   r = run_check(d);
-  const auto starts =
-      std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return i.id == "engine_starts"; });
+  const auto starts = item_of(r, "engine_starts");
   ASSERT_NE(starts, r.items.end());
   EXPECT_FALSE(starts->passed);
   // 20 GiB // 65536 // 32 = 10240 blocks, one the null block: 10239 · 16 = 163824 tokens

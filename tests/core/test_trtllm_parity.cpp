@@ -79,6 +79,26 @@ TEST(TrtllmParity, WindowSizeToShareProportional) {
   EXPECT_DOUBLE_EQ(s[1], 0.5);
 }
 
+// A model of `layers` full-attention layers of the given heads and head width (K = V), one
+// parameter, and a TensorRT-LLM fp16 plan: the tests' shapes.
+ModelSpec layers_of(const char* id, std::uint32_t layers, std::uint32_t q_heads,
+                    std::uint32_t kv_heads, std::uint32_t head_dim) {
+  ModelSpec m;
+  m.id = id;
+  m.layers.assign(layers, LayerSpec{});
+  m.num_q_heads = q_heads;
+  m.num_kv_heads = kv_heads;
+  m.head_dim_k = m.head_dim_v = head_dim;
+  m.num_params = 1;
+  return m;
+}
+PlanInput trtllm_fp16() {
+  PlanInput in;
+  in.engine = Engine::trtllm;
+  in.format = parse_kv_format("fp16");
+  return in;
+}
+
 // R test_calculate_max_num_blocks_from_cpp, both cases. "max_gpu_total_bytes is not set": free
 // memory 128 MiB, free_gpu_memory_fraction 0.1 -> primary pool int(134217728 · 0.1) = 13421772
 // bytes. kvplan's TensorRT-LLM budget is (total − weights − reserve) · fraction, so a GPU of 128
@@ -87,17 +107,9 @@ TEST(TrtllmParity, WindowSizeToShareProportional) {
 // 128 for 1 and 3: 2 · 8 · 1 · 2 · 2 = 64 bytes per token per window. C: equal shares, 13421772 ·
 // 0.5 / 64 = 104857 tokens, ceilDiv 32 = 3277 blocks per window.
 TEST(TrtllmParity, MaxNumBlocksFromCpp) {
-  ModelSpec m;
-  m.id = "trtllm-test";
-  m.layers.assign(4, LayerSpec{});
-  m.num_q_heads = 64;
-  m.num_kv_heads = 8;
-  m.head_dim_k = m.head_dim_v = 1;
+  ModelSpec m = layers_of("trtllm-test", 4, 64, 8, 1);
   m.weights.bytes = 1;
-  m.num_params = 1;
-  PlanInput in;
-  in.engine = Engine::trtllm;
-  in.format = parse_kv_format("fp16");
+  PlanInput in = trtllm_fp16();
   in.context = 128;  // max_seq_len = max(max_attention_window)
   in.gpu_memory_bytes = 128 * 1024 * 1024 + 1;
   in.reserve_bytes = 0;
@@ -141,16 +153,8 @@ TEST(TrtllmParity, MaxNumBlocksFromCpp) {
 // The older proportional split: shares 768 / 2816 and 2048 / 2816 -> 23831 tokens (745 blocks)
 // and 190650 tokens (5958 blocks): min(745 // 33, 5958 // 256) = min(22, 23) = 22.
 TEST(TrtllmParity, VariableWindowPools) {
-  ModelSpec m;
-  m.id = "vswa-test";
-  m.layers.assign(4, LayerSpec{});
-  m.num_q_heads = 32;
-  m.num_kv_heads = 8;
-  m.head_dim_k = m.head_dim_v = 128;
-  m.num_params = 1;
-  PlanInput in;
-  in.engine = Engine::trtllm;
-  in.format = parse_kv_format("fp16");
+  const ModelSpec m = layers_of("vswa-test", 4, 32, 8, 128);
+  PlanInput in = trtllm_fp16();
   in.context = 8192;
   in.available_kv_bytes = GiB;
   in.edit_trtllm().max_attention_window = {1024, 1024, 1024, 8192};
@@ -179,16 +183,8 @@ TEST(TrtllmParity, VariableWindowPools) {
 // 0.5 = 4,202 bytes a window; 4,202 / 32 = 131 tokens -> ceilDiv 32 = 5 blocks; 4,202 / 40 = 105
 // tokens -> 4 blocks.
 TEST(TrtllmParity, ThePlanReportsTheWindowsTheVswaAdjustmentSettlesOn) {
-  ModelSpec m;
-  m.id = "vswa-adjust";
-  m.layers.assign(9, LayerSpec{});
-  m.num_q_heads = 2;
-  m.num_kv_heads = 2;
-  m.head_dim_k = m.head_dim_v = 1;
-  m.num_params = 1;
-  PlanInput in;
-  in.engine = Engine::trtllm;
-  in.format = parse_kv_format("fp16");
+  const ModelSpec m = layers_of("vswa-adjust", 9, 2, 2, 1);
+  PlanInput in = trtllm_fp16();
   in.context = 7000;
   in.available_kv_bytes = 8 * (100 * 9 + 30 * 5) + 4;
   in.edit_trtllm().max_attention_window = {100, 100, 100, 100, 200, 200, 200, 7000, 7000};

@@ -412,7 +412,7 @@ struct StageCapacity {
   // them (after the VSWA adjustment); empty for other engines. trtllm_requested[k]: the windows
   // the configuration asked for (max_attention_window, capped at max_seq_len) that the PyTorch
   // backend's adjustment (adjust_window_sizes_for_vswa, tensorrt_llm/_torch/pyexecutor/
-  // resource_manager.py) settled on pool k; empty where it did not adjust.
+  // resource_manager.py) settled on pool k; {its window} where none moved.
   std::vector<TrtllmWindow> trtllm_pools;
   std::vector<std::vector<std::uint64_t>> trtllm_requested;
 };
