@@ -521,6 +521,28 @@ def simulate(kvplan, row, data, a):
         return run_simulate(kvplan, cmd, a.timeout)
 
 
+def run_rows(runnable, simulate_row, jobs):
+    """Runs simulate_row(r) for every row, `jobs` at once, counting them on stderr: (results,
+    failed), results as (row, *what simulate_row returned), failed as (row, why) for the rows whose
+    simulate_row raised RuntimeError. Both InferenceX scripts run their rows through it."""
+    def one(r):
+        try:
+            return r, simulate_row(r), None
+        except RuntimeError as err:
+            return r, None, str(err)
+
+    results, failed = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for i, (r, res, err) in enumerate(pool.map(one, runnable), 1):
+            if err:
+                failed.append((r, err))
+            else:
+                results.append((r, *res))
+            print(f"\r{i}/{len(runnable)}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return results, failed
+
+
 def run_simulate(kvplan, cmd, timeout):
     """Runs one `kvplan simulate ... --format json` command line: (ttft_ms, tpot_ms) of its
     summary's means, or raises RuntimeError naming why not."""
@@ -723,21 +745,7 @@ def main():
         cannot = [(r, why_not(r)) for r in rows if why_not(r)]
         runnable = [r for r in rows if not why_not(r)]
 
-    def one(r):
-        try:
-            return r, simulate(kvplan, r, a.data, a), None
-        except RuntimeError as err:
-            return r, None, str(err)
-
-    results, failed = [], []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for i, (r, res, err) in enumerate(pool.map(one, runnable), 1):
-            if err:
-                failed.append((r, err))
-            else:
-                results.append((r, *res))
-            print(f"\r{i}/{len(runnable)}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    results, failed = run_rows(runnable, lambda r: simulate(kvplan, r, a.data, a), a.jobs)
     if a.csv:
         with open(a.csv, "w", newline="") as fh:
             w = csv.writer(fh)

@@ -100,7 +100,6 @@ or missing data.
 """
 import argparse
 import collections
-import concurrent.futures
 import csv
 import json
 import pathlib
@@ -3606,23 +3605,9 @@ def main():
         return why_not(r)
 
     cannot = [(r, reason(r)) for r in rows if reason(r)]
-    results, failed = [], []
     runnable = [r for r in rows if not reason(r)]
-
-    def one(r):
-        try:
-            return r, simulate(kvplan, r, a.data, a.timeout), None
-        except RuntimeError as err:
-            return r, None, str(err)
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for i, (r, res, err) in enumerate(pool.map(one, runnable), 1):
-            if err:
-                failed.append((r, err))
-            else:
-                results.append((r, *res))
-            print(f"\r{i}/{len(runnable)}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    results, failed = ix.run_rows(runnable, lambda r: simulate(kvplan, r, a.data, a.timeout),
+                                  a.jobs)
     out = [f"{len(rows)} disaggregated rows of silicon_sample.csv: {len(results)} simulated, "
            f"{len(cannot)} not expressible, {len(failed)} failed. Error = (kvplan - measured) / "
            f"measured of the mean over the run; bias < 0: kvplan too fast (optimistic). Nothing "
