@@ -46,7 +46,7 @@ std::pair<std::string, double> parse_price(const std::string& s) {
 
 struct SloFlags {
   std::string workload, slo, gpu;
-  std::uint64_t seed = 1, max_num_seqs = 256, max_gpus = 64;
+  std::uint64_t seed = 1, max_num_seqs = sim::kSloDefaultMaxNumSeqs, max_gpus = 64;
   // Disaggregated layouts (--disaggregated): the KV link and the routing (docs/disagg.md).
   std::string kv_link = "nvlink", routing = "round_robin";
   double link_latency_ms = 0, transfer_overhead_ms = 0;
@@ -206,7 +206,7 @@ po::options_description plan_options(PlanFlags& f) {
       "slo", po::value(&slo.slo),
       "SLO sizing: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS (with --workload)")(
       "seed", po::value(&slo.seed)->default_value(1), "SLO sizing: workload seed")(
-      "max-num-seqs", po::value(&slo.max_num_seqs)->default_value(256),
+      "max-num-seqs", po::value(&slo.max_num_seqs)->default_value(sim::kSloDefaultMaxNumSeqs),
       "SLO sizing: requests per step per replica at most")(
       "max-gpus", po::value(&slo.max_gpus)->default_value(64),
       "SLO sizing: GPUs in all per configuration at most")(

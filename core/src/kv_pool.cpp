@@ -119,11 +119,13 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   p.num_gpu_blocks = ev.min_blocks;
   p.usable_blocks = ev.usable_blocks();
   p.policy = in.policy;
-  // SGLang's Mamba slots cap the running requests; with stages, the fewest any stage has.
+  // SGLang's scheduler runs at most max_running_requests (its request table, the Mamba slots,
+  // half the pool's tokens: planner_sglang.cpp); with stages, the fewest any stage has.
   for (const auto& stage : ev.stages)
-    if (stage.sglang && stage.sglang->max_running > 0)
-      p.max_running = p.max_running ? std::min(p.max_running, stage.sglang->max_running)
-                                    : stage.sglang->max_running;
+    if (stage.sglang) {
+      const std::uint64_t cap = std::max<std::uint64_t>(stage.sglang->max_running_requests, 1);
+      p.max_running = p.max_running ? std::min(p.max_running, cap) : cap;
+    }
   // An attention-free model holds nothing: its one block is the null block, and no request
   // takes a block (the pool has no group).
   if (model.attention_free && !ev.loads())

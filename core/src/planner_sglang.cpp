@@ -76,14 +76,28 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
   const std::uint64_t cell = add(mul(in.full_cell, in.full_layers, "cell size"),
                                  mul(in.swa_cell, in.swa_layers, "cell size"), "cell size");
   std::uint64_t total = cell ? rest / cell : 0;
+  const std::uint64_t profiled = total;
   if (in.max_total_tokens) total = std::min(total, *in.max_total_tokens);
   total = align_down(total, in.page_size);
+  // init_memory_pool sizes the request table from the profiled count; TpModelWorker then caps
+  // the running requests at max_total_num_tokens // 2 unless --max-running-requests is given
+  // (python/sglang/srt/managers/tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248).
+  auto limits = [&](SglangPools& out) {
+    if (in.context_len == 0) return;
+    out.max_num_reqs = sglang_max_num_reqs(in.max_running_requests, profiled, in.context_len);
+    if (in.state_bytes > 0) out.max_num_reqs = std::min(out.max_num_reqs, out.max_running);
+    const std::uint64_t tokens = out.full_tokens ? out.full_tokens : out.swa_tokens;
+    out.max_running_requests =
+        std::min(in.max_running_requests.value_or(tokens / 2), out.max_num_reqs);
+  };
   if (in.swa_layers == 0) {
     p.full_tokens = total;
+    limits(p);
     return p;
   }
   if (in.full_layers == 0) {  // all layers SWA
     p.swa_tokens = total;
+    limits(p);
     return p;
   }
   // set_num_tokens_hybrid_swa: total_tokens = max_total · num_hidden_layers, split so that
@@ -97,7 +111,17 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
       static_cast<std::uint64_t>(static_cast<u128>(full) * in.swa_full_tokens_ratio_ppm / kPpm);
   p.full_tokens = align_down(full, in.page_size);
   p.swa_tokens = align_down(swa, in.page_size);
+  limits(p);
   return p;
+}
+
+std::uint64_t sglang_max_num_reqs(std::optional<std::uint64_t> max_running_requests,
+                                  std::uint64_t profiled_tokens, std::uint64_t context_len) {
+  if (max_running_requests) return *max_running_requests;
+  if (context_len == 0) return 4096;
+  const auto by_pool = static_cast<std::uint64_t>(static_cast<double>(profiled_tokens) /
+                                                  static_cast<double>(context_len) * 512.0);
+  return std::min<std::uint64_t>(std::max<std::uint64_t>(by_pool, 2048), 4096);
 }
 
 namespace detail {
@@ -125,6 +149,8 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   p.mamba_full_memory_ratio_ppm = ev.in.sglang().mamba_full_memory_ratio_ppm;
   p.max_mamba_cache_size = ev.in.sglang().max_mamba_cache_size;
   p.max_total_tokens = ev.in.max_total_tokens;
+  p.context_len = ev.in.context;
+  p.max_running_requests = ev.in.max_num_seqs;
   if (p.full_cell == 0) return;
   st.sglang = sglang_pools(p, ev.source);
   st.sglang_all_swa = p.full_layers == 0 && p.swa_layers > 0;

@@ -159,6 +159,52 @@ TEST(SglangParity, MaxTotalTokensCaps) {
   EXPECT_EQ(plan_capacity(swa_model("plain"), in).kv_cache_tokens, 100000u);
 }
 
+// The running requests SGLang's scheduler admits (M init_memory_pool's max_num_reqs, then
+// TpModelWorker, python/sglang/srt/managers/tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248:
+// max_running_requests = min(max_total_num_tokens // 2 unless --max-running-requests,
+// req_to_token_pool.size)). 1 layer of 2048 bytes per token:
+//   rest 1000 cells, context 100: max_num_reqs = min(max(int(1000 / 100 · 512) = 5120, 2048),
+//     4096) = 4096; running = min(1000 // 2, 4096) = 500
+//   rest 100,000 cells, context 16384: int(100000 / 16384 · 512) = int(3125.0) = 3125 rows;
+//     min(50000, 3125) = 3125.   context 1024: int(50000.0) -> 4096 rows, 4096 running.
+//   --max-running-requests 300: 300 rows, 300 running (half the pool not applied).
+//   --max-total-tokens 600 on the 1000-cell pool: the table from the profiled 1000 (4096 rows),
+//     the scheduler from the capped pool: min(600 // 2, 4096) = 300.
+TEST(SglangParity, RunningRequestsFromThePoolAndTheTable) {
+  SglangPoolInput p{.rest_bytes = 1000 * 2048, .full_cell = 2048, .full_layers = 1};
+  EXPECT_EQ(sglang_pools(p).max_running_requests, 0u);  // no context: nothing computed
+  p.context_len = 100;
+  auto pools = sglang_pools(p);
+  EXPECT_EQ(pools.max_num_reqs, 4096u);
+  EXPECT_EQ(pools.max_running_requests, 500u);
+  p.rest_bytes = std::uint64_t{100000} * 2048;
+  p.context_len = 16384;
+  pools = sglang_pools(p);
+  EXPECT_EQ(pools.max_num_reqs, 3125u);
+  EXPECT_EQ(pools.max_running_requests, 3125u);
+  p.context_len = 1024;
+  EXPECT_EQ(sglang_pools(p).max_running_requests, 4096u);
+  p.max_running_requests = 300;
+  pools = sglang_pools(p);
+  EXPECT_EQ(pools.max_num_reqs, 300u);
+  EXPECT_EQ(pools.max_running_requests, 300u);
+  p = {.rest_bytes = 1000 * 2048, .full_cell = 2048, .full_layers = 1, .max_total_tokens = 600};
+  p.context_len = 100;
+  pools = sglang_pools(p);
+  EXPECT_EQ(pools.full_tokens, 600u);
+  EXPECT_EQ(pools.max_num_reqs, 4096u);
+  EXPECT_EQ(pools.max_running_requests, 300u);
+  EXPECT_EQ(sglang_max_num_reqs(std::nullopt, 100000, 16384), 3125u);
+  EXPECT_EQ(sglang_max_num_reqs(std::nullopt, 100, 16384), 2048u);  // int(3.125) -> at least 2048
+  // A Mamba pool of 6 slots (--max-mamba-cache-size 6, 1 MiB states): rows min(4096, 6 // 3).
+  p = {.rest_bytes = 64 << 20, .full_cell = 2048, .full_layers = 1, .state_bytes = 1 << 20};
+  p.max_mamba_cache_size = 6;
+  p.context_len = 100;
+  pools = sglang_pools(p);
+  EXPECT_EQ(pools.max_num_reqs, 2u);
+  EXPECT_EQ(pools.max_running_requests, 2u);
+}
+
 TEST(SglangParity, BadRatiosRefused) {
   SglangPoolInput p{.rest_bytes = 1 << 20, .full_cell = 2048, .full_layers = 1};
   p.swa_full_tokens_ratio_ppm = 0;

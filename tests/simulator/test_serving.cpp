@@ -830,6 +830,49 @@ TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
   EXPECT_FALSE(prefix_caching_modelled(load_model("qwen3-next-80b-a3b"), cfg.plan));
 }
 
+// SGLang without --max-running-requests runs what its pool and request table allow, not a fixed
+// 256 (TpModelWorker: min(max_total_num_tokens // 2, max_num_reqs), python/sglang/srt/managers/
+// tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248; max_num_reqs = min(max(int(tokens /
+// context · 512), 2048), 4096), model_runner_kv_cache_mixin.py@226149ac init_memory_pool).
+// Llama-3.1-8B fp16, 131,072 bytes per token, a pool of 100,000 tokens; 5,000 requests of 1
+// prompt token and 2 out arrive together (each holds at most 3 tokens: 15,000 in all, and
+// the step budget of 8,192 tokens takes 5,000 prompts):
+//   context 16,384: int(100000 / 16384 · 512) = 3125 rows; min(50000, 3125) = 3,125 at once
+//   context 1,024:  int(50000.0) -> 4,096 rows; 4,096 at once
+//   --max-running-requests 300 (max_num_seqs 300): 300 at once.
+TEST(Serving, SglangRunsWhatItsPoolAndRequestTableAllow) {
+  auto peak_of = [](std::uint64_t context, std::uint64_t seqs) {
+    ServingConfig cfg = sim::serving_config_of(PlanInput{}, std::nullopt);
+    cfg.plan.engine = Engine::sglang;
+    cfg.plan.context = context;
+    cfg.plan.available_kv_bytes = std::uint64_t{100000} * 131072;
+    cfg.max_num_seqs = seqs;
+    if (seqs) cfg.plan.max_num_seqs = seqs;
+    std::vector<SimRequest> rs;
+    for (std::uint64_t i = 0; i < 5000; ++i) rs.push_back(req(i, 0, 1, 2));
+    std::uint64_t peak = 0;
+    SimOptions opt;
+    opt.on_step = [&](const StepRecord& s) { peak = std::max<std::uint64_t>(peak, s.seqs.size()); };
+    const SimResult r = simulate(llama(), cfg, LinearTimer{}, workload(std::move(rs)), opt);
+    EXPECT_EQ(r.summary.requests, 5000u);
+    EXPECT_EQ(r.max_running, peak);
+    return peak;
+  };
+  EXPECT_EQ(peak_of(16384, 0), 3125u);
+  EXPECT_EQ(peak_of(1024, 0), 4096u);
+  EXPECT_EQ(peak_of(1024, 300), 300u);
+  // The engine's own cap (0) is SGLang's alone: vLLM refuses it.
+  ServingConfig v = config(100, 1024);
+  v.max_num_seqs = 0;
+  EXPECT_THROW(simulate(llama(), v, LinearTimer{}, workload({req(0, 0, 10, 3)})), Error);
+  // serving_config_of leaves it to SGLang (0) and gives vLLM its default.
+  PlanInput sg;
+  sg.engine = Engine::sglang;
+  EXPECT_EQ(sim::serving_config_of(sg, std::nullopt).max_num_seqs, 0u);
+  EXPECT_EQ(sim::serving_config_of(sg, 64).max_num_seqs, 64u);
+  EXPECT_GT(sim::serving_config_of(PlanInput{}, std::nullopt).max_num_seqs, 0u);
+}
+
 TEST(Serving, RefusesInvalidConfigs) {
   const Workload w = workload({req(0, 0, 10, 3)});
   auto field_of = [&](const ServingConfig& c, const Workload& wl) -> std::string {

@@ -54,8 +54,10 @@ class KvPool {
   RetentionPolicy policy{};
   // Recurrent (Mamba, GDN, ...) layers hold a state per sequence. vLLM pages it in a group of
   // its own (groups[g].kind none); SGLang keeps it in a separate Mamba pool of slots, so its
-  // groups hold attention only and the slots cap the running requests: max_running =
-  // mamba_slots // 3 (planner_sglang.cpp, init_memory_pool with the radix cache on), 0 = no cap.
+  // groups hold attention only. max_running: the running requests SGLang's scheduler admits
+  // (SglangPools::max_running_requests: its request table, mamba_slots // 3 with the radix
+  // cache on, max_total_num_tokens // 2 where --max-running-requests is not given); 0 = no cap
+  // (other engines).
   bool recurrent_state = false;
   std::uint64_t max_running = 0;
 

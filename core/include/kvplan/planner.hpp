@@ -328,6 +328,8 @@ struct SglangPoolInput {
   std::uint32_t mamba_full_memory_ratio_ppm = 900000;
   std::optional<std::uint64_t> max_mamba_cache_size{};
   std::optional<std::uint64_t> max_total_tokens{};
+  std::uint64_t context_len = 0;  // the request table's columns; 0: no request limits computed
+  std::optional<std::uint64_t> max_running_requests{};  // --max-running-requests (per DP group)
 };
 struct SglangPools {
   std::uint64_t full_tokens = 0;  // max_total_num_tokens (full_max_total_num_tokens)
@@ -335,9 +337,22 @@ struct SglangPools {
   std::uint64_t mamba_slots = 0;  // max_mamba_cache_size, 0 without recurrent layers
   std::uint64_t mamba_bytes = 0;  // mamba_slots · state_bytes
   std::uint64_t max_running = 0;  // Mamba: mamba_slots // 3 (radix cache on); 0 = no cap
+  // With a context_len: the rows of the request table (ReqToTokenPool size: max_num_reqs,
+  // sglang_max_num_reqs over the profiled tokens, then at most the Mamba cap) and the running
+  // requests the scheduler admits (TpModelWorker: min(--max-running-requests, else
+  // max_total_num_tokens // 2, max_num_reqs)); 0 without one.
+  std::uint64_t max_num_reqs = 0;
+  std::uint64_t max_running_requests = 0;
 };
 // Throws Error(source) when the ratios are out of range.
 SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
+
+// SGLang's init_memory_pool (model_runner_kv_cache_mixin.py@226149ac): max_num_reqs =
+// --max-running-requests, else min(max(int(profiled_tokens / context_len · 512), 2048), 4096),
+// where profiled_tokens is profile_max_num_token's count before --max-total-tokens and the SWA
+// split.
+std::uint64_t sglang_max_num_reqs(std::optional<std::uint64_t> max_running_requests,
+                                  std::uint64_t profiled_tokens, std::uint64_t context_len);
 // Whether SGLang builds an SWA pool for the model (is_hybrid_swa_model), from its layers and
 // names: chunked layers (Llama 4), or a gpt-oss / MiMo-V2 / Step-3.5 / Gemma 4 model.
 bool sglang_hybrid_swa_default(const ModelSpec& model);

@@ -211,18 +211,12 @@ class Sglang final : public EngineRules {
 std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in,
                                                 std::uint64_t pool_tokens) const {
   if (in.context == 0) return std::nullopt;
-  std::uint64_t reqs = 0;
-  std::string rows_how;
-  if (in.max_num_seqs) {
-    reqs = *in.max_num_seqs;
-    rows_how = "--max-running-requests " + std::to_string(reqs);
-  } else {
-    const auto by_pool = static_cast<std::uint64_t>(static_cast<double>(pool_tokens) /
-                                                    static_cast<double>(in.context) * 512.0);
-    reqs = std::min<std::uint64_t>(std::max<std::uint64_t>(by_pool, 2048), 4096);
-    rows_how = "min(max(int(" + std::to_string(pool_tokens) + " / " + std::to_string(in.context) +
-               " x 512), 2048), 4096) = " + std::to_string(reqs);
-  }
+  const std::uint64_t reqs = sglang_max_num_reqs(in.max_num_seqs, pool_tokens, in.context);
+  const std::string rows_how = in.max_num_seqs
+                                   ? "--max-running-requests " + std::to_string(reqs)
+                                   : "min(max(int(" + std::to_string(pool_tokens) + " / " +
+                                         std::to_string(in.context) +
+                                         " x 512), 2048), 4096) = " + std::to_string(reqs);
   const std::uint64_t cols = add(in.context, 4, "request table");
   const std::uint64_t bytes =
       mul(mul(add(reqs, 1, "request table"), cols, "request table"), 4, "request table");

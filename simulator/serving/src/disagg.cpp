@@ -457,7 +457,8 @@ DisaggSummary summarize_disagg(const DisaggConfig& cfg, const DisaggResult& r) {
           .decode_pp = cfg.decode.plan.pp,
           .prefill_blocks = r.prefill.empty() ? 0 : r.prefill.front().num_gpu_blocks,
           .decode_blocks = r.decode.empty() ? 0 : r.decode.front().num_gpu_blocks,
-          .prefill_max_num_seqs = cfg.prefill.max_num_seqs,
+          .prefill_max_num_seqs =
+              r.prefill.empty() ? cfg.prefill.max_num_seqs : r.prefill.front().max_running,
           .prefill_max_num_batched_tokens = cfg.prefill.max_num_batched_tokens,
           .link = cfg.link,
           .routing = cfg.routing,

@@ -113,7 +113,10 @@ void check_spec_acceptance(const ServingConfig& cfg, std::vector<Problem>& pr) {
 
 void validate(const ServingConfig& cfg, const Workload& w, const KvPool& pool) {
   std::vector<Problem> pr;
-  if (cfg.max_num_seqs == 0) pr.push_back({"max_num_seqs", "must be at least 1, got 0"});
+  if (cfg.max_num_seqs == 0 && pool.max_running == 0)
+    pr.push_back({"max_num_seqs",
+                  "must be at least 1, got 0 (0, the engine's own from its pool, "
+                  "is SGLang's max_running_requests)"});
   if (cfg.max_num_batched_tokens == 0)
     pr.push_back({"max_num_batched_tokens", "must be at least 1, got 0"});
   if (!(cfg.sample_interval_s > 0) || !std::isfinite(cfg.sample_interval_s))
@@ -222,9 +225,11 @@ class Scheduler {
       recv_interval_ = cfg.plan.sglang().scheduler_recv_interval;
       slot_batch_.assign(std::max<std::uint32_t>(cfg.plan.pp, 1), BatchMode::none);
     }
-    // SGLang's Mamba pool: its slots cap the running requests (kv_pool.hpp max_running).
-    max_running_ =
-        pool_.max_running > 0 ? std::min(cfg.max_num_seqs, pool_.max_running) : cfg.max_num_seqs;
+    // SGLang's own cap (kv_pool.hpp max_running: its request table, Mamba slots, half the
+    // pool's tokens) below a stated --max-running-requests, or alone where none is stated (0).
+    max_running_ = pool_.max_running == 0  ? cfg.max_num_seqs
+                   : cfg.max_num_seqs == 0 ? pool_.max_running
+                                           : std::min(cfg.max_num_seqs, pool_.max_running);
     seqs_.resize(w.requests.size());
     next_.assign(w.requests.size(), {});
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
@@ -1454,6 +1459,7 @@ SimResult Scheduler::run() {
 SimResult Scheduler::finish_run() {
   sample_until(t_);
   res_.simulated_s = t_;
+  res_.max_running = max_running_;
   summarize();
   return std::move(res_);
 }
@@ -1512,7 +1518,7 @@ bool default_async_scheduling(const PlanInput& plan) {
 
 std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::uint64_t> stated) {
   if (stated) return *stated;
-  return engine_rules(plan).default_max_num_seqs(plan).value_or(ServingConfig{}.max_num_seqs);
+  return engine_rules(plan).default_max_num_seqs(plan).value_or(0);
 }
 
 ServingConfig serving_config_of(const PlanInput& plan, std::optional<std::uint64_t> max_num_seqs) {

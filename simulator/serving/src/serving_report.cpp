@@ -185,6 +185,19 @@ std::string scheduling_text(const ServingConfig& c) {
   return s;
 }
 
+// The running-request cap the run used: max_num_seqs as given, or the engine's own from its pool
+// (SGLang's max_running_requests) where none was given or where the pool's is lower.
+std::string seqs_text(const ServingConfig& c, const SimResult& res) {
+  const std::uint64_t cap = res.max_running ? res.max_running : c.max_num_seqs;
+  if (c.max_num_seqs != 0 && cap == c.max_num_seqs) return grouped(cap);
+  const std::string who = c.plan.engine == Engine::sglang ? "SGLang's" : "the engine's";
+  if (c.max_num_seqs != 0)
+    return grouped(cap) + " (" + grouped(c.max_num_seqs) + " given, capped by " + who +
+           " Mamba slots // 3)";
+  return grouped(cap) + " (" + who +
+         " max_running_requests: min(its pool's tokens // 2, its request table's rows))";
+}
+
 std::string header_text(const ServingReport& r) {
   const auto& c = r.config;
   std::string s = r.model + " on " + r.gpu + " (" + r.engine + ", tp " + std::to_string(c.plan.tp);
@@ -206,7 +219,7 @@ std::string header_text(const ServingReport& r) {
                           "holds)")
             : "KV pool " + grouped(r.result.num_gpu_blocks) + " blocks of " +
                   std::to_string(r.result.block_size) + " tokens per replica") +
-       "; max_model_len " + grouped(c.plan.context) + ", max_num_seqs " + grouped(c.max_num_seqs) +
+       "; max_model_len " + grouped(c.plan.context) + ", max_num_seqs " + seqs_text(c, r.result) +
        ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
        (c.enable_prefix_caching ? "on" : "off") + scheduling_text(c) + "\n";
   const detail::EngineScheduling& engine = detail::engine_scheduling(c.plan.engine);
@@ -378,7 +391,7 @@ std::string render(const ServingReport& r, OutputFormat f) {
           {"policy", to_string(c.plan.policy)},
           {"block_size", res.block_size},
           {"max_model_len", c.plan.context},
-          {"max_num_seqs", c.max_num_seqs},
+          {"max_num_seqs", res.max_running ? res.max_running : c.max_num_seqs},
           {"max_num_batched_tokens", c.max_num_batched_tokens},
           {"gpu_memory_utilization",
            c.plan.memory_fraction_ppm

@@ -56,6 +56,9 @@ Error cancelled_error() { return Error("SLO search", "search", "cancelled"); }
 // One replica of a line: the search's engine settings on the line's GPU, TP, format and policy.
 ServingConfig line_config(const SloSearchInput& in, const SloLine& line) {
   ServingConfig cfg = in.base;
+  // The search loads each replica with max_num_seqs requests: where the engine would derive its
+  // own from the pool (SGLang, 0), plan --slo's --max-num-seqs default.
+  if (cfg.max_num_seqs == 0) cfg.max_num_seqs = kSloDefaultMaxNumSeqs;
   cfg.async_scheduling = default_async_scheduling(cfg.plan);
   cfg.plan.gpu_memory_bytes = line.gpu.engine_memory_bytes();
   cfg.plan.gpu_id = line.gpu.id;

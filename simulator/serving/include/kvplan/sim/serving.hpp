@@ -107,6 +107,8 @@ struct ServingConfig {
   // the planner's (plan_capacity(model, plan).num_gpu_blocks for one replica).
   PlanInput plan;
   // vllm serve's own default is 1024 on GPUs of >= 70 GiB other than A100 (docs/simulate.md).
+  // 0: the engine's own from its pool (SGLang without --max-running-requests: min(pool tokens //
+  // 2, its request table's rows), KvPool::max_running); refused for the other engines.
   std::uint64_t max_num_seqs = 256;
   std::uint64_t max_num_batched_tokens = 8192;  // per step, chunked prefill
   bool enable_prefix_caching = false;
@@ -190,6 +192,9 @@ struct SimResult {
   bool attention_free = false;
   std::uint64_t steps = 0;
   double simulated_s = 0;
+  // The scheduler's cap on running requests: max_num_seqs, or the engine's own from its pool
+  // where lower or where none is stated (SGLang: KvPool::max_running).
+  std::uint64_t max_running = 0;
 };
 
 // One scheduled step, for tests and debugging (SimOptions::on_step): what each sequence of the
@@ -228,9 +233,9 @@ bool default_async_scheduling(const PlanInput& plan);
 
 // ServingConfig::max_num_seqs for a deployment that states `stated` (empty: not stated): it, else
 // the engine's default on plan's GPU (vLLM 1024 on >= 70 GiB GPUs other than A100s, else 256,
-// at most max_num_batched_tokens; trtllm-serve 2048), else ServingConfig's 256 (SGLang derives
-// max_running_requests from its pool, which kvplan does not model). check, simulate and the GUI
-// call it, so each runs what the engine would.
+// at most max_num_batched_tokens; trtllm-serve 2048), else 0: the engine's own from its pool
+// (SGLang's max_running_requests, SglangPools). check, simulate and the GUI call it, so each runs
+// what the engine would.
 std::uint64_t default_scheduler_seqs(const PlanInput& plan, std::optional<std::uint64_t> stated);
 
 // The scheduler's configuration of a deployment, as simulate, check, the SLO search and the GUI

@@ -71,6 +71,10 @@ std::vector<SloLine> slo_lines(const ModelSpec& model, const std::vector<GpuSpec
 using StepTimerFactory = std::function<std::unique_ptr<StepTimer>(
     const ModelSpec& model, const GpuSpec& gpu, std::uint32_t tp, Engine engine)>;
 
+// The requests per replica the search runs where base.max_num_seqs leaves it to the engine (0,
+// SGLang's own from its pool): plan --slo's --max-num-seqs default.
+inline constexpr std::uint64_t kSloDefaultMaxNumSeqs = 256;
+
 struct SloSearchInput {
   // The engine settings every candidate shares (engine, max_model_len, limits, memory fraction,
   // prefix caching, off on a line where it is not modelled: prefix_caching_modelled); each line
