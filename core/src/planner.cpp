@@ -32,7 +32,8 @@ std::optional<VllmRules> vllm_release_rules(const std::string& v) {
   // 0.10: NCCL created after the memory baseline, inside non-torch (before
   // vllm-project/vllm#25359).
   if (release("0.10")) return VllmRules::v0_10;
-  // 0.17 - 0.19: graphs outside the budget (the estimate is deducted from 0.21).
+  // 0.17 - 0.19: graphs outside the budget (the estimate is deducted from 0.20,
+  // vllm-project/vllm#38284).
   for (const char* minor : {"0.17", "0.18", "0.19"})
     if (release(minor)) return VllmRules::v0_19;
   // 0.25: Model Runner V2 the default for dense models (vllm-project/vllm#44443, "became the
@@ -55,8 +56,9 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
         "vLLM version \"" + v +
             "\" has no rule set of its own in kvplan (known: vllm = the current rules, "
             "vllm@0.9, vllm@0.10, vllm@0.19 for 0.17 - 0.19, vllm@0.25; for 0.11 - 0.16, "
-            "vllm@0.9's memory terms are theirs, its pool rules mid-2025's); docs/deploy.md "
-            "lists what changed when");
+            "vllm@0.9's memory terms are theirs, its pool rules mid-2025's; 0.20 - 0.24 deduct "
+            "the CUDA-graph estimate as vllm does, with gpu_memory_utilization 0.92 by "
+            "default); docs/deploy.md lists what changed when");
   }
   if (const auto at = name.find('@'); at != std::string::npos) {
     const Engine e = parse_engine(name.substr(0, at), source, field);

@@ -39,6 +39,13 @@ TEST(EngineRules, AReleaseWithoutItsOwnRulesIsRefusedWithTheNearestSet) {
       test::error_message([&] { parse_engine("vllm@0.13.0", "x", "engine", rules); });
   EXPECT_NE(e.find("vLLM version \"0.13.0\" has no rule set of its own"), std::string::npos) << e;
   EXPECT_NE(e.find("for 0.11 - 0.16, vllm@0.9's memory terms are theirs"), std::string::npos) << e;
+  // 0.20 - 0.24: the nearest set and the default a user must then state (vllm-project/vllm#38284).
+  const std::string f =
+      test::error_message([&] { parse_engine("vllm@0.22.1", "x", "engine", rules); });
+  EXPECT_NE(f.find("0.20 - 0.24 deduct the CUDA-graph estimate as vllm does, with "
+                   "gpu_memory_utilization 0.92 by default"),
+            std::string::npos)
+      << f;
 }
 
 // vLLM's BlockPool keeps a null block (block_pool.py); the others do not. vLLM sizes each

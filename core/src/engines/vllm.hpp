@@ -30,8 +30,8 @@ class Vllm : public EngineRules {
   // gpt-oss's MXFP4 experts as each backend holds them (vllm_weights.cpp).
   std::uint64_t held_weight_extra_bytes(const ModelSpec& model, const PlanInput& in,
                                         std::uint32_t layers) const override;
-  // Whether the CUDA-graph estimate comes out of the budget (vLLM >= 0.21) or graphs are
-  // captured after the KV cache, outside it (0.9 - 0.20).
+  // Whether the CUDA-graph estimate comes out of the budget (vLLM >= 0.20) or graphs are
+  // captured after the KV cache, outside it (0.9 - 0.19).
   virtual bool graphs_estimate_deducted() const { return true; }
   // How the profile run's dummy sampler applies top-k = vocab − 1 and top-p 0.9: the Triton
   // kernel of vllm-project/vllm#33538 from 8 rows (0.17 on, and the current source:

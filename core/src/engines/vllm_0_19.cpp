@@ -16,12 +16,12 @@ class Vllm019 final : public Vllm {
   // (vllm-project/vllm#33538, merged February 2026; "if HAS_TRITON and logits.shape[0] >= 8"),
   // as in the current source; stated here since this rule set stands for those releases.
   SamplerPath sampler_path() const override { return SamplerPath::triton; }
-  // The CUDA-graph estimate is computed but not deducted before 0.21: a 0.19.1 log says "In v0.19,
+  // The CUDA-graph estimate is computed but not deducted before 0.20: a 0.19.1 log says "In v0.19,
   // CUDA graph memory profiling will be enabled by default ... To try it now, set
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1" after sizing the KV cache without it.
   bool graphs_estimate_deducted() const override { return false; }
-  // Graphs before 0.21 take what they take after the KV cache: the largest pool a log shows
-  // (kCapturedGraphsGib), not the >= 0.21 estimates the current rules deduct. It decides whether
+  // Graphs before 0.20 take what they take after the KV cache: the largest pool a log shows
+  // (kCapturedGraphsGib), not the >= 0.20 estimates the current rules deduct. It decides whether
   // the context and graphs fit in what the fraction leaves out (engine_starts).
   double graphs_gib() const override { return kCapturedGraphsGib; }
   std::string graphs_how() const override {

@@ -16,8 +16,8 @@ class Vllm09 : public Vllm {
   }
   // The Mamba block check of CUDA-graph capture came with vLLM 0.20 (PR #38270).
   bool graphs_need_a_state_block_per_sequence() const override { return false; }
-  // Before 0.21 graphs are captured after the KV cache, outside the budget (PR #30515 added the
-  // estimate, off by default until 0.21).
+  // Before 0.20 graphs are captured after the KV cache, outside the budget (PR #30515 added the
+  // estimate, off by default until 0.20).
   bool graphs_estimate_deducted() const override { return false; }
   // Before vllm-project/vllm#33538 (0.17) the dummy sampler sorted the whole vocabulary: the 9.5
   // float32 units of vllm_memory.cpp, which llm-d's H100 profiles reproduce to 0.01 GiB.

@@ -302,9 +302,10 @@ MemoryTerms Vllm::memory_terms(const MemoryModelInput& x) const {
                  kFitSource};
   }
   t.graphs = {gib(graphs_gib()), MemoryTerm::Basis::fitted, graphs_how(), kFitSource};
-  // From 0.21 the graph estimate is deducted from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_
-  // CUDAGRAPHS on by default: "CUDA graph memory profiling is enabled (default since v0.21.0)"
-  // in the startup logs); before, graphs are captured after the KV cache, outside the budget.
+  // From 0.20 the graph estimate is deducted from the budget (VLLM_MEMORY_PROFILER_ESTIMATE_
+  // CUDAGRAPHS on by default, vllm-project/vllm#38284, merge 96a85c57, in the 0.20.0 image's log
+  // here; the logs' "CUDA graph memory profiling is enabled (default since v0.21.0)" was written
+  // before that release); before, graphs are captured after the KV cache, outside the budget.
   t.graphs_in_budget = v2 ? v2_graphs_estimated() : graphs_estimate_deducted();
   if (v2)
     t.graphs = {
