@@ -506,6 +506,11 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False, recv_in
             cmd += ["--engine-option", f"mamba_ssm_dtype={script['ssm']}"]
         if recv_interval and sglang_recv_interval(row) > 1:
             cmd += ["--engine-option", f"scheduler_recv_interval={sglang_recv_interval(row)}"]
+    else:
+        # vLLM's default gpu_memory_utilization was 0.9 before 0.20 (0.92 from
+        # vllm-project/vllm#38284, kvplan's current default): every vLLM release in subset.csv
+        # is 0.11.2 - 0.18.0, and its unversioned rows were measured in October - December 2025.
+        cmd += ["--gpu-memory-utilization", "0.9"]
     if calibration:
         cmd += ["--calibration", str(calibration)]
     return cmd + measured_moe_flag(row, measured_moe) + ep_flag(row)

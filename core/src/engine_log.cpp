@@ -611,8 +611,8 @@ void explain_vllm_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& mo
             static_cast<double>(c.block_size), 0, 0,
             "vLLM's page-size unification: the attention page at least the Mamba page");
   if (o.gpu_memory_bytes) {
-    const std::uint32_t ppm =
-        o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(in.engine));
+    const std::uint32_t ppm = o.memory_fraction_ppm.value_or(
+        engine_rules(in.engine).log_memory_fraction_ppm(log.version));
     const std::uint64_t requested = mul(o.gpu_memory_bytes, ppm, "memory") / 1000000u;
     const std::uint64_t weights = ceil_div(model.weight_bytes(), mul(in.tp, in.pp));
     if (requested > weights + *log.available_kv_bytes)
@@ -803,8 +803,8 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   // buffers ("available:").
   if (engine_rules(log.engine).fraction_after_weights() && log.free_after_bytes &&
       log.kv_pool_bytes) {
-    const std::uint32_t ppm =
-        o.memory_fraction_ppm.value_or(default_memory_fraction_ppm(log.engine));
+    const std::uint32_t ppm = o.memory_fraction_ppm.value_or(
+        engine_rules(log.engine).log_memory_fraction_ppm(log.version));
     const double ours = static_cast<double>(*log.free_after_bytes) * ppm / 1e6;
     compare(r, "KV pool (GiB)", *log.kv_pool_bytes / kGiB, ours / kGiB, 0,
             0.01 + 0.005 * ppm / 1e6 + 1e-9,
@@ -1540,7 +1540,7 @@ FailureExplanation explain_start_failure(const EngineLog& log, const StartFailur
     throw Error(log.source, "max_model_len",
                 "the log states no max_model_len and the model none: give --max-model-len");
   const std::uint32_t u = o.memory_fraction_ppm.value_or(
-      f.fraction_ppm.value_or(default_memory_fraction_ppm(log.engine)));
+      f.fraction_ppm.value_or(engine_rules(log.engine).log_memory_fraction_ppm(log.version)));
   const std::uint64_t total = total_memory(log, f, o);
   switch (f.kind) {
     case StartFailureKind::kv_cache_too_small:

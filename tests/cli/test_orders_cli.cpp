@@ -17,19 +17,23 @@ using nlohmann::json;
 
 Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 
-// vLLM V1, utilization 0.9, --max-num-seqs as the plan's launch line states it (requests per
+// vLLM V1, utilization 0.92 (its default since vllm-project/vllm#38284), --max-num-seqs as the
+// plan's launch line states it (requests per
 // replica). Llama-3.1-8B: 8,030,261,248 params · 2 B = 16,060,522,496 B of weights; at 32,768
 // tokens and up to 64 sequences the forward pass (8192 · (32 · 128 + 2 · 4096 + 3 · 14336) · 2 B
 // = 905,969,664) outweighs the sampler, so the activation term is 905,969,664 + 0.04 GiB =
 // 948,919,337 B; non-torch 0.13 GiB = 139,586,437 B; CUDA graphs 0.58 GiB = 622,770,258 B.
 // fp8 page: 16 tokens · 8 heads · (128 + 128) · 1 B = 32,768 B; 32 layers; a request of 32,768
 // tokens takes 2,048 blocks, and one block is vLLM's null block.
-//   H100 SXM (CUDA 79.175 GiB = 85,013,508,915 B): floor(· 0.9) = 76,512,158,023
-//     − 16,060,522,496 − 948,919,337 − 139,586,437 − 622,770,258 = 58,740,359,495 B
-//     // 32,768 // 32 = 56,019 blocks, (56,019 − 1) // 2,048 = 27 requests per GPU:
-//     64 requests take ceil(64 / 27) = 3 GPUs (TP 2 on 2 GPUs holds 62: fewer than 64).
-//   H200 (CUDA 139.795 GiB = 150,103,738,286 B): floor(· 0.9) = 135,093,364,457
-//     − the same terms = 117,321,565,929 B // 32,768 // 32 = 111,886 blocks, 54 requests per
+//   H100 SXM (CUDA 79.175 GiB = 85,013,508,915 B): floor(· 0.92) = 78,212,428,201
+//     − 16,060,522,496 − 948,919,337 − 139,586,437 − 622,770,258 = 60,440,629,673 B
+//     // 32,768 // 32 = 57,640 blocks, (57,640 − 1) // 2,048 = 28 requests per GPU:
+//     64 requests take ceil(64 / 28) = 3 GPUs (TP 2 on 2 GPUs holds 63: 8,030,261,248 B of
+//     weights a rank, activation 8192 · (2048 + 8192 + 21504) · 2 B + 0.04 GiB = 563,043,369,
+//     non-torch 590,558,003 and graphs 622,770,258 leave 68,405,795,323 B // 16,384 // 32 =
+//     130,473 blocks, (130,473 − 1) // 2,048 = 63: fewer than 64).
+//   H200 (CUDA 139.795 GiB = 150,103,738,286 B): floor(· 0.92) = 138,095,439,223
+//     − the same terms = 120,323,640,695 B // 32,768 // 32 = 114,749 blocks, 56 requests per
 //     GPU: 2 GPUs.
 //   Prices 2.49 and 3.50 USD per GPU-hour: H100 3 · 2.49 = 7.47 (7.470000000000001 in binary
 //   floating point), H200 2 · 3.50 = 7.00: the H200 order is the cheapest.
@@ -44,13 +48,13 @@ TEST(OrdersFix, TheFixIsTheOrderTablesCheapest) {
   const auto& cheapest = j["order"][0];
   EXPECT_EQ(cheapest["gpu"], "h200-141gb");
   EXPECT_EQ(cheapest["gpus"], 2);
-  EXPECT_EQ(cheapest["max_requests"], 108);  // 2 · 54
+  EXPECT_EQ(cheapest["max_requests"], 112);  // 2 · 56
   EXPECT_EQ(cheapest["cost_per_hour"], 7.0);
   EXPECT_EQ(cheapest["nodes"], 1);  // 2 GPUs of an 8-GPU HGX node
   const auto& h100 = j["order"][1];
   EXPECT_EQ(h100["gpu"], "h100-sxm-80gb");
   EXPECT_EQ(h100["gpus"], 3);
-  EXPECT_EQ(h100["max_requests"], 81);  // 3 · 27
+  EXPECT_EQ(h100["max_requests"], 84);  // 3 · 28
   ASSERT_GE(j["fixes"].size(), 2u) << r.out;
   // The Fix: the order table's cheapest, not the plan's own GPU.
   const auto& fix = j["fixes"][0];
@@ -78,7 +82,7 @@ TEST(OrdersFix, TheFixIsTheOrderTablesCheapest) {
   ASSERT_EQ(t.code, 0);
   const std::string tail = t.out.substr(t.out.rfind("\nFix\n"));
   EXPECT_NE(tail.find("cheapest: 2 × h200-141gb as TP 1 × 2 replicas on 1 node, instead of the "
-                      "plan's 1 × h100-sxm-80gb, KV cache fp8 kept: holds 108"),
+                      "plan's 1 × h100-sxm-80gb, KV cache fp8 kept: holds 112"),
             std::string::npos)
       << tail;
   EXPECT_NE(tail.find("USD 7.00/h"), std::string::npos) << tail;
@@ -89,18 +93,18 @@ TEST(OrdersFix, TheFixIsTheOrderTablesCheapest) {
 // into 192 columns at TP 8, not whole 128-column blocks, and refuses to start
 // (Fp8MoEMethod.create_weights, vllm-project/vllm#17569), so the plan takes
 // --enable-expert-parallel, as vLLM needs. Within one replica the experts are 1/8 a GPU either way:
-// the memory table's terms leave 76,512,158,023 − 29,555,678,913 weights − 480,615,465
-// activation − 590,558,003 non-torch − 622,770,258 graphs = 45,262,535,384 B per GPU. 94 layers
-// of 4 KV heads × 128: TP 8 > 4 heads, so each rank holds one head; the bf16 page is 16 · 1 · 256
-// · 2 = 8,192 B: 45,262,535,384 // 8,192 // 94 = 58,778 blocks, (58,778 − 1) // 2,048 = 28
-// requests. Keeping TP 8 takes a second replica (16 GPUs, 8 more), and vLLM's two DP ranks then
-// share the MoE layers: the routed experts, 94 layers x 128 experts x 3 matrices of 4,096 x 1,536
-// fp8 weights with a 4-byte scale per 128 x 128 block = 227,096,395,776 + 94 x 128 x 3 x 384 x 4
-// = 227,151,839,232 B, spread over 16 GPUs, the other 236,445,431,304 − 227,151,839,232 =
-// 9,293,592,072 B over 8: 1,161,699,009 + 14,196,989,952 = 15,358,688,961 B a GPU. At 32
-// sequences a replica the activation is 295,337,001 B, leaving 76,512,158,023 − 15,358,688,961 −
-// 295,337,001 − 590,558,003 − 622,770,258 = 59,644,803,800 B: // 8,192 // 94 = 77,455 blocks,
-// (77,455 − 1) // 2,048 = 37 requests a replica, 74 in all, in bf16.
+// the memory table's terms leave 78,212,428,201 (0.92 of the GPU) − 29,555,678,913 weights −
+// 480,615,465 activation − 590,558,003 non-torch − 622,770,258 graphs = 46,962,805,562 B per GPU.
+// 94 layers of 4 KV heads × 128: TP 8 > 4 heads, so each rank holds one head; the bf16 page is
+// 16 · 1 · 256 · 2 = 8,192 B: 46,962,805,562 // 8,192 // 94 = 60,986 blocks, (60,986 − 1) //
+// 2,048 = 29 requests. Keeping TP 8 takes a second replica (16 GPUs, 8 more), and vLLM's two DP
+// ranks then share the MoE layers: the routed experts, 94 layers x 128 experts x 3 matrices of
+// 4,096 x 1,536 fp8 weights with a 4-byte scale per 128 x 128 block = 227,096,395,776 + 94 x 128 x
+// 3 x 384 x 4 = 227,151,839,232 B, spread over 16 GPUs, the other 236,445,431,304 − 227,151,839,232
+// = 9,293,592,072 B over 8: 1,161,699,009 + 14,196,989,952 = 15,358,688,961 B a GPU. At 32
+// sequences a replica the activation is 295,337,001 B, leaving 78,212,428,201 − 15,358,688,961 −
+// 295,337,001 − 590,558,003 − 622,770,258 = 61,345,073,978 B: // 8,192 // 94 = 79,663 blocks,
+// (79,663 − 1) // 2,048 = 38 requests a replica, 76 in all, in bf16.
 TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
   const std::string plan =
       "plan --model qwen3-235b-a22b-fp8 --gpu h100-sxm-80gb --tp 8 --context 32768 "
@@ -109,7 +113,7 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = json::parse(r.out);
   EXPECT_EQ(j["gpus"], 8);
-  EXPECT_EQ(j["max_requests"], 28);
+  EXPECT_EQ(j["max_requests"], 29);
   ASSERT_FALSE(j["fixes"].empty());
   bool layout_kept = false;
   for (const auto& f : j["fixes"]) {
@@ -130,7 +134,7 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
       EXPECT_EQ(f["replicas"], 2);
       EXPECT_EQ(f["gpus"], 16);
       EXPECT_EQ(f["extra_gpus"], 8);
-      EXPECT_EQ(f["max_requests"], 74);
+      EXPECT_EQ(f["max_requests"], 76);
       ASSERT_TRUE(f["vllm"].is_string());
       const std::string line = f["vllm"].get<std::string>();
       EXPECT_NE(
@@ -143,7 +147,7 @@ TEST(OrdersFix, TensorParallelEightCountsEightGpus) {
   const auto t = kvplan(plan);
   ASSERT_EQ(t.code, 0);
   const std::string tail = t.out.substr(t.out.rfind("\nFix\n"));
-  EXPECT_NE(tail.find("The plan holds 28 of 64 requests of 32,768 tokens on 8 × h100-sxm-80gb"),
+  EXPECT_NE(tail.find("The plan holds 29 of 64 requests of 32,768 tokens on 8 × h100-sxm-80gb"),
             std::string::npos)
       << tail;
   EXPECT_EQ(tail.find("the same 6"), std::string::npos) << tail;
@@ -369,7 +373,7 @@ TEST(Orders, ExamplePriceFileLoads) {
 }
 
 // --model a,b,c plans each model in turn: JSON is an array of the reports, in the order given;
-// Llama-3.1-8B's row is the one worked out above (27 requests per H100, 3 H100s for 64).
+// Llama-3.1-8B's row is the one worked out above (28 requests per H100, 3 H100s for 64).
 TEST(Orders, ModelListPlansEachModel) {
   const std::string args =
       " --gpu h100-sxm-80gb --context 32768 --concurrency 64 --kv-dtype fp8 --format json";
@@ -385,7 +389,7 @@ TEST(Orders, ModelListPlansEachModel) {
     if (o["gpu"] == "h100-sxm-80gb") {
       found = true;
       EXPECT_EQ(o["gpus"], 3);
-      EXPECT_EQ(o["max_requests"], 81);
+      EXPECT_EQ(o["max_requests"], 84);
     }
   EXPECT_TRUE(found) << j[1]["order"].dump();
   // Each element is the model's own plan, as a run with that model alone prints it.

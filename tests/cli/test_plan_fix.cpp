@@ -23,20 +23,21 @@ Run kvplan(const std::string& args) { return kvplan::test::run_kvplan(args); }
 const std::string kQuickstart =
     "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 16";
 
-// By hand, vLLM V1 on one H100 SXM 80GB (CUDA's 79.18 GiB: 85,013,508,915 B), utilization 0.9,
-// and --max-num-seqs 16 as the plan's launch line states it:
-//   floor(85,013,508,915 · 0.9)                        = 76,512,158,023
+// By hand, vLLM V1 on one H100 SXM 80GB (CUDA's 79.18 GiB: 85,013,508,915 B), utilization 0.92
+// (vLLM's default since vllm-project/vllm#38284), and --max-num-seqs 16 as the plan's launch line
+// states it:
+//   floor(85,013,508,915 · 0.92)                       = 78,212,428,201
 //   − weights 8,030,261,248 params · 2 B (model card)  = 16,060,522,496
 //   − activation: 16 sequences, so the forward (8192 · (32 · 128 + 2 · 4096 + 3 · 14336) · 2 B
 //     = 905,969,664) peaks over the sampler (9.5 · 16 · 128256 · 4 B + (8192 + 32) · 4096 · 2 B
 //     = 145,350,656), + 0.04 GiB fitted (42,949,673)   =    948,919,337
 //   − non-torch 0.13 GiB                               =    139,586,437
-//   − CUDA graphs 0.58 GiB (vLLM >= 0.21 deducts them) =    622,770,258
-//   available                                          = 58,740,359,495
-//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 58,740,359,495 // 65,536 // 32 = 28,009
-//   blocks; 32,768 tokens take 2,048 blocks: (28,009 − 1) // 2,048 = 13 requests < 16.
-//   fp8 page 32,768 B: // 32,768 // 32 = 56,019 blocks; (56,019 − 1) // 2,048 = 27 requests.
-//   bf16 on 2 GPUs as 2 replicas (8 sequences each, the same terms): 2 · 13 = 26 requests ≥ 16.
+//   − CUDA graphs 0.58 GiB (vLLM >= 0.20 deducts them) =    622,770,258
+//   available                                          = 60,440,629,673
+//   bf16 page 16 · 8 · (128 + 128) · 2 = 65,536 B: 60,440,629,673 // 65,536 // 32 = 28,820
+//   blocks; 32,768 tokens take 2,048 blocks: (28,820 − 1) // 2,048 = 14 requests < 16.
+//   fp8 page 32,768 B: // 32,768 // 32 = 57,640 blocks; (57,640 − 1) // 2,048 = 28 requests.
+//   bf16 on 2 GPUs as 2 replicas (8 sequences each, the same terms): 2 · 14 = 28 requests ≥ 16.
 TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   const auto model = kvplan::load_model("llama-3.1-8b");
   const auto gpu = kvplan::load_gpu("h100-sxm-80gb");
@@ -48,14 +49,14 @@ TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   in.gpu_id = gpu.id;
   in.max_num_seqs_is_concurrency = true;
   const auto r = kvplan::make_plan_report(model, gpu, in, {}, true);
-  ASSERT_EQ(r.capacity.max_requests, 13u);
+  ASSERT_EQ(r.capacity.max_requests, 14u);
   const auto fixes = kvplan::plan_fixes(r);
   ASSERT_EQ(fixes.size(), 2u);
   EXPECT_EQ(fixes[0].kv_dtype, "fp8");
   EXPECT_FALSE(fixes[0].same_format);
   EXPECT_EQ(fixes[0].gpus, 1u);
   EXPECT_EQ(fixes[0].extra_gpus, 0u);
-  EXPECT_EQ(fixes[0].max_requests, 27u);
+  EXPECT_EQ(fixes[0].max_requests, 28u);
   EXPECT_NE(fixes[0].quality.find("not measured"), std::string::npos) << fixes[0].quality;
   ASSERT_TRUE(fixes[0].vllm.has_value());
   EXPECT_NE(fixes[0].vllm->find("--kv-cache-dtype fp8"), std::string::npos) << *fixes[0].vllm;
@@ -64,18 +65,20 @@ TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   EXPECT_EQ(fixes[1].gpus, 2u);
   EXPECT_EQ(fixes[1].extra_gpus, 1u);
   EXPECT_EQ(fixes[1].replicas, 2u);
-  EXPECT_EQ(fixes[1].max_requests, 26u);
+  EXPECT_EQ(fixes[1].max_requests, 28u);
 
-  // A plan that holds its target has nothing to fix (13 requests fit).
-  in.concurrency = 13;
+  // A plan that holds its target has nothing to fix (14 requests fit).
+  in.concurrency = 14;
   EXPECT_TRUE(kvplan::plan_fixes(kvplan::make_plan_report(model, gpu, in, {}, true)).empty());
-  // At 28 requests fp8 (27) no longer fits one GPU, so every fix takes 2 GPUs, and then keeping
+  // At 29 requests fp8 (28) no longer fits one GPU, so every fix takes 2 GPUs, and then keeping
   // bf16 wins: TP 2 shards the weights (8,030,261,248 B per GPU) and the heads (4 per rank):
-  //   76,968,728,985 − 8,030,261,248 − 2,147,483,648 = 66,790,984,089 B available per GPU,
-  //   page 16 · 4 · 256 · 2 = 32,768 B: // 32,768 // 32 = 63,696 blocks, // 2,048 = 31 ≥ 28.
-  // fp8 keeping the plan's layout also takes 2 GPUs (TP 1 × 2 replicas, 14 sequences each, the
-  // same terms: 2 · 27 = 54); it changes the format, so it comes after, labelled.
-  in.concurrency = 28;
+  //   78,212,428,201 − 8,030,261,248 − activation 8192 · (2048 + 8192 + 21504) · 2 B + 0.04 GiB
+  //   (563,043,369) − non-torch 0.55 GiB (590,558,003) − graphs 622,770,258 = 68,405,795,323 B
+  //   available per GPU, page 16 · 4 · 256 · 2 = 32,768 B: // 32,768 // 32 = 65,236 blocks,
+  //   (65,236 − 1) // 2,048 = 31 ≥ 29.
+  // fp8 keeping the plan's layout also takes 2 GPUs (TP 1 × 2 replicas, 15 sequences each, the
+  // same terms: 2 · 28 = 56); it changes the format, so it comes after, labelled.
+  in.concurrency = 29;
   const auto f28 = kvplan::plan_fixes(kvplan::make_plan_report(model, gpu, in, {}, true));
   ASSERT_EQ(f28.size(), 2u);
   EXPECT_EQ(f28[0].kv_dtype, "bf16");
@@ -89,7 +92,7 @@ TEST(PlanFix, QuickStartIsFp8OnTheSameGpuThenTwoGpusKeepingBf16) {
   EXPECT_TRUE(f28[1].keeps_layout);
   EXPECT_EQ(f28[1].gpus, 2u);
   EXPECT_EQ(f28[1].replicas, 2u);
-  EXPECT_EQ(f28[1].max_requests, 54u);
+  EXPECT_EQ(f28[1].max_requests, 56u);
   // With a price the cost says it: 2 GPUs · 2.49 = 4.98 USD/h.
   auto priced = gpu;
   priced.price_per_hour = 2.49;
@@ -106,10 +109,10 @@ TEST(PlanFix, QuickStartReportEndsWithTheFix) {
   // The fix is the last section.
   EXPECT_EQ(r.out.find("\n\n", fix + 1), std::string::npos) << r.out.substr(fix);
   const std::string tail = r.out.substr(fix);
-  EXPECT_NE(tail.find("The plan holds 13 of 16 requests of 32,768 tokens"), std::string::npos)
+  EXPECT_NE(tail.find("The plan holds 14 of 16 requests of 32,768 tokens"), std::string::npos)
       << tail;
   EXPECT_NE(tail.find("cheapest: KV cache fp8 on the same 1 × h100-sxm-80gb (TP 1 × 1 replica "
-                      "on 1 node): holds 27"),
+                      "on 1 node): holds 28"),
             std::string::npos)
       << tail;
   EXPECT_NE(tail.find("cost: no more GPUs"), std::string::npos) << tail;

@@ -254,9 +254,13 @@ TEST(Check, FailureSaysByHowMuchAndFp8Fixes) {
   ASSERT_EQ(r.failures(), 1u);
   const auto it = std::find_if(r.items.begin(), r.items.end(), [](auto& i) { return !i.passed; });
   EXPECT_EQ(it->id, "concurrency");
-  // bf16: 13 requests of 32768 fit, 20 wanted: short by 7
-  EXPECT_NE(it->detail.find("holds 13"), std::string::npos) << it->detail;
-  EXPECT_NE(it->detail.find("short by 7"), std::string::npos) << it->detail;
+  // bf16 under vLLM's default 0.92 (vllm-project/vllm#38284): floor(85,013,508,915 B · 0.92) =
+  // 78,212,428,201 − weights 16,060,522,496 − activation peak 948,919,337 − non-torch 139,586,437
+  // − graphs 622,770,258 = 60,440,629,673 B; // 2 MiB a block (16 tokens · 32 layers · 8 · 256 ·
+  // 2 B) = 28,820 blocks, 2,048 a request of 32,768 tokens: 14 fit, 20 wanted, short by 6
+  // (at 0.9: 13, short by 7).
+  EXPECT_NE(it->detail.find("holds 14"), std::string::npos) << it->detail;
+  EXPECT_NE(it->detail.find("short by 6"), std::string::npos) << it->detail;
   EXPECT_EQ(it->fix, "fits with --kv-cache-dtype fp8");
 }
 

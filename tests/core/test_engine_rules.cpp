@@ -28,6 +28,34 @@ TEST(EngineRules, GroupSizeFollowsEachVersion) {
   EXPECT_EQ(sglang().kv_group_size(10, 14), 10u);
 }
 
+// gpu_memory_utilization's default by release: vllm/config/cache.py CacheConfig's 0.9 until
+// vllm-project/vllm#38284 (merge 96a85c57, 2026-04-21, in 0.20.0) made it 0.92. The 0.19.1 log with
+// every default (tests/data/logs/startup/vllm-v1-0.19.1-qwen3-8b-tp1-a100-40g.log) says "from
+// 0.9000"; the 0.20.0 log lists 'gpu_memory_utilization': 0.9 among its non-default args. A log
+// takes its release's default; one without a version the current rules'.
+TEST(EngineRules, TheMemoryFractionDefaultsAsEachReleaseDid) {
+  EXPECT_EQ(vllm().default_memory_fraction_ppm(), 920000u);
+  EXPECT_EQ(engine_rules(Engine::vllm, VllmRules::v0_25).default_memory_fraction_ppm(), 920000u);
+  EXPECT_EQ(engine_rules(Engine::vllm, VllmRules::v0_19).default_memory_fraction_ppm(), 900000u);
+  EXPECT_EQ(engine_rules(Engine::vllm, VllmRules::v0_10).default_memory_fraction_ppm(), 900000u);
+  EXPECT_EQ(vllm09().default_memory_fraction_ppm(), 900000u);
+  EXPECT_EQ(vllm().log_memory_fraction_ppm("0.15.1"), 900000u);
+  EXPECT_EQ(vllm().log_memory_fraction_ppm("0.19.1"), 900000u);
+  EXPECT_EQ(vllm().log_memory_fraction_ppm("0.20.0"), 920000u);
+  EXPECT_EQ(vllm().log_memory_fraction_ppm("0.26.0"), 920000u);
+  EXPECT_EQ(vllm().log_memory_fraction_ppm(""), 920000u);
+  EXPECT_EQ(trtllm().log_memory_fraction_ppm("1.2.0"), 900000u);  // free_gpu_memory_fraction
+  // A plan without a fraction requests what the release would: floor(85,013,508,915 · 0.92) =
+  // 78,212,428,201 B of an H100 under the current rules, floor(· 0.9) = 76,512,158,023 under 0.19.
+  const auto m = load_model("llama-3.1-8b");
+  PlanInput in;
+  in.context = 8192;
+  in.gpu_memory_bytes = 85013508915ull;
+  EXPECT_EQ(plan_capacity(m, in).memory.requested_bytes, 78212428201ull);
+  in.edit_vllm().rules = VllmRules::v0_19;
+  EXPECT_EQ(plan_capacity(m, in).memory.requested_bytes, 76512158023ull);
+}
+
 // A release without a rule set of its own is refused, naming the sets there are and which one
 // holds the memory terms of 0.11 - 0.16 (NCCL before the baseline, the sort sampler, graphs outside
 // the budget: vllm@0.9's, fitted on such a release) rather than guessing its pool rules.

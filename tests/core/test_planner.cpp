@@ -395,14 +395,15 @@ TEST(PlannerSolvers, MinGpusAndOrderTable) {
   in.context = 32768;
   in.concurrency = 64;
   auto h100 = load_gpu("h100-sxm-80gb");
-  // TP 1 holds 13: 0.9 of CUDA's 85,013,508,915 B = 76,512,158,023 B, less 16,060,522,496 B of
-  // weights and the vLLM terms at 1024 sequences (activation 2,033,232,937 B: the Triton
-  // sampler's (3.5 x 1024 + 132) x 128256 x 4 B + (8192 + 2048) x 4096 x 2 B + 0.04 GiB;
-  // non-torch 139,586,437 B; graphs 622,770,258 B) = 57,656,045,895 B // 65,536 // 32 = 27,492
-  // blocks, (27,492 − 1) // 2,048 = 13 requests. TP 4 on 4 GPUs holds 64: weights 4,015,130,624
-  // B a rank, the same activation (over the forward's 8192 x (4096 + 3 x 14336 / 4) x 2 B),
-  // non-torch 0.55 GiB (590,558,003 B) at TP > 1, graphs as above: 69,250,466,201 B // (16 x 2
-  // heads x 256 x 2 B x 32 layers) = 132,084 blocks, (132,084 − 1) // 2,048 = 64.
+  // TP 1 holds 13: vLLM's default 0.92 (vllm-project/vllm#38284) of CUDA's 85,013,508,915 B =
+  // 78,212,428,201 B, less 16,060,522,496 B of weights and the vLLM terms at 1024 sequences
+  // (activation 2,033,232,937 B: the Triton sampler's (3.5 x 1024 + 132) x 128256 x 4 B + (8192
+  // + 2048) x 4096 x 2 B + 0.04 GiB; non-torch 139,586,437 B; graphs 622,770,258 B) =
+  // 59,356,316,073 B // 65,536 // 32 = 28,303 blocks, (28,303 − 1) // 2,048 = 13 requests. TP 4
+  // on 4 GPUs holds 66: weights 4,015,130,624 B a rank, the same activation (over the forward's
+  // 8192 x (4096 + 3 x 14336 / 4) x 2 B), non-torch 0.55 GiB (590,558,003 B) at TP > 1, graphs as
+  // above: 70,950,736,379 B // (16 x 2 heads x 256 x 2 B x 32 layers) = 135,327 blocks,
+  // (135,327 − 1) // 2,048 = 66.
   const auto o = min_gpus(m, in, h100);
   ASSERT_TRUE(o.feasible);
   EXPECT_EQ(o.gpus, 4u);
@@ -414,7 +415,7 @@ TEST(PlannerSolvers, MinGpusAndOrderTable) {
   EXPECT_EQ(plan_capacity(m, c).max_requests, 13u);
   c.tp = 4;
   c.gpus = 4;
-  EXPECT_EQ(plan_capacity(m, c).max_requests, 64u);
+  EXPECT_EQ(plan_capacity(m, c).max_requests, 66u);
   // Fewer GPUs hold fewer: 3 replicas of TP 1 hold 39, and the 2- and 3-GPU layouts below 64.
   for (auto [tp, pp, gpus] : {std::tuple{1u, 1u, 3u}, {1u, 2u, 2u}, {2u, 1u, 2u}, {1u, 3u, 3u}}) {
     c.tp = tp;

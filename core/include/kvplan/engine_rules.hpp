@@ -205,6 +205,13 @@ class EngineRules {
     (void)version, (void)v0_profile;
     return std::nullopt;
   }
+  // The memory fraction a log's engine ran with where neither the log nor the user states one:
+  // its release's default (vLLM: 0.9 before 0.20, 0.92 from it); the rule set's own where the
+  // version says nothing.
+  virtual std::uint32_t log_memory_fraction_ppm(const std::string& version) const {
+    (void)version;
+    return default_memory_fraction_ppm();
+  }
   // Whether the fraction applies to the memory free before the weights load, the device less the
   // context term (SGLang's profile_max_num_token), rather than to the device's total.
   virtual bool fraction_of_free_memory() const { return false; }

@@ -59,4 +59,11 @@ std::optional<VllmRules> Vllm::rules_of_log(const std::string& version, bool v0_
   return std::nullopt;
 }
 
+// 0.9 before vllm-project/vllm#38284 (0.20), 0.92 from it (default_memory_fraction_ppm); a log
+// without a version takes the rules' own.
+std::uint32_t Vllm::log_memory_fraction_ppm(const std::string& version) const {
+  if (version.rfind("0.", 0) == 0 && std::atoi(version.c_str() + 2) < 20) return 900000;
+  return default_memory_fraction_ppm();
+}
+
 }  // namespace kvplan::engines

@@ -20,7 +20,13 @@ class Vllm : public EngineRules {
   std::string name() const override { return "vllm"; }
   std::string label() const override { return "vLLM"; }
   std::uint32_t default_block_size(const PlanInput& in) const override;
-  std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
+  // CacheConfig.gpu_memory_utilization = Field(default=0.92) from vllm-project/vllm#38284 (merge
+  // 96a85c57501fe12592efc1c601a8fa2fd8214b81, 2026-04-21, "Enable CUDAGraph memory profiling by
+  // default", which raised it from 0.9 so the deducted graphs do not shrink the KV cache): vLLM
+  // 0.20.0's log lists 'gpu_memory_utilization': 0.9 among its non-default args
+  // (tests/data/logs/startup/vllm-v1-0.20.0-qwen3.6-35b-a3b-nvfp4-tp1-rtx5090-wsl.log), a 0.19.1
+  // log with every default says "from 0.9000". vllm@0.19 and older keep 0.9.
+  std::uint32_t default_memory_fraction_ppm() const override { return 920000; }
   std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }
   std::optional<std::uint64_t> default_max_num_seqs() const override;
   std::optional<std::uint64_t> default_max_num_seqs(const PlanInput& in) const override;
@@ -99,6 +105,7 @@ class Vllm : public EngineRules {
   // Older vLLM (V0 logs, V1 before 0.10) by the 0.9 rules; 0.10 by theirs (NCCL inside
   // non-torch); 0.17 - 0.19 by theirs (graphs outside the budget); none: the current rules.
   std::optional<VllmRules> rules_of_log(const std::string& version, bool v0_profile) const override;
+  std::uint32_t log_memory_fraction_ppm(const std::string& version) const override;
   std::string kv_fp8_flag() const override { return "--kv-cache-dtype fp8"; }
   std::string kv_dtype_field() const override { return "--kv-cache-dtype"; }
   std::string budget_formula() const override {
