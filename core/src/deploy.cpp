@@ -1029,8 +1029,7 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
                                    ? m.total_bytes - std::min(m.total_bytes, m.terms.context.bytes)
                                    : m.total_bytes;
     table_room = base > m.requested_bytes ? base - m.requested_bytes : 0;
-    if (auto t = rules.request_table(d.plan, c.kv_cache_tokens); t && t->bytes > table_room)
-      table = t;
+    if (auto t = request_table_of(c, d.plan); t && t->bytes > table_room) table = t;
   }
   if (m.shortfall_bytes == 0 && m.outside_shortfall_bytes > 0) {
     i.passed = false;

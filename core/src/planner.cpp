@@ -72,6 +72,12 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
 
 std::string to_string(Engine e, VllmRules rules) { return engine_rules(e, rules).name(); }
 
+std::optional<MemoryTerm> request_table_of(const Capacity& c, const PlanInput& in) {
+  std::uint64_t tokens = 0;
+  for (const auto& s : c.stages) tokens = std::max(tokens, s.sglang_profiled_tokens);
+  return engine_rules(in).request_table(in, tokens ? tokens : c.kv_cache_tokens);
+}
+
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {
   if (name == "vllm") return Engine::vllm;
   if (name == "sglang") return Engine::sglang;
@@ -1135,6 +1141,11 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     s.num_blocks = st.num_blocks;
     s.trtllm_pools = st.trtllm;
     s.trtllm_requested = st.trtllm_requested;
+    if (st.sglang) {
+      s.sglang_profiled_tokens = st.sglang->profiled_tokens;
+      s.sglang_max_num_reqs = st.sglang->max_num_reqs;
+      s.sglang_max_running = st.sglang->max_running_requests;
+    }
     if (st.cached + st.state_layers > 0) {
       s.bytes_per_request = ev.request_bytes(st, n);
       if (ev.paged) {

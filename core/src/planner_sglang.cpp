@@ -77,6 +77,7 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
                                  mul(in.swa_cell, in.swa_layers, "cell size"), "cell size");
   std::uint64_t total = cell ? rest / cell : 0;
   const std::uint64_t profiled = total;
+  p.profiled_tokens = profiled;
   if (in.max_total_tokens) total = std::min(total, *in.max_total_tokens);
   total = align_down(total, in.page_size);
   // init_memory_pool sizes the request table from the profiled count; TpModelWorker then caps

@@ -137,6 +137,21 @@ void trtllm_pool_rows(const Capacity& c, Table& t) {
   }
 }
 
+// SGLang's request limits of a replica: the running requests its scheduler admits (the fewest
+// any stage allows) and its request table's rows (the most any stage has); 0 for other engines.
+struct SglangLimits {
+  std::uint64_t running = 0, rows = 0;
+};
+SglangLimits sglang_limits(const Capacity& c) {
+  SglangLimits l;
+  for (const auto& s : c.stages) {
+    if (!s.sglang_max_running) continue;
+    l.running = l.running ? std::min(l.running, s.sglang_max_running) : s.sglang_max_running;
+    l.rows = std::max(l.rows, s.sglang_max_num_reqs);
+  }
+  return l;
+}
+
 Table capacity_table(const PlanReport& r) {
   const auto& c = r.capacity;
   const auto& in = r.input;
@@ -176,6 +191,16 @@ Table capacity_table(const PlanReport& r) {
                     grouped(c.max_requests)});
   t.rows.push_back({"longest context at concurrency " + grouped(in.concurrency),
                     r.max_context ? grouped(r.max_context) : "none fits"});
+  if (const SglangLimits l = sglang_limits(c); l.running) {
+    t.rows.push_back(
+        {"requests running at once, a replica (SGLang max_running_requests)",
+         grouped(l.running) +
+             (in.max_num_seqs ? " (--max-running-requests)"
+                              : " = min(pool tokens // 2, " + grouped(l.rows) + " table rows)")});
+    if (const auto table = request_table_of(c, in))
+      t.rows.push_back(
+          {"request table (req_to_token, beside the pool)", human_bytes(table->bytes)});
+  }
   if (!c.fits_one_request)
     t.rows.push_back({"estimated maximum model length", grouped(c.estimated_max_model_len)});
   return t;
@@ -358,6 +383,13 @@ nlohmann::json plan_json(const PlanReport& r) {
   j["state_layers"] = c.state_layers;
   j["state_bytes_per_layer"] = c.state_bytes_per_layer;
   j["max_context"] = r.max_context;
+  j["sglang"] = nullptr;
+  if (const SglangLimits l = sglang_limits(c); l.running) {
+    const auto table = request_table_of(c, in);
+    j["sglang"] = {{"max_running_requests", l.running},
+                   {"max_num_reqs", l.rows},
+                   {"request_table_bytes", table ? table->bytes : 0}};
+  }
   j["stages"] = nlohmann::json::array();
   for (const auto& s : c.stages)
     j["stages"].push_back({{"stage", s.stage},

@@ -151,6 +151,35 @@ TEST(Cli, PlanMatchesVllmArithmetic) {
   EXPECT_TRUE(j["memory"]["measured"].get<bool>());
 }
 
+// SGLang's request limits in the plan (docs/deploy.md "Requests at once and the request table";
+// init_memory_pool@226149ac, tp_worker.py@4f34e24a): 40 GiB of pool over Llama-3.1-8B's 131,072 B
+// a token (32 layers · 8 heads · 256 · 2 B) is 327,680 tokens. At 32,768 tokens the table has
+// min(max(int(327,680 / 32,768 · 512) = 5,120, 2,048), 4,096) = 4,096 rows; the scheduler runs
+// min(327,680 // 2, 4,096) = 4,096; the table is (4,096 + 1) · (32,768 + 4) · 4 = 537,067,536 B.
+// At 131,072 tokens: int(1,280.0) -> 2,048 rows and running; (2,049) · (131,076) · 4 =
+// 1,074,298,896 B. vLLM has no such table: null.
+TEST(Cli, PlanShowsSglangsRequestLimits) {
+  auto r = kvplan(
+      "plan --model llama-3.1-8b --engine sglang --available-kv-gib 40 --context 32768 "
+      "--format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kv_cache_tokens"].get<std::uint64_t>(), 327680u);
+  EXPECT_EQ(j["sglang"]["max_num_reqs"].get<std::uint64_t>(), 4096u);
+  EXPECT_EQ(j["sglang"]["max_running_requests"].get<std::uint64_t>(), 4096u);
+  EXPECT_EQ(j["sglang"]["request_table_bytes"].get<std::uint64_t>(), 537067536u);
+  r = kvplan("plan --model llama-3.1-8b --engine sglang --available-kv-gib 40 --context 131072");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "requests running at once, a replica (SGLang max_running_requests)"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "2,048 = min(pool tokens // 2, 2,048 table rows)")) << r.out;
+  EXPECT_TRUE(has(r.out, "request table (req_to_token, beside the pool)")) << r.out;
+  EXPECT_TRUE(has(r.out, "1.00 GiB (1.07 GB)")) << r.out;  // 1,074,298,896 B
+  r = kvplan("plan --model llama-3.1-8b --available-kv-gib 40 --context 32768 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["sglang"].is_null());
+}
+
 TEST(Cli, PlanWithMemoryModelOrdersAndWhatIf) {
   auto r = kvplan(
       "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 64 "

@@ -343,6 +343,7 @@ struct SglangPools {
   // max_total_num_tokens // 2, max_num_reqs)); 0 without one.
   std::uint64_t max_num_reqs = 0;
   std::uint64_t max_running_requests = 0;
+  std::uint64_t profiled_tokens = 0;  // profile_max_num_token's count, before any cap or split
 };
 // Throws Error(source) when the ratios are out of range.
 SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
@@ -430,6 +431,10 @@ struct StageCapacity {
   // resource_manager.py) settled on pool k; {its window} where none moved.
   std::vector<TrtllmWindow> trtllm_pools;
   std::vector<std::vector<std::uint64_t>> trtllm_requested;
+  // SGLang: the token count its profile gives this stage (what sizes the request table), the
+  // table's rows (max_num_reqs) and the requests its scheduler runs at once
+  // (max_running_requests: SglangPools); 0 for the other engines.
+  std::uint64_t sglang_profiled_tokens = 0, sglang_max_num_reqs = 0, sglang_max_running = 0;
 };
 
 struct Capacity {
@@ -478,6 +483,11 @@ std::optional<std::uint32_t> fraction_that_starts(const MemoryBudget& m);
 // engine stores them (EngineRules::default_ssm_state_dtype where the plan sets none).
 KvCostInput plan_cost_input(const PlanInput& in, std::uint64_t context, std::uint64_t batch,
                             std::uint32_t block_size);
+
+// What the engine allocates beside its KV pool once the pool is sized (SGLang's req_to_token:
+// EngineRules::request_table), for the stage whose profile gives the most tokens (the largest
+// table); none for the engines without one.
+std::optional<MemoryTerm> request_table_of(const Capacity& c, const PlanInput& in);
 
 // The KV capacity of the deployment at in.context. Validates the input (throws Error).
 Capacity plan_capacity(const ModelSpec& model, const PlanInput& in,
