@@ -74,7 +74,14 @@
 //   (test_multi_run_layer_compact_strides_place_hoisted_heads): layouts, spec kinds and options
 //   kvplan does not model (Mamba layers sharing MLA slots, indexer tails, host-resident pools,
 //   hidden-state specs, SlidingWindowMLASpec, a group-size override, stride layouts) — not
-//   expressible.
+//   expressible. The slot-sharing cases are a real model's layout, GLM-5.3-Flash
+//   (Glm5NextForConditionalGeneration, vllm-project/vllm#53906, _get_kv_cache_groups_glm5_next,
+//   on by default): 34 KDA layers padded to the MLA page and dealt round robin into
+//   ceil(34 / 11) = 4 groups whose views alias the 11 MLA layers' blocks, bytes per block
+//   11 · (MLA page + indexer page) = 13,069,056 B (balanced hybrid: 100 blocks), the kpool tail
+//   in the indexer's slot (13,347,840 B with a 4-token indexer page) — worked by hand, not yet
+//   built. test_hidden_states_with_tp_scales_page_size asserts nothing as written (its three specs
+//   form one group, so its block-size loop never runs).
 //   No sizing numbers (hashing, free-block queues, metrics, spec algebra, group projection,
 //   events, prefix-cache groups): test_none_hash*, test_get_none_hash_seed_*, test_kv_cache_block*,
 //   test_free_kv_cache_block_queue_*, test_generate_block_hash_extra_keys*, test_hash_*,
