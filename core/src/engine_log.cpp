@@ -574,6 +574,11 @@ void compare(ExplainReport& r, const std::string& what, std::optional<double> lo
   r.rows.push_back(row);
 }
 
+// The memory fraction the log's engine ran with where the log states none: its release's default.
+std::uint32_t log_fraction(const EngineLog& log) {
+  return engine_rules(log.engine).log_memory_fraction_ppm(log.version);
+}
+
 // Tokens of one request-free pool on one rank: bytes / (K + V bytes of one token over every
 // layer), as SGLang and TensorRT-LLM size their pools (every layer full attention).
 std::uint64_t cell_bytes(const ModelSpec& m, const KvFormat& f, std::uint32_t tp) {
@@ -611,8 +616,7 @@ void explain_vllm_kv(ExplainReport& r, const EngineLog& log, const ModelSpec& mo
             static_cast<double>(c.block_size), 0, 0,
             "vLLM's page-size unification: the attention page at least the Mamba page");
   if (o.gpu_memory_bytes) {
-    const std::uint32_t ppm = o.memory_fraction_ppm.value_or(
-        engine_rules(in.engine).log_memory_fraction_ppm(log.version));
+    const std::uint32_t ppm = o.memory_fraction_ppm.value_or(log_fraction(log));
     const std::uint64_t requested = mul(o.gpu_memory_bytes, ppm, "memory") / 1000000u;
     const std::uint64_t weights = ceil_div(model.weight_bytes(), mul(in.tp, in.pp));
     if (requested > weights + *log.available_kv_bytes)
@@ -803,8 +807,7 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
   // buffers ("available:").
   if (engine_rules(log.engine).fraction_after_weights() && log.free_after_bytes &&
       log.kv_pool_bytes) {
-    const std::uint32_t ppm = o.memory_fraction_ppm.value_or(
-        engine_rules(log.engine).log_memory_fraction_ppm(log.version));
+    const std::uint32_t ppm = o.memory_fraction_ppm.value_or(log_fraction(log));
     const double ours = static_cast<double>(*log.free_after_bytes) * ppm / 1e6;
     compare(r, "KV pool (GiB)", *log.kv_pool_bytes / kGiB, ours / kGiB, 0,
             0.01 + 0.005 * ppm / 1e6 + 1e-9,
@@ -1539,8 +1542,8 @@ FailureExplanation explain_start_failure(const EngineLog& log, const StartFailur
   if (in.context == 0)
     throw Error(log.source, "max_model_len",
                 "the log states no max_model_len and the model none: give --max-model-len");
-  const std::uint32_t u = o.memory_fraction_ppm.value_or(
-      f.fraction_ppm.value_or(engine_rules(log.engine).log_memory_fraction_ppm(log.version)));
+  const std::uint32_t u =
+      o.memory_fraction_ppm.value_or(f.fraction_ppm.value_or(log_fraction(log)));
   const std::uint64_t total = total_memory(log, f, o);
   switch (f.kind) {
     case StartFailureKind::kv_cache_too_small:

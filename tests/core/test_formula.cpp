@@ -4,18 +4,13 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "model_shapes.hpp"
 
 namespace kvplan {
 namespace {
 
 ModelSpec plain(std::uint32_t layers, std::uint32_t q, std::uint32_t kv, std::uint32_t d) {
-  ModelSpec m;
-  m.id = "test";
-  m.layers.assign(layers, LayerSpec{});
-  m.num_q_heads = q;
-  m.num_kv_heads = kv;
-  m.head_dim_k = m.head_dim_v = d;
-  return m;
+  return test::full_attention_model("test", layers, q, kv, d);
 }
 
 KvCost cost(const ModelSpec& m, std::uint64_t n, const std::string& fmt = "fp16",

@@ -6,6 +6,7 @@
 #include "kvplan/formula.hpp"
 #include "kvplan/kv_pool.hpp"
 #include "kvplan/planner.hpp"
+#include "model_shapes.hpp"
 
 namespace kvplan {
 namespace {
@@ -13,14 +14,7 @@ namespace {
 constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
 ModelSpec plain(std::uint32_t layers, std::uint32_t q, std::uint32_t kv, std::uint32_t d) {
-  ModelSpec m;
-  m.id = "test";
-  m.layers.assign(layers, LayerSpec{});
-  m.num_q_heads = q;
-  m.num_kv_heads = kv;
-  m.head_dim_k = m.head_dim_v = d;
-  m.num_params = 1000;
-  return m;
+  return test::full_attention_model("test", layers, q, kv, d, 1000);
 }
 
 PlanInput measured(std::uint64_t available, std::uint64_t context,

@@ -13,6 +13,7 @@
 
 #include "kvplan/formula.hpp"
 #include "kvplan/planner.hpp"
+#include "model_shapes.hpp"
 
 namespace kvplan {
 namespace {
@@ -83,14 +84,7 @@ TEST(TrtllmParity, WindowSizeToShareProportional) {
 // parameter, and a TensorRT-LLM fp16 plan: the tests' shapes.
 ModelSpec layers_of(const char* id, std::uint32_t layers, std::uint32_t q_heads,
                     std::uint32_t kv_heads, std::uint32_t head_dim) {
-  ModelSpec m;
-  m.id = id;
-  m.layers.assign(layers, LayerSpec{});
-  m.num_q_heads = q_heads;
-  m.num_kv_heads = kv_heads;
-  m.head_dim_k = m.head_dim_v = head_dim;
-  m.num_params = 1;
-  return m;
+  return test::full_attention_model(id, layers, q_heads, kv_heads, head_dim, 1);
 }
 PlanInput trtllm_fp16() {
   PlanInput in;

@@ -6,18 +6,13 @@
 
 #include "kvplan/model.hpp"
 #include "kvplan/validate.hpp"
+#include "model_shapes.hpp"
 
 namespace kvplan {
 namespace {
 
 ModelSpec plain(std::uint32_t layers, std::uint32_t q, std::uint32_t kv) {
-  ModelSpec m;
-  m.id = "test";
-  m.layers.assign(layers, LayerSpec{});
-  m.num_q_heads = q;
-  m.num_kv_heads = kv;
-  m.head_dim_k = m.head_dim_v = 64;
-  return m;
+  return test::full_attention_model("test", layers, q, kv, 64);
 }
 
 bool has(const std::vector<Problem>& ps, const std::string& field, const std::string& phrase) {

@@ -25,8 +25,11 @@ class Vllm : public EngineRules {
   // default", which raised it from 0.9 so the deducted graphs do not shrink the KV cache): vLLM
   // 0.20.0's log lists 'gpu_memory_utilization': 0.9 among its non-default args
   // (tests/data/logs/startup/vllm-v1-0.20.0-qwen3.6-35b-a3b-nvfp4-tp1-rtx5090-wsl.log), a 0.19.1
-  // log with every default says "from 0.9000". vllm@0.19 and older keep 0.9.
-  std::uint32_t default_memory_fraction_ppm() const override { return 920000; }
+  // log with every default says "from 0.9000". The rule sets from before that PR (vllm@0.19 and
+  // older, whose graphs sit outside the budget) keep 0.9.
+  std::uint32_t default_memory_fraction_ppm() const override {
+    return graphs_estimate_deducted() ? 920000 : 900000;
+  }
   std::uint64_t default_reserve_bytes() const override { return kDefaultReserveBytes; }
   std::optional<std::uint64_t> default_max_num_seqs() const override;
   std::optional<std::uint64_t> default_max_num_seqs(const PlanInput& in) const override;

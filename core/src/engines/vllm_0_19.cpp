@@ -11,8 +11,6 @@ class Vllm019 final : public Vllm {
  public:
   VllmRules version() const override { return VllmRules::v0_19; }
   std::string name() const override { return "vllm@0.19"; }
-  // CacheConfig.gpu_memory_utilization's default before vllm-project/vllm#38284 (0.20).
-  std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
   // The profile's dummy sampler (top-k = vocab − 1, top-p 0.9 on min(max_num_seqs,
   // max_num_batched_tokens) rows) goes through the Triton top-k/top-p kernel from 8 rows
   // (vllm-project/vllm#33538, merged February 2026; "if HAS_TRITON and logits.shape[0] >= 8"),

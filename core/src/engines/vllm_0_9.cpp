@@ -10,8 +10,6 @@ class Vllm09 : public Vllm {
  public:
   VllmRules version() const override { return VllmRules::v0_9; }
   std::string name() const override { return "vllm@0.9"; }
-  // CacheConfig.gpu_memory_utilization's default before vllm-project/vllm#38284 (0.20).
-  std::uint32_t default_memory_fraction_ppm() const override { return 900000; }
   // Async scheduling arrived after 0.9 (vllm-project/vllm, default from 0.14).
   bool async_scheduling_default(const PlanInput& in) const override {
     return in.vllm().async_scheduling.value_or(false);
