@@ -44,6 +44,10 @@ std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim) {
   return std::uint64_t{index_head_dim} + 4 * ceil_div(index_head_dim, 128);
 }
 
+std::uint64_t kpool_tail_bytes(std::uint32_t index_kpool, std::uint32_t index_head_dim) {
+  return std::uint64_t{index_kpool} * 2 * index_head_dim * 2;
+}
+
 std::uint64_t dsa_fp8_latent_bytes_per_token(std::uint32_t kv_lora_rank,
                                              std::uint32_t qk_rope_head_dim) {
   return std::uint64_t{kv_lora_rank} + std::uint64_t{kv_lora_rank} / 128 * 4 +
@@ -95,6 +99,8 @@ KvLayout make_layout(const ModelSpec& model, std::uint32_t tp, std::uint32_t dra
     add_layer({.kind = out.mla ? AttentionKind::mla : AttentionKind::full});
   if (model.index_head_dim > 0) {
     out.index_head_dim = model.index_head_dim;
+    out.index_kpool = model.index_kpool;
+    out.index_tail = model.index_tail;
     for (const auto& g : out.groups)
       out.indexer_layers += g.kind == AttentionKind::mla ? g.layers : 0;
   }
@@ -139,9 +145,23 @@ std::uint64_t kept_in(const KvLayout::Group& g, std::uint64_t policy_kept) {
 
 bool grows(AttentionKind k) { return k == AttentionKind::full || k == AttentionKind::mla; }
 
+// One layer's indexer keys for `kept` tokens in blocks of `block`: a kpool indexer keeps one key
+// per complete pool of kpool tokens (a block of B tokens holds B // kpool, vLLM's num_states =
+// block_size // tokens_per_state, B a multiple of kpool as Glm5NextIndexerCache asserts), and its
+// tail one block of kpool tokens a request.
 std::uint64_t indexer_layer_bytes(const KvLayout& l, std::uint64_t kept, std::uint32_t block) {
-  return mul(round_up(kept, block, "indexer tokens"), indexer_bytes_per_token(l.index_head_dim),
-             "indexer bytes");
+  std::uint64_t keys = round_up(kept, block, "indexer tokens");
+  if (l.index_kpool > 1) keys /= l.index_kpool;
+  std::uint64_t b = mul(keys, indexer_bytes_per_token(l.index_head_dim), "indexer bytes");
+  if (l.index_tail) b = add(b, kpool_tail_bytes(l.index_kpool, l.index_head_dim), "indexer bytes");
+  return b;
+}
+
+// The marginal bytes of one more token of one indexer layer: a kpool indexer's key over its
+// kpool tokens, rounded up.
+std::uint64_t indexer_token_rate(const KvLayout& l) {
+  const std::uint64_t key = indexer_bytes_per_token(l.index_head_dim);
+  return l.index_kpool > 1 ? ceil_div(key, l.index_kpool) : key;
 }
 
 // Marginal bytes of one more token in one layer of group g (all heads on the rank), away from
@@ -244,8 +264,7 @@ KvCost kv_cost_unchecked(const ModelSpec& model, const KvCostInput& in, const st
     out.groups.push_back(c);
     out.growing_bytes = add(out.growing_bytes, c.bytes, "bytes per request");
     out.bytes_per_token =
-        add(out.bytes_per_token,
-            mul(indexer_bytes_per_token(layout.index_head_dim), layout.indexer_layers),
+        add(out.bytes_per_token, mul(indexer_token_rate(layout), layout.indexer_layers),
             "bytes per token");
   }
   if (layout.state_layers > 0) {

@@ -25,6 +25,7 @@ std::uint64_t KvPool::kept(std::uint64_t n, std::optional<std::uint64_t> prefill
 std::uint64_t KvPool::group_blocks(std::size_t g, std::uint64_t computed, std::uint64_t scheduled,
                                    std::optional<std::uint64_t> prefill) const {
   const KvPoolGroup& grp = groups[g];
+  if (grp.fixed_blocks) return grp.fixed_blocks;
   const std::uint64_t total = add(computed, scheduled, "sequence tokens");
   if (grp.kind == AttentionKind::none)
     return state_all_ ? ceil_div(total, block_size) : state_pages_;
@@ -62,6 +63,9 @@ std::uint64_t KvPool::seq_bytes(std::uint64_t n, std::optional<std::uint64_t> pr
   const std::uint64_t k = kept(n, prefill);
   std::uint64_t b = add(mul(growing_rate_, k, "sequence bytes"), state_bytes_, "sequence bytes");
   for (const auto& c : capped_) b = add(b, mul(c.rate, std::min(k, c.cap), "sequence bytes"));
+  for (const auto& i : pooled_)
+    b = add(b, add(mul(i.rate, k / i.kpool, "sequence bytes"), i.fixed, "sequence bytes"),
+            "sequence bytes");
   return b;
 }
 
@@ -161,6 +165,9 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
       p.monotone_ = false;  // windows, chunks and eviction free blocks as a sequence grows
     }
   }
+  // vLLM's kpool tail: one block a sequence, in the indexer's slots (Vllm::attach_stage_pools).
+  if (st.tail_blocks > 0)
+    p.groups.push_back({AttentionKind::sliding, model.index_kpool, 0, st.tail_blocks});
   // The linear form of kv_cost's bytes: one token's bytes in every layer whose cache grows, one
   // token's bytes in each capped group (up to its window), the recurrent state; summed over the
   // pipeline stages (one TP rank of each: what a step reads).
@@ -172,6 +179,14 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     const KvCost one = kv_cost(stage.sub, ci, source);
     for (const auto& g : one.groups) {
       if (g.role == GroupRole::state) continue;
+      if (g.role == GroupRole::indexer && model.index_kpool > 1) {
+        const std::uint64_t tail =
+            model.index_tail ? kpool_tail_bytes(model.index_kpool, model.index_head_dim) : 0;
+        p.pooled_.push_back(
+            {mul(indexer_bytes_per_token(model.index_head_dim), g.layers, "indexer bytes"),
+             model.index_kpool, mul(tail, g.layers, "indexer bytes")});
+        continue;
+      }
       if (g.kind == AttentionKind::sliding || g.kind == AttentionKind::chunked)
         p.capped_.push_back({g.bytes, g.window});
       else

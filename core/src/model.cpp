@@ -241,13 +241,23 @@ void read_attention(detail::JsonObject& att, std::uint64_t layers, const std::st
     throw Error(source, ptr,
                 "expected full, sliding, pattern, layers or none, got \"" + type + "\"");
   }
-  if (m.is_mla() && !names.empty())
-    throw Error(source, ptr, "MLA models with per-layer attention patterns are not supported");
   const std::string list_key = type == "layers" ? "layers" : "pattern";
   std::vector<LayerSpec> kinds;
   bool windowed = false, chunked = false, recurrent = false;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    kinds.push_back(layer_from(names[i], source, att.pointer(list_key) + "/" + std::to_string(i)));
+    const std::string at = att.pointer(list_key) + "/" + std::to_string(i);
+    kinds.push_back(layer_from(names[i], source, at));
+    if (m.is_mla()) {
+      // An MLA model's layers: MLA ("full") or a recurrent state alone (GLM-5.3-Flash,
+      // Kimi-Linear).
+      const LayerSpec& l = kinds.back();
+      if (l.kind == AttentionKind::full && !l.recurrent)
+        kinds.back().kind = AttentionKind::mla;
+      else if (l.kind != AttentionKind::none || !l.recurrent)
+        throw Error(
+            source, at,
+            "an MLA model's layers are \"full\" (MLA) or \"recurrent\", got \"" + names[i] + "\"");
+    }
     windowed = windowed || kinds.back().kind == AttentionKind::sliding;
     chunked = chunked || kinds.back().kind == AttentionKind::chunked;
     recurrent = recurrent || kinds.back().recurrent;
@@ -299,6 +309,12 @@ ModelSpec parse_kvplan_model(const nlohmann::json& j, const std::string& source)
   if (auto mla = o.opt_object("mla")) {
     m.kv_lora_rank = static_cast<std::uint32_t>(mla->uint("kv_lora_rank", 1, kMaxDim));
     m.qk_rope_head_dim = static_cast<std::uint32_t>(mla->uint("qk_rope_head_dim", 0, kMaxDim));
+    // A sparse-attention indexer beside every MLA layer (DeepSeek-V3.2, GLM-5.3-Flash's kpool).
+    m.index_head_dim =
+        static_cast<std::uint32_t>(mla->opt_uint("index_head_dim", 1, kMaxDim).value_or(0));
+    m.index_kpool =
+        static_cast<std::uint32_t>(mla->opt_uint("index_kpool", 1, 1u << 16).value_or(0));
+    m.index_tail = mla->opt_bool("index_tail").value_or(false);
     mla->finish();
     for (auto& l : m.layers) l.kind = AttentionKind::mla;
   }
@@ -503,6 +519,14 @@ std::vector<Problem> validate(const ModelSpec& m) {
     p.push_back({"/num_kv_heads", "an MLA model caches one latent per token (num_kv_heads 1)"});
   // RoPE rotates dimensions in pairs (DeepSeek-V2's decoupled key: qk_rope_head_dim 64), so an
   // odd count leaves one dimension no rotation can use.
+  if (m.index_kpool > 1 && m.index_head_dim == 0)
+    p.push_back({"/mla/index_kpool",
+                 "pools indexer keys, but the model has no indexer "
+                 "(index_head_dim)"});
+  if (m.index_tail && m.index_kpool <= 1)
+    p.push_back({"/mla/index_tail",
+                 "the tail holds a kpool's incomplete pool: index_kpool must "
+                 "be at least 2"});
   if (m.is_mla() && m.qk_rope_head_dim % 2 != 0)
     p.push_back({"/mla/qk_rope_head_dim", "RoPE rotates pairs of dimensions: must be even, got " +
                                               std::to_string(m.qk_rope_head_dim)});

@@ -674,7 +674,7 @@ std::uint64_t attention_page(const ModelSpec& model, const PlanInput& in, std::u
             : stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);
     if (model.index_head_dim == 0) return latent;
     const std::uint64_t indexer = rules.indexer_token_bytes(model.index_head_dim, in.format);
-    return add(latent, mul(tokens, indexer, "indexer bytes"), "page bytes");
+    return add(latent, mul(model.indexer_keys(tokens), indexer, "indexer bytes"), "page bytes");
   }
   return mul(heads,
              add(stream_bytes(in.format, StreamRole::key, k_width, tokens, tokens),
@@ -851,7 +851,9 @@ void PlanEval::attach_engine_pools() {
 PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string& src)
     : model(m), in(input), source(src), rules(&engine_rules(input)) {
   check_engine_options(in, source);
-  bs = rules->forced_block_size(model).value_or(block_size_of(in, source));
+  if (const auto no = rules->kpool_indexer_refusal(); no && model.index_kpool > 1)
+    throw Error(source, no->field, no->message);
+  bs = rules->forced_block_size(model, in.block_size).value_or(block_size_of(in, source));
   heads = kv_heads_checked(model, in, source);
   rules->check_pool_layout(model, in, source);
   throw_if_any(source, validate_attention_dp(in, *rules, model.routed_experts == 0));
@@ -929,12 +931,15 @@ std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) con
       b = add(b, trtllm_blocks_per_sequence(n, w.window, bs), "blocks");
     return b;
   }
-  std::uint64_t b = 0;
+  std::uint64_t b = st.tail_blocks;
   for (auto t : st.group_types) b = add(b, pages(st.types[t], n), "blocks per request");
   return b;
 }
 
 std::uint64_t PlanEval::startup_bytes(const Stage& st, std::uint64_t n) const {
+  // Shared slots: "every block id is charged the full per-block sum" (_max_memory_usage_bytes_
+  // from_groups, vllm/v1/core/kv_cache_utils.py@002f10e0cfa1373a19a0d2756598a34b700d20e5).
+  if (st.shares_slots) return mul(blocks_per_request(st, n), st.block_bytes, "bytes per request");
   std::uint64_t b = 0;
   for (const auto& t : st.types)
     b = add(b, mul(mul(pages(t, n), t.count, "pages"), page_of(t), "bytes per request"),
@@ -1137,7 +1142,8 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     s.cached_layers = st.cached;
     s.state_layers = st.state_layers;
     s.group_size = st.group_size;
-    s.kv_cache_groups = static_cast<std::uint32_t>(st.group_types.size());
+    s.kv_cache_groups = static_cast<std::uint32_t>(st.group_types.size() + (st.tail_blocks > 0));
+    s.shares_slots = st.shares_slots;
     s.num_blocks = st.num_blocks;
     s.trtllm_pools = st.trtllm;
     s.trtllm_requested = st.trtllm_requested;

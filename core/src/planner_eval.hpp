@@ -40,7 +40,12 @@ struct PlanStage {
   std::uint32_t draft_layers = 0;        // speculative layers on this stage
   std::uint32_t group_size = 0;
   std::uint64_t block_bytes = 0;  // bytes one block id takes over the stage: page · group_size
-  std::uint64_t num_blocks = 0;   // this stage's own available // block_bytes
+  // vLLM's GLM-5.3-Flash layout (Vllm::attach_stage_pools): the recurrent groups' pages live in
+  // the MLA layers' slots, so a block id costs the MLA and indexer pages alone and a request is
+  // charged every group's blocks at that cost; tail_blocks: the kpool tail's one block.
+  bool shares_slots = false;
+  std::uint32_t tail_blocks = 0;
+  std::uint64_t num_blocks = 0;  // this stage's own available // block_bytes
   // SGLang's full / SWA / Mamba pools (planner_sglang.cpp) and TensorRT-LLM's per-window pools
   // (planner_trtllm.cpp), when the stage follows those engines; swa_window: the SWA layers'
   // largest window.

@@ -44,6 +44,14 @@ std::string describe_layers(const ModelSpec& m) {
   if (m.is_mla()) {
     std::string s = "MLA latent " + std::to_string(m.latent_width());
     if (m.index_head_dim) s += " + indexer " + std::to_string(m.index_head_dim);
+    if (m.index_kpool > 1) s += " (one key per " + std::to_string(m.index_kpool) + " tokens)";
+    if (m.index_tail) s += " + kpool tail";
+    const std::uint32_t states = m.recurrent_layers();
+    if (states > 0) {
+      const std::uint32_t mla = m.cached_layers();
+      s = (mla == m.layers.size() ? "" : std::to_string(mla) + " ") + s + " + " +
+          std::to_string(states) + " " + to_string(m.recurrent.kind) + " state";
+    }
     return s;
   }
   // Runs of (kind, window) in order of first appearance, counted.

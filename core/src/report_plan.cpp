@@ -178,7 +178,9 @@ Table capacity_table(const PlanReport& r) {
     t.rows.push_back(
         {"recurrent state per sequence (" + std::to_string(c.state_layers) + " layers, one rank)",
          human_bytes(c.state_bytes_per_layer * c.state_layers)});
-    if (c.paged && engine_rules(in).pages_recurrent_state())
+    if (c.paged && !c.stages.empty() && c.stages[0].shares_slots)
+      t.rows.push_back({"  as vLLM pages it (in the MLA layers' slots)", "no bytes of its own"});
+    else if (c.paged && engine_rules(in).pages_recurrent_state())
       t.rows.push_back(
           {"  as vLLM pages it (one page per layer)", human_bytes(c.page_bytes * c.state_layers)});
   }

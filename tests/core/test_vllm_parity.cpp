@@ -61,26 +61,36 @@
 //   test_resolve_dcp_kv_block_size_unwraps_uniform_type_specs   DecodeContextParallelism
 //   test_get_kv_cache_configs_attention_free   AttentionFreeModelTakesOneBlock (a model file
 //                                              says "attention": {"type": "none"})
-//   GLM-5-like slot sharing (test_get_kv_cache_config_balanced_mamba_hybrid, ..._kpool_tail_
-//   coowns_indexer_tensor, ..._mamba_hybrid_sharing_* (infeasible, prepadded, pp_balanced_
-//   projection, pp_group_count_bump, pp_starved_stage, beats_cross_layers_flag, no_indexer),
-//   test_get_kv_cache_capacity_after_scheduler_unwrap, test_glm5_kpool_tail_does_not_drag_hash_
-//   block_size), HiSparse (test_hisparse_hma_uses_resolved_gpu_block_size), hidden-state caches
-//   (test_hidden_state_group_preserves_hybrid_prefix_cache_granularity, test_hidden_states_with_
-//   tp_scales_page_size), sliding-window MLA and indexer mixes (test_mixed_page_size_groups_use_
-//   spec_compatibility, test_mla_draft_prefers_standard_layout_when_pages_can_be_unified,
+//   GLM-5.3-Flash's slot sharing (Glm5NextForConditionalGeneration, vllm-project/vllm#53906,
+//   _get_kv_cache_groups_glm5_next; a model file's "mla": {"index_kpool", "index_tail"}):
+//   test_get_kv_cache_config_balanced_mamba_hybrid, ..._mamba_hybrid_sharing_prepadded_mamba
+//   (its padding is overwritten: the same figures) and
+//   test_get_kv_cache_capacity_after_scheduler_unwrap (concurrency 5.0)
+//                                              GlmNextMambaGroupsShareTheMlaSlots
+//   test_get_kv_cache_config_kpool_tail_coowns_indexer_tensor
+//                                              GlmNextKpoolTailCoownsTheIndexerSlot
+//   ..._sharing_pp_balanced_projection         GlmNextPipelineStageProjectsItsSlots
+//   ..._sharing_pp_group_count_bump            GlmNextStageWithFewMlaLayersRaisesTheGroups
+//   ..._sharing_pp_starved_stage               GlmNextStageWithoutMlaLayersIsRefused (PP 15
+//                                              starves the same first stage; kvplan reads no
+//                                              VLLM_PP_LAYER_PARTITION)
+//   ..._sharing_no_indexer                     MlaBesideMambaWithoutIndexerGroupsGenerically
+//   ..._sharing_infeasible (a 2 MiB state beside a 1024-token MLA page fixed by hand): test-side;
+//   from a model, the hybrid alignment grows the block until the latent holds the state (2048
+//   here), so the error cannot arise. ..._sharing_infeasible_no_indexer: the same hand-fixed
+//   block on the generic path. ..._sharing_beats_cross_layers_flag: a KV-connector layout flag
+//   with no effect on the sizes (the balanced figures). test_glm5_kpool_tail_does_not_drag_hash_
+//   block_size: the prefix-cache hash granularity, not a size.
+//   Not expressible: HiSparse (test_hisparse_hma_uses_resolved_gpu_block_size), hidden-state
+//   caches (test_hidden_state_group_preserves_hybrid_prefix_cache_granularity, test_hidden_states_
+//   with_tp_scales_page_size), sliding-window MLA and indexer mixes
+//   (test_mixed_page_size_groups_use_ spec_compatibility,
+//   test_mla_draft_prefers_standard_layout_when_pages_can_be_unified,
 //   test_mla_with_incompatible_swa_uses_one_full_allocation_group), cache_config.attn_group_size
 //   (test_hybrid_group_size_override_preserves_spec_compatibility) and tensor strides
-//   (test_multi_run_layer_compact_strides_place_hoisted_heads): layouts, spec kinds and options
-//   kvplan does not model (Mamba layers sharing MLA slots, indexer tails, host-resident pools,
-//   hidden-state specs, SlidingWindowMLASpec, a group-size override, stride layouts) — not
-//   expressible. The slot-sharing cases are a real model's layout, GLM-5.3-Flash
-//   (Glm5NextForConditionalGeneration, vllm-project/vllm#53906, _get_kv_cache_groups_glm5_next,
-//   on by default): 34 KDA layers padded to the MLA page and dealt round robin into
-//   ceil(34 / 11) = 4 groups whose views alias the 11 MLA layers' blocks, bytes per block
-//   11 · (MLA page + indexer page) = 13,069,056 B (balanced hybrid: 100 blocks), the kpool tail
-//   in the indexer's slot (13,347,840 B with a 4-token indexer page) — worked by hand, not yet
-//   built. test_hidden_states_with_tp_scales_page_size asserts nothing as written (its three specs
+//   (test_multi_run_layer_compact_strides_place_hoisted_heads): host-resident pools, hidden-state
+//   specs, SlidingWindowMLASpec, a group-size override and stride layouts kvplan does not model.
+//   test_hidden_states_with_tp_scales_page_size asserts nothing as written (its three specs
 //   form one group, so its block-size loop never runs).
 //   No sizing numbers (hashing, free-block queues, metrics, spec algebra, group projection,
 //   events, prefix-cache groups): test_none_hash*, test_get_none_hash_seed_*, test_kv_cache_block*,
@@ -105,11 +115,14 @@
 //   window" in SlidingWindowSpec.max_memory_usage_bytes; kvplan follows the assert (refuses).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/kv_pool.hpp"
+#include "kvplan/model.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan {
@@ -723,6 +736,218 @@ TEST(VllmParity, DsaIndexerPagesShareTheBlock) {
   // Dense MLA (DeepSeek-V3, no indexer) keeps the block asked for.
   PlanInput v3 = input(std::uint64_t{1} << 34, 32768, "bf16");
   EXPECT_EQ(plan_capacity(load_model("deepseek-v3"), v3).block_size, 16u);
+}
+
+// The GLM-5.3-Flash layout (_get_kv_cache_groups_glm5_next, vllm/v1/core/kv_cache_utils.py and
+// its tests, tests/v1/core/test_kv_cache_utils.py, both @ 002f10e0; vllm-project/vllm#53906).
+// The tests' fixture _glm5_like_kv_cache_spec: 45 layers, layer i % 4 == 3 an MLA layer
+// (MLAAttentionSpec(block 1024, 1 head, head 576, bf16)) with its indexer (block 1024, head 132,
+// uint8, tokens_per_state 16), the other 34 new_mamba_spec() (16,384 B of float32 state,
+// num_speculative_blocks 2); max_model_len 8192. As a kvplan model: kv_lora_rank 512 +
+// qk_rope_head_dim 64 = 576, index_head_dim 128 (128 + 4 = 132 B a key), index_kpool 16.
+// Pages by hand: MLA 1024 · 576 · 2 = 1,179,648 B; indexer 1024 / 16 = 64 keys · 132 = 8,448 B.
+ModelSpec glm5_like(std::uint32_t kpool = 16, bool tail = false, std::uint32_t n = 45,
+                    std::vector<std::uint32_t> mla_at = {}) {
+  ModelSpec s;
+  s.id = "glm5-like";
+  s.kv_lora_rank = 512;
+  s.qk_rope_head_dim = 64;
+  s.num_q_heads = 1;
+  s.num_kv_heads = 1;
+  s.head_dim_k = 576;
+  s.index_head_dim = 128;
+  s.index_kpool = kpool;
+  s.index_tail = tail;
+  s.num_params = 1;
+  s.recurrent.kind = MixerKind::shapes;
+  s.recurrent.conv_elements = 2 * 512;
+  s.recurrent.ssm_elements = 3 * 32 * 32;
+  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::fp32;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const bool mla =
+        mla_at.empty() ? i % 4 == 3 : std::find(mla_at.begin(), mla_at.end(), i) != mla_at.end();
+    s.layers.push_back(mla ? LayerSpec{.kind = AttentionKind::mla}
+                           : LayerSpec{.kind = AttentionKind::none, .recurrent = true});
+  }
+  return s;
+}
+
+PlanInput glm5_input(std::uint64_t memory) {
+  PlanInput in = input(memory, 8192, "bf16");
+  in.block_size = 1024;
+  in.edit_vllm().num_speculative_tokens = 2;  // new_mamba_spec(num_speculative_blocks=2)
+  return in;
+}
+
+constexpr std::uint64_t kMlaPage = 1024 * 576 * 2;  // 1,179,648
+
+// test_get_kv_cache_config_balanced_mamba_hybrid: 5 groups (the MLA + indexer group, 4 Mamba
+// groups: G = cdiv(34, 11) = 4), a block costs 11 · (1,179,648 + 8,448) = 13,069,056 B (the Mamba
+// pages live in the MLA slots), memory of 100 blocks + 1 byte gives 100 blocks; a request is
+// cdiv(8192, 1024) = 8 MLA blocks + 4 groups · (1 + 2) = 20 blocks charged 20 · 13,069,056 =
+// 261,381,120 B (_max_memory_usage_bytes_from_groups); max concurrency 100 / 20 = 5.0 (also
+// test_get_kv_cache_capacity_after_scheduler_unwrap's, on the unwrapped scheduler groups).
+// test_get_kv_cache_config_mamba_hybrid_sharing_prepadded_mamba's padding is overwritten to the
+// MLA page, so it gives these same figures.
+TEST(VllmParity, GlmNextMambaGroupsShareTheMlaSlots) {
+  const std::uint64_t block = 11 * (kMlaPage + 8448);
+  ASSERT_EQ(block, 13069056u);
+  const auto c = plan_capacity(glm5_like(), glm5_input(block * 100 + 1));
+  EXPECT_EQ(c.block_size, 1024u);
+  EXPECT_EQ(c.page_bytes, kMlaPage + 8448);
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_EQ(c.stages[0].group_size, 11u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 5u);
+  EXPECT_EQ(c.num_gpu_blocks, 100u);
+  EXPECT_EQ(c.blocks_per_request, 20u);
+  EXPECT_EQ(c.stages[0].startup_bytes, 261381120u);
+  EXPECT_DOUBLE_EQ(c.max_concurrency, 5.0);
+  EXPECT_EQ(plan_capacity(glm5_like(), glm5_input(block * 100 - 1)).num_gpu_blocks, 99u);
+  // The simulator's pool takes the same blocks: 8 + 4 · 3 for a request of 8192 tokens.
+  const KvPool pool = make_kv_pool(glm5_like(), glm5_input(block * 100 + 1));
+  EXPECT_EQ(pool.max_blocks(8192), 20u);
+  EXPECT_EQ(pool.blocks(8192), 20u);
+  // Unpaged bytes of one request: 11 · (8192 · 1152 + 8192 / 16 · 132) + 34 · 16,384.
+  EXPECT_EQ(pool.seq_bytes(8192), 11u * (8192 * 1152 + 512 * 132) + 34u * 16384);
+}
+
+// test_get_kv_cache_config_kpool_tail_coowns_indexer_tensor: index_kpool 4 and a KpoolTailSpec
+// beside each indexer (block 4, 2 heads, head 128, bf16: 4 · 2 · 128 · 2 = 2,048 B, padded to
+// the indexer's page and placed in its slot). Indexer page 1024 / 4 = 256 keys · 132 = 33,792 B;
+// a block 11 · (1,179,648 + 33,792) = 13,347,840 B (the tail adds nothing); 100 blocks; a request
+// 8 + 4 · 3 + 1 = 21 blocks = 280,304,640 B; 6 groups (attention, tail, 4 Mamba).
+TEST(VllmParity, GlmNextKpoolTailCoownsTheIndexerSlot) {
+  const std::uint64_t block = 11 * (kMlaPage + 33792);
+  ASSERT_EQ(block, 13347840u);
+  EXPECT_EQ(kpool_tail_bytes(4, 128), 2048u);
+  const auto c = plan_capacity(glm5_like(4, true), glm5_input(block * 100 + 1));
+  EXPECT_EQ(c.num_gpu_blocks, 100u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 6u);
+  EXPECT_EQ(c.blocks_per_request, 21u);
+  EXPECT_EQ(c.stages[0].startup_bytes, 280304640u);
+  const KvPool pool = make_kv_pool(glm5_like(4, true), glm5_input(block * 100 + 1));
+  EXPECT_EQ(pool.blocks(1), 1u + 12 + 1);  // one MLA block, the states, the tail
+  EXPECT_EQ(pool.max_blocks(8192), 21u);
+}
+
+// test_get_kv_cache_config_mamba_hybrid_sharing_pp_balanced_projection: the worker holding layers
+// 0 - 22 (kvplan's first stage of PP 2: get_pp_indices(45, 0, 2) = [0, 23)) has MLA layers 3, 7,
+// 11, 15, 19 and 18 Mamba layers: its block is 5 · (1,179,648 + 8,448) = 5,940,480 B, 100 blocks
+// from 100 blocks + 1 byte. G stays 4 (cdiv(18, 5) = 4; the other stage, 6 MLA and 16 Mamba: 3).
+TEST(VllmParity, GlmNextPipelineStageProjectsItsSlots) {
+  PlanInput in = glm5_input(0);
+  in.pp = 2;
+  const std::uint64_t first = 5 * (kMlaPage + 8448), second = 6 * (kMlaPage + 8448);
+  ASSERT_EQ(first, 5940480u);
+  in.available_kv_bytes_per_rank = {first * 100 + 1, second * 100 + 1};
+  in.available_kv_bytes = first * 100 + 1;
+  const auto c = plan_capacity(glm5_like(), in);
+  ASSERT_EQ(c.stages.size(), 2u);
+  EXPECT_EQ(c.stages[0].group_size, 5u);
+  EXPECT_EQ(c.stages[1].group_size, 6u);
+  EXPECT_EQ(c.stages[0].num_blocks, 100u);
+  EXPECT_EQ(c.stages[1].num_blocks, 100u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 5u);
+  EXPECT_EQ(c.blocks_per_request, 8u + 4 * 3);
+}
+
+// test_get_kv_cache_config_mamba_hybrid_sharing_pp_group_count_bump: PP 4 splits 45 layers
+// [0, 11), [11, 22), [22, 34), [34, 45) (the remainder on partitions[-2]); the first stage holds 9
+// Mamba layers beside 2 MLA layers (3 and 7), so G = max(cdiv(34, 11), cdiv(9, 2)) = 5 (the test's
+// groups [7, 7, 7, 7, 6]); the others 3 MLA layers each. Every stage keeps the 5 groups.
+TEST(VllmParity, GlmNextStageWithFewMlaLayersRaisesTheGroups) {
+  PlanInput in = glm5_input(std::uint64_t{1} << 33);
+  in.pp = 4;
+  const auto c = plan_capacity(glm5_like(), in);
+  ASSERT_EQ(c.stages.size(), 4u);
+  const std::uint32_t mla[] = {2, 3, 3, 3};
+  for (std::size_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(c.stages[s].group_size, mla[s]) << s;
+    EXPECT_EQ(c.stages[s].kv_cache_groups, 1u + 5) << s;
+    EXPECT_EQ(c.stages[s].blocks_per_request, 8u + 5 * 3) << s;
+  }
+}
+
+// test_get_kv_cache_config_mamba_hybrid_sharing_pp_starved_stage: a stage of Mamba layers and no
+// MLA layer ("3,42": layers 0 - 2) is refused. Without a partition variable, kvplan's stages are
+// get_pp_indices': PP 15 gives the same first stage of 3 layers.
+TEST(VllmParity, GlmNextStageWithoutMlaLayersIsRefused) {
+  PlanInput in = glm5_input(std::uint64_t{1} << 33);
+  in.pp = 15;
+  try {
+    plan_capacity(glm5_like(), in);
+    FAIL() << "a stage without an MLA layer was planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "pp");
+    EXPECT_NE(std::string(e.what()).find("VLLM_PP_LAYER_PARTITION"), std::string::npos);
+  }
+}
+
+// test_get_kv_cache_config_mamba_hybrid_sharing_no_indexer ("Kimi-Linear-like"): 27 layers, MLA
+// at 3, 7, 11, 15, 19, 23 and 26, 20 Mamba layers, no indexer: not GLM's layout but the generic
+// one, which aliases all the same: group size 7 (20 >= 1.5 · 7), Mamba groups 7, 7, 6, a block
+// 7 · 1,179,648 = 8,257,536 B, 100 blocks.
+TEST(VllmParity, MlaBesideMambaWithoutIndexerGroupsGenerically) {
+  ModelSpec kimi = glm5_like(0, false, 27, {3, 7, 11, 15, 19, 23, 26});
+  kimi.index_head_dim = 0;
+  const auto c = plan_capacity(kimi, glm5_input(std::uint64_t{8257536} * 100 + 1));
+  EXPECT_EQ(c.stages[0].group_size, 7u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 4u);
+  EXPECT_EQ(c.num_gpu_blocks, 100u);
+}
+
+// Glm5NextIndexerCache asserts the block holds whole DeepGEMM pools: "GLM-5.3-Flash kpool
+// requires logical block_size to be a multiple of index_kpool*32" (the default 64 fails with
+// index_kpool 4, 128 starts). The releases kvplan's older rule sets stand for have no such model.
+TEST(VllmParity, GlmNextBlockMustHoldWholeIndexerPools) {
+  PlanInput in = glm5_input(std::uint64_t{1} << 33);
+  in.block_size = 0;  // vLLM's default for it: 64
+  ModelSpec m = glm5_like(4, true);
+  m.recurrent.ssm_elements = 0;  // a state small enough to keep the block at 64
+  m.recurrent.conv_elements = 16;
+  try {
+    plan_capacity(m, in);
+    FAIL() << "block 64 was planned for index_kpool 4";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "block_size");
+    EXPECT_NE(std::string(e.what()).find("multiple of index_kpool*32 (128); got 64"),
+              std::string::npos)
+        << e.what();
+  }
+  in.block_size = 128;
+  EXPECT_EQ(plan_capacity(m, in).block_size, 128u);
+  in.edit_vllm().rules = VllmRules::v0_25;
+  EXPECT_THROW(plan_capacity(m, in), Error);
+}
+
+// The same layout from a kvplan model file: an MLA model whose pattern names recurrent layers,
+// its "mla" object the indexer's kpool and tail. Three recurrent layers then one MLA layer, 45
+// layers: the fixture's. Index_kpool without an indexer, or a tail without a kpool, is refused.
+TEST(VllmParity, GlmNextLayoutFromAModelFile) {
+  const std::string file = R"({"kvplan_model": 1, "id": "glm5-like", "source": "test",
+    "num_layers": 45, "num_attention_heads": 1, "num_kv_heads": 1, "head_dim": 576,
+    "max_context": 8192, "num_params": 1, "weight_dtype": "bf16",
+    "mla": {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_head_dim": 128,
+            "index_kpool": 4, "index_tail": true},
+    "recurrent": {"kind": "shapes", "conv_elements": 1024, "ssm_elements": 3072,
+                  "conv_dtype": "fp32", "ssm_dtype": "fp32"},
+    "attention": {"type": "pattern", "pattern": ["recurrent", "recurrent", "recurrent", "full"]}})";
+  const ModelSpec m = parse_model_json(file, "glm.json");
+  EXPECT_EQ(m.cached_layers(), 11u);
+  EXPECT_EQ(m.recurrent_layers(), 34u);
+  EXPECT_EQ(m.layers[3].kind, AttentionKind::mla);
+  const std::uint64_t block = 11 * (kMlaPage + 33792);
+  const auto c = plan_capacity(m, glm5_input(block * 100 + 1));
+  EXPECT_EQ(c.num_gpu_blocks, 100u);
+  EXPECT_EQ(c.blocks_per_request, 21u);
+  auto refused = [&](const std::string& from, const std::string& to) {
+    std::string bad = file;
+    bad.replace(bad.find(from), from.size(), to);
+    EXPECT_THROW(parse_model_json(bad, "glm.json"), Error) << to;
+  };
+  refused(R"("index_head_dim": 128,)", "");
+  refused(R"("index_kpool": 4,)", "");
+  refused(R"(["recurrent", "recurrent", "recurrent", "full"])", R"(["sliding", "full"])");
 }
 
 }  // namespace

@@ -92,9 +92,11 @@ class EngineRules {
 
   // Defaults for what a deployment may leave out.
   virtual std::uint32_t default_block_size(const PlanInput& in) const = 0;  // tokens per page
-  // The block size the engine runs a model with whatever the deployment asks (vLLM's sparse MLA
-  // backend: 64); nullopt where the asked or default size stands.
-  virtual std::optional<std::uint32_t> forced_block_size(const ModelSpec& /*model*/) const {
+  // The block size the engine runs a model with, given the one the deployment asks (0: none):
+  // vLLM's sparse MLA backend runs 64 whatever is asked, a kpool indexer the asked size or 64;
+  // nullopt where the asked or default size stands.
+  virtual std::optional<std::uint32_t> forced_block_size(const ModelSpec& /*model*/,
+                                                         std::uint32_t /*asked*/) const {
     return std::nullopt;
   }
   virtual std::uint32_t default_memory_fraction_ppm() const = 0;
@@ -310,6 +312,9 @@ class EngineRules {
   // parallelism, under these rules; empty when it does.
   virtual std::optional<Refusal> own_layer_geometry_refusal() const;
   virtual std::optional<Refusal> dcp_refusal() const;
+  // Why kvplan does not plan a kpool indexer (ModelSpec::index_kpool, GLM-5.3-Flash) under these
+  // rules; empty when it does, with vLLM's slot-sharing layout (planner.cpp share_state_slots).
+  virtual std::optional<Refusal> kpool_indexer_refusal() const;
   // Why kvplan does not model disaggregated prefill / decode serving with this engine (its
   // layouts follow vLLM's P/D connector semantics); empty when it does.
   virtual std::optional<Refusal> disaggregation_refusal() const;

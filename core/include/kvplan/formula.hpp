@@ -105,6 +105,8 @@ struct KvLayout {
   bool mla = false;
   std::uint32_t indexer_layers = 0;  // DeepSeek-V3.2: MLA layers that also cache indexer keys
   std::uint32_t index_head_dim = 0;
+  std::uint32_t index_kpool = 0;   // ModelSpec::index_kpool: one key per index_kpool tokens
+  bool index_tail = false;         // ModelSpec::index_tail: a kpool tail beside each indexer
   std::uint32_t state_layers = 0;  // layers holding a recurrent state
   RecurrentState state;            // one layer's state, one sequence, on this rank
 };
@@ -112,6 +114,11 @@ struct KvLayout {
 // Bytes per token of one layer's DeepSeek-V3.2 indexer key cache: index_head_dim fp8 values and
 // one fp32 scale per 128 (vLLM DeepseekV32IndexerCache: 128 + 4 = 132 bytes).
 std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim);
+// Bytes of one layer's kpool tail (ModelSpec::index_tail): the incomplete pool's raw keys,
+// index_kpool tokens of 2 · index_head_dim bf16 values (KpoolTailSpec(block_size=index_kpool,
+// num_kv_heads=2, head_size=index_head_dim, head_size_v=0, bfloat16): 2,048 bytes for kpool 4
+// and head 128, tests/v1/core/test_kv_cache_utils.py@002f10e0cfa1373a19a0d2756598a34b700d20e5).
+std::uint64_t kpool_tail_bytes(std::uint32_t index_kpool, std::uint32_t index_head_dim);
 
 // Bytes per token of one layer's fp8 sparse-attention (DSA) MLA latent, as vLLM's fp8_ds_mla and
 // SGLang's DSA pool lay it out: kv_lora_rank fp8 values, one fp32 scale per 128 of them and the

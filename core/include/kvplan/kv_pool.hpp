@@ -41,6 +41,9 @@ struct KvPoolGroup {
   AttentionKind kind = AttentionKind::full;  // full (MLA too), sliding, chunked; none = state
   std::uint64_t window = 0;                  // sliding: W tokens; chunked: C tokens
   std::uint32_t layers = 0;                  // layers sharing the group's blocks (group size)
+  // Blocks a sequence holds whatever its length (vLLM's kpool tail group, KpoolTailSpec: one,
+  // in slots the indexer owns, so layers 0); 0 = by kind.
+  std::uint32_t fixed_blocks = 0;
 };
 
 class KvPool {
@@ -101,6 +104,11 @@ class KvPool {
   bool monotone_ = true;
   std::uint64_t growing_rate_ = 0;
   std::vector<Capped> capped_;
+  // A kpool indexer's keys: rate bytes per complete pool of kpool tokens, plus its tail.
+  struct Pooled {
+    std::uint64_t rate = 0, kpool = 1, fixed = 0;
+  };
+  std::vector<Pooled> pooled_;
   std::uint64_t state_bytes_ = 0;
   std::uint64_t state_pages_ = 1;
   bool state_all_ = false;  // mamba_cache_mode all: one state page per block of the sequence

@@ -159,6 +159,20 @@ struct ModelSpec {
   std::uint32_t qk_rope_head_dim = 0;
   // DeepSeek-V3.2 sparse attention: every MLA layer also caches one indexer key of this width.
   std::uint32_t index_head_dim = 0;
+  // GLM-5.3-Flash's kpool indexer: one indexer key per index_kpool tokens (vLLM
+  // Glm5NextIndexerCache, an MLAAttentionSpec with tokens_per_state = index_kpool: a block of B
+  // tokens holds B // index_kpool keys); 0 or 1 = one key a token (DeepSeek-V3.2). index_tail:
+  // each indexer layer also keeps the incomplete pool's raw keys (Glm5NextTailCache, a
+  // KpoolTailSpec of index_kpool tokens × 2 · index_head_dim bf16, one block a request, in the
+  // indexer's own slot).
+  // vllm/models/glm5next/nvidia/attention.py@27911fd92fffa1f7a5c940b9337d1e61dd765ebb.
+  std::uint32_t index_kpool = 0;
+  bool index_tail = false;
+  // Indexer keys a block of `tokens` tokens holds: tokens // index_kpool (a kpool indexer) or
+  // tokens.
+  std::uint64_t indexer_keys(std::uint64_t tokens) const {
+    return index_kpool > 1 ? tokens / index_kpool : tokens;
+  }
   RecurrentSpec recurrent;  // the state of layers with recurrent = true
   // Declared attention-free (a kvplan model file's "attention": {"type": "none"}): no layer caches
   // anything, which vLLM serves with one block and no KV cache group (encoder-only and

@@ -419,7 +419,10 @@ struct StageCapacity {
   std::uint32_t cached_layers = 0;  // layers holding a KV cache on this stage
   std::uint32_t state_layers = 0;   // layers holding a recurrent state on this stage
   std::uint32_t group_size = 0;  // vLLM: layers per KV-cache group (num_layers of get_num_blocks)
-  std::uint32_t kv_cache_groups = 0;     // vLLM: groups sharing the block pool
+  std::uint32_t kv_cache_groups = 0;  // vLLM: groups sharing the block pool
+  // vLLM's GLM-5.3-Flash layout: the recurrent groups' pages live in the MLA layers' slots
+  // (docs/models.md), so a block costs group_size MLA and indexer pages alone.
+  bool shares_slots = false;
   std::uint64_t num_blocks = 0;          // available // page // group_size
   std::uint64_t blocks_per_request = 0;  // pages one request at `context` takes from the pool
   std::uint64_t bytes_per_request = 0;   // KV bytes of one request at `context` on this rank

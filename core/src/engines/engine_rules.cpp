@@ -114,6 +114,14 @@ std::optional<Refusal> EngineRules::dcp_refusal() const {
                  "decode context parallelism is modelled for vLLM only", ""};
 }
 
+std::optional<Refusal> EngineRules::kpool_indexer_refusal() const {
+  return Refusal{"model",
+                 "a kpool sparse-attention indexer (GLM-5.3-Flash, index_kpool) is modelled for "
+                 "vLLM only (its layout, vllm-project/vllm#53906); " +
+                     name() + "'s pools for it are not",
+                 ""};
+}
+
 std::optional<Refusal> EngineRules::attention_free_refusal() const {
   if (attention_free_blocks()) return std::nullopt;
   return Refusal{"engine",

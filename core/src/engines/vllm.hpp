@@ -120,9 +120,25 @@ class Vllm : public EngineRules {
   // block: "if use_sparse and cache_config.block_size != 64: cache_config.block_size = 64"
   // ("Forcing kv cache block size to 64 for FlashMLASparse backend",
   // vllm/platforms/cuda.py@1c0d9ecf5bad600df3e001bf642dd48c5ed25cc6 check_and_update_config).
-  std::optional<std::uint32_t> forced_block_size(const ModelSpec& model) const override {
+  // A sparse-attention (DSA) model runs blocks of 64; GLM-5.3-Flash's kpool indexer takes the
+  // asked size, 64 by default ("A smaller block (e.g. the default 64) silently collapses
+  // storage_block_size", Glm5NextIndexerCache, vllm/models/glm5next/common/attention.py), which
+  // it then checks (check_pool_layout).
+  std::optional<std::uint32_t> forced_block_size(const ModelSpec& model,
+                                                 std::uint32_t asked) const override {
+    if (model.index_kpool > 1) return asked ? asked : 64;
     if (model.index_head_dim > 0) return 64;
     return std::nullopt;
+  }
+  std::optional<Refusal> kpool_indexer_refusal() const override { return std::nullopt; }
+  // The refusal of the rule sets for releases before GLM-5.3-Flash's layout
+  // (vllm-project/vllm#53906; the v0.29.0 tag has no vllm/models/glm5next).
+  static Refusal predates_kpool_indexer(const std::string& releases) {
+    return Refusal{"model",
+                   "vLLM " + releases +
+                       " has no GLM-5.3-Flash (kpool indexer) support: it came with "
+                       "vllm-project/vllm#53906, after v0.29.0 (use --engine vllm)",
+                   ""};
   }
   // A sparse-attention (DSA) model's fp8 latent is fp8_ds_mla (656 bytes a token for V3.2)
   // (DeepseekV32ForCausalLM.verify_and_update_config turns any fp8 cache_dtype into fp8_ds_mla,
@@ -163,6 +179,7 @@ class Vllm : public EngineRules {
   // Pool layout (vllm_pools.cpp).
   bool local_layers_own_groups(const ModelSpec& model, const PlanInput& in) const override;
   std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t most) const override;
+  void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override;
   void check_pool_layout(const ModelSpec& model, const PlanInput& in,
                          const std::string& source) const override;
   std::optional<Refusal> own_layer_geometry_refusal() const override { return std::nullopt; }

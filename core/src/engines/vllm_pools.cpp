@@ -95,6 +95,69 @@ void Vllm::check_context_parallel(const detail::PlanEval& ev) const {
                     "layers (SlidingWindowSpec: \"DCP not support sliding window\")");
 }
 
+// GLM-5.3-Flash's layout (_get_kv_cache_groups_glm5_next, _pp_balanced_mamba_group_count and
+// _glm5_next_tensor_layout,
+// vllm/v1/core/kv_cache_utils.py@002f10e0cfa1373a19a0d2756598a34b700d20e5,
+// vllm-project/vllm#53906): a model whose MLA layers carry a kpool indexer beside recurrent
+// layers. The MLA and indexer layers form one group whose block costs their pages summed; the
+// recurrent layers, their state padded to the MLA page, are dealt round robin into
+// G = cdiv(#recurrent, #MLA) groups (raised to cdiv(m, a) for any pipeline stage holding m
+// recurrent and a MLA layers) whose pages alias the MLA layers' slots, so they add no bytes to a
+// block; the kpool tail co-owns the indexer's slot and takes one block a request. Each stage
+// keeps all G groups (the projection keeps empty ones) and a request is charged every group's
+// blocks at the block's full cost. A stage with recurrent layers and no MLA layer is refused as
+// vLLM refuses it. vLLM's other refusal, a state larger than the MLA page ("does not fit the MLA
+// page"), cannot arise from a model: the hybrid alignment (planner.cpp page_size) grows the block
+// until the MLA latent alone holds the state, a kpool indexer adding no key to one token.
+void Vllm::attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const {
+  const ModelSpec& model = ev.model;
+  if (model.index_kpool <= 1) return;
+  const std::uint64_t unit = std::uint64_t{model.index_kpool} * 32;
+  if (ev.bs % unit != 0)
+    throw Error(ev.source, "block_size",
+                "GLM-5.3-Flash kpool requires logical block_size to be a multiple of "
+                "index_kpool*32 (" +
+                    std::to_string(unit) + "); got " + std::to_string(ev.bs) +
+                    " (Glm5NextIndexerCache: DeepGEMM's paged MQA reads pools of 32 or 64 keys)");
+  if (ev.state_bytes == 0) return;  // no recurrent layer: one group of MLA and indexer layers
+  const std::uint64_t index_page =
+      mul(model.indexer_keys(ev.bs), indexer_token_bytes(model.index_head_dim, ev.in.format),
+          "indexer page");
+  if (model.index_tail && kpool_tail_bytes(model.index_kpool, model.index_head_dim) > index_page)
+    throw Error(ev.source, "block_size",
+                "the kpool tail (" +
+                    std::to_string(kpool_tail_bytes(model.index_kpool, model.index_head_dim)) +
+                    " bytes) is larger than the indexer's page (" + std::to_string(index_page) +
+                    " bytes): vLLM then leaves the shared layout, which kvplan does not model");
+  std::uint64_t mla = 0, states = 0;
+  for (const auto& s : ev.stages) mla += s.cached, states += s.state_layers;
+  std::uint64_t groups = ceil_div(states, std::max<std::uint64_t>(mla, 1));
+  for (const auto& s : ev.stages) {
+    if (s.state_layers == 0) continue;
+    if (s.cached == 0)
+      throw Error(ev.source, "pp",
+                  "a pipeline stage has mamba layers but no MLA layer to share slots with; "
+                  "realign the stage boundaries (VLLM_PP_LAYER_PARTITION)");
+    groups = std::max(groups, ceil_div(std::uint64_t{s.state_layers}, s.cached));
+  }
+  if (st.cached == 0) return;
+  auto state = std::find_if(st.types.begin(), st.types.end(), [](const detail::PlanLayerType& t) {
+    return t.kind == AttentionKind::none;
+  });
+  if (state == st.types.end()) {
+    st.types.push_back({AttentionKind::none, 0, 0});
+    state = st.types.end() - 1;
+  }
+  const auto attention = std::find_if(st.types.begin(), st.types.end(),
+                                      [](const auto& t) { return t.kind != AttentionKind::none; });
+  st.group_size = st.cached;
+  st.group_types.assign(1, static_cast<std::size_t>(attention - st.types.begin()));
+  st.group_types.insert(st.group_types.end(), groups,
+                        static_cast<std::size_t>(state - st.types.begin()));
+  st.shares_slots = true;
+  st.tail_blocks = model.index_tail ? 1 : 0;
+}
+
 // A recurrent state's pages per request: one padded page (two with mamba_cache_mode align, one
 // per block of the request with all), plus MambaSpec.num_speculative_blocks.
 std::uint64_t Vllm::recurrent_state_pages(const PlanInput& in, std::uint64_t context,
