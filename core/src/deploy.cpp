@@ -196,6 +196,8 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
   }
   if (auto k = en.opt_uint("num_speculative_tokens", 0, 1024))
     o.num_speculative_tokens = static_cast<std::uint32_t>(*k);
+  if (auto h = en.opt_uint("extract_hidden_states", 0, 4096))
+    o.extract_hidden_states = static_cast<std::uint32_t>(*h);
   // One server's --data-parallel-size (VllmOptions::data_parallel_size): its DP ranks share the
   // MoE layers; replicas beyond it are more servers. Absent: every replica is a DP rank of one
   // server, as kvplan's launch lines run them.
@@ -661,6 +663,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   // (MambaSpec.num_speculative_blocks); attention layers are unaffected.
   if (engine_rules(a.engine).speculative_tokens_hold_state_pages() && a.speculative_tokens)
     v.num_speculative_tokens = *a.speculative_tokens;
+  if (a.extract_hidden_states) v.extract_hidden_states = *a.extract_hidden_states;
   if (v != p.vllm()) p.edit_vllm() = v;
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");

@@ -71,6 +71,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (v.model_runner != VllmOptions::ModelRunner::auto_)
     en["model_runner"] = model_runner_name(v.model_runner);
   if (v.num_speculative_tokens) en["num_speculative_tokens"] = v.num_speculative_tokens;
+  if (v.extract_hidden_states) en["extract_hidden_states"] = v.extract_hidden_states;
   if (!v.spec_acceptance.empty()) en["acceptance_rate"] = v.spec_acceptance;
   if (v.num_gpu_blocks_override) en["num_gpu_blocks_override"] = *v.num_gpu_blocks_override;
   if (v.data_parallel_size) en["data_parallel_size"] = v.data_parallel_size;

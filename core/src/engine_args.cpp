@@ -921,6 +921,23 @@ void read_speculative_config(const FlagWord& w, EngineArgs& a, const std::string
     a.speculative_method = ascii_lower(j["method"].get<std::string>());
   if (j.contains("model") && j["model"].is_string())
     a.speculative_model = j["model"].get<std::string>();
+  if (a.speculative_method == "extract_hidden_states") {
+    // ExtractHiddenStatesModel caches len(draft hf_config.eagle_aux_hidden_state_layer_ids)
+    // hidden states a token (vllm/model_executor/models/extract_hidden_states.py@055e47c2).
+    const nlohmann::json* ids = nullptr;
+    if (j.contains("draft_model_config") && j["draft_model_config"].is_object()) {
+      const auto& d = j["draft_model_config"];
+      if (d.contains("hf_config") && d["hf_config"].is_object() &&
+          d["hf_config"].contains("eagle_aux_hidden_state_layer_ids"))
+        ids = &d["hf_config"]["eagle_aux_hidden_state_layer_ids"];
+    }
+    if (!ids || !ids->is_array() || ids->empty() || ids->size() > 4096)
+      throw Error(source, flag + " draft_model_config",
+                  "extract_hidden_states caches the layers of "
+                  "draft_model_config.hf_config.eagle_aux_hidden_state_layer_ids: kvplan needs "
+                  "that list (1 to 4096 layer ids) to size the cache");
+    a.extract_hidden_states = static_cast<std::uint32_t>(ids->size());
+  }
   if (j.contains("num_speculative_tokens")) {
     // kvplan's own bound: past 1024 draft tokens a step no engine schedules them.
     const auto& n = j["num_speculative_tokens"];
@@ -1383,6 +1400,11 @@ std::uint32_t speculative_draft_layers(const EngineArgs& a, const ModelSpec& mod
               std::to_string(n) + " (" + model.id + "'s MTP layers), as vLLM requires");
     say(std::to_string(n) + " MTP layer(s) of the checkpoint hold a cache");
     return n;
+  }
+  if (m == "extract_hidden_states") {
+    say(std::to_string(a.extract_hidden_states.value_or(0)) +
+        " hidden states a token in one cache-only layer (extract_hidden_states)");
+    return 0;
   }
   if (m == "ngram" || m == "suffix" || m == "ngram_gpu") {
     say("n-gram speculation: no draft layers");

@@ -4,12 +4,14 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <utility>
 #include <variant>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/kv_format.hpp"
 #include "kvplan/text_safe.hpp"
 #include "planner_eval.hpp"
 #include "spec_parse.hpp"
@@ -794,6 +796,87 @@ void unify_pages(PlanEval& ev) {
   ev.page = largest;
 }
 
+// vLLM's extract_hidden_states: one cache-only layer after the last stage's layers holding
+// in.vllm().extract_hidden_states hidden states of hidden_size a token at the model dtype
+// (HiddenStateCacheSpec, an MLAAttentionSpec: no V; a quantized KV dtype is replaced by "auto",
+// vllm/model_executor/models/extract_hidden_states.py@055e47c28003156421365af985d676fc921cb075).
+// get_kv_cache_groups (vllm/v1/core/kv_cache_utils.py@002f10e0cfa1373a19a0d2756598a34b700d20e5):
+// - beside attention layers of one type and block (full or MLA, UniformTypeKVCacheSpecs.from_specs)
+//   it joins their one group and its page adds to the block;
+// - otherwise it keeps a group of its own, padded to the common page, whose block is the largest
+//   divisor of the groups' blocks' gcd whose hidden states fit that page
+//   (_largest_divisor_at_most); where one token's hidden states exceed the page, every group's
+//   block first grows cdiv(per token, page) times (_ensure_min_page_size).
+void add_hidden_states(PlanEval& ev) {
+  const std::uint32_t n = ev.in.engine == Engine::vllm ? ev.in.vllm().extract_hidden_states : 0;
+  if (n == 0) return;
+  const char* field = "extract_hidden_states";
+  // The method came with vllm-project/vllm#33736 (early 2026), hybrid targets with #39949 and
+  // Model Runner V2 with #49811 (July 2026): kvplan models the current source's grouping only.
+  if (ev.in.vllm().rules != VllmRules::current)
+    throw Error(ev.source, field,
+                "the hidden-state cache is modelled for the current vLLM rules (--engine vllm), "
+                "not " +
+                    ev.rules->name() + "'s");
+  if (ev.model.hidden_size == 0)
+    throw Error(ev.source, field,
+                ev.model.id + " gives no hidden_size, which the hidden states are cached at");
+  if (ev.model.index_kpool > 1)
+    throw Error(ev.source, field,
+                "hidden states beside a kpool indexer take vLLM off GLM-5.3-Flash's layout, which "
+                "kvplan does not model");
+  const auto dtype = static_cast<std::uint64_t>(
+      nominal_bytes_per_element(default_kv_format(ev.model, ev.in.weight_dtype)));
+  const std::uint64_t per_token = mul(mul(n, ev.model.hidden_size, field), dtype, field);
+  bool one_type = true;
+  for (const auto& st : ev.stages)
+    for (const auto& t : st.types)
+      one_type = one_type && t.kind == AttentionKind::full && ev.block_of(t) == ev.bs;
+  PlanStage& last = ev.stages.back();
+  if (one_type) {
+    PlanLayerType all = last.types.empty() ? PlanLayerType{} : last.types[0];
+    all.count = 1;
+    all.block_size = ev.bs;
+    all.page = mul(ev.bs, per_token, "page bytes");
+    for (const auto& t : last.types)
+      all.page = add(all.page, mul(ev.page_of(t), t.count, "page bytes"), "page bytes");
+    last.types = {all};
+    last.group_size = 1;
+    last.group_types = {0};
+    if (ev.stages.size() == 1) ev.page = all.page;
+    return;
+  }
+  if (per_token > ev.page) {
+    const std::uint64_t scale = ceil_div(per_token, ev.page);
+    const std::uint64_t bs = mul(ev.bs, scale, "block size");
+    if (bs > (1u << 24))
+      throw Error(ev.source, "block_size",
+                  "the hidden states need blocks of " + std::to_string(bs) + " tokens");
+    ev.bs = static_cast<std::uint32_t>(bs);
+    ev.page = mul(ev.page, scale, "page bytes");
+    for (auto& st : ev.stages)
+      for (auto& t : st.types) {
+        if (t.block_size) t.block_size = static_cast<std::uint32_t>(t.block_size * scale);
+        if (t.page) t.page = mul(t.page, scale, "page bytes");
+      }
+  }
+  std::uint64_t g = 0;
+  for (const auto& st : ev.stages)
+    for (auto t : st.group_types) g = std::gcd(g, std::uint64_t{ev.block_of(st.types[t])});
+  const std::uint64_t fit = std::max<std::uint64_t>(ev.page / per_token, 1);
+  std::uint64_t block = std::min(g, fit);
+  while (g % block != 0) --block;
+  PlanLayerType hidden{.kind = AttentionKind::full,
+                       .count = 1,
+                       .kv_heads = n,
+                       .k_width = ev.model.hidden_size,
+                       .block_size = static_cast<std::uint32_t>(block),
+                       .page = ev.page,
+                       .hidden_states = true};
+  last.types.push_back(hidden);
+  last.group_types.push_back(last.types.size() - 1);
+}
+
 // Decode context parallelism, checked for every format (a kivi format holds no paged pool but
 // vLLM refuses these deployments all the same). vLLM reuses the TP ranks for the DCP group:
 // The measured memory of each stage's ranks, the least of them; empty without a per-rank list.
@@ -883,6 +966,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
   bs = p.block_size;
   page = p.page;
   unify_pages(*this);
+  add_hidden_states(*this);
   attach_engine_pools();
   min_blocks = assign_blocks(stages, mem.available_bytes, page, bs, in, source);
 }

@@ -540,6 +540,40 @@ TEST(EngineCmdlines, SpeculativeTokensHoldMoreStatePages) {
   EXPECT_EQ(plan_capacity(d.model, d.plan).blocks_per_request, 17u);
 }
 
+// --speculative-config's extract_hidden_states caches len(eagle_aux_hidden_state_layer_ids) hidden
+// states of hidden_size a token at the model dtype, in a cache-only layer that joins a dense
+// model's one group (HiddenStateCacheSpec, an MLAAttentionSpec: no V;
+// vllm/model_executor/models/extract_hidden_states.py@055e47c2, UniformTypeKVCacheSpecs). Qwen3-8B
+// (36 layers, 8 KV heads of 128, hidden 4096), bf16, 16-token blocks, 4 hidden states: a block is
+// 36 · 16 · 8 · 256 · 2 + 16 · 4 · 4096 · 2 = 2,359,296 + 524,288 = 2,883,584 B; 2 GiB hold
+// 2,147,483,648 // 2,883,584 = 744 blocks (without the hidden states, // 2,359,296 = 910).
+TEST(EngineCmdlines, ExtractHiddenStatesAddsTheirPageToTheBlock) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const std::string base =
+      "vllm serve Qwen/Qwen3-8B --kv-cache-memory-bytes 2G --max-model-len 4096";
+  const std::string spec =
+      R"( --speculative-config '{"method": "extract_hidden_states", "num_speculative_tokens": 1, )"
+      R"("draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}}}')";
+  const auto plain = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
+  const auto with = deploy_from_engine(vllm(base + spec), gpu, 0, "", "--vllm");
+  EXPECT_EQ(with.plan.vllm().extract_hidden_states, 4u);
+  EXPECT_EQ(plan_capacity(plain.model, plain.plan).num_gpu_blocks, 910u);
+  const auto c = plan_capacity(with.model, with.plan);
+  EXPECT_EQ(c.page_bytes, 2883584u);
+  EXPECT_EQ(c.num_gpu_blocks, 744u);
+  EXPECT_EQ(c.blocks_per_request, 4096u / 16);
+  // Without the list kvplan cannot size the cache, and says which key it needs.
+  try {
+    deploy_from_engine(vllm(base + R"( --speculative-config '{"method": "extract_hidden_states", )"
+                                   R"("num_speculative_tokens": 1}')"),
+                       gpu, 0, "", "--vllm");
+    FAIL() << "extract_hidden_states without its layer ids was sized";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("eagle_aux_hidden_state_layer_ids"), std::string::npos)
+        << e.what();
+  }
+}
+
 // --decode-context-parallel-size / -dcp (vllm/engine/arg_utils.py @ 99d7eb5d): each rank of the
 // DCP group keeps every dcp-th token. Llama-3.1-8B at TP 2: 4 KV heads a rank, page
 // 16 · 4 · (128 + 128) · 2 = 32,768 B; 40 GiB // 32,768 // 32 layers = 40,960 blocks. A

@@ -81,17 +81,20 @@
 //   block on the generic path. ..._sharing_beats_cross_layers_flag: a KV-connector layout flag
 //   with no effect on the sizes (the balanced figures). test_glm5_kpool_tail_does_not_drag_hash_
 //   block_size: the prefix-cache hash granularity, not a size.
-//   Not expressible: HiSparse (test_hisparse_hma_uses_resolved_gpu_block_size), hidden-state
-//   caches (test_hidden_state_group_preserves_hybrid_prefix_cache_granularity, test_hidden_states_
-//   with_tp_scales_page_size), sliding-window MLA and indexer mixes
-//   (test_mixed_page_size_groups_use_ spec_compatibility,
+//   Hidden-state caches (vLLM's extract_hidden_states; VllmOptions::extract_hidden_states):
+//   test_hidden_state_group_preserves_hybrid_prefix_cache_granularity
+//                                              HiddenStateGroupTakesTheLargestBlockThatFits
+//   test_hidden_states_with_tp_scales_page_size HiddenStatesJoinADenseModelsOneGroup (its specs
+//                                              form one group, so the test as written asserts
+//                                              nothing); _ensure_min_page_size by hand:
+//                                              HiddenStatesWiderThanThePageGrowEveryBlock
+//   Not expressible: HiSparse (test_hisparse_hma_uses_resolved_gpu_block_size), sliding-window MLA
+//   and indexer mixes (test_mixed_page_size_groups_use_spec_compatibility,
 //   test_mla_draft_prefers_standard_layout_when_pages_can_be_unified,
 //   test_mla_with_incompatible_swa_uses_one_full_allocation_group), cache_config.attn_group_size
 //   (test_hybrid_group_size_override_preserves_spec_compatibility) and tensor strides
-//   (test_multi_run_layer_compact_strides_place_hoisted_heads): host-resident pools, hidden-state
-//   specs, SlidingWindowMLASpec, a group-size override and stride layouts kvplan does not model.
-//   test_hidden_states_with_tp_scales_page_size asserts nothing as written (its three specs
-//   form one group, so its block-size loop never runs).
+//   (test_multi_run_layer_compact_strides_place_hoisted_heads): host-resident pools,
+//   SlidingWindowMLASpec, a group-size override and stride layouts kvplan does not model.
 //   No sizing numbers (hashing, free-block queues, metrics, spec algebra, group projection,
 //   events, prefix-cache groups): test_none_hash*, test_get_none_hash_seed_*, test_kv_cache_block*,
 //   test_free_kv_cache_block_queue_*, test_generate_block_hash_extra_keys*, test_hash_*,
@@ -948,6 +951,80 @@ TEST(VllmParity, GlmNextLayoutFromAModelFile) {
   refused(R"("index_head_dim": 128,)", "");
   refused(R"("index_kpool": 4,)", "");
   refused(R"(["recurrent", "recurrent", "recurrent", "full"])", R"(["sliding", "full"])");
+}
+
+// test_hidden_state_group_preserves_hybrid_prefix_cache_granularity: FullAttentionSpec(block 544,
+// 1 head, 512, bf16), page 544 · (512 + 512) · 2 = 1,114,112 B, beside MambaSpec(block 544,
+// ((557056,),), bf16, mamba_cache_mode align), 557,056 · 2 = 1,114,112 B, and
+// HiddenStateCacheSpec(block 544, 3 heads, 1024, bf16). Not one type, so the hidden-state layer
+// keeps a group of its own padded to the common page, with the largest block dividing
+// gcd(544, 544) = 544 whose 3 · 1024 · 2 = 6,144 B a token fit 1,114,112 B: at most 181 tokens,
+// 136 (the test's). A request of 1,088 tokens: 2 full blocks + 2 state pages (align) + 1088 / 136 =
+// 8 hidden-state blocks = 12; 3 groups.
+TEST(VllmParity, HiddenStateGroupTakesTheLargestBlockThatFits) {
+  ModelSpec s = layers(1, 0, 1, 1, 512);
+  s.hidden_size = 1024;
+  s.weight_dtype = "bf16";
+  s.recurrent.kind = MixerKind::shapes;
+  s.recurrent.ssm_elements = 557056;
+  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::bf16;
+  s.layers.push_back({.kind = AttentionKind::none, .recurrent = true});
+  PlanInput in = input(std::uint64_t{1114112} * 100, 1088, "bf16");
+  in.block_size = 544;
+  in.edit_vllm().mamba_cache_mode = VllmOptions::MambaCacheMode::align;
+  EXPECT_EQ(plan_capacity(s, in).blocks_per_request, 2u + 2);
+  in.edit_vllm().extract_hidden_states = 3;
+  const auto c = plan_capacity(s, in);
+  EXPECT_EQ(c.block_size, 544u);
+  EXPECT_EQ(c.page_bytes, 1114112u);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 3u);
+  EXPECT_EQ(c.num_gpu_blocks, 100u);
+  EXPECT_EQ(c.blocks_per_request, 2u + 2 + 8);
+}
+
+// test_hidden_states_with_tp_scales_page_size's specs (two FullAttentionSpec(block 16, 2 heads,
+// 64, bf16), HiddenStateCacheSpec(block 16, 6 heads, 512, bf16)) form one group
+// (UniformTypeKVCacheSpecs.from_specs: one block size, all FullAttentionSpec by base), so the
+// test's loop over the other groups checks nothing. kvplan's one group: a block of 2 · 16 · 2 ·
+// 128 · 2 + 16 · 6 · 512 · 2 = 16,384 + 98,304 = 114,688 B.
+TEST(VllmParity, HiddenStatesJoinADenseModelsOneGroup) {
+  ModelSpec s = layers(2, 0, 1, 2, 64);
+  s.hidden_size = 512;
+  s.weight_dtype = "bf16";
+  PlanInput in = input(std::uint64_t{114688} * 10, 64, "bf16");
+  in.edit_vllm().extract_hidden_states = 6;
+  const auto c = plan_capacity(s, in);
+  EXPECT_EQ(c.stages[0].kv_cache_groups, 1u);
+  EXPECT_EQ(c.num_gpu_blocks, 10u);
+  EXPECT_EQ(c.blocks_per_request, 4u);
+  // The cache holds the model dtype whatever the KV dtype (a quantized one becomes "auto").
+  in.format = parse_kv_format("fp8");
+  EXPECT_EQ(plan_capacity(s, in).page_bytes, 2u * 16 * 2 * 128 + 98304);
+}
+
+// _ensure_min_page_size: where one token's hidden states exceed the common page, every group's
+// block grows cdiv(per token, page) times. A full layer (1 head of 64, bf16, block 16: 4,096 B)
+// beside a 2,048-B Mamba state (padded to 4,096), 3 hidden states of 1024 (6,144 B a token):
+// scale cdiv(6144, 4096) = 2, blocks of 32, page 8,192; the hidden-state block is the largest
+// divisor of 32 at most max(8192 // 6144, 1) = 1. A request of 64 tokens: 2 full blocks + 1
+// state page + 64 hidden-state blocks.
+TEST(VllmParity, HiddenStatesWiderThanThePageGrowEveryBlock) {
+  ModelSpec s = layers(1, 0, 1, 1, 64);
+  s.hidden_size = 1024;
+  s.weight_dtype = "bf16";
+  s.recurrent.kind = MixerKind::shapes;
+  s.recurrent.ssm_elements = 1024;
+  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::bf16;
+  s.layers.push_back({.kind = AttentionKind::none, .recurrent = true});
+  PlanInput in = input(std::uint64_t{8192} * 50, 64, "bf16");
+  in.edit_vllm().extract_hidden_states = 3;
+  const auto c = plan_capacity(s, in);
+  EXPECT_EQ(c.block_size, 32u);
+  EXPECT_EQ(c.page_bytes, 8192u);
+  EXPECT_EQ(c.num_gpu_blocks, 50u);
+  EXPECT_EQ(c.blocks_per_request, 2u + 1 + 64);
+  in.edit_vllm().rules = VllmRules::v0_19;
+  EXPECT_THROW(plan_capacity(s, in), Error);
 }
 
 }  // namespace

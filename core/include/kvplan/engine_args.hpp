@@ -56,6 +56,9 @@ struct EngineArgs {
   // (JSON or dotted --speculative-config.method), SGLang --speculative-algorithm; lowercase.
   std::optional<std::string> speculative_method, speculative_model;
   std::optional<std::uint32_t> speculative_tokens;
+  // method extract_hidden_states: the hidden states a token caches
+  // (draft_model_config.hf_config.eagle_aux_hidden_state_layer_ids; VllmOptions).
+  std::optional<std::uint32_t> extract_hidden_states;
   // vLLM --hf-overrides and --rope-scaling: one JSON object of config.json keys (--rope-scaling
   // as its "rope_scaling"), applied before the model's positions are derived (apply_hf_overrides);
   // hf_overrides_flag names the flag(s) for messages.

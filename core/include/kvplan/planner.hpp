@@ -129,6 +129,12 @@ struct VllmOptions {
   // (MambaSpec.num_speculative_blocks: 1 + k with mode none, 2 + k with align;
   // kv_cache_interface.py@001cabc1). 0 without speculative decoding.
   std::uint32_t num_speculative_tokens = 0;
+  // --speculative-config {"method": "extract_hidden_states", "draft_model_config": {"hf_config":
+  // {"eagle_aux_hidden_state_layer_ids": [...]}}}: the hidden states a token caches for the
+  // hidden-states connector (len of that list), in one cache-only layer of that many "heads" of
+  // hidden_size at the model dtype (HiddenStateCacheSpec, vllm/model_executor/models/
+  // extract_hidden_states.py@055e47c28003156421365af985d676fc921cb075). 0 = none.
+  std::uint32_t extract_hidden_states = 0;
   // The drafts' acceptance by position (vLLM's spec-decode "per-position acceptance rate"):
   // num_speculative_tokens values, non-increasing in [0, 1], that the serving simulator counts
   // the accepted drafts with (docs/simulate.md "Speculative decoding"). Empty: the drafts are not

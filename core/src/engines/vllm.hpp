@@ -86,17 +86,10 @@ class Vllm : public EngineRules {
     return {.conv = "mamba_cache_dtype", .ssm = "mamba_ssm_cache_dtype", .takes_auto = true};
   }
   std::vector<std::string> option_keys() const override {
-    return {"mamba_cache_mode",
-            "decode_context_parallel_size",
-            "disable_hybrid_kv_cache_manager",
-            "model_runner",
-            "num_speculative_tokens",
-            "acceptance_rate",
-            "num_gpu_blocks_override",
-            "data_parallel_size",
-            "mamba_cache_dtype",
-            "mamba_ssm_cache_dtype",
-            "async_scheduling"};
+    return {"mamba_cache_mode",  "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
+            "model_runner",      "num_speculative_tokens",       "extract_hidden_states",
+            "acceptance_rate",   "num_gpu_blocks_override",      "data_parallel_size",
+            "mamba_cache_dtype", "mamba_ssm_cache_dtype",        "async_scheduling"};
   }
   std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
   LogFacts log_facts() const override {

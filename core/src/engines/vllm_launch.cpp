@@ -11,6 +11,16 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
   const auto kv = kv_cache_dtype_flag("vLLM", "fp8", in, why);
   if (!kv) return std::nullopt;
   if (!draft_layers_by_method("vLLM", model, in, why)) return std::nullopt;
+  if (in.engine == engine() && in.vllm().extract_hidden_states > 0) {
+    // The layers whose hidden states are cached are the deployment's choice; the plan knows how
+    // many, not which.
+    if (why)
+      *why =
+          "the hidden-state cache's layers (eagle_aux_hidden_state_layer_ids) are the "
+          "deployment's: kvplan knows how many (" +
+          std::to_string(in.vllm().extract_hidden_states) + "), not which";
+    return std::nullopt;
+  }
   // A plan of another engine gets vLLM's defaults for what that engine set its own way.
   const bool mine = in.engine == engine();
   std::uint64_t seqs = 0;
