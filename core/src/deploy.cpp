@@ -236,6 +236,8 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
     o.mamba_full_memory_ratio_ppm = static_cast<std::uint32_t>(std::llround(*r * 1e6));
   }
   o.max_mamba_cache_size = en.opt_uint("max_mamba_cache_size", 1, std::uint64_t{1} << 32);
+  if (auto n = en.opt_uint("speculative_num_draft_tokens", 0, 1024))
+    o.speculative_num_draft_tokens = static_cast<std::uint32_t>(*n);
   // 0 and 1 both mean every loop (SchedulerRecvSkipper.maybe_create: none at <= 1).
   if (auto n = en.opt_uint("scheduler_recv_interval", 0, 1u << 20))
     o.scheduler_recv_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(*n, 1));

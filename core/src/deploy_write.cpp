@@ -84,6 +84,8 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.mamba_full_memory_ratio_ppm != s0.mamba_full_memory_ratio_ppm)
     en["mamba_full_memory_ratio"] = s.mamba_full_memory_ratio_ppm / 1e6;
   if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
+  if (s.speculative_num_draft_tokens)
+    en["speculative_num_draft_tokens"] = s.speculative_num_draft_tokens;
   if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;

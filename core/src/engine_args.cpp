@@ -1103,6 +1103,9 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::max_mamba_cache_size:
       a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
       break;
+    case Field::speculative_num_draft_tokens:
+      a.speculative_num_draft_tokens = static_cast<std::uint32_t>(uint(1, 1024));
+      break;
     case Field::recv_interval:
       // An int in server_args.py; <= 1 makes no skipper (SchedulerRecvSkipper.maybe_create).
       a.scheduler_recv_interval = static_cast<std::uint32_t>(uint(0, 1u << 20));
@@ -1314,6 +1317,7 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   if (a.mamba_full_memory_ratio_ppm) s.mamba_full_memory_ratio_ppm = *a.mamba_full_memory_ratio_ppm;
   s.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
   s.max_mamba_cache_size = a.max_mamba_cache_size;
+  s.speculative_num_draft_tokens = a.speculative_num_draft_tokens.value_or(0);
   if (a.scheduler_recv_interval)
     s.scheduler_recv_interval = std::max(*a.scheduler_recv_interval, 1u);
   s.disable_overlap_schedule = a.disable_overlap_schedule;

@@ -75,9 +75,13 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
 std::string to_string(Engine e, VllmRules rules) { return engine_rules(e, rules).name(); }
 
 std::optional<MemoryTerm> request_table_of(const Capacity& c, const PlanInput& in) {
-  std::uint64_t tokens = 0;
-  for (const auto& s : c.stages) tokens = std::max(tokens, s.sglang_profiled_tokens);
-  return engine_rules(in).request_table(in, tokens ? tokens : c.kv_cache_tokens);
+  std::uint64_t tokens = 0, rows = 0;
+  for (const auto& s : c.stages) {
+    if (s.sglang_profiled_tokens < tokens) continue;
+    tokens = s.sglang_profiled_tokens;
+    rows = s.sglang_max_num_reqs;
+  }
+  return engine_rules(in).request_table(in, tokens ? tokens : c.kv_cache_tokens, rows);
 }
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {

@@ -348,6 +348,13 @@ TEST(Check, SglangsRequestTableMustFitWhatTheFractionLeavesOut) {
   in.max_num_seqs = 64;
   EXPECT_EQ(engine_rules(Engine::sglang).request_table(in, 1736222)->bytes, 728001040u);
   EXPECT_FALSE(engine_rules(Engine::vllm).request_table(in, 1736222));
+  // --speculative-num-draft-tokens 4 widens each row ("extra_max_context_len +=
+  // speculative_num_draft_tokens"): 65 · (2,800,000 + 4 + 4) · 4 = 728,002,080 B. Rows the pools
+  // capped (the Mamba slots // 3, here 21) replace the derived count: 22 · 2,800,008 · 4.
+  in.edit_sglang().speculative_num_draft_tokens = 4;
+  EXPECT_EQ(engine_rules(Engine::sglang).request_table(in, 1736222)->bytes, 728002080u);
+  EXPECT_EQ(engine_rules(Engine::sglang).request_table(in, 1736222, 21)->bytes, 22u * 2800008 * 4);
+  in.edit_sglang().speculative_num_draft_tokens = 0;
 
   const auto starts = [](const std::string& context) {
     const auto r =

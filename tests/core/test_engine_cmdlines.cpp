@@ -574,6 +574,20 @@ TEST(EngineCmdlines, ExtractHiddenStatesAddsTheirPageToTheBlock) {
   }
 }
 
+// SGLang's --speculative-num-draft-tokens reaches the plan (the request table's width) and a
+// deployment file round trip.
+TEST(EngineCmdlines, SglangDraftTokensReachThePlan) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const auto d = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "
+             "--speculative-algorithm EAGLE --speculative-num-draft-tokens 4"),
+      gpu, 0, "", "--sglang");
+  EXPECT_EQ(d.plan.sglang().speculative_num_draft_tokens, 4u);
+  EXPECT_THROW(sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+                      "--speculative-num-draft-tokens 0"),
+               Error);
+}
+
 // --decode-context-parallel-size / -dcp (vllm/engine/arg_utils.py @ 99d7eb5d): each rank of the
 // DCP group keeps every dcp-th token. Llama-3.1-8B at TP 2: 4 KV heads a rank, page
 // 16 · 4 · (128 + 128) · 2 = 32,768 B; 40 GiB // 32,768 // 32 layers = 40,960 blocks. A

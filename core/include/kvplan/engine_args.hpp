@@ -70,6 +70,7 @@ struct EngineArgs {
   std::optional<std::uint32_t> swa_full_tokens_ratio_ppm, mamba_full_memory_ratio_ppm;
   bool disable_hybrid_swa_memory = false;
   std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
+  std::optional<std::uint32_t> speculative_num_draft_tokens;  // SGLang
   // A recurrent state's dtypes (PlanInput::conv_state_dtype, ssm_state_dtype): vLLM
   // --mamba-cache-dtype and --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM
   // kv_cache_config.mamba_ssm_cache_dtype; "auto" leaves them unset.

@@ -133,9 +133,11 @@ class EngineRules {
 
   // A table the engine allocates on each rank once its KV pool of `pool_tokens` tokens is sized,
   // outside the pool, in what the fraction leaves out (SGLang's req_to_token); nullopt where it
-  // has none.
+  // has none. rows: its requests where the pools fixed them (SglangPools::max_num_reqs, the
+  // Mamba cap included); 0: derived from the tokens.
   virtual std::optional<MemoryTerm> request_table(const PlanInput& /*in*/,
-                                                  std::uint64_t /*pool_tokens*/) const {
+                                                  std::uint64_t /*pool_tokens*/,
+                                                  std::uint64_t /*rows*/ = 0) const {
     return std::nullopt;
   }
 

@@ -190,6 +190,10 @@ struct SglangOptions {
   // returns. By default (false) it runs event_loop_overlap, whose batch k + 1 is formed while
   // batch k runs (the serving simulator's async admission, default_async_scheduling).
   bool disable_overlap_schedule = false;
+  // --speculative-num-draft-tokens: the draft tokens a step verifies, which widen each row of the
+  // request table (init_memory_pool: extra_max_context_len = 4 + speculative_num_draft_tokens).
+  // 0 = not given.
+  std::uint32_t speculative_num_draft_tokens = 0;
   bool operator==(const SglangOptions&) const = default;
 };
 

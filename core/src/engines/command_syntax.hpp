@@ -47,11 +47,12 @@ enum class Field {
   disable_hybrid_swa,     // SGLang --disable-hybrid-swa-memory
   mamba_ratio,            // SGLang --mamba-full-memory-ratio
   max_mamba_cache_size,   // SGLang --max-mamba-cache-size
-  recv_interval,          // SGLang --scheduler-recv-interval
-  disable_overlap,        // SGLang --disable-overlap-schedule
-  mamba_ssm_dtype,        // SGLang --mamba-ssm-dtype
-  max_total_tokens,       // SGLang --max-total-tokens
-  trtllm_backend,         // trtllm-serve --backend
+  speculative_num_draft_tokens,  // SGLang --speculative-num-draft-tokens
+  recv_interval,                 // SGLang --scheduler-recv-interval
+  disable_overlap,               // SGLang --disable-overlap-schedule
+  mamba_ssm_dtype,               // SGLang --mamba-ssm-dtype
+  max_total_tokens,              // SGLang --max-total-tokens
+  trtllm_backend,                // trtllm-serve --backend
   ep_size,  // trtllm-serve --ep_size, SGLang --ep-size: experts whole over ep of the tp GPUs
   trtllm_beam_width,      // trtllm-serve --max_beam_width: 1, or beams not modelled
   kv_offloading_size,     // vLLM --kv-offloading-size (GiB)

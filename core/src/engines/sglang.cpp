@@ -128,10 +128,10 @@ class Sglang final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {
-    return {"swa_full_tokens_ratio",    "disable_hybrid_swa_memory",
-            "mamba_full_memory_ratio",  "max_mamba_cache_size",
-            "max_total_tokens",         "scheduler_recv_interval",
-            "disable_overlap_schedule", "mamba_ssm_dtype"};
+    return {
+        "swa_full_tokens_ratio",    "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
+        "max_mamba_cache_size",     "max_total_tokens",          "scheduler_recv_interval",
+        "disable_overlap_schedule", "mamba_ssm_dtype",           "speculative_num_draft_tokens"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
@@ -175,8 +175,8 @@ class Sglang final : public EngineRules {
     t.context_before_fraction = true;
     return t;
   }
-  std::optional<MemoryTerm> request_table(const PlanInput& in,
-                                          std::uint64_t pool_tokens) const override;
+  std::optional<MemoryTerm> request_table(const PlanInput& in, std::uint64_t pool_tokens,
+                                          std::uint64_t rows = 0) const override;
   // server_args.py mamba_ssm_dtype = "float32": the temporal state unless --mamba-ssm-dtype.
   std::optional<KvDtype> default_ssm_state_dtype() const override { return KvDtype::fp32; }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
@@ -205,24 +205,30 @@ class Sglang final : public EngineRules {
 // (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@226149ac457bd1a1b5d450f55c01f72f604320d6):
 // an int32 table of max_num_reqs + 1 rows (row 0 the CUDA-graph padding row: memory_pool.py
 // "self._alloc_size = size + 1", sgl-project/sglang@59ef3b15cc86eb64c48cd5e687a95dbefb872a29)
-// by context_len + 4 columns ("extra_max_context_len = 4", more with speculative draft tokens,
-// which kvplan does not read for SGLang); max_num_reqs = --max-running-requests, else
-// min(max(int(max_total_num_tokens / context_len · 512), 2048), 4096).
-std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in,
-                                                std::uint64_t pool_tokens) const {
+// by context_len + 4 (+ --speculative-num-draft-tokens) columns ("extra_max_context_len = 4",
+// "extra_max_context_len += self.server_args.speculative_num_draft_tokens"); max_num_reqs =
+// --max-running-requests, else min(max(int(max_total_num_tokens / context_len · 512), 2048),
+// 4096), then at most the Mamba slots // 3 (the pools' `rows`, where given).
+std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64_t pool_tokens,
+                                                std::uint64_t rows) const {
   if (in.context == 0) return std::nullopt;
-  const std::uint64_t reqs = sglang_max_num_reqs(in.max_num_seqs, pool_tokens, in.context);
-  const std::string rows_how = in.max_num_seqs
-                                   ? "--max-running-requests " + std::to_string(reqs)
-                                   : "min(max(int(" + std::to_string(pool_tokens) + " / " +
-                                         std::to_string(in.context) +
-                                         " x 512), 2048), 4096) = " + std::to_string(reqs);
-  const std::uint64_t cols = add(in.context, 4, "request table");
+  const std::uint64_t derived = sglang_max_num_reqs(in.max_num_seqs, pool_tokens, in.context);
+  const std::uint64_t reqs = rows ? rows : derived;
+  std::string rows_how = in.max_num_seqs ? "--max-running-requests " + std::to_string(derived)
+                                         : "min(max(int(" + std::to_string(pool_tokens) + " / " +
+                                               std::to_string(in.context) +
+                                               " x 512), 2048), 4096) = " + std::to_string(derived);
+  if (reqs != derived) rows_how += ", the Mamba slots // 3 = " + std::to_string(reqs);
+  const std::uint32_t drafts = in.sglang().speculative_num_draft_tokens;
+  const std::uint64_t extra = 4 + std::uint64_t{drafts};
+  const std::uint64_t cols = add(in.context, extra, "request table");
   const std::uint64_t bytes =
       mul(mul(add(reqs, 1, "request table"), cols, "request table"), 4, "request table");
   return MemoryTerm{bytes, MemoryTerm::Basis::derived,
                     "ReqToTokenPool's req_to_token: (" + rows_how + " + 1) rows x (" +
-                        std::to_string(in.context) + " + 4) int32",
+                        std::to_string(in.context) + " + 4" +
+                        (drafts ? " + " + std::to_string(drafts) + " draft tokens" : "") +
+                        ") int32",
                     "python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@"
                     "226149ac457bd1a1b5d450f55c01f72f604320d6 init_memory_pool; "
                     "mem_cache/memory_pool.py@59ef3b15cc86eb64c48cd5e687a95dbefb872a29 "
@@ -293,6 +299,8 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.scheduler_recv_interval != def.scheduler_recv_interval)
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
+  if (o.speculative_num_draft_tokens)
+    s += " --speculative-num-draft-tokens " + std::to_string(o.speculative_num_draft_tokens);
   if (const std::string state = in.ssm_state_dtype ? torch_float_name(*in.ssm_state_dtype) : "";
       !state.empty())
     s += " --mamba-ssm-dtype " + state;

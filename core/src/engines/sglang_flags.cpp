@@ -60,6 +60,7 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--max-loaded-loras", Field::not_modelled_value},
       {"--lora-backend", Field::ignored_value},
       {"--max-mamba-cache-size", Field::max_mamba_cache_size},
+      {"--speculative-num-draft-tokens", Field::speculative_num_draft_tokens},
       {"--mamba-ssm-dtype", Field::mamba_ssm_dtype},
       {"--swa-full-tokens-ratio", Field::swa_ratio},
       {"--mamba-full-memory-ratio", Field::mamba_ratio},
