@@ -574,8 +574,8 @@ TEST(EngineCmdlines, ExtractHiddenStatesAddsTheirPageToTheBlock) {
   }
 }
 
-// SGLang's --speculative-num-draft-tokens reaches the plan (the request table's width) and a
-// deployment file round trip.
+// SGLang's --speculative-num-draft-tokens reaches the plan (the request table's width:
+// Check.SglangsRequestTableMustFitWhatTheFractionLeavesOut); 0 is refused (kvplan reads 1 to 1024).
 TEST(EngineCmdlines, SglangDraftTokensReachThePlan) {
   const auto gpu = load_gpu("h100-sxm-80gb");
   const auto d = deploy_from_engine(

@@ -953,6 +953,19 @@ TEST(VllmParity, GlmNextLayoutFromAModelFile) {
   refused(R"(["recurrent", "recurrent", "recurrent", "full"])", R"(["sliding", "full"])");
 }
 
+// One full-attention layer (1 KV head of `head`, bf16) and one recurrent layer of `state` bf16
+// elements, hidden size 1024: the hidden-state tests' hybrids.
+ModelSpec full_beside_state(std::uint32_t head, std::uint64_t state) {
+  ModelSpec s = layers(1, 0, 1, 1, head);
+  s.hidden_size = 1024;
+  s.weight_dtype = "bf16";
+  s.recurrent.kind = MixerKind::shapes;
+  s.recurrent.ssm_elements = state;
+  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::bf16;
+  s.layers.push_back({.kind = AttentionKind::none, .recurrent = true});
+  return s;
+}
+
 // test_hidden_state_group_preserves_hybrid_prefix_cache_granularity: FullAttentionSpec(block 544,
 // 1 head, 512, bf16), page 544 · (512 + 512) · 2 = 1,114,112 B, beside MambaSpec(block 544,
 // ((557056,),), bf16, mamba_cache_mode align), 557,056 · 2 = 1,114,112 B, and
@@ -962,13 +975,7 @@ TEST(VllmParity, GlmNextLayoutFromAModelFile) {
 // 136 (the test's). A request of 1,088 tokens: 2 full blocks + 2 state pages (align) + 1088 / 136 =
 // 8 hidden-state blocks = 12; 3 groups.
 TEST(VllmParity, HiddenStateGroupTakesTheLargestBlockThatFits) {
-  ModelSpec s = layers(1, 0, 1, 1, 512);
-  s.hidden_size = 1024;
-  s.weight_dtype = "bf16";
-  s.recurrent.kind = MixerKind::shapes;
-  s.recurrent.ssm_elements = 557056;
-  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::bf16;
-  s.layers.push_back({.kind = AttentionKind::none, .recurrent = true});
+  const ModelSpec s = full_beside_state(512, 557056);
   PlanInput in = input(std::uint64_t{1114112} * 100, 1088, "bf16");
   in.block_size = 544;
   in.edit_vllm().mamba_cache_mode = VllmOptions::MambaCacheMode::align;
@@ -1009,13 +1016,7 @@ TEST(VllmParity, HiddenStatesJoinADenseModelsOneGroup) {
 // divisor of 32 at most max(8192 // 6144, 1) = 1. A request of 64 tokens: 2 full blocks + 1
 // state page + 64 hidden-state blocks.
 TEST(VllmParity, HiddenStatesWiderThanThePageGrowEveryBlock) {
-  ModelSpec s = layers(1, 0, 1, 1, 64);
-  s.hidden_size = 1024;
-  s.weight_dtype = "bf16";
-  s.recurrent.kind = MixerKind::shapes;
-  s.recurrent.ssm_elements = 1024;
-  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::bf16;
-  s.layers.push_back({.kind = AttentionKind::none, .recurrent = true});
+  const ModelSpec s = full_beside_state(64, 1024);
   PlanInput in = input(std::uint64_t{8192} * 50, 64, "bf16");
   in.edit_vllm().extract_hidden_states = 3;
   const auto c = plan_capacity(s, in);
