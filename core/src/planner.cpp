@@ -965,7 +965,13 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
     min_blocks = *blocks;
     return;
   }
-  if (!paged) return;
+  if (!paged) {
+    if (in.engine == Engine::vllm && in.vllm().extract_hidden_states > 0)
+      throw Error(source, "extract_hidden_states",
+                  "the hidden-state cache is a paged KV-cache group: it needs a paged KV format, "
+                  "not kivi");
+    return;
+  }
   const PageSize p = page_size(*this);
   bs = p.block_size;
   page = p.page;

@@ -1026,6 +1026,9 @@ TEST(VllmParity, HiddenStatesWiderThanThePageGrowEveryBlock) {
   EXPECT_EQ(c.blocks_per_request, 2u + 1 + 64);
   in.edit_vllm().rules = VllmRules::v0_19;
   EXPECT_THROW(plan_capacity(s, in), Error);
+  in.edit_vllm().rules = VllmRules::current;
+  in.format = parse_kv_format("kivi:bits=4,group=32,residual=128");
+  EXPECT_THROW(plan_capacity(s, in), Error);  // no pages to group
 }
 
 }  // namespace
