@@ -222,6 +222,8 @@ void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOp
                   "expected an acceptance rate, one a draft position, or \"A1,...,Ak\"");
   }
   o.num_gpu_blocks_override = en.opt_uint("num_gpu_blocks_override", 1, std::uint64_t{1} << 40);
+  if (auto g = en.opt_uint("attn_group_size", 1, 1u << 20))
+    o.attn_group_size = static_cast<std::uint32_t>(*g);
 }
 
 // SGLang's keys, as its server_args spell them (--swa-full-tokens-ratio ...).
@@ -653,6 +655,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   // vLLM's own flags (another engine's table has none of them, so its copy stays the defaults).
   VllmOptions v = p.vllm();
   v.num_gpu_blocks_override = a.num_gpu_blocks_override;
+  if (a.attn_group_size) v.attn_group_size = *a.attn_group_size;
   if (a.mamba_cache_mode)
     v.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
   if (a.dcp) v.dcp = *a.dcp;

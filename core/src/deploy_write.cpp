@@ -74,6 +74,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (v.extract_hidden_states) en["extract_hidden_states"] = v.extract_hidden_states;
   if (!v.spec_acceptance.empty()) en["acceptance_rate"] = v.spec_acceptance;
   if (v.num_gpu_blocks_override) en["num_gpu_blocks_override"] = *v.num_gpu_blocks_override;
+  if (v.attn_group_size) en["attn_group_size"] = v.attn_group_size;
   if (v.data_parallel_size) en["data_parallel_size"] = v.data_parallel_size;
   if (v.async_scheduling) en["async_scheduling"] = *v.async_scheduling;
   const SglangOptions& s = p.sglang();

@@ -1009,6 +1009,9 @@ bool apply_memory_flag(const FlagWord& w, EngineArgs& a, CommandState& st,
     case Field::num_gpu_blocks_override:
       a.num_gpu_blocks_override = uint(1, std::uint64_t{1} << 40);
       break;
+    case Field::attn_group_size:
+      a.attn_group_size = static_cast<std::uint32_t>(uint(1, 1u << 20));
+      break;
     case Field::max_model_len:
       // vLLM's human_readable_int_or_auto (vllm/engine/arg_utils.py): 32k = 32,000, 32K =
       // 32,768, -1 or auto = fit the memory.

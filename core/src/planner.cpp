@@ -607,7 +607,7 @@ void group_layer_types(Stage& st, const PlanInput& in) {
     std::uint32_t fewest = std::numeric_limits<std::uint32_t>::max(), most = 0;
     for (const auto& t : st.types)
       fewest = std::min(fewest, t.count), most = std::max(most, t.count);
-    st.group_size = engine_rules(in).kv_group_size(fewest, most);
+    st.group_size = engine_rules(in).kv_group_size(in, fewest, most);
   }
   for (std::size_t t = 0; t < st.types.size(); ++t)
     for (std::uint32_t g = 0; g < ceil_div(st.types[t].count, st.group_size); ++g)

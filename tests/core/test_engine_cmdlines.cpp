@@ -574,6 +574,29 @@ TEST(EngineCmdlines, ExtractHiddenStatesAddsTheirPageToTheBlock) {
   }
 }
 
+// vLLM's --attn-group-size (CacheConfig.attn_group_size) replaces the group-size heuristic.
+// Qwen3-Next's 48 layers are 12 full attention (every 4th) and 36 Gated DeltaNet: by default 12
+// layers a group, 1 + 3 groups; with --attn-group-size 4, 3 + 9 = 12 groups of 4. The plan's own
+// launch line carries the flag back.
+TEST(EngineCmdlines, VllmAttnGroupSizeReachesThePlan) {
+  const auto gpu = load_gpu("h100-sxm-80gb");
+  const std::string base =
+      "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
+      "--max-model-len 4096";
+  const auto plain = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
+  const auto four = deploy_from_engine(vllm(base + " --attn-group-size 4"), gpu, 0, "", "--vllm");
+  EXPECT_EQ(four.plan.vllm().attn_group_size, 4u);
+  const auto c0 = plan_capacity(plain.model, plain.plan);
+  const auto c4 = plan_capacity(four.model, four.plan);
+  EXPECT_EQ(c0.stages[0].group_size, 12u);
+  EXPECT_EQ(c0.stages[0].kv_cache_groups, 4u);
+  EXPECT_EQ(c4.stages[0].group_size, 4u);
+  EXPECT_EQ(c4.stages[0].kv_cache_groups, 12u);
+  const auto line = vllm_command(four.model, four.plan);
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("--attn-group-size 4"), std::string::npos) << *line;
+}
+
 // SGLang's --speculative-num-draft-tokens reaches the plan (the request table's width:
 // Check.SglangsRequestTableMustFitWhatTheFractionLeavesOut); 0 is refused (kvplan reads 1 to 1024).
 TEST(EngineCmdlines, SglangDraftTokensReachThePlan) {

@@ -20,12 +20,12 @@ const EngineRules& trtllm() { return engine_rules(Engine::trtllm); }
 // layers of any type when 2 · most < 3 · fewest, else the fewest; 0.9 always the fewest.
 // Gemma 3 (5 sliding : 1 full, 52 : 10) groups by 10; gpt-oss (12 : 12) by 12; 10 : 14 by 14.
 TEST(EngineRules, GroupSizeFollowsEachVersion) {
-  EXPECT_EQ(vllm().kv_group_size(10, 52), 10u);
-  EXPECT_EQ(vllm().kv_group_size(12, 12), 12u);
-  EXPECT_EQ(vllm().kv_group_size(10, 14), 14u);  // 28 < 30
-  EXPECT_EQ(vllm().kv_group_size(10, 15), 10u);  // 30 is not < 30
-  EXPECT_EQ(vllm09().kv_group_size(10, 14), 10u);
-  EXPECT_EQ(sglang().kv_group_size(10, 14), 10u);
+  EXPECT_EQ(vllm().kv_group_size(PlanInput{}, 10, 52), 10u);
+  EXPECT_EQ(vllm().kv_group_size(PlanInput{}, 12, 12), 12u);
+  EXPECT_EQ(vllm().kv_group_size(PlanInput{}, 10, 14), 14u);  // 28 < 30
+  EXPECT_EQ(vllm().kv_group_size(PlanInput{}, 10, 15), 10u);  // 30 is not < 30
+  EXPECT_EQ(vllm09().kv_group_size(PlanInput{}, 10, 14), 10u);
+  EXPECT_EQ(sglang().kv_group_size(PlanInput{}, 10, 14), 10u);
 }
 
 // gpu_memory_utilization's default by release: vllm/config/cache.py CacheConfig's 0.9 until

@@ -91,10 +91,11 @@
 //   Not expressible: HiSparse (test_hisparse_hma_uses_resolved_gpu_block_size), sliding-window MLA
 //   and indexer mixes (test_mixed_page_size_groups_use_spec_compatibility,
 //   test_mla_draft_prefers_standard_layout_when_pages_can_be_unified,
-//   test_mla_with_incompatible_swa_uses_one_full_allocation_group), cache_config.attn_group_size
-//   (test_hybrid_group_size_override_preserves_spec_compatibility) and tensor strides
+//   test_mla_with_incompatible_swa_uses_one_full_allocation_group) and tensor strides
 //   (test_multi_run_layer_compact_strides_place_hoisted_heads): host-resident pools,
-//   SlidingWindowMLASpec, a group-size override and stride layouts kvplan does not model.
+//   SlidingWindowMLASpec and stride layouts kvplan does not model.
+//   test_hybrid_group_size_override_preserves_spec_compatibility (cache_config.attn_group_size,
+//   --attn-group-size)                         AttnGroupSizeOverridesTheHeuristic
 //   No sizing numbers (hashing, free-block queues, metrics, spec algebra, group projection,
 //   events, prefix-cache groups): test_none_hash*, test_get_none_hash_seed_*, test_kv_cache_block*,
 //   test_free_kv_cache_block_queue_*, test_generate_block_hash_extra_keys*, test_hash_*,
@@ -1029,6 +1030,37 @@ TEST(VllmParity, HiddenStatesWiderThanThePageGrowEveryBlock) {
   in.edit_vllm().rules = VllmRules::current;
   in.format = parse_kv_format("kivi:bits=4,group=32,residual=128");
   EXPECT_THROW(plan_capacity(s, in), Error);  // no pages to group
+}
+
+// test_hybrid_group_size_override_preserves_spec_compatibility (T, every parameter): 24 GDN layers
+// (MambaSpec((128,), float32), padded to the full page), 8 target full layers (4 KV heads of 256,
+// bf16: page 16 · 4 · 512 · 2 = 65,536 B), 5 draft sliding layers (8 heads of 128, window 4096:
+// 65,536 B) and 1 draft full layer (8 heads of 128: 65,536 B) — four types of one page. Without
+// an override the fewest (1) is the group size: 38 groups of 1. --attn-group-size g splits each
+// type into cdiv(count, g) groups: g 2: 12 + 4 + 3 + 1 = 20 groups; 4: 6 + 2 + 2 + 1 = 11; 8: 3
+// + 1 + 1 + 1 = 6 (the test's sizes [1] * 38, [1] * 2 + [2] * 18, [1, 2, 3] + [4] * 8,
+// [1, 5] + [8] * 4). A block costs g pages: 1 GiB holds 2^30 // (65,536 · g) blocks.
+TEST(VllmParity, AttnGroupSizeOverridesTheHeuristic) {
+  ModelSpec s = layers(8, 0, 1, 4, 256);
+  for (int i = 0; i < 5; ++i) s.layers.push_back(own(AttentionKind::sliding, 8, 128, 4096));
+  s.layers.push_back(own(AttentionKind::full, 8, 128));
+  s.recurrent.kind = MixerKind::shapes;
+  s.recurrent.ssm_elements = 128;
+  s.recurrent.conv_dtype = s.recurrent.ssm_dtype = KvDtype::fp32;
+  for (int i = 0; i < 24; ++i) s.layers.push_back({.kind = AttentionKind::none, .recurrent = true});
+  for (const auto& [g, groups] :
+       {std::pair<std::uint32_t, std::uint32_t>{0, 38}, {1, 38}, {2, 20}, {4, 11}, {8, 6}}) {
+    PlanInput in = input(std::uint64_t{1} << 30, 16, "bf16");
+    in.edit_vllm().attn_group_size = g;
+    const auto c = plan_capacity(s, in);
+    EXPECT_EQ(c.page_bytes, 65536u) << g;
+    EXPECT_EQ(c.stages[0].kv_cache_groups, groups) << g;
+    EXPECT_EQ(c.num_gpu_blocks, (std::uint64_t{1} << 30) / (65536 * std::max(g, 1u))) << g;
+  }
+  PlanInput old = input(std::uint64_t{1} << 30, 16, "bf16");
+  old.edit_vllm().attn_group_size = 2;
+  old.edit_vllm().rules = VllmRules::v0_19;
+  EXPECT_THROW(plan_capacity(s, old), Error);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ struct EngineArgs {
   std::optional<std::string> kv_cache_dtype;  // the engine's spelling
   std::optional<std::uint64_t> kv_cache_memory_bytes;    // vLLM --kv-cache-memory-bytes, per GPU
   std::optional<std::uint64_t> num_gpu_blocks_override;  // vLLM --num-gpu-blocks-override
+  std::optional<std::uint32_t> attn_group_size;          // vLLM --attn-group-size
   bool expert_parallel = false;          // vLLM --enable-expert-parallel, SGLang --enable-ep-moe
   bool dp_attention = false;             // SGLang --enable-dp-attention: DP splits the TP group
   bool enforce_eager = false;            // vLLM --enforce-eager: no CUDA graphs

@@ -304,7 +304,8 @@ class EngineRules {
   // SlidingWindowSpec, ChunkedLocalAttentionSpec) rather than a full-attention cache.
   virtual bool local_layers_own_groups(const ModelSpec&, const PlanInput&) const { return false; }
   // The layers of one KV-cache group, given the fewest and the most layers of any spec type.
-  virtual std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t /*most*/) const {
+  virtual std::uint32_t kv_group_size(const PlanInput& /*in*/, std::uint32_t fewest,
+                                      std::uint32_t /*most*/) const {
     return fewest;
   }
   // Throws Error(source, field) for a model whose layers its pools cannot hold together, or a

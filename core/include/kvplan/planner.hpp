@@ -135,6 +135,11 @@ struct VllmOptions {
   // hidden_size at the model dtype (HiddenStateCacheSpec, vllm/model_executor/models/
   // extract_hidden_states.py@055e47c28003156421365af985d676fc921cb075). 0 = none.
   std::uint32_t extract_hidden_states = 0;
+  // --attn-group-size (CacheConfig.attn_group_size): the layers of each KV-cache group of a hybrid
+  // model, instead of the fewest-or-most heuristic (_get_kv_cache_groups_uniform_page_size's
+  // group_size_override, vllm/v1/core/kv_cache_utils.py@002f10e0cfa1373a19a0d2756598a34b700d20e5).
+  // 0 = the heuristic.
+  std::uint32_t attn_group_size = 0;
   // The drafts' acceptance by position (vLLM's spec-decode "per-position acceptance rate"):
   // num_speculative_tokens values, non-increasing in [0, 1], that the serving simulator counts
   // the accepted drafts with (docs/simulate.md "Speculative decoding"). Empty: the drafts are not

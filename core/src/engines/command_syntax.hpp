@@ -27,6 +27,7 @@ enum class Field {
   quantization,
   kv_cache_memory_bytes,  // vLLM --kv-cache-memory-bytes: the KV memory per GPU, exact
   num_gpu_blocks_override,
+  attn_group_size,        // vLLM --attn-group-size
   expert_parallel,        // vLLM --enable-expert-parallel
   dp_attention,           // SGLang --enable-dp-attention
   multi_value,            // a known flag taking one or more values (nargs="+"), no effect

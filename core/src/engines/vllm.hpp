@@ -89,7 +89,8 @@ class Vllm : public EngineRules {
     return {"mamba_cache_mode",  "decode_context_parallel_size", "disable_hybrid_kv_cache_manager",
             "model_runner",      "num_speculative_tokens",       "extract_hidden_states",
             "acceptance_rate",   "num_gpu_blocks_override",      "data_parallel_size",
-            "mamba_cache_dtype", "mamba_ssm_cache_dtype",        "async_scheduling"};
+            "mamba_cache_dtype", "mamba_ssm_cache_dtype",        "async_scheduling",
+            "attn_group_size"};
   }
   std::string memory_fraction_flag_name() const override { return "--gpu-memory-utilization"; }
   LogFacts log_facts() const override {
@@ -171,7 +172,8 @@ class Vllm : public EngineRules {
   std::optional<std::uint64_t> attention_free_blocks() const override { return 1; }
   // Pool layout (vllm_pools.cpp).
   bool local_layers_own_groups(const ModelSpec& model, const PlanInput& in) const override;
-  std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t most) const override;
+  std::uint32_t kv_group_size(const PlanInput& in, std::uint32_t fewest,
+                              std::uint32_t most) const override;
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override;
   void check_pool_layout(const ModelSpec& model, const PlanInput& in,
                          const std::string& source) const override;

@@ -23,7 +23,10 @@ class Vllm09 : public Vllm {
   // float32 units of vllm_memory.cpp, which llm-d's H100 profiles reproduce to 0.01 GiB.
   SamplerPath sampler_path() const override { return SamplerPath::sort; }
   // _get_kv_cache_groups_uniform_page_size of 0.9: the fewest layers of any type, always.
-  std::uint32_t kv_group_size(std::uint32_t fewest, std::uint32_t) const override { return fewest; }
+  std::uint32_t kv_group_size(const PlanInput&, std::uint32_t fewest,
+                              std::uint32_t) const override {
+    return fewest;
+  }
   // Its start-up check and auto-fit compared one request's bytes with the memory (no null
   // block); its pool still kept one. "GPU KV cache size" was blocks per group x block size.
   bool startup_check_by_bytes() const override { return true; }

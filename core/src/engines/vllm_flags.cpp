@@ -24,6 +24,7 @@ const std::vector<FlagSpec>& vllm_flags() {
       {"--quantization", Field::quantization},
       {"-q", Field::quantization},
       {"--num-gpu-blocks-override", Field::num_gpu_blocks_override},
+      {"--attn-group-size", Field::attn_group_size},
       {"--kv-cache-memory", Field::kv_cache_memory_bytes},
       {"--kv-cache-memory-bytes", Field::kv_cache_memory_bytes},
       {"--enable-expert-parallel", Field::expert_parallel},

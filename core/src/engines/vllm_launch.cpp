@@ -64,6 +64,7 @@ std::optional<std::string> Vllm::launch_line(const ModelSpec& model, const PlanI
     s += *o.async_scheduling ? " --async-scheduling" : " --no-async-scheduling";
   if (o.num_gpu_blocks_override)
     s += " --num-gpu-blocks-override " + std::to_string(*o.num_gpu_blocks_override);
+  if (o.attn_group_size) s += " --attn-group-size " + std::to_string(o.attn_group_size);
   // A runner chosen against the release's default is the environment's (vllm/envs.py).
   if (o.model_runner != VllmOptions::ModelRunner::auto_)
     s = std::string("VLLM_USE_V2_MODEL_RUNNER=") +

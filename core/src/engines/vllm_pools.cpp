@@ -30,9 +30,11 @@ bool Vllm::local_layers_own_groups(const ModelSpec& model, const PlanInput& in) 
 }
 
 // _get_kv_cache_groups_uniform_page_size: group_size = the fewest layers of any type, or the
-// most when that is under 1.5x the fewest; each type splits into ceil(count / group_size)
-// groups (the last one padded).
-std::uint32_t Vllm::kv_group_size(std::uint32_t fewest, std::uint32_t most) const {
+// most when that is under 1.5x the fewest, or --attn-group-size; each type splits into
+// ceil(count / group_size) groups (the last one padded).
+std::uint32_t Vllm::kv_group_size(const PlanInput& in, std::uint32_t fewest,
+                                  std::uint32_t most) const {
+  if (in.vllm().attn_group_size) return in.vllm().attn_group_size;
   return 2 * std::uint64_t{most} < 3 * std::uint64_t{fewest} ? most : fewest;
 }
 
@@ -48,6 +50,12 @@ std::uint32_t Vllm::kv_group_size(std::uint32_t fewest, std::uint32_t most) cons
 // tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
 void Vllm::check_pool_layout(const ModelSpec& model, const PlanInput& in,
                              const std::string& source) const {
+  // --attn-group-size is read for the rules of the source kvplan follows (002f10e0); the older
+  // rule sets' releases are not known to have it.
+  if (in.vllm().attn_group_size && version() != VllmRules::current)
+    throw Error(source, "attn_group_size",
+                "--attn-group-size is modelled for the current vLLM rules (--engine vllm), not " +
+                    name() + "'s");
   if (!in.vllm().disable_hybrid_kv_cache_manager) return;
   const char* field = "disable_hybrid_kv_cache_manager";
   const bool full = converts_local_layers(model, in);
