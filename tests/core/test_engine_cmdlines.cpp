@@ -34,6 +34,11 @@ EngineArgs trtllm(const std::string& line) {
   return parse_engine_command(Engine::trtllm, line, "--trtllm");
 }
 const std::string kConfigs = std::string(KVPLAN_TEST_DATA_DIR) + "/engine_configs/";
+// A `vllm serve` line as a deployment on one H100 SXM, and its capacity.
+Deployment h100_vllm(const std::string& line) {
+  return deploy_from_engine(vllm(line), load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
+}
+Capacity capacity_of(const Deployment& d) { return plan_capacity(d.model, d.plan); }
 
 TEST(EngineCmdlines, RepeatedFlagKeepsTheLastValue) {
   const auto a = vllm(
@@ -548,25 +553,22 @@ TEST(EngineCmdlines, SpeculativeTokensHoldMoreStatePages) {
 // 36 · 16 · 8 · 256 · 2 + 16 · 4 · 4096 · 2 = 2,359,296 + 524,288 = 2,883,584 B; 2 GiB hold
 // 2,147,483,648 // 2,883,584 = 744 blocks (without the hidden states, // 2,359,296 = 910).
 TEST(EngineCmdlines, ExtractHiddenStatesAddsTheirPageToTheBlock) {
-  const auto gpu = load_gpu("h100-sxm-80gb");
   const std::string base =
       "vllm serve Qwen/Qwen3-8B --kv-cache-memory-bytes 2G --max-model-len 4096";
   const std::string spec =
       R"( --speculative-config '{"method": "extract_hidden_states", "num_speculative_tokens": 1, )"
       R"("draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}}}')";
-  const auto plain = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
-  const auto with = deploy_from_engine(vllm(base + spec), gpu, 0, "", "--vllm");
+  const auto with = h100_vllm(base + spec);
   EXPECT_EQ(with.plan.vllm().extract_hidden_states, 4u);
-  EXPECT_EQ(plan_capacity(plain.model, plain.plan).num_gpu_blocks, 910u);
-  const auto c = plan_capacity(with.model, with.plan);
+  EXPECT_EQ(capacity_of(h100_vllm(base)).num_gpu_blocks, 910u);
+  const auto c = capacity_of(with);
   EXPECT_EQ(c.page_bytes, 2883584u);
   EXPECT_EQ(c.num_gpu_blocks, 744u);
   EXPECT_EQ(c.blocks_per_request, 4096u / 16);
   // Without the list kvplan cannot size the cache, and says which key it needs.
   try {
-    deploy_from_engine(vllm(base + R"( --speculative-config '{"method": "extract_hidden_states", )"
-                                   R"("num_speculative_tokens": 1}')"),
-                       gpu, 0, "", "--vllm");
+    h100_vllm(base + R"( --speculative-config '{"method": "extract_hidden_states", )"
+                     R"("num_speculative_tokens": 1}')");
     FAIL() << "extract_hidden_states without its layer ids was sized";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("eagle_aux_hidden_state_layer_ids"), std::string::npos)
@@ -579,15 +581,13 @@ TEST(EngineCmdlines, ExtractHiddenStatesAddsTheirPageToTheBlock) {
 // layers a group, 1 + 3 groups; with --attn-group-size 4, 3 + 9 = 12 groups of 4. The plan's own
 // launch line carries the flag back.
 TEST(EngineCmdlines, VllmAttnGroupSizeReachesThePlan) {
-  const auto gpu = load_gpu("h100-sxm-80gb");
   const std::string base =
       "vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --kv-cache-memory-bytes 2G "
       "--max-model-len 4096";
-  const auto plain = deploy_from_engine(vllm(base), gpu, 0, "", "--vllm");
-  const auto four = deploy_from_engine(vllm(base + " --attn-group-size 4"), gpu, 0, "", "--vllm");
+  const auto four = h100_vllm(base + " --attn-group-size 4");
   EXPECT_EQ(four.plan.vllm().attn_group_size, 4u);
-  const auto c0 = plan_capacity(plain.model, plain.plan);
-  const auto c4 = plan_capacity(four.model, four.plan);
+  const auto c0 = capacity_of(h100_vllm(base));
+  const auto c4 = capacity_of(four);
   EXPECT_EQ(c0.stages[0].group_size, 12u);
   EXPECT_EQ(c0.stages[0].kv_cache_groups, 4u);
   EXPECT_EQ(c4.stages[0].group_size, 4u);
@@ -600,12 +600,14 @@ TEST(EngineCmdlines, VllmAttnGroupSizeReachesThePlan) {
 // SGLang's --speculative-num-draft-tokens reaches the plan (the request table's width:
 // Check.SglangsRequestTableMustFitWhatTheFractionLeavesOut); 0 is refused (kvplan reads 1 to 1024).
 TEST(EngineCmdlines, SglangDraftTokensReachThePlan) {
-  const auto gpu = load_gpu("h100-sxm-80gb");
-  const auto d = deploy_from_engine(
-      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "
-             "--speculative-algorithm EAGLE --speculative-num-draft-tokens 4"),
-      gpu, 0, "", "--sglang");
-  EXPECT_EQ(d.plan.sglang().speculative_num_draft_tokens, 4u);
+  const std::string line =
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "
+      "--speculative-algorithm EAGLE --speculative-num-draft-tokens 4";
+  EXPECT_EQ(sglang(line).speculative_num_draft_tokens, 4u);
+  EXPECT_EQ(deploy_from_engine(sglang(line), load_gpu("h100-sxm-80gb"), 0, "", "--sglang")
+                .plan.sglang()
+                .speculative_num_draft_tokens,
+            4u);
   EXPECT_THROW(sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-8B "
                       "--speculative-num-draft-tokens 0"),
                Error);
