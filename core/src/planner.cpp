@@ -811,24 +811,12 @@ void unify_pages(PlanEval& ev) {
 //   divisor of the groups' blocks' gcd whose hidden states fit that page
 //   (_largest_divisor_at_most); where one token's hidden states exceed the page, every group's
 //   block first grows cdiv(per token, page) times (_ensure_min_page_size).
+// Vllm::check_pool_layout has refused what this does not model (older rules, kivi, no hidden_size,
+// a kpool indexer); another engine's plan reads vLLM's options as their defaults (none).
 void add_hidden_states(PlanEval& ev) {
-  const std::uint32_t n = ev.in.engine == Engine::vllm ? ev.in.vllm().extract_hidden_states : 0;
+  const std::uint32_t n = ev.in.vllm().extract_hidden_states;
   if (n == 0) return;
   const char* field = "extract_hidden_states";
-  // The method came with vllm-project/vllm#33736 (early 2026), hybrid targets with #39949 and
-  // Model Runner V2 with #49811 (July 2026): kvplan models the current source's grouping only.
-  if (ev.in.vllm().rules != VllmRules::current)
-    throw Error(ev.source, field,
-                "the hidden-state cache is modelled for the current vLLM rules (--engine vllm), "
-                "not " +
-                    ev.rules->name() + "'s");
-  if (ev.model.hidden_size == 0)
-    throw Error(ev.source, field,
-                ev.model.id + " gives no hidden_size, which the hidden states are cached at");
-  if (ev.model.index_kpool > 1)
-    throw Error(ev.source, field,
-                "hidden states beside a kpool indexer take vLLM off GLM-5.3-Flash's layout, which "
-                "kvplan does not model");
   const auto dtype = static_cast<std::uint64_t>(
       nominal_bytes_per_element(default_kv_format(ev.model, ev.in.weight_dtype)));
   const std::uint64_t per_token = mul(mul(n, ev.model.hidden_size, field), dtype, field);
@@ -965,13 +953,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
     min_blocks = *blocks;
     return;
   }
-  if (!paged) {
-    if (in.engine == Engine::vllm && in.vllm().extract_hidden_states > 0)
-      throw Error(source, "extract_hidden_states",
-                  "the hidden-state cache is a paged KV-cache group: it needs a paged KV format, "
-                  "not kivi");
-    return;
-  }
+  if (!paged) return;
   const PageSize p = page_size(*this);
   bs = p.block_size;
   page = p.page;

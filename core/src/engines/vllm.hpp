@@ -124,12 +124,12 @@ class Vllm : public EngineRules {
     if (model.index_head_dim > 0) return 64;
     return std::nullopt;
   }
-  std::optional<Refusal> kpool_indexer_refusal() const override { return std::nullopt; }
-  // The refusal of the rule sets for releases before GLM-5.3-Flash's layout
-  // (vllm-project/vllm#53906; the v0.29.0 tag has no vllm/models/glm5next).
-  static Refusal predates_kpool_indexer(const std::string& releases) {
+  // GLM-5.3-Flash's layout came with vllm-project/vllm#53906, after the releases of the older
+  // rule sets (the v0.29.0 tag has no vllm/models/glm5next): the current rules only.
+  std::optional<Refusal> kpool_indexer_refusal() const override {
+    if (version() == VllmRules::current) return std::nullopt;
     return Refusal{"model",
-                   "vLLM " + releases +
+                   name() +
                        " has no GLM-5.3-Flash (kpool indexer) support: it came with "
                        "vllm-project/vllm#53906, after v0.29.0 (use --engine vllm)",
                    ""};

@@ -29,9 +29,6 @@ class Vllm019 final : public Vllm {
   }
   // The Mamba block check of CUDA-graph capture came with vLLM 0.20 (PR #38270).
   bool graphs_need_a_state_block_per_sequence() const override { return false; }
-  std::optional<Refusal> kpool_indexer_refusal() const override {
-    return predates_kpool_indexer("0.17 - 0.19");
-  }
   std::string budget_formula() const override {
     return "vLLM V1 0.17-0.19: available = total x gpu_memory_utilization - weights - activation "
            "peak (Triton sampler) - non-torch (CUDA graphs outside); num_gpu_blocks = available "

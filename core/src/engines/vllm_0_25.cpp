@@ -23,9 +23,6 @@ class Vllm025 final : public Vllm {
   // memory is not reserved, vllm-project/vllm#49224): both Model Runner V2 logs size the KV cache
   // as total x utilization - weights - peak - non-torch with the graphs left out.
   bool v2_graphs_estimated() const override { return false; }
-  std::optional<Refusal> kpool_indexer_refusal() const override {
-    return predates_kpool_indexer("0.25");
-  }
   std::string budget_formula() const override {
     return "vLLM V1 0.25: available = total x gpu_memory_utilization - weights - activation peak "
            "- non-torch (- CUDA graphs under Model Runner V1; under V2, the default for dense "

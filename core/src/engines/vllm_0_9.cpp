@@ -30,9 +30,6 @@ class Vllm09 : public Vllm {
   // Its start-up check and auto-fit compared one request's bytes with the memory (no null
   // block); its pool still kept one. "GPU KV cache size" was blocks per group x block size.
   bool startup_check_by_bytes() const override { return true; }
-  std::optional<Refusal> kpool_indexer_refusal() const override {
-    return predates_kpool_indexer("0.9 - 0.10");
-  }
   bool kv_tokens_from_concurrency() const override { return false; }
   std::optional<Refusal> own_layer_geometry_refusal() const override {
     return Refusal{"engine",

@@ -50,12 +50,32 @@ std::uint32_t Vllm::kv_group_size(const PlanInput& in, std::uint32_t fewest,
 // tests/v1/core/test_kv_cache_utils.py @ 002f10e0).
 void Vllm::check_pool_layout(const ModelSpec& model, const PlanInput& in,
                              const std::string& source) const {
-  // --attn-group-size is read for the rules of the source kvplan follows (002f10e0); the older
-  // rule sets' releases are not known to have it.
-  if (in.vllm().attn_group_size && version() != VllmRules::current)
-    throw Error(source, "attn_group_size",
-                "--attn-group-size is modelled for the current vLLM rules (--engine vllm), not " +
-                    name() + "'s");
+  // Options read for the rules of the source kvplan follows (kv_cache_utils.py@002f10e0): the
+  // older rule sets' releases are not known to group them so. --attn-group-size; the hidden-state
+  // cache of extract_hidden_states (vllm-project/vllm#33736, early 2026; hybrid targets #39949,
+  // Model Runner V2 #49811, July 2026).
+  const auto current_only = [&](bool set, const char* field, const std::string& what) {
+    if (set && version() != VllmRules::current)
+      throw Error(
+          source, field,
+          what + " is modelled for the current vLLM rules (--engine vllm), not " + name() + "'s");
+  };
+  current_only(in.vllm().attn_group_size > 0, "attn_group_size", "--attn-group-size");
+  if (const std::uint32_t hidden = in.vllm().extract_hidden_states; hidden > 0) {
+    const char* field = "extract_hidden_states";
+    current_only(true, field, "the hidden-state cache");
+    if (in.format.dtype == KvDtype::kivi)
+      throw Error(source, field,
+                  "the hidden-state cache is a paged KV-cache group: it needs a paged KV format, "
+                  "not kivi");
+    if (model.hidden_size == 0)
+      throw Error(source, field,
+                  model.id + " gives no hidden_size, which the hidden states are cached at");
+    if (model.index_kpool > 1)
+      throw Error(source, field,
+                  "hidden states beside a kpool indexer take vLLM off GLM-5.3-Flash's layout, "
+                  "which kvplan does not model");
+  }
   if (!in.vllm().disable_hybrid_kv_cache_manager) return;
   const char* field = "disable_hybrid_kv_cache_manager";
   const bool full = converts_local_layers(model, in);
