@@ -729,6 +729,23 @@ PageSize page_size(const PlanEval& ev) {
   return p;
 }
 
+// vLLM's UniformTypeKVCacheSpecs: a stage's attention layers of one kind as one type of count 1
+// in one group, whose block costs `extra` bytes plus each type's layers' pages (`page_of`).
+// Returns that page.
+template <class PageOf>
+std::uint64_t one_group_of(PlanStage& st, std::uint32_t bs, std::uint64_t extra, PageOf page_of) {
+  PlanLayerType all = st.types.empty() ? PlanLayerType{} : st.types[0];
+  all.count = 1;
+  all.block_size = bs;
+  all.page = extra;
+  for (const auto& t : st.types)
+    all.page = add(all.page, mul(page_of(t), t.count, "page bytes"), "page bytes");
+  st.types = {all};
+  st.group_size = 1;
+  st.group_types = {0};
+  return all.page;
+}
+
 // Layers whose pages differ (their own KV heads or head dims, vLLM only). With one attention kind
 // and window and no recurrent state they form one group of all layers whose block costs the sum
 // of their pages (get_kv_cache_groups -> UniformTypeKVCacheSpecs.from_specs,
@@ -768,16 +785,7 @@ void unify_pages(PlanEval& ev) {
     std::uint64_t common = 0;
     for (auto& st : ev.stages) {
       if (st.types.empty()) continue;
-      LayerType all = st.types[0];
-      all.count = 1;
-      all.block_size = ev.bs;
-      all.page = 0;
-      for (const auto& t : st.types)
-        all.page = add(all.page, mul(real_page(t), t.count, "page bytes"), "page bytes");
-      st.types = {all};
-      st.group_size = 1;
-      st.group_types = {0};
-      common = std::max(common, all.page);
+      common = std::max(common, one_group_of(st, ev.bs, 0, real_page));
     }
     ev.page = common;
     return;
@@ -826,16 +834,9 @@ void add_hidden_states(PlanEval& ev) {
       one_type = one_type && t.kind == AttentionKind::full && ev.block_of(t) == ev.bs;
   PlanStage& last = ev.stages.back();
   if (one_type) {
-    PlanLayerType all = last.types.empty() ? PlanLayerType{} : last.types[0];
-    all.count = 1;
-    all.block_size = ev.bs;
-    all.page = mul(ev.bs, per_token, "page bytes");
-    for (const auto& t : last.types)
-      all.page = add(all.page, mul(ev.page_of(t), t.count, "page bytes"), "page bytes");
-    last.types = {all};
-    last.group_size = 1;
-    last.group_types = {0};
-    if (ev.stages.size() == 1) ev.page = all.page;
+    const std::uint64_t page = one_group_of(last, ev.bs, mul(ev.bs, per_token, "page bytes"),
+                                            [&](const PlanLayerType& t) { return ev.page_of(t); });
+    if (ev.stages.size() == 1) ev.page = page;
     return;
   }
   if (per_token > ev.page) {
@@ -863,8 +864,7 @@ void add_hidden_states(PlanEval& ev) {
                        .kv_heads = n,
                        .k_width = ev.model.hidden_size,
                        .block_size = static_cast<std::uint32_t>(block),
-                       .page = ev.page,
-                       .hidden_states = true};
+                       .page = ev.page};
   last.types.push_back(hidden);
   last.group_types.push_back(last.types.size() - 1);
 }

@@ -29,7 +29,6 @@ struct PlanLayerType {
   std::uint32_t kv_heads = 0, k_width = 0, v_width = 0;
   std::uint32_t block_size = 0;  // tokens per block of this type; 0 = PlanEval::bs
   std::uint64_t page = 0;        // bytes of one block of one layer; 0 = PlanEval::page
-  bool hidden_states = false;    // vLLM's extract_hidden_states cache-only layer (full kind)
 };
 struct PlanStage {
   ModelSpec sub;  // the stage's layers (draft layers on the last stage)
