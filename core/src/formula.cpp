@@ -48,6 +48,14 @@ std::uint64_t kpool_tail_bytes(std::uint32_t index_kpool, std::uint32_t index_he
   return std::uint64_t{index_kpool} * 2 * index_head_dim * 2;
 }
 
+std::uint64_t indexer_bytes(std::uint32_t index_head_dim, std::uint32_t index_kpool,
+                            bool index_tail, std::uint64_t tokens) {
+  std::uint64_t b = mul(indexer_keys(index_kpool, tokens), indexer_bytes_per_token(index_head_dim),
+                        "indexer bytes");
+  if (index_tail) b = add(b, kpool_tail_bytes(index_kpool, index_head_dim), "indexer bytes");
+  return b;
+}
+
 std::uint64_t dsa_fp8_latent_bytes_per_token(std::uint32_t kv_lora_rank,
                                              std::uint32_t qk_rope_head_dim) {
   return std::uint64_t{kv_lora_rank} + std::uint64_t{kv_lora_rank} / 128 * 4 +
@@ -150,11 +158,8 @@ bool grows(AttentionKind k) { return k == AttentionKind::full || k == AttentionK
 // block_size // tokens_per_state, B a multiple of kpool as Glm5NextIndexerCache asserts), and its
 // tail one block of kpool tokens a request.
 std::uint64_t indexer_layer_bytes(const KvLayout& l, std::uint64_t kept, std::uint32_t block) {
-  std::uint64_t keys = round_up(kept, block, "indexer tokens");
-  if (l.index_kpool > 1) keys /= l.index_kpool;
-  std::uint64_t b = mul(keys, indexer_bytes_per_token(l.index_head_dim), "indexer bytes");
-  if (l.index_tail) b = add(b, kpool_tail_bytes(l.index_kpool, l.index_head_dim), "indexer bytes");
-  return b;
+  return indexer_bytes(l.index_head_dim, l.index_kpool, l.index_tail,
+                       round_up(kept, block, "indexer tokens"));
 }
 
 // The marginal bytes of one more token of one indexer layer: a kpool indexer's key over its

@@ -63,9 +63,13 @@ std::uint64_t KvPool::seq_bytes(std::uint64_t n, std::optional<std::uint64_t> pr
   const std::uint64_t k = kept(n, prefill);
   std::uint64_t b = add(mul(growing_rate_, k, "sequence bytes"), state_bytes_, "sequence bytes");
   for (const auto& c : capped_) b = add(b, mul(c.rate, std::min(k, c.cap), "sequence bytes"));
-  for (const auto& i : pooled_)
-    b = add(b, add(mul(i.rate, k / i.kpool, "sequence bytes"), i.fixed, "sequence bytes"),
+  if (kpool_indexer_layers_ > 0) {
+    const ModelSpec& m = impl->model;
+    b = add(b,
+            mul(indexer_bytes(m.index_head_dim, m.index_kpool, m.index_tail, k),
+                kpool_indexer_layers_, "sequence bytes"),
             "sequence bytes");
+  }
   return b;
 }
 
@@ -180,11 +184,7 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
     for (const auto& g : one.groups) {
       if (g.role == GroupRole::state) continue;
       if (g.role == GroupRole::indexer && model.index_kpool > 1) {
-        const std::uint64_t tail =
-            model.index_tail ? kpool_tail_bytes(model.index_kpool, model.index_head_dim) : 0;
-        p.pooled_.push_back(
-            {mul(indexer_bytes_per_token(model.index_head_dim), g.layers, "indexer bytes"),
-             model.index_kpool, mul(tail, g.layers, "indexer bytes")});
+        p.kpool_indexer_layers_ += g.layers;
         continue;
       }
       if (g.kind == AttentionKind::sliding || g.kind == AttentionKind::chunked)

@@ -119,6 +119,10 @@ std::uint64_t indexer_bytes_per_token(std::uint32_t index_head_dim);
 // num_kv_heads=2, head_size=index_head_dim, head_size_v=0, bfloat16): 2,048 bytes for kpool 4
 // and head 128, tests/v1/core/test_kv_cache_utils.py@002f10e0cfa1373a19a0d2756598a34b700d20e5).
 std::uint64_t kpool_tail_bytes(std::uint32_t index_kpool, std::uint32_t index_head_dim);
+// One indexer layer's bytes for `tokens` tokens (rounded to blocks by the caller): its keys
+// (indexer_keys) of indexer_bytes_per_token each, plus the kpool tail where index_tail.
+std::uint64_t indexer_bytes(std::uint32_t index_head_dim, std::uint32_t index_kpool,
+                            bool index_tail, std::uint64_t tokens);
 
 // Bytes per token of one layer's fp8 sparse-attention (DSA) MLA latent, as vLLM's fp8_ds_mla and
 // SGLang's DSA pool lay it out: kv_lora_rank fp8 values, one fp32 scale per 128 of them and the

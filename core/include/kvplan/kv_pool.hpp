@@ -104,11 +104,9 @@ class KvPool {
   bool monotone_ = true;
   std::uint64_t growing_rate_ = 0;
   std::vector<Capped> capped_;
-  // A kpool indexer's keys: rate bytes per complete pool of kpool tokens, plus its tail.
-  struct Pooled {
-    std::uint64_t rate = 0, kpool = 1, fixed = 0;
-  };
-  std::vector<Pooled> pooled_;
+  // Layers of a kpool indexer (one key per complete pool, plus its tail: formula.hpp
+  // indexer_bytes), summed over the stages; not linear in the tokens.
+  std::uint64_t kpool_indexer_layers_ = 0;
   std::uint64_t state_bytes_ = 0;
   std::uint64_t state_pages_ = 1;
   bool state_all_ = false;  // mamba_cache_mode all: one state page per block of the sequence

@@ -129,6 +129,12 @@ struct WeightSpec {
   bool from_checkpoint = false;  // bytes read from the safetensors headers, not estimated
 };
 
+// Indexer keys `tokens` tokens hold: tokens // index_kpool for a kpool indexer (index_kpool > 1),
+// else one a token.
+inline std::uint64_t indexer_keys(std::uint32_t index_kpool, std::uint64_t tokens) {
+  return index_kpool > 1 ? tokens / index_kpool : tokens;
+}
+
 struct ModelSpec {
   std::string id;                     // preset id or file stem
   std::string name;                   // human name
@@ -168,10 +174,9 @@ struct ModelSpec {
   // vllm/models/glm5next/nvidia/attention.py@27911fd92fffa1f7a5c940b9337d1e61dd765ebb.
   std::uint32_t index_kpool = 0;
   bool index_tail = false;
-  // Indexer keys a block of `tokens` tokens holds: tokens // index_kpool (a kpool indexer) or
-  // tokens.
+  // Indexer keys a block of `tokens` tokens holds (kvplan::indexer_keys).
   std::uint64_t indexer_keys(std::uint64_t tokens) const {
-    return index_kpool > 1 ? tokens / index_kpool : tokens;
+    return kvplan::indexer_keys(index_kpool, tokens);
   }
   RecurrentSpec recurrent;  // the state of layers with recurrent = true
   // Declared attention-free (a kvplan model file's "attention": {"type": "none"}): no layer caches
