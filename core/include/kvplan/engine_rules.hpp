@@ -316,7 +316,8 @@ class EngineRules {
   virtual std::optional<Refusal> own_layer_geometry_refusal() const;
   virtual std::optional<Refusal> dcp_refusal() const;
   // Why kvplan does not plan a kpool indexer (ModelSpec::index_kpool, GLM-5.3-Flash) under these
-  // rules; empty when it does, with vLLM's slot-sharing layout (planner.cpp share_state_slots).
+  // rules; empty when it does, with vLLM's slot-sharing layout (engines/vllm_pools.cpp
+  // Vllm::attach_stage_pools).
   virtual std::optional<Refusal> kpool_indexer_refusal() const;
   // Why kvplan does not model disaggregated prefill / decode serving with this engine (its
   // layouts follow vLLM's P/D connector semantics); empty when it does.
