@@ -261,6 +261,16 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Trtl
   // TensorRT-LLM's "not set".
   if (auto b = en.opt_uint("max_gpu_total_bytes", 0, std::uint64_t{1} << 50))
     o.max_gpu_total_bytes = *b > 0 ? b : std::nullopt;
+  // A hybrid Mamba model's manager: use_kv_cache_manager_v2 true, false or "auto" (unset).
+  if (en.has("use_kv_cache_manager_v2")) {
+    const nlohmann::json& v = en.raw("use_kv_cache_manager_v2");
+    if (v.is_boolean())
+      o.kv_cache_manager_v2 = v.get<bool>();
+    else if (!(v.is_string() && v.get<std::string>() == "auto"))
+      throw Error(source, en.pointer("use_kv_cache_manager_v2"),
+                  "expected true, false or \"auto\", got " + detail::show(v));
+  }
+  if (auto n = en.opt_uint("avg_seq_len", 1, std::uint64_t{1} << 40)) o.avg_seq_len = n;
 }
 
 // The keys of one engine's options (PlanInput::options): another engine's key is refused by

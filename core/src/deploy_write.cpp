@@ -100,6 +100,8 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;
   if (t.max_gpu_total_bytes) en["max_gpu_total_bytes"] = *t.max_gpu_total_bytes;
+  if (t.kv_cache_manager_v2) en["use_kv_cache_manager_v2"] = *t.kv_cache_manager_v2;
+  if (t.avg_seq_len) en["avg_seq_len"] = *t.avg_seq_len;
   // The pool's token cap under the engine's own key (SGLang max_total_tokens, TensorRT-LLM
   // max_tokens).
   if (const std::string key = engine_rules(p).max_total_tokens_key();

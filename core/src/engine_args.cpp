@@ -378,6 +378,15 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
     } else if (k == "kv_cache_config.enable_block_reuse" ||
                k == "kv_cache_config.enable_partial_reuse") {
       a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
+    } else if (k == "kv_cache_config.use_kv_cache_manager_v2") {
+      // bool | "auto" (KvCacheConfig, tensorrt_llm/llmapi/llm_args.py@0004396720054fd8e205cbf616
+      // f21f0b57c6b412); auto: the model class's preference (TrtllmOptions::kv_cache_manager_v2).
+      if (one() == "auto")
+        a.kv_cache_manager_v2.reset();
+      else
+        a.kv_cache_manager_v2 = yes();
+    } else if (k == "kv_cache_config.avg_seq_len") {
+      a.avg_seq_len = uint(1, std::uint64_t{1} << 40);
     } else if (k == "kv_cache_config.max_gpu_total_bytes") {
       const std::uint64_t b = uint(0, std::uint64_t{1} << 50);  // 0: not set
       a.max_gpu_total_bytes = b > 0 ? std::optional<std::uint64_t>(b) : std::nullopt;
@@ -1331,6 +1340,8 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   TrtllmOptions t = p.trtllm();
   t.max_attention_window = a.max_attention_window;
   t.max_gpu_total_bytes = a.max_gpu_total_bytes;
+  t.kv_cache_manager_v2 = a.kv_cache_manager_v2;
+  t.avg_seq_len = a.avg_seq_len;
   if (a.trtllm_backend) t.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
   if (t != p.trtllm()) p.edit_trtllm() = t;
 }

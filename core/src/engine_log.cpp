@@ -791,8 +791,8 @@ void explain_memory(ExplainReport& r, const EngineLog& log, const ModelSpec& mod
     r.rows.back().informational = true;
   }
   if (log.mamba_slots && *log.mamba_slots > 0 && log.mamba_pool_bytes) {
-    const std::uint64_t ours =
-        kv_cost(model, plan_cost_input(r.input, 1, 1, 1), log.source).state_bytes_per_request;
+    const std::uint64_t ours = kv_cost(model, plan_cost_input(model, r.input, 1, 1, 1), log.source)
+                                   .state_bytes_per_request;
     // SGLang's MambaPool allocates size + 1 slots (its conv and temporal tensors are
     // (num_mamba_layers, size + 1, ...); slot 0 takes the padded tokens' dummy writes:
     // python/sglang/srt/mem_cache/memory_pool.py, MambaPool.__init__), and logs their bytes.

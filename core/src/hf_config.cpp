@@ -1046,6 +1046,17 @@ RecurrentSpec recurrent_of(Config& c, MixerKind mixer, const Shape& s, const std
                   "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
     }
   }
+  // TensorRT-LLM's one field (RecurrentSpec::ssm_cache_dtype), wherever the family's hook reads.
+  static const std::string kTrtllmField = "mamba_ssm_cache_dtype";
+  if (c.has(kTrtllmField)) {
+    JsonObject& w = c.owner(kTrtllmField);
+    const auto d = w.str(kTrtllmField);
+    if (const auto t = parse_torch_float(d))
+      r.ssm_cache_dtype = *t;
+    else if (d != "auto")
+      throw Error(w.source(), w.pointer(kTrtllmField),
+                  "expected auto, float32, bfloat16 or float16, got \"" + d + "\"");
+  }
   return r;
 }
 

@@ -146,6 +146,7 @@ RecurrentSpec parse_recurrent(detail::JsonObject& r) {
   out.conv_dtype = state_dtype_from(r.str("conv_dtype"), r.source(), r.pointer("conv_dtype"));
   out.ssm_dtype = state_dtype_from(r.str("ssm_dtype"), r.source(), r.pointer("ssm_dtype"));
   out.ssm_dtype_pinned = out.ssm_dtype != out.conv_dtype;
+  out.ssm_cache_dtype = out.ssm_dtype;
   r.finish();
   return out;
 }

@@ -906,7 +906,10 @@ std::uint64_t assign_blocks(std::vector<Stage>& stages, std::uint64_t available,
       st.num_blocks =
           (st.sglang->full_tokens ? st.sglang->full_tokens : st.sglang->swa_tokens) / bs;
     }
-    if (!st.trtllm.empty()) st.num_blocks = st.trtllm.back().primary_blocks;  // largest window
+    if (!st.trtllm.empty())
+      st.num_blocks = st.trtllm.back().primary_blocks;  // largest window
+    else if (st.trtllm_states)
+      st.num_blocks = 0;  // a rank of Mamba layers alone: slots only
     if (const auto fixed = engine_rules(in).blocks_override(in)) st.num_blocks = *fixed;
     least = std::min(least, st.num_blocks);
   }
@@ -964,7 +967,7 @@ PlanEval::PlanEval(const ModelSpec& m, const PlanInput& input, const std::string
 }
 
 KvCostInput PlanEval::make_cost_input(std::uint64_t n, std::uint32_t drafts) const {
-  KvCostInput c = plan_cost_input(in, n, 1, bs);
+  KvCostInput c = plan_cost_input(model, in, n, 1, bs);
   c.draft_layers = drafts;
   return c;
 }
@@ -1065,7 +1068,7 @@ bool PlanEval::fits(std::uint64_t n, std::uint64_t per_replica) const {
   if (model.attention_free) return loads() && per_replica <= attention_free_seqs();
   for (const auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
-    if (paged && (st.sglang || !st.trtllm.empty())) {
+    if (paged && st.engine_pools()) {
       const auto [num, den] = pool_ratio(st, n);
       if (mul(per_replica, den, "pool need") > num) return false;
     } else if (paged) {
@@ -1103,6 +1106,10 @@ std::pair<std::uint64_t, std::uint64_t> PlanEval::pool_ratio(const Stage& st,
   }
   for (const auto& w : st.trtllm)
     consider(w.primary_blocks, trtllm_blocks_per_sequence(n, w.window, bs));
+  if (const auto& s = st.trtllm_states) {
+    // A hybrid Mamba model: a state slot per live request, none when the engine does not start.
+    consider(s->shortfall_bytes > 0 ? 0 : s->live_slots, 1);
+  }
   if (best.second == 0) best = {0, 1};
   return best;
 }
@@ -1111,7 +1118,7 @@ std::uint64_t PlanEval::requests_at(std::uint64_t n) const {
   std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
   for (const auto& st : stages) {
     if (st.cached + st.state_layers == 0) continue;
-    if (st.sglang || !st.trtllm.empty()) {
+    if (st.engine_pools()) {
       const auto [num, den] = pool_ratio(st, n);
       least = std::min(least, num / den);
     } else {
@@ -1140,19 +1147,20 @@ std::uint64_t PlanEval::longest(std::uint64_t per_replica, std::uint64_t cap, bo
 
 }  // namespace detail
 
-KvCostInput plan_cost_input(const PlanInput& in, std::uint64_t context, std::uint64_t batch,
-                            std::uint32_t block_size) {
-  return KvCostInput{.context = context,
-                     .batch = batch,
-                     .format = in.format,
-                     .policy = in.policy,
-                     .block_size = block_size,
-                     .tp = in.tp,
-                     .draft_layers = in.draft_layers,
-                     .conv_state_dtype = in.conv_state_dtype,
-                     .ssm_state_dtype = in.ssm_state_dtype
-                                            ? in.ssm_state_dtype
-                                            : engine_rules(in).default_ssm_state_dtype()};
+KvCostInput plan_cost_input(const ModelSpec& model, const PlanInput& in, std::uint64_t context,
+                            std::uint64_t batch, std::uint32_t block_size) {
+  return KvCostInput{
+      .context = context,
+      .batch = batch,
+      .format = in.format,
+      .policy = in.policy,
+      .block_size = block_size,
+      .tp = in.tp,
+      .draft_layers = in.draft_layers,
+      .conv_state_dtype = in.conv_state_dtype,
+      .ssm_state_dtype = in.ssm_state_dtype
+                             ? in.ssm_state_dtype
+                             : engine_rules(in).default_ssm_state_dtype(model.recurrent)};
 }
 
 namespace {
@@ -1168,7 +1176,8 @@ void engine_pool_figures(const detail::PlanEval& ev, const detail::PlanEval::Sta
     std::uint64_t blocks = 0;
     for (const auto& w : st.trtllm) blocks = add(blocks, w.primary_blocks, "blocks");
     c.num_gpu_blocks = blocks;
-    c.kv_cache_tokens = mul(st.trtllm.back().primary_blocks, ev.bs, "kv cache tokens");
+    c.kv_cache_tokens =
+        st.trtllm.empty() ? 0 : mul(st.trtllm.back().primary_blocks, ev.bs, "kv cache tokens");
   }
   const auto [num, den] = ev.pool_ratio(st, n);
   c.concurrency_numerator = num;
@@ -1223,6 +1232,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
     s.num_blocks = st.num_blocks;
     s.trtllm_pools = st.trtllm;
     s.trtllm_requested = st.trtllm_requested;
+    s.trtllm_states = st.trtllm_states;
     if (st.sglang) {
       s.sglang_profiled_tokens = st.sglang->profiled_tokens;
       s.sglang_max_num_reqs = st.sglang->max_num_reqs;
@@ -1276,7 +1286,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
   c.max_requests_per_replica = !c.fits_one_request ? 0
                                : ev.paged          ? ev.requests_at(n)
                                           : c.concurrency_numerator / c.concurrency_denominator;
-  if (ev.paged && (worst->sglang || !worst->trtllm.empty())) engine_pool_figures(ev, *worst, n, c);
+  if (ev.paged && worst->engine_pools()) engine_pool_figures(ev, *worst, n, c);
   c.max_requests = mul(c.max_requests_per_replica, ev.replicas, "requests");
   c.estimated_max_model_len = ev.longest(1, std::max(n, model.max_context), true);
   return c;

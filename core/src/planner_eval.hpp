@@ -54,6 +54,9 @@ struct PlanStage {
   bool sglang_all_swa = false;  // every attention layer in the SWA pool
   std::vector<TrtllmWindow> trtllm;
   std::vector<std::vector<std::uint64_t>> trtllm_requested;  // StageCapacity::trtllm_requested
+  std::optional<TrtllmStatePool> trtllm_states;              // StageCapacity::trtllm_states
+  // The engine sizes this stage by its own pools (SGLang's, TensorRT-LLM's), not uniform pages.
+  bool engine_pools() const { return sglang || !trtllm.empty() || trtllm_states; }
 };
 
 struct PlanEval {

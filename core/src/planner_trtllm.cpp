@@ -101,6 +101,75 @@ std::uint64_t trtllm_blocks_per_sequence(std::uint64_t n, std::uint64_t window,
 
 namespace detail {
 
+namespace {
+
+__extension__ typedef unsigned __int128 u128;
+
+// A hybrid Mamba model's state slots and what they leave the attention pool. Sources (NVIDIA/
+// TensorRT-LLM; docs/deploy.md has the whole derivation):
+//   tensorrt_llm/_torch/pyexecutor/kv_cache/mamba_cache_manager/common.py @ 28295084972c5ab61ef0
+//     10a050a18f53f5d72810: _estimate_mamba_hybrid_cache_cost, the affine cost (slope = the rank's
+//     attention bytes a token, intercept = (max_batch_size · pp + dummies) · state bytes, no
+//     snapshot terms without block reuse); _get_num_cuda_graph_padding_dummy_slots = 1 without
+//     speculative decoding;
+//   legacy.py @ 28295084: CppMambaHybridCacheManager passes 1 dummy; mamba_cache_manager_v2.py @
+//     28295084: MambaHybridCacheManagerV2 passes 1 + enable_attention_dp;
+//   V2's _build_cache_config / _minimum_live_gpu_quota (the same class, stored as index file
+//     65840806212): a typical step of max_batch_size · pp requests of avg_seq_len tokens (else
+//     max_seq_len / 2) plus the dummies sets the pools' proportion, with the live and dummy slots
+//     as a floor; a quota below those slots and one attention block stops the engine;
+//   models/modeling_nemotron_h.py @ 00620eb025e7c24895986e1042380bd1be4426d9 and
+//     modeling_qwen3_next.py @ 00022b040996780da248347927318fecb55ae7e9: get_model_defaults turns
+//     block reuse off, so no snapshot slot is ever sized.
+TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
+                                  std::uint64_t attention_per_token) {
+  const PlanInput& in = ev.in;
+  const MixerKind kind = ev.model.recurrent.kind;
+  if (kind != MixerKind::mamba2 && kind != MixerKind::gated_delta_net && kind != MixerKind::shapes)
+    throw Error(ev.source, "engine",
+                "TensorRT-LLM's hybrid cache managers hold Mamba-2 (Nemotron-H) and gated-delta-"
+                "net (Qwen3-Next, Qwen3.5) states (is_hybrid_linear, tensorrt_llm/_torch/"
+                "pyexecutor/config_utils.py); " +
+                    ev.model.id + "'s " + to_string(kind) +
+                    " state has no TensorRT-LLM manager kvplan models");
+  if (st.draft_layers > 0 || in.draft_layers > 0)
+    throw Error(ev.source, "draft_layers",
+                "speculative decoding with a hybrid Mamba model under TensorRT-LLM allocates "
+                "intermediate or replay state buffers beside the pool "
+                "(MambaHybridCacheManagerV2 and CppMambaHybridCacheManager) that kvplan does not "
+                "model");
+  TrtllmStatePool p;
+  p.v2 = in.trtllm().kv_cache_manager_v2.value_or(true);
+  const std::uint64_t max_batch =
+      in.max_num_seqs ? *in.max_num_seqs : ev.rules->default_max_num_seqs().value_or(2048);
+  p.live_slots = mul(max_batch, in.pp, "state slots");
+  p.dummy_slots = 1 + (p.v2 && in.attention_dp > 1 ? 1 : 0);
+  p.slot_bytes = mul(ev.state_bytes, st.state_layers, "state bytes");
+  p.bytes = mul(p.live_slots + p.dummy_slots, p.slot_bytes, "state slots' bytes");
+  p.budget_bytes = ev.mem.available_bytes;
+  const std::uint64_t block = mul(attention_per_token, ev.bs, "attention block");
+  const std::uint64_t least = add(p.bytes, block, "live quota");
+  if (least > p.budget_bytes) {
+    p.shortfall_bytes = least - p.budget_bytes;
+    return p;
+  }
+  p.attention_bytes = p.budget_bytes - p.bytes;
+  if (!p.v2 || attention_per_token == 0) return p;
+  // V2: the attention pool's share of the quota is the typical step's, unless the slots' floor
+  // binds (a quota below one typical step of every resident sequence).
+  p.typical_tokens = in.trtllm().avg_seq_len.value_or(std::max<std::uint64_t>(1, in.context / 2));
+  const u128 typical = static_cast<u128>(p.live_slots) * p.typical_tokens * attention_per_token;
+  const u128 whole = typical + p.bytes;
+  if (static_cast<u128>(p.budget_bytes) >= whole) {
+    p.attention_bytes =
+        static_cast<std::uint64_t>(static_cast<u128>(p.budget_bytes) * typical / whole);
+    p.proportional = true;
+  }
+  return p;
+}
+
+}  // namespace
+
 void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   const std::uint64_t cell = ev.page / ev.bs;  // one layer's K + V bytes per token on this rank
   if (cell == 0) return;
@@ -122,7 +191,30 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
     windows.push_back({w, count, mul(cell, count, "bytes per token"), 0});
     requested.push_back({w});
   }
-  const std::uint64_t memory = ev.mem.available_bytes;
+  std::uint64_t memory = ev.mem.available_bytes;
+  if (st.state_layers > 0) {
+    // A hybrid Mamba model: the state slots first, the attention pool from what they leave, in
+    // whole blocks of the affine cost's tokens ((budget - intercept) // slope, capped at
+    // max_tokens).
+    if (ev.in.trtllm().backend != TrtllmOptions::Backend::pytorch)
+      throw Error(ev.source, "backend",
+                  "hybrid Mamba models run on TensorRT-LLM's PyTorch backend only (its Mamba "
+                  "cache managers, tensorrt_llm/_torch/pyexecutor/kv_cache)");
+    if (windows.size() > 1)
+      throw Error(ev.source, "max_attention_window",
+                  "variable attention windows beside Mamba states are not modelled (TensorRT-LLM's "
+                  "hybrid managers size one attention window)");
+    const std::uint64_t per_token = windows.empty() ? 0 : windows[0].bytes_per_token;
+    st.trtllm_states = trtllm_state_pool(ev, st, per_token);
+    if (!windows.empty()) {
+      std::uint64_t tokens = st.trtllm_states->attention_bytes / per_token;
+      if (ev.in.max_total_tokens) tokens = std::min(tokens, *ev.in.max_total_tokens);
+      windows[0].primary_blocks = tokens / ev.bs;
+    }
+    st.trtllm = windows;
+    st.trtllm_requested = std::move(requested);
+    return;
+  }
   if (windows.size() > 1 && ev.in.trtllm().backend == TrtllmOptions::Backend::pytorch) {
     // PyTorch: windows shrink until one sequence fits; equal windows merge.
     const auto adjusted = trtllm_adjust_windows(windows, memory, ev.in.max_total_tokens);

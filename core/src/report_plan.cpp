@@ -137,6 +137,35 @@ void trtllm_pool_rows(const Capacity& c, Table& t) {
   }
 }
 
+// TensorRT-LLM's Mamba state slots of a hybrid model (TrtllmStatePool), the worst stage's: how
+// many, their bytes out of the KV budget, what the attention pool is left, and a start that fails.
+void trtllm_state_rows(const Capacity& c, Table& t) {
+  const TrtllmStatePool* worst = nullptr;
+  for (const auto& s : c.stages)
+    if (s.trtllm_states && (!worst || s.trtllm_states->attention_bytes < worst->attention_bytes))
+      worst = &*s.trtllm_states;
+  if (!worst) return;
+  const TrtllmStatePool& p = *worst;
+  const std::string manager = p.v2 ? "MambaHybridCacheManagerV2" : "CppMambaHybridCacheManager";
+  t.rows.push_back({"  state slots (TensorRT-LLM " + manager + ")",
+                    grouped(p.live_slots) + " live (max_batch_size x pp) + " +
+                        std::to_string(p.dummy_slots) + " dummy"});
+  t.rows.push_back({"  their bytes, out of the KV budget of " + human_bytes(p.budget_bytes),
+                    human_bytes(p.bytes)});
+  if (p.shortfall_bytes) {
+    t.rows.push_back({"  START FAILS: slots and one attention block short by",
+                      human_bytes(p.shortfall_bytes) +
+                          (p.v2 ? " (\"The V2 Mamba GPU cache quota is too small for live "
+                                  "recurrent states and attention pages\"; lower max_batch_size)"
+                                : " (lower max_batch_size)")});
+    return;
+  }
+  t.rows.push_back({p.proportional ? "  attention pool (the typical step's share: " +
+                                         grouped(p.typical_tokens) + "-token requests)"
+                                   : "  attention pool (the budget less the slots)",
+                    human_bytes(p.attention_bytes)});
+}
+
 // SGLang's request limits of a replica: the running requests its scheduler admits (the fewest
 // any stage allows) and its request table's rows (the most any stage has); 0 for other engines.
 struct SglangLimits {
@@ -183,6 +212,7 @@ Table capacity_table(const PlanReport& r) {
     else if (c.paged && engine_rules(in).pages_recurrent_state())
       t.rows.push_back(
           {"  as vLLM pages it (one page per layer)", human_bytes(c.page_bytes * c.state_layers)});
+    trtllm_state_rows(c, t);
   }
   t.rows.push_back({"GPU KV cache size (tokens)", grouped(c.kv_cache_tokens)});
   t.rows.push_back({"KV bytes per request of " + grouped(in.context) + " tokens",
@@ -335,6 +365,22 @@ void order_and_what_if_json(const PlanReport& r, nlohmann::json& j) {
                             {"min_gpus", w.min_gpus}});
 }
 
+// A stage's TensorRT-LLM Mamba state slots, null without them.
+nlohmann::json trtllm_states_json(const StageCapacity& s) {
+  if (!s.trtllm_states) return nullptr;
+  const TrtllmStatePool& p = *s.trtllm_states;
+  return {{"manager", p.v2 ? "v2" : "cpp"},
+          {"live_slots", p.live_slots},
+          {"dummy_slots", p.dummy_slots},
+          {"slot_bytes", p.slot_bytes},
+          {"bytes", p.bytes},
+          {"budget_bytes", p.budget_bytes},
+          {"typical_tokens", p.typical_tokens},
+          {"proportional", p.proportional},
+          {"attention_bytes", p.attention_bytes},
+          {"shortfall_bytes", p.shortfall_bytes}};
+}
+
 // A stage's TensorRT-LLM pools: window, the windows asked for, layers, blocks.
 nlohmann::json trtllm_pools_json(const StageCapacity& s) {
   nlohmann::json a = nlohmann::json::array();
@@ -402,7 +448,8 @@ nlohmann::json plan_json(const PlanReport& r) {
                            {"num_blocks", s.num_blocks},
                            {"blocks_per_request", s.blocks_per_request},
                            {"bytes_per_request", s.bytes_per_request},
-                           {"trtllm_pools", trtllm_pools_json(s)}});
+                           {"trtllm_pools", trtllm_pools_json(s)},
+                           {"trtllm_states", trtllm_states_json(s)}});
   order_and_what_if_json(r, j);
   j["engine_flags"] = {{"vllm", r.vllm ? nlohmann::json(*r.vllm) : nlohmann::json(nullptr)},
                        {"sglang", r.sglang ? nlohmann::json(*r.sglang) : nlohmann::json(nullptr)}};

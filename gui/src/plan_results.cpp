@@ -48,10 +48,10 @@ PlanResults compute_plan(const ModelSpec& model, const PlanSettings& settings, b
     r.max_context = r.report.max_context;
     r.orders = r.report.order;
     r.what_if = r.report.what_if;
-    r.cost = kv_cost(
-        model,
-        plan_cost_input(r.input, settings.context, settings.concurrency, r.capacity.block_size),
-        "planner");
+    r.cost = kv_cost(model,
+                     plan_cost_input(model, r.input, settings.context, settings.concurrency,
+                                     r.capacity.block_size),
+                     "planner");
     r.context_cap = model.max_context;
     // Capped only when the memory alone would hold more than the model's positions.
     r.context_capped =

@@ -768,6 +768,40 @@ TEST(EngineConfigFiles, TrtllmMaxGpuTotalBytesFixesThePool) {
   EXPECT_EQ(back.plan.trtllm().max_gpu_total_bytes, std::uint64_t{80} << 30);
 }
 
+// A hybrid Mamba model's manager from the LLM-API file: use_kv_cache_manager_v2 false is the C++
+// manager (its slots the floor, no typical-step split), avg_seq_len V2's typical request, both
+// kept by the deployment file. Qwen3-Next-80B-A3B at TP 4 (TrtllmParity.HybridDefaultBatchSlots-
+// CanStopTheStart: 9,879,552 B of states a sequence): 64 + 1 slots = 642,170,880 B out of the 20
+// GiB pool; the 12 full-attention layers keep 1 of the 2 KV heads of 256 a rank, 12 · 2 · 256 · 2 =
+// 12,288 B a token: (21,474,836,480 − 642,170,880) // 12,288 = 1,695,367 tokens = 52,980 blocks.
+TEST(EngineConfigFiles, TrtllmHybridManagerFromTheConfigFile) {
+  const auto a = trtllm(
+      "trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 "
+      "--max_seq_len 32768 --config " +
+      kConfigs + "trtllm-mamba-hybrid.yaml");
+  EXPECT_EQ(a.kv_cache_manager_v2, std::optional<bool>(false));
+  EXPECT_EQ(a.avg_seq_len, std::optional<std::uint64_t>(4096));
+  Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+  const Capacity c = plan_capacity(d.model, d.plan);
+  const auto& s = *c.stages.at(0).trtllm_states;
+  EXPECT_FALSE(s.v2);
+  EXPECT_EQ(s.live_slots, 64u);
+  EXPECT_EQ(s.bytes, 642170880u);
+  EXPECT_EQ(c.num_gpu_blocks, 52980u);
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.plan.trtllm().kv_cache_manager_v2, std::optional<bool>(false));
+  EXPECT_EQ(back.plan.trtllm().avg_seq_len, std::optional<std::uint64_t>(4096));
+  // V2 (auto): 64 typical requests of 4,096 tokens, 64 · 4,096 · 12,288 = 3,221,225,472 B of
+  // attention beside the 642,170,880 B of slots, fit the pool 5.6 times over, so the pools take
+  // the typical step's proportion: 21,474,836,480 · 3,221,225,472 // 3,863,396,352 =
+  // 17,905,305,066 B of attention = 1,457,137 tokens = 45,535 blocks.
+  d.plan.edit_trtllm().kv_cache_manager_v2.reset();
+  const Capacity v2 = plan_capacity(d.model, d.plan);
+  EXPECT_TRUE(v2.stages.at(0).trtllm_states->proportional);
+  EXPECT_EQ(v2.stages.at(0).trtllm_states->attention_bytes, 17905305066u);
+  EXPECT_EQ(v2.num_gpu_blocks, 45535u);
+}
+
 // trtllm-serve (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM 00209af1) with the
 // DeepSeek-R1 example's --config: the LLM-API file's kv_cache_config sets the fraction and the
 // dtype; enable_attention_dp makes the 8 GPUs 8 attention groups of one GPU sharing the MoE layers,

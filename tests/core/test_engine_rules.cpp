@@ -91,8 +91,8 @@ TEST(EngineRules, PoolFactsPerEngine) {
   EXPECT_TRUE(vllm09().startup_check_by_bytes());
   EXPECT_FALSE(vllm().startup_check_by_bytes());
   // server_args.py mamba_ssm_dtype = "float32"; vLLM and TensorRT-LLM follow the model.
-  EXPECT_EQ(sglang().default_ssm_state_dtype(), KvDtype::fp32);
-  EXPECT_FALSE(vllm().default_ssm_state_dtype().has_value());
+  EXPECT_EQ(sglang().default_ssm_state_dtype({}), KvDtype::fp32);
+  EXPECT_FALSE(vllm().default_ssm_state_dtype({}).has_value());
   EXPECT_TRUE(trtllm().pools_per_attention_window());
   EXPECT_FALSE(vllm().pools_per_attention_window());
 }
@@ -114,7 +114,8 @@ TEST(EngineRules, SwitchingEngineDropsTheOldEnginesOwnSettings) {
   EXPECT_FALSE(p.ssm_state_dtype.has_value());
   EXPECT_FALSE(p.max_total_tokens.has_value());
   // The state's cost then follows SGLang's default: float32.
-  EXPECT_EQ(plan_cost_input(p, 1, 1, 1).ssm_state_dtype, std::optional<KvDtype>(KvDtype::fp32));
+  EXPECT_EQ(plan_cost_input(ModelSpec{}, p, 1, 1, 1).ssm_state_dtype,
+            std::optional<KvDtype>(KvDtype::fp32));
 }
 
 // A Mamba state's pages per request (MambaSpec.max_memory_usage_bytes, vllm/v1/

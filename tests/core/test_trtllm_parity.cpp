@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
 #include "kvplan/planner.hpp"
 #include "model_shapes.hpp"
@@ -255,6 +256,224 @@ TEST(TrtllmParity, DsaIndexerAtTheKvDtype) {
   in.format = parse_kv_format("fp8");
   in.available_kv_bytes = std::uint64_t{1382016} * 500;
   EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 500u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hybrid Mamba models: the state slots come out of the KV budget before the attention pool.
+//   M = tests/unittest/_torch/executor/kv_cache/test_mamba_cache_manager.py
+//       @ NVIDIA/TensorRT-LLM 000d3e98ca597bbe79196aff098fcb6dbcf082f0
+//   E = tensorrt_llm/_torch/pyexecutor/kv_cache/mamba_cache_manager/common.py
+//       @ 28295084972c5ab61ef010a050a18f53f5d72810 (_estimate_mamba_hybrid_cache_cost)
+// Inventory of M (every test function with a concrete sizing number → its TEST here):
+//   test_hybrid_mtp_layout_honors_explicit_base_partition  HybridStateSlotsComeOutOfTheBudget (its
+//       base layers; the MTP draft layer is refused: kvplan does not model the intermediate state
+//       buffers speculative decoding adds beside the pool)
+//   test_hybrid_separate_mtp_draft_estimator_has_no_mamba_state  not expressible: a separate
+//       draft KV cache manager (speculative decoding, refused as above)
+//   test_v2_hybrid_estimator_counts_dummy_states_without_attention_capacity
+//                                              HybridDummySlotsByManagerAndAttentionDp (no spec,
+//                                              and attention DP; the draft-length schedules are
+//                                              speculative decoding)
+//   test_cuda_graph_padding_dummy_slot_count_tracks_reachable_draft_lengths  speculative only
+//   test_v2_hybrid_pure_mamba_rank_does_not_reserve_attention_page
+//                                              HybridRankOfMambaLayersAloneNeedsItsSlots
+//   test_v2_hybrid_typical_batch_splits_capacity_across_ssm_states_and_dummies,
+//   test_v2_hybrid_warns_when_avg_seq_len_is_missing  HybridV2SplitsByTheTypicalStep (the typical
+//       request: avg_seq_len, else max_seq_len / 2; the per-snapshot split needs block reuse)
+//   test_v2_hybrid_snapshot_sizing_scales_with_pp_and_explicit_rules,
+//   test_mamba_snapshot_rule_count_deduplicates_and_filters_unreachable_points  not expressible:
+//       block-reuse snapshots (mamba_state_config), off by default for these models
+//   test_cpp_mamba_estimator_handles_disabled_snapshots_without_attention  not expressible: a rank
+//       without attention layers that still sizes an attention pool of max_tokens (zero-byte
+//       blocks); kvplan gives such a rank its state slots alone
+//   test_python_mamba_resource_count_excludes_reserved_dummy_slots  the Python (Mixed) manager,
+//       not modelled
+//   test_v2_hybrid_reserves_every_persistent_dummy_slot, test_v2_hybrid_allocates_mamba_state_and_
+//   dummy_indices (CUDA): slot indices and tensor views; the state's shapes are
+//       HybridStateSlotsComeOutOfTheBudget's 800 B
+// M's fixture _hybrid_cache_sizing_model_config: Qwen3_5ForCausalLM in fp16, linear_key_head_dim
+// 8, linear_conv_kernel_dim 4, 4 value heads of 8, 1 key head, 2 KV heads of hidden 32 / 4 heads
+// = 8, layers [linear, full, linear, full]. By hand (config_utils.py@00679c66
+// get_states_bytes_per_layer): conv_dim = 4 · 8 + 2 · 1 · 8 = 48, conv 48 · 3 · 2 B = 288 B;
+// ssm 4 · 8 · 8 · 2 B = 512 B: 800 B a slot and layer. Attention 2 · 2 · 8 · 2 B = 64 B a token.
+ModelSpec m_fixture() {
+  ModelSpec m = layers_of("qwen3_5-sizing", 4, 4, 2, 8);
+  m.layers[0] = m.layers[2] = LayerSpec{AttentionKind::none, 0, true};
+  m.recurrent = RecurrentSpec{.kind = MixerKind::gated_delta_net,
+                              .d_conv = 4,
+                              .heads = 4,
+                              .head_dim = 8,
+                              .key_heads = 1,
+                              .key_head_dim = 8,
+                              .conv_dtype = KvDtype::fp16,
+                              // vLLM's Qwen3.5 hook would keep the temporal state in float32;
+                              // TensorRT-LLM reads mamba_ssm_cache_dtype alone (absent): fp16.
+                              .ssm_dtype = KvDtype::fp32,
+                              .ssm_dtype_pinned = true};
+  return m;
+}
+
+// M test_hybrid_mtp_layout_honors_explicit_base_partition, its base layers (the MTP draft layer it
+// appends is refused below): pp 2 splits the four layers [2, 2], each rank one linear and one full
+// layer; max_batch_size 1. E: intercept (1 · 2 resident + 1 dummy) · 800 = 2,400 B, slope 64 B a
+// token on each rank, for CppMambaHybridCacheManager and V2 alike. A budget of 2,400 + 64 · 32 · 10
+// bytes leaves 10 blocks of 32 tokens (V2: below a typical step of avg_seq_len 1,024 tokens, 2 ·
+// 1,024 · 64 B, the slots' floor binds; HybridV2SplitsByTheTypicalStep has the other side).
+TEST(TrtllmParity, HybridStateSlotsComeOutOfTheBudget) {
+  const ModelSpec m = m_fixture();
+  PlanInput in = trtllm_fp16();
+  in.pp = 2;
+  in.context = 64;
+  in.max_num_seqs = 1;
+  in.available_kv_bytes = 2400 + 64 * 32 * 10;
+  in.edit_trtllm().avg_seq_len = 1024;
+  for (const bool v2 : {true, false}) {
+    SCOPED_TRACE(v2 ? "V2" : "Cpp");
+    in.edit_trtllm().kv_cache_manager_v2 = v2;
+    const auto c = plan_capacity(m, in);
+    ASSERT_EQ(c.stages.size(), 2u);
+    for (const auto& s : c.stages) {
+      ASSERT_TRUE(s.trtllm_states.has_value());
+      EXPECT_EQ(s.trtllm_states->slot_bytes, 800u);
+      EXPECT_EQ(s.trtllm_states->live_slots, 2u);
+      EXPECT_EQ(s.trtllm_states->dummy_slots, 1u);
+      EXPECT_EQ(s.trtllm_states->bytes, 2400u);
+      EXPECT_EQ(s.trtllm_pools.at(0).primary_blocks, 10u);
+    }
+    EXPECT_EQ(c.state_bytes_per_layer, 800u);
+    EXPECT_EQ(c.kv_cache_tokens, 320u);
+    // Requests of 64 tokens take 2 blocks: 5 fit the attention pool, but 2 live slots hold 2.
+    EXPECT_EQ(c.max_requests, 2u);
+  }
+  // The draft layer M appends brings intermediate state buffers kvplan does not model: refused.
+  in.draft_layers = 1;
+  EXPECT_THROW(plan_capacity(m, in), Error);
+}
+
+// M test_v2_hybrid_estimator_counts_dummy_states_without_attention_capacity, 1 Mamba layer of 64 B,
+// max_batch_size 4: (4 + 1) · 64 = 320 B without attention DP; V2 reserves one more dummy for it
+// (E: _get_num_cuda_graph_padding_dummy_slots + enable_attention_dp): 6 · 64 = 384 B. The C++
+// manager passes 1 dummy whatever the mapping (legacy.py@28295084): 320 B.
+TEST(TrtllmParity, HybridDummySlotsByManagerAndAttentionDp) {
+  ModelSpec m = layers_of("one-mamba", 2, 4, 2, 8);
+  m.layers[0] = LayerSpec{AttentionKind::none, 0, true};
+  m.recurrent = RecurrentSpec{.kind = MixerKind::shapes, .ssm_elements = 32};  // 32 · 2 B
+  m.routed_experts = 8, m.experts_per_token = 2;  // attention DP needs MoE layers
+  PlanInput in = trtllm_fp16();
+  in.context = 64;
+  in.max_num_seqs = 4;
+  in.available_kv_bytes = 1 << 20;
+  EXPECT_EQ(plan_capacity(m, in).stages.at(0).trtllm_states->bytes, 320u);
+  in.attention_dp = 2;  // TP 1 × attention_dp 2: enable_attention_dp with tp_size 2
+  EXPECT_EQ(plan_capacity(m, in).stages.at(0).trtllm_states->bytes, 384u);
+  in.edit_trtllm().kv_cache_manager_v2 = false;
+  EXPECT_EQ(plan_capacity(m, in).stages.at(0).trtllm_states->bytes, 320u);
+}
+
+// M test_v2_hybrid_pure_mamba_rank_does_not_reserve_attention_page: max_batch_size 2, a state of
+// ssm 64 B + conv 32 B, 1 dummy, no attention on the rank: _minimum_live_gpu_quota = 3 · 96 =
+// 288 B. One byte less and V2 stops at start-up ("The V2 Mamba GPU cache quota is too small").
+TEST(TrtllmParity, HybridRankOfMambaLayersAloneNeedsItsSlots) {
+  ModelSpec m = layers_of("pure-mamba", 2, 4, 2, 8);
+  for (auto& l : m.layers) l = LayerSpec{AttentionKind::none, 0, true};
+  // Per layer half of it: 2 layers of ssm 16 · 2 B and conv 8 · 2 B = 96 B a slot.
+  m.recurrent = RecurrentSpec{.kind = MixerKind::shapes, .conv_elements = 8, .ssm_elements = 16};
+  PlanInput in = trtllm_fp16();
+  in.context = 64;
+  in.max_num_seqs = 2;
+  in.available_kv_bytes = 288;
+  auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->bytes, 288u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->shortfall_bytes, 0u);
+  EXPECT_TRUE(c.fits_one_request);
+  EXPECT_EQ(c.max_requests, 2u);
+  in.available_kv_bytes = 287;
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->shortfall_bytes, 1u);
+  EXPECT_FALSE(c.fits_one_request);
+  EXPECT_EQ(c.max_requests, 0u);
+}
+
+// V2's typical step (MambaHybridCacheManagerV2._build_cache_config: max_batch_size · pp requests
+// of avg_seq_len tokens, else max_seq_len / 2, plus the dummies) sets the pools' proportion once
+// the budget exceeds it; below it the slots' floor binds. M's fixture, pp 2, max_batch_size 1,
+// max_seq_len 128: typical 64 tokens, 2 · 64 · 64 = 8,192 B of attention beside 2,400 B of slots
+// per rank. A budget of 105,920 B (ten typical steps): V2's attention share 105,920 · 8,192 /
+// 10,592 = 81,920 B = 1,280 tokens = 40 blocks; the C++ manager's (105,920 − 2,400) // 64 = 1,617
+// tokens = 50 blocks. avg_seq_len 32: 4,096 / 6,496 of it, 66,786 B = 1,043 tokens = 32 blocks.
+TEST(TrtllmParity, HybridV2SplitsByTheTypicalStep) {
+  const ModelSpec m = m_fixture();
+  PlanInput in = trtllm_fp16();
+  in.pp = 2;
+  in.context = 128;
+  in.max_num_seqs = 1;
+  in.available_kv_bytes = 105920;
+  auto c = plan_capacity(m, in);
+  EXPECT_TRUE(c.stages.at(0).trtllm_states->proportional);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->typical_tokens, 64u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->attention_bytes, 81920u);
+  EXPECT_EQ(c.num_gpu_blocks, 40u);
+  in.edit_trtllm().avg_seq_len = 32;
+  EXPECT_EQ(plan_capacity(m, in).num_gpu_blocks, 32u);
+  in.edit_trtllm().kv_cache_manager_v2 = false;
+  c = plan_capacity(m, in);
+  EXPECT_FALSE(c.stages.at(0).trtllm_states->proportional);
+  EXPECT_EQ(c.num_gpu_blocks, 50u);
+}
+
+// Qwen3-Next-80B-A3B (models/hf/qwen3-next-80b-a3b.json: 48 layers, every 4th full; 32 value heads
+// of 128, 16 key heads of 128, conv kernel 4, bf16) at TP 4: conv_dim (32 · 128 + 2 · 16 · 128) / 4
+// = 2,048, conv 2,048 · 3 · 2 = 12,288 B, ssm 8 · 128 · 128 · 2 = 262,144 B: 274,432 B a layer, 36
+// layers 9,879,552 B a sequence. trtllm-serve's max_batch_size 2048 (BaseLlmArgs, llm_args.py@
+// 0004396720054fd8e205cbf616f21f0b57c6b412) holds 2,049 slots = 20,243,202,048 B before any
+// attention block: an 18 GiB budget does not start; max_batch_size 256 leaves the rest.
+TEST(TrtllmParity, HybridDefaultBatchSlotsCanStopTheStart) {
+  const auto m = load_model("qwen3-next-80b-a3b");
+  PlanInput in;
+  in.engine = Engine::trtllm;
+  in.tp = 4;
+  in.context = 32768;
+  in.available_kv_bytes = 18 * GiB;
+  auto c = plan_capacity(m, in);
+  const auto& s = *c.stages.at(0).trtllm_states;
+  EXPECT_EQ(s.slot_bytes, 9879552u);
+  EXPECT_EQ(s.live_slots, 2048u);
+  EXPECT_EQ(s.bytes, std::uint64_t{2049} * 9879552);
+  EXPECT_FALSE(c.fits_one_request);
+  // The plan says so, in the table and the JSON.
+  const PlanReport r = make_plan_report(m, std::nullopt, in, {}, false);
+  const std::string text = render(r, OutputFormat::table);
+  EXPECT_NE(text.find("state slots (TensorRT-LLM MambaHybridCacheManagerV2)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("START FAILS: slots and one attention block short by"), std::string::npos)
+      << text;
+  const auto j = nlohmann::json::parse(render(r, OutputFormat::json));
+  EXPECT_EQ(j["stages"][0]["trtllm_states"]["live_slots"], 2048);
+  EXPECT_EQ(j["stages"][0]["trtllm_states"]["manager"], "v2");
+  in.max_num_seqs = 256;
+  c = plan_capacity(m, in);
+  EXPECT_TRUE(c.fits_one_request);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->bytes, std::uint64_t{257} * 9879552);
+}
+
+// The temporal state's dtype under TensorRT-LLM: the checkpoint's mamba_ssm_cache_dtype, else the
+// model dtype (resolve_ssm_cache_dtype); Qwen3.5's mamba_ssm_dtype "float32", which vLLM follows,
+// is ignored. Qwen3.5-35B-A3B (32 value heads of 128, 16 key heads of 128, conv kernel 4, bf16),
+// TP 1: conv (4,096 + 4,096) · 3 · 2 = 49,152 B; ssm 32 · 128 · 128 · 2 = 1,048,576 B under
+// TensorRT-LLM, 2,097,152 B in float32 under vLLM.
+TEST(TrtllmParity, HybridStateDtypeIsTheCheckpointsCacheDtypeOrTheModels) {
+  const auto m = load_model("qwen3.5-35b-a3b");
+  PlanInput in;
+  in.context = 4096;
+  in.available_kv_bytes = 64 * GiB;
+  in.max_num_seqs = 64;
+  in.engine = Engine::vllm;
+  EXPECT_EQ(plan_capacity(m, in).state_bytes_per_layer, 49152u + 2097152u);
+  in.engine = Engine::trtllm;
+  EXPECT_EQ(plan_capacity(m, in).state_bytes_per_layer, 49152u + 1048576u);
+  // kv_cache_config.mamba_ssm_cache_dtype float32 wins over both.
+  in.ssm_state_dtype = KvDtype::fp32;
+  EXPECT_EQ(plan_capacity(m, in).state_bytes_per_layer, 49152u + 2097152u);
 }
 
 }  // namespace

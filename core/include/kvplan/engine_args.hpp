@@ -85,6 +85,10 @@ struct EngineArgs {
   std::optional<std::uint32_t> max_beam_width;  // --max_beam_width (default 1)
   std::vector<std::uint64_t> max_attention_window;
   std::optional<std::uint64_t> max_gpu_total_bytes;  // kv_cache_config.max_gpu_total_bytes
+  // kv_cache_config.use_kv_cache_manager_v2 (true / false; "auto" leaves it unset) and
+  // kv_cache_config.avg_seq_len: a hybrid Mamba model's manager (TrtllmOptions).
+  std::optional<bool> kv_cache_manager_v2;
+  std::optional<std::uint64_t> avg_seq_len;
   // Config files read, in order: vLLM --config, trtllm-serve --extra_llm_api_options / --config.
   std::vector<std::string> config_files;
   // KV tiers beyond the GPU: vLLM --kv-offloading-size / --kv-offloading-backend /

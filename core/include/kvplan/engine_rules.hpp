@@ -325,8 +325,11 @@ class EngineRules {
   // Whether each pipeline stage is sized by its own ranks' measured memory, rather than every
   // stage by the least of all ranks.
   virtual bool sizes_stages_by_own_memory() const { return false; }
-  // The recurrent (ssm) state's dtype when the deployment leaves it out; empty: the model's.
-  virtual std::optional<KvDtype> default_ssm_state_dtype() const { return std::nullopt; }
+  // The recurrent (ssm) state's dtype when the deployment leaves it out; empty: the model's as
+  // vLLM reads it (RecurrentSpec::ssm_dtype).
+  virtual std::optional<KvDtype> default_ssm_state_dtype(const RecurrentSpec&) const {
+    return std::nullopt;
+  }
   // The engine's own pools of one pipeline stage, once the page is known (SGLang's full, SWA and
   // Mamba pools; TensorRT-LLM's pool per attention window). Generic uniform pages otherwise.
   virtual void attach_stage_pools(const detail::PlanEval&, detail::PlanStage&) const {}

@@ -101,6 +101,12 @@ struct RecurrentSpec {
   // Qwen3.5's mamba_ssm_dtype; a model file's ssm_dtype other than its conv_dtype), so vLLM's
   // --mamba-cache-dtype does not carry over to it (formula.cpp make_layout).
   bool ssm_dtype_pinned = false;
+  // The checkpoint's own mamba_ssm_cache_dtype (config.json, top level or text_config; "auto" or
+  // absent: empty), the one field TensorRT-LLM reads for the temporal state's dtype before it
+  // falls back to the model dtype (resolve_ssm_cache_dtype, tensorrt_llm/_torch/pyexecutor/
+  // config_utils.py@00679c66c3e38f6d2651ad0a5bef0f94d862e36c: it ignores mamba_ssm_dtype and
+  // vLLM's per-model hooks). A kvplan model file's ssm_dtype stands for it.
+  std::optional<KvDtype> ssm_cache_dtype{};
   bool operator==(const RecurrentSpec&) const = default;
 };
 

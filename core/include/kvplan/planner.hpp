@@ -217,6 +217,12 @@ struct TrtllmOptions {
   // else int(free_mem * free_gpu_memory_fraction)", tensorrt_llm/_torch/pyexecutor/
   // resource_manager.py@d2a5560abdadfbdf496ce057696103e0509a71ed). Unset: the fraction.
   std::optional<std::uint64_t> max_gpu_total_bytes;
+  // A hybrid Mamba model's cache manager (kv_cache_config.use_kv_cache_manager_v2): true
+  // MambaHybridCacheManagerV2, false CppMambaHybridCacheManager; unset ("auto") V2, the default
+  // Nemotron-H, Qwen3-Next and Qwen3.5 declare (docs/deploy.md). avg_seq_len: V2's typical
+  // request (kv_cache_config.avg_seq_len; unset: max_seq_len / 2).
+  std::optional<bool> kv_cache_manager_v2;
+  std::optional<std::uint64_t> avg_seq_len;
   bool operator==(const TrtllmOptions&) const = default;
 };
 
@@ -381,6 +387,29 @@ struct TrtllmWindow {
   std::uint64_t bytes_per_token = 0;  // Σ those layers' K+V bytes per token
   std::uint64_t primary_blocks = 0;   // its pool
 };
+// A hybrid Mamba model's state slots under TensorRT-LLM's cache managers, which take them out of
+// the KV budget before the attention pool (_estimate_mamba_hybrid_cache_cost and
+// MambaHybridCacheManagerV2, tensorrt_llm/_torch/pyexecutor/kv_cache/mamba_cache_manager.py;
+// docs/deploy.md): one slot per resident sequence (max_batch_size · pp) plus the CUDA-graph
+// padding dummy (and, with V2, one for attention DP), each the rank's Mamba layers' conv and
+// temporal states of one sequence.
+struct TrtllmStatePool {
+  bool v2 = true;                  // MambaHybridCacheManagerV2, else CppMambaHybridCacheManager
+  std::uint64_t live_slots = 0;    // max_batch_size · pp
+  std::uint32_t dummy_slots = 0;   // reserved for padding (and attention-DP) dummies
+  std::uint64_t slot_bytes = 0;    // one sequence's states over the rank's Mamba layers
+  std::uint64_t bytes = 0;         // (live + dummy) · slot_bytes: the affine cost's intercept
+  std::uint64_t budget_bytes = 0;  // the KV budget both come out of (the V2 quota)
+  // V2: the typical request (avg_seq_len, else max_seq_len / 2) whose step sets the pools'
+  // proportion, and whether that proportion, rather than the slots' floor, bounds the attention
+  // pool (a budget above one typical step of every resident sequence).
+  std::uint64_t typical_tokens = 0;
+  bool proportional = false;
+  std::uint64_t attention_bytes = 0;  // what the attention pool gets
+  // The budget holds less than the live and dummy slots and one attention block: the engine
+  // stops at start-up ("The V2 Mamba GPU cache quota is too small ...").
+  std::uint64_t shortfall_bytes = 0;
+};
 // The memory's share of each window (ascending windows): equal, or (older builds,
 // BlockManager::calculateWindowSizeToShare) ∝ window × bytes_per_token / Σ bytes_per_token.
 std::vector<double> trtllm_window_shares(const std::vector<TrtllmWindow>& windows,
@@ -449,6 +478,7 @@ struct StageCapacity {
   // resource_manager.py) settled on pool k; {its window} where none moved.
   std::vector<TrtllmWindow> trtllm_pools;
   std::vector<std::vector<std::uint64_t>> trtllm_requested;
+  std::optional<TrtllmStatePool> trtllm_states;  // a hybrid Mamba model's state slots
   // SGLang: the token count its profile gives this stage (what sizes the request table), the
   // table's rows (max_num_reqs) and the requests its scheduler runs at once
   // (max_running_requests: SglangPools); 0 for the other engines.
@@ -499,8 +529,8 @@ std::optional<std::uint32_t> fraction_that_starts(const MemoryBudget& m);
 // The formula's input for `batch` of a plan's requests at `context` tokens in pages of
 // `block_size`: its format, policy, TP and draft layers, and the recurrent state's dtypes as its
 // engine stores them (EngineRules::default_ssm_state_dtype where the plan sets none).
-KvCostInput plan_cost_input(const PlanInput& in, std::uint64_t context, std::uint64_t batch,
-                            std::uint32_t block_size);
+KvCostInput plan_cost_input(const ModelSpec& model, const PlanInput& in, std::uint64_t context,
+                            std::uint64_t batch, std::uint32_t block_size);
 
 // What the engine allocates beside its KV pool once the pool is sized (SGLang's req_to_token:
 // EngineRules::request_table), for the stage whose profile gives the most tokens (the largest

@@ -178,7 +178,9 @@ class Sglang final : public EngineRules {
   std::optional<MemoryTerm> request_table(const PlanInput& in, std::uint64_t pool_tokens,
                                           std::uint64_t rows = 0) const override;
   // server_args.py mamba_ssm_dtype = "float32": the temporal state unless --mamba-ssm-dtype.
-  std::optional<KvDtype> default_ssm_state_dtype() const override { return KvDtype::fp32; }
+  std::optional<KvDtype> default_ssm_state_dtype(const RecurrentSpec&) const override {
+    return KvDtype::fp32;
+  }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {
     detail::sglang_stage_pools(ev, st);

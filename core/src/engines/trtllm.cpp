@@ -70,8 +70,13 @@ class Trtllm final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "free_gpu_memory_fraction"; }
   std::vector<std::string> option_keys() const override {
-    return {"backend", "max_attention_window", "max_tokens", "max_gpu_total_bytes",
-            "mamba_ssm_cache_dtype"};
+    return {"backend",
+            "max_attention_window",
+            "max_tokens",
+            "max_gpu_total_bytes",
+            "mamba_ssm_cache_dtype",
+            "use_kv_cache_manager_v2",
+            "avg_seq_len"};
   }
   // enable_attention_dp: an attention group a GPU of tp_size, the MoE layers over all of them
   // (tensorrt_llm/mapping.py@cf44a1cc; fused_moe_cutlass.py@000a01de gathers the groups' tokens
@@ -82,6 +87,12 @@ class Trtllm final : public EngineRules {
   // kv_cache_config.mamba_ssm_cache_dtype: auto (the model's), float32, bfloat16, float16.
   StateDtypeKeys state_dtype_keys() const override {
     return {.conv = "", .ssm = "mamba_ssm_cache_dtype", .takes_auto = true};
+  }
+  // resolve_ssm_cache_dtype (tensorrt_llm/_torch/pyexecutor/config_utils.py@00679c66c3e38f6d2651
+  // ad0a5bef0f94d862e36c): the checkpoint's mamba_ssm_cache_dtype, else the model dtype (the conv
+  // state's); neither mamba_ssm_dtype nor vLLM's float32 hooks.
+  std::optional<KvDtype> default_ssm_state_dtype(const RecurrentSpec& r) const override {
+    return r.ssm_cache_dtype.value_or(r.conv_dtype);
   }
   // trtllm-serve --free_gpu_memory_fraction (alias --kv_cache_free_gpu_memory_fraction,
   // tensorrt_llm/commands/serve.py).
