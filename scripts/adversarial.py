@@ -368,6 +368,9 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("trtllm", "backend", ["onnx", 3]),
                           ("trtllm", "max_attention_window", [[], [0], 5, [1 << 41], ["x"]]),
                           ("trtllm", "max_tokens", [0]),
+                          ("trtllm", "use_kv_cache_manager_v2", ["yes", 1, None]),
+                          ("trtllm", "avg_seq_len", [0, -5, "4096"]),
+                          ("vllm", "avg_seq_len", [4096]),
                           ("trtllm", "decode_context_parallel_size", [2])]:
     for v in vals:
         base = mutate(DEPLOY, ["engine", "name"], engine)
