@@ -1015,6 +1015,14 @@ std::string outside_budget_failure(const MemoryBudget& m, const PlanInput& p) {
          human_bytes(left_out);
 }
 
+// TensorRT-LLM's Mamba state slots of a hybrid model when they leave no attention block
+// (TrtllmStatePool::shortfall_bytes), the first such stage's; null otherwise.
+const TrtllmStatePool* trtllm_slots_short(const Capacity& c) {
+  for (const auto& s : c.stages)
+    if (s.trtllm_states && s.trtllm_states->shortfall_bytes > 0) return &*s.trtllm_states;
+  return nullptr;
+}
+
 std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   const Deployment& d = x.d;
   const Capacity& c = x.e.at_mml;
@@ -1068,6 +1076,30 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
                             std::to_string(reqs - 1) +
                             " (the table alone then fits), or a shorter context"
                       : "a shorter context (each request's row takes " + human_bytes(row) + ")";
+  } else if (const TrtllmStatePool* slots = trtllm_slots_short(c);
+             slots && m.shortfall_bytes == 0) {
+    i.passed = false;
+    const std::string batch = rules.settings_flag_names().max_num_seqs;
+    i.detail = rules.label() + " stops at start-up: its Mamba state slots, " +
+               grouped(slots->live_slots) + " live (" + batch + " × pp) + " +
+               std::to_string(slots->dummy_slots) + " dummy of " + human_bytes(slots->slot_bytes) +
+               ", take " + human_bytes(slots->bytes) + " of the " +
+               human_bytes(slots->budget_bytes) + " KV budget and leave no attention block" +
+               (slots->v2 ? " (\"The V2 Mamba GPU cache quota is too small for live recurrent "
+                            "states and attention pages\")"
+                          : "");
+    // The most resident sequences whose slots leave one attention block: the budget less the
+    // block and the dummies, in slots, over pp.
+    const std::uint64_t block = slots->shortfall_bytes + slots->budget_bytes - slots->bytes;
+    const std::uint64_t fixed =
+        add(block, mul(slots->dummy_slots, slots->slot_bytes, "dummy slots"), "fixed");
+    const std::uint64_t most = slots->budget_bytes > fixed && slots->slot_bytes > 0
+                                   ? (slots->budget_bytes - fixed) / slots->slot_bytes /
+                                         std::max<std::uint32_t>(d.plan.pp, 1)
+                                   : 0;
+    i.fix = most > 0 ? "set " + batch + " to at most " + std::to_string(most) +
+                           " (fewer state slots), or more GPUs: " + x.capacity_fix()
+                     : x.capacity_fix();
   } else if (c.attention_free) {
     // Nothing is cached: it starts when the weights load (vLLM's KV check returns at once).
     i.detail = i.passed ? "no KV cache: the engine's one block, nothing a request needs"

@@ -802,6 +802,34 @@ TEST(EngineConfigFiles, TrtllmHybridManagerFromTheConfigFile) {
   EXPECT_EQ(v2.num_gpu_blocks, 45535u);
 }
 
+// check names a hybrid start that TensorRT-LLM's state slots stop: Qwen3-Next-80B-A3B at TP 4 in a
+// 4 GiB pool (max_gpu_total_bytes), trtllm-serve's default max_batch_size 2048: 2,049 slots of
+// 9,879,552 B are 20.2 GB. The fix: the most sequences whose slots leave the dummy and one
+// attention block (32 · 12,288 = 393,216 B): (4,294,967,296 − 393,216 − 9,879,552) // 9,879,552
+// = 433. At 433 the slots fit, and what is left (7,241,728 B, 18 blocks) is short of one request
+// of 32,768 tokens (1,024 blocks): the blocks message, not the slots'.
+TEST(EngineConfigFiles, TrtllmHybridCheckNamesTheStateSlots) {
+  const auto a =
+      trtllm("trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 --max_seq_len 32768");
+  Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+  d.plan.edit_trtllm().max_gpu_total_bytes = std::uint64_t{4} << 30;
+  auto starts = [](const CheckReport& r) {
+    return *std::find_if(r.items.begin(), r.items.end(),
+                         [](const CheckItem& i) { return i.id == "engine_starts"; });
+  };
+  const CheckItem no = starts(run_check(d));
+  EXPECT_FALSE(no.passed);
+  EXPECT_NE(no.detail.find("Mamba state slots, 2,048 live"), std::string::npos) << no.detail;
+  EXPECT_NE(no.detail.find("The V2 Mamba GPU cache quota is too small"), std::string::npos);
+  EXPECT_NE(no.fix.find("set --max_batch_size to at most 433"), std::string::npos) << no.fix;
+  d.plan.max_num_seqs = 433;
+  const CheckItem blocks = starts(run_check(d));
+  EXPECT_FALSE(blocks.passed);
+  EXPECT_EQ(blocks.detail.find("state slots"), std::string::npos) << blocks.detail;
+  EXPECT_NE(blocks.detail.find("needs 1024 blocks, the pool has 18"), std::string::npos)
+      << blocks.detail;
+}
+
 // trtllm-serve (tensorrt_llm/commands/serve.py @ NVIDIA/TensorRT-LLM 00209af1) with the
 // DeepSeek-R1 example's --config: the LLM-API file's kv_cache_config sets the fraction and the
 // dtype; enable_attention_dp makes the 8 GPUs 8 attention groups of one GPU sharing the MoE layers,
