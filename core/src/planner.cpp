@@ -1004,6 +1004,7 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
 
 std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) const {
   if (st.sglang) return ceil_div(n, bs);  // the full pool's pages (SWA / Mamba: pool_ratio)
+  if (st.trtllm_states && st.trtllm.empty()) return 0;  // Mamba layers alone: a state slot
   if (!st.trtllm.empty()) {
     std::uint64_t b = 0;
     for (const auto& w : st.trtllm)

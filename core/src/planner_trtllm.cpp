@@ -114,10 +114,11 @@ __extension__ typedef unsigned __int128 u128;
 //     speculative decoding;
 //   legacy.py @ 28295084: CppMambaHybridCacheManager passes 1 dummy; mamba_cache_manager_v2.py @
 //     28295084: MambaHybridCacheManagerV2 passes 1 + enable_attention_dp;
-//   V2's _build_cache_config / _minimum_live_gpu_quota (the same class, stored as index file
-//     65840806212): a typical step of max_batch_size · pp requests of avg_seq_len tokens (else
-//     max_seq_len / 2) plus the dummies sets the pools' proportion, with the live and dummy slots
-//     as a floor; a quota below those slots and one attention block stops the engine;
+//   MambaHybridCacheManagerV2._build_cache_config / _minimum_live_gpu_quota (the same file): a
+//     typical step of max_batch_size · pp requests of avg_seq_len tokens (else max_seq_len / 2),
+//     each in whole pages, plus the dummies gives the pools' initial proportion, with the live
+//     and dummy slots as a floor; a quota below those slots and one attention block stops the
+//     engine;
 //   models/modeling_nemotron_h.py @ 00620eb025e7c24895986e1042380bd1be4426d9 and
 //     modeling_qwen3_next.py @ 00022b040996780da248347927318fecb55ae7e9: get_model_defaults turns
 //     block reuse off, so no snapshot slot is ever sized.
@@ -132,6 +133,13 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
                 "pyexecutor/config_utils.py); " +
                     ev.model.id + "'s " + to_string(kind) +
                     " state has no TensorRT-LLM manager kvplan models");
+  const bool v2 = in.trtllm().kv_cache_manager_v2.value_or(true);
+  if (v2 && in.max_total_tokens)
+    throw Error(ev.source, "max_tokens",
+                "kv_cache_config.max_tokens with TensorRT-LLM's V2 manager on a hybrid Mamba model "
+                "caps the whole quota (over max_util_for_resume) before the state and attention "
+                "pools split it, which kvplan does not model; give max_gpu_total_bytes instead, or "
+                "use_kv_cache_manager_v2: false (the C++ manager caps the attention tokens)");
   if (st.draft_layers > 0 || in.draft_layers > 0)
     throw Error(ev.source, "draft_layers",
                 "speculative decoding with a hybrid Mamba model under TensorRT-LLM allocates "
@@ -139,7 +147,7 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
                 "(MambaHybridCacheManagerV2 and CppMambaHybridCacheManager) that kvplan does not "
                 "model");
   TrtllmStatePool p;
-  p.v2 = in.trtllm().kv_cache_manager_v2.value_or(true);
+  p.v2 = v2;
   const std::uint64_t max_batch =
       in.max_num_seqs ? *in.max_num_seqs : ev.rules->default_max_num_seqs().value_or(2048);
   p.live_slots = mul(max_batch, in.pp, "state slots");
@@ -153,12 +161,14 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
     p.shortfall_bytes = least - p.budget_bytes;
     return p;
   }
+  if (attention_per_token == 0) return p;  // a rank of Mamba layers alone: slots only
   p.attention_bytes = p.budget_bytes - p.bytes;
-  if (!p.v2 || attention_per_token == 0) return p;
-  // V2: the attention pool's share of the quota is the typical step's, unless the slots' floor
-  // binds (a quota below one typical step of every resident sequence).
+  if (!p.v2) return p;
+  // V2: the attention pool's share of the quota is the typical step's (its requests in whole
+  // pages), unless the slots' floor binds (a quota below one typical step of every resident
+  // sequence). Each factor is below 2^44, so the product stays in 128 bits.
   p.typical_tokens = in.trtllm().avg_seq_len.value_or(std::max<std::uint64_t>(1, in.context / 2));
-  const u128 typical = static_cast<u128>(p.live_slots) * p.typical_tokens * attention_per_token;
+  const u128 typical = static_cast<u128>(p.live_slots) * ceil_div(p.typical_tokens, ev.bs) * block;
   const u128 whole = typical + p.bytes;
   if (static_cast<u128>(p.budget_bytes) >= whole) {
     p.attention_bytes =
@@ -192,10 +202,10 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
     requested.push_back({w});
   }
   std::uint64_t memory = ev.mem.available_bytes;
-  if (st.state_layers > 0) {
-    // A hybrid Mamba model: the state slots first, the attention pool from what they leave, in
-    // whole blocks of the affine cost's tokens ((budget - intercept) // slope, capped at
-    // max_tokens).
+  if (ev.model.recurrent_layers() > 0) {
+    // A hybrid Mamba model (every rank under its hybrid manager): the state slots first, the
+    // attention pool from what they leave, in whole blocks of the affine cost's tokens ((budget -
+    // intercept) // slope, capped at max_tokens).
     if (ev.in.trtllm().backend != TrtllmOptions::Backend::pytorch)
       throw Error(ev.source, "backend",
                   "hybrid Mamba models run on TensorRT-LLM's PyTorch backend only (its Mamba "

@@ -773,7 +773,7 @@ TEST(EngineConfigFiles, TrtllmMaxGpuTotalBytesFixesThePool) {
 // kept by the deployment file. Qwen3-Next-80B-A3B at TP 4 (TrtllmParity.HybridDefaultBatchSlots-
 // CanStopTheStart: 9,879,552 B of states a sequence): 64 + 1 slots = 642,170,880 B out of the 20
 // GiB pool; the 12 full-attention layers keep 1 of the 2 KV heads of 256 a rank, 12 · 2 · 256 · 2 =
-// 12,288 B a token: (21,474,836,480 − 642,170,880) // 12,288 = 1,695,367 tokens = 52,980 blocks.
+// 12,288 B a token: (21,474,836,480 − 642,170,880) // 12,288 = 1,695,366 tokens = 52,980 blocks.
 TEST(EngineConfigFiles, TrtllmHybridManagerFromTheConfigFile) {
   const auto a = trtllm(
       "trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 "

@@ -271,9 +271,12 @@ TEST(TrtllmParity, DsaIndexerAtTheKvDtype) {
 //   test_hybrid_separate_mtp_draft_estimator_has_no_mamba_state  not expressible: a separate
 //       draft KV cache manager (speculative decoding, refused as above)
 //   test_v2_hybrid_estimator_counts_dummy_states_without_attention_capacity
-//                                              HybridDummySlotsByManagerAndAttentionDp (no spec,
-//                                              and attention DP; the draft-length schedules are
-//                                              speculative decoding)
+//                                              HybridDummySlotsByManagerAndAttentionDp: its first
+//                                              case (no spec: 320 B); its second is MTP draft 4 +
+//                                              attention DP (384 B), which kvplan reaches by
+//                                              attention DP alone, since a static draft length
+//                                              also needs 1 padding dummy; the draft-length
+//                                              schedules are speculative decoding (refused)
 //   test_cuda_graph_padding_dummy_slot_count_tracks_reachable_draft_lengths  speculative only
 //   test_v2_hybrid_pure_mamba_rank_does_not_reserve_attention_page
 //                                              HybridRankOfMambaLayersAloneNeedsItsSlots
@@ -392,6 +395,37 @@ TEST(TrtllmParity, HybridRankOfMambaLayersAloneNeedsItsSlots) {
   EXPECT_EQ(c.stages.at(0).trtllm_states->shortfall_bytes, 1u);
   EXPECT_FALSE(c.fits_one_request);
   EXPECT_EQ(c.max_requests, 0u);
+}
+
+// A pipeline of M's fixture reordered [linear, linear, full, full], pp 2, max_batch_size 1: stage 0
+// holds the two Mamba layers alone, (1 · 2 + 1) · 2 · 800 = 4,800 B of slots and no attention
+// pool; stage 1 the two full layers, 128 B a token and no state, under the same hybrid manager:
+// 22,880 // 128 = 178 tokens, 5 whole blocks (rounded down, as the hybrid managers round; the
+// plain pool would round up to 6). Requests of 64 tokens take 2 blocks: 2 fit the blocks, and the
+// 2 live slots hold 2. The plan's figures are stage 1's.
+TEST(TrtllmParity, HybridPipelineStagesOfOneKindEach) {
+  ModelSpec m = m_fixture();
+  m.layers[0] = m.layers[1] = LayerSpec{AttentionKind::none, 0, true};
+  m.layers[2] = m.layers[3] = LayerSpec{};
+  PlanInput in = trtllm_fp16();
+  in.pp = 2;
+  in.context = 64;
+  in.max_num_seqs = 1;
+  in.available_kv_bytes = 22880;
+  in.edit_trtllm().avg_seq_len = 1024;
+  const auto c = plan_capacity(m, in);
+  ASSERT_EQ(c.stages.size(), 2u);
+  EXPECT_EQ(c.stages[0].trtllm_states->bytes, 4800u);
+  EXPECT_EQ(c.stages[0].trtllm_states->attention_bytes, 0u);
+  EXPECT_TRUE(c.stages[0].trtllm_pools.empty());
+  EXPECT_EQ(c.stages[1].trtllm_states->bytes, 0u);
+  EXPECT_EQ(c.stages[1].trtllm_pools.at(0).primary_blocks, 5u);
+  EXPECT_EQ(c.num_gpu_blocks, 5u);
+  EXPECT_EQ(c.kv_cache_tokens, 160u);
+  EXPECT_EQ(c.max_requests, 2u);
+  // V2 with kv_cache_config.max_tokens caps its whole quota before the split: refused.
+  in.max_total_tokens = 100;
+  EXPECT_THROW(plan_capacity(m, in), Error);
 }
 
 // V2's typical step (MambaHybridCacheManagerV2._build_cache_config: max_batch_size · pp requests

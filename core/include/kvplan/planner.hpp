@@ -218,9 +218,10 @@ struct TrtllmOptions {
   // resource_manager.py@d2a5560abdadfbdf496ce057696103e0509a71ed). Unset: the fraction.
   std::optional<std::uint64_t> max_gpu_total_bytes;
   // A hybrid Mamba model's cache manager (kv_cache_config.use_kv_cache_manager_v2): true
-  // MambaHybridCacheManagerV2, false CppMambaHybridCacheManager; unset ("auto") V2, the default
-  // Nemotron-H, Qwen3-Next and Qwen3.5 declare (docs/deploy.md). avg_seq_len: V2's typical
-  // request (kv_cache_config.avg_seq_len; unset: max_seq_len / 2).
+  // MambaHybridCacheManagerV2, false CppMambaHybridCacheManager; unset ("auto") V2, Qwen3-Next's
+  // and Qwen3.5's preference and never a larger attention pool than the C++ manager's
+  // (docs/deploy.md). avg_seq_len: V2's typical request (kv_cache_config.avg_seq_len; unset:
+  // max_seq_len / 2).
   std::optional<bool> kv_cache_manager_v2;
   std::optional<std::uint64_t> avg_seq_len;
   bool operator==(const TrtllmOptions&) const = default;
