@@ -133,6 +133,16 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
                 "pyexecutor/config_utils.py); " +
                     ev.model.id + "'s " + to_string(kind) +
                     " state has no TensorRT-LLM manager kvplan models");
+  // Mamba2Mixer splits the B/C groups by TP as they are, tp_ngroups = n_groups // tp_size, where
+  // vLLM replicates them (tensorrt_llm/_torch/modules/mamba/mamba2_mixer.py@02140fd43556cd6117a5
+  // 798ba57a2f30603608c1); its gated norm then divides by tp_ngroups.
+  const std::uint32_t groups = ev.model.recurrent.n_groups;
+  if (kind == MixerKind::mamba2 && groups > 0 && groups % in.tp != 0)
+    throw Error(ev.source, "tp",
+                "TensorRT-LLM's Mamba2Mixer splits the model's " + std::to_string(groups) +
+                    " B/C groups by tensor parallelism without replicating them (tp_ngroups = "
+                    "n_groups // tp_size): TP " +
+                    std::to_string(in.tp) + " does not divide them");
   const bool v2 = in.trtllm().kv_cache_manager_v2.value_or(true);
   if (v2 && in.max_total_tokens)
     throw Error(ev.source, "max_tokens",

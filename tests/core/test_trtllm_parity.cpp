@@ -428,6 +428,42 @@ TEST(TrtllmParity, HybridPipelineStagesOfOneKindEach) {
   EXPECT_THROW(plan_capacity(m, in), Error);
 }
 
+// Mamba-2 under TensorRT-LLM: Mamba2Mixer splits n_groups by TP as it is (tp_ngroups = n_groups //
+// tp_size,
+// tensorrt_llm/_torch/modules/mamba/mamba2_mixer.py@02140fd43556cd6117a5798ba57a2f30603608c1), so
+// TP must divide the groups; vLLM replicates them instead. 2 groups of d_state 16, 8 heads of 16:
+// at TP 2, conv (128 + 2 · 2 · 16) / 2 = 96 channels · 3 · 2 B = 576 B, ssm 4 · 16 · 16 · 2 B =
+// 2,048 B: 2,624 B a layer. TP 4 does not divide 2 groups: refused (vLLM would run 4 replicated).
+TEST(TrtllmParity, HybridMamba2GroupsMustSplitByTp) {
+  ModelSpec m = layers_of("mamba2-groups", 2, 8, 8, 16);
+  m.layers[0] = LayerSpec{AttentionKind::none, 0, true};
+  m.recurrent = RecurrentSpec{.kind = MixerKind::mamba2,
+                              .d_inner = 128,
+                              .d_state = 16,
+                              .d_conv = 4,
+                              .n_groups = 2,
+                              .heads = 8,
+                              .head_dim = 16,
+                              .conv_dtype = KvDtype::fp16,
+                              .ssm_dtype = KvDtype::fp16};
+  PlanInput in = trtllm_fp16();
+  in.context = 64;
+  in.max_num_seqs = 4;
+  in.available_kv_bytes = 1 << 20;
+  in.tp = 2;
+  EXPECT_EQ(plan_capacity(m, in).state_bytes_per_layer, 2624u);
+  in.tp = 4;
+  try {
+    plan_capacity(m, in);
+    ADD_FAILURE() << "TP 4 over 2 groups planned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TP 4 does not divide them"), std::string::npos)
+        << e.what();
+  }
+  in.engine = Engine::vllm;  // vLLM replicates the groups
+  EXPECT_NO_THROW(plan_capacity(m, in));
+}
+
 // V2's typical step (MambaHybridCacheManagerV2._build_cache_config: max_batch_size · pp requests
 // of avg_seq_len tokens, else max_seq_len / 2, plus the dummies) sets the pools' proportion once
 // the budget exceeds it; below it the slots' floor binds. M's fixture, pp 2, max_batch_size 1,
