@@ -207,7 +207,9 @@ po::options_description plan_options(PlanFlags& f) {
       "SLO sizing: ttft_p99_ms=MS,tpot_p99_ms=MS,e2e_p99_ms=MS (with --workload)")(
       "seed", po::value(&slo.seed)->default_value(1), "SLO sizing: workload seed")(
       "max-num-seqs", po::value(&slo.max_num_seqs)->default_value(sim::kSloDefaultMaxNumSeqs),
-      "SLO sizing: requests per step per replica at most")(
+      "requests per step per replica at most: the SLO search's cap, default 256; otherwise the "
+      "engine's max_num_seqs (vLLM --max-num-seqs, SGLang --max-running-requests, TensorRT-LLM "
+      "--max_batch_size, which sizes a hybrid model's state slots), default the engine's")(
       "max-gpus", po::value(&slo.max_gpus)->default_value(64),
       "SLO sizing: GPUs in all per configuration at most")(
       "no-enable-prefix-caching", "SLO sizing: simulate without prefix caching")(
@@ -247,7 +249,8 @@ DeploymentRequest plan_request(const PlanFlags& f, const po::variables_map& vm, 
   if (vm.count("context")) req.context = f.context;
   req.concurrency = f.concurrency;
   if (vm.count("max-num-batched-tokens")) req.max_num_batched_tokens = f.mnbt;
-  if (slo_mode) req.max_num_seqs = f.slo.max_num_seqs;  // the SLO search's per-replica cap
+  // The SLO search's per-replica cap; otherwise, when given, the engine's max_num_seqs.
+  if (slo_mode || !vm["max-num-seqs"].defaulted()) req.max_num_seqs = f.slo.max_num_seqs;
   if (vm.count("gpu-memory-utilization")) req.memory_fraction = f.util;
   if (vm.count("weight-dtype")) req.weight_dtype = f.weight;
   if (vm.count("reserve-gib")) req.reserve_gib = f.reserve;
@@ -309,8 +312,8 @@ GpuSpec gpu_by_id(const std::vector<GpuSpec>& gpus, const std::string& id) {
 }
 
 void refuse_slo_only_flags(const po::variables_map& vm) {
-  for (const char* flag : {"seed", "max-num-seqs", "max-gpus", "kv-link", "kv-link-latency-ms",
-                           "kv-transfer-overhead-ms", "routing"})
+  for (const char* flag :
+       {"seed", "max-gpus", "kv-link", "kv-link-latency-ms", "kv-transfer-overhead-ms", "routing"})
     if (!vm[flag].defaulted())
       throw Error("--" + std::string(flag), flag, "applies to SLO sizing (--workload, --slo)");
   for (const char* flag : {"no-enable-prefix-caching", "disaggregated", "measured-moe"})

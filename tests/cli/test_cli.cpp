@@ -180,6 +180,30 @@ TEST(Cli, PlanShowsSglangsRequestLimits) {
   EXPECT_TRUE(nlohmann::json::parse(r.out)["sglang"].is_null());
 }
 
+// plan --max-num-seqs outside SLO sizing is the engine's max_num_seqs: TensorRT-LLM's
+// --max_batch_size, which sizes a hybrid model's state slots (docs/deploy.md). Qwen3-Next-80B-A3B
+// at TP 4 holds 9,879,552 B of states a sequence (TrtllmParity.HybridDefaultBatchSlotsCanStopThe-
+// Start): in 18 GiB (19,327,352,832 B) the default 2,048 + 1 slots (20,243,202,048 B) do not fit;
+// 256 + 1 take 2,539,044,864 B and leave 16,788,307,968 B, 12,288 B a token: 1,366,236 tokens,
+// 42,694 blocks (V2's floor: 256 typical requests of 16,384 tokens are 51.5 GB, beyond the pool).
+TEST(Cli, PlanMaxNumSeqsSizesTrtllmStateSlots) {
+  const std::string base =
+      "plan --model qwen3-next-80b-a3b --engine trtllm --tp 4 --available-kv-gib 18 "
+      "--context 32768 --format json";
+  auto r = kvplan(base);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["stages"][0]["trtllm_states"]["live_slots"].get<std::uint64_t>(), 2048u);
+  EXPECT_GT(j["stages"][0]["trtllm_states"]["shortfall_bytes"].get<std::uint64_t>(), 0u);
+  r = kvplan(base + " --max-num-seqs 256");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["stages"][0]["trtllm_states"]["live_slots"].get<std::uint64_t>(), 256u);
+  EXPECT_EQ(j["stages"][0]["trtllm_states"]["bytes"].get<std::uint64_t>(), 2539044864u);
+  EXPECT_EQ(j["stages"][0]["trtllm_states"]["attention_bytes"].get<std::uint64_t>(), 16788307968u);
+  EXPECT_EQ(j["num_gpu_blocks"].get<std::uint64_t>(), 42694u);
+}
+
 TEST(Cli, PlanWithMemoryModelOrdersAndWhatIf) {
   auto r = kvplan(
       "plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 32768 --concurrency 64 "
