@@ -1015,14 +1015,6 @@ std::string outside_budget_failure(const MemoryBudget& m, const PlanInput& p) {
          human_bytes(left_out);
 }
 
-// TensorRT-LLM's Mamba state slots of a hybrid model when they leave no attention block
-// (TrtllmStatePool::shortfall_bytes), the first such stage's; null otherwise.
-const TrtllmStatePool* trtllm_slots_short(const Capacity& c) {
-  for (const auto& s : c.stages)
-    if (s.trtllm_states && s.trtllm_states->shortfall_bytes > 0) return &*s.trtllm_states;
-  return nullptr;
-}
-
 std::optional<CheckItem> check_engine_starts(CheckContext& x) {
   const Deployment& d = x.d;
   const Capacity& c = x.e.at_mml;
@@ -1076,8 +1068,8 @@ std::optional<CheckItem> check_engine_starts(CheckContext& x) {
                             std::to_string(reqs - 1) +
                             " (the table alone then fits), or a shorter context"
                       : "a shorter context (each request's row takes " + human_bytes(row) + ")";
-  } else if (const TrtllmStatePool* slots = trtllm_slots_short(c);
-             slots && m.shortfall_bytes == 0) {
+  } else if (const TrtllmStatePool* slots = binding_state_pool(c.stages);
+             slots && slots->shortfall_bytes > 0 && m.shortfall_bytes == 0) {
     i.passed = false;
     const std::string batch = rules.settings_flag_names().max_num_seqs;
     i.detail = rules.label() + " stops at start-up: its Mamba state slots, " +

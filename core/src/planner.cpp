@@ -21,8 +21,7 @@ namespace kvplan {
 namespace {
 constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 40;  // kv_cost's context limit
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
-// Exact products of two 64-bit counts (GCC/Clang's 128-bit integer).
-__extension__ typedef unsigned __int128 u128;
+using detail::u128;
 }  // namespace
 
 std::optional<VllmRules> vllm_release_rules(const std::string& v) {

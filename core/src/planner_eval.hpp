@@ -15,6 +15,9 @@
 
 namespace kvplan::detail {
 
+// Exact products of two 64-bit counts (GCC/Clang's 128-bit integer).
+__extension__ typedef unsigned __int128 u128;
+
 // One KV-cache spec type of a stage: full attention (MLA included), sliding with a window,
 // chunked with a chunk size, or a recurrent state (kind none).
 // A type's geometry (kv_heads, widths: per rank, 0 = the model's) and, once the page size is

@@ -99,11 +99,21 @@ std::uint64_t trtllm_blocks_per_sequence(std::uint64_t n, std::uint64_t window,
   return n > window ? b + 1 : b;
 }
 
+const TrtllmStatePool* binding_state_pool(const std::vector<StageCapacity>& stages) {
+  const TrtllmStatePool* worst = nullptr;
+  for (const auto& s : stages) {
+    if (!s.trtllm_states) continue;
+    const TrtllmStatePool& p = *s.trtllm_states;
+    const bool short_p = p.shortfall_bytes > 0, short_w = worst && worst->shortfall_bytes > 0;
+    if (!worst || (short_p && !short_w) || (short_p == short_w && p.bytes > worst->bytes))
+      worst = &p;
+  }
+  return worst;
+}
+
 namespace detail {
 
 namespace {
-
-__extension__ typedef unsigned __int128 u128;
 
 // A hybrid Mamba model's state slots and what they leave the attention pool. Sources (NVIDIA/
 // TensorRT-LLM; docs/deploy.md has the whole derivation):
@@ -158,8 +168,7 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
                 "model");
   TrtllmStatePool p;
   p.v2 = v2;
-  const std::uint64_t max_batch =
-      in.max_num_seqs ? *in.max_num_seqs : ev.rules->default_max_num_seqs().value_or(2048);
+  const std::uint64_t max_batch = in.max_num_seqs.value_or(*ev.rules->default_max_num_seqs(in));
   p.live_slots = mul(max_batch, in.pp, "state slots");
   p.dummy_slots = 1 + (p.v2 && in.attention_dp > 1 ? 1 : 0);
   p.slot_bytes = mul(ev.state_bytes, st.state_layers, "state bytes");

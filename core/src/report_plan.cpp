@@ -140,15 +140,7 @@ void trtllm_pool_rows(const Capacity& c, Table& t) {
 // TensorRT-LLM's Mamba state slots of a hybrid model (TrtllmStatePool), the worst stage's: how
 // many, their bytes out of the KV budget, what the attention pool is left, and a start that fails.
 void trtllm_state_rows(const Capacity& c, Table& t) {
-  // A stage that does not start, else the one whose slots take the most.
-  const TrtllmStatePool* worst = nullptr;
-  for (const auto& s : c.stages) {
-    if (!s.trtllm_states) continue;
-    const TrtllmStatePool& p = *s.trtllm_states;
-    if (!worst || (p.shortfall_bytes > 0 && worst->shortfall_bytes == 0) ||
-        ((p.shortfall_bytes > 0) == (worst->shortfall_bytes > 0) && p.bytes > worst->bytes))
-      worst = &p;
-  }
+  const TrtllmStatePool* worst = binding_state_pool(c.stages);
   if (!worst) return;
   const TrtllmStatePool& p = *worst;
   const std::string manager = p.v2 ? "MambaHybridCacheManagerV2" : "CppMambaHybridCacheManager";

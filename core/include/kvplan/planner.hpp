@@ -486,6 +486,10 @@ struct StageCapacity {
   std::uint64_t sglang_profiled_tokens = 0, sglang_max_num_reqs = 0, sglang_max_running = 0;
 };
 
+// A hybrid TensorRT-LLM plan's state pool that binds (TrtllmStatePool): a stage's that does not
+// start, else the one whose slots take the most; null without one.
+const TrtllmStatePool* binding_state_pool(const std::vector<StageCapacity>& stages);
+
 struct Capacity {
   Engine engine = Engine::vllm;
   std::uint32_t block_size = 0;
