@@ -371,6 +371,12 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                           ("trtllm", "use_kv_cache_manager_v2", ["yes", 1, None]),
                           ("trtllm", "avg_seq_len", [0, -5, "4096"]),
                           ("vllm", "avg_seq_len", [4096]),
+                          ("trtllm", "enable_block_reuse", ["yes", 1]),
+                          ("trtllm", "periodic_snapshot_interval", [-1, 1 << 41, "64"]),
+                          ("trtllm", "additional_snapshot_offsets_from_start",
+                           [[], [0], 64, [1 << 41], ["x"]]),
+                          ("trtllm", "additional_snapshot_offsets_from_end", [[-1], 0, [1 << 41]]),
+                          ("sglang", "periodic_snapshot_interval", [64]),
                           ("trtllm", "decode_context_parallel_size", [2])]:
     for v in vals:
         base = mutate(DEPLOY, ["engine", "name"], engine)

@@ -271,6 +271,17 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Trtl
                   "expected true, false or \"auto\", got " + detail::show(v));
   }
   if (auto n = en.opt_uint("avg_seq_len", 1, std::uint64_t{1} << 40)) o.avg_seq_len = n;
+  // A hybrid Mamba model's state snapshots (kv_cache_config.enable_block_reuse and
+  // mamba_state_config, TrtllmOptions).
+  if (auto on = en.opt_bool("enable_block_reuse")) o.enable_block_reuse = *on;
+  if (auto n = en.opt_uint("periodic_snapshot_interval", 0, std::uint64_t{1} << 40))
+    o.snapshot_interval = *n;
+  if (en.has("additional_snapshot_offsets_from_start"))
+    o.snapshot_offsets_from_start = en.uints("additional_snapshot_offsets_from_start", 1,
+                                             std::uint64_t{1} << 40, 4096, "offsets (tokens)");
+  if (en.has("additional_snapshot_offsets_from_end"))
+    o.snapshot_offsets_from_end = en.uints("additional_snapshot_offsets_from_end", 0,
+                                           std::uint64_t{1} << 40, 4096, "offsets (tokens)");
 }
 
 // The keys of one engine's options (PlanInput::options): another engine's key is refused by

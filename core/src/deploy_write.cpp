@@ -102,6 +102,12 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (t.max_gpu_total_bytes) en["max_gpu_total_bytes"] = *t.max_gpu_total_bytes;
   if (t.kv_cache_manager_v2) en["use_kv_cache_manager_v2"] = *t.kv_cache_manager_v2;
   if (t.avg_seq_len) en["avg_seq_len"] = *t.avg_seq_len;
+  if (t.enable_block_reuse) en["enable_block_reuse"] = *t.enable_block_reuse;
+  if (t.snapshot_interval) en["periodic_snapshot_interval"] = t.snapshot_interval;
+  if (!t.snapshot_offsets_from_start.empty())
+    en["additional_snapshot_offsets_from_start"] = t.snapshot_offsets_from_start;
+  if (!t.snapshot_offsets_from_end.empty())
+    en["additional_snapshot_offsets_from_end"] = t.snapshot_offsets_from_end;
   // The pool's token cap under the engine's own key (SGLang max_total_tokens, TensorRT-LLM
   // max_tokens).
   if (const std::string key = engine_rules(p).max_total_tokens_key();

@@ -375,9 +375,28 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
       for (const auto& v : e.values)
         a.max_attention_window.push_back(detail::parse_uint(v, 1, std::uint64_t{1} << 40, path, k));
       if (a.max_attention_window.empty()) throw Error(path, k, "expects at least one window");
-    } else if (k == "kv_cache_config.enable_block_reuse" ||
-               k == "kv_cache_config.enable_partial_reuse") {
+    } else if (k == "kv_cache_config.enable_block_reuse") {
+      // Prefix reuse; for a hybrid Mamba model it also turns its state snapshots on.
+      a.enable_block_reuse = yes();
+    } else if (k == "kv_cache_config.enable_partial_reuse") {
       a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
+    } else if (k == "kv_cache_config.mamba_state_config.periodic_snapshot_interval" ||
+               k == "kv_cache_config.mamba_state_cache_interval") {
+      // MambaStateConfig (llm_args.py@0004396720054fd8e205cbf616f21f0b57c6b412):
+      // migrate_legacy_mamba_interval moves the deprecated key over and refuses both.
+      if (a.snapshot_interval)
+        throw Error(path, k,
+                    "kv_cache_config.mamba_state_cache_interval is the deprecated name of "
+                    "mamba_state_config.periodic_snapshot_interval; give one of them");
+      a.snapshot_interval = uint(0, std::uint64_t{1} << 40);
+    } else if (k == "kv_cache_config.mamba_state_config.additional_snapshot_offsets_from_start" ||
+               k == "kv_cache_config.mamba_state_config.additional_snapshot_offsets_from_end") {
+      const bool start = k.ends_with("_start");
+      auto& offsets = start ? a.snapshot_offsets_from_start : a.snapshot_offsets_from_end;
+      offsets.clear();
+      if (e.values.size() > 4096) throw Error(path, k, "expects at most 4096 offsets");
+      for (const auto& v : e.values)  // from the start: positive; from the end: 0 = the prompt's
+        offsets.push_back(detail::parse_uint(v, start ? 1 : 0, std::uint64_t{1} << 40, path, k));
     } else if (k == "kv_cache_config.use_kv_cache_manager_v2") {
       // bool | "auto" (KvCacheConfig, tensorrt_llm/llmapi/llm_args.py@0004396720054fd8e205cbf616
       // f21f0b57c6b412); auto: the model class's preference (TrtllmOptions::kv_cache_manager_v2).
@@ -1342,6 +1361,10 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   t.max_gpu_total_bytes = a.max_gpu_total_bytes;
   t.kv_cache_manager_v2 = a.kv_cache_manager_v2;
   t.avg_seq_len = a.avg_seq_len;
+  t.enable_block_reuse = a.enable_block_reuse;
+  t.snapshot_interval = a.snapshot_interval.value_or(0);
+  t.snapshot_offsets_from_start = a.snapshot_offsets_from_start;
+  t.snapshot_offsets_from_end = a.snapshot_offsets_from_end;
   if (a.trtllm_backend) t.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
   if (t != p.trtllm()) p.edit_trtllm() = t;
 }

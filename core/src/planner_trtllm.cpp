@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,52 @@ const TrtllmStatePool* binding_state_pool(const std::vector<StageCapacity>& stag
   return worst;
 }
 
+namespace {
+
+// The periodic snapshot interval in force (_mamba_regular_snapshot_interval, kv_cache/
+// mamba_cache_manager/common.py@28295084972c5ab61ef010a050a18f53f5d72810): block reuse on and an
+// interval no longer than max_seq_len; 0 otherwise.
+std::uint64_t regular_interval(const TrtllmOptions& o, std::uint64_t max_seq_len) {
+  if (!o.enable_block_reuse.value_or(false) || o.snapshot_interval > max_seq_len) return 0;
+  return o.snapshot_interval;
+}
+
+}  // namespace
+
+std::uint32_t trtllm_snapshot_rules(const TrtllmOptions& o, std::uint64_t max_seq_len) {
+  if (!o.enable_block_reuse.value_or(false)) return 0;
+  std::uint32_t rules = 0;
+  for (std::uint64_t k : std::set<std::uint64_t>(o.snapshot_offsets_from_start.begin(),
+                                                 o.snapshot_offsets_from_start.end()))
+    rules += k <= max_seq_len ? 1 : 0;
+  for (std::uint64_t k : std::set<std::uint64_t>(o.snapshot_offsets_from_end.begin(),
+                                                 o.snapshot_offsets_from_end.end()))
+    rules += k < max_seq_len ? 1 : 0;  // reachable by a prompt longer than the offset
+  return rules;
+}
+
+TrtllmHybridCost trtllm_hybrid_cost(const TrtllmOptions& o, const TrtllmHybridCostInput& in) {
+  const char* what = "hybrid cache cost";
+  // The C++ manager passes include_explicit_snapshots=False, cap_partial_attention_snapshots=
+  // False; V2 both True. Without explicit rules the C++ manager's partial pages (resident ·
+  // unaligned rules) are none.
+  const std::uint64_t rules = in.v2 ? trtllm_snapshot_rules(o, in.max_seq_len) : 0;
+  const std::uint64_t fixed =
+      add(add(in.resident, in.dummies, what), mul(in.resident, rules, what), what);
+  const std::uint64_t block = mul(in.attention_bytes, in.tokens_per_block, what);
+  const std::uint64_t interval = regular_interval(o, in.max_seq_len);
+  const std::uint64_t partial = in.v2 && (rules > 0 || interval > 0) ? in.resident : 0;
+  TrtllmHybridCost c;
+  c.intercept = add(mul(fixed, in.state_bytes, what), mul(partial, block, what), what);
+  c.slope = in.attention_bytes;
+  if (interval > 0) {
+    c.slope = add(c.slope, ceil_div(in.state_bytes, interval), what);
+    if (!in.v2 && interval % in.tokens_per_block != 0)
+      c.slope = add(c.slope, ceil_div(block, interval), what);
+  }
+  return c;
+}
+
 namespace detail {
 
 namespace {
@@ -132,6 +179,9 @@ namespace {
 //   models/modeling_nemotron_h.py @ 00620eb025e7c24895986e1042380bd1be4426d9 and
 //     modeling_qwen3_next.py @ 00022b040996780da248347927318fecb55ae7e9: get_model_defaults turns
 //     block reuse off, so no snapshot slot is ever sized.
+TrtllmStatePool state_pool_of(const PlanEval& ev, const PlanEval::Stage& st,
+                              std::uint64_t attention_per_token, bool v2);
+
 TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
                                   std::uint64_t attention_per_token) {
   const PlanInput& in = ev.in;
@@ -166,6 +216,27 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
                 "intermediate or replay state buffers beside the pool "
                 "(MambaHybridCacheManagerV2 and CppMambaHybridCacheManager) that kvplan does not "
                 "model");
+  if (in.trtllm().kv_cache_manager_v2) return state_pool_of(ev, st, attention_per_token, v2);
+  // "auto": the model class's preference (get_preferred_kv_cache_manager_version), V2 for
+  // Qwen3-Next and the Qwen3.5 classes, which alone among these run gated-delta-net layers; the
+  // C++ manager for Nemotron-H (Mamba-2) at 00620eb0, V2 at another commit (docs/deploy.md). For
+  // any other model kvplan takes the one whose attention pool is the smaller on this rank: V2
+  // without periodic snapshots (its typical-step share never exceeds the budget less the slots);
+  // with them the C++ manager's pool, which pays each token's share of a snapshot where V2's split
+  // leaves the evictable snapshots to its state pool's spare slots, can be the smaller. A V2 that
+  // cannot start stays the verdict.
+  TrtllmStatePool chosen = state_pool_of(ev, st, attention_per_token, true);
+  if (kind == MixerKind::gated_delta_net || regular_interval(in.trtllm(), in.context) == 0 ||
+      chosen.shortfall_bytes > 0)
+    return chosen;
+  TrtllmStatePool cpp = state_pool_of(ev, st, attention_per_token, false);
+  return cpp.attention_tokens < chosen.attention_tokens ? cpp : chosen;
+}
+
+TrtllmStatePool state_pool_of(const PlanEval& ev, const PlanEval::Stage& st,
+                              std::uint64_t attention_per_token, bool v2) {
+  const PlanInput& in = ev.in;
+  const TrtllmOptions& o = in.trtllm();
   TrtllmStatePool p;
   p.v2 = v2;
   const std::uint64_t max_batch = in.max_num_seqs.value_or(*ev.rules->default_max_num_seqs(in));
@@ -174,6 +245,7 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
   p.slot_bytes = mul(ev.state_bytes, st.state_layers, "state bytes");
   p.bytes = mul(p.live_slots + p.dummy_slots, p.slot_bytes, "state slots' bytes");
   p.budget_bytes = ev.mem.available_bytes;
+  p.per_token_bytes = attention_per_token;
   const std::uint64_t block = mul(attention_per_token, ev.bs, "attention block");
   const std::uint64_t least = add(p.bytes, block, "live quota");
   if (least > p.budget_bytes) {
@@ -181,18 +253,67 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
     return p;
   }
   if (attention_per_token == 0) return p;  // a rank of Mamba layers alone: slots only
+  p.snapshot_interval = regular_interval(o, in.context);
+  if (!p.v2) {
+    // The C++ manager: the estimate's tokens, (budget - intercept) // slope with the periodic
+    // snapshots' share of a state in the slope, are its max_tokens; its pool
+    // (_calculate_max_num_blocks_for_linear_attention, tensorrt_llm/_torch/pyexecutor/
+    // resource_manager.py, commit not named by the index) takes the fewer of them and its own
+    // (budget - max_batch_size · pp · state) // (attention + state // interval), and holds
+    // max_batch_size · pp + 1 + tokens // interval state slots, the interval as given.
+    const TrtllmHybridCost cost = trtllm_hybrid_cost(o, {.v2 = false,
+                                                         .resident = p.live_slots,
+                                                         .dummies = p.dummy_slots,
+                                                         .state_bytes = p.slot_bytes,
+                                                         .attention_bytes = attention_per_token,
+                                                         .tokens_per_block = ev.bs,
+                                                         .max_seq_len = in.context});
+    const std::uint64_t raw = o.enable_block_reuse.value_or(false) ? o.snapshot_interval : 0;
+    const std::uint64_t own_slope = attention_per_token + (raw ? p.slot_bytes / raw : 0);
+    const std::uint64_t own_intercept = p.live_slots * p.slot_bytes;  // below p.bytes
+    p.per_token_bytes = cost.slope;
+    p.attention_tokens = std::min((p.budget_bytes - cost.intercept) / cost.slope,
+                                  (p.budget_bytes - own_intercept) / own_slope);
+    p.snapshot_slots = raw ? p.attention_tokens / raw : 0;
+    const std::uint64_t states = p.bytes + p.snapshot_slots * p.slot_bytes;
+    p.attention_bytes = p.budget_bytes > states ? p.budget_bytes - states : 0;
+    return p;
+  }
+  // V2: the quota splits between the pools as the typical step does (_build_cache_config): each
+  // of max_batch_size · pp requests of the typical length (avg_seq_len, else max_seq_len / 2) is
+  // one state a snapshot rule the length reaches plus one, its tokens split evenly over them
+  // (_typical_request_descs), each part in whole pages; plus the dummies' states. The state pool
+  // never gets fewer than the live and dummy slots; periodic snapshots are evictable and take no
+  // part in the split.
+  p.typical_tokens = o.avg_seq_len.value_or(std::max<std::uint64_t>(1, in.context / 2));
+  p.snapshot_rules = trtllm_snapshot_rules(o, p.typical_tokens);
+  const std::uint64_t states = std::uint64_t{p.snapshot_rules} + 1;
+  const std::uint64_t q = p.typical_tokens / states, r = p.typical_tokens % states;
+  const u128 pages = static_cast<u128>(r) * ceil_div(q + 1, ev.bs) +
+                     static_cast<u128>(states - r) * ceil_div(q, ev.bs);
+  const u128 attention = static_cast<u128>(p.live_slots) * pages * block;
+  const u128 state = (static_cast<u128>(p.live_slots) * states + p.dummy_slots) * p.slot_bytes;
+  constexpr u128 kLimit = u128{1} << 63;
+  if (attention >= kLimit || state >= kLimit)
+    throw Error(ev.source, "avg_seq_len",
+                "one typical step of TensorRT-LLM's V2 manager (" + std::to_string(p.live_slots) +
+                    " requests of " + std::to_string(p.typical_tokens) +
+                    " tokens) exceeds 2^63 bytes; give a shorter avg_seq_len or a smaller "
+                    "max_batch_size");
+  // Proportional unless the state pool's share falls below its floor (budget · S / (A + S) < the
+  // live and dummy slots): then the floor, the rest to attention. Each product < 2^128.
   p.attention_bytes = p.budget_bytes - p.bytes;
-  if (!p.v2) return p;
-  // V2: the attention pool's share of the quota is the typical step's (its requests in whole
-  // pages), unless the slots' floor binds (a quota below one typical step of every resident
-  // sequence). Each factor is below 2^44, so the product stays in 128 bits.
-  p.typical_tokens = in.trtllm().avg_seq_len.value_or(std::max<std::uint64_t>(1, in.context / 2));
-  const u128 typical = static_cast<u128>(p.live_slots) * ceil_div(p.typical_tokens, ev.bs) * block;
-  const u128 whole = typical + p.bytes;
-  if (static_cast<u128>(p.budget_bytes) >= whole) {
-    p.attention_bytes =
-        static_cast<std::uint64_t>(static_cast<u128>(p.budget_bytes) * typical / whole);
+  if (static_cast<u128>(p.budget_bytes) * state >=
+      static_cast<u128>(p.bytes) * (attention + state)) {
+    p.attention_bytes = static_cast<std::uint64_t>(static_cast<u128>(p.budget_bytes) * attention /
+                                                   (attention + state));
     p.proportional = true;
+  }
+  p.attention_tokens = p.attention_bytes / attention_per_token;
+  if ((p.snapshot_rules > 0 || p.snapshot_interval > 0) && p.slot_bytes > 0) {
+    const std::uint64_t slots = (p.budget_bytes - p.attention_bytes) / p.slot_bytes;
+    const std::uint64_t floor = p.live_slots + p.dummy_slots;
+    p.snapshot_slots = slots > floor ? slots - floor : 0;
   }
   return p;
 }
@@ -200,6 +321,17 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
 }  // namespace
 
 void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
+  // KvCacheConfig.validate_mamba_snapshot_offsets (tensorrt_llm/llmapi/llm_args.py@0004396720054f
+  // d8e205cbf616f21f0b57c6b412): snapshot offsets need the V2 manager, refused at start-up with
+  // use_kv_cache_manager_v2 false ("auto" passes).
+  const TrtllmOptions& o = ev.in.trtllm();
+  if (o.kv_cache_manager_v2 == false &&
+      (!o.snapshot_offsets_from_start.empty() || !o.snapshot_offsets_from_end.empty()))
+    throw Error(ev.source,
+                o.snapshot_offsets_from_start.empty() ? "additional_snapshot_offsets_from_end"
+                                                      : "additional_snapshot_offsets_from_start",
+                "Mamba snapshot offsets need TensorRT-LLM's KV cache manager V2; "
+                "use_kv_cache_manager_v2 is false");
   const std::uint64_t cell = ev.page / ev.bs;  // one layer's K + V bytes per token on this rank
   if (cell == 0) return;
   const auto& vec = ev.in.trtllm().max_attention_window;
@@ -236,7 +368,7 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
     const std::uint64_t per_token = windows.empty() ? 0 : windows[0].bytes_per_token;
     st.trtllm_states = trtllm_state_pool(ev, st, per_token);
     if (!windows.empty()) {
-      std::uint64_t tokens = st.trtllm_states->attention_bytes / per_token;
+      std::uint64_t tokens = st.trtllm_states->attention_tokens;
       if (ev.in.max_total_tokens) tokens = std::min(tokens, *ev.in.max_total_tokens);
       windows[0].primary_blocks = tokens / ev.bs;
     }

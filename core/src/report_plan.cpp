@@ -162,6 +162,20 @@ void trtllm_state_rows(const Capacity& c, Table& t) {
                                          grouped(p.typical_tokens) + "-token requests)"
                                    : "  attention pool (the budget less the slots)",
                     human_bytes(p.attention_bytes)});
+  if (p.snapshot_rules == 0 && p.snapshot_interval == 0) return;
+  // Block reuse's state snapshots (kv_cache_config.mamba_state_config).
+  std::string how;
+  if (p.snapshot_rules)
+    how = std::to_string(p.snapshot_rules) + " fixed-offset rule(s), a state each per request";
+  if (p.snapshot_interval)
+    how +=
+        (how.empty() ? "" : "; ") + std::string("one every ") + grouped(p.snapshot_interval) +
+        " tokens" +
+        (p.v2 ? " (evictable)" : ", " + grouped(p.per_token_bytes) + " B a token with its share");
+  t.rows.push_back({"  state snapshots (block reuse)", how});
+  t.rows.push_back(
+      {"  state slots beyond the live and dummy ones",
+       grouped(p.snapshot_slots) + (p.v2 ? " (the state pool's share)" : " (tokens / interval)")});
 }
 
 // SGLang's request limits of a replica: the running requests its scheduler admits (the fewest
@@ -376,6 +390,11 @@ nlohmann::json trtllm_states_json(const StageCapacity& s) {
           {"typical_tokens", p.typical_tokens},
           {"proportional", p.proportional},
           {"attention_bytes", p.attention_bytes},
+          {"attention_tokens", p.attention_tokens},
+          {"per_token_bytes", p.per_token_bytes},
+          {"snapshot_rules", p.snapshot_rules},
+          {"snapshot_interval", p.snapshot_interval},
+          {"snapshot_slots", p.snapshot_slots},
           {"shortfall_bytes", p.shortfall_bytes}};
 }
 

@@ -802,6 +802,40 @@ TEST(EngineConfigFiles, TrtllmHybridManagerFromTheConfigFile) {
   EXPECT_EQ(v2.num_gpu_blocks, 45535u);
 }
 
+// Block reuse's state snapshots from the LLM-API file (kv_cache_config.enable_block_reuse and
+// mamba_state_config), kept by the deployment file. The same Qwen3-Next at TP 4, V2 (auto): the
+// snapshot at the prompt's end is one fixed rule, so each of the 64 typical requests of 4,096
+// tokens keeps 2 states of 2,048 tokens (64 pages each): attention 64 · 128 · 393,216 =
+// 3,221,225,472 B as before, states (64 · 2 + 1) · 9,879,552 = 1,274,462,208 B. Proportional:
+// 21,474,836,480 · 3,221,225,472 // 4,495,687,680 = 15,387,032,018 B of attention = 1,252,199
+// tokens = 39,131 blocks (45,535 without reuse); 6,087,804,462 B of states = 616 slots, 551 beyond
+// the 65 live and dummy ones. The periodic interval takes no part in V2's split.
+TEST(EngineConfigFiles, TrtllmHybridSnapshotsFromTheConfigFile) {
+  const auto a = trtllm(
+      "trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 "
+      "--max_seq_len 32768 --config " +
+      kConfigs + "trtllm-mamba-snapshots.yaml");
+  EXPECT_EQ(a.enable_block_reuse, std::optional<bool>(true));
+  EXPECT_EQ(a.snapshot_interval, std::optional<std::uint64_t>(1024));
+  EXPECT_EQ(a.snapshot_offsets_from_end, std::vector<std::uint64_t>{0});
+  Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+  const Capacity c = plan_capacity(d.model, d.plan);
+  const auto& s = *c.stages.at(0).trtllm_states;
+  EXPECT_TRUE(s.v2);
+  EXPECT_EQ(s.snapshot_rules, 1u);
+  EXPECT_EQ(s.snapshot_interval, 1024u);
+  EXPECT_EQ(s.attention_bytes, 15387032018u);
+  EXPECT_EQ(s.snapshot_slots, 551u);
+  EXPECT_EQ(c.num_gpu_blocks, 39131u);
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.plan.trtllm(), d.plan.trtllm());
+  EXPECT_EQ(plan_capacity(back.model, back.plan).num_gpu_blocks, 39131u);
+  // The deprecated key beside the new one is refused, as migrate_legacy_mamba_interval refuses it.
+  EXPECT_THROW(trtllm("trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --config " + kConfigs +
+                      "trtllm-mamba-snapshots-both.yaml"),
+               Error);
+}
+
 // check names a hybrid start that TensorRT-LLM's state slots stop: Qwen3-Next-80B-A3B at TP 4 in a
 // 4 GiB pool (max_gpu_total_bytes), trtllm-serve's default max_batch_size 2048: 2,049 slots of
 // 9,879,552 B are 20.2 GB. The fix: the most sequences whose slots leave the dummy and one
@@ -1056,7 +1090,9 @@ TEST(EngineCmdlines, TrtllmFlagsThatChangeMemoryAreModelledOrNamed) {
   EXPECT_EQ(a.block_size.value_or(0), 64u);
   EXPECT_EQ(a.memory_fraction_ppm.value_or(0), 500000u);
   EXPECT_EQ(a.weight_dtype.value_or(""), "bf16");
-  EXPECT_TRUE(has(a.ignored, "kv_cache_config.enable_block_reuse"));
+  // Modelled: a hybrid Mamba model's state snapshots follow it (TrtllmOptions).
+  EXPECT_EQ(a.enable_block_reuse, std::optional<bool>(false));
+  EXPECT_FALSE(has(a.ignored, "kv_cache_config.enable_block_reuse"));
   EXPECT_EQ(a.max_gpu_total_bytes.value_or(0), 1000000u);  // modelled: the pool's bytes
   EXPECT_FALSE(has(a.not_modelled, "kv_cache_config.max_gpu_total_bytes"));
   EXPECT_TRUE(has(a.not_modelled, "--max_beam_width 2"));

@@ -267,7 +267,8 @@ TEST(TrtllmParity, DsaIndexerAtTheKvDtype) {
 // Inventory of M (every test function with a concrete sizing number → its TEST here):
 //   test_hybrid_mtp_layout_honors_explicit_base_partition  HybridStateSlotsComeOutOfTheBudget (its
 //       base layers; the MTP draft layer is refused: kvplan does not model the intermediate state
-//       buffers speculative decoding adds beside the pool)
+//       buffers speculative decoding adds beside the pool), and its cost with the draft layer
+//       by hand: HybridAffineCostByManager
 //   test_hybrid_separate_mtp_draft_estimator_has_no_mamba_state  not expressible: a separate
 //       draft KV cache manager (speculative decoding, refused as above)
 //   test_v2_hybrid_estimator_counts_dummy_states_without_attention_capacity
@@ -276,16 +277,23 @@ TEST(TrtllmParity, DsaIndexerAtTheKvDtype) {
 //                                              attention DP (384 B), which kvplan reaches by
 //                                              attention DP alone, since a static draft length
 //                                              also needs 1 padding dummy; the draft-length
-//                                              schedules are speculative decoding (refused)
+//                                              schedules are speculative decoding (refused); all
+//                                              three costs: HybridAffineCostByManager
+//   test_v2_hybrid_attention_bound_is_snapshot_alignment_agnostic  HybridAffineCostByManager
 //   test_cuda_graph_padding_dummy_slot_count_tracks_reachable_draft_lengths  speculative only
 //   test_v2_hybrid_pure_mamba_rank_does_not_reserve_attention_page
 //                                              HybridRankOfMambaLayersAloneNeedsItsSlots
-//   test_v2_hybrid_typical_batch_splits_capacity_across_ssm_states_and_dummies,
 //   test_v2_hybrid_warns_when_avg_seq_len_is_missing  HybridV2SplitsByTheTypicalStep (the typical
-//       request: avg_seq_len, else max_seq_len / 2; the per-snapshot split needs block reuse)
+//       request: avg_seq_len, else max_seq_len / 2)
+//   test_v2_hybrid_typical_batch_splits_capacity_across_ssm_states_and_dummies
+//                                              HybridV2SnapshotRulesSplitTheTypicalRequest
 //   test_v2_hybrid_snapshot_sizing_scales_with_pp_and_explicit_rules,
-//   test_mamba_snapshot_rule_count_deduplicates_and_filters_unreachable_points  not expressible:
-//       block-reuse snapshots (mamba_state_config), off by default for these models
+//   test_mamba_snapshot_rule_count_deduplicates_and_filters_unreachable_points
+//                                              HybridSnapshotRulesCountTheReachableOffsets (the
+//                                              former's quota-side count belongs to V2 with
+//                                              max_tokens, refused)
+//   (the C++ manager's periodic snapshots, by hand: HybridCppPeriodicSnapshotsTakeTheirShareOf-
+//       EachToken)
 //   test_cpp_mamba_estimator_handles_disabled_snapshots_without_attention  not expressible: a rank
 //       without attention layers that still sizes an attention pool of max_tokens (zero-byte
 //       blocks); kvplan gives such a rank its state slots alone
@@ -426,6 +434,202 @@ TEST(TrtllmParity, HybridPipelineStagesOfOneKindEach) {
   // V2 with kv_cache_config.max_tokens caps its whole quota before the split: refused.
   in.max_total_tokens = 100;
   EXPECT_THROW(plan_capacity(m, in), Error);
+}
+
+// Block reuse's snapshot rules (E _mamba_snapshot_rule_counts): the distinct offsets from the
+// start no later than max_seq_len and from the end short of it, none with reuse off.
+//   M test_mamba_snapshot_rule_count_deduplicates_and_filters_unreachable_points: start [64, 65,
+//     64], end [0, 32, 4096], max_seq_len 128: {64, 65} + {0, 32} = 4 (4096 is unreachable).
+//   M test_v2_hybrid_snapshot_sizing_scales_with_pp_and_explicit_rules: start [64], end [0, 32]
+//     at 128: 3 rules, so a typical request of 128 tokens keeps 1 + 3 = 4 states of 32 tokens;
+//     its quota-side count for 512 tokens, resident 4 · pp 2 = 8 lineages · 3 = 24 slots, belongs
+//     to V2 with max_tokens, which kvplan refuses (HybridPipelineStagesOfOneKindEach). A periodic
+//     interval (48) adds no rule: 1 state at 47 and at 48 tokens.
+TEST(TrtllmParity, HybridSnapshotRulesCountTheReachableOffsets) {
+  TrtllmOptions o;
+  o.enable_block_reuse = true;
+  o.snapshot_offsets_from_start = {64, 65, 64};
+  o.snapshot_offsets_from_end = {0, 32, 4096};
+  EXPECT_EQ(trtllm_snapshot_rules(o, 128), 4u);
+  o.enable_block_reuse = false;
+  EXPECT_EQ(trtllm_snapshot_rules(o, 128), 0u);
+  o.enable_block_reuse.reset();  // unset: the hybrid models' default, off
+  EXPECT_EQ(trtllm_snapshot_rules(o, 128), 0u);
+  o.enable_block_reuse = true;
+  o.snapshot_offsets_from_start = {64};
+  o.snapshot_offsets_from_end = {0, 32};
+  EXPECT_EQ(trtllm_snapshot_rules(o, 128), 3u);
+  EXPECT_EQ(8u * trtllm_snapshot_rules(o, 128), 24u);
+  TrtllmOptions periodic;
+  periodic.enable_block_reuse = true;
+  periodic.snapshot_interval = 48;
+  EXPECT_EQ(trtllm_snapshot_rules(periodic, 47), 0u);
+  EXPECT_EQ(trtllm_snapshot_rules(periodic, 48), 0u);
+}
+
+// E _estimate_mamba_hybrid_cache_cost on M's fixture, each case by hand (800 B a slot and layer,
+// 64 B a token and attention layer, 32 tokens a block):
+//   test_hybrid_mtp_layout_honors_explicit_base_partition: max_batch_size 1, pp 2, rank r holds
+//     r + 1 attention layers (its MTP layer on the last): (64 · (r + 1), (2 + 1) · 800 = 2,400) for
+//     either manager.
+//   test_v2_hybrid_estimator_counts_dummy_states_without_attention_capacity: attention 11 B, a
+//     64 B state, max_batch_size 4: (11, 5 · 64 = 320), one dummy more with attention DP and a
+//     static draft length (11, 384), five with the draft-length schedule (11, 576).
+//   test_v2_hybrid_attention_bound_is_snapshot_alignment_agnostic: [linear, full], max_batch_size
+//     2, max_seq_len 128, block reuse with a periodic interval of 32 or 48: V2 reserves a partial
+//     attention block a resident sequence once a snapshot can be taken, whatever the alignment:
+//     intercept (2 + 1) · 800 + 2 · 64 · 32 = 6,496 both; slope 64 + ceil(800 / 32) = 89, or 64 +
+//     ceil(800 / 48) = 81. The C++ manager instead charges the unaligned interval in the slope:
+//     64 + 17 + ceil(2,048 / 48) = 124, intercept 2,400.
+TEST(TrtllmParity, HybridAffineCostByManager) {
+  TrtllmOptions off;
+  off.enable_block_reuse = false;
+  for (const std::uint64_t rank : {0u, 1u})
+    for (const bool v2 : {true, false}) {
+      const auto c = trtllm_hybrid_cost(off, {.v2 = v2,
+                                              .resident = 2,
+                                              .dummies = 1,
+                                              .state_bytes = 800,
+                                              .attention_bytes = 64 * (rank + 1)});
+      EXPECT_EQ(c.slope, 64 * (rank + 1));
+      EXPECT_EQ(c.intercept, 2400u);
+    }
+  for (const auto& [dummies, intercept] : {std::pair{1u, 320u}, {2u, 384u}, {5u, 576u}}) {
+    const auto c = trtllm_hybrid_cost(
+        TrtllmOptions{},
+        {.resident = 4, .dummies = dummies, .state_bytes = 64, .attention_bytes = 11});
+    EXPECT_EQ(c.slope, 11u);
+    EXPECT_EQ(c.intercept, intercept);
+  }
+  TrtllmOptions reuse;
+  reuse.enable_block_reuse = true;
+  const TrtllmHybridCostInput v2{
+      .resident = 2, .dummies = 1, .state_bytes = 800, .attention_bytes = 64, .max_seq_len = 128};
+  reuse.snapshot_interval = 32;
+  const auto aligned = trtllm_hybrid_cost(reuse, v2);
+  reuse.snapshot_interval = 48;
+  const auto unaligned = trtllm_hybrid_cost(reuse, v2);
+  EXPECT_EQ(aligned.intercept, unaligned.intercept);
+  EXPECT_EQ(aligned.intercept, 6496u);
+  EXPECT_EQ(aligned.slope, 89u);
+  EXPECT_EQ(unaligned.slope, 81u);
+  TrtllmHybridCostInput cpp = v2;
+  cpp.v2 = false;
+  const auto c = trtllm_hybrid_cost(reuse, cpp);
+  EXPECT_EQ(c.slope, 124u);
+  EXPECT_EQ(c.intercept, 2400u);
+  // An interval longer than max_seq_len never fires (_mamba_regular_snapshot_interval).
+  reuse.snapshot_interval = 129;
+  EXPECT_EQ(trtllm_hybrid_cost(reuse, v2).slope, 64u);
+  EXPECT_EQ(trtllm_hybrid_cost(reuse, v2).intercept, 2400u);
+}
+
+// M test_v2_hybrid_typical_batch_splits_capacity_across_ssm_states_and_dummies: max_batch_size 2,
+// avg_seq_len 96, a periodic interval of 48 and offsets from the start [32] and the end [0], block
+// reuse on (KvCacheConfig's default), one dummy: the typical step is 2 requests of 1 + 2 states of
+// 32 tokens each (192 tokens in all) plus the dummy's state. Here a rank of one Mamba layer of ssm
+// 64 B + conv 32 B = 96 B a slot and one attention layer of 8 B a token (1 KV head of 2, fp16;
+// M patches 8 B), 32 tokens a block (256 B), and M's quota of 2^20 B:
+//   attention A = 2 requests · 3 states · 1 page · 256 B = 1,536 B; states S = (2 · 3 + 1) · 96 =
+//   672 B. The state share 2^20 · 672 / 2,208 is above the floor of (2 + 1) · 96 = 288 B, so the
+//   split is proportional: 1,048,576 · 1,536 // 2,208 = 729,444 B of attention = 91,180 tokens =
+//   2,849 blocks; 319,132 B of states = 3,324 slots, 3,321 beyond the live and dummy ones.
+// Without block reuse the typical request is one state of 96 tokens (3 pages, the same 1,536 B)
+// beside 288 B of states: 1,048,576 · 1,536 // 1,824 = 883,011 B = 110,376 tokens = 3,449 blocks.
+TEST(TrtllmParity, HybridV2SnapshotRulesSplitTheTypicalRequest) {
+  ModelSpec m = layers_of("snapshot-split", 2, 1, 1, 2);
+  m.layers[0] = LayerSpec{AttentionKind::none, 0, true};
+  m.recurrent = RecurrentSpec{.kind = MixerKind::shapes, .conv_elements = 16, .ssm_elements = 32};
+  PlanInput in = trtllm_fp16();
+  in.context = 128;
+  in.max_num_seqs = 2;
+  in.available_kv_bytes = std::uint64_t{1} << 20;
+  TrtllmOptions& o = in.edit_trtllm();
+  o.kv_cache_manager_v2 = true;
+  o.avg_seq_len = 96;
+  o.enable_block_reuse = true;
+  o.snapshot_interval = 48;
+  o.snapshot_offsets_from_start = {32};
+  o.snapshot_offsets_from_end = {0};
+  auto c = plan_capacity(m, in);
+  const TrtllmStatePool* s = &*c.stages.at(0).trtllm_states;
+  EXPECT_EQ(s->slot_bytes, 96u);
+  EXPECT_EQ(s->snapshot_rules, 2u);
+  EXPECT_EQ(s->snapshot_interval, 48u);
+  EXPECT_TRUE(s->proportional);
+  EXPECT_EQ(s->attention_bytes, 729444u);
+  EXPECT_EQ(s->attention_tokens, 91180u);
+  EXPECT_EQ(s->snapshot_slots, 3321u);
+  EXPECT_EQ(c.num_gpu_blocks, 2849u);
+  in.edit_trtllm().enable_block_reuse = false;
+  c = plan_capacity(m, in);
+  s = &*c.stages.at(0).trtllm_states;
+  EXPECT_EQ(s->snapshot_rules, 0u);
+  EXPECT_EQ(s->snapshot_slots, 0u);
+  EXPECT_EQ(s->attention_bytes, 883011u);
+  EXPECT_EQ(c.num_gpu_blocks, 3449u);
+  // Offsets need V2 (KvCacheConfig.validate_mamba_snapshot_offsets): refused under the C++ one.
+  in.edit_trtllm().kv_cache_manager_v2 = false;
+  EXPECT_THROW(plan_capacity(m, in), Error);
+}
+
+// The C++ manager with periodic snapshots, M's fixture at pp 1 (two Mamba layers, 1,600 B a slot;
+// two attention layers, 128 B a token), max_batch_size 2, max_seq_len 256, a budget of 1,000,000
+// B. E (C++: 1 dummy, the unaligned interval's attention share in the slope):
+//   interval 48: intercept 3 · 1,600 = 4,800; slope 128 + ceil(1,600 / 48) + ceil(4,096 / 48) =
+//   128 + 34 + 86 = 248: 995,200 // 248 = 4,012 tokens. The pool's own bound (resource_manager.py
+//   _calculate_max_num_blocks_for_linear_attention: (1,000,000 − 2 · 1,600) // (128 + 1,600 // 48
+//   = 161) = 6,191) is looser, so 4,012 tokens = 125 blocks, and 4,012 // 48 = 83 snapshot slots.
+//   interval 64 (aligned): slope 128 + 25 = 153: 6,504 tokens (the pool's 996,800 // 153 = 6,515),
+//   203 blocks, 101 snapshot slots.
+//   no reuse: 995,200 // 128 = 7,775 tokens, 242 blocks.
+// Under "auto" this Qwen3.5 fixture (gated delta net) runs V2, its class's preference: at interval
+// 48 V2 splits by a typical step of 2 requests of 128 tokens (4 pages of 4,096 B) beside 4,800 B of
+// slots, 1,000,000 · 32,768 // 37,568 = 872,231 B = 6,814 tokens = 212 blocks; the periodic
+// snapshots live in the state pool's spare slots. A model of another class (here the same states
+// given as shapes) whose preference kvplan cannot tell takes the smaller pool of the two: the C++
+// manager's 4,012 tokens.
+TEST(TrtllmParity, HybridCppPeriodicSnapshotsTakeTheirShareOfEachToken) {
+  const ModelSpec m = m_fixture();
+  PlanInput in = trtllm_fp16();
+  in.context = 256;
+  in.max_num_seqs = 2;
+  in.available_kv_bytes = 1000000;
+  TrtllmOptions& o = in.edit_trtllm();
+  o.kv_cache_manager_v2 = false;
+  o.enable_block_reuse = true;
+  o.snapshot_interval = 48;
+  auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->per_token_bytes, 248u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->attention_tokens, 4012u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_slots, 83u);
+  EXPECT_EQ(c.num_gpu_blocks, 125u);
+  in.edit_trtllm().snapshot_interval = 64;
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->per_token_bytes, 153u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_slots, 101u);
+  EXPECT_EQ(c.num_gpu_blocks, 203u);
+  in.edit_trtllm().snapshot_interval = 48;
+  in.edit_trtllm().kv_cache_manager_v2.reset();  // auto
+  c = plan_capacity(m, in);
+  EXPECT_TRUE(c.stages.at(0).trtllm_states->v2);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->attention_tokens, 6814u);
+  EXPECT_EQ(c.num_gpu_blocks, 212u);
+  ModelSpec other = m;
+  other.recurrent = RecurrentSpec{.kind = MixerKind::shapes,
+                                  .conv_elements = 144,  // 288 B
+                                  .ssm_elements = 256,   // 512 B
+                                  .conv_dtype = KvDtype::fp16,
+                                  .ssm_dtype = KvDtype::fp16};
+  c = plan_capacity(other, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->slot_bytes, 1600u);
+  EXPECT_FALSE(c.stages.at(0).trtllm_states->v2);
+  EXPECT_EQ(c.num_gpu_blocks, 125u);
+  in.edit_trtllm().kv_cache_manager_v2 = false;
+  in.edit_trtllm().enable_block_reuse.reset();  // the model's default: off
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_slots, 0u);
+  EXPECT_EQ(c.num_gpu_blocks, 242u);
 }
 
 // Mamba-2 under TensorRT-LLM: Mamba2Mixer splits n_groups by TP as it is (tp_ngroups = n_groups //

@@ -89,6 +89,12 @@ struct EngineArgs {
   // kv_cache_config.avg_seq_len: a hybrid Mamba model's manager (TrtllmOptions).
   std::optional<bool> kv_cache_manager_v2;
   std::optional<std::uint64_t> avg_seq_len;
+  // kv_cache_config.enable_block_reuse and its mamba_state_config (periodic_snapshot_interval,
+  // or the deprecated mamba_state_cache_interval; additional_snapshot_offsets_from_start / _end):
+  // a hybrid Mamba model's state snapshots (TrtllmOptions).
+  std::optional<bool> enable_block_reuse;
+  std::optional<std::uint64_t> snapshot_interval;
+  std::vector<std::uint64_t> snapshot_offsets_from_start, snapshot_offsets_from_end;
   // Config files read, in order: vLLM --config, trtllm-serve --extra_llm_api_options / --config.
   std::vector<std::string> config_files;
   // KV tiers beyond the GPU: vLLM --kv-offloading-size / --kv-offloading-backend /
@@ -122,7 +128,7 @@ std::vector<std::string> split_command_line(const std::string& line, const std::
 //     max_num_tokens, max_beam_width, moe_expert_parallel_size, backend, dtype,
 //     kv_cache_config.{free_gpu_memory_fraction, max_tokens, tokens_per_block, dtype,
 //     max_attention_window, max_gpu_total_bytes, host_cache_size, enable_block_reuse,
-//     mamba_ssm_cache_dtype}); the file's keys replace the command line's
+//     mamba_ssm_cache_dtype, mamba_state_config.*}); the file's keys replace the command line's
 //     (update_llm_args_with_extra_dict). --ep_size must divide --tp_size; a beam width over 1,
 //     attention DP, LoRA and speculative configs are named in not_modelled.
 // Throws Error(source, flag) on a bad value, Error(file, key) on a malformed config file.

@@ -224,6 +224,15 @@ struct TrtllmOptions {
   // max_seq_len / 2).
   std::optional<bool> kv_cache_manager_v2;
   std::optional<std::uint64_t> avg_seq_len;
+  // A hybrid Mamba model's state snapshots for prefix reuse (kv_cache_config.enable_block_reuse
+  // with kv_cache_config.mamba_state_config, tensorrt_llm/llmapi/llm_args.py@0004396720054fd8e2
+  // 05cbf616f21f0b57c6b412). enable_block_reuse unset: off, as Nemotron-H's and Qwen3-Next's
+  // get_model_defaults set it (only an explicit true turns snapshots on); the interval
+  // (periodic_snapshot_interval, 0 = none) and the offsets from a prompt's start and end
+  // (additional_snapshot_offsets_from_start / _end, the V2 manager only) as the engine takes them.
+  std::optional<bool> enable_block_reuse;
+  std::uint64_t snapshot_interval = 0;
+  std::vector<std::uint64_t> snapshot_offsets_from_start, snapshot_offsets_from_end;
   bool operator==(const TrtllmOptions&) const = default;
 };
 
@@ -406,11 +415,43 @@ struct TrtllmStatePool {
   // pool (a budget above one typical step of every resident sequence).
   std::uint64_t typical_tokens = 0;
   bool proportional = false;
-  std::uint64_t attention_bytes = 0;  // what the attention pool gets
+  std::uint64_t attention_bytes = 0;   // what the attention pool gets
+  std::uint64_t attention_tokens = 0;  // its tokens (before a max_tokens cap)
+  // Block reuse's snapshots (TrtllmOptions::enable_block_reuse): the fixed-offset rules a typical
+  // request keeps (V2: one more state each), the periodic interval in force (0: none), the bytes
+  // a token costs with the interval's share of a state (the C++ manager's slope) and the state
+  // slots beyond the live and dummy ones (the C++ manager: its tokens / interval; V2: what the
+  // state pool's share holds beyond them).
+  std::uint32_t snapshot_rules = 0;
+  std::uint64_t snapshot_interval = 0;
+  std::uint64_t per_token_bytes = 0;
+  std::uint64_t snapshot_slots = 0;
   // The budget holds less than the live and dummy slots and one attention block: the engine
   // stops at start-up ("The V2 Mamba GPU cache quota is too small ...").
   std::uint64_t shortfall_bytes = 0;
 };
+// TensorRT-LLM's hybrid Mamba snapshot rules (_mamba_snapshot_rule_counts, kv_cache/
+// mamba_cache_manager/common.py@28295084972c5ab61ef010a050a18f53f5d72810): with block reuse on, the
+// distinct offsets from a prompt's start no later than max_seq_len and from its end short of it;
+// 0 with reuse off.
+std::uint32_t trtllm_snapshot_rules(const TrtllmOptions& o, std::uint64_t max_seq_len);
+// The same file's _estimate_mamba_hybrid_cache_cost: one rank's bytes for T tokens, slope · T +
+// intercept, as the C++ manager (v2 false: one dummy slot, no fixed-offset rules, the unaligned
+// interval's attention share in the slope) or V2 (its dummies, its rules' slots, one partial
+// attention block a resident sequence once any snapshot can be taken) estimates it.
+struct TrtllmHybridCost {
+  std::uint64_t slope = 0, intercept = 0;
+};
+struct TrtllmHybridCostInput {
+  bool v2 = true;
+  std::uint64_t resident = 0;         // max_batch_size · pp
+  std::uint32_t dummies = 1;          // the manager's reserved dummy slots
+  std::uint64_t state_bytes = 0;      // one sequence's states over the rank's Mamba layers
+  std::uint64_t attention_bytes = 0;  // the rank's attention layers' bytes a token
+  std::uint32_t tokens_per_block = 32;
+  std::uint64_t max_seq_len = 0;
+};
+TrtllmHybridCost trtllm_hybrid_cost(const TrtllmOptions& o, const TrtllmHybridCostInput& in);
 // The memory's share of each window (ascending windows): equal, or (older builds,
 // BlockManager::calculateWindowSizeToShare) ∝ window × bytes_per_token / Σ bytes_per_token.
 std::vector<double> trtllm_window_shares(const std::vector<TrtllmWindow>& windows,

@@ -76,7 +76,11 @@ class Trtllm final : public EngineRules {
             "max_gpu_total_bytes",
             "mamba_ssm_cache_dtype",
             "use_kv_cache_manager_v2",
-            "avg_seq_len"};
+            "avg_seq_len",
+            "enable_block_reuse",
+            "periodic_snapshot_interval",
+            "additional_snapshot_offsets_from_start",
+            "additional_snapshot_offsets_from_end"};
   }
   // enable_attention_dp: an attention group a GPU of tp_size, the MoE layers over all of them
   // (tensorrt_llm/mapping.py@cf44a1cc; fused_moe_cutlass.py@000a01de gathers the groups' tokens
