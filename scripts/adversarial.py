@@ -377,6 +377,10 @@ for engine, key, vals in [("vllm", "num_gpu_blocks_override", [0, 1 << 41, "5"])
                            [[], [0], 64, [1 << 41], ["x"]]),
                           ("trtllm", "additional_snapshot_offsets_from_end", [[-1], 0, [1 << 41]]),
                           ("sglang", "periodic_snapshot_interval", [64]),
+                          ("sglang", "speculative_algorithm", [3, True]),
+                          ("sglang", "speculative_num_steps", [-1, 2000, "3"]),
+                          ("sglang", "speculative_eagle_topk", [-1, 2000]),
+                          ("vllm", "speculative_eagle_topk", [4]),
                           ("trtllm", "decode_context_parallel_size", [2])]:
     for v in vals:
         base = mutate(DEPLOY, ["engine", "name"], engine)

@@ -13,6 +13,7 @@
 #include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/model_ref.hpp"
+#include "kvplan/text_safe.hpp"
 #include "kvplan/validate.hpp"
 #include "spec_parse.hpp"
 
@@ -240,6 +241,12 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
   o.max_mamba_cache_size = en.opt_uint("max_mamba_cache_size", 1, std::uint64_t{1} << 32);
   if (auto n = en.opt_uint("speculative_num_draft_tokens", 0, 1024))
     o.speculative_num_draft_tokens = static_cast<std::uint32_t>(*n);
+  // The decode reserve's shape (SglangOptions): the algorithm as --speculative-algorithm names it.
+  if (auto a = en.opt_str("speculative_algorithm")) o.speculative_algorithm = ascii_lower(*a);
+  if (auto n = en.opt_uint("speculative_num_steps", 0, 1024))
+    o.speculative_num_steps = static_cast<std::uint32_t>(*n);
+  if (auto n = en.opt_uint("speculative_eagle_topk", 0, 1024))
+    o.speculative_eagle_topk = static_cast<std::uint32_t>(*n);
   // 0 and 1 both mean every loop (SchedulerRecvSkipper.maybe_create: none at <= 1).
   if (auto n = en.opt_uint("scheduler_recv_interval", 0, 1u << 20))
     o.scheduler_recv_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(*n, 1));

@@ -87,6 +87,9 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.max_mamba_cache_size) en["max_mamba_cache_size"] = *s.max_mamba_cache_size;
   if (s.speculative_num_draft_tokens)
     en["speculative_num_draft_tokens"] = s.speculative_num_draft_tokens;
+  if (!s.speculative_algorithm.empty()) en["speculative_algorithm"] = s.speculative_algorithm;
+  if (s.speculative_num_steps) en["speculative_num_steps"] = s.speculative_num_steps;
+  if (s.speculative_eagle_topk) en["speculative_eagle_topk"] = s.speculative_eagle_topk;
   if (s.scheduler_recv_interval != s0.scheduler_recv_interval)
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;

@@ -378,6 +378,10 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
     } else if (k == "kv_cache_config.enable_block_reuse") {
       // Prefix reuse; for a hybrid Mamba model it also turns its state snapshots on.
       a.enable_block_reuse = yes();
+    } else if (k == "kv_cache_config.block_reuse_config.policy") {
+      // KvCacheConfig.disable_periodic_mamba_snapshots_for_conversations (llm_args.py@0004396720
+      // 054fd8e205cbf616f21f0b57c6b412): per_conversation zeroes periodic_snapshot_interval.
+      a.block_reuse_policy = ascii_lower(one());
     } else if (k == "kv_cache_config.enable_partial_reuse") {
       a.ignored.push_back(k + ": " + (yes() ? "true" : "false") + " (prefix reuse)");
     } else if (k == "kv_cache_config.mamba_state_config.periodic_snapshot_interval" ||
@@ -1137,6 +1141,12 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::speculative_num_draft_tokens:
       a.speculative_num_draft_tokens = static_cast<std::uint32_t>(uint(1, 1024));
       break;
+    case Field::speculative_num_steps:
+      a.speculative_num_steps = static_cast<std::uint32_t>(uint(1, 1024));
+      break;
+    case Field::speculative_eagle_topk:
+      a.speculative_eagle_topk = static_cast<std::uint32_t>(uint(1, 1024));
+      break;
     case Field::recv_interval:
       // An int in server_args.py; <= 1 makes no skipper (SchedulerRecvSkipper.maybe_create).
       a.scheduler_recv_interval = static_cast<std::uint32_t>(uint(0, 1u << 20));
@@ -1349,6 +1359,9 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   s.disable_hybrid_swa_memory = a.disable_hybrid_swa_memory;
   s.max_mamba_cache_size = a.max_mamba_cache_size;
   s.speculative_num_draft_tokens = a.speculative_num_draft_tokens.value_or(0);
+  if (a.engine == Engine::sglang) s.speculative_algorithm = a.speculative_method.value_or("");
+  s.speculative_num_steps = a.speculative_num_steps.value_or(0);
+  s.speculative_eagle_topk = a.speculative_eagle_topk.value_or(0);
   if (a.scheduler_recv_interval)
     s.scheduler_recv_interval = std::max(*a.scheduler_recv_interval, 1u);
   s.disable_overlap_schedule = a.disable_overlap_schedule;
@@ -1362,7 +1375,8 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   t.kv_cache_manager_v2 = a.kv_cache_manager_v2;
   t.avg_seq_len = a.avg_seq_len;
   t.enable_block_reuse = a.enable_block_reuse;
-  t.snapshot_interval = a.snapshot_interval.value_or(0);
+  t.snapshot_interval =
+      a.block_reuse_policy == "per_conversation" ? 0 : a.snapshot_interval.value_or(0);
   t.snapshot_offsets_from_start = a.snapshot_offsets_from_start;
   t.snapshot_offsets_from_end = a.snapshot_offsets_from_end;
   if (a.trtllm_backend) t.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");

@@ -159,4 +159,33 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
 
 }  // namespace detail
 
+// get_alloc_len_per_decode (allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd30421599b0): 1
+// without speculative decoding; else max(steps · topk, draft tokens), or with a page over 1, top-k
+// over 1 and a draft that writes KV (every built-in algorithm but NGRAM, SpeculativeAlgorithm.
+// has_draft_kv) each top-k branch's page-aligned footprint, ceil((page − 1 + steps) / page) pages
+// ("(page_size - 1) + spec_steps + page_size - 1) // page_size"), for every branch. Doubled.
+std::uint64_t sglang_decode_reserve(const SglangRowInput& in, std::uint32_t page_size) {
+  if (in.speculative_algorithm.empty()) return 2;
+  const std::uint64_t steps = std::max<std::uint32_t>(in.num_steps, 1);
+  const std::uint64_t topk = std::max<std::uint32_t>(in.eagle_topk, 1);
+  const std::uint64_t tokens = in.num_draft_tokens;
+  const bool draft_kv = in.speculative_algorithm != "ngram";
+  std::uint64_t len = std::max(steps * topk, tokens);
+  if (page_size > 1 && topk > 1 && draft_kv) {
+    const std::uint64_t pages = (std::uint64_t{page_size} - 1 + steps + page_size - 1) / page_size;
+    len = std::max(pages * page_size * topk, tokens);
+  }
+  return 2 * len;
+}
+
+std::uint64_t sglang_req_to_token_row_width(const SglangRowInput& in) {
+  const std::uint32_t page = std::max<std::uint32_t>(in.page_size, 1);
+  const std::uint64_t upper = std::uint64_t{page} * std::max<std::uint32_t>(in.dcp_size, 1);
+  std::uint64_t extra = 4 + std::uint64_t{in.num_draft_tokens};
+  if (!in.speculative_algorithm.empty())
+    extra = std::max({extra, sglang_decode_reserve(in, page),
+                      sglang_decode_reserve(in, static_cast<std::uint32_t>(upper))});
+  return round_up(add(in.context, extra, "request table row"), upper, "request table row");
+}
+
 }  // namespace kvplan

@@ -144,7 +144,8 @@ TrtllmHybridCost trtllm_hybrid_cost(const TrtllmOptions& o, const TrtllmHybridCo
   const std::uint64_t rules = in.v2 ? trtllm_snapshot_rules(o, in.max_seq_len) : 0;
   const std::uint64_t fixed =
       add(add(in.resident, in.dummies, what), mul(in.resident, rules, what), what);
-  const std::uint64_t block = mul(in.attention_bytes, in.tokens_per_block, what);
+  const std::uint64_t block =
+      mul(in.attention_bytes, std::max<std::uint32_t>(in.tokens_per_block, 1), what);
   const std::uint64_t interval = regular_interval(o, in.max_seq_len);
   const std::uint64_t partial = in.v2 && (rules > 0 || interval > 0) ? in.resident : 0;
   TrtllmHybridCost c;
@@ -152,7 +153,7 @@ TrtllmHybridCost trtllm_hybrid_cost(const TrtllmOptions& o, const TrtllmHybridCo
   c.slope = in.attention_bytes;
   if (interval > 0) {
     c.slope = add(c.slope, ceil_div(in.state_bytes, interval), what);
-    if (!in.v2 && interval % in.tokens_per_block != 0)
+    if (!in.v2 && interval % std::max<std::uint32_t>(in.tokens_per_block, 1) != 0)
       c.slope = add(c.slope, ceil_div(block, interval), what);
   }
   return c;
@@ -224,9 +225,13 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
   // without periodic snapshots (its typical-step share never exceeds the budget less the slots);
   // with them the C++ manager's pool, which pays each token's share of a snapshot where V2's split
   // leaves the evictable snapshots to its state pool's spare slots, can be the smaller. A V2 that
-  // cannot start stays the verdict.
+  // cannot start stays the verdict. Snapshot offsets keep V2: "auto" resolving to the C++ manager
+  // would stop the engine ("Mamba additional snapshot offsets require use_kv_cache_manager_v2=
+  // True", get_kv_cache_manager_cls).
+  const TrtllmOptions& o = in.trtllm();
   TrtllmStatePool chosen = state_pool_of(ev, st, attention_per_token, true);
-  if (kind == MixerKind::gated_delta_net || regular_interval(in.trtllm(), in.context) == 0 ||
+  if (kind == MixerKind::gated_delta_net || regular_interval(o, in.context) == 0 ||
+      !o.snapshot_offsets_from_start.empty() || !o.snapshot_offsets_from_end.empty() ||
       chosen.shortfall_bytes > 0)
     return chosen;
   TrtllmStatePool cpp = state_pool_of(ev, st, attention_per_token, false);
@@ -274,6 +279,10 @@ TrtllmStatePool state_pool_of(const PlanEval& ev, const PlanEval::Stage& st,
     p.per_token_bytes = cost.slope;
     p.attention_tokens = std::min((p.budget_bytes - cost.intercept) / cost.slope,
                                   (p.budget_bytes - own_intercept) / own_slope);
+    // kv_cache_config.max_tokens caps them before the snapshot slots are counted.
+    if (in.max_total_tokens)
+      p.attention_tokens = std::min(p.attention_tokens, *in.max_total_tokens);
+    p.snapshot_interval = raw;  // the pool's, even past max_seq_len where the estimate drops it
     p.snapshot_slots = raw ? p.attention_tokens / raw : 0;
     const std::uint64_t states = p.bytes + p.snapshot_slots * p.slot_bytes;
     p.attention_bytes = p.budget_bytes > states ? p.budget_bytes - states : 0;

@@ -207,6 +207,12 @@ std::string ascii_lower(std::string s) {
   return s;
 }
 
+std::string ascii_upper(std::string s) {
+  for (auto& c : s)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return s;
+}
+
 std::vector<std::string> split_list(const std::string& text, const std::string& source,
                                     const std::string& field) {
   std::vector<std::string> items;

@@ -613,6 +613,44 @@ TEST(EngineCmdlines, SglangDraftTokensReachThePlan) {
                Error);
 }
 
+// The decode reserve's shape reaches the request table (SglangParity.ReqToTokenRowsHoldThe-
+// DecodeReserve): EAGLE at --page-size 16 with 3 steps, top-k 4 and 8 draft tokens reserves 256
+// columns a row, so with --max-running-requests 64 at 4,096 tokens the table is 65 · (4,096 + 256)
+// · 4 = 1,131,520 B (65 · 4,108 · 4 = 1,068,080 B before allocation_sizing.py); the deployment
+// file and the launch line keep the three settings.
+TEST(EngineCmdlines, SglangSpeculativeShapeWidensTheRequestTable) {
+  const std::string line =
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "
+      "--page-size 16 --max-running-requests 64 --speculative-algorithm EAGLE "
+      "--speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8";
+  const auto a = sglang(line);
+  EXPECT_EQ(a.speculative_num_steps, std::optional<std::uint32_t>(3));
+  EXPECT_EQ(a.speculative_eagle_topk, std::optional<std::uint32_t>(4));
+  const Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_EQ(d.plan.sglang().speculative_algorithm, "eagle");
+  const auto t = engine_rules(Engine::sglang).request_table(d.plan, 100000);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->bytes, 1131520u);
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.plan.sglang(), d.plan.sglang());
+  // An EAGLE plan has no launch line (its draft model's path is not the plan's); NEXTN, the
+  // checkpoint's own MTP layers, has: DeepSeek-V3 at TP 8 keeps the algorithm and its shape.
+  const Deployment mtp = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 "
+             "--context-length 4096 --speculative-algorithm NEXTN --speculative-num-steps 3 "
+             "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4"),
+      load_gpu("h200-141gb"), 0, "", "--sglang");
+  std::string why;
+  const auto launch = sglang_command(mtp.model, mtp.plan, &why);
+  ASSERT_TRUE(launch) << why;
+  for (const char* flag : {"--speculative-algorithm NEXTN", "--speculative-num-steps 3",
+                           "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4"})
+    EXPECT_NE(launch->find(flag), std::string::npos) << *launch;
+  EXPECT_EQ(launch->find("--speculative-algorithm NEXTN", launch->find("NEXTN") + 1),
+            std::string::npos)
+      << *launch;  // once
+}
+
 // --decode-context-parallel-size / -dcp (vllm/engine/arg_utils.py @ 99d7eb5d): each rank of the
 // DCP group keeps every dcp-th token. Llama-3.1-8B at TP 2: 4 KV heads a rank, page
 // 16 · 4 · (128 + 128) · 2 = 32,768 B; 40 GiB // 32,768 // 32 layers = 40,960 blocks. A
@@ -830,6 +868,17 @@ TEST(EngineConfigFiles, TrtllmHybridSnapshotsFromTheConfigFile) {
   const Deployment back = parse_deploy_json(to_json(d), "back.json");
   EXPECT_EQ(back.plan.trtllm(), d.plan.trtllm());
   EXPECT_EQ(plan_capacity(back.model, back.plan).num_gpu_blocks, 39131u);
+  // block_reuse_config.policy per_conversation zeroes the periodic interval
+  // (disable_periodic_mamba_snapshots_for_conversations).
+  test::TempDir dir;
+  const std::string y = (dir.path() / "conv.yaml").string();
+  std::ofstream(y) << "kv_cache_config:\n  enable_block_reuse: true\n  block_reuse_config:\n"
+                      "    policy: per_conversation\n  mamba_state_config:\n"
+                      "    periodic_snapshot_interval: 1024\n";
+  Deployment conv = deploy_from_engine(
+      trtllm("trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 --config " + y),
+      load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
+  EXPECT_EQ(conv.plan.trtllm().snapshot_interval, 0u);
   // The deprecated key beside the new one is refused, as migrate_legacy_mamba_interval refuses it.
   EXPECT_THROW(trtllm("trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --config " + kConfigs +
                       "trtllm-mamba-snapshots-both.yaml"),

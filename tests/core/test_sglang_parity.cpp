@@ -232,5 +232,68 @@ TEST(SglangParity, DsaIndexerInTheCell) {
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
 }
 
+// The request table's rows. Inventory of
+//   A = test/registered/unit/mem_cache/test_allocation_sizing.py
+//       @ sgl-project/sglang 92760af820c4d5debe941bac80d2993e3179374b
+// (every test function with a concrete sizing number → its TEST here), against
+// python/sglang/srt/mem_cache/allocation_sizing.py @ 84be7ff586100a0ad5fb372433a0dd30421599b0:
+//   TestAllocPageSizeUpperBound (2), TestReqToTokenRowWidth (3),
+//   TestRowWidthCoversDecodeReserve (6), TestDecodeReserveTracksTheAllocatorPage (4)
+//                                              ReqToTokenRowsHoldTheDecodeReserve
+//   TestAssertAllocWithinRowWidth (2)           no sizing number (an assertion's bound)
+// By hand, each case's row: context + max(4 + draft tokens, the decode reserve at the page and at
+// page · DCP), rounded up to page · DCP; the reserve is 2 · max(steps · topk, draft tokens), or
+// with page > 1, topk > 1 and a draft that writes KV, 2 · max(ceil((page − 1 + steps + page − 1)
+// / page) · page · topk, draft tokens) (the file's own integer form).
+TEST(SglangParity, ReqToTokenRowsHoldTheDecodeReserve) {
+  auto row = [](SglangRowInput in) { return sglang_req_to_token_row_width(in); };
+  // The page upper bound is page · DCP: 64 and 256; the row rounds up to it.
+  // context 131,074 at page 64: 131,078 rounded up to 64 = 131,136.
+  EXPECT_EQ(row({.context = 131074, .page_size = 64}), 131136u);
+  EXPECT_EQ(row({.context = 4096, .page_size = 64, .dcp_size = 4}), 4096u + 256);  // 4,100 -> 4,352
+  // Across pages and contexts straddling a page edge the row never truncates.
+  for (std::uint32_t page : {1u, 16u, 64u, 128u})
+    for (std::uint64_t ctx : {page * 8ull - 1, page * 8ull, page * 8ull + 1}) {
+      const std::uint64_t r = row({.context = ctx, .page_size = page});
+      EXPECT_GE(r, (ctx + page - 1) / page * page);
+      EXPECT_EQ(r % page, 0u);
+    }
+  // Page 1, no speculative decoding: exactly the 4 columns of headroom, 4,100.
+  EXPECT_EQ(row({.context = 4096}), 4100u);
+  // NGRAM, 12 draft tokens, page 1: reserve 2 · 12 = 24 > 4 + 12: 4,120.
+  EXPECT_EQ(row({.context = 4096, .speculative_algorithm = "ngram", .num_draft_tokens = 12}),
+            4096u + 24);
+  // DFLASH, block 16: 2 · 16 = 32.
+  EXPECT_EQ(row({.context = 4096, .speculative_algorithm = "dflash", .num_draft_tokens = 16}),
+            4096u + 32);
+  // EAGLE tree, page 16, 3 steps, top-k 4, 8 draft tokens: (15 + 3 + 15) // 16 = 2 pages a
+  // branch, 2 · 16 · 4 = 128, doubled 256.
+  const SglangRowInput eagle{.context = 4096,
+                             .page_size = 16,
+                             .speculative_algorithm = "eagle",
+                             .num_steps = 3,
+                             .eagle_topk = 4,
+                             .num_draft_tokens = 8};
+  EXPECT_EQ(row(eagle), 4096u + 256);
+  EXPECT_EQ(sglang_decode_reserve(eagle, 16), 256u);
+  // Under DCP 4 the paged allocator runs at page 64: (63 + 3 + 63) // 64 = 2, 2 · 64 · 4 = 512,
+  // doubled 1,024; the row 5,120 is a multiple of 64.
+  SglangRowInput dcp = eagle;
+  dcp.dcp_size = 4;
+  EXPECT_EQ(sglang_decode_reserve(dcp, 64), 1024u);
+  EXPECT_EQ(sglang_decode_reserve(dcp, 16), 256u);  // the reserve follows the page it is given
+  EXPECT_EQ(row(dcp), 4096u + 1024);
+  // Page 1 with DCP 4 still pages at 4: (3 + 3 + 3) // 4 = 2, 2 · 4 · 4 = 32, doubled 64.
+  SglangRowInput one = dcp;
+  one.page_size = 1;
+  EXPECT_EQ(row(one), 4096u + 64);
+  // NGRAM with no draft token count: max(1 · 1, 0) = 1, reserve 2, under the 4 of headroom.
+  EXPECT_EQ(row({.context = 4096, .speculative_algorithm = "ngram"}), 4100u);
+  // NGRAM writes no draft KV: no per-branch page rounding even at page 16, top-k 4.
+  SglangRowInput ngram = eagle;
+  ngram.speculative_algorithm = "ngram";
+  EXPECT_EQ(sglang_decode_reserve(ngram, 16), 2u * 12);  // max(3 · 4, 8) = 12
+}
+
 }  // namespace
 }  // namespace kvplan

@@ -625,7 +625,29 @@ TEST(TrtllmParity, HybridCppPeriodicSnapshotsTakeTheirShareOfEachToken) {
   EXPECT_EQ(c.stages.at(0).trtllm_states->slot_bytes, 1600u);
   EXPECT_FALSE(c.stages.at(0).trtllm_states->v2);
   EXPECT_EQ(c.num_gpu_blocks, 125u);
+  // With snapshot offsets "auto" stays V2: the C++ manager would stop the engine ("Mamba
+  // additional snapshot offsets require use_kv_cache_manager_v2=True").
+  in.edit_trtllm().snapshot_offsets_from_end = {0};
+  EXPECT_TRUE(plan_capacity(other, in).stages.at(0).trtllm_states->v2);
+  in.edit_trtllm().snapshot_offsets_from_end.clear();
   in.edit_trtllm().kv_cache_manager_v2 = false;
+  // kv_cache_config.max_tokens 1,000 caps the tokens before the pool counts its snapshot slots:
+  // 1,000 // 48 = 20, 1,000 // 32 = 31 blocks.
+  in.max_total_tokens = 1000;
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->attention_tokens, 1000u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_slots, 20u);
+  EXPECT_EQ(c.num_gpu_blocks, 31u);
+  in.max_total_tokens.reset();
+  // An interval past max_seq_len (300 > 256) leaves the estimate (995,200 // 128 = 7,775) but
+  // not the pool, which still pays 1,600 // 300 = 5 B a token: (1,000,000 − 3,200) // 133 =
+  // 7,494 tokens, 234 blocks, 7,494 // 300 = 24 snapshot slots.
+  in.edit_trtllm().snapshot_interval = 300;
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->attention_tokens, 7494u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_interval, 300u);
+  EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_slots, 24u);
+  EXPECT_EQ(c.num_gpu_blocks, 234u);
   in.edit_trtllm().enable_block_reuse.reset();  // the model's default: off
   c = plan_capacity(m, in);
   EXPECT_EQ(c.stages.at(0).trtllm_states->snapshot_slots, 0u);

@@ -72,6 +72,9 @@ struct EngineArgs {
   bool disable_hybrid_swa_memory = false;
   std::optional<std::uint64_t> max_mamba_cache_size, max_total_tokens;
   std::optional<std::uint32_t> speculative_num_draft_tokens;  // SGLang
+  // SGLang --speculative-num-steps, --speculative-eagle-topk: the decode reserve's shape
+  // (SglangOptions).
+  std::optional<std::uint32_t> speculative_num_steps, speculative_eagle_topk;
   // A recurrent state's dtypes (PlanInput::conv_state_dtype, ssm_state_dtype): vLLM
   // --mamba-cache-dtype and --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM
   // kv_cache_config.mamba_ssm_cache_dtype; "auto" leaves them unset.
@@ -95,6 +98,8 @@ struct EngineArgs {
   std::optional<bool> enable_block_reuse;
   std::optional<std::uint64_t> snapshot_interval;
   std::vector<std::uint64_t> snapshot_offsets_from_start, snapshot_offsets_from_end;
+  // kv_cache_config.block_reuse_config.policy: per_conversation turns the periodic snapshots off.
+  std::optional<std::string> block_reuse_policy;
   // Config files read, in order: vLLM --config, trtllm-serve --extra_llm_api_options / --config.
   std::vector<std::string> config_files;
   // KV tiers beyond the GPU: vLLM --kv-offloading-size / --kv-offloading-backend /

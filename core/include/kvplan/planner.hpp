@@ -199,8 +199,29 @@ struct SglangOptions {
   // request table (init_memory_pool: extra_max_context_len = 4 + speculative_num_draft_tokens).
   // 0 = not given.
   std::uint32_t speculative_num_draft_tokens = 0;
+  // --speculative-algorithm (lower case; empty: none), --speculative-num-steps and
+  // --speculative-eagle-topk (0: not given): with the draft tokens they size the KV a request may
+  // allocate in one decode step, whose reserve the request table's rows hold
+  // (sglang_req_to_token_row_width).
+  std::string speculative_algorithm;
+  std::uint32_t speculative_num_steps = 0, speculative_eagle_topk = 0;
   bool operator==(const SglangOptions&) const = default;
 };
+
+// SGLang's request-table row (python/sglang/srt/mem_cache/allocation_sizing.py@84be7ff586100a0a
+// d5fb372433a0dd30421599b0 get_req_to_token_row_width): context_len plus the headroom 4 + the draft
+// tokens, or with speculative decoding at least the decode reserve (twice what one decode step
+// may allocate, get_alloc_reserve_per_decode) at the page and at the page times DCP, rounded up to
+// a whole page times DCP. Steps and top-k not given count 1, as the file reads them.
+struct SglangRowInput {
+  std::uint64_t context = 0;
+  std::uint32_t page_size = 1, dcp_size = 1;
+  std::string speculative_algorithm;  // lower case; empty: none
+  std::uint32_t num_steps = 0, eagle_topk = 0, num_draft_tokens = 0;
+};
+std::uint64_t sglang_req_to_token_row_width(const SglangRowInput& in);
+// get_alloc_reserve_per_decode at one allocator page.
+std::uint64_t sglang_decode_reserve(const SglangRowInput& in, std::uint32_t page_size);
 
 // TensorRT-LLM: the backend fixes the default tokens_per_block (PyTorch / LLM API 32, a
 // TensorRT engine 64); kv_cache_config.max_attention_window, repeated over the layers (empty =

@@ -41,6 +41,7 @@ std::string json_quote(std::string_view s);
 // s with ASCII letters lower-cased (bytes >= 0x80 unchanged): the one rule for case-insensitive
 // names (model ids, dtypes, quantization methods), so no locale decides a comparison.
 std::string ascii_lower(std::string s);
+std::string ascii_upper(std::string s);
 
 // A comma-separated list ("h100,a100", "3.18,20.5") as its items; one item when there is no
 // comma. An empty item ("a,,b", "a,", "") throws Error naming `source` and `field`.

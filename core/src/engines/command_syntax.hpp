@@ -49,6 +49,8 @@ enum class Field {
   mamba_ratio,            // SGLang --mamba-full-memory-ratio
   max_mamba_cache_size,   // SGLang --max-mamba-cache-size
   speculative_num_draft_tokens,  // SGLang --speculative-num-draft-tokens
+  speculative_num_steps,         // SGLang --speculative-num-steps
+  speculative_eagle_topk,        // SGLang --speculative-eagle-topk
   recv_interval,                 // SGLang --scheduler-recv-interval
   disable_overlap,               // SGLang --disable-overlap-schedule
   mamba_ssm_dtype,               // SGLang --mamba-ssm-dtype

@@ -7,6 +7,7 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
+#include "kvplan/text_safe.hpp"
 #include "launch_line.hpp"
 
 namespace kvplan::engines {
@@ -128,10 +129,10 @@ class Sglang final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {
-    return {
-        "swa_full_tokens_ratio",    "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
-        "max_mamba_cache_size",     "max_total_tokens",          "scheduler_recv_interval",
-        "disable_overlap_schedule", "mamba_ssm_dtype",           "speculative_num_draft_tokens"};
+    return {"swa_full_tokens_ratio",    "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
+            "max_mamba_cache_size",     "max_total_tokens",          "scheduler_recv_interval",
+            "disable_overlap_schedule", "mamba_ssm_dtype",           "speculative_num_draft_tokens",
+            "speculative_algorithm",    "speculative_num_steps",     "speculative_eagle_topk"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
@@ -207,8 +208,9 @@ class Sglang final : public EngineRules {
 // (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@226149ac457bd1a1b5d450f55c01f72f604320d6):
 // an int32 table of max_num_reqs + 1 rows (row 0 the CUDA-graph padding row: memory_pool.py
 // "self._alloc_size = size + 1", sgl-project/sglang@59ef3b15cc86eb64c48cd5e687a95dbefb872a29)
-// by context_len + 4 (+ --speculative-num-draft-tokens) columns ("extra_max_context_len = 4",
-// "extra_max_context_len += self.server_args.speculative_num_draft_tokens"); max_num_reqs =
+// by sglang_req_to_token_row_width columns (context_len + 4 + --speculative-num-draft-tokens, or
+// the speculative decode reserve, rounded up to a whole page: get_req_to_token_row_width,
+// mem_cache/allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd30421599b0); max_num_reqs =
 // --max-running-requests, else min(max(int(max_total_num_tokens / context_len · 512), 2048),
 // 4096), then at most the Mamba slots // 3 (the pools' `rows`, where given).
 std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64_t pool_tokens,
@@ -221,18 +223,28 @@ std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64
                                                std::to_string(in.context) +
                                                " x 512), 2048), 4096) = " + std::to_string(derived);
   if (reqs != derived) rows_how += ", the Mamba slots // 3 = " + std::to_string(reqs);
-  const std::uint32_t drafts = in.sglang().speculative_num_draft_tokens;
-  const std::uint64_t extra = 4 + std::uint64_t{drafts};
-  const std::uint64_t cols = add(in.context, extra, "request table");
+  const SglangOptions& o = in.sglang();
+  const std::uint32_t drafts = o.speculative_num_draft_tokens;
+  const SglangRowInput row{.context = in.context,
+                           .page_size = std::max<std::uint32_t>(in.block_size, 1),
+                           .speculative_algorithm = o.speculative_algorithm,
+                           .num_steps = o.speculative_num_steps,
+                           .eagle_topk = o.speculative_eagle_topk,
+                           .num_draft_tokens = drafts};
+  const std::uint64_t cols = sglang_req_to_token_row_width(row);
   const std::uint64_t bytes =
       mul(mul(add(reqs, 1, "request table"), cols, "request table"), 4, "request table");
+  const std::uint64_t plain = add(in.context, 4 + std::uint64_t{drafts}, "request table");
   return MemoryTerm{bytes, MemoryTerm::Basis::derived,
-                    "ReqToTokenPool's req_to_token: (" + rows_how + " + 1) rows x (" +
-                        std::to_string(in.context) + " + 4" +
+                    "ReqToTokenPool's req_to_token: (" + rows_how + " + 1) rows x " +
+                        std::to_string(cols) + " (" + std::to_string(in.context) + " + 4" +
                         (drafts ? " + " + std::to_string(drafts) + " draft tokens" : "") +
+                        (cols != plain ? ", the speculative decode reserve or a whole page" : "") +
                         ") int32",
                     "python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@"
                     "226149ac457bd1a1b5d450f55c01f72f604320d6 init_memory_pool; "
+                    "mem_cache/allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd30421599b0 "
+                    "get_req_to_token_row_width; "
                     "mem_cache/memory_pool.py@59ef3b15cc86eb64c48cd5e687a95dbefb872a29 "
                     "ReqToTokenPool"};
 }
@@ -285,7 +297,10 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
                                                ? in.memory_fraction_ppm
                                                : default_memory_fraction_ppm(in, &model));
   // MTP: NEXTN loads the checkpoint's own NextN layers (server_args.py speculative_algorithm).
-  if (in.draft_layers > 0) s += " --speculative-algorithm NEXTN";
+  if (const std::string& algo = in.sglang().speculative_algorithm; !algo.empty())
+    s += " --speculative-algorithm " + ascii_upper(algo);
+  else if (in.draft_layers > 0)
+    s += " --speculative-algorithm NEXTN";
   if (!mine) return s;
   if (in.block_size > 1) s += " --page-size " + std::to_string(in.block_size);
   const SglangOptions& o = in.sglang();
@@ -303,6 +318,10 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
   if (o.speculative_num_draft_tokens)
     s += " --speculative-num-draft-tokens " + std::to_string(o.speculative_num_draft_tokens);
+  if (o.speculative_num_steps)
+    s += " --speculative-num-steps " + std::to_string(o.speculative_num_steps);
+  if (o.speculative_eagle_topk)
+    s += " --speculative-eagle-topk " + std::to_string(o.speculative_eagle_topk);
   if (const std::string state = in.ssm_state_dtype ? torch_float_name(*in.ssm_state_dtype) : "";
       !state.empty())
     s += " --mamba-ssm-dtype " + state;

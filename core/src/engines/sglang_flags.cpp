@@ -61,6 +61,8 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--lora-backend", Field::ignored_value},
       {"--max-mamba-cache-size", Field::max_mamba_cache_size},
       {"--speculative-num-draft-tokens", Field::speculative_num_draft_tokens},
+      {"--speculative-num-steps", Field::speculative_num_steps},
+      {"--speculative-eagle-topk", Field::speculative_eagle_topk},
       {"--mamba-ssm-dtype", Field::mamba_ssm_dtype},
       {"--swa-full-tokens-ratio", Field::swa_ratio},
       {"--mamba-full-memory-ratio", Field::mamba_ratio},
