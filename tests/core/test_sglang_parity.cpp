@@ -232,6 +232,93 @@ TEST(SglangParity, DsaIndexerInTheCell) {
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
 }
 
+// The pools from a budget. Inventory of
+//   P = test/registered/unit/model_executor/test_pool_configurator.py
+//       @ sgl-project/sglang d715421666e1315004d0646bddbf5248e3a6eadd
+// (against model_executor/pool_configurator.py @ 6fde4f6f8697eec653634eadc0576eeb51980666):
+//   TestDefaultConfigurator: test_memory_utilization, test_page_alignment,
+//   test_constraint_respected, test_constraint_page_aligned, test_no_swa_fields
+//                                              PoolsFromABudgetAsSglangsConfiguratorTests
+//   TestHybridSWAConfigurator: test_memory_utilization, test_ratio_respected,
+//   test_ratio_with_page_alignment, test_max_total_equals_full, test_different_layer_counts
+//                                              PoolsFromABudgetAsSglangsConfiguratorTests
+//   TestHybridSWAConfigurator.test_constraint_respected, test_constraint_memory_within_budget:
+//       not reproduced, a later rule. There --max-total-tokens caps the full pool (200 -> full
+//       200, SWA 100: calculate_pool_sizes_from_max_tokens); kvplan follows M @ 226149ac, whose
+//       set_num_tokens_hybrid_swa splits the capped count over both pools (200 -> 266 / 133).
+//       Likewise the later _resolve_max_num_reqs (token_capacity // 2 inside the estimate, the
+//       Mamba ratio 3 + the extra-buffer slots) is not kvplan's.
+//   TestAllSWAConfigurator (4)                 PoolsFromABudgetAsSglangsConfiguratorTests
+//   TestFactory (2)                            no sizing number (which class)
+// P's fixture: 4 KV heads of 64 + 64 in 2-byte elements, 1,024 B a token and layer; 32 layers
+// (cell 32,768 B), or 16 full + 16 SWA layers, or 32 SWA layers; 10,000,000 B available.
+TEST(SglangParity, PoolsFromABudgetAsSglangsConfiguratorTests) {
+  constexpr std::uint64_t kAvail = 10000000;
+  // Default: 10,000,000 // 32,768 = 305 tokens, 9,994,240 B (within 1 %); page 128: 256; no SWA.
+  SglangPoolInput d{.rest_bytes = kAvail, .full_cell = 1024, .full_layers = 32};
+  auto p = sglang_pools(d);
+  EXPECT_EQ(p.full_tokens, 305u);
+  EXPECT_GT(p.full_tokens * 32768, kAvail * 99 / 100);
+  EXPECT_EQ(p.swa_tokens, 0u);
+  d.page_size = 128;
+  EXPECT_EQ(sglang_pools(d).full_tokens, 256u);
+  // The constraint path: a cap below the budget's count, page-aligned: 100 at page 1, 1,000 at
+  // page 128 -> 896.
+  d.rest_bytes = std::uint64_t{32768} * 2000;
+  d.max_total_tokens = 1000;
+  EXPECT_EQ(sglang_pools(d).full_tokens, 896u);
+  d.page_size = 1;
+  d.max_total_tokens = 100;
+  EXPECT_EQ(sglang_pools(d).full_tokens, 100u);
+  // Hybrid SWA, 16 + 16 layers: full = 305 · 32 / (0.5 · 16 + 16) = 406, SWA int(406 · 0.5) =
+  // 203; 406 · 16 · 1,024 + 203 · 16 · 1,024 = 9,977,856 B (within 1 %). Each ratio keeps SWA =
+  // int(full · ratio): 0.25 -> 488 / 122, 0.75 -> 348 / 261, 1.0 -> 305 / 305.
+  SglangPoolInput h{.rest_bytes = kAvail,
+                    .full_cell = 1024,
+                    .full_layers = 16,
+                    .swa_cell = 1024,
+                    .swa_layers = 16,
+                    .swa_full_tokens_ratio_ppm = 500000};
+  p = sglang_pools(h);
+  EXPECT_EQ(p.full_tokens, 406u);
+  EXPECT_EQ(p.swa_tokens, 203u);
+  EXPECT_LE((p.full_tokens + p.swa_tokens) * 16 * 1024, kAvail);
+  EXPECT_GT((p.full_tokens + p.swa_tokens) * 16 * 1024, kAvail * 99 / 100);
+  for (const auto& [ratio, full, swa] :
+       {std::tuple{250000u, 488u, 122u}, {750000u, 348u, 261u}, {1000000u, 305u, 305u}}) {
+    h.swa_full_tokens_ratio_ppm = ratio;
+    p = sglang_pools(h);
+    EXPECT_EQ(p.full_tokens, full);
+    EXPECT_EQ(p.swa_tokens, swa);
+  }
+  // Page 128, P's assertions: both multiples of 128 and SWA = (int(full · 0.5) // 128) · 128.
+  // M @ 226149ac aligns the profiled count before the split: 305 -> 256, full 256 · 32 / 24 =
+  // 341 -> 256, SWA 170 -> 128 = (int(256 · 0.5) // 128) · 128. (The later configurator splits
+  // first: full 406 -> 384, the same SWA 128.)
+  h.swa_full_tokens_ratio_ppm = 500000;
+  h.page_size = 128;
+  p = sglang_pools(h);
+  EXPECT_EQ(p.full_tokens, 256u);
+  EXPECT_EQ(p.swa_tokens, 128u);
+  EXPECT_EQ(p.swa_tokens, p.full_tokens / 2 / 128 * 128);
+  // 24 full + 8 SWA: full = 305 · 32 / (0.5 · 8 + 24) = 348, SWA 174 = int(348 · 0.5).
+  h.page_size = 1;
+  h.full_layers = 24;
+  h.swa_layers = 8;
+  p = sglang_pools(h);
+  EXPECT_EQ(p.full_tokens, 348u);
+  EXPECT_EQ(p.swa_tokens, 174u);
+  // All SWA (32 layers): no full pool, 305 SWA tokens (9,994,240 B); a cap of 500 with room for
+  // it gives 500.
+  SglangPoolInput a{.rest_bytes = kAvail, .swa_cell = 1024, .swa_layers = 32};
+  p = sglang_pools(a);
+  EXPECT_EQ(p.full_tokens, 0u);
+  EXPECT_EQ(p.swa_tokens, 305u);
+  a.rest_bytes = std::uint64_t{32768} * 1000;
+  a.max_total_tokens = 500;
+  EXPECT_EQ(sglang_pools(a).swa_tokens, 500u);
+}
+
 // The request table's rows. Inventory of
 //   A = test/registered/unit/mem_cache/test_allocation_sizing.py
 //       @ sgl-project/sglang 92760af820c4d5debe941bac80d2993e3179374b
