@@ -34,6 +34,13 @@ EngineArgs trtllm(const std::string& line) {
   return parse_engine_command(Engine::trtllm, line, "--trtllm");
 }
 const std::string kConfigs = std::string(KVPLAN_TEST_DATA_DIR) + "/engine_configs/";
+// Qwen3-Next-80B-A3B at TP 4 and 32,768 tokens under trtllm-serve with one of tests/data's
+// LLM-API files.
+EngineArgs qwen3_next_trtllm(const std::string& file) {
+  return trtllm(
+      "trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 --max_seq_len 32768 --config " +
+      kConfigs + file);
+}
 // A `vllm serve` line as a deployment on one H100 SXM, and its capacity.
 Deployment h100_vllm(const std::string& line) {
   return deploy_from_engine(vllm(line), load_gpu("h100-sxm-80gb"), 0, "", "--vllm");
@@ -813,10 +820,7 @@ TEST(EngineConfigFiles, TrtllmMaxGpuTotalBytesFixesThePool) {
 // GiB pool; the 12 full-attention layers keep 1 of the 2 KV heads of 256 a rank, 12 · 2 · 256 · 2 =
 // 12,288 B a token: (21,474,836,480 − 642,170,880) // 12,288 = 1,695,366 tokens = 52,980 blocks.
 TEST(EngineConfigFiles, TrtllmHybridManagerFromTheConfigFile) {
-  const auto a = trtllm(
-      "trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 "
-      "--max_seq_len 32768 --config " +
-      kConfigs + "trtllm-mamba-hybrid.yaml");
+  const auto a = qwen3_next_trtllm("trtllm-mamba-hybrid.yaml");
   EXPECT_EQ(a.kv_cache_manager_v2, std::optional<bool>(false));
   EXPECT_EQ(a.avg_seq_len, std::optional<std::uint64_t>(4096));
   Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--trtllm");
@@ -849,10 +853,7 @@ TEST(EngineConfigFiles, TrtllmHybridManagerFromTheConfigFile) {
 // tokens = 39,131 blocks (45,535 without reuse); 6,087,804,462 B of states = 616 slots, 551 beyond
 // the 65 live and dummy ones. The periodic interval takes no part in V2's split.
 TEST(EngineConfigFiles, TrtllmHybridSnapshotsFromTheConfigFile) {
-  const auto a = trtllm(
-      "trtllm-serve Qwen/Qwen3-Next-80B-A3B-Instruct --tp_size 4 "
-      "--max_seq_len 32768 --config " +
-      kConfigs + "trtllm-mamba-snapshots.yaml");
+  const auto a = qwen3_next_trtllm("trtllm-mamba-snapshots.yaml");
   EXPECT_EQ(a.enable_block_reuse, std::optional<bool>(true));
   EXPECT_EQ(a.snapshot_interval, std::optional<std::uint64_t>(1024));
   EXPECT_EQ(a.snapshot_offsets_from_end, std::vector<std::uint64_t>{0});
