@@ -85,7 +85,8 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
   // (python/sglang/srt/managers/tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248).
   auto limits = [&](SglangPools& out) {
     if (in.context_len == 0) return;
-    out.max_num_reqs = sglang_max_num_reqs(in.max_running_requests, profiled, in.context_len);
+    out.max_num_reqs =
+        sglang_max_num_reqs(in.max_running_requests, out.profiled_tokens, in.context_len);
     if (in.state_bytes > 0) out.max_num_reqs = std::min(out.max_num_reqs, out.max_running);
     const std::uint64_t tokens = out.full_tokens ? out.full_tokens : out.swa_tokens;
     out.max_running_requests =
@@ -101,17 +102,27 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
     limits(p);
     return p;
   }
-  // set_num_tokens_hybrid_swa: total_tokens = max_total · num_hidden_layers, split so that
-  // swa = full · r and swa · n_swa + full · n_full = total_tokens.
-  const std::uint64_t layers = std::uint64_t{in.full_layers} + in.swa_layers;
-  const u128 tokens = static_cast<u128>(total) * layers * kPpm;
-  const std::uint64_t den =
-      std::uint64_t{in.swa_full_tokens_ratio_ppm} * in.swa_layers + kPpm * in.full_layers;
-  const auto full = static_cast<std::uint64_t>(tokens / den);
-  const std::uint64_t swa =
-      static_cast<std::uint64_t>(static_cast<u128>(full) * in.swa_full_tokens_ratio_ppm / kPpm);
-  p.full_tokens = align_down(full, in.page_size);
-  p.swa_tokens = align_down(swa, in.page_size);
+  // HybridSWAPoolConfigurator (python/sglang/srt/model_executor/pool_configurator.py@6fde4f6f8697
+  // eec653634eadc0576eeb51980666, sgl-project/sglang#22389): the full pool takes available //
+  // (F · n_full + r · S · n_swa) tokens, a token of the full pool weighing its bytes and r of an
+  // SWA token's; _solve_pool_sizes rounds it down to the page, then the SWA pool to int(full · r)
+  // rounded down. --max-total-tokens caps the full pool's count (_apply_token_constraints) and the
+  // split reruns from it (calculate_pool_sizes_from_max_tokens). The code before #22389
+  // (set_num_tokens_hybrid_swa) split the capped total over both pools and so inflated the full
+  // pool past the cap.
+  const u128 weight = static_cast<u128>(mul(in.full_cell, in.full_layers, "cell size")) * kPpm +
+                      static_cast<u128>(in.swa_full_tokens_ratio_ppm) *
+                          mul(in.swa_cell, in.swa_layers, "cell size");
+  const auto full = static_cast<std::uint64_t>(static_cast<u128>(rest) * kPpm / weight);
+  p.profiled_tokens = full;
+  auto solve = [&](std::uint64_t tokens) {
+    p.full_tokens = align_down(tokens, in.page_size);
+    p.swa_tokens = align_down(static_cast<std::uint64_t>(static_cast<u128>(p.full_tokens) *
+                                                         in.swa_full_tokens_ratio_ppm / kPpm),
+                              in.page_size);
+  };
+  solve(full);
+  if (in.max_total_tokens && *in.max_total_tokens < p.full_tokens) solve(*in.max_total_tokens);
   limits(p);
   return p;
 }

@@ -239,15 +239,10 @@ TEST(SglangParity, DsaIndexerInTheCell) {
 //   TestDefaultConfigurator: test_memory_utilization, test_page_alignment,
 //   test_constraint_respected, test_constraint_page_aligned, test_no_swa_fields
 //                                              PoolsFromABudgetAsSglangsConfiguratorTests
-//   TestHybridSWAConfigurator: test_memory_utilization, test_ratio_respected,
-//   test_ratio_with_page_alignment, test_max_total_equals_full, test_different_layer_counts
-//                                              PoolsFromABudgetAsSglangsConfiguratorTests
-//   TestHybridSWAConfigurator.test_constraint_respected, test_constraint_memory_within_budget:
-//       not reproduced, a later rule. There --max-total-tokens caps the full pool (200 -> full
-//       200, SWA 100: calculate_pool_sizes_from_max_tokens); kvplan follows M @ 226149ac, whose
-//       set_num_tokens_hybrid_swa splits the capped count over both pools (200 -> 266 / 133).
-//       Likewise the later _resolve_max_num_reqs (token_capacity // 2 inside the estimate, the
-//       Mamba ratio 3 + the extra-buffer slots) is not kvplan's.
+//   TestHybridSWAConfigurator (7)              PoolsFromABudgetAsSglangsConfiguratorTests (kvplan
+//                                              follows this configurator for hybrid SWA pools)
+//   The later _resolve_max_num_reqs (token_capacity // 2 inside the estimate, the Mamba ratio
+//   3 + the extra-buffer slots) is not kvplan's; no test of P sizes it.
 //   TestAllSWAConfigurator (4)                 PoolsFromABudgetAsSglangsConfiguratorTests
 //   TestFactory (2)                            no sizing number (which class)
 // P's fixture: 4 KV heads of 64 + 64 in 2-byte elements, 1,024 B a token and layer; 32 layers
@@ -270,9 +265,10 @@ TEST(SglangParity, PoolsFromABudgetAsSglangsConfiguratorTests) {
   d.page_size = 1;
   d.max_total_tokens = 100;
   EXPECT_EQ(sglang_pools(d).full_tokens, 100u);
-  // Hybrid SWA, 16 + 16 layers: full = 305 · 32 / (0.5 · 16 + 16) = 406, SWA int(406 · 0.5) =
-  // 203; 406 · 16 · 1,024 + 203 · 16 · 1,024 = 9,977,856 B (within 1 %). Each ratio keeps SWA =
-  // int(full · ratio): 0.25 -> 488 / 122, 0.75 -> 348 / 261, 1.0 -> 305 / 305.
+  // Hybrid SWA, 16 + 16 layers (HybridSWAPoolConfigurator): full = 10,000,000 // (16 · 1,024 +
+  // 0.5 · 16 · 1,024) = 406, SWA int(406 · 0.5) = 203; 406 · 16 · 1,024 + 203 · 16 · 1,024 =
+  // 9,977,856 B (within 1 %). Each ratio keeps SWA = int(full · ratio): 0.25 -> 488 / 122, 0.75
+  // -> 348 / 261, 1.0 -> 305 / 305.
   SglangPoolInput h{.rest_bytes = kAvail,
                     .full_cell = 1024,
                     .full_layers = 16,
@@ -291,18 +287,27 @@ TEST(SglangParity, PoolsFromABudgetAsSglangsConfiguratorTests) {
     EXPECT_EQ(p.full_tokens, full);
     EXPECT_EQ(p.swa_tokens, swa);
   }
-  // Page 128, P's assertions: both multiples of 128 and SWA = (int(full · 0.5) // 128) · 128.
-  // M @ 226149ac aligns the profiled count before the split: 305 -> 256, full 256 · 32 / 24 =
-  // 341 -> 256, SWA 170 -> 128 = (int(256 · 0.5) // 128) · 128. (The later configurator splits
-  // first: full 406 -> 384, the same SWA 128.)
+  // Page 128: full 406 -> 384 (max_total_num_tokens = full), SWA int(384 · 0.5) = 192 -> 128.
   h.swa_full_tokens_ratio_ppm = 500000;
   h.page_size = 128;
   p = sglang_pools(h);
-  EXPECT_EQ(p.full_tokens, 256u);
+  EXPECT_EQ(p.full_tokens, 384u);
   EXPECT_EQ(p.swa_tokens, 128u);
   EXPECT_EQ(p.swa_tokens, p.full_tokens / 2 / 128 * 128);
-  // 24 full + 8 SWA: full = 305 · 32 / (0.5 · 8 + 24) = 348, SWA 174 = int(348 · 0.5).
+  // The constraint path caps the full pool: --max-total-tokens 200 -> full 200, SWA 100; half
+  // the profiled 406 (203) -> full 203, SWA 101, (203 + 101) · 16 · 1,024 B against 609 · 16 ·
+  // 1,024 before: 0.4992, P's "roughly half".
   h.page_size = 1;
+  h.max_total_tokens = 200;
+  p = sglang_pools(h);
+  EXPECT_EQ(p.full_tokens, 200u);
+  EXPECT_EQ(p.swa_tokens, 100u);
+  h.max_total_tokens = 203;
+  p = sglang_pools(h);
+  EXPECT_EQ(p.full_tokens, 203u);
+  EXPECT_EQ(p.swa_tokens, 101u);
+  h.max_total_tokens.reset();
+  // 24 full + 8 SWA: full = 10,000,000 // (24 · 1,024 + 0.5 · 8 · 1,024) = 348, SWA 174.
   h.full_layers = 24;
   h.swa_layers = 8;
   p = sglang_pools(h);

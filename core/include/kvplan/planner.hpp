@@ -395,7 +395,8 @@ struct SglangPools {
   // max_total_num_tokens // 2, max_num_reqs)); 0 without one.
   std::uint64_t max_num_reqs = 0;
   std::uint64_t max_running_requests = 0;
-  std::uint64_t profiled_tokens = 0;  // profile_max_num_token's count, before any cap or split
+  // profile_max_num_token's count before any cap (with SWA pools: the full pool's, before the cap)
+  std::uint64_t profiled_tokens = 0;
 };
 // Throws Error(source) when the ratios are out of range.
 SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
