@@ -283,12 +283,15 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Trtl
   if (auto on = en.opt_bool("enable_block_reuse")) o.enable_block_reuse = *on;
   if (auto n = en.opt_uint("periodic_snapshot_interval", 0, std::uint64_t{1} << 40))
     o.snapshot_interval = *n;
-  if (en.has("additional_snapshot_offsets_from_start"))
-    o.snapshot_offsets_from_start = en.uints("additional_snapshot_offsets_from_start", 1,
-                                             std::uint64_t{1} << 40, 4096, "offsets (tokens)");
-  if (en.has("additional_snapshot_offsets_from_end"))
-    o.snapshot_offsets_from_end = en.uints("additional_snapshot_offsets_from_end", 0,
-                                           std::uint64_t{1} << 40, 4096, "offsets (tokens)");
+  // An empty list is the engine's default (MambaStateConfig iterates both lists as given).
+  auto offsets = [&](const std::string& key, std::uint64_t min) -> std::vector<std::uint64_t> {
+    if (!en.has(key)) return {};
+    const auto& v = en.raw(key);
+    if (v.is_array() && v.empty()) return {};
+    return en.uints(key, min, std::uint64_t{1} << 40, 4096, "offsets (tokens)");
+  };
+  o.snapshot_offsets_from_start = offsets("additional_snapshot_offsets_from_start", 1);
+  o.snapshot_offsets_from_end = offsets("additional_snapshot_offsets_from_end", 0);
 }
 
 // The keys of one engine's options (PlanInput::options): another engine's key is refused by

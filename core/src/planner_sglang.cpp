@@ -75,11 +75,7 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
   // profile_max_num_token: rest // cell_size, cell = F · n_full + S · n_swa.
   const std::uint64_t cell = add(mul(in.full_cell, in.full_layers, "cell size"),
                                  mul(in.swa_cell, in.swa_layers, "cell size"), "cell size");
-  std::uint64_t total = cell ? rest / cell : 0;
-  const std::uint64_t profiled = total;
-  p.profiled_tokens = profiled;
-  if (in.max_total_tokens) total = std::min(total, *in.max_total_tokens);
-  total = align_down(total, in.page_size);
+  p.profiled_tokens = cell ? rest / cell : 0;
   // init_memory_pool sizes the request table from the profiled count; TpModelWorker then caps
   // the running requests at max_total_num_tokens // 2 unless --max-running-requests is given
   // (python/sglang/srt/managers/tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248).
@@ -92,13 +88,11 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
     out.max_running_requests =
         std::min(in.max_running_requests.value_or(tokens / 2), out.max_num_reqs);
   };
-  if (in.swa_layers == 0) {
-    p.full_tokens = total;
-    limits(p);
-    return p;
-  }
-  if (in.full_layers == 0) {  // all layers SWA
-    p.swa_tokens = total;
+  if (in.swa_layers == 0 || in.full_layers == 0) {
+    // One pool (all layers full, or all SWA): the profiled count under --max-total-tokens,
+    // page-aligned.
+    (in.swa_layers == 0 ? p.full_tokens : p.swa_tokens) = align_down(
+        std::min(p.profiled_tokens, in.max_total_tokens.value_or(p.profiled_tokens)), in.page_size);
     limits(p);
     return p;
   }

@@ -117,15 +117,22 @@ namespace {
 // The periodic snapshot interval in force (_mamba_regular_snapshot_interval, kv_cache/
 // mamba_cache_manager/common.py@28295084972c5ab61ef010a050a18f53f5d72810): block reuse on and an
 // interval no longer than max_seq_len; 0 otherwise.
+// Block reuse is off for a hybrid unless asked for (get_model_defaults, below).
+bool reuse_on(const TrtllmOptions& o) { return o.enable_block_reuse.value_or(false); }
+
+bool has_snapshot_offsets(const TrtllmOptions& o) {
+  return !o.snapshot_offsets_from_start.empty() || !o.snapshot_offsets_from_end.empty();
+}
+
 std::uint64_t regular_interval(const TrtllmOptions& o, std::uint64_t max_seq_len) {
-  if (!o.enable_block_reuse.value_or(false) || o.snapshot_interval > max_seq_len) return 0;
+  if (!reuse_on(o) || o.snapshot_interval > max_seq_len) return 0;
   return o.snapshot_interval;
 }
 
 }  // namespace
 
 std::uint32_t trtllm_snapshot_rules(const TrtllmOptions& o, std::uint64_t max_seq_len) {
-  if (!o.enable_block_reuse.value_or(false)) return 0;
+  if (!reuse_on(o)) return 0;
   std::uint32_t rules = 0;
   for (std::uint64_t k : std::set<std::uint64_t>(o.snapshot_offsets_from_start.begin(),
                                                  o.snapshot_offsets_from_start.end()))
@@ -144,8 +151,8 @@ TrtllmHybridCost trtllm_hybrid_cost(const TrtllmOptions& o, const TrtllmHybridCo
   const std::uint64_t rules = in.v2 ? trtllm_snapshot_rules(o, in.max_seq_len) : 0;
   const std::uint64_t fixed =
       add(add(in.resident, in.dummies, what), mul(in.resident, rules, what), what);
-  const std::uint64_t block =
-      mul(in.attention_bytes, std::max<std::uint32_t>(in.tokens_per_block, 1), what);
+  const std::uint32_t tokens_per_block = std::max<std::uint32_t>(in.tokens_per_block, 1);
+  const std::uint64_t block = mul(in.attention_bytes, tokens_per_block, what);
   const std::uint64_t interval = regular_interval(o, in.max_seq_len);
   const std::uint64_t partial = in.v2 && (rules > 0 || interval > 0) ? in.resident : 0;
   TrtllmHybridCost c;
@@ -153,7 +160,7 @@ TrtllmHybridCost trtllm_hybrid_cost(const TrtllmOptions& o, const TrtllmHybridCo
   c.slope = in.attention_bytes;
   if (interval > 0) {
     c.slope = add(c.slope, ceil_div(in.state_bytes, interval), what);
-    if (!in.v2 && interval % std::max<std::uint32_t>(in.tokens_per_block, 1) != 0)
+    if (!in.v2 && interval % tokens_per_block != 0)
       c.slope = add(c.slope, ceil_div(block, interval), what);
   }
   return c;
@@ -231,8 +238,7 @@ TrtllmStatePool trtllm_state_pool(const PlanEval& ev, const PlanEval::Stage& st,
   const TrtllmOptions& o = in.trtllm();
   TrtllmStatePool chosen = state_pool_of(ev, st, attention_per_token, true);
   if (kind == MixerKind::gated_delta_net || regular_interval(o, in.context) == 0 ||
-      !o.snapshot_offsets_from_start.empty() || !o.snapshot_offsets_from_end.empty() ||
-      chosen.shortfall_bytes > 0)
+      has_snapshot_offsets(o) || chosen.shortfall_bytes > 0)
     return chosen;
   TrtllmStatePool cpp = state_pool_of(ev, st, attention_per_token, false);
   return cpp.attention_tokens < chosen.attention_tokens ? cpp : chosen;
@@ -273,7 +279,7 @@ TrtllmStatePool state_pool_of(const PlanEval& ev, const PlanEval::Stage& st,
                                                          .attention_bytes = attention_per_token,
                                                          .tokens_per_block = ev.bs,
                                                          .max_seq_len = in.context});
-    const std::uint64_t raw = o.enable_block_reuse.value_or(false) ? o.snapshot_interval : 0;
+    const std::uint64_t raw = reuse_on(o) ? o.snapshot_interval : 0;
     const std::uint64_t own_slope = attention_per_token + (raw ? p.slot_bytes / raw : 0);
     const std::uint64_t own_intercept = p.live_slots * p.slot_bytes;  // below p.bytes
     p.per_token_bytes = cost.slope;
@@ -334,8 +340,7 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   // d8e205cbf616f21f0b57c6b412): snapshot offsets need the V2 manager, refused at start-up with
   // use_kv_cache_manager_v2 false ("auto" passes).
   const TrtllmOptions& o = ev.in.trtllm();
-  if (o.kv_cache_manager_v2 == false &&
-      (!o.snapshot_offsets_from_start.empty() || !o.snapshot_offsets_from_end.empty()))
+  if (o.kv_cache_manager_v2 == false && has_snapshot_offsets(o))
     throw Error(ev.source,
                 o.snapshot_offsets_from_start.empty() ? "additional_snapshot_offsets_from_end"
                                                       : "additional_snapshot_offsets_from_start",
@@ -376,11 +381,8 @@ void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
                   "hybrid managers size one attention window)");
     const std::uint64_t per_token = windows.empty() ? 0 : windows[0].bytes_per_token;
     st.trtllm_states = trtllm_state_pool(ev, st, per_token);
-    if (!windows.empty()) {
-      std::uint64_t tokens = st.trtllm_states->attention_tokens;
-      if (ev.in.max_total_tokens) tokens = std::min(tokens, *ev.in.max_total_tokens);
-      windows[0].primary_blocks = tokens / ev.bs;
-    }
+    // kv_cache_config.max_tokens is applied inside (the C++ manager; V2 refuses it).
+    if (!windows.empty()) windows[0].primary_blocks = st.trtllm_states->attention_tokens / ev.bs;
     st.trtllm = windows;
     st.trtllm_requested = std::move(requested);
     return;

@@ -161,6 +161,34 @@ TEST(Deploy, DpAttentionIsWholeServers) {
   EXPECT_NE(what.find("one GPU a group"), std::string::npos) << what;
 }
 
+// TensorRT-LLM's Mamba snapshot keys in a deployment file (kv_cache_config.mamba_state_config,
+// llm_args.py@0004396720054fd8e205cbf616f21f0b57c6b412): an empty offset list is the engine's
+// default (both lists are iterated as given), so it reads as none; a negative or a zero offset
+// from the start is refused by its index.
+TEST(Deploy, TrtllmSnapshotOffsetsMayBeEmpty) {
+  auto file = [](const std::string& keys) {
+    return R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+               "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},
+               "engine": {"name": "trtllm", "tensor_parallel_size": 4, "max_model_len": 32768,
+                          "enable_block_reuse": true, )" +
+           keys + R"(}, "slo": {"concurrency": 8}})";
+  };
+  auto d = parse_deploy_json(file(R"("additional_snapshot_offsets_from_start": [],
+                                     "additional_snapshot_offsets_from_end": [0, 32])"),
+                             "t.json");
+  EXPECT_TRUE(d.plan.trtllm().snapshot_offsets_from_start.empty());
+  EXPECT_EQ(d.plan.trtllm().snapshot_offsets_from_end, (std::vector<std::uint64_t>{0, 32}));
+  EXPECT_EQ(*d.plan.trtllm().enable_block_reuse, true);
+  d = parse_deploy_json(file(R"("additional_snapshot_offsets_from_end": [])"), "t.json");
+  EXPECT_TRUE(d.plan.trtllm().snapshot_offsets_from_end.empty());
+  EXPECT_EQ(error_field(file(R"("additional_snapshot_offsets_from_start": [128, 0])")),
+            "/engine/additional_snapshot_offsets_from_start/1");
+  EXPECT_EQ(error_field(file(R"("additional_snapshot_offsets_from_end": [-1])")),
+            "/engine/additional_snapshot_offsets_from_end/0");
+  EXPECT_EQ(error_field(file(R"("additional_snapshot_offsets_from_end": 0)")),
+            "/engine/additional_snapshot_offsets_from_end");
+}
+
 TEST(Deploy, BadFilesNameTheField) {
   std::string what;
   EXPECT_EQ(error_field(base(R"(, "tensor_parallel_size": 3)")), "/engine/tensor_parallel_size");
