@@ -251,6 +251,10 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
   if (auto n = en.opt_uint("scheduler_recv_interval", 0, 1u << 20))
     o.scheduler_recv_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(*n, 1));
   if (auto off = en.opt_bool("disable_overlap_schedule")) o.disable_overlap_schedule = *off;
+  if (auto off = en.opt_bool("disable_radix_cache")) o.disable_radix_cache = *off;
+  if (auto s = en.opt_str("mamba_radix_cache_strategy"))
+    o.mamba_radix_cache_strategy =
+        parse_sglang_mamba_strategy(*s, source, en.pointer("mamba_radix_cache_strategy"));
   if (auto t = en.opt_uint("max_total_tokens", 1, std::uint64_t{1} << 40)) p.max_total_tokens = t;
 }
 

@@ -633,7 +633,7 @@ bool is_switch(Field f) {
   return f == Field::ignored_bool || f == Field::not_modelled_bool || f == Field::expert_parallel ||
          f == Field::dp_attention || f == Field::enforce_eager || f == Field::disable_hybrid_swa ||
          f == Field::disable_hybrid_kv || f == Field::hicache || f == Field::disable_overlap ||
-         f == Field::async_scheduling;
+         f == Field::async_scheduling || f == Field::disable_radix_cache;
 }
 
 // The option at t[i] (a flag word): `i` ends on its last word.
@@ -1135,6 +1135,12 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::disable_overlap:
       a.disable_overlap_schedule = true;
       break;
+    case Field::disable_radix_cache:
+      a.disable_radix_cache = true;
+      break;
+    case Field::mamba_strategy:
+      a.mamba_radix_cache_strategy = parse_sglang_mamba_strategy(value, source, flag);
+      break;
     case Field::max_mamba_cache_size:
       a.max_mamba_cache_size = uint(1, std::uint64_t{1} << 32);
       break;
@@ -1365,6 +1371,8 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   if (a.scheduler_recv_interval)
     s.scheduler_recv_interval = std::max(*a.scheduler_recv_interval, 1u);
   s.disable_overlap_schedule = a.disable_overlap_schedule;
+  s.disable_radix_cache = a.disable_radix_cache;
+  if (a.mamba_radix_cache_strategy) s.mamba_radix_cache_strategy = *a.mamba_radix_cache_strategy;
   if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;
   if (a.conv_state_dtype) p.conv_state_dtype = a.conv_state_dtype;

@@ -931,7 +931,7 @@ void read_config(Config& c, const nlohmann::json& j, const std::string& source, 
   std::string name = c.outer_type;
   if (c.top.has("architectures")) {
     const auto archs = c.top.strings("architectures");
-    if (!archs.empty()) name = archs.front();
+    if (!archs.empty()) name = m.architecture = archs.front();
   }
   m.name = name.empty() ? m.id : name;
   // Multimodal wrappers nest the language model; some (Qwen2-VL) keep its fields at top level.

@@ -74,13 +74,10 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
 std::string to_string(Engine e, VllmRules rules) { return engine_rules(e, rules).name(); }
 
 std::optional<MemoryTerm> request_table_of(const Capacity& c, const PlanInput& in) {
-  std::uint64_t tokens = 0, rows = 0;
-  for (const auto& s : c.stages) {
-    if (s.sglang_profiled_tokens < tokens) continue;
-    tokens = s.sglang_profiled_tokens;
-    rows = s.sglang_max_num_reqs;
-  }
-  return engine_rules(in).request_table(in, tokens ? tokens : c.kv_cache_tokens, rows);
+  std::uint64_t rows = 0;  // the largest table a rank allocates
+  for (const auto& s : c.stages) rows = std::max(rows, s.sglang_max_num_reqs);
+  // resolve_max_num_reqs reads the pool's final tokens (SGLang's PP ranks agree on the fewest).
+  return engine_rules(in).request_table(in, c.kv_cache_tokens, rows);
 }
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {

@@ -1,13 +1,21 @@
 // SGLang's token pools, as its model runner sizes them. Sources, read at
 // sgl-project/sglang@226149ac457bd1a1b5d450f55c01f72f604320d6:
 //   python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py  profile_max_num_token,
-//     handle_max_mamba_cache, set_num_tokens_hybrid_swa, init_memory_pool,
-//     MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO = 3
+//     set_num_tokens_hybrid_swa
 //   python/sglang/srt/server_args.py  swa_full_tokens_ratio 0.8, mamba_full_memory_ratio 0.9,
 //     mamba_ssm_dtype "float32", page_size 1
 //   python/sglang/srt/configs/model_config.py  is_hybrid_swa_model
+// and at sgl-project/sglang@382343f860c7df8dc43ecefd7902c940d81c99a9 (read from a mirror,
+// yuan-luo/sglang, whose main is that upstream commit), where the sizing moved to
+//   python/sglang/srt/mem_cache/kv_cache_configurator.py  KVCacheConfigurator:
+//     _handle_max_mamba_cache, _calculate_mamba_ratio, resolve_max_num_reqs
+//   python/sglang/srt/arg_groups/overrides.py  _mamba_radix_cache_resolution,
+//     supports_mamba_cache_extra_buffer
+//   python/sglang/srt/arg_groups/speculative_hook.py  max_running_requests 48 with speculative
+//     decoding, _auto_choose_speculative_params
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
 #include "kvplan/checked.hpp"
@@ -28,14 +36,48 @@ std::uint64_t align_down(std::uint64_t tokens, std::uint32_t page) {
   return page ? tokens / page * page : tokens;
 }
 
-// handle_max_mamba_cache: the state slots and the bytes left for the full-attention pool. The
-// engine splits rest as mamba : KV = r : 1 in floating GiB; here in exact integers,
-// slots = floor(rest · r / (1 + r) / state) with r in ppm.
-std::uint64_t mamba_slots(const SglangPoolInput& in) {
-  if (in.max_mamba_cache_size) return *in.max_mamba_cache_size;
-  const u128 num = static_cast<u128>(in.rest_bytes) * in.mamba_full_memory_ratio_ppm;
-  const u128 den = static_cast<u128>(kPpm + in.mamba_full_memory_ratio_ppm) * in.state_bytes;
-  return static_cast<std::uint64_t>(num / den);
+// _handle_max_mamba_cache: the state slots K (max_mamba_cache_size) and the speculative
+// intermediate states' bytes. The pool holds K + 1 slots (the padding slot). K is
+//   --max-mamba-cache-size // attn_dp, where given;
+//   else with --disable-radix-cache, --max-running-requests (per DP group), where given;
+//   else from the budget B = rest · r / (1 + r): (B − S) // S without speculative decoding,
+//   (B − S · (1 + D)) // (S · (1 + D / ratio)) with D draft tokens (the states and the
+//   intermediates solved together).
+// With D, each of min(running, K // ratio) + 1 requests keeps D intermediate states (without the
+// radix cache, K + 1). The engine computes in floating GiB; here in exact integers, r in ppm.
+// K <= 0 stops the engine ("Not enough GPU memory for hybrid ... state cache"): 0 here.
+std::uint64_t mamba_slots(const SglangPoolInput& in, std::uint64_t* intermediate) {
+  const std::uint64_t s = in.state_bytes, d = in.speculative_draft_tokens, ratio = in.mamba_ratio;
+  const std::uint64_t running = in.max_running_requests.value_or(0);
+  auto states = [&](std::uint64_t requests) {  // S · (requests + 1) · D
+    *intermediate = mul(mul(s, add(requests, 1, "mamba states"), "mamba intermediate bytes"), d,
+                        "mamba intermediate bytes");
+  };
+  *intermediate = 0;
+  if (in.max_mamba_cache_size) {
+    const std::uint64_t k = *in.max_mamba_cache_size / std::max<std::uint32_t>(in.attention_dp, 1);
+    if (d) states(std::min(running, k / ratio));
+    return k;
+  }
+  if (in.disable_radix_cache && in.max_running_requests) {
+    if (d) states(running);
+    return running;
+  }
+  const u128 rp = in.mamba_full_memory_ratio_ppm;
+  const u128 budget_scaled = static_cast<u128>(in.rest_bytes) * rp;  // B · (1e6 + r)
+  std::uint64_t k = 0;
+  if (d == 0) {
+    k = static_cast<std::uint64_t>(budget_scaled / ((kPpm + rp) * s));
+    k = k > 0 ? k - 1 : 0;
+    return k;
+  }
+  // ((B − S(1 + D)) · ratio) // (S · (ratio + D)), scaled by (1e6 + r) above and below.
+  const u128 fixed = static_cast<u128>(s) * (1 + d) * (kPpm + rp);
+  if (budget_scaled > fixed)
+    k = static_cast<std::uint64_t>((budget_scaled - fixed) * ratio /
+                                   ((kPpm + rp) * static_cast<u128>(s) * (ratio + d)));
+  if (k > 0) states(std::min(running, k / ratio));
+  return k;
 }
 
 }  // namespace
@@ -66,11 +108,17 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
   SglangPools p;
   std::uint64_t rest = in.rest_bytes;
   if (in.state_bytes > 0) {
-    p.mamba_slots = mamba_slots(in);
-    p.mamba_bytes = mul(p.mamba_slots, in.state_bytes, "mamba state bytes");
-    rest = rest > p.mamba_bytes ? rest - p.mamba_bytes : 0;
-    // init_memory_pool: max_num_reqs ≤ max_mamba_cache_size // 3 with the radix cache on.
-    p.max_running = p.mamba_slots / 3;
+    if (in.mamba_ratio == 0) throw Error(source, "mamba_ratio", "must be at least 1");
+    if (in.speculative_draft_tokens > 0 && !in.max_running_requests)
+      throw Error(source, "max_running_requests",
+                  "speculative decoding on a hybrid Mamba model sizes its intermediate states by "
+                  "--max-running-requests, which SGLang sets (48) before sizing");
+    p.mamba_slots = mamba_slots(in, &p.mamba_intermediate_bytes);
+    p.mamba_bytes = p.mamba_slots ? mul(p.mamba_slots + 1, in.state_bytes, "mamba state bytes") : 0;
+    const std::uint64_t held = add(p.mamba_bytes, p.mamba_intermediate_bytes, "mamba bytes");
+    rest = rest > held ? rest - held : 0;
+    // resolve_max_num_reqs: at most max_mamba_cache_size // ratio requests run.
+    p.max_running = p.mamba_slots / in.mamba_ratio;
   }
   // profile_max_num_token: rest // cell_size, cell = F · n_full + S · n_swa.
   const std::uint64_t cell = add(mul(in.full_cell, in.full_layers, "cell size"),
@@ -79,14 +127,14 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
   // init_memory_pool sizes the request table from the profiled count; TpModelWorker then caps
   // the running requests at max_total_num_tokens // 2 unless --max-running-requests is given
   // (python/sglang/srt/managers/tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248).
+  // resolve_max_num_reqs: one number for the request table's rows and the running requests, from
+  // the pool's final tokens (the full pool's, or the SWA pool's of an all-SWA model).
   auto limits = [&](SglangPools& out) {
     if (in.context_len == 0) return;
-    out.max_num_reqs =
-        sglang_max_num_reqs(in.max_running_requests, out.profiled_tokens, in.context_len);
-    if (in.state_bytes > 0) out.max_num_reqs = std::min(out.max_num_reqs, out.max_running);
     const std::uint64_t tokens = out.full_tokens ? out.full_tokens : out.swa_tokens;
-    out.max_running_requests =
-        std::min(in.max_running_requests.value_or(tokens / 2), out.max_num_reqs);
+    out.max_num_reqs = sglang_max_num_reqs(in.max_running_requests, tokens, in.context_len);
+    if (in.state_bytes > 0) out.max_num_reqs = std::min(out.max_num_reqs, out.max_running);
+    out.max_running_requests = out.max_num_reqs;
   };
   if (in.swa_layers == 0 || in.full_layers == 0) {
     // One pool (all layers full, or all SWA): the profiled count under --max-total-tokens,
@@ -122,17 +170,69 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
 }
 
 std::uint64_t sglang_max_num_reqs(std::optional<std::uint64_t> max_running_requests,
-                                  std::uint64_t profiled_tokens, std::uint64_t context_len) {
-  if (max_running_requests) return *max_running_requests;
-  if (context_len == 0) return 4096;
-  const auto by_pool = static_cast<std::uint64_t>(static_cast<double>(profiled_tokens) /
-                                                  static_cast<double>(context_len) * 512.0);
-  return std::min<std::uint64_t>(std::max<std::uint64_t>(by_pool, 2048), 4096);
+                                  std::uint64_t token_capacity, std::uint64_t context_len) {
+  std::uint64_t asked = 4096;
+  if (max_running_requests) {
+    asked = *max_running_requests;
+  } else if (context_len > 0) {
+    const auto by_pool = static_cast<std::uint64_t>(static_cast<double>(token_capacity) /
+                                                    static_cast<double>(context_len) * 512.0);
+    asked = std::min<std::uint64_t>(std::max<std::uint64_t>(by_pool, 2048), 4096);
+  }
+  return std::min(asked, token_capacity / 2);
+}
+
+std::uint32_t sglang_mamba_ratio(const std::string& strategy, bool overlap_schedule,
+                                 bool disable_radix_cache, bool skip_decode_lock) {
+  if (disable_radix_cache) return 1;
+  const std::uint32_t base = skip_decode_lock ? 2 : 3;
+  if (strategy == "extra_buffer") return base + (overlap_schedule ? 2 : 1);
+  if (strategy == "extra_buffer_lazy") return base + 1;  // needs the overlap scheduler
+  return base + (skip_decode_lock ? 1 : 0);              // no_buffer: 3 either way
+}
+
+std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in) {
+  const SglangOptions& o = in.sglang();
+  if (o.mamba_radix_cache_strategy != "auto") return o.mamba_radix_cache_strategy;
+  static const std::set<std::string> extra_buffer_archs = {
+      "KimiLinearForCausalLM",
+      "Qwen3_5ForConditionalGeneration",
+      "Qwen3_5MoeForConditionalGeneration",
+      "Qwen3NextForCausalLM",
+      "InternS2PreviewForConditionalGeneration",
+      "MiniCPMV4_6ForConditionalGeneration",
+      "BailingMoeV2_5ForCausalLM",
+      "FalconH1ForCausalLM",
+      "GraniteMoeHybridForCausalLM",
+      "NemotronHForCausalLM",
+      "NemotronHPuzzleForCausalLM",
+      "KimiK3ForConditionalGeneration"};
+  const MixerKind kind = model.recurrent.kind;
+  const bool supports = model.architecture.empty()
+                            ? kind == MixerKind::mamba2 || kind == MixerKind::gated_delta_net
+                            : extra_buffer_archs.count(model.architecture) > 0;
+  const bool overlap = in.pp <= 1 && !o.disable_overlap_schedule;
+  return supports && (overlap || in.block_size > 1) ? "extra_buffer" : "no_buffer";
+}
+
+std::string parse_sglang_mamba_strategy(const std::string& value, const std::string& source,
+                                        const std::string& field) {
+  for (const char* s : {"auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"})
+    if (value == s) return value;
+  throw Error(source, field,
+              "expected auto, no_buffer, extra_buffer or extra_buffer_lazy (SGLang's "
+              "MAMBA_RADIX_CACHE_STRATEGY_CHOICES), got \"" +
+                  value + "\"");
 }
 
 namespace detail {
 
-void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
+namespace {
+
+// One stage's pool input, its own (before the pipeline ranks agree); *swa_window gets its
+// sliding layers' widest window.
+SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
+                            std::uint64_t* swa_window) {
   const bool hybrid = !ev.in.sglang().disable_hybrid_swa_memory &&
                       ev.in.sglang().hybrid_swa.value_or(sglang_hybrid_swa_default(ev.model));
   SglangPoolInput p;
@@ -140,7 +240,7 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
     if (l.kind == AttentionKind::none) continue;
     if (hybrid && (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked)) {
       ++p.swa_layers;
-      st.swa_window = std::max(st.swa_window, l.window);
+      *swa_window = std::max(*swa_window, l.window);
     } else {
       ++p.full_layers;
     }
@@ -149,7 +249,12 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   // One attention layer's bytes per token on this rank (the page is linear in its tokens).
   p.full_cell = p.swa_cell = ev.page / ev.bs;
   p.rest_bytes = ev.mem.available_bytes;
-  p.state_bytes = mul(ev.state_bytes, st.state_layers, "mamba state bytes");
+  // _handle_max_mamba_cache charges every pipeline rank the busiest stage's share of the Mamba
+  // layers (int(mamba_cache_per_req · max_stage / all), exact in whole layers), so all ranks
+  // derive the same pool.
+  std::uint32_t busiest = 0;
+  for (const auto& other : ev.stages) busiest = std::max(busiest, other.state_layers);
+  p.state_bytes = mul(ev.state_bytes, busiest, "mamba state bytes");
   p.page_size = ev.bs;
   p.swa_full_tokens_ratio_ppm = ev.in.sglang().swa_full_tokens_ratio_ppm;
   p.mamba_full_memory_ratio_ppm = ev.in.sglang().mamba_full_memory_ratio_ppm;
@@ -157,7 +262,58 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   p.max_total_tokens = ev.in.max_total_tokens;
   p.context_len = ev.in.context;
   p.max_running_requests = ev.in.max_num_seqs;
+  const SglangOptions& o = ev.in.sglang();
+  const std::uint32_t groups = std::max<std::uint32_t>(ev.in.attention_dp, 1);
+  // speculative_hook.py: every algorithm sets max_running_requests to 48 when not given (the
+  // server's; each DP-attention group takes its share).
+  const bool speculative = !o.speculative_algorithm.empty() || ev.in.draft_layers > 0;
+  if (speculative && !p.max_running_requests) p.max_running_requests = 48 / groups;
+  if (p.state_bytes > 0) {
+    const std::string strategy = sglang_mamba_strategy(ev.model, ev.in);
+    const bool overlap = strategy != "no_buffer" && ev.in.pp <= 1 && !o.disable_overlap_schedule;
+    p.mamba_ratio = sglang_mamba_ratio(strategy, overlap, o.disable_radix_cache);
+    p.attention_dp = groups;
+    p.disable_radix_cache = o.disable_radix_cache;
+    if (speculative) {
+      // The draft tokens a step verifies: as given, else the EAGLE family's automatic choice
+      // (_auto_choose_speculative_params: 3 steps, top-k 1, 4 draft tokens for every
+      // architecture but Llama and Grok, which run no Mamba layers).
+      const std::string algo = o.speculative_algorithm.empty() ? "nextn" : o.speculative_algorithm;
+      const bool eagle = algo == "eagle" || algo == "eagle3" || algo == "nextn" || algo == "mtp" ||
+                         algo == "standalone";
+      if (o.speculative_num_draft_tokens)
+        p.speculative_draft_tokens = o.speculative_num_draft_tokens;
+      else if (eagle && o.speculative_num_steps == 0)
+        p.speculative_draft_tokens = 4;
+      else
+        throw Error(ev.source, "speculative_num_draft_tokens",
+                    "speculative decoding (" + algo +
+                        ") on a hybrid Mamba model keeps --speculative-num-draft-tokens "
+                        "intermediate states a running request; give that number");
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
+  SglangPoolInput p = stage_input(ev, st, &st.swa_window);
   if (p.full_cell == 0) return;
+  // _apply_token_constraints (kv_cache_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9):
+  // the pipeline ranks all-reduce their token capacity to the least, and each rank's pools are
+  // sized again from it as from --max-total-tokens.
+  if (ev.in.pp > 1) {
+    for (const auto& other : ev.stages) {
+      if (&other == &st || other.cached + other.state_layers == 0) continue;
+      std::uint64_t window = 0;
+      const SglangPoolInput o = stage_input(ev, other, &window);
+      if (o.full_layers + o.swa_layers == 0) continue;  // no attention layer: no token pool
+      const SglangPools q = sglang_pools(o, ev.source);
+      const std::uint64_t tokens = q.full_tokens ? q.full_tokens : q.swa_tokens;
+      if (!p.max_total_tokens || tokens < *p.max_total_tokens) p.max_total_tokens = tokens;
+    }
+  }
   st.sglang = sglang_pools(p, ev.source);
   st.sglang_all_swa = p.full_layers == 0 && p.swa_layers > 0;
 }

@@ -189,6 +189,24 @@ TEST(Deploy, TrtllmSnapshotOffsetsMayBeEmpty) {
             "/engine/additional_snapshot_offsets_from_end");
 }
 
+// SGLang's Mamba strategy keys in a deployment file: read as the flags are, a value outside
+// server_args.py's MAMBA_RADIX_CACHE_STRATEGY_CHOICES refused by its pointer.
+TEST(Deploy, SglangMambaStrategyKeys) {
+  auto file = [](const std::string& keys) {
+    return R"({"kvplan_deploy": 1, "model": "qwen3-next-80b-a3b",
+               "hardware": {"gpu": "h100-sxm-80gb", "gpus": 4},
+               "engine": {"name": "sglang", "tensor_parallel_size": 4, "max_model_len": 32768, )" +
+           keys + R"(}, "slo": {"concurrency": 8}})";
+  };
+  const auto d = parse_deploy_json(
+      file(R"("mamba_radix_cache_strategy": "no_buffer", "disable_radix_cache": true)"), "t.json");
+  EXPECT_EQ(d.plan.sglang().mamba_radix_cache_strategy, "no_buffer");
+  EXPECT_TRUE(d.plan.sglang().disable_radix_cache);
+  EXPECT_EQ(error_field(file(R"("mamba_radix_cache_strategy": "lazy")")),
+            "/engine/mamba_radix_cache_strategy");
+  EXPECT_EQ(error_field(file(R"("disable_radix_cache": "yes")")), "/engine/disable_radix_cache");
+}
+
 TEST(Deploy, BadFilesNameTheField) {
   std::string what;
   EXPECT_EQ(error_field(base(R"(, "tensor_parallel_size": 3)")), "/engine/tensor_parallel_size");

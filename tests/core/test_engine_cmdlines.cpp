@@ -625,6 +625,47 @@ TEST(EngineCmdlines, SglangDraftTokensReachThePlan) {
 // columns a row, so with --max-running-requests 64 at 4,096 tokens the table is 65 · (4,096 + 256)
 // · 4 = 1,131,520 B (65 · 4,108 · 4 = 1,068,080 B before allocation_sizing.py); the deployment
 // file and the launch line keep the three settings.
+// SGLang's Mamba slots a request (KVCacheConfigurator._calculate_mamba_ratio, sgl-project/sglang
+// @382343f860c7df8dc43ecefd7902c940d81c99a9): --mamba-radix-cache-strategy and its deprecated
+// alias --mamba-scheduler-strategy (server_args.py: auto, no_buffer, extra_buffer,
+// extra_buffer_lazy), --disable-radix-cache; both reach the plan, the deployment file and the
+// launch line; another value is refused by the flag.
+TEST(EngineCmdlines, SglangMambaStrategyAndRadixCacheReachThePlan) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
+      "--context-length 32768 --mamba-scheduler-strategy extra_buffer_lazy");
+  EXPECT_EQ(a.mamba_radix_cache_strategy, std::optional<std::string>("extra_buffer_lazy"));
+  EXPECT_FALSE(a.disable_radix_cache);
+  const Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_EQ(d.plan.sglang().mamba_radix_cache_strategy, "extra_buffer_lazy");
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.plan.sglang(), d.plan.sglang());
+  std::string why;
+  const auto launch = sglang_command(d.model, d.plan, &why);
+  ASSERT_TRUE(launch) << why;
+  EXPECT_NE(launch->find("--mamba-radix-cache-strategy extra_buffer_lazy"), std::string::npos)
+      << *launch;
+  const auto off = sglang(
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
+      "--disable-radix-cache --mamba-radix-cache-strategy no_buffer");
+  EXPECT_TRUE(off.disable_radix_cache);
+  const Deployment o = deploy_from_engine(off, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_TRUE(o.plan.sglang().disable_radix_cache);
+  EXPECT_EQ(parse_deploy_json(to_json(o), "back.json").plan.sglang(), o.plan.sglang());
+  const auto line = sglang_command(o.model, o.plan, &why);
+  ASSERT_TRUE(line) << why;
+  EXPECT_NE(line->find("--disable-radix-cache"), std::string::npos) << *line;
+  try {
+    sglang(
+        "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct "
+        "--mamba-radix-cache-strategy lazy");
+    ADD_FAILURE() << "lazy accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "--mamba-radix-cache-strategy");
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+}
+
 TEST(EngineCmdlines, SglangSpeculativeShapeWidensTheRequestTable) {
   const std::string line =
       "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "

@@ -179,8 +179,10 @@ INSTANTIATE_TEST_SUITE_P(
 // Qwen3-Next's Gated DeltaNet state: vLLM pages it in a group of its own (a fixed page per
 // sequence); SGLang keeps it in its Mamba pool, so the blocks (its full-attention tokens, page
 // size 1) hold attention only — a sequence of 1000 tokens takes 1000 in each attention group —
-// and the pool's slots cap the running requests: max_mamba_cache_size 30 // 3 = 10
-// (planner_sglang.cpp, init_memory_pool).
+// and the pool's slots cap the running requests: max_mamba_cache_size 30 // 5 = 6, Qwen3-Next
+// running the extra buffer beside the overlap scheduler (3 + 2 slots a request,
+// KVCacheConfigurator._calculate_mamba_ratio, kv_cache_configurator.py@382343f860c7df8dc43ecefd
+// 7902c940d81c99a9); --disable-radix-cache: one slot a request, 30.
 TEST(KvPool, SglangKeepsTheRecurrentStateOutOfTheBlocks) {
   const auto m = load_model("qwen3-next-80b-a3b");
   PlanInput in = measured(40 * GiB, 8192);
@@ -196,10 +198,12 @@ TEST(KvPool, SglangKeepsTheRecurrentStateOutOfTheBlocks) {
   in.edit_sglang().max_mamba_cache_size = 30;
   const KvPool s = make_kv_pool(m, in);
   EXPECT_TRUE(s.recurrent_state);
-  EXPECT_EQ(s.max_running, 10u);
+  EXPECT_EQ(s.max_running, 6u);
   ASSERT_FALSE(s.groups.empty());
   for (const auto& g : s.groups) EXPECT_NE(g.kind, AttentionKind::none);
   EXPECT_EQ(s.blocks(1000), 1000u * s.groups.size());
+  in.edit_sglang().disable_radix_cache = true;
+  EXPECT_EQ(make_kv_pool(m, in).max_running, 30u);
 }
 
 TEST(KvPool, RefusesWhatItCannotSchedule) {

@@ -122,30 +122,53 @@ TEST(SglangParity, NoSwaPoolOutsideTheHybridList) {
 //   mamba_cache_per_req = 36 · (conv (2·16·128 + 32·128) · 3 · 2 B = 49152
 //                               + ssm 32 · 128 · 128 · 4 B (float32, S) = 2097152)
 //                       = 36 · 2146304 = 77266944 bytes
-// M handle_max_mamba_cache with rest = 40 GiB and ratio 0.9:
-//   max_mamba_cache_size = int(40 GiB · 0.9 / 1.9 // 77266944) = 263
-//   KV rest = 42949672960 − 263 · 77266944 = 22628466688 -> 22628466688 // 24576 = 920754 tokens
-//   max_num_reqs <= 263 // 3 = 87 (M init_memory_pool), so at 8192 tokens (920754 // 8192 =
-//   112 by the KV pool) 87 requests run.
+// K = kv_cache_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9 (sgl-project/sglang,
+// read from the mirror yuan-luo/sglang), KVCacheConfigurator._handle_max_mamba_cache with rest =
+// 40 GiB and ratio 0.9, no speculative decoding:
+//   budget = 40 GiB · 0.9 / 1.9 = 20344581928.4 B; max_mamba_cache_size = int((budget − 77266944)
+//   // 77266944) = 262, the pool 262 + 1 (padding) slots = 20321206272 B
+//   KV rest = 42949672960 − 20321206272 = 22628466688 -> 22628466688 // 24576 = 920754 tokens
+//   resolve_max_num_reqs: min(4096, 920754 // 2) then at most 262 // 5 = 52 (Qwen3NextForCausalLM
+//   takes the extra buffer beside the overlap scheduler: _calculate_mamba_ratio 3 + 2), so at
+//   8192 tokens (920754 // 8192 = 112 by the KV pool) 52 requests run.
 TEST(SglangParity, MambaPoolQwen3Next) {
   const auto m = load_model("qwen3-next-80b-a3b");
   const auto c = plan_capacity(m, sglang(40 * GiB, 8192));
   EXPECT_EQ(c.kv_cache_tokens, 920754u);
-  EXPECT_EQ(c.max_requests, 87u);
-  EXPECT_DOUBLE_EQ(c.max_concurrency, 87.0);
+  EXPECT_EQ(c.max_requests, 52u);
+  EXPECT_DOUBLE_EQ(c.max_concurrency, 52.0);
   // --mamba-ssm-dtype bfloat16: 36 · (49152 + 1048576) = 39518208 bytes per request;
-  // 40 GiB · 0.9 / 1.9 // 39518208 = 514 slots; (40 GiB − 514 · 39518208) // 24576 = 921114.
+  // budget // 39518208 = 514, K = 513, 514 slots; (40 GiB − 514 · 39518208) // 24576 = 921114;
+  // 513 // 5 = 102 < 112.
   auto bf16 = sglang(40 * GiB, 8192);
   bf16.ssm_state_dtype = KvDtype::bf16;
   const auto b = plan_capacity(m, bf16);
   EXPECT_EQ(b.kv_cache_tokens, 921114u);
-  EXPECT_EQ(b.max_requests, 921114u / 8192);  // 112 < 514 // 3 = 171
-  // --max-mamba-cache-size 100: (40 GiB − 100 · 77266944) // 24576 = 1433226; 100 // 3 = 33.
+  EXPECT_EQ(b.max_requests, 102u);
+  // --max-mamba-cache-size 100: 101 slots, (40 GiB − 101 · 77266944) // 24576 = 1430082;
+  // 100 // 5 = 20.
   auto fixed = sglang(40 * GiB, 8192);
   fixed.edit_sglang().max_mamba_cache_size = 100;
   const auto f = plan_capacity(m, fixed);
-  EXPECT_EQ(f.kv_cache_tokens, 1433226u);
-  EXPECT_EQ(f.max_requests, 33u);
+  EXPECT_EQ(f.kv_cache_tokens, 1430082u);
+  EXPECT_EQ(f.max_requests, 20u);
+  // --disable-overlap-schedule at page 1: "auto" resolves to no_buffer
+  // (_mamba_radix_cache_resolution, arg_groups/overrides.py@382343f8: neither overlap nor pages
+  // over one token), 3 a request: 262 // 3 = 87. --mamba-radix-cache-strategy extra_buffer
+  // without overlap: 3 + 1 = 4, 262 // 4 = 65; at page 16 "auto" takes the extra buffer too.
+  // --disable-radix-cache: 1 slot a request, the KV pool's 112 bind.
+  auto off = sglang(40 * GiB, 8192);
+  off.edit_sglang().disable_overlap_schedule = true;
+  EXPECT_EQ(sglang_mamba_strategy(m, off), "no_buffer");
+  EXPECT_EQ(plan_capacity(m, off).max_requests, 87u);
+  off.edit_sglang().mamba_radix_cache_strategy = "extra_buffer";
+  EXPECT_EQ(plan_capacity(m, off).max_requests, 65u);
+  off.edit_sglang().mamba_radix_cache_strategy = "auto";
+  off.block_size = 16;
+  EXPECT_EQ(sglang_mamba_strategy(m, off), "extra_buffer");
+  auto radix = sglang(40 * GiB, 8192);
+  radix.edit_sglang().disable_radix_cache = true;
+  EXPECT_EQ(plan_capacity(m, radix).max_requests, 112u);
 }
 
 // --max-total-tokens caps the profiled pool (M init_memory_pool: min(profiled, max_total_tokens)).
@@ -159,23 +182,24 @@ TEST(SglangParity, MaxTotalTokensCaps) {
   EXPECT_EQ(plan_capacity(swa_model("plain"), in).kv_cache_tokens, 100000u);
 }
 
-// The running requests SGLang's scheduler admits (M init_memory_pool's max_num_reqs, then
-// TpModelWorker, python/sglang/srt/managers/tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248:
-// max_running_requests = min(max_total_num_tokens // 2 unless --max-running-requests,
-// req_to_token_pool.size)). 1 layer of 2048 bytes per token:
-//   rest 1000 cells, context 100: max_num_reqs = min(max(int(1000 / 100 · 512) = 5120, 2048),
-//     4096) = 4096; running = min(1000 // 2, 4096) = 500
-//   rest 100,000 cells, context 16384: int(100000 / 16384 · 512) = int(3125.0) = 3125 rows;
-//     min(50000, 3125) = 3125.   context 1024: int(50000.0) -> 4096 rows, 4096 running.
-//   --max-running-requests 300: 300 rows, 300 running (half the pool not applied).
-//   --max-total-tokens 600 on the 1000-cell pool: the table from the profiled 1000 (4096 rows),
-//     the scheduler from the capped pool: min(600 // 2, 4096) = 300.
+// The running requests SGLang's scheduler admits and the request table's rows: one number,
+// KVCacheConfigurator.resolve_max_num_reqs (python/sglang/srt/mem_cache/kv_cache_configurator.py
+// @382343f860c7df8dc43ecefd7902c940d81c99a9): estimated = min(max(int(capacity / context · 512),
+// 2048), 4096); min(--max-running-requests, else estimated, capacity // 2), capacity being the
+// pool's final max_total_num_tokens. 1 layer of 2048 bytes per token:
+//   rest 1000 cells, context 100: int(1000 / 100 · 512) = 5120 -> 4096; min(4096, 500) = 500
+//   rest 100,000 cells, context 16384: int(100000 / 16384 · 512) = int(3125.0) = 3125;
+//     min(3125, 50000) = 3125.   context 1024: int(50000.0) -> 4096; 4096.
+//   --max-running-requests 300: 300; 80,000 on the 100,000 cells: min(80000, 50000) = 50000.
+//   --max-total-tokens 600 on the 1000-cell pool: capacity 600, int(600 / 100 · 512) = 3072;
+//     min(3072, 300) = 300 rows and running (before the resolver, the table took the profiled
+//     1000's 4096 rows).
 TEST(SglangParity, RunningRequestsFromThePoolAndTheTable) {
   SglangPoolInput p{.rest_bytes = 1000 * 2048, .full_cell = 2048, .full_layers = 1};
   EXPECT_EQ(sglang_pools(p).max_running_requests, 0u);  // no context: nothing computed
   p.context_len = 100;
   auto pools = sglang_pools(p);
-  EXPECT_EQ(pools.max_num_reqs, 4096u);
+  EXPECT_EQ(pools.max_num_reqs, 500u);
   EXPECT_EQ(pools.max_running_requests, 500u);
   p.rest_bytes = std::uint64_t{100000} * 2048;
   p.context_len = 16384;
@@ -188,21 +212,140 @@ TEST(SglangParity, RunningRequestsFromThePoolAndTheTable) {
   pools = sglang_pools(p);
   EXPECT_EQ(pools.max_num_reqs, 300u);
   EXPECT_EQ(pools.max_running_requests, 300u);
+  p.max_running_requests = 80000;
+  EXPECT_EQ(sglang_pools(p).max_running_requests, 50000u);
   p = {.rest_bytes = 1000 * 2048, .full_cell = 2048, .full_layers = 1, .max_total_tokens = 600};
   p.context_len = 100;
   pools = sglang_pools(p);
   EXPECT_EQ(pools.full_tokens, 600u);
-  EXPECT_EQ(pools.max_num_reqs, 4096u);
+  EXPECT_EQ(pools.max_num_reqs, 300u);
   EXPECT_EQ(pools.max_running_requests, 300u);
   EXPECT_EQ(sglang_max_num_reqs(std::nullopt, 100000, 16384), 3125u);
-  EXPECT_EQ(sglang_max_num_reqs(std::nullopt, 100, 16384), 2048u);  // int(3.125) -> at least 2048
-  // A Mamba pool of 6 slots (--max-mamba-cache-size 6, 1 MiB states): rows min(4096, 6 // 3).
+  // int(3.125) -> at least 2048, then at most 100 // 2.
+  EXPECT_EQ(sglang_max_num_reqs(std::nullopt, 100, 16384), 50u);
+  // A Mamba pool of 6 slots (--max-mamba-cache-size 6, 1 MiB states, the input's ratio 3): rows
+  // min(4096, 6 // 3).
   p = {.rest_bytes = 64 << 20, .full_cell = 2048, .full_layers = 1, .state_bytes = 1 << 20};
   p.max_mamba_cache_size = 6;
   p.context_len = 100;
   pools = sglang_pools(p);
   EXPECT_EQ(pools.max_num_reqs, 2u);
   EXPECT_EQ(pools.max_running_requests, 2u);
+}
+
+// A hybrid Mamba model's state slots. Inventory of
+//   R = test/registered/unit/mem_cache/test_mamba_donated_alloc_ratio.py
+//       @ sgl-project/sglang 382343f860c7df8dc43ecefd7902c940d81c99a9 (read from the mirror
+//       yuan-luo/sglang, whose main is that upstream commit)
+// against python/sglang/srt/mem_cache/kv_cache_configurator.py at the same commit:
+//   TestMambaRatioEnvGate (2)                  MambaSlotsAsSglangsDonatedAllocRatioTests
+//   TestPPMambaPoolSizing (1; relational: every stage's pool the same, more than 5 times the
+//     single-stage pool)                       the same (and PipelineStagesShareTheBusiestState)
+//   TestMambaDonatedAllocRatio, TestDecSwaLockSkip
+//                                              no sizing number (an allocator's peak in a
+//                                              simulation; the lock)
+TEST(SglangParity, MambaSlotsAsSglangsDonatedAllocRatioTests) {
+  // _calculate_mamba_ratio, SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK off: no_buffer 3, the lazy extra
+  // buffer 3 + 1, the extra buffer beside the overlap scheduler 3 + 2; on: the base drops to 2,
+  // no_buffer adds its 1 back (3), lazy 3, extra 4. Without the overlap scheduler the extra
+  // buffer adds 1; without the radix cache a request holds one slot.
+  EXPECT_EQ(sglang_mamba_ratio("no_buffer", false, false), 3u);
+  EXPECT_EQ(sglang_mamba_ratio("extra_buffer_lazy", true, false), 4u);
+  EXPECT_EQ(sglang_mamba_ratio("extra_buffer", true, false), 5u);
+  EXPECT_EQ(sglang_mamba_ratio("no_buffer", false, false, true), 3u);
+  EXPECT_EQ(sglang_mamba_ratio("extra_buffer_lazy", true, false, true), 3u);
+  EXPECT_EQ(sglang_mamba_ratio("extra_buffer", true, false, true), 4u);
+  EXPECT_EQ(sglang_mamba_ratio("extra_buffer", false, false), 4u);
+  EXPECT_EQ(sglang_mamba_ratio("extra_buffer", true, true), 1u);
+  // R's PP fixture: 93 layers, Mamba at every i with (i + 1) % 4 != 0 and i <= 90 (69 layers);
+  // conv (4096, 3) bf16 + temporal (64, 128, 128) fp32 = 24,576 + 4,194,304 = 4,218,880 B a
+  // layer, 291,102,720 B a request; budget 8 GiB · 0.5 / 1.5 = 2,863,311,530.7 B.
+  //   one stage: int((budget − 291,102,720) // 291,102,720) = 8 slots (9 held with padding);
+  //   8 stages split 11, 11, 12, 12, 12, 12, 12, 11 (get_pp_indices) hold 9, 8, 8, 9, 9, 9, 9, 8
+  //   Mamba layers: every rank charges the busiest, 9 · 4,218,880 = 37,969,920 B:
+  //   int((budget − 37,969,920) // 37,969,920) = 74 (> 5 · 8).
+  constexpr std::uint64_t kLayer = 4218880;
+  SglangPoolInput p{.rest_bytes = 8 * GiB,
+                    .full_cell = 2048,
+                    .full_layers = 24,
+                    .state_bytes = 69 * kLayer,
+                    .mamba_full_memory_ratio_ppm = 500000};
+  auto pools = sglang_pools(p);
+  EXPECT_EQ(pools.mamba_slots, 8u);
+  EXPECT_EQ(pools.mamba_bytes, 9 * 69 * kLayer);
+  p.state_bytes = 9 * kLayer;
+  EXPECT_EQ(sglang_pools(p).mamba_slots, 74u);
+  EXPECT_GT(sglang_pools(p).mamba_slots, 5 * pools.mamba_slots);
+}
+
+// Speculative decoding on a hybrid Mamba model (_handle_max_mamba_cache, kv_cache_configurator.py
+// @382343f8): D = 4 draft tokens, ratio 5, S = 77,266,944 B (Qwen3-Next at TP 1), rest 10^10 B,
+// r = 0.9, --max-running-requests 48. budget = 10^10 · 0.9 / 1.9 = 4,736,842,105.3 B;
+//   K = int((budget − S · 5) // (S · (1 + 4 / 5))) = int(4,350,507,385.3 // 139,080,499.2) = 31;
+//   intermediates for min(48, 31 // 5) + 1 = 7 requests: 7 · 4 · S = 2,163,474,432 B;
+//   states (31 + 1) · S = 2,472,542,208 B; KV 10^10 − both = 5,363,983,360 B // 24,576 = 218,261
+//   tokens; running min(48, 218,261 // 2, 31 // 5) = 6.
+// The explicit pool (--max-mamba-cache-size 20 over 2 DP-attention groups: 10 a group): 11 · S
+// held, intermediates (min(48, 10 // 5) + 1) · 4 · S.
+TEST(SglangParity, SpeculativeIntermediatesBesideTheMambaSlots) {
+  constexpr std::uint64_t S = 77266944;
+  SglangPoolInput p{.rest_bytes = 10000000000,
+                    .full_cell = 2048,
+                    .full_layers = 12,
+                    .state_bytes = S,
+                    .context_len = 8192,
+                    .max_running_requests = 48,
+                    .mamba_ratio = 5,
+                    .speculative_draft_tokens = 4};
+  auto pools = sglang_pools(p);
+  EXPECT_EQ(pools.mamba_slots, 31u);
+  EXPECT_EQ(pools.mamba_intermediate_bytes, 7 * 4 * S);
+  EXPECT_EQ(pools.mamba_bytes, 32 * S);
+  EXPECT_EQ(pools.full_tokens, 218261u);
+  EXPECT_EQ(pools.max_running_requests, 6u);
+  // Without speculative decoding: int((budget − S) // S) = 60.
+  p.speculative_draft_tokens = 0;
+  EXPECT_EQ(sglang_pools(p).mamba_slots, 60u);
+  p.speculative_draft_tokens = 4;
+  p.max_mamba_cache_size = 20;
+  p.attention_dp = 2;
+  pools = sglang_pools(p);
+  EXPECT_EQ(pools.mamba_slots, 10u);
+  EXPECT_EQ(pools.mamba_bytes, 11 * S);
+  EXPECT_EQ(pools.mamba_intermediate_bytes, 3 * 4 * S);
+  EXPECT_EQ(pools.max_running_requests, 2u);
+  // Without the radix cache and with --max-running-requests 48: 48 slots, 49 · 4 intermediates.
+  p.max_mamba_cache_size.reset();
+  p.attention_dp = 1;
+  p.disable_radix_cache = true;
+  p.mamba_ratio = 1;
+  p.rest_bytes = 400000000000;
+  pools = sglang_pools(p);
+  EXPECT_EQ(pools.mamba_slots, 48u);
+  EXPECT_EQ(pools.mamba_intermediate_bytes, 49 * 4 * S);
+  // A speculative pool needs the running requests SGLang sets before sizing.
+  p.max_running_requests.reset();
+  EXPECT_THROW(sglang_pools(p), Error);
+}
+
+// Pipeline stages (_handle_max_mamba_cache under PP): Qwen3-Next's 48 layers over 5 stages split
+// 9, 10, 10, 10, 9 (get_pp_indices), holding 7, 8, 7, 8, 6 gated-delta-net layers; every rank
+// charges the busiest, 8 · 2,146,304 = 17,170,432 B a request (77,266,944 / 36 a layer). With 40
+// GiB a rank: K = int((40 GiB · 0.9 / 1.9 − 17,170,432) // 17,170,432) = 1183; under PP the overlap
+// scheduler is off and pages hold one token, so "auto" is no_buffer, 3 a request: 1183 // 3 = 394.
+// The stages with 3 full-attention layers (2 KV heads · (256 + 256) · 2 B = 2,048 B a layer a
+// token) hold (40 GiB − 1184 · 17,170,432) // 6,144 = 3,681,621 tokens, and
+// _apply_token_constraints all-reduces the ranks' capacity to that least (the 2-layer stages'
+// 5,522,432 is not what the engine runs): 449 requests of 8192 by the pool; 394 run.
+TEST(SglangParity, PipelineStagesShareTheBusiestState) {
+  const auto m = load_model("qwen3-next-80b-a3b");
+  auto in = sglang(40 * GiB, 8192);
+  in.pp = 5;
+  const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.kv_cache_tokens, 3681621u);
+  EXPECT_EQ(c.max_requests, 394u);
+  ASSERT_EQ(c.stages.size(), 5u);
+  for (const auto& s : c.stages) EXPECT_EQ(s.sglang_max_running, 394u) << s.stage;
 }
 
 TEST(SglangParity, BadRatiosRefused) {

@@ -81,6 +81,9 @@ struct EngineArgs {
   std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;
   std::optional<std::uint32_t> scheduler_recv_interval;  // SGLang --scheduler-recv-interval
   bool disable_overlap_schedule = false;                 // SGLang --disable-overlap-schedule
+  bool disable_radix_cache = false;                      // SGLang --disable-radix-cache
+  // SGLang --mamba-radix-cache-strategy / --mamba-scheduler-strategy (SglangOptions).
+  std::optional<std::string> mamba_radix_cache_strategy;
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).
   std::optional<std::string> trtllm_backend;  // pytorch, tensorrt, _autodeploy
   std::optional<std::uint32_t> ep_size;  // --ep_size / moe_expert_parallel_size, SGLang --ep-size

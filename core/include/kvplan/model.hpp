@@ -142,9 +142,12 @@ inline std::uint64_t indexer_keys(std::uint32_t index_kpool, std::uint64_t token
 }
 
 struct ModelSpec {
-  std::string id;                     // preset id or file stem
-  std::string name;                   // human name
-  std::string source;                 // where the architecture was read from (URL or file)
+  std::string id;      // preset id or file stem
+  std::string name;    // human name
+  std::string source;  // where the architecture was read from (URL or file)
+  // config.json's architectures[0] ("Qwen3NextForCausalLM"): engines key defaults on it; empty
+  // for a kvplan model file.
+  std::string architecture;
   std::vector<std::string> hf_repos;  // Hugging Face repo ids the spec stands for (presets)
   std::string preset;  // the preset used, when the reference resolved to one (else empty)
   std::vector<LayerSpec> layers;  // one per decoder layer, draft layers not included

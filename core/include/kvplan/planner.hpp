@@ -195,6 +195,12 @@ struct SglangOptions {
   // returns. By default (false) it runs event_loop_overlap, whose batch k + 1 is formed while
   // batch k runs (the serving simulator's async admission, default_async_scheduling).
   bool disable_overlap_schedule = false;
+  // A hybrid Mamba model's state slots per running request (KVCacheConfigurator.
+  // _calculate_mamba_ratio, sglang_mamba_ratio): --disable-radix-cache (one slot), and
+  // --mamba-radix-cache-strategy (its deprecated alias --mamba-scheduler-strategy): "auto",
+  // "no_buffer", "extra_buffer" or "extra_buffer_lazy".
+  bool disable_radix_cache = false;
+  std::string mamba_radix_cache_strategy = "auto";
   // --speculative-num-draft-tokens: the draft tokens a step verifies, which widen each row of the
   // request table (init_memory_pool: extra_max_context_len = 4 + speculative_num_draft_tokens).
   // 0 = not given.
@@ -382,17 +388,29 @@ struct SglangPoolInput {
   std::optional<std::uint64_t> max_total_tokens{};
   std::uint64_t context_len = 0;  // the request table's columns; 0: no request limits computed
   std::optional<std::uint64_t> max_running_requests{};  // --max-running-requests (per DP group)
+  // A hybrid Mamba model's state slots per running request (sglang_mamba_ratio), the DP-attention
+  // groups --max-mamba-cache-size is divided over, --disable-radix-cache (with
+  // --max-running-requests: that many slots), and the draft tokens a speculative step verifies
+  // (--speculative-num-draft-tokens; 0: no speculative decoding), whose intermediate states each
+  // running request keeps beside its slot.
+  std::uint32_t mamba_ratio = 3;
+  std::uint32_t attention_dp = 1;
+  bool disable_radix_cache = false;
+  std::uint32_t speculative_draft_tokens = 0;
 };
 struct SglangPools {
   std::uint64_t full_tokens = 0;  // max_total_num_tokens (full_max_total_num_tokens)
   std::uint64_t swa_tokens = 0;   // swa_max_total_num_tokens, 0 without an SWA pool
   std::uint64_t mamba_slots = 0;  // max_mamba_cache_size, 0 without recurrent layers
-  std::uint64_t mamba_bytes = 0;  // mamba_slots · state_bytes
-  std::uint64_t max_running = 0;  // Mamba: mamba_slots // 3 (radix cache on); 0 = no cap
-  // With a context_len: the rows of the request table (ReqToTokenPool size: max_num_reqs,
-  // sglang_max_num_reqs over the profiled tokens, then at most the Mamba cap) and the running
-  // requests the scheduler admits (TpModelWorker: min(--max-running-requests, else
-  // max_total_num_tokens // 2, max_num_reqs)); 0 without one.
+  // (mamba_slots + 1) · state_bytes: the slots and the pool's padding slot
+  std::uint64_t mamba_bytes = 0;
+  // Speculative decoding's intermediate states: state_bytes · (the running requests the state
+  // cache allows + 1) · draft tokens
+  std::uint64_t mamba_intermediate_bytes = 0;
+  std::uint64_t max_running = 0;  // Mamba: mamba_slots // mamba_ratio; 0 = no cap
+  // With a context_len: the rows of the request table and the running requests the scheduler
+  // admits, one number since KVCacheConfigurator.resolve_max_num_reqs (sglang_max_num_reqs over
+  // the pool's final tokens, then at most the Mamba cap); 0 without one.
   std::uint64_t max_num_reqs = 0;
   std::uint64_t max_running_requests = 0;
   // profile_max_num_token's count before any cap (with SWA pools: the full pool's, before the cap)
@@ -401,12 +419,32 @@ struct SglangPools {
 // Throws Error(source) when the ratios are out of range.
 SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
 
-// SGLang's init_memory_pool (model_runner_kv_cache_mixin.py@226149ac): max_num_reqs =
-// --max-running-requests, else min(max(int(profiled_tokens / context_len · 512), 2048), 4096),
-// where profiled_tokens is profile_max_num_token's count before --max-total-tokens and the SWA
-// split.
+// SGLang's KVCacheConfigurator.resolve_max_num_reqs (python/sglang/srt/mem_cache/
+// kv_cache_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9) before its Mamba cap:
+// min(--max-running-requests (per DP group), else min(max(int(token_capacity / context_len ·
+// 512), 2048), 4096), token_capacity // 2), token_capacity being the pool's final
+// max_total_num_tokens (after --max-total-tokens and the page).
 std::uint64_t sglang_max_num_reqs(std::optional<std::uint64_t> max_running_requests,
-                                  std::uint64_t profiled_tokens, std::uint64_t context_len);
+                                  std::uint64_t token_capacity, std::uint64_t context_len);
+// KVCacheConfigurator._calculate_mamba_ratio (the same file): the state slots a running request
+// of a hybrid Mamba model takes. 1 without the radix cache; else 3 (2 under the
+// SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK environment switch) plus the extra buffer's ping-pong slots:
+// extra_buffer 2 with the overlap scheduler, 1 without; extra_buffer_lazy 1; no_buffer 0 (1 under
+// the switch, so it stays 3). `strategy` is resolved (not "auto": sglang_mamba_strategy).
+std::uint32_t sglang_mamba_ratio(const std::string& strategy, bool overlap_schedule,
+                                 bool disable_radix_cache, bool skip_decode_lock = false);
+// _mamba_radix_cache_resolution (python/sglang/srt/arg_groups/overrides.py@382343f8): "auto"
+// takes extra_buffer where the model's architecture supports it (supports_mamba_cache_extra_buffer:
+// _MAMBA_EXTRA_BUFFER_ARCHS on the default triton linear-attention backend) and the overlap
+// scheduler is on or pages hold more than one token; else no_buffer, which turns the overlap
+// scheduler off. A model without its architecture name (a kvplan model file) counts as
+// supporting it when its states are Mamba-2 or gated-delta-net, as every such architecture in
+// the set does.
+std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in);
+// Reads a --mamba-radix-cache-strategy value (auto, no_buffer, extra_buffer, extra_buffer_lazy);
+// throws Error naming source and field otherwise.
+std::string parse_sglang_mamba_strategy(const std::string& value, const std::string& source,
+                                        const std::string& field);
 // Whether SGLang builds an SWA pool for the model (is_hybrid_swa_model), from its layers and
 // names: chunked layers (Llama 4), or a gpt-oss / MiMo-V2 / Step-3.5 / Gemma 4 model.
 bool sglang_hybrid_swa_default(const ModelSpec& model);

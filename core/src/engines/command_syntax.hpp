@@ -53,6 +53,8 @@ enum class Field {
   speculative_eagle_topk,        // SGLang --speculative-eagle-topk
   recv_interval,                 // SGLang --scheduler-recv-interval
   disable_overlap,               // SGLang --disable-overlap-schedule
+  disable_radix_cache,           // SGLang --disable-radix-cache
+  mamba_strategy,                // SGLang --mamba-radix-cache-strategy (--mamba-scheduler-strategy)
   mamba_ssm_dtype,               // SGLang --mamba-ssm-dtype
   max_total_tokens,              // SGLang --max-total-tokens
   trtllm_backend,                // trtllm-serve --backend

@@ -132,7 +132,8 @@ class Sglang final : public EngineRules {
     return {"swa_full_tokens_ratio",    "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
             "max_mamba_cache_size",     "max_total_tokens",          "scheduler_recv_interval",
             "disable_overlap_schedule", "mamba_ssm_dtype",           "speculative_num_draft_tokens",
-            "speculative_algorithm",    "speculative_num_steps",     "speculative_eagle_topk"};
+            "speculative_algorithm",    "speculative_num_steps",     "speculative_eagle_topk",
+            "disable_radix_cache",      "mamba_radix_cache_strategy"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
@@ -203,26 +204,27 @@ class Sglang final : public EngineRules {
                                          std::string* why) const override;
 };
 
-// ReqToTokenPool's req_to_token, which init_memory_pool allocates once max_total_num_tokens is
-// known
-// (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@226149ac457bd1a1b5d450f55c01f72f604320d6):
-// an int32 table of max_num_reqs + 1 rows (row 0 the CUDA-graph padding row: memory_pool.py
-// "self._alloc_size = size + 1", sgl-project/sglang@59ef3b15cc86eb64c48cd5e687a95dbefb872a29)
-// by sglang_req_to_token_row_width columns (context_len + 4 + --speculative-num-draft-tokens, or
-// the speculative decode reserve, rounded up to a whole page: get_req_to_token_row_width,
-// mem_cache/allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd30421599b0); max_num_reqs =
-// --max-running-requests, else min(max(int(max_total_num_tokens / context_len · 512), 2048),
-// 4096), then at most the Mamba slots // 3 (the pools' `rows`, where given).
+// ReqToTokenPool's req_to_token, which the model runner allocates once max_total_num_tokens is
+// known: an int32 table of max_num_reqs + 1 rows (row 0 the CUDA-graph padding row:
+// memory_pool.py "self._alloc_size = size + 1", sgl-project/sglang@59ef3b15cc86eb64c48cd5e687a9
+// 5dbefb872a29) by sglang_req_to_token_row_width columns (context_len + 4 +
+// --speculative-num-draft-tokens, or the speculative decode reserve, rounded up to a whole page:
+// get_req_to_token_row_width, mem_cache/allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd3042
+// 1599b0); max_num_reqs = KVCacheConfigurator.resolve_max_num_reqs (mem_cache/
+// kv_cache_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9, sglang_max_num_reqs): the
+// pools' `rows` where given (they hold the Mamba cap), else from the pool's tokens.
 std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64_t pool_tokens,
                                                 std::uint64_t rows) const {
   if (in.context == 0) return std::nullopt;
   const std::uint64_t derived = sglang_max_num_reqs(in.max_num_seqs, pool_tokens, in.context);
   const std::uint64_t reqs = rows ? rows : derived;
-  std::string rows_how = in.max_num_seqs ? "--max-running-requests " + std::to_string(derived)
-                                         : "min(max(int(" + std::to_string(pool_tokens) + " / " +
-                                               std::to_string(in.context) +
-                                               " x 512), 2048), 4096) = " + std::to_string(derived);
-  if (reqs != derived) rows_how += ", the Mamba slots // 3 = " + std::to_string(reqs);
+  std::string rows_how =
+      "min(" +
+      (in.max_num_seqs ? "--max-running-requests " + std::to_string(*in.max_num_seqs)
+                       : "min(max(int(" + std::to_string(pool_tokens) + " / " +
+                             std::to_string(in.context) + " x 512), 2048), 4096)") +
+      ", " + std::to_string(pool_tokens) + " // 2) = " + std::to_string(derived);
+  if (reqs != derived) rows_how += ", the Mamba slots' cap " + std::to_string(reqs);
   const SglangOptions& o = in.sglang();
   const std::uint32_t drafts = o.speculative_num_draft_tokens;
   const SglangRowInput row{.context = in.context,
@@ -241,8 +243,8 @@ std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64
                         (drafts ? " + " + std::to_string(drafts) + " draft tokens" : "") +
                         (cols != plain ? ", the speculative decode reserve or a whole page" : "") +
                         ") int32",
-                    "python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py@"
-                    "226149ac457bd1a1b5d450f55c01f72f604320d6 init_memory_pool; "
+                    "python/sglang/srt/mem_cache/kv_cache_configurator.py@"
+                    "382343f860c7df8dc43ecefd7902c940d81c99a9 resolve_max_num_reqs; "
                     "mem_cache/allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd30421599b0 "
                     "get_req_to_token_row_width; "
                     "mem_cache/memory_pool.py@59ef3b15cc86eb64c48cd5e687a95dbefb872a29 "
@@ -316,6 +318,9 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.scheduler_recv_interval != def.scheduler_recv_interval)
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
+  if (o.disable_radix_cache) s += " --disable-radix-cache";
+  if (o.mamba_radix_cache_strategy != def.mamba_radix_cache_strategy)
+    s += " --mamba-radix-cache-strategy " + o.mamba_radix_cache_strategy;
   if (o.speculative_num_draft_tokens)
     s += " --speculative-num-draft-tokens " + std::to_string(o.speculative_num_draft_tokens);
   if (o.speculative_num_steps)

@@ -46,7 +46,11 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--chat-template", Field::ignored_value},
       {"--load-format", Field::ignored_value},
       {"--trust-remote-code", Field::ignored_bool},
-      {"--disable-radix-cache", Field::ignored_bool},
+      // The prefix cache: off, a Mamba hybrid takes one state slot a running request
+      // (KVCacheConfigurator._calculate_mamba_ratio; SglangOptions).
+      {"--disable-radix-cache", Field::disable_radix_cache},
+      {"--mamba-radix-cache-strategy", Field::mamba_strategy},
+      {"--mamba-scheduler-strategy", Field::mamba_strategy},  // its deprecated alias
       {"--enable-torch-compile", Field::ignored_bool},
       {"--enable-dp-attention", Field::dp_attention},
       {"--cuda-graph-bs", Field::multi_value},
