@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "kvplan/checked.hpp"
+#include "kvplan/engine_rules.hpp"
 #include "kvplan/error.hpp"
 
 namespace kvplan {
@@ -116,21 +117,17 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
   // DSAIndexerPoolHost): the KV host pool's size in tokens, (size + page + 1) // page pages of
   // index_head_dim + index_head_dim // 128 · 4 bytes a token in every layer, on top of
   // --hicache-size. The layers are the worst rank's: bpt over one layer's latent and indexer.
-  // SGLang keeps an fp8 DSA latent in a row of 656 bytes (512 fp8 values, four fp32 scales, the
-  // RoPE in bf16: DSATokenToKVPool's override_kv_cache_dim, which the host pool mirrors; seen in
-  // stored copies of memory_pool.py, no commit pinned), not the 576 its cell counts: counted at
-  // 656 and marked not exact.
+  // The host rows mirror the device's latent (MLATokenToKVPoolHost takes the device pool's
+  // override_kv_cache_dim): an fp8 DSA latent in SGLang's scaled 656-byte layout where the device
+  // keeps it so (calculate_mla_kv_cache_dim, EngineRules::latent_token_bytes), else raw.
   const std::uint64_t index_layer =
       model.index_head_dim > 0 ? indexer_bytes_per_token(model.index_head_dim) : 0;
-  const bool fp8 = in.format.dtype == KvDtype::fp8_e4m3 || in.format.dtype == KvDtype::fp8_e5m2;
   std::uint64_t index_layers = 0, latent_row = 0;
   if (index_layer > 0 && model.is_mla()) {
-    const std::uint64_t latent =
-        stream_bytes(in.format, StreamRole::latent, model.latent_width(), 1, 1);
-    index_layers = bpt / (latent + index_layer);
-    latent_row =
-        fp8 ? dsa_fp8_latent_bytes_per_token(model.kv_lora_rank, model.qk_rope_head_dim) : latent;
-    if (bpt % (latent + index_layer) != 0) index_layers = 0;  // not one DSA pool: as before
+    latent_row = engine_rules(in).latent_token_bytes(model, in).value_or(
+        stream_bytes(in.format, StreamRole::latent, model.latent_width(), 1, 1));
+    index_layers = bpt / (latent_row + index_layer);
+    if (bpt % (latent_row + index_layer) != 0) index_layers = 0;  // not one DSA pool: as before
   }
   if (bpt > 0) {
     const std::uint64_t kv_bpt = index_layers > 0 ? mul(index_layers, latent_row) : bpt;
@@ -139,18 +136,11 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
                 : static_cast<std::uint64_t>(static_cast<double>(c.kv_cache_tokens) * ratio);
     const std::uint64_t size = mul(tokens / page + 1, page);
     t.bytes_per_rank = mul(size, kv_bpt);
-    if (index_layers > 0) {
+    if (index_layers > 0)
       t.bytes_per_rank =
           add(t.bytes_per_rank,
               mul(mul(index_layers, (size + page + 1) / page * page), index_layer, "indexer host"),
               "host pool bytes");
-      if (fp8) {
-        t.exact = false;
-        m.notes.push_back(
-            "SGLang keeps an fp8 DSA latent in 656-byte rows on the host and the GPU, where its "
-            "cell counts 576: counted at 656");
-      }
-    }
   } else {
     // Several pools (sliding, Mamba state): the budget split over them (sglang PR #32915), or each
     // device pool times the ratio; within one page per pool of the pools' sum.

@@ -670,7 +670,7 @@ std::uint64_t attention_page(const ModelSpec& model, const PlanInput& in, std::u
                              std::uint32_t tokens, std::uint32_t k_width, std::uint32_t v_width) {
   if (model.is_mla()) {
     const EngineRules& rules = engine_rules(in);
-    const auto own = rules.latent_token_bytes(model, in.format);
+    const auto own = rules.latent_token_bytes(model, in);
     const std::uint64_t latent =
         own ? mul(tokens, *own, "latent bytes")
             : stream_bytes(in.format, StreamRole::latent, model.latent_width(), tokens, tokens);

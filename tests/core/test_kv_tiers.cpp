@@ -215,9 +215,11 @@ TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
       "--context-length 8192 --page-size 64 --enable-hierarchical-cache --hicache-size 100"));
   ASSERT_TRUE(pp.host);
   EXPECT_EQ(pp.host->pinned_per_rank, 111'459'104'256u);
-  // fp8: SGLang keeps the latent in 656-byte rows (512 fp8 values, 4 fp32 scales, 64 RoPE values
-  // in bf16), 61 · 656 = 40,016 B a token: 100e9 // 40,016 = 2,499,000 tokens, 39,047 pages,
-  // 2,499,008 tokens, 100,000,304,128 B; the indexer 61 · 39,048 · 64 · 132 = 20,122,527,744 B.
+  // fp8 on an H100: SGLang keeps the latent in 656-byte rows on the GPU (512 fp8 values, 4 fp32
+  // scales, 64 RoPE values in bf16: calculate_mla_kv_cache_dim, kv_cache_configurator.py@382343f8,
+  // the flashmla_kv backend) and the host mirrors them, 61 · 656 = 40,016 B a token: 100e9 //
+  // 40,016 = 2,499,000 tokens, 39,047 pages, 2,499,008 tokens, 100,000,304,128 B; the indexer 61 ·
+  // 39,048 · 64 · 132 = 20,122,527,744 B.
   const CheckReport f8 =
       run_check(from(Engine::sglang,
                      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 "
@@ -225,7 +227,7 @@ TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
                      "--enable-hierarchical-cache --hicache-size 100"));
   ASSERT_TRUE(f8.host);
   EXPECT_EQ(f8.host->pinned_per_rank, 120'122'831'872u);
-  EXPECT_FALSE(f8.host->tiers[0].exact);
+  EXPECT_TRUE(f8.host->tiers[0].exact);
 }
 
 // SGLang HiCache on a hybrid model with Mamba-like state (issue 27's second node, with a small

@@ -357,11 +357,22 @@ TEST(SglangParity, BadRatiosRefused) {
   EXPECT_THROW(sglang_pools(p), Error);
 }
 
-// DeepSeek-V3.2 (DSA): M get_cell_size_per_token adds the indexer of is_deepseek_nsa models,
-// (index_head_dim + index_head_dim // 128 · 4) · layers · 1 (uint8) beside the MLA latent
-// (kv_lora_rank + qk_rope_head_dim) · layers · kv_size. 61 layers, latent 512 + 64, index 128:
-// bf16 cell = 61 · (576 · 2 + 128 + 4) = 61 · 1284 = 78,324 B; fp8_e4m3 61 · (576 + 132) =
-// 43,188 B. rest = 100,000 cells of each: 100,000 tokens (page 1).
+// DeepSeek-V3.2 (DSA): the cell adds the indexer of DSA models, (index_head_dim + index_head_dim
+// // 128 · 4) · layers · 1 (uint8) beside the MLA latent (kv_lora_rank + qk_rope_head_dim) ·
+// layers · kv_size (M get_cell_size_per_token; DefaultPoolConfigurator._compute_cell_size and
+// _compute_dsa_indexer_cell_size, model_executor/pool_configurator.py@382343f860c7df8dc43ecefd79
+// 02c940d81c99a9). 61 layers, latent 512 + 64, index 128: bf16 cell = 61 · (576 · 2 + 128 + 4) =
+// 61 · 1284 = 78,324 B. fp8: calculate_mla_kv_cache_dim (mem_cache/kv_cache_configurator.py
+// @382343f8) stores 512 + 512 // 128 · 4 + 64 · 2 = 656 B a layer for the scaled layout of the
+// Hopper default (flashmla_kv; and of an unknown GPU), 61 · (656 + 132) = 48,068 B; Blackwell's
+// default (trtllm) keeps the raw 576: 61 · (576 + 132) = 43,188 B. rest = 100,000 cells of each:
+// 100,000 tokens (page 1). Inventory of
+//   H = test/registered/unit/model_executor/test_hisparse_pool_configurator.py @ 382343f8:
+//   test_mla_layout_without_hisparse: 2 layers of GlmMoeDsaForCausalLM's shape (512 + 64, index
+//     128), flashmla_sparse: bf16 2 · 1,152 + 2 · 132 = 2,568, fp8 2 · 656 + 264 = 1,576
+//                                              this TEST (the per-layer rows above)
+//   test_hisparse_indexer_scales_with_ratio (1,840 and 2,368: the indexer times HiSparse's
+//     host-to-device ratio)                    not kvplan's: HiSparse is not modelled
 TEST(SglangParity, DsaIndexerInTheCell) {
   const auto m = load_model("deepseek-v3.2");
   ASSERT_EQ(m.index_head_dim, 128u);
@@ -371,8 +382,16 @@ TEST(SglangParity, DsaIndexerInTheCell) {
   in.available_kv_bytes = std::uint64_t{78324} * 100000 - 1;
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 99999u);
   in.format = parse_kv_format("fp8");
+  in.available_kv_bytes = std::uint64_t{48068} * 100000;
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
+  in.gpu_id = "h200-141gb";
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
+  in.gpu_id = "b200";
   in.available_kv_bytes = std::uint64_t{43188} * 100000;
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 100000u);
+  // H's two layers, per token: 2 · (576 · 2 + 132) = 2,568 (bf16), 2 · (656 + 132) = 1,576 (fp8).
+  EXPECT_EQ(2 * (576 * 2 + indexer_bytes_per_token(128)), 2568u);
+  EXPECT_EQ(2 * (dsa_fp8_latent_bytes_per_token(512, 64) + indexer_bytes_per_token(128)), 1576u);
 }
 
 // The pools from a budget. Inventory of

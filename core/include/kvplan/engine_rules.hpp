@@ -241,7 +241,7 @@ class EngineRules {
   // One token of an MLA layer's latent when the engine stores it in a layout of its own, not the
   // KV format's elements (vLLM's fp8_ds_mla for sparse-attention models); nullopt otherwise.
   virtual std::optional<std::uint64_t> latent_token_bytes(const ModelSpec& /*model*/,
-                                                          const KvFormat& /*format*/) const {
+                                                          const PlanInput& /*in*/) const {
     return std::nullopt;
   }
   // The ranks that share one request's tokens in the KV cache (vLLM's decode context

@@ -7,6 +7,8 @@
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_args.hpp"
 #include "kvplan/engine_rules.hpp"
+#include "kvplan/formula.hpp"
+#include "kvplan/gpu.hpp"
 #include "kvplan/text_safe.hpp"
 #include "launch_line.hpp"
 
@@ -50,6 +52,16 @@ std::uint64_t prefill_graph_sizes(std::uint64_t max_bs) {
   for (const auto& r : ranges)
     for (std::uint64_t b = r[0]; b <= r[1] && b <= max_bs; b += r[2]) ++n;
   return n;
+}
+
+// Whether SGLang's default DSA backends on this GPU preset read the raw MLA layout: Blackwell
+// (fp4 tensor cores) takes trtllm, AMD (Infinity Fabric) tilelang. False for an unknown GPU.
+bool raw_dsa_layout(const std::string& gpu_id) {
+  if (gpu_id.empty()) return false;
+  static const std::vector<GpuSpec> presets = list_gpu_presets();
+  for (const auto& g : presets)
+    if (g.id == gpu_id) return g.peak_tflops_fp4 > 0 || g.interconnect == "infinity_fabric";
+  return false;
 }
 
 class Sglang final : public EngineRules {
@@ -182,6 +194,21 @@ class Sglang final : public EngineRules {
   // server_args.py mamba_ssm_dtype = "float32": the temporal state unless --mamba-ssm-dtype.
   std::optional<KvDtype> default_ssm_state_dtype(const RecurrentSpec&) const override {
     return KvDtype::fp32;
+  }
+  // A sparse-attention (DSA) model's fp8 latent (calculate_mla_kv_cache_dim, python/sglang/srt/
+  // mem_cache/kv_cache_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9): the scaled
+  // layout the FlashMLA kernels read, kv_lora_rank + kv_lora_rank // 128 · 4 + the RoPE values in
+  // bf16 (656 B for V3.2), except under the trtllm DSA backends and on HIP's tilelang / aiter,
+  // which keep the raw kv_lora_rank + qk_rope_head_dim bytes. The defaults
+  // (_dsa_split_backend_resolution, arg_groups/overrides.py@382343f8): fp8 on Blackwell
+  // ("trtllm" if major >= 10), Hopper "flashmla_kv", HIP tilelang. The GPU's generation is read
+  // from its preset (fp4 tensor cores: Blackwell; Infinity Fabric: AMD); an unknown GPU gets the
+  // scaled layout, the larger.
+  std::optional<std::uint64_t> latent_token_bytes(const ModelSpec& model,
+                                                  const PlanInput& in) const override {
+    const bool fp8 = in.format.dtype == KvDtype::fp8_e4m3 || in.format.dtype == KvDtype::fp8_e5m2;
+    if (model.index_head_dim == 0 || !fp8 || raw_dsa_layout(in.gpu_id)) return std::nullopt;
+    return dsa_fp8_latent_bytes_per_token(model.kv_lora_rank, model.qk_rope_head_dim);
   }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {

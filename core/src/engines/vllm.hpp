@@ -141,8 +141,8 @@ class Vllm : public EngineRules {
   // vllm/v1/kv_cache_interface.py@bc8282e61df21719b12b391c3a976b1c900dfbb4: 512 fp8 values, four
   // fp32 scales and the 64 RoPE values in bf16, flashmla_sparse.py).
   std::optional<std::uint64_t> latent_token_bytes(const ModelSpec& model,
-                                                  const KvFormat& format) const override {
-    const bool fp8 = format.dtype == KvDtype::fp8_e4m3 || format.dtype == KvDtype::fp8_e5m2;
+                                                  const PlanInput& in) const override {
+    const bool fp8 = in.format.dtype == KvDtype::fp8_e4m3 || in.format.dtype == KvDtype::fp8_e5m2;
     if (model.index_head_dim > 0 && fp8)
       return dsa_fp8_latent_bytes_per_token(model.kv_lora_rank, model.qk_rope_head_dim);
     return std::nullopt;
