@@ -215,7 +215,7 @@ TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
       "--context-length 8192 --page-size 64 --enable-hierarchical-cache --hicache-size 100"));
   ASSERT_TRUE(pp.host);
   EXPECT_EQ(pp.host->pinned_per_rank, 111'459'104'256u);
-  // fp8 on an H100: SGLang keeps the latent in 656-byte rows on the GPU (512 fp8 values, 4 fp32
+  // fp8 on an H200: SGLang keeps the latent in 656-byte rows on the GPU (512 fp8 values, 4 fp32
   // scales, 64 RoPE values in bf16: calculate_mla_kv_cache_dim, kv_cache_configurator.py@382343f8,
   // the flashmla_kv backend) and the host mirrors them, 61 · 656 = 40,016 B a token: 100e9 //
   // 40,016 = 2,499,000 tokens, 39,047 pages, 2,499,008 tokens, 100,000,304,128 B; the indexer 61 ·
@@ -259,6 +259,35 @@ TEST(KvTiers, SglangHicacheOnAHybridModel) {
   const CheckReport over = run(40);
   EXPECT_FALSE(host_item(over)->passed);
   EXPECT_NE(host_item(over)->detail.find("over by"), std::string::npos);
+}
+
+// SGLang's own case (test/registered/unit/mem_cache/test_mem_pool_host.py@382343f860c7df8dc43ecefd
+// 7902c940d81c99a9 TestHostMemoryBudget: host_memory_budget_bytes = (available − 10 GiB) //
+// ranks_per_host, pool_host/base.py): 10 GiB + 64 GiB over 4 co-located ranks, 16 GiB a rank
+// (17,179,869,184 B; kvplan takes the node's memory for "available"). Llama-3.1-8B at TP 4: 32
+// layers · 2 KV heads · 128 · 2 · 2 B = 32,768 B a token; --hicache-size 17: 17e9 // 32,768 =
+// 518,798 tokens, 518,799 with the extra page, 17,000,005,632 B: within the share; 18: over it.
+TEST(KvTiers, SglangHostBudgetAsSglangsOwnTest) {
+  auto run = [](int g) {
+    Deployment d =
+        from(Engine::sglang,
+             "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 4 "
+             "--context-length 8192 --enable-hierarchical-cache --hicache-size " +
+                 std::to_string(g));
+    d.node.memory_bytes = 74 * kGiB;
+    d.node.memory_source = "test";
+    return run_check(d);
+  };
+  const CheckReport ok = run(17);
+  ASSERT_TRUE(ok.host);
+  EXPECT_EQ(ok.host->pinned_per_rank, 17'000'005'632u);
+  EXPECT_TRUE(host_item(ok)->passed) << host_item(ok)->detail;
+  const CheckReport over = run(18);
+  EXPECT_FALSE(host_item(over)->passed);
+  EXPECT_NE(host_item(over)->detail.find("Not enough host memory"), std::string::npos)
+      << host_item(over)->detail;
+  EXPECT_NE(host_item(over)->detail.find("16.00 GiB"), std::string::npos)
+      << host_item(over)->detail;
 }
 
 // TensorRT-LLM's secondary pool: host_cache_size bytes on each rank (at most; whole blocks).

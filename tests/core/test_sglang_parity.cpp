@@ -549,5 +549,41 @@ TEST(SglangParity, ReqToTokenRowsHoldTheDecodeReserve) {
   EXPECT_EQ(sglang_decode_reserve(ngram, 16), 2u * 12);  // max(3 · 4, 8) = 12
 }
 
+// The other SGLang test files with a sizing number, at sgl-project/sglang@382343f860c7df8dc43ecefd
+// 7902c940d81c99a9 (read from the mirror yuan-luo/sglang; the survey: every file under test/ and
+// python/sglang/test/ naming the pool sizing functions), each test with a number → its TEST here
+// or in the file named, or why it cannot be reproduced:
+//   unit/model_executor/test_hisparse_pool_configurator.py      DsaIndexerInTheCell (its
+//     HiSparse case: HiSparse is not modelled)
+//   unit/mem_cache/test_mamba_donated_alloc_ratio.py MambaSlotsAsSglangsDonatedAllocRatio
+//                                                               Tests
+//   unit/mem_cache/test_mem_pool_host.py TestHostMemoryBudget KvTiers.SglangHostBudgetAsSglangsOwn
+//     Test (its ranks_per_host case, world 16 over 2 nodes:     Test; KvTiers.RanksPerNodeCapAtThe
+//     8)                                                        Node
+//   unit/layers/quantization/test_fp4_kv_cache_quant_method.py  not expressible: kvplan has no
+//     (NVFP4 KV cell 4,096 + 512 + 2,048 = 6,656)               NVFP4 KV format
+//   unit/mem_cache/test_replayssm_ring_accounting.py (2,560,   not modelled: the ReplaySSM ring
+//     6,400)                                                    (--enable-linear-replayssm)
+//   unit/mem_cache/test_hybrid_pool_assembler.py                kvplan counts --hicache-size's
+//     (_split_hicache_size: 100 GB as 75 / 25 by device bytes)  total over a hybrid's pools, not
+//                                                               each pool's share (KvTiers.Sglang
+//                                                               HicacheOnAHybridModel)
+//   unit/mem_cache/test_hicache_dcp_host_pool.py,               not expressible: SGLang's decode
+//   dcp/test_dcp_layout_unit.py (DCP-widened pages, KV heads    context parallelism is modelled
+//     per rank under DCP)                                       only in the request table's row
+//                                                               (ReqToTokenRowsHoldTheDecodeReserve)
+//   unit/hardware_backend/mlx/test_max_running_requests.py,     not kvplan's: the MLX backend's
+//   test_attn_dp_request_capacity.py                            resolver (ratio 4)
+//   unit/test_model_overrides.py (DeepSeek-V4 page 256, SWA     not followed: DeepSeek-V4 has no
+//     ratio 0.1; Step-3.5 with HiCache: no SWA pool)            preset, and the plan does not carry
+//                                                               HiCache to the pools
+//   unit/test_runtime_context.py (activation reserve, an        PlannerSglang.TokensFromMemFraction
+//     equality between two copies)                              Static (the reserve, memory_hook.py
+//                                                               @031ed82d, newer than this commit)
+//   unit/mem_cache/test_swa_unittest.py (lock tail),            no pool size: admission and
+//   test_swa_alloc_extend_page_estimation.py,                   eviction bookkeeping
+//   test_hisparse_max_token_pool_size.py,
+//   kv_canary/test_self_unit_capacities.py
+
 }  // namespace
 }  // namespace kvplan
