@@ -169,8 +169,8 @@ void read_engine_cache(detail::JsonObject& en, const std::string& source, Deploy
     d.plan.available_kv_bytes = gib_to_bytes(*a);
   }
   const std::string kv = en.opt_str("kv_cache_dtype").value_or("auto");
-  d.plan.format =
-      engine_kv_format(d.plan.engine, kv, d.model, source, en.pointer("kv_cache_dtype"));
+  d.plan.format = engine_kv_format(d.plan.engine, kv, d.model, source, en.pointer("kv_cache_dtype"),
+                                   "", d.gpu.id);
 }
 
 void read_deploy_compression(detail::JsonObject& o, const std::string& source, Deployment& d) {
@@ -708,7 +708,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   p.memory_fraction_ppm = a.memory_fraction_ppm.value_or(0);
   p.weight_dtype = a.weight_dtype.value_or("");
   p.format = engine_kv_format(a.engine, a.kv_cache_dtype.value_or("auto"), d.model, source,
-                              engine_rules(a.engine).kv_dtype_field(), p.weight_dtype);
+                              engine_rules(a.engine).kv_dtype_field(), p.weight_dtype, gpu.id);
   p.gpu_memory_bytes = gpu.engine_memory_bytes();
   p.gpu_id = gpu.id;
   // Not on the command line: what that engine would run on this GPU.

@@ -1393,10 +1393,12 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
 
 KvFormat engine_kv_format(Engine engine, const std::string& d, const ModelSpec& model,
                           const std::string& source, const std::string& field,
-                          const std::string& served_dtype) {
+                          const std::string& served_dtype, const std::string& gpu_id) {
   KvFormat f;
   if (d == "auto") {
-    f = default_kv_format(model, served_dtype);
+    f = engine_rules(engine)
+            .auto_kv_format(model, gpu_id)
+            .value_or(default_kv_format(model, served_dtype));
   } else if (d == "fp8" || d == "fp8_e4m3") {
     f.dtype = KvDtype::fp8_e4m3;
   } else if (d == "fp8_e5m2") {

@@ -663,7 +663,8 @@ PlanInput explain_input(const EngineLog& log, const ModelSpec& model, const Expl
   if (dtype == "torch.float8_e4m3fn" || dtype == "FP8") dtype = "fp8";
   if (dtype == "torch.bfloat16") dtype = "bfloat16";
   if (dtype == "torch.float16") dtype = "float16";
-  in.format = engine_kv_format(log.engine, dtype, model, log.source, "kv_cache_dtype");
+  in.format =
+      engine_kv_format(log.engine, dtype, model, log.source, "kv_cache_dtype", "", in.gpu_id);
   in.ssm_state_dtype = log.ssm_state_dtype;
   // The rule set the log was written under (vLLM: V0 and V1 before 0.10 by 0.9's, whose logs
   // print "# GPU blocks"; 0.10 and 0.17 - 0.19 by theirs).

@@ -666,6 +666,32 @@ TEST(EngineCmdlines, SglangMambaStrategyAndRadixCacheReachThePlan) {
   }
 }
 
+// SGLang's "auto" KV cache for a DeepSeek-family sparse-attention model follows the GPU
+// (_dsa_kv_cache_dtype_default, arg_groups/overrides.py@382343f860c7df8dc43ecefd7902c940d81c99a9:
+// fp8_e4m3 at compute capability 10 and above, else bfloat16), and its fp8 latent the default
+// backend's layout (calculate_mla_kv_cache_dim: Blackwell's trtllm keeps the raw 576 bytes, a
+// layer's page at page size 1 576 + 132 = 708 B). A stated dtype stays; other models follow their
+// dtype.
+TEST(EngineCmdlines, SglangDsaKvDtypeFollowsTheGpu) {
+  const std::string v32 =
+      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 "
+      "--context-length 8192";
+  const Deployment b200 = deploy_from_engine(sglang(v32), load_gpu("b200"), 0, "", "--sglang");
+  EXPECT_EQ(b200.plan.format.dtype, KvDtype::fp8_e4m3);
+  EXPECT_EQ(plan_capacity(b200.model, b200.plan).page_bytes, 708u);
+  const Deployment h200 =
+      deploy_from_engine(sglang(v32), load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_EQ(h200.plan.format.dtype, KvDtype::bf16);
+  const Deployment asked = deploy_from_engine(sglang(v32 + " --kv-cache-dtype bfloat16"),
+                                              load_gpu("b200"), 0, "", "--sglang");
+  EXPECT_EQ(asked.plan.format.dtype, KvDtype::bf16);
+  const Deployment plain = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+             "--tp 8 --context-length 8192"),
+      load_gpu("b200"), 0, "", "--sglang");
+  EXPECT_EQ(plain.plan.format.dtype, KvDtype::bf16);
+}
+
 TEST(EngineCmdlines, SglangSpeculativeShapeWidensTheRequestTable) {
   const std::string line =
       "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "

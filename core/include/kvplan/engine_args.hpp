@@ -159,11 +159,12 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
 // The KV format an engine's --kv-cache-dtype means for this model. "auto" is the dtype the model
 // is served in, default_kv_format(model, served_dtype): `served_dtype` (--dtype: fp32, fp16,
 // bf16) when given and the weights are not quantized, else the checkpoint's dtype (a float32 one
-// downcast to bf16, a quantized one's compute dtype). Throws Error(source, field) on an unknown
-// value.
+// downcast to bf16, a quantized one's compute dtype), unless the engine picks another for this
+// model on this GPU preset (`gpu_id`, EngineRules::auto_kv_format). Throws Error(source, field)
+// on an unknown value.
 KvFormat engine_kv_format(Engine engine, const std::string& kv_cache_dtype, const ModelSpec& model,
                           const std::string& source, const std::string& field,
-                          const std::string& served_dtype = "");
+                          const std::string& served_dtype = "", const std::string& gpu_id = "");
 
 // A model named on an engine command line: a local file or directory (config.json), else a
 // preset matched by the repo name ("meta-llama/Llama-3.1-8B-Instruct" -> llama-3.1-8b).

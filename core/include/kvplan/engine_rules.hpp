@@ -178,6 +178,12 @@ class EngineRules {
   std::string memory_fraction_flag(std::uint32_t ppm) const;
   virtual std::string kv_fp8_flag() const = 0;     // in a fix
   virtual std::string kv_dtype_field() const = 0;  // where its KV dtype is set
+  // The KV format "auto" means for this model on this GPU preset (an id, "" = unknown) when the
+  // engine does not simply follow the served dtype; nullopt: it follows it.
+  virtual std::optional<KvFormat> auto_kv_format(const ModelSpec& /*model*/,
+                                                 const std::string& /*gpu_id*/) const {
+    return std::nullopt;
+  }
   // KV cache dtypes the engine takes that kvplan does not model (refused by name, not as unknown).
   virtual const std::vector<std::string>& unmodelled_kv_dtypes() const {
     static const std::vector<std::string> none;

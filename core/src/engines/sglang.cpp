@@ -54,14 +54,27 @@ std::uint64_t prefill_graph_sizes(std::uint64_t max_bs) {
   return n;
 }
 
-// Whether SGLang's default DSA backends on this GPU preset read the raw MLA layout: Blackwell
-// (fp4 tensor cores) takes trtllm, AMD (Infinity Fabric) tilelang. False for an unknown GPU.
-bool raw_dsa_layout(const std::string& gpu_id) {
-  if (gpu_id.empty()) return false;
+// A GPU preset's generation as SGLang's DSA defaults tell them apart (torch.cuda.
+// get_device_capability major >= 10, or HIP), read from the preset: AMD by its Infinity Fabric,
+// an NVIDIA Blackwell part by its fp4 tensor cores. Unknown for a GPU kvplan has no preset of.
+enum class GpuGeneration { unknown, nvidia_before_blackwell, nvidia_blackwell, amd };
+GpuGeneration generation_of(const std::string& gpu_id) {
+  if (gpu_id.empty()) return GpuGeneration::unknown;
   static const std::vector<GpuSpec> presets = list_gpu_presets();
-  for (const auto& g : presets)
-    if (g.id == gpu_id) return g.peak_tflops_fp4 > 0 || g.interconnect == "infinity_fabric";
-  return false;
+  for (const auto& g : presets) {
+    if (g.id != gpu_id) continue;
+    if (g.interconnect == "infinity_fabric") return GpuGeneration::amd;
+    return g.peak_tflops_fp4 > 0 ? GpuGeneration::nvidia_blackwell
+                                 : GpuGeneration::nvidia_before_blackwell;
+  }
+  return GpuGeneration::unknown;
+}
+
+// Whether SGLang's default DSA backends on this GPU read the raw MLA layout: Blackwell takes
+// trtllm, AMD tilelang. False for an unknown GPU.
+bool raw_dsa_layout(const std::string& gpu_id) {
+  const GpuGeneration g = generation_of(gpu_id);
+  return g == GpuGeneration::nvidia_blackwell || g == GpuGeneration::amd;
 }
 
 class Sglang final : public EngineRules {
@@ -209,6 +222,16 @@ class Sglang final : public EngineRules {
     const bool fp8 = in.format.dtype == KvDtype::fp8_e4m3 || in.format.dtype == KvDtype::fp8_e5m2;
     if (model.index_head_dim == 0 || !fp8 || raw_dsa_layout(in.gpu_id)) return std::nullopt;
     return dsa_fp8_latent_bytes_per_token(model.kv_lora_rank, model.qk_rope_head_dim);
+  }
+  // _dsa_kv_cache_dtype_default (arg_groups/overrides.py@382343f860c7df8dc43ecefd7902c940d81c99a9):
+  // a DeepSeek-family sparse-attention model's "auto" KV cache is fp8_e4m3 on Blackwell
+  // (compute capability 10 and above), bfloat16 before it and on AMD.
+  std::optional<KvFormat> auto_kv_format(const ModelSpec& model,
+                                         const std::string& gpu_id) const override {
+    if (model.index_head_dim == 0 || !model.is_mla()) return std::nullopt;
+    if (generation_of(gpu_id) == GpuGeneration::nvidia_blackwell)
+      return KvFormat{.dtype = KvDtype::fp8_e4m3};
+    return KvFormat{.dtype = KvDtype::bf16};
   }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {

@@ -42,6 +42,12 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--random-seed", Field::ignored_value},
       {"--log-level", Field::ignored_value},
       {"--attention-backend", Field::ignored_value},
+      // A DSA model's backends choose its fp8 latent's layout (calculate_mla_kv_cache_dim); kvplan
+      // takes the GPU's defaults (--nsa-* are the deprecated names).
+      {"--dsa-prefill-backend", Field::not_modelled_value},
+      {"--dsa-decode-backend", Field::not_modelled_value},
+      {"--nsa-prefill-backend", Field::not_modelled_value},
+      {"--nsa-decode-backend", Field::not_modelled_value},
       {"--cuda-graph-max-bs", Field::not_modelled_value},
       {"--chat-template", Field::ignored_value},
       {"--load-format", Field::ignored_value},
