@@ -421,17 +421,21 @@ def measured_on(row):
 #     bfloat16 state.
 #   Qwen3.5 FP8 on H200 (qwen3.5_fp8_h200.sh@f65d6b4b1e0eb7744b9987ede6b1d11735f6dcf2): 16384,
 #     0.8, fp8_e4m3, bfloat16 state.
-# The gap-analysis rows' launch lines are not published: None (command's defaults).
+# Every Qwen3.5 script above passes --disable-radix-cache (the BF16 one from 9dc87a68c, 2026-02-19)
+# until 1b234994f (2026-06-02) drops it (git log --first-parent main -- benchmarks/single_node/
+# qwen3.5_*.sh). The gap-analysis rows' launch lines are not published: None (command's defaults).
 def sglang_script(row):
     """The row's InferenceX SGLang launch settings, {"chunk", "fraction", "kv" (None: auto),
-    "ssm" (None: SGLang's float32)}, or None."""
+    "ssm" (None: SGLang's float32), "radix" (the radix cache on)}, or None."""
     if row["backend"] != "sglang" or row["source_kind"] == "nvidia-gap-analysis":
         return None
     model, gpu, prec = row["model_path"], row["kvplan_gpu"], row["precision"]
     day = measured_on(row)
 
     def of(chunk, fraction, kv=None, ssm=None):
-        return {"chunk": chunk, "fraction": fraction, "kv": kv, "ssm": ssm}
+        radix = not model.startswith("Qwen/Qwen3.5") or (day and day < "2026-02-19"
+                                                         and prec == "bf16")
+        return {"chunk": chunk, "fraction": fraction, "kv": kv, "ssm": ssm, "radix": radix}
 
     if model.startswith("deepseek-ai/"):
         if gpu.startswith("b200") and prec == "fp8":
@@ -453,6 +457,24 @@ def sglang_script(row):
         if gpu.startswith("h200") and prec == "fp8":
             return of(16384, 0.8, "fp8", "bfloat16")
     return None
+
+
+def sglang_mamba_flags(row, script):
+    """A hybrid Mamba model's (Qwen3.5's) state slots a request as the SGLang of the row ran them.
+    Without the radix cache (the scripts' --disable-radix-cache) one slot a request. With it, SGLang
+    before sgl-project/sglang#28151 (2026-06-19) resolved "auto" to no_buffer, three slots a
+    request, and turned the overlap scheduler off (server_args.py _handle_mamba_radix_cache at
+    66a7fd5c0^, "Disabling overlap schedule since mamba no_buffer is not compatible"); every row
+    of subset.csv was measured before that (the undated gap-analysis rows included)."""
+    if not row["model_path"].startswith("Qwen/Qwen3.5"):
+        return []
+    if script and not script["radix"]:
+        return ["--engine-option", "disable_radix_cache=true"]
+    day = measured_on(row)
+    if day and day >= "2026-06-19":
+        return []
+    return ["--engine-option", "mamba_radix_cache_strategy=no_buffer",
+            "--engine-option", "disable_overlap_schedule=true"]
 
 
 def sglang_recv_interval(row):
@@ -506,6 +528,7 @@ def command(kvplan, row, data, wl_path, calibration, measured_moe=False, recv_in
             cmd += ["--engine-option", f"mamba_ssm_dtype={script['ssm']}"]
         if recv_interval and sglang_recv_interval(row) > 1:
             cmd += ["--engine-option", f"scheduler_recv_interval={sglang_recv_interval(row)}"]
+        cmd += sglang_mamba_flags(row, script)
     else:
         # vLLM's default gpu_memory_utilization was 0.9 before 0.20 (0.92 from
         # vllm-project/vllm#38284, kvplan's current default): every vLLM release in subset.csv
