@@ -187,8 +187,6 @@ void read_deploy_compression(detail::JsonObject& o, const std::string& source, D
 void read_vllm_options(detail::JsonObject& en, const std::string& source, VllmOptions& o) {
   if (auto mode = en.opt_str("mamba_cache_mode"))
     o.mamba_cache_mode = parse_mamba_cache_mode(*mode, source, en.pointer("mamba_cache_mode"));
-  if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
-    o.dcp = static_cast<std::uint32_t>(*n);
   if (auto off = en.opt_bool("disable_hybrid_kv_cache_manager"))
     o.disable_hybrid_kv_cache_manager = *off;
   if (auto runner = en.opt_str("model_runner")) {
@@ -332,9 +330,12 @@ void read_engine_options(detail::JsonObject& en, const std::string& source, Plan
         *out = t;
   VllmOptions v = p.vllm();
   read_vllm_options(en, source, v);
-  if (v != p.vllm()) p.edit_vllm() = v;
   SglangOptions s = p.sglang();
   read_sglang_options(en, source, s, p);
+  // Decode context parallelism, vLLM's and SGLang's key (each engine's own option).
+  if (auto n = en.opt_uint("decode_context_parallel_size", 1, 4096))
+    (p.engine == Engine::sglang ? s.dcp_size : v.dcp) = static_cast<std::uint32_t>(*n);
+  if (v != p.vllm()) p.edit_vllm() = v;
   if (s != p.sglang()) p.edit_sglang() = s;
   TrtllmOptions t = p.trtllm();
   read_trtllm_options(en, source, t, p);
@@ -693,7 +694,7 @@ void engine_settings(const EngineArgs& a, const GpuSpec& gpu, const std::string&
   if (a.attn_group_size) v.attn_group_size = *a.attn_group_size;
   if (a.mamba_cache_mode)
     v.mamba_cache_mode = parse_mamba_cache_mode(*a.mamba_cache_mode, source, "--mamba-cache-mode");
-  if (a.dcp) v.dcp = *a.dcp;
+  if (a.dcp && a.engine == Engine::vllm) v.dcp = *a.dcp;
   v.async_scheduling = a.async_scheduling;
   v.disable_hybrid_kv_cache_manager = a.disable_hybrid_kv_cache_manager;
   if (a.model_runner_v2)

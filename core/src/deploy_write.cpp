@@ -94,6 +94,7 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
     en["scheduler_recv_interval"] = s.scheduler_recv_interval;
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;
   if (s.disable_radix_cache) en["disable_radix_cache"] = true;
+  if (s.dcp_size > 1) en["decode_context_parallel_size"] = s.dcp_size;
   if (s.mamba_radix_cache_strategy != s0.mamba_radix_cache_strategy)
     en["mamba_radix_cache_strategy"] = s.mamba_radix_cache_strategy;
   // The recurrent state's dtypes under the engine's own keys (EngineRules::state_dtype_keys).

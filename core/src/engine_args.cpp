@@ -1372,6 +1372,7 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
     s.scheduler_recv_interval = std::max(*a.scheduler_recv_interval, 1u);
   s.disable_overlap_schedule = a.disable_overlap_schedule;
   s.disable_radix_cache = a.disable_radix_cache;
+  if (a.engine == Engine::sglang && a.dcp) s.dcp_size = *a.dcp;
   if (a.mamba_radix_cache_strategy) s.mamba_radix_cache_strategy = *a.mamba_radix_cache_strategy;
   if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;

@@ -527,7 +527,7 @@ std::uint32_t kv_heads_checked(const ModelSpec& model, const PlanInput& in,
     throw Error(source, "tp",
                 "tensor parallelism " + std::to_string(in.tp) + " does not divide the " +
                     std::to_string(model.num_q_heads) + " attention heads of " + model.id);
-  const std::uint32_t heads = kv_heads_per_rank(model, in.tp, source);
+  const std::uint32_t heads = kv_heads_per_rank(model, engine_rules(in).kv_head_tp(in), source);
   if (in.pp > model.layers.size())
     throw Error(source, "pp",
                 "pipeline parallelism " + std::to_string(in.pp) + " exceeds the " +
@@ -999,7 +999,9 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
 }
 
 std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) const {
-  if (st.sglang) return ceil_div(n, bs);  // the full pool's pages (SWA / Mamba: pool_ratio)
+  // SGLang: the full pool's pages, each rank a request's every dcp-th token (SWA / Mamba:
+  // pool_ratio).
+  if (st.sglang) return ceil_div(ceil_div(n, rules->context_shards(in)), bs);
   if (st.trtllm_states && st.trtllm.empty()) return 0;  // Mamba layers alone: a state slot
   if (!st.trtllm.empty()) {
     std::uint64_t b = 0;
@@ -1091,7 +1093,8 @@ std::pair<std::uint64_t, std::uint64_t> PlanEval::pool_ratio(const Stage& st,
   };
   if (st.sglang) {
     const SglangPools& p = *st.sglang;
-    if (!st.sglang_all_swa) consider(p.full_tokens / bs, ceil_div(n, bs));
+    if (!st.sglang_all_swa)
+      consider(p.full_tokens / bs, ceil_div(ceil_div(n, rules->context_shards(in)), bs));
     if (st.swa_window > 0) {
       // The SWA pool keeps the window's tokens plus the page being written once a request
       // outgrows it (SGLang frees the pages that slide out of the window).

@@ -692,6 +692,28 @@ TEST(EngineCmdlines, SglangDsaKvDtypeFollowsTheGpu) {
   EXPECT_EQ(plain.plan.format.dtype, KvDtype::bf16);
 }
 
+// SGLang's --dcp-size / --decode-context-parallel-size (server_args.py@382343f860c7df8dc43ecefd
+// 7902c940d81c99a9 dcp_size) is SGLang's own setting, written back under the deployment key and on
+// the launch line; the request table's row rounds up to page · dcp (get_req_to_token_row_width).
+TEST(EngineCmdlines, SglangDcpSizeReachesThePlan) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 "
+      "--decode-context-parallel-size 8 --page-size 64 --context-length 4100");
+  const Deployment d = deploy_from_engine(a, load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_EQ(d.plan.sglang().dcp_size, 8u);
+  EXPECT_EQ(d.plan.vllm().dcp, 1u);
+  const Deployment back = parse_deploy_json(to_json(d), "back.json");
+  EXPECT_EQ(back.plan.sglang(), d.plan.sglang());
+  std::string why;
+  const auto line = sglang_command(d.model, d.plan, &why);
+  ASSERT_TRUE(line) << why;
+  EXPECT_NE(line->find("--dcp-size 8"), std::string::npos) << *line;
+  // 4,100 + 4 = 4,104 columns, rounded up to 64 · 8 = 512: 4,608 int32 a row.
+  const auto t = engine_rules(Engine::sglang).request_table(d.plan, 100000, 10);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->bytes, 11u * 4608 * 4);
+}
+
 TEST(EngineCmdlines, SglangSpeculativeShapeWidensTheRequestTable) {
   const std::string line =
       "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "

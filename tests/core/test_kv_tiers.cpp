@@ -290,6 +290,22 @@ TEST(KvTiers, SglangHostBudgetAsSglangsOwnTest) {
       << host_item(over)->detail;
 }
 
+// SGLang HiCache under decode context parallelism (test/registered/unit/mem_cache/
+// test_hicache_dcp_host_pool.py@382343f860c7df8dc43ecefd7902c940d81c99a9): the host pool mirrors
+// the rank's physical tokens in physical pages, size = (int(T · 2) // 64 + 1) · 64 at page 64
+// whatever the DCP (the widened page, 64 · 8, is the allocator's logical one). DeepSeek-V3 bf16:
+// 61 · (512 + 64) · 2 = 70,272 B a token.
+TEST(KvTiers, SglangHicacheUnderDcpStaysPhysical) {
+  const CheckReport r = run_check(from(
+      Engine::sglang,
+      "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dcp-size 8 "
+      "--context-length 8192 --page-size 64 --enable-hierarchical-cache"));
+  ASSERT_TRUE(r.host);
+  const std::uint64_t t = r.capacity.kv_cache_tokens;
+  ASSERT_GT(t, 0u);
+  EXPECT_EQ(r.host->pinned_per_rank, ((2 * t) / 64 + 1) * 64 * 70'272);
+}
+
 // TensorRT-LLM's secondary pool: host_cache_size bytes on each rank (at most; whole blocks).
 TEST(KvTiers, TrtllmHostCacheIsPerRank) {
   const auto a = parse_engine_command(

@@ -348,6 +348,54 @@ TEST(SglangParity, PipelineStagesShareTheBusiestState) {
   for (const auto& s : c.stages) EXPECT_EQ(s.sglang_max_running, 394u) << s.stage;
 }
 
+// Decode context parallelism (--dcp-size d). Inventory of
+//   D = test/registered/dcp/test_dcp_layout_unit.py @ sgl-project/sglang 382343f860c7df8dc43ecefd
+//       7902c940d81c99a9 (against configs/model_config.py get_num_kv_heads and
+//       mem_cache/kv_cache_configurator.py's PagedTokenToKVPoolAllocator(max_total · d, page · d)):
+//   test_model_config_uses_non_dcp_tp_size_for_kv_heads: 8 KV heads at TP 16, 1 a rank; DCP 4:
+//     8 // (16 // 4) = 2                       this TEST (the page a token)
+//   test_a_draft_keeps_kv_heads_tp_sharded_under_dcp (1 both ways)
+//                                              not expressible: a draft model's own heads
+//                                              (kvplan's drafts are MTP layers of the target)
+//   test_paged_allocator_exposes_dcp_virtual_capacity: a rank's 1,024 tokens at page 64 under DCP
+//     4 are 4,096 virtual tokens in 16 pages of 256
+//                                              this TEST (the requests those pages hold)
+//   the rest: index filtering and lengths, no sizing number.
+//   H = test/registered/unit/mem_cache/test_hicache_dcp_host_pool.py @ 382343f8 (the host pool
+//     stays physical: (2 · 1,024 // 64 + 1) · 64 = 2,112 tokens, logical 16,896)
+//                                              KvTiers.SglangHicacheUnderDcpStaysPhysical
+// Llama-3.1-70B (80 layers, 64 query and 8 KV heads of 128) at TP 16: one KV head a rank, 80 · 1
+// · 128 · 2 · 2 = 40,960 B a token; under DCP 4, two heads, 81,920 B. A pool of 1,024 tokens
+// (1,024 · 81,920 B, page 64): a request of n tokens takes cdiv(n, 64 · 4) pages of 64 on each
+// rank, so 16 requests of 256 tokens (4 without DCP: 256 // 64 pages each of 16) and 1 of 4,096.
+TEST(SglangParity, DecodeContextParallelismAsSglangsDcpTests) {
+  const auto m = load_model("llama-3.1-70b");
+  auto in = sglang(std::uint64_t{1024} * 81920, 256);
+  in.tp = 16;
+  in.block_size = 64;
+  in.edit_sglang().dcp_size = 4;
+  auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.page_bytes, 64u * 2 * 128 * 2 * 2);  // a layer's page of 64 tokens, 2 heads
+  EXPECT_EQ(c.kv_cache_tokens, 1024u);
+  EXPECT_EQ(c.max_requests, 16u);
+  in.context = 4096;
+  EXPECT_EQ(plan_capacity(m, in).max_requests, 1u);
+  in.context = 256;
+  in.edit_sglang().dcp_size = 1;
+  in.available_kv_bytes = std::uint64_t{1024} * 40960;
+  c = plan_capacity(m, in);
+  EXPECT_EQ(c.page_bytes, 64u * 1 * 128 * 2 * 2);
+  EXPECT_EQ(c.max_requests, 4u);
+  // DCP groups are consecutive ranks of the TP group: 3 does not divide 16.
+  in.edit_sglang().dcp_size = 3;
+  try {
+    plan_capacity(m, in);
+    ADD_FAILURE() << "DCP 3 at TP 16 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "decode_context_parallel_size");
+  }
+}
+
 TEST(SglangParity, BadRatiosRefused) {
   SglangPoolInput p{.rest_bytes = 1 << 20, .full_cell = 2048, .full_layers = 1};
   p.swa_full_tokens_ratio_ppm = 0;

@@ -253,6 +253,9 @@ class EngineRules {
   // The ranks that share one request's tokens in the KV cache (vLLM's decode context
   // parallelism), and the checks the engine makes of that layout at start (throws Error).
   virtual std::uint64_t context_shards(const PlanInput&) const { return 1; }
+  // The ranks a layer's KV heads are sharded over (the tensor parallel size, or SGLang's tp //
+  // dcp): each rank keeps max(1, heads // it) of them.
+  virtual std::uint32_t kv_head_tp(const PlanInput& in) const { return in.tp; }
   virtual void check_context_parallel(const detail::PlanEval&) const {}
   // The blocks it allocates for a model without a KV cache (ModelSpec::attention_free); empty:
   // it does not serve one, and planning one is refused.

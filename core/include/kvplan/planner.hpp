@@ -201,6 +201,13 @@ struct SglangOptions {
   // "no_buffer", "extra_buffer" or "extra_buffer_lazy".
   bool disable_radix_cache = false;
   std::string mamba_radix_cache_strategy = "auto";
+  // --dcp-size (--decode-context-parallel-size): decode context parallelism inside each TP group.
+  // Each rank keeps every dcp-th token of a request, so a request of n tokens takes cdiv(n,
+  // page · dcp) pages of the rank's pool (the paged allocator's virtual capacity is
+  // max_total_num_tokens · dcp in pages of page · dcp); the KV heads shard over tp // dcp
+  // (ModelConfig.get_num_kv_heads,
+  // configs/model_config.py@382343f860c7df8dc43ecefd7902c940d81c99a9).
+  std::uint32_t dcp_size = 1;
   // --speculative-num-draft-tokens: the draft tokens a step verifies, which widen each row of the
   // request table (init_memory_pool: extra_max_context_len = 4 + speculative_num_draft_tokens).
   // 0 = not given.

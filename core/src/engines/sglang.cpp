@@ -154,11 +154,21 @@ class Sglang final : public EngineRules {
   }
   const char* memory_fraction_key() const override { return "mem_fraction_static"; }
   std::vector<std::string> option_keys() const override {
-    return {"swa_full_tokens_ratio",    "disable_hybrid_swa_memory", "mamba_full_memory_ratio",
-            "max_mamba_cache_size",     "max_total_tokens",          "scheduler_recv_interval",
-            "disable_overlap_schedule", "mamba_ssm_dtype",           "speculative_num_draft_tokens",
-            "speculative_algorithm",    "speculative_num_steps",     "speculative_eagle_topk",
-            "disable_radix_cache",      "mamba_radix_cache_strategy"};
+    return {"swa_full_tokens_ratio",
+            "disable_hybrid_swa_memory",
+            "mamba_full_memory_ratio",
+            "max_mamba_cache_size",
+            "max_total_tokens",
+            "scheduler_recv_interval",
+            "disable_overlap_schedule",
+            "mamba_ssm_dtype",
+            "speculative_num_draft_tokens",
+            "speculative_algorithm",
+            "speculative_num_steps",
+            "speculative_eagle_topk",
+            "disable_radix_cache",
+            "mamba_radix_cache_strategy",
+            "decode_context_parallel_size"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
@@ -233,6 +243,31 @@ class Sglang final : public EngineRules {
       return KvFormat{.dtype = KvDtype::fp8_e4m3};
     return KvFormat{.dtype = KvDtype::bf16};
   }
+  // Decode context parallelism (SglangOptions::dcp_size): a request's tokens over the DCP group,
+  // its KV heads over tp // dcp. SGLang builds the DCP groups from consecutive ranks of each TP
+  // group (initialize_model_parallel, distributed/parallel_state.py@382343f8), so dcp divides tp.
+  std::uint64_t context_shards(const PlanInput& in) const override { return in.sglang().dcp_size; }
+  std::uint32_t kv_head_tp(const PlanInput& in) const override {
+    const std::uint32_t d = std::max<std::uint32_t>(in.sglang().dcp_size, 1);
+    return in.tp % d == 0 ? in.tp / d : in.tp;
+  }
+  std::optional<Refusal> dcp_refusal() const override { return std::nullopt; }
+  void check_context_parallel(const detail::PlanEval& ev) const override {
+    const std::uint32_t d = ev.in.sglang().dcp_size;
+    if (d == 0) throw Error(ev.source, "decode_context_parallel_size", "must be at least 1, got 0");
+    if (ev.in.tp % d != 0)
+      throw Error(ev.source, "decode_context_parallel_size",
+                  "SGLang splits each TP group into decode-context-parallel groups of " +
+                      std::to_string(d) + " ranks: the tensor parallel size " +
+                      std::to_string(ev.in.tp) + " must be a multiple of it");
+    if (d > 1)
+      for (const auto& st : ev.stages)
+        for (const auto& l : st.sub.layers)
+          if (l.kind == AttentionKind::sliding || l.kind == AttentionKind::chunked || l.recurrent)
+            throw Error(ev.source, "decode_context_parallel_size",
+                        "decode context parallelism beside sliding-window or recurrent layers is "
+                        "not modelled for SGLang (kvplan shards the full-attention pool only)");
+  }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {
     detail::sglang_stage_pools(ev, st);
@@ -279,6 +314,7 @@ std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64
   const std::uint32_t drafts = o.speculative_num_draft_tokens;
   const SglangRowInput row{.context = in.context,
                            .page_size = std::max<std::uint32_t>(in.block_size, 1),
+                           .dcp_size = std::max<std::uint32_t>(o.dcp_size, 1),
                            .speculative_algorithm = o.speculative_algorithm,
                            .num_steps = o.speculative_num_steps,
                            .eagle_topk = o.speculative_eagle_topk,
@@ -369,6 +405,7 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
   if (o.disable_radix_cache) s += " --disable-radix-cache";
+  if (o.dcp_size > 1) s += " --dcp-size " + std::to_string(o.dcp_size);
   if (o.mamba_radix_cache_strategy != def.mamba_radix_cache_strategy)
     s += " --mamba-radix-cache-strategy " + o.mamba_radix_cache_strategy;
   if (o.speculative_num_draft_tokens)

@@ -20,6 +20,8 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--chunked-prefill-size", Field::max_num_batched_tokens},
       {"--mem-fraction-static", Field::fraction},
       {"--page-size", Field::block_size},
+      {"--dcp-size", Field::dcp},
+      {"--decode-context-parallel-size", Field::dcp},
       // HiCache (python/sglang/srt/arg_groups/fields/memory.py @ 09eaaf15, class Memory).
       {"--enable-hierarchical-cache", Field::hicache},
       {"--hicache-ratio", Field::hicache_ratio},
