@@ -616,10 +616,10 @@ TEST(SglangParity, ReqToTokenRowsHoldTheDecodeReserve) {
 //     (_split_hicache_size: 100 GB as 75 / 25 by device bytes)  total over a hybrid's pools, not
 //                                                               each pool's share (KvTiers.Sglang
 //                                                               HicacheOnAHybridModel)
-//   unit/mem_cache/test_hicache_dcp_host_pool.py,               not expressible: SGLang's decode
-//   dcp/test_dcp_layout_unit.py (DCP-widened pages, KV heads    context parallelism is modelled
-//     per rank under DCP)                                       only in the request table's row
-//                                                               (ReqToTokenRowsHoldTheDecodeReserve)
+//   unit/mem_cache/test_hicache_dcp_host_pool.py,               DecodeContextParallelismAsSglangs
+//   dcp/test_dcp_layout_unit.py (DCP-widened pages, KV heads    DcpTests (inventoried there),
+//     per rank under DCP)                                       KvTiers.SglangHicacheUnderDcpStays
+//                                                               Physical
 //   unit/hardware_backend/mlx/test_max_running_requests.py,     not kvplan's: the MLX backend's
 //   test_attn_dp_request_capacity.py                            resolver (ratio 4)
 //   unit/test_model_overrides.py (DeepSeek-V4 page 256, SWA     not followed: DeepSeek-V4 has no
