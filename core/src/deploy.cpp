@@ -250,6 +250,9 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
     o.scheduler_recv_interval = static_cast<std::uint32_t>(std::max<std::uint64_t>(*n, 1));
   if (auto off = en.opt_bool("disable_overlap_schedule")) o.disable_overlap_schedule = *off;
   if (auto off = en.opt_bool("disable_radix_cache")) o.disable_radix_cache = *off;
+  if (auto on = en.opt_bool("enable_linear_replayssm_spec")) o.linear_replayssm_spec = *on;
+  if (auto n = en.opt_uint("linear_replayssm_cache_len", 1, 1u << 20))
+    o.linear_replayssm_cache_len = static_cast<std::uint32_t>(*n);
   if (auto s = en.opt_str("mamba_radix_cache_strategy"))
     o.mamba_radix_cache_strategy =
         parse_sglang_mamba_strategy(*s, source, en.pointer("mamba_radix_cache_strategy"));

@@ -95,6 +95,9 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.disable_overlap_schedule) en["disable_overlap_schedule"] = true;
   if (s.disable_radix_cache) en["disable_radix_cache"] = true;
   if (s.dcp_size > 1) en["decode_context_parallel_size"] = s.dcp_size;
+  if (s.linear_replayssm_spec) en["enable_linear_replayssm_spec"] = true;
+  if (s.linear_replayssm_cache_len != s0.linear_replayssm_cache_len)
+    en["linear_replayssm_cache_len"] = s.linear_replayssm_cache_len;
   if (s.mamba_radix_cache_strategy != s0.mamba_radix_cache_strategy)
     en["mamba_radix_cache_strategy"] = s.mamba_radix_cache_strategy;
   // The recurrent state's dtypes under the engine's own keys (EngineRules::state_dtype_keys).

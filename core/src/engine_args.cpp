@@ -633,7 +633,8 @@ bool is_switch(Field f) {
   return f == Field::ignored_bool || f == Field::not_modelled_bool || f == Field::expert_parallel ||
          f == Field::dp_attention || f == Field::enforce_eager || f == Field::disable_hybrid_swa ||
          f == Field::disable_hybrid_kv || f == Field::hicache || f == Field::disable_overlap ||
-         f == Field::async_scheduling || f == Field::disable_radix_cache;
+         f == Field::async_scheduling || f == Field::disable_radix_cache ||
+         f == Field::linear_replayssm_spec;
 }
 
 // The option at t[i] (a flag word): `i` ends on its last word.
@@ -1138,6 +1139,12 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::disable_radix_cache:
       a.disable_radix_cache = true;
       break;
+    case Field::linear_replayssm_spec:
+      a.linear_replayssm_spec = true;
+      break;
+    case Field::linear_replayssm_cache_len:
+      a.linear_replayssm_cache_len = static_cast<std::uint32_t>(uint(1, 1u << 20));
+      break;
     case Field::mamba_strategy:
       a.mamba_radix_cache_strategy = parse_sglang_mamba_strategy(value, source, flag);
       break;
@@ -1373,6 +1380,8 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   s.disable_overlap_schedule = a.disable_overlap_schedule;
   s.disable_radix_cache = a.disable_radix_cache;
   if (a.engine == Engine::sglang && a.dcp) s.dcp_size = *a.dcp;
+  s.linear_replayssm_spec = a.linear_replayssm_spec;
+  if (a.linear_replayssm_cache_len) s.linear_replayssm_cache_len = *a.linear_replayssm_cache_len;
   if (a.mamba_radix_cache_strategy) s.mamba_radix_cache_strategy = *a.mamba_radix_cache_strategy;
   if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;

@@ -47,7 +47,10 @@ std::uint64_t align_down(std::uint64_t tokens, std::uint32_t page) {
 // radix cache, K + 1). The engine computes in floating GiB; here in exact integers, r in ppm.
 // K <= 0 stops the engine ("Not enough GPU memory for hybrid ... state cache"): 0 here.
 std::uint64_t mamba_slots(const SglangPoolInput& in, std::uint64_t* intermediate) {
-  const std::uint64_t s = in.state_bytes, d = in.speculative_draft_tokens, ratio = in.mamba_ratio;
+  // ReplaySSM: each slot also holds its window, and no intermediate states are kept.
+  const std::uint64_t s = add(in.state_bytes, in.replayssm_ring_bytes, "mamba slot bytes");
+  const std::uint64_t d = in.replayssm_ring_bytes ? 0 : in.speculative_draft_tokens;
+  const std::uint64_t ratio = in.mamba_ratio;
   const std::uint64_t running = in.max_running_requests.value_or(0);
   auto states = [&](std::uint64_t requests) {  // S · (requests + 1) · D
     *intermediate = mul(mul(s, add(requests, 1, "mamba states"), "mamba intermediate bytes"), d,
@@ -114,7 +117,10 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
                   "speculative decoding on a hybrid Mamba model sizes its intermediate states by "
                   "--max-running-requests, which SGLang sets (48) before sizing");
     p.mamba_slots = mamba_slots(in, &p.mamba_intermediate_bytes);
-    p.mamba_bytes = p.mamba_slots ? mul(p.mamba_slots + 1, in.state_bytes, "mamba state bytes") : 0;
+    p.mamba_bytes =
+        p.mamba_slots ? mul(p.mamba_slots + 1, add(in.state_bytes, in.replayssm_ring_bytes, "slot"),
+                            "mamba state bytes")
+                      : 0;
     const std::uint64_t held = add(p.mamba_bytes, p.mamba_intermediate_bytes, "mamba bytes");
     rest = rest > held ? rest - held : 0;
     // resolve_max_num_reqs: at most max_mamba_cache_size // ratio requests run.
@@ -215,6 +221,19 @@ std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in) {
   return supports && (overlap || in.block_size > 1) ? "extra_buffer" : "no_buffer";
 }
 
+std::uint64_t sglang_replayssm_ring_bytes(const RecurrentSpec& r, std::uint32_t tp,
+                                          KvDtype conv_dtype, std::uint64_t record_len) {
+  if (r.kind != MixerKind::gated_delta_net || tp == 0) return 0;
+  const std::uint64_t hv = r.heads / tp, hk = (r.key_heads + tp - 1) / tp;
+  const auto c =
+      static_cast<std::uint64_t>(nominal_bytes_per_element(KvFormat{.dtype = conv_dtype}));
+  const char* what = "ReplaySSM window";
+  const std::uint64_t raw =
+      add(mul(mul(hv, record_len, what), mul(r.head_dim, c, what), what),
+          mul(mul(hk, record_len, what), mul(r.key_head_dim, c, what), what), what);
+  return add(raw, mul(mul(hv, record_len, what), 8, what), what);  // fp32 beta and gate
+}
+
 std::string parse_sglang_mamba_strategy(const std::string& value, const std::string& source,
                                         const std::string& field) {
   for (const char* s : {"auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"})
@@ -291,6 +310,16 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
                         ") on a hybrid Mamba model keeps --speculative-num-draft-tokens "
                         "intermediate states a running request; give that number");
     }
+    // ReplaySSM's window (_handle_max_mamba_cache: a gated-delta-net model's window is the draft
+    // tokens long, else --linear-replayssm-cache-len), every state layer of the busiest stage.
+    const std::uint64_t record_len =
+        speculative ? p.speculative_draft_tokens : o.linear_replayssm_cache_len;
+    if (o.linear_replayssm_spec)
+      p.replayssm_ring_bytes =
+          mul(sglang_replayssm_ring_bytes(
+                  ev.model.recurrent, ev.in.tp,
+                  ev.in.conv_state_dtype.value_or(ev.model.recurrent.conv_dtype), record_len),
+              busiest, "ReplaySSM window");
   }
   return p;
 }

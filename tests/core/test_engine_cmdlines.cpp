@@ -714,6 +714,33 @@ TEST(EngineCmdlines, SglangDcpSizeReachesThePlan) {
   EXPECT_EQ(t->bytes, 11u * 4608 * 4);
 }
 
+// --enable-linear-replayssm-spec (and its deprecated --enable-gdn-replayssm-spec) and
+// --linear-replayssm-cache-len reach SGLang's options, the deployment file and the launch line;
+// the pool then holds the window beside each state slot (SglangParity.ReplaySsmWindowAs...).
+TEST(EngineCmdlines, SglangReplaySsmReachesThePlan) {
+  const std::string line =
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
+      "--context-length 32768 --enable-gdn-replayssm-spec --linear-replayssm-cache-len 32";
+  const Deployment d = deploy_from_engine(sglang(line), load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_TRUE(d.plan.sglang().linear_replayssm_spec);
+  EXPECT_EQ(d.plan.sglang().linear_replayssm_cache_len, 32u);
+  EXPECT_EQ(parse_deploy_json(to_json(d), "back.json").plan.sglang(), d.plan.sglang());
+  std::string why;
+  const auto launch = sglang_command(d.model, d.plan, &why);
+  ASSERT_TRUE(launch) << why;
+  EXPECT_NE(launch->find("--enable-linear-replayssm-spec --linear-replayssm-cache-len 32"),
+            std::string::npos)
+      << *launch;
+  // Without speculative decoding the window is the cache length long; the states' share of the
+  // budget stays, so fewer slots (each state and window) and fewer requests running at once.
+  const Deployment plain = deploy_from_engine(
+      sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
+             "--context-length 32768"),
+      load_gpu("h200-141gb"), 0, "", "--sglang");
+  EXPECT_LT(plan_capacity(d.model, d.plan).stages.at(0).sglang_max_running,
+            plan_capacity(plain.model, plain.plan).stages.at(0).sglang_max_running);
+}
+
 TEST(EngineCmdlines, SglangSpeculativeShapeWidensTheRequestTable) {
   const std::string line =
       "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "

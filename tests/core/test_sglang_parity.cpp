@@ -396,6 +396,51 @@ TEST(SglangParity, DecodeContextParallelismAsSglangsDcpTests) {
   }
 }
 
+// ReplaySSM's spec-verify window (--enable-linear-replayssm-spec). Inventory of
+//   W = test/registered/unit/mem_cache/test_replayssm_ring_accounting.py @ sgl-project/sglang
+//       382343f860c7df8dc43ecefd7902c940d81c99a9 (BaseLinearStateParams.replayssm_ring_bytes_per_
+//       req, configs/mamba_utils.py at the same commit):
+//   test_gdn_fold: temporal (4 value heads, v 8, k 8), 4 key heads a rank, record_len 8, bf16 conv,
+//     2 layers: a layer 4 · 8 · 8 · 2 (raw v) + 4 · 8 · 8 · 2 (raw k) + 4 · 8 · 4 (beta) + 4 · 8 ·
+//     4 (gate) = 1,280, 2,560 in all          this TEST
+//   test_zero_len_ring: record_len 0 -> 0    this TEST
+//   test_kda_fold (6,400)                     not expressible: Kimi Linear's KDA layers are not a
+//                                             kvplan mixer
+// The pool (_handle_max_mamba_cache with the window): no intermediate states; each slot holds its
+// state and window, K = int((budget − (S + R)) // (S + R)). Qwen3-Next at TP 1 (32 value heads of
+// 128, 16 key heads of 128, bf16 conv) with 4 draft tokens: R = 36 · (32 · 4 · 128 · 2 + 16 · 4 ·
+// 128 · 2 + 32 · 4 · 8) = 36 · 50,176 = 1,806,336 B; rest 10^10 B, budget 4,736,842,105.3 B:
+// K = int(4,657,768,825.3 // 79,073,280) = 58, 59 slots of 79,073,280 = 4,665,323,520 B; KV
+// (10^10 − that) // 24,576 = 217,068 tokens; 58 // 5 = 11 run.
+TEST(SglangParity, ReplaySsmWindowAsSglangsRingTest) {
+  RecurrentSpec r;
+  r.kind = MixerKind::gated_delta_net;
+  r.heads = 4;
+  r.head_dim = 8;
+  r.key_heads = 4;
+  r.key_head_dim = 8;
+  EXPECT_EQ(2 * sglang_replayssm_ring_bytes(r, 1, KvDtype::bf16, 8), 2560u);
+  EXPECT_EQ(sglang_replayssm_ring_bytes(r, 1, KvDtype::bf16, 0), 0u);
+  const auto m = load_model("qwen3-next-80b-a3b");
+  const std::uint64_t ring = 36 * sglang_replayssm_ring_bytes(m.recurrent, 1, KvDtype::bf16, 4);
+  EXPECT_EQ(ring, 1806336u);
+  SglangPoolInput p{.rest_bytes = 10000000000,
+                    .full_cell = 2048,
+                    .full_layers = 12,
+                    .state_bytes = 77266944,
+                    .context_len = 8192,
+                    .max_running_requests = 48,
+                    .mamba_ratio = 5,
+                    .speculative_draft_tokens = 4,
+                    .replayssm_ring_bytes = ring};
+  const auto pools = sglang_pools(p);
+  EXPECT_EQ(pools.mamba_slots, 58u);
+  EXPECT_EQ(pools.mamba_bytes, 4665323520u);
+  EXPECT_EQ(pools.mamba_intermediate_bytes, 0u);
+  EXPECT_EQ(pools.full_tokens, 217068u);
+  EXPECT_EQ(pools.max_running_requests, 11u);
+}
+
 TEST(SglangParity, BadRatiosRefused) {
   SglangPoolInput p{.rest_bytes = 1 << 20, .full_cell = 2048, .full_layers = 1};
   p.swa_full_tokens_ratio_ppm = 0;
@@ -610,8 +655,8 @@ TEST(SglangParity, ReqToTokenRowsHoldTheDecodeReserve) {
 //     8)                                                        Node
 //   unit/layers/quantization/test_fp4_kv_cache_quant_method.py  not expressible: kvplan has no
 //     (NVFP4 KV cell 4,096 + 512 + 2,048 = 6,656)               NVFP4 KV format
-//   unit/mem_cache/test_replayssm_ring_accounting.py (2,560,   not modelled: the ReplaySSM ring
-//     6,400)                                                    (--enable-linear-replayssm)
+//   unit/mem_cache/test_replayssm_ring_accounting.py           ReplaySsmWindowAsSglangsRingTest
+//                                                               (inventoried there)
 //   unit/mem_cache/test_hybrid_pool_assembler.py                kvplan counts --hicache-size's
 //     (_split_hicache_size: 100 GB as 75 / 25 by device bytes)  total over a hybrid's pools, not
 //                                                               each pool's share (KvTiers.Sglang

@@ -79,9 +79,11 @@ struct EngineArgs {
   // --mamba-cache-dtype and --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype, TensorRT-LLM
   // kv_cache_config.mamba_ssm_cache_dtype; "auto" leaves them unset.
   std::optional<KvDtype> conv_state_dtype, ssm_state_dtype;
-  std::optional<std::uint32_t> scheduler_recv_interval;  // SGLang --scheduler-recv-interval
-  bool disable_overlap_schedule = false;                 // SGLang --disable-overlap-schedule
-  bool disable_radix_cache = false;                      // SGLang --disable-radix-cache
+  std::optional<std::uint32_t> scheduler_recv_interval;     // SGLang --scheduler-recv-interval
+  bool disable_overlap_schedule = false;                    // SGLang --disable-overlap-schedule
+  bool disable_radix_cache = false;                         // SGLang --disable-radix-cache
+  bool linear_replayssm_spec = false;                       // SGLang --enable-linear-replayssm-spec
+  std::optional<std::uint32_t> linear_replayssm_cache_len;  // SGLang --linear-replayssm-cache-len
   // SGLang --mamba-radix-cache-strategy / --mamba-scheduler-strategy (SglangOptions).
   std::optional<std::string> mamba_radix_cache_strategy;
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).

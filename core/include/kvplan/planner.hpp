@@ -208,6 +208,12 @@ struct SglangOptions {
   // (ModelConfig.get_num_kv_heads,
   // configs/model_config.py@382343f860c7df8dc43ecefd7902c940d81c99a9).
   std::uint32_t dcp_size = 1;
+  // --enable-linear-replayssm-spec (its deprecated --enable-gdn-replayssm-spec): a gated-delta-
+  // net hybrid keeps a ReplaySSM window of raw inputs a slot instead of speculative decoding's
+  // intermediate states, the window the draft tokens long (else --linear-replayssm-cache-len,
+  // default 16); sglang_replayssm_ring_bytes.
+  bool linear_replayssm_spec = false;
+  std::uint32_t linear_replayssm_cache_len = 16;
   // --speculative-num-draft-tokens: the draft tokens a step verifies, which widen each row of the
   // request table (init_memory_pool: extra_max_context_len = 4 + speculative_num_draft_tokens).
   // 0 = not given.
@@ -404,6 +410,9 @@ struct SglangPoolInput {
   std::uint32_t attention_dp = 1;
   bool disable_radix_cache = false;
   std::uint32_t speculative_draft_tokens = 0;
+  // ReplaySSM's window a slot (every state layer; 0: off): charged beside each slot's state, and
+  // no intermediate states are kept.
+  std::uint64_t replayssm_ring_bytes = 0;
 };
 struct SglangPools {
   std::uint64_t full_tokens = 0;  // max_total_num_tokens (full_max_total_num_tokens)
@@ -440,6 +449,13 @@ std::uint64_t sglang_max_num_reqs(std::optional<std::uint64_t> max_running_reque
 // the switch, so it stays 3). `strategy` is resolved (not "auto": sglang_mamba_strategy).
 std::uint32_t sglang_mamba_ratio(const std::string& strategy, bool overlap_schedule,
                                  bool disable_radix_cache, bool skip_decode_lock = false);
+// BaseLinearStateParams.replayssm_ring_bytes_per_req (python/sglang/srt/configs/mamba_utils.py
+// @382343f860c7df8dc43ecefd7902c940d81c99a9), one gated-delta-net layer on one rank of TP `tp`:
+// the raw values and keys of record_len tokens in the conv state's dtype, and an fp32 beta and
+// gate a value head and token: hv · RL · v · c + hk · RL · k · c + hv · RL · 4 + hv · RL · 4,
+// hv = value heads // tp, hk = key heads // tp (rounded up). 0 for any other mixer.
+std::uint64_t sglang_replayssm_ring_bytes(const RecurrentSpec& r, std::uint32_t tp,
+                                          KvDtype conv_dtype, std::uint64_t record_len);
 // _mamba_radix_cache_resolution (python/sglang/srt/arg_groups/overrides.py@382343f8): "auto"
 // takes extra_buffer where the model's architecture supports it (supports_mamba_cache_extra_buffer:
 // _MAMBA_EXTRA_BUFFER_ARCHS on the default triton linear-attention backend) and the overlap

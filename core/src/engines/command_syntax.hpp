@@ -55,6 +55,8 @@ enum class Field {
   disable_overlap,               // SGLang --disable-overlap-schedule
   disable_radix_cache,           // SGLang --disable-radix-cache
   mamba_strategy,                // SGLang --mamba-radix-cache-strategy (--mamba-scheduler-strategy)
+  linear_replayssm_spec,         // SGLang --enable-linear-replayssm-spec
+  linear_replayssm_cache_len,    // SGLang --linear-replayssm-cache-len
   mamba_ssm_dtype,               // SGLang --mamba-ssm-dtype
   max_total_tokens,              // SGLang --max-total-tokens
   trtllm_backend,                // trtllm-serve --backend

@@ -168,7 +168,9 @@ class Sglang final : public EngineRules {
             "speculative_eagle_topk",
             "disable_radix_cache",
             "mamba_radix_cache_strategy",
-            "decode_context_parallel_size"};
+            "decode_context_parallel_size",
+            "enable_linear_replayssm_spec",
+            "linear_replayssm_cache_len"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
@@ -406,6 +408,9 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
   if (o.disable_radix_cache) s += " --disable-radix-cache";
   if (o.dcp_size > 1) s += " --dcp-size " + std::to_string(o.dcp_size);
+  if (o.linear_replayssm_spec) s += " --enable-linear-replayssm-spec";
+  if (o.linear_replayssm_cache_len != def.linear_replayssm_cache_len)
+    s += " --linear-replayssm-cache-len " + std::to_string(o.linear_replayssm_cache_len);
   if (o.mamba_radix_cache_strategy != def.mamba_radix_cache_strategy)
     s += " --mamba-radix-cache-strategy " + o.mamba_radix_cache_strategy;
   if (o.speculative_num_draft_tokens)

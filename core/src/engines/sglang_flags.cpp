@@ -59,6 +59,12 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--disable-radix-cache", Field::disable_radix_cache},
       {"--mamba-radix-cache-strategy", Field::mamba_strategy},
       {"--mamba-scheduler-strategy", Field::mamba_strategy},  // its deprecated alias
+      // ReplaySSM's spec-verify window a slot (SglangOptions::linear_replayssm_spec); the decode
+      // kernel's own ring (--enable-linear-replayssm) is not charged by SGLang's solver either.
+      {"--enable-linear-replayssm-spec", Field::linear_replayssm_spec},
+      {"--enable-gdn-replayssm-spec", Field::linear_replayssm_spec},
+      {"--linear-replayssm-cache-len", Field::linear_replayssm_cache_len},
+      {"--enable-linear-replayssm", Field::not_modelled_bool},
       {"--enable-torch-compile", Field::ignored_bool},
       {"--enable-dp-attention", Field::dp_attention},
       {"--cuda-graph-bs", Field::multi_value},
