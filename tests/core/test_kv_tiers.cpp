@@ -28,6 +28,17 @@ Deployment from(Engine e, const std::string& line, const std::string& gpu = "h20
   return deploy_from_engine(parse_engine_command(e, line, src), load_gpu(gpu), 0, "", src);
 }
 
+// SGLang (`args`: the model and TP flags) with --hicache-size g GB on a node of node_gib GiB.
+CheckReport hicache_on_node(const std::string& args, int g, std::uint64_t node_gib) {
+  Deployment d = from(Engine::sglang, "python -m sglang.launch_server " + args +
+                                          " --context-length 8192 --enable-hierarchical-cache "
+                                          "--hicache-size " +
+                                          std::to_string(g));
+  d.node.memory_bytes = node_gib * kGiB;
+  d.node.memory_source = "test";
+  return run_check(d);
+}
+
 const CheckItem* host_item(const CheckReport& r) {
   auto it = std::find_if(r.items.begin(), r.items.end(),
                          [](const CheckItem& i) { return i.id == "host_memory"; });
@@ -240,13 +251,7 @@ TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
 //   G = 40: 320e9 B > 274.9e9: the node cannot hold it.
 TEST(KvTiers, SglangHicacheOnAHybridModel) {
   auto run = [](int g) {
-    Deployment d = from(Engine::sglang,
-                        "python -m sglang.launch_server --model-path Qwen/Qwen3.5-35B-A3B --tp 8 "
-                        "--context-length 8192 --enable-hierarchical-cache --hicache-size " +
-                            std::to_string(g));
-    d.node.memory_bytes = 256 * kGiB;
-    d.node.memory_source = "test";
-    return run_check(d);
+    return hicache_on_node("--model-path Qwen/Qwen3.5-35B-A3B --tp 8", g, 256);
   };
   const CheckReport ok = run(20);
   ASSERT_TRUE(ok.host);
@@ -269,14 +274,7 @@ TEST(KvTiers, SglangHicacheOnAHybridModel) {
 // 518,798 tokens, 518,799 with the extra page, 17,000,005,632 B: within the share; 18: over it.
 TEST(KvTiers, SglangHostBudgetAsSglangsOwnTest) {
   auto run = [](int g) {
-    Deployment d =
-        from(Engine::sglang,
-             "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 4 "
-             "--context-length 8192 --enable-hierarchical-cache --hicache-size " +
-                 std::to_string(g));
-    d.node.memory_bytes = 74 * kGiB;
-    d.node.memory_source = "test";
-    return run_check(d);
+    return hicache_on_node("--model-path meta-llama/Llama-3.1-8B --tp 4", g, 74);
   };
   const CheckReport ok = run(17);
   ASSERT_TRUE(ok.host);
