@@ -1545,6 +1545,7 @@ std::vector<Refusal> engine_refusals(const Deployment& d) {
                          .positions_basis = d.model.positions_basis,
                          .model_id = d.model.id};
   std::vector<Refusal> out = engine_rules(d.plan).settings_problems(s, d.setting_fields);
+  for (auto& r : engine_rules(d.plan).pool_problems(d.model, d.plan)) out.push_back(std::move(r));
   if (auto r = moe_cut_refusal(d.model, d.plan, d.setting_fields.tp)) out.push_back(std::move(*r));
   return out;
 }

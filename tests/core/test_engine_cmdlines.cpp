@@ -741,6 +741,32 @@ TEST(EngineCmdlines, SglangReplaySsmReachesThePlan) {
             plan_capacity(plain.model, plain.plan).stages.at(0).sglang_max_running);
 }
 
+// SGLang refuses to start a hybrid Mamba model with the radix cache on and no_buffer beside the
+// overlap scheduler or pages over one token (_validate_mamba_no_buffer, server_args.py@382343f860c7
+// df8dc43ecefd7902c940d81c99a9), in its own words; "auto" resolves around both.
+TEST(EngineCmdlines, SglangMambaStrategiesItRefuses) {
+  auto refusals = [&](const std::string& flags) {
+    const Deployment d = deploy_from_engine(
+        sglang("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct "
+               "--tp 4 --context-length 32768 " +
+               flags),
+        load_gpu("h200-141gb"), 0, "", "--sglang");
+    std::string words;
+    for (const auto& r : engine_refusals(d)) words += r.field + ": " + r.message + "\n";
+    return words;
+  };
+  EXPECT_EQ(refusals(""), "");
+  EXPECT_EQ(refusals("--page-size 16"), "");  // auto: the extra buffer
+  EXPECT_EQ(refusals("--mamba-radix-cache-strategy no_buffer"),
+            "--mamba-radix-cache-strategy: no_buffer do not support overlap schedule. Try to set "
+            "disable_overlap_schedule=True.\n");
+  EXPECT_EQ(refusals("--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule"), "");
+  EXPECT_EQ(refusals("--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule "
+                     "--page-size 16"),
+            "--mamba-radix-cache-strategy: no_buffer only supports page_size=1.\n");
+  EXPECT_EQ(refusals("--mamba-radix-cache-strategy no_buffer --disable-radix-cache"), "");
+}
+
 TEST(EngineCmdlines, SglangSpeculativeShapeWidensTheRequestTable) {
   const std::string line =
       "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 4096 "

@@ -274,6 +274,12 @@ class EngineRules {
   // verdict. The generic rule (max_model_len within the model's positions) is included.
   virtual std::vector<Refusal> settings_problems(const EngineSettings& s,
                                                  const SettingsFields& names) const;
+  // What it refuses about how its pools would hold this model (SGLang's Mamba cache strategies),
+  // in its own words; part of the same verdict (engine_refusals).
+  virtual std::vector<Refusal> pool_problems(const ModelSpec& /*model*/,
+                                             const PlanInput& /*in*/) const {
+    return {};
+  }
 
   // Parallel layouts and state it has: DP attention (PlanInput::attention_dp; SGLang's
   // --enable-dp-attention splits the --tp GPUs into --dp attention groups, TensorRT-LLM's

@@ -270,6 +270,38 @@ class Sglang final : public EngineRules {
                         "decode context parallelism beside sliding-window or recurrent layers is "
                         "not modelled for SGLang (kvplan shards the full-attention pool only)");
   }
+  // _handle_mamba_radix_cache's validation (server_args.py@382343f860c7df8dc43ecefd7902c940d81c99a9
+  // _validate_mamba_no_buffer, _validate_mamba_extra_buffer), for a hybrid Mamba model with the
+  // radix cache on: no_buffer takes pages of one token and no overlap scheduler ("auto" resolving
+  // to it turns the scheduler off itself); the extra buffer only the architectures that support
+  // it.
+  std::vector<Refusal> pool_problems(const ModelSpec& model, const PlanInput& in) const override {
+    std::vector<Refusal> out;
+    const SglangOptions& o = in.sglang();
+    if (model.recurrent_layers() == 0 || o.disable_radix_cache) return out;
+    const std::string strategy = sglang_mamba_strategy(model, in);
+    const char* field = "--mamba-radix-cache-strategy";
+    if (strategy == "no_buffer") {
+      if (in.block_size > 1)
+        out.push_back({field, "no_buffer only supports page_size=1.",
+                       "--mamba-radix-cache-strategy extra_buffer, or --page-size 1"});
+      if (o.mamba_radix_cache_strategy == "no_buffer" && in.pp <= 1 && !o.disable_overlap_schedule)
+        out.push_back(
+            {field,
+             "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
+             "--disable-overlap-schedule"});
+    } else if (o.mamba_radix_cache_strategy != "auto" && !model.architecture.empty()) {
+      PlanInput probe = in;
+      probe.edit_sglang().mamba_radix_cache_strategy = "auto";
+      probe.edit_sglang().disable_overlap_schedule = false;
+      probe.pp = 1;
+      if (sglang_mamba_strategy(model, probe) != "extra_buffer")
+        out.push_back(
+            {field, "extra_buffer is not supported for " + model.architecture + "; use no_buffer.",
+             "--mamba-radix-cache-strategy no_buffer"});
+    }
+    return out;
+  }
   // Its full, SWA and Mamba pools (planner_sglang.cpp).
   void attach_stage_pools(const detail::PlanEval& ev, detail::PlanStage& st) const override {
     detail::sglang_stage_pools(ev, st);
