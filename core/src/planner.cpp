@@ -987,7 +987,7 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
     return ceil_div(std::min(r, t.window), b);
   }
   // Full attention and MLA under DCP: each rank keeps cdiv(n, dcp) of the tokens.
-  if (t.kind != AttentionKind::sliding) return ceil_div(ceil_div(r, rules->context_shards(in)), b);
+  if (t.kind != AttentionKind::sliding) return sharded_blocks(r, b);
   if (is_full(in.policy)) {
     // SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one
     // chunk of newly scheduled tokens, never more than max_model_len; +1 because the window
@@ -998,10 +998,14 @@ std::uint64_t PlanEval::pages(const LayerType& t, std::uint64_t n) const {
   return ceil_div(std::min(r, t.window), b);
 }
 
+std::uint64_t PlanEval::sharded_blocks(std::uint64_t n, std::uint64_t block) const {
+  return ceil_div(ceil_div(n, rules->context_shards(in)), block);
+}
+
 std::uint64_t PlanEval::blocks_per_request(const Stage& st, std::uint64_t n) const {
   // SGLang: the full pool's pages, each rank a request's every dcp-th token (SWA / Mamba:
   // pool_ratio).
-  if (st.sglang) return ceil_div(ceil_div(n, rules->context_shards(in)), bs);
+  if (st.sglang) return sharded_blocks(n, bs);
   if (st.trtllm_states && st.trtllm.empty()) return 0;  // Mamba layers alone: a state slot
   if (!st.trtllm.empty()) {
     std::uint64_t b = 0;
@@ -1094,7 +1098,7 @@ std::pair<std::uint64_t, std::uint64_t> PlanEval::pool_ratio(const Stage& st,
   if (st.sglang) {
     const SglangPools& p = *st.sglang;
     if (!st.sglang_all_swa)
-      consider(p.full_tokens / bs, ceil_div(ceil_div(n, rules->context_shards(in)), bs));
+      consider(p.full_tokens / bs, sharded_blocks(n, bs));
     if (st.swa_window > 0) {
       // The SWA pool keeps the window's tokens plus the page being written once a request
       // outgrows it (SGLang frees the pages that slide out of the window).

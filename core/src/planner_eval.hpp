@@ -73,6 +73,9 @@ struct PlanEval {
   std::uint32_t block_of(const LayerType& t) const { return t.block_size ? t.block_size : bs; }
   std::uint64_t page_of(const LayerType& t) const { return t.page ? t.page : page; }
   std::uint64_t blocks_per_request(const Stage& st, std::uint64_t n) const;  // Σ over groups
+  // Blocks of `block` tokens one rank keeps of n tokens under decode context parallelism
+  // (each rank holds cdiv(n, shards) of them; 1 shard without it).
+  std::uint64_t sharded_blocks(std::uint64_t n, std::uint64_t block) const;
   std::uint64_t startup_bytes(const Stage& st, std::uint64_t n) const;  // Σ over layers · page
   std::uint64_t request_bytes(const Stage& st, std::uint64_t n) const;  // engine's bytes
   // per_replica requests of n tokens fit on every stage.

@@ -197,9 +197,11 @@ std::uint32_t sglang_mamba_ratio(const std::string& strategy, bool overlap_sched
   return base + (skip_decode_lock ? 1 : 0);              // no_buffer: 3 either way
 }
 
-std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in) {
-  const SglangOptions& o = in.sglang();
-  if (o.mamba_radix_cache_strategy != "auto") return o.mamba_radix_cache_strategy;
+bool sglang_overlap_schedule(const PlanInput& in) {
+  return in.pp <= 1 && !in.sglang().disable_overlap_schedule;
+}
+
+bool sglang_supports_extra_buffer(const ModelSpec& model) {
   static const std::set<std::string> extra_buffer_archs = {
       "KimiLinearForCausalLM",
       "Qwen3_5ForConditionalGeneration",
@@ -214,11 +216,17 @@ std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in) {
       "NemotronHPuzzleForCausalLM",
       "KimiK3ForConditionalGeneration"};
   const MixerKind kind = model.recurrent.kind;
-  const bool supports = model.architecture.empty()
-                            ? kind == MixerKind::mamba2 || kind == MixerKind::gated_delta_net
-                            : extra_buffer_archs.count(model.architecture) > 0;
-  const bool overlap = in.pp <= 1 && !o.disable_overlap_schedule;
-  return supports && (overlap || in.block_size > 1) ? "extra_buffer" : "no_buffer";
+  return model.architecture.empty()
+             ? kind == MixerKind::mamba2 || kind == MixerKind::gated_delta_net
+             : extra_buffer_archs.count(model.architecture) > 0;
+}
+
+std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in) {
+  const SglangOptions& o = in.sglang();
+  if (o.mamba_radix_cache_strategy != "auto") return o.mamba_radix_cache_strategy;
+  return sglang_supports_extra_buffer(model) && (sglang_overlap_schedule(in) || in.block_size > 1)
+             ? "extra_buffer"
+             : "no_buffer";
 }
 
 std::uint64_t sglang_replayssm_ring_bytes(const RecurrentSpec& r, std::uint32_t tp,
@@ -289,7 +297,7 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   if (speculative && !p.max_running_requests) p.max_running_requests = 48 / groups;
   if (p.state_bytes > 0) {
     const std::string strategy = sglang_mamba_strategy(ev.model, ev.in);
-    const bool overlap = strategy != "no_buffer" && ev.in.pp <= 1 && !o.disable_overlap_schedule;
+    const bool overlap = strategy != "no_buffer" && sglang_overlap_schedule(ev.in);
     p.mamba_ratio = sglang_mamba_ratio(strategy, overlap, o.disable_radix_cache);
     p.attention_dp = groups;
     p.disable_radix_cache = o.disable_radix_cache;

@@ -464,6 +464,13 @@ std::uint64_t sglang_replayssm_ring_bytes(const RecurrentSpec& r, std::uint32_t 
 // supporting it when its states are Mamba-2 or gated-delta-net, as every such architecture in
 // the set does.
 std::string sglang_mamba_strategy(const ModelSpec& model, const PlanInput& in);
+// supports_mamba_cache_extra_buffer, as sglang_mamba_strategy reads it.
+bool sglang_supports_extra_buffer(const ModelSpec& model);
+// SGLang's overlap scheduler: on unless --disable-overlap-schedule, and off under pipeline stages
+// (server_args.py _handle_pipeline_parallelism: "Pipeline parallelism is incompatible with
+// overlap schedule"; Scheduler.enable_overlap = not disable_overlap_schedule, scheduler.py
+// @0003215cf1464f44b389cd0b18d0b4c56f2a3da6). docs/simulate.md "SGLang's overlap scheduler".
+bool sglang_overlap_schedule(const PlanInput& in);
 // Reads a --mamba-radix-cache-strategy value (auto, no_buffer, extra_buffer, extra_buffer_lazy);
 // throws Error naming source and field otherwise.
 std::string parse_sglang_mamba_strategy(const std::string& value, const std::string& source,

@@ -83,12 +83,9 @@ class Sglang final : public EngineRules {
   std::string name() const override { return "sglang"; }
   std::string label() const override { return "SGLang"; }
   std::uint32_t default_block_size(const PlanInput&) const override { return 1; }  // --page-size
-  // The overlap scheduler: on unless --disable-overlap-schedule, and off under pipeline stages
-  // (server_args.py _handle_pipeline_parallelism: "Pipeline parallelism is incompatible with
-  // overlap schedule"; Scheduler.enable_overlap = not disable_overlap_schedule, scheduler.py
-  // @0003215cf1464f44b389cd0b18d0b4c56f2a3da6). docs/simulate.md "SGLang's overlap scheduler".
+  // The overlap scheduler (sglang_overlap_schedule).
   bool async_scheduling_default(const PlanInput& in) const override {
-    return in.pp <= 1 && !in.sglang().disable_overlap_schedule;
+    return sglang_overlap_schedule(in);
   }
   // Without a GPU: v0.5.x's fallback (server_args.py, gpu_mem None) — the newest says 0.95.
   std::uint32_t default_memory_fraction_ppm() const override { return 880000; }
@@ -285,17 +282,13 @@ class Sglang final : public EngineRules {
       if (in.block_size > 1)
         out.push_back({field, "no_buffer only supports page_size=1.",
                        "--mamba-radix-cache-strategy extra_buffer, or --page-size 1"});
-      if (o.mamba_radix_cache_strategy == "no_buffer" && in.pp <= 1 && !o.disable_overlap_schedule)
+      if (o.mamba_radix_cache_strategy == "no_buffer" && sglang_overlap_schedule(in))
         out.push_back(
             {field,
              "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
              "--disable-overlap-schedule"});
     } else if (o.mamba_radix_cache_strategy != "auto" && !model.architecture.empty()) {
-      PlanInput probe = in;
-      probe.edit_sglang().mamba_radix_cache_strategy = "auto";
-      probe.edit_sglang().disable_overlap_schedule = false;
-      probe.pp = 1;
-      if (sglang_mamba_strategy(model, probe) != "extra_buffer")
+      if (!sglang_supports_extra_buffer(model))
         out.push_back(
             {field, "extra_buffer is not supported for " + model.architecture + "; use no_buffer.",
              "--mamba-radix-cache-strategy no_buffer"});
