@@ -127,6 +127,8 @@ KvPool make_kv_pool(const ModelSpec& model, const PlanInput& in, const std::stri
   p.num_gpu_blocks = ev.min_blocks;
   p.usable_blocks = ev.usable_blocks();
   p.policy = in.policy;
+  p.overlap_off = in.engine == Engine::sglang && sglang_overlap_schedule(in) &&
+                  !sglang_overlap_schedule(model, in);
   // SGLang's scheduler runs at most max_running_requests (its request table, the Mamba slots,
   // half the pool's tokens: planner_sglang.cpp); with stages, the fewest any stage has.
   for (const auto& stage : ev.stages)

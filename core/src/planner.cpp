@@ -1097,8 +1097,7 @@ std::pair<std::uint64_t, std::uint64_t> PlanEval::pool_ratio(const Stage& st,
   };
   if (st.sglang) {
     const SglangPools& p = *st.sglang;
-    if (!st.sglang_all_swa)
-      consider(p.full_tokens / bs, sharded_blocks(n, bs));
+    if (!st.sglang_all_swa) consider(p.full_tokens / bs, sharded_blocks(n, bs));
     if (st.swa_window > 0) {
       // The SWA pool keeps the window's tokens plus the page being written once a request
       // outgrows it (SGLang frees the pages that slide out of the window).

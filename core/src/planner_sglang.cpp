@@ -201,6 +201,12 @@ bool sglang_overlap_schedule(const PlanInput& in) {
   return in.pp <= 1 && !in.sglang().disable_overlap_schedule;
 }
 
+bool sglang_overlap_schedule(const ModelSpec& model, const PlanInput& in) {
+  if (!sglang_overlap_schedule(in)) return false;
+  if (model.recurrent_layers() == 0 || in.sglang().disable_radix_cache) return true;
+  return sglang_mamba_strategy(model, in) != "no_buffer";
+}
+
 bool sglang_supports_extra_buffer(const ModelSpec& model) {
   static const std::set<std::string> extra_buffer_archs = {
       "KimiLinearForCausalLM",
@@ -297,7 +303,7 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   if (speculative && !p.max_running_requests) p.max_running_requests = 48 / groups;
   if (p.state_bytes > 0) {
     const std::string strategy = sglang_mamba_strategy(ev.model, ev.in);
-    const bool overlap = strategy != "no_buffer" && sglang_overlap_schedule(ev.in);
+    const bool overlap = sglang_overlap_schedule(ev.model, ev.in);
     p.mamba_ratio = sglang_mamba_ratio(strategy, overlap, o.disable_radix_cache);
     p.attention_dp = groups;
     p.disable_radix_cache = o.disable_radix_cache;

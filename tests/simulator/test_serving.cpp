@@ -832,6 +832,50 @@ TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
   EXPECT_FALSE(prefix_caching_modelled(load_model("qwen3-next-80b-a3b"), cfg.plan));
 }
 
+// SGLang turns its overlap scheduler off when a hybrid Mamba model's radix cache resolves "auto"
+// to no_buffer (_mamba_radix_cache_resolution, python/sglang/srt/arg_groups/overrides.py
+// @382343f860c7df8dc43ecefd7902c940d81c99a9: an architecture outside _MAMBA_EXTRA_BUFFER_ARCHS,
+// pages of one token). Qwen3-Next's own architecture takes extra_buffer and keeps it; the same
+// layers under Jet-Nemotron's name (JetNemotronForCausalLM: in _MAMBA_RADIX_CACHE_ARCHS, outside
+// _MAMBA_EXTRA_BUFFER_ARCHS) take no_buffer. The timelines
+// are SglangOverlapSchedulerTakesArrivalsInOneStepLater's (A: prompt 100, 10 out, at 0; B:
+// prompt 50, 2 out, at 0.025; 20 ms for a 100-token prefill, 15 ms for 50, 10 ms a decode):
+//   overlap on: B taken in at 0.040, first token 0.055, done 0.065;
+//   overlap off: B taken in at 0.030, first token 0.045, done 0.055; A done at 0.125 either way.
+TEST(Serving, SglangMambaNoBufferRunsWithoutTheOverlapScheduler) {
+  ServingConfig cfg;
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.block_size = 1;
+  cfg.plan.tp = 4;
+  cfg.plan.context = 4096;
+  cfg.plan.available_kv_bytes = std::uint64_t{40} << 30;
+  cfg.async_scheduling = default_async_scheduling(cfg.plan);
+  ASSERT_TRUE(cfg.async_scheduling);
+  const Workload w = workload({req(0, 0, 100, 10), req(1, 0.025, 50, 2)});
+  ModelSpec qwen = load_model("qwen3-next-80b-a3b");
+  ASSERT_EQ(qwen.architecture, "Qwen3NextForCausalLM");
+  EXPECT_EQ(sglang_mamba_strategy(qwen, cfg.plan), "extra_buffer");
+  const SimResult on = simulate(qwen, cfg, LinearTimer{}, w);
+  EXPECT_TRUE(on.async_scheduling);
+  EXPECT_NEAR(on.requests[1].queued_s, 0.040, 1e-9);
+  EXPECT_NEAR(on.requests[1].first_token_s, 0.055, 1e-9);
+  EXPECT_NEAR(on.requests[1].finish_s, 0.065, 1e-9);
+  ModelSpec jet = qwen;
+  jet.architecture = "JetNemotronForCausalLM";
+  EXPECT_EQ(sglang_mamba_strategy(jet, cfg.plan), "no_buffer");
+  EXPECT_FALSE(sglang_overlap_schedule(jet, cfg.plan));
+  const SimResult off = simulate(jet, cfg, LinearTimer{}, w);
+  EXPECT_FALSE(off.async_scheduling);
+  EXPECT_NEAR(off.requests[1].queued_s, 0.030, 1e-9);
+  EXPECT_NEAR(off.requests[1].first_token_s, 0.045, 1e-9);
+  EXPECT_NEAR(off.requests[1].finish_s, 0.055, 1e-9);
+  EXPECT_NEAR(off.requests[0].finish_s, 0.125, 1e-9);
+  // Without the radix cache there is no Mamba cache strategy, and the scheduler stays on.
+  cfg.plan.edit_sglang().disable_radix_cache = true;
+  EXPECT_TRUE(sglang_overlap_schedule(jet, cfg.plan));
+  EXPECT_TRUE(simulate(jet, cfg, LinearTimer{}, w).async_scheduling);
+}
+
 // SGLang without --max-running-requests runs what its pool and request table allow, not a fixed
 // 256 (TpModelWorker: min(max_total_num_tokens // 2, max_num_reqs), python/sglang/srt/managers/
 // tp_worker.py@4f34e24af764d45c2dde4a17cadcdaa7d08a7248; max_num_reqs = min(max(int(tokens /

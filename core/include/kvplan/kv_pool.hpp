@@ -63,6 +63,9 @@ class KvPool {
   // (other engines).
   bool recurrent_state = false;
   std::uint64_t max_running = 0;
+  // SGLang turned its overlap scheduler off for this model (sglang_overlap_schedule(model, in):
+  // a Mamba radix cache resolved to no_buffer); the serving simulator schedules without it.
+  bool overlap_off = false;
 
   // Blocks one sequence holds in group g after `computed` tokens with `scheduled` more being
   // computed (see the header comment). `prefill` is the prompt length (SnapKV).

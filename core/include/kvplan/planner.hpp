@@ -471,6 +471,10 @@ bool sglang_supports_extra_buffer(const ModelSpec& model);
 // overlap schedule"; Scheduler.enable_overlap = not disable_overlap_schedule, scheduler.py
 // @0003215cf1464f44b389cd0b18d0b4c56f2a3da6). docs/simulate.md "SGLang's overlap scheduler".
 bool sglang_overlap_schedule(const PlanInput& in);
+// Whether the overlap scheduler runs for this model: sglang_overlap_schedule, unless the Mamba
+// radix cache resolves "auto" to no_buffer, which sets disable_overlap_schedule itself
+// (_mamba_radix_cache_resolution, python/sglang/srt/arg_groups/overrides.py@382343f8).
+bool sglang_overlap_schedule(const ModelSpec& model, const PlanInput& in);
 // Reads a --mamba-radix-cache-strategy value (auto, no_buffer, extra_buffer, extra_buffer_lazy);
 // throws Error naming source and field otherwise.
 std::string parse_sglang_mamba_strategy(const std::string& value, const std::string& source,

@@ -325,6 +325,7 @@ DisaggResult Driver::combine() {
   for (const auto& s : out.decode) out.run.summary.preemptions += s.summary.preemptions;
   out.run.num_gpu_blocks = out.decode.front().num_gpu_blocks;
   out.run.block_size = out.decode.front().block_size;
+  out.run.async_scheduling = out.decode.front().async_scheduling;
   detail::LatencySketch admission, link_wait, on_link;
   for (const auto& t : transfers_) {
     admission.add((t.allocated_s - t.requested_s) * 1e3);
@@ -441,6 +442,7 @@ SimResult pooled_side(const std::vector<SimResult>& replicas) {
   for (const auto& r : replicas) {
     out.num_gpu_blocks = add(out.num_gpu_blocks, r.num_gpu_blocks, "KV blocks");
     out.block_size = r.block_size;
+    out.async_scheduling = r.async_scheduling;
     out.summary.preemptions += r.summary.preemptions;
     out.steps += r.steps;
     out.simulated_s = std::max(out.simulated_s, r.simulated_s);

@@ -206,7 +206,7 @@ class Scheduler {
         units_(pool_.usable_blocks / unit_),
         blocks_(units_, caching_, cpu_units()) {
     interval_ = cfg.sample_interval_s;
-    async_ = detail::runs_async_scheduling(cfg);
+    async_ = detail::runs_async_scheduling(cfg) && !pool_.overlap_off;
     driven_ = driven;
     transfer_ = std::move(transfer);
     spec_k_ =
@@ -1460,6 +1460,7 @@ SimResult Scheduler::finish_run() {
   sample_until(t_);
   res_.simulated_s = t_;
   res_.max_running = max_running_;
+  res_.async_scheduling = async_;
   summarize();
   return std::move(res_);
 }

@@ -169,17 +169,13 @@ nlohmann::json disagg_json(const DisaggSummary& d) {
           {"transfer_ms", to_json(d.transfer_ms)}};
 }
 
-// Whether the run scheduled one step ahead (vLLM's async scheduling, SGLang's overlap
-// scheduler), as the scheduler decides it.
-bool async_scheduling_on(const ServingConfig& c) { return detail::runs_async_scheduling(c); }
-
-// The header's scheduling settings in the engine's own words: its one-step-ahead scheduling,
-// and SGLang's receive interval when above 1.
-std::string scheduling_text(const ServingConfig& c) {
+// The header's scheduling settings in the engine's own words: its one-step-ahead scheduling as
+// the run used it (SimResult::async_scheduling), and SGLang's receive interval when above 1.
+std::string scheduling_text(const ServingConfig& c, const SimResult& res) {
   if (!detail::engine_scheduling(c.plan.engine).async_scheduling()) return {};
   const bool sglang = c.plan.engine == Engine::sglang;
   std::string s = std::string(sglang ? ", overlap scheduler " : ", async scheduling ") +
-                  (async_scheduling_on(c) ? "on" : "off");
+                  (res.async_scheduling ? "on" : "off");
   if (sglang && c.plan.sglang().scheduler_recv_interval > 1)
     s += ", scheduler_recv_interval " + std::to_string(c.plan.sglang().scheduler_recv_interval);
   return s;
@@ -221,7 +217,7 @@ std::string header_text(const ServingReport& r) {
                   std::to_string(r.result.block_size) + " tokens per replica") +
        "; max_model_len " + grouped(c.plan.context) + ", max_num_seqs " + seqs_text(c, r.result) +
        ", max_num_batched_tokens " + grouped(c.max_num_batched_tokens) + ", prefix caching " +
-       (c.enable_prefix_caching ? "on" : "off") + scheduling_text(c) + "\n";
+       (c.enable_prefix_caching ? "on" : "off") + scheduling_text(c, r.result) + "\n";
   const detail::EngineScheduling& engine = detail::engine_scheduling(c.plan.engine);
   if (const std::string line = engine.settings_line(c); !line.empty()) s += line + "\n";
   if (const std::uint64_t n = refused_requests(r.result))
@@ -294,6 +290,7 @@ SimResult pool_replicas(const Workload& w, const std::vector<SimResult>& rs,
     out.steps += r.steps;
     out.num_gpu_blocks = r.num_gpu_blocks, out.block_size = r.block_size;
     out.attention_free = r.attention_free;
+    out.async_scheduling = r.async_scheduling;
   }
   for (std::size_t k = 0; k < rs.size(); ++k) {
     const SimResult& r = rs[k];
@@ -400,7 +397,7 @@ std::string render(const ServingReport& r, OutputFormat f) {
                      static_cast<double>(engine_rules(c.plan).default_memory_fraction_ppm(c.plan)) /
                      1e6)},
           {"enable_prefix_caching", c.enable_prefix_caching},
-          {"async_scheduling", async_scheduling_on(c)},
+          {"async_scheduling", res.async_scheduling},
           {"cpu_offload_bytes", c.cpu_offload_bytes},
           {"cpu_offload_gbps", num(c.cpu_offload_gbps)}}},
         {"slo",

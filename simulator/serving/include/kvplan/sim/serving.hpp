@@ -195,6 +195,10 @@ struct SimResult {
   // The scheduler's cap on running requests: max_num_seqs, or the engine's own from its pool
   // where lower or where none is stated (SGLang: KvPool::max_running).
   std::uint64_t max_running = 0;
+  // Whether the run scheduled one step ahead (vLLM's async scheduling, SGLang's overlap
+  // scheduler): ServingConfig::async_scheduling where the engine and layout run it, off where
+  // the engine turned it off for the model (KvPool::overlap_off).
+  bool async_scheduling = false;
 };
 
 // One scheduled step, for tests and debugging (SimOptions::on_step): what each sequence of the
