@@ -807,17 +807,23 @@ TEST(Serving, KvSeriesThinsOutInsteadOfFailing) {
   EXPECT_TRUE(r.requests[1].finished);
 }
 
-// SGLang on Qwen3-Next with max_mamba_cache_size 10: 10 // 5 = 2 requests run at once however
-// many max_num_seqs allows (5 slots a request: 3 + the extra buffer's 2 beside the overlap
-// scheduler, KVCacheConfigurator._calculate_mamba_ratio, sgl-project/sglang@382343f860c7df8dc43e
-// cefd7902c940d81c99a9), so of 5 short requests arriving together at most 2 are ever running.
-TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
+// SGLang serving Qwen3-Next on 4 GPUs: pages of one token, 4,096-token context, 40 GiB of KV.
+ServingConfig sglang_qwen3_next_config() {
   ServingConfig cfg;
   cfg.plan.engine = Engine::sglang;
   cfg.plan.block_size = 1;
   cfg.plan.tp = 4;
   cfg.plan.context = 4096;
   cfg.plan.available_kv_bytes = std::uint64_t{40} << 30;
+  return cfg;
+}
+
+// SGLang on Qwen3-Next with max_mamba_cache_size 10: 10 // 5 = 2 requests run at once however
+// many max_num_seqs allows (5 slots a request: 3 + the extra buffer's 2 beside the overlap
+// scheduler, KVCacheConfigurator._calculate_mamba_ratio, sgl-project/sglang@382343f860c7df8dc43e
+// cefd7902c940d81c99a9), so of 5 short requests arriving together at most 2 are ever running.
+TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
+  ServingConfig cfg = sglang_qwen3_next_config();
   cfg.plan.edit_sglang().max_mamba_cache_size = 10;
   std::vector<SimRequest> rs;
   for (std::uint64_t i = 0; i < 5; ++i) rs.push_back(req(i, 0, 10, 4));
@@ -843,12 +849,7 @@ TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
 //   overlap on: B taken in at 0.040, first token 0.055, done 0.065;
 //   overlap off: B taken in at 0.030, first token 0.045, done 0.055; A done at 0.125 either way.
 TEST(Serving, SglangMambaNoBufferRunsWithoutTheOverlapScheduler) {
-  ServingConfig cfg;
-  cfg.plan.engine = Engine::sglang;
-  cfg.plan.block_size = 1;
-  cfg.plan.tp = 4;
-  cfg.plan.context = 4096;
-  cfg.plan.available_kv_bytes = std::uint64_t{40} << 30;
+  ServingConfig cfg = sglang_qwen3_next_config();
   cfg.async_scheduling = default_async_scheduling(cfg.plan);
   ASSERT_TRUE(cfg.async_scheduling);
   const Workload w = workload({req(0, 0, 100, 10), req(1, 0.025, 50, 2)});
