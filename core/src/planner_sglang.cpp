@@ -169,6 +169,25 @@ SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source) {
                                                          in.swa_full_tokens_ratio_ppm / kPpm),
                               in.page_size);
   };
+  if (in.swa_cap_tokens > 0) {
+    // SWAChunkCapPoolConfigurator.calculate_pool_sizes: the SWA pool is the cap in whole pages;
+    // the full pool takes what its bytes leave, page-aligned (none left: SGLang stops, "SWA pool
+    // cap ... leaves no room for the full KV pool"; both 0 here). --max-total-tokens caps the full
+    // pool, and the SWA pool at it (calculate_pool_sizes_from_max_tokens).
+    p.swa_tokens = round_up(in.swa_cap_tokens, in.page_size, "SWA pool cap");
+    const std::uint64_t fixed =
+        mul(mul(p.swa_tokens, in.swa_cell, "SWA pool bytes"), in.swa_layers, "SWA pool bytes");
+    const std::uint64_t full_cell = mul(in.full_cell, in.full_layers, "cell size");
+    p.profiled_tokens = rest > fixed ? (rest - fixed) / full_cell : 0;
+    p.full_tokens = align_down(p.profiled_tokens, in.page_size);
+    if (p.full_tokens == 0) p.swa_tokens = 0;  // SGLang does not start: no pool at all
+    if (in.max_total_tokens && *in.max_total_tokens < p.full_tokens) {
+      p.full_tokens = align_down(*in.max_total_tokens, in.page_size);
+      p.swa_tokens = std::min(p.swa_tokens, *in.max_total_tokens);
+    }
+    limits(p);
+    return p;
+  }
   solve(full);
   if (in.max_total_tokens && *in.max_total_tokens < p.full_tokens) solve(*in.max_total_tokens);
   limits(p);
@@ -301,6 +320,28 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   // server's; each DP-attention group takes its share).
   const bool speculative = !o.speculative_algorithm.empty() || ev.in.draft_layers > 0;
   if (speculative && !p.max_running_requests) p.max_running_requests = 48 / groups;
+  // SWAChunkCapPoolConfigurator.is_applicable: a hybrid SWA pool (full layers too) with
+  // max_running_requests set, the radix cache off and chunked prefill.
+  if (p.swa_layers > 0 && p.full_layers > 0 && p.max_running_requests && o.disable_radix_cache &&
+      *swa_window > 0 && ev.in.max_num_batched_tokens > 0) {
+    SglangSwaCapInput cap{.window = *swa_window,
+                          .running = *p.max_running_requests,
+                          .chunked_prefill_size = ev.in.max_num_batched_tokens,
+                          .page_size = ev.bs,
+                          .overlap_schedule = sglang_overlap_schedule(ev.model, ev.in)};
+    if (speculative) {
+      // The EAGLE family's automatic choice where not given (_auto_choose_speculative_params:
+      // 3 steps, top-k 1, 4 draft tokens).
+      cap.speculative_algorithm =
+          o.speculative_algorithm.empty() ? "nextn" : o.speculative_algorithm;
+      const bool given =
+          o.speculative_num_steps || o.speculative_eagle_topk || o.speculative_num_draft_tokens;
+      cap.num_steps = given ? o.speculative_num_steps : 3;
+      cap.eagle_topk = given ? o.speculative_eagle_topk : 1;
+      cap.num_draft_tokens = given ? o.speculative_num_draft_tokens : 4;
+    }
+    p.swa_cap_tokens = sglang_swa_chunk_cap(cap);
+  }
   if (p.state_bytes > 0) {
     const std::string strategy = sglang_mamba_strategy(ev.model, ev.in);
     const bool overlap = sglang_overlap_schedule(ev.model, ev.in);
@@ -380,6 +421,51 @@ std::uint64_t sglang_decode_reserve(const SglangRowInput& in, std::uint32_t page
     len = std::max(pages * page_size * topk, tokens);
   }
   return 2 * len;
+}
+
+namespace {
+
+// spec_decode_alloc_len_per_request (python/sglang/srt/utils/common.py@382343f8): the KV tokens a
+// spec-v1 decode step allocates a request, max(steps · topk, draft tokens), each page-aligned
+// with a page over 1 (and the top-k branches' steps a page longer with top-k over 1).
+std::uint64_t sglang_spec_v1_decode_alloc(const SglangSwaCapInput& in) {
+  const std::uint64_t page = std::max<std::uint32_t>(in.page_size, 1);
+  std::uint64_t per_topk = std::max<std::uint32_t>(in.num_steps, 1);
+  const std::uint64_t topk = std::max<std::uint32_t>(in.eagle_topk, 1);
+  std::uint64_t tokens = std::max<std::uint32_t>(in.num_draft_tokens, 1);
+  if (page > 1) {
+    per_topk = round_up(topk > 1 ? per_topk + page : per_topk, page, "speculative allocation");
+    tokens = round_up(tokens, page, "speculative allocation");
+  }
+  return std::max(mul(per_topk, topk, "speculative allocation"), tokens);
+}
+
+}  // namespace
+
+std::uint64_t sglang_swa_chunk_cap(const SglangSwaCapInput& in) {
+  const std::uint64_t page = std::max<std::uint32_t>(in.page_size, 1);
+  const bool spec = !in.speculative_algorithm.empty();
+  const std::uint64_t draft = spec ? std::max<std::uint32_t>(in.num_draft_tokens, 1) : 1;
+  const char* what = "SWA pool cap";
+  const std::uint64_t trailing =
+      add(add(in.window, mul(std::max<std::uint32_t>(in.eviction_interval, 1), draft, what), what),
+          page, what);
+  std::uint64_t decode_alloc = page;
+  if (spec && !in.overlap_schedule) {
+    decode_alloc = sglang_spec_v1_decode_alloc(in);
+  } else if (spec) {
+    const SglangRowInput row{.page_size = static_cast<std::uint32_t>(page),
+                             .speculative_algorithm = in.speculative_algorithm,
+                             .num_steps = in.num_steps,
+                             .eagle_topk = in.eagle_topk,
+                             .num_draft_tokens = in.num_draft_tokens};
+    decode_alloc = sglang_decode_reserve(row, static_cast<std::uint32_t>(page));
+  }
+  const std::uint64_t per_request = add(trailing, decode_alloc, what);
+  const std::uint64_t chunks = in.overlap_schedule ? 2 : 1;
+  return add(
+      add(mul(per_request, in.running, what), mul(chunks, in.chunked_prefill_size, what), what),
+      page, what);
 }
 
 std::uint64_t sglang_req_to_token_row_width(const SglangRowInput& in) {

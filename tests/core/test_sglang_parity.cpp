@@ -579,6 +579,99 @@ TEST(SglangParity, PoolsFromABudgetAsSglangsConfiguratorTests) {
   EXPECT_EQ(sglang_pools(a).swa_tokens, 500u);
 }
 
+// The SWA pool from a cap (SWAChunkCapPoolConfigurator, which SGLang picks with
+// --max-running-requests, --disable-radix-cache and chunked prefill). Inventory of P's chunk-cap
+// tests at sgl-project/sglang@382343f860c7df8dc43ecefd7902c940d81c99a9 (read from the mirror
+// yuan-luo/sglang), their fixture's SGLANG_SWA_EVICTION_INTERVAL 4, one full and one SWA layer of
+// 1,024 B a token, window 8, 2 running requests:
+//   test_chunk_cache_cap_accounts_for_spec_topk_page_rounding (104)   this TEST
+//   test_chunk_cache_cap_doubles_decode_alloc_for_spec_v2_overlap (91) this TEST
+//   test_chunk_cache_cap_prefill_holds_window_plus_chunk (76)          this TEST (a prefill
+//                                               server sizes as a plain one)
+//   test_chunk_cache_cap_accounts_for_draft_swa_layers                 no number (the budget
+//                                               bound, which this TEST checks on case 1)
+//   test_chunk_cache_cap_drops_prefill_for_disagg_decode (100),
+//   test_chunk_cache_cap_disagg_decode_pre_alloc (110)                 not expressible: a plan
+//                                               carries no SGLang disaggregation mode
+// By hand, cap = per_request · running + chunks · chunk + page, per_request = window + eviction ·
+// draft tokens + page + decode_alloc:
+//   1. page 4, EAGLE 3 steps, top-k 2, 5 draft tokens, overlap off (spec-v1): decode_alloc =
+//      max(ceil4(3 + 4) · 2, ceil4(5)) = 16; 8 + 4 · 5 + 4 + 16 = 48; 48 · 2 + 1 · 4 + 4 = 104.
+//   2. page 1, the same drafts, overlap on (spec-v2): decode_alloc = 2 · max(3 · 2, 5) = 12;
+//      8 + 20 + 1 + 12 = 41; 41 · 2 + 2 · 4 + 1 = 91.
+//   3. page 4, chunk 16, no drafts, overlap on: 8 + 4 + 4 + 4 = 20; 20 · 2 + 2 · 16 + 4 = 76.
+// Case 1's pools from 1,000,000 B: SWA 104 tokens (106,496 B), full (1,000,000 − 106,496) //
+// 1,024 = 872 (a multiple of 4): 999,424 B in all.
+TEST(SglangParity, SwaPoolCapAsSglangsChunkCacheTests) {
+  SglangSwaCapInput one{.window = 8,
+                        .running = 2,
+                        .chunked_prefill_size = 4,
+                        .page_size = 4,
+                        .overlap_schedule = false,
+                        .speculative_algorithm = "eagle",
+                        .num_steps = 3,
+                        .eagle_topk = 2,
+                        .num_draft_tokens = 5,
+                        .eviction_interval = 4};
+  EXPECT_EQ(sglang_swa_chunk_cap(one), 104u);
+  SglangSwaCapInput two = one;
+  two.page_size = 1;
+  two.overlap_schedule = true;
+  EXPECT_EQ(sglang_swa_chunk_cap(two), 91u);
+  const SglangSwaCapInput three{.window = 8,
+                                .running = 2,
+                                .chunked_prefill_size = 16,
+                                .page_size = 4,
+                                .eviction_interval = 4};
+  EXPECT_EQ(sglang_swa_chunk_cap(three), 76u);
+  SglangPoolInput h{.rest_bytes = 1000000,
+                    .full_cell = 1024,
+                    .full_layers = 1,
+                    .swa_cell = 1024,
+                    .swa_layers = 1,
+                    .page_size = 4,
+                    .swa_full_tokens_ratio_ppm = 500000,
+                    .swa_cap_tokens = 104};
+  const auto p = sglang_pools(h);
+  EXPECT_EQ(p.swa_tokens, 104u);
+  EXPECT_EQ(p.full_tokens, 872u);
+  EXPECT_LE((p.full_tokens + p.swa_tokens) * 1024, h.rest_bytes);
+  // --max-total-tokens caps the full pool and the SWA pool at it
+  // (calculate_pool_sizes_from_max_tokens): 100 -> full 100, SWA min(104, 100) = 100.
+  h.max_total_tokens = 100;
+  EXPECT_EQ(sglang_pools(h).full_tokens, 100u);
+  EXPECT_EQ(sglang_pools(h).swa_tokens, 100u);
+  // A cap whose SWA pool takes the whole budget leaves no full pool, and SGLang does not start
+  // ("SWA pool cap ... leaves no room for the full KV pool"): no pool at all. A cap of 977 is 980
+  // tokens at page 4, 1,003,520 B of the 1,000,000.
+  h.max_total_tokens.reset();
+  h.swa_cap_tokens = 977;
+  EXPECT_EQ(sglang_pools(h).full_tokens, 0u);
+  EXPECT_EQ(sglang_pools(h).swa_tokens, 0u);
+}
+
+// Through the planner: the gpt-oss-like model (12 full + 12 SWA layers of 2,048 B a token,
+// window 128) with --disable-radix-cache, --max-running-requests 64, chunk 8,192, page 1, the
+// overlap scheduler on, SGLang's eviction interval 128: per request 128 + 128 + 1 + 1 = 258, cap
+// 258 · 64 + 2 · 8,192 + 1 = 32,897 SWA tokens (808,476,672 B); the full pool (4,915,200,000 −
+// 808,476,672) // 24,576 = 167,103 tokens, where the ratio split gives 111,111. With the radix
+// cache on, or without --max-running-requests, the ratio split stands.
+TEST(SglangParity, SwaPoolCapThroughThePlanner) {
+  auto in = sglang(kRest, 32768);
+  in.edit_sglang().hybrid_swa = true;
+  in.edit_sglang().disable_radix_cache = true;
+  in.max_num_seqs = 64;
+  in.max_num_batched_tokens = 8192;
+  const ModelSpec m = swa_model("gpt-oss-like");
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 167103u);
+  EXPECT_EQ(plan_capacity(m, in).max_requests, 5u);  // 167,103 // 32,768
+  in.edit_sglang().disable_radix_cache = false;
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 111111u);
+  in.edit_sglang().disable_radix_cache = true;
+  in.max_num_seqs.reset();
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 111111u);
+}
+
 // The request table's rows. Inventory of
 //   A = test/registered/unit/mem_cache/test_allocation_sizing.py
 //       @ sgl-project/sglang 92760af820c4d5debe941bac80d2993e3179374b

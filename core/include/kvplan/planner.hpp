@@ -242,6 +242,28 @@ std::uint64_t sglang_req_to_token_row_width(const SglangRowInput& in);
 // get_alloc_reserve_per_decode at one allocator page.
 std::uint64_t sglang_decode_reserve(const SglangRowInput& in, std::uint32_t page_size);
 
+// SWAChunkCapPoolConfigurator (python/sglang/srt/model_executor/pool_configurator.py@382343f860c7
+// df8dc43ecefd7902c940d81c99a9), which SGLang picks for a hybrid SWA model given
+// --max-running-requests (or speculative decoding's 48) with --disable-radix-cache and chunked
+// prefill: the SWA pool holds at most
+//   cap = per_request · running + chunks · chunked_prefill_size + page,
+//   per_request = window + eviction_interval · draft_tokens + page + decode_alloc,
+// chunks 2 under the overlap scheduler, else 1; draft_tokens the speculative draft tokens (1
+// without); decode_alloc a page without speculative decoding, spec_decode_alloc_len_per_request
+// without the overlap scheduler (spec-v1), twice get_alloc_len_per_decode with it (spec-v2). The
+// pool takes ceil(cap / page) pages and the full pool the rest of the budget.
+struct SglangSwaCapInput {
+  std::uint64_t window = 0;                // sliding_window_size
+  std::uint64_t running = 0;               // max_running_requests // attention DP groups
+  std::uint64_t chunked_prefill_size = 0;  // --chunked-prefill-size
+  std::uint32_t page_size = 1;
+  bool overlap_schedule = true;
+  std::string speculative_algorithm;  // lower case; empty: none
+  std::uint32_t num_steps = 0, eagle_topk = 0, num_draft_tokens = 0;
+  std::uint32_t eviction_interval = 128;  // SGLANG_SWA_EVICTION_INTERVAL (environ.py)
+};
+std::uint64_t sglang_swa_chunk_cap(const SglangSwaCapInput& in);
+
 // TensorRT-LLM: the backend fixes the default tokens_per_block (PyTorch / LLM API 32, a
 // TensorRT engine 64); kv_cache_config.max_attention_window, repeated over the layers (empty =
 // every layer max_seq_len = context); how the pool is split between windows (current: equal
@@ -413,6 +435,9 @@ struct SglangPoolInput {
   // ReplaySSM's window a slot (every state layer; 0: off): charged beside each slot's state, and
   // no intermediate states are kept.
   std::uint64_t replayssm_ring_bytes = 0;
+  // SWAChunkCapPoolConfigurator: a hybrid SWA pool whose SWA pool is sized from this cap in tokens
+  // (sglang_swa_chunk_cap), the full pool taking the rest of the budget; 0: the ratio split.
+  std::uint64_t swa_cap_tokens = 0;
 };
 struct SglangPools {
   std::uint64_t full_tokens = 0;  // max_total_num_tokens (full_max_total_num_tokens)
