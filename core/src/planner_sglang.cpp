@@ -320,6 +320,11 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   // server's; each DP-attention group takes its share).
   const bool speculative = !o.speculative_algorithm.empty() || ev.in.draft_layers > 0;
   if (speculative && !p.max_running_requests) p.max_running_requests = 48 / groups;
+  // The algorithm, as given; a draft of the model's own MTP layers without one counts as NEXTN.
+  const std::string algo = !speculative                      ? ""
+                           : o.speculative_algorithm.empty() ? "nextn"
+                                                             : o.speculative_algorithm;
+  const bool overlap = sglang_overlap_schedule(ev.model, ev.in);
   // SWAChunkCapPoolConfigurator.is_applicable: a hybrid SWA pool (full layers too) with
   // max_running_requests set, the radix cache off and chunked prefill.
   if (p.swa_layers > 0 && p.full_layers > 0 && p.max_running_requests && o.disable_radix_cache &&
@@ -328,12 +333,11 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
                           .running = *p.max_running_requests,
                           .chunked_prefill_size = ev.in.max_num_batched_tokens,
                           .page_size = ev.bs,
-                          .overlap_schedule = sglang_overlap_schedule(ev.model, ev.in)};
+                          .overlap_schedule = overlap,
+                          .speculative_algorithm = algo};
     if (speculative) {
       // The EAGLE family's automatic choice where not given (_auto_choose_speculative_params:
       // 3 steps, top-k 1, 4 draft tokens).
-      cap.speculative_algorithm =
-          o.speculative_algorithm.empty() ? "nextn" : o.speculative_algorithm;
       const bool given =
           o.speculative_num_steps || o.speculative_eagle_topk || o.speculative_num_draft_tokens;
       cap.num_steps = given ? o.speculative_num_steps : 3;
@@ -344,7 +348,6 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   }
   if (p.state_bytes > 0) {
     const std::string strategy = sglang_mamba_strategy(ev.model, ev.in);
-    const bool overlap = sglang_overlap_schedule(ev.model, ev.in);
     p.mamba_ratio = sglang_mamba_ratio(strategy, overlap, o.disable_radix_cache);
     p.attention_dp = groups;
     p.disable_radix_cache = o.disable_radix_cache;
@@ -352,7 +355,6 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
       // The draft tokens a step verifies: as given, else the EAGLE family's automatic choice
       // (_auto_choose_speculative_params: 3 steps, top-k 1, 4 draft tokens for every
       // architecture but Llama and Grok, which run no Mamba layers).
-      const std::string algo = o.speculative_algorithm.empty() ? "nextn" : o.speculative_algorithm;
       const bool eagle = algo == "eagle" || algo == "eagle3" || algo == "nextn" || algo == "mtp" ||
                          algo == "standalone";
       if (o.speculative_num_draft_tokens)
