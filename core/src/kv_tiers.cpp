@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include "kvplan/checked.hpp"
 #include "kvplan/engine_rules.hpp"
@@ -95,6 +97,52 @@ void lmcache_tiers(const HostTierArgs& a, HostMemory& m, const std::string& sour
          .rule = "every worker its own, on the node's local disk"});
 }
 
+// Python's float floor division, x // y for x, y > 0 (float_floor_div, Objects/floatobject.c):
+// the quotient of x − fmod(x, y), rounded to the nearest whole number when within half of it.
+double py_floordiv(double x, double y) {
+  const double mod = std::fmod(x, y);
+  const double div = (x - mod) / y;
+  double floor = std::floor(div);
+  if (div - floor > 0.5) floor += 1.0;
+  return floor;
+}
+
+// A hybrid model's HiCache host pools on the worst rank (hybrid_pool_assembler.py@382343f8,
+// build_hybrid_swa_stack / build_hybrid_mamba_stack): with --hicache-size G each pool takes its
+// share (sglang_hicache_split) and holds int(share · 1e9 // bytes per token) tokens, else int(its
+// device pool's size · ratio); then size // page + 1 pages (pool_host/base.py, pool_host/mamba.py:
+// page 1). nullopt where the plan carries no SGLang pools.
+std::optional<std::uint64_t> hybrid_host_bytes(const HostTierArgs& a, const Capacity& c,
+                                               double ratio, const std::string& source) {
+  const bool by_size = a.hicache_size_gb && *a.hicache_size_gb > 0;
+  if (by_size) to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size");  // range check
+  std::optional<std::uint64_t> worst;
+  for (const StageCapacity& s : c.stages) {
+    const auto& pools = s.sglang_device_pools;
+    if (pools.empty()) continue;
+    std::vector<std::uint64_t> device;
+    for (const auto& d : pools) device.push_back(d.device_bytes);
+    const std::vector<double> shares =
+        by_size ? sglang_hicache_split(*a.hicache_size_gb, device) : std::vector<double>{};
+    if (by_size && shares.size() != pools.size()) continue;
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      const SglangDevicePool& d = pools[i];
+      const double tokens = by_size
+                                ? py_floordiv(shares[i] * 1e9, static_cast<double>(d.unit_bytes))
+                                : std::floor(static_cast<double>(d.size) * ratio);
+      if (!(tokens < std::ldexp(1.0, 60)))
+        throw Error(source, by_size ? "--hicache-size" : "--hicache-ratio",
+                    "gives a host pool past 2^60 tokens");
+      const std::uint64_t page = std::max<std::uint32_t>(d.page, 1);
+      const std::uint64_t size = mul(static_cast<std::uint64_t>(tokens) / page + 1, page);
+      bytes = add(bytes, mul(size, d.unit_bytes, "host pool bytes"), "host pool bytes");
+    }
+    worst = std::max(worst.value_or(0), bytes);
+  }
+  return worst;
+}
+
 // SGLang's HiCache host pools (python/sglang/srt/mem_cache/pool_host/base.py @ 712c0617,
 // HostKVCache.__init__): --hicache-size G gives int(G · 1e9 // bytes per token) tokens, else
 // int(device pool tokens · ratio); then page_num = size // page + 1, size = page_num · page.
@@ -141,17 +189,22 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
           add(t.bytes_per_rank,
               mul(mul(index_layers, (size + page + 1) / page * page), index_layer, "indexer host"),
               "host pool bytes");
-  } else {
-    // Several pools (sliding, Mamba state): the budget split over them (sglang PR #32915), or each
-    // device pool times the ratio; within one page per pool of the pools' sum.
-    t.bytes_per_rank = by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size")
-                               : to_bytes(static_cast<double>(c.memory.available_bytes), ratio,
-                                          source, "--hicache-ratio");
-    t.exact = false;
+  } else if (const auto worst = hybrid_host_bytes(a, c, ratio, source)) {
+    // Several pools (full + sliding, or KV + Mamba state): each its host pool, exact where the
+    // stages are alike and no draft or ReplaySSM window rides along (those stay approximate).
+    t.bytes_per_rank = *worst;
+    t.exact = in.pp == 1 && in.draft_layers == 0 && !in.sglang().linear_replayssm_spec;
     if (by_size && c.state_layers > 0)
       m.notes.push_back(
           "SGLang before PR #32915 (2026-07-30) gives --hicache-size to the KV and to the Mamba "
           "host pool each, twice the budget (sglang#29034)");
+  } else {
+    // No pool figures (a plan without SGLang's pools): the budget, or the device pool times the
+    // ratio; within one page per pool of the pools' sum.
+    t.bytes_per_rank = by_size ? to_bytes(*a.hicache_size_gb, 1e9, source, "--hicache-size")
+                               : to_bytes(static_cast<double>(c.memory.available_bytes), ratio,
+                                          source, "--hicache-ratio");
+    t.exact = false;
   }
   t.rule = "every rank its own pools (sglang pool_host/base.py@712c0617)";
   if (in.draft_layers > 0)
@@ -162,6 +215,19 @@ HostTier sglang_hicache(const HostTierArgs& a, const ModelSpec& model, const Pla
 }
 
 }  // namespace
+
+std::vector<double> sglang_hicache_split(double size_gb,
+                                         const std::vector<std::uint64_t>& device_bytes) {
+  std::uint64_t total = 0;
+  for (const std::uint64_t b : device_bytes) total = add(total, b, "device pool bytes");
+  if (total == 0) return {};
+  // hicache_size * size_bytes / total: Python's true division of the exact product, which
+  // double arithmetic matches while the product stays below 2^53.
+  std::vector<double> shares;
+  for (const std::uint64_t b : device_bytes)
+    shares.push_back(size_gb * static_cast<double>(b) / static_cast<double>(total));
+  return shares;
+}
 
 std::uint64_t vllm_offload_blocks(std::uint64_t cpu_bytes, std::uint64_t block_bytes_per_rank,
                                   std::uint64_t world) {

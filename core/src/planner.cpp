@@ -1240,6 +1240,7 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
       s.sglang_profiled_tokens = st.sglang->profiled_tokens;
       s.sglang_max_num_reqs = st.sglang->max_num_reqs;
       s.sglang_max_running = st.sglang->max_running_requests;
+      s.sglang_device_pools = detail::sglang_device_pools(ev, st);
     }
     if (st.cached + st.state_layers > 0) {
       s.bytes_per_request = ev.request_bytes(st, n);

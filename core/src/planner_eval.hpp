@@ -117,6 +117,8 @@ struct PlanEval {
 // Engine pools of one stage, once ev.page and ev.bs are known: planner_sglang.cpp,
 // planner_trtllm.cpp.
 void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st);
+// The stage's SGLang pools (st.sglang) as HiCache mirrors them; empty without them.
+std::vector<SglangDevicePool> sglang_device_pools(const PlanEval& ev, const PlanEval::Stage& st);
 void trtllm_stage_pools(const PlanEval& ev, PlanEval::Stage& st);
 
 }  // namespace kvplan::detail

@@ -404,6 +404,35 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   st.sglang_all_swa = p.full_layers == 0 && p.swa_layers > 0;
 }
 
+std::vector<SglangDevicePool> sglang_device_pools(const PlanEval& ev, const PlanEval::Stage& st) {
+  std::vector<SglangDevicePool> out;
+  if (!st.sglang) return out;
+  std::uint64_t window = 0;
+  const SglangPoolInput p = stage_input(ev, st, &window);
+  const SglangPools& q = *st.sglang;
+  // The draft's layers have a device pool of their own (mtp_draft_device_pools), outside the
+  // split: the target's layers only.
+  const std::uint32_t target_full = p.full_layers - std::min(p.full_layers, st.draft_layers);
+  auto kv = [&](const char* name, std::uint64_t tokens, std::uint64_t cell, std::uint32_t layers) {
+    if (tokens == 0 || layers == 0 || cell == 0) return;
+    const std::uint64_t unit = mul(cell, layers, "HiCache bytes per token");
+    out.push_back({.name = name,
+                   .size = tokens,
+                   .unit_bytes = unit,
+                   .page = p.page_size,
+                   .device_bytes = mul(add(tokens, p.page_size, "pool rows"), unit, name)});
+  };
+  kv("full", q.full_tokens, p.full_cell, target_full);
+  kv("swa", q.swa_tokens, p.swa_cell, p.swa_layers);
+  if (q.mamba_slots > 0)
+    out.push_back({.name = "mamba",
+                   .size = q.mamba_slots,
+                   .unit_bytes = mul(ev.state_bytes, st.state_layers, "mamba slot bytes"),
+                   .page = 1,
+                   .device_bytes = add(q.mamba_bytes, q.mamba_intermediate_bytes, "mamba")});
+  return out;
+}
+
 }  // namespace detail
 
 // get_alloc_len_per_decode (allocation_sizing.py@84be7ff586100a0ad5fb372433a0dd30421599b0): 1

@@ -243,27 +243,82 @@ TEST(KvTiers, SglangHicacheMirrorsTheDsaIndexer) {
 
 // SGLang HiCache on a hybrid model with Mamba-like state (issue 27's second node, with a small
 // node to make it bite): 8 ranks, --hicache-size G per rank as one budget over the KV and state
-// pools (sglang PR #32915). A 256 GiB node (274,877,906,944 B):
-//   G = 20: 8 · 20e9 = 160e9 B ≤ 274.9e9, and 20e9 ≤ SGLang's share (256 − 10) GiB / 8 =
-//           33,017,561,088 B: passes;
-//   G = 34: 272e9 B ≤ 274.9e9, but 34e9 > 33,017,561,088: SGLang itself refuses the rank
-//           ("Not enough host memory available");
-//   G = 40: 320e9 B > 274.9e9: the node cannot hold it.
+// pools (sglang PR #32915), split by the device pools' bytes (_split_hicache_size,
+// hybrid_pool_assembler.py@382343f860c7df8dc43ecefd7902c940d81c99a9). The pools are pinned by
+// --max-total-tokens 500000 and --max-mamba-cache-size 300, page 1. Qwen3.5-35B-A3B at TP 8
+// (models/hf/qwen3.5-35b-a3b.json): 10 full-attention layers of 2 KV heads (one a rank) × 256 in
+// bf16, 2 · 256 · 2 = 1,024 B a layer, 10,240 B a token; 30 gated-delta-net layers, each a conv
+// state of (16 · 128 · 2 + 32 · 128) / 8 = 1,024 channels × 3 in bf16 (6,144 B) and a temporal
+// state of 32 / 8 = 4 heads × 128 × 128 in fp32 (262,144 B): 30 · 268,288 = 8,048,640 B a slot.
+//   device: full (500,000 + 1) · 10,240 = 5,120,010,240 B; Mamba (300 + 1) · 8,048,640 =
+//           2,422,640,640 B; 7,542,650,880 B in all
+//   G = 20: shares 20 · 5,120,010,240 / 7,542,650,880 = 13.5762 GB and 6.4238 GB;
+//           int(13.5762e9 // 10,240) = 1,325,796 tokens, + 1 page: 1,325,797 · 10,240 =
+//           13,576,161,280 B; int(6.4238e9 // 8,048,640) = 798 slots, + 1: 799 · 8,048,640 =
+//           6,430,863,360 B; 20,007,024,640 B a rank, 160,056,197,120 B on the node's 8.
+// A 256 GiB node (274,877,906,944 B) and SGLang's share of it, (256 − 10) GiB / 8 =
+// 33,017,561,088 B a rank:
+//   G = 20: passes;
+//   G = 34: about 8 · 34e9 = 272e9 B ≤ 274.9e9, but 34e9 > 33,017,561,088: SGLang itself refuses
+//           the rank ("Not enough host memory available");
+//   G = 40: about 320e9 B > 274.9e9: the node cannot hold it.
 TEST(KvTiers, SglangHicacheOnAHybridModel) {
   auto run = [](int g) {
-    return hicache_on_node("--model-path Qwen/Qwen3.5-35B-A3B --tp 8", g, 256);
+    return hicache_on_node(
+        "--model-path Qwen/Qwen3.5-35B-A3B --tp 8 --max-total-tokens 500000 "
+        "--max-mamba-cache-size 300",
+        g, 256);
   };
   const CheckReport ok = run(20);
   ASSERT_TRUE(ok.host);
-  EXPECT_EQ(ok.host->pinned_per_node, 160'000'000'000u);
+  ASSERT_EQ(ok.host->tiers.size(), 1u);
+  EXPECT_TRUE(ok.host->tiers[0].exact);
+  EXPECT_EQ(ok.host->pinned_per_rank, 13'576'161'280u + 6'430'863'360u);
+  EXPECT_EQ(ok.host->pinned_per_node, 160'056'197'120u);
   EXPECT_TRUE(host_item(ok)->passed) << host_item(ok)->detail;
   EXPECT_NE(host_item(ok)->detail.find("#29034"), std::string::npos) << host_item(ok)->detail;
+  // --hicache-size 0: each pool by --hicache-ratio (2): int(500,000 · 2) + 1 = 1,000,001 tokens ·
+  // 10,240 = 10,240,010,240 B and int(300 · 2) + 1 = 601 slots · 8,048,640 = 4,837,232,640 B.
+  const CheckReport by_ratio = run(0);
+  ASSERT_TRUE(by_ratio.host);
+  EXPECT_EQ(by_ratio.host->pinned_per_rank, 10'240'010'240u + 4'837'232'640u);
+  EXPECT_TRUE(by_ratio.host->tiers[0].exact);
   const CheckReport share = run(34);
   EXPECT_FALSE(host_item(share)->passed);
   EXPECT_NE(host_item(share)->detail.find("Not enough host memory"), std::string::npos);
   const CheckReport over = run(40);
   EXPECT_FALSE(host_item(over)->passed);
   EXPECT_NE(host_item(over)->detail.find("over by"), std::string::npos);
+}
+
+// SGLang HiCache on a hybrid sliding-window model: the full and the SWA host pools share
+// --hicache-size by their device pools' bytes (build_hybrid_swa_stack, hybrid_pool_assembler.py
+// @382343f860c7df8dc43ecefd7902c940d81c99a9). gpt-oss-20b at TP 1 (models/hf/gpt-oss-20b.json):
+// 12 full and 12 sliding layers of 8 KV heads × 64 in bf16, 2 · 8 · 64 · 2 = 2,048 B a layer,
+// 24,576 B a token in each pool. --max-total-tokens 200000: the full pool 200,000 tokens, the SWA
+// pool int(200,000 · 0.8) = 160,000 (--swa-full-tokens-ratio), page 1.
+//   device: (200,000 + 1) · 24,576 = 4,915,224,576 B and (160,000 + 1) · 24,576 =
+//           3,932,184,576 B, 8,847,409,152 B in all
+//   G = 10: shares 5.5555525 and 4.4444475 GB; int(5.5555525e9 // 24,576) = 226,056 tokens,
+//           226,057 · 24,576 = 5,555,576,832 B; int(4.4444475e9 // 24,576) = 180,845,
+//           180,846 · 24,576 = 4,444,471,296 B; 10,000,048,128 B a rank
+//   ratio 2: (400,000 + 1) · 24,576 = 9,830,424,576 B and (320,000 + 1) · 24,576 =
+//           7,864,344,576 B, 17,694,769,152 B
+TEST(KvTiers, SglangHicacheOnASlidingWindowHybrid) {
+  auto run = [](const std::string& host) {
+    return run_check(from(Engine::sglang,
+                          "python -m sglang.launch_server --model-path openai/gpt-oss-20b "
+                          "--context-length 8192 --max-total-tokens 200000 "
+                          "--enable-hierarchical-cache " +
+                              host));
+  };
+  const CheckReport by_size = run("--hicache-size 10");
+  ASSERT_TRUE(by_size.host);
+  EXPECT_EQ(by_size.host->pinned_per_rank, 5'555'576'832u + 4'444'471'296u);
+  EXPECT_TRUE(by_size.host->tiers[0].exact);
+  const CheckReport by_ratio = run("--hicache-ratio 2");
+  ASSERT_TRUE(by_ratio.host);
+  EXPECT_EQ(by_ratio.host->pinned_per_rank, 9'830'424'576u + 7'864'344'576u);
 }
 
 // SGLang's own case (test/registered/unit/mem_cache/test_mem_pool_host.py@382343f860c7df8dc43ecefd

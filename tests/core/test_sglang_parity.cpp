@@ -11,6 +11,7 @@
 
 #include "kvplan/error.hpp"
 #include "kvplan/formula.hpp"
+#include "kvplan/kv_tiers.hpp"
 #include "kvplan/planner.hpp"
 
 namespace kvplan {
@@ -735,6 +736,20 @@ TEST(SglangParity, ReqToTokenRowsHoldTheDecodeReserve) {
   EXPECT_EQ(sglang_decode_reserve(ngram, 16), 2u * 12);  // max(3 · 4, 8) = 12
 }
 
+// SGLang's _split_hicache_size cases (test/registered/unit/mem_cache/test_hybrid_pool_assembler.py
+// @382343f860c7df8dc43ecefd7902c940d81c99a9 TestSplitHicacheSize): 100 GB over device pools of
+// 75e9 and 15e9 + 10e9 bytes (a (k, v) pair counts as its sum) is 75 / 25, over 55e9, 25e9 and
+// 20e9 is 55 / 25 / 20: the budget kept, not doubled.
+TEST(SglangParity, HicacheSplitAsSglangsAssemblerTest) {
+  EXPECT_EQ(sglang_hicache_split(100, {75'000'000'000u, 15'000'000'000u + 10'000'000'000u}),
+            (std::vector<double>{75.0, 25.0}));
+  const std::vector<double> three =
+      sglang_hicache_split(100, {55'000'000'000u, 25'000'000'000u, 20'000'000'000u});
+  EXPECT_EQ(three, (std::vector<double>{55.0, 25.0, 20.0}));
+  EXPECT_EQ(three[0] + three[1] + three[2], 100.0);
+  EXPECT_TRUE(sglang_hicache_split(100, {0, 0}).empty());  // no device byte: nothing to split
+}
+
 // The other SGLang test files with a sizing number, at sgl-project/sglang@382343f860c7df8dc43ecefd
 // 7902c940d81c99a9 (read from the mirror yuan-luo/sglang; the survey: every file under test/ and
 // python/sglang/test/ naming the pool sizing functions), each test with a number → its TEST here
@@ -750,10 +765,11 @@ TEST(SglangParity, ReqToTokenRowsHoldTheDecodeReserve) {
 //     (NVFP4 KV cell 4,096 + 512 + 2,048 = 6,656)               NVFP4 KV format
 //   unit/mem_cache/test_replayssm_ring_accounting.py           ReplaySsmWindowAsSglangsRingTest
 //                                                               (inventoried there)
-//   unit/mem_cache/test_hybrid_pool_assembler.py                kvplan counts --hicache-size's
-//     (_split_hicache_size: 100 GB as 75 / 25 by device bytes)  total over a hybrid's pools, not
-//                                                               each pool's share (KvTiers.Sglang
-//                                                               HicacheOnAHybridModel)
+//   unit/mem_cache/test_hybrid_pool_assembler.py                HicacheSplitAsSglangsAssembler
+//     (_split_hicache_size: 100 GB as 75 / 25 and 55 / 25 / 20  Test; the pools it feeds:
+//     by device bytes; its draft-sidecar cases build no size)   KvTiers.SglangHicacheOnAHybrid
+//                                                               Model, KvTiers.SglangHicacheOnA
+//                                                               SlidingWindowHybrid
 //   unit/mem_cache/test_hicache_dcp_host_pool.py,               DecodeContextParallelismAsSglangs
 //   dcp/test_dcp_layout_unit.py (DCP-widened pages, KV heads    DcpTests (inventoried there),
 //     per rank under DCP)                                       KvTiers.SglangHicacheUnderDcpStays

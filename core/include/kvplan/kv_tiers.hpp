@@ -86,6 +86,13 @@ inline constexpr std::uint64_t kSglangHostReserveBytes = std::uint64_t{10} << 30
 std::uint64_t vllm_offload_blocks(std::uint64_t cpu_bytes, std::uint64_t block_bytes_per_rank,
                                   std::uint64_t world);
 
+// SGLang's _split_hicache_size (python/sglang/srt/mem_cache/hybrid_cache/hybrid_pool_assembler.py
+// @382343f860c7df8dc43ecefd7902c940d81c99a9): --hicache-size G (GB) over a hybrid model's host
+// pools in proportion to their device pools' bytes, G · bytes_i / Σ bytes (GB each). Empty when
+// the pools hold no byte.
+std::vector<double> sglang_hicache_split(double size_gb,
+                                         const std::vector<std::uint64_t>& device_bytes);
+
 // The tiers `a` sets up for the deployment `in` of `model` whose GPU pool is `c` (SGLang's ratio
 // mode mirrors it), on nodes of `node`. Throws Error(source, field) on a size out of range.
 HostMemory host_memory(const HostTierArgs& a, const ModelSpec& model, const PlanInput& in,

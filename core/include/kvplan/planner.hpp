@@ -618,6 +618,20 @@ struct MemoryBudget {
   MemoryTerms outside_terms;
 };
 
+// SGLang: one device pool of a stage as HiCache mirrors it (python/sglang/srt/mem_cache/
+// hybrid_cache/hybrid_pool_assembler.py@382343f860c7df8dc43ecefd7902c940d81c99a9): its size in
+// tokens (the Mamba pool: state slots), one token's (slot's) bytes as its host pool stores them,
+// its page, and the bytes the engine's get_kv_size_bytes reports for it: the full and SWA pools
+// size + page rows of every target layer (memory_pool.py MHATokenToKVPool), the Mamba pool its
+// slots, the padding slot and the speculative intermediate states (MambaPool mem_usage_bytes).
+struct SglangDevicePool {
+  std::string name;  // "full", "swa", "mamba"
+  std::uint64_t size = 0;
+  std::uint64_t unit_bytes = 0;
+  std::uint32_t page = 1;
+  std::uint64_t device_bytes = 0;
+};
+
 // One pipeline stage's KV pool (every TP rank of a stage is identical).
 struct StageCapacity {
   std::uint32_t stage = 0;
@@ -644,6 +658,9 @@ struct StageCapacity {
   // table's rows (max_num_reqs) and the requests its scheduler runs at once
   // (max_running_requests: SglangPools); 0 for the other engines.
   std::uint64_t sglang_profiled_tokens = 0, sglang_max_num_reqs = 0, sglang_max_running = 0;
+  // SGLang: the stage's pools as HiCache splits --hicache-size over them (the full pool first);
+  // empty for the other engines.
+  std::vector<SglangDevicePool> sglang_device_pools;
 };
 
 // A hybrid TensorRT-LLM plan's state pool that binds (TrtllmStatePool): a stage's that does not
