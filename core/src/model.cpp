@@ -126,6 +126,7 @@ RecurrentSpec parse_recurrent(detail::JsonObject& r) {
     out.key_heads = dim("key_heads");
     out.key_head_dim = dim("key_head_dim");
     out.d_conv = dim("d_conv");
+    out.kda = r.opt_bool("kda").value_or(false);
   } else if (kind == "lightning") {
     out.kind = MixerKind::lightning;
     out.heads = dim("heads");
@@ -439,7 +440,10 @@ RecurrentState recurrent_state(const RecurrentSpec& r, std::uint32_t tp, KvDtype
       const std::uint64_t conv_dim =
           add(mul(2 * std::uint64_t{r.key_heads}, r.key_head_dim), mul(r.heads, r.head_dim));
       s.conv_elements = mul(shard(conv_dim, tp, "conv channels", source), conv_keep);
-      s.ssm_elements = mul(mul(shard(r.heads, tp, "heads", source), r.key_head_dim), r.head_dim);
+      // KDA (KimiLinearStateShape.create): temporal (heads/tp, head_dim, head_dim).
+      s.ssm_elements =
+          mul(mul(shard(r.heads, tp, "heads", source), r.kda ? r.head_dim : r.key_head_dim),
+              r.head_dim);
       break;
     }
     case MixerKind::lightning:

@@ -261,10 +261,14 @@ std::uint64_t sglang_replayssm_ring_bytes(const RecurrentSpec& r, std::uint32_t 
   const auto c =
       static_cast<std::uint64_t>(nominal_bytes_per_element(KvFormat{.dtype = conv_dtype}));
   const char* what = "ReplaySSM window";
-  const std::uint64_t raw =
-      add(mul(mul(hv, record_len, what), mul(r.head_dim, c, what), what),
-          mul(mul(hk, record_len, what), mul(r.key_head_dim, c, what), what), what);
-  return add(raw, mul(mul(hv, record_len, what), 8, what), what);  // fp32 beta and gate
+  // The ring's dims are the temporal state's: KDA's (heads, head_dim, head_dim).
+  const std::uint64_t k_dim = r.kda ? r.head_dim : r.key_head_dim;
+  const std::uint64_t raw = add(mul(mul(hv, record_len, what), mul(r.head_dim, c, what), what),
+                                mul(mul(hk, record_len, what), mul(k_dim, c, what), what), what);
+  // fp32 beta a value head and token; the fp32 gate a value head and token (KDA: a key channel).
+  const std::uint64_t gates = mul(mul(hv, record_len, what), 4 + 4 * (r.kda ? k_dim : 1), what);
+  // KDA keeps the chunked d and k rings too, like the raw values and keys.
+  return add(mul(raw, r.kda ? 2 : 1, what), gates, what);
 }
 
 std::string parse_sglang_mamba_strategy(const std::string& value, const std::string& source,

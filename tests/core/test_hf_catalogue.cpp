@@ -640,6 +640,31 @@ TEST_F(HfCatalogueBad, KvplanSchemaChunkedAndRecurrentLayers) {
   }
 }
 
+// Kimi Delta Attention as a model file states it ("kda": true): SGLang's KimiLinearStateShape.
+// create (python/sglang/srt/configs/mamba_utils.py@382343f860c7df8dc43ecefd7902c940d81c99a9) takes
+// the temporal state as (heads/tp, head_dim, head_dim) whatever the key head dim, and the conv
+// state as proj/tp + 2 · proj_k/tp channels over k − 1 taps. 4 heads of 32, 2 key heads of 16,
+// k 4: conv 3 · (4·32 + 2·2·16) = 576 values · 2 B; temporal 4 · 32 · 32 = 4,096 values · 4 B (a
+// gated delta net would hold 4 · 16 · 32 = 2,048).
+TEST_F(HfCatalogueBad, KvplanSchemaKimiDeltaAttention) {
+  const auto p = (dir_ / "kda.json").string();
+  std::ofstream(p) << R"({"kvplan_model": 1, "id": "kda", "source": "test", "num_layers": 2,
+    "num_attention_heads": 8, "num_kv_heads": 2, "head_dim": 64, "max_context": 65536,
+    "num_params": 1000000, "weight_dtype": "bf16",
+    "attention": {"type": "layers", "layers": ["recurrent", "full"]},
+    "recurrent": {"kind": "gated_delta_net", "kda": true, "heads": 4, "head_dim": 32,
+                  "key_heads": 2, "key_head_dim": 16, "d_conv": 4, "conv_dtype": "bf16",
+                  "ssm_dtype": "fp32"}})";
+  const auto m = kvplan::load_model(p);
+  EXPECT_TRUE(m.recurrent.kda);
+  const auto s = kvplan::recurrent_state(m.recurrent);
+  EXPECT_EQ(s.conv_bytes, 576u * 2);
+  EXPECT_EQ(s.ssm_bytes, 4096u * 4);
+  kvplan::RecurrentSpec gdn = m.recurrent;
+  gdn.kda = false;
+  EXPECT_EQ(kvplan::recurrent_state(gdn).ssm_bytes, 2048u * 4);
+}
+
 // Found by scripts/adversarial.py: a header whose shape and dtype disagree with its offsets, an
 // unknown dtype, and a bad index total were read as weight bytes.
 TEST_F(HfCatalogueBad, CheckpointShapeDtypeAndIndexTotalAreChecked) {

@@ -405,8 +405,9 @@ TEST(SglangParity, DecodeContextParallelismAsSglangsDcpTests) {
 //     2 layers: a layer 4 · 8 · 8 · 2 (raw v) + 4 · 8 · 8 · 2 (raw k) + 4 · 8 · 4 (beta) + 4 · 8 ·
 //     4 (gate) = 1,280, 2,560 in all          this TEST
 //   test_zero_len_ring: record_len 0 -> 0    this TEST
-//   test_kda_fold (6,400)                     not expressible: Kimi Linear's KDA layers are not a
-//                                             kvplan mixer
+//   test_kda_fold: KimiLinearStateShape.create(tp 1, 4 heads of 8, 4 key heads of 8), record_len
+//     8, 2 layers: rawv 512 + rawk 512 + a per-K gate 4 · 8 · 8 · 4 = 1,024 + beta 128 + d 512 +
+//     k 512 = 3,200 a layer, 6,400          this TEST
 // The pool (_handle_max_mamba_cache with the window): no intermediate states; each slot holds its
 // state and window, K = int((budget − (S + R)) // (S + R)). Qwen3-Next at TP 1 (32 value heads of
 // 128, 16 key heads of 128, bf16 conv) with 4 draft tokens: R = 36 · (32 · 4 · 128 · 2 + 16 · 4 ·
@@ -422,6 +423,10 @@ TEST(SglangParity, ReplaySsmWindowAsSglangsRingTest) {
   r.key_head_dim = 8;
   EXPECT_EQ(2 * sglang_replayssm_ring_bytes(r, 1, KvDtype::bf16, 8), 2560u);
   EXPECT_EQ(sglang_replayssm_ring_bytes(r, 1, KvDtype::bf16, 0), 0u);
+  RecurrentSpec kda = r;
+  kda.kda = true;
+  EXPECT_EQ(2 * sglang_replayssm_ring_bytes(kda, 1, KvDtype::bf16, 8), 6400u);
+  EXPECT_EQ(sglang_replayssm_ring_bytes(kda, 1, KvDtype::bf16, 0), 0u);
   const auto m = load_model("qwen3-next-80b-a3b");
   const std::uint64_t ring = 36 * sglang_replayssm_ring_bytes(m.recurrent, 1, KvDtype::bf16, 4);
   EXPECT_EQ(ring, 1806336u);

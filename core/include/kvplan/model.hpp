@@ -85,16 +85,23 @@ enum class MixerKind { none, mamba, mamba2, gated_delta_net, lightning, shapes }
 
 struct RecurrentSpec {
   MixerKind kind = MixerKind::none;
-  std::uint32_t d_inner = 0;        // mamba, mamba2: expand · hidden (mamba2: heads · head_dim)
-  std::uint32_t d_state = 0;        // mamba, mamba2
-  std::uint32_t d_conv = 0;         // mamba, mamba2, gated_delta_net: conv kernel width
-  std::uint32_t n_groups = 0;       // mamba2: B/C groups
-  std::uint32_t heads = 0;          // mamba2 heads; gated_delta_net value heads; lightning heads
-  std::uint32_t head_dim = 0;       // mamba2 / gated_delta_net value / lightning head dim
-  std::uint32_t key_heads = 0;      // gated_delta_net
-  std::uint32_t key_head_dim = 0;   // gated_delta_net
-  std::uint64_t conv_elements = 0;  // shapes: one rank's conv state, elements
-  std::uint64_t ssm_elements = 0;   // shapes: one rank's temporal state, elements
+  std::uint32_t d_inner = 0;       // mamba, mamba2: expand · hidden (mamba2: heads · head_dim)
+  std::uint32_t d_state = 0;       // mamba, mamba2
+  std::uint32_t d_conv = 0;        // mamba, mamba2, gated_delta_net: conv kernel width
+  std::uint32_t n_groups = 0;      // mamba2: B/C groups
+  std::uint32_t heads = 0;         // mamba2 heads; gated_delta_net value heads; lightning heads
+  std::uint32_t head_dim = 0;      // mamba2 / gated_delta_net value / lightning head dim
+  std::uint32_t key_heads = 0;     // gated_delta_net
+  std::uint32_t key_head_dim = 0;  // gated_delta_net
+  // gated_delta_net: Kimi Delta Attention (Kimi Linear's KDA layers; model file "kda": true). Its
+  // conv state is a gated delta net's, (heads · head_dim + 2 · key_heads · key_head_dim) / tp
+  // channels, its temporal state (heads / tp, head_dim, head_dim); SGLang's ReplaySSM window
+  // keeps a per-key-channel gate and the chunked d / k rings besides (KimiLinearStateShape.create,
+  // KimiLinearCacheParams.is_kda, python/sglang/srt/configs/mamba_utils.py@382343f860c7df8dc43e
+  // cefd7902c940d81c99a9).
+  bool kda = false;
+  std::uint64_t conv_elements = 0;     // shapes: one rank's conv state, elements
+  std::uint64_t ssm_elements = 0;      // shapes: one rank's temporal state, elements
   KvDtype conv_dtype = KvDtype::bf16;  // as the engine stores it by default (see docs/models.md)
   KvDtype ssm_dtype = KvDtype::bf16;
   // The model sets its temporal state's dtype itself (vLLM's per-model config hooks: Nemotron-H,

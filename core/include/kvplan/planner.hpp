@@ -478,7 +478,9 @@ std::uint32_t sglang_mamba_ratio(const std::string& strategy, bool overlap_sched
 // @382343f860c7df8dc43ecefd7902c940d81c99a9), one gated-delta-net layer on one rank of TP `tp`:
 // the raw values and keys of record_len tokens in the conv state's dtype, and an fp32 beta and
 // gate a value head and token: hv · RL · v · c + hk · RL · k · c + hv · RL · 4 + hv · RL · 4,
-// hv = value heads // tp, hk = key heads // tp (rounded up). 0 for any other mixer.
+// hv = value heads // tp, hk = key heads // tp (rounded up). KDA (RecurrentSpec::kda): the gate a
+// key channel, hv · RL · k · 4, and the chunked d and k rings as large as the raw ones, k the
+// head_dim. 0 for any other mixer.
 std::uint64_t sglang_replayssm_ring_bytes(const RecurrentSpec& r, std::uint32_t tp,
                                           KvDtype conv_dtype, std::uint64_t record_len);
 // _mamba_radix_cache_resolution (python/sglang/srt/arg_groups/overrides.py@382343f8): "auto"
