@@ -253,6 +253,13 @@ void read_sglang_options(detail::JsonObject& en, const std::string& source, Sgla
   if (auto on = en.opt_bool("enable_linear_replayssm_spec")) o.linear_replayssm_spec = *on;
   if (auto n = en.opt_uint("linear_replayssm_cache_len", 1, 1u << 20))
     o.linear_replayssm_cache_len = static_cast<std::uint32_t>(*n);
+  if (auto m = en.opt_str("disaggregation_mode"))
+    o.disaggregation_mode =
+        parse_sglang_disaggregation_mode(*m, source, en.pointer("disaggregation_mode"));
+  if (auto n = en.opt_uint("disaggregation_decode_extra_slots", 0, std::uint64_t{1} << 20))
+    o.disaggregation_decode_extra_slots = *n;
+  if (auto on = en.opt_bool("disaggregation_decode_enable_radix_cache"))
+    o.disaggregation_decode_enable_radix_cache = *on;
   if (auto s = en.opt_str("mamba_radix_cache_strategy"))
     o.mamba_radix_cache_strategy =
         parse_sglang_mamba_strategy(*s, source, en.pointer("mamba_radix_cache_strategy"));
@@ -542,6 +549,8 @@ Deployment disagg_side(const Deployment& d, DisaggRole role) {
   if (own.memory_fraction_ppm) s.plan.memory_fraction_ppm = *own.memory_fraction_ppm;
   if (!own.engine_options.empty())
     apply_engine_options(own.engine_options, s.plan, d.source, base + "/engine");
+  // SGLang runs each side as a --disaggregation-mode prefill / decode worker.
+  sglang_set_disaggregation_role(s.plan, prefill ? "prefill" : "decode");
   return s;
 }
 

@@ -98,6 +98,12 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
   if (s.linear_replayssm_spec) en["enable_linear_replayssm_spec"] = true;
   if (s.linear_replayssm_cache_len != s0.linear_replayssm_cache_len)
     en["linear_replayssm_cache_len"] = s.linear_replayssm_cache_len;
+  if (s.disaggregation_mode != s0.disaggregation_mode)
+    en["disaggregation_mode"] = s.disaggregation_mode;
+  if (s.disaggregation_decode_extra_slots)
+    en["disaggregation_decode_extra_slots"] = *s.disaggregation_decode_extra_slots;
+  if (s.disaggregation_decode_enable_radix_cache)
+    en["disaggregation_decode_enable_radix_cache"] = true;
   if (s.mamba_radix_cache_strategy != s0.mamba_radix_cache_strategy)
     en["mamba_radix_cache_strategy"] = s.mamba_radix_cache_strategy;
   // The recurrent state's dtypes under the engine's own keys (EngineRules::state_dtype_keys).

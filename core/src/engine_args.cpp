@@ -634,7 +634,7 @@ bool is_switch(Field f) {
          f == Field::dp_attention || f == Field::enforce_eager || f == Field::disable_hybrid_swa ||
          f == Field::disable_hybrid_kv || f == Field::hicache || f == Field::disable_overlap ||
          f == Field::async_scheduling || f == Field::disable_radix_cache ||
-         f == Field::linear_replayssm_spec;
+         f == Field::linear_replayssm_spec || f == Field::decode_radix_cache;
 }
 
 // The option at t[i] (a flag word): `i` ends on its last word.
@@ -1145,6 +1145,15 @@ bool apply_pool_flag(const FlagWord& w, EngineArgs& a, const std::string& source
     case Field::linear_replayssm_cache_len:
       a.linear_replayssm_cache_len = static_cast<std::uint32_t>(uint(1, 1u << 20));
       break;
+    case Field::disaggregation_mode:
+      a.disaggregation_mode = parse_sglang_disaggregation_mode(value, source, flag);
+      break;
+    case Field::decode_extra_slots:
+      a.disaggregation_decode_extra_slots = uint(0, std::uint64_t{1} << 20);
+      break;
+    case Field::decode_radix_cache:
+      a.disaggregation_decode_enable_radix_cache = true;
+      break;
     case Field::mamba_strategy:
       a.mamba_radix_cache_strategy = parse_sglang_mamba_strategy(value, source, flag);
       break;
@@ -1382,6 +1391,9 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
   if (a.engine == Engine::sglang && a.dcp) s.dcp_size = *a.dcp;
   s.linear_replayssm_spec = a.linear_replayssm_spec;
   if (a.linear_replayssm_cache_len) s.linear_replayssm_cache_len = *a.linear_replayssm_cache_len;
+  if (a.disaggregation_mode) s.disaggregation_mode = *a.disaggregation_mode;
+  s.disaggregation_decode_extra_slots = a.disaggregation_decode_extra_slots;
+  s.disaggregation_decode_enable_radix_cache = a.disaggregation_decode_enable_radix_cache;
   if (a.mamba_radix_cache_strategy) s.mamba_radix_cache_strategy = *a.mamba_radix_cache_strategy;
   if (s != p.sglang()) p.edit_sglang() = s;
   p.max_total_tokens = a.max_total_tokens;

@@ -222,7 +222,7 @@ bool sglang_overlap_schedule(const PlanInput& in) {
 
 bool sglang_overlap_schedule(const ModelSpec& model, const PlanInput& in) {
   if (!sglang_overlap_schedule(in)) return false;
-  if (model.recurrent_layers() == 0 || in.sglang().disable_radix_cache) return true;
+  if (model.recurrent_layers() == 0 || sglang_radix_cache_off(in.sglang())) return true;
   return sglang_mamba_strategy(model, in) != "no_buffer";
 }
 
@@ -331,14 +331,17 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   const bool overlap = sglang_overlap_schedule(ev.model, ev.in);
   // SWAChunkCapPoolConfigurator.is_applicable: a hybrid SWA pool (full layers too) with
   // max_running_requests set, the radix cache off and chunked prefill.
-  if (p.swa_layers > 0 && p.full_layers > 0 && p.max_running_requests && o.disable_radix_cache &&
+  const bool radix_off = sglang_radix_cache_off(o);
+  if (p.swa_layers > 0 && p.full_layers > 0 && p.max_running_requests && radix_off &&
       *swa_window > 0 && ev.in.max_num_batched_tokens > 0) {
     SglangSwaCapInput cap{.window = *swa_window,
                           .running = *p.max_running_requests,
                           .chunked_prefill_size = ev.in.max_num_batched_tokens,
                           .page_size = ev.bs,
                           .overlap_schedule = overlap,
-                          .speculative_algorithm = algo};
+                          .speculative_algorithm = algo,
+                          .disaggregation_decode = o.disaggregation_mode == "decode",
+                          .decode_extra_slots = sglang_decode_extra_slots(ev.in)};
     if (speculative) {
       // The EAGLE family's automatic choice where not given (_auto_choose_speculative_params:
       // 3 steps, top-k 1, 4 draft tokens).
@@ -352,9 +355,9 @@ SglangPoolInput stage_input(const PlanEval& ev, const PlanEval::Stage& st,
   }
   if (p.state_bytes > 0) {
     const std::string strategy = sglang_mamba_strategy(ev.model, ev.in);
-    p.mamba_ratio = sglang_mamba_ratio(strategy, overlap, o.disable_radix_cache);
+    p.mamba_ratio = sglang_mamba_ratio(strategy, overlap, radix_off);
     p.attention_dp = groups;
-    p.disable_radix_cache = o.disable_radix_cache;
+    p.disable_radix_cache = radix_off;
     if (speculative) {
       // The draft tokens a step verifies: as given, else the EAGLE family's automatic choice
       // (_auto_choose_speculative_params: 3 steps, top-k 1, 4 draft tokens for every
@@ -497,10 +500,39 @@ std::uint64_t sglang_swa_chunk_cap(const SglangSwaCapInput& in) {
     decode_alloc = sglang_decode_reserve(row, static_cast<std::uint32_t>(page));
   }
   const std::uint64_t per_request = add(trailing, decode_alloc, what);
+  if (in.disaggregation_decode)
+    return add(mul(per_request, in.running, what),
+               mul(add(in.window, page, what), in.decode_extra_slots, what), what);
   const std::uint64_t chunks = in.overlap_schedule ? 2 : 1;
   return add(
       add(mul(per_request, in.running, what), mul(chunks, in.chunked_prefill_size, what), what),
       page, what);
+}
+
+bool sglang_radix_cache_off(const SglangOptions& o) {
+  return o.disable_radix_cache ||
+         (o.disaggregation_mode == "decode" && !o.disaggregation_decode_enable_radix_cache);
+}
+
+std::uint64_t sglang_decode_extra_slots(const PlanInput& in) {
+  const SglangOptions& o = in.sglang();
+  if (o.disaggregation_mode != "decode") return 0;
+  if (o.disaggregation_decode_extra_slots) return *o.disaggregation_decode_extra_slots;
+  if (!in.max_num_seqs) return 0;
+  const std::uint64_t per_worker = *in.max_num_seqs;  // already per attention-DP group
+  return per_worker <= 32 ? 2 * per_worker : 0;
+}
+
+std::string parse_sglang_disaggregation_mode(const std::string& value, const std::string& source,
+                                             const std::string& field) {
+  for (const char* m : {"null", "prefill", "decode"})
+    if (value == m) return value;
+  throw Error(source, field, "expected null, prefill or decode, got \"" + value + "\"");
+}
+
+void sglang_set_disaggregation_role(PlanInput& p, const std::string& role) {
+  if (p.engine != Engine::sglang || p.sglang().disaggregation_mode != "null") return;
+  p.edit_sglang().disaggregation_mode = role;
 }
 
 std::uint64_t sglang_req_to_token_row_width(const SglangRowInput& in) {

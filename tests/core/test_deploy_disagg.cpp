@@ -102,6 +102,33 @@ TEST(DeployDisagg, BadLayoutsNameTheirField) {
   EXPECT_TRUE(parse_deploy_json(trtllm, "d.json").disagg.has_value());
 }
 
+// Under SGLang each side runs as its --disaggregation-mode worker (disagg_side): the prefill
+// side "prefill", the decode side "decode" (its radix cache then off: pd_disaggregation_hook.py@
+// 382343f860c7df8dc43ecefd7902c940d81c99a9); a mode a side's engine keys state stays; vLLM's
+// sides carry no SGLang mode.
+TEST(DeployDisagg, SglangSidesRunAsTheirDisaggregationMode) {
+  std::string text = file();
+  text.replace(text.find("\"vllm\""), 6, "\"sglang\"");
+  const Deployment d = parse_deploy_json(text, "d.json");
+  ASSERT_TRUE(d.disagg.has_value());
+  EXPECT_EQ(d.plan.sglang().disaggregation_mode, "null");
+  const Deployment p = disagg_side(d, DisaggRole::prefill), q = disagg_side(d, DisaggRole::decode);
+  EXPECT_EQ(p.plan.sglang().disaggregation_mode, "prefill");
+  EXPECT_EQ(q.plan.sglang().disaggregation_mode, "decode");
+  EXPECT_FALSE(sglang_radix_cache_off(p.plan.sglang()));
+  EXPECT_TRUE(sglang_radix_cache_off(q.plan.sglang()));
+  const Deployment v = parse_deploy_json(file(), "v.json");
+  EXPECT_EQ(disagg_side(v, DisaggRole::decode).plan.sglang().disaggregation_mode, "null");
+  std::string bad = text;
+  bad.replace(bad.find("\"sglang\""), 8, "\"sglang\", \"disaggregation_mode\": \"both\"");
+  try {
+    parse_deploy_json(bad, "bad.json");
+    ADD_FAILURE() << "both accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "/engine/disaggregation_mode");
+  }
+}
+
 // Each side's own settings apply to that side alone, over the shared ones (disagg_side), are
 // named by their pointers in errors, and are written back where they were read. Llama-3.1-8B's
 // bf16 weights, 8.03e9 parameters · 2 bytes = 16.1 GB, do not fit 0.05 of an 80 GB H100 (4 GB):

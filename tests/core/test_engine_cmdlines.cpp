@@ -666,6 +666,45 @@ TEST(EngineCmdlines, SglangMambaStrategyAndRadixCacheReachThePlan) {
   }
 }
 
+// SGLang's prefill / decode disaggregation flags (server_args.py@382343f860c7df8dc43ecefd7902c9
+// 40d81c99a9: --disaggregation-mode null|prefill|decode, --disaggregation-decode-extra-slots,
+// --disaggregation-decode-enable-radix-cache) reach the plan, the deployment file and the launch
+// line; a decode worker's radix cache is off unless the last flag keeps it; another mode is
+// refused by the flag.
+TEST(EngineCmdlines, SglangDisaggregationFlagsReachThePlan) {
+  const auto a = sglang(
+      "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 1 "
+      "--context-length 8192 --disaggregation-mode decode --disaggregation-decode-extra-slots 4");
+  EXPECT_EQ(a.disaggregation_mode, std::optional<std::string>("decode"));
+  EXPECT_EQ(a.disaggregation_decode_extra_slots, 4u);
+  const Deployment d = deploy_from_engine(a, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_EQ(d.plan.sglang().disaggregation_mode, "decode");
+  EXPECT_TRUE(sglang_radix_cache_off(d.plan.sglang()));
+  EXPECT_EQ(sglang_decode_extra_slots(d.plan), 4u);
+  EXPECT_EQ(parse_deploy_json(to_json(d), "back.json").plan.sglang(), d.plan.sglang());
+  std::string why;
+  const auto launch = sglang_command(d.model, d.plan, &why);
+  ASSERT_TRUE(launch) << why;
+  EXPECT_NE(launch->find("--disaggregation-mode decode --disaggregation-decode-extra-slots 4"),
+            std::string::npos)
+      << *launch;
+  const auto keep = sglang(
+      "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B "
+      "--disaggregation-mode decode --disaggregation-decode-enable-radix-cache");
+  const Deployment k = deploy_from_engine(keep, load_gpu("h100-sxm-80gb"), 0, "", "--sglang");
+  EXPECT_FALSE(sglang_radix_cache_off(k.plan.sglang()));
+  EXPECT_EQ(sglang_decode_extra_slots(k.plan), 0u);  // no --max-running-requests: none
+  try {
+    sglang(
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B "
+        "--disaggregation-mode both");
+    ADD_FAILURE() << "both accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "--disaggregation-mode");
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+}
+
 // SGLang's "auto" KV cache for a DeepSeek-family sparse-attention model follows the GPU
 // (_dsa_kv_cache_dtype_default, arg_groups/overrides.py@382343f860c7df8dc43ecefd7902c940d81c99a9:
 // fp8_e4m3 at compute capability 10 and above, else bfloat16), and its fp8 latent the default

@@ -597,8 +597,7 @@ TEST(SglangParity, PoolsFromABudgetAsSglangsConfiguratorTests) {
 //   test_chunk_cache_cap_accounts_for_draft_swa_layers                 no number (the budget
 //                                               bound, which this TEST checks on case 1)
 //   test_chunk_cache_cap_drops_prefill_for_disagg_decode (100),
-//   test_chunk_cache_cap_disagg_decode_pre_alloc (110)                 not expressible: a plan
-//                                               carries no SGLang disaggregation mode
+//   test_chunk_cache_cap_disagg_decode_pre_alloc (110)                 SwaPoolCapOfADecodeWorker
 // By hand, cap = per_request · running + chunks · chunk + page, per_request = window + eviction ·
 // draft tokens + page + decode_alloc:
 //   1. page 4, EAGLE 3 steps, top-k 2, 5 draft tokens, overlap off (spec-v1): decode_alloc =
@@ -676,6 +675,59 @@ TEST(SglangParity, SwaPoolCapThroughThePlanner) {
   in.edit_sglang().disable_radix_cache = true;
   in.max_num_seqs.reset();
   EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 111111u);
+}
+
+// A decode worker of prefill / decode disaggregation (--disaggregation-mode decode): SGLang's
+// own two cases (test_pool_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9, the
+// fixture's eviction interval 4): window 4, page 1, 10 running requests, no drafts: per request
+// 4 + 4 + 1 + 1 = 10, no chunk in flight: 10 · 10 = 100; with 2 extra slots of window + page = 5
+// tokens each, 110.
+// Through the planner (the gpt-oss-like model of SwaPoolCapThroughThePlanner, the radix cache
+// NOT disabled: the decode worker turns it off itself, pd_disaggregation_hook.py@382343f8):
+//   64 running: per request 258, no extra slots by default (64 > 32): cap 258 · 64 = 16,512 SWA
+//     tokens (405,798,912 B); full (4,915,200,000 − 405,798,912) // 24,576 = 183,488 tokens;
+//   16 running: 2 · 16 = 32 extra slots by default: 258 · 16 + 129 · 32 = 8,256 SWA tokens
+//     (202,899,456 B); full 191,744 tokens; the request table (16 + 32 + 1) rows of (32,768 + 4)
+//     int32, 6,423,312 B, where a plain server's 17 rows take 2,228,496 B;
+//   --disaggregation-decode-enable-radix-cache keeps the radix cache: the ratio split, 111,111.
+TEST(SglangParity, SwaPoolCapOfADecodeWorker) {
+  SglangSwaCapInput d{.window = 4,
+                      .running = 10,
+                      .chunked_prefill_size = 1000,
+                      .page_size = 1,
+                      .eviction_interval = 4,
+                      .disaggregation_decode = true};
+  EXPECT_EQ(sglang_swa_chunk_cap(d), 100u);
+  d.decode_extra_slots = 2;
+  EXPECT_EQ(sglang_swa_chunk_cap(d), 110u);
+
+  auto in = sglang(kRest, 32768);
+  in.edit_sglang().hybrid_swa = true;
+  in.edit_sglang().disaggregation_mode = "decode";
+  in.max_num_seqs = 64;
+  in.max_num_batched_tokens = 8192;
+  const ModelSpec m = swa_model("gpt-oss-like");
+  EXPECT_EQ(sglang_decode_extra_slots(in), 0u);
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 183488u);
+  in.max_num_seqs = 16;
+  EXPECT_EQ(sglang_decode_extra_slots(in), 32u);
+  const Capacity c = plan_capacity(m, in);
+  EXPECT_EQ(c.kv_cache_tokens, 191744u);
+  ASSERT_TRUE(request_table_of(c, in));
+  EXPECT_EQ(request_table_of(c, in)->bytes, 6423312u);
+  in.edit_sglang().disaggregation_decode_extra_slots = 2;
+  EXPECT_EQ(sglang_decode_extra_slots(in), 2u);
+  in.edit_sglang().disaggregation_decode_extra_slots.reset();
+  in.edit_sglang().disaggregation_decode_enable_radix_cache = true;
+  EXPECT_EQ(plan_capacity(m, in).kv_cache_tokens, 111111u);
+  // A prefill worker sizes as a plain server: the radix cache on, the ratio split; its request
+  // table 17 rows.
+  in.edit_sglang().disaggregation_decode_enable_radix_cache = false;
+  in.edit_sglang().disaggregation_mode = "prefill";
+  const Capacity pf = plan_capacity(m, in);
+  EXPECT_EQ(pf.kv_cache_tokens, 111111u);
+  EXPECT_EQ(request_table_of(pf, in)->bytes, 2228496u);
+  EXPECT_EQ(sglang_decode_extra_slots(in), 0u);
 }
 
 // The request table's rows. Inventory of

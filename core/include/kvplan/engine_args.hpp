@@ -84,6 +84,11 @@ struct EngineArgs {
   bool disable_radix_cache = false;                         // SGLang --disable-radix-cache
   bool linear_replayssm_spec = false;                       // SGLang --enable-linear-replayssm-spec
   std::optional<std::uint32_t> linear_replayssm_cache_len;  // SGLang --linear-replayssm-cache-len
+  // SGLang --disaggregation-mode, --disaggregation-decode-extra-slots,
+  // --disaggregation-decode-enable-radix-cache (SglangOptions).
+  std::optional<std::string> disaggregation_mode;
+  std::optional<std::uint64_t> disaggregation_decode_extra_slots;
+  bool disaggregation_decode_enable_radix_cache = false;
   // SGLang --mamba-radix-cache-strategy / --mamba-scheduler-strategy (SglangOptions).
   std::optional<std::string> mamba_radix_cache_strategy;
   // TensorRT-LLM (trtllm-serve --backend, kv_cache_config.max_attention_window).

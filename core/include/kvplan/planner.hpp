@@ -214,6 +214,16 @@ struct SglangOptions {
   // default 16); sglang_replayssm_ring_bytes.
   bool linear_replayssm_spec = false;
   std::uint32_t linear_replayssm_cache_len = 16;
+  // --disaggregation-mode (null, prefill, decode): the worker's role in prefill / decode
+  // disaggregation. A decode worker runs the chunk cache (the radix cache off) unless
+  // --disaggregation-decode-enable-radix-cache, and holds --disaggregation-decode-extra-slots
+  // request rows for requests still in transfer (unset: twice the per-worker running batch when
+  // --max-running-requests gives one of at most 32, else 0: arg_groups/pd_disaggregation_hook.py@
+  // 382343f860c7df8dc43ecefd7902c940d81c99a9); sglang_radix_cache_off, sglang_decode_extra_slots.
+  // A disaggregated deployment's sides take "prefill" and "decode" (disagg_side).
+  std::string disaggregation_mode = "null";
+  std::optional<std::uint64_t> disaggregation_decode_extra_slots;
+  bool disaggregation_decode_enable_radix_cache = false;
   // --speculative-num-draft-tokens: the draft tokens a step verifies, which widen each row of the
   // request table (init_memory_pool: extra_max_context_len = 4 + speculative_num_draft_tokens).
   // 0 = not given.
@@ -248,7 +258,8 @@ std::uint64_t sglang_decode_reserve(const SglangRowInput& in, std::uint32_t page
 // prefill: the SWA pool holds at most
 //   cap = per_request · running + chunks · chunked_prefill_size + page,
 //   per_request = window + eviction_interval · draft_tokens + page + decode_alloc,
-// chunks 2 under the overlap scheduler, else 1; draft_tokens the speculative draft tokens (1
+// chunks 2 under the overlap scheduler, else 1 (a decode worker: none, its extra slots instead,
+// below); draft_tokens the speculative draft tokens (1
 // without); decode_alloc a page without speculative decoding, spec_decode_alloc_len_per_request
 // without the overlap scheduler (spec-v1), twice get_alloc_len_per_decode with it (spec-v2). The
 // pool takes ceil(cap / page) pages and the full pool the rest of the budget.
@@ -261,6 +272,11 @@ struct SglangSwaCapInput {
   std::string speculative_algorithm;  // lower case; empty: none
   std::uint32_t num_steps = 0, eagle_topk = 0, num_draft_tokens = 0;
   std::uint32_t eviction_interval = 128;  // SGLANG_SWA_EVICTION_INTERVAL (environ.py)
+  // A decode worker (--disaggregation-mode decode) receives its prompts' KV instead of
+  // prefilling them: no chunk in flight, and each of its extra slots holds window + page tokens,
+  // cap = per_request · running + (window + page) · decode_extra_slots.
+  bool disaggregation_decode = false;
+  std::uint64_t decode_extra_slots = 0;
 };
 std::uint64_t sglang_swa_chunk_cap(const SglangSwaCapInput& in);
 
@@ -459,6 +475,22 @@ struct SglangPools {
 };
 // Throws Error(source) when the ratios are out of range.
 SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
+
+// SGLang's radix cache is off: --disable-radix-cache, or a decode worker of prefill / decode
+// disaggregation without --disaggregation-decode-enable-radix-cache (pd_disaggregation_hook.py@
+// 382343f860c7df8dc43ecefd7902c940d81c99a9 sets disable_radix_cache).
+bool sglang_radix_cache_off(const SglangOptions& o);
+// The request rows a decode worker pre-allocates for in-transfer requests (SglangOptions::
+// disaggregation_decode_extra_slots, its default resolved over the attention DP groups as
+// server_args.dp_size); 0 on any other worker.
+std::uint64_t sglang_decode_extra_slots(const PlanInput& in);
+// One side of a disaggregated deployment run by SGLang: its --disaggregation-mode `role`
+// ("prefill" or "decode") unless the plan states one; other engines' plans are left alone.
+void sglang_set_disaggregation_role(PlanInput& p, const std::string& role);
+// --disaggregation-mode's value (server_args.py choices: null, prefill, decode), or Error(source,
+// field).
+std::string parse_sglang_disaggregation_mode(const std::string& value, const std::string& source,
+                                             const std::string& field);
 
 // SGLang's KVCacheConfigurator.resolve_max_num_reqs (python/sglang/srt/mem_cache/
 // kv_cache_configurator.py@382343f860c7df8dc43ecefd7902c940d81c99a9) before its Mamba cap:

@@ -57,6 +57,9 @@ enum class Field {
   mamba_strategy,                // SGLang --mamba-radix-cache-strategy (--mamba-scheduler-strategy)
   linear_replayssm_spec,         // SGLang --enable-linear-replayssm-spec
   linear_replayssm_cache_len,    // SGLang --linear-replayssm-cache-len
+  disaggregation_mode,           // SGLang --disaggregation-mode
+  decode_extra_slots,            // SGLang --disaggregation-decode-extra-slots
+  decode_radix_cache,            // SGLang --disaggregation-decode-enable-radix-cache
   mamba_ssm_dtype,               // SGLang --mamba-ssm-dtype
   max_total_tokens,              // SGLang --max-total-tokens
   trtllm_backend,                // trtllm-serve --backend

@@ -167,7 +167,10 @@ class Sglang final : public EngineRules {
             "mamba_radix_cache_strategy",
             "decode_context_parallel_size",
             "enable_linear_replayssm_spec",
-            "linear_replayssm_cache_len"};
+            "linear_replayssm_cache_len",
+            "disaggregation_mode",
+            "disaggregation_decode_extra_slots",
+            "disaggregation_decode_enable_radix_cache"};
   }
   std::string max_total_tokens_key() const override { return "max_total_tokens"; }
   // --mamba-ssm-dtype (server_args.py choices float32, bfloat16, float16; no "auto").
@@ -275,7 +278,7 @@ class Sglang final : public EngineRules {
   std::vector<Refusal> pool_problems(const ModelSpec& model, const PlanInput& in) const override {
     std::vector<Refusal> out;
     const SglangOptions& o = in.sglang();
-    if (model.recurrent_layers() == 0 || o.disable_radix_cache) return out;
+    if (model.recurrent_layers() == 0 || sglang_radix_cache_off(o)) return out;
     const std::string strategy = sglang_mamba_strategy(model, in);
     const char* field = "--mamba-radix-cache-strategy";
     if (strategy == "no_buffer") {
@@ -347,8 +350,14 @@ std::optional<MemoryTerm> Sglang::request_table(const PlanInput& in, std::uint64
                            .eagle_topk = o.speculative_eagle_topk,
                            .num_draft_tokens = drafts};
   const std::uint64_t cols = sglang_req_to_token_row_width(row);
-  const std::uint64_t bytes =
-      mul(mul(add(reqs, 1, "request table"), cols, "request table"), 4, "request table");
+  // A decode worker's DecodeReqToTokenPool holds size + pre_alloc_size + 1 rows
+  // (disaggregation/decode.py@382343f860c7df8dc43ecefd7902c940d81c99a9), the pre-allocated ones
+  // for requests still in transfer (sglang_decode_extra_slots).
+  const std::uint64_t pre_alloc = sglang_decode_extra_slots(in);
+  if (pre_alloc) rows_how += " + " + std::to_string(pre_alloc) + " in-transfer rows";
+  const std::uint64_t bytes = mul(
+      mul(add(add(reqs, pre_alloc, "request table"), 1, "request table"), cols, "request table"), 4,
+      "request table");
   const std::uint64_t plain = add(in.context, 4 + std::uint64_t{drafts}, "request table");
   return MemoryTerm{bytes, MemoryTerm::Basis::derived,
                     "ReqToTokenPool's req_to_token: (" + rows_how + " + 1) rows x " +
@@ -432,6 +441,13 @@ std::optional<std::string> Sglang::launch_line(const ModelSpec& model, const Pla
     s += " --scheduler-recv-interval " + std::to_string(o.scheduler_recv_interval);
   if (o.disable_overlap_schedule) s += " --disable-overlap-schedule";
   if (o.disable_radix_cache) s += " --disable-radix-cache";
+  if (o.disaggregation_mode != def.disaggregation_mode)
+    s += " --disaggregation-mode " + o.disaggregation_mode;
+  if (o.disaggregation_decode_extra_slots)
+    s += " --disaggregation-decode-extra-slots " +
+         std::to_string(*o.disaggregation_decode_extra_slots);
+  if (o.disaggregation_decode_enable_radix_cache)
+    s += " --disaggregation-decode-enable-radix-cache";
   if (o.dcp_size > 1) s += " --dcp-size " + std::to_string(o.dcp_size);
   if (o.linear_replayssm_spec) s += " --enable-linear-replayssm-spec";
   if (o.linear_replayssm_cache_len != def.linear_replayssm_cache_len)

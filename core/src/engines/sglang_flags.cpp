@@ -64,6 +64,11 @@ const std::vector<FlagSpec>& sglang_flags() {
       {"--enable-linear-replayssm-spec", Field::linear_replayssm_spec},
       {"--enable-gdn-replayssm-spec", Field::linear_replayssm_spec},
       {"--linear-replayssm-cache-len", Field::linear_replayssm_cache_len},
+      // Prefill / decode disaggregation (SglangOptions::disaggregation_mode): a decode worker's
+      // chunk cache, its in-transfer request rows and its SWA pool's cap.
+      {"--disaggregation-mode", Field::disaggregation_mode},
+      {"--disaggregation-decode-extra-slots", Field::decode_extra_slots},
+      {"--disaggregation-decode-enable-radix-cache", Field::decode_radix_cache},
       {"--enable-linear-replayssm", Field::not_modelled_bool},
       {"--enable-torch-compile", Field::ignored_bool},
       {"--enable-dp-attention", Field::dp_attention},
