@@ -378,8 +378,26 @@ def ep_flag(row):
         ep = row.get("moe_ep_size", "")
         if ep not in ("", "0", "1"):
             flags += ["--engine-option", f"moe_ep_size={ep}"]
-        return flags
+        return flags + adp_balance_flags(row)
     return ["--engine-option", "enable_expert_parallel=true"] if expert_parallel(row) else []
+
+
+def adp_balance_flags(row):
+    """InferenceX's TensorRT-LLM scripts with DP attention add attention_dp_config:
+    gptoss_fp4_b200_trt.sh@1825e7f0676d9adf7a3dbffcf50708907b7b25db `enable_balance: true` (the
+    iteration counts TensorRT-LLM's defaults, 50 and 10); dsr1_fp4_b200_trt.sh@111f0312c13b4c3c
+    ca0dd365f6db4c017048f0d3 and dsr1_fp8_h200_trt.sh@1fc5d73cdd31c7fbdd657f3c7e5ec2180f4b0598
+    `batching_wait_iters: 0, enable_balance: true, timeout_iters: 60` (SemiAnalysisAI/InferenceX,
+    benchmarks/). Other engines' rows and the TensorRT-LLM rows of other models: none."""
+    if row["backend"] != "trtllm":
+        return []
+    flags = ["--engine-option", "attention_dp_enable_balance=true"]
+    if row["kvplan_model"] in DEEPSEEK:
+        flags += ["--engine-option", "attention_dp_batching_wait_iters=0",
+                  "--engine-option", "attention_dp_timeout_iters=60"]
+    elif row["kvplan_model"] != "gpt-oss-120b":
+        return []
+    return flags
 
 
 def mark_expert_parallel(rows):

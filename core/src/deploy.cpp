@@ -290,6 +290,12 @@ void read_trtllm_options(detail::JsonObject& en, const std::string& source, Trtl
                   "expected true, false or \"auto\", got " + detail::show(v));
   }
   if (auto n = en.opt_uint("avg_seq_len", 1, std::uint64_t{1} << 40)) o.avg_seq_len = n;
+  // attention_dp_config (TrtllmOptions::adp_enable_balance).
+  if (auto on = en.opt_bool("attention_dp_enable_balance")) o.adp_enable_balance = *on;
+  if (auto n = en.opt_uint("attention_dp_timeout_iters", 0, 1u << 20))
+    o.adp_timeout_iters = static_cast<std::uint32_t>(*n);
+  if (auto n = en.opt_uint("attention_dp_batching_wait_iters", 0, 1u << 20))
+    o.adp_batching_wait_iters = static_cast<std::uint32_t>(*n);
   // A hybrid Mamba model's state snapshots (kv_cache_config.enable_block_reuse and
   // mamba_state_config, TrtllmOptions).
   if (auto on = en.opt_bool("enable_block_reuse")) o.enable_block_reuse = *on;

@@ -113,11 +113,18 @@ void engine_options(const PlanInput& p, nlohmann::ordered_json& en) {
     if (!key.empty() && dtype && !torch_float_name(*dtype).empty())
       en[key] = torch_float_name(*dtype);
   const TrtllmOptions& t = p.trtllm();
-  if (t.backend != TrtllmOptions{}.backend) en["backend"] = trtllm_backend_name(t.backend);
+  const TrtllmOptions t0{};
+  if (t.backend != t0.backend) en["backend"] = trtllm_backend_name(t.backend);
   if (!t.max_attention_window.empty()) en["max_attention_window"] = t.max_attention_window;
   if (t.max_gpu_total_bytes) en["max_gpu_total_bytes"] = *t.max_gpu_total_bytes;
   if (t.kv_cache_manager_v2) en["use_kv_cache_manager_v2"] = *t.kv_cache_manager_v2;
   if (t.avg_seq_len) en["avg_seq_len"] = *t.avg_seq_len;
+  if (t.adp_enable_balance != t0.adp_enable_balance)
+    en["attention_dp_enable_balance"] = t.adp_enable_balance;
+  if (t.adp_timeout_iters != t0.adp_timeout_iters)
+    en["attention_dp_timeout_iters"] = t.adp_timeout_iters;
+  if (t.adp_batching_wait_iters != t0.adp_batching_wait_iters)
+    en["attention_dp_batching_wait_iters"] = t.adp_batching_wait_iters;
   if (t.enable_block_reuse) en["enable_block_reuse"] = *t.enable_block_reuse;
   if (t.snapshot_interval) en["periodic_snapshot_interval"] = t.snapshot_interval;
   if (!t.snapshot_offsets_from_start.empty())

@@ -415,6 +415,12 @@ void apply_llm_api_yaml(const std::string& path, EngineArgs& a, std::optional<st
       a.max_gpu_total_bytes = b > 0 ? std::optional<std::uint64_t>(b) : std::nullopt;
     } else if (k == "kv_cache_config.host_cache_size") {
       a.host_tiers.host_cache_bytes = uint(0, std::uint64_t{1} << 50);
+    } else if (k == "attention_dp_config.enable_balance") {
+      a.adp_enable_balance = yes();
+    } else if (k == "attention_dp_config.timeout_iters") {
+      a.adp_timeout_iters = static_cast<std::uint32_t>(uint(0, 1u << 20));
+    } else if (k == "attention_dp_config.batching_wait_iters") {
+      a.adp_batching_wait_iters = static_cast<std::uint32_t>(uint(0, 1u << 20));
     } else if (k == "enable_attention_dp") {
       // One attention group a GPU of tp_size, the MoE layers over all of them (Mapping:
       // attn_tp_size 1 with enable_attention_dp, tensorrt_llm/mapping.py@cf44a1cc); the groups
@@ -1409,6 +1415,9 @@ void apply_engine_pool_args(const EngineArgs& a, PlanInput& p, const std::string
       a.block_reuse_policy == "per_conversation" ? 0 : a.snapshot_interval.value_or(0);
   t.snapshot_offsets_from_start = a.snapshot_offsets_from_start;
   t.snapshot_offsets_from_end = a.snapshot_offsets_from_end;
+  if (a.adp_enable_balance) t.adp_enable_balance = *a.adp_enable_balance;
+  if (a.adp_timeout_iters) t.adp_timeout_iters = *a.adp_timeout_iters;
+  if (a.adp_batching_wait_iters) t.adp_batching_wait_iters = *a.adp_batching_wait_iters;
   if (a.trtllm_backend) t.backend = parse_trtllm_backend(*a.trtllm_backend, source, "--backend");
   if (t != p.trtllm()) p.edit_trtllm() = t;
 }

@@ -1100,6 +1100,31 @@ TEST(EngineConfigFiles, TrtllmHybridCheckNamesTheStateSlots) {
 // dtype; enable_attention_dp makes the 8 GPUs 8 attention groups of one GPU sharing the MoE layers,
 // whole experts over --ep_size 8 of them (tensorrt_llm/mapping.py@cf44a1cc: attn_tp_size 1 under
 // attention DP); the rest of the file does not touch the cache.
+// InferenceX's DeepSeek-R1 FP8 H200 config with DP attention (tests/data/engine_configs/README.md):
+// its attention_dp_config reaches the plan (TrtllmOptions) and the deployment file, and a
+// deployment file's own keys are read back.
+TEST(EngineConfigFiles, TrtllmAttentionDpBalanceReachesThePlan) {
+  const auto a = trtllm(
+      "trtllm-serve deepseek-ai/DeepSeek-R1 --backend=pytorch --max_seq_len=9416 "
+      "--max_num_tokens=8192 --tp_size=8 --ep_size=8 --extra_llm_api_options " +
+      kConfigs + "trtllm-inferencex-dsr1-adp.yml");
+  EXPECT_TRUE(a.unknown.empty()) << a.unknown[0];
+  EXPECT_EQ(a.adp_enable_balance, std::optional<bool>(true));
+  EXPECT_EQ(a.adp_timeout_iters, 60u);
+  EXPECT_EQ(a.adp_batching_wait_iters, 0u);
+  const auto d = deploy_from_engine(a, load_gpu("h200-141gb"), 0, "", "--trtllm");
+  EXPECT_EQ(d.plan.attention_dp, 8u);
+  EXPECT_TRUE(d.plan.trtllm().adp_enable_balance);
+  EXPECT_EQ(d.plan.trtllm().adp_timeout_iters, 60u);
+  EXPECT_EQ(d.plan.trtllm().adp_batching_wait_iters, 0u);
+  EXPECT_EQ(parse_deploy_json(to_json(d), "back.json").plan.trtllm(), d.plan.trtllm());
+  // Without the section: TensorRT-LLM's defaults (AttentionDpConfig: off, 50, 10).
+  const TrtllmOptions none{};
+  EXPECT_FALSE(none.adp_enable_balance);
+  EXPECT_EQ(none.adp_timeout_iters, 50u);
+  EXPECT_EQ(none.adp_batching_wait_iters, 10u);
+}
+
 TEST(EngineConfigFiles, TrtllmServeDeepSeekR1Example) {
   const auto a = trtllm(
       "trtllm-serve deepseek-ai/DeepSeek-R1 --host localhost --port 8000 --trust_remote_code "

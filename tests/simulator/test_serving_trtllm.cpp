@@ -12,6 +12,7 @@
 #include "kvplan/error.hpp"
 #include "kvplan/kv_pool.hpp"
 #include "kvplan/sim/serving.hpp"
+#include "kvplan/sim/serving_report.hpp"
 #include "kvplan/sim/workload.hpp"
 #include "serving_fixture.hpp"
 
@@ -238,6 +239,66 @@ TEST(ServingTrtllm, RefusesWhatItDoesNotModel) {
   c = config(16, 256, CapacityPolicy::max_utilization);
   EXPECT_EQ(field_of(c), "accepted");
   EXPECT_NO_THROW(check_simulated_engine(Engine::trtllm, "--engine"));
+}
+
+// Attention DP (enable_attention_dp, 2 groups of one GPU; simulate_replicas runs them as one
+// server, simulate_adp_server) on an MoE model (Mixtral-8x7B; its pool of 64 × 4 MiB holds every
+// request here): the groups step together, a step as long as the slower group's,
+// and with attention_dp_config.enable_balance every context waits until both groups have one
+// (PyExecutor._balance_adp_requests). Requests are dealt alternately: A (0), C (2) to group 0,
+// B (1) to group 1. A and B arrive at 0 with 32-token prompts and 20 outputs, C at 0.005 with a
+// 32-token prompt and 2 outputs. A step takes 10 ms + 0.1 ms per context token (TokenTimer).
+// Balance on, timeout_iters 3, batching_wait_iters 0:
+//   it. 1 (t 0): both groups have a context and no generation: no hold; A's and B's 32 tokens,
+//     13.2 ms; their first tokens at 0.0132.
+//   it. 2 (0.0132): group 0 has C (context) and A (generation), group 1 B alone: not every group
+//     has a context, the wait count 1 < 3 and every group generates: C waits; 10 ms.
+//   it. 3 (0.0232): count 2: C waits.
+//   it. 4 (0.0332): count 3 reaches timeout_iters: C's context runs with A's token, 13.2 ms; B's
+//     group only generates (10 ms) but the server's step lasts 13.2 ms: C's first token 0.0464.
+//   it. 5 (0.0464): C's second token at 0.0564, done.
+//   B: tokens at the ends of it. 1 – 20: 0.0132 + 0.01 + 0.01 + 0.0132 + 16 · 0.01 = 0.2064
+//   (0.2032 for a group on its own).
+// Without balance C's context runs at it. 2: first token 0.0132 + 0.0132 = 0.0264. With
+// batching_wait_iters 2 and a fourth request D (group 1, like C at 0.005), both groups have a
+// context at it. 2 and both generate: the contexts wait 2 iterations (the batching count 1, 2),
+// then run at it. 4 together: C's and D's first tokens at 0.0332 + 0.0132 = 0.0464.
+TEST(ServingTrtllm, AttentionDpGroupsStepTogetherAndHoldContexts) {
+  class TokenTimer final : public StepTimer {
+   public:
+    double seconds(const StepBatch& b) const override {
+      return 0.010 + 1e-4 * static_cast<double>(b.prefill_tokens);
+    }
+  };
+  auto cfg = [](bool balance, std::uint32_t batching) {
+    ServingConfig c = config(64, 256, CapacityPolicy::guaranteed_no_evict);
+    c.plan.attention_dp = 2;
+    c.plan.edit_trtllm().adp_enable_balance = balance;
+    c.plan.edit_trtllm().adp_timeout_iters = 3;
+    c.plan.edit_trtllm().adp_batching_wait_iters = batching;
+    return c;
+  };
+  auto times = [](const SimResult& r, std::uint64_t id) {
+    for (const auto& q : r.requests)
+      if (q.id == id) return std::pair{q.first_token_s, q.finish_s};
+    ADD_FAILURE() << "no request " << id;
+    return std::pair{0.0, 0.0};
+  };
+  const Workload w = workload({req(0, 0, 32, 20), req(1, 0, 32, 20), req(2, 0.005, 32, 2)});
+  static const ModelSpec moe = load_model("mixtral-8x7b");
+  const SimResult held = simulate_replicas(moe, cfg(true, 0), TokenTimer{}, w, 2);
+  EXPECT_NEAR(times(held, 0).first, 0.0132, 1e-9);
+  EXPECT_NEAR(times(held, 1).first, 0.0132, 1e-9);
+  EXPECT_NEAR(times(held, 2).first, 0.0464, 1e-9);
+  EXPECT_NEAR(times(held, 2).second, 0.0564, 1e-9);
+  EXPECT_NEAR(times(held, 1).second, 0.2064, 1e-9);
+  const SimResult free = simulate_replicas(moe, cfg(false, 0), TokenTimer{}, w, 2);
+  EXPECT_NEAR(times(free, 2).first, 0.0264, 1e-9);
+  const Workload four =
+      workload({req(0, 0, 32, 20), req(1, 0, 32, 20), req(2, 0.005, 32, 2), req(3, 0.005, 32, 2)});
+  const SimResult batched = simulate_replicas(moe, cfg(true, 2), TokenTimer{}, four, 2);
+  EXPECT_NEAR(times(batched, 2).first, 0.0464, 1e-9);
+  EXPECT_NEAR(times(batched, 3).first, 0.0464, 1e-9);
 }
 
 TEST(ServingTrtllm, ParsesThePolicyNames) {

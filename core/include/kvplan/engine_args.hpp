@@ -102,6 +102,9 @@ struct EngineArgs {
   // kv_cache_config.avg_seq_len: a hybrid Mamba model's manager (TrtllmOptions).
   std::optional<bool> kv_cache_manager_v2;
   std::optional<std::uint64_t> avg_seq_len;
+  // attention_dp_config.enable_balance, timeout_iters, batching_wait_iters (TrtllmOptions).
+  std::optional<bool> adp_enable_balance;
+  std::optional<std::uint32_t> adp_timeout_iters, adp_batching_wait_iters;
   // kv_cache_config.enable_block_reuse and its mamba_state_config (periodic_snapshot_interval,
   // or the deprecated mamba_state_cache_interval; additional_snapshot_offsets_from_start / _end):
   // a hybrid Mamba model's state snapshots (TrtllmOptions).

@@ -311,6 +311,15 @@ struct TrtllmOptions {
   std::optional<bool> enable_block_reuse;
   std::uint64_t snapshot_interval = 0;
   std::vector<std::uint64_t> snapshot_offsets_from_start, snapshot_offsets_from_end;
+  // attention_dp_config under enable_attention_dp (AttentionDpConfig, tensorrt_llm/llmapi/
+  // llm_args.py: enable_balance false, timeout_iters 50, batching_wait_iters 10): with balance on,
+  // every rank holds its context requests until all ranks have one and a free slot (at most
+  // timeout_iters iterations, or until a rank has no request generating), and with every rank
+  // generating waits batching_wait_iters iterations more (PyExecutor._balance_adp_requests,
+  // tensorrt_llm/_torch/pyexecutor/py_executor.py). The serving simulator runs the groups in
+  // lockstep with it (docs/simulate-step-time.md).
+  bool adp_enable_balance = false;
+  std::uint32_t adp_timeout_iters = 50, adp_batching_wait_iters = 10;
   bool operator==(const TrtllmOptions&) const = default;
 };
 

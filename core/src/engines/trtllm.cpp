@@ -80,7 +80,10 @@ class Trtllm final : public EngineRules {
             "enable_block_reuse",
             "periodic_snapshot_interval",
             "additional_snapshot_offsets_from_start",
-            "additional_snapshot_offsets_from_end"};
+            "additional_snapshot_offsets_from_end",
+            "attention_dp_enable_balance",
+            "attention_dp_timeout_iters",
+            "attention_dp_batching_wait_iters"};
   }
   // enable_attention_dp: an attention group a GPU of tp_size, the MoE layers over all of them
   // (tensorrt_llm/mapping.py@cf44a1cc; fused_moe_cutlass.py@000a01de gathers the groups' tokens

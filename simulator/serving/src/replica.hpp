@@ -44,6 +44,13 @@ class Scheduler;
 // naming the field): what every Replica of cfg starts from.
 KvPool serving_pool(const ModelSpec& model, const ServingConfig& cfg, const Workload& workload);
 
+// TensorRT-LLM's attention DP: one server's groups, group k running shares[k], stepping
+// together (serving.cpp); each group's run as simulate() returns it.
+std::vector<SimResult> simulate_adp_server(const ModelSpec& model, const ServingConfig& cfg,
+                                           const StepTimer& step,
+                                           const std::vector<Workload>& shares,
+                                           const SimOptions& opt);
+
 class Replica {
  public:
   // When the KV of request i, `bytes_per_rank` bytes on each of the replica's ranks, is in place

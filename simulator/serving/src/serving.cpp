@@ -284,6 +284,21 @@ class Scheduler {
   double next_event() const;
   bool turn();
   std::vector<std::pair<std::uint32_t, double>> take_finished() { return std::move(done_); }
+  // TensorRT-LLM's attention-DP groups in lockstep (simulate_adp_server): at the server's clock
+  // t, adp_plan admits what arrived and plans the group's step (capacity and micro-batch
+  // schedulers) without running it; adp_start runs it, its contexts held back when told, and
+  // returns its seconds (0: nothing ran); adp_finish ends the server's step of dt at t + dt.
+  struct AdpPlan {
+    std::uint64_t contexts = 0, generations = 0;
+    bool active = false;    // requests running or waiting
+    bool free_slot = true;  // generations < max_batch_size
+  };
+  AdpPlan adp_plan(double t);
+  double adp_start(bool hold_contexts);
+  void adp_finish(double t, double dt);
+  // Requests of this share still to finish (neither finished nor refused on arrival).
+  bool adp_pending() const { return finished_ + refused_ < seqs_.size(); }
+  void count_refused();
   SimResult finish_run();
   const std::vector<StageAcc>& tallies() const { return acc_; }
   const std::vector<double>& busy_running() const { return busy_running_; }
@@ -344,7 +359,11 @@ class Scheduler {
   // (a disaggregated generation server's DISAGG_GENERATION_INIT) whose blocks it admits.
   std::vector<std::uint32_t> trtllm_no_evict(std::vector<std::uint32_t>& gen_init);
   std::vector<std::uint32_t> trtllm_max_utilization(std::vector<std::uint32_t>& gen_init);
+  // The micro-batch scheduler's (request, tokens) for this step, in order (trtllm_plan_).
   void trtllm_micro_batch(const std::vector<std::uint32_t>& fitting);
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> trtllm_plan_;
+  StepBatch adp_batch_;
+  std::uint64_t refused_ = 0;  // requests refused on arrival (counted by run / the ADP driver)
   void trtllm_run(std::uint32_t i, std::uint64_t n);
   // TensorRT-LLM's block counts for one sequence (one window of max_seq_len, beam 1): the blocks
   // it will hold when done (prompt plus all outputs), after its next step, and the blocks that
@@ -812,6 +831,7 @@ void Scheduler::schedule_trtllm() {
   // stay in the active list and join a step when the transfer is complete (take_ready).
   for (auto i : gen_init) start_receive(i);
   trtllm_micro_batch(fitting);
+  for (const auto& [i, n] : trtllm_plan_) trtllm_run(i, n);
 }
 
 // The blocks a request holds after its next step (KVCacheManager.prepare_resources): a context's
@@ -927,6 +947,7 @@ std::vector<std::uint32_t> Scheduler::trtllm_max_utilization(std::vector<std::ui
 // exceed what the generations left, cut first-come-first-served (chunk = min(rest, capacity),
 // rounded down to tokens_per_block when cut; a chunk of 0 waits).
 void Scheduler::trtllm_micro_batch(const std::vector<std::uint32_t>& fitting) {
+  trtllm_plan_.clear();
   const std::uint64_t max_tokens = cfg_.max_num_batched_tokens;
   std::uint64_t tokens = 0, count = 0, context_tokens = 0;
   std::vector<std::uint32_t> contexts;
@@ -938,7 +959,7 @@ void Scheduler::trtllm_micro_batch(const std::vector<std::uint32_t>& fitting) {
       context_tokens += n;
     } else {
       if (tokens + n > max_tokens) break;
-      trtllm_run(i, n);
+      trtllm_plan_.push_back({i, n});
       tokens += n;
     }
     if (++count >= max_running_) break;
@@ -951,8 +972,64 @@ void Scheduler::trtllm_micro_batch(const std::vector<std::uint32_t>& fitting) {
     std::uint64_t chunk = all_fit ? rest : std::min(rest, capacity);
     if (chunk != rest) chunk = chunk / pool_.block_size * pool_.block_size;
     if (!all_fit) capacity -= chunk;
-    if (chunk > 0) trtllm_run(i, chunk);
+    if (chunk > 0) trtllm_plan_.push_back({i, chunk});
   }
+}
+
+Scheduler::AdpPlan Scheduler::adp_plan(double t) {
+  if (t > t_) {  // idle since its last step, or the server's first
+    sample_until(t);
+    t_ = t;
+    stepped_ = false;
+  }
+  stalled_ = false;
+  admit(async_ && stepped_ ? prev_start_ : t_, t_);
+  if (running_.empty() && waiting_.empty()) receive_idle();  // an idle loop takes it at once
+  batch_.clear();
+  trtllm_plan_.clear();
+  step_preempted_ = 0;
+  AdpPlan p;
+  p.active = !running_.empty() || !waiting_.empty();
+  if (!p.active) return p;
+  while (!waiting_.empty() && running_.size() < max_running_) {
+    running_.push_back(waiting_.front());
+    waiting_.pop_front();
+  }
+  std::vector<std::uint32_t> gen_init;  // aggregated serving: no generation-only requests
+  const auto fitting = cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict
+                           ? trtllm_no_evict(gen_init)
+                           : trtllm_max_utilization(gen_init);
+  trtllm_micro_batch(fitting);
+  for (const auto& [i, n] : trtllm_plan_) ++(prefilling(seqs_[i]) ? p.contexts : p.generations);
+  p.free_slot = p.generations < max_running_;
+  return p;
+}
+
+double Scheduler::adp_start(bool hold_contexts) {
+  for (const auto& [i, n] : trtllm_plan_)
+    if (!hold_contexts || !prefilling(seqs_[i])) trtllm_run(i, n);
+  if (batch_.empty()) {
+    // Nothing planned at all for requests that are here: the engine refuses them (as a turn
+    // that schedules nothing); held contexts alone wait for the next step.
+    if (trtllm_plan_.empty() && (!running_.empty() || !waiting_.empty())) settle_empty_step();
+    return 0;
+  }
+  adp_batch_ = start_batch(t_);
+  return step_seconds(adp_batch_, 0);
+}
+
+void Scheduler::adp_finish(double t, double dt) {
+  sample_until(t_);
+  account(t_, dt);
+  if (!batch_.empty()) {
+    if (opt_.on_step) opt_.on_step(step_record(t_, dt, adp_batch_));
+    prev_start_ = t_, stepped_ = true;
+    ++res_.steps;
+  } else {
+    stepped_ = false;  // it sat through the other groups' step
+  }
+  t_ = t + dt;
+  if (!batch_.empty()) finished_ += emit_tokens(t_);
 }
 
 // Runs `n` tokens of request `i` this step, taking the blocks of trtllm_target.
@@ -1448,12 +1525,16 @@ Scheduler::MicroBatch Scheduler::launch_micro_batch(double load_s) {
 }
 
 SimResult Scheduler::run() {
-  std::uint64_t refused = 0;
+  count_refused();
   const std::uint64_t total = seqs_.size();
-  for (std::size_t i = 0; i < total; ++i)
-    if (refused_on_arrival(*seqs_[i].req)) ++refused;
-  while (finished_ + refused < total && turn()) check_in(finished_, total, last_progress_);
+  while (finished_ + refused_ < total && turn()) check_in(finished_, total, last_progress_);
   return finish_run();
+}
+
+void Scheduler::count_refused() {
+  refused_ = 0;
+  for (const Seq& s : seqs_)
+    if (refused_on_arrival(*s.req)) ++refused_;
 }
 
 SimResult Scheduler::finish_run() {
@@ -1583,6 +1664,97 @@ KvPool serving_pool(const ModelSpec& model, const ServingConfig& cfg, const Work
   KvPool pool = make_kv_pool(model, plan, source);
   validate(cfg, workload, pool);
   return pool;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// TensorRT-LLM's attention DP (enable_attention_dp): every rank runs its own executor loop on
+// its own requests, and each iteration's forward is collective (the MoE layers gather every
+// rank's tokens), so the ranks step together and a step lasts as long as the slowest rank's; a
+// rank with no request runs a dummy generation request (PyExecutor.
+// _pad_attention_dp_dummy_request). With attention_dp_config.enable_balance the ranks all-gather
+// their scheduled context and generation counts each iteration and hold every context back
+// (PyExecutor._balance_adp_requests, tensorrt_llm/_torch/pyexecutor/py_executor.py, read in a
+// copy found by code search):
+//   all ranks have a context and a free slot: the wait count resets; if all also generate, the
+//     contexts wait while the batching count is below batching_wait_iters (it then resets);
+//   else: the wait count grows and the contexts wait, unless it reached timeout_iters or a rank
+//     generates nothing (a dummy counts), which releases them and resets it.
+std::vector<SimResult> simulate_adp_server(const ModelSpec& model, const ServingConfig& cfg,
+                                           const StepTimer& step,
+                                           const std::vector<Workload>& shares,
+                                           const SimOptions& opt) {
+  std::vector<KvPool> pools;
+  std::vector<std::unique_ptr<Scheduler>> g;
+  for (const Workload& w : shares) {
+    pools.push_back(serving_pool(model, cfg, w));
+    g.push_back(std::make_unique<Scheduler>(cfg, step, w, opt, pools.back()));
+    g.back()->count_refused();
+  }
+  const TrtllmOptions& o = cfg.plan.trtllm();
+  std::uint64_t waiting_iters = 0, batching_iters = 0;
+  std::vector<Scheduler::AdpPlan> plans(g.size());
+  double t = 0;
+  const auto pending = [&] {
+    return std::any_of(g.begin(), g.end(), [](const auto& s) { return s->adp_pending(); });
+  };
+  while (pending()) {
+    double next = std::numeric_limits<double>::infinity();
+    for (const auto& s : g) next = std::min(next, s->next_event());
+    if (!std::isfinite(next)) break;
+    t = std::max(t, next);
+    bool any_active = false;
+    for (std::size_t k = 0; k < g.size(); ++k) {
+      plans[k] = g[k]->adp_plan(t);
+      any_active = any_active || plans[k].active;
+    }
+    bool hold = false;
+    if (o.adp_enable_balance && any_active) {
+      bool all_ctx = true, all_gen = true, all_free = true;
+      for (const auto& p : plans) {
+        const std::uint64_t gens = p.active ? p.generations : 1;  // the dummy request
+        all_ctx = all_ctx && p.contexts > 0;
+        all_gen = all_gen && gens > 0;
+        all_free = all_free && p.free_slot;
+      }
+      if (all_free && all_ctx) {
+        waiting_iters = 0;
+        if (all_gen) {
+          if (batching_iters < o.adp_batching_wait_iters) {
+            ++batching_iters;
+            hold = true;
+          } else {
+            batching_iters = 0;
+          }
+        }
+      } else {
+        ++waiting_iters;
+        hold = true;
+        if (waiting_iters >= o.adp_timeout_iters || !all_gen) {
+          waiting_iters = 0;
+          hold = false;
+        }
+      }
+    }
+    double dt = 0;
+    for (const auto& s : g) dt = std::max(dt, s->adp_start(hold));
+    if (dt == 0 && hold)  // only held contexts were planned: they run (no generation to wait on)
+      for (const auto& s : g) dt = std::max(dt, s->adp_start(false));
+    if (dt == 0) continue;  // nothing here yet: the next event
+    for (const auto& s : g) s->adp_finish(t, dt);
+    t += dt;
+  }
+  std::vector<SimResult> out;
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    SimResult r = g[k]->finish_run();
+    r.num_gpu_blocks = pools[k].num_gpu_blocks;
+    r.block_size = pools[k].block_size;
+    r.attention_free = pools[k].groups.empty();
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace detail

@@ -14,6 +14,7 @@
 #include "kvplan/kv_pool.hpp"
 #include "kvplan/sim/step_time.hpp"
 #include "latency_sketch.hpp"
+#include "replica.hpp"
 #include "report_json.hpp"
 #include "run_summary.hpp"
 
@@ -584,6 +585,22 @@ SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, co
   if (replicas == 1) return simulate(model, cfg, step, workload, opt);
   std::vector<SimResult> rs;
   std::vector<std::vector<std::uint64_t>> ids;
+  if (cfg.plan.engine == Engine::trtllm && cfg.plan.attention_dp > 1) {
+    // TensorRT-LLM's attention-DP groups step together, server by server (simulate_adp_server).
+    const std::uint32_t d = cfg.plan.attention_dp;
+    for (std::uint32_t s = 0; s < replicas / d; ++s) {
+      std::vector<Workload> shares;
+      for (std::uint32_t k = 0; k < d; ++k) {
+        auto [share, original] = share_of(workload, replicas, s * d + k);
+        shares.push_back(std::move(share));
+        ids.push_back(std::move(original));
+      }
+      for (SimResult& r : detail::simulate_adp_server(model, cfg, step, shares, opt))
+        rs.push_back(std::move(r));
+      if (opt.progress) opt.progress(static_cast<double>(s + 1) * d / replicas);
+    }
+    return pool_replicas(workload, rs, ids, opt.slo, step.frontend_s());
+  }
   for (std::uint32_t i = 0; i < replicas; ++i) {
     auto [share, original] = share_of(workload, replicas, i);
     SimOptions o = opt;
