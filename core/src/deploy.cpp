@@ -546,6 +546,7 @@ Deployment disagg_side(const Deployment& d, DisaggRole role) {
   }
   if (own.max_num_seqs) {
     s.max_num_seqs = own.max_num_seqs;
+    s.plan.max_num_seqs = own.max_num_seqs;  // the side's own pools and rules see it
     s.setting_fields.max_num_seqs = base + "/max_num_seqs";
   }
   if (own.max_num_batched_tokens) {
@@ -556,7 +557,8 @@ Deployment disagg_side(const Deployment& d, DisaggRole role) {
   if (!own.engine_options.empty())
     apply_engine_options(own.engine_options, s.plan, d.source, base + "/engine");
   // SGLang runs each side as a --disaggregation-mode prefill / decode worker.
-  sglang_set_disaggregation_role(s.plan, prefill ? "prefill" : "decode");
+  sglang_set_disaggregation_role(s.plan, prefill ? "prefill" : "decode", d.source,
+                                 base + "/engine/disaggregation_mode");
   return s;
 }
 

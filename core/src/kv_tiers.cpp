@@ -121,7 +121,12 @@ std::optional<std::uint64_t> hybrid_host_bytes(const HostTierArgs& a, const Capa
     const auto& pools = s.sglang_device_pools;
     if (pools.empty()) continue;
     std::vector<std::uint64_t> device;
-    for (const auto& d : pools) device.push_back(d.device_bytes);
+    for (const auto& d : pools) {
+      if (d.unit_bytes == 0)
+        throw Error(ErrorKind::internal, source, "--hicache-size",
+                    "SGLang's " + d.name + " pool has no bytes a token");
+      device.push_back(d.device_bytes);
+    }
     const std::vector<double> shares =
         by_size ? sglang_hicache_split(*a.hicache_size_gb, device) : std::vector<double>{};
     if (by_size && shares.size() != pools.size()) continue;

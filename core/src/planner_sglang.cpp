@@ -431,7 +431,7 @@ std::vector<SglangDevicePool> sglang_device_pools(const PlanEval& ev, const Plan
   };
   kv("full", q.full_tokens, p.full_cell, target_full);
   kv("swa", q.swa_tokens, p.swa_cell, p.swa_layers);
-  if (q.mamba_slots > 0)
+  if (q.mamba_slots > 0 && st.state_layers > 0)  // a stage without state layers mirrors none
     out.push_back({.name = "mamba",
                    .size = q.mamba_slots,
                    .unit_bytes = mul(ev.state_bytes, st.state_layers, "mamba slot bytes"),
@@ -530,8 +530,14 @@ std::string parse_sglang_disaggregation_mode(const std::string& value, const std
   throw Error(source, field, "expected null, prefill or decode, got \"" + value + "\"");
 }
 
-void sglang_set_disaggregation_role(PlanInput& p, const std::string& role) {
-  if (p.engine != Engine::sglang || p.sglang().disaggregation_mode != "null") return;
+void sglang_set_disaggregation_role(PlanInput& p, const std::string& role,
+                                    const std::string& source, const std::string& field) {
+  if (p.engine != Engine::sglang) return;
+  const std::string& mode = p.sglang().disaggregation_mode;
+  if (mode == role) return;
+  if (mode != "null")
+    throw Error(source, field,
+                "is \"" + mode + "\" on the " + role + " side of a disaggregated deployment");
   p.edit_sglang().disaggregation_mode = role;
 }
 

@@ -119,6 +119,16 @@ TEST(DeployDisagg, SglangSidesRunAsTheirDisaggregationMode) {
   EXPECT_TRUE(sglang_radix_cache_off(q.plan.sglang()));
   const Deployment v = parse_deploy_json(file(), "v.json");
   EXPECT_EQ(disagg_side(v, DisaggRole::decode).plan.sglang().disaggregation_mode, "null");
+  // A mode the deployment states for both sides contradicts the prefill side's role.
+  std::string both_decode = text;
+  both_decode.replace(both_decode.find("\"sglang\""), 8,
+                      "\"sglang\", \"disaggregation_mode\": \"decode\"");
+  try {
+    parse_deploy_json(both_decode, "both.json");
+    ADD_FAILURE() << "a decode prefill side accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "/disaggregated/prefill/engine/disaggregation_mode");
+  }
   std::string bad = text;
   bad.replace(bad.find("\"sglang\""), 8, "\"sglang\", \"disaggregation_mode\": \"both\"");
   try {

@@ -494,8 +494,10 @@ bool sglang_radix_cache_off(const SglangOptions& o);
 // server_args.dp_size); 0 on any other worker.
 std::uint64_t sglang_decode_extra_slots(const PlanInput& in);
 // One side of a disaggregated deployment run by SGLang: its --disaggregation-mode `role`
-// ("prefill" or "decode") unless the plan states one; other engines' plans are left alone.
-void sglang_set_disaggregation_role(PlanInput& p, const std::string& role);
+// ("prefill" or "decode"); other engines' plans are left alone. A plan that states another
+// mode than the side's role throws Error(source, field).
+void sglang_set_disaggregation_role(PlanInput& p, const std::string& role,
+                                    const std::string& source, const std::string& field);
 // --disaggregation-mode's value (server_args.py choices: null, prefill, decode), or Error(source,
 // field).
 std::string parse_sglang_disaggregation_mode(const std::string& value, const std::string& source,

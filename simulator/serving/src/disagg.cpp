@@ -396,8 +396,8 @@ DisaggConfig disagg_config(const ServingConfig& prefill, const ServingConfig& de
   c.decode = decode;
   // SGLang runs each side as a --disaggregation-mode prefill / decode worker (its decode side's
   // chunk cache, in-transfer rows and SWA cap: SglangOptions::disaggregation_mode).
-  sglang_set_disaggregation_role(c.prefill.plan, "prefill");
-  sglang_set_disaggregation_role(c.decode.plan, "decode");
+  sglang_set_disaggregation_role(c.prefill.plan, "prefill", names.source, "disaggregation_mode");
+  sglang_set_disaggregation_role(c.decode.plan, "decode", names.source, "disaggregation_mode");
   c.decode.enable_prefix_caching = false;
   c.decode.cpu_offload_bytes = 0;
   c.prefill_replicas = layout.prefill_replicas;

@@ -298,6 +298,8 @@ class Scheduler {
   void adp_finish(double t, double dt);
   // Requests of this share still to finish (neither finished nor refused on arrival).
   bool adp_pending() const { return finished_ + refused_ < seqs_.size(); }
+  std::uint64_t adp_settled() const { return finished_ + refused_; }
+  std::uint64_t adp_requests() const { return seqs_.size(); }
   void count_refused();
   SimResult finish_run();
   const std::vector<StageAcc>& tallies() const { return acc_; }
@@ -1696,6 +1698,8 @@ std::vector<SimResult> simulate_adp_server(const ModelSpec& model, const Serving
   const TrtllmOptions& o = cfg.plan.trtllm();
   std::uint64_t waiting_iters = 0, batching_iters = 0;
   std::vector<Scheduler::AdpPlan> plans(g.size());
+  std::uint64_t total = 0, steps = 0, last_progress = 0;
+  for (const auto& s : g) total += s->adp_requests();
   double t = 0;
   const auto pending = [&] {
     return std::any_of(g.begin(), g.end(), [](const auto& s) { return s->adp_pending(); });
@@ -1738,13 +1742,24 @@ std::vector<SimResult> simulate_adp_server(const ModelSpec& model, const Serving
         }
       }
     }
+    // A hold needs every group generating (a dummy counts) and some group active, so a held
+    // step always runs a generation: dt > 0 whenever anything was held.
     double dt = 0;
     for (const auto& s : g) dt = std::max(dt, s->adp_start(hold));
-    if (dt == 0 && hold)  // only held contexts were planned: they run (no generation to wait on)
-      for (const auto& s : g) dt = std::max(dt, s->adp_start(false));
     if (dt == 0) continue;  // nothing here yet: the next event
     for (const auto& s : g) s->adp_finish(t, dt);
     t += dt;
+    // Cancellation and progress every 1024 server steps, as Scheduler::check_in.
+    if ((++steps & 1023) == 0) {
+      if (opt.cancel && opt.cancel->load())
+        throw Error(shares.front().source, "simulate", "cancelled");
+      std::uint64_t settled = 0;
+      for (const auto& s : g) settled += s->adp_settled();
+      if (opt.progress && total > 0 && settled - last_progress >= total / 100 + 1) {
+        opt.progress(static_cast<double>(settled) / static_cast<double>(total));
+        last_progress = settled;
+      }
+    }
   }
   std::vector<SimResult> out;
   for (std::size_t k = 0; k < g.size(); ++k) {

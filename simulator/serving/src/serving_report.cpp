@@ -595,7 +595,12 @@ SimResult simulate_replicas(const ModelSpec& model, const ServingConfig& cfg, co
         shares.push_back(std::move(share));
         ids.push_back(std::move(original));
       }
-      for (SimResult& r : detail::simulate_adp_server(model, cfg, step, shares, opt))
+      SimOptions o = opt;
+      if (opt.progress)
+        o.progress = [&, s](double f) {
+          opt.progress((static_cast<double>(s) + f) * d / static_cast<double>(replicas));
+        };
+      for (SimResult& r : detail::simulate_adp_server(model, cfg, step, shares, o))
         rs.push_back(std::move(r));
       if (opt.progress) opt.progress(static_cast<double>(s + 1) * d / replicas);
     }
