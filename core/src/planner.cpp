@@ -74,10 +74,24 @@ Engine parse_engine(const std::string& name, const std::string& source, const st
 std::string to_string(Engine e, VllmRules rules) { return engine_rules(e, rules).name(); }
 
 std::optional<MemoryTerm> request_table_of(const Capacity& c, const PlanInput& in) {
-  std::uint64_t rows = 0;  // the largest table a rank allocates
-  for (const auto& s : c.stages) rows = std::max(rows, s.sglang_max_num_reqs);
+  std::uint64_t rows = 0;                 // the largest table a rank allocates
+  const StageCapacity* raised = nullptr;  // the stage whose decode state slots take the most
+  for (const auto& s : c.stages) {
+    rows = std::max(rows, s.sglang_max_num_reqs);
+    if (!raised || s.sglang_decode_extra_state_bytes > raised->sglang_decode_extra_state_bytes)
+      raised = &s;
+  }
   // resolve_max_num_reqs reads the pool's final tokens (SGLang's PP ranks agree on the fewest).
-  return engine_rules(in).request_table(in, c.kv_cache_tokens, rows);
+  auto t = engine_rules(in).request_table(in, c.kv_cache_tokens, rows);
+  // A hybrid Mamba decode worker's state slots beyond the budget come with the table
+  // (SglangPools::decode_extra_state_bytes).
+  if (t && raised && raised->sglang_decode_extra_state_bytes > 0) {
+    t->bytes = add(t->bytes, raised->sglang_decode_extra_state_bytes, "request table");
+    t->how += "; and " + std::to_string(raised->sglang_decode_extra_state_slots) +
+              " Mamba state slots a decode worker's HybridMambaDecodeReqToTokenPool adds past "
+              "the pool's (disaggregation/decode.py@382343f860c7df8dc43ecefd7902c940d81c99a9)";
+  }
+  return t;
 }
 
 Engine parse_engine(const std::string& name, const std::string& source, const std::string& field) {
@@ -1241,6 +1255,8 @@ Capacity plan_capacity(const ModelSpec& model, const PlanInput& in, const std::s
       s.sglang_max_num_reqs = st.sglang->max_num_reqs;
       s.sglang_max_running = st.sglang->max_running_requests;
       s.sglang_device_pools = detail::sglang_device_pools(ev, st);
+      s.sglang_decode_extra_state_slots = st.sglang->decode_extra_state_slots;
+      s.sglang_decode_extra_state_bytes = st.sglang->decode_extra_state_bytes;
     }
     if (st.cached + st.state_layers > 0) {
       s.bytes_per_request = ev.request_bytes(st, n);

@@ -409,6 +409,26 @@ void sglang_stage_pools(const PlanEval& ev, PlanEval::Stage& st) {
   }
   st.sglang = sglang_pools(p, ev.source);
   st.sglang_all_swa = p.full_layers == 0 && p.swa_layers > 0;
+  // A decode worker's state pool (HybridMambaDecodeReqToTokenPool): each of the table's requests
+  // and in-transfer slots takes a main slot and, with the extra buffer (the radix cache on), its
+  // ping-pong slots (2 under the overlap scheduler, else 1); the pool is raised to that many when
+  // the configurator's slots are fewer, past the budget.
+  if (p.state_bytes > 0 && st.sglang->mamba_slots > 0 &&
+      ev.in.sglang().disaggregation_mode == "decode") {
+    const bool extra_buffer = !p.disable_radix_cache &&
+                              sglang_mamba_strategy(ev.model, ev.in).starts_with("extra_buffer");
+    const std::uint64_t per_request =
+        1 + (extra_buffer ? (sglang_overlap_schedule(ev.model, ev.in) ? 2 : 1) : 0);
+    const std::uint64_t needed =
+        mul(add(st.sglang->max_num_reqs, sglang_decode_extra_slots(ev.in), "decode slots"),
+            per_request, "decode slots");
+    if (needed > st.sglang->mamba_slots) {
+      st.sglang->decode_extra_state_slots = needed - st.sglang->mamba_slots;
+      st.sglang->decode_extra_state_bytes =
+          mul(st.sglang->decode_extra_state_slots,
+              add(p.state_bytes, p.replayssm_ring_bytes, "mamba slot bytes"), "decode slots");
+    }
+  }
 }
 
 std::vector<SglangDevicePool> sglang_device_pools(const PlanEval& ev, const PlanEval::Stage& st) {

@@ -172,6 +172,39 @@ TEST(SglangParity, MambaPoolQwen3Next) {
   EXPECT_EQ(plan_capacity(m, radix).max_requests, 112u);
 }
 
+// A hybrid Mamba decode worker (--disaggregation-mode decode) raises its state pool after the KV
+// pool was sized (HybridMambaDecodeReqToTokenPool, disaggregation/decode.py@382343f860c7df8dc43e
+// cefd7902c940d81c99a9: max(mamba_size, (size + pre_alloc_size) · slots a request)). Qwen3-Next
+// at TP 1 (MambaPoolQwen3Next's 77,266,944 B a slot), 40 GiB, --max-mamba-cache-size 20,
+// --max-running-requests 16, 8,192 tokens: the radix cache is off (a decode worker's), one slot a
+// request; the pool 21 slots, KV (42,949,672,960 − 21 · 77,266,944) // 24,576 = 1,681,602 tokens;
+// the state slots hold 20 // 1 = 20 requests at once, the table 16 rows (--max-running-requests);
+// 2 · 16 = 32 in-transfer slots by default. The decode pool needs (16 +
+// 32) · 1 = 48 slots: 28 more, 28 · 77,266,944 = 2,163,474,432 B beside the request table's
+// (16 + 32 + 1) · (8,192 + 4) · 4 = 1,606,416 B: 2,165,080,848 B allocated after the pool.
+TEST(SglangParity, MambaDecodeWorkerRaisesItsStatePool) {
+  const auto m = load_model("qwen3-next-80b-a3b");
+  auto in = sglang(40 * GiB, 8192);
+  in.edit_sglang().disaggregation_mode = "decode";
+  in.edit_sglang().max_mamba_cache_size = 20;
+  in.max_num_seqs = 16;
+  const auto c = plan_capacity(m, in);
+  EXPECT_EQ(c.kv_cache_tokens, 1681602u);
+  EXPECT_EQ(c.max_requests, 20u);
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_EQ(c.stages[0].sglang_max_num_reqs, 16u);
+  EXPECT_EQ(c.stages[0].sglang_decode_extra_state_slots, 28u);
+  const auto t = request_table_of(c, in);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->bytes, 2165080848u);
+  // A plain server (or one whose pool holds the table's requests) raises nothing.
+  in.edit_sglang().disaggregation_mode = "null";
+  EXPECT_EQ(plan_capacity(m, in).stages[0].sglang_decode_extra_state_slots, 0u);
+  in.edit_sglang().disaggregation_mode = "decode";
+  in.edit_sglang().max_mamba_cache_size = 100;
+  EXPECT_EQ(plan_capacity(m, in).stages[0].sglang_decode_extra_state_slots, 0u);
+}
+
 // --max-total-tokens caps the profiled pool (M init_memory_pool: min(profiled, max_total_tokens)).
 TEST(SglangParity, MaxTotalTokensCaps) {
   auto in = sglang(kRest, 4096);

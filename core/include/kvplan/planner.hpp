@@ -481,6 +481,11 @@ struct SglangPools {
   std::uint64_t max_running_requests = 0;
   // profile_max_num_token's count before any cap (with SWA pools: the full pool's, before the cap)
   std::uint64_t profiled_tokens = 0;
+  // A hybrid Mamba decode worker (--disaggregation-mode decode): the state slots its
+  // HybridMambaDecodeReqToTokenPool adds beyond mamba_slots, max(mamba_slots, (max_num_reqs +
+  // extra slots) · slots a request) − mamba_slots, and their bytes, allocated after the KV pool
+  // was sized (disaggregation/decode.py@382343f860c7df8dc43ecefd7902c940d81c99a9).
+  std::uint64_t decode_extra_state_slots = 0, decode_extra_state_bytes = 0;
 };
 // Throws Error(source) when the ratios are out of range.
 SglangPools sglang_pools(const SglangPoolInput& in, const std::string& source = "arguments");
@@ -703,6 +708,8 @@ struct StageCapacity {
   // table's rows (max_num_reqs) and the requests its scheduler runs at once
   // (max_running_requests: SglangPools); 0 for the other engines.
   std::uint64_t sglang_profiled_tokens = 0, sglang_max_num_reqs = 0, sglang_max_running = 0;
+  // A hybrid Mamba decode worker's state slots beyond the pool and their bytes (SglangPools).
+  std::uint64_t sglang_decode_extra_state_slots = 0, sglang_decode_extra_state_bytes = 0;
   // SGLang: the stage's pools as HiCache splits --hicache-size over them (the full pool first);
   // empty for the other engines.
   std::vector<SglangDevicePool> sglang_device_pools;
