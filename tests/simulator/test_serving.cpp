@@ -838,6 +838,27 @@ TEST(Serving, SglangMambaSlotsCapTheRunningRequests) {
   EXPECT_FALSE(prefix_caching_modelled(load_model("qwen3-next-80b-a3b"), cfg.plan));
 }
 
+// SGLang without its radix cache reuses no prefix, so the simulator runs it without prefix
+// caching: --disable-radix-cache, and a decode worker, whose chunk cache SGLang forces
+// (pd_disaggregation_hook.py@382343f860c7df8dc43ecefd7902c940d81c99a9) unless
+// --disaggregation-decode-enable-radix-cache.
+TEST(Serving, SglangWithoutTheRadixCacheCachesNoPrefix) {
+  ServingConfig cfg;
+  cfg.plan.engine = Engine::sglang;
+  cfg.plan.format = parse_kv_format("bf16");
+  cfg.plan.context = 4096;
+  cfg.plan.available_kv_bytes = std::uint64_t{8} << 30;
+  const ModelSpec& m = llama();
+  EXPECT_TRUE(prefix_caching_modelled(m, cfg.plan));
+  cfg.plan.edit_sglang().disable_radix_cache = true;
+  EXPECT_FALSE(prefix_caching_modelled(m, cfg.plan));
+  cfg.plan.edit_sglang().disable_radix_cache = false;
+  cfg.plan.edit_sglang().disaggregation_mode = "decode";
+  EXPECT_FALSE(prefix_caching_modelled(m, cfg.plan));
+  cfg.plan.edit_sglang().disaggregation_decode_enable_radix_cache = true;
+  EXPECT_TRUE(prefix_caching_modelled(m, cfg.plan));
+}
+
 // SGLang turns its overlap scheduler off when a hybrid Mamba model's radix cache resolves "auto"
 // to no_buffer (_mamba_radix_cache_resolution, python/sglang/srt/arg_groups/overrides.py
 // @382343f860c7df8dc43ecefd7902c940d81c99a9: an architecture outside _MAMBA_EXTRA_BUFFER_ARCHS,

@@ -515,6 +515,10 @@ SloLimits parse_latency_slo(const std::string& spec, const std::string& source) 
 std::string prefix_caching_unmodelled(const ModelSpec& model, const PlanInput& plan) {
   if (!engine_rules(plan).prefix_cache_simulated())
     return engine_rules(plan).label() + "'s KV cache reuse is not modelled";
+  // SGLang without its radix cache (--disable-radix-cache, or a decode worker's chunk cache,
+  // sglang_radix_cache_off) reuses no prefix.
+  if (plan.engine == Engine::sglang && sglang_radix_cache_off(plan.sglang()))
+    return "SGLang's radix cache is off (--disable-radix-cache, or a decode worker's chunk cache)";
   const std::string why =
       "prefix caching is not modelled for this deployment (sliding, chunked or recurrent layers, "
       "or an evicting policy)";
