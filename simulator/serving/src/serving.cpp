@@ -359,6 +359,7 @@ class Scheduler {
   void schedule_trtllm();
   // Each returns the requests that run this step and fills `gen_init` with the remote requests
   // (a disaggregated generation server's DISAGG_GENERATION_INIT) whose blocks it admits.
+  std::vector<std::uint32_t> trtllm_fitting(std::vector<std::uint32_t>& gen_init);
   std::vector<std::uint32_t> trtllm_no_evict(std::vector<std::uint32_t>& gen_init);
   std::vector<std::uint32_t> trtllm_max_utilization(std::vector<std::uint32_t>& gen_init);
   // The micro-batch scheduler's (request, tokens) for this step, in order (trtllm_plan_).
@@ -819,15 +820,21 @@ void Scheduler::schedule_sglang(double& load_s) {
 //     get_max_num_sequences(): max_batch_size with pp 1; new requests fetched FCFS).
 // running_ is TensorRT-LLM's active request list (arrival order; a paused request keeps its
 // place), waiting_ the executor's queue behind it.
-void Scheduler::schedule_trtllm() {
+// The active list takes the waiting requests up to max_batch_size, then the capacity scheduler's
+// policy picks what fits (gen_init: remote requests that may start pulling their cache).
+std::vector<std::uint32_t> Scheduler::trtllm_fitting(std::vector<std::uint32_t>& gen_init) {
   while (!waiting_.empty() && running_.size() < max_running_) {
     running_.push_back(waiting_.front());
     waiting_.pop_front();
   }
+  return cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict
+             ? trtllm_no_evict(gen_init)
+             : trtllm_max_utilization(gen_init);
+}
+
+void Scheduler::schedule_trtllm() {
   std::vector<std::uint32_t> gen_init;
-  const auto fitting = cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict
-                           ? trtllm_no_evict(gen_init)
-                           : trtllm_max_utilization(gen_init);
+  const auto fitting = trtllm_fitting(gen_init);
   // _prepare_disagg_gen_init: the admitted generation-only requests get their prompt's blocks
   // and pull the cache (resource_manager.py prepare_resources: add_sequence(prompt_len)); they
   // stay in the active list and join a step when the transfer is complete (take_ready).
@@ -993,15 +1000,8 @@ Scheduler::AdpPlan Scheduler::adp_plan(double t) {
   AdpPlan p;
   p.active = !running_.empty() || !waiting_.empty();
   if (!p.active) return p;
-  while (!waiting_.empty() && running_.size() < max_running_) {
-    running_.push_back(waiting_.front());
-    waiting_.pop_front();
-  }
   std::vector<std::uint32_t> gen_init;  // aggregated serving: no generation-only requests
-  const auto fitting = cfg_.capacity_policy == CapacityPolicy::guaranteed_no_evict
-                           ? trtllm_no_evict(gen_init)
-                           : trtllm_max_utilization(gen_init);
-  trtllm_micro_batch(fitting);
+  trtllm_micro_batch(trtllm_fitting(gen_init));
   for (const auto& [i, n] : trtllm_plan_) ++(prefilling(seqs_[i]) ? p.contexts : p.generations);
   p.free_slot = p.generations < max_running_;
   return p;
